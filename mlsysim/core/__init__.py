@@ -1,0 +1,1 @@
+"""Compatibility namespace: ``from mlsysim.core.engine import Engine`` (the seed labs' import)."""

@@ -1,0 +1,417 @@
+"""Hardware registry: validated, frozen device specs with pint quantities and provenance.
+
+Every number is stored in the unit the vendor quotes it in, next to the document it comes from.
+Peak rates are **dense** unless a field says ``sparse``; the engine never uses a sparse rate
+unless asked to. ``Hardware.get("H100")`` and the dotted paths (``Hardware.Cloud.H100``) reach
+the same objects.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .units import PRECISIONS, Q_, Quantity
+
+__all__ = [
+    "Provenance",
+    "PeakRate",
+    "Memory",
+    "Compute",
+    "Device",
+    "Hardware",
+    "DEVICES",
+]
+
+_FROZEN = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")
+
+
+def _quantity(value: Any, dim: str, field: str) -> Quantity:
+    """Coerce ``value`` ("3.35 TB/s", (3.35, "TB/s") or a Quantity) and check its dimension."""
+    if isinstance(value, tuple) and len(value) == 2:
+        value = Q_(*value)
+    elif isinstance(value, str):
+        value = Q_(value)
+    if not isinstance(value, Quantity):
+        raise ValueError(f"{field} must be a quantity with units of {dim}, got {value!r}")
+    if not value.check(dim):
+        raise ValueError(f"{field} must have units of {dim}, got {value.units}")
+    if value.magnitude < 0:
+        raise ValueError(f"{field} must be >= 0, got {value}")
+    return value
+
+
+class Provenance(BaseModel):
+    """Where a device's numbers come from."""
+
+    model_config = _FROZEN
+    document: str = Field(min_length=3)
+    url: str = Field(pattern=r"^https?://")
+    date: _dt.date
+    notes: str = ""
+
+
+class PeakRate(BaseModel):
+    """Peak operation rate for one precision. ``sparse`` is the 2:4 structured-sparsity rate."""
+
+    model_config = _FROZEN
+    dense: Quantity
+    sparse: Quantity | None = None
+    unit_kind: str = "tensor"  # which unit delivers it: "tensor", "vector", "npu", "cpu"
+
+    @field_validator("dense", "sparse", mode="before")
+    @classmethod
+    def _rate(cls, v, info):
+        if v is None:
+            return None
+        return _quantity(v, "[computation] / [time]", info.field_name)
+
+
+class Memory(BaseModel):
+    model_config = _FROZEN
+    capacity: Quantity
+    bandwidth: Quantity
+    kind: str = ""
+    sram: Quantity | None = None  # on-chip SRAM (MCUs: the RAM a model's tensors live in)
+    flash: Quantity | None = None  # on-chip flash (MCUs: where weights live)
+
+    @field_validator("capacity", "sram", "flash", mode="before")
+    @classmethod
+    def _bytes(cls, v, info):
+        if v is None:
+            return None
+        return _quantity(v, "[information]", info.field_name)
+
+    @field_validator("bandwidth", mode="before")
+    @classmethod
+    def _bw(cls, v, info):
+        return _quantity(v, "[information] / [time]", info.field_name)
+
+
+class Compute(BaseModel):
+    """Per-precision peak table. ``peak_flops`` is the dense rate at ``quoted_precision``."""
+
+    model_config = _FROZEN
+    quoted_precision: str
+    precisions: dict[str, PeakRate]
+
+    @field_validator("precisions")
+    @classmethod
+    def _known(cls, v):
+        for name in v:
+            if name not in PRECISIONS:
+                raise ValueError(f"precisions: unknown precision {name!r}; allowed: {PRECISIONS}")
+        return v
+
+    @model_validator(mode="after")
+    def _quoted_listed(self):
+        if self.quoted_precision not in self.precisions:
+            raise ValueError(
+                f"quoted_precision={self.quoted_precision!r} is not in precisions "
+                f"{sorted(self.precisions)}"
+            )
+        return self
+
+    @property
+    def peak_flops(self) -> Quantity:
+        return self.precisions[self.quoted_precision].dense
+
+    def peak(self, precision: str, sparse: bool = False) -> Quantity:
+        """Dense (or, if asked, sparse) peak for ``precision``; an unlisted precision is an error."""
+        rate = self.precisions.get(precision)
+        if rate is None:
+            raise ValueError(
+                f"precision={precision!r} is not listed for this device; "
+                f"allowed: {', '.join(sorted(self.precisions))}"
+            )
+        if sparse:
+            if rate.sparse is None:
+                raise ValueError(f"precision={precision!r} has no sparse rate on this device")
+            return rate.sparse
+        return rate.dense
+
+
+class Device(BaseModel):
+    model_config = _FROZEN
+    name: str
+    key: str
+    tier: str  # Cloud, Edge, Mobile, Tiny
+    memory: Memory
+    compute: Compute
+    dispatch_tax: Quantity
+    dispatch_note: str
+    tdp: Quantity
+    provenance: Provenance
+
+    @field_validator("dispatch_tax", mode="before")
+    @classmethod
+    def _time(cls, v, info):
+        return _quantity(v, "[time]", info.field_name)
+
+    @field_validator("tdp", mode="before")
+    @classmethod
+    def _power(cls, v, info):
+        return _quantity(v, "[energy] / [time]", info.field_name)
+
+    def ridge_point(self, precision: str | None = None, efficiency: float = 1.0) -> Quantity:
+        """Machine balance: peak x efficiency / bandwidth, in FLOP/byte."""
+        peak = self.compute.peak(precision or self.compute.quoted_precision)
+        return (peak * efficiency / self.memory.bandwidth).to("FLOP/B")
+
+    def __repr__(self) -> str:  # short, for notebooks
+        return f"Device({self.name})"
+
+    __str__ = __repr__
+
+
+def _rate(dense, sparse=None, unit="TFLOP/s", kind="tensor") -> PeakRate:
+    return PeakRate(
+        dense=Q_(dense, unit), sparse=None if sparse is None else Q_(sparse, unit), unit_kind=kind
+    )
+
+
+_D = _dt.date
+
+# --- Launch/dispatch overhead -------------------------------------------------------------
+# The chapter gives no number. For discrete NVIDIA GPUs we use 5 us per kernel: NVIDIA's CUDA
+# Graphs post ("Getting Started with CUDA Graphs", 2019) measures about 3.8 us per launch of a
+# tiny kernel with the launch on the critical path and ~2 us with graphs; framework overhead
+# adds more, so 5 us is a conservative eager-mode figure. It also matches the chapter's claim
+# that launching GPT-2 XL's several hundred kernels per token takes "a few times" the 0.9 ms
+# weight read (48 layers x ~12 kernels x 5 us = 2.9 ms).
+_GPU_TAX_NOTE = (
+    "5 us per kernel launch (eager mode). NVIDIA, 'Getting Started with CUDA Graphs' (2019): "
+    "https://developer.nvidia.com/blog/cuda-graphs/ measures ~3.8 us per tiny-kernel launch; "
+    "framework overhead adds more."
+)
+
+H100 = Device(
+    name="NVIDIA H100 SXM5 80GB",
+    key="H100",
+    tier="Cloud",
+    memory=Memory(capacity=(80, "GB"), bandwidth=(3.35, "TB/s"), kind="HBM3"),
+    compute=Compute(
+        quoted_precision="fp16",
+        precisions={
+            "fp64": _rate(67, kind="tensor"),
+            "fp32": _rate(67, kind="vector"),
+            "tf32": _rate(494.5, 989),
+            "bf16": _rate(989.5, 1979),
+            "fp16": _rate(989.5, 1979),
+            "fp8": _rate(1979, 3958),
+            "int8": _rate(1979, 3958, unit="TOP/s"),
+        },
+    ),
+    dispatch_tax=(5, "us"),
+    dispatch_note=_GPU_TAX_NOTE,
+    tdp=(700, "W"),
+    provenance=Provenance(
+        document="NVIDIA H100 Tensor Core GPU datasheet (SXM5 column)",
+        url="https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
+        date=_D(2023, 9, 1),
+        notes="Tensor-core figures are printed with sparsity; the footnote says dense is one-half.",
+    ),
+)
+
+A100 = Device(
+    name="NVIDIA A100 SXM 80GB",
+    key="A100",
+    tier="Cloud",
+    memory=Memory(capacity=(80, "GB"), bandwidth=(2039, "GB/s"), kind="HBM2e"),
+    compute=Compute(
+        quoted_precision="fp16",
+        precisions={
+            "fp64": _rate(19.5, kind="tensor"),
+            "fp32": _rate(19.5, kind="vector"),
+            "tf32": _rate(156, 312),
+            "bf16": _rate(312, 624),
+            "fp16": _rate(312, 624),
+            "int8": _rate(624, 1248, unit="TOP/s"),
+        },
+    ),
+    dispatch_tax=(5, "us"),
+    dispatch_note=_GPU_TAX_NOTE,
+    tdp=(400, "W"),
+    provenance=Provenance(
+        document="NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM column)",
+        url="https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+        date=_D(2021, 6, 1),
+        notes="FP64 tensor core 19.5 TF; FP32 (CUDA cores) 19.5 TF; sparse rates marked apart.",
+    ),
+)
+
+JETSON_ORIN_NX = Device(
+    name="NVIDIA Jetson Orin NX 16GB",
+    key="JetsonOrinNX",
+    tier="Edge",
+    memory=Memory(capacity=(16, "GB"), bandwidth=(102.4, "GB/s"), kind="LPDDR5"),
+    compute=Compute(
+        quoted_precision="fp16",
+        precisions={
+            # 1024 CUDA cores x 2 FLOP x 918 MHz
+            "fp32": _rate(1.88, kind="vector"),
+            # 32 Ampere tensor cores x 512 FLOP/clk (FP16 dense) x 918 MHz
+            "fp16": _rate(15.04, 30.08),
+            "bf16": _rate(15.04, 30.08),
+            # GPU-only INT8 (the 100 TOPS module figure adds the two DLAs and is sparse)
+            "int8": _rate(30.08, 60.16, unit="TOP/s"),
+        },
+    ),
+    dispatch_tax=(20, "us"),
+    dispatch_note=(
+        "20 us per kernel: the same CUDA launch path as a discrete GPU, driven by the module's "
+        "Arm Cortex-A78AE CPU, which NVIDIA's Jetson benchmarks show is several times slower per "
+        "launch than a server CPU; planning value, measure on the device."
+    ),
+    tdp=(25, "W"),
+    provenance=Provenance(
+        document="NVIDIA Jetson Orin NX Series Data Sheet (DS-10712-001) and Jetson Orin technical brief",
+        url="https://developer.nvidia.com/embedded/jetson-orin-nx",
+        date=_D(2023, 3, 1),
+        notes=(
+            "Module: 100 TOPS INT8 sparse (GPU + 2 DLA), GPU 1024 cores / 32 tensor cores at "
+            "918 MHz, 16 GB 128-bit LPDDR5 at 102.4 GB/s, 10-25 W. GPU peaks derived from "
+            "cores x clock; dense = sparse / 2."
+        ),
+    ),
+)
+
+IPHONE_15_PRO = Device(
+    name="Apple iPhone 15 Pro (A17 Pro)",
+    key="iPhone15Pro",
+    tier="Mobile",
+    memory=Memory(capacity=(8, "GB"), bandwidth=(51.2, "GB/s"), kind="LPDDR5"),
+    compute=Compute(
+        quoted_precision="int8",
+        precisions={
+            "int8": _rate(35, unit="TOP/s", kind="npu"),
+            # 6 GPU cores x 128 ALUs x 2 FLOP x 1.398 GHz (third-party die analysis)
+            "fp32": _rate(2.147, kind="vector"),
+            "fp16": _rate(4.294, kind="vector"),
+        },
+    ),
+    dispatch_tax=(50, "us"),
+    dispatch_note=(
+        "50 us per Core ML / Metal dispatch: planning value from the order of magnitude of "
+        "per-command-buffer overhead on Apple GPUs; measure with Instruments on the device."
+    ),
+    tdp=(8, "W"),
+    provenance=Provenance(
+        document="Apple newsroom, 'iPhone 15 Pro and iPhone 15 Pro Max' (A17 Pro: 16-core Neural Engine, 35 trillion operations per second)",
+        url="https://www.apple.com/newsroom/2023/09/apple-unveils-iphone-15-pro-and-iphone-15-pro-max/",
+        date=_D(2023, 9, 12),
+        notes=(
+            "Apple does not publish memory or GPU FLOPs: 8 GB LPDDR5-6400 on a 64-bit bus "
+            "(51.2 GB/s) and the GPU rates are from teardown/die analysis; 35 TOPS is the "
+            "Neural Engine's INT8 marketing figure. ~8 W is a sustained SoC envelope."
+        ),
+    ),
+)
+
+NANO_33_BLE_SENSE = Device(
+    name="Arduino Nano 33 BLE Sense (nRF52840, Cortex-M4F @ 64 MHz)",
+    key="ArduinoNano33BLESense",
+    tier="Tiny",
+    memory=Memory(
+        capacity=(256, "KiB"),
+        bandwidth=(256, "MB/s"),
+        kind="SRAM",
+        sram=(256, "KiB"),
+        flash=(1, "MiB"),
+    ),
+    compute=Compute(
+        quoted_precision="int8",
+        precisions={
+            # single-precision FPU: 1 fused MAC per cycle at 64 MHz
+            "fp32": _rate(128, unit="MFLOP/s", kind="cpu"),
+            # SMLAD: 2 16-bit MACs per cycle on int8 data widened to 16 bits
+            "int8": _rate(256, unit="MOP/s", kind="cpu"),
+        },
+    ),
+    dispatch_tax=(20, "us"),
+    dispatch_note=(
+        "20 us per operator: TensorFlow Lite Micro interpreter overhead per op on a Cortex-M4 "
+        "(David et al., 'TensorFlow Lite Micro', MLSys 2021, report interpreter overhead in the "
+        "tens of microseconds per invocation); planning value."
+    ),
+    tdp=(0.015, "W"),
+    provenance=Provenance(
+        document="Nordic nRF52840 Product Specification v1.7; Arduino Nano 33 BLE Sense datasheet",
+        url="https://docs.nordicsemi.com/bundle/ps_nrf52840/page/keyfeatures_html5.html",
+        date=_D(2021, 10, 1),
+        notes="256 KB RAM, 1 MB flash, 64 MHz Cortex-M4F; bandwidth = 32-bit bus x 64 MHz.",
+    ),
+)
+
+STM32H743 = Device(
+    name="STMicroelectronics STM32H743 (Cortex-M7 @ 480 MHz)",
+    key="STM32H743",
+    tier="Tiny",
+    memory=Memory(
+        capacity=(1, "MiB"),
+        bandwidth=(1.92, "GB/s"),
+        kind="SRAM",
+        sram=(1, "MiB"),
+        flash=(2, "MiB"),
+    ),
+    compute=Compute(
+        quoted_precision="int8",
+        precisions={
+            "fp32": _rate(960, unit="MFLOP/s", kind="cpu"),
+            "int8": _rate(1920, unit="MOP/s", kind="cpu"),
+        },
+    ),
+    dispatch_tax=(5, "us"),
+    dispatch_note="5 us per operator: the TFLM interpreter figure scaled by the 7.5x faster clock.",
+    tdp=(0.5, "W"),
+    provenance=Provenance(
+        document="STM32H742xI/G STM32H743xI/G datasheet DS12110",
+        url="https://www.st.com/resource/en/datasheet/stm32h743zi.pdf",
+        date=_D(2023, 6, 1),
+        notes="1 MB RAM, 2 MB flash, 480 MHz; AXI SRAM 64-bit at 240 MHz = 1.92 GB/s.",
+    ),
+)
+
+
+class _Tier:
+    """A namespace of devices (``Hardware.Cloud.H100``)."""
+
+    def __init__(self, name: str, **devices: Device):
+        self._name = name
+        self._devices = devices
+        for key, dev in devices.items():
+            setattr(self, key, dev)
+
+    def __iter__(self):
+        return iter(self._devices.values())
+
+    def __repr__(self) -> str:
+        return f"Hardware.{self._name}({', '.join(self._devices)})"
+
+
+class _Registry:
+    Cloud = _Tier("Cloud", H100=H100, A100=A100)
+    Edge = _Tier("Edge", JetsonOrinNX=JETSON_ORIN_NX)
+    Mobile = _Tier("Mobile", iPhone15Pro=IPHONE_15_PRO)
+    Tiny = _Tier("Tiny", ArduinoNano33BLESense=NANO_33_BLE_SENSE, STM32H743=STM32H743)
+
+    def all(self) -> list[Device]:
+        return [d for tier in (self.Cloud, self.Edge, self.Mobile, self.Tiny) for d in tier]
+
+    def names(self) -> list[str]:
+        return [d.key for d in self.all()]
+
+    def get(self, key: str | Device) -> Device:
+        """Device by key (``"H100"``); an unknown key names the allowed ones."""
+        if isinstance(key, Device):
+            return key
+        for dev in self.all():
+            if dev.key == key:
+                return dev
+        raise ValueError(f"hardware={key!r} is not a known device; allowed: {', '.join(self.names())}")
+
+
+Hardware = _Registry()
+DEVICES: dict[str, Device] = {d.key: d for d in Hardware.all()}

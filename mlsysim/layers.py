@@ -1,0 +1,886 @@
+"""Layer-level cost models: the one place every count in mlsysim comes from.
+
+Counting contract (the chapter's convention, Table 7):
+
+- ``params``: weights + biases, exactly as ``sum(p.numel() for p in module.parameters())``.
+- ``macs(batch)``: multiply-accumulates of the matmul/conv work; ``flops(batch) == 2 * macs(batch)``.
+  Bias adds, normalization, activations and softmax are never folded in: they are reported
+  by ``elementwise_flops(batch)``.
+- ``bytes_moved(batch, precision)``: weights read once per batch + inputs read + outputs written
+  once (+ any intermediate a layer must materialize, e.g. an attention score matrix).
+- ``activation_bytes(batch, precision)``: the output tensor this layer leaves in memory.
+- ``kernels``: kernel launches in an unfused, eager-mode forward pass.
+
+Every layer is a frozen, validated pydantic model; a bad size raises a ``ValueError`` naming
+the field and the allowed range.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
+
+from .units import bytes_per_value
+
+__all__ = [
+    "Layer",
+    "Dense",
+    "Conv2d",
+    "BatchNorm2d",
+    "LayerNorm",
+    "RMSNorm",
+    "Activation",
+    "ResidualAdd",
+    "Elementwise",
+    "Pool2d",
+    "Embedding",
+    "RNN",
+    "LSTM",
+    "GRU",
+    "Attention",
+    "MultiHeadAttention",
+    "TransformerBlock",
+    "Sequential",
+    "FeatureInteraction",
+    "depthwise_separable",
+    "receptive_field",
+    "check_batch",
+]
+
+Pair = int | tuple[PositiveInt, PositiveInt]
+
+
+def check_batch(batch) -> int:
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ValueError(f"batch must be an integer >= 1, got {batch!r}")
+    return batch
+
+
+def _pair(v) -> tuple[int, int]:
+    return (v, v) if isinstance(v, int) else (int(v[0]), int(v[1]))
+
+
+class Layer(BaseModel):
+    """Base class. Subclasses define the per-example element counts; the byte and FLOP
+    arithmetic lives here once."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # ---- per-example element counts (override) ----
+    @property
+    def params(self) -> int:
+        return 0
+
+    @property
+    def weight_elements(self) -> int:
+        """Weight values read once per forward pass (differs from params for tied weights)."""
+        return self.params
+
+    @property
+    def input_elements(self) -> int:
+        return 0
+
+    @property
+    def output_elements(self) -> int:
+        return 0
+
+    @property
+    def extra_elements(self) -> int:
+        """Per-example values written and read besides input and output (materialized
+        intermediates), counted in bytes_moved."""
+        return 0
+
+    @property
+    def kernels(self) -> int:
+        return 1
+
+    def _macs1(self) -> int:
+        return 0
+
+    def _elementwise1(self) -> int:
+        return 0
+
+    # ---- the contract ----
+    def macs(self, batch: int = 1) -> int:
+        return check_batch(batch) * self._macs1()
+
+    def flops(self, batch: int = 1) -> int:
+        """FLOPs of the matmul/conv work: exactly 2 x MACs."""
+        return 2 * self.macs(batch)
+
+    def elementwise_flops(self, batch: int = 1) -> int:
+        """Bias adds, norms, activations, softmax: reported apart from ``flops``."""
+        return check_batch(batch) * self._elementwise1()
+
+    def weight_bytes(self, precision: str = "fp16") -> int:
+        return math.ceil(self.weight_elements * bytes_per_value(precision))
+
+    def activation_bytes(self, batch: int = 1, precision: str = "fp16") -> int:
+        return math.ceil(check_batch(batch) * self.output_elements * bytes_per_value(precision))
+
+    def traffic_elements(self, batch: int = 1) -> int:
+        """Values crossing the memory interface: weights once + per-example traffic x batch."""
+        per_example = self.input_elements + self.output_elements + self.extra_elements
+        return self.weight_elements + check_batch(batch) * per_example
+
+    def bytes_moved(self, batch: int = 1, precision: str = "fp16") -> int:
+        return math.ceil(self.traffic_elements(batch) * bytes_per_value(precision))
+
+    def live_elements(self, batch: int = 1) -> int:
+        """Activation values alive while this layer runs (input + output + intermediates)."""
+        return check_batch(batch) * (
+            self.input_elements + self.output_elements + self.extra_elements
+        )
+
+    def arithmetic_intensity(self, batch: int = 1, precision: str = "fp16") -> float:
+        """FLOP per byte moved (weights + activations)."""
+        moved = self.bytes_moved(batch, precision)
+        return self.flops(batch) / moved if moved else 0.0
+
+    def rows(self, prefix: str = "") -> list[tuple[str, Layer]]:
+        """Leaf layers, for per-layer tables."""
+        return [(prefix or type(self).__name__, self)]
+
+
+# --------------------------------------------------------------------------------------------
+# Dense / convolution
+# --------------------------------------------------------------------------------------------
+
+
+class Dense(Layer):
+    """Fully connected layer ``y = x W + b`` applied to ``tokens`` rows per example.
+
+    ``tied=True`` marks a layer whose weight is shared with another layer (e.g. GPT-2's LM head
+    and token embedding): its weights are read but its params are counted once, elsewhere.
+    """
+
+    in_features: PositiveInt
+    out_features: PositiveInt
+    bias: bool = True
+    tokens: PositiveInt = 1
+    tied: bool = False
+
+    @property
+    def weight_elements(self) -> int:
+        return self.in_features * self.out_features + (self.out_features if self.bias else 0)
+
+    @property
+    def params(self) -> int:
+        return 0 if self.tied else self.weight_elements
+
+    @property
+    def input_elements(self) -> int:
+        return self.tokens * self.in_features
+
+    @property
+    def output_elements(self) -> int:
+        return self.tokens * self.out_features
+
+    def _macs1(self) -> int:
+        return self.tokens * self.in_features * self.out_features
+
+    def _elementwise1(self) -> int:
+        return self.output_elements if self.bias else 0
+
+
+class Conv2d(Layer):
+    """2-D convolution (NCHW, torch semantics). Depthwise: ``groups == in_channels``."""
+
+    in_channels: PositiveInt
+    out_channels: PositiveInt
+    kernel_size: Pair
+    input_size: Pair
+    stride: Pair = 1
+    padding: int | tuple[int, int] = 0
+    groups: PositiveInt = 1
+    bias: bool = True
+
+    @field_validator("kernel_size", "input_size", "stride")
+    @classmethod
+    def _positive(cls, v, info):
+        for x in _pair(v):
+            if x < 1:
+                raise ValueError(f"{info.field_name} must be >= 1, got {v!r}")
+        return v
+
+    @field_validator("padding")
+    @classmethod
+    def _nonneg(cls, v):
+        for x in _pair(v):
+            if x < 0:
+                raise ValueError(f"padding must be >= 0, got {v!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _shapes(self):
+        if self.in_channels % self.groups or self.out_channels % self.groups:
+            raise ValueError(
+                f"groups={self.groups} must divide in_channels={self.in_channels} "
+                f"and out_channels={self.out_channels}"
+            )
+        (kh, kw), (h, w), (ph, pw) = _pair(self.kernel_size), _pair(self.input_size), _pair(self.padding)
+        if kh > h + 2 * ph or kw > w + 2 * pw:
+            raise ValueError(
+                f"kernel_size={self.kernel_size!r} is larger than the padded input "
+                f"({h + 2 * ph}x{w + 2 * pw}); allowed: kernel_size <= input_size + 2*padding"
+            )
+        return self
+
+    @property
+    def output_size(self) -> tuple[int, int]:
+        (kh, kw), (h, w) = _pair(self.kernel_size), _pair(self.input_size)
+        (sh, sw), (ph, pw) = _pair(self.stride), _pair(self.padding)
+        return ((h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1)
+
+    @property
+    def params(self) -> int:
+        kh, kw = _pair(self.kernel_size)
+        w = self.out_channels * (self.in_channels // self.groups) * kh * kw
+        return w + (self.out_channels if self.bias else 0)
+
+    @property
+    def input_elements(self) -> int:
+        h, w = _pair(self.input_size)
+        return self.in_channels * h * w
+
+    @property
+    def output_elements(self) -> int:
+        ho, wo = self.output_size
+        return self.out_channels * ho * wo
+
+    def _macs1(self) -> int:
+        kh, kw = _pair(self.kernel_size)
+        ho, wo = self.output_size
+        return ho * wo * self.out_channels * (self.in_channels // self.groups) * kh * kw
+
+    def _elementwise1(self) -> int:
+        return self.output_elements if self.bias else 0
+
+    @property
+    def im2col_elements(self) -> int:
+        """Size of the unfolded patch matrix (H_out*W_out) x (K^2 * C_in), per example."""
+        kh, kw = _pair(self.kernel_size)
+        ho, wo = self.output_size
+        return ho * wo * kh * kw * self.in_channels
+
+    @property
+    def im2col_expansion(self) -> float:
+        """im2col buffer / input tensor: tends to K^2 for large stride-1 inputs."""
+        return self.im2col_elements / self.input_elements
+
+    @property
+    def weight_reuse(self) -> int:
+        """How many times each filter weight is used per example (= output positions)."""
+        ho, wo = self.output_size
+        return ho * wo
+
+
+def receptive_field(num_layers: int, kernel_size: int = 3, stride: int = 1) -> int:
+    """Receptive-field side after ``num_layers`` stacked convolutions of the same kernel/stride:
+    r = 1 + sum_l (K - 1) * prod_{j<l} s_j."""
+    if num_layers < 0 or kernel_size < 1 or stride < 1:
+        raise ValueError("num_layers must be >= 0, kernel_size and stride >= 1")
+    r, jump = 1, 1
+    for _ in range(num_layers):
+        r += (kernel_size - 1) * jump
+        jump *= stride
+    return r
+
+
+# --------------------------------------------------------------------------------------------
+# Normalization, activations, elementwise, pooling
+# --------------------------------------------------------------------------------------------
+
+
+class _Elementwise(Layer):
+    """Base for layers that touch ``elements`` values per example and own no matmul."""
+
+    elements: PositiveInt
+
+    @property
+    def input_elements(self) -> int:
+        return self.elements
+
+    @property
+    def output_elements(self) -> int:
+        return self.elements
+
+
+class BatchNorm2d(_Elementwise):
+    """BatchNorm over ``num_features`` channels of ``elements`` values (C*H*W) per example.
+    Params: gamma and beta (2C); the running mean/var buffers are read but are not params."""
+
+    num_features: PositiveInt
+
+    @property
+    def params(self) -> int:
+        return 2 * self.num_features
+
+    @property
+    def weight_elements(self) -> int:
+        return 4 * self.num_features
+
+    def _elementwise1(self) -> int:
+        return 2 * self.elements  # inference: y = x * scale + shift
+
+
+class LayerNorm(_Elementwise):
+    """LayerNorm over the last ``normalized_shape`` features of ``elements`` values per example:
+    two reductions (mean, variance), normalize, affine: 8 ops per element."""
+
+    normalized_shape: PositiveInt
+    elementwise_affine: bool = True
+
+    @property
+    def params(self) -> int:
+        return 2 * self.normalized_shape if self.elementwise_affine else 0
+
+    def _elementwise1(self) -> int:
+        return 8 * self.elements
+
+
+class RMSNorm(_Elementwise):
+    """RMSNorm: one sum-of-squares reduction, scale by gamma: 4 ops per element."""
+
+    normalized_shape: PositiveInt
+
+    @property
+    def params(self) -> int:
+        return self.normalized_shape
+
+    def _elementwise1(self) -> int:
+        return 4 * self.elements
+
+
+_ACT_OPS = {"relu": 1, "relu6": 2, "sigmoid": 4, "tanh": 4, "gelu": 8, "silu": 5, "identity": 0}
+
+
+class Activation(_Elementwise):
+    kind: Literal["relu", "relu6", "sigmoid", "tanh", "gelu", "silu", "identity"] = "relu"
+
+    def _elementwise1(self) -> int:
+        return _ACT_OPS[self.kind] * self.elements
+
+
+class Elementwise(_Elementwise):
+    """A binary elementwise op (add or multiply) of two tensors of ``elements`` values:
+    2 reads + 1 write per element, 1 FLOP per element."""
+
+    op: Literal["add", "mul"] = "add"
+
+    @property
+    def input_elements(self) -> int:
+        return 2 * self.elements
+
+    def _elementwise1(self) -> int:
+        return self.elements
+
+
+class ResidualAdd(Elementwise):
+    """The skip connection's ``y = F(x) + x``: 1 FLOP per 3 values moved (1/12 FLOP/B in FP32)."""
+
+    op: Literal["add"] = "add"
+
+
+class Pool2d(Layer):
+    """Max/average pooling; ``kernel_size=None`` is global average pooling."""
+
+    channels: PositiveInt
+    input_size: Pair
+    kernel_size: Pair | None = None
+    stride: Pair | None = None
+    padding: int = Field(default=0, ge=0)
+    kind: Literal["max", "avg"] = "max"
+
+    @property
+    def output_size(self) -> tuple[int, int]:
+        h, w = _pair(self.input_size)
+        if self.kernel_size is None:
+            return (1, 1)
+        (kh, kw) = _pair(self.kernel_size)
+        (sh, sw) = _pair(self.stride if self.stride is not None else self.kernel_size)
+        p = self.padding
+        return ((h + 2 * p - kh) // sh + 1, (w + 2 * p - kw) // sw + 1)
+
+    @property
+    def input_elements(self) -> int:
+        h, w = _pair(self.input_size)
+        return self.channels * h * w
+
+    @property
+    def output_elements(self) -> int:
+        ho, wo = self.output_size
+        return self.channels * ho * wo
+
+    def _elementwise1(self) -> int:
+        if self.kernel_size is None:
+            return self.input_elements
+        kh, kw = _pair(self.kernel_size)
+        return self.output_elements * kh * kw
+
+
+# --------------------------------------------------------------------------------------------
+# Embeddings
+# --------------------------------------------------------------------------------------------
+
+
+class Embedding(Layer):
+    """Embedding table of ``num_embeddings`` rows of ``embedding_dim`` values.
+
+    A lookup copies one row: zero MACs. Per example, ``lookups`` rows are gathered; with
+    ``pooling="sum"`` (an embedding bag) they are summed into one vector. The whole table is
+    capacity (``weight_bytes``); only the gathered rows cross the memory interface.
+    """
+
+    num_embeddings: PositiveInt
+    embedding_dim: PositiveInt
+    lookups: PositiveInt = 1
+    pooling: Literal["none", "sum"] = "none"
+
+    @property
+    def params(self) -> int:
+        return self.num_embeddings * self.embedding_dim
+
+    @property
+    def output_elements(self) -> int:
+        return self.embedding_dim * (1 if self.pooling == "sum" else self.lookups)
+
+    @property
+    def extra_elements(self) -> int:
+        return self.lookups * self.embedding_dim  # gathered rows
+
+    def traffic_elements(self, batch: int = 1) -> int:
+        # gathered rows + written output; the table itself is not streamed
+        return check_batch(batch) * (self.extra_elements + self.output_elements)
+
+    def _elementwise1(self) -> int:
+        return (self.lookups - 1) * self.embedding_dim if self.pooling == "sum" else 0
+
+    def gather_bytes_per_lookup(self, precision: str = "fp32") -> int:
+        return math.ceil(self.embedding_dim * bytes_per_value(precision))
+
+    def live_elements(self, batch: int = 1) -> int:
+        return check_batch(batch) * (self.extra_elements + self.output_elements)
+
+
+# --------------------------------------------------------------------------------------------
+# Recurrent layers
+# --------------------------------------------------------------------------------------------
+
+
+class _Recurrent(Layer):
+    """Shared counting for RNN / LSTM / GRU (torch layout: W_ih, W_hh, b_ih, b_hh per gate).
+
+    ``weights_resident=False`` (default) means the recurrent matrix W_hh is streamed from memory
+    at every step (batch-1 GEMV that does not keep weights on chip); ``True`` reads it once.
+    """
+
+    GATES: ClassVar[int] = 1
+    input_size: PositiveInt
+    hidden_size: PositiveInt
+    seq_len: PositiveInt
+    num_layers: PositiveInt = 1
+    bidirectional: bool = False
+    bias: bool = True
+    weights_resident: bool = False
+
+    @property
+    def directions(self) -> int:
+        return 2 if self.bidirectional else 1
+
+    def _layer_inputs(self) -> list[int]:
+        return [self.input_size] + [self.hidden_size * self.directions] * (self.num_layers - 1)
+
+    @property
+    def params(self) -> int:
+        g, h = self.GATES, self.hidden_size
+        total = 0
+        for d_in in self._layer_inputs():
+            per_dir = g * h * (d_in + h) + (2 * g * h if self.bias else 0)
+            total += per_dir * self.directions
+        return total
+
+    @property
+    def weight_elements(self) -> int:
+        if self.weights_resident:
+            return self.params
+        g, h = self.GATES, self.hidden_size
+        recurrent = g * h * h * self.num_layers * self.directions
+        return self.params + recurrent * (self.seq_len - 1)
+
+    @property
+    def input_elements(self) -> int:
+        return self.seq_len * self.input_size
+
+    @property
+    def output_elements(self) -> int:
+        return self.seq_len * self.hidden_size * self.directions
+
+    def _macs1(self) -> int:
+        g, h = self.GATES, self.hidden_size
+        per_step = sum(g * h * (d_in + h) for d_in in self._layer_inputs()) * self.directions
+        return self.seq_len * per_step
+
+    def _elementwise1(self) -> int:
+        g, h = self.GATES, self.hidden_size
+        return self.seq_len * self.num_layers * self.directions * (g * h * 6)
+
+    @property
+    def kernels(self) -> int:
+        # one input-projection GEMM per layer/direction, then per step a GEMV + a pointwise kernel
+        return self.num_layers * self.directions * (1 + 2 * self.seq_len)
+
+    @property
+    def serial_steps(self) -> int:
+        """Length of the dependency chain no hardware can parallelize."""
+        return self.seq_len * self.num_layers
+
+    @property
+    def state_elements(self) -> int:
+        """Inference state: h (and c for LSTM) per layer/direction: independent of seq_len."""
+        return self.hidden_size * self.num_layers * self.directions * (2 if self.GATES == 4 else 1)
+
+    def state_bytes(self, batch: int = 1, precision: str = "fp32") -> int:
+        return math.ceil(check_batch(batch) * self.state_elements * bytes_per_value(precision))
+
+    def bptt_bytes(self, batch: int = 1, precision: str = "fp32") -> int:
+        """Training (BPTT) keeps every step's state: O(S * d)."""
+        return self.seq_len * self.state_bytes(batch, precision)
+
+
+class RNN(_Recurrent):
+    GATES: ClassVar[int] = 1
+
+
+class LSTM(_Recurrent):
+    GATES: ClassVar[int] = 4
+
+
+class GRU(_Recurrent):
+    GATES: ClassVar[int] = 3
+
+
+# --------------------------------------------------------------------------------------------
+# Attention and transformer blocks
+# --------------------------------------------------------------------------------------------
+
+
+class Attention(Layer):
+    """Scaled dot-product attention core: softmax(Q K^T / sqrt(d_head)) V.
+
+    MACs count the QK^T and PV products over the full score matrix (torch's and the chapter's
+    convention, causal masking included): 2 * S * kv_len * d_model. ``flash=True`` (tiled,
+    exact attention) changes bytes, not FLOPs: the S x kv_len scores are never materialized.
+    Materialized scores are written and read twice (logits, then probabilities).
+    """
+
+    d_model: PositiveInt
+    n_heads: PositiveInt
+    seq_len: PositiveInt
+    kv_len: PositiveInt | None = None
+    kv_heads: PositiveInt | None = None
+    flash: bool = False
+
+    @model_validator(mode="after")
+    def _heads(self):
+        if self.d_model % self.n_heads:
+            raise ValueError(f"n_heads={self.n_heads} must divide d_model={self.d_model}")
+        if self.kv_heads is not None and self.n_heads % self.kv_heads:
+            raise ValueError(f"kv_heads={self.kv_heads} must divide n_heads={self.n_heads}")
+        return self
+
+    @property
+    def d_head(self) -> int:
+        return self.d_model // self.n_heads
+
+    @property
+    def kv(self) -> int:
+        return self.kv_len if self.kv_len is not None else self.seq_len
+
+    @property
+    def n_kv_heads(self) -> int:
+        return self.kv_heads if self.kv_heads is not None else self.n_heads
+
+    @property
+    def score_elements(self) -> int:
+        """S x kv_len scores per head, all heads, one example."""
+        return self.n_heads * self.seq_len * self.kv
+
+    def score_bytes(self, batch: int = 1, precision: str = "fp16") -> int:
+        """Bytes of the materialized score matrix for one layer (all heads)."""
+        return math.ceil(check_batch(batch) * self.score_elements * bytes_per_value(precision))
+
+    @property
+    def input_elements(self) -> int:
+        q = self.seq_len * self.d_model
+        kv = 2 * self.kv * self.n_kv_heads * self.d_head
+        return q + kv
+
+    @property
+    def output_elements(self) -> int:
+        return self.seq_len * self.d_model
+
+    @property
+    def extra_elements(self) -> int:
+        return 0 if self.flash else 4 * self.score_elements
+
+    @property
+    def kernels(self) -> int:
+        return 1 if self.flash else 3
+
+    def _macs1(self) -> int:
+        return 2 * self.seq_len * self.kv * self.d_model
+
+    def _elementwise1(self) -> int:
+        return 6 * self.score_elements  # scale, max, subtract, exp, sum, divide
+
+    def live_elements(self, batch: int = 1) -> int:
+        live = self.input_elements + self.output_elements
+        if not self.flash:
+            live += 2 * self.score_elements
+        return check_batch(batch) * live
+
+
+class Sequential(Layer):
+    """A composite: counts are sums of its children (run one after another, unfused)."""
+
+    name: str = "sequential"
+    layers: tuple[Layer, ...]
+
+    @field_validator("layers")
+    @classmethod
+    def _nonempty(cls, v):
+        if not v:
+            raise ValueError("layers must not be empty")
+        return v
+
+    def children(self) -> list[tuple[str, Layer]]:
+        return [(f"{i}", layer) for i, layer in enumerate(self.layers)]
+
+    @cached_property
+    def _leaves(self) -> list[tuple[str, Layer]]:
+        out = []
+        for name, child in self.children():
+            out.extend(child.rows(name))
+        return out
+
+    def rows(self, prefix: str = "") -> list[tuple[str, Layer]]:
+        return [(f"{prefix}.{n}" if prefix else n, layer) for n, layer in self._leaves]
+
+    def _sum(self, attr: str) -> int:
+        return sum(getattr(layer, attr) for _, layer in self._leaves)
+
+    @property
+    def params(self) -> int:
+        return self._sum("params")
+
+    @property
+    def weight_elements(self) -> int:
+        return self._sum("weight_elements")
+
+    @property
+    def input_elements(self) -> int:
+        return self._leaves[0][1].input_elements
+
+    @property
+    def output_elements(self) -> int:
+        return self._leaves[-1][1].output_elements
+
+    @property
+    def kernels(self) -> int:
+        return self._sum("kernels")
+
+    def _macs1(self) -> int:
+        return sum(layer._macs1() for _, layer in self._leaves)
+
+    def _elementwise1(self) -> int:
+        return sum(layer._elementwise1() for _, layer in self._leaves)
+
+    def traffic_elements(self, batch: int = 1) -> int:
+        return sum(layer.traffic_elements(batch) for _, layer in self._leaves)
+
+    def live_elements(self, batch: int = 1) -> int:
+        return max(layer.live_elements(batch) for _, layer in self._leaves)
+
+
+class MultiHeadAttention(Sequential):
+    """Q/K/V/O projections around the attention core (torch ``nn.MultiheadAttention`` counts:
+    4 d^2 + 4 d params with bias). ``kv_heads < n_heads`` is grouped-query attention: K and V
+    projections (and the KV cache) shrink by n_heads / kv_heads. ``kv_len`` is the number of
+    cached tokens attended to (decode: seq_len=1, kv_len=context)."""
+
+    name: str = "attn"
+    layers: tuple[Layer, ...] = ()
+    d_model: PositiveInt
+    n_heads: PositiveInt
+    seq_len: PositiveInt
+    kv_heads: PositiveInt | None = None
+    kv_len: PositiveInt | None = None
+    bias: bool = True
+    flash: bool = False
+
+    @field_validator("layers")
+    @classmethod
+    def _nonempty(cls, v):
+        return v
+
+    @cached_property
+    def core(self) -> Attention:
+        return Attention(
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            seq_len=self.seq_len,
+            kv_len=self.kv_len,
+            kv_heads=self.kv_heads,
+            flash=self.flash,
+        )
+
+    def children(self) -> list[tuple[str, Layer]]:
+        core = self.core
+        kv_dim = core.n_kv_heads * core.d_head
+        d, s, b = self.d_model, self.seq_len, self.bias
+        return [
+            ("q_proj", Dense(in_features=d, out_features=d, bias=b, tokens=s)),
+            ("k_proj", Dense(in_features=d, out_features=kv_dim, bias=b, tokens=s)),
+            ("v_proj", Dense(in_features=d, out_features=kv_dim, bias=b, tokens=s)),
+            ("sdpa", core),
+            ("o_proj", Dense(in_features=d, out_features=d, bias=b, tokens=s)),
+        ]
+
+    def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
+        return math.ceil(2 * self.core.n_kv_heads * self.core.d_head * bytes_per_value(precision))
+
+
+class TransformerBlock(Sequential):
+    """One transformer layer over ``seq_len`` tokens.
+
+    ``variant="encoder"``: torch ``TransformerEncoderLayer`` / GPT-2 / BERT layout (MHA with
+    bias, 2 LayerNorms, FFN d -> d_ff -> d with bias, GELU, 2 residual adds):
+    4 d^2 + 2 d d_ff weights + 9 d + d_ff biases/norm params.
+    ``variant="llama"``: RMSNorm, bias-free attention, SwiGLU FFN (gate, up, down).
+    """
+
+    name: str = "block"
+    layers: tuple[Layer, ...] = ()
+    d_model: PositiveInt
+    n_heads: PositiveInt
+    d_ff: PositiveInt
+    seq_len: PositiveInt
+    kv_heads: PositiveInt | None = None
+    kv_len: PositiveInt | None = None
+    variant: Literal["encoder", "llama"] = "encoder"
+    bias: bool | None = None
+    flash: bool = False
+    activation: Literal["gelu", "relu", "silu"] | None = None
+
+    @field_validator("layers")
+    @classmethod
+    def _nonempty(cls, v):
+        return v
+
+    @cached_property
+    def attn(self) -> MultiHeadAttention:
+        bias = self.bias if self.bias is not None else self.variant == "encoder"
+        return MultiHeadAttention(
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            seq_len=self.seq_len,
+            kv_heads=self.kv_heads,
+            kv_len=self.kv_len,
+            bias=bias,
+            flash=self.flash,
+        )
+
+    def children(self) -> list[tuple[str, Layer]]:
+        d, s, f = self.d_model, self.seq_len, self.d_ff
+        n = s * d
+        if self.variant == "encoder":
+            b = self.bias if self.bias is not None else True
+            act = self.activation or "gelu"
+            return [
+                ("attn", self.attn),
+                ("attn_residual", ResidualAdd(elements=n)),
+                ("norm1", LayerNorm(normalized_shape=d, elements=n)),
+                ("ffn_up", Dense(in_features=d, out_features=f, bias=b, tokens=s)),
+                ("ffn_act", Activation(kind=act, elements=s * f)),
+                ("ffn_down", Dense(in_features=f, out_features=d, bias=b, tokens=s)),
+                ("ffn_residual", ResidualAdd(elements=n)),
+                ("norm2", LayerNorm(normalized_shape=d, elements=n)),
+            ]
+        b = bool(self.bias)
+        return [
+            ("attn_norm", RMSNorm(normalized_shape=d, elements=n)),
+            ("attn", self.attn),
+            ("attn_residual", ResidualAdd(elements=n)),
+            ("ffn_norm", RMSNorm(normalized_shape=d, elements=n)),
+            ("ffn_gate", Dense(in_features=d, out_features=f, bias=b, tokens=s)),
+            ("ffn_up", Dense(in_features=d, out_features=f, bias=b, tokens=s)),
+            ("ffn_act", Activation(kind=self.activation or "silu", elements=s * f)),
+            ("ffn_mul", Elementwise(op="mul", elements=s * f)),
+            ("ffn_down", Dense(in_features=f, out_features=d, bias=b, tokens=s)),
+            ("ffn_residual", ResidualAdd(elements=n)),
+        ]
+
+    def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
+        return self.attn.kv_cache_bytes_per_token(precision)
+
+
+def depthwise_separable(
+    in_channels: int,
+    out_channels: int,
+    kernel_size: int,
+    input_size: Pair,
+    stride: int = 1,
+    padding: int | None = None,
+    bias: bool = False,
+) -> Sequential:
+    """Depthwise KxK conv (groups = C_in) followed by a pointwise 1x1 conv.
+    Params K^2 C_in + C_in C_out; cost ratio to a standard conv = 1/C_out + 1/K^2."""
+    pad = kernel_size // 2 if padding is None else padding
+    dw = Conv2d(
+        in_channels=in_channels,
+        out_channels=in_channels,
+        kernel_size=kernel_size,
+        input_size=input_size,
+        stride=stride,
+        padding=pad,
+        groups=in_channels,
+        bias=bias,
+    )
+    pw = Conv2d(
+        in_channels=in_channels,
+        out_channels=out_channels,
+        kernel_size=1,
+        input_size=dw.output_size,
+        bias=bias,
+    )
+    return Sequential(name="dw_separable", layers=(dw, pw))
+
+
+class FeatureInteraction(Layer):
+    """DLRM's pairwise dot-product interaction of ``num_vectors`` vectors of ``dim`` values.
+
+    It runs as one batched matmul Z Z^T (num_vectors^2 * dim MACs, what torch executes and
+    FlopCounterMode counts); the num_vectors*(num_vectors-1)/2 distinct dot products are kept.
+    """
+
+    num_vectors: int = Field(ge=2)
+    dim: PositiveInt
+
+    @property
+    def pairs(self) -> int:
+        return self.num_vectors * (self.num_vectors - 1) // 2
+
+    @property
+    def input_elements(self) -> int:
+        return self.num_vectors * self.dim
+
+    @property
+    def output_elements(self) -> int:
+        return self.pairs
+
+    def _macs1(self) -> int:
+        return self.num_vectors * self.num_vectors * self.dim

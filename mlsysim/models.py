@@ -1,0 +1,636 @@
+"""Model zoo: configurable builders that assemble models from ``mlsysim.layers``.
+
+A model is a list of rows ``(name, layer, count)``; every total is the sum over rows (``count``
+is how many identical copies of a layer the model holds, e.g. 48 transformer blocks). Language
+models rebuild their rows for a sequence length and a phase:
+
+- ``phase="prefill"`` (or ``None``): one forward pass over ``seq_len`` tokens;
+- ``phase="decode"``: one new token attending to a KV cache of ``seq_len`` tokens.
+
+Presets live on ``Models`` (built on first access, so ``import mlsysim`` stays fast).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Literal, NamedTuple
+
+from . import layers as L
+from .units import bytes_per_value
+
+__all__ = [
+    "Row",
+    "Model",
+    "Models",
+    "mlp",
+    "mnist_mlp",
+    "mnist_cnn",
+    "resnet",
+    "mobilenet_v2",
+    "kws_dscnn",
+    "gpt2",
+    "bert",
+    "llama",
+    "dlrm",
+]
+
+Phase = Literal["prefill", "decode"]
+
+
+class Row(NamedTuple):
+    name: str
+    layer: L.Layer
+    count: int = 1
+
+
+class Model:
+    """A named list of layer rows. Language models rebuild rows per (seq_len, phase)."""
+
+    def __init__(
+        self,
+        name: str,
+        family: str,
+        build: Callable[[int, str], list[Row]],
+        *,
+        is_lm: bool = False,
+        default_seq_len: int = 1,
+        description: str = "",
+        kv_per_token: Callable[[str], int] | None = None,
+        config: dict | None = None,
+    ):
+        self.name = name
+        self.family = family
+        self.is_lm = is_lm
+        self.default_seq_len = default_seq_len
+        self.description = description
+        self.config = dict(config or {})
+        self._build = build
+        self._kv_per_token = kv_per_token
+        self._cache: dict[tuple[int, str], list[Row]] = {}
+
+    def __repr__(self) -> str:
+        return f"Model({self.name})"
+
+    # ---- rows ----
+    def _key(self, seq_len: int | None, phase: str | None) -> tuple[int, str]:
+        if not self.is_lm:
+            if phase is not None:
+                raise ValueError(f"phase={phase!r} applies to language models; {self.name} is not one")
+            return (1, "prefill")
+        if phase not in (None, "prefill", "decode"):
+            raise ValueError(f"phase={phase!r} is not valid; allowed: 'prefill', 'decode'")
+        s = self.default_seq_len if seq_len is None else seq_len
+        if isinstance(s, bool) or not isinstance(s, int) or s < 1:
+            raise ValueError(f"seq_len must be an integer >= 1, got {seq_len!r}")
+        return (s, phase or "prefill")
+
+    def rows(self, seq_len: int | None = None, phase: str | None = None) -> list[Row]:
+        key = self._key(seq_len, phase)
+        rows = self._cache.get(key)
+        if rows is None:
+            rows = self._build(*key)
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[key] = rows
+        return rows
+
+    # ---- totals ----
+    @property
+    def params(self) -> int:
+        return sum(r.layer.params * r.count for r in self.rows(1 if self.is_lm else None))
+
+    def macs(self, batch: int = 1, seq_len: int | None = None, phase: str | None = None) -> int:
+        return sum(r.layer.macs(batch) * r.count for r in self.rows(seq_len, phase))
+
+    def flops(self, batch: int = 1, seq_len: int | None = None, phase: str | None = None) -> int:
+        """Matmul/conv FLOPs of one forward pass (= 2 x MACs). LMs: over ``seq_len`` tokens
+        (default: the model's context length), LM head included."""
+        return 2 * self.macs(batch, seq_len, phase)
+
+    def weight_bytes(self, precision: str = "fp16") -> int:
+        return math.ceil(self.params * bytes_per_value(precision))
+
+    def kv_cache_bytes(self, seq_len: int, batch: int = 1, precision: str = "fp16") -> int:
+        """Keys and values of every layer for ``seq_len`` tokens x ``batch`` sequences."""
+        if self._kv_per_token is None:
+            return 0
+        L.check_batch(batch)
+        if isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 0:
+            raise ValueError(f"seq_len must be an integer >= 0, got {seq_len!r}")
+        return batch * seq_len * self._kv_per_token(precision)
+
+    def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
+        return self.kv_cache_bytes(1, 1, precision)
+
+    def table(
+        self,
+        batch: int = 1,
+        precision: str = "fp16",
+        seq_len: int | None = None,
+        phase: str | None = None,
+    ):
+        """Per-layer records (a pandas DataFrame when pandas is installed, else a list of dicts)."""
+        recs = [
+            {
+                "layer": r.name,
+                "type": type(r.layer).__name__,
+                "count": r.count,
+                "params": r.layer.params * r.count,
+                "macs": r.layer.macs(batch) * r.count,
+                "flops": r.layer.flops(batch) * r.count,
+                "elementwise_flops": r.layer.elementwise_flops(batch) * r.count,
+                "bytes_moved": r.layer.bytes_moved(batch, precision) * r.count,
+                "activation_bytes": r.layer.activation_bytes(batch, precision),
+                "kernels": r.layer.kernels * r.count,
+            }
+            for r in self.rows(seq_len, phase)
+        ]
+        return to_frame(recs)
+
+
+def to_frame(records: list[dict]):
+    """A DataFrame where pandas is installed (desktop), the plain records where it is not."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return records
+    return pd.DataFrame.from_records(records)
+
+
+def _fixed(rows: list[Row]) -> Callable[[int, str], list[Row]]:
+    return lambda _s, _p: rows
+
+
+def _leaf_rows(prefix: str, layer: L.Layer, count: int = 1) -> list[Row]:
+    return [Row(name, leaf, count) for name, leaf in layer.rows(prefix)]
+
+
+# --------------------------------------------------------------------------------------------
+# MLPs
+# --------------------------------------------------------------------------------------------
+
+
+def mlp(
+    widths: Sequence[int],
+    bias: bool = True,
+    activation: str = "relu",
+    name: str | None = None,
+) -> Model:
+    """Dense layers ``widths[0] -> widths[1] -> ... -> widths[-1]`` with an activation between."""
+    widths = list(widths)
+    if len(widths) < 2:
+        raise ValueError(f"widths must list at least an input and an output width, got {widths!r}")
+    rows: list[Row] = []
+    for i, (a, b) in enumerate(zip(widths[:-1], widths[1:], strict=True)):
+        rows.append(Row(f"fc{i + 1}", L.Dense(in_features=a, out_features=b, bias=bias)))
+        if i < len(widths) - 2:
+            rows.append(Row(f"act{i + 1}", L.Activation(kind=activation, elements=b)))
+    label = name or "MLP " + "-".join(str(w) for w in widths)
+    return Model(label, "mlp", _fixed(rows), config={"widths": widths, "bias": bias})
+
+
+def mnist_mlp(bias: bool = True) -> Model:
+    """The chapter's MNIST MLP 784-128-64-10 (109,184 weights; 109,386 with biases)."""
+    return mlp([784, 128, 64, 10], bias=bias, name="MNIST MLP 784-128-64-10")
+
+
+def mnist_cnn(bias: bool = False) -> Model:
+    """The chapter's 2-conv MNIST CNN: 3x3 1->32, pool, 3x3 32->64, pool, FC 3136->128->10
+    (421,408 weights without biases)."""
+    c1 = L.Conv2d(in_channels=1, out_channels=32, kernel_size=3, input_size=28, padding=1, bias=bias)
+    c2 = L.Conv2d(in_channels=32, out_channels=64, kernel_size=3, input_size=14, padding=1, bias=bias)
+    rows = [
+        Row("conv1", c1),
+        Row("relu1", L.Activation(elements=c1.output_elements)),
+        Row("pool1", L.Pool2d(channels=32, input_size=28, kernel_size=2)),
+        Row("conv2", c2),
+        Row("relu2", L.Activation(elements=c2.output_elements)),
+        Row("pool2", L.Pool2d(channels=64, input_size=14, kernel_size=2)),
+        Row("fc1", L.Dense(in_features=7 * 7 * 64, out_features=128, bias=bias)),
+        Row("relu3", L.Activation(elements=128)),
+        Row("fc2", L.Dense(in_features=128, out_features=10, bias=bias)),
+    ]
+    return Model("MNIST CNN (2 conv)", "cnn", _fixed(rows), config={"bias": bias})
+
+
+# --------------------------------------------------------------------------------------------
+# CNNs: ResNet, MobileNetV2, KWS DS-CNN
+# --------------------------------------------------------------------------------------------
+
+
+class _CNN:
+    """Tracks channels and spatial size while appending conv/bn/act rows."""
+
+    def __init__(self, channels: int, size: int | tuple[int, int]):
+        self.c = channels
+        self.hw = (size, size) if isinstance(size, int) else tuple(size)
+        self.rows: list[Row] = []
+
+    def conv_bn(self, name, out, k, stride=1, groups=1, act="relu", padding=None, bn=True):
+        pad = (k // 2) if padding is None else padding
+        conv = L.Conv2d(
+            in_channels=self.c,
+            out_channels=out,
+            kernel_size=k,
+            input_size=self.hw,
+            stride=stride,
+            padding=pad,
+            groups=groups,
+            bias=not bn,
+        )
+        self.rows.append(Row(f"{name}.conv", conv))
+        n = conv.output_elements
+        if bn:
+            self.rows.append(Row(f"{name}.bn", L.BatchNorm2d(num_features=out, elements=n)))
+        if act:
+            self.rows.append(Row(f"{name}.{act}", L.Activation(kind=act, elements=n)))
+        self.c, self.hw = out, conv.output_size
+        return conv
+
+    def add(self, name, act=None):
+        n = self.c * self.hw[0] * self.hw[1]
+        self.rows.append(Row(f"{name}.add", L.ResidualAdd(elements=n)))
+        if act:
+            self.rows.append(Row(f"{name}.{act}", L.Activation(kind=act, elements=n)))
+
+    def pool(self, name, k=None, stride=None, padding=0, kind="max"):
+        p = L.Pool2d(
+            channels=self.c, input_size=self.hw, kernel_size=k, stride=stride, padding=padding, kind=kind
+        )
+        self.rows.append(Row(name, p))
+        self.hw = p.output_size
+
+    def fc(self, name, out, bias=True):
+        d = self.c * self.hw[0] * self.hw[1]
+        self.rows.append(Row(name, L.Dense(in_features=d, out_features=out, bias=bias)))
+        self.c, self.hw = out, (1, 1)
+
+
+_RESNET = {18: ("basic", [2, 2, 2, 2]), 34: ("basic", [3, 4, 6, 3]), 50: ("bottleneck", [3, 4, 6, 3]),
+           101: ("bottleneck", [3, 4, 23, 3]), 152: ("bottleneck", [3, 8, 36, 3])}
+
+
+def resnet(depth: int = 50, input_size: int = 224, num_classes: int = 1000) -> Model:
+    """torchvision ResNet (v1.5: stride on the 3x3 conv of a bottleneck), eager layout:
+    every conv, BN, ReLU, add and pool is its own kernel."""
+    if depth not in _RESNET:
+        raise ValueError(f"depth={depth!r} is not a ResNet depth; allowed: {sorted(_RESNET)}")
+    if isinstance(input_size, bool) or not isinstance(input_size, int) or input_size < 32:
+        raise ValueError(f"input_size must be an integer >= 32, got {input_size!r}")
+    kind, blocks = _RESNET[depth]
+    net = _CNN(3, input_size)
+    net.conv_bn("stem", 64, 7, stride=2, padding=3)
+    net.pool("stem.maxpool", k=3, stride=2, padding=1)
+    expansion = 4 if kind == "bottleneck" else 1
+    for stage, (n, width) in enumerate(zip(blocks, [64, 128, 256, 512], strict=True), start=1):
+        for i in range(n):
+            stride = 2 if (i == 0 and stage > 1) else 1
+            name = f"layer{stage}.{i}"
+            c_in, hw_in = net.c, net.hw
+            out = width * expansion
+            if kind == "bottleneck":
+                net.conv_bn(f"{name}.conv1", width, 1)
+                net.conv_bn(f"{name}.conv2", width, 3, stride=stride)
+                net.conv_bn(f"{name}.conv3", out, 1, act=None)
+            else:
+                net.conv_bn(f"{name}.conv1", width, 3, stride=stride)
+                net.conv_bn(f"{name}.conv2", width, 3, act=None)
+            if stride != 1 or c_in != out:
+                main_c, main_hw = net.c, net.hw
+                net.c, net.hw = c_in, hw_in
+                net.conv_bn(f"{name}.downsample", out, 1, stride=stride, act=None, padding=0)
+                assert (net.c, net.hw) == (main_c, main_hw)
+            net.add(name, act="relu")
+    net.pool("avgpool", kind="avg")
+    net.fc("fc", num_classes)
+    return Model(
+        f"ResNet-{depth}",
+        "cnn",
+        _fixed(net.rows),
+        description=f"torchvision resnet{depth}, {input_size}x{input_size} input",
+        config={"depth": depth, "input_size": input_size, "num_classes": num_classes},
+    )
+
+
+def _make_divisible(v: float, divisor: int = 8) -> int:
+    new_v = max(divisor, int(v + divisor / 2) // divisor * divisor)
+    if new_v < 0.9 * v:
+        new_v += divisor
+    return new_v
+
+
+def mobilenet_v2(width_mult: float = 1.0, input_size: int = 224, num_classes: int = 1000) -> Model:
+    """torchvision MobileNetV2 (inverted residuals, linear bottlenecks, ReLU6), channels
+    rounded with ``make_divisible(c * width_mult, 8)`` as the reference implementations do."""
+    if not (0.1 <= width_mult <= 2.0):
+        raise ValueError(f"width_mult must be in [0.1, 2.0], got {width_mult!r}")
+    if isinstance(input_size, bool) or not isinstance(input_size, int) or input_size < 32:
+        raise ValueError(f"input_size must be an integer >= 32, got {input_size!r}")
+    settings = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
+                (6, 160, 3, 2), (6, 320, 1, 1)]
+    net = _CNN(3, input_size)
+    net.conv_bn("features.0", _make_divisible(32 * width_mult), 3, stride=2, act="relu6")
+    idx = 1
+    for t, c, n, s in settings:
+        out = _make_divisible(c * width_mult)
+        for i in range(n):
+            stride = s if i == 0 else 1
+            name = f"features.{idx}"
+            c_in = net.c
+            hidden = int(round(c_in * t))
+            if t != 1:
+                net.conv_bn(f"{name}.expand", hidden, 1, act="relu6")
+            net.conv_bn(f"{name}.dw", hidden, 3, stride=stride, groups=hidden, act="relu6")
+            net.conv_bn(f"{name}.project", out, 1, act=None)
+            if stride == 1 and c_in == out:
+                net.add(name)
+            idx += 1
+    last = _make_divisible(1280 * max(1.0, width_mult))
+    net.conv_bn(f"features.{idx}", last, 1, act="relu6")
+    net.pool("avgpool", kind="avg")
+    net.fc("classifier", num_classes)
+    return Model(
+        "MobileNetV2" + ("" if width_mult == 1.0 else f"-{width_mult:g}"),
+        "cnn",
+        _fixed(net.rows),
+        description=f"torchvision mobilenet_v2(width_mult={width_mult}), {input_size}x{input_size}",
+        config={"width_mult": width_mult, "input_size": input_size, "num_classes": num_classes},
+    )
+
+
+def kws_dscnn(
+    channels: int = 216,
+    ds_layers: int = 4,
+    input_size: tuple[int, int] = (49, 10),
+    num_classes: int = 12,
+) -> Model:
+    """Keyword-spotting DS-CNN (Zhang et al., 'Hello Edge', 2017 family): a 10x4 stride-2 conv on
+    a 49x10 MFCC map, ``ds_layers`` depthwise-separable blocks (the first with stride 2),
+    global average pool, FC. The default lands on the chapter's lighthouse (~200K params,
+    ~20 MFLOP); see tests for the exact figures."""
+    net = _CNN(1, input_size)
+    net.rows.append(
+        Row(
+            "conv1",
+            L.Conv2d(
+                in_channels=1, out_channels=channels, kernel_size=(10, 4), input_size=input_size,
+                stride=2, padding=(5, 1),
+            ),
+        )
+    )
+    first = net.rows[-1].layer
+    net.c, net.hw = channels, first.output_size
+    net.rows.append(Row("conv1.relu", L.Activation(elements=first.output_elements)))
+    for i in range(ds_layers):
+        stride = 2 if i == 0 else 1
+        net.conv_bn(f"ds{i + 1}.dw", channels, 3, stride=stride, groups=channels, bn=False)
+        net.conv_bn(f"ds{i + 1}.pw", channels, 1, bn=False)
+    net.pool("avgpool", kind="avg")
+    net.fc("fc", num_classes)
+    return Model(
+        "KWS DS-CNN",
+        "cnn",
+        _fixed(net.rows),
+        description=f"DS-CNN keyword spotter, {input_size[0]}x{input_size[1]} MFCC input",
+        config={"channels": channels, "ds_layers": ds_layers, "input_size": input_size},
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Transformers
+# --------------------------------------------------------------------------------------------
+
+
+def _lm(
+    name: str,
+    *,
+    d_model: int,
+    n_layers: int,
+    n_heads: int,
+    d_ff: int,
+    vocab_size: int,
+    kv_heads: int | None = None,
+    variant: str = "encoder",
+    positions: int | None = None,
+    type_vocab: int = 0,
+    embed_norm: bool = False,
+    final_norm: str | None = "layernorm",
+    lm_head: str = "tied",
+    pooler: bool = False,
+    default_seq_len: int = 1024,
+    family: str = "transformer",
+    config: dict | None = None,
+) -> Model:
+    for field, v in (("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads),
+                     ("d_ff", d_ff), ("vocab_size", vocab_size)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{field} must be an integer >= 1, got {v!r}")
+    if d_model % n_heads:
+        raise ValueError(f"n_heads={n_heads} must divide d_model={d_model}")
+    if kv_heads is not None and n_heads % kv_heads:
+        raise ValueError(f"kv_heads={kv_heads} must divide n_heads={n_heads}")
+
+    def build(seq_len: int, phase: str) -> list[Row]:
+        tokens = 1 if phase == "decode" else seq_len
+        kv_len = seq_len if phase == "decode" else None
+        if positions is not None and (seq_len if phase == "decode" else tokens) > positions:
+            raise ValueError(
+                f"seq_len={seq_len} exceeds {name}'s {positions} learned positions; "
+                f"allowed: 1..{positions}"
+            )
+        d = d_model
+        rows = [Row("embed.tokens", L.Embedding(num_embeddings=vocab_size, embedding_dim=d, lookups=tokens))]
+        if positions is not None:
+            rows.append(Row("embed.positions", L.Embedding(num_embeddings=positions, embedding_dim=d, lookups=tokens)))
+        if type_vocab:
+            rows.append(Row("embed.token_type", L.Embedding(num_embeddings=type_vocab, embedding_dim=d, lookups=tokens)))
+        if positions is not None or type_vocab:
+            n_sum = (positions is not None) + bool(type_vocab)
+            rows.append(Row("embed.add", L.Elementwise(elements=tokens * d), n_sum))
+        if embed_norm:
+            rows.append(Row("embed.norm", L.LayerNorm(normalized_shape=d, elements=tokens * d)))
+        block = L.TransformerBlock(
+            d_model=d, n_heads=n_heads, d_ff=d_ff, seq_len=tokens, kv_heads=kv_heads,
+            kv_len=kv_len, variant=variant,
+        )
+        rows += _leaf_rows("blocks", block, n_layers)
+        if final_norm == "layernorm":
+            rows.append(Row("final_norm", L.LayerNorm(normalized_shape=d, elements=tokens * d)))
+        elif final_norm == "rmsnorm":
+            rows.append(Row("final_norm", L.RMSNorm(normalized_shape=d, elements=tokens * d)))
+        if lm_head in ("tied", "untied"):
+            rows.append(Row("lm_head", L.Dense(in_features=d, out_features=vocab_size, bias=False,
+                                               tokens=tokens, tied=lm_head == "tied")))
+        if pooler:
+            rows.append(Row("pooler.dense", L.Dense(in_features=d, out_features=d)))
+            rows.append(Row("pooler.tanh", L.Activation(kind="tanh", elements=d)))
+        return rows
+
+    d_head = d_model // n_heads
+    n_kv = kv_heads or n_heads
+
+    def kv_per_token(precision: str) -> int:
+        return math.ceil(2 * n_layers * n_kv * d_head * bytes_per_value(precision))
+
+    cfg = {"d_model": d_model, "n_layers": n_layers, "n_heads": n_heads, "d_ff": d_ff,
+           "vocab_size": vocab_size, "kv_heads": n_kv, **(config or {})}
+    return Model(name, family, build, is_lm=True, default_seq_len=default_seq_len,
+                 kv_per_token=kv_per_token, config=cfg)
+
+
+def gpt2(
+    d_model: int = 768,
+    n_layers: int = 12,
+    n_heads: int = 12,
+    vocab_size: int = 50257,
+    context_length: int = 1024,
+    name: str | None = None,
+) -> Model:
+    """GPT-2 (HuggingFace GPT2LMHeadModel layout): learned positions, pre-LN blocks with a
+    4d GELU MLP, final LayerNorm, LM head tied to the token embedding."""
+    return _lm(
+        name or f"GPT-2 (d={d_model}, L={n_layers})",
+        d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=4 * d_model,
+        vocab_size=vocab_size, positions=context_length, default_seq_len=context_length,
+        config={"context_length": context_length},
+    )
+
+
+def bert(
+    d_model: int = 768,
+    n_layers: int = 12,
+    n_heads: int = 12,
+    d_ff: int = 3072,
+    vocab_size: int = 30522,
+    max_position: int = 512,
+    name: str | None = None,
+) -> Model:
+    """BERT encoder (HuggingFace BertModel: word/position/token-type embeddings, embedding
+    LayerNorm, post-LN blocks, pooler)."""
+    return _lm(
+        name or f"BERT (d={d_model}, L={n_layers})",
+        d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=d_ff, vocab_size=vocab_size,
+        positions=max_position, type_vocab=2, embed_norm=True, final_norm=None, lm_head="none",
+        pooler=True, default_seq_len=max_position, config={"max_position": max_position},
+    )
+
+
+def llama(
+    d_model: int = 4096,
+    n_layers: int = 32,
+    n_heads: int = 32,
+    kv_heads: int = 32,
+    d_ff: int = 11008,
+    vocab_size: int = 32000,
+    context_length: int = 4096,
+    tie_embeddings: bool = False,
+    name: str | None = None,
+) -> Model:
+    """Llama-style decoder: RMSNorm, rotary positions (no learned table), bias-free attention
+    with grouped-query K/V heads, SwiGLU FFN, untied LM head."""
+    return _lm(
+        name or f"Llama (d={d_model}, L={n_layers}, kv={kv_heads})",
+        d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=d_ff, vocab_size=vocab_size,
+        kv_heads=kv_heads, variant="llama", final_norm="rmsnorm",
+        lm_head="tied" if tie_embeddings else "untied", default_seq_len=context_length,
+        config={"context_length": context_length},
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# DLRM
+# --------------------------------------------------------------------------------------------
+
+
+def dlrm(
+    dense_features: int = 13,
+    embedding_rows: Sequence[int] = (7_812_500,) * 25,
+    embedding_dim: int = 128,
+    bottom_mlp: Sequence[int] = (512, 256, 128),
+    top_mlp: Sequence[int] = (1024, 1024, 512, 256, 1),
+    lookups_per_table: int = 1,
+    name: str = "DLRM",
+) -> Model:
+    """DLRM: bottom MLP on dense features || one gather per embedding table -> pairwise-dot
+    interaction -> top MLP -> CTR. The bottom MLP must end at ``embedding_dim``."""
+    bottom, top, tables = list(bottom_mlp), list(top_mlp), list(embedding_rows)
+    if not tables:
+        raise ValueError("embedding_rows must list at least one table")
+    if not bottom or bottom[-1] != embedding_dim:
+        raise ValueError(
+            f"bottom_mlp must end at embedding_dim={embedding_dim} (the interaction needs equal "
+            f"widths), got {bottom!r}"
+        )
+    rows: list[Row] = []
+    widths = [dense_features, *bottom]
+    for i, (a, b) in enumerate(zip(widths[:-1], widths[1:], strict=True)):
+        rows.append(Row(f"bottom.fc{i + 1}", L.Dense(in_features=a, out_features=b)))
+        rows.append(Row(f"bottom.relu{i + 1}", L.Activation(elements=b)))
+    for t, n in enumerate(tables):
+        rows.append(Row(f"emb.{t}", L.Embedding(num_embeddings=n, embedding_dim=embedding_dim,
+                                                 lookups=lookups_per_table,
+                                                 pooling="sum" if lookups_per_table > 1 else "none")))
+    inter = L.FeatureInteraction(num_vectors=len(tables) + 1, dim=embedding_dim)
+    rows.append(Row("interaction", inter))
+    widths = [embedding_dim + inter.pairs, *top]
+    for i, (a, b) in enumerate(zip(widths[:-1], widths[1:], strict=True)):
+        rows.append(Row(f"top.fc{i + 1}", L.Dense(in_features=a, out_features=b)))
+        last = i == len(widths) - 2
+        rows.append(Row(f"top.{'sigmoid' if last else f'relu{i + 1}'}",
+                        L.Activation(kind="sigmoid" if last else "relu", elements=b)))
+    return Model(name, "dlrm", _fixed(rows), description="embedding tables + MLPs",
+                 config={"embedding_rows": tables, "embedding_dim": embedding_dim})
+
+
+# --------------------------------------------------------------------------------------------
+# Presets
+# --------------------------------------------------------------------------------------------
+
+
+_PRESETS: dict[str, Callable[[], Model]] = {
+    "ResNet50": lambda: resnet(50),
+    "MobileNetV2": lambda: mobilenet_v2(1.0),
+    "GPT2": lambda: gpt2(1600, 48, 25, name="GPT-2 XL"),
+    "GPT2XL": lambda: Models.GPT2,
+    "GPT2Small": lambda: gpt2(768, 12, 12, name="GPT-2 small"),
+    "BERTBase": lambda: bert(name="BERT-base"),
+    "Llama7B": lambda: llama(name="Llama-2 7B"),
+    "DLRM": lambda: dlrm(),
+    "KWS": lambda: kws_dscnn(),
+    "MNISTMLP": lambda: mnist_mlp(),
+    "MNISTCNN": lambda: mnist_cnn(),
+}
+
+
+class _Models:
+    """Preset models, built on first access: ``Models.ResNet50``, ``Models.GPT2`` (the chapter's
+    GPT-2 XL lighthouse), ``Models.GPT2Small``, ``Models.BERTBase``, ``Models.MobileNetV2``,
+    ``Models.DLRM``, ``Models.KWS``, ``Models.Llama7B``, ``Models.MNISTMLP``, ``Models.MNISTCNN``."""
+
+    def __init__(self):
+        self._built: dict[str, Model] = {}
+
+    def __getattr__(self, key: str) -> Model:
+        if key.startswith("_"):
+            raise AttributeError(key)
+        return self.get(key)
+
+    def get(self, key: str) -> Model:
+        if key not in _PRESETS:
+            raise ValueError(f"model={key!r} is not a preset; allowed: {', '.join(_PRESETS)}")
+        if key not in self._built:
+            self._built[key] = _PRESETS[key]()
+        return self._built[key]
+
+    def names(self) -> list[str]:
+        return list(_PRESETS)
+
+    def __dir__(self):
+        return [*super().__dir__(), *_PRESETS]
+
+
+Models = _Models()
+
+#: The chapter's lighthouse roster, in the order the chapter introduces it.
+LIGHTHOUSES = ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS")

@@ -1,0 +1,328 @@
+#!/usr/bin/env python
+"""Regenerate tests/reference/ground_truth.json: independent ground truth for mlsysim.
+
+Parameter counts and forward-pass FLOPs measured with PyTorch itself
+(torch.utils.flop_counter.FlopCounterMode), torchvision and HuggingFace
+transformers.  Nothing is downloaded: torchvision models use weights=None and
+HF models are built from config objects.  Whole models are instantiated on the
+``meta`` device (shapes only, no memory, no compute); single layers run on CPU
+with real small tensors.  A few models are additionally re-run on CPU with real
+weights and the totals are asserted equal to the meta-device totals.
+
+Run with the ground-truth venv (see README.md):
+
+    /work/venv-gt/bin/python tests/reference/regenerate.py
+
+The output is deterministic (no timestamps), so a re-run on the same versions
+yields a byte-identical file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+import transformers
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.utils.flop_counter import FlopCounterMode
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "ground_truth.json"
+
+CONVENTION = (
+    "FLOPs as counted by torch FlopCounterMode: 2 FLOPs per multiply-accumulate of "
+    "matmul/conv/addmm/bmm/sdpa; bias adds, norms, activations, softmax not counted"
+)
+
+META = torch.device("meta")
+CPU = torch.device("cpu")
+
+
+# --------------------------------------------------------------------------- helpers
+def n_params(model: nn.Module) -> int:
+    # Module.parameters() de-duplicates shared tensors, so tied embeddings count once
+    # (same as HF model.num_parameters()).
+    return int(sum(p.numel() for p in model.parameters()))
+
+
+def count_flops(fn):
+    """Run fn() once under FlopCounterMode (math SDPA, oneDNN off); return (total, by_op)."""
+    fc = FlopCounterMode(display=False)
+    # Grad stays enabled on purpose: nn.MultiheadAttention / nn.TransformerEncoderLayer take
+    # their fused "fast path" (_native_multi_head_attention etc.) only when grad is disabled.
+    with sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False), fc:
+        fn()
+    by_op = {str(k).replace("aten.", ""): int(v) for k, v in fc.get_flop_counts().get("Global", {}).items()}
+    by_op = {k: by_op[k] for k in sorted(by_op) if by_op[k]}
+    return int(fc.get_total_flops()), by_op
+
+
+ENTRIES: list[dict] = []
+CROSSCHECKED: list[str] = []
+
+
+def add(id_, source, config, params, flops, input_shape, by_op=None, note=None):
+    e = {
+        "id": id_,
+        "source": source,
+        "config": config,
+        "params": int(params),
+        "flops": None if flops is None else int(flops),
+        "input_shape": input_shape,
+    }
+    if by_op is not None:
+        e["flops_by_op"] = by_op
+    if note:
+        e["note"] = note
+    ENTRIES.append(e)
+    print(f"  {id_:32s} params={params:>15,d}  flops={'-' if flops is None else format(flops, ',d'):>20s}",
+          flush=True)
+
+
+# --------------------------------------------------------------------------- torchvision
+def tv_model(arch, device, **kw):
+    with device:
+        m = getattr(torchvision.models, arch)(weights=None, **kw)
+    return m.eval()
+
+
+def tv_flops(m, shape, device):
+    x = torch.zeros(*shape, device=device)
+    return count_flops(lambda: m(x))
+
+
+def torchvision_entries():
+    print("torchvision:")
+    for arch in ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152"]:
+        m = tv_model(arch, META)
+        shape = [1, 3, 224, 224]
+        fl, by = tv_flops(m, shape, META)
+        add(arch, f"torchvision.models.{arch}(weights=None)", {"arch": arch, "num_classes": 1000},
+            n_params(m), fl, shape, by)
+        if arch == "resnet50":
+            shape = [1, 3, 160, 160]
+            fl, by = tv_flops(m, shape, META)
+            add("resnet50_r160", "torchvision.models.resnet50(weights=None)",
+                {"arch": "resnet50", "num_classes": 1000}, n_params(m), fl, shape, by)
+
+    for id_, wm in [("mobilenet_v2", 1.0), ("mobilenet_v2_w0.75", 0.75), ("mobilenet_v2_w0.5", 0.5)]:
+        m = tv_model("mobilenet_v2", META, width_mult=wm)
+        shape = [1, 3, 224, 224]
+        fl, by = tv_flops(m, shape, META)
+        add(id_, f"torchvision.models.mobilenet_v2(weights=None, width_mult={wm})",
+            {"arch": "mobilenet_v2", "width_mult": wm, "num_classes": 1000}, n_params(m), fl, shape, by)
+
+
+# --------------------------------------------------------------------------- HF transformers
+def hf_build(model_cls, cfg, device):
+    with device:
+        m = model_cls(cfg)
+    assert m.config._attn_implementation == "eager", m.config._attn_implementation
+    return m.eval()
+
+
+def hf_flops(m, seq, device):
+    ids = torch.zeros(1, seq, dtype=torch.long, device=device)
+    if isinstance(m, transformers.BertModel):
+        # No mask (== all ones): HF then skips building a bidirectional mask.  (Passing an
+        # all-ones mask makes HF call mask.all(), which meta tensors cannot evaluate.)
+        kw = {}
+    else:
+        # Causal LMs: an explicit all-ones 2-D mask; without it HF's packed-sequence detection
+        # on position_ids calls .item(), which meta tensors cannot do.  All-ones == no padding.
+        kw = {"attention_mask": torch.ones(1, seq, dtype=torch.long, device=device), "use_cache": False}
+    return count_flops(lambda: m(input_ids=ids, **kw))
+
+
+def hf_cfg_summary(cfg, keys):
+    d = {k: getattr(cfg, k) for k in keys}
+    d["attn_implementation"] = cfg._attn_implementation
+    return d
+
+
+GPT2_KEYS = ["n_embd", "n_layer", "n_head", "n_inner", "vocab_size", "n_positions", "tie_word_embeddings"]
+BERT_KEYS = ["hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size",
+             "max_position_embeddings", "type_vocab_size"]
+LLAMA_KEYS = ["hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+              "num_key_value_heads", "head_dim", "vocab_size", "tie_word_embeddings", "attention_bias", "mlp_bias"]
+
+
+def hf_entries(crosscheck: bool):
+    from transformers import (BertConfig, BertModel, GPT2Config, GPT2LMHeadModel, LlamaConfig,
+                              LlamaForCausalLM)
+    print("transformers:")
+    specs = [
+        # id, model class, config class, explicit kwargs, summary keys, seq lens, crosscheck seq
+        ("gpt2_small", GPT2LMHeadModel, GPT2Config, {}, GPT2_KEYS, [128, 1024], 128),
+        ("gpt2_xl", GPT2LMHeadModel, GPT2Config, dict(n_embd=1600, n_layer=48, n_head=25), GPT2_KEYS,
+         [1024], None),
+        ("bert_base", BertModel, BertConfig, {}, BERT_KEYS, [128], 128),
+        ("llama_tiny", LlamaForCausalLM, LlamaConfig,
+         dict(hidden_size=256, intermediate_size=688, num_hidden_layers=2, num_attention_heads=8,
+              num_key_value_heads=2, vocab_size=1000, tie_word_embeddings=False, attention_bias=False,
+              mlp_bias=False), LLAMA_KEYS, [64], 64),
+    ]
+    for base, mcls, ccls, kwargs, keys, seqs, xseq in specs:
+        cfg = ccls(attn_implementation="eager", **kwargs)
+        m = hf_build(mcls, cfg, META)
+        p = n_params(m)
+        assert p == m.num_parameters(), (p, m.num_parameters())
+        kw_src = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        src = f"transformers.{mcls.__name__}({ccls.__name__}({kw_src})), attn_implementation='eager'"
+        config = {"config_kwargs": kwargs, **hf_cfg_summary(m.config, keys)}
+        if mcls is BertModel:
+            config["add_pooling_layer"] = True
+        for s in seqs:
+            fl, by = hf_flops(m, s, META)
+            add(f"{base}_s{s}", src, config, p, fl, [1, s], by,
+                note="full forward incl. lm_head over all S positions, use_cache=False"
+                if mcls is not BertModel else "BertModel forward incl. pooler; no MLM head")
+            if crosscheck and s == xseq:
+                torch.manual_seed(0)
+                mr = hf_build(mcls, cfg, CPU)
+                with torch.no_grad():
+                    flr, _ = hf_flops(mr, s, CPU)
+                assert (n_params(mr), flr) == (p, fl), (base, n_params(mr), flr, p, fl)
+                CROSSCHECKED.append(f"{base}_s{s}")
+                del mr
+
+
+# --------------------------------------------------------------------------- single layers
+def layer_entry(id_, cls, kwargs, input_shape, make_call=None, flops=True, note=None):
+    torch.manual_seed(0)
+    m = cls(**kwargs).eval()
+    fl = by = None
+    if flops:
+        x = torch.randn(*input_shape)
+        call = make_call(m, x) if make_call else (lambda: m(x))
+        fl, by = count_flops(call)
+    src = f"torch.nn.{cls.__name__}(" + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")"
+    add(id_, src, kwargs, n_params(m), fl, input_shape if flops else None, by, note)
+
+
+def layer_entries():
+    print("torch.nn layers:")
+    L = layer_entry
+    L("dense_784_128", nn.Linear, dict(in_features=784, out_features=128, bias=True), [1, 784])
+    L("dense_2048_2048_nobias", nn.Linear, dict(in_features=2048, out_features=2048, bias=False), [1, 2048])
+    L("dense_784_128_b32", nn.Linear, dict(in_features=784, out_features=128, bias=True), [32, 784])
+
+    def conv(in_c, out_c, k, stride=1, padding=0, groups=1, bias=True):
+        return dict(in_channels=in_c, out_channels=out_c, kernel_size=k, stride=stride, padding=padding,
+                    groups=groups, bias=bias)
+
+    L("conv_3_64_k3_224_p1", nn.Conv2d, conv(3, 64, 3, padding=1), [1, 3, 224, 224])
+    L("conv_64_64_k3_56_p1_nobias", nn.Conv2d, conv(64, 64, 3, padding=1, bias=False), [1, 64, 56, 56])
+    L("conv_3_64_k7_224_s2_p3_nobias", nn.Conv2d, conv(3, 64, 7, stride=2, padding=3, bias=False),
+      [1, 3, 224, 224])
+    L("conv_dw_32_k3_112_s2_p1", nn.Conv2d, conv(32, 32, 3, stride=2, padding=1, groups=32, bias=False),
+      [1, 32, 112, 112])
+    L("conv_32_64_k3_28_g4", nn.Conv2d, conv(32, 64, 3, groups=4), [1, 32, 28, 28])
+    L("conv_64_128_k1_56", nn.Conv2d, conv(64, 128, 1), [1, 64, 56, 56])
+
+    # Recurrent layers: batch_first=False, so input is [seq_len=10, batch=1, input_size].
+    rnn_note = ("input [seq_len=10, batch=1, features]; FlopCounterMode counts the decomposed "
+                "input-to-hidden and hidden-to-hidden matmuls (CPU, oneDNN off); gate math not counted")
+    L("rnn_100_128", nn.RNN, dict(input_size=100, hidden_size=128), [10, 1, 100], note=rnn_note)
+    L("lstm_100_128", nn.LSTM, dict(input_size=100, hidden_size=128), [10, 1, 100], note=rnn_note)
+    L("gru_100_128", nn.GRU, dict(input_size=100, hidden_size=128), [10, 1, 100], note=rnn_note)
+    L("lstm_100_128_l2_bi", nn.LSTM, dict(input_size=100, hidden_size=128, num_layers=2, bidirectional=True),
+      [10, 1, 100], note=rnn_note)
+
+    L("mha_768_12", nn.MultiheadAttention, dict(embed_dim=768, num_heads=12, batch_first=True), [1, 128, 768],
+      make_call=lambda m, x: (lambda: m(x, x, x, need_weights=False)),
+      note="self-attention q=k=v=x, need_weights=False, math SDPA; in/out projections + QK^T + AV")
+    L("encoder_layer_768_12_3072", nn.TransformerEncoderLayer,
+      dict(d_model=768, nhead=12, dim_feedforward=3072, batch_first=True), [1, 128, 768],
+      note="eval mode, grad enabled (no fused fast path), math SDPA")
+
+    # Bare SDPA (no parameters).
+    for s in (512, 1024):
+        shape = [1, 12, s, 64]
+        torch.manual_seed(0)
+        q, k, v = (torch.randn(*shape) for _ in range(3))
+        fl, by = count_flops(lambda: F.scaled_dot_product_attention(q, k, v))
+        add(f"sdpa_h12_s{s}_d64", "torch.nn.functional.scaled_dot_product_attention(q, k, v) [math backend]",
+            {"batch": 1, "num_heads": 12, "seq_len": s, "head_dim": 64, "is_causal": False}, 0, fl, shape, by,
+            note="input_shape is the shape of each of q, k, v")
+
+    norm_note = "params only (FlopCounterMode counts 0 FLOPs for this op)"
+    L("embedding_30522_768", nn.Embedding, dict(num_embeddings=30522, embedding_dim=768), None, flops=False,
+      note=norm_note)
+    L("layernorm_768", nn.LayerNorm, dict(normalized_shape=768), None, flops=False, note=norm_note)
+    L("batchnorm_64", nn.BatchNorm2d, dict(num_features=64), None, flops=False,
+      note=norm_note + "; running_mean/var/num_batches_tracked are buffers, not parameters")
+    L("rmsnorm_768", nn.RMSNorm, dict(normalized_shape=768), None, flops=False, note=norm_note)
+
+    # Sanity: the "params only" layers really are 0 FLOPs under FlopCounterMode.
+    for m, x in [(nn.Embedding(30522, 768), torch.zeros(1, 128, dtype=torch.long)),
+                 (nn.LayerNorm(768), torch.randn(1, 128, 768)), (nn.BatchNorm2d(64).eval(), torch.randn(1, 64, 8, 8)),
+                 (nn.RMSNorm(768), torch.randn(1, 128, 768))]:
+        assert count_flops(lambda: m(x))[0] == 0, m
+
+
+# --------------------------------------------------------------------------- checks
+EXPECTED = {
+    "resnet50": (25_557_032, 8_178_368_512),
+    "mobilenet_v2": (3_504_872, None),
+    "gpt2_small_s128": (124_439_808, None),
+    "bert_base_s128": (109_482_240, None),
+}
+
+
+def main():
+    crosscheck = "--no-crosscheck" not in sys.argv
+    t0 = time.time()
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    torchvision_entries()
+    if crosscheck:  # real-weight CPU run must match the meta-device count
+        torch.manual_seed(0)
+        mr = tv_model("resnet18", CPU)
+        flr, _ = tv_flops(mr, [1, 3, 224, 224], CPU)
+        e = next(e for e in ENTRIES if e["id"] == "resnet18")
+        assert (n_params(mr), flr) == (e["params"], e["flops"]), (n_params(mr), flr, e)
+        CROSSCHECKED.append("resnet18")
+    hf_entries(crosscheck)
+    layer_entries()
+
+    ids = [e["id"] for e in ENTRIES]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    by_id = {e["id"]: e for e in ENTRIES}
+    for id_, (p, f) in EXPECTED.items():
+        assert by_id[id_]["params"] == p, (id_, by_id[id_]["params"], p)
+        if f is not None:
+            assert by_id[id_]["flops"] == f, (id_, by_id[id_]["flops"], f)
+
+    doc = {
+        "generated_by": "tests/reference/regenerate.py",
+        "versions": {
+            "torch": torch.__version__,
+            "torchvision": torchvision.__version__,
+            "transformers": transformers.__version__,
+            "python": platform.python_version(),
+        },
+        "convention": CONVENTION,
+        "notes": [
+            "Batch 1 unless input_shape says otherwise. flops = one forward pass.",
+            "Whole models instantiated on the meta device; single layers on CPU with real tensors.",
+            "FlopCounterMode run with SDPBackend.MATH and torch.backends.mkldnn.flags(enabled=False); "
+            "HF models with attn_implementation='eager'.",
+            "Causal LMs are charged the full SxS attention matmuls (masking does not reduce counted FLOPs).",
+            "flops_by_op: per-aten-op breakdown of the total (mm/addmm/bmm/convolution).",
+        ],
+        "meta_vs_real_crosscheck": CROSSCHECKED,
+        "entries": ENTRIES,
+    }
+    OUT.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {OUT} ({len(ENTRIES)} entries) in {time.time() - t0:.1f}s")
+
+
+if __name__ == "__main__":
+    main()
