@@ -141,14 +141,31 @@ class Profile:
     def capacity_bytes(self) -> float:
         return self.device.memory.capacity.m_as("B")
 
+    def _overflows(self) -> dict[str, float]:
+        """Bytes over each memory the model must fit in. Devices with on-chip flash (MCUs) keep
+        weights in flash and activations in SRAM; others hold everything in ``capacity``."""
+        mem = self.device.memory
+        if mem.flash is not None and mem.sram is not None:
+            return {
+                "flash": self.weight_bytes - mem.flash.m_as("B"),
+                "sram": self.activation_bytes + self.kv_cache_bytes - mem.sram.m_as("B"),
+            }
+        return {"memory": self.memory_footprint_bytes - self.capacity_bytes}
+
     @property
     def feasible(self) -> bool:
-        return self.memory_footprint_bytes <= self.capacity_bytes
+        return all(v <= 0 for v in self._overflows().values())
 
     @property
     def over(self) -> Quantity:
         """How far the footprint exceeds the device's memory (0 B when it fits)."""
-        return Q_(max(0.0, self.memory_footprint_bytes - self.capacity_bytes), "B")
+        return Q_(max(0.0, *self._overflows().values()), "B")
+
+    @property
+    def limiting_memory(self) -> str:
+        """Which memory is (most) exceeded or tightest: 'memory', 'flash' or 'sram'."""
+        o = self._overflows()
+        return max(o, key=o.get)
 
     @property
     def ridge_point(self) -> float:

@@ -395,6 +395,25 @@ class Pool2d(Layer):
     padding: int = Field(default=0, ge=0)
     kind: Literal["max", "avg"] = "max"
 
+    @field_validator("input_size", "kernel_size", "stride")
+    @classmethod
+    def _positive(cls, v, info):
+        for x in () if v is None else _pair(v):
+            if x < 1:
+                raise ValueError(f"{info.field_name} must be >= 1, got {v!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _fits(self):
+        if self.kernel_size is not None:
+            (kh, kw), (h, w), p = _pair(self.kernel_size), _pair(self.input_size), self.padding
+            if kh > h + 2 * p or kw > w + 2 * p:
+                raise ValueError(
+                    f"kernel_size={self.kernel_size!r} is larger than the padded input "
+                    f"({h + 2 * p}x{w + 2 * p}); allowed: kernel_size <= input_size + 2*padding"
+                )
+        return self
+
     @property
     def output_size(self) -> tuple[int, int]:
         h, w = _pair(self.input_size)
@@ -568,6 +587,15 @@ class GRU(_Recurrent):
 # --------------------------------------------------------------------------------------------
 
 
+def _check_heads(layer):
+    """Shared by Attention, MultiHeadAttention and TransformerBlock: fail at construction."""
+    if layer.d_model % layer.n_heads:
+        raise ValueError(f"n_heads={layer.n_heads} must divide d_model={layer.d_model}")
+    if layer.kv_heads is not None and layer.n_heads % layer.kv_heads:
+        raise ValueError(f"kv_heads={layer.kv_heads} must divide n_heads={layer.n_heads}")
+    return layer
+
+
 class Attention(Layer):
     """Scaled dot-product attention core: softmax(Q K^T / sqrt(d_head)) V.
 
@@ -586,11 +614,7 @@ class Attention(Layer):
 
     @model_validator(mode="after")
     def _heads(self):
-        if self.d_model % self.n_heads:
-            raise ValueError(f"n_heads={self.n_heads} must divide d_model={self.d_model}")
-        if self.kv_heads is not None and self.n_heads % self.kv_heads:
-            raise ValueError(f"kv_heads={self.kv_heads} must divide n_heads={self.n_heads}")
-        return self
+        return _check_heads(self)
 
     @property
     def d_head(self) -> int:
@@ -727,6 +751,10 @@ class MultiHeadAttention(Sequential):
     def _nonempty(cls, v):
         return v
 
+    @model_validator(mode="after")
+    def _heads(self):
+        return _check_heads(self)
+
     @cached_property
     def core(self) -> Attention:
         return Attention(
@@ -780,6 +808,10 @@ class TransformerBlock(Sequential):
     @classmethod
     def _nonempty(cls, v):
         return v
+
+    @model_validator(mode="after")
+    def _heads(self):
+        return _check_heads(self)
 
     @cached_property
     def attn(self) -> MultiHeadAttention:

@@ -155,8 +155,14 @@ LLAMA_KEYS = ["hidden_size", "intermediate_size", "num_hidden_layers", "num_atte
 
 
 def hf_entries(crosscheck: bool):
-    from transformers import (BertConfig, BertModel, GPT2Config, GPT2LMHeadModel, LlamaConfig,
-                              LlamaForCausalLM)
+    from transformers import (
+        BertConfig,
+        BertModel,
+        GPT2Config,
+        GPT2LMHeadModel,
+        LlamaConfig,
+        LlamaForCausalLM,
+    )
     print("transformers:")
     specs = [
         # id, model class, config class, explicit kwargs, summary keys, seq lens, crosscheck seq

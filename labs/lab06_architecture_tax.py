@@ -1,0 +1,302 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="Lab 06: The Architecture Tax")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import lab06 as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Lab 06",
+            "The Architecture Tax",
+            "Every architecture choice sets a bill in parameters, memory, kernel launches and "
+            "bandwidth. Predict each bill, then check it against the roofline engine.",
+            ["4 parts + synthesis", "about 50 minutes", "dense vs conv", "quadratic attention",
+             "depth vs width", "workload signatures"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · The cost of no structure"),
+        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
+                    "Our intern wants a plain fully connected network on 224×224 camera-trap images: "
+                    "no convolutions. How big is the first layer?"),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_resolution = lab.A_RESOLUTION.widget()
+    return (a_resolution,)
+
+
+@app.cell
+def _(lab):
+    a_units = lab.A_UNITS.widget()
+    return (a_units,)
+
+
+@app.cell
+def _(lab):
+    a_precision = lab.A_PRECISION.widget()
+    return (a_precision,)
+
+
+@app.cell
+def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_resolution, a_units, a_precision], justify="start", wrap=True),
+        kit.show(lab.part_a(a_resolution.value, a_units.value, a_precision.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · The quadratic wall"),
+        kit.message("Alex Torres", "product manager, WildlifeVision",
+                    "The paper uses 4K tokens of audio context; we need 128K for full recordings. "
+                    "Just double the context a few times: how much more memory can that take?"),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_seq = lab.B_SEQ.widget()
+    return (b_seq,)
+
+
+@app.cell
+def _(lab):
+    b_heads = lab.B_HEADS.widget()
+    return (b_heads,)
+
+
+@app.cell
+def _(lab):
+    b_flash = lab.B_FLASH.widget()
+    return (b_flash,)
+
+
+@app.cell
+def _(b_flash, b_heads, b_seq, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_seq, b_heads, b_flash], justify="start", wrap=True),
+        kit.show(lab.part_b(b_seq.value, b_heads.value, b_flash.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · Depth vs width"),
+        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
+                    "Two candidates do the same FLOPs, yet one is far slower in our benchmark. Same "
+                    "FLOPs should mean same speed, so is the benchmark broken?"),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_depth = lab.C_DEPTH.widget()
+    return (c_depth,)
+
+
+@app.cell
+def _(lab):
+    c_device = lab.C_DEVICE.widget()
+    return (c_device,)
+
+
+@app.cell
+def _(lab):
+    c_efficiency = lab.C_EFFICIENCY.widget()
+    return (c_efficiency,)
+
+
+@app.cell
+def _(c_depth, c_device, c_efficiency, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_depth, c_efficiency], justify="start", wrap=True),
+        c_device,
+        kit.show(lab.part_c(c_depth.value, c_device.value, c_efficiency.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · Workload signatures"),
+        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
+                    "Our profiler says the old CNN keeps the GPU busier than the new transformer. "
+                    "Is the profiler broken?"),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_batch = lab.D_BATCH.widget()
+    return (d_batch,)
+
+
+@app.cell
+def _(lab):
+    d_device = lab.D_DEVICE.widget()
+    return (d_device,)
+
+
+@app.cell
+def _(lab):
+    d_fused = lab.D_FUSED.widget()
+    return (d_fused,)
+
+
+@app.cell
+def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_batch, d_fused], justify="start", wrap=True),
+        d_device,
+        kit.show(lab.part_d(d_batch.value, d_device.value, d_fused.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    ## Synthesis · Ship the camera trap
+
+    Pick a model and a device for the wildlife camera. The engine reports latency, the binding
+    term and whether it fits; your choice is saved to your design ledger.
+    """)
+    return
+
+
+@app.cell
+def _(lab):
+    s_model = lab.S_MODEL.widget()
+    return (s_model,)
+
+
+@app.cell
+def _(lab):
+    s_device = lab.S_DEVICE.widget()
+    return (s_device,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_model, unlocked):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the synthesis (answer all four predictions)"),
+    )
+    mo.vstack([mo.hstack([s_model, s_device], justify="start"),
+               kit.show(lab.synthesis(s_model.value, s_device.value))])
+    return
+
+
+@app.cell
+async def _(kit, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_model):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"model": s_model.value, "device": s_device.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,3 @@
+"""The lab UI kit: ``style`` (palette, CSS, Plotly theme), ``components`` (predictions, cards,
+messages, MathPeek, feasibility), ``charts`` (device lines, roofline), ``state`` (the design
+ledger). Notebooks import what they show from here; the physics comes from ``mlsysim``."""

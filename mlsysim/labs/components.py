@@ -1,0 +1,343 @@
+"""The lab component library: every piece of HTML a notebook shows comes from here.
+
+Text that reaches HTML is escaped; styling is by CSS class (``style.LAB_CSS``), never inline.
+marimo is imported lazily so that ``import mlsysim`` never needs it.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "Prediction",
+    "Card",
+    "header",
+    "message",
+    "cards",
+    "math_peek",
+    "feasibility",
+    "error_note",
+    "locked",
+    "locked_note",
+    "unlock_requested",
+    "fmt_bytes",
+    "fmt_count",
+    "fmt_time",
+    "fmt_rate",
+    "fmt_ratio",
+    "Slider",
+    "Choice",
+    "Toggle",
+    "View",
+    "show",
+]
+
+
+def _mo():
+    import marimo as mo
+
+    return mo
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Number formatting (one place, so every notebook shows units the same way)
+# --------------------------------------------------------------------------------------------
+
+
+def _finite(x: float, what: str) -> float:
+    x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        raise ValueError(f"{what} must be a finite number, got {x}")
+    return x
+
+
+def _scaled(x: float, units: Sequence[tuple[float, str]], digits: int) -> str:
+    for scale, unit in units:
+        if abs(x) >= scale:
+            return f"{x / scale:,.{digits}f} {unit}"
+    scale, unit = units[-1]
+    return f"{x / scale:,.{digits}f} {unit}"
+
+
+_BYTES = [(1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1, "B")]
+_BIBYTES = [(2**50, "PiB"), (2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"), (1, "B")]
+
+
+def fmt_bytes(n: float, digits: int = 1, binary: bool = False) -> str:
+    """Decimal units by default (1 GB = 1e9 B), binary (GiB) when asked."""
+    return _scaled(_finite(n, "bytes"), _BIBYTES if binary else _BYTES, digits)
+
+
+def fmt_count(n: float, digits: int = 1) -> str:
+    """12,345 below a million; 1.2 M, 3.4 B, 5.6 T above."""
+    n = _finite(n, "count")
+    if abs(n) < 1e6:
+        return f"{n:,.0f}"
+    return _scaled(n, [(1e12, "T"), (1e9, "B"), (1e6, "M")], digits)
+
+
+def fmt_time(seconds: float, digits: int = 2) -> str:
+    s = _finite(seconds, "time")
+    return _scaled(s, [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")], digits)
+
+
+def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
+    return _scaled(_finite(flops_per_s, "rate"),
+                   [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"),
+                    (1, "FLOP/s")], digits)
+
+
+def fmt_ratio(x: float, digits: int = 1) -> str:
+    return f"{_finite(x, 'ratio'):,.{digits}f}×"
+
+
+# --------------------------------------------------------------------------------------------
+# Predictions and the unlock switch
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A prediction question: options (key -> label), the correct key, and per-option feedback
+    (for a wrong option, name the misconception)."""
+
+    question: str
+    options: Mapping[str, str]
+    answer: str
+    feedback: Mapping[str, str]
+    correct_note: str = ""
+
+    def __post_init__(self):
+        if self.answer not in self.options:
+            raise ValueError(f"answer={self.answer!r} is not one of the options {list(self.options)}")
+        missing = [k for k in self.options if k not in self.feedback]
+        if missing:
+            raise ValueError(f"feedback is missing for options {missing}")
+
+    def radio(self):
+        """The widget: no default answer. Create it in its own (ungated) cell."""
+        mo = _mo()
+        return mo.ui.radio(
+            options={label: key for key, label in self.options.items()},
+            value=None,
+            label=f"**Predict first.** {self.question}",
+        )
+
+    def is_correct(self, value) -> bool:
+        return value == self.answer
+
+    def respond(self, value, unlocked: bool = False):
+        """Feedback for the chosen option (or an instructor-mode note when unlocked unanswered)."""
+        mo = _mo()
+        if value is None:
+            if unlocked:
+                return mo.callout(mo.md("Instructor mode: this part is unlocked without a prediction."),
+                                  kind="info")
+            return locked_note()
+        if value not in self.options:
+            raise ValueError(f"prediction value {value!r} is not one of {list(self.options)}")
+        text = self.feedback[value]
+        if self.is_correct(value):
+            return mo.callout(mo.md(f"**Correct.** {text}"), kind="success")
+        right = self.options[self.answer]
+        return mo.callout(mo.md(f"**Not quite: the answer is _{right}_.** {text}"), kind="warn")
+
+
+def unlock_requested() -> bool:
+    """True when the instructor switch is on: ``?unlock=all`` in the URL (marimo run / the
+    browser site) or ``-- --unlock all`` on the command line."""
+    mo = _mo()
+    from marimo._runtime.context.types import ContextNotInitializedError
+
+    values = []
+    for source in (mo.cli_args, mo.query_params):
+        try:
+            values.append(source().get("unlock"))
+        except ContextNotInitializedError:  # plain Python, outside a notebook run
+            values.append(None)
+    return any(str(v).lower() in ("all", "1", "true", "yes") for v in values if v is not None)
+
+
+def locked(radio, unlocked: bool) -> bool:
+    """The condition for ``mo.stop``: a part stays locked until its prediction is answered."""
+    return radio.value is None and not unlocked
+
+
+def locked_note(what: str = "this part"):
+    mo = _mo()
+    return mo.callout(mo.md(f"Answer the prediction above to unlock {_e(what)}."), kind="neutral")
+
+
+# --------------------------------------------------------------------------------------------
+# Display components
+# --------------------------------------------------------------------------------------------
+
+
+def header(kicker: str, title: str, goal: str, badges: Iterable[str] = ()):
+    mo = _mo()
+    chips = "".join(f'<span class="ms-badge">{_e(b)}</span>' for b in badges)
+    return mo.Html(
+        f'<div class="ms-header"><div class="ms-kicker">{_e(kicker)}</div>'
+        f"<h1>{_e(title)}</h1><div class=\"ms-goal\">{_e(goal)}</div>"
+        f'<div class="ms-badges">{chips}</div></div>'
+    )
+
+
+def message(sender: str, role: str, text: str):
+    """A stakeholder message framing the part's question."""
+    mo = _mo()
+    return mo.Html(
+        f'<div class="ms-message"><div class="ms-from">Incoming message · {_e(sender)}, {_e(role)}</div>'
+        f"<blockquote>&ldquo;{_e(text)}&rdquo;</blockquote></div>"
+    )
+
+
+@dataclass(frozen=True)
+class Card:
+    label: str
+    value: str
+    note: str = ""
+    status: str = ""  # "", "ok", "warn", "bad"
+
+    def __post_init__(self):
+        if self.status not in ("", "ok", "warn", "bad"):
+            raise ValueError(f"status={self.status!r}; allowed: '', 'ok', 'warn', 'bad'")
+        low = str(self.value).strip().lower()
+        if low in ("nan", "inf", "-inf", "error") or "nan " in f"{low} ":
+            raise ValueError(f"card {self.label!r} would show {self.value!r}")
+
+
+def cards(items: Sequence[Card]):
+    mo = _mo()
+    body = "".join(
+        f'<div class="ms-card {c.status}"><div class="ms-label">{_e(c.label)}</div>'
+        f'<div class="ms-value">{_e(c.value)}</div><div class="ms-note">{_e(c.note)}</div></div>'
+        for c in items
+    )
+    return mo.Html(f'<div class="ms-cards">{body}</div>')
+
+
+def math_peek(title: str, lines: Sequence[str], note: str = ""):
+    """An accordion with the formula and the live numbers substituted (one line each)."""
+    mo = _mo()
+    block = "\n".join(lines)
+    text = f"```text\n{block}\n```"
+    if note:
+        text += f"\n\n{note}"
+    return mo.accordion({f"MathPeek: {title}": mo.md(text)})
+
+
+def feasibility(need_bytes: float, device, what: str = "This configuration"):
+    """Fits / does not fit callout against ``device.memory.capacity`` (never raises for OOM)."""
+    mo = _mo()
+    cap = device.memory.capacity.m_as("B")
+    need = _finite(need_bytes, "need_bytes")
+    if need <= cap:
+        share = need / cap
+        return mo.callout(
+            mo.md(f"**Fits.** {_e(what)} needs {fmt_bytes(need)}, {share:.1%} of the "
+                  f"{_e(device.name)}'s {fmt_bytes(cap)}."),
+            kind="success",
+        )
+    return mo.callout(
+        mo.md(f"**Out of memory.** {_e(what)} needs {fmt_bytes(need)}: "
+              f"{fmt_bytes(need - cap)} more than the {_e(device.name)}'s {fmt_bytes(cap)} "
+              f"({need / cap:,.1f}× its capacity). This is a feasibility failure, not a slowdown."),
+        kind="danger",
+    )
+
+
+def error_note(exc: Exception):
+    """Show a validation error to a student as a sentence, never as a traceback."""
+    mo = _mo()
+    msg = str(exc).splitlines()
+    useful = [m for m in msg if m.strip() and not m.strip().startswith("For further information")]
+    return mo.callout(mo.md("**That input is not valid.** " + _e(" ".join(useful[-2:]))), kind="danger")
+
+
+# --------------------------------------------------------------------------------------------
+# Widget specs: one definition feeds the notebook's widget and the test harness's grid
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slider:
+    label: str
+    start: float
+    stop: float
+    value: float
+    step: float = 1
+
+    def __post_init__(self):
+        if not (self.start <= self.value <= self.stop):
+            raise ValueError(f"{self.label}: value {self.value} outside [{self.start}, {self.stop}]")
+
+    def widget(self):
+        return _mo().ui.slider(start=self.start, stop=self.stop, step=self.step, value=self.value,
+                               label=self.label, show_value=True)
+
+    def grid(self) -> list:
+        """Minimum, default and maximum: the states the harness runs."""
+        return sorted({self.start, self.value, self.stop})
+
+
+@dataclass(frozen=True)
+class Choice:
+    label: str
+    options: Mapping[str, str]  # key -> label shown
+    value: str
+    inline: bool = True
+
+    def __post_init__(self):
+        if self.value not in self.options:
+            raise ValueError(f"{self.label}: default {self.value!r} not in {list(self.options)}")
+
+    def widget(self):
+        return _mo().ui.radio(options={v: k for k, v in self.options.items()},
+                              value=self.options[self.value], label=self.label, inline=self.inline)
+
+    def grid(self) -> list:
+        return list(self.options)
+
+
+@dataclass(frozen=True)
+class Toggle:
+    label: str
+    value: bool = False
+
+    def widget(self):
+        return _mo().ui.switch(value=self.value, label=self.label)
+
+    def grid(self) -> list:
+        return [False, True]
+
+
+@dataclass
+class View:
+    """What one part shows: a chart, metric cards, a sentence, the MathPeek lines."""
+
+    figure: object
+    cards: list[Card]
+    summary: str
+    peek_title: str
+    peek: list[str]
+    alert: object = None  # an optional callout (e.g. feasibility)
+
+
+def show(view: View, feedback=None):
+    """Lay out a part: chart, cards, sentence, optional alert, MathPeek, prediction feedback."""
+    mo = _mo()
+    items = [view.figure, cards(view.cards), mo.md(view.summary)]
+    if view.alert is not None:
+        items.append(view.alert)
+    items.append(math_peek(view.peek_title, view.peek))
+    if feedback is not None:
+        items.append(feedback)
+    return mo.vstack(items)

@@ -1,0 +1,1 @@
+"""Per-notebook part functions: plain functions of widget values, tested over the widget grid."""

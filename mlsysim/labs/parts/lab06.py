@@ -1,0 +1,335 @@
+"""Lab 06, The Architecture Tax: each part is a plain function of its widget values.
+
+Every number comes from ``mlsysim`` (layers, models, engine, hardware); this module only picks
+inputs, builds the chart and writes the sentence. Corrections to the seed lab are documented
+where they apply and asserted in ``tests/test_lab06.py``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ... import layers as L
+from ...engine import Engine
+from ...hardware import Hardware
+from ...models import Models, mlp
+from ..charts import figure, memory_lines, roofline
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    Toggle,
+    View,
+    fmt_bytes,
+    fmt_count,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "lab06"
+PARTS = ("A", "B", "C", "D")
+
+DEVICES = {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX", "iPhone15Pro": "Mobile: iPhone 15 Pro"}
+
+# ---------------------------------------------------------------------------------------------
+# Part A: the parameter explosion of a dense first layer
+# ---------------------------------------------------------------------------------------------
+
+PRED_A = Prediction(
+    question=("A dense layer maps a flattened 224×224 RGB image (150,528 values) to 1,000 hidden "
+              "units. How many parameters does that one layer have?"),
+    options={"150k": "About 150 thousand", "150m": "About 150 million", "1.5b": "About 1.5 billion",
+             "22b": "About 22.7 billion"},
+    answer="150m",
+    feedback={
+        "150k": "That is the input size, not the weight count: every one of the 1,000 units has its own "
+                "150,528 weights, so the layer holds 150,528 × 1,000 + 1,000 biases.",
+        "150m": "150,528 × 1,000 weights + 1,000 biases = 150,529,000 parameters: 602 MB in FP32 for one layer "
+                "that has learned nothing about images yet.",
+        "1.5b": "Ten times too many: count inputs × units = 150,528 × 1,000.",
+        "22b": "That would be a *square* layer with 150,528 units (the seed lab's example). With 1,000 units "
+               "it is 150,528 × 1,000 ≈ 150.5 M.",
+    },
+)
+A_RESOLUTION = Slider("Image side (pixels)", 28, 512, 224, step=28)
+A_UNITS = Slider("Hidden units in the dense layer", 100, 4000, 1000, step=100)
+A_PRECISION = Choice("Weight precision", {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}, "fp32")
+
+
+def part_a(resolution: int, units: int, precision: str) -> View:
+    """Dense first layer vs a shared 3×3 / 5×5 convolution across resolutions."""
+    import plotly.graph_objects as go
+
+    res = int(resolution)
+    dense = L.Dense(in_features=res * res * 3, out_features=int(units))
+    conv3 = L.Conv2d(in_channels=3, out_channels=64, kernel_size=3, input_size=res, padding=1)
+    conv5 = L.Conv2d(in_channels=3, out_channels=64, kernel_size=5, input_size=res, padding=2)
+    sides = list(range(int(A_RESOLUTION.start), int(A_RESOLUTION.stop) + 1, int(A_RESOLUTION.step)))
+    dense_curve = [L.Dense(in_features=s * s * 3, out_features=int(units)).params for s in sides]
+
+    fig = figure(f"First-layer parameters vs image size ({int(units):,} dense units)", "Image side (pixels)",
+                 "Parameters (log scale)", log_y=True)
+    fig.add_trace(go.Scatter(x=sides, y=dense_curve, name="Dense (MLP)", mode="lines"))
+    fig.add_trace(go.Scatter(x=sides, y=[conv3.params] * len(sides), name="Conv 3×3, 64 filters", mode="lines"))
+    fig.add_trace(go.Scatter(x=sides, y=[conv5.params] * len(sides), name="Conv 5×5, 64 filters", mode="lines"))
+    fig.add_trace(go.Scatter(x=[res], y=[dense.params], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    devs = [Hardware.get(k) for k in DEVICES]
+    per_param = dense.weight_bytes(precision) / dense.params
+    memory_lines(fig, devs, unit="B", scale=1 / per_param)
+
+    weight_bytes = dense.weight_bytes(precision)
+    per_detector = (res * res * 3) / (3 * 3 * 3)
+    fits = [d.key for d in devs if weight_bytes <= d.memory.capacity.m_as("B")]
+    cards = [
+        Card("Dense layer params", fmt_count(dense.params), f"{res}×{res}×3 → {int(units):,}", "bad"),
+        Card("Dense weights", fmt_bytes(weight_bytes), precision.upper(),
+             "ok" if len(fits) == len(devs) else "warn" if fits else "bad"),
+        Card("Conv 3×3 params", fmt_count(conv3.params), "independent of image size", "ok"),
+        Card("Per-detector saving", fmt_ratio(per_detector, 0), "one dense unit vs one 3×3×3 filter"),
+    ]
+    summary = (f"At {res}×{res}, one dense unit needs {res * res * 3:,} weights while a 3×3 filter over "
+               f"3 channels needs 27: a {per_detector:,.0f}× saving per detector. The dense layer's "
+               f"{fmt_bytes(weight_bytes)} of {precision.upper()} weights fit on "
+               f"{', '.join(fits) if fits else 'none of the devices'}.")
+    peek = [
+        f"dense params = d_in × d_out + d_out = {res * res * 3:,} × {int(units):,} + {int(units):,} = {dense.params:,}",
+        f"dense bytes  = params × bytes/value  = {dense.params:,} × {per_param:g} B = {fmt_bytes(weight_bytes)}",
+        f"conv params  = K² × C_in × C_out + C_out = 9 × 3 × 64 + 64 = {conv3.params:,}",
+        f"per detector = (H·W·3) / (K²·3) = {res * res * 3:,} / 27 = {per_detector:,.1f}×",
+    ]
+    return View(fig, cards, summary, "Parameter count", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: the quadratic attention wall
+# ---------------------------------------------------------------------------------------------
+
+PRED_B = Prediction(
+    question="Doubling a transformer's context from 4,096 to 8,192 tokens multiplies the attention score memory by…",
+    options={"2x": "2× (linear in tokens)", "4x": "4× (quadratic)", "8x": "8×", "16x": "16×"},
+    answer="4x",
+    feedback={
+        "2x": "Each of the S queries scores all S keys: the score matrix is S × S, so doubling S gives 4×.",
+        "4x": "(2S)² = 4S². At 8,192 tokens and 12 heads in FP16 that is 1.61 GB per layer.",
+        "8x": "Only the sequence doubles, and it appears squared, not cubed: 4×.",
+        "16x": "16× would be quadrupling the context (512 → 2,048 is the chapter's 16× example).",
+    },
+)
+B_SEQ = Slider("Sequence length (tokens)", 512, 131072, 4096, step=512)
+B_HEADS = Slider("Attention heads", 1, 64, 32)
+B_FLASH = Toggle("FlashAttention (tiled, scores never stored)", False)
+
+
+def part_b(seq_len: int, heads: int, flash: bool) -> View:
+    import plotly.graph_objects as go
+
+    s, h = int(seq_len), int(heads)
+    d_model = 128 * h  # d_head = 128, the 7B-class head size
+    core = L.Attention(d_model=d_model, n_heads=h, seq_len=s, flash=bool(flash))
+    grid = [512 * 2**i for i in range(9)]
+
+    def live(n):
+        return L.Attention(d_model=d_model, n_heads=h, seq_len=n, flash=bool(flash)).live_elements(1) * 2
+
+    def scores(n):
+        return L.Attention(d_model=d_model, n_heads=h, seq_len=n).score_bytes(1, "fp16")
+
+    fig = figure(f"Attention memory for one layer ({h} heads, FP16)", "Sequence length (tokens)",
+                 "Bytes (log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=grid, y=[scores(n) for n in grid], name="score matrix S×S×heads", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=grid, y=[live(n) for n in grid],
+                             name="live tensors" + (" (FlashAttention)" if flash else " (materialized)"), mode="lines"))
+    fig.add_trace(go.Scatter(x=[s], y=[live(s)], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    devs = [Hardware.Cloud.H100, Hardware.Edge.JetsonOrinNX]
+    memory_lines(fig, devs, unit="B")
+
+    score_b = core.score_bytes(1, "fp16")
+    live_b = live(s)
+    h100 = Hardware.Cloud.H100.memory.capacity.m_as("B")
+    status = "bad" if live_b > h100 else "ok"
+    cards = [
+        Card("Score matrix", fmt_bytes(score_b), f"{h} × {s:,}² × 2 B", "bad" if score_b > h100 else "warn"),
+        Card("Live memory this layer", fmt_bytes(live_b), "FlashAttention" if flash else "materialized", status),
+        Card("Attention FLOPs", f"{core.flops() / 1e12:,.2f} T", "same with or without FlashAttention"),
+        Card("vs half the context", fmt_ratio(score_b / max(1, L.Attention(d_model=d_model, n_heads=h, seq_len=max(1, s // 2)).score_bytes(1, "fp16")), 1)),
+    ]
+    summary = (f"At {s:,} tokens with {h} heads, one layer's FP16 scores take {fmt_bytes(score_b)} "
+               + ("but FlashAttention never stores them: live memory is only Q, K, V and the output, "
+                  f"{fmt_bytes(live_b)}, while the FLOPs ({core.flops():,}) do not change."
+                  if flash else
+                  f"and they must all be live at once ({fmt_bytes(live_b)} with Q, K, V and the output)."))
+    peek = [
+        f"scores = heads × S² × 2 B = {h} × {s:,}² × 2 = {score_b:,} B = {fmt_bytes(score_b)}",
+        f"FLOPs  = 2 × (2 × S² × d_model) = 4 × {s:,}² × {d_model:,} = {core.flops():,}",
+        "2S → 4× scores, 4× FLOPs; FlashAttention removes the storage, not the FLOPs",
+        "seed-lab fix: 128K tokens × 32 heads is 1.1 TB per layer, not '~64 GB'",
+    ]
+    return View(fig, cards, summary, "Attention memory", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: depth vs width at equal FLOPs
+# ---------------------------------------------------------------------------------------------
+
+PRED_C = Prediction(
+    question=("Two MLPs do the same FLOPs: 128 layers of width 32, and 2 layers of width 256. At batch 1 "
+              "on an H100, which is faster?"),
+    options={"same": "Same speed: same FLOPs", "deep": "The deep one", "2x": "The shallow one, by about 2×",
+             "10x": "The shallow one, by more than 10×"},
+    answer="10x",
+    feedback={
+        "same": "FLOPs are one term of the iron law. Each layer is at least one kernel launch, and 128 launches "
+                "of a few microseconds dwarf the nanoseconds of math.",
+        "deep": "Depth adds launches and a serial chain; nothing about it is faster here.",
+        "2x": "The gap is set by the launch count (about 256 vs 4 kernels), not by the FLOPs: far more than 2×.",
+        "10x": "Both layers' math takes nanoseconds; the deep net pays ~256 kernel launches against ~4.",
+    },
+)
+C_DEPTH = Slider("Depth (layers)", 2, 128, 64, step=2)
+C_DEVICE = Choice("Deployment", DEVICES, "H100")
+C_EFFICIENCY = Slider("Compute efficiency (share of peak)", 0.1, 1.0, 0.5, step=0.05)
+
+#: The fixed budget: depth × width² (= MACs per example, bias-free).
+C_BUDGET = 2 * 256 * 256
+
+
+def width_for(depth: int) -> int:
+    """Width giving depth × width² ≈ the budget (128 × 32² == 2 × 256² == 131,072)."""
+    return max(4, round((C_BUDGET / depth) ** 0.5))
+
+
+@lru_cache(maxsize=128)
+def depth_model(depth: int):
+    w = width_for(depth)
+    return mlp([w] * (depth + 1), bias=False, name=f"MLP {depth}×{w}")
+
+
+def part_c(depth: int, device: str, efficiency: float) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    precision = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
+    depths = list(range(int(C_DEPTH.start), int(C_DEPTH.stop) + 1, int(C_DEPTH.step)))
+    profs = [Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency) for d in depths]
+    fig = figure(f"Latency vs depth at (about) equal FLOPs: {dev.name}", "Depth (layers)", "Latency (µs)")
+    fig.add_trace(go.Scatter(x=depths, y=[p.latency_s * 1e6 for p in profs], name="total", mode="lines"))
+    fig.add_trace(go.Scatter(x=depths, y=[p.latency_dispatch_s * 1e6 for p in profs], name="dispatch (launches)",
+                             mode="lines", line=dict(dash="dash")))
+    fig.add_trace(go.Scatter(x=depths, y=[(p.latency_s - p.latency_dispatch_s) * 1e6 for p in profs],
+                             name="compute/memory", mode="lines", line=dict(dash="dot")))
+    d = int(depth)
+    p = Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency)
+    ref = Engine.solve(depth_model(2), dev, precision=precision, efficiency=efficiency)
+    fig.add_trace(go.Scatter(x=[d], y=[p.latency_s * 1e6], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    share = p.latency_dispatch_s / p.latency_s
+    cards = [
+        Card("Width at this depth", f"{width_for(d)}", f"{d} × {width_for(d)}² MACs"),
+        Card("FLOPs", fmt_count(p.flops), "≈ constant across depths"),
+        Card("Latency", fmt_time(p.latency_s), p.bottleneck, "bad" if p.bottleneck == "Dispatch" else "ok"),
+        Card("Launch share", f"{share:.0%}", f"{dev.dispatch_tax.m_as('us'):g} µs per kernel"),
+        Card("vs 2 layers × 256", fmt_ratio(p.latency_s / ref.latency_s), "slower" if p.latency_s > ref.latency_s else "faster"),
+    ]
+    summary = (f"{d} layers of width {width_for(d)} on the {dev.name}: {fmt_time(p.latency_s)}, of which "
+               f"{share:.0%} is kernel launches ({p.latency_dispatch_s / dev.dispatch_tax.m_as('s'):.0f} kernels). "
+               f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time.")
+    peek = [
+        "t = Σ_layers max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
+        f"peak = {dev.compute.peak(precision):~P} ({precision}, dense), η = {efficiency:g}, BW = {dev.memory.bandwidth:~P}",
+        f"compute+memory = {fmt_time(p.latency_s - p.latency_dispatch_s)};  dispatch = {fmt_time(p.latency_dispatch_s)}",
+        "seed-lab fixes: efficiency is applied, the edge peak comes from the registry, and 128×32 vs 2×256 really are equal FLOPs",
+    ]
+    return View(fig, cards, summary, "Iron law with dispatch", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: workload signatures on the roofline
+# ---------------------------------------------------------------------------------------------
+
+PRED_D = Prediction(
+    question="At batch 1 on an H100 (FP16), which lighthouse reaches the highest MFU?",
+    options={"gpt2": "GPT-2 XL (a modern transformer)", "resnet": "ResNet-50 (a CNN)",
+             "mobilenet": "MobileNetV2 (the efficient CNN)", "equal": "All roughly equal"},
+    answer="resnet",
+    feedback={
+        "gpt2": "Decoding one token reads all 3 GB of weights for ~3 GFLOP: about 1 FLOP per byte, far below "
+                "the ridge. Newer is not more hardware-efficient.",
+        "resnet": "Its convolutions reuse each weight across thousands of positions. All of them are launch-bound "
+                  "at batch 1, but ResNet-50 does the most work per launch.",
+        "mobilenet": "MobileNetV2 has 13.7× fewer FLOPs but a similar number of kernels, so it spends a larger "
+                     "share of its time launching: FLOPs are not speed.",
+        "equal": "They differ by an order of magnitude: intensity and work per kernel set utilization.",
+    },
+)
+D_BATCH = Slider("Batch size", 1, 256, 1)
+D_DEVICE = Choice("Device", DEVICES, "H100")
+D_FUSED = Toggle("Compiled inference graph (BN folded, activations fused)", False)
+
+D_MODELS = {"ResNet50": "ResNet-50", "GPT2": "GPT-2 XL (decode, 1,024-token cache)",
+            "MobileNetV2": "MobileNetV2", "DLRM": "DLRM"}
+
+
+def part_d(batch: int, device: str, fused: bool) -> View:
+    dev = Hardware.get(device)
+    precision = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
+    profiles = {k: Engine.solve(Models.get(k), dev, batch_size=int(batch), precision=precision,
+                                efficiency=1.0, fused=bool(fused)) for k in D_MODELS}
+    points = [(D_MODELS[k].split(" (")[0], p.arithmetic_intensity.magnitude, p.flops / p.latency_s)
+              for k, p in profiles.items()]
+    fig = roofline(dev, precision, 1.0, points, title=f"Workload signatures on the {dev.name} (batch {int(batch)})")
+    cards = []
+    for k, p in profiles.items():
+        status = "bad" if not p.feasible else ("warn" if p.bottleneck == "Dispatch" else "ok")
+        note = (f"AI {p.arithmetic_intensity.magnitude:,.1f} FLOP/B · {p.bottleneck}" if p.feasible
+                else f"out of memory by {fmt_bytes(p.over.m_as('B'))}")
+        cards.append(Card(D_MODELS[k].split(" (")[0], f"MFU {p.mfu:.1%}", note, status))
+    best = max(profiles, key=lambda k: profiles[k].mfu)
+    summary = (f"At batch {int(batch)} on the {dev.name}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
+               f"({profiles[best].mfu:.1%}). Bottlenecks: "
+               + ", ".join(f"{D_MODELS[k].split(' (')[0]} {p.bottleneck}" for k, p in profiles.items()) + ".")
+    peek = [
+        f"ridge = peak / BW = {dev.compute.peak(precision):~P} / {dev.memory.bandwidth:~P} = "
+        f"{dev.ridge_point(precision).magnitude:,.0f} FLOP/B",
+        "MFU = FLOPs / (latency × peak); the bottleneck is the term that accounts for most time",
+        "seed-lab fix: an infeasible model is reported as out of memory with the amount over; no row is hidden",
+    ]
+    return View(fig, cards, summary, "Roofline", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Synthesis: pick a deployment for the wildlife camera
+# ---------------------------------------------------------------------------------------------
+
+S_MODEL = Choice("Model", {"ResNet50": "ResNet-50", "MobileNetV2": "MobileNetV2", "KWS": "KWS DS-CNN"},
+                 "MobileNetV2", inline=False)
+S_DEVICE = Choice("Device", {**DEVICES, "ArduinoNano33BLESense": "Tiny: Arduino Nano 33 BLE Sense"},
+                  "JetsonOrinNX", inline=False)
+
+
+def synthesis(model: str, device: str) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    m = Models.get(model)
+    precision = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
+    p = Engine.solve(m, dev, precision=precision, efficiency=0.5)
+    terms = {"compute": p.latency_compute_s, "memory": p.latency_memory_s, "dispatch": p.latency_dispatch_s}
+    fig = figure(f"{m.name} on the {dev.name} ({precision.upper()})", "Iron-law term", "Time (ms)")
+    fig.add_trace(go.Bar(x=list(terms), y=[v * 1e3 for v in terms.values()], name="sum over layers"))
+    cap = dev.memory.capacity.m_as("B")
+    need = p.memory_footprint_bytes
+    fps = 1 / p.latency_s
+    cards = [
+        Card("Latency", fmt_time(p.latency_s), p.bottleneck),
+        Card("Frames per second", f"{fps:,.1f}", "batch 1"),
+        Card("Memory", fmt_bytes(need), f"of {fmt_bytes(cap)}", "ok" if p.feasible else "bad"),
+        Card("Energy / inference", f"{dev.tdp.m_as('W') * p.latency_s * 1e3:,.2f} mJ", "at TDP"),
+    ]
+    summary = (f"{m.name} on the {dev.name}: {fmt_time(p.latency_s)} per frame ({p.bottleneck.lower()}-bound), "
+               f"{'fits' if p.feasible else 'does NOT fit'} in memory ({fmt_bytes(need)} of {fmt_bytes(cap)}).")
+    peek = [f"energy ≈ TDP × latency = {dev.tdp:~P} × {fmt_time(p.latency_s)}",
+            f"memory = weights + peak live activations = {fmt_bytes(p.weight_bytes)} + {fmt_bytes(p.activation_bytes)}"]
+    return View(fig, cards, summary, "Deployment check", peek)

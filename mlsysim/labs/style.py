@@ -1,0 +1,94 @@
+"""Palette, lab stylesheet and the Plotly theme. Readable in marimo's light and dark modes:
+the CSS uses variables that flip under ``prefers-color-scheme: dark`` and marimo's ``.dark``
+class; charts have transparent backgrounds and mid-grey grids."""
+
+from __future__ import annotations
+
+__all__ = ["COLORS", "LAB_CSS", "apply_plotly_theme", "Css"]
+
+COLORS: dict[str, str] = {
+    "BlueLine": "#2563eb",
+    "RedLine": "#dc2626",
+    "GreenLine": "#16a34a",
+    "OrangeLine": "#ea580c",
+    "PurpleLine": "#7c3aed",
+    "TealLine": "#0d9488",
+    "GreyLine": "#6b7280",
+    "Text": "#0f172a",
+    "TextSec": "#334155",
+    "TextMuted": "#64748b",
+    "Border": "#cbd5e1",
+    "Surface": "#f8fafc",
+}
+
+#: Trace colors in a fixed order (one per device or model, the same across notebooks).
+SERIES = [COLORS[k] for k in ("BlueLine", "OrangeLine", "GreenLine", "RedLine", "PurpleLine",
+                              "TealLine", "GreyLine")]
+
+
+class Css(str):
+    """A stylesheet string that marimo displays as HTML (``mo.vstack([LAB_CSS, ...])`` works)."""
+
+    def _mime_(self) -> tuple[str, str]:
+        return ("text/html", str(self))
+
+
+LAB_CSS = Css(
+    """<style>
+:root { --ms-text:#0f172a; --ms-sec:#334155; --ms-muted:#64748b; --ms-border:#cbd5e1;
+        --ms-surface:#f8fafc; --ms-card:#ffffff; --ms-blue:#2563eb; --ms-red:#dc2626;
+        --ms-green:#16a34a; --ms-orange:#ea580c; }
+@media (prefers-color-scheme: dark) {
+  :root { --ms-text:#e2e8f0; --ms-sec:#cbd5e1; --ms-muted:#94a3b8; --ms-border:#334155;
+          --ms-surface:#0f172a; --ms-card:#1e293b; }
+}
+.dark, [data-theme="dark"] { --ms-text:#e2e8f0; --ms-sec:#cbd5e1; --ms-muted:#94a3b8;
+  --ms-border:#334155; --ms-surface:#0f172a; --ms-card:#1e293b; }
+.ms-header { padding: 24px 28px; border-radius: 14px; background: var(--ms-surface);
+  border: 1px solid var(--ms-border); color: var(--ms-text); }
+.ms-header .ms-kicker { font-size: .72rem; font-weight: 700; letter-spacing: .16em;
+  text-transform: uppercase; color: var(--ms-muted); }
+.ms-header h1 { margin: 6px 0 8px 0; font-size: 2rem; line-height: 1.15; }
+.ms-header .ms-goal { color: var(--ms-sec); font-size: 1.02rem; }
+.ms-badges { display: flex; gap: 8px; flex-wrap: wrap; margin-top: 12px; }
+.ms-badge { padding: 3px 10px; border-radius: 999px; font-size: .78rem; font-weight: 600;
+  border: 1px solid var(--ms-border); color: var(--ms-sec); }
+.ms-cards { display: flex; gap: 12px; flex-wrap: wrap; margin: 10px 0; }
+.ms-card { flex: 1; min-width: 150px; padding: 12px 16px; border-radius: 10px;
+  background: var(--ms-card); border: 1px solid var(--ms-border); border-top: 4px solid var(--ms-blue);
+  color: var(--ms-text); }
+.ms-card.ok { border-top-color: var(--ms-green); }
+.ms-card.warn { border-top-color: var(--ms-orange); }
+.ms-card.bad { border-top-color: var(--ms-red); }
+.ms-card .ms-label { font-size: .72rem; font-weight: 700; text-transform: uppercase;
+  letter-spacing: .08em; color: var(--ms-muted); }
+.ms-card .ms-value { font-size: 1.5rem; font-weight: 800; margin: 2px 0; }
+.ms-card .ms-note { font-size: .8rem; color: var(--ms-muted); }
+.ms-message { border-left: 4px solid var(--ms-blue); padding: 12px 18px; margin: 10px 0;
+  border-radius: 0 10px 10px 0; background: var(--ms-card); color: var(--ms-text); }
+.ms-message .ms-from { font-size: .72rem; font-weight: 700; text-transform: uppercase;
+  letter-spacing: .08em; color: var(--ms-muted); margin-bottom: 4px; }
+.ms-message blockquote { margin: 0; font-style: italic; color: var(--ms-sec); }
+.ms-ledger { font-size: .85rem; color: var(--ms-sec); }
+</style>"""
+)
+
+
+def apply_plotly_theme(fig, height: int | None = None):
+    """Transparent background, neutral grid and font: legible on light and dark pages.
+    Returns the figure so calls can be chained."""
+    fig.update_layout(
+        template="plotly_white",
+        paper_bgcolor="rgba(0,0,0,0)",
+        plot_bgcolor="rgba(0,0,0,0)",
+        font=dict(family="Inter, system-ui, sans-serif", size=13, color="#64748b"),
+        margin=dict(l=60, r=30, t=60, b=50),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
+        colorway=SERIES,
+        **({"height": height} if height else {}),
+    )
+    grid = dict(gridcolor="rgba(128,128,128,0.25)", zerolinecolor="rgba(128,128,128,0.4)",
+                linecolor="rgba(128,128,128,0.5)")
+    fig.update_xaxes(**grid)
+    fig.update_yaxes(**grid)
+    return fig

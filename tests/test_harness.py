@@ -1,0 +1,52 @@
+"""The harness catches each known failure class of labs like these (fixtures/bad_*.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import harness as h
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
+
+
+def _app(name):
+    return h.load_app(FIXTURES / f"{name}.py")
+
+
+def test_detects_a_prediction_that_never_renders():
+    r = h.run(_app("bad_deadlock"))
+    preds = r.predictions()
+    assert set(preds) == {"pred_a", "pred_b"}
+    assert not any(r.shows(p) for p in preds.values()), "deadlocked radios must not count as shown"
+
+
+def test_defaults_alone_miss_a_gated_bug_but_answers_find_it():
+    app = _app("bad_gated_bug")
+    r = h.run(app)
+    assert h.problems(r) == []  # the defaults-only run looks clean...
+    pred = r.predictions()["pred_a"]
+    with pytest.raises(ZeroDivisionError):  # ...answering exposes the bug
+        h.run(app, defs={"pred_a": h.with_value(pred, "x")})
+
+
+def test_detects_nan_error_text_and_empty_charts():
+    r = h.run(_app("bad_numbers"), unlock=False)
+    r = h.run(_app("bad_numbers"), defs={"pred_a": h.with_value(r.predictions()["pred_a"], "y")})
+    found = "\n".join(h.problems(r))
+    assert "'nan'" in found and "'Error'" in found and "has no data" in found
+
+
+def test_detects_completed_on_load(tmp_path):
+    h.run(_app("bad_completed"))
+    data = json.loads((tmp_path / "mlsysim-ledger.json").read_text())
+    rec = data["chapters"]["bad"]
+    # the same predicate test_notebooks applies to every real lab after a locked run
+    assert rec["required"] and all(rec["answers"].get(p) for p in rec["required"])

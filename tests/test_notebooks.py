@@ -1,0 +1,122 @@
+"""Every notebook under labs/, run headlessly in every state a student can put it in.
+
+States: locked (no answers), unlocked (instructor switch), every option of every prediction,
+every widget at its minimum / default / maximum (all together), and seeded random combinations.
+Fails on any exception, on a chart without data, on nan/inf/Error text, on a prediction radio
+that is not shown before its part unlocks, on a widget created behind a gate, and on a ledger
+marked completed before the student answered.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import harness as h
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+IDS = [p.stem for p in h.NOTEBOOKS]
+
+
+@pytest.fixture(autouse=True)
+def _data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture(scope="module", params=h.NOTEBOOKS, ids=IDS)
+def nb(request):
+    app = h.load_app(request.param)
+    return request.param, app
+
+
+def _ledger(tmp_path):
+    f = tmp_path / "mlsysim-ledger.json"
+    return json.loads(f.read_text()) if f.exists() else None
+
+
+def test_notebooks_exist():
+    assert len(h.NOTEBOOKS) >= 1
+
+
+def test_locked_state_shows_every_prediction(nb, _data_dir):
+    path, app = nb
+    r = h.run(app, path=path)
+    preds = r.predictions()
+    assert preds, f"{path.name} has no prediction radio named pred_*"
+    for name, radio in preds.items():
+        assert radio.value is None, f"{name} has a default answer"
+        assert r.shows(radio), f"{name} is never displayed while its part is locked (deadlock)"
+    assert h.problems(r) == []
+    assert not r.figures, "a chart rendered before any prediction was answered"
+    ledger = _ledger(_data_dir)
+    assert ledger is None or not any(
+        set(c["required"]) <= {k for k, v in c["answers"].items() if v} and c["required"]
+        for c in ledger["chapters"].values()
+    ), "the ledger marked a chapter completed on page load"
+
+
+def test_prediction_cells_are_single_ungated_definitions(nb):
+    path, app = nb
+    locked = h.run(app, path=path)
+    unlocked = h.run(app, unlock=True, path=path)
+    defs_by_cell = h.cell_defs(app)
+    for name in unlocked.widgets():
+        assert name in locked.widgets(), f"widget {name} is created behind a gate"
+        cell = next(d for d in defs_by_cell if name in d)
+        assert cell == {name}, f"widget {name} shares its cell with {sorted(cell - {name})}"
+
+
+def test_unlocked_runs_every_part(nb):
+    path, app = nb
+    r = h.run(app, unlock=True, path=path)
+    assert h.problems(r) == []
+    assert len(r.figures) >= len(r.predictions()), "an unlocked part drew no chart"
+
+
+def test_every_prediction_option(nb, _data_dir):
+    path, app = nb
+    preds = h.run(app, path=path).predictions()
+    width = max(len(h.grid(p)) for p in preds.values())
+    for k in range(width):
+        defs = {}
+        for name, radio in preds.items():
+            opts = h.grid(radio)
+            defs[name] = h.with_value(radio, opts[k % len(opts)])
+        r = h.run(app, defs=defs, path=path)
+        assert h.problems(r) == [], f"option set {k}"
+        assert len(r.figures) >= len(preds)
+        text = r.visible_text
+        assert ("Correct." in text) or ("Not quite" in text)
+    ledger = _ledger(_data_dir)
+    assert ledger is not None, "answers were not saved to the ledger"
+    assert any(c["answers"] for c in ledger["chapters"].values())
+
+
+@pytest.mark.parametrize("corner", ["min", "max"])
+def test_widgets_at_extremes(nb, corner):
+    path, app = nb
+    widgets = h.run(app, unlock=True, path=path).widgets()
+    defs = {}
+    for name, w in widgets.items():
+        if name.startswith("pred_"):
+            continue
+        g = h.grid(w)
+        defs[name] = h.with_value(w, g[0] if corner == "min" else g[-1])
+    r = h.run(app, defs=defs, unlock=True, path=path)
+    assert h.problems(r) == []
+    assert len(r.figures) >= len(r.predictions())
+
+
+def test_random_widget_states(nb):
+    """Seeded fuzzing: random combinations of every widget's reachable values."""
+    path, app = nb
+    widgets = h.run(app, unlock=True, path=path).widgets()
+    rng = random.Random(f"mlsysim-{path.stem}")
+    for _ in range(3):
+        defs = {name: h.with_value(w, rng.choice(h.grid(w))) for name, w in widgets.items()}
+        r = h.run(app, defs=defs, unlock=True, path=path)
+        assert h.problems(r) == [], {k: getattr(v, "value", None) for k, v in defs.items()}
