@@ -242,6 +242,50 @@ A100 = Device(
     ),
 )
 
+A100_40GB = Device(
+    name="NVIDIA A100 SXM 40GB",
+    key="A100_40GB",
+    tier="Cloud",
+    memory=Memory(capacity=(40, "GB"), bandwidth=(1555, "GB/s"), kind="HBM2"),
+    compute=A100.compute,
+    dispatch_tax=(5, "us"),
+    dispatch_note=_GPU_TAX_NOTE,
+    tdp=(400, "W"),
+    provenance=Provenance(
+        document="NVIDIA A100 Tensor Core GPU datasheet (A100 40GB SXM column)",
+        url="https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+        date=_D(2021, 6, 1),
+        notes="Same compute as the 80 GB part; 1,555 GB/s HBM2. The chapter's '~4% of peak' self-check matches this part.",
+    ),
+)
+
+CORTEX_A53_CAMERA = Device(
+    name="Camera-trap SoC (Arm Cortex-A53 @ 1.2 GHz, NEON)",
+    key="CortexA53Camera",
+    tier="Edge",
+    memory=Memory(capacity=(512, "MB"), bandwidth=(3.2, "GB/s"), kind="LPDDR2"),
+    compute=Compute(
+        quoted_precision="int8",
+        precisions={
+            "int8": _rate(2, unit="GOP/s", kind="cpu"),
+            "fp32": _rate(0.5, unit="GFLOP/s", kind="cpu"),
+        },
+    ),
+    dispatch_tax=(20, "us"),
+    dispatch_note="20 us per operator: an interpreter-style runtime (TFLite) on an in-order Arm core; planning value.",
+    tdp=(0.2, "W"),
+    provenance=Provenance(
+        document="Chapter 6 worked example 'Real-time wildlife monitoring' (planning assumptions: ~2 GOPS INT8 sustained, ~200 mW active inference, 512 MB RAM); Arm Cortex-A53 technical reference manual for the core",
+        url="https://developer.arm.com/Processors/Cortex-A53",
+        date=_D(2025, 1, 1),
+        notes=(
+            "A planning device, not a product: the chapter's sustained INT8 rate (not a peak) and "
+            "active power. FP32 rate assumes 4-wide NEON FMA at ~10% sustained; bandwidth is a "
+            "32-bit LPDDR2-800 bus. Use only for the worked example."
+        ),
+    ),
+)
+
 JETSON_ORIN_NX = Device(
     name="NVIDIA Jetson Orin NX 16GB",
     key="JetsonOrinNX",
@@ -392,8 +436,8 @@ class _Tier:
 
 
 class _Registry:
-    Cloud = _Tier("Cloud", H100=H100, A100=A100)
-    Edge = _Tier("Edge", JetsonOrinNX=JETSON_ORIN_NX)
+    Cloud = _Tier("Cloud", H100=H100, A100=A100, A100_40GB=A100_40GB)
+    Edge = _Tier("Edge", JetsonOrinNX=JETSON_ORIN_NX, CortexA53Camera=CORTEX_A53_CAMERA)
     Mobile = _Tier("Mobile", iPhone15Pro=IPHONE_15_PRO)
     Tiny = _Tier("Tiny", ArduinoNano33BLESense=NANO_33_BLE_SENSE, STM32H743=STM32H743)
 

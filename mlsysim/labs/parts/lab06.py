@@ -122,10 +122,10 @@ B_HEADS = Slider("Attention heads", 1, 64, 32)
 B_FLASH = Toggle("FlashAttention (tiled, scores never stored)", False)
 
 
-def part_b(seq_len: int, heads: int, flash: bool) -> View:
+def part_b(seq: int, heads: int, flash: bool) -> View:
     import plotly.graph_objects as go
 
-    s, h = int(seq_len), int(heads)
+    s, h = int(seq), int(heads)
     d_model = 128 * h  # d_head = 128, the 7B-class head size
     core = L.Attention(d_model=d_model, n_heads=h, seq_len=s, flash=bool(flash))
     grid = [512 * 2**i for i in range(9)]

@@ -1,0 +1,62 @@
+"""Energy per operation and per memory access (Horowitz, 45 nm, 0.9 V).
+
+Source: M. Horowitz, "Computing's energy problem (and what we can do about it)", ISSCC 2014,
+https://doi.org/10.1109/ISSCC.2014.6757323 (table of energy per operation). The chapter uses
+FP32 multiply + add = 4.6 pJ and a 32-bit DRAM read = 640 pJ, so moving a weight from DRAM
+costs ~139x the MAC that uses it.
+"""
+
+from __future__ import annotations
+
+from .units import Q_, Quantity, bytes_per_value
+
+__all__ = ["OP_ENERGY_PJ", "ACCESS_ENERGY_PJ_PER_BYTE", "mac_energy", "access_energy", "move_vs_compute"]
+
+#: picojoules per operation
+OP_ENERGY_PJ: dict[str, float] = {
+    "int8_add": 0.03,
+    "int8_mult": 0.2,
+    "int32_add": 0.1,
+    "int32_mult": 3.1,
+    "fp16_add": 0.4,
+    "fp16_mult": 1.1,
+    "fp32_add": 0.9,
+    "fp32_mult": 3.7,
+}
+
+#: picojoules per byte read (Horowitz: 8 KB SRAM 10 pJ / 64 bit, 32 KB 20 pJ / 64 bit,
+#: 1 MB 100 pJ / 64 bit, DRAM 1.3-2.6 nJ / 64 bit; the chapter's 640 pJ per 32-bit DRAM word)
+ACCESS_ENERGY_PJ_PER_BYTE: dict[str, float] = {
+    "sram_8kb": 10 / 8,
+    "sram_32kb": 20 / 8,
+    "sram_1mb": 100 / 8,
+    "dram": 640 / 4,
+}
+
+_MAC_PRECISIONS = {"fp32": ("fp32_mult", "fp32_add"), "fp16": ("fp16_mult", "fp16_add"),
+                   "int8": ("int8_mult", "int32_add")}
+
+
+def mac_energy(precision: str = "fp32") -> Quantity:
+    """One multiply-accumulate (int8 accumulates in int32)."""
+    if precision not in _MAC_PRECISIONS:
+        raise ValueError(f"precision={precision!r} has no energy figure; allowed: {', '.join(_MAC_PRECISIONS)}")
+    mult, add = _MAC_PRECISIONS[precision]
+    return Q_(OP_ENERGY_PJ[mult] + OP_ENERGY_PJ[add], "pJ")
+
+
+def access_energy(n_bytes: float, level: str = "dram") -> Quantity:
+    if level not in ACCESS_ENERGY_PJ_PER_BYTE:
+        raise ValueError(f"level={level!r} is unknown; allowed: {', '.join(ACCESS_ENERGY_PJ_PER_BYTE)}")
+    if n_bytes < 0:
+        raise ValueError(f"n_bytes must be >= 0, got {n_bytes}")
+    return Q_(n_bytes * ACCESS_ENERGY_PJ_PER_BYTE[level], "pJ")
+
+
+def move_vs_compute(precision: str = "fp32", level: str = "dram", reuse: int = 1) -> float:
+    """Energy to fetch one weight from ``level`` over the MAC that uses it, divided by how many
+    times the fetched weight is reused (batch size, output positions). FP32 DRAM: 640/4.6 = 139x."""
+    if reuse < 1:
+        raise ValueError(f"reuse must be >= 1, got {reuse}")
+    fetch = access_energy(float(bytes_per_value(precision)), level)
+    return float((fetch / mac_energy(precision)).m_as("")) / reuse
