@@ -210,10 +210,14 @@ class DesignLedger:
     async def _wasm_mount(self) -> None:
         if self._mounted:
             return
-        import js  # type: ignore[import-not-found]
-        import pyodide_js  # type: ignore[import-not-found]
-        from pyodide.ffi import JsException  # type: ignore[import-not-found]
-
+        try:
+            import js  # type: ignore[import-not-found]
+            import pyodide_js  # type: ignore[import-not-found]
+            from pyodide.ffi import JsException  # type: ignore[import-not-found]
+        except ImportError as e:
+            self.persistent = False
+            self.warning = f"Browser storage is unavailable ({e}); progress is kept for this session only."
+            return
         try:
             fs = pyodide_js.FS
             if not os.path.isdir(WASM_DIR):

@@ -1,0 +1,109 @@
+"""Lab 06 (The Architecture Tax): the seed lab's errors, each with the corrected number.
+
+The seed is shared/seeds/lab06_architecture_tax_reference.py; every assertion below computes the
+value through mlsysim and states what the seed claimed.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import mlsysim.layers as L
+from mlsysim import Engine, Hardware
+from mlsysim.labs.parts import lab06
+from mlsysim.units import Q_
+
+
+def test_attention_memory_at_128k_tokens_is_terabytes_not_64_gb():
+    """Seed: "At 128K tokens with 32 heads in FP16, the attention matrix alone requires ~64 GB".
+    One layer's score matrix is heads x S^2 x 2 B = 32 x 131,072^2 x 2 = 1.10 TB (17x more);
+    even the seed's own formula (2 x S^2 x heads x bytes) gives 2.2 TB."""
+    scores = L.Attention(d_model=32 * 128, n_heads=32, seq_len=131072).score_bytes(1, "fp16")
+    assert scores == 32 * 131072**2 * 2 == 1_099_511_627_776
+    assert scores / Q_(64, "GB").m_as("B") > 17
+    view = lab06.part_b(131072, 32, False)
+    assert view.cards[0].value == "1.1 TB"
+
+
+def test_doubling_context_quadruples_scores():
+    a = L.Attention(d_model=4096, n_heads=32, seq_len=4096).score_bytes()
+    b = L.Attention(d_model=4096, n_heads=32, seq_len=8192).score_bytes()
+    assert b == 4 * a
+    assert lab06.PRED_B.answer == "4x"
+
+
+def test_flash_attention_changes_bytes_not_flops():
+    mat = L.Attention(d_model=4096, n_heads=32, seq_len=8192)
+    flash = L.Attention(d_model=4096, n_heads=32, seq_len=8192, flash=True)
+    assert mat.flops() == flash.flops()
+    assert flash.bytes_moved() * 50 < mat.bytes_moved()
+
+
+def test_part_a_compares_like_with_like():
+    """Seed: a square 150,528 x 150,528 layer (22.7 B params) vs a 3x3x3x64 conv (1,728) is
+    "a 13.1 million-fold reduction" - the two layers produce outputs of different sizes. The
+    chapter's comparison is per detector: 150,528 weights vs 27 = 5,575x; and its question is a
+    1,000-unit layer: 150,529,000 parameters."""
+    dense = L.Dense(in_features=224 * 224 * 3, out_features=1000)
+    assert dense.params == 150_529_000
+    assert round((224 * 224 * 3) / (3 * 3 * 3)) == 5575
+    view = lab06.part_a(224, 1000, "fp32")
+    assert view.cards[0].value == "150.5 M"
+    assert "5,575×" in view.summary
+    assert lab06.PRED_A.answer == "150m"
+
+
+def test_gigabytes_are_decimal():
+    """Seed: ``_mem_gb = params * 4 / 1024**3`` labelled GB and compared with "80 GB": it mixes
+    GiB with GB (7% off). mlsysim keeps them apart; the H100 holds 80e9 bytes."""
+    h100 = Hardware.Cloud.H100.memory.capacity
+    assert h100.m_as("B") == 80e9
+    assert h100.m_as("GiB") == pytest.approx(74.506, abs=1e-3)
+    view = lab06.part_a(224, 1000, "fp32")
+    assert view.cards[1].value == "602.1 MB"  # 150,529,000 x 4 B, decimal
+
+
+def test_depth_vs_width_really_has_equal_flops():
+    """Seed: "128 layers deep (width 32)" and "2 layers deep (width 512)" have "identical
+    FLOPs/params": 128 x 32^2 = 131,072 but 2 x 512^2 = 524,288 (4x). Equal FLOPs need width 256."""
+    assert 2 * 512**2 == 4 * 128 * 32**2
+    assert lab06.width_for(128) == 32 and lab06.width_for(2) == 256
+    assert lab06.depth_model(128).flops() == lab06.depth_model(2).flops()
+
+
+def test_part_c_uses_efficiency_and_the_registry_peak():
+    """Seed: Part C ignored efficiency and hard-coded a 25 TFLOP/s Jetson peak. Here the compute
+    term scales with 1/efficiency and the Jetson's FP16 peak comes from the registry."""
+    m = lab06.depth_model(2)
+    jet = Hardware.Edge.JetsonOrinNX
+    fast = Engine.solve(m, jet, efficiency=1.0)
+    slow = Engine.solve(m, jet, efficiency=0.1)
+    assert slow.latency_compute_s == pytest.approx(10 * fast.latency_compute_s)
+    assert jet.compute.peak("fp16").m_as("TFLOP/s") == pytest.approx(15.04)
+    assert "15.04" in "\n".join(lab06.part_c(2, "JetsonOrinNX", 0.5).peek)
+
+
+def test_deep_narrow_is_launch_bound():
+    deep = Engine.solve(lab06.depth_model(128), Hardware.Cloud.H100)
+    shallow = Engine.solve(lab06.depth_model(2), Hardware.Cloud.H100)
+    assert deep.bottleneck == "Dispatch"
+    assert deep.latency_s / shallow.latency_s > 10
+    assert lab06.PRED_C.answer == "10x"
+
+
+def test_part_d_reports_out_of_memory_instead_of_an_error_row():
+    """Seed: Part D wrapped Engine.solve in ``except Exception`` and showed an "Error" row with
+    zeros. Here nothing is caught; a model that does not fit is a 'bad' card with the bytes over."""
+    assert "except" not in inspect.getsource(lab06.part_d)
+    view = lab06.part_d(1, "JetsonOrinNX", False)
+    dlrm = next(c for c in view.cards if c.label == "DLRM")
+    assert dlrm.status == "bad" and "out of memory" in dlrm.note
+    assert all("Error" not in c.value + c.note for c in view.cards)
+
+
+def test_resnet_has_the_highest_mfu_at_batch_one():
+    view = lab06.part_d(1, "H100", False)
+    assert view.summary.startswith("At batch 1 on the NVIDIA H100 SXM5 80GB, ResNet-50 reaches")
+    assert lab06.PRED_D.answer == "resnet"
