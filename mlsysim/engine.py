@@ -51,7 +51,7 @@ class LayerTiming:
 
     @property
     def bound(self) -> str:
-        if self.t_dispatch > max(self.t_compute, self.t_memory):
+        if self.t_dispatch > 0 and self.t_dispatch >= max(self.t_compute, self.t_memory):
             return "Dispatch"
         return "Compute" if self.t_compute >= self.t_memory else "Memory"
 

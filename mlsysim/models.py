@@ -77,6 +77,8 @@ class Model:
         if not self.is_lm:
             if phase is not None:
                 raise ValueError(f"phase={phase!r} applies to language models; {self.name} is not one")
+            if seq_len is not None:
+                raise ValueError(f"seq_len={seq_len!r} applies to language models; {self.name} is not one")
             return (1, "prefill")
         if phase not in (None, "prefill", "decode"):
             raise ValueError(f"phase={phase!r} is not valid; allowed: 'prefill', 'decode'")

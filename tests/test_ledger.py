@@ -9,9 +9,10 @@ import stat
 
 import pytest
 
-import harness as h
 from mlsysim.labs import state
 from mlsysim.labs.state import SCHEMA_VERSION, DesignLedger
+
+import harness as h
 
 
 @pytest.fixture

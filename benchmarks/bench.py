@@ -1,0 +1,107 @@
+"""mlsysim speed benchmark: import time, one Engine.solve, a 10,000-point sweep.
+
+Run from anywhere: ``python benchmarks/bench.py``. Prints a table with each measurement and its
+ratio to the goal (ratio < 1 means the goal is met). If a virtual environment exists at
+``/work/venv-peer`` (the PyPI ``mlsysim==0.3.0``, for comparison), its import time is measured too.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import timeit
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PEER_VENV = Path("/work/venv-peer")
+
+GOALS = {
+    "import mlsysim": (0.5, "s"),
+    "Engine.solve ResNet-50 / H100": (100.0, "us"),
+    "Engine.sweep 10,000 batches": (50.0, "ms"),
+}
+
+_IMPORT_SNIPPET = (
+    "import time; t = time.perf_counter(); import mlsysim; "
+    "print(time.perf_counter() - t)"
+)
+
+
+def import_time(python: str = sys.executable, cwd: Path = ROOT, runs: int = 5,
+                extra_env: dict | None = None) -> tuple[float, float]:
+    """Median over ``runs`` fresh interpreters of (time inside ``import mlsysim``, whole
+    process wall time), in seconds."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(extra_env or {})
+    inside, wall = [], []
+    for _ in range(runs):
+        t0 = timeit.default_timer()
+        out = subprocess.run([python, "-c", _IMPORT_SNIPPET], cwd=cwd, env=env, check=True,
+                             capture_output=True, text=True)
+        wall.append(timeit.default_timer() - t0)
+        inside.append(float(out.stdout.strip().splitlines()[-1]))
+    return statistics.median(inside), statistics.median(wall)
+
+
+def solve_time_us(repeat: int = 5, number: int = 2000) -> float:
+    """Best-of-``repeat`` mean time of one warm Engine.solve(ResNet-50, H100), microseconds."""
+    sys.path.insert(0, str(ROOT))
+    from mlsysim import Engine, Hardware, Models
+
+    model, hw = Models.ResNet50, Hardware.Cloud.H100
+    Engine.solve(model, hw, batch_size=8)  # build rows and cached coefficients once
+    times = timeit.repeat(lambda: Engine.solve(model, hw, batch_size=8), repeat=repeat,
+                          number=number)
+    return min(times) / number * 1e6
+
+
+def sweep_time_ms(points: int = 10_000, repeat: int = 5) -> tuple[float, bool]:
+    """Median time of a ``points``-batch Engine.sweep of ResNet-50 on H100, milliseconds; and
+    whether numpy was used."""
+    sys.path.insert(0, str(ROOT))
+    from mlsysim import Engine, Hardware, Models
+    from mlsysim.engine import _numpy
+
+    model, hw = Models.ResNet50, Hardware.Cloud.H100
+    batches = list(range(1, points + 1))
+    Engine.sweep(model, hw, batch_sizes=batches)  # warm
+    times = timeit.repeat(lambda: Engine.sweep(model, hw, batch_sizes=batches), repeat=repeat,
+                          number=1)
+    return statistics.median(times) * 1e3, _numpy() is not None
+
+
+def main() -> int:
+    imp_inside, imp_wall = import_time()
+    solve_us = solve_time_us()
+    sweep_ms, used_numpy = sweep_time_ms()
+
+    rows = [
+        ("import mlsysim", imp_inside, "s", f"process wall {imp_wall:.3f} s"),
+        ("Engine.solve ResNet-50 / H100", solve_us, "us", "warm, batch 8"),
+        ("Engine.sweep 10,000 batches", sweep_ms, "ms",
+         "numpy" if used_numpy else "pure Python"),
+    ]
+    if (PEER_VENV / "bin" / "python").exists():
+        try:
+            # cwd outside the repo so the local package cannot shadow the installed one
+            peer_inside, peer_wall = import_time(str(PEER_VENV / "bin" / "python"), cwd=Path("/"))
+            rows.append(("import mlsysim (PyPI 0.3.0 peer)", peer_inside, "s",
+                         f"process wall {peer_wall:.3f} s"))
+        except (subprocess.CalledProcessError, ValueError, IndexError) as exc:
+            rows.append(("import mlsysim (PyPI 0.3.0 peer)", float("nan"), "s", f"failed: {exc}"))
+
+    print(f"{'measurement':36} {'value':>12} {'goal':>10} {'ratio':>7}  note")
+    print("-" * 86)
+    for name, value, unit, note in rows:
+        goal = GOALS.get(name.split(" (")[0] if "peer" in name else name)
+        goal_s = f"{goal[0]:g} {goal[1]}" if goal else ""
+        ratio = f"{value / goal[0]:.2f}" if goal else ""
+        print(f"{name:36} {value:>9.3f} {unit:<2} {goal_s:>10} {ratio:>7}  {note}")
+    print("\nratio = measured / goal; below 1.00 meets the goal.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

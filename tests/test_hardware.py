@@ -1,0 +1,262 @@
+"""The hardware registry against its datasheets.
+
+Each registry value is checked in the unit the vendor quotes it in (magnitude *and* unit as
+stored), so a silent unit change (GB -> GiB, TFLOP/s -> TOP/s) fails here. Figures are from the
+documents each device's ``provenance`` names; derived peaks (cores x FLOP/clk x clock) are checked
+against their derivation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from mlsysim import DEVICES, Q_, Engine, Hardware, ureg
+from mlsysim import layers as L
+from mlsysim.units import PRECISIONS
+
+H100 = Hardware.Cloud.H100
+A100 = Hardware.Cloud.A100
+ORIN = Hardware.Edge.JetsonOrinNX
+IPHONE = Hardware.Mobile.iPhone15Pro
+NANO = Hardware.Tiny.ArduinoNano33BLESense
+STM32 = Hardware.Tiny.STM32H743
+
+ALL = [H100, A100, ORIN, IPHONE, NANO, STM32]
+
+
+def _get(dev, path: str):
+    """'memory.capacity' or 'peak:fp16' / 'sparse:fp16' for the per-precision table."""
+    if path.startswith(("peak:", "sparse:")):
+        kind, prec = path.split(":")
+        rate = dev.compute.precisions[prec]
+        return rate.dense if kind == "peak" else rate.sparse
+    obj = dev
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+# (device, field, datasheet value, datasheet unit, source note)
+DATASHEET = [
+    # NVIDIA H100 Tensor Core GPU datasheet, SXM5 column (sparse figures printed; dense = 1/2)
+    (H100, "memory.capacity", 80, "GB", "80GB HBM3"),
+    (H100, "memory.bandwidth", 3.35, "TB/s", "3.35TB/s"),
+    (H100, "peak:fp64", 67, "TFLOP/s", "FP64 Tensor Core 67 TF"),
+    (H100, "peak:fp32", 67, "TFLOP/s", "FP32 67 TF"),
+    (H100, "peak:tf32", 494.5, "TFLOP/s", "TF32 989 TF (sparse)"),
+    (H100, "sparse:tf32", 989, "TFLOP/s", "TF32 989 TF*"),
+    (H100, "peak:fp16", 989.5, "TFLOP/s", "FP16 1,979 TF* / 2"),
+    (H100, "sparse:fp16", 1979, "TFLOP/s", "FP16 1,979 TF*"),
+    (H100, "peak:bf16", 989.5, "TFLOP/s", "BF16 1,979 TF* / 2"),
+    (H100, "sparse:bf16", 1979, "TFLOP/s", "BF16 1,979 TF*"),
+    (H100, "peak:fp8", 1979, "TFLOP/s", "FP8 3,958 TF* / 2"),
+    (H100, "sparse:fp8", 3958, "TFLOP/s", "FP8 3,958 TF*"),
+    (H100, "peak:int8", 1979, "TOP/s", "INT8 3,958 TOPS* / 2"),
+    (H100, "sparse:int8", 3958, "TOP/s", "INT8 3,958 TOPS*"),
+    (H100, "tdp", 700, "W", "Max TDP up to 700W"),
+    # NVIDIA A100 datasheet, A100 80GB SXM column
+    (A100, "memory.capacity", 80, "GB", "80GB HBM2e"),
+    (A100, "memory.bandwidth", 2039, "GB/s", "2,039 GB/s"),
+    (A100, "peak:fp64", 19.5, "TFLOP/s", "FP64 Tensor Core 19.5 TF"),
+    (A100, "peak:fp32", 19.5, "TFLOP/s", "FP32 19.5 TF"),
+    (A100, "peak:tf32", 156, "TFLOP/s", "TF32 156 | 312* TF"),
+    (A100, "sparse:tf32", 312, "TFLOP/s", "TF32 312* TF"),
+    (A100, "peak:fp16", 312, "TFLOP/s", "FP16 312 | 624* TF"),
+    (A100, "sparse:fp16", 624, "TFLOP/s", "FP16 624* TF"),
+    (A100, "peak:bf16", 312, "TFLOP/s", "BF16 312 | 624* TF"),
+    (A100, "peak:int8", 624, "TOP/s", "INT8 624 | 1,248* TOPS"),
+    (A100, "sparse:int8", 1248, "TOP/s", "INT8 1,248* TOPS"),
+    (A100, "tdp", 400, "W", "Max TDP 400W"),
+    # Jetson Orin NX 16GB data sheet (DS-10712-001)
+    (ORIN, "memory.capacity", 16, "GB", "16GB 128-bit LPDDR5"),
+    (ORIN, "memory.bandwidth", 102.4, "GB/s", "102.4 GB/s"),
+    (ORIN, "peak:fp32", 1.88, "TFLOP/s", "1024 CUDA cores x 2 x 918 MHz"),
+    (ORIN, "peak:fp16", 15.04, "TFLOP/s", "32 tensor cores x 512 x 918 MHz"),
+    (ORIN, "sparse:fp16", 30.08, "TFLOP/s", "2x dense"),
+    (ORIN, "peak:int8", 30.08, "TOP/s", "GPU-only INT8 dense"),
+    (ORIN, "tdp", 25, "W", "10W - 25W"),
+    # Apple newsroom (A17 Pro) + teardown figures
+    (IPHONE, "memory.capacity", 8, "GB", "8 GB LPDDR5"),
+    (IPHONE, "memory.bandwidth", 51.2, "GB/s", "LPDDR5-6400 x 64-bit"),
+    (IPHONE, "peak:int8", 35, "TOP/s", "35 trillion operations per second"),
+    (IPHONE, "peak:fp32", 2.147, "TFLOP/s", "6 cores x 128 ALUs x 2 x 1.398 GHz"),
+    (IPHONE, "peak:fp16", 4.294, "TFLOP/s", "2x FP32"),
+    (IPHONE, "tdp", 8, "W", "sustained SoC envelope"),
+    # Nordic nRF52840 product specification / Arduino Nano 33 BLE Sense datasheet
+    (NANO, "memory.capacity", 256, "KiB", "256 KB RAM (binary KB)"),
+    (NANO, "memory.sram", 256, "KiB", "256 KB RAM"),
+    (NANO, "memory.flash", 1, "MiB", "1 MB flash"),
+    (NANO, "memory.bandwidth", 256, "MB/s", "32-bit bus x 64 MHz"),
+    (NANO, "peak:fp32", 128, "MFLOP/s", "1 FMA/cycle x 64 MHz"),
+    (NANO, "peak:int8", 256, "MOP/s", "SMLAD 2 MACs/cycle x 64 MHz"),
+    (NANO, "tdp", 0.015, "W", "~15 mW"),
+    # ST DS12110 (STM32H743)
+    (STM32, "memory.capacity", 1, "MiB", "1 MB RAM"),
+    (STM32, "memory.sram", 1, "MiB", "1 MB RAM"),
+    (STM32, "memory.flash", 2, "MiB", "2 MB flash"),
+    (STM32, "memory.bandwidth", 1.92, "GB/s", "64-bit AXI x 240 MHz"),
+    (STM32, "peak:fp32", 960, "MFLOP/s", "1 FMA/cycle x 480 MHz"),
+    (STM32, "peak:int8", 1920, "MOP/s", "2 MACs/cycle x 480 MHz"),
+    (STM32, "tdp", 0.5, "W", "~0.5 W"),
+]
+
+
+@pytest.mark.parametrize(
+    "dev,field,value,unit,note", DATASHEET,
+    ids=[f"{d.key}-{f}" for d, f, *_ in DATASHEET],
+)
+def test_datasheet_value_in_quoted_unit(dev, field, value, unit, note):
+    q = _get(dev, field)
+    assert q is not None, note
+    assert q.units == ureg.Unit(unit), f"{field} stored in {q.units}, datasheet quotes {unit}"
+    assert q.magnitude == value, note
+    assert q.m_as(unit) == pytest.approx(value, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "dev,tax_us", [(H100, 5), (A100, 5), (ORIN, 20), (IPHONE, 50), (NANO, 20), (STM32, 5)],
+    ids=lambda v: getattr(v, "key", str(v)),
+)
+def test_dispatch_tax_and_note(dev, tax_us):
+    assert dev.dispatch_tax.m_as("us") == pytest.approx(tax_us)
+    assert len(dev.dispatch_note) > 20
+
+
+@pytest.mark.parametrize(
+    "derived,stored",
+    [
+        (1024 * 2 * 918e6, ORIN.compute.peak("fp32")),
+        (32 * 512 * 918e6, ORIN.compute.peak("fp16")),
+        (6 * 128 * 2 * 1.398e9, IPHONE.compute.peak("fp32")),
+        (2 * 64e6, NANO.compute.peak("fp32")),
+        (2 * 480e6, STM32.compute.peak("fp32")),
+    ],
+    ids=["orin-fp32", "orin-fp16", "a17-fp32", "nano-fp32", "stm32-fp32"],
+)
+def test_derived_peaks_match_derivation(derived, stored):
+    assert stored.m_as("FLOP/s") == pytest.approx(derived, rel=2e-3)
+
+
+@pytest.mark.parametrize(
+    "derived_Bps,dev",
+    [(6400e6 * 8, IPHONE), (4 * 64e6, NANO), (8 * 240e6, STM32), (128 / 8 * 6400e6, ORIN)],
+    ids=["a17", "nano", "stm32", "orin"],
+)
+def test_derived_bandwidths(derived_Bps, dev):
+    assert dev.memory.bandwidth.m_as("B/s") == pytest.approx(derived_Bps, rel=1e-12)
+
+
+@pytest.mark.parametrize("dev", ALL, ids=lambda d: d.key)
+def test_provenance(dev):
+    p = dev.provenance
+    assert len(p.document) >= 10
+    assert p.url.startswith("https://")
+    assert isinstance(p.date, dt.date)
+    assert dt.date(2019, 1, 1) <= p.date <= dt.date.today()
+
+
+@pytest.mark.parametrize("dev", ALL, ids=lambda d: d.key)
+def test_peak_flops_is_dense(dev):
+    quoted = dev.compute.precisions[dev.compute.quoted_precision]
+    assert dev.compute.peak_flops == quoted.dense
+    assert dev.compute.peak(dev.compute.quoted_precision) == quoted.dense
+    if quoted.sparse is not None:
+        assert dev.compute.peak_flops < quoted.sparse
+        assert quoted.sparse == 2 * quoted.dense  # 2:4 structured sparsity
+
+
+@pytest.mark.parametrize("dev", ALL, ids=lambda d: d.key)
+def test_every_sparse_rate_is_twice_dense(dev):
+    for rate in dev.compute.precisions.values():
+        if rate.sparse is not None:
+            assert rate.sparse.m_as("FLOP/s") == pytest.approx(2 * rate.dense.m_as("FLOP/s"))
+
+
+@pytest.mark.parametrize("dev", ALL, ids=lambda d: d.key)
+def test_engine_uses_dense_unless_sparse(dev):
+    layer = L.Dense(in_features=64, out_features=64, tokens=64)
+    for prec, rate in dev.compute.precisions.items():
+        prof = Engine.solve(layer, dev, precision=prec)
+        assert prof.peak_flops_s == rate.dense.m_as("FLOP/s")
+        if rate.sparse is None:
+            with pytest.raises(ValueError, match="sparse"):
+                Engine.solve(layer, dev, precision=prec, sparse=True)
+        else:
+            sp = Engine.solve(layer, dev, precision=prec, sparse=True)
+            assert sp.peak_flops_s == rate.sparse.m_as("FLOP/s")
+            assert sp.latency_compute_s == pytest.approx(prof.latency_compute_s / 2)
+
+
+def test_sweep_uses_dense_unless_sparse():
+    layer = L.Dense(in_features=4096, out_features=4096, tokens=4096)
+    dense = Engine.sweep(layer, H100, batch_sizes=[1, 8])
+    sparse = Engine.sweep(layer, H100, batch_sizes=[1, 8], sparse=True)
+    for d, s in zip(dense["compute_s"], sparse["compute_s"], strict=True):
+        assert s == pytest.approx(d / 2)
+
+
+UNLISTED = [(dev, p) for dev in ALL for p in PRECISIONS if p not in dev.compute.precisions]
+
+
+@pytest.mark.parametrize("dev,precision", UNLISTED, ids=[f"{d.key}-{p}" for d, p in UNLISTED])
+def test_unlisted_precision_names_allowed(dev, precision):
+    with pytest.raises(ValueError, match="allowed") as err:
+        dev.compute.peak(precision)
+    msg = str(err.value)
+    assert repr(precision) in msg
+    for listed in dev.compute.precisions:
+        assert listed in msg
+    with pytest.raises(ValueError, match=f"precision={precision!r}"):
+        Engine.solve(L.Dense(in_features=8, out_features=8), dev, precision=precision)
+
+
+def test_the_named_unlisted_cases():
+    """fp8 on the A100 and fp16 on the Arduino are not in their datasheets."""
+    assert ("A100", "fp8") in {(d.key, p) for d, p in UNLISTED}
+    assert ("ArduinoNano33BLESense", "fp16") in {(d.key, p) for d, p in UNLISTED}
+    with pytest.raises(ValueError, match="bf16, fp16, fp32, fp64, int8, tf32"):
+        A100.compute.peak("fp8")
+
+
+def test_decimal_and_binary_units_are_distinct():
+    assert Q_(80, "GB") != Q_(80, "GiB")
+    assert Q_(80, "GB").m_as("B") == 80 * 10**9
+    assert Q_(80, "GiB").m_as("B") == 80 * 2**30 == 85_899_345_920
+    assert Q_(1, "KiB").m_as("B") == 1024 and Q_(1, "kB").m_as("B") == 1000
+    assert Q_(1, "MiB").m_as("B") == 2**20 and Q_(1, "MB").m_as("B") == 10**6
+    assert Q_(1, "TiB").m_as("B") == 2**40 and Q_(1, "TB").m_as("B") == 10**12
+    assert H100.memory.capacity.m_as("B") == 80_000_000_000
+    assert H100.memory.capacity < Q_(80, "GiB")
+    assert NANO.memory.capacity.m_as("B") == 262_144
+    assert STM32.memory.flash.m_as("B") == 2_097_152
+
+
+def test_bit_and_byte():
+    assert Q_(8, "bit").m_as("B") == 1
+    assert Q_(1, "MAC").m_as("FLOP") == 2
+
+
+def test_registry_lookup_paths_agree():
+    assert [d.key for d in Hardware.all()] == list(DEVICES)
+    for dev in ALL:
+        assert Hardware.get(dev.key) is dev
+        assert getattr(getattr(Hardware, dev.tier), dev.key) is dev
+        assert DEVICES[dev.key] is dev
+        assert Hardware.get(dev) is dev
+
+
+def test_devices_are_frozen():
+    with pytest.raises(ValueError):
+        H100.tdp = Q_(1, "W")
+    with pytest.raises(ValueError):
+        H100.memory.capacity = Q_(1, "GB")
+
+
+@pytest.mark.parametrize("dev", ALL, ids=lambda d: d.key)
+def test_ridge_point_is_peak_over_bandwidth(dev):
+    for prec, rate in dev.compute.precisions.items():
+        expect = rate.dense.m_as("FLOP/s") / dev.memory.bandwidth.m_as("B/s")
+        assert dev.ridge_point(prec).m_as("FLOP/B") == pytest.approx(expect, rel=1e-12)
+        assert dev.ridge_point(prec, 0.5).m_as("FLOP/B") == pytest.approx(expect / 2, rel=1e-12)
