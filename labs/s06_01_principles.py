@@ -1,0 +1,259 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.1 Architectural Principles: bias, families, intensity")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_01_principles as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.1",
+            "Architectural Principles",
+            "An architecture's inductive bias sets how many weights it learns, how often it reuses "
+            "them and which resource runs out first: price each bias, then place the lighthouses "
+            "against a real device's ridge point.",
+            ["3 parts", "about 20 minutes", "inductive bias", "Table 1 families",
+             "lighthouse roster", "intensity spectrum"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · Inductive bias as a parameter budget"),
+        kit.message("Dr. Lena Okafor", "radiology ML lead",
+                    "Our intern flattened the 224×224 scans into a dense network because 'the universal "
+                    "approximation theorem says it can learn anything'. What does that choice cost per "
+                    "feature it has to learn?"),
+        mo.md(
+            "An **inductive bias** is an assumption built into the architecture before training. A "
+            "convolution assumes two things about images: nearby pixels matter together (locality) "
+            "and a pattern means the same thing wherever it appears (sharing). Both assumptions "
+            "remove weights. Compare one dense detector with one shared filter."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_resolution = lab.A_RESOLUTION.widget()
+    return (a_resolution,)
+
+
+@app.cell
+def _(lab):
+    a_kernel = lab.A_KERNEL.widget()
+    return (a_kernel,)
+
+
+@app.cell
+def _(lab):
+    a_channels = lab.A_CHANNELS.widget()
+    return (a_channels,)
+
+
+@app.cell
+def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_resolution, a_kernel, a_channels], justify="start", wrap=True),
+        kit.show(lab.part_a(a_resolution.value, a_kernel.value, a_channels.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · Five families, five bottlenecks"),
+        kit.message("Marco Silva", "platform engineer",
+                    "If convolution saves that much, why not use the strongest bias for everything: "
+                    "our click logs, our sensor streams, our chat assistant?"),
+        mo.md(
+            "Table 1 of the chapter pairs each family with the data structure its bias assumes and "
+            "the resource it tends to exhaust. Pick a family and a device: the chart places the five "
+            "lighthouse models (ResNet-50, GPT-2 XL, DLRM, MobileNetV2, KWS) by weight bytes and work "
+            "per inference, and the dashed line is the device's memory."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_family = lab.B_FAMILY.widget()
+    return (b_family,)
+
+
+@app.cell
+def _(lab):
+    b_device = lab.B_DEVICE.widget()
+    return (b_device,)
+
+
+@app.cell
+def _(lab):
+    b_int8 = lab.B_INT8.widget()
+    return (b_int8,)
+
+
+@app.cell
+def _(b_device, b_family, b_int8, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_family, b_device], justify="start", wrap=True),
+        b_int8,
+        kit.show(lab.part_b(b_family.value, b_device.value, b_int8.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · The intensity spectrum"),
+        kit.message("Priya Raman", "capacity planner",
+                    "Same accelerator, three requests: a batch of camera frames, one chatbot token, one "
+                    "recommendation. Which of them is the hardware actually waiting on?"),
+        mo.md(
+            "The chapter's weight-only proxy divides a model's FLOPs by its weight bytes: how many "
+            "operations each fetched weight feeds. Set it against the device's ridge point "
+            "(peak ÷ bandwidth): to the left the memory bus binds, to the right the arithmetic "
+            "does. Hollow markers are the engine's fuller count, which adds activation traffic."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_device = lab.C_DEVICE.widget()
+    return (c_device,)
+
+
+@app.cell
+def _(lab):
+    c_precision = lab.C_PRECISION.widget()
+    return (c_precision,)
+
+
+@app.cell
+def _(lab):
+    c_batch = lab.C_BATCH.widget()
+    return (c_batch,)
+
+
+@app.cell
+def _(c_batch, c_device, c_precision, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_precision, c_batch], justify="start", wrap=True),
+        c_device,
+        kit.show(lab.part_c(c_device.value, c_precision.value, c_batch.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    ## Takeaways
+
+    - An inductive bias is a budget decision: locality and sharing cut a detector's weights by
+      the image area over the filter area, and each kept weight is reused at every position.
+    - The bias only pays where the data has that structure (No Free Lunch): match the family to
+      the data first, then ask which resource it exhausts.
+    - The families land on different sides of a device's ridge point. Convolutions reuse
+      weights and lean on compute; a decoded token streams every weight once and waits on
+      bandwidth; embedding tables must first fit somewhere at all.
+    - The weight-only proxy ignores activation traffic; batching raises it without limit, the
+      real intensity much less.
+    """)
+    return
+
+
+@app.cell
+async def _(c_batch, c_device, c_precision, lab, ledger, mo, pred_a, pred_b, pred_c):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"device": c_device.value, "precision": c_precision.value, "batch": c_batch.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,314 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.2 MLPs: dense layers, GEMV vs GEMM, energy")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_02_mlps as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.2",
+            "MLPs: Dense Pattern Processing",
+            "A dense layer gives every input a weight to every output: count what that costs in "
+            "memory, in bandwidth at batch one and in energy, and see why the saving of a prior is "
+            "counted per detector.",
+            ["4 parts", "about 20 minutes", "d_in × d_out", "GEMV vs GEMM", "MNIST MLP vs CNN",
+             "move vs compute energy"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · Width squared"),
+        kit.message("Jonas Weber", "ML engineer, fraud detection",
+                    "We want to widen every hidden layer of our tabular model from 1,024 to 2,048 and train in "
+                    "FP32 instead of FP16. How much more weight memory is that per layer?"),
+        mo.md(
+            "Dense layers assume nothing about their input, so every one of the d_in inputs gets its "
+            "own weight to every one of the d_out outputs. The chapter counts weights without "
+            "biases. The dashed lines are the SRAM of two microcontrollers."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_d_in = lab.A_D_IN.widget()
+    return (a_d_in,)
+
+
+@app.cell
+def _(lab):
+    a_d_out = lab.A_D_OUT.widget()
+    return (a_d_out,)
+
+
+@app.cell
+def _(lab):
+    a_precision = lab.A_PRECISION.widget()
+    return (a_precision,)
+
+
+@app.cell
+def _(a_d_in, a_d_out, a_precision, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_d_in, a_d_out, a_precision], justify="start", wrap=True),
+        kit.show(lab.part_a(a_d_in.value, a_d_out.value, a_precision.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · GEMV vs GEMM"),
+        kit.message("Aisha Bello", "inference engineer",
+                    "Our profiler flags one 2,048-wide FP32 layer serving single requests on an A100. "
+                    "How close to the GPU's peak should a layer that size get?"),
+        mo.md(
+            "At batch one a dense layer is a matrix-vector product (GEMV): each weight is fetched to "
+            "do one multiply-accumulate. Batching turns it into a matrix-matrix product (GEMM) in "
+            "which every fetched weight serves B examples. The solid line is the engine's count "
+            "(weights plus activations); the dashed line the chapter's weight-only proxy."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_batch = lab.B_BATCH.widget()
+    return (b_batch,)
+
+
+@app.cell
+def _(lab):
+    b_device = lab.B_DEVICE.widget()
+    return (b_device,)
+
+
+@app.cell
+def _(lab):
+    b_precision = lab.B_PRECISION.widget()
+    return (b_precision,)
+
+
+@app.cell
+def _(lab):
+    b_width = lab.B_WIDTH.widget()
+    return (b_width,)
+
+
+@app.cell
+def _(b_batch, b_device, b_precision, b_width, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_batch, b_width, b_precision], justify="start", wrap=True),
+        b_device,
+        kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value, b_width.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · Representation vs learnability"),
+        kit.message("Dr. Tomás Reyes", "instructor, intro to deep learning",
+                    "A student says convolutions are all about smaller networks. On MNIST, is the CNN really the "
+                    "smaller one?"),
+        mo.md(
+            "The universal approximation theorem says a wide MLP can represent the function; it does "
+            "not say gradient descent will find it from finite data. A convolution's prior saves "
+            "weights per feature detector. Compare whole networks, then compare detectors."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_features = lab.C_FEATURES.widget()
+    return (c_features,)
+
+
+@app.cell
+def _(lab):
+    c_kernel = lab.C_KERNEL.widget()
+    return (c_kernel,)
+
+
+@app.cell
+def _(lab):
+    c_hidden = lab.C_HIDDEN.widget()
+    return (c_hidden,)
+
+
+@app.cell
+def _(c_features, c_hidden, c_kernel, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_features, c_kernel, c_hidden], justify="start", wrap=True),
+        kit.show(lab.part_c(c_features.value, c_kernel.value, c_hidden.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · Moving a weight vs using it"),
+        kit.message("Hannah Cho", "edge hardware lead",
+                    "The battery budget is set by the arithmetic, right? Our layer only does four million MACs."),
+        mo.md(
+            "With Horowitz's 45 nm energy table, reading a value from off-chip DRAM costs far more than "
+            "the multiply-accumulate that uses it. At batch one a streamed weight is used once; at "
+            "batch B it is used B times, so its fetch energy is shared."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_batch = lab.D_BATCH.widget()
+    return (d_batch,)
+
+
+@app.cell
+def _(lab):
+    d_level = lab.D_LEVEL.widget()
+    return (d_level,)
+
+
+@app.cell
+def _(lab):
+    d_precision = lab.D_PRECISION.widget()
+    return (d_precision,)
+
+
+@app.cell
+def _(d_batch, d_level, d_precision, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_batch, d_precision], justify="start", wrap=True),
+        d_level,
+        kit.show(lab.part_d(d_batch.value, d_level.value, d_precision.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    ## Takeaways
+
+    - Dense weights grow as d_in × d_out: doubling both widths is 4× the weights, and the
+      precision multiplies the bytes again.
+    - At batch one a dense layer is a GEMV that uses each fetched weight once, a few percent of
+      a GPU's peak; batching turns it into a GEMM whose intensity grows with B until activation
+      traffic takes over.
+    - A prior's saving is per detector, not per network: the MNIST MLP has fewer weights than
+      the small CNN, yet each convolutional detector needs 87× fewer than a dense one.
+    - Fetching a weight from DRAM costs about 139× the MAC that uses it; reuse (batching,
+      on-chip storage) cuts energy for the same reason it cuts time.
+    """)
+    return
+
+
+@app.cell
+async def _(b_batch, b_device, b_precision, b_width, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"device": b_device.value, "precision": b_precision.value, "batch": b_batch.value,
+                    "width": b_width.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,367 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.3 CNNs: Weight Sharing and Its Bill")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_03_cnns as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.3",
+            "CNNs: Weight Sharing and Its Bill",
+            "Sharing one small filter across every position makes weights cheap; predict what still "
+            "grows, how far a stack sees, and why fewer FLOPs need not mean less time.",
+            ["4 parts + synthesis", "about 25 minutes", "weight sharing", "receptive field",
+             "depthwise separable", "FLOPs vs speed", "microcontrollers"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · One filter, every position"),
+        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
+                    "We want to run our detector at four times the camera resolution. Will the "
+                    "convolution weights still fit on chip, and what else grows?"),
+        mo.md("A convolution slides the same small filter over the whole feature map. Its weight "
+              "count depends on the kernel and the channels, never on the image size; its work, its "
+              "output maps and any im2col buffer built to run it as one matrix multiply do."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_resolution = lab.A_RESOLUTION.widget()
+    return (a_resolution,)
+
+
+@app.cell
+def _(lab):
+    a_channels = lab.A_CHANNELS.widget()
+    return (a_channels,)
+
+
+@app.cell
+def _(lab):
+    a_kernel = lab.A_KERNEL.widget()
+    return (a_kernel,)
+
+
+@app.cell
+def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_resolution, a_channels, a_kernel], justify="start", wrap=True),
+        kit.show(lab.part_a(a_resolution.value, a_channels.value, a_kernel.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · How far a stack can see"),
+        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
+                    "Each filter only looks at a tiny window. How many layers before a unit can see a "
+                    "whole animal?"),
+        mo.md("A unit's receptive field is the patch of the input that can change it. Stacking "
+              "layers widens it; striding between layers widens it much faster, at the price of a "
+              "coarser map."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_kernel = lab.B_KERNEL.widget()
+    return (b_kernel,)
+
+
+@app.cell
+def _(lab):
+    b_stride = lab.B_STRIDE.widget()
+    return (b_stride,)
+
+
+@app.cell
+def _(lab):
+    b_depth = lab.B_DEPTH.widget()
+    return (b_depth,)
+
+
+@app.cell
+def _(b_depth, b_kernel, b_stride, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_kernel, b_stride, b_depth], justify="start", wrap=True),
+        kit.show(lab.part_b(b_kernel.value, b_stride.value, b_depth.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · Splitting the convolution"),
+        kit.message("Alex Torres", "product manager, WildlifeVision",
+                    "The efficient-model paper says depthwise-separable layers are about an order of "
+                    "magnitude cheaper. Is that true for our layer widths?"),
+        mo.md("A depthwise-separable layer filters each input channel on its own, then mixes "
+              "channels with a pointwise layer. The saving depends on both the kernel size and the "
+              "number of output channels."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_cout = lab.C_C_OUT.widget()
+    return (c_cout,)
+
+
+@app.cell
+def _(lab):
+    c_kernel = lab.C_KERNEL.widget()
+    return (c_kernel,)
+
+
+@app.cell
+def _(c_cout, c_kernel, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_cout, c_kernel], justify="start", wrap=True),
+        kit.show(lab.part_c(c_cout.value, c_kernel.value), lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · Fewer FLOPs, same wait"),
+        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
+                    "We swapped ResNet-50 for MobileNetV2 on our GPU server to cut latency by an order "
+                    "of magnitude. The dashboard barely moved. Is the benchmark broken?"),
+        mo.md("The roofline engine times every layer as the larger of its math and its memory "
+              "traffic, plus one launch per kernel. Compare where each network's time goes, per "
+              "device, batch size and execution mode."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_device = lab.D_DEVICE.widget()
+    return (d_device,)
+
+
+@app.cell
+def _(lab):
+    d_batch = lab.D_BATCH.widget()
+    return (d_batch,)
+
+
+@app.cell
+def _(lab):
+    d_fused = lab.D_FUSED.widget()
+    return (d_fused,)
+
+
+@app.cell
+def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_batch, d_fused], justify="start", wrap=True),
+        d_device,
+        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    ## Synthesis · Put the keyword spotter on a microcontroller
+
+    The always-on wake-word model must live in a microcontroller's flash (weights) and SRAM
+    (activations), next to the firmware. Choose the chip, the precision and how much memory the
+    firmware keeps; the engine reports whether the rest is enough. Your choice is saved to your
+    design ledger.
+    """)
+    return
+
+
+@app.cell
+def _(lab):
+    s_device = lab.S_DEVICE.widget()
+    return (s_device,)
+
+
+@app.cell
+def _(lab):
+    s_precision = lab.S_PRECISION.widget()
+    return (s_precision,)
+
+
+@app.cell
+def _(lab):
+    s_flash_reserve = lab.S_FLASH_RESERVE.widget()
+    return (s_flash_reserve,)
+
+
+@app.cell
+def _(lab):
+    s_sram_reserve = lab.S_SRAM_RESERVE.widget()
+    return (s_sram_reserve,)
+
+
+@app.cell
+def _(
+    kit,
+    lab,
+    mo,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    s_device,
+    s_flash_reserve,
+    s_precision,
+    s_sram_reserve,
+    unlocked,
+):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the synthesis (answer all four predictions)"),
+    )
+    mo.vstack([
+        mo.hstack([s_device, s_precision], justify="start", wrap=True),
+        mo.hstack([s_flash_reserve, s_sram_reserve], justify="start", wrap=True),
+        kit.show(lab.synthesis(s_device.value, s_precision.value, s_flash_reserve.value,
+                               s_sram_reserve.value)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    ## Takeaways
+
+    - Weight sharing makes a convolution's weights independent of resolution; its MACs, output
+      maps and any im2col buffer still grow with the image area.
+    - Receptive fields grow linearly with stride-one depth; downsampling buys reach with a coarser map.
+    - The depthwise-separable saving approaches the kernel area only for wide layers.
+    - FLOPs are work, not time: launches and low-intensity layers decide small-batch latency.
+    - On a microcontroller, precision decides whether a model fits at all.
+    """)
+    return
+
+
+@app.cell
+async def _(
+    kit,
+    lab,
+    ledger,
+    mo,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    s_device,
+    s_flash_reserve,
+    s_precision,
+    s_sram_reserve,
+):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"device": s_device.value, "precision": s_precision.value,
+                    "flash_reserve_kib": s_flash_reserve.value,
+                    "sram_reserve_kib": s_sram_reserve.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

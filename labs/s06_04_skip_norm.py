@@ -1,0 +1,256 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.4 Skip Connections and Normalization")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_04_skip_norm as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.4",
+            "Skip Connections and Normalization",
+            "Watch gradients vanish and explode in a real deep network, see what the identity path and "
+            "each normalization fix, and price the memory-bound glue they add to every block.",
+            ["3 parts", "about 20 minutes", "gradient flow", "residual blocks", "BatchNorm vs LayerNorm",
+             "memory-bound ops", "kernel fusion"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · Gradients through depth"),
+        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
+                    "Our deeper model trains worse than the shallow one, even on the training set. "
+                    "Is it overfitting, or is something wrong with the gradients?"),
+        mo.md("Backpropagation multiplies one factor per layer. The chart runs a real, seeded deep "
+              "network forward and backward and plots the size of the gradient that reaches every "
+              "layer, for a plain stack and for the same stack built from residual blocks."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_depth = lab.A_DEPTH.widget()
+    return (a_depth,)
+
+
+@app.cell
+def _(lab):
+    a_activation = lab.A_ACTIVATION.widget()
+    return (a_activation,)
+
+
+@app.cell
+def _(lab):
+    a_gain = lab.A_GAIN.widget()
+    return (a_gain,)
+
+
+@app.cell
+def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_depth, a_gain], justify="start", wrap=True),
+        a_activation,
+        kit.show(lab.part_a(a_depth.value, a_activation.value, a_gain.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · Whose statistics?"),
+        kit.message("Alex Torres", "product manager, WildlifeVision",
+                    "We are adding a text assistant that answers one token at a time. Can it reuse the "
+                    "BatchNorm layers from our vision backbone?"),
+        mo.md("Every normalization subtracts a mean and divides by a spread; they differ in which "
+              "values those statistics come from. BatchNorm pools a channel across the batch and the "
+              "feature map and switches to running averages when serving; LayerNorm and RMSNorm use "
+              "one token's own features."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_batch = lab.B_BATCH.widget()
+    return (b_batch,)
+
+
+@app.cell
+def _(lab):
+    b_positions = lab.B_POSITIONS.widget()
+    return (b_positions,)
+
+
+@app.cell
+def _(lab):
+    b_features = lab.B_FEATURES.widget()
+    return (b_features,)
+
+
+@app.cell
+def _(b_batch, b_features, b_positions, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_batch, b_features], justify="start", wrap=True),
+        b_positions,
+        kit.show(lab.part_b(b_batch.value, b_positions.value, b_features.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · What the glue costs the machine"),
+        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
+                    "The profiler shows thousands of tiny kernels between our convolutions: adds, "
+                    "norms, activations. They do almost no math. Why do they take so much time?"),
+        mo.md("A residual add or a normalization touches every activation once and does a handful of "
+              "operations on it. Compare its arithmetic intensity with the device's ridge, time it "
+              "with the roofline engine, and see how much of ResNet-50 it costs with and without a "
+              "compiled graph."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_op = lab.C_OP.widget()
+    return (c_op,)
+
+
+@app.cell
+def _(lab):
+    c_precision = lab.C_PRECISION.widget()
+    return (c_precision,)
+
+
+@app.cell
+def _(lab):
+    c_batch = lab.C_BATCH.widget()
+    return (c_batch,)
+
+
+@app.cell
+def _(lab):
+    c_device = lab.C_DEVICE.widget()
+    return (c_device,)
+
+
+@app.cell
+def _(c_batch, c_device, c_op, c_precision, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_op, mo.vstack([c_precision, c_batch])], justify="start", wrap=True),
+        c_device,
+        kit.show(lab.part_c(c_op.value, c_precision.value, c_batch.value, c_device.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    ## Takeaways
+
+    - A plain stack multiplies one factor per layer, so gradients shrink or grow exponentially with
+      depth; sigmoid's small derivative makes the shrinking unavoidable.
+    - A residual block adds the identity to every factor, so the gradient keeps a direct path to
+      the first layer.
+    - BatchNorm's statistics depend on the batch and change between training and serving;
+      LayerNorm and RMSNorm depend only on the token, which is why sequence models use them.
+    - Adds and norms are memory-bound and pay a launch each; compilers fold and fuse them into the
+      neighbouring convolutions, while the skip input still has to stay in memory.
+    """)
+    return
+
+
+@app.cell
+async def _(c_device, c_precision, lab, ledger, mo, pred_a, pred_b, pred_c):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"device": c_device.value, "precision": c_precision.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

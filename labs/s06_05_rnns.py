@@ -1,0 +1,323 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.5 RNNs: The Serial Chain")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_05_rnns as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.5",
+            "RNNs: a fixed state and a serial chain",
+            "Measure what recurrence costs: latency that grows with every step however fast the "
+            "math, gates that multiply the work per step, a state that never grows, and the "
+            "length at which parallel attention's quadratic work finally loses.",
+            ["4 parts", "about 20 minutes", "serial chain", "LSTM and GRU cost", "fixed state vs KV cache", "RNN vs attention"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · The serial chain"),
+        kit.message("Priya Raman", "audio ML engineer, StreamSense",
+                    "Our streaming speech model is an RNN and it is too slow. Procurement says "
+                    "an accelerator with ten times the FLOP/s will fix it. Will it?"),
+        mo.md(
+            "Each step of a recurrent layer needs the state the previous step produced, so the "
+            "steps run one after another. The engine times the layer as its arithmetic, its "
+            "weight traffic and the kernels it launches at every step. Compare the two "
+            "accelerators, then raise the batch and watch which term grows."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_seq = lab.A_SEQ.widget()
+    return (a_seq,)
+
+
+@app.cell
+def _(lab):
+    a_batch = lab.A_BATCH.widget()
+    return (a_batch,)
+
+
+@app.cell
+def _(lab):
+    a_peak = lab.A_PEAK.widget()
+    return (a_peak,)
+
+
+@app.cell
+def _(a_batch, a_peak, a_seq, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_seq, a_batch], justify="start", wrap=True),
+        a_peak,
+        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · Gates multiply the work per step"),
+        kit.message("Dr. Lena Okafor", "research lead, StreamSense",
+                    "Switching our vanilla RNN to an LSTM fixed the vanishing gradients. What "
+                    "did it do to the compute bill per step?"),
+        mo.md(
+            "An LSTM step computes four affine transforms of the input and the previous state "
+            "(input, forget and output gates plus a candidate update); a GRU computes three "
+            "(reset and update gates plus a candidate). Count them at equal sizes."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_hidden = lab.B_HIDDEN.widget()
+    return (b_hidden,)
+
+
+@app.cell
+def _(lab):
+    b_d_in = lab.B_D_IN.widget()
+    return (b_d_in,)
+
+
+@app.cell
+def _(lab):
+    b_bias = lab.B_BIAS.widget()
+    return (b_bias,)
+
+
+@app.cell
+def _(b_bias, b_d_in, b_hidden, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_hidden, b_d_in], justify="start", wrap=True),
+        b_bias,
+        kit.show(lab.part_b(b_hidden.value, b_d_in.value, b_bias.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · A state that never grows"),
+        kit.message("Marco Silva", "firmware engineer, StreamSense",
+                    "The wake-word chip has a few hundred kilobytes of SRAM. The team wants to "
+                    "swap the RNN for a small transformer. What breaks first?"),
+        mo.md(
+            "At inference an RNN keeps only its latest state. Training through time keeps every "
+            "step's state, and an attention layer keeps keys and values for every past token. "
+            "Compare all three with each device's on-chip memory."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_hidden = lab.C_HIDDEN.widget()
+    return (c_hidden,)
+
+
+@app.cell
+def _(lab):
+    c_seq = lab.C_SEQ.widget()
+    return (c_seq,)
+
+
+@app.cell
+def _(lab):
+    c_cell = lab.C_CELL.widget()
+    return (c_cell,)
+
+
+@app.cell
+def _(lab):
+    c_device = lab.C_DEVICE.widget()
+    return (c_device,)
+
+
+@app.cell
+def _(c_cell, c_device, c_hidden, c_seq, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_hidden, c_seq], justify="start", wrap=True),
+        c_cell,
+        c_device,
+        kit.show(lab.part_c(c_hidden.value, c_seq.value, c_cell.value, c_device.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · The crossover with attention"),
+        kit.message("Priya Raman", "audio ML engineer, StreamSense",
+                    "If the chain is the problem, should we move everything to attention? It "
+                    "does far more arithmetic per sequence."),
+        mo.md(
+            "An RNN runs its steps in order; self-attention compares every pair of tokens but "
+            "does it in a few wide, parallel kernels. The engine times both at the same width "
+            "over a range of sequence lengths and searches for the length at which the lines "
+            "cross."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_device = lab.D_DEVICE.widget()
+    return (d_device,)
+
+
+@app.cell
+def _(lab):
+    d_width = lab.D_WIDTH.widget()
+    return (d_width,)
+
+
+@app.cell
+def _(lab):
+    d_rival = lab.D_RIVAL.widget()
+    return (d_rival,)
+
+
+@app.cell
+def _(lab):
+    d_flash = lab.D_FLASH.widget()
+    return (d_flash,)
+
+
+@app.cell
+def _(d_device, d_flash, d_rival, d_width, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_width, d_flash], justify="start", wrap=True),
+        d_rival,
+        d_device,
+        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the takeaways (answer all four predictions)"),
+    )
+    mo.md("""
+## Takeaways
+
+- An RNN's latency grows linearly with sequence length: every step waits for the previous state, and faster arithmetic only shortens each step.
+- Gates multiply the work per step (an LSTM does four affine transforms, a GRU three) but never the number of steps.
+- The inference state has a fixed size; training through time and attention's KV cache both grow with every token, which is why recurrence still fits where memory is scarce.
+- On GPUs, attention's quadratic work done in parallel beats the RNN's chain until very long contexts; on a microcontroller the RNN wins at every length.
+""")
+    return
+
+
+@app.cell
+async def _(d_device, d_rival, d_width, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"device": d_device.value, "width": d_width.value, "rival": d_rival.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,316 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.6 Attention: The Quadratic Score Matrix")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_06_attention as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.6",
+            "Attention: the quadratic score matrix",
+            "Count what attention's score matrix costs in MACs and bytes, watch it quadruple "
+            "when the context doubles, find the context at which it outgrows a device, and see "
+            "what FlashAttention removes and what it keeps.",
+            ["4 parts", "about 20 minutes", "score GEMM", "quadratic growth", "device fit", "FlashAttention"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · One head's score matrix"),
+        kit.message("Jun Park", "ML engineer, DocuLens",
+                    "Our document model uses self-attention over long inputs. Before we size "
+                    "hardware: what does one head actually compute and store?"),
+        mo.md(
+            "Each query is compared with every key, so the scores form a square matrix with one "
+            "row per query and one column per key. Each entry is a dot product over the head "
+            "dimension, scaled by one over its square root before the softmax; a second product "
+            "then weights the values."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_seq = lab.A_SEQ.widget()
+    return (a_seq,)
+
+
+@app.cell
+def _(lab):
+    a_d_head = lab.A_D_HEAD.widget()
+    return (a_d_head,)
+
+
+@app.cell
+def _(lab):
+    a_precision = lab.A_PRECISION.widget()
+    return (a_precision,)
+
+
+@app.cell
+def _(a_d_head, a_precision, a_seq, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_seq, a_d_head], justify="start", wrap=True),
+        a_precision,
+        kit.show(lab.part_a(a_seq.value, a_d_head.value, a_precision.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · Doubling the context"),
+        kit.message("Alex Moreau", "product manager, DocuLens",
+                    "Customers want to upload documents twice as long. Twice the tokens, twice "
+                    "the memory, right?"),
+        mo.md(
+            "A layer holds one score matrix per head, and naive training keeps every layer's "
+            "scores for the backward pass. The chart marks the chapter's worked points and two "
+            "devices' memory."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_seq = lab.B_SEQ.widget()
+    return (b_seq,)
+
+
+@app.cell
+def _(lab):
+    b_heads = lab.B_HEADS.widget()
+    return (b_heads,)
+
+
+@app.cell
+def _(lab):
+    b_layers = lab.B_LAYERS.widget()
+    return (b_layers,)
+
+
+@app.cell
+def _(b_heads, b_layers, b_seq, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        b_seq,
+        mo.hstack([b_heads, b_layers], justify="start", wrap=True),
+        kit.show(lab.part_b(b_seq.value, b_heads.value, b_layers.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · When the scores outgrow the device"),
+        kit.message("Jun Park", "ML engineer, DocuLens",
+                    "Which context length breaks our accelerator, exactly? Not a formula: a "
+                    "number we can put in the spec."),
+        mo.md(
+            "The search doubles the context until the chosen tensors no longer fit the device, "
+            "then bisects to the exact edge. The same search checks the chapter's Figure 14, "
+            "which does not name its device."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_device = lab.C_DEVICE.widget()
+    return (c_device,)
+
+
+@app.cell
+def _(lab):
+    c_shape = lab.C_SHAPE.widget()
+    return (c_shape,)
+
+
+@app.cell
+def _(lab):
+    c_what = lab.C_WHAT.widget()
+    return (c_what,)
+
+
+@app.cell
+def _(c_device, c_shape, c_what, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        c_device,
+        c_shape,
+        c_what,
+        kit.show(lab.part_c(c_device.value, c_shape.value, c_what.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · What FlashAttention changes"),
+        kit.message("Sam Whitfield", "infrastructure lead, DocuLens",
+                    "A vendor says FlashAttention makes attention linear, so long context is "
+                    "cheap now. Is that right?"),
+        mo.md(
+            "FlashAttention computes the same scores tile by tile in on-chip memory with a "
+            "running softmax, so the full matrix is never written out. The engine times the "
+            "attention core both ways on one device."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_seq = lab.D_SEQ.widget()
+    return (d_seq,)
+
+
+@app.cell
+def _(lab):
+    d_shape = lab.D_SHAPE.widget()
+    return (d_shape,)
+
+
+@app.cell
+def _(lab):
+    d_device = lab.D_DEVICE.widget()
+    return (d_device,)
+
+
+@app.cell
+def _(lab):
+    d_flash = lab.D_FLASH.widget()
+    return (d_flash,)
+
+
+@app.cell
+def _(d_device, d_flash, d_seq, d_shape, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_seq, d_flash], justify="start", wrap=True),
+        d_shape,
+        d_device,
+        kit.show(lab.part_d(d_seq.value, d_shape.value, d_device.value, d_flash.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the takeaways (answer all four predictions)"),
+    )
+    mo.md("""
+## Takeaways
+
+- Each head's score matrix is square in the context, and every entry costs a dot product over the head dimension: memory and MACs both grow as the square of the context.
+- Doubling the context quadruples one layer's scores and their FLOPs; naive training multiplies that by every layer it keeps.
+- The context that fits a device grows only as the square root of its memory, and the unit matters: GB and GiB move the edge.
+- FlashAttention removes the stored scores and their traffic, not the arithmetic.
+""")
+    return
+
+
+@app.cell
+async def _(d_device, d_shape, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"device": d_device.value, "shape": d_shape.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,323 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.7 Transformers: prefill, decode and the KV cache")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_07_transformers as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.7",
+            "Transformers: Prefill, Decode and the KV Cache",
+            "One transformer runs in two regimes: prompt prefill is compute-bound, token-by-token "
+            "decode is bound by bytes and launches, and the KV cache it keeps can outgrow the weights.",
+            ["4 parts", "about 20 minutes", "prefill vs decode", "batching", "KV cache",
+             "grouped-query attention"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · Two regimes, one model"),
+        kit.message("Priya Natarajan", "inference lead, a chat start-up",
+                    "The whole prompt goes through the model in one pass, yet every generated token "
+                    "afterwards costs a good share of that pass on its own. Same weights, same GPU: "
+                    "why is one token so expensive?"),
+        mo.md(
+            "Prefill pushes every prompt token through each weight matrix at once: a matrix-matrix "
+            "product that reuses each weight once per token. Decode feeds one token per step, so "
+            "every projection becomes a matrix-vector product that reads each weight for a single "
+            "use. Place both on the roofline. Conventions: one MAC is two FLOPs, a GB is a billion "
+            "bytes (decimal), peaks are dense FP16, and the roof is drawn at a sustained efficiency "
+            "of one half."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_model = lab.A_MODEL.widget()
+    return (a_model,)
+
+
+@app.cell
+def _(lab):
+    a_device = lab.A_DEVICE.widget()
+    return (a_device,)
+
+
+@app.cell
+def _(lab):
+    a_prompt = lab.A_PROMPT.widget()
+    return (a_prompt,)
+
+
+@app.cell
+def _(a_device, a_model, a_prompt, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        a_model,
+        mo.hstack([a_device, a_prompt], justify="start", wrap=True),
+        kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · Batching helps the weights, not the caches"),
+        kit.message("Marco Bellini", "capacity planner",
+                    "Our kernels are tuned to the bone, so a single user's decode should already run "
+                    "near peak. If not, we just batch more users until it does. Right?"),
+        mo.md(
+            "A decode step for a batch of users reads the weights once and shares them, but each "
+            "user's attention reads that user's own key/value cache. Watch the bytes per generated "
+            "token as the batch grows, for the chapter's 7B-class model."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_batch = lab.B_BATCH.widget()
+    return (b_batch,)
+
+
+@app.cell
+def _(lab):
+    b_context = lab.B_CONTEXT.widget()
+    return (b_context,)
+
+
+@app.cell
+def _(lab):
+    b_device = lab.B_DEVICE.widget()
+    return (b_device,)
+
+
+@app.cell
+def _(b_batch, b_context, b_device, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_batch, b_context, b_device], justify="start", wrap=True),
+        kit.show(lab.part_b(b_batch.value, b_context.value, b_device.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · Three memory regimes of a long context"),
+        kit.message("Alex Torres", "product manager",
+                    "Customers want to paste whole codebases into one prompt. The weights are small "
+                    "next to the GPU's memory, so memory cannot be the problem. What runs out first?"),
+        mo.md(
+            "With GPT-2 XL's shape, three memories compete as one request's context grows: the "
+            "weights stay flat, the KV cache grows linearly, and one layer's materialized attention "
+            "scores grow with the square of the context. Find the crossings, then switch on tiled "
+            "attention."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_context = lab.C_CONTEXT.widget()
+    return (c_context,)
+
+
+@app.cell
+def _(lab):
+    c_flash = lab.C_FLASH.widget()
+    return (c_flash,)
+
+
+@app.cell
+def _(lab):
+    c_device = lab.C_DEVICE.widget()
+    return (c_device,)
+
+
+@app.cell
+def _(c_context, c_device, c_flash, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_context, c_flash], justify="start", wrap=True),
+        c_device,
+        kit.show(lab.part_c(c_context.value, c_flash.value, c_device.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · The pitfall: budgeting the weights alone"),
+        kit.message("Dr. Lena Okafor", "platform engineer",
+                    "Our 7B model's FP16 weights fill well under a fifth of the GPU, so we can serve "
+                    "as many users as we like. I'm signing off on the launch. Any objections?"),
+        mo.md(
+            "Every concurrent user keeps a KV cache for their whole context. Size the serving "
+            "budget for users × context on a device, then try grouped-query attention (GQA), which "
+            "shares each key/value head among several query heads."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_users = lab.D_USERS.widget()
+    return (d_users,)
+
+
+@app.cell
+def _(lab):
+    d_context = lab.D_CONTEXT.widget()
+    return (d_context,)
+
+
+@app.cell
+def _(lab):
+    d_kv_heads = lab.D_KV_HEADS.widget()
+    return (d_kv_heads,)
+
+
+@app.cell
+def _(lab):
+    d_device = lab.D_DEVICE.widget()
+    return (d_device,)
+
+
+@app.cell
+def _(d_context, d_device, d_kv_heads, d_users, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_users, d_context], justify="start", wrap=True),
+        mo.hstack([d_kv_heads, d_device], justify="start", wrap=True),
+        kit.show(lab.part_d(d_users.value, d_context.value, d_kv_heads.value, d_device.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the takeaways (answer all four predictions)"),
+    )
+    mo.md("""
+    ## Takeaways
+
+    - **One model, two regimes.** Prefill reuses each weight across the prompt and can be
+      compute-bound; batch-1 decode reuses it once (about 1 FLOP/byte in FP16) and is bound by
+      bytes, or at GPT-2 XL's size by kernel launches.
+    - **Batching amortizes weights, not caches.** Each sequence reads its own KV cache, so past a
+      modest batch the cache bytes set the pace and decode stays memory-bound.
+    - **Three curves, three growth rates.** Weights are flat, the KV cache is linear, materialized
+      scores are quadratic. Tiled attention removes the score storage, not the arithmetic.
+    - **Budget weights + cache + buffers together.** Concurrency × context decides how many users
+      fit; grouped-query attention divides the cache by the query-to-KV head ratio.
+    """)
+    return
+
+
+@app.cell
+async def _(d_context, d_device, d_kv_heads, d_users, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"users": d_users.value, "context": d_context.value, "kv_heads": d_kv_heads.value,
+                    "device": d_device.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,331 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.8 DLRM: the capacity wall")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_08_dlrm as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.8",
+            "Sparse Architectures: DLRM and the Capacity Wall",
+            "A recommender's embedding tables must fit somewhere before any FLOP matters: size them "
+            "against device memory, see why gathers move bytes without arithmetic, and price the ways out.",
+            ["4 parts", "about 20 minutes", "capacity wall", "embedding gathers", "shrink",
+             "move or shard"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · The capacity wall"),
+        kit.message("Jun Park", "recommendations team lead",
+                    "Our store has a hundred million items. One embedding row per item, and we have "
+                    "an A100 with plenty of memory. Can we add the user table next to it?"),
+        mo.md(
+            "An embedding table stores one learned row per ID, and the whole table must be resident "
+            "wherever lookups run: its size is rows × width × bytes per value. Compare it with the "
+            "device's memory. GB are decimal (a billion bytes)."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_rows = lab.A_ROWS.widget()
+    return (a_rows,)
+
+
+@app.cell
+def _(lab):
+    a_tables = lab.A_TABLES.widget()
+    return (a_tables,)
+
+
+@app.cell
+def _(lab):
+    a_dim = lab.A_DIM.widget()
+    return (a_dim,)
+
+
+@app.cell
+def _(lab):
+    a_precision = lab.A_PRECISION.widget()
+    return (a_precision,)
+
+
+@app.cell
+def _(lab):
+    a_device = lab.A_DEVICE.widget()
+    return (a_device,)
+
+
+@app.cell
+def _(a_device, a_dim, a_precision, a_rows, a_tables, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_rows, a_tables], justify="start", wrap=True),
+        mo.hstack([a_dim, a_precision], justify="start", wrap=True),
+        a_device,
+        kit.show(lab.part_a(a_rows.value, a_tables.value, a_dim.value, a_precision.value, a_device.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · Gathers move bytes, not FLOPs"),
+        kit.message("Sam Rivera", "serving engineer",
+                    "Profiling says the GPU sits mostly idle on our recommender. Fine: we'll batch "
+                    "a thousand requests together, like we do for the ranking MLPs. That should fix it."),
+        mo.md(
+            "The DLRM lighthouse runs a bottom MLP on dense features, gathers one row per ID from "
+            "each of its embedding tables, takes pairwise dot products, then runs a top MLP. The "
+            "engine counts each stage's bytes and FLOPs. Watch the bytes per request as the batch grows."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_batch = lab.B_BATCH.widget()
+    return (b_batch,)
+
+
+@app.cell
+def _(lab):
+    b_lookups = lab.B_LOOKUPS.widget()
+    return (b_lookups,)
+
+
+@app.cell
+def _(lab):
+    b_device = lab.B_DEVICE.widget()
+    return (b_device,)
+
+
+@app.cell
+def _(b_batch, b_device, b_lookups, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_batch, b_lookups], justify="start", wrap=True),
+        b_device,
+        kit.show(lab.part_b(b_batch.value, b_lookups.value, b_device.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · Shrink the tables"),
+        kit.message("Jun Park", "recommendations team lead",
+                    "We need both tables: a hundred million items and a billion users. Someone "
+                    "suggested INT8. Is quantization enough to land on one GPU?"),
+        mo.md(
+            "Shrinking trades information for bytes: a lower precision rounds every value, and "
+            "hashing maps several IDs to one shared row, which blurs the rarely seen long tail. "
+            "Find what it takes to fit."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_precision = lab.C_PRECISION.widget()
+    return (c_precision,)
+
+
+@app.cell
+def _(lab):
+    c_keep = lab.C_KEEP.widget()
+    return (c_keep,)
+
+
+@app.cell
+def _(lab):
+    c_device = lab.C_DEVICE.widget()
+    return (c_device,)
+
+
+@app.cell
+def _(c_device, c_keep, c_precision, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_precision, c_keep], justify="start", wrap=True),
+        c_device,
+        kit.show(lab.part_c(c_precision.value, c_keep.value, c_device.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · Move or shard"),
+        kit.message("Dr. Maya Rodriguez", "CTO",
+                    "We will not give up accuracy. Keep the tables in full precision and tell me "
+                    "what it costs: more GPUs, or host memory?"),
+        mo.md(
+            "Two ways keep every row. **Move** the tables to host DRAM and pull the gathered rows "
+            "over PCIe, or **shard** them across GPUs so each holds a slice, and exchange the "
+            "pooled vectors all-to-all over NVLink. Both change which bandwidth the data term pays."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_devices = lab.D_DEVICES.widget()
+    return (d_devices,)
+
+
+@app.cell
+def _(lab):
+    d_usable = lab.D_USABLE.widget()
+    return (d_usable,)
+
+
+@app.cell
+def _(lab):
+    d_batch = lab.D_BATCH.widget()
+    return (d_batch,)
+
+
+@app.cell
+def _(lab):
+    d_lookups = lab.D_LOOKUPS.widget()
+    return (d_lookups,)
+
+
+@app.cell
+def _(d_batch, d_devices, d_lookups, d_usable, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_devices, d_usable], justify="start", wrap=True),
+        mo.hstack([d_batch, d_lookups], justify="start", wrap=True),
+        kit.show(lab.part_d(d_devices.value, d_usable.value, d_batch.value, d_lookups.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the takeaways (answer all four predictions)"),
+    )
+    mo.md("""
+    ## Takeaways
+
+    - **Capacity comes first.** Rows × width × bytes decides whether the tables can live on a
+      device at all; the iron law only times a placement that exists.
+    - **Gathers are bytes with almost no arithmetic.** A lookup copies a row; alone it pays a fixed
+      latency, in bulk it pays bandwidth, and batching does not share it the way it shares MLP weights.
+    - **Shrinking costs information.** Lower precision divides bytes by a fixed factor; hashing
+      merges IDs into shared rows and blurs the long tail.
+    - **Moving or sharding costs bandwidth.** Host DRAM puts the rows behind PCIe; sharding needs
+      enough GPUs (rounded up) and an all-to-all exchange over NVLink every batch.
+    """)
+    return
+
+
+@app.cell
+async def _(d_batch, d_devices, d_lookups, d_usable, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"gpus": d_devices.value, "usable_percent": d_usable.value, "batch": d_batch.value,
+                    "lookups": d_lookups.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

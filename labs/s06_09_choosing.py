@@ -1,0 +1,343 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.9 Comparing and Choosing Architectures")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_09_choosing as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.9",
+            "Comparing and Choosing Architectures",
+            "Put five workloads on one scale (intensity, bytes, energy), then let the budgets of a real "
+            "device pick the architecture.",
+            ["4 parts + synthesis", "about 25 minutes", "intensity", "workload memory", "energy and reuse",
+             "the camera trap", "three-phase selection"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · One scale for five workloads"),
+        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
+                    "Same accelerator, three requests: a camera frame, a chatbot token, a recommendation. "
+                    "Why does one keep the chip busy and the others leave it waiting?"),
+        mo.md("Arithmetic intensity (FLOPs per byte) puts every family on one axis. The chapter's Table 8 "
+              "uses a quick proxy, FLOPs per byte of FP32 weights; the engine counts all traffic."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_batch = lab.A_BATCH.widget()
+    return (a_batch,)
+
+
+@app.cell
+def _(lab):
+    a_device = lab.A_DEVICE.widget()
+    return (a_device,)
+
+
+@app.cell
+def _(lab):
+    a_fused = lab.A_FUSED.widget()
+    return (a_fused,)
+
+
+@app.cell
+def _(a_batch, a_device, a_fused, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_batch, a_fused], justify="start", wrap=True),
+        a_device,
+        kit.show(lab.part_a(a_batch.value, a_device.value, a_fused.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · What each workload must hold"),
+        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
+                    "Research wants to fine-tune every lighthouse model on our single 80 GB card. "
+                    "Which ones will even fit?"),
+        mo.md("Serving stores weights in a narrow format; training carries a gradient and two optimizer "
+              "moments per FP32 weight. Switch between the columns of the chapter's Table 10."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_state = lab.B_STATE.widget()
+    return (b_state,)
+
+
+@app.cell
+def _(lab):
+    b_requests = lab.B_REQUESTS.widget()
+    return (b_requests,)
+
+
+@app.cell
+def _(lab):
+    b_context = lab.B_CONTEXT.widget()
+    return (b_context,)
+
+
+@app.cell
+def _(b_context, b_requests, b_state, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_state, mo.vstack([b_requests, b_context])], justify="start", wrap=True),
+        kit.show(lab.part_b(b_state.value, b_requests.value, b_context.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · Energy follows reuse"),
+        kit.message("Alex Torres", "product manager, WildlifeVision",
+                    "The battery team says our chatbot burns far more energy per operation than the image "
+                    "model on the very same chip. Same arithmetic units: how can that be?"),
+        mo.md("Fetching a value from DRAM costs far more energy than the multiply-accumulate that uses "
+              "it. What matters is how many operations share each fetch."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_batch = lab.C_BATCH.widget()
+    return (c_batch,)
+
+
+@app.cell
+def _(lab):
+    c_precision = lab.C_PRECISION.widget()
+    return (c_precision,)
+
+
+@app.cell
+def _(lab):
+    c_stage = lab.C_STAGE.widget()
+    return (c_stage,)
+
+
+@app.cell
+def _(c_batch, c_precision, c_stage, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_batch, c_precision, c_stage], justify="start", wrap=True),
+        kit.show(lab.part_c(c_batch.value, c_precision.value, c_stage.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · The camera trap, end to end"),
+        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
+                    "Offline camera traps, solar power, 50 species, under half a second per photo. The board "
+                    "is a Cortex-A53 with 512 MB. ResNet-50 is our best model: why not ship it?"),
+        mo.md("The chapter's worked example sizes candidates on a planning device, the registry's camera "
+              "SoC: a sustained INT8 rate, an active power draw, and a slice of its RAM set aside for "
+              "weights. Compare the chapter's napkin estimate with the engine's."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_model = lab.D_MODEL.widget()
+    return (d_model,)
+
+
+@app.cell
+def _(lab):
+    d_precision = lab.D_PRECISION.widget()
+    return (d_precision,)
+
+
+@app.cell
+def _(lab):
+    d_per_day = lab.D_PER_DAY.widget()
+    return (d_per_day,)
+
+
+@app.cell
+def _(d_model, d_per_day, d_precision, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_model, mo.vstack([d_precision, d_per_day])], justify="start", wrap=True),
+        kit.show(lab.part_d(d_model.value, d_precision.value, d_per_day.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    ## Synthesis · Three phases, one decision
+
+    Phase 1 reads the data's structure and picks a family. Phase 2 screens every candidate on every
+    device in the registry: does it fit in memory, can the device sustain the rate (the throughput
+    ceiling), does one inference meet the deadline, does the device fit the power budget? Phase 3 is
+    what no estimate can do: measure accuracy and behaviour on the target. Your choices are saved to
+    your design ledger.
+    """)
+    return
+
+
+@app.cell
+def _(lab):
+    s_data = lab.S_DATA.widget()
+    return (s_data,)
+
+
+@app.cell
+def _(lab):
+    s_fps = lab.S_FPS.widget()
+    return (s_fps,)
+
+
+@app.cell
+def _(lab):
+    s_util = lab.S_UTIL.widget()
+    return (s_util,)
+
+
+@app.cell
+def _(lab):
+    s_power = lab.S_POWER.widget()
+    return (s_power,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util, unlocked):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the synthesis (answer all four predictions)"),
+    )
+    mo.vstack([
+        mo.hstack([s_data, mo.vstack([s_fps, s_util, s_power])], justify="start", wrap=True),
+        kit.show(lab.synthesis(s_data.value, s_fps.value, s_util.value, s_power.value)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    **Takeaways**
+
+    - Intensity is reuse made visible: filters reused across a feature map sit far above a decode step
+      that uses each weight once, and the same reuse decides how much energy goes to moving data.
+    - Bytes decide feasibility before speed: INT8 shrinks serving state fourfold, training state is
+      four FP32 copies, and per-request state (feature maps, KV cache) grows on top.
+    - A napkin estimate (operations ÷ sustained rate) screens candidates; the engine adds memory-bound
+      layers and per-operator dispatch; only the target device qualifies them.
+    """)
+    return
+
+
+@app.cell
+async def _(kit, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"data": s_data.value, "rate_per_s": s_fps.value, "utilization": s_util.value,
+                    "power_w": s_power.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,305 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.10 Fallacies and Pitfalls")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_10_fallacies as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Section 6.10",
+            "Fallacies and Pitfalls",
+            "Six beliefs that sink architecture decisions: state yours, run the experiment, and let the "
+            "engine's numbers argue back.",
+            ["4 parts", "about 20 minutes", "bigger is better?", "accuracy alone", "one bottleneck?",
+             "hybrids", "train vs deploy", "KV cache growth"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · Fallacy: more complex architectures always perform better"),
+        kit.message("Jordan Lee", "ML engineer, WildlifeVision",
+                    "Transformers won everywhere else, so let's replace our ResNet-50 with a ViT. "
+                    "It can only get better, right?"),
+        mo.md("The engine prices an architecture: parameters, FLOPs, bytes, seconds. It cannot price "
+              "accuracy, which depends on data and training. Keep those two questions apart."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_device = lab.A_DEVICE.widget()
+    return (a_device,)
+
+
+@app.cell
+def _(lab):
+    a_batch = lab.A_BATCH.widget()
+    return (a_batch,)
+
+
+@app.cell
+def _(a_batch, a_device, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_device, a_batch], justify="start", wrap=True),
+        kit.show(lab.part_a(a_device.value, a_batch.value), lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · Pitfall: choosing on accuracy alone"),
+        kit.message("Alex Torres", "product manager, WildlifeVision",
+                    "The paper's model tops the leaderboard at 512 tokens. Our recordings need 2,048. "
+                    "Ship it: the accuracy table says it's the best."),
+        mo.md("Accuracy tables hide two costs: a recurrent model's chain of dependent steps, and a "
+              "transformer's score matrix that grows with the square of the sequence."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_seq = lab.B_SEQ.widget()
+    return (b_seq,)
+
+
+@app.cell
+def _(lab):
+    b_device = lab.B_DEVICE.widget()
+    return (b_device,)
+
+
+@app.cell
+def _(b_device, b_seq, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_seq, b_device], justify="start", wrap=True),
+        kit.show(lab.part_b(b_seq.value, b_device.value), lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · Fallacy: one bottleneck per architecture · Pitfall: hybrids add up"),
+        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
+                    "We benchmarked the transformer during training: compute-bound. So serving is "
+                    "compute-bound too. And adding attention to the CNN only adds its accuracy, right?"),
+        mo.md("Compare where the time goes for one model in two phases, and for a CNN before and after "
+              "attention is bolted onto its feature map."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_seq = lab.C_SEQ.widget()
+    return (c_seq,)
+
+
+@app.cell
+def _(lab):
+    c_res = lab.C_RES.widget()
+    return (c_res,)
+
+
+@app.cell
+def _(lab):
+    c_batch = lab.C_BATCH.widget()
+    return (c_batch,)
+
+
+@app.cell
+def _(lab):
+    c_device = lab.C_DEVICE.widget()
+    return (c_device,)
+
+
+@app.cell
+def _(lab):
+    c_flash = lab.C_FLASH.widget()
+    return (c_flash,)
+
+
+@app.cell
+def _(c_batch, c_device, c_flash, c_res, c_seq, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_seq, c_res, c_batch], justify="start", wrap=True),
+        mo.hstack([c_device, c_flash], justify="start", wrap=True),
+        kit.show(lab.part_c(c_seq.value, c_res.value, c_batch.value, c_device.value, c_flash.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · Fallacy: training wins transfer · Pitfall: ignoring KV-cache growth"),
+        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
+                    "Our ranger-assistant chatbot ran beautifully on the training cluster. Put it on the "
+                    "Jetson in each ranger station and let every ranger use it."),
+        mo.md("Serving memory is weights plus a KV cache per conversation plus live activations plus "
+              "whatever the OS and runtime hold. Only the first term was visible on the cluster."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_precision = lab.D_PRECISION.widget()
+    return (d_precision,)
+
+
+@app.cell
+def _(lab):
+    d_users = lab.D_USERS.widget()
+    return (d_users,)
+
+
+@app.cell
+def _(lab):
+    d_context = lab.D_CONTEXT.widget()
+    return (d_context,)
+
+
+@app.cell
+def _(lab):
+    d_device = lab.D_DEVICE.widget()
+    return (d_device,)
+
+
+@app.cell
+def _(lab):
+    d_reserve = lab.D_RESERVE.widget()
+    return (d_reserve,)
+
+
+@app.cell
+def _(d_context, d_device, d_precision, d_reserve, d_users, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_users, d_context, d_reserve], justify="start", wrap=True),
+        mo.hstack([d_precision, d_device], justify="start", wrap=True),
+        kit.show(lab.part_d(d_precision.value, d_users.value, d_context.value, d_device.value, d_reserve.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the takeaways (answer all four predictions)"),
+    )
+    mo.md("""
+    ## Synthesis · What the six beliefs have in common
+
+    - Each one judges an architecture by a single number from a different context: a leaderboard
+      score, a training benchmark, a cluster's memory. The bill is paid in the deployment's regime.
+    - Cost is measurable before training (parameters, FLOPs, bytes, serial steps, KV cache); accuracy
+      is not. Price the candidates first, then spend data and training on the ones that fit.
+    - Bottlenecks move with phase, batch, sequence length, composition and device: measure each regime
+      you will run, and budget weights, per-request state and runtime together.
+    """)
+    return
+
+
+@app.cell
+async def _(d_device, d_precision, d_users, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"device": d_device.value, "precision": d_precision.value, "users": d_users.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

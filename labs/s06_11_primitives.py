@@ -1,0 +1,322 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.P Computational Primitives: lowering, arrays, memory, movement")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+
+        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_11_primitives as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Computational Primitives (longer edition)",
+            "Computational Primitives",
+            "Every architecture lowers to a few primitives: matrix multiply, sliding windows, "
+            "memory accesses and data movement. Price each one: the buffer im2col costs, the cycles "
+            "a systolic array idles, the energy of a fetch and the depth of a reduction.",
+            ["4 parts", "about 25 minutes", "im2col vs implicit GEMM", "systolic arrays",
+             "access energy", "broadcast, gather, reduce"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · im2col vs implicit GEMM"),
+        kit.message("Ken Watanabe", "mobile runtime engineer",
+                    "Our convolution kernels call the GEMM library through im2col. Is that free, or does the "
+                    "lowering cost us memory we do not have on the phone?"),
+        mo.md(
+            "Matrix multiply is the primitive hardware is built for, so a convolution is usually lowered "
+            "to one. im2col unfolds every sliding-window position into a row of a patch matrix, then "
+            "runs one GEMM against the stacked filters. Implicit GEMM computes the same product but "
+            "assembles each patch tile on chip, so the patch matrix never exists in memory."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(lab):
+    a_kernel = lab.A_KERNEL.widget()
+    return (a_kernel,)
+
+
+@app.cell
+def _(lab):
+    a_size = lab.A_SIZE.widget()
+    return (a_size,)
+
+
+@app.cell
+def _(lab):
+    a_stride = lab.A_STRIDE.widget()
+    return (a_stride,)
+
+
+@app.cell
+def _(lab):
+    a_channels = lab.A_CHANNELS.widget()
+    return (a_channels,)
+
+
+@app.cell
+def _(a_channels, a_kernel, a_size, a_stride, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_kernel, a_size], justify="start", wrap=True),
+        mo.hstack([a_stride, a_channels], justify="start", wrap=True),
+        kit.show(lab.part_a(a_kernel.value, a_size.value, a_stride.value, a_channels.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · The systolic array"),
+        kit.message("Dr. Ana Lima", "accelerator architect",
+                    "A TPU-style array does tens of thousands of multiply-accumulates per cycle. Why would it run "
+                    "a chatbot's single token so far below that?"),
+        mo.md(
+            "A systolic array is a grid of MAC cells that pass operands to their neighbours every cycle, "
+            "so each value fetched from memory is reused across a whole row or column of cells. In the "
+            "weight-stationary design modelled here, a tile of weights sits in the grid while input "
+            "rows stream through; filling and draining the pipeline costs cycles whatever the row count."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_array = lab.B_ARRAY.widget()
+    return (b_array,)
+
+
+@app.cell
+def _(lab):
+    b_rows = lab.B_ROWS.widget()
+    return (b_rows,)
+
+
+@app.cell
+def _(lab):
+    b_width = lab.B_WIDTH.widget()
+    return (b_width,)
+
+
+@app.cell
+def _(lab):
+    b_double = lab.B_DOUBLE.widget()
+    return (b_double,)
+
+
+@app.cell
+def _(b_array, b_double, b_rows, b_width, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_array, b_rows, b_width], justify="start", wrap=True),
+        b_double,
+        kit.show(lab.part_b(b_array.value, b_rows.value, b_width.value, b_double.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · What a memory access costs"),
+        kit.message("Sam Okoro", "firmware engineer",
+                    "We counted MACs to size the battery. Someone said the memory reads matter more. Do they?"),
+        mo.md(
+            "Horowitz's 45 nm energy table prices an access by where the data lives, from a small SRAM "
+            "next to the arithmetic to off-chip DRAM. Memory is read in whole lines, so the pattern "
+            "matters too: a sequential stream uses every fetched byte, a strided or scattered read "
+            "only a slice of each line, while a gathered embedding row is contiguous and fully used."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_pattern = lab.C_PATTERN.widget()
+    return (c_pattern,)
+
+
+@app.cell
+def _(lab):
+    c_level = lab.C_LEVEL.widget()
+    return (c_level,)
+
+
+@app.cell
+def _(lab):
+    c_precision = lab.C_PRECISION.widget()
+    return (c_precision,)
+
+
+@app.cell
+def _(c_level, c_pattern, c_precision, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        c_pattern,
+        mo.hstack([c_level, c_precision], justify="start", wrap=True),
+        kit.show(lab.part_c(c_pattern.value, c_level.value, c_precision.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · Broadcast, gather, reduce"),
+        kit.message("Yara Haddad", "distributed-training engineer",
+                    "Attention is just matrix multiplies, so what is all this talk about data movement?"),
+        mo.md(
+            "Four patterns carry data between processing elements: broadcast (one value to many), "
+            "scatter (different values to different places), gather (many values to one place) and "
+            "reduction (many values combined into one). One attention head broadcasts its queries, "
+            "gathers every key and value for each of them and reduces each score row in the softmax."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_seq = lab.D_SEQ.widget()
+    return (d_seq,)
+
+
+@app.cell
+def _(lab):
+    d_batch = lab.D_BATCH.widget()
+    return (d_batch,)
+
+
+@app.cell
+def _(lab):
+    d_head = lab.D_HEAD.widget()
+    return (d_head,)
+
+
+@app.cell
+def _(d_batch, d_head, d_seq, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_seq, d_batch, d_head], justify="start", wrap=True),
+        kit.show(lab.part_d(d_seq.value, d_batch.value, d_head.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    ## Takeaways
+
+    - Lowering a convolution to GEMM with im2col buys a mature matrix kernel at the price of a
+      patch buffer up to K² times the input; implicit GEMM keeps the GEMM and drops the buffer.
+    - A systolic array reuses operands in its grid, but only rows that stream through a weight
+      tile do useful work: a single token leaves it almost idle, a batch fills it.
+    - Where an operand lives sets its price per byte, and the access pattern sets how many
+      bytes you pay for: a DRAM fetch costs far more than the MAC it feeds.
+    - Attention's gathers and reductions grow with S²; a tree turns each row's reduction from
+      a chain of S − 1 additions into log₂ S stages without saving any work.
+    """)
+    return
+
+
+@app.cell
+async def _(b_array, b_rows, c_level, c_pattern, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d):
+    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
+    if any(v is not None for v in _answers.values()):
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design={"array": b_array.value, "rows": b_rows.value, "pattern": c_pattern.value,
+                    "level": c_level.value},
+            answers=_answers,
+            required=lab.PARTS,
+        )
+    mo.vstack([
+        mo.md(f"**Design ledger:** {ledger.summary()}"),
+        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
+    ])
+    return
+
+
+if __name__ == "__main__":
+    app.run()

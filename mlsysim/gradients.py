@@ -1,0 +1,357 @@
+"""Training-dynamics simulations small enough to run in a browser: gradient flow through depth
+and the batch dependence of normalization statistics.
+
+``simulate`` builds a real, seeded deep MLP (``depth`` layers of ``width`` units), runs one
+forward and one backward pass, and returns the norm of the gradient that reaches every layer.
+Everything is plain Python (lists and ``random``) so it runs under Pyodide; when numpy is
+installed the same arithmetic runs on arrays (``use_numpy``) and gives the same numbers (the
+weights are always drawn by ``random``, so both paths see identical networks).
+
+Network (no biases; one example)::
+
+    plain:     h_l = f(W_l h_{l-1})
+    residual:  h_l = h_{l-1} + alpha * f(W_l h_{l-1})      alpha = branch_scale (1/sqrt(depth))
+
+``W_l = gain * Q_l`` with ``Q_l`` a random orthogonal matrix (modified Gram-Schmidt of a seeded
+Gaussian matrix), so a linear layer scales every direction by exactly ``gain``: the per-layer
+gain of the chapter's argument is a knob, not an accident of initialization. The loss gradient
+at the output, ``dL/dh_depth``, is a seeded random unit vector; ``grad_norms[i]`` is
+``||dL/dh_i||``, the gradient arriving at layer ``i + 1``'s input after passing back through
+``depth - i`` layers.
+
+Chapter anchors (section 6.4.1): sigmoid's derivative peaks at 0.25, so with ``gain=1`` a plain
+sigmoid stack attenuates by at most ``0.25**k`` over ``k`` layers; a plain stack with per-layer
+gain 0.9 keeps ``0.9**50 ~ 0.005`` of the gradient after 50 layers; a gain of 1.5 explodes.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "ACTIVATIONS",
+    "GradientFlow",
+    "simulate",
+    "activation",
+    "derivative",
+    "max_derivative",
+    "batchnorm_train_serve_gap",
+]
+
+ACTIVATIONS = ("sigmoid", "tanh", "relu", "linear")
+MAX_WIDTH = 64
+MAX_DEPTH = 256
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError:  # the browser path
+        return None
+    return numpy
+
+
+# --------------------------------------------------------------------------------------------
+# Activations
+# --------------------------------------------------------------------------------------------
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def activation(kind: str, z: float) -> float:
+    """f(z) for one of ``ACTIVATIONS``."""
+    if kind == "sigmoid":
+        return _sigmoid(z)
+    if kind == "tanh":
+        return math.tanh(z)
+    if kind == "relu":
+        return z if z > 0 else 0.0
+    if kind == "linear":
+        return z
+    raise ValueError(f"activation={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
+
+
+def derivative(kind: str, z: float) -> float:
+    """f'(z) (ReLU: 1 for z > 0, else 0)."""
+    if kind == "sigmoid":
+        s = _sigmoid(z)
+        return s * (1.0 - s)
+    if kind == "tanh":
+        t = math.tanh(z)
+        return 1.0 - t * t
+    if kind == "relu":
+        return 1.0 if z > 0 else 0.0
+    if kind == "linear":
+        return 1.0
+    raise ValueError(f"activation={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
+
+
+@lru_cache(maxsize=8)
+def max_derivative(kind: str) -> float:
+    """The largest f'(z) over z in [-8, 8] (grid step 1/64, which includes z = 0): 0.25 for
+    sigmoid, 1 for tanh, ReLU and linear. The chapter's per-layer attenuation bound."""
+    return max(derivative(kind, i / 64) for i in range(-512, 513))
+
+
+# --------------------------------------------------------------------------------------------
+# Seeded weights (shared by both paths)
+# --------------------------------------------------------------------------------------------
+
+
+def _check_int(name: str, v, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not (lo <= v <= hi):
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
+    return v
+
+
+@lru_cache(maxsize=4096)
+def _orthogonal(width: int, seed: int, layer: int) -> tuple[tuple[float, ...], ...]:
+    """A random orthogonal width x width matrix (rows orthonormal), deterministic in
+    (width, seed, layer): modified Gram-Schmidt on a seeded Gaussian matrix."""
+    rng = random.Random(f"mlsysim-gradients-{seed}-{width}-{layer}")
+    rows: list[list[float]] = []
+    while len(rows) < width:
+        v = [rng.gauss(0.0, 1.0) for _ in range(width)]
+        for q in rows:
+            p = sum(a * b for a, b in zip(v, q, strict=True))
+            v = [a - p * b for a, b in zip(v, q, strict=True)]
+        n = math.sqrt(sum(a * a for a in v))
+        if n < 1e-8:  # (practically never) a dependent draw: draw again
+            continue
+        rows.append([a / n for a in v])
+    return tuple(tuple(r) for r in rows)
+
+
+@lru_cache(maxsize=64)
+def _unit_vector(width: int, seed: int, tag: str) -> tuple[float, ...]:
+    rng = random.Random(f"mlsysim-gradients-{seed}-{width}-{tag}")
+    v = [rng.gauss(0.0, 1.0) for _ in range(width)]
+    n = math.sqrt(sum(a * a for a in v))
+    return tuple(a / n for a in v)
+
+
+# --------------------------------------------------------------------------------------------
+# The simulation
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GradientFlow:
+    """One forward + backward pass. Lists are indexed by layer (0 = the first, input-side layer)."""
+
+    depth: int
+    width: int
+    activation: str
+    gain: float
+    residual: bool
+    branch_scale: float
+    grad_norms: tuple[float, ...]  # ||dL/dh_{l-1}||: the gradient arriving at layer l's input
+    weight_grad_norms: tuple[float, ...]  # ||dL/dW_l|| (Frobenius)
+    activation_norms: tuple[float, ...]  # ||h_l|| after layer l (forward scale)
+
+    @property
+    def first(self) -> float:
+        """Gradient norm reaching the first layer (output gradient has norm 1)."""
+        return self.grad_norms[0]
+
+    @property
+    def per_layer_factor(self) -> float:
+        """Geometric-mean change of the gradient norm per layer: first ** (1 / depth)."""
+        return self.first ** (1.0 / self.depth) if self.first > 0 else 0.0
+
+    @property
+    def layers_passed(self) -> tuple[int, ...]:
+        """How many layers the gradient at each index has passed back through."""
+        return tuple(self.depth - i for i in range(self.depth))
+
+
+def _check_args(depth, width, kind, gain, branch_scale):
+    _check_int("depth", depth, 1, MAX_DEPTH)
+    _check_int("width", width, 2, MAX_WIDTH)
+    if kind not in ACTIVATIONS:
+        raise ValueError(f"activation={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
+    for name, v in (("gain", gain), ("branch_scale", branch_scale)):
+        if isinstance(v, bool) or not isinstance(v, int | float) or not (0 < v <= 10) or math.isnan(v):
+            raise ValueError(f"{name} must be a number in (0, 10], got {v!r}")
+
+
+def simulate(
+    depth: int,
+    width: int = 16,
+    activation: str = "relu",
+    gain: float = 1.0,
+    residual: bool = False,
+    branch_scale: float | None = None,
+    seed: int = 0,
+    use_numpy: bool | None = None,
+) -> GradientFlow:
+    """Per-layer gradient norms of a seeded ``depth`` x ``width`` MLP (see the module docstring).
+
+    ``use_numpy=None`` uses numpy when installed, ``False`` forces pure Python, ``True`` requires
+    numpy. ``branch_scale`` (residual only) defaults to ``1/sqrt(depth)``, which keeps every
+    block's Jacobian ``I + alpha * f' W`` near the identity at any depth."""
+    alpha = (1.0 / math.sqrt(depth) if isinstance(depth, int) and depth > 0 else 1.0) \
+        if branch_scale is None else branch_scale
+    _check_args(depth, width, activation, gain, alpha)
+    _check_int("seed", seed, 0, 2**31 - 1)
+    np = _numpy() if use_numpy in (None, True) else None
+    if use_numpy and np is None:
+        raise ValueError("use_numpy=True but numpy is not installed")
+    return _simulate(depth, width, activation, float(gain), bool(residual), float(alpha), seed,
+                     np is not None)
+
+
+@lru_cache(maxsize=512)
+def _simulate(depth, width, kind, gain, residual, alpha, seed, fast) -> GradientFlow:
+    mats = [_orthogonal(width, seed, layer) for layer in range(depth)]
+    x0 = _unit_vector(width, seed, "input")
+    g = _unit_vector(width, seed, "output-gradient")
+    run = _run_numpy if fast else _run_python
+    grads, wgrads, acts = run(mats, x0, g, kind, gain, residual, alpha)
+    return GradientFlow(depth, width, kind, gain, residual, alpha if residual else 0.0,
+                        tuple(grads), tuple(wgrads), tuple(acts))
+
+
+def _norm(v) -> float:
+    return math.sqrt(sum(a * a for a in v))
+
+
+def _run_python(mats, x0, g, kind, gain, residual, alpha):
+    # the input is scaled to norm sqrt(width): unit-variance entries
+    h = [a * math.sqrt(len(x0)) for a in x0]
+    hs, zs, acts = [h], [], []
+    for q in mats:
+        z = [gain * sum(w * x for w, x in zip(row, h, strict=True)) for row in q]
+        a = [activation(kind, v) for v in z]
+        h = [x + alpha * y for x, y in zip(h, a, strict=True)] if residual else a
+        zs.append(z)
+        hs.append(h)
+        acts.append(_norm(h))
+    n = len(mats)
+    grads = [0.0] * n
+    wgrads = [0.0] * n
+    delta = list(g)
+    for i in range(n - 1, -1, -1):
+        scale = alpha if residual else 1.0
+        u = [scale * derivative(kind, z) * d for z, d in zip(zs[i], delta, strict=True)]
+        wgrads[i] = _norm(u) * _norm(hs[i])
+        q = mats[i]
+        back = [gain * sum(u[r] * q[r][c] for r in range(len(u))) for c in range(len(u))]
+        delta = [d + b for d, b in zip(delta, back, strict=True)] if residual else back
+        grads[i] = _norm(delta)
+    return grads, wgrads, acts
+
+
+def _run_numpy(mats, x0, g, kind, gain, residual, alpha):
+    np = _numpy()
+    W = gain * np.asarray(mats, dtype=float)
+    h = np.asarray(x0, dtype=float) * math.sqrt(len(x0))
+
+    def f(z):
+        if kind == "sigmoid":
+            out = np.empty_like(z)
+            pos = z >= 0
+            out[pos] = 1.0 / (1.0 + np.exp(-z[pos]))
+            e = np.exp(z[~pos])
+            out[~pos] = e / (1.0 + e)
+            return out
+        if kind == "tanh":
+            return np.tanh(z)
+        if kind == "relu":
+            return np.where(z > 0, z, 0.0)
+        return z.copy()
+
+    def df(z):
+        if kind == "sigmoid":
+            s = f(z)
+            return s * (1.0 - s)
+        if kind == "tanh":
+            t = np.tanh(z)
+            return 1.0 - t * t
+        if kind == "relu":
+            return np.where(z > 0, 1.0, 0.0)
+        return np.ones_like(z)
+
+    hs, zs, acts = [h], [], []
+    for w in W:
+        z = w @ h
+        a = f(z)
+        h = h + alpha * a if residual else a
+        zs.append(z)
+        hs.append(h)
+        acts.append(float(np.sqrt(h @ h)))
+    n = len(W)
+    grads = [0.0] * n
+    wgrads = [0.0] * n
+    delta = np.asarray(g, dtype=float)
+    for i in range(n - 1, -1, -1):
+        u = (alpha if residual else 1.0) * df(zs[i]) * delta
+        wgrads[i] = float(np.sqrt(u @ u) * np.sqrt(hs[i] @ hs[i]))
+        back = W[i].T @ u
+        delta = delta + back if residual else back
+        grads[i] = float(np.sqrt(delta @ delta))
+    return grads, wgrads, acts
+
+
+# --------------------------------------------------------------------------------------------
+# Normalization statistics: BatchNorm's train/serve gap
+# --------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1024)
+def batchnorm_train_serve_gap(
+    batch: int, positions: int = 1, trials: int | None = None, seed: int = 0, eps: float = 1e-5
+) -> float:
+    """How differently BatchNorm treats one example in training and in serving.
+
+    Activations of one channel are drawn i.i.d. N(0, 1). In training, BatchNorm normalizes the
+    example's ``positions`` values (H x W of a feature map; 1 for a token) with the mean and
+    (biased) variance of all ``batch x positions`` values of the mini-batch; in serving it uses
+    the running statistics, here the exact population values (0, 1). Returns the RMS difference
+    of the two normalized outputs over the example's values, relative to the RMS of the serving
+    output, pooled over ``trials`` seeded mini-batches (default: enough that trials x positions
+    is at least 4,096 values, and at least 8 trials) (0 = no difference, 1 = as large as the
+    signal: at batch 1 with one position the example is its own mean, every value normalizes
+    to 0 and the output collapses to beta).
+
+    The batchmates enter only through their sum and sum of squared deviations, which are drawn
+    from their exact sampling distributions (a normal and a chi-square), so the cost is
+    O(trials x positions) whatever the batch size. LayerNorm and RMSNorm take their statistics
+    from the example alone, so their gap is identically 0.
+    """
+    _check_int("batch", batch, 1, 1 << 20)
+    _check_int("positions", positions, 1, 1 << 20)
+    if trials is None:
+        trials = max(8, 4096 // positions)
+    _check_int("trials", trials, 1, 100_000)
+    rng = random.Random(f"mlsysim-batchnorm-{seed}-{batch}-{positions}")
+    p, rest = positions, (batch - 1) * positions
+    diff2 = serve2 = 0.0
+    serve_scale = 1.0 / math.sqrt(1.0 + eps)
+    for _ in range(trials):
+        x = [rng.gauss(0.0, 1.0) for _ in range(p)]
+        mean_x = sum(x) / p
+        m2_x = sum((v - mean_x) ** 2 for v in x)
+        if rest:
+            mean_r = rng.gauss(0.0, 1.0 / math.sqrt(rest))
+            m2_r = rng.gammavariate((rest - 1) / 2, 2.0) if rest > 1 else 0.0
+            n = p + rest
+            mean = (p * mean_x + rest * mean_r) / n
+            m2 = m2_x + m2_r + (mean_r - mean_x) ** 2 * p * rest / n
+        else:
+            n, mean, m2 = p, mean_x, m2_x
+        train_scale = 1.0 / math.sqrt(m2 / n + eps)
+        for v in x:
+            y_train = (v - mean) * train_scale
+            y_serve = v * serve_scale
+            diff2 += (y_train - y_serve) ** 2
+            serve2 += y_serve**2
+    return math.sqrt(diff2 / serve2) if serve2 > 0 else 0.0

@@ -1,0 +1,393 @@
+"""Section 6.2, MLPs: Dense Pattern Processing. Each part is a plain function of its widgets.
+
+Part A: weights grow as d_in x d_out. Part B: batch-1 GEMV vs batched GEMM on a roofline (the
+chapter's "~4% of peak" self-check). Part C: representation vs learnability on MNIST (whole
+network vs per detector). Part D: the energy of moving a weight vs using it (~139x at batch 1).
+Every number comes from ``mlsysim``; the chapter's figures are asserted in
+``tests/test_s06_02_mlps.py``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ... import energy
+from ... import layers as L
+from ...engine import Engine, weight_only_intensity
+from ...hardware import Hardware
+from ...models import mlp, mnist_cnn
+from ...units import bytes_per_value
+from ..charts import figure, roofline
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    View,
+    fmt_bytes,
+    fmt_count,
+    fmt_rate,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "6.2"
+PARTS = ("A", "B", "C", "D")
+
+PRECISIONS = {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}
+
+def log_safe(fig):
+    """Work around ``add_vline``/``add_hline`` labels on log axes: plotly.js reads an annotation's
+    data coordinate on a log axis as log10 of the value, so the labels ``charts.roofline`` adds
+    would land off the chart. Rewrite them in log units."""
+    import math
+
+    for ann in fig.layout.annotations:
+        if ann.xref == "x" and fig.layout.xaxis.type == "log" and ann.x and ann.x > 0:
+            ann.x = math.log10(ann.x)
+        if ann.yref == "y" and fig.layout.yaxis.type == "log" and ann.y and ann.y > 0:
+            ann.y = math.log10(ann.y)
+    return fig
+
+
+#: The reference MNIST layer of the primary edition: 784 pixels -> 128 hidden units (Fig. 2,
+#: L155, L173). The older edition used 784 -> 100 (78,400 MACs); see the tests.
+MNIST_INPUTS, MNIST_HIDDEN = 784, 128
+#: MNIST images are 28 x 28 (L124), the map Example 6.1's convolutions slide over.
+MNIST_SIDE = 28
+#: Definition 6.2's example layer (L110): 1,024 -> 1,024, quoted in FP16.
+DEF_WIDTH, DEF_PRECISION = 1024, "fp16"
+
+# ---------------------------------------------------------------------------------------------
+# Part A: width squared
+# ---------------------------------------------------------------------------------------------
+
+PRED_A = Prediction(
+    question=("A 1,024→1,024 dense layer holds 2.1 MB of FP16 weights. How much does a 2,048→2,048 "
+              "layer hold in FP32?"),
+    options={"4.2": "4.2 MB", "8.4": "8.4 MB", "16.8": "16.8 MB", "33.6": "33.6 MB"},
+    answer="16.8",
+    feedback={
+        "4.2": "That doubles once, as if weights grew with width. Doubling both widths gives 2 × 2 = 4× the "
+               "weights, and FP32 doubles the bytes again: 8 × 2.1 MB = 16.8 MB.",
+        "8.4": "The 4× from the widths is right (d_in × d_out), but FP32 stores 4 bytes per weight against "
+               "FP16's 2: another 2×, so 16.8 MB.",
+        "16.8": "4,194,304 weights × 4 B = 16.8 MB: 4× from the widths, 2× from the precision.",
+        "33.6": "One doubling too many: 2,048² / 1,024² = 4×, and FP32 / FP16 = 2×, so 8× in all.",
+    },
+)
+A_D_IN = Slider("Input width d_in", 64, 4096, 2048, step=64)
+A_D_OUT = Slider("Output width d_out", 64, 4096, 2048, step=64)
+A_PRECISION = Choice("Weight precision", PRECISIONS, "fp32")
+
+#: Microcontroller SRAM lines drawn on the chart (where a small dense layer must fit).
+MCU_KEYS = ("ArduinoNano33BLESense", "STM32H743")
+
+
+def dense(d_in: int, d_out: int) -> L.Dense:
+    """The chapter counts dense weights without bias (Table 7)."""
+    return L.Dense(in_features=int(d_in), out_features=int(d_out), bias=False)
+
+
+def part_a(d_in: int, d_out: int, precision: str) -> View:
+    import plotly.graph_objects as go
+
+    layer = dense(d_in, d_out)
+    wb = layer.weight_bytes(precision)
+    ref = dense(DEF_WIDTH, DEF_WIDTH)
+    mnist = dense(MNIST_INPUTS, MNIST_HIDDEN)
+    outs = list(range(int(A_D_OUT.start), int(A_D_OUT.stop) + 1, int(A_D_OUT.step)))
+    fig = figure(f"Weight memory of a {int(d_in):,}→d_out dense layer", "Output width d_out",
+                 "Weight bytes (log scale)", log_y=True)
+    for p in PRECISIONS:
+        fig.add_trace(go.Scatter(x=outs, y=[dense(d_in, o).weight_bytes(p) for o in outs], name=p.upper(),
+                                 mode="lines", line=dict(width=3 if p == precision else 1.5)))
+    fig.add_trace(go.Scatter(x=[int(d_out)], y=[wb], name="your layer", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    mcus = [Hardware.get(k) for k in MCU_KEYS]
+    for mcu in mcus:
+        fig.add_trace(go.Scatter(x=[outs[0], outs[-1]], y=[mcu.memory.capacity.m_as("B")] * 2, mode="lines",
+                                 name=f"{mcu.key} SRAM {mcu.memory.capacity:~P}", line=dict(dash="dash")))
+
+    fits = [d.key for d in mcus if wb <= d.memory.capacity.m_as("B")]
+    cards = [
+        Card("Weights", fmt_count(layer.params), f"{int(d_in):,} × {int(d_out):,}"),
+        Card("Weight memory", fmt_bytes(wb), precision.upper(), "ok" if fits else "warn"),
+        Card("MACs per example", fmt_count(layer.macs()), "one per weight at batch 1"),
+        Card(f"vs {DEF_WIDTH:,}² in {DEF_PRECISION.upper()}", fmt_ratio(wb / ref.weight_bytes(DEF_PRECISION)),
+             f"Definition 6.2: {fmt_bytes(ref.weight_bytes(DEF_PRECISION))}"),
+        Card("MNIST reference layer", f"{mnist.macs():,} MACs", f"{MNIST_INPUTS}×{MNIST_HIDDEN} per sample"),
+        Card("Fits MCU SRAM", ", ".join(fits) if fits else "neither MCU",
+             " / ".join(f"{d.key} {d.memory.capacity:~P}" for d in mcus), "ok" if fits else "bad"),
+    ]
+    summary = (f"A {int(d_in):,}→{int(d_out):,} layer has {layer.params:,} weights: every input connects to every "
+               f"output, so doubling both widths quadruples them. In {precision.upper()} that is {fmt_bytes(wb)}, "
+               f"{wb / ref.weight_bytes(DEF_PRECISION):,.1f}× the 2.1 MB of a 1,024² FP16 layer. The chapter's MNIST "
+               f"layer ({MNIST_INPUTS}×{MNIST_HIDDEN}) is small by comparison: {mnist.params:,} weights.")
+    peek = [
+        f"weights = d_in × d_out = {int(d_in):,} × {int(d_out):,} = {layer.params:,}",
+        f"bytes   = weights × bytes/value = {fmt_bytes(wb)} ({precision})",
+        f"MACs    = weights × batch (each weight used once per example) = {layer.macs():,} at batch 1",
+        f"MNIST   = {MNIST_INPUTS} × {MNIST_HIDDEN} = {mnist.macs():,} MACs = {mnist.flops():,} FLOPs (1 MAC = 2 FLOPs)",
+    ]
+    return View(fig, cards, summary, "Dense layer size", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: GEMV vs GEMM on the roofline
+# ---------------------------------------------------------------------------------------------
+
+PRED_B = Prediction(
+    question=("A 2,048×2,048 FP32 dense layer runs at batch 1 on an A100 (40 GB part, 1,555 GB/s, 19.5 "
+              "TFLOP/s FP32). What share of peak can it reach?"),
+    options={"4": "About 4%", "25": "About 25%", "50": "About half",
+             "95": "Nearly all of it: 4 million weights is plenty of work"},
+    answer="4",
+    feedback={
+        "4": "Each FP32 weight (4 B) feeds one MAC (2 FLOPs): 0.5 FLOP/B. The bus delivers 1,555 GB/s × 0.5 = "
+             "0.78 TFLOP/s of the 19.5 peak, 4.0% (5.2% on the 80 GB part). Batching is the fix.",
+        "25": "That would need about 3 FLOP/B. At batch 1 every weight is read to be used once: 0.5 FLOP/B, "
+              "so bandwidth caps the layer near 4%.",
+        "50": "Half of peak needs ~6 FLOP/B on this part; a batch-1 layer offers 0.5. Only batching (B ≈ 13 "
+              "by the weight-only count) moves it that far.",
+        "95": "Size is not reuse: a bigger matrix brings proportionally more bytes. At batch 1 the layer does "
+              "0.5 FLOP per byte, about 4% of what the ALUs could do.",
+    },
+)
+B_BATCH = Slider("Batch size B", 1, 512, 1)
+B_DEVICE = Choice("Device", {"A100_40GB": "A100 40 GB (1,555 GB/s)", "A100": "A100 80 GB (2,039 GB/s)",
+                             "H100": "H100 SXM (3.35 TB/s)", "JetsonOrinNX": "Jetson Orin NX (102 GB/s)"},
+                  "A100_40GB", inline=False)
+B_PRECISION = Choice("Precision", {"fp32": "FP32 (the chapter's case)", "fp16": "FP16 (tensor cores)"}, "fp32")
+B_WIDTH = Slider("Square layer width d", 256, 8192, 2048, step=256)
+
+SWEEP_BATCHES = [2**i for i in range(10)]  # 1 ... 512
+
+
+@lru_cache(maxsize=64)
+def square_mlp(width: int):
+    """The same layer as a one-layer model, for the chapter's weight-only proxy."""
+    return mlp([width, width], bias=False)
+
+
+def roofline_share(layer, dev, batch: int, precision: str) -> float:
+    """Share of the dense peak the roofline allows (launch overhead excluded)."""
+    p = Engine.solve(layer, dev, batch_size=batch, precision=precision, efficiency=1.0)
+    return p.flops / (p.latency_s - p.latency_dispatch_s) / p.peak_flops_s
+
+
+def crossing_batch(layer, dev, precision: str, limit: int = 1 << 20) -> int | None:
+    """Smallest batch at which the layer's compute time reaches its memory time (None if it never
+    does up to ``limit``: activation traffic caps the intensity)."""
+    def compute_bound(b: int) -> bool:
+        p = Engine.solve(layer, dev, batch_size=b, precision=precision, efficiency=1.0)
+        return p.latency_compute_s >= p.latency_memory_s
+
+    if not compute_bound(limit):
+        return None
+    lo, hi = 1, limit
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if compute_bound(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def part_b(batch: int, device: str, precision: str, width: int) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    b, d = int(batch), int(width)
+    layer = dense(d, d)
+    peak = dev.compute.peak(precision).m_as("FLOP/s")
+    bw = dev.memory.bandwidth.m_as("B/s")
+    sw = Engine.sweep(layer, dev, batch_sizes=SWEEP_BATCHES, precision=precision, efficiency=1.0)
+    attain = [f / (t - td) for f, t, td in zip(sw["flops"], sw["latency_s"], sw["dispatch_s"], strict=True)]
+    proxies = [weight_only_intensity(square_mlp(d), precision, x) for x in SWEEP_BATCHES]
+
+    fig = log_safe(roofline(dev, precision, 1.0, (), x_range=(0.1, 5000.0),
+                            title=f"{d:,}×{d:,} dense layer, {dev.key}, {precision.upper()}"))
+    fig.add_trace(go.Scatter(x=sw["intensity"], y=[a / 1e12 for a in attain], mode="lines+markers",
+                             name="engine, B = 1…512"))
+    fig.add_trace(go.Scatter(x=proxies, y=[min(peak, i * bw) / 1e12 for i in proxies], mode="lines",
+                             name="weight-only proxy", line=dict(dash="dash")))
+    p = Engine.solve(layer, dev, batch_size=b, precision=precision, efficiency=1.0)
+    share = roofline_share(layer, dev, b, precision)
+    fig.add_trace(go.Scatter(x=[p.arithmetic_intensity.magnitude], y=[share * peak / 1e12], mode="markers",
+                             name=f"your batch ({b})", marker=dict(size=14, symbol="diamond")))
+
+    proxy = weight_only_intensity(square_mlp(d), precision, b)
+    cross = crossing_batch(layer, dev, precision)
+    ridge = dev.ridge_point(precision).magnitude
+    kind = "GEMV" if b == 1 else "GEMM"
+    cards = [
+        Card("Kernel", kind, f"({b} × {d:,}) · ({d:,} × {d:,})"),
+        Card("Weight-only intensity", f"{proxy:,.1f} FLOP/B", "the chapter's proxy"),
+        Card("Engine intensity", f"{p.arithmetic_intensity.magnitude:,.1f} FLOP/B", "weights + inputs + outputs"),
+        Card("Share of peak (roofline)", f"{share:.1%}", f"{fmt_rate(share * peak)} of {fmt_rate(peak)}",
+             "bad" if share < 0.1 else "warn" if share < 0.5 else "ok"),
+        Card("With launch overhead", f"{p.mfu:.1%}", f"{fmt_time(p.latency_s)} incl. {fmt_time(p.latency_dispatch_s)} launch"),
+        Card("Batch to reach the ridge", f"{cross:,}" if cross else "never",
+             f"ridge {ridge:,.1f} FLOP/B" + ("" if cross else f"; intensity caps below it at width {d:,}"),
+             "ok" if cross and b >= cross else "warn"),
+    ]
+    summary = (f"At batch {b} the {d:,}² layer is a {kind} at {p.arithmetic_intensity.magnitude:,.2f} FLOP/B against a "
+               f"ridge of {ridge:,.1f}: the roofline allows {share:.1%} of the {precision.upper()} peak. "
+               + (f"It reaches the ridge at batch {cross:,}." if cross else
+                  "It never reaches the ridge: activation traffic grows with the batch and caps the intensity.")
+               + " Batching helps because every fetched weight now feeds B multiply-accumulates.")
+    peek = [
+        f"weight-only I = 2·B·d² / (bytes·d²) = 2 × {b} / {float(bytes_per_value(precision)):g} = {proxy:,.2f} FLOP/B",
+        f"engine I      = 2·B·d² / (bytes·(d² + 2·B·d)) = {p.arithmetic_intensity.magnitude:,.3f} FLOP/B",
+        f"attainable    = min(peak, I × BW) = min({fmt_rate(peak)}, {p.arithmetic_intensity.magnitude:,.3f} × {dev.memory.bandwidth:~P})",
+        f"share         = {fmt_rate(share * peak)} / {fmt_rate(peak)} = {share:.2%} (dense peak, launch time excluded)",
+    ]
+    return View(fig, cards, summary, "GEMV vs GEMM", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: representation vs learnability (Example 6.1)
+# ---------------------------------------------------------------------------------------------
+
+PRED_C = Prediction(
+    question=("Example 6.1: which has more weights, the 784-128-64-10 MLP or a small two-convolution CNN "
+              "(32 then 64 3×3 filters, two poolings, then a dense head)?"),
+    options={"mlp": "The MLP: dense layers explode", "cnn": "The CNN, by about 4×", "same": "About the same"},
+    answer="cnn",
+    feedback={
+        "mlp": "Whole-network counts follow width choices. The MLP has 109,184 weights; the CNN has 421,408, "
+               "96% of them in its dense head. The saving from locality is per detector: 25,088 vs 288.",
+        "cnn": "421,408 vs 109,184, almost all in the CNN's 3,136→128 head. Per detector the story flips: 32 "
+               "dense detectors need 25,088 weights, 32 shared 3×3 filters 288 (87× fewer).",
+        "same": "They differ by 3.9×: 421,408 (CNN) vs 109,184 (MLP). And per detector they differ by 87× the "
+                "other way. Count like with like.",
+    },
+)
+C_FEATURES = Slider("First-layer feature detectors", 8, 128, 32, step=8)
+C_KERNEL = Slider("Filter side K", 1, 7, 3, step=2)
+C_HIDDEN = Slider("MLP first hidden width", 32, 512, 128, step=32)
+
+#: Example 6.1's MLP after the first hidden layer (L131): 64 then 10 classes.
+MLP_TAIL = (64, 10)
+
+
+@lru_cache(maxsize=32)
+def mnist_mlp_width(hidden: int):
+    return mlp([MNIST_INPUTS, hidden, *MLP_TAIL], bias=False)
+
+
+def part_c(features: int, kernel: int, hidden: int) -> View:
+    import plotly.graph_objects as go
+
+    f, k, h = int(features), int(kernel), int(hidden)
+    net_mlp = mnist_mlp_width(h)
+    net_cnn = mnist_cnn()
+    head = sum(r.layer.params for r in net_cnn.rows() if isinstance(r.layer, L.Dense))
+    dense_det = dense(MNIST_INPUTS, f)
+    conv_det = L.Conv2d(in_channels=1, out_channels=f, kernel_size=k, input_size=MNIST_SIDE, padding=k // 2,
+                        bias=False)
+    ratio = dense_det.params / conv_det.params
+
+    fig = figure("Weights: whole network vs first-layer detectors (MNIST, no biases)", "",
+                 "Weights (log scale)", log_y=True)
+    groups = ["Whole network", f"{f} first-layer detectors"]
+    fig.add_trace(go.Bar(x=groups, y=[net_mlp.params, dense_det.params], name=f"MLP 784-{h}-64-10"))
+    fig.add_trace(go.Bar(x=groups, y=[net_cnn.params, conv_det.params], name=f"CNN ({k}×{k} filters)"))
+    fig.update_layout(barmode="group")
+
+    cards = [
+        Card("MLP weights", fmt_count(net_mlp.params), f"784-{h}-64-10"),
+        Card("CNN weights", fmt_count(net_cnn.params), f"dense head {head / net_cnn.params:.0%}"),
+        Card("Dense detectors", fmt_count(dense_det.params), f"{f} × 784 pixels", "bad"),
+        Card("Conv detectors", fmt_count(conv_det.params), f"{f} × {k}×{k}", "ok"),
+        Card("Per-detector saving", fmt_ratio(ratio), "dense ÷ conv"),
+        Card("Uses of each filter weight", fmt_count(conv_det.weight_reuse), f"{MNIST_SIDE}×{MNIST_SIDE} positions"),
+    ]
+    bigger = "CNN" if net_cnn.params > net_mlp.params else "MLP"
+    summary = (f"Whole networks: the MLP has {net_mlp.params:,} weights and the CNN {net_cnn.params:,} (the {bigger} is "
+               f"larger; {head / net_cnn.params:.0%} of the CNN sits in its dense head). Per detector: {f} dense "
+               f"detectors need {dense_det.params:,} weights, {f} shared {k}×{k} filters {conv_det.params:,}: "
+               f"{ratio:,.1f}× fewer, each reused at {conv_det.weight_reuse:,} positions. The bias buys efficiency per "
+               "feature, not a smaller network.")
+    peek = [
+        "MLP   = " + " + ".join(f"{r.layer.params:,}" for r in net_mlp.rows() if r.layer.params)
+        + f" = {net_mlp.params:,}",
+        "CNN   = " + " + ".join(f"{r.layer.params:,}" for r in net_cnn.rows() if r.layer.params)
+        + f" = {net_cnn.params:,} (conv1, conv2, head fc1, fc2)",
+        f"dense detectors = {f} × 784 = {dense_det.params:,};  conv detectors = {f} × {k}² = {conv_det.params:,}",
+        f"saving = 784 / K² = {ratio:,.1f}×",
+    ]
+    return View(fig, cards, summary, "Counting like with like", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: energy of moving vs computing
+# ---------------------------------------------------------------------------------------------
+
+PRED_D = Prediction(
+    question=("At batch 1 a dense layer streams each FP32 weight from DRAM to use it in one multiply-"
+              "accumulate. Moving the weight costs about how much more energy than the MAC (Horowitz, 45 nm)?"),
+    options={"1": "About the same", "10": "About 10×", "139": "About 139×", "1000": "About 1,000×"},
+    answer="139",
+    feedback={
+        "1": "Arithmetic is cheap, wires are not: an FP32 multiply plus add is ~4.6 pJ, a 32-bit DRAM read ~640 pJ.",
+        "10": "Off by an order of magnitude: 640 pJ per 32-bit DRAM read against 4.6 pJ per FP32 MAC is ~139×.",
+        "139": "640 pJ / 4.6 pJ ≈ 139×. Batching divides it by B: every fetched weight then feeds B MACs.",
+        "1000": "Too high for this reference: 640 pJ per 32-bit DRAM read over 4.6 pJ per FP32 MAC is ~139×.",
+    },
+)
+D_BATCH = Slider("Batch size B (reuse of each fetched weight)", 1, 256, 1)
+#: Memory levels of ``mlsysim.energy`` (Horowitz 2014), named for the sentence.
+LEVELS = {"dram": "off-chip DRAM", "sram_1mb": "a 1 MB SRAM", "sram_32kb": "a 32 KB SRAM", "sram_8kb": "an 8 KB SRAM"}
+D_LEVEL = Choice("Where the weights live", {
+    lvl: f"{name} ({energy.ACCESS_ENERGY_PJ_PER_BYTE[lvl]:g} pJ/B)"
+    for lvl, name in (("dram", "Off-chip DRAM"), ("sram_1mb", "1 MB SRAM"), ("sram_32kb", "32 KB SRAM"),
+                      ("sram_8kb", "8 KB SRAM"))}, "dram", inline=False)
+D_PRECISION = Choice("Precision", PRECISIONS, "fp32")
+
+#: The layer whose energy per inference is shown: section 6.2.5's 2,048 x 2,048 layer (L228).
+ENERGY_WIDTH = 2048
+
+
+def part_d(batch: int, level: str, precision: str) -> View:
+    import plotly.graph_objects as go
+
+    b = int(batch)
+    ratio = energy.move_vs_compute(precision, level, reuse=b)
+    batches = sorted({2**i for i in range(9)} | {b})
+    fig = figure(f"Energy to fetch a weight ÷ energy of the MAC that uses it ({precision.upper()})",
+                 "Batch size B (log scale)", "Move ÷ compute (log scale)", log_x=True, log_y=True)
+    for lvl, label in D_LEVEL.options.items():
+        fig.add_trace(go.Scatter(x=batches, y=[energy.move_vs_compute(precision, lvl, x) for x in batches],
+                                 name=label, mode="lines", line=dict(width=3 if lvl == level else 1.5)))
+    fig.add_trace(go.Scatter(x=[1, batches[-1]], y=[1, 1], name="break-even (move = compute)", mode="lines",
+                             line=dict(dash="dash")))
+    fig.add_trace(go.Scatter(x=[b], y=[ratio], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+
+    layer = dense(ENERGY_WIDTH, ENERGY_WIDTH)
+    e_move = energy.access_energy(layer.weight_bytes(precision), level).m_as("uJ") / b
+    e_mac = (energy.mac_energy(precision) * layer.macs()).m_as("uJ")
+    breakeven = energy.move_vs_compute(precision, level, 1)
+    cards = [
+        Card("Move ÷ compute", fmt_ratio(ratio, 1 if ratio >= 10 else 2), f"per weight use at B = {b}", "bad" if ratio > 10 else "warn" if ratio > 1 else "ok"),
+        Card("Fetch one weight", f"{energy.access_energy(float(bytes_per_value(precision)), level).m_as('pJ'):,.1f} pJ",
+             D_LEVEL.options[level]),
+        Card("One MAC", f"{energy.mac_energy(precision).m_as('pJ'):,.2f} pJ", f"{precision.upper()} multiply + add"),
+        Card("Break-even batch", f"about {breakeven:,.0f}", "reuse at which moving = computing"),
+        Card(f"{ENERGY_WIDTH:,}² layer, per inference", f"{e_move + e_mac:,.2f} µJ",
+             f"{e_move / (e_move + e_mac):.0%} moving weights"),
+    ]
+    summary = (f"From {LEVELS[level]}, fetching one {precision.upper()} weight costs "
+               f"{ratio * b:,.1f}× the MAC it feeds; at batch {b} that is {ratio:,.2f}× per use. For the "
+               f"{ENERGY_WIDTH:,}² layer, {e_move / (e_move + e_mac):.0%} of the {e_move + e_mac:,.2f} µJ per inference "
+               "moves weights. Batching, like keeping weights on chip, cuts the energy per inference as well as the time.")
+    peek = [
+        f"E_move / E_MAC = (bytes × pJ/B) / (E_mult + E_add) = {breakeven:,.1f}× at B = 1",
+        f"per use at batch B = {breakeven:,.1f} / {b} = {ratio:,.2f}×",
+        f"per inference = weight bytes × pJ/B / B + MACs × E_MAC = {e_move:,.2f} + {e_mac:,.2f} µJ",
+        "weights only: activation traffic, which batching does not amortize, is left out (Horowitz 2014, 45 nm)",
+    ]
+    return View(fig, cards, summary, "Energy per weight", peek)

@@ -1,0 +1,347 @@
+"""Section 6.4, skip connections and normalization: each part is a plain function of its widgets.
+
+Gradient flow and BatchNorm statistics are *simulated* by ``mlsysim.gradients`` (a seeded deep
+network run forward and backward; seeded mini-batches); costs come from ``mlsysim.layers``
+(params, elementwise ops, bytes), ``Engine`` and ``Models.ResNet50``. The chapter's numbers are
+asserted in ``tests/test_s06_04_skip_norm.py``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ... import gradients as G
+from ... import layers as L
+from ...engine import Engine
+from ...hardware import Hardware
+from ...models import Models
+from ..charts import figure
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    View,
+    fmt_bytes,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "6.4"
+PARTS = ("A", "B", "C")
+
+#: Width of the simulated network (small, so the pure-Python pass stays fast in the browser).
+WIDTH = 16
+#: "if their average gain is even slightly below one the product vanishes exponentially
+#: (0.9^50 ~ 0.005)" (L581): the chapter's per-layer gain and depth.
+CHAPTER_GAIN, CHAPTER_DEPTH = 0.9, 50
+
+
+def _sci(x: float) -> str:
+    """1.2e-30 style for gradient norms that span dozens of decades."""
+    return f"{x:.2g}" if 1e-3 <= abs(x) < 1e4 else f"{x:.1e}"
+
+
+def _verdict(x: float) -> tuple[str, str]:
+    if x < 1e-3:
+        return "vanishes", "bad"
+    if x > 1e3:
+        return "explodes", "bad"
+    return "survives", "ok"
+
+
+# ---------------------------------------------------------------------------------------------
+# Part A: vanishing and exploding gradients, simulated
+# ---------------------------------------------------------------------------------------------
+
+PRED_A = Prediction(
+    question=("A plain 50-layer stack passes the gradient back with a gain of 0.9 per layer, so about 0.9^50 of "
+              "it reaches the first layer. Now wrap every layer in a residual block y = F(x) + x whose branch is "
+              "small. What reaches the first layer, and why?"),
+    options={
+        "same": "Still about 0.5%: the shortcut adds a path, but the chain-rule product is unchanged",
+        "identity": "Close to all of it: each block's Jacobian is I + ∂F/∂x, so the identity term carries the "
+                    "gradient",
+        "zero": "Nothing useful: the shortcut forces F's weights to zero, leaving an identity network",
+        "explode": "It explodes: the shortcut doubles every singular value",
+    },
+    answer="identity",
+    feedback={
+        "same": "The product changes: every factor becomes I + ∂F/∂x instead of ∂F/∂x. With a small branch each "
+                "factor is near the identity, so the product stays near 1 instead of 0.9^50 ≈ 0.005.",
+        "identity": "∂L/∂x = ∂L/∂y (∂F/∂x + I): the identity term hands the gradient straight to the layer below. "
+                    "Near-identity factors can still compound, so it is better conditioning, not exact unit gain.",
+        "zero": "The shortcut constrains nothing about F's weights; F still learns. It only adds x to the output, "
+                "which adds I to the Jacobian.",
+        "explode": "Adding I shifts the Jacobian's singular values toward 1 when ∂F/∂x is small; it does not "
+                   "double them. Large branches can still grow the product, which is why the branch is kept small.",
+    },
+)
+A_DEPTH = Slider("Depth (layers)", 2, 64, CHAPTER_DEPTH)
+A_ACTIVATION = Choice("Activation", {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "ReLU",
+                                     "linear": "linear (no activation)"}, "sigmoid")
+A_GAIN = Slider("Weight gain (each layer scales every direction by this)", 0.5, 2.0, 1.0, step=0.05)
+
+
+@lru_cache(maxsize=256)
+def _flows(depth: int, act: str, gain: float) -> tuple[G.GradientFlow, G.GradientFlow]:
+    plain = G.simulate(depth, WIDTH, act, gain, residual=False)
+    res = G.simulate(depth, WIDTH, act, gain, residual=True)
+    return plain, res
+
+
+def part_a(depth: int, activation: str, gain: float) -> View:
+    import plotly.graph_objects as go
+
+    n, g = int(depth), round(float(gain), 4)
+    plain, res = _flows(n, activation, g)
+    fmax = G.max_derivative(activation)
+    layers = list(range(1, n + 1))
+    bound = [(g * fmax) ** k for k in plain.layers_passed]
+
+    fig = figure(f"Gradient reaching each layer: {n}-layer {activation} network, gain {g:g}",
+                 "Layer (1 = input side)", "Gradient norm (output gradient = 1, log scale)", log_y=True)
+    fig.add_trace(go.Scatter(x=layers, y=list(plain.grad_norms), name="plain", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=layers, y=list(res.grad_norms), name="residual (y = x + αF(x))",
+                             mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=layers, y=bound, name=f"bound (gain × max f′)^k = ({g:g} × {fmax:g})^k",
+                             mode="lines", line=dict(dash="dot")))
+    other = "relu" if activation != "relu" else "sigmoid"
+    fig.add_trace(go.Scatter(x=layers, y=list(_flows(n, other, g)[0].grad_norms), name=f"plain, {other} instead",
+                             mode="lines", line=dict(dash="dash", width=1)))
+
+    v_plain, s_plain = _verdict(plain.first)
+    v_res, s_res = _verdict(res.first)
+    w_ratio = plain.weight_grad_norms[0] / plain.weight_grad_norms[-1] if plain.weight_grad_norms[-1] else 0.0
+    chapter = G.simulate(CHAPTER_DEPTH, WIDTH, "linear", CHAPTER_GAIN).first
+    cards = [
+        Card("Plain: gradient at layer 1", _sci(plain.first), f"{v_plain}; ×{plain.per_layer_factor:.3f} per layer",
+             s_plain),
+        Card("Residual: gradient at layer 1", _sci(res.first), f"{v_res}; ×{res.per_layer_factor:.3f} per layer",
+             s_res),
+        Card("Bound on the plain stack", _sci(bound[0]), f"({g:g} × max f′ {fmax:g})^{n}"),
+        Card("Plain: layer-1 vs layer-N weight gradient", _sci(w_ratio), "how much slower the first layer learns"
+             if w_ratio < 1 else "how much faster the first layer moves", "bad" if not 1e-3 < w_ratio < 1e3 else ""),
+        Card("Chapter check", _sci(chapter), f"linear, gain {CHAPTER_GAIN}, {CHAPTER_DEPTH} layers: 0.9^50"),
+    ]
+    summary = (f"Through {n} plain {activation} layers with gain {g:g}, {_sci(plain.first)} of the output gradient "
+               f"reaches layer 1 (×{plain.per_layer_factor:.3f} per layer: it {v_plain}); with residual blocks "
+               f"{_sci(res.first)} arrives (it {v_res}). The bound (gain × max f′)^depth is {_sci(bound[0])}"
+               + (": sigmoid's 0.25 ceiling alone forces the plain stack down." if activation == "sigmoid"
+                  else ": ReLU lifts the derivative ceiling to 1 but zeroes about half the units, so the plain "
+                  "stack needs a gain near √2 (He initialization), and even then a narrow stack wanders by orders "
+                  "of magnitude: ReLU does nothing to steady the product."
+                  if activation == "relu" else "."))
+    peek = [
+        "plain:    ∂L/∂h_(l-1) = W_lᵀ (f′(z_l) ⊙ ∂L/∂h_l)            ‖·‖ ≤ gain × max f′ per layer",
+        f"          max f′ = {fmax:g} ({activation}), so ≤ ({g:g} × {fmax:g})^{n} = {_sci(bound[0])}",
+        f"residual: ∂L/∂h_(l-1) = ∂L/∂h_l + α W_lᵀ (f′(z_l) ⊙ ∂L/∂h_l),  α = 1/√depth = {res.branch_scale:.3f}",
+        "          each block's Jacobian is I + α f′ W: near the identity when the branch is small",
+        f"chapter:  0.9^50 ≈ 0.005; simulated (linear, gain 0.9, 50 layers): {_sci(chapter)}",
+        f"network:  {WIDTH} units per layer, orthogonal weights × gain, one seeded example",
+    ]
+    return View(fig, cards, summary, "Chain rule through depth", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: BatchNorm vs LayerNorm vs RMSNorm statistics
+# ---------------------------------------------------------------------------------------------
+
+PRED_B = Prediction(
+    question=("A chatbot is fine-tuned and served one token at a time. A BatchNorm layer in training mode sees a "
+              "batch of one token, so each feature's mean and variance come from a single value. What does it "
+              "output?"),
+    options={
+        "ln": "The same as LayerNorm would: normalization is normalization",
+        "beta": "β for every feature: each value is its own mean, so the token is wiped out",
+        "divzero": "A division by zero, because the variance is 0",
+        "running": "The token normalized by the running averages from earlier batches",
+    },
+    answer="beta",
+    feedback={
+        "ln": "LayerNorm takes its statistics across the token's own features; BatchNorm takes them across the "
+              "batch (and positions). With one value per statistic, BatchNorm has nothing to normalize against.",
+        "beta": "x − μ = 0 for every feature, so x̂ = 0 and y = γ·0 + β = β: the output no longer depends on the "
+                "input. LayerNorm and RMSNorm never depend on the batch, which is why sequence models use them.",
+        "divzero": "The ε in √(σ² + ε) keeps the division finite: the numerator is what goes to zero, giving β.",
+        "running": "That is what BatchNorm does in serving mode. The switch from batch to running statistics is "
+                   "exactly the train/serve skew the chapter warns about.",
+    },
+)
+B_BATCH = Slider("Batch size", 1, 64, 8)
+B_POSITIONS = Choice("Each example is", {"1": "one token", "49": "a 7×7 feature map", "196": "a 14×14 feature map",
+                                         "3136": "a 56×56 feature map"}, "196")
+B_FEATURES = Slider("Channels / features (C or d)", 64, 4096, 768, step=64)
+
+_BATCH_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+def _gap_pct(batch: int, positions: int) -> float:
+    return 100 * G.batchnorm_train_serve_gap(batch, positions)
+
+
+def part_b(batch: int, positions: str, features: int) -> View:
+    import plotly.graph_objects as go
+
+    B, P, d = int(batch), int(positions), int(features)
+    bn = L.BatchNorm2d(num_features=d, elements=d * P)
+    ln = L.LayerNorm(normalized_shape=d, elements=d * P)
+    rms = L.RMSNorm(normalized_shape=d, elements=d * P)
+    per_stat_bn = B * bn.elements // bn.num_features  # B x H x W values per channel statistic
+
+    fig = figure("BatchNorm's training output vs its serving output", "Batch size (log scale)",
+                 "Train/serve difference (% of the signal)", log_x=True)
+    grid = list(_BATCH_GRID)
+    fig.add_trace(go.Scatter(x=grid, y=[_gap_pct(b, 1) for b in grid], name="BatchNorm, tokens",
+                             mode="lines+markers"))
+    if P != 1:
+        fig.add_trace(go.Scatter(x=grid, y=[_gap_pct(b, P) for b in grid],
+                                 name=f"BatchNorm, {B_POSITIONS.options[positions]}", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=grid, y=[0.0] * len(grid), name="LayerNorm / RMSNorm (any batch)", mode="lines",
+                             line=dict(dash="dash")))
+    gap = _gap_pct(B, P)
+    fig.add_trace(go.Scatter(x=[B], y=[gap], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+
+    ops = {k: lay.elementwise_flops() / lay.elements for k, lay in (("BN", bn), ("LN", ln), ("RMS", rms))}
+    cards = [
+        Card("BatchNorm statistic", f"{per_stat_bn:,} value{'s' if per_stat_bn != 1 else ''}",
+             "per channel: batch × H × W",
+             "bad" if per_stat_bn < 16 else "ok"),
+        Card("LayerNorm statistic", f"{ln.normalized_shape:,} values", "per token: its own d features, any batch",
+             "ok"),
+        Card("BatchNorm train vs serve", f"{gap:.1f}%", "output difference, batch statistics vs running",
+             "bad" if gap > 20 else "warn" if gap > 5 else "ok"),
+        Card("LayerNorm / RMSNorm", "0%", "same computation in training and serving", "ok"),
+        Card("Learned parameters", f"{bn.params:,} / {ln.params:,} / {rms.params:,}",
+             f"BN 2C (+{bn.weight_elements - bn.params:,} running buffers) / LN 2d / RMSNorm d"),
+        Card("Ops per element", f"{ops['BN']:g} / {ops['LN']:g} / {ops['RMS']:g}",
+             "BN (inference, folded) / LN / RMSNorm"),
+    ]
+    what = B_POSITIONS.options[positions]
+    summary = (f"At batch {B} with each example {what}, BatchNorm estimates every channel's mean and variance from "
+               f"{per_stat_bn:,} value{'s' if per_stat_bn != 1 else ''}, and its training output differs from its serving output by {gap:.1f}% of "
+               f"the signal; LayerNorm and RMSNorm use the {d:,} features of each token and compute the same thing "
+               f"in both modes. "
+               + ("With one value per statistic, training-mode BatchNorm outputs β alone."
+                  if per_stat_bn == 1 else "Feature maps give BatchNorm many values per statistic; tokens do not."))
+    peek = [
+        "BN:  μ_c, σ²_c over B × H × W values of channel c;  ŷ = γ (x − μ_c)/√(σ²_c + ε) + β",
+        f"     B × H × W = {B} × {P} = {per_stat_bn:,}; serving uses running μ, σ² instead",
+        "LN:  μ, σ² over the d features of one token (two reductions, or one Welford pass)",
+        "RMS: x / √(mean(x²) + ε) ⊙ γ (one reduction, no mean, no β)",
+        f"params: BN 2C = {bn.params:,}, LN 2d = {ln.params:,}, RMSNorm d = {rms.params:,};  "
+        f"ops/element: {ops['BN']:g}, {ops['LN']:g}, {ops['RMS']:g}",
+        "gap simulated over seeded N(0, 1) mini-batches (mlsysim.gradients.batchnorm_train_serve_gap)",
+    ]
+    return View(fig, cards, summary, "Normalization statistics", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: what the add and the norms cost the machine
+# ---------------------------------------------------------------------------------------------
+
+PRED_C = Prediction(
+    question=("An unfused FP32 residual add y = F(x) + x loads two values and stores one for every addition. "
+              "How many FLOPs does it do per byte moved?"),
+    options={"0.08": "About 0.08 (1 FLOP per 12 bytes)", "0.25": "0.25 (1 FLOP per 4-byte value)",
+             "1": "About 1", "2": "About 2, like a dense layer at batch 4"},
+    answer="0.08",
+    feedback={
+        "0.08": "Two 4-byte loads and one 4-byte store per FLOP: 1/12 ≈ 0.083 FLOP/B, hundreds of times below any "
+                "accelerator's ridge, so the add runs at memory speed.",
+        "0.25": "That counts only one operand. The add reads x and F(x) and writes y: 12 bytes per FLOP.",
+        "1": "That is FP16 decode's weight-only intensity. An elementwise add has no reuse at all: 1/12 in FP32.",
+        "2": "Nothing is reused: each value is touched once, so no batch raises an elementwise op's intensity.",
+    },
+)
+C_OP = Choice("Operation", {"add": "residual add", "bn": "BatchNorm (inference)", "ln": "LayerNorm",
+                            "rms": "RMSNorm", "relu": "ReLU"}, "add", inline=False)
+C_PRECISION = Choice("Precision", {"fp32": "FP32", "fp16": "FP16"}, "fp32")
+C_BATCH = Slider("Batch size", 1, 256, 32)
+C_DEVICE = Choice("Device", {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX",
+                             "iPhone15Pro": "Mobile: iPhone 15 Pro"}, "H100")
+
+_GROUPS = {"Conv2d": "convolutions", "BatchNorm2d": "BatchNorm", "Activation": "ReLU",
+           "ResidualAdd": "residual adds", "Pool2d": "pool + classifier", "Dense": "pool + classifier"}
+_SIDE = ("BatchNorm2d", "Activation", "ResidualAdd")
+
+
+@lru_cache(maxsize=1)
+def _stage1_shape() -> tuple[int, int]:
+    """(channels, elements per image) of ResNet-50's first residual add (torchvision layer1)."""
+    rows = Models.ResNet50.rows()
+    i = next(j for j, r in enumerate(rows) if isinstance(r.layer, L.ResidualAdd))
+    bn = next(r.layer for r in reversed(rows[:i]) if isinstance(r.layer, L.BatchNorm2d))
+    return bn.num_features, rows[i].layer.elements
+
+
+def _op(kind: str) -> L.Layer:
+    c, n = _stage1_shape()
+    return {"add": lambda: L.ResidualAdd(elements=n), "bn": lambda: L.BatchNorm2d(num_features=c, elements=n),
+            "ln": lambda: L.LayerNorm(normalized_shape=c, elements=n),
+            "rms": lambda: L.RMSNorm(normalized_shape=c, elements=n),
+            "relu": lambda: L.Activation(kind="relu", elements=n)}[kind]()
+
+
+def _by_group(prof) -> dict[str, float]:
+    out = {g: 0.0 for g in dict.fromkeys(_GROUPS.values())}
+    for t in prof.layers:
+        out[_GROUPS[t.type]] += t.time
+    return out
+
+
+def part_c(op: str, precision: str, batch: int, device: str) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    B = int(batch)
+    lay = _op(op)
+    prof = Engine.solve(lay, dev, batch_size=B, precision=precision)
+    t = prof.layers[0]
+    intensity = lay.elementwise_flops(B) / lay.bytes_moved(B, precision)
+    ridge = dev.ridge_point(precision).magnitude
+    math_s = lay.elementwise_flops(B) / dev.compute.peak(precision).m_as("FLOP/s")
+
+    eager = Engine.solve(Models.ResNet50, dev, batch_size=B, precision=precision)
+    fused = Engine.solve(Models.ResNet50, dev, batch_size=B, precision=precision, fused=True)
+    ge, gf = _by_group(eager), _by_group(fused)
+    fig = figure(f"ResNet-50 on the {dev.name}: batch {B}, {precision.upper()}", "",
+                 "Latency per batch (ms)")
+    for g in ge:
+        fig.add_trace(go.Bar(x=["eager (every op a kernel)", "compiled (BN folded, epilogues fused)"],
+                             y=[ge[g] * 1e3, gf[g] * 1e3], name=g))
+    fig.update_layout(barmode="stack")
+
+    side_e = sum(x.time for x in eager.layers if x.type in _SIDE) / eager.latency_s
+    side_f = sum(x.time for x in fused.layers if x.type in _SIDE) / fused.latency_s
+    c, n = _stage1_shape()
+    skip = L.ResidualAdd(elements=n).activation_bytes(B, precision)
+    name = C_OP.options[op]
+    cards = [
+        Card(f"{name} intensity", f"{intensity:.3f} FLOP/B", f"ridge {ridge:,.0f} FLOP/B: {ridge / intensity:,.0f}× "
+             "higher", "bad"),
+        Card(f"{name} on the device", fmt_time(prof.latency_s), f"memory {fmt_time(t.t_memory)} + launch "
+             f"{fmt_time(t.t_dispatch)}; {prof.bottleneck}-bound", "warn"),
+        Card("Its arithmetic alone", fmt_time(math_s), f"{lay.elementwise_flops(B):,} ops at dense peak"),
+        Card("ResNet-50 eager: BN/ReLU/add", f"{side_e:.0%}", f"of {fmt_time(eager.latency_s)}", "bad" if side_e > 0.3
+             else "warn"),
+        Card("Compiled: BN/ReLU/add", f"{side_f:.0%}", f"of {fmt_time(fused.latency_s)}; "
+             f"{fmt_ratio(eager.latency_s / fused.latency_s, 2)} faster", "ok"),
+        Card("Skip tensor kept live", fmt_bytes(skip), f"x of a {c}-channel stage-1 block, batch {B}"),
+    ]
+    summary = (f"A {name} over ResNet-50's stage-1 tensor ({c} channels, {n:,} values per image) does "
+               f"{intensity:.3f} FLOP/B in {precision.upper()}, so on the {dev.name} it takes "
+               f"{fmt_time(prof.latency_s)} ({prof.bottleneck.lower()}-bound) for arithmetic worth "
+               f"{fmt_time(math_s)}. In eager ResNet-50, BatchNorm, ReLU and residual-add rows take {side_e:.0%} of "
+               f"the time; compiled, with BN folded and the rest fused into the convolutions, {side_f:.0%}.")
+    peek = [
+        "intensity = elementwise ops / bytes moved (inputs read + output written)",
+        f"{name}: {lay.elementwise_flops(B):,} ops / {lay.bytes_moved(B, precision):,} B = {intensity:.4f} FLOP/B",
+        "residual add FP32: 1 FLOP / (2 loads + 1 store) × 4 B = 1/12 ≈ 0.083 FLOP/B (the chapter's 0.08)",
+        f"t = max(0, bytes / BW) + kernels × tax = {fmt_time(t.t_memory)} + {fmt_time(t.t_dispatch)} "
+        f"(BW = {dev.memory.bandwidth:~P})",
+        "compiled graph: BN folded into the conv weights, ReLU and add in the conv's epilogue (the add still "
+        "reads its skip input)",
+    ]
+    return View(fig, cards, summary, "Memory-bound glue", peek)

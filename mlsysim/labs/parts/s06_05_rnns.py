@@ -1,0 +1,502 @@
+"""Section 6.5, RNNs: the serial chain, gated cells, the fixed state and the crossover with
+attention. Each part is a plain function of its widget values.
+
+Every count comes from ``mlsysim`` (``layers.RNN/LSTM/GRU``, ``layers.MultiHeadAttention``,
+``layers.TransformerBlock``, ``Engine.solve``, the hardware registry); this module picks the
+inputs, searches over sequence lengths, builds the charts and writes the sentences. The chapter's
+numbers it reproduces are asserted in ``tests/test_s06_05_rnns.py``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ... import layers as L
+from ...engine import Engine
+from ...hardware import Compute, Device, Hardware, PeakRate
+from ...units import Q_
+from ..charts import figure
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    Toggle,
+    View,
+    fmt_bytes,
+    fmt_count,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "6.5"
+PARTS = ("A", "B", "C", "D")
+
+#: Share of the dense peak the engine assumes the kernels reach (the engine's default).
+EFFICIENCY = 0.5
+CELLS = {"rnn": L.RNN, "gru": L.GRU, "lstm": L.LSTM}
+CELL_NAMES = {"rnn": "Vanilla RNN", "gru": "GRU", "lstm": "LSTM"}
+
+
+def _precision(dev: Device) -> str:
+    return "fp16" if "fp16" in dev.compute.precisions else "fp32"
+
+
+# ---------------------------------------------------------------------------------------------
+# Part A: the serial chain (faster arithmetic shortens steps, not the chain)
+# ---------------------------------------------------------------------------------------------
+
+#: The chapter's 512-dimensional state (L767); input width taken equal to the state width.
+A_WIDTH = 512
+#: The self-check's accelerator upgrade, 10 -> 100 TFLOP/s (L794). Everything else is held fixed:
+#: the two hypothetical parts share the H100's memory system (3.35 TB/s) and launch cost (5 us).
+A_PEAKS_TFLOPS = {"10": 10, "100": 100}
+
+
+@lru_cache(maxsize=4)
+def accelerator(peak_tflops: int) -> Device:
+    """The H100 with its FP16 dense peak replaced by ``peak_tflops`` (the self-check's part)."""
+    base = Hardware.get("H100")
+    compute = Compute(quoted_precision="fp16",
+                      precisions={"fp16": PeakRate(dense=Q_(peak_tflops, "TFLOP/s"))})
+    return base.model_copy(update={"name": f"{peak_tflops} TFLOP/s accelerator",
+                                   "key": f"Accel{peak_tflops}", "compute": compute})
+
+
+PRED_A = Prediction(
+    question=("A 512-wide RNN reads a 1,000-step sequence at batch 1. You move it from a 10 TFLOP/s "
+              "accelerator to a 100 TFLOP/s one with the same memory and the same kernel-launch cost. "
+              "What happens to its latency?"),
+    options={"10x": "About 10× faster: ten times the arithmetic",
+             "steps": "Each step gets a little shorter; the 1,000 ordered steps remain, so it is barely faster",
+             "parallel": "The 1,000 steps can now run side by side, so it is far more than 10× faster",
+             "same": "Exactly the same: an RNN does no matrix arithmetic"},
+    answer="steps",
+    feedback={
+        "10x": "Peak FLOP/s only shrinks the arithmetic inside each step. At batch 1 that arithmetic is a "
+               "sliver of each step; the step still waits for the previous state and still pays its "
+               "kernel launches, so the 1,000-step chain barely moves.",
+        "steps": "Step t needs h(t-1), so all 1,000 updates stay in order. The faster part shortens the "
+                 "math inside each step, but at batch 1 each step is mostly launch overhead: the chain "
+                 "sets the floor.",
+        "parallel": "No hardware can start step t before step t-1 has produced its state: the dependency "
+                    "chain is part of the algorithm, not of the machine.",
+        "same": "Each step is two matrix-vector products (d² + d·d_in MACs). They are just too small at "
+                "batch 1 to dominate the launch cost.",
+    },
+)
+A_SEQ = Slider("Sequence length S (steps)", 10, 10000, 1000, step=10)
+A_BATCH = Slider("Batch (independent sequences)", 1, 256, 1)
+A_PEAK = Choice("Accelerator peak (FP16, dense)", {"10": "10 TFLOP/s", "100": "100 TFLOP/s"}, "10")
+
+
+@lru_cache(maxsize=512)
+def _rnn_profile(seq: int, batch: int, peak: str):
+    layer = L.RNN(input_size=A_WIDTH, hidden_size=A_WIDTH, seq_len=seq)
+    dev = accelerator(A_PEAKS_TFLOPS[peak])
+    return layer, Engine.solve(layer, dev, batch_size=batch, precision="fp16", efficiency=EFFICIENCY)
+
+
+def part_a(seq: int, batch: int, peak: str) -> View:
+    import plotly.graph_objects as go
+
+    s, b = int(seq), int(batch)
+    other = "100" if peak == "10" else "10"
+    layer, p = _rnn_profile(s, b, peak)
+    _, q = _rnn_profile(s, b, other)
+    p10 = _rnn_profile(s, b, "10")[1]
+    p100 = _rnn_profile(s, b, "100")[1]
+    grid = [10, *range(500, 10001, 500)]
+
+    fig = figure(f"RNN latency vs sequence length (d = {A_WIDTH}, batch {b}, FP16)",
+                 "Sequence length S (steps)", "Latency (ms)")
+    for key in ("10", "100"):
+        ys = [_rnn_profile(n, b, key)[1].latency_s * 1e3 for n in grid]
+        fig.add_trace(go.Scatter(x=grid, y=ys, name=f"{A_PEAKS_TFLOPS[key]} TFLOP/s", mode="lines"))
+    fig.add_trace(go.Scatter(x=grid, y=[_rnn_profile(n, b, peak)[1].latency_dispatch_s * 1e3 for n in grid],
+                             name="kernel launches alone (1 + 2S kernels)", mode="lines",
+                             line=dict(dash="dash")))
+    fig.add_trace(go.Scatter(x=[s], y=[p.latency_s * 1e3], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+
+    dev = accelerator(A_PEAKS_TFLOPS[peak])
+    tax = dev.dispatch_tax.m_as("s")
+    per_step = p.latency_s / layer.serial_steps
+    speedup = p10.latency_s / p100.latency_s
+    share = p.latency_dispatch_s / p.latency_s
+    cards = [
+        Card("Latency", fmt_time(p.latency_s), f"{A_PEAKS_TFLOPS[peak]} TFLOP/s · {p.bottleneck}-bound"),
+        Card(f"At {A_PEAKS_TFLOPS[other]} TFLOP/s", fmt_time(q.latency_s), "same memory, same launch cost"),
+        Card("10× peak buys", fmt_ratio(speedup, 2), "latency(10 TF) / latency(100 TF)",
+             "bad" if speedup < 2 else "warn" if speedup < 5 else "ok"),
+        Card("Serial steps", fmt_count(layer.serial_steps), "ordered; no hardware removes them"),
+        Card("Time per step", fmt_time(per_step), f"{share:.0%} of it kernel launches"),
+    ]
+    summary = (f"{s:,} steps at batch {b}: {fmt_time(p10.latency_s)} at 10 TFLOP/s and "
+               f"{fmt_time(p100.latency_s)} at 100 TFLOP/s, only {speedup:,.2f}× faster for 10× the peak. "
+               f"The {layer.serial_steps:,} ordered steps each pay {2 * tax * 1e6:g} µs of launches "
+               f"({fmt_time(p.latency_dispatch_s)} in all), and that floor grows linearly with S.")
+    peek = [
+        "t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
+        f"kernels = 1 + 2S = {layer.kernels:,};  dispatch = {layer.kernels:,} × {tax * 1e6:g} µs = "
+        f"{fmt_time(p.latency_dispatch_s)}",
+        f"FLOPs = 2 × B × S × (d·d_in + d²) = {fmt_count(p.flops)} FLOPs (1 MAC = 2 FLOPs) → "
+        f"{fmt_time(p.latency_compute_s)} at {A_PEAKS_TFLOPS[peak]} TFLOP/s × η = {EFFICIENCY:g}",
+        f"bytes = W_hh re-read every step + inputs + outputs = {fmt_bytes(p.bytes_moved)} → "
+        f"{fmt_time(p.latency_memory_s)} at {dev.memory.bandwidth:~P}",
+        "raise the batch: the arithmetic grows, the chain and its launches do not",
+    ]
+    return View(fig, cards, summary, "Serial chain", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: vanilla vs GRU vs LSTM at equal sizes
+# ---------------------------------------------------------------------------------------------
+
+PRED_B = Prediction(
+    question=("A vanilla RNN layer has input dimension 100 and hidden state dimension 128. How many "
+              "multiply-accumulates does one time step take to compute the pre-activation hidden state?"),
+    options={"12800": "12,800: only the input projection is a matrix product",
+             "29184": "29,184: 128 × 128 recurrent + 100 × 128 input",
+             "1.28m": "1,280,000: each step multiplies against all past states",
+             "256": "256: a step is one vector addition"},
+    answer="29184",
+    feedback={
+        "12800": "That forgets W_hh · h(t-1), the recurrent product: 128 × 128 = 16,384 more MACs.",
+        "29184": "16,384 (recurrent) + 12,800 (input) = 29,184 MACs per step per sequence, whatever the "
+                 "sequence length. An LSTM does 4× that, a GRU 3×.",
+        "1.28m": "The step only reads the fixed-size state h(t-1), never the whole history: that is the "
+                 "point of recurrence (and the quadratic cost belongs to attention).",
+        "256": "Adding 128 + 128 values is the bias-and-sum at the end; the two matrix-vector products "
+               "before it are where the MACs are.",
+    },
+)
+B_HIDDEN = Slider("Hidden size d", 16, 1024, 128, step=16)
+B_D_IN = Slider("Input size d_in", 10, 1000, 100, step=10)
+B_BIAS = Toggle("Count bias vectors (PyTorch keeps two per gate)", False)
+
+
+@lru_cache(maxsize=256)
+def _cell(cell: str, hidden: int, inp: int, bias: bool, seq: int = 1):
+    return CELLS[cell](input_size=inp, hidden_size=hidden, seq_len=seq, bias=bias)
+
+
+def part_b(hidden: int, d_in: int, bias: bool) -> View:
+    import plotly.graph_objects as go
+
+    d, d_in, b = int(hidden), int(d_in), bool(bias)
+    cells = {k: _cell(k, d, d_in, b) for k in CELLS}
+    rnn, gru, lstm = cells["rnn"], cells["gru"], cells["lstm"]
+    widths = list(range(int(B_HIDDEN.start), int(B_HIDDEN.stop) + 1, 48))
+
+    fig = figure(f"MACs per time step vs hidden size (d_in = {d_in})", "Hidden size d",
+                 "MACs per step (log scale)", log_y=True)
+    for k in ("lstm", "gru", "rnn"):
+        fig.add_trace(go.Scatter(x=widths, y=[_cell(k, w, d_in, b).macs() for w in widths],
+                                 name=CELL_NAMES[k], mode="lines"))
+    fig.add_trace(go.Scatter(x=[d, d, d], y=[c.macs() for c in (lstm, gru, rnn)], name="your setting",
+                             mode="markers", marker=dict(size=12, symbol="diamond")))
+
+    long_seq = {k: _cell(k, d, d_in, b, 1000) for k in CELLS}
+    cards = [
+        Card("Vanilla MACs / step", fmt_count(rnn.macs()), f"{d}² + {d}·{d_in}"),
+        Card("GRU MACs / step", fmt_count(gru.macs()), f"{fmt_ratio(gru.macs() / rnn.macs(), 0)} (2 gates + candidate)"),
+        Card("LSTM MACs / step", fmt_count(lstm.macs()), f"{fmt_ratio(lstm.macs() / rnn.macs(), 0)} (3 gates + candidate)", "warn"),
+        Card("Params (RNN / GRU / LSTM)", f"{fmt_count(rnn.params)} / {fmt_count(gru.params)} / {fmt_count(lstm.params)}",
+             "with biases" if b else "weights only"),
+        Card("State values (RNN / LSTM)", f"{rnn.state_elements:,} / {lstm.state_elements:,}",
+             "LSTM keeps h and the cell c"),
+        Card("Serial steps at S = 1,000", " / ".join(f"{long_seq[k].serial_steps:,}" for k in ("rnn", "gru", "lstm")),
+             "gates add work per step, not steps"),
+    ]
+    summary = (f"At d = {d} and d_in = {d_in}, a vanilla step is {rnn.macs():,} MACs; a GRU step "
+               f"{gru.macs():,} ({gru.macs() // rnn.macs()}×) and an LSTM step {lstm.macs():,} "
+               f"({lstm.macs() // rnn.macs()}×), with twice the state. All three still take one step per "
+               f"token: fusing an LSTM's four projections into one wider matrix product raises its "
+               f"arithmetic intensity but leaves the chain as long as before.")
+    peek = [
+        f"vanilla: MACs/step = d² + d·d_in = {d}² + {d}·{d_in} = {rnn.macs():,}",
+        f"GRU:     3 × (d² + d·d_in) = {gru.macs():,}   (reset, update, candidate)",
+        f"LSTM:    4 × (d² + d·d_in) = {lstm.macs():,}   (input, forget, output, candidate)",
+        f"params = gates × (d² + d·d_in){' + 2 × gates × d biases' if b else ''}: "
+        f"{rnn.params:,} / {gru.params:,} / {lstm.params:,}",
+        "FLOPs = 2 × MACs; the sigmoid/tanh gate math is counted apart (elementwise)",
+    ]
+    return View(fig, cards, summary, "Cost per step", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: a state that fits on chip vs BPTT and a growing KV cache
+# ---------------------------------------------------------------------------------------------
+
+#: The chapter sizes the state in FP32 (L767: 512-dimensional FP32 state = 2 KB).
+C_PRECISION = "fp32"
+
+#: On-chip memories the registry does not list for GPUs (it lists SRAM/flash only for MCUs).
+#: NVIDIA quotes cache and shared-memory sizes in binary units.
+#: H100 SXM5: "NVIDIA H100 Tensor Core GPU Architecture" whitepaper (2022): 50 MB L2 cache,
+#:   up to 228 KB of shared memory per SM.
+#: A100: "NVIDIA A100 Tensor Core GPU Architecture" whitepaper (2020): 40 MB L2 cache,
+#:   up to 164 KB of shared memory per SM.
+GPU_ON_CHIP = {
+    "H100": {"state": ("shared memory per SM", Q_(228, "KiB")), "bulk": ("L2 cache", Q_(50, "MiB"))},
+    "A100": {"state": ("shared memory per SM", Q_(164, "KiB")), "bulk": ("L2 cache", Q_(40, "MiB"))},
+}
+C_DEVICES = {"ArduinoNano33BLESense": "Tiny: Arduino Nano 33 BLE Sense", "STM32H743": "Tiny: STM32H743",
+             "A100": "Cloud: A100", "H100": "Cloud: H100"}
+
+
+def on_chip(device: str) -> dict[str, tuple[str, float]]:
+    """Where the state lives and where the weights / a KV cache would have to stay resident, in
+    bytes: the registry's SRAM and flash for MCUs, the whitepaper constants above for GPUs."""
+    dev = Hardware.get(device)
+    if dev.memory.sram is not None and dev.memory.flash is not None:
+        sram = dev.memory.sram.m_as("B")
+        return {"state": ("SRAM", sram), "kv": ("SRAM", sram), "weights": ("flash", dev.memory.flash.m_as("B"))}
+    (sname, sq), (bname, bq) = GPU_ON_CHIP[device]["state"], GPU_ON_CHIP[device]["bulk"]
+    return {"state": (sname, sq.m_as("B")), "kv": (bname, bq.m_as("B")), "weights": (bname, bq.m_as("B"))}
+
+
+PRED_C = Prediction(
+    question=("True or false: transformers parallelize better and model long-range context better, so "
+              "RNNs are obsolete and have no valid deployment use."),
+    options={"true": "True",
+             "false_state": "False: a fixed-size state streams forever in kilobytes, where attention's "
+                            "stored context grows with every token",
+             "false_speed": "False: RNNs run faster than attention on GPUs"},
+    answer="false_state",
+    feedback={
+        "true": "On a microcontroller with a few hundred KB of SRAM, a model whose memory grows with the "
+                "stream eventually cannot run; an RNN's state stays the same size at token 10 and at token "
+                "10 million.",
+        "false_state": "The inference state is O(d): 2 KB for a 512-wide FP32 state, flat in S. Attention "
+                       "keeps keys and values for every past token, which outgrows on-chip memory within a "
+                       "few hundred tokens on a microcontroller. (Training is another matter: BPTT keeps "
+                       "every step's state, O(S·d).)",
+        "false_speed": "Right verdict, wrong reason: on a GPU the serial chain usually makes the RNN the "
+                       "slower of the two (Part D). Its edge is memory, not speed.",
+    },
+)
+C_HIDDEN = Slider("Hidden size d", 16, 1024, 128, step=16)
+C_SEQ = Slider("Stream length S (tokens)", 10, 100000, 1000, step=10)
+C_CELL = Choice("Cell", CELL_NAMES, "rnn")
+C_DEVICE = Choice("Device", C_DEVICES, "ArduinoNano33BLESense")
+
+
+def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
+    import plotly.graph_objects as go
+
+    d, s = int(hidden), int(seq)
+    layer = CELLS[cell](input_size=d, hidden_size=d, seq_len=s)
+    # standard multi-head attention caches K and V for every head: 2·d values per token whatever the
+    # head count, so one head stands in for any split of the same width
+    attn = L.MultiHeadAttention(d_model=d, n_heads=1, seq_len=1)
+    kv_tok = attn.kv_cache_bytes_per_token(C_PRECISION)
+    state = layer.state_bytes(1, C_PRECISION)
+    bptt = layer.bptt_bytes(1, C_PRECISION)
+    kv = kv_tok * s
+    # weights read once (resident): the params in bytes, not re-streamed every step
+    weights = CELLS[cell](input_size=d, hidden_size=d, seq_len=s, weights_resident=True).weight_bytes(C_PRECISION)
+    mem = on_chip(device)
+    (state_name, state_cap), (kv_name, kv_cap), (w_name, w_cap) = mem["state"], mem["kv"], mem["weights"]
+    dev = Hardware.get(device)
+
+    grid = [10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]
+    fig = figure(f"Memory vs stream length: {CELL_NAMES[cell]}, d = {d}, FP32", "Stream length S (tokens)",
+                 "Bytes (log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=grid, y=[CELLS[cell](input_size=d, hidden_size=d, seq_len=n).state_bytes(1, C_PRECISION)
+                                        for n in grid], name="inference state (h, c)", mode="lines"))
+    fig.add_trace(go.Scatter(x=grid, y=[CELLS[cell](input_size=d, hidden_size=d, seq_len=n).bptt_bytes(1, C_PRECISION)
+                                        for n in grid], name="training (BPTT keeps every step)", mode="lines"))
+    fig.add_trace(go.Scatter(x=grid, y=[kv_tok * n for n in grid], name=f"attention KV cache (d = {d})",
+                             mode="lines", line=dict(dash="dot")))
+    fig.add_trace(go.Scatter(x=[s, s, s], y=[state, bptt, kv], name="your setting", mode="markers",
+                             marker=dict(size=11, symbol="diamond")))
+    fig.add_hline(y=state_cap, line_dash="dash", annotation_text=f"{dev.key} {state_name} {fmt_bytes(state_cap, binary=True)}",
+                  annotation_position="top left")
+    if kv_name != state_name:
+        fig.add_hline(y=kv_cap, line_dash="dash", annotation_text=f"{dev.key} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
+                      annotation_position="top left")
+
+    kv_tokens = int(kv_cap // kv_tok)
+    state_ok = state <= state_cap
+    cards = [
+        Card("Inference state", fmt_bytes(state), f"flat in S · {state_name} {fmt_bytes(state_cap, binary=True)}",
+             "ok" if state_ok else "bad"),
+        Card(f"BPTT at S = {s:,}", fmt_bytes(bptt), "O(S·d): every step's state kept",
+             "ok" if bptt <= state_cap else "warn"),
+        Card(f"KV cache at S = {s:,}", fmt_bytes(kv), f"{fmt_bytes(kv_tok)} per token",
+             "ok" if kv <= kv_cap else "bad"),
+        Card(f"Tokens of KV that fit the {kv_name}", fmt_count(kv_tokens), "the RNN's state never grows",
+             "bad" if kv_tokens < s else "warn"),
+        Card(f"Weights in {w_name}", fmt_bytes(weights), f"of {fmt_bytes(w_cap, binary=True)}",
+             "ok" if weights <= w_cap else "bad"),
+    ]
+    name = C_DEVICES[device].split(": ")[1]
+    cell_name = CELL_NAMES[cell].replace("Vanilla", "vanilla")
+    summary = (f"A {d}-wide {cell_name} keeps {fmt_bytes(state)} of state at every stream length (here "
+               f"{s:,} tokens); it {'fits' if state_ok else 'does not fit'} the {name}'s {state_name} "
+               f"({fmt_bytes(state_cap, binary=True)}). Training through time would keep {fmt_bytes(bptt)}, "
+               f"and an attention layer of the same width would hold {fmt_bytes(kv)} of keys and values, "
+               f"filling the {kv_name} after {kv_tokens:,} tokens."
+               + ("" if weights <= w_cap else
+                  f" The weights ({fmt_bytes(weights)}) do not fit the {w_name}: shrink d."))
+    state_terms = "2 × d (h and c)" if cell == "lstm" else "d"
+    peek = [
+        f"state = {state_terms} × 4 B = {layer.state_elements:,} × 4 B = {state:,} B  (independent of S)",
+        f"BPTT  = S × state = {s:,} × {state:,} B = {fmt_bytes(bptt)}",
+        f"KV    = S × 2 × d × 4 B = {s:,} × {kv_tok:,} B = {fmt_bytes(kv)}",
+        f"KV tokens that fit = {kv_name} / per-token = {kv_cap:,.0f} B / {kv_tok:,} B = {kv_tokens:,}",
+        "GPU on-chip sizes are whitepaper constants (the registry lists SRAM only for MCUs); GB = 1e9 B, KiB = 1,024 B",
+    ]
+    return View(fig, cards, summary, "State vs stored context", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: the crossover against a parallel attention layer
+# ---------------------------------------------------------------------------------------------
+
+#: Width of one attention head in the rival (GPT-2's 64-wide heads, L1028).
+HEAD_DIM = 64
+#: The prediction's sequence (the chapter's 4,096-token example, L825).
+S_REF = 4096
+S_MIN, S_MAX = 16, 2**22
+
+PRED_D = Prediction(
+    question=("On an H100 at batch 1, a 512-wide RNN layer and a 512-wide self-attention layer (8 heads) "
+              "each process the same 4,096-token sequence. The attention layer does 10× more arithmetic. "
+              "Which finishes first?"),
+    options={"rnn": "The RNN, by about 10×: it has a tenth of the work",
+             "same": "About the same",
+             "attn10": "Attention, by about 10×",
+             "attn100": "Attention, by about 100×"},
+    answer="attn100",
+    feedback={
+        "rnn": "FLOPs are not time. The RNN's 4,096 steps run one after another, each paying its launches; "
+               "attention's 10× more arithmetic runs in a handful of wide, parallel kernels.",
+        "same": "The two are bound by different things: the RNN by its 4,096-step chain, attention by "
+                "moving its score matrix. They differ by two orders of magnitude.",
+        "attn10": "More than that: the RNN's chain costs about 8,200 kernel launches (40 ms), attention a few "
+                  "hundred microseconds, about 110× apart.",
+        "attn100": "The chain of 4,096 steps costs about 41 ms of launches; attention's S² work is done in "
+                   "parallel in about 0.4 ms. Its quadratic cost only catches up at hundreds of thousands of "
+                   "tokens.",
+    },
+)
+D_DEVICE = Choice("Device", {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX",
+                             "iPhone15Pro": "Mobile: iPhone 15 Pro", "STM32H743": "Tiny: STM32H743"}, "H100")
+D_WIDTH = Slider("Width d (hidden size = d_model)", 64, 1024, 512, step=64)
+D_RIVAL = Choice("Parallel rival", {"mha": "Self-attention layer", "block": "Transformer block (d_ff = 4d)"}, "mha")
+D_FLASH = Toggle("FlashAttention in the rival (scores never stored)", False)
+
+
+@lru_cache(maxsize=4096)
+def _pair(device: str, width: int, rival: str, flash: bool, seq: int):
+    """(RNN profile, rival profile, rival layer, rnn layer) at one sequence length, batch 1."""
+    dev = Hardware.get(device)
+    prec = _precision(dev)
+    heads = max(1, width // HEAD_DIM)
+    rnn = L.RNN(input_size=width, hidden_size=width, seq_len=seq)
+    if rival == "block":
+        other = L.TransformerBlock(d_model=width, n_heads=heads, d_ff=4 * width, seq_len=seq, flash=flash)
+    else:
+        other = L.MultiHeadAttention(d_model=width, n_heads=heads, seq_len=seq, flash=flash)
+    return (Engine.solve(rnn, dev, precision=prec, efficiency=EFFICIENCY),
+            Engine.solve(other, dev, precision=prec, efficiency=EFFICIENCY), other, rnn)
+
+
+def _attn_slower(device, width, rival, flash, seq) -> bool:
+    r, a, _, _ = _pair(device, width, rival, flash, seq)
+    return a.latency_s >= r.latency_s
+
+
+@lru_cache(maxsize=256)
+def crossover(device: str, width: int, rival: str, flash: bool) -> int | None:
+    """Smallest S in [S_MIN, S_MAX] at which the rival is no faster than the RNN (searched with the
+    engine: doubling, then bisection). ``S_MIN`` when the rival never wins; ``None`` when it still
+    wins at ``S_MAX``."""
+    if _attn_slower(device, width, rival, flash, S_MIN):
+        return S_MIN
+    lo = S_MIN
+    hi = lo * 2
+    while not _attn_slower(device, width, rival, flash, hi):
+        lo = hi
+        if hi >= S_MAX:
+            return None
+        hi = min(hi * 2, S_MAX)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _attn_slower(device, width, rival, flash, mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def part_d(device: str, width: int, rival: str, flash: bool) -> View:
+    import plotly.graph_objects as go
+
+    w, f = int(width), bool(flash)
+    dev = Hardware.get(device)
+    prec = _precision(dev)
+    rname = "transformer block" if rival == "block" else "self-attention"
+    grid = [2**k for k in range(4, 23)]
+    pairs = [_pair(device, w, rival, f, n) for n in grid]
+
+    fig = figure(f"RNN vs {rname} on the {dev.name} (d = {w}, batch 1, {prec.upper()})",
+                 "Sequence length S (tokens)", "Latency (s, log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=grid, y=[p[0].latency_s for p in pairs], name="RNN: S steps in order", mode="lines"))
+    fig.add_trace(go.Scatter(x=grid, y=[p[1].latency_s for p in pairs],
+                             name=f"{rname}: S² work in parallel" + (" (FlashAttention)" if f else ""), mode="lines"))
+    oom = [(n, p[1].latency_s) for n, p in zip(grid, pairs, strict=True) if not p[1].feasible]
+    if oom:
+        fig.add_trace(go.Scatter(x=[n for n, _ in oom], y=[t for _, t in oom], name=f"{rname} out of memory",
+                                 mode="markers", marker=dict(symbol="x", size=9)))
+    cross = crossover(device, w, rival, f)
+
+    r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF)
+    ratio = r_ref.latency_s / a_ref.latency_s
+    cards = [
+        Card(f"RNN at {S_REF:,} tokens", fmt_time(r_ref.latency_s), f"{r_ref.bottleneck}-bound · "
+             f"{rnn_ref.kernels:,} kernels"),
+        Card(f"{rname.capitalize()} at {S_REF:,}", fmt_time(a_ref.latency_s), f"{a_ref.bottleneck}-bound · "
+             f"{other_ref.kernels} kernels"),
+        Card("Work ratio (rival / RNN)", fmt_ratio(other_ref.flops() / rnn_ref.flops()), "FLOPs at 4,096 tokens"),
+        Card(f"Faster at {S_REF:,} tokens", rname if ratio > 1 else "RNN",
+             f"by {fmt_ratio(ratio if ratio > 1 else 1 / ratio)}", "ok" if ratio > 1 else "warn"),
+    ]
+    if cross is None:
+        cards.append(Card("Crossover", f"beyond {S_MAX:,}", "the rival is faster over the whole range", "ok"))
+        verdict = (f"The {rname} stays faster up to {S_MAX:,} tokens: its quadratic work never catches up "
+                   f"with the RNN's {2 * dev.dispatch_tax.m_as('us'):g} µs of launches per step in this range.")
+    elif cross == S_MIN:
+        cards.append(Card("Crossover", "none", "the RNN is faster at every length here", "warn"))
+        verdict = (f"On the {dev.key} the RNN wins at every length from {S_MIN} to {S_MAX:,} tokens: launches "
+                   f"are cheap next to arithmetic, and "
+                   f"the {rname}'s projections alone do more work per token than a recurrent step.")
+    else:
+        r_x, a_x, _, _ = _pair(device, w, rival, f, cross)
+        fig.add_vline(x=cross, line_dash="dot", annotation_text=f"crossover ≈ {cross:,}",
+                      annotation_position="top left")
+        fig.add_trace(go.Scatter(x=[cross], y=[a_x.latency_s], name="crossover", mode="markers",
+                                 marker=dict(size=13, symbol="diamond")))
+        fits = "fit" if a_x.feasible else "do NOT fit"
+        cards.append(Card("Crossover length", f"{cross:,} tokens", f"its tensors {fits} in memory",
+                          "ok" if a_x.feasible else "bad"))
+        verdict = (f"The lines cross near {cross:,} tokens ({fmt_time(a_x.latency_s)} each); past that, the "
+                   f"{rname}'s S² work outgrows the RNN's chain, and there its live tensors {fits} in the "
+                   f"{dev.key}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}.")
+    winner = f"the {rname} is {ratio:,.1f}× faster" if ratio > 1 else f"the RNN is {1 / ratio:,.1f}× faster"
+    summary = (f"At {S_REF:,} tokens the RNN takes {fmt_time(r_ref.latency_s)} and the {rname} "
+               f"{fmt_time(a_ref.latency_s)}: {winner}, while the {rname} does "
+               f"{other_ref.flops() / rnn_ref.flops():,.1f}× the FLOPs. " + verdict)
+    peek = [
+        "t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax   (per layer, batch 1)",
+        f"RNN:   kernels = 1 + 2S, FLOPs = 2·S·(d² + d·d_in) = {fmt_count(rnn_ref.flops())} FLOPs at S = {S_REF:,}",
+        f"rival: {other_ref.kernels} kernels, FLOPs = {fmt_count(other_ref.flops())} FLOPs "
+        "(projections 8·S·d², scores and context 4·S²·d" + (", FFN 16·S·d²)" if rival == "block" else ")"),
+        f"peak = {dev.compute.peak(prec):~P} ({prec}, dense) × η = {EFFICIENCY:g}; BW = {dev.memory.bandwidth:~P}; "
+        f"dispatch = {dev.dispatch_tax.m_as('us'):g} µs per kernel",
+        f"heads = d / {HEAD_DIM}; crossover searched over S with the engine (doubling, then bisection)",
+    ]
+    return View(fig, cards, summary, "Chain vs parallel", peek)

@@ -1,0 +1,424 @@
+"""Section 6.6, Attention: the S x S score matrix, its quadratic growth, the context at which it
+outgrows a device, and what FlashAttention changes. Each part is a plain function of its widget
+values.
+
+Every count comes from ``mlsysim`` (``layers.Attention``, ``layers.Dense``, ``Engine.solve``, the
+hardware registry); this module picks inputs, searches over sequence lengths, builds the charts
+and writes the sentences. The chapter's numbers it reproduces, and the one it gets wrong
+(Figure 14's "near 41,000 tokens"), are asserted in ``tests/test_s06_06_attention.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import lru_cache
+
+from ... import layers as L
+from ...engine import Engine
+from ...hardware import Hardware
+from ...units import Q_, bytes_per_value
+from ..charts import figure, memory_lines
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    Toggle,
+    View,
+    feasibility,
+    fmt_bytes,
+    fmt_count,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "6.6"
+PARTS = ("A", "B", "C", "D")
+
+#: Scores are stored in FP16 throughout the chapter's examples (L825, L938, L965, L1113).
+PRECISION = "fp16"
+#: The chapter's head width (GPT-2's 64-wide heads, L1028); B's d_model = heads x 64.
+HEAD_DIM = 64
+#: Chapter scenario inputs.
+S_LISTING7, D_HEAD_LISTING7 = 512, 64  # Listing 7 / self-check MCQ (L882, L968)
+S_SELF, S_DOUBLE = 4096, 8192  # Definition 6.5 and the self-check (L825, L965)
+SELF_HEADS, SELF_LAYERS = 12, 32  # self-check answer (L1810)
+S_NAPKIN, NAPKIN_HEADS, NAPKIN_LAYERS = 100_000, 12, 32  # Napkin Math 6.1 (L930-L939)
+#: Model shapes (d_model, heads): Napkin 6.1's 12 heads at GPT-2 small's width (L937, L1028);
+#: GPT-2 XL as drawn in Figure 14 (L1113); the 7B shape of the KV-cache footnote (L1105).
+SHAPES = {"napkin": (768, 12), "gpt2xl": (1600, 25), "7b": (4096, 32)}
+SHAPE_LABELS = {"napkin": "12 heads, d = 768 (Napkin 6.1)", "gpt2xl": "25 heads, d = 1,600 (GPT-2 XL, Fig. 14)",
+                "7b": "32 heads, d = 4,096 (7B class)"}
+#: Figure 14's device is unnamed (L1113). 80 GB (the H100/A100 capacity in the registry) gives
+#: 40,000 tokens; reading the capacity as 80 GiB gives the 41,000 the figure quotes.
+FIG14_CAPACITY_GIB = Q_(80, "GiB")
+FIG14_QUOTED = 41_000  # "near 41,000 tokens" (L1113, L1115)
+
+
+def _att(shape: str, seq: int, flash: bool = False) -> L.Attention:
+    d, h = SHAPES[shape]
+    return L.Attention(d_model=d, n_heads=h, seq_len=seq, flash=flash)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part A: one head's S x S score matrix
+# ---------------------------------------------------------------------------------------------
+
+PRED_A = Prediction(
+    question=("An attention head with sequence length S = 512 and head dimension d_head = 64 computes its "
+              "query-key scores QKᵀ. How many multiply-accumulates is that (softmax and the value "
+              "product excluded)?"),
+    options={"32k": "32,768 (512 × 64)", "262k": "262,144 (512 × 512)",
+             "1m": "1,048,576 (512 × 512 × 4)", "16.8m": "16,777,216 (512 × 512 × 64)"},
+    answer="16.8m",
+    feedback={
+        "32k": "That is one query row against the d_head features: a single projection row, not the S × S grid "
+               "of scores.",
+        "262k": "That counts the scores (512² entries) but each one is a 64-term dot product: multiply by d_head.",
+        "1m": "The 4 has no source: each of the 512 × 512 scores costs d_head = 64 MACs.",
+        "16.8m": "S × S scores × d_head MACs each = 512 × 512 × 64 = 16.8 M MACs; the value product PV costs "
+                 "another 16.8 M.",
+    },
+)
+A_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
+A_D_HEAD = Slider("Head dimension d_head", 16, 256, 64, step=16)
+A_PRECISION = Choice("Score precision", {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "fp8": "FP8 (1 B)"}, "fp16")
+
+
+def head_gemms(seq: int, d_head: int) -> tuple[L.Dense, L.Dense]:
+    """One head's two GEMMs as dense layers: QKᵀ is S query rows times a (d_head x S) key matrix,
+    PV is S probability rows times an (S x d_head) value matrix."""
+    qk = L.Dense(in_features=d_head, out_features=seq, tokens=seq, bias=False)
+    pv = L.Dense(in_features=seq, out_features=d_head, tokens=seq, bias=False)
+    return qk, pv
+
+
+def part_a(seq: int, d_head: int, precision: str) -> View:
+    import plotly.graph_objects as go
+
+    s, dh = int(seq), int(d_head)
+    head = L.Attention(d_model=dh, n_heads=1, seq_len=s)
+    qk, pv = head_gemms(s, dh)
+    score_b = head.score_bytes(1, precision)
+    grid = [128 * 2**k for k in range(7)]
+
+    fig = figure(f"One head: score GEMM and score matrix vs S (d_head = {dh})", "Sequence length S",
+                 "MACs or bytes (log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=grid, y=[head_gemms(n, dh)[0].macs() for n in grid], name="QKᵀ MACs", mode="lines"))
+    fig.add_trace(go.Scatter(x=grid, y=[L.Attention(d_model=dh, n_heads=1, seq_len=n).score_bytes(1, precision)
+                                        for n in grid], name=f"score bytes ({precision.upper()})", mode="lines"))
+    fig.add_trace(go.Scatter(x=[s, s], y=[qk.macs(), score_b], name="your setting", mode="markers",
+                             marker=dict(size=12, symbol="diamond")))
+    ch_macs = head_gemms(S_LISTING7, D_HEAD_LISTING7)[0].macs()
+    ch_bytes = L.Attention(d_model=HEAD_DIM, n_heads=1, seq_len=S_SELF).score_bytes(1, PRECISION)
+    fig.add_trace(go.Scatter(x=[S_LISTING7, S_SELF], y=[ch_macs, ch_bytes], name="chapter: 16.8 M MACs; 33.6 MB",
+                             mode="markers", marker=dict(size=10, symbol="x")))
+
+    scale = math.sqrt(head.d_head)
+    cards = [
+        Card("Scores per head", fmt_count(head.score_elements), f"{s:,} × {s:,}"),
+        Card("QKᵀ MACs", fmt_count(qk.macs()), f"S² × d_head = {s:,}² × {dh}"),
+        Card("PV MACs", fmt_count(pv.macs()), "the same again for the values"),
+        Card("Score matrix", fmt_bytes(score_b), f"{precision.upper()}, one head, one layer",
+             "warn" if score_b > 10**7 else ""),
+        Card("Score scale", f"1/{scale:,.2f}", f"1/√d_head: a {dh}-term dot product spreads as √{dh}"),
+    ]
+    summary = (f"Each of the {s:,} queries is scored against all {s:,} keys, and each score is a {dh}-term dot "
+               f"product: QKᵀ costs {qk.macs():,} MACs and PV as many again ({head.macs():,} MACs in all, "
+               f"{head.flops():,} FLOPs at 1 MAC = 2 FLOPs). Kept in {precision.upper()}, the {s:,} × {s:,} "
+               f"matrix takes {fmt_bytes(score_b)} for this one head. Dividing by √d_head = {scale:,.2f} only "
+               f"keeps the scores' size in check before softmax; it changes neither count.")
+    peek = [
+        f"QKᵀ MACs = S × S × d_head = {s:,} × {s:,} × {dh} = {qk.macs():,}",
+        f"PV  MACs = S × S × d_head = {pv.macs():,}   (core total: {head.macs():,})",
+        f"scores   = S² × bytes = {s:,}² × {float(bytes_per_value(precision)):g} B = {score_b:,} B = {fmt_bytes(score_b)}",
+        "scale    = 1/√d_head: with unit-variance q and k, q·k has variance d_head; the scale restores ~1",
+        "FLOPs = 2 × MACs; GB = 1e9 B",
+    ]
+    return View(fig, cards, summary, "One head", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: doubling the context (checkpoint 6.4)
+# ---------------------------------------------------------------------------------------------
+
+PRED_B = Prediction(
+    question=("One layer with 12 heads keeps 402.7 MB of FP16 scores at 4,096 tokens. Doubling the context "
+              "to 8,192 tokens multiplies the score memory and the score FLOPs by…"),
+    options={"2x2x": "2× and 2×", "4x4x": "4× and 4×", "4x2x": "4× memory, 2× FLOPs",
+             "2x4x": "2× memory, 4× FLOPs"},
+    answer="4x4x",
+    feedback={
+        "2x2x": "That would be true of anything computed per token (the KV cache, the projections). Every "
+                "query scores every key: S × S entries, so 2S gives 4× both stored scores and their MACs.",
+        "4x4x": "(2S)² = 4S²: 402.7 MB → 1.61 GB per layer, and 32 retained layers go from 12.9 GB to "
+                "51.5 GB. The QKᵀ and PV MACs grow the same 4×.",
+        "4x2x": "The FLOPs are S² × d too: each stored score cost d_head MACs to produce, so they grow "
+                "together.",
+        "2x4x": "Storage counts the same S × S entries the FLOPs produce: both quadruple.",
+    },
+)
+B_SEQ = Slider("Context S (tokens)", 512, 131072, 4096, step=512)
+B_HEADS = Slider("Attention heads", 1, 64, 12)
+B_LAYERS = Slider("Layers whose scores are kept (training)", 1, 96, 32)
+
+
+def part_b(seq: int, heads: int, layers: int) -> View:
+    import plotly.graph_objects as go
+
+    s, h, n_layers = int(seq), int(heads), int(layers)
+    d = h * HEAD_DIM
+    att = L.Attention(d_model=d, n_heads=h, seq_len=s)
+    dbl = L.Attention(d_model=d, n_heads=h, seq_len=2 * s)
+    score_b = att.score_bytes(1, PRECISION)
+    grid = sorted({512 * 2**k for k in range(9)} | {S_NAPKIN})
+
+    def layer_bytes(n, heads_=h):
+        return L.Attention(d_model=heads_ * HEAD_DIM, n_heads=heads_, seq_len=n).score_bytes(1, PRECISION)
+
+    fig = figure(f"FP16 score memory vs context ({h} heads)", "Context S (tokens)", "Bytes (log scale)",
+                 log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=grid, y=[layer_bytes(n) for n in grid], name="one layer", mode="lines"))
+    fig.add_trace(go.Scatter(x=grid, y=[n_layers * layer_bytes(n) for n in grid], name=f"{n_layers} layers kept",
+                             mode="lines", line=dict(dash="dash")))
+    fig.add_trace(go.Scatter(x=[s], y=[score_b], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    ch = [S_SELF, S_DOUBLE, S_NAPKIN]
+    fig.add_trace(go.Scatter(x=ch, y=[layer_bytes(n, SELF_HEADS) for n in ch],
+                             name="chapter, 12 heads: 402.7 MB, 1.61 GB, 240 GB", mode="markers",
+                             marker=dict(size=10, symbol="x")))
+    memory_lines(fig, [Hardware.get("H100"), Hardware.get("JetsonOrinNX")], unit="B")
+
+    h100 = Hardware.get("H100").memory.capacity.m_as("B")
+    kept = n_layers * score_b
+    cards = [
+        Card("One layer's scores", fmt_bytes(score_b), f"{h} × {s:,}² × 2 B", "bad" if score_b > h100 else ""),
+        Card(f"{n_layers} layers kept", fmt_bytes(kept), "what naive training retains for backward",
+             "bad" if kept > h100 else "warn"),
+        Card(f"At {2 * s:,} tokens", fmt_bytes(dbl.score_bytes(1, PRECISION), 2),
+             f"{fmt_ratio(dbl.score_bytes(1, PRECISION) / score_b, 0)} the memory"),
+        Card("Score GFLOP per layer", f"{att.flops() / 1e9:,.1f} → {dbl.flops() / 1e9:,.1f}",
+             f"{fmt_ratio(dbl.flops() / att.flops(), 0)} at 2S (QKᵀ + PV)"),
+    ]
+    napkin = L.Attention(d_model=NAPKIN_HEADS * HEAD_DIM, n_heads=NAPKIN_HEADS, seq_len=S_NAPKIN)
+    summary = (f"At {s:,} tokens and {h} heads one layer's FP16 scores take {fmt_bytes(score_b)}; keeping "
+               f"{n_layers} layers for the backward pass takes {fmt_bytes(kept)}. Doubling to {2 * s:,} tokens "
+               f"makes both {dbl.score_elements // att.score_elements}× larger, and the score FLOPs too. At "
+               f"Napkin Math 6.1's 100,000 tokens (12 heads) one layer needs "
+               f"{fmt_bytes(napkin.score_bytes(1, PRECISION), 0)}.")
+    peek = [
+        f"scores/layer = heads × S² × 2 B = {h} × {s:,}² × 2 = {score_b:,} B = {fmt_bytes(score_b)}",
+        f"kept layers  = {n_layers} × {fmt_bytes(score_b)} = {fmt_bytes(kept)}",
+        f"2S: heads × (2S)² × 2 B = 4 × {fmt_bytes(score_b)} = {fmt_bytes(dbl.score_bytes(1, PRECISION), 2)}",
+        f"FLOPs/layer  = 2 × (2 × S² × d) = {att.flops():,}  (d = heads × {HEAD_DIM} = {d:,})",
+        f"Napkin 6.1: 12 × 100,000² × 2 B = {fmt_bytes(napkin.score_bytes(1, PRECISION), 0)}; × 32 layers = "
+        f"{NAPKIN_LAYERS * napkin.score_bytes(1, PRECISION) / 1e9:,.0f} GB (GB = 1e9 B)",
+    ]
+    return View(fig, cards, summary, "Quadratic growth", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: the longest context whose scores fit a device (searched, not solved)
+# ---------------------------------------------------------------------------------------------
+
+
+def largest_fitting(fits: Callable[[int], bool], start: int = 1024) -> int:
+    """Largest integer S >= 1 with ``fits(S)`` true, for a ``fits`` that is true up to some length
+    and false beyond it: doubling to bracket the edge, then bisection. 0 if even S = 1 fails."""
+    if not fits(1):
+        return 0
+    lo, hi = 1, max(2, start)
+    while fits(hi):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@lru_cache(maxsize=256)
+def longest_scores(shape: str, capacity_bytes: float) -> int:
+    """Longest context whose one-layer FP16 score matrix fits ``capacity_bytes`` (Figure 14's test)."""
+    return largest_fitting(lambda s: _att(shape, s).score_bytes(1, PRECISION) <= capacity_bytes)
+
+
+@lru_cache(maxsize=256)
+def longest_live(shape: str, device: str, flash: bool) -> int:
+    """Longest context for which the engine finds the attention core's live tensors (Q, K, V, the
+    output and, unless tiled, logits and probabilities) feasible on ``device``."""
+    dev = Hardware.get(device)
+    return largest_fitting(lambda s: Engine.solve(_att(shape, s, flash), dev, precision=PRECISION).feasible)
+
+
+def figure14_check() -> dict[str, int]:
+    """Figure 14's claim recomputed: GPT-2 XL's shape (25 heads), FP16, one layer's scores."""
+    gb80 = Hardware.get("H100").memory.capacity.m_as("B")
+    return {"gb": longest_scores("gpt2xl", gb80), "gib": longest_scores("gpt2xl", FIG14_CAPACITY_GIB.m_as("B")),
+            "quoted_bytes": _att("gpt2xl", FIG14_QUOTED).score_bytes(1, PRECISION)}
+
+
+PRED_C = Prediction(
+    question=("Napkin Math 6.1: at 100,000 tokens one 12-head layer's FP16 scores take 240 GB. What is the "
+              "longest context whose one-layer scores fit in an 80 GB H100?"),
+    options={"33k": "About 33,000 tokens (80/240 of 100,000)", "58k": "About 58,000 tokens",
+             "100k": "All 100,000: the 240 GB is split across 12 heads", "10k": "About 10,000 tokens"},
+    answer="58k",
+    feedback={
+        "33k": "That scales the context linearly with memory. Memory grows as S², so S grows as the square "
+               "root: √(80/240) × 100,000 ≈ 57,700.",
+        "58k": "Memory ∝ S², so the context that fits scales as √memory: √(80/240) × 100,000 ≈ 57,735 tokens, "
+               "which the search below finds.",
+        "100k": "All 12 heads run in the same layer at the same time and their scores are live together: the "
+                "layer needs the whole 240 GB.",
+        "10k": "Too pessimistic: a third of the memory still allows √(1/3) ≈ 58% of the context, not a tenth.",
+    },
+)
+C_DEVICE = Choice("Device", {"H100": "Cloud: H100 (80 GB)", "A100_40GB": "Cloud: A100 40GB",
+                             "JetsonOrinNX": "Edge: Jetson Orin NX (16 GB)", "iPhone15Pro": "Mobile: iPhone 15 Pro (8 GB)"},
+                  "H100", inline=False)
+C_SHAPE = Choice("Model shape", SHAPE_LABELS, "napkin", inline=False)
+C_WHAT = Choice("What must fit", {"scores": "One layer's score matrix (Figure 14's test)",
+                                  "live": "All of one attention core's live tensors (engine)"}, "scores", inline=False)
+
+
+def part_c(device: str, shape: str, what: str) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    cap = dev.memory.capacity.m_as("B")
+    d, h = SHAPES[shape]
+    best = longest_scores(shape, cap) if what == "scores" else longest_live(shape, device, False)
+    flash_best = longest_live(shape, device, True)
+    fig14 = figure14_check()
+
+    grid = [1024 * 2**k for k in range(9)]
+    fig = figure(f"When one layer outgrows the {dev.name} ({h} heads, FP16)", "Context S (tokens)",
+                 "Bytes (log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=grid, y=[_att(shape, n).score_bytes(1, PRECISION) for n in grid],
+                             name="one layer's score matrix", mode="lines"))
+    fig.add_trace(go.Scatter(x=grid, y=[Engine.solve(_att(shape, n), dev, precision=PRECISION).memory_footprint_bytes
+                                        for n in grid], name="core's live tensors (engine)", mode="lines",
+                             line=dict(dash="dash")))
+    memory_lines(fig, [dev], unit="B")
+    at_best = (_att(shape, best).score_bytes(1, PRECISION) if what == "scores"
+               else Engine.solve(_att(shape, best), dev, precision=PRECISION).memory_footprint_bytes) if best else 0
+    if best:
+        fig.add_trace(go.Scatter(x=[best], y=[at_best], name=f"longest that fits: {best:,}", mode="markers",
+                                 marker=dict(size=13, symbol="diamond")))
+    if shape == "gpt2xl":
+        fig.add_hline(y=FIG14_CAPACITY_GIB.m_as("B"), line_dash="dot",
+                      annotation_text="80 GiB: the reading that gives Figure 14's 41,000",
+                      annotation_position="bottom right")
+
+    what_txt = ("one layer's score matrix fits" if what == "scores"
+                else "the core's live tensors (Q, K, V, output, logits, probabilities) fit")
+    cards = [
+        Card("Longest context that fits", f"{best:,} tokens",
+             f"{'scores' if what == 'scores' else 'live tensors'} ≤ {fmt_bytes(cap)}", "warn"),
+        Card("Same core, FlashAttention", f"{flash_best:,} tokens", "live tensors only: no S × S storage", "ok"),
+        Card("Figure 14 (GPT-2 XL, 25 heads)", f"{fig14['gb']:,} / {fig14['gib']:,}",
+             "longest S for 80 GB / 80 GiB; chapter: near 41,000", "bad"),
+        Card("41,000 tokens, one layer", fmt_bytes(fig14["quoted_bytes"], 2), "already over 80 GB", "bad"),
+    ]
+    summary = (f"With {h} heads (d = {d:,}) in FP16, {what_txt} the {dev.key}'s {fmt_bytes(cap)} up to "
+               f"{best:,} tokens; one token more and it does not. The edge sits at √capacity because memory "
+               f"grows as S². Figure 14 puts GPT-2 XL's edge 'near 41,000 tokens': with 80 GB it is "
+               f"{fig14['gb']:,}, and 41,000 tokens already need {fmt_bytes(fig14['quoted_bytes'], 2)}; "
+               f"the figure's number holds only for 80 GiB ({fig14['gib']:,}).")
+    peek = [
+        f"fits(S): heads × S² × 2 B ≤ capacity = {cap:,.0f} B" if what == "scores" else
+        f"fits(S): Engine.solve(Attention(S)).feasible, live = (Q+K+V+O) + 2 × heads × S², × 2 B ≤ {cap:,.0f} B",
+        f"search: double S until it does not fit, then bisect → S = {best:,}",
+        f"check:  {h} × {best:,}² × 2 = {_att(shape, best).score_bytes(1, PRECISION) if best else 0:,} B (fits); "
+        f"{h} × {best + 1:,}² × 2 = {_att(shape, best + 1).score_bytes(1, PRECISION):,} B" + ("" if what == "scores" else " (scores alone)"),
+        f"Figure 14: 25 × S² × 2 B ≤ 80 GB → {fig14['gb']:,};  ≤ 80 GiB (85.9 GB) → {fig14['gib']:,}",
+        "GB = 1e9 B, GiB = 2^30 B: the 7% between them is the 40,000 vs 41,448 gap",
+    ]
+    return View(fig, cards, summary, "Searching for the edge", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: what FlashAttention changes (bytes and live memory, not FLOPs)
+# ---------------------------------------------------------------------------------------------
+
+PRED_D = Prediction(
+    question=("True or false: IO-aware algorithms like FlashAttention reduce dense self-attention from O(S²) "
+              "to O(S) floating-point operations."),
+    options={"true": "True: tiling makes attention linear in S",
+             "false_bytes": "False: the FLOPs stay O(S²); it stops storing and re-reading the S × S scores",
+             "false_sparse": "False: it skips small scores, so it is approximate, not linear"},
+    answer="false_bytes",
+    feedback={
+        "true": "Tiling changes where the scores live, not how many are computed: every query still meets "
+                "every key, S² dot products. What drops to O(S) is the memory the kernel keeps.",
+        "false_bytes": "Exact tiled attention computes all S² scores block by block in on-chip SRAM with an "
+                       "online softmax, so the FLOPs are identical while the bytes moved and the live memory "
+                       "lose their S² term.",
+        "false_sparse": "Right verdict, wrong mechanism: FlashAttention is exact. Sparse attention is the "
+                        "family that skips scores.",
+    },
+)
+D_SEQ = Slider("Context S (tokens)", 1024, 131072, 8192, step=1024)
+D_SHAPE = Choice("Model shape", SHAPE_LABELS, "napkin", inline=False)
+D_DEVICE = Choice("Device", {"H100": "Cloud: H100", "A100": "Cloud: A100", "JetsonOrinNX": "Edge: Jetson Orin NX"},
+                  "H100")
+D_FLASH = Toggle("Run FlashAttention (tiled; scores never stored)", False)
+
+
+@lru_cache(maxsize=1024)
+def _solve(shape: str, seq: int, flash: bool, device: str):
+    return Engine.solve(_att(shape, seq, flash), device, precision=PRECISION)
+
+
+def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
+    import plotly.graph_objects as go
+
+    s, f = int(seq), bool(flash)
+    dev = Hardware.get(device)
+    std, fl = _solve(shape, s, False, device), _solve(shape, s, True, device)
+    mine = fl if f else std
+    grid = [1024 * 2**k for k in range(8)]
+
+    fig = figure(f"Attention core on the {dev.name}: the two terms of the roofline", "Context S (tokens)",
+                 "Time (s, log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=grid, y=[_solve(shape, n, False, device).latency_compute_s for n in grid],
+                             name="compute term (both kernels)", mode="lines"))
+    fig.add_trace(go.Scatter(x=grid, y=[_solve(shape, n, False, device).latency_memory_s for n in grid],
+                             name="memory term, scores materialized", mode="lines"))
+    fig.add_trace(go.Scatter(x=grid, y=[_solve(shape, n, True, device).latency_memory_s for n in grid],
+                             name="memory term, FlashAttention", mode="lines", line=dict(dash="dash")))
+    fig.add_trace(go.Scatter(x=[s], y=[mine.latency_s], name="your kernel: total latency", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+
+    d, h = SHAPES[shape]
+    cards = [
+        Card("GFLOP", f"{std.flops / 1e9:,.1f}", "identical with FlashAttention" if std.flops == fl.flops else "differ",
+             "ok"),
+        Card("Bytes moved", f"{fmt_bytes(std.bytes_moved)} → {fmt_bytes(fl.bytes_moved)}",
+             f"{fmt_ratio(std.bytes_moved / fl.bytes_moved)} less traffic"),
+        Card("Latency", f"{fmt_time(std.latency_s)} → {fmt_time(fl.latency_s)}",
+             f"{std.bottleneck} → {fl.bottleneck}-bound"),
+        Card("Live memory", f"{fmt_bytes(std.memory_footprint_bytes)} → {fmt_bytes(fl.memory_footprint_bytes)}",
+             "materialized → tiled", "ok" if mine.feasible else "bad"),
+    ]
+    summary = (f"At {s:,} tokens ({h} heads, d = {d:,}) both kernels do the same {std.flops / 1e9:,.1f} GFLOP. "
+               f"Materializing the scores moves {fmt_bytes(std.bytes_moved)} ({std.bottleneck.lower()}-bound, "
+               f"{fmt_time(std.latency_s)}); FlashAttention moves {fmt_bytes(fl.bytes_moved)} "
+               f"({fl.bottleneck.lower()}-bound, {fmt_time(fl.latency_s)}). The compute line is the same for "
+               f"both and still grows as S²: tiling removes storage and traffic, not arithmetic.")
+    peek = [
+        f"FLOPs = 2 × (QKᵀ + PV MACs) = 4 × S² × d = 4 × {s:,}² × {d:,} = {std.flops:,.0f}  (both)",
+        f"bytes, materialized = (Q+K+V+O) + 4 × heads × S² (scores written and read twice) → {fmt_bytes(std.bytes_moved)}",
+        f"bytes, FlashAttention = Q+K+V+O only → {fmt_bytes(fl.bytes_moved)}",
+        f"t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax;  peak = {dev.compute.peak(PRECISION):~P} "
+        f"(fp16, dense), η = {std.efficiency:g}, BW = {dev.memory.bandwidth:~P}",
+        f"kernels: {_att(shape, s).kernels} (QKᵀ, softmax, PV) materialized vs {_att(shape, s, True).kernels} fused; "
+        "GB = 1e9 B",
+    ]
+    alert = feasibility(mine.memory_footprint_bytes, dev,
+                        f"This attention core ({'FlashAttention' if f else 'materialized scores'}, {s:,} tokens)")
+    return View(fig, cards, summary, "Bytes, not FLOPs", peek, alert)

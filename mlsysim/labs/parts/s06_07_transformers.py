@@ -1,0 +1,518 @@
+"""Section 6.7, Transformers: prefill vs decode, the KV cache and the three memory regimes.
+
+Each part is a plain function of its widget values. Every count comes from ``mlsysim``: the
+model builders (``Models.GPT2`` is GPT-2 XL, ``Models.Llama7B``, ``llama(kv_heads=...)``), the
+attention and transformer-block layers, and ``Engine.solve``. This module only picks inputs,
+searches for crossings by evaluating core calls, draws the chart and writes the sentences.
+Chapter numbers and the chapter's own slips are asserted in ``tests/test_s06_07_transformers.py``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ... import layers as L
+from ...engine import Engine
+from ...hardware import Hardware
+from ...models import Models, llama
+from ...units import Q_, bytes_per_value
+from ..charts import figure, memory_lines, roofline
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    Toggle,
+    View,
+    feasibility,
+    fmt_bytes,
+    fmt_rate,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "6.7"
+PARTS = ("A", "B", "C", "D")
+
+#: Every part runs in FP16, the precision of the chapter's decode and KV-cache numbers (L1097, L1105).
+PRECISION = "fp16"
+#: Sustained share of dense peak used for the compute roof (the engine's default eta_hw).
+EFFICIENCY = 0.5
+
+MODELS = {"GPT2Small": "GPT-2 small (124 M)", "GPT2": "GPT-2 XL (1.5 B)", "Llama7B": "Llama-2 7B"}
+
+
+def _flop(x: float) -> str:
+    """A FLOP count with a unit prefix (3.4 GFLOP), never a bare 'B' that reads like bytes."""
+    return fmt_rate(x).removesuffix("/s")
+
+
+def _mname(key: str) -> str:
+    return MODELS[key].split(" (")[0]
+
+
+def first_crossing(f, target: float, lo: int = 1, hi: int = 1 << 26) -> int:
+    """Smallest integer n in [lo, hi] with f(n) >= target (f non-decreasing), by bisection.
+    ``f`` is always a core call (bytes of a cache, of a score matrix, a block's MACs), so the
+    crossing is found from the model, never from a rearranged formula."""
+    if f(lo) >= target:
+        return lo
+    while lo + 1 < hi:
+        mid = (lo + hi) // 2
+        if f(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+# ---------------------------------------------------------------------------------------------
+# Part A: prefill and decode are two regimes on one roofline
+# ---------------------------------------------------------------------------------------------
+
+PRED_A = Prediction(
+    question=("Batch-1 decoding does about 2 FLOPs per parameter while it streams every FP16 "
+              "parameter (2 bytes) from memory. Its arithmetic intensity is about…"),
+    options={"0.5": "0.5 FLOP/byte", "1": "1.0 FLOP/byte", "2": "2.0 FLOP/byte",
+             "156": "About 156 FLOP/byte, like any big matrix multiply"},
+    answer="1",
+    feedback={
+        "0.5": "0.5 FLOP/byte is the FP32 figure (2 FLOPs per 4-byte weight, equation 2). FP16 "
+               "halves the bytes, so the intensity doubles to 1.0.",
+        "1": "2 FLOPs per 2-byte weight = 1.0 FLOP/byte. The engine agrees to within the small KV "
+             "and activation traffic, far below any data-center ridge point.",
+        "2": "2 is the FLOPs per parameter; intensity divides that by the 2 bytes each parameter "
+             "occupies in FP16: 1.0 FLOP/byte.",
+        "156": "156 FLOP/byte is a ridge point (312 TFLOP/s over 2.0 TB/s in the self-check): what a "
+               "kernel needs to be compute-bound. A GEMV reuses each weight once, so it gets 1.0.",
+    },
+)
+A_MODEL = Choice("Model", MODELS, "GPT2")
+A_DEVICE = Choice("Device", {"H100": "H100 (3.35 TB/s)", "A100": "A100 80 GB (2.0 TB/s)",
+                             "JetsonOrinNX": "Jetson Orin NX (102 GB/s)"}, "H100")
+A_PROMPT = Slider("Prompt length (tokens)", 16, 2048, 1024, step=16)
+
+
+def _prompt_for(model_key: str, prompt: int) -> tuple[int, bool]:
+    """GPT-2 has 1,024 learned positions (its config's context_length): longer prompts are capped."""
+    m = Models.get(model_key)
+    limit = m.config.get("context_length") if model_key.startswith("GPT2") else None
+    if limit is not None and prompt > limit:
+        return int(limit), True
+    return int(prompt), False
+
+
+def part_a(model: str, device: str, prompt: int) -> View:
+    m = Models.get(model)
+    dev = Hardware.get(device)
+    s, capped = _prompt_for(model, int(prompt))
+    pre = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=s)
+    dec = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s)
+    kernels = sum(t.kernels for t in dec.layers)
+    no_launch = dec.latency_s - dec.latency_dispatch_s
+    points = [
+        (f"prefill ({s:,} tokens)", pre.arithmetic_intensity.magnitude, pre.flops / pre.latency_s),
+        ("decode (1 token)", dec.arithmetic_intensity.magnitude, dec.flops / dec.latency_s),
+        ("decode, launches left out", dec.arithmetic_intensity.magnitude, dec.flops / no_launch),
+    ]
+    fig = roofline(dev, PRECISION, EFFICIENCY, points,
+                   title=f"{_mname(model)} on the {dev.name}: two regimes (FP16, roof at η = {EFFICIENCY:g})")
+
+    ratio = dec.latency_dispatch_s / dec.latency_memory_s
+    tax = dev.dispatch_tax.m_as("s")
+    cards = [
+        Card("Prefill intensity", f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
+             f"{pre.bottleneck}-bound · {fmt_time(pre.latency_s)} for the prompt",
+             "ok" if pre.bottleneck == "Compute" else "warn"),
+        Card("Decode intensity", f"{dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
+             f"{dec.bottleneck}-bound · {fmt_time(dec.latency_s)} per token", "bad"),
+        Card("Decode: memory term", fmt_time(dec.latency_memory_s),
+             f"weights + KV cache at {dev.memory.bandwidth:~P}"),
+        Card("Decode: kernel launches", fmt_time(dec.latency_dispatch_s),
+             f"{kernels:,} kernels × {fmt_time(tax)} = {fmt_ratio(ratio)} the memory term",
+             "bad" if dec.bottleneck == "Dispatch" else ""),
+        Card("Decode MFU", f"{dec.mfu:.2%}", f"prefill reaches {pre.mfu:.1%}"),
+    ]
+    if dec.bottleneck == "Dispatch":
+        verdict = (f"Decode is launch-bound here: reading the weights takes {fmt_time(dec.latency_memory_s)} but "
+                   f"launching the step's {kernels:,} kernels takes {fmt_time(dec.latency_dispatch_s)} "
+                   f"({fmt_ratio(ratio)})."
+                   + (" The chapter: the weight read is 'a few times shorter' than the launches." if model == "GPT2" else ""))
+    else:
+        verdict = (f"Decode is {dec.bottleneck.lower()}-bound: streaming the weights takes "
+                   f"{fmt_time(dec.latency_memory_s)}, more than the {fmt_time(dec.latency_dispatch_s)} of launches.")
+    summary = (f"The same {_mname(model)} weights give two regimes: prefill of {s:,} tokens reuses each "
+               f"weight {s:,} times and runs at {pre.arithmetic_intensity.magnitude:,.0f} FLOP/B "
+               f"({pre.bottleneck.lower()}-bound), while decoding one token reuses it once: "
+               f"{dec.arithmetic_intensity.magnitude:.2f} FLOP/B. {verdict}"
+               + (" GPT-2 has 1,024 learned positions, so the prompt is capped there." if capped else ""))
+    ridge = dev.ridge_point(PRECISION, EFFICIENCY).magnitude
+    peek = [
+        f"ridge = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / {dev.memory.bandwidth:~P} = {ridge:,.0f} FLOP/B",
+        f"decode I = FLOPs / bytes = {_flop(dec.flops)} / {fmt_bytes(dec.bytes_moved)} = "
+        f"{dec.arithmetic_intensity.magnitude:.3f} FLOP/B  (2 FLOPs per 2-byte weight = 1.0)",
+        f"prefill I = {_flop(pre.flops)} / {fmt_bytes(pre.bytes_moved)} = {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
+        "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
+        f"decode: {fmt_time(no_launch)} (compute/memory) + {kernels:,} × {fmt_time(tax)} = {fmt_time(dec.latency_s)}",
+        f"achieved decode rate = {fmt_rate(dec.flops / dec.latency_s)} of {fmt_rate(dec.peak_flops_s)} dense peak",
+    ]
+    return View(fig, cards, summary, "Two regimes on the roofline", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: batching decode amortizes weights, not KV caches
+# ---------------------------------------------------------------------------------------------
+
+#: The H100's bandwidth roof at 1 FLOP/byte (bandwidth x 1 FLOP/B) and its dense FP16 peak.
+_H100_ROOF_AT_1 = Hardware.get("H100").memory.bandwidth.m_as("B/s")
+_H100_PEAK = Hardware.get("H100").compute.peak(PRECISION).m_as("FLOP/s")
+
+PRED_B = Prediction(
+    question=("True or false: single-token generation at batch 1 reaches near-peak TFLOP/s, "
+              "because matrix-vector kernels are highly optimized."),
+    options={"true": "True: GEMV kernels are highly optimized",
+             "false": "False: it runs far below 1% of peak; the bytes set the pace",
+             "warm": "True once the KV cache is warm",
+             "batch": "False at batch 1, but batching enough users reaches peak at any context"},
+    answer="false",
+    feedback={
+        "true": "A perfect kernel still waits for the weights: at 1 FLOP/byte the H100 can do at most "
+                f"{fmt_rate(_H100_ROOF_AT_1)} of its {fmt_rate(_H100_PEAK)} dense FP16 peak, and launches cut that further.",
+        "false": f"At about 1 FLOP/byte the bandwidth roof caps decode near {_H100_ROOF_AT_1 / _H100_PEAK:.1%} of an "
+                 "H100's dense peak. Batching raises it, until each sequence's own KV cache dominates the bytes.",
+        "warm": "A warm cache saves recomputing old tokens, but every step still streams all weights and "
+                "now the cache too: the bytes per FLOP go up, not down.",
+        "batch": "Batching amortizes the weights but not the caches: each sequence reads its own KV "
+                 "cache, so at long contexts the bytes per token stop falling and decode stays memory-bound.",
+    },
+)
+B_BATCH = Slider("Concurrent sequences (batch)", 1, 256, 1)
+B_CONTEXT = Slider("Context per sequence (tokens)", 128, 8192, 2048, step=128)
+B_DEVICE = Choice("Device", {"H100": "H100 80 GB", "A100": "A100 80 GB"}, "H100")
+
+#: Part B decodes the chapter's 7B-class model (32 layers, 32 heads, d_head 128; footnote 26, L1105).
+B_MODEL = "Llama7B"
+_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+
+
+def _decode(model, dev, batch: int, context: int):
+    return Engine.solve(model, dev, batch_size=batch, precision=PRECISION, efficiency=EFFICIENCY,
+                        phase="decode", seq_len=context)
+
+
+def decode_bytes_split(model, dev, context: int) -> tuple[float, float]:
+    """(bytes read once per step for the whole batch, bytes read per sequence), from the engine's
+    byte count at batch 1 and 2 (bytes = W + A·B)."""
+    b1 = _decode(model, dev, 1, context).bytes_moved
+    b2 = _decode(model, dev, 2, context).bytes_moved
+    per_seq = b2 - b1
+    return b1 - per_seq, per_seq
+
+
+def part_b(batch: int, context: int, device: str) -> View:
+    import plotly.graph_objects as go
+
+    m = Models.get(B_MODEL)
+    dev = Hardware.get(device)
+    B, ctx = int(batch), int(context)
+    shared, per_seq = decode_bytes_split(m, dev, ctx)
+    kv1 = m.kv_cache_bytes(ctx, 1, PRECISION)
+    xs = sorted({*_BATCHES, B})
+    fig = figure(f"{_mname(B_MODEL)} decode: bytes read per generated token ({ctx:,}-token contexts)",
+                 "Concurrent sequences (batch)", "Bytes per token (log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=xs, y=[shared / x for x in xs], name="weights (shared by the batch)", mode="lines"))
+    fig.add_trace(go.Scatter(x=xs, y=[kv1] * len(xs), name="own KV cache (never shared)", mode="lines"))
+    fig.add_trace(go.Scatter(x=xs, y=[shared / x + per_seq for x in xs], name="total", mode="lines",
+                             line=dict(dash="dash")))
+    fig.add_trace(go.Scatter(x=[B], y=[shared / B + per_seq], name="your batch", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+
+    p = _decode(m, dev, B, ctx)
+    p1 = _decode(m, dev, 1, ctx)
+    even = shared / kv1
+    cards = [
+        Card("Bytes per token", fmt_bytes(p.bytes_moved / B), f"batch 1: {fmt_bytes(p1.bytes_moved)}"),
+        Card("Intensity", f"{p.arithmetic_intensity.magnitude:,.1f} FLOP/B",
+             f"{p.bottleneck}-bound · ridge {p.ridge_point:,.0f}", "bad" if p.bottleneck != "Compute" else "ok"),
+        Card("MFU", f"{p.mfu:.2%}", f"batch 1: {p1.mfu:.2%} of dense FP16 peak", "bad" if p.mfu < 0.1 else "warn"),
+        Card("KV = weights per token at", f"batch {even:,.1f}", "beyond it the caches dominate"),
+        Card("Memory needed", fmt_bytes(p.memory_footprint_bytes),
+             f"KV {fmt_bytes(p.kv_cache_bytes)} for {B} sequence{'s' if B > 1 else ''}", "ok" if p.feasible else "bad"),
+    ]
+    summary = (f"At batch {B} each generated token reads {fmt_bytes(shared / B)} of weights (shared) plus its own "
+               f"{fmt_bytes(kv1)} KV cache. Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU "
+               f"{p.mfu:.2%}: batching divides the weight bytes, but past batch {even:,.0f} the caches, which no "
+               f"batch can share, set the pace.")
+    peek = [
+        "bytes per step = W + B × A   (W: weights, read once; A: one sequence's KV cache + activations)",
+        f"W = {fmt_bytes(shared)},  A = {fmt_bytes(per_seq)}  (KV cache {fmt_bytes(kv1)} at {ctx:,} tokens)",
+        f"bytes per token = W / B + A = {fmt_bytes(shared)} / {B} + {fmt_bytes(per_seq)} = {fmt_bytes(p.bytes_moved / B)}",
+        f"intensity → FLOPs per token / A as B grows: at most {p.flops / B / per_seq:,.1f} FLOP/B here",
+        f"MFU = FLOPs / (latency × peak) = {_flop(p.flops)} / ({fmt_time(p.latency_s)} × {dev.compute.peak(PRECISION):~P}) = {p.mfu:.2%}",
+    ]
+    return View(fig, cards, summary, "Bytes per generated token", peek,
+                alert=feasibility(p.memory_footprint_bytes, dev, f"Decoding {B} sequence{'s' if B > 1 else ''} at {ctx:,} tokens"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: three memory regimes of a long context (Figure 14)
+# ---------------------------------------------------------------------------------------------
+
+PRED_C = Prediction(
+    question=("A single request's context grows on an 80 GB accelerator, with GPT-2 XL's shape in "
+              "FP16 and attention scores materialized. Which memory fills the device first?"),
+    options={"weights": "The weights", "kv": "The KV cache",
+             "scores": "One layer's attention scores", "never": "Nothing, even at a million tokens"},
+    answer="scores",
+    feedback={
+        "weights": "The 3.1 GB of weights never grow with context: they are the flat line.",
+        "kv": "The cache passes the weights near 10,000 tokens but grows only linearly (307.2 KB per "
+              "token): it needs about 250,000 tokens to fill 80 GB.",
+        "scores": "One layer's 25 × S² × 2 B scores reach 80 GB at 40,000 tokens, long before the linear "
+                  "cache. Tiled attention never stores them; then the KV cache is the limit.",
+        "never": "Quadratic growth catches up fast: one layer's scores alone exceed 80 GB at 40,000 tokens.",
+    },
+)
+C_CONTEXT = Slider("Context length (tokens)", 1024, 262144, 16384, step=1024)
+C_FLASH = Toggle("Tiled attention (FlashAttention: scores never stored)", False)
+C_DEVICE = Choice("Device", {"H100": "H100 80 GB", "A100_40GB": "A100 40 GB",
+                             "JetsonOrinNX": "Jetson Orin NX 16 GB"}, "H100")
+
+#: Figure 14's model shape: GPT-2 XL (48 layers, width 1,600, 25 heads), FP16 (L1115).
+C_MODEL = "GPT2"
+_GRID = [1024 * 2**i for i in range(9)]  # 1K .. 256K tokens
+
+
+def _shape() -> tuple[int, int]:
+    cfg = Models.get(C_MODEL).config
+    return cfg["d_model"], cfg["n_heads"]
+
+
+def score_bytes(context: int) -> int:
+    """One layer's materialized FP16 score matrix (all heads, one request)."""
+    d, h = _shape()
+    return L.Attention(d_model=d, n_heads=h, seq_len=int(context)).score_bytes(1, PRECISION)
+
+
+def tiled_live_bytes(context: int) -> int:
+    """What one layer's tiled attention keeps live instead: Q, K, V and the output."""
+    d, h = _shape()
+    return L.Attention(d_model=d, n_heads=h, seq_len=int(context), flash=True).live_elements(1) * int(
+        bytes_per_value(PRECISION))
+
+
+def block_macs(context: int) -> tuple[int, int]:
+    """(attention-product MACs, projection + FFN MACs) of one GPT-2 XL block over ``context`` tokens."""
+    cfg = Models.get(C_MODEL).config
+    block = L.TransformerBlock(d_model=cfg["d_model"], n_heads=cfg["n_heads"], d_ff=cfg["d_ff"],
+                               seq_len=int(context))
+    attn = sum(layer.macs() for _, layer in block.rows() if isinstance(layer, L.Attention))
+    dense = sum(layer.macs() for _, layer in block.rows() if isinstance(layer, L.Dense))
+    return attn, dense
+
+
+def _attn_minus_dense(context: int) -> int:
+    attn, dense = block_macs(context)
+    return attn - dense
+
+
+def figure14_device_crossings() -> dict[str, int]:
+    """Where one layer's scores fill an 80 GB device (the H100 in the registry) and 80 GiB.
+    The chapter's 'near 41,000 tokens' (L1115) matches 80 GiB, not 80 GB."""
+    gb = Hardware.get("H100").memory.capacity
+    return {"GB": crossings(gb.m_as("B"))["scores_fill"],
+            "GiB": crossings(Q_(gb.m_as("GB"), "GiB").m_as("B"))["scores_fill"]}
+
+
+@lru_cache(maxsize=16)
+def crossings(capacity_bytes: float) -> dict[str, int]:
+    """Context lengths where Figure 14's curves cross, each found by evaluating the core."""
+    m = Models.get(C_MODEL)
+    w = m.weight_bytes(PRECISION)
+    return {
+        "kv_over_weights": first_crossing(lambda s: m.kv_cache_bytes(s, 1, PRECISION), w),
+        "scores_fill": first_crossing(score_bytes, capacity_bytes),
+        "kv_fill": first_crossing(lambda s: w + m.kv_cache_bytes(s, 1, PRECISION), capacity_bytes),
+        "attention_over_dense": first_crossing(lambda s: _attn_minus_dense(s), 0),
+    }
+
+
+def part_c(context: int, flash: bool, device: str) -> View:
+    import plotly.graph_objects as go
+
+    m = Models.get(C_MODEL)
+    cfg = m.config
+    dev = Hardware.get(device)
+    s = int(context)
+    cap = dev.memory.capacity.m_as("B")
+    w = m.weight_bytes(PRECISION)
+    x = crossings(cap)
+    gib = crossings(Q_(dev.memory.capacity.m_as("GB"), "GiB").m_as("B"))["scores_fill"]
+    fig14 = figure14_device_crossings()
+
+    fig = figure("Three memory regimes of a long context (GPT-2 XL shape, FP16, one request)",
+                 "Context length (tokens)", "Bytes (log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=_GRID, y=[w] * len(_GRID), name="weights (flat)", mode="lines"))
+    fig.add_trace(go.Scatter(x=_GRID, y=[m.kv_cache_bytes(n, 1, PRECISION) for n in _GRID],
+                             name=f"KV cache, all {cfg['n_layers']} layers (linear)", mode="lines"))
+    if flash:
+        fig.add_trace(go.Scatter(x=_GRID, y=[tiled_live_bytes(n) for n in _GRID],
+                                 name="one layer, tiled attention: Q, K, V, output (linear)", mode="lines"))
+    else:
+        fig.add_trace(go.Scatter(x=_GRID, y=[score_bytes(n) for n in _GRID],
+                                 name="one layer's scores (quadratic)", mode="lines"))
+    marks = [(x["kv_over_weights"], w, "KV = weights")]
+    if not flash:
+        marks.append((x["scores_fill"], score_bytes(x["scores_fill"]), "scores fill the device"))
+    marks.append((x["kv_fill"], m.kv_cache_bytes(x["kv_fill"], 1, PRECISION), "weights + KV fill the device"))
+    fig.add_trace(go.Scatter(x=[k[0] for k in marks], y=[k[1] for k in marks], name="crossings",
+                             mode="markers+text", text=[k[2] for k in marks], textposition="bottom right",
+                             marker=dict(size=10, symbol="x")))
+    layer_now = tiled_live_bytes(s) if flash else score_bytes(s)
+    fig.add_trace(go.Scatter(x=[s, s], y=[m.kv_cache_bytes(s, 1, PRECISION), layer_now], name="your context",
+                             mode="markers", marker=dict(size=13, symbol="diamond")))
+    memory_lines(fig, [dev], unit="B")
+
+    kv_now = m.kv_cache_bytes(s, 1, PRECISION)
+    need = w + kv_now + layer_now
+    first = "the KV cache" if flash else "one layer's scores"
+    limit = x["kv_fill"] if flash else min(x["scores_fill"], x["kv_fill"])
+    cards = [
+        Card("KV cache per token", fmt_bytes(m.kv_cache_bytes_per_token(PRECISION)),
+             f"2 × {cfg['n_layers']} layers × {cfg['d_model']:,} × 2 B"),
+        Card("KV cache now", fmt_bytes(kv_now), f"{fmt_ratio(kv_now / w)} the weights", "warn" if kv_now > w else ""),
+        Card("One layer now", fmt_bytes(layer_now), "tiled: no scores stored" if flash else "materialized scores",
+             "bad" if layer_now > cap else ("warn" if layer_now > w else "")),
+        Card("KV passes weights at", f"{x['kv_over_weights']:,} tokens", "chapter: near 10,000"),
+        Card("Scores fill the device at", f"{x['scores_fill']:,} tokens",
+             f"{dev.memory.capacity:~P}; read as GiB: {gib:,}", "" if flash else "bad"),
+        Card("Attention MACs pass dense at", f"{x['attention_over_dense']:,} tokens",
+             f"S > 6d, d = {cfg['d_model']:,}"),
+    ]
+    summary = (f"At {s:,} tokens the cache holds {fmt_bytes(kv_now)} against {fmt_bytes(w)} of weights, and one "
+               + (f"layer's tiled attention keeps only {fmt_bytes(layer_now)} live. " if flash else
+                  f"layer's scores take {fmt_bytes(layer_now)}. ")
+               + f"On the {dev.name}, {first} set{'s' if flash else ''} the limit first, near {limit:,} tokens.")
+    peek = [
+        f"weights = params × 2 B = {m.params:,} × 2 = {fmt_bytes(w)}  (flat)",
+        f"KV = 2 × {cfg['n_layers']} × {cfg['d_model']:,} × S × 2 B = {fmt_bytes(m.kv_cache_bytes_per_token(PRECISION))} × {s:,} = {fmt_bytes(kv_now)}  (linear)",
+        f"scores = heads × S² × 2 B = {cfg['n_heads']} × {s:,}² × 2 = {fmt_bytes(score_bytes(s))}  (quadratic, one layer)",
+        f"crossings: KV = weights at {x['kv_over_weights']:,}; scores = {dev.memory.capacity:~P} at {x['scores_fill']:,}; "
+        f"weights + KV = capacity at {x['kv_fill']:,}",
+        f"Figure 14's 'near 41,000' fits 80 GiB ({fig14['GiB']:,} tokens); 80 GB fills at {fig14['GB']:,}",
+        f"compute: projections + FFN = 12·S·d², attention = 2·S²·d, equal at S = 6d = {x['attention_over_dense']:,}",
+    ]
+    return View(fig, cards, summary, "Memory against context", peek,
+                alert=feasibility(need, dev, f"This request (weights, KV cache, one layer's attention at {s:,} tokens)"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: the KV-cache pitfall, and grouped-query attention
+# ---------------------------------------------------------------------------------------------
+
+#: The self-check's serving scenario: 32 users, 2,048-token contexts, FP16 (L1863, L1975).
+SELF_CHECK_USERS, SELF_CHECK_CONTEXT = 32, 2048
+_SC_KV = Models.Llama7B.kv_cache_bytes(SELF_CHECK_CONTEXT, SELF_CHECK_USERS, PRECISION)
+_SC_KV1 = Models.Llama7B.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
+_SC_W = Models.Llama7B.weight_bytes(PRECISION)
+
+PRED_D = Prediction(
+    question=("A 7B model (32 layers, 32 heads, d_head 128, FP16: about 14 GB of weights) serves 32 "
+              "users with 2,048-token contexts. Their KV caches total about…"),
+    options={"1": "1.07 GB", "8.6": "8.6 GB", "34": "About 34 GB, more than twice the weights",
+             "137": "137 GB"},  # 1 user; the chapter's 8 users (L1105); 32 users; 4-byte values, 64 users
+    answer="34",
+    feedback={
+        "1": "1.07 GB is one request's cache. Every user keeps their own: multiply by 32.",
+        "8.6": "8.6 GB is the chapter's 8-user figure; 32 users hold four times as much.",
+        "34": f"32 × 2 × 32 × 2,048 × 128 × 2 B = {fmt_bytes(_SC_KV1, 2)} per user; × 32 users = "
+              f"{fmt_bytes(_SC_KV, 2)} (the chapter writes 34.3), {fmt_ratio(_SC_KV / _SC_W)} the "
+              f"{fmt_bytes(_SC_W)} of weights. A weights-only budget misses most of the memory.",
+        "137": "That would be 4 bytes per value over 64 users. The cache is FP16 (2 B) and there are 32 users.",
+    },
+)
+D_USERS = Slider("Concurrent users", 1, 64, 8)
+D_CONTEXT = Slider("Context per user (tokens)", 512, 32768, 2048, step=512)
+D_KV_HEADS = Choice("Key/value heads (of 32 query heads)",
+                    {"32": "32 (MHA)", "8": "8 (GQA)", "4": "4 (GQA)", "1": "1 (MQA)"}, "32")
+D_DEVICE = Choice("Device", {"H100": "H100 80 GB", "A100_40GB": "A100 40 GB",
+                             "JetsonOrinNX": "Jetson Orin NX 16 GB"}, "H100")
+
+_USERS = [1, 2, 4, 8, 16, 32, 64]
+
+
+@lru_cache(maxsize=8)
+def gqa_model(kv_heads: int):
+    """The chapter's 7B shape with ``kv_heads`` shared key/value heads (32 = the Llama-2 7B preset)."""
+    if int(kv_heads) == Models.Llama7B.config["kv_heads"]:
+        return Models.Llama7B
+    return llama(kv_heads=int(kv_heads), name=f"7B, {int(kv_heads)} KV heads")
+
+
+def _serve(model, dev, users: int, context: int):
+    return Engine.solve(model, dev, batch_size=int(users), precision=PRECISION, efficiency=EFFICIENCY,
+                        phase="decode", seq_len=int(context))
+
+
+@lru_cache(maxsize=256)
+def max_users(kv_heads: int, device: str, context: int) -> int:
+    """Most concurrent users whose weights + caches + activations fit (0 if not even one)."""
+    m, dev = gqa_model(kv_heads), Hardware.get(device)
+    if not _serve(m, dev, 1, context).feasible:
+        return 0
+    return first_crossing(lambda u: 0 if _serve(m, dev, u, context).feasible else 1, 1, 1, 1 << 20) - 1
+
+
+def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
+    import plotly.graph_objects as go
+
+    k = int(kv_heads)
+    dev = Hardware.get(device)
+    mha, m = gqa_model(Models.Llama7B.config["kv_heads"]), gqa_model(k)
+    u, ctx = int(users), int(context)
+    xs = sorted({*_USERS, u})
+    fig = figure(f"Serving memory vs concurrent users ({ctx:,}-token contexts, FP16)", "Concurrent users",
+                 "Memory (GB)")
+    fig.add_trace(go.Scatter(x=xs, y=[m.weight_bytes(PRECISION) / 1e9] * len(xs), name="weights only", mode="lines",
+                             line=dict(dash="dot")))
+    fig.add_trace(go.Scatter(x=xs, y=[_serve(mha, dev, x, ctx).memory_footprint_bytes / 1e9 for x in xs],
+                             name=f"weights + KV, {Models.Llama7B.config['kv_heads']} KV heads (MHA)", mode="lines"))
+    if k != Models.Llama7B.config["kv_heads"]:
+        fig.add_trace(go.Scatter(x=xs, y=[_serve(m, dev, x, ctx).memory_footprint_bytes / 1e9 for x in xs],
+                                 name=f"weights + KV, {k} KV head{'s' if k > 1 else ''}", mode="lines"))
+    p = _serve(m, dev, u, ctx)
+    fig.add_trace(go.Scatter(x=[u], y=[p.memory_footprint_bytes / 1e9], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    memory_lines(fig, [dev], unit="GB")
+
+    kv1 = m.kv_cache_bytes(ctx, 1, PRECISION)
+    shrink = mha.kv_cache_bytes(ctx, 1, PRECISION) / kv1
+    fit = max_users(k, device, ctx)
+    wb = m.weight_bytes(PRECISION)
+    cfg = m.config
+    heads, d_head = cfg["n_heads"], cfg["d_model"] // cfg["n_heads"]
+    cards = [
+        Card("KV cache per user", fmt_bytes(kv1), f"{k} KV head{'s' if k > 1 else ''} · {ctx:,} tokens"),
+        Card("KV cache, all users", fmt_bytes(p.kv_cache_bytes), f"{fmt_ratio(p.kv_cache_bytes / wb)} the weights",
+             "warn" if p.kv_cache_bytes > wb else ""),
+        Card("Weights", fmt_bytes(wb), "the only term a weights-only budget counts"),
+        Card("Fits", "yes" if p.feasible else "no",
+             f"{fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}" if p.feasible else
+             f"over by {fmt_bytes(p.over.m_as('B'))}", "ok" if p.feasible else "bad"),
+        Card("Most users that fit", f"{fit:,}", f"at {ctx:,} tokens on the {dev.key}", "ok" if fit >= u else "bad"),
+        Card("Cache shrink vs MHA", fmt_ratio(shrink, 0), f"{heads} query heads / {k} KV head{'s' if k > 1 else ''}"),
+    ]
+    summary = (f"{u} users × {ctx:,} tokens hold {fmt_bytes(p.kv_cache_bytes)} of KV cache on top of "
+               f"{fmt_bytes(wb)} of weights: {fmt_bytes(p.memory_footprint_bytes)} in all, which "
+               + ("fits" if p.feasible else "does not fit")
+               + f" the {dev.name}. With {k} KV head{'s' if k > 1 else ''} the cache is {fmt_ratio(shrink, 0)} smaller than MHA, and "
+               f"{fit:,} users fit at this context.")
+    peek = [
+        "KV = users × layers × 2 (K, V) × kv_heads × S × d_head × 2 B",
+        f"   = {u} × {cfg['n_layers']} × 2 × {k} × {ctx:,} × {d_head} × 2 B = {fmt_bytes(p.kv_cache_bytes)}",
+        f"need = weights + KV + activations = {fmt_bytes(p.weight_bytes)} + {fmt_bytes(p.kv_cache_bytes)} + "
+        f"{fmt_bytes(p.activation_bytes)} = {fmt_bytes(p.memory_footprint_bytes)}",
+        f"GQA: cache × kv_heads / n_heads = × {k}/{heads}; the K and V projections shrink with it",
+    ]
+    return View(fig, cards, summary, "Serving memory budget", peek,
+                alert=feasibility(p.memory_footprint_bytes, dev, f"Serving {u} user{'s' if u > 1 else ''} at {ctx:,} tokens"))

@@ -1,0 +1,439 @@
+"""Section 6.8, Sparse architectures (DLRM): the capacity wall, gathers, and where tables live.
+
+Each part is a plain function of its widget values. Table bytes come from
+``L.Embedding(...).weight_bytes``, gathered bytes from ``gather_bytes_per_lookup`` and
+``activation_bytes``, timings and feasibility from ``Engine.solve`` of a ``dlrm(...)`` model,
+capacities and HBM bandwidths from the hardware registry. The two interconnect bandwidths the
+core does not hold yet (PCIe Gen5 x16 and NVLink 4) are named constants below, with sources.
+Chapter numbers are asserted in ``tests/test_s06_08_dlrm.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from ... import layers as L
+from ...engine import Engine
+from ...hardware import Hardware
+from ...models import Models, dlrm
+from ...units import Q_
+from ..charts import figure, memory_lines
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    View,
+    feasibility,
+    fmt_bytes,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "6.8"
+PARTS = ("A", "B", "C", "D")
+
+#: Embedding width of every table in the chapter's examples (L1188: "such as 128 elements").
+EMB_DIM = 128
+#: Napkin Math 6.2's item table: 100M items (L1241-1250), FP32.
+NAPKIN_ROWS = 100_000_000
+#: The self-check's two tables: 10^8 items and 10^9 users, 128-wide FP32 (L1190, L1910).
+ITEM_ROWS, USER_ROWS = 10**8, 10**9
+#: Table precision of the chapter's sizing (FP32, 4 bytes per value; L1190, Table 6).
+TABLE_PRECISION = "fp32"
+#: Sustained share of dense peak for the engine's compute term (its default eta_hw).
+EFFICIENCY = 0.5
+
+# --- Interconnects the hardware registry does not model yet (H100 SXM5) ------------------------
+#: PCIe Gen5 x16 host link, per direction. NVIDIA H100 Tensor Core GPU datasheet (SXM5 column):
+#: "PCIe Gen5: 128GB/s" (both directions together), i.e. 64 GB/s each way;
+#: https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet
+#: (PCI-SIG: 32 GT/s per lane x 16 lanes, 128b/130b encoding = 63 GB/s per direction.)
+PCIE_GEN5_X16 = Q_(64, "GB/s")
+#: NVLink 4 on one H100 SXM5, both directions together: "NVLink: 900GB/s" (same datasheet;
+#: https://www.nvidia.com/en-us/data-center/nvlink/ "900 GB/s total bandwidth per GPU").
+NVLINK4_TOTAL = Q_(900, "GB/s")
+#: One direction of NVLink 4 (what one GPU can send while it receives the same amount).
+NVLINK4_PER_DIRECTION = NVLINK4_TOTAL / 2
+
+DEVICES = {"A100": "A100 80 GB", "H100": "H100 80 GB", "A100_40GB": "A100 40 GB",
+           "JetsonOrinNX": "Jetson Orin NX 16 GB"}
+PRECISIONS = {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}
+
+
+def table(rows: int, dim: int = EMB_DIM, lookups: int = 1) -> L.Embedding:
+    return L.Embedding(num_embeddings=int(rows), embedding_dim=int(dim), lookups=int(lookups),
+                       pooling="sum" if lookups > 1 else "none")
+
+
+def tables_bytes(rows: tuple[int, ...], precision: str, dim: int = EMB_DIM) -> int:
+    """Bytes of every table, resident in full (rows x width x bytes per value, from the core)."""
+    return sum(table(n, dim).weight_bytes(precision) for n in rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part A: the capacity wall
+# ---------------------------------------------------------------------------------------------
+
+PRED_A = Prediction(
+    question=("A store's item table has 100M rows of 128 FP32 values. What share of an 80 GB A100 "
+              "does that one table take?"),
+    options={"16": "About 16%", "64": "About 64%", "128": "About 128%: it does not fit",
+             "640": "About 640%"},
+    answer="64",
+    feedback={
+        "16": "16% counts values, not bytes: 100M × 128 = 12.8 billion values, and each FP32 value is "
+              "4 bytes, so 51.2 GB.",
+        "64": "100M × 128 × 4 B = 51.2 GB = 64% of 80 GB. One table fits; a second of the same size "
+              "(128%) does not.",
+        "128": "128% is two such tables. One takes 51.2 GB, 64% of the device.",
+        "640": "640% is a 512 GB table: the chapter's billion-user table, ten times as many rows.",
+    },
+)
+A_ROWS = Slider("Rows per table (millions)", 10, 2000, NAPKIN_ROWS // 10**6, step=10)
+A_TABLES = Slider("Tables of this size", 1, 8, 1)
+A_DIM = Choice("Embedding width (values per row)", {"32": "32", "64": "64", "128": "128", "256": "256"}, "128")
+A_PRECISION = Choice("Table precision", PRECISIONS, "fp32")
+A_DEVICE = Choice("Device", DEVICES, "A100")
+
+_ROW_GRID_M = [10, 20, 50, 100, 200, 500, 1000, 2000]
+
+
+def part_a(rows: int, tables: int, dim: str, precision: str, device: str) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    n, t, d = int(rows) * 10**6, int(tables), int(dim)
+    one = table(n, d).weight_bytes(precision)
+    total = tables_bytes((n,) * t, precision, d)
+    cap = dev.memory.capacity.m_as("B")
+
+    fig = figure(f"Embedding tables vs device memory ({t} table{'s' if t > 1 else ''} × {d} values per row)",
+                 "Rows per table (millions, log scale)", "Table bytes (GB, log scale)", log_x=True, log_y=True)
+    for p, label in PRECISIONS.items():
+        fig.add_trace(go.Scatter(x=_ROW_GRID_M, y=[tables_bytes((m * 10**6,) * t, p, d) / 1e9 for m in _ROW_GRID_M],
+                                 name=label, mode="lines"))
+    fig.add_trace(go.Scatter(x=[int(rows)], y=[total / 1e9], name="your tables", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    memory_lines(fig, [dev], unit="GB")
+
+    fit_count = int(cap // one)
+    cards = [
+        Card("One table", fmt_bytes(one), f"{n / 1e6:,.0f}M × {d} × {PRECISIONS[precision].split(' ')[0]}"),
+        Card("Share of the device", f"{one / cap:.0%}", f"one table on {fmt_bytes(cap)}",
+             "ok" if one <= cap else "bad"),
+        Card("All tables", fmt_bytes(total), f"{total / cap:.0%} of the device", "ok" if total <= cap else "bad"),
+        Card("Tables that fit", f"{fit_count:,}", "with nothing else on the device", "bad" if fit_count < t else "ok"),
+        Card("Row size", fmt_bytes(table(n, d).gather_bytes_per_lookup(precision)), "one contiguous gather"),
+    ]
+    summary = (f"{t} table{'s' if t > 1 else ''} of {n / 1e6:,.0f}M rows × {d} values in {precision.upper()} "
+               f"take{'s' if t == 1 else ''} {fmt_bytes(total)}, {total / cap:.0%} of the {dev.name}'s "
+               f"{fmt_bytes(cap)}. Capacity decides whether the model can run here at all, before any FLOP is counted.")
+    peek = [
+        f"table bytes = rows × width × bytes/value = {n:,} × {d} × {table(n, d).gather_bytes_per_lookup(precision) // d} B = {fmt_bytes(one)}",
+        f"share = {fmt_bytes(one)} / {fmt_bytes(cap)} = {one / cap:.1%};  {t} table{'s' if t > 1 else ''}: {total / cap:.1%}",
+        "the whole table is resident; a lookup copies one row and does no multiply-accumulates",
+        "GB = 1e9 bytes (decimal)",
+    ]
+    return View(fig, cards, summary, "Capacity wall", peek,
+                alert=feasibility(total, dev, f"Holding {t} table{'s' if t > 1 else ''} in {precision.upper()}"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: gathers move bytes, not FLOPs; batching does not shrink them
+# ---------------------------------------------------------------------------------------------
+
+PRED_B = Prediction(
+    question=("A DLRM server batches 1,024 requests instead of 1. What happens to the embedding bytes "
+              "gathered per request?"),
+    options={"fall": "They fall about 1,024× like the MLP weight reads",
+             "same": "They stay the same: every request gathers its own rows",
+             "rise": "They rise: more requests collide in the tables",
+             "zero": "They drop to almost nothing once the rows are cached"},
+    answer="same",
+    feedback={
+        "fall": "The MLP weights are read once per batch and shared; a gathered row belongs to one request's "
+                "ID, so each request still pays its own rows.",
+        "same": "Gathers do not amortize: the bytes per request stay flat while the MLP's per-request weight "
+                "bytes fall with the batch, so the gathers take over the traffic.",
+        "rise": "The per-request bytes are set by the lookups, not by the batch; collisions would, if anything, "
+                "let a cache help.",
+        "zero": "Popularity skew lets a cache keep the hot rows, but the long tail still misses to memory; "
+                "batching raises reuse only when requests share rows (Listing 9).",
+    },
+)
+B_BATCH = Choice("Requests per batch", {"1": "1", "64": "64", "1024": "1,024", "8192": "8,192"}, "1")
+B_LOOKUPS = Slider("Lookups per table per request (multi-hot)", 1, 64, 1)
+B_DEVICE = Choice("Device", {"A100": "A100 80 GB", "H100": "H100 80 GB"}, "A100")
+
+_BATCH_GRID = [1, 4, 16, 64, 256, 1024, 4096, 8192]
+_STAGES = {"bottom": "bottom MLP", "emb": "embedding gathers", "interaction": "interaction", "top": "top MLP"}
+
+
+@lru_cache(maxsize=64)
+def dlrm_with(lookups: int):
+    """The DLRM lighthouse (25 tables, 100 GB FP32) with ``lookups`` IDs per table per request."""
+    return Models.DLRM if int(lookups) == 1 else dlrm(lookups_per_table=int(lookups), name=f"DLRM, {lookups} lookups")
+
+
+def _solve(model, dev, batch: int):
+    return Engine.solve(model, dev, batch_size=int(batch), precision=TABLE_PRECISION, efficiency=EFFICIENCY)
+
+
+def stage_totals(profile) -> dict[str, dict[str, float]]:
+    """Bytes, FLOPs and time per pipeline stage from the engine's per-row timings."""
+    out = {k: {"bytes": 0.0, "flops": 0.0, "time": 0.0} for k in _STAGES}
+    for t in profile.layers:
+        stage = next(k for k in _STAGES if t.name.startswith(k))
+        out[stage]["bytes"] += t.bytes
+        out[stage]["flops"] += t.flops
+        out[stage]["time"] += t.time
+    return out
+
+
+def gather_bytes_per_request(model) -> int:
+    """Rows gathered for one request: lookups x row bytes, summed over the tables."""
+    return sum(r.layer.lookups * r.layer.gather_bytes_per_lookup(TABLE_PRECISION) * r.count
+               for r in model.rows() if isinstance(r.layer, L.Embedding))
+
+
+def pooling_intensity(lookups: int) -> float:
+    """Listing 9's pooling loop: one add per gathered value, over the bytes the bag moves."""
+    bag = table(USER_ROWS, EMB_DIM, lookups)
+    return bag.elementwise_flops() / bag.bytes_moved(1, TABLE_PRECISION)
+
+
+def part_b(batch: str, lookups: int, device: str) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    B, k = int(batch), int(lookups)
+    m = dlrm_with(k)
+    per_stage = {b: stage_totals(_solve(m, dev, b)) for b in sorted({*_BATCH_GRID, B})}
+    xs = list(per_stage)
+    fig = figure(f"DLRM bytes moved per request ({k} lookup{'s' if k > 1 else ''} per table, FP32)",
+                 "Requests per batch (log scale)", "Bytes per request (log scale)", log_x=True, log_y=True)
+    for key, label in _STAGES.items():
+        fig.add_trace(go.Scatter(x=xs, y=[per_stage[b][key]["bytes"] / b for b in xs], name=label, mode="lines"))
+    fig.add_trace(go.Scatter(x=[B], y=[per_stage[B]["emb"]["bytes"] / B], name="your batch (gathers)",
+                             mode="markers", marker=dict(size=13, symbol="diamond")))
+
+    p = _solve(m, dev, B)
+    st = per_stage[B]
+    all_bytes = sum(v["bytes"] for v in st.values())
+    all_flops = sum(v["flops"] for v in st.values())
+    emb_rows = [t for t in p.layers if t.name.startswith("emb")]
+    emb_bound = max({t.bound for t in emb_rows}, key=lambda b: sum(1 for t in emb_rows if t.bound == b))
+    gathered = gather_bytes_per_request(m)
+    n_tables = sum(1 for r in m.rows() if isinstance(r.layer, L.Embedding))
+    row_bytes = table(USER_ROWS).gather_bytes_per_lookup(TABLE_PRECISION)
+    cards = [
+        Card("Gathered per request", fmt_bytes(gathered), f"{n_tables} tables × {k} × {fmt_bytes(row_bytes, 0)} rows"),
+        Card("Gathers: share of bytes", f"{st['emb']['bytes'] / all_bytes:.1%}", f"at batch {B:,}",
+             "warn" if st["emb"]["bytes"] > all_bytes / 2 else ""),
+        Card("Gathers: share of FLOPs", f"{st['emb']['flops'] / all_flops:.1%}", "a lookup copies a row: no MACs"),
+        Card("Pooling intensity", f"{pooling_intensity(k):.2f} FLOP/B",
+             "one add per 4-byte value; tends to 0.25" if k > 1 else "one lookup: nothing to add"),
+        Card("Each gather kernel", emb_bound + "-bound",
+             "a fixed cost per gather dominates: latency-bound" if emb_bound == "Dispatch"
+             else "the bytes dominate: bandwidth-bound in aggregate",
+             "warn"),
+        Card("Tables fit?", "no" if not p.feasible else "yes",
+             f"over by {fmt_bytes(p.over.m_as('B'))}" if not p.feasible else f"{fmt_bytes(p.memory_footprint_bytes)}",
+             "bad" if not p.feasible else "ok"),
+    ]
+    summary = (f"At batch {B:,}, each request gathers {fmt_bytes(gathered)} of embedding rows whatever the batch, "
+               f"while the MLPs' weight reads are shared: the gathers are {st['emb']['bytes'] / all_bytes:.1%} of "
+               f"the bytes and {st['emb']['flops'] / all_flops:.1%} of the FLOPs. The engine prints "
+               f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
+               + (f"on one {dev.key} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
+                  f"over by {fmt_bytes(p.over.m_as('B'))})." if not p.feasible else
+                  f"here they fit ({fmt_bytes(p.memory_footprint_bytes)})."))
+    peek = [
+        f"gather bytes / request = tables × lookups × width × 4 B = {n_tables} × {k} × {EMB_DIM} × 4 = {fmt_bytes(gathered)}",
+        "MLP weight bytes / request = weights / batch; gather bytes / request = constant (no sharing)",
+        f"pooling I = adds / bytes = (k−1)·d / ((k + 1)·d·4 B) = {pooling_intensity(k):.3f} FLOP/B → 1/4 as k grows",
+        f"one table's gather kernel: bytes / BW = {fmt_time(emb_rows[0].t_memory)} vs a "
+        f"{fmt_time(emb_rows[0].t_dispatch)} launch: {emb_bound.lower()} wins at batch {B:,}",
+        "the iron law times a placement; capacity decides whether that placement exists",
+    ]
+    return View(fig, cards, summary, "Gathers vs dense work", peek,
+                alert=feasibility(p.memory_footprint_bytes, dev, "The DLRM lighthouse in FP32"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: shrink the tables (precision, hashing)
+# ---------------------------------------------------------------------------------------------
+
+PRED_C = Prediction(
+    question=("The self-check's item table (10^8 rows) and user table (10^9 rows), 128 FP32 values per "
+              "row, total 563.2 GB. Quantized to INT8, do they fit one 80 GB A100?"),
+    options={"yes": "Yes, with room to spare", "barely": "Yes, just barely",
+             "no": "No: about 141 GB, still 1.8× the device", "same": "No: quantization does not change table size"},
+    answer="no",
+    feedback={
+        "yes": "INT8 divides the bytes by 4, not by 7: 563.2 GB / 4 = 140.8 GB, 1.76× an 80 GB device.",
+        "barely": "140.8 GB is well over 80 GB. Precision alone cannot close a 7× gap; hashing or sharding must help.",
+        "no": "563.2 GB / 4 = 140.8 GB = 1.76× the A100. Shrinking further means fewer rows (hashing IDs "
+              "together), which costs accuracy on the long tail.",
+        "same": "Table bytes are rows × width × bytes per value: INT8 stores 1 byte where FP32 stores 4.",
+    },
+)
+C_PRECISION = Choice("Table precision", PRECISIONS, "fp32")
+C_KEEP = Slider("Rows kept after hashing (% of IDs)", 5, 100, 100, step=5)
+C_DEVICE = Choice("Device", {"A100": "A100 80 GB", "H100": "H100 80 GB", "A100_40GB": "A100 40 GB"}, "A100")
+
+_KEEP_GRID = list(range(5, 101, 5))
+
+
+def hashed_bytes(keep_percent: float, precision: str) -> int:
+    """Both self-check tables with their IDs hashed into ``keep_percent`` of the rows."""
+    rows = tuple(max(1, math.ceil(n * keep_percent / 100)) for n in (ITEM_ROWS, USER_ROWS))
+    return tables_bytes(rows, precision)
+
+
+@lru_cache(maxsize=32)
+def largest_keep_that_fits(precision: str, capacity_bytes: float) -> int:
+    """Largest whole percentage of rows that still fits (0 if even 1% does not)."""
+    fits = [k for k in range(1, 101) if hashed_bytes(k, precision) <= capacity_bytes]
+    return max(fits) if fits else 0
+
+
+def part_c(precision: str, keep: int, device: str) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    cap = dev.memory.capacity.m_as("B")
+    kp = int(keep)
+    fig = figure("Shrinking the item + user tables (10^8 + 10^9 rows × 128)", "Rows kept after hashing (% of IDs)",
+                 "Table bytes (GB)", log_y=True)
+    for p, label in PRECISIONS.items():
+        fig.add_trace(go.Scatter(x=_KEEP_GRID, y=[hashed_bytes(x, p) / 1e9 for x in _KEEP_GRID], name=label,
+                                 mode="lines"))
+    need = hashed_bytes(kp, precision)
+    fig.add_trace(go.Scatter(x=[kp], y=[need / 1e9], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    memory_lines(fig, [dev], unit="GB")
+
+    full = hashed_bytes(100, TABLE_PRECISION)
+    best = largest_keep_that_fits(precision, cap)
+    ids_per_row = 100 / kp
+    cards = [
+        Card("Tables now", fmt_bytes(need), f"{precision.upper()}, {kp}% of rows", "ok" if need <= cap else "bad"),
+        Card("vs the device", fmt_ratio(need / cap, 2), f"of {fmt_bytes(cap)}", "ok" if need <= cap else "bad"),
+        Card("Shrink vs FP32, all rows", fmt_ratio(full / need), f"from {fmt_bytes(full)}"),
+        Card("IDs sharing a row", fmt_ratio(ids_per_row), "hash collisions blur long-tail users",
+             "warn" if kp < 100 else ""),
+        Card(f"Most rows that fit in {precision.upper()}", f"{best}%" if best else "under 1%",
+             f"on the {dev.key}", "ok" if best >= kp else "bad"),
+    ]
+    summary = (f"In {precision.upper()} with {kp}% of the rows kept, the two tables take {fmt_bytes(need)}: "
+               f"{fmt_ratio(need / cap, 2)} the {dev.name}'s {fmt_bytes(cap)}. "
+               + (f"They fit, at the price of {fmt_ratio(ids_per_row)} IDs per row." if need <= cap and kp < 100 else
+                  "They fit." if need <= cap else
+                  f"At this precision at most {best}% of the rows fit, so each row would serve "
+                  f"{fmt_ratio(100 / best) if best else 'over 100×'} as many IDs."))
+    peek = [
+        f"bytes = (10^8 + 10^9) × keep × 128 × bytes/value = {fmt_bytes(need)}",
+        f"FP32, all rows: 51.2 GB + 512 GB = {fmt_bytes(full)} = {fmt_ratio(full / cap, 2)} of {fmt_bytes(cap)}",
+        "precision divides the bytes by 2 (FP16) or 4 (INT8); hashing divides them by IDs per row",
+        "both lose information: rounding every value, or merging rarely seen IDs into shared rows",
+    ]
+    return View(fig, cards, summary, "Shrink", peek,
+                alert=feasibility(need, dev, f"Holding both tables ({precision.upper()}, {kp}% of rows)"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: move the tables to host memory, or shard them across GPUs
+# ---------------------------------------------------------------------------------------------
+
+PRED_D = Prediction(
+    question=("Keeping the self-check's 563.2 GB of FP32 tables in GPU memory, how many 80 GB GPUs do "
+              "you need just to hold them, if every byte of each GPU were usable?"),
+    options={"1": "1: the item table already fits", "7": "7 (563.2 / 80 = 7.04)", "8": "8",
+             "16": "16: each GPU needs a mirror"},
+    answer="8",
+    feedback={
+        "1": "The item table alone fits (64%), but the billion-user table is 512 GB: it alone needs 7 GPUs.",
+        "7": "7 × 80 GB = 560 GB, 3.2 GB short: a count of devices rounds up. 563.2 / 80 = 7.04 → 8.",
+        "8": "ceil(563.2 / 80) = 8, and more once the MLPs, activations and runtime claim their share. "
+             "Every lookup of a row on another GPU then crosses NVLink.",
+        "16": "Sharding splits the tables; nothing needs a mirror. ceil(563.2 / 80) = 8.",
+    },
+)
+D_DEVICES = Slider("GPUs the tables are sharded over", 1, 16, 4)
+D_USABLE = Slider("Share of each GPU's memory for tables (%)", 50, 100, 90, step=5)
+D_BATCH = Choice("Requests per batch", {"256": "256", "1024": "1,024", "4096": "4,096"}, "4096")
+D_LOOKUPS = Slider("Lookups per table per request", 1, 32, 8)
+
+#: Part D runs on H100 SXM5 GPUs (80 GB, like the chapter's A100), whose links the constants describe.
+D_DEVICE = "H100"
+
+
+def shard_plan(devices: int, usable_percent: float, batch: int, lookups: int) -> dict[str, float]:
+    """Capacity per shard and the bytes each placement moves per batch (FP32 tables)."""
+    dev = Hardware.get(D_DEVICE)
+    tabs = [table(n, EMB_DIM, lookups) for n in (ITEM_ROWS, USER_ROWS)]
+    total = sum(t.weight_bytes(TABLE_PRECISION) for t in tabs)
+    usable = dev.memory.capacity.m_as("B") * usable_percent / 100
+    n = int(devices)
+    rows_moved = sum(int(batch) * t.lookups * t.gather_bytes_per_lookup(TABLE_PRECISION) for t in tabs)
+    pooled = sum(t.activation_bytes(int(batch), TABLE_PRECISION) for t in tabs)
+    remote = pooled * (n - 1) / n  # pooled vectors owned by another shard than the request's GPU
+    launch = dev.dispatch_tax.m_as("s")  # one kernel (gather, copy or collective) per batch
+    return {
+        "total": total, "usable": usable, "needed": math.ceil(total / usable), "per_device": total / n,
+        "rows_moved": rows_moved, "all_to_all": remote,
+        "t_hbm": rows_moved / dev.memory.bandwidth.m_as("B/s") + launch,
+        "t_pcie": rows_moved / PCIE_GEN5_X16.m_as("B/s") + launch,
+        "t_nvlink": (remote / n) / NVLINK4_PER_DIRECTION.m_as("B/s") + launch if n > 1 else 0.0,
+    }
+
+
+def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(D_DEVICE)
+    n = int(devices)
+    plan = shard_plan(n, usable, int(batch), int(lookups))
+    xs = list(range(int(D_DEVICES.start), int(D_DEVICES.stop) + 1))
+    fig = figure("Sharding 563.2 GB of FP32 tables across H100s", "GPUs", "Table bytes per GPU (GB, log scale)",
+                 log_y=True)
+    fig.add_trace(go.Scatter(x=xs, y=[plan["total"] / x / 1e9 for x in xs], name="tables per GPU", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=xs, y=[plan["usable"] / 1e9] * len(xs), name=f"usable for tables ({int(usable)}%)",
+                             mode="lines", line=dict(dash="dot")))
+    fig.add_trace(go.Scatter(x=[n], y=[plan["per_device"] / 1e9], name="your plan", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    memory_lines(fig, [dev], unit="GB")
+
+    fits = plan["per_device"] <= plan["usable"]
+    row_bytes = table(USER_ROWS).gather_bytes_per_lookup(TABLE_PRECISION)
+    cards = [
+        Card("GPUs needed", f"{plan['needed']:,}", f"ceil({fmt_bytes(plan['total'])} / {fmt_bytes(plan['usable'])})",
+             "ok" if n >= plan["needed"] else "bad"),
+        Card("Tables per GPU", fmt_bytes(plan["per_device"]), f"{n} GPU{'s' if n > 1 else ''}",
+             "ok" if fits else "bad"),
+        Card("All-to-all per batch", fmt_bytes(plan["all_to_all"]),
+             f"{fmt_time(plan['t_nvlink'])} on NVLink 4" if n > 1 else "one GPU: nothing crosses", "warn" if n > 1 else ""),
+        Card("Host DRAM over PCIe", fmt_time(plan["t_pcie"]), f"{fmt_bytes(plan['rows_moved'])} of rows per batch", "warn"),
+        Card("If it all fit in HBM", fmt_time(plan["t_hbm"]),
+             f"HBM has {fmt_ratio(dev.memory.bandwidth.m_as('B/s') / PCIE_GEN5_X16.m_as('B/s'), 0)} PCIe's bandwidth"),
+    ]
+    summary = (f"Sharded over {n} H100{'s' if n > 1 else ''}, each holds {fmt_bytes(plan['per_device'])} of tables "
+               + ("(fits" if fits else "(does not fit")
+               + f" the {int(usable)}% set aside); {plan['needed']} GPUs are needed. A batch of {int(batch):,} then sends "
+               f"{fmt_bytes(plan['all_to_all'])} all-to-all ({fmt_time(plan['t_nvlink'])} on NVLink 4), while keeping the "
+               f"tables in host DRAM pulls {fmt_bytes(plan['rows_moved'])} over PCIe Gen5 ({fmt_time(plan['t_pcie'])}).")
+    peek = [
+        f"GPUs = ceil(tables / (capacity × usable)) = ceil({fmt_bytes(plan['total'])} / {fmt_bytes(plan['usable'])}) = {plan['needed']}",
+        f"all-to-all = batch × tables × width × 4 B × (n−1)/n = {fmt_bytes(plan['all_to_all'])}; per GPU ÷ {n}, "
+        f"at {NVLINK4_PER_DIRECTION:~P} per direction (NVLink 4: {NVLINK4_TOTAL:~P} total)",
+        f"host DRAM: batch × tables × lookups × {fmt_bytes(row_bytes, 0)} = {fmt_bytes(plan['rows_moved'])} at {PCIE_GEN5_X16:~P} (PCIe Gen5 x16, one way)",
+        f"HBM: the same rows at {dev.memory.bandwidth:~P} = {fmt_time(plan['t_hbm'])}",
+        f"each time adds one {fmt_time(dev.dispatch_tax.m_as('s'))} launch (the engine's dispatch term); "
+        "real links add their own latency",
+        f"assumes pooled vectors cross NVLink (each shard sums its own rows) and the host has room for {fmt_bytes(plan['total'])}",
+    ]
+    return View(fig, cards, summary, "Move or shard", peek,
+                alert=feasibility(plan["per_device"], dev, "Each GPU's shard of the tables"))

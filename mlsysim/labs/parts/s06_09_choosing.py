@@ -1,0 +1,645 @@
+"""Section 6.9, Comparing and choosing architectures: each part is a plain function of its widgets.
+
+Every count comes from ``mlsysim`` (models, engine, hardware registry, energy table); this module
+only picks the chapter's scenario inputs, builds the chart and writes the sentence. Where the
+chapter's printed numbers round or disagree with each other, the part says so and
+``tests/test_s06_09_choosing.py`` asserts both the chapter's figure and the exact one.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from ... import energy
+from ... import layers as L
+from ...engine import Engine, weight_only_intensity
+from ...hardware import Hardware
+from ...models import LIGHTHOUSES, Model, Models, Row, kws_dscnn, mlp, mobilenet_v2, resnet
+from ...units import bytes_per_value
+from ..charts import figure, memory_lines
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    Toggle,
+    View,
+    fmt_bytes,
+    fmt_rate,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "6.9"
+PARTS = ("A", "B", "C", "D")
+
+#: Display names of the chapter's five lighthouses (Table 8 order: L1329-L1333).
+LIGHTHOUSE_NAMES = {"ResNet50": "ResNet-50", "GPT2": "GPT-2 XL", "DLRM": "DLRM",
+                    "MobileNetV2": "MobileNetV2", "KWS": "KWS DS-CNN"}
+ORDER = tuple(k for k in ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS") if k in LIGHTHOUSES)
+
+#: Training state per parameter = FP32 weights + gradients + two Adam moments (L1366, Table 10):
+#: four FP32 copies, 16 bytes per parameter, activations excluded.
+TRAINING_COPIES = 4
+#: GPT-2 XL's KV cache is quoted at its full 1,024-token context (Table 10's "grows per request").
+GPT2_CONTEXT = 1024
+
+FIT_DEVICE = "A100"  # "one 80 GB accelerator" (Table 10 caption; Napkin 6.2 names the A100)
+
+
+def _precision(dev, wanted: str = "fp16") -> str:
+    return wanted if wanted in dev.compute.precisions else dev.compute.quoted_precision
+
+
+def _lh(key: str) -> Model:
+    return Models.get(key)
+
+
+def round_sig(x: float, digits: int = 2) -> float:
+    """``x`` rounded to ``digits`` significant figures (how the chapter prints FLOP counts)."""
+    if x == 0:
+        return 0.0
+    return round(x, digits - 1 - math.floor(math.log10(abs(x))))
+
+
+def _ops(n: float) -> str:
+    """An operation count in G or M ops (never 'B', which reads as bytes)."""
+    return f"{n / 1e9:,.2f} G" if n >= 1e9 else f"{n / 1e6:,.1f} M"
+
+
+def _rate(rate: float, precision: str) -> str:
+    unit = "OP/s" if precision.startswith("int") else "FLOP/s"
+    return fmt_rate(rate).replace("FLOP/s", unit)
+
+
+def _joules(j: float) -> str:
+    return f"{j:,.2f} J" if j >= 1 else f"{j * 1e3:,.1f} mJ"
+
+
+# ---------------------------------------------------------------------------------------------
+# Part A: one intensity scale for five workloads (Table 8)
+# ---------------------------------------------------------------------------------------------
+
+PRED_A = Prediction(
+    question=("Table 8 puts the lighthouses on one scale: FLOPs per byte of FP32 weights. ResNet-50's "
+              "value is how many times GPT-2 XL's (one decoded token, batch 1)?"),
+    options={"2x": "About 2.6× (it does 2.6× the FLOPs)", "60x": "About 60× (it has 60× fewer weight bytes)",
+             "160x": "About 160×: the FLOPs ratio times the bytes ratio", "same": "About the same: both read every weight once per inference"},
+    answer="160x",
+    feedback={
+        "2x": "That counts only the numerator. Intensity divides the FLOPs by the bytes, and ResNet-50 also "
+              "has about 61× fewer weight bytes: the two factors multiply to about 160×.",
+        "60x": "That counts only the denominator. ResNet-50 also does about 2.6× the FLOPs per inference "
+               "that GPT-2 XL does per token: together about 160×.",
+        "160x": "8.2 GFLOP over 102.2 MB is about 80 FLOP/B; 3.1 GFLOP over 6.2 GB is about 0.5 FLOP/B. Each "
+                "ResNet-50 filter is reused across its whole feature map; each GPT-2 weight serves one token.",
+        "same": "Both read each weight once, but a convolution then uses it at every output position "
+                "(thousands of MACs per weight) while a decode step uses it once: reuse is the difference.",
+    },
+)
+A_BATCH = Slider("Batch size (images, tokens or requests)", 1, 256, 1)
+A_DEVICE = Choice("Device (for the engine's intensity and the ridge)",
+                  {"H100": "H100", "A100": "A100 80GB", "JetsonOrinNX": "Jetson Orin NX"}, "H100")
+A_FUSED = Toggle("Compiled inference graph (BN folded, activations fused)", True)
+
+
+def table8_proxy(key: str, batch: int = 1) -> float:
+    """The chapter's weight-only proxy: FLOPs per byte of FP32 weights (LMs: one decoded token)."""
+    return weight_only_intensity(_lh(key), "fp32", batch=batch)
+
+
+def table8_printed(key: str) -> float:
+    """Table 8's arithmetic: the FLOP count rounded as printed (two significant figures: 8.2 G,
+    600 M) over the exact FP32 weight bytes. Reproduces 80.2 (ResNet-50) and 42.8 (MobileNetV2)."""
+    m = _lh(key)
+    flops = m.flops(1, 1, "decode") if m.is_lm else m.flops()
+    return round_sig(flops, 2) / m.weight_bytes("fp32")
+
+
+def part_a(batch: int, device: str, fused: bool) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    prec = _precision(dev)
+    b = int(batch)
+    names = [LIGHTHOUSE_NAMES[k] for k in ORDER]
+    proxy = {k: table8_proxy(k) for k in ORDER}
+    proxy_b = {k: table8_proxy(k, b) for k in ORDER}
+    prof = {k: Engine.solve(_lh(k), dev, batch_size=b, precision=prec, fused=bool(fused)) for k in ORDER}
+    real = {k: prof[k].arithmetic_intensity.magnitude for k in ORDER}
+    ridge = dev.ridge_point(prec).magnitude
+
+    fig = figure(f"Arithmetic intensity of the lighthouses (batch {b})", "Lighthouse",
+                 "FLOP per byte (log scale)", log_y=True)
+    fig.add_trace(go.Bar(x=names, y=[proxy[k] for k in ORDER], name="Table 8 proxy: FP32 weights, batch 1"))
+    fig.add_trace(go.Bar(x=names, y=[proxy_b[k] for k in ORDER], name=f"weight-only proxy at batch {b}"))
+    fig.add_trace(go.Bar(x=names, y=[real[k] for k in ORDER],
+                         name=f"engine: all traffic, {prec.upper()}, batch {b}"))
+    fig.add_hline(y=ridge, line_dash="dot", annotation_text=f"{dev.key} ridge {ridge:,.0f} FLOP/B ({prec})",
+                  annotation_position="top left")
+    fig.update_layout(barmode="group")
+
+    gap = proxy["ResNet50"] / proxy["GPT2"]
+    cards = [
+        Card("ResNet-50 proxy", f"{proxy['ResNet50']:,.1f} FLOP/B",
+             f"Table 8: {table8_printed('ResNet50'):,.1f} (8.2 GFLOP rounded)"),
+        Card("GPT-2 XL proxy", f"{proxy['GPT2']:,.2f} FLOP/B", "one token: ≈2 FLOPs per 4-byte weight"),
+        Card("Gap", fmt_ratio(gap, 0), "chapter: roughly 160×"),
+        Card("MobileNetV2 proxy", f"{proxy['MobileNetV2']:,.1f} FLOP/B",
+             f"Table 8: {table8_printed('MobileNetV2'):,.1f} (600 MFLOP rounded)"),
+        Card("KWS proxy", f"{proxy['KWS']:,.1f} FLOP/B", "Table 8: 25 from '20 MFLOP / 800 KB'"),
+    ]
+    mode = "compiled graph" if fused else "eager mode"
+    summary = (f"On the weight-only proxy ResNet-50 sits {gap:,.0f}× above GPT-2 XL. With all traffic counted "
+               f"(activations, KV cache; {mode}) at batch {b} in {prec.upper()}, ResNet-50 reaches "
+               f"{real['ResNet50']:,.1f} FLOP/B ({prof['ResNet50'].bottleneck.lower()}-bound) and GPT-2 XL "
+               f"{real['GPT2']:,.1f} ({prof['GPT2'].bottleneck.lower()}-bound) against the {dev.key}'s ridge of "
+               f"{ridge:,.0f}. DLRM's proxy is near zero (Table 8 leaves it blank: a gather is a copy, not "
+               "arithmetic); its engine number counts only the dense MLPs, and capacity binds it first.")
+    r50 = _lh("ResNet50")
+    peek = [
+        "proxy = FLOPs / (params × 4 B)        (weights only; FP32; GPT-2 XL per decoded token)",
+        f"ResNet-50: {r50.flops():,} / ({r50.params:,} × 4) = {proxy['ResNet50']:,.2f} FLOP/B",
+        f"  Table 8: {round_sig(r50.flops()) / 1e9:g} G / {fmt_bytes(r50.weight_bytes('fp32'))} = {table8_printed('ResNet50'):,.1f}"
+        " (FLOPs rounded as printed, params exact)",
+        f"  MobileNetV2: {round_sig(_lh('MobileNetV2').flops()) / 1e6:g} M / {_lh('MobileNetV2').weight_bytes('fp32'):,} B = "
+        f"{table8_printed('MobileNetV2'):,.2f} (Table 8: 42.8); exact {proxy['MobileNetV2']:,.2f}; 3.5 M params give 42.9",
+        f"GPT-2 XL:  {_lh('GPT2').flops(1, 1, 'decode'):,} / {_lh('GPT2').weight_bytes('fp32'):,} B = {proxy['GPT2']:,.3f}",
+        f"batch {b}: weights are read once per batch, so the proxy scales by {b} ({proxy_b['ResNet50']:,.0f} for ResNet-50)",
+        f"engine:   intensity = Σ FLOPs / Σ (weights + B × activations [+ KV]) bytes, {prec.upper()}, {mode}",
+        "  eager mode: every BN, activation and residual add re-reads its tensor, pulling CNN intensity down",
+        "  the binding term is decided layer by layer: an average below the ridge can still be compute-bound",
+        "1 MAC = 2 FLOPs; GB = 1e9 B; ridge = dense peak / bandwidth",
+    ]
+    return View(fig, cards, summary, "Weight-only proxy vs engine", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: what each workload must hold (Table 10)
+# ---------------------------------------------------------------------------------------------
+
+PRED_B = Prediction(
+    question=("Training state is FP32 weights + gradients + two Adam moments: 16 bytes per parameter, before "
+              "any activations. Which lighthouses fit that state on one 80 GB accelerator?"),
+    options={"all": "All five: if it serves on one device, it trains on one",
+             "no_dlrm": "All but DLRM", "cnns": "Only the three CNNs: GPT-2 XL's 1.5 B parameters are too many",
+             "kws": "Only KWS"},
+    answer="no_dlrm",
+    feedback={
+        "all": "Training multiplies the FP32 weights by four. DLRM's 25 B embedding entries are 100 GB in FP32 "
+               "and 400 GB of training state: even its FP32 weights alone overflow one 80 GB device.",
+        "no_dlrm": "GPT-2 XL needs 1.56 B × 16 B ≈ 24.9 GB (the chapter rounds to 24 GB): it fits. Only DLRM "
+                   "(400 GB) does not, and activations still add to every row.",
+        "cnns": "1.5 B parameters sound large, but × 16 B is about 25 GB, under a third of 80 GB.",
+        "kws": "ResNet-50's training state is only 408.9 MB and MobileNetV2's 56.1 MB: megabytes, not gigabytes.",
+    },
+)
+B_STATE = Choice("Which state", {"fp32": "FP32 weights", "int8": "INT8 weights",
+                                 "train": "Training state (16 B/param)",
+                                 "serve": "Serving: FP16 weights + per-request state"}, "train", inline=False)
+B_REQUESTS = Slider("Concurrent requests (images or sequences)", 1, 64, 1)
+B_CONTEXT = Slider("GPT-2 XL tokens held in the KV cache", 128, GPT2_CONTEXT, GPT2_CONTEXT, step=128)
+
+
+def state_bytes(key: str, state: str, requests: int = 1, context: int = GPT2_CONTEXT) -> tuple[float, float]:
+    """(weight-like bytes, per-request bytes) of one lighthouse for a Table 10 column."""
+    m = _lh(key)
+    if state == "fp32":
+        return float(m.weight_bytes("fp32")), 0.0
+    if state == "int8":
+        return float(m.weight_bytes("int8")), 0.0
+    if state == "train":
+        return float(TRAINING_COPIES * m.weight_bytes("fp32")), 0.0
+    if state == "serve":
+        kw = {"seq_len": int(context)} if m.is_lm else {}
+        p = Engine.solve(m, FIT_DEVICE, batch_size=int(requests), precision="fp16", **kw)
+        return p.weight_bytes, p.activation_bytes + p.kv_cache_bytes
+    raise ValueError(f"state={state!r} is not one of {list(B_STATE.options)}")
+
+
+def part_b(state: str, requests: int, context: int) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(FIT_DEVICE)
+    cap = dev.memory.capacity.m_as("B")
+    names = [LIGHTHOUSE_NAMES[k] for k in ORDER]
+    parts = {k: state_bytes(k, state, requests, context) for k in ORDER}
+    total = {k: sum(v) for k, v in parts.items()}
+    label = B_STATE.options[state]
+    fig = figure(f"Lighthouse memory: {label}", "Lighthouse", "Bytes (log scale)", log_y=True)
+    fig.add_trace(go.Bar(x=names, y=[parts[k][0] for k in ORDER],
+                         name="FP16 weights" if state == "serve" else label))
+    if state == "serve":
+        fig.add_trace(go.Bar(x=names, y=[max(1.0, parts[k][1]) for k in ORDER],
+                             name=f"per-request state × {int(requests)}"))
+        fig.update_layout(barmode="group")
+    memory_lines(fig, [dev], unit="B")
+
+    cards = []
+    for k in ORDER:
+        fits = total[k] <= cap
+        note = "fits 80 GB" if fits else f"{total[k] / cap:,.1f}× the 80 GB"
+        cards.append(Card(LIGHTHOUSE_NAMES[k], fmt_bytes(total[k]), note, "ok" if fits else "bad"))
+    fitting = [LIGHTHOUSE_NAMES[k] for k in ORDER if total[k] <= cap]
+    missing = [LIGHTHOUSE_NAMES[k] for k in ORDER if total[k] > cap]
+    summary = (f"{label}: {', '.join(fitting) if fitting else 'no lighthouse'} fit one 80 GB accelerator"
+               + (f"; {', '.join(missing)} does not." if missing else ".")
+               + (f" GPT-2 XL's KV cache alone is {fmt_bytes(_lh('GPT2').kv_cache_bytes(int(context), int(requests)))} "
+                  f"for {int(requests)} × {int(context):,} tokens." if state == "serve" else ""))
+    r50, mnv2, g, kws = _lh("ResNet50"), _lh("MobileNetV2"), _lh("GPT2"), _lh("KWS")
+    peek = [
+        "FP32 = params × 4 B;  INT8 = params × 1 B;  training = params × 16 B (4 FP32 copies)",
+        f"ResNet-50:   {r50.params:,} × 4 = {fmt_bytes(r50.weight_bytes('fp32'))} (Table 10: 102.2 MB needs this exact count; 25.6 M × 4 = 102.4 MB)",
+        f"MobileNetV2: {mnv2.params:,} × 16 = {fmt_bytes(TRAINING_COPIES * mnv2.weight_bytes('fp32'))} (Table 10: 56.1 MB; 3.5 M × 16 = 56.0 MB)",
+        f"GPT-2 XL:    {g.params:,} × 16 = {fmt_bytes(TRAINING_COPIES * g.weight_bytes('fp32'))} (chapter rounds to 1.5 B: 24 GB)",
+        f"KWS preset:  {kws.params:,} params = {fmt_bytes(kws.weight_bytes('fp32'))} FP32 (chapter's '200K' gives 800 KB)",
+        f"KV cache:    {g.kv_cache_bytes_per_token('fp16'):,} B/token = 2 × 48 layers × 1,600 × 2 B (Table 10: 307.2 KB)",
+        "serving rows: Engine.solve(...).memory_footprint = weights + peak live activations (+ KV cache)",
+        "GB = 1e9 B, KB = 1e3 B (decimal units throughout)",
+    ]
+    return View(fig, cards, summary, "Table 10 bytes", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: reuse sets each family's energy (Systems Perspective 6.2)
+# ---------------------------------------------------------------------------------------------
+
+PRED_C = Prediction(
+    question=("On the same accelerator, why does a batch-1 MLP layer or transformer decode step spend far more "
+              "energy per useful operation than a convolution layer?"),
+    options={"more_macs": "It performs more multiply-accumulates per weight",
+             "skip": "The convolution's locality lets it skip most of its MACs",
+             "same": "It doesn't: every family loads its weights once per batch, so energy per op is equal",
+             "reuse": "Each weight fetched from DRAM is used about once, while a filter is reused at every position"},
+    answer="reuse",
+    feedback={
+        "more_macs": "The opposite: a dense or decode step does about one MAC per weight fetched, a convolution "
+                     "thousands. The fetch, not the arithmetic, is the expensive part.",
+        "skip": "A convolution does all of its MACs (H × W × K² × C_in × C_out); it just reuses each loaded "
+                "weight for many of them.",
+        "same": "All load each weight once per batch, but the number of MACs each loaded weight feeds differs "
+                "by thousands: that divides the fetch energy.",
+        "reuse": "A 32-bit DRAM read costs about 139 FP32 MACs. At reuse 1 that fetch dominates; a 56×56 "
+                 "convolution divides it by 3,136.",
+    },
+)
+C_BATCH = Slider("Batch size (reuse of each fetched weight for a dense layer)", 1, 256, 1)
+C_PRECISION = Choice("Precision", {"fp32": "FP32", "fp16": "FP16", "int8": "INT8"}, "fp32")
+C_STAGE = Choice("ResNet-50 3×3 convolution", {"layer1": "stage 1", "layer2": "stage 2", "layer3": "stage 3",
+                                               "layer4": "stage 4"}, "layer1")
+C_LEVEL = "dram"  # Systems Perspective 6.2 compares DRAM fetches with MACs (L1385)
+C_GRID = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+
+
+def stage_conv(stage: str) -> L.Conv2d:
+    """The stride-1 3×3 convolution of a ResNet-50 stage (the second block's conv2)."""
+    for r in _lh("ResNet50").rows():
+        if r.name == f"{stage}.1.conv2.conv":
+            return r.layer
+    raise ValueError(f"stage={stage!r} is not one of {list(C_STAGE.options)}")
+
+
+def weight_energy_split(key: str, precision: str, batch: int) -> tuple[float, float]:
+    """(pJ to fetch the weights from DRAM, pJ of MACs) per example (LMs: per decoded token at the full
+    context), weights fetched once per batch and activations ignored."""
+    m = _lh(key)
+    kw = {"seq_len": GPT2_CONTEXT, "phase": "decode"} if m.is_lm else {}
+    fetch = energy.access_energy(m.weight_bytes(precision) / int(batch), C_LEVEL).m_as("pJ")
+    macs = energy.mac_energy(precision).m_as("pJ") * m.macs(1, **kw)
+    return fetch, macs
+
+
+def part_c(batch: int, precision: str, stage: str) -> View:
+    import plotly.graph_objects as go
+
+    b = int(batch)
+    conv = stage_conv(stage)
+    hw = conv.weight_reuse
+    ho, wo = conv.output_size
+    fig = figure(f"DRAM fetch energy per weight use ÷ MAC energy ({precision.upper()})", "Batch size",
+                 "Fetch ÷ MAC energy (log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=C_GRID, y=[energy.move_vs_compute(precision, C_LEVEL, n) for n in C_GRID],
+                             name="dense layer / decode step (reuse = batch)", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=C_GRID, y=[energy.move_vs_compute(precision, C_LEVEL, hw * n) for n in C_GRID],
+                             name=f"ResNet-50 {C_STAGE.options[stage]} conv (reuse = {ho}×{wo} × batch)",
+                             mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=[b, b], y=[energy.move_vs_compute(precision, C_LEVEL, b),
+                                          energy.move_vs_compute(precision, C_LEVEL, hw * b)],
+                             name="your batch", mode="markers", marker=dict(size=13, symbol="diamond")))
+    fig.add_hline(y=1.0, line_dash="dot", annotation_text="fetch = arithmetic", annotation_position="bottom right")
+
+    r1 = energy.move_vs_compute(precision, C_LEVEL, 1)
+    dense = energy.move_vs_compute(precision, C_LEVEL, b)
+    cnn = energy.move_vs_compute(precision, C_LEVEL, hw * b)
+    parity = math.ceil(r1)
+    g_fetch, g_mac = weight_energy_split("GPT2", precision, b)
+    r_fetch, r_mac = weight_energy_split("ResNet50", precision, b)
+    g_share = g_fetch / (g_fetch + g_mac)
+    r_share = r_fetch / (r_fetch + r_mac)
+    cards = [
+        Card("Fetch ÷ MAC at reuse 1", fmt_ratio(r1, 0), f"{precision.upper()} DRAM read vs one MAC"),
+        Card("Dense / decode at this batch", fmt_ratio(dense, 2), f"reuse {b}",
+             "bad" if dense > 1 else "ok"),
+        Card(f"Conv {ho}×{wo} at this batch", fmt_ratio(cnn, 4), f"reuse {hw * b:,}", "ok"),
+        Card("GPT-2 XL decode: fetch share", f"{g_share:.0%}", "of weight + MAC energy per token",
+             "bad" if g_share > 0.5 else "ok"),
+        Card("ResNet-50: fetch share", f"{r_share:.1%}", "of weight + MAC energy per image", "ok"),
+    ]
+    summary = (f"Fetching one {precision.upper()} weight from DRAM costs {r1:,.0f} MACs. A dense layer or decode "
+               f"step at batch {b} uses it {b} time{'s' if b > 1 else ''} ({dense:,.2f}× the arithmetic per use); "
+               f"the {ho}×{wo} convolution uses it {hw * b:,} times ({cnn:,.4f}×). A dense layer needs batch "
+               f"{parity:,} just to break even. Lower precision makes the MAC cheaper faster than the fetch, so the "
+               "ratio grows.")
+    mac = energy.mac_energy(precision).m_as("pJ")
+    fetch1 = energy.access_energy(float(bytes_per_value(precision)), C_LEVEL).m_as("pJ")
+    peek = [
+        f"fetch/MAC = E_DRAM(one {precision.upper()} value) / E_MAC / reuse = {fetch1:g} pJ / {mac:g} pJ / reuse",
+        f"reuse 1: {r1:,.1f}×   (FP32: 640 pJ / 4.6 pJ = 139×, Horowitz 45 nm)",
+        f"dense/decode: reuse = batch = {b}  ->  {dense:,.3f}×",
+        f"conv: reuse = H_out × W_out × batch = {ho} × {wo} × {b} = {hw * b:,}  ->  {cnn:,.5f}×",
+        f"GPT-2 XL per token: fetch {g_fetch / 1e9:,.3f} mJ vs MACs {g_mac / 1e9:,.3f} mJ (weights only)",
+        f"ResNet-50 per image: fetch {r_fetch / 1e9:,.3f} mJ vs MACs {r_mac / 1e9:,.3f} mJ (weights only; "
+        "its average reuse is FLOPs / (2 × params) ≈ 160, far below a 56×56 layer's)",
+        "energies are Horowitz's 45 nm figures; 1 pJ = 1e-12 J, 1 mJ = 1e9 pJ",
+    ]
+    return View(fig, cards, summary, "Energy per weight use", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: the wildlife camera trap, end to end (worked example, L1489-L1531)
+# ---------------------------------------------------------------------------------------------
+
+CAMERA = "CortexA53Camera"
+#: Scenario inputs of the worked example.
+LATENCY_TARGET_S = 0.5        # "<500 ms per detection" (Table 12, L1503)
+WEIGHT_ALLOCATION_B = 100e6   # "reserves 100 MB of the available RAM for model weights" (L1506)
+RUNTIME_BUDGET_B = 50e6       # "reserves 50 MB for OS and runtime buffers" (L1514)
+POWER_BUDGET_W = 2.0          # "~2 W average (solar + battery)" (Table 12, L1502)
+
+PRED_D = Prediction(
+    question=("The worked example rejects ResNet-50 for the camera trap (Cortex-A53, 2 GOPS INT8 sustained, "
+              "512 MB RAM, 100 MB for weights, <500 ms). Which budget does it actually fail?"),
+    options={"fp32": "Memory: its FP32 weights (102.2 MB) exceed the 100 MB allocation",
+             "ram": "Memory: it does not fit in 512 MB of RAM",
+             "latency": "Latency: about 4.1 s per frame against 500 ms",
+             "power": "Power: it draws more than the 2 W budget"},
+    answer="latency",
+    feedback={
+        "fp32": "That is the answer key's argument (L1949), but the main text deploys INT8 weights: 25.6 MB, well "
+                "inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations at 2 G per second.",
+        "ram": "INT8 ResNet-50 weights are 25.6 MB; even FP32 is 102.2 MB, a fifth of 512 MB.",
+        "latency": "8.2 G ops ÷ 2 G ops/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out "
+                   "(the answer key's FP32-size reason contradicts the main text).",
+        "power": "The SoC draws about 200 mW whatever it runs; ResNet-50 costs more energy per frame "
+                 "(longer at the same power), not more power.",
+    },
+)
+D_MODEL = Choice("Candidate", {"mnv2_075": "MobileNetV2 0.75× (the chapter's pick)",
+                               "mnv2_100": "MobileNetV2 1.0×", "mnv2_050": "MobileNetV2 0.5×",
+                               "resnet50": "ResNet-50", "kws": "KWS DS-CNN (audio: wrong task)"},
+                 "mnv2_075", inline=False)
+D_PRECISION = Choice("Weights and arithmetic", {"int8": "INT8 (2 GOPS sustained)", "fp32": "FP32"}, "int8")
+D_PER_DAY = Slider("Inferences per day (trigger rate)", 10, 1000, 100, step=10)
+
+CANDIDATES = {"mnv2_075": "MobileNetV2-0.75", "mnv2_100": "MobileNetV2", "mnv2_050": "MobileNetV2-0.5",
+              "resnet50": "ResNet-50", "kws": "KWS"}
+
+
+@lru_cache(maxsize=16)
+def candidate(key: str) -> Model:
+    if key == "mnv2_075":
+        return mobilenet_v2(0.75)
+    if key == "mnv2_100":
+        return mobilenet_v2(1.0)
+    if key == "mnv2_050":
+        return mobilenet_v2(0.5)
+    if key == "resnet50":
+        return resnet(50)
+    if key == "kws":
+        return kws_dscnn()
+    raise ValueError(f"model={key!r} is not one of {list(D_MODEL.options)}")
+
+
+def largest_activation(model: Model, precision: str) -> tuple[str, L.Layer, int]:
+    """The row whose output tensor is largest (the chapter's single-tensor screen)."""
+    row = max(model.rows(), key=lambda r: r.layer.activation_bytes(1, precision))
+    return row.name, row.layer, row.layer.activation_bytes(1, precision)
+
+
+def camera_plan(key: str, precision: str = "int8", per_day: int = 100) -> dict:
+    """The worked example's numbers for one candidate: napkin (ops / sustained rate), engine, memory
+    screen and energy. One FLOP is counted as one INT8 operation, as the chapter does."""
+    dev = Hardware.get(CAMERA)
+    m = candidate(key)
+    rate = dev.compute.peak(precision).m_as("FLOP/s")  # GOP/s and GFLOP/s share one dimension
+    napkin_s = m.flops() / rate
+    prof = Engine.solve(m, dev, precision=precision, efficiency=1.0)  # 2 GOPS is already sustained
+    name, layer, act_b = largest_activation(m, precision)
+    weights = m.weight_bytes(precision)
+    power = dev.tdp.m_as("W")
+    return {
+        "model": m, "device": dev, "flops": m.flops(), "rate": rate, "napkin_s": napkin_s, "profile": prof,
+        "engine_s": prof.latency_s, "weights": weights, "act_name": name, "act_layer": layer, "act_b": act_b,
+        "screen": weights + act_b + RUNTIME_BUDGET_B, "energy_j": power * napkin_s,
+        "energy_engine_j": power * prof.latency_s, "per_day_j": power * napkin_s * int(per_day),
+        "power_w": power,
+    }
+
+
+def part_d(model: str, precision: str, per_day: int) -> View:
+    import plotly.graph_objects as go
+
+    plans = {k: camera_plan(k, precision, per_day) for k in D_MODEL.options}
+    p = plans[model]
+    dev = p["device"]
+    names = [CANDIDATES[k] for k in D_MODEL.options]
+    fig = figure(f"Latency per frame on the camera SoC ({precision.upper()})", "Candidate",
+                 "Seconds per frame (log scale)", log_y=True)
+    fig.add_trace(go.Bar(x=names, y=[plans[k]["napkin_s"] for k in D_MODEL.options],
+                         name="napkin: ops ÷ sustained rate"))
+    fig.add_trace(go.Bar(x=names, y=[plans[k]["engine_s"] for k in D_MODEL.options],
+                         name="engine: + memory-bound layers + per-operator dispatch"))
+    fig.add_hline(y=LATENCY_TARGET_S, line_dash="dash", annotation_text=f"{fmt_time(LATENCY_TARGET_S, 0)} target",
+                  annotation_position="top left")
+    fig.update_layout(barmode="group")
+
+    prof = p["profile"]
+    layer = p["act_layer"]
+    shape = (f"{layer.output_size[0]}×{layer.output_size[1]}×{layer.out_channels}"
+             if isinstance(layer, L.Conv2d) else f"{layer.output_elements:,} values")
+    ok_lat = p["napkin_s"] <= LATENCY_TARGET_S
+    ok_w = p["weights"] <= WEIGHT_ALLOCATION_B
+    cap = dev.memory.capacity.m_as("B")
+    ok_mem = p["screen"] <= cap
+    cards = [
+        Card("Napkin latency", fmt_time(p["napkin_s"]), f"{_ops(p['flops'])} ops ÷ {_rate(p['rate'], precision)}",
+             "ok" if ok_lat else "bad"),
+        Card("Engine latency", fmt_time(p["engine_s"]), f"{prof.bottleneck}; dispatch {fmt_time(prof.latency_dispatch_s)}",
+             "ok" if p["engine_s"] <= LATENCY_TARGET_S else "bad"),
+        Card("Weights", fmt_bytes(p["weights"]), f"of the {fmt_bytes(WEIGHT_ALLOCATION_B, 0)} allocation", "ok" if ok_w else "bad"),
+        Card("Memory screen", fmt_bytes(p["screen"]), f"weights + {shape} + {fmt_bytes(RUNTIME_BUDGET_B, 0)}; not a fit proof",
+             "ok" if ok_mem else "bad"),
+        Card("Energy / inference", _joules(p["energy_j"]), f"{p['power_w'] * 1e3:,.0f} mW × napkin latency"),
+        Card("Energy / day", _joules(p["per_day_j"]), f"{int(per_day)} inferences, model only"),
+    ]
+    verdict = ("passes the latency screen" if ok_lat else
+               f"fails on compute: {p['napkin_s'] / LATENCY_TARGET_S:,.1f}× the {fmt_time(LATENCY_TARGET_S, 0)} target")
+    summary = (f"{CANDIDATES[model]} in {precision.upper()}: {_ops(p['flops'])} ops at {_rate(p['rate'], precision)} "
+               f"take {fmt_time(p['napkin_s'])} ({verdict}); its weights are {fmt_bytes(p['weights'])} and "
+               f"{p['power_w'] * 1e3:,.0f} mW × {fmt_time(p['napkin_s'])} = {_joules(p['energy_j'])} per frame, "
+               f"{_joules(p['per_day_j'])} per day at {int(per_day)} frames. The engine adds "
+               f"{fmt_time(p['engine_s'] - p['napkin_s'])} of memory-bound layers and operator dispatch."
+               + (" KWS is an audio model: its size says nothing about species accuracy." if model == "kws" else ""))
+    lat_ms = p["napkin_s"] * 1e3
+    peek = [
+        f"latency = ops / sustained rate = {p['flops']:,} / {p['rate']:,.0f} = {lat_ms:,.1f} ms",
+        "  (the chapter divides FLOPs by INT8 ops/s: one FLOP is counted as one INT8 operation)",
+        f"engine  = Σ max(FLOPs/rate, bytes/{dev.memory.bandwidth:~P}) + {prof.latency_dispatch_s / dev.dispatch_tax.m_as('s'):,.0f} ops × "
+        f"{dev.dispatch_tax.m_as('us'):g} µs = {fmt_time(prof.latency_compute_s)} + {fmt_time(p['engine_s'] - prof.latency_compute_s - prof.latency_dispatch_s)} extra memory time + {fmt_time(prof.latency_dispatch_s)}",
+        f"largest tensor: {p['act_name']} {shape} = {p['act_b']:,} B"
+        + (" (the chapter's 112×112×72 skips make_divisible: 0.75 × 16 = 12 rounds up to 16 channels, "
+           "so the expansion is 6 × 16 = 96)" if model == "mnv2_075" else ""),
+        f"screen  = {fmt_bytes(p['weights'])} + {fmt_bytes(p['act_b'])} + {fmt_bytes(RUNTIME_BUDGET_B, 0)} = {fmt_bytes(p['screen'])} of {fmt_bytes(cap, 0)}",
+        f"energy  = {p['power_w']:g} W × {lat_ms:,.1f} ms = {_joules(p['energy_j'])};  × {int(per_day)}/day = {_joules(p['per_day_j'])}",
+        f"engine footprint = weights + peak live tensors (input + output) = {fmt_bytes(prof.memory_footprint_bytes)}: "
+        + ("fits" if prof.feasible else "does not fit") + f" the {fmt_bytes(cap, 0)} (runtime, workspace and OS not included)",
+        "ResNet-50: the answer key blames FP32 size (102.2 MB > 100 MB); in INT8 it is 25.6 MB; compute (4.1 s) is the failure",
+    ]
+    return View(fig, cards, summary, "Camera-trap sizing", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Synthesis: the three-phase selection framework over the device registry (6.9.4)
+# ---------------------------------------------------------------------------------------------
+
+#: Napkin Math 6.3 (L1472-L1485): a 30 FPS stream on a mid-range GPU.
+NAPKIN_FPS = 30                      # "30 FPS required" (L1479)
+NAPKIN_PEAK_FLOPS = 10e12            # "10 TFLOP/s peak" (L1481)
+NAPKIN_UTILIZATION = (0.5, 0.6)      # "50-60 percent utilization" (L1481)
+DETECTOR_FLOP = 100e9                # "object detection model at 100 GFLOP per frame" (L1483)
+
+
+def throughput_headroom(flop_per_frame: float, fps: float, peak_flops_s: float, utilization: float) -> float:
+    """Napkin 6.3: effective throughput (peak × utilization) over required (frames/s × FLOP/frame)."""
+    return peak_flops_s * utilization / (fps * flop_per_frame)
+
+
+S_DATA = Choice("Phase 1 · the data's structure", {
+    "spatial": "Images / spatial grids → CNNs",
+    "temporal": "Ordered streams (audio, sensors) → recurrence or 1-D/2-D conv",
+    "relational": "Text: any token may relate to any other → transformers",
+    "tabular": "Tabular features, no geometry → MLPs",
+    "categorical": "High-cardinality IDs (users, items) → embedding tables",
+}, "spatial", inline=False)
+S_FPS = Slider("Phase 2 · required rate (inferences per second, batch 1)", 1, 60, 2)
+S_UTIL = Slider("Phase 2 · sustained share of peak (Napkin 6.3: 0.5-0.6)", 0.1, 1.0, 0.5, step=0.05)
+S_POWER = Choice("Phase 2 · power budget", {"0.2": "0.2 W", "2": "2 W (camera trap)", "25": "25 W",
+                                           "1000": "1 kW (data center)"}, "2")
+
+
+@lru_cache(maxsize=4)
+def _lstm_tagger() -> Model:
+    """A two-layer LSTM over 100 frames of 40 audio features, then a 12-way classifier."""
+    lstm = L.LSTM(input_size=40, hidden_size=256, seq_len=100, num_layers=2)
+    return Model("LSTM 2×256 (100 frames)", "rnn",
+                 lambda _s, _p: [Row("lstm", lstm), Row("fc", L.Dense(in_features=256, out_features=12))])
+
+
+@lru_cache(maxsize=4)
+def _tabular_mlp() -> Model:
+    """An MLP over DLRM's 13 dense features (its bottom-MLP widths) with a 1-unit head."""
+    return mlp([13, 512, 256, 128, 1], name="Tabular MLP 13-512-256-128-1")
+
+
+FAMILY = {
+    "spatial": ("MobileNetV2", "ResNet50", "mnv2_075"),
+    "temporal": ("KWS", "lstm"),
+    "relational": ("GPT2Small", "GPT2"),
+    "tabular": ("tabular",),
+    "categorical": ("DLRM",),
+}
+
+
+def _family_model(key: str) -> Model:
+    if key == "lstm":
+        return _lstm_tagger()
+    if key == "tabular":
+        return _tabular_mlp()
+    if key == "mnv2_075":
+        return candidate("mnv2_075")
+    return Models.get(key)
+
+
+def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
+    """Phase 2 over every (candidate, device) pair: memory, throughput, latency and power gates."""
+    out = []
+    for mk in FAMILY[data]:
+        m = _family_model(mk)
+        flops = m.flops(1, 1, "decode") if m.is_lm else m.flops()
+        for dev in Hardware.all():
+            prec = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
+            prof = Engine.solve(m, dev, precision=prec, efficiency=float(util))
+            peak = dev.compute.peak(prec).m_as("FLOP/s")
+            gates = {
+                "memory": prof.feasible,
+                "throughput": throughput_headroom(flops, fps, peak, util) >= 1,
+                "latency": prof.latency_s <= 1 / fps,
+                "power": dev.tdp.m_as("W") <= power_w,
+            }
+            out.append({"model": m.name, "device": dev.key, "latency_s": prof.latency_s, "gates": gates,
+                        "energy_j": dev.tdp.m_as("W") * prof.latency_s, "precision": prec,
+                        "passed": all(gates.values())})
+    return out
+
+
+def synthesis(data: str, fps: float, util: float, power: str) -> View:
+    import plotly.graph_objects as go
+
+    fps, util, power_w = float(fps), float(util), float(power)
+    rows = screen(data, fps, util, power_w)
+    passed = [r for r in rows if r["passed"]]
+    failed = [r for r in rows if not r["passed"]]
+    fig = figure("Phase 2: every candidate on every registry device", "Latency per inference (s, log scale)",
+                 "Energy per inference at TDP (J, log scale)", log_x=True, log_y=True)
+    for group, name, symbol in ((passed, "passes all four gates", "circle"), (failed, "fails a gate", "x")):
+        if group:
+            fig.add_trace(go.Scatter(x=[r["latency_s"] for r in group], y=[r["energy_j"] for r in group],
+                                     mode="markers", name=name, marker=dict(size=11, symbol=symbol),
+                                     text=[f"{r['model']} on {r['device']}" for r in group]))
+    fig.add_vline(x=1 / fps, line_dash="dash", annotation_text=f"deadline {fmt_time(1 / fps)}",
+                  annotation_position="top left")
+    fails = {g: sum(not r["gates"][g] for r in rows) for g in ("memory", "throughput", "latency", "power")}
+    best = min(passed, key=lambda r: r["energy_j"]) if passed else None
+    cards = [
+        Card("Candidates × devices", f"{len(rows)}", f"family: {S_DATA.options[data].split(' → ')[-1]}"),
+        Card("Survive phase 2", f"{len(passed)}", "go to phase 3", "ok" if passed else "bad"),
+        *[Card(f"Fail {g}", f"{n}", "", "warn" if n else "") for g, n in fails.items()],
+    ]
+    if best:
+        cards.append(Card("Lowest energy survivor", f"{best['model']}", f"{best['device']}: "
+                          f"{_joules(best['energy_j'])}, {fmt_time(best['latency_s'])}", "ok"))
+    summary = ((f"{len(passed)} of {len(rows)} pairs pass memory, throughput, latency and power at {fps:g}/s and "
+                f"{power_w:g} W" + (f"; the most frugal is {best['model']} on {best['device']}. " if best else ". ")
+                if passed else
+                f"No pair passes at {fps:g}/s within {power_w:g} W: scale the model down (width, INT8, a smaller "
+                "family) before leaving the device, as the framework's loop says. ")
+               + "Phase 3 is still ahead: accuracy on the target data, and on-device latency, peak memory, "
+                 "thermals and energy must be measured, not estimated.")
+    r50 = Models.ResNet50.flops()
+    need = NAPKIN_FPS * r50
+    lo, hi = (throughput_headroom(r50, NAPKIN_FPS, NAPKIN_PEAK_FLOPS, u) for u in NAPKIN_UTILIZATION)
+    dlo, dhi = (throughput_headroom(DETECTOR_FLOP, NAPKIN_FPS, NAPKIN_PEAK_FLOPS, u) for u in NAPKIN_UTILIZATION)
+    peek = [
+        "Napkin 6.3: required = rate × FLOP/frame;  headroom = peak × utilization / required",
+        f"ResNet-50 at 30 FPS: 30 × {r50 / 1e9:,.2f} GFLOP = {fmt_rate(need)}; 10 TFLOP/s × 0.5-0.6 -> {lo:,.1f}×-{hi:,.1f}×",
+        f"  chapter rounds to 8.2 GFLOP: {fmt_rate(NAPKIN_FPS * round_sig(r50))} -> "
+        f"{throughput_headroom(round_sig(r50), NAPKIN_FPS, NAPKIN_PEAK_FLOPS, NAPKIN_UTILIZATION[0]):,.1f}×-"
+        f"{throughput_headroom(round_sig(r50), NAPKIN_FPS, NAPKIN_PEAK_FLOPS, NAPKIN_UTILIZATION[1]):,.1f}× (it quotes 20.3×)",
+        f"100 GFLOP detector at 30 FPS: {fmt_rate(NAPKIN_FPS * DETECTOR_FLOP)} -> {dlo:,.2f}×-{dhi:,.2f}× (chapter quotes the low end)",
+        f"your screen: rate {fps:g}/s, utilization {util:g}; memory = Engine.solve(...).feasible; latency <= 1/rate;"
+        " power = TDP <= budget; energy = TDP × latency",
+        "precision per device: INT8 where listed, else the quoted precision (dense peaks); LMs: one decoded token",
+        "the utilization slider derates every device, the camera SoC's already-sustained 2 GOPS included (conservative)",
+    ]
+    return View(fig, cards, summary, "Three-phase screen", peek)

@@ -1,0 +1,476 @@
+"""Section 6.10, Fallacies and pitfalls: six beliefs, four experiments the engine answers with numbers.
+
+Part A tests "more complex is better" (fallacy 1), Part B "choose on accuracy alone" (pitfall 2),
+Part C "one bottleneck per architecture" and "patterns combine additively" (fallacy 3, pitfall 4),
+Part D "training wins transfer to deployment" and "budget the weights only" (fallacy 5, pitfall 6).
+Every count comes from ``mlsysim``; the engine measures cost, never accuracy, and the parts say so.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ... import layers as L
+from ...engine import Engine
+from ...hardware import Hardware
+from ...models import Model, Models, Row, resnet
+from ..charts import figure, memory_lines
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    Toggle,
+    View,
+    feasibility,
+    fmt_bytes,
+    fmt_count,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "6.10"
+PARTS = ("A", "B", "C", "D")
+
+
+def _precision(dev, wanted: str = "fp16") -> str:
+    return wanted if wanted in dev.compute.precisions else dev.compute.quoted_precision
+
+
+def _terms(p) -> tuple[float, float, float]:
+    """(seconds in compute-bound rows, seconds in memory-bound rows, launch seconds) of a profile."""
+    comp = sum(t.t_compute for t in p.layers if t.t_compute >= t.t_memory)
+    mem = sum(t.t_memory for t in p.layers if t.t_memory > t.t_compute)
+    return comp, mem, p.latency_dispatch_s
+
+
+# ---------------------------------------------------------------------------------------------
+# Part A: "More complex architectures always perform better" (fallacy 1, L1558)
+# ---------------------------------------------------------------------------------------------
+
+#: Dataset sizes behind the chapter's ViT argument (L1558: "pretraining on far larger datasets").
+IMAGENET_1K_IMAGES = 1.3e6   # "~1.3 million" labeled images (chapter L64)
+JFT_IMAGES = 303e6           # Dosovitskiy et al. 2021, Sec. 4.1: JFT, 18k classes, 303M images
+IMAGENET_21K_IMAGES = 14e6   # same paper: ImageNet-21k, 21k classes, 14M images
+
+
+@lru_cache(maxsize=8)
+def vit(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff: int = 3072, image: int = 224,
+        patch: int = 16, classes: int = 1000, name: str = "ViT-B/16") -> Model:
+    """A Vision Transformer (timm/torchvision layout): patch-embedding conv, class token and
+    learned positions, ``layers`` pre-LN encoder blocks, final LayerNorm, linear head.
+    ViT-B/16 at 224² has 86,567,656 parameters, the published count."""
+    embed = L.Conv2d(in_channels=3, out_channels=d_model, kernel_size=patch, stride=patch, input_size=image)
+    tokens = embed.output_size[0] * embed.output_size[1] + 1
+    block = L.TransformerBlock(d_model=d_model, n_heads=heads, d_ff=d_ff, seq_len=tokens)
+    rows = [Row("patch_embed", embed),
+            Row("cls_token", L.Embedding(num_embeddings=1, embedding_dim=d_model)),
+            Row("pos_embed", L.Embedding(num_embeddings=tokens, embedding_dim=d_model, lookups=tokens)),
+            Row("pos_add", L.ResidualAdd(elements=tokens * d_model))]
+    rows += [Row(f"blocks.{n}", leaf, layers) for n, leaf in block.rows()]
+    rows += [Row("norm", L.LayerNorm(normalized_shape=d_model, elements=tokens * d_model)),
+             Row("head", L.Dense(in_features=d_model, out_features=classes))]
+    return Model(name, "transformer", lambda _s, _p: rows, description=f"{name}, {image}x{image}",
+                 config={"d_model": d_model, "layers": layers, "tokens": tokens})
+
+
+A_MODELS = {"MobileNetV2": "MobileNetV2", "ResNet50": "ResNet-50", "vit_b": "ViT-B/16", "vit_l": "ViT-L/16"}
+
+
+def a_model(key: str) -> Model:
+    if key == "vit_b":
+        return vit()
+    if key == "vit_l":
+        return vit(1024, 24, 16, 4096, name="ViT-L/16")
+    return Models.get(key)
+
+
+PRED_A = Prediction(
+    question=("A teammate wants to swap the ResNet-50 classifier for ViT-B/16 because 'transformers beat CNNs'. "
+              "Before anyone trains it on your data, what can the cost engine establish?"),
+    options={"better": "That ViT-B/16 will be more accurate: it has more parameters",
+             "cheaper": "That it is cheaper: attention has no sliding windows",
+             "bill": "Only the bill: about 3.4× the parameters and 4.3× the FLOPs; accuracy is unproven",
+             "same": "Nothing useful: they are both ~100-layer image models of similar cost"},
+    answer="bill",
+    feedback={
+        "better": "The engine counts parameters, FLOPs, bytes and seconds; it cannot see accuracy. ViTs matched "
+                  "CNNs only after pretraining on far larger datasets (or heavy augmentation and distillation): "
+                  "a weak prior is paid for with data you may not have.",
+        "cheaper": "ViT-B/16 does 35 GFLOP per image against ResNet-50's 8.2: more arithmetic, not less. "
+                   "Removing the locality prior removes its savings too.",
+        "bill": "86.6 M vs 25.6 M parameters and 35.1 vs 8.2 GFLOP. Whether that buys accuracy depends on data "
+                "and training; the bitter lesson favors weak priors only when data and compute pay for them.",
+        "same": "They differ by 3.4× in parameters and 4.3× in FLOPs; the engine makes that difference concrete "
+                "on every device.",
+    },
+)
+A_DEVICE = Choice("Deployment device", {"JetsonOrinNX": "Jetson Orin NX", "H100": "H100",
+                                        "CortexA53Camera": "Camera SoC (Cortex-A53)"}, "JetsonOrinNX")
+A_BATCH = Slider("Batch size", 1, 64, 1)
+
+
+def part_a(device: str, batch: int) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    prec = _precision(dev, "fp16")
+    b = int(batch)
+    models = {k: a_model(k) for k in A_MODELS}
+    prof = {k: Engine.solve(m, dev, batch_size=b, precision=prec, efficiency=0.5) for k, m in models.items()}
+    base = "ResNet50"
+    metrics = {
+        "parameters": {k: float(m.params) for k, m in models.items()},
+        "FLOPs per image": {k: float(m.flops()) for k, m in models.items()},
+        "latency": {k: p.latency_s for k, p in prof.items()},
+        "energy per image (TDP × latency / batch)": {k: dev.tdp.m_as("W") * p.latency_s / b for k, p in prof.items()},
+    }
+    fig = figure(f"Cost relative to ResNet-50 on the {dev.name} (batch {b}, {prec.upper()})", "Model",
+                 "× ResNet-50 (log scale)", log_y=True)
+    for label, vals in metrics.items():
+        fig.add_trace(go.Bar(x=list(A_MODELS.values()), y=[vals[k] / vals[base] for k in A_MODELS], name=label))
+    fig.update_layout(barmode="group")
+    fig.add_hline(y=1.0, line_dash="dot", annotation_text="ResNet-50", annotation_position="bottom right")
+
+    vb, r50 = models["vit_b"], models[base]
+    pv, pr = prof["vit_b"], prof[base]
+    cards = [
+        Card("ViT-B/16 parameters", fmt_count(vb.params), f"{fmt_ratio(vb.params / r50.params)} ResNet-50's"),
+        Card("ViT-B/16 FLOPs", f"{vb.flops() / 1e9:,.1f} G", f"{fmt_ratio(vb.flops() / r50.flops())} ResNet-50's"),
+        Card("Latency ViT-B/16", fmt_time(pv.latency_s), f"ResNet-50 {fmt_time(pr.latency_s)}; {pv.bottleneck}",
+             "warn" if pv.latency_s > pr.latency_s else "ok"),
+        Card("Memory ViT-B/16", fmt_bytes(pv.memory_footprint_bytes), "fits" if pv.feasible else
+             f"over by {fmt_bytes(pv.over.m_as('B'))}", "ok" if pv.feasible else "bad"),
+        Card("Accuracy", "not computed", "needs data and training, not an engine", "warn"),
+        Card("ViT pretraining data", fmt_ratio(JFT_IMAGES / IMAGENET_1K_IMAGES, 0),
+             "JFT-300M vs ImageNet-1k images (quoted)"),
+    ]
+    summary = (f"On the {dev.name} at batch {b}, ViT-B/16 costs {fmt_ratio(vb.params / r50.params)} the parameters, "
+               f"{fmt_ratio(vb.flops() / r50.flops())} the FLOPs and {fmt_ratio(pv.latency_s / pr.latency_s)} the "
+               "latency of ResNet-50. That is all the engine can say: the original ViT matched CNNs only after "
+               f"pretraining on up to {JFT_IMAGES / 1e6:,.0f} M images, {JFT_IMAGES / IMAGENET_1K_IMAGES:,.0f}× "
+               "ImageNet. Without that data you pay the weak prior's cost without its benefit.")
+    peek = [
+        "params, FLOPs: sums over the model's layers (1 MAC = 2 FLOPs)",
+        f"ViT-B/16: 196 patches + 1 class token = {vb.config['tokens']} tokens × 12 blocks of d = 768",
+        f"  {vb.params:,} params, {vb.flops():,} FLOPs per 224² image",
+        f"ResNet-50: {r50.params:,} params, {r50.flops():,} FLOPs",
+        f"latency = Engine.solve(..., efficiency 0.5): Σ max(compute, memory) + kernels × {dev.dispatch_tax.m_as('us'):g} µs",
+        "accuracy is not an engine output: ViT's result depends on pretraining data (Dosovitskiy et al. 2021)",
+    ]
+    return View(fig, cards, summary, "The cost of a weaker prior", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: "Selecting on accuracy alone" (pitfall 2, L1562)
+# ---------------------------------------------------------------------------------------------
+
+B_REF_SEQ = 512       # "Sequence length 2,048 ... than length 512" (L1564)
+B_D_MODEL = 768       # a BERT-base / GPT-2 small width (the chapter's 12-head examples)
+B_HEADS = 12
+B_GRID = [128, 256, 512, 1024, 2048, 4096, 8192]
+
+PRED_B = Prediction(
+    question=("A paper reports its transformer's accuracy at 512 tokens; you will serve 2,048. With naive "
+              "(materialized) attention, the score memory per layer grows by…"),
+    options={"4x": "4×: four times the tokens", "16x": "16×: the square of the length ratio", "same": "Not at all: memory is set by the weights",
+             "2x": "2×: only the new tokens add scores"},
+    answer="16x",
+    feedback={
+        "4x": "Tokens grow 4×, but every token scores every other token: S × S entries, so (4)² = 16×.",
+        "16x": "(2,048 / 512)² = 16: 6.3 MB becomes 100.7 MB per layer with 12 FP16 heads. The paper's accuracy "
+               "table never mentions it.",
+        "same": "The weights do not change, but the S × S score matrix is activation memory that scales with "
+                "the input: 16× here.",
+        "2x": "Every old token also attends to every new one: the whole S × S matrix grows, 16×.",
+    },
+)
+B_SEQ = Slider("Sequence length you will serve (tokens)", 128, 8192, 2048, step=128)
+B_DEVICE = Choice("Device", {"H100": "H100", "JetsonOrinNX": "Jetson Orin NX"}, "H100")
+
+
+@lru_cache(maxsize=64)
+def _seq_layers(s: int):
+    attn = L.Attention(d_model=B_D_MODEL, n_heads=B_HEADS, seq_len=s)
+    lstm = L.LSTM(input_size=B_D_MODEL, hidden_size=B_D_MODEL, seq_len=s)
+    block = L.TransformerBlock(d_model=B_D_MODEL, n_heads=B_HEADS, d_ff=4 * B_D_MODEL, seq_len=s)
+    return attn, lstm, block
+
+
+def part_b(seq: int, device: str) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    prec = _precision(dev, "fp16")
+    s = int(seq)
+
+    def stats(n):
+        attn, lstm, block = _seq_layers(n)
+        return {
+            "scores": attn.score_bytes(1, prec),
+            "steps": lstm.serial_steps,
+            "lstm_s": Engine.solve(lstm, dev, precision=prec).latency_s,
+            "block_s": Engine.solve(block, dev, precision=prec).latency_s,
+        }
+
+    ref = stats(B_REF_SEQ)
+    grid = {n: stats(n) for n in B_GRID}
+    now = stats(s)
+    fig = figure(f"What grows with sequence length (relative to {B_REF_SEQ} tokens, {dev.key})",
+                 "Sequence length (tokens)", f"× the value at {B_REF_SEQ} tokens (log scale)", log_x=True, log_y=True)
+    series = {"attention score memory (S²)": "scores", "LSTM serial steps (S)": "steps",
+              "LSTM latency (serial chain)": "lstm_s", "transformer block latency (parallel)": "block_s"}
+    for label, key in series.items():
+        fig.add_trace(go.Scatter(x=B_GRID, y=[grid[n][key] / ref[key] for n in B_GRID], name=label,
+                                 mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=[s], y=[now["scores"] / ref["scores"]], name="your length", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+
+    attn, lstm, block = _seq_layers(s)
+    lp = Engine.solve(lstm, dev, precision=prec)
+    bp = Engine.solve(block, dev, precision=prec)
+    cards = [
+        Card("Score memory / layer", fmt_bytes(now["scores"]), f"{B_HEADS} heads × {s:,}² × FP16"),
+        Card(f"vs {B_REF_SEQ} tokens", fmt_ratio(now["scores"] / ref["scores"], 1), "quadratic",
+             "bad" if now["scores"] > ref["scores"] else ""),
+        Card("LSTM critical path", f"{lstm.serial_steps:,} steps", "no hardware can parallelize them"),
+        Card("LSTM latency", fmt_time(lp.latency_s), f"{lp.bottleneck}; {lstm.kernels:,} kernels", "warn"),
+        Card("Transformer block", fmt_time(bp.latency_s), f"{bp.bottleneck}; all {s:,} tokens at once"),
+    ]
+    summary = (f"At {s:,} tokens, materialized attention scores take {fmt_bytes(now['scores'])} per layer, "
+               f"{now['scores'] / ref['scores']:,.1f}× the {B_REF_SEQ}-token figure; an LSTM of the same width keeps a "
+               f"tiny state but walks {lstm.serial_steps:,} dependent steps ({fmt_time(lp.latency_s)} against "
+               f"{fmt_time(bp.latency_s)} for a transformer block on the {dev.key}). Neither cost appears in an "
+               "accuracy table.")
+    peek = [
+        f"scores = heads × S² × bytes = {B_HEADS} × {s:,}² × 2 = {now['scores']:,} B",
+        f"ratio  = (S / {B_REF_SEQ})² = ({s:,} / {B_REF_SEQ})² = {(s / B_REF_SEQ) ** 2:,.2f}   (2,048 vs 512: 16×)",
+        f"LSTM: {lstm.serial_steps:,} serial steps, each a GEMV that re-reads W_hh: {lstm.kernels:,} kernels",
+        f"LSTM state = {fmt_bytes(lstm.state_bytes(1, prec))} whatever S is; the chain, not the memory, is its cost",
+        "FlashAttention-style tiling removes the stored scores, not the S² FLOPs",
+    ]
+    return View(fig, cards, summary, "Quadratic storage, serial chains", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: one bottleneck per architecture? (fallacy 3, L1566) · hybrids add up? (pitfall 4, L1570)
+# ---------------------------------------------------------------------------------------------
+
+#: The hybrid: ResNet-50 up to its third stage (stride 16, 1,024 channels), then transformer blocks
+#: over the feature-map tokens in place of the last stage (a BoTNet-style CNN + attention hybrid).
+HYBRID_BLOCKS = 3
+HYBRID_HEADS = 16
+#: "small-batch autoregressive decoding" (L1568): the transformer runs one sequence.
+GPT2_BATCH = 1
+
+PRED_C = Prediction(
+    question=("The same GPT-2 XL weights run a 1,024-token prompt (prefill) and then decode one token at a time "
+              "at batch 1. What binds each phase?"),
+    options={"both_mem": "Both are memory-bound: GPT-2 XL is the chapter's bandwidth-bound lighthouse",
+             "both_comp": "Both are compute-bound: it is the same FLOP-heavy transformer",
+             "flip": "Prefill is compute-bound; decode is not (it streams every weight per token)",
+             "reverse": "Prefill is memory-bound (it reads the whole prompt); decode is compute-bound"},
+    answer="flip",
+    feedback={
+        "both_mem": "A bottleneck belongs to an architecture in a regime, not to the architecture. Prefill reuses "
+                    "each weight across 1,024 tokens: roughly 200 FLOP/B, compute territory.",
+        "both_comp": "Decode does ~2 FLOPs per 2-byte weight it streams: about 1 FLOP/B, far below any ridge. "
+                     "Same graph, opposite regime.",
+        "flip": "Prefill runs matrix-matrix products over all tokens; decode runs matrix-vector products that "
+                "re-read every weight (and at batch 1 on a fast GPU, kernel launches dominate even that). The "
+                "hybrid on the right shows the same lesson for composition: adding attention moves the bottleneck.",
+        "reverse": "Reading the prompt is a few kilobytes; the weights dominate traffic. Prefill amortizes them over "
+                   "every token (compute-bound); decode does not.",
+    },
+)
+C_SEQ = Slider("Prompt length for prefill / context for decode (tokens)", 128, 1024, 1024, step=128)
+C_RES = Slider("Hybrid input image side (pixels)", 224, 1024, 896, step=32)
+C_BATCH = Slider("Images per batch (CNN and hybrid)", 1, 32, 8)
+C_DEVICE = Choice("Device", {"H100": "H100", "JetsonOrinNX": "Jetson Orin NX"}, "H100")
+C_FLASH = Toggle("Hybrid uses tiled attention (scores never stored)", False)
+
+
+@lru_cache(maxsize=32)
+def hybrid(image: int, flash: bool = False) -> tuple[Model, Model, int]:
+    """(ResNet-50 at ``image``, the CNN + attention hybrid, attention tokens)."""
+    cnn = resnet(50, input_size=int(image))
+    rows = [r for r in cnn.rows() if not r.name.startswith(("layer4", "avgpool", "fc"))]
+    last = [r.layer for r in rows if isinstance(r.layer, L.Conv2d)][-1]
+    h, w = last.output_size
+    tokens = h * w
+    d = last.out_channels
+    block = L.TransformerBlock(d_model=d, n_heads=HYBRID_HEADS, d_ff=4 * d, seq_len=tokens, flash=bool(flash))
+    rows = rows + [Row(f"attn_blocks.{n}", leaf, HYBRID_BLOCKS) for n, leaf in block.rows()]
+    rows.append(Row("head", L.Dense(in_features=d, out_features=1000)))
+    model = Model(f"ResNet-50 + attention ({image}²)", "hybrid", lambda _s, _p: rows,
+                  config={"tokens": tokens, "d_model": d})
+    return cnn, model, tokens
+
+
+def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    prec = _precision(dev, "fp16")
+    b, s = int(batch), int(seq)
+    cnn, hyb, tokens = hybrid(int(res), bool(flash))
+    g = Models.GPT2
+    kw = dict(precision=prec, efficiency=0.5, fused=True)
+    profs = {
+        "GPT-2 XL prefill": Engine.solve(g, dev, batch_size=GPT2_BATCH, phase="prefill", seq_len=s, **kw),
+        "GPT-2 XL decode": Engine.solve(g, dev, batch_size=GPT2_BATCH, phase="decode", seq_len=s, **kw),
+        f"ResNet-50 {int(res)}²": Engine.solve(cnn, dev, batch_size=b, **kw),
+        f"+ attention ({tokens:,} tokens)": Engine.solve(hyb, dev, batch_size=b, **kw),
+    }
+    labels = [f"{k}<br>{fmt_time(p.latency_s)}" for k, p in profs.items()]
+    terms = {k: _terms(p) for k, p in profs.items()}
+    fig = figure(f"Where the time goes ({prec.upper()}, compiled graph, {dev.key}; GPT-2 XL at batch 1, "
+                 f"images at batch {b})", "Workload",
+                 "Share of latency (%)")
+    for i, name in enumerate(("compute-bound layers", "memory-bound layers", "kernel launches")):
+        fig.add_trace(go.Bar(x=labels, y=[100 * terms[k][i] / p.latency_s for k, p in profs.items()], name=name))
+    fig.update_layout(barmode="stack")
+
+    pre, dec = profs["GPT-2 XL prefill"], profs["GPT-2 XL decode"]
+    pc, ph = list(profs.values())[2:]
+    attn_rows = [t for t in ph.layers if t.name.startswith("attn_blocks")]
+    attn_share = sum(t.time for t in attn_rows) / ph.latency_s
+    cards = [
+        Card("Prefill", pre.bottleneck, f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
+             "ok" if pre.bottleneck == "Compute" else "warn"),
+        Card("Decode", dec.bottleneck, f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B", "warn"),
+        Card("CNN alone", pc.bottleneck, f"{fmt_time(pc.latency_s)}"),
+        Card("CNN + attention", ph.bottleneck, f"{fmt_time(ph.latency_s)}; attention {attn_share:.0%} of it",
+             "warn" if ph.bottleneck != pc.bottleneck else ""),
+        Card("Hybrid vs CNN", fmt_ratio(ph.latency_s / pc.latency_s), "slower" if ph.latency_s > pc.latency_s
+             else "faster"),
+    ]
+    summary = (f"Same GPT-2 XL weights at batch 1: prefill of {s:,} tokens is {pre.bottleneck.lower()}-bound at "
+               f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B, decode is {dec.bottleneck.lower()}-bound at "
+               f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B. Swapping ResNet-50's last stage for {HYBRID_BLOCKS} "
+               f"attention blocks over {tokens:,} tokens (batch {b}) "
+               + (f"turns a {pc.bottleneck.lower()}-bound {fmt_time(pc.latency_s)} into a "
+                  f"{ph.bottleneck.lower()}-bound {fmt_time(ph.latency_s)}"
+                  if ph.bottleneck != pc.bottleneck else
+                  f"keeps it {ph.bottleneck.lower()}-bound but takes {fmt_time(ph.latency_s)} instead of "
+                  f"{fmt_time(pc.latency_s)}, {attn_share:.0%} of it in attention")
+               + ": the interaction (tokens grow with image area, scores with its square) is in neither part's "
+                 "benchmark.")
+    sc = L.Attention(d_model=hyb.config["d_model"], n_heads=HYBRID_HEADS, seq_len=tokens)
+    peek = [
+        "each layer row is charged max(FLOPs / (peak × 0.5), bytes / BW); launches are added on top",
+        f"prefill: {s:,} tokens share each weight  ->  {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
+        f"decode:  1 token per weight read (+ KV cache)  ->  {dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
+        f"ridge of the {dev.key}: {dev.ridge_point(prec).magnitude:,.0f} FLOP/B at {prec.upper()} (dense peak; × 0.5 efficiency)",
+        f"hybrid tokens = ({int(res)} / 16)² = {tokens:,};  scores per block = {HYBRID_HEADS} × {tokens:,}² × 2 B = "
+        f"{fmt_bytes(sc.score_bytes(b, prec) / b)} per image" + (" (tiled: never stored)" if flash else ""),
+        "compiled graph: BN folded and activations fused, so the CNN's own convs set its regime",
+    ]
+    return View(fig, cards, summary, "Regime and composition", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: training wins transfer? (fallacy 5, L1574) · weights-only budgets (pitfall 6, L1578)
+# ---------------------------------------------------------------------------------------------
+
+TRAINING_GPUS = 8          # "8× A100 GPUs (640 GB total memory)" (L1576)
+CHAPTER_MODEL_GB = 8       # the self-check's vision model: "weights require only 8 GB" (L1593)
+
+PRED_D = Prediction(
+    question=("A 7B chat model (≈14 GB of FP16 weights) served many users on the 8×A100 training cluster. "
+              "Moved unchanged to a 16 GB Jetson Orin NX, how many 2,048-token conversations fit at once?"),
+    options={"plenty": "Plenty: 14 GB of weights is under 16 GB, so it fits",
+             "fifteen": "About 15: 16 GB at about 1 GB per conversation",
+             "two": "Two at most, and fewer once the OS, runtime and workspace take their share",
+             "same": "As many as on the cluster: the architecture did not change"},
+    answer="two",
+    feedback={
+        "plenty": "That budgets the weights alone. Each conversation holds ≈1.07 GB of KV cache: 16 − 13.5 GB "
+                  "leaves room for two, before any runtime overhead.",
+        "fifteen": "That forgets the weights already occupy 13.5 of the 16 GB.",
+        "two": "13.5 GB of weights + 2 × 1.07 GB of KV cache = 15.6 GB: the third conversation does not fit, "
+               "and an OS and runtime sharing the same memory take more.",
+        "same": "The cluster has 640 GB, 40× the Jetson's 16 GB. Wins on training hardware do not transfer; "
+                "the deployment target sets the budget.",
+    },
+)
+D_PRECISION = Choice("Weights and KV cache", {"fp16": "FP16", "int8": "INT8"}, "fp16")
+D_USERS = Slider("Concurrent conversations", 1, 32, 2)
+D_CONTEXT = Slider("Tokens per conversation", 256, 4096, 2048, step=256)
+D_DEVICE = Choice("Deployment device", {"JetsonOrinNX": "Jetson Orin NX 16 GB", "A100_40GB": "A100 40 GB",
+                                        "A100": "A100 80 GB", "H100": "H100 80 GB"}, "JetsonOrinNX", inline=False)
+D_RESERVE = Slider("OS, runtime and workspace you reserve (GB, your assumption)", 0.0, 4.0, 1.0, step=0.5)
+D_GRID = [1, 2, 4, 8, 16, 32]
+
+
+def llm_footprint(users: int, context: int, precision: str, device: str = "JetsonOrinNX") -> dict:
+    """Weights, KV cache and live activations of the 7B model decoding ``users`` conversations."""
+    p = Engine.solve(Models.Llama7B, device, batch_size=int(users), precision=precision, phase="decode",
+                     seq_len=int(context))
+    return {"weights": p.weight_bytes, "kv": p.kv_cache_bytes, "act": p.activation_bytes,
+            "total": p.memory_footprint_bytes, "profile": p}
+
+
+def max_users(context: int, precision: str, device: str, reserve_b: float) -> int:
+    """Most conversations that fit beside the weights and the reserve (the footprint is linear in users)."""
+    one = llm_footprint(1, context, precision, device)
+    per_user = one["kv"] + one["act"]
+    room = Hardware.get(device).memory.capacity.m_as("B") - reserve_b - one["weights"]
+    return max(0, int(room // per_user))
+
+
+def part_d(precision: str, users: int, context: int, device: str, reserve: float) -> View:
+    import plotly.graph_objects as go
+
+    dev = Hardware.get(device)
+    jetson = Hardware.get("JetsonOrinNX")
+    a100 = Hardware.get("A100")
+    u, c = int(users), int(context)
+    reserve_b = float(reserve) * 1e9
+    fp = {n: llm_footprint(n, c, precision, device) for n in D_GRID}
+    now = llm_footprint(u, c, precision, device)
+    total = now["total"] + reserve_b
+    fig = figure(f"Memory for the 7B model ({precision.upper()}, {c:,} tokens per conversation)",
+                 "Concurrent conversations", "GB")
+    fig.add_trace(go.Scatter(x=D_GRID, y=[fp[n]["weights"] / 1e9 for n in D_GRID], name="weights", mode="lines"))
+    fig.add_trace(go.Scatter(x=D_GRID, y=[(fp[n]["weights"] + fp[n]["kv"]) / 1e9 for n in D_GRID],
+                             name="+ KV cache", mode="lines"))
+    fig.add_trace(go.Scatter(x=D_GRID, y=[(fp[n]["total"] + reserve_b) / 1e9 for n in D_GRID],
+                             name="+ activations + your reserve", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=[u], y=[total / 1e9], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+    memory_lines(fig, [jetson] if dev.key == jetson.key else [jetson, dev], unit="GB")
+
+    cluster = TRAINING_GPUS * a100.memory.capacity.m_as("B")
+    fit_n = max_users(c, precision, device, reserve_b)
+    kv_one = Models.Llama7B.kv_cache_bytes(c, 1, precision)
+    cards = [
+        Card("Training cluster", fmt_bytes(cluster), f"{TRAINING_GPUS} × A100 80 GB"),
+        Card("This device", fmt_bytes(dev.memory.capacity.m_as("B")),
+             f"{cluster / dev.memory.capacity.m_as('B'):,.0f}× less than the cluster"),
+        Card("Weights", fmt_bytes(now["weights"]), f"{Models.Llama7B.params / 1e9:,.2f} B params × {precision.upper()}"),
+        Card("KV cache / conversation", fmt_bytes(kv_one), f"{c:,} tokens"),
+        Card(f"Total at {u} conversation{'s' if u > 1 else ''}", fmt_bytes(total), "incl. your reserve",
+             "ok" if total <= dev.memory.capacity.m_as("B") else "bad"),
+        Card("Conversations that fit", f"{fit_n}", f"with {float(reserve):g} GB reserved",
+             "bad" if fit_n == 0 else ("warn" if fit_n < u else "ok")),
+    ]
+    summary = (f"On the {dev.name}, the weights take {fmt_bytes(now['weights'])} and each {c:,}-token conversation "
+               f"adds {fmt_bytes(kv_one)} of KV cache: {fit_n} conversation{'s fit' if fit_n != 1 else ' fits'} beside a "
+               f"{float(reserve):g} GB reserve. The training cluster's {fmt_bytes(cluster)} made none of this visible; "
+               "budget weights, cache and runtime together on the deployment target.")
+    cfg = Models.Llama7B.config
+    d_head = cfg["d_model"] // cfg["n_heads"]
+    peek = [
+        f"KV per conversation = layers × 2 × kv_heads × S × d_head × bytes = {cfg['n_layers']} × 2 × {cfg['kv_heads']} × "
+        f"{c:,} × {d_head} × {1 if precision == 'int8' else 2} = {kv_one:,} B",
+        f"weights = {Models.Llama7B.params:,} × {1 if precision == 'int8' else 2} B = {fmt_bytes(now['weights'])} "
+        "(the chapter's '7B × 2 B = 14 GB' rounds the count)",
+        f"total = weights + users × KV + live activations + reserve = {fmt_bytes(now['weights'])} + "
+        f"{fmt_bytes(now['kv'])} + {fmt_bytes(now['act'])} + {fmt_bytes(reserve_b)} = {fmt_bytes(total)}",
+        f"chapter's 8 GB model on the Jetson: {fmt_bytes(jetson.memory.capacity.m_as('B'))} − {CHAPTER_MODEL_GB} GB = "
+        f"{fmt_bytes(jetson.memory.capacity.m_as('B') - CHAPTER_MODEL_GB * 1e9)} left for activations, KV, workspace, OS",
+        f"cluster = {TRAINING_GPUS} × {fmt_bytes(a100.memory.capacity.m_as('B'))} = {fmt_bytes(cluster)}  (GB = 1e9 B)",
+    ]
+    alert = feasibility(total, dev, f"{u} conversation{'s' if u > 1 else ''} of {c:,} tokens plus your reserve")
+    return View(fig, cards, summary, "Deployment memory budget", peek, alert)

@@ -1,0 +1,356 @@
+"""Computational Primitives (the longer edition's section, "6.P" here): each part is a plain
+function of its widgets.
+
+Part A: im2col lowers a convolution to one GEMM at the price of a patch buffer up to K² times the
+input; implicit GEMM builds the patches on the fly. Part B: a systolic array runs that GEMM, and
+its utilization depends on how many rows stream through each weight tile. Part C: the energy of
+reaching an operand (SRAM vs DRAM) and how access patterns waste fetched bytes. Part D: broadcast,
+gather and reduction in one attention operation, and tree vs serial reduction.
+
+Counts come from ``mlsysim.layers``, ``mlsysim.energy`` and ``mlsysim.primitives``; the
+chapter's figures are asserted in ``tests/test_s06_11_primitives.py``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ... import energy
+from ... import layers as L
+from ... import primitives as P
+from ...units import bytes_per_value
+from ..charts import figure
+from ..components import (
+    Card,
+    Choice,
+    Prediction,
+    Slider,
+    Toggle,
+    View,
+    fmt_bytes,
+    fmt_count,
+    fmt_rate,
+    fmt_ratio,
+    fmt_time,
+)
+
+CHAPTER = "6.P"
+PARTS = ("A", "B", "C", "D")
+
+#: Bytes per value for the buffer sizes in part A: the chapter's FP32 convention.
+BUFFER_PRECISION = "fp32"
+
+# ---------------------------------------------------------------------------------------------
+# Part A: im2col vs implicit GEMM
+# ---------------------------------------------------------------------------------------------
+
+PRED_A = Prediction(
+    question=("A 3×3, stride-1 convolution over a 56×56 feature map ('same' padding) is lowered to one "
+              "matrix multiply with im2col. How large is the unfolded patch matrix compared with the input?"),
+    options={"1": "The same size: im2col only reorders the data", "3": "About 3× (the kernel side)",
+             "9": "About 9× (the kernel area)", "81": "About 81×"},
+    answer="9",
+    feedback={
+        "1": "Overlapping windows share pixels, and im2col copies each window into its own row: an interior "
+             "pixel appears in K² = 9 rows. The longer edition's self-check calls 'no extra memory' false.",
+        "3": "Each pixel lies in K windows along a row and K along a column: K × K = 9 copies, not K.",
+        "9": "Every output position gets a row of K²·C_in values, and there are as many positions as input "
+             "pixels at stride 1 with 'same' padding: 9× the input.",
+        "81": "That squares the kernel area. Each pixel is copied once per window that covers it: K² = 9.",
+    },
+)
+A_KERNEL = Slider("Kernel side K", 1, 7, 3, step=2)
+A_SIZE = Slider("Input side H = W", 8, 224, 56, step=8)
+A_STRIDE = Slider("Stride", 1, 4, 1)
+A_CHANNELS = Slider("Input channels C_in (= C_out)", 1, 512, 64)
+
+
+@lru_cache(maxsize=512)
+def conv(kernel: int, size: int, stride: int, channels: int) -> L.Conv2d:
+    """A K×K convolution with 'same' padding (K // 2)."""
+    return L.Conv2d(in_channels=int(channels), out_channels=int(channels), kernel_size=int(kernel),
+                    input_size=int(size), stride=int(stride), padding=int(kernel) // 2, bias=False)
+
+
+def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
+    import plotly.graph_objects as go
+
+    k, s, st, c = int(kernel), int(size), int(stride), int(channels)
+    layer = conv(k, s, st, c)
+    shape = P.gemm_shape(layer)
+    bpv = bytes_per_value(BUFFER_PRECISION)
+    buf = float(layer.im2col_elements * bpv)
+    inp = float(layer.input_elements * bpv)
+    sides = list(range(int(A_SIZE.start), int(A_SIZE.stop) + 1, int(A_SIZE.step)))
+
+    fig = figure(f"im2col patch matrix ÷ input tensor (stride {st})", "Input side H = W",
+                 "Expansion (× the input)")
+    for kk in range(1, int(A_KERNEL.stop) + 1, 2):
+        fig.add_trace(go.Scatter(x=sides, y=[conv(kk, x, st, 1).im2col_expansion for x in sides],
+                                 name=f"{kk}×{kk} im2col", mode="lines", line=dict(width=3 if kk == k else 1.5)))
+    fig.add_trace(go.Scatter(x=[sides[0], sides[-1]], y=[0, 0], name="implicit GEMM (no patch buffer)",
+                             mode="lines", line=dict(dash="dash")))
+    fig.add_trace(go.Scatter(x=[s], y=[layer.im2col_expansion], name="your layer", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+
+    ho, wo = layer.output_size
+    cards = [
+        Card("Sliding windows", f"{ho}×{wo}", f"{k}×{k} window, stride {st}"),
+        Card("GEMM shape", f"{shape.m:,} × {shape.k:,} × {shape.n:,}", "positions × K²·C_in × C_out"),
+        Card("Input tensor", fmt_bytes(inp), f"{c}×{s}×{s}, {BUFFER_PRECISION.upper()}"),
+        Card("im2col buffer", fmt_bytes(buf), f"{ho * wo:,} rows × {shape.k:,} values",
+             "bad" if layer.im2col_expansion > 4 else "warn" if layer.im2col_expansion > 1 else "ok"),
+        Card("Expansion", fmt_ratio(layer.im2col_expansion, 2), f"→ K² / stride² = {k * k / (st * st):g} for large maps"),
+        Card("Implicit GEMM buffer", fmt_bytes(0), "patches built tile by tile on chip", "ok"),
+    ]
+    summary = (f"A {k}×{k}, stride-{st} convolution on {c}×{s}×{s} slides its window over {ho}×{wo} positions. "
+               f"im2col copies every window into a row of {shape.k:,} value{'s' if shape.k != 1 else ''}: a {fmt_bytes(buf)} buffer, "
+               f"{layer.im2col_expansion:,.2f}× the {fmt_bytes(inp)} input. The GEMM that follows is the same "
+               f"{fmt_count(layer.macs())} MACs either way; implicit GEMM gathers the patches into on-chip tiles "
+               "and never writes the buffer.")
+    peek = [
+        f"windows     = (H + 2p − K) / s + 1 = ({s} + {2 * (k // 2)} − {k}) / {st} + 1 = {ho}",
+        f"im2col      = H_out·W_out × K²·C_in = {ho * wo:,} × {shape.k:,} = {layer.im2col_elements:,} values",
+        f"expansion   = im2col / (C_in·H·W) = {layer.im2col_elements:,} / {layer.input_elements:,} = "
+        f"{layer.im2col_expansion:,.3f}×",
+        f"MACs        = M × K × N = {shape.m:,} × {shape.k:,} × {shape.n:,} = {layer.macs():,} (same for both lowerings)",
+        "toy cases: 3×3 input, 2×2 filter → 16/9; 28×28 input, 3×3 window → 26×26 windows",
+    ]
+    return View(fig, cards, summary, "im2col", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: a systolic array runs the GEMM
+# ---------------------------------------------------------------------------------------------
+
+PRED_B = Prediction(
+    question=("A 128×128 systolic array multiplies one token's activations (batch 1) by a 2,048×2,048 "
+              "weight matrix. About what share of its MAC slots do useful work?"),
+    options={"100": "Nearly all: the matrix is far larger than the array", "50": "About half",
+             "10": "About 10%", "1": "Under 1%"},
+    answer="1",
+    feedback={
+        "100": "Size keeps every tile busy only if many rows stream through it. With one row per tile the "
+               "array spends 2×127 cycles filling and draining (plus 128 loading weights) for 1 cycle of work.",
+        "50": "Half needs as many streamed rows as fill cycles: about 254 rows per tile, i.e. batch × tokens "
+              "≈ 254, not 1.",
+        "10": "Still too high: 1 useful cycle per tile against 254 fill/drain cycles and 128 weight-load cycles "
+              "is 0.26%.",
+        "1": "1 useful row per 383-cycle tile: 0.26%. A GEMV cannot fill a systolic array; batching (more rows "
+             "per weight tile) is what does.",
+    },
+)
+B_ARRAY = Slider("Array side N (N×N MAC cells)", 8, 256, 128, step=8)
+B_ROWS = Slider("Rows streamed M (batch × tokens)", 1, 4096, 1)
+B_WIDTH = Slider("Weight matrix d × d", 256, 8192, 2048, step=256)
+B_DOUBLE = Toggle("Double-buffered weights (next tile loads while this one computes)", False)
+
+#: The array's clock: the TPU v1's 700 MHz (Jouppi et al. 2017), the systolic design the
+#: longer edition names.
+CLOCK = P.TPU_V1.clock
+ROW_SWEEP = [2**i for i in range(13)]  # 1 ... 4096
+
+
+@lru_cache(maxsize=256)
+def _run(array: int, rows: int, width: int, double: bool) -> P.SystolicRun:
+    layer = L.Dense(in_features=width, out_features=width, bias=False)
+    return P.systolic_gemm(P.gemm_shape(layer, rows), size=array, weight_load=not double)
+
+
+def part_b(array: int, rows: int, width: int, double: bool) -> View:
+    import plotly.graph_objects as go
+
+    n, m, d, db = int(array), int(rows), int(width), bool(double)
+    run = _run(n, m, d, db)
+    arr = P.SystolicArray(size=n, clock=CLOCK)
+    fig = figure(f"Utilization of a systolic array on a {d:,}×{d:,} GEMM", "Rows streamed per weight tile M (log)",
+                 "Useful MAC slots (%)", log_x=True)
+    sweep = sorted(set(ROW_SWEEP) | {m})
+    for size in sorted({32, n, 256}):
+        fig.add_trace(go.Scatter(x=sweep, y=[100 * _run(size, x, d, db).utilization for x in sweep],
+                                 name=f"{size}×{size} array", mode="lines",
+                                 line=dict(width=3 if size == n else 1.5)))
+    fig.add_trace(go.Scatter(x=[m], y=[100 * run.utilization], name="your setting", mode="markers",
+                             marker=dict(size=13, symbol="diamond")))
+
+    t = run.time(CLOCK).m_as("s")
+    overhead = run.fill_cycles + run.load_cycles
+    cards = [
+        Card("Weight tiles", fmt_count(run.tiles), f"⌈{d:,}/{n}⌉² of {n}×{n}"),
+        Card("Cycles per tile", f"{run.cycles_per_tile:,}",
+             f"{m:,} streaming + {run.fill_cycles} fill/drain + {run.load_cycles} load"),
+        Card("Utilization", f"{run.utilization:.2%}", "useful MACs ÷ offered slots",
+             "bad" if run.utilization < 0.1 else "warn" if run.utilization < 0.5 else "ok"),
+        Card("Time at 700 MHz", fmt_time(t), f"{run.cycles:,} cycles"),
+        Card("Achieved rate", fmt_rate(2 * run.macs / t), f"of {fmt_rate(arr.peak.m_as('FLOP/s'))} peak"),
+        Card("Rows for 50%", f"{overhead:,}", "M equal to the per-tile overhead"),
+    ]
+    summary = (f"The {d:,}² weight matrix splits into {run.tiles:,} tile{'s' if run.tiles != 1 else ''} of {n}×{n}. "
+               f"Each tile streams {m:,} row{'s' if m != 1 else ''} but pays {overhead:,} cycles to "
+               f"{'fill and drain' if db else 'fill, drain and load weights'}, so {run.utilization:.2%} "
+               f"of the array's MAC slots do useful work. The array only pays off when many rows share each weight "
+               "tile: batching is the systolic version of GEMV → GEMM.")
+    peek = [
+        f"tiles       = ⌈K/N⌉ × ⌈N_out/N⌉ = ⌈{d}/{n}⌉ × ⌈{d}/{n}⌉ = {run.tiles:,}",
+        f"cycles/tile = M + 2(N − 1) + load = {m:,} + {run.fill_cycles} + {run.load_cycles} = {run.cycles_per_tile:,}",
+        f"utilization = MACs / (cycles × N²) = {run.macs:,} / ({run.cycles:,} × {n * n:,}) = {run.utilization:.4f}",
+        f"peak        = 2 × N² × clock = 2 × {n * n:,} × {CLOCK:~P} = {fmt_rate(arr.peak.m_as('FLOP/s'))}",
+        "model: weight-stationary, tiles run back to back (Kung 1982; TPU v1, Jouppi et al. 2017)",
+    ]
+    return View(fig, cards, summary, "Systolic array timing", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: memory-access energy and access patterns
+# ---------------------------------------------------------------------------------------------
+
+PRED_C = Prediction(
+    question=("Horowitz's 45 nm reference: how does reading one 32-bit word from off-chip DRAM compare with "
+              "one FP32 multiply-accumulate?"),
+    options={"same": "About the same, ~4.6 pJ each", "mac": "The MAC costs over 100× more",
+             "dram10": "DRAM costs about 10× more", "dram100": "DRAM costs over 100× more"},
+    answer="dram100",
+    feedback={
+        "same": "Arithmetic is cheap and wires are not: ~640 pJ to bring 32 bits in from DRAM, ~4.6 pJ to "
+                "multiply and add them.",
+        "mac": "Inverted: the DRAM read is the ~640 pJ event, the MAC the ~4.6 pJ one.",
+        "dram10": "An order of magnitude short: 640 / 4.6 ≈ 139× (173× against the multiply alone).",
+        "dram100": "640 pJ / 4.6 pJ ≈ 139× (the older text's 173× divides by the multiply alone). A scalar "
+                   "that wastes most of its fetched line pays that many times over.",
+    },
+)
+
+#: Access scenarios from the longer edition's memory-access primitives, as (label, pattern,
+#: items, values per item, stride in values). 4,096 scalars; a 16-value stride is one channel of a
+#: 16-channel interleaved map; DLRM gathers rows of 128 values (L1196: 128 x 4 B = 512 B).
+SCENARIOS = {
+    "sequential": ("Sequential: stream weight rows (MLP, decode)", "sequential", 4096, 1, 1),
+    "strided": ("Strided: one channel of a 16-channel map", "strided", 4096, 1, 16),
+    "random": ("Random: gather scalars (sparse features)", "random", 4096, 1, 1),
+    "rows": ("Random rows: gather 128-value embedding rows (DLRM)", "random", 32, 128, 128),
+}
+LEVEL_NAMES = {"sram_8kb": "8 KB SRAM", "sram_32kb": "32 KB SRAM", "sram_1mb": "1 MB SRAM", "dram": "DRAM"}
+C_PATTERN = Choice("Access pattern", {k: v[0] for k, v in SCENARIOS.items()}, "sequential", inline=False)
+C_LEVEL = Choice("Memory level", LEVEL_NAMES, "dram")
+C_PRECISION = Choice("Value precision", {"fp32": "FP32", "fp16": "FP16", "int8": "INT8"}, "fp32")
+
+
+def scenario_cost(key: str, precision: str) -> P.AccessCost:
+    _, pattern, n, vals, stride = SCENARIOS[key]
+    b = int(bytes_per_value(precision))
+    return P.access_cost(pattern, n, vals * b, stride * b)
+
+
+def energy_per_value(key: str, level: str, precision: str) -> float:
+    """pJ per useful value: the fetched lines' access energy spread over the values used."""
+    cost = scenario_cost(key, precision)
+    values = cost.useful_bytes / float(bytes_per_value(precision))
+    return energy.access_energy(cost.fetched_bytes, level).m_as("pJ") / values
+
+
+def part_c(pattern: str, level: str, precision: str) -> View:
+    import plotly.graph_objects as go
+
+    mac = energy.mac_energy(precision).m_as("pJ")
+    fig = figure(f"Energy per useful {precision.upper()} value fetched (64 B lines)", "",
+                 "pJ per value (log scale)", log_y=True)
+    names = [SCENARIOS[k][0].split(":")[0] for k in SCENARIOS]
+    for lvl, label in LEVEL_NAMES.items():
+        fig.add_trace(go.Bar(x=names, y=[energy_per_value(k, lvl, precision) for k in SCENARIOS], name=label,
+                             marker=dict(line=dict(width=3 if lvl == level else 0))))
+    fig.add_trace(go.Scatter(x=names, y=[mac] * len(names), name=f"one {precision.upper()} MAC", mode="lines",
+                             line=dict(dash="dash")))
+    fig.update_layout(barmode="group")
+
+    cost = scenario_cost(pattern, precision)
+    e = energy_per_value(pattern, level, precision)
+    seq = energy_per_value("sequential", level, precision)
+    dram_vs_sram = energy_per_value(pattern, "dram", precision) / energy_per_value(pattern, "sram_8kb", precision)
+    cards = [
+        Card("Energy per useful value", f"{e:,.1f} pJ", f"{SCENARIOS[pattern][0].split(':')[0]}, {LEVEL_NAMES[level]}"),
+        Card(f"vs one {precision.upper()} MAC", fmt_ratio(e / mac), f"MAC = {mac:g} pJ",
+             "bad" if e / mac > 10 else "warn" if e / mac > 1 else "ok"),
+        Card("Line use", f"{cost.efficiency:.1%}", f"{fmt_bytes(cost.useful_bytes)} used of {fmt_bytes(cost.fetched_bytes)}",
+             "ok" if cost.efficiency > 0.9 else "bad"),
+        Card("vs sequential", fmt_ratio(e / seq), "same level, same values"),
+        Card("DRAM vs 8 KB SRAM", fmt_ratio(dram_vs_sram, 0), "same pattern"),
+    ]
+    summary = (f"{SCENARIOS[pattern][0]} from {LEVEL_NAMES[level]}: {cost.efficiency:.1%} of each fetched 64 B line is "
+               f"used, so each useful {precision.upper()} value costs {e:,.1f} pJ, {e / mac:,.1f}× a MAC and "
+               f"{e / seq:,.1f}× a sequential read. Where data lives sets the price per byte ({dram_vs_sram:,.0f}× from "
+               "8 KB SRAM to DRAM); how it is laid out sets how many bytes you pay for.")
+    peek = [
+        f"E/value = access_energy(fetched bytes, level) / values used = {e:,.2f} pJ",
+        f"fetched = lines × 64 B = {cost.lines:,} × 64 = {cost.fetched_bytes:,} B for {cost.useful_bytes:,} B used",
+        f"DRAM: {energy.access_energy(4, 'dram').m_as('pJ'):g} pJ per 32-bit word vs {energy.mac_energy('fp32').m_as('pJ'):g} pJ "
+        f"per FP32 MAC = {energy.move_vs_compute('fp32'):,.0f}× (Horowitz 2014, 45 nm)",
+        "traffic only: random reads also defeat prefetching and expose latency, which energy does not show",
+    ]
+    return View(fig, cards, summary, "Energy per access", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: broadcast, gather, reduction in attention
+# ---------------------------------------------------------------------------------------------
+
+PRED_D = Prediction(
+    question=("One softmax row of a 512-token attention layer sums 512 exponentials. A serial accumulator "
+              "needs 511 dependent additions. How many dependent stages does a tree reduction need?"),
+    options={"1": "1: all the additions happen at once", "9": "9", "64": "64", "256": "256 (half of them)"},
+    answer="9",
+    feedback={
+        "1": "Additions combine pairs, so each stage can only halve the count: 512 → 256 → … → 1.",
+        "9": "log₂ 512 = 9 stages: 256, 128, …, 1 partial sums. The work is still 511 adds; only the "
+             "dependency chain shrinks from O(n) to O(log n).",
+        "64": "A tree halves the number of partial sums every stage: ⌈log₂ 512⌉ = 9.",
+        "256": "256 adds happen in the first stage, in parallel. Halving repeatedly takes ⌈log₂ 512⌉ = 9 stages.",
+    },
+)
+D_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
+D_BATCH = Slider("Batch (sequences)", 1, 64, 32)
+D_HEAD = Choice("Head dimension d_head", {"64": "64 (GPT-2, BERT)", "128": "128 (Llama)"}, "64")
+
+#: Scores are materialized in FP16 for the byte count (the chapter's attention examples).
+SCORE_PRECISION = "fp16"
+
+
+def part_d(seq: int, batch: int, head: str) -> View:
+    import plotly.graph_objects as go
+
+    s, b, dh = int(seq), int(batch), int(head)
+    mv = P.attention_data_movement(s, dh, b)
+    seqs = sorted({128 * 2**i for i in range(7)} | {s})
+    curves = [P.attention_data_movement(x, dh, b) for x in seqs]
+    fig = figure(f"Elements moved by one attention head (batch {b}, d_head {dh})", "Sequence length S (log)",
+                 "Elements (log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=seqs, y=[c.broadcast for c in curves], name="broadcast: queries (S × d_head)",
+                             mode="lines"))
+    fig.add_trace(go.Scatter(x=seqs, y=[c.gather_keys for c in curves], name="gather: keys per query (S² × d_head)",
+                             mode="lines"))
+    fig.add_trace(go.Scatter(x=seqs, y=[c.reduce for c in curves], name="reduce: softmax over scores (S²)",
+                             mode="lines"))
+    fig.add_trace(go.Scatter(x=[s, s, s], y=[mv.broadcast, mv.gather_keys, mv.reduce], name="your setting",
+                             mode="markers", marker=dict(size=12, symbol="diamond")))
+
+    tree, serial = P.reduction_stages(mv.reduce_len), P.reduction_stages(mv.reduce_len, tree=False)
+    scores = L.Attention(d_model=dh, n_heads=1, seq_len=s).score_bytes(b, SCORE_PRECISION)
+    cards = [
+        Card("Broadcast: query elements", fmt_count(mv.broadcast), f"{b} × {s:,} × {dh}"),
+        Card("Gather: key elements", fmt_count(mv.gather_keys), f"{b} × {s:,} × {s:,} × {dh}"),
+        Card("Gather: value elements", fmt_count(mv.gather_values), "the same again for P·V"),
+        Card("Reduce: scores", fmt_count(mv.reduce), f"{b} × {s:,} × {s:,}"),
+        Card("Softmax row: tree stages", f"{tree}", f"vs {serial:,} serial adds", "ok"),
+        Card("Scores if materialized", fmt_bytes(scores), f"one head, {SCORE_PRECISION.upper()}",
+             "bad" if scores > 1e9 else "warn"),
+    ]
+    summary = (f"At S = {s:,} and batch {b}, one head broadcasts {fmt_count(mv.broadcast)} query elements, gathers "
+               f"{fmt_count(mv.gather_keys)} key elements (and as many values) and reduces {fmt_count(mv.reduce)} scores. "
+               f"Broadcasts grow with S, gathers and reductions with S². Each softmax row is a {s:,}-value reduction: "
+               f"{tree} tree stages instead of {serial:,} serial adds, the same work on a far shorter critical path.")
+    peek = [
+        f"broadcast = B × S × d_head = {b} × {s:,} × {dh} = {mv.broadcast:,}",
+        f"gather    = B × S × S × d_head = {mv.gather_keys:,} (keys; values the same)",
+        f"reduce    = B × S × S = {mv.reduce:,} scores",
+        f"stages    = ⌈log₂ {s:,}⌉ = {tree} (tree) vs {s:,} − 1 = {serial:,} (serial)",
+    ]
+    return View(fig, cards, summary, "Attention data movement", peek)

@@ -1,0 +1,172 @@
+"""Section 6.2 (MLPs: Dense Pattern Processing): the chapter's numbers the notebook reproduces.
+
+Source: ``shared/seeds/chapter06_network_architectures.txt`` (primary edition; "L" = line) and its
+digest; the older edition (``..._longer_edition.txt``) where it differs. Every expected value is
+the chapter's; every computed value goes through mlsysim.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mlsysim import Engine, energy, weight_only_intensity
+from mlsysim import layers as L
+from mlsysim.labs.parts import s06_02_mlps as lab
+from mlsysim.models import mlp, mnist_cnn, mnist_mlp
+
+# ---- Part A: d_in x d_out ---------------------------------------------------------------------
+
+
+def test_definition_6_2_layer_1024_fp16():
+    """L110: 1,024 -> 1,024 is 1,048,576 parameters, about 2.1 MB in FP16."""
+    layer = lab.dense(1024, 1024)
+    assert layer.params == 1_048_576
+    assert layer.weight_bytes("fp16") == 2_097_152
+    assert round(layer.weight_bytes("fp16") / 1e6, 1) == 2.1
+
+
+def test_section_6_2_5_layer_2048_fp32():
+    """L228: 2,048 -> 2,048 is 4,194,304 parameters, 16.8 MB in FP32 (8x the 1,024² FP16 layer)."""
+    layer = lab.dense(2048, 2048)
+    assert layer.params == 4_194_304
+    assert round(layer.weight_bytes("fp32") / 1e6, 1) == 16.8
+    assert layer.weight_bytes("fp32") / lab.dense(1024, 1024).weight_bytes("fp16") == 8
+    assert lab.PRED_A.answer == "16.8"
+
+
+def test_mnist_reference_layer_primary_edition():
+    """Fig. 2, L155, L200, self-check L1678: the 784 -> 128 layer does 100,352 MACs = 200,704
+    FLOPs per sample (1 MAC = 2 FLOPs)."""
+    layer = lab.dense(lab.MNIST_INPUTS, lab.MNIST_HIDDEN)
+    assert layer.macs() == 100_352
+    assert layer.flops() == 200_704
+
+
+def test_mnist_reference_layer_older_edition_was_784x100():
+    """Edition change. The GitHub issue quotes 784 x 100 = 78,400 MACs: that is the OLDER edition
+    (000:L375, L397; 156,800 FLOPs), whose reference layer had 100 hidden units. The primary
+    (revised) edition changed the layer to 784 x 128 = 100,352 MACs so that it is the first layer
+    of its 784-128-64-10 network (Example 6.1). The notebook shows the primary edition's layer;
+    both counts come from the same dense-layer rule."""
+    older = L.Dense(in_features=784, out_features=100, bias=False)
+    assert older.macs() == 78_400
+    assert older.flops() == 156_800
+    assert lab.dense(784, 128).macs() - older.macs() == 21_952
+
+
+def test_working_set_of_the_mnist_layer_is_401_kb():
+    """L1379: the 784 x 128 layer is 401.4 KB in FP32 (fits on-chip SRAM)."""
+    assert lab.dense(784, 128).weight_bytes("fp32") == 401_408
+
+
+def test_part_a_default_view():
+    v = lab.part_a(2048, 2048, "fp32")
+    values = {c.label: c.value for c in v.cards}
+    assert values["Weight memory"] == "16.8 MB"
+    assert values["vs 1,024² in FP16"] == "8.0×"
+    assert values["MNIST reference layer"] == "100,352 MACs"
+
+
+# ---- Part B: GEMV vs GEMM -----------------------------------------------------------------------
+
+
+def test_equation_2_half_a_flop_per_byte_and_b_over_2():
+    """Eq. 2 (L238): 0.5 FLOP/B at batch 1 (FP32, weight-only); batched B/2 (L240, L1673)."""
+    model = lab.square_mlp(2048)
+    assert weight_only_intensity(model, "fp32", 1) == 0.5
+    for b in (2, 8, 64, 512):
+        assert weight_only_intensity(model, "fp32", b) == b / 2
+    assert weight_only_intensity(model, "fp16", 1) == 1.0  # L1097: GEMV at FP16
+
+
+def test_a100_batch1_share_is_4_percent_on_the_40gb_part():
+    """Self-check L257 / L1668: '~4% of peak' for a batch-1 2048² FP32 layer on an A100. That is the
+    A100 40 GB (1,555 GB/s): 0.5 x 1,555 GB/s / 19.5 TFLOP/s = 4.0%. On the 80 GB part (2,039 GB/s)
+    the same layer reaches 5.2%, so the chapter's figure matches only the 40 GB part."""
+    layer = lab.dense(2048, 2048)
+    assert lab.roofline_share(layer, "A100_40GB", 1, "fp32") == pytest.approx(0.040, abs=5e-4)
+    assert lab.roofline_share(layer, "A100", 1, "fp32") == pytest.approx(0.052, abs=5e-4)
+    assert lab.roofline_share(layer, "H100", 1, "fp32") == pytest.approx(0.025, abs=5e-4)
+    assert lab.PRED_B.answer == "4"
+    assert "4.0%" in lab.part_b(1, "A100_40GB", "fp32", 2048).summary
+
+
+def test_batching_is_the_fix():
+    """Self-check answer A (L1668): batching raises intensity; a faster ALU does not help at B=1."""
+    layer = lab.dense(2048, 2048)
+    shares = [lab.roofline_share(layer, "A100_40GB", b, "fp32") for b in (1, 4, 16)]
+    assert shares[0] < shares[1] < shares[2]
+    cross = lab.crossing_batch(layer, "A100_40GB", "fp32")
+    p = Engine.solve(layer, "A100_40GB", batch_size=cross, precision="fp32", efficiency=1.0)
+    q = Engine.solve(layer, "A100_40GB", batch_size=cross - 1, precision="fp32", efficiency=1.0)
+    assert p.latency_compute_s >= p.latency_memory_s and q.latency_compute_s < q.latency_memory_s
+
+
+def test_activation_traffic_caps_a_narrow_layer_below_the_ridge():
+    """'Batching raises the weight-bound intensity ... until input and activation traffic begin to
+    dominate' (L240): a 256-wide FP16 layer never reaches the H100 ridge (~295 FLOP/B)."""
+    assert lab.crossing_batch(lab.dense(256, 256), "H100", "fp16") is None
+
+
+# ---- Part C: Example 6.1 ------------------------------------------------------------------------
+
+
+def test_example_6_1_whole_network_counts():
+    """L131: 784-128-64-10 MLP has 109,184 weights; the 2-conv CNN 421,408, its dense head 96%."""
+    assert mnist_mlp(bias=False).params == 109_184
+    assert lab.mnist_mlp_width(128).params == 109_184
+    cnn = mnist_cnn()
+    assert cnn.params == 421_408
+    head = sum(r.layer.params for r in cnn.rows() if isinstance(r.layer, L.Dense))
+    assert round(head / cnn.params, 2) == 0.96
+    assert lab.PRED_C.answer == "cnn"
+
+
+def test_example_6_1_per_detector_87x():
+    """L131: 32 dense detectors need 25,088 weights, 32 3x3 filters 288: 87x fewer."""
+    dense = lab.dense(784, 32)
+    conv = L.Conv2d(in_channels=1, out_channels=32, kernel_size=3, input_size=28, padding=1, bias=False)
+    assert dense.params == 25_088
+    assert conv.params == 288
+    assert round(dense.params / conv.params) == 87
+    assert conv.weight_reuse == 784  # 'reuses each filter at all 784 positions'
+
+
+def test_part_c_default_view():
+    v = lab.part_c(32, 3, 128)
+    values = {c.label: c.value for c in v.cards}
+    assert values["MLP weights"] == "109,184"
+    assert values["CNN weights"] == "421,408"
+    assert values["Per-detector saving"] == "87.1×"
+
+
+# ---- Part D: energy ---------------------------------------------------------------------------
+
+
+def test_move_vs_compute_139x_and_divided_by_batch():
+    """L196, L242: 640 pJ per 32-bit DRAM read vs 4.6 pJ per FP32 MAC, ~139x; batching divides it."""
+    assert energy.access_energy(4, "dram").m_as("pJ") == pytest.approx(640)
+    assert energy.mac_energy("fp32").m_as("pJ") == pytest.approx(4.6)
+    assert round(energy.move_vs_compute("fp32", "dram", 1)) == 139
+    assert energy.move_vs_compute("fp32", "dram", 8) == pytest.approx(139.13 / 8, rel=1e-3)
+    assert lab.PRED_D.answer == "139"
+
+
+def test_older_edition_173x_was_multiply_only():
+    """The older edition (000:L2830) quoted 173x = 640 pJ / 3.7 pJ (FP32 multiply only); the
+    primary edition divides by the full MAC (multiply 3.7 + add 0.9 = 4.6 pJ): 139x."""
+    mult = energy.OP_ENERGY_PJ["fp32_mult"]
+    assert round(energy.access_energy(4, "dram").m_as("pJ") / mult) == 173
+
+
+def test_part_d_default_view():
+    v = lab.part_d(1, "dram", "fp32")
+    values = {c.label: c.value for c in v.cards}
+    assert values["Move ÷ compute"] == "139.1×"
+    assert values["Fetch one weight"] == "640.0 pJ"
+
+
+def test_part_b_uses_the_same_layer_as_the_model_proxy():
+    """The one-layer model used for the proxy has exactly the dense layer's weights and FLOPs."""
+    layer, model = lab.dense(2048, 2048), mlp([2048, 2048], bias=False)
+    assert model.params == layer.params and model.flops() == layer.flops()

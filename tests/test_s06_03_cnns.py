@@ -1,0 +1,260 @@
+"""Section 6.3 (CNNs): the chapter's numbers that ``labs/s06_03_cnns.py`` reproduces, recomputed
+through mlsysim (layers, models, engine, hardware). "L123" is line 123 of
+``shared/seeds/chapter06_network_architectures.txt``; "#n" is the claim row in the primary
+digest's section 3a. Where the chapter rounds or overstates, the docstring says so and the test
+asserts the exact value.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import pytest
+
+from mlsysim import Engine, Hardware, Models
+from mlsysim import layers as L
+from mlsysim.labs.charts import figure
+from mlsysim.labs.parts import s06_03_cnns as lab
+from mlsysim.units import bytes_per_value
+
+
+def _conv(**kw) -> L.Conv2d:
+    """The chapter's 3x3, 64 -> 64 layer on a 224x224 map, 'same' padding, weights only."""
+    args = dict(in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False)
+    args.update(kw)
+    return L.Conv2d(**args)
+
+
+# --------------------------------------------------------------------------------------------
+# Part A: weight sharing (L286, L435, L443, L451; self-check L541)
+# --------------------------------------------------------------------------------------------
+
+
+def test_conv_weights_36864_at_any_resolution():
+    """#24/#37: 3x3x64x64 = 36,864 weights "regardless of whether the input image is 224x224 or
+    1024x1024" (L286); 147.5 KB in FP32 (L435)."""
+    for side in (28, 224, 1024):
+        assert _conv(input_size=side).params == 36_864
+    assert _conv().weight_bytes("fp32") == pytest.approx(147.5e3, abs=50)
+
+
+def test_dense_equivalent_205m_and_5575x():
+    """#24: a dense layer from the flattened 224x224x64 map to 64 scalars has ~205M weights, a
+    ~5,575x difference (L286; self-check answer B, L1688)."""
+    dense = L.Dense(in_features=224 * 224 * 64, out_features=64, bias=False)
+    assert dense.params == 205_520_896
+    assert dense.params / _conv().params == pytest.approx(5575, abs=1)
+    assert lab.PRED_A.answer == "shared"
+
+
+def test_conv_macs_1_85g_and_activations_12_8mb():
+    """#37/#38: 1.85 billion MACs (L443), 3.2M output values = 12.8 MB FP32 per image (L435)."""
+    c = _conv()
+    assert c.macs() == 1_849_688_064
+    assert c.macs() / 1e9 == pytest.approx(1.85, abs=0.005)
+    assert c.output_elements == 3_211_264
+    assert c.activation_bytes(1, "fp32") / 1e6 == pytest.approx(12.8, abs=0.05)
+    assert c.flops() == 2 * c.macs()  # 1 MAC = 2 FLOPs
+
+
+def test_weight_reuse_50176():
+    """#40: each filter weight is reused at all 50,176 positions of the 224x224 map (L451)."""
+    assert _conv().weight_reuse == 50_176
+
+
+def test_macs_grow_with_area_params_flat():
+    """Definition 6.3 (L286): parameters decoupled from resolution, feature maps grow with area."""
+    small, big = _conv(input_size=112), _conv(input_size=224)
+    assert big.params == small.params
+    assert big.macs() == 4 * small.macs()
+    assert big.output_elements == 4 * small.output_elements
+
+
+def test_im2col_toy_16_over_9_and_k2_limit():
+    """#33/#34: the 3x3 input with a 2x2 filter unfolds 9 values into 16 (16/9, L415); large
+    stride-1 inputs approach K^2 (9 for 3x3, footnote 15)."""
+    toy = L.Conv2d(in_channels=1, out_channels=1, kernel_size=2, input_size=3, bias=False)
+    assert toy.im2col_elements == 16
+    assert Fraction(toy.im2col_elements, toy.input_elements) == Fraction(16, 9)
+    assert _conv().im2col_expansion == 9  # 'same' padding: exactly K^2
+    valid = [_conv(input_size=s, padding=0).im2col_expansion for s in (8, 32, 224, 1024)]
+    assert valid == sorted(valid) and 8.9 < valid[-1] < 9
+
+
+# --------------------------------------------------------------------------------------------
+# Part B: receptive field (L321 footnote 14, L371; self-check L558, answer L1726)
+# --------------------------------------------------------------------------------------------
+
+
+def test_receptive_field_plus_two_per_layer_7x7_at_layer_3():
+    """#27: 3x3 stride 1 grows the side by 2 px per layer; layer 3 sees 7x7."""
+    assert [L.receptive_field(n, 3, 1) for n in range(1, 4)] == [3, 5, 7]
+    assert all(L.receptive_field(n + 1, 3, 1) - L.receptive_field(n, 3, 1) == 2 for n in range(30))
+    assert lab.PRED_B.answer == "two"
+
+
+def test_receptive_field_with_stride():
+    """Stride compounds: r = 1 + sum (K-1) * prod(previous strides) = 2^(n+1) - 1 for 3x3/2."""
+    assert [L.receptive_field(n, 3, 2) for n in range(1, 5)] == [3, 7, 15, 31]
+
+
+def test_layers_for_100px_objects():
+    """Footnote 14 (L321): 100+ px objects need deep stacks or downsampling: 50 stride-1 3x3
+    layers, or 6 stride-2 layers."""
+    assert lab._layers_to_cover(lab.OBJECT_PX, 3, 1) == 50
+    assert lab._layers_to_cover(lab.OBJECT_PX, 3, 2) == 6
+
+
+# --------------------------------------------------------------------------------------------
+# Part C: depthwise separable (L482, L511)
+# --------------------------------------------------------------------------------------------
+
+
+def test_depthwise_separable_ratio_and_chapter_8_to_9x():
+    """#46 and digest 3b.13: ratio 1/C_out + 1/K^2 exactly. The chapter says "about 8-9x for 3x3
+    filters with large C_out"; its own running example (C_out = 64) gives 1/(1/64 + 1/9) = 7.89x,
+    and 8x needs C_out >= 72 (1/72 + 1/9 = 1/8)."""
+    for c_out in (8, 64, 72, 256, 1024):
+        ds = L.depthwise_separable(64, c_out, 3, 224)
+        std = _conv(out_channels=c_out)
+        assert Fraction(ds.macs(), std.macs()) == Fraction(1, c_out) + Fraction(1, 9)
+    assert lab._ds_reduction(64, 3) == pytest.approx(7.89, abs=0.005)
+    assert lab._c_out_for(8, 3) == 72
+    assert 8.5 < lab._ds_reduction(1024, 3) < 9
+    assert lab.PRED_C.answer == "7.9x"
+
+
+def test_depthwise_separable_params():
+    """Table 7: K^2 C_in + C_in C_out weights (576 + 4,096 for the 64-channel layer)."""
+    assert L.depthwise_separable(64, 64, 3, 224).params == 576 + 4096
+
+
+# --------------------------------------------------------------------------------------------
+# Part D: FLOPs are not speed (Table 2, Table 3, Systems Perspective 6.1, self-check L553)
+# --------------------------------------------------------------------------------------------
+
+
+def test_lighthouse_sizes():
+    """Tables 2-3: ResNet-50 25.6M params = 102.2 MB FP32 and 8.2 GFLOP; MobileNetV2 3.5M =
+    14 MB FP32 and 600 MFLOP; 7.3x smaller."""
+    r, m = Models.ResNet50, Models.MobileNetV2
+    assert r.weight_bytes("fp32") / 1e6 == pytest.approx(102.2, abs=0.05)
+    assert r.flops() / 1e9 == pytest.approx(8.2, abs=0.05)
+    assert m.weight_bytes("fp32") / 1e6 == pytest.approx(14.0, abs=0.05)
+    assert m.flops() / 1e6 == pytest.approx(600, rel=0.01)
+    assert r.params / m.params == pytest.approx(7.3, abs=0.05)
+
+
+def test_flop_ratio_is_13_6_not_13_7():
+    """Table 3 / SP 6.1 say "13.7x fewer FLOPs": that is 8.2 G / 0.6 G from rounded figures. The
+    exact torchvision counts (8,178,368,512 vs 601,548,544 FLOPs) give 13.60x."""
+    ratio = Models.ResNet50.flops() / Models.MobileNetV2.flops()
+    assert ratio == pytest.approx(13.60, abs=0.005)
+
+
+@pytest.mark.parametrize("device", ["H100", "A100", "A100_40GB"])
+@pytest.mark.parametrize("fused", [False, True])
+def test_mobilenetv2_not_10x_faster_on_datacenter_gpus(device, fused):
+    """Self-check T/F (L553, answer False): "roughly 14x fewer FLOPs ... guaranteed to execute at
+    least 10x faster on any data center GPU". The engine agrees it is false at every batch."""
+    for batch in (1, 8, 64, 256):
+        r = Engine.solve(Models.ResNet50, device, batch_size=batch, precision="fp16", fused=fused)
+        m = Engine.solve(Models.MobileNetV2, device, batch_size=batch, precision="fp16", fused=fused)
+        assert r.latency_s / m.latency_s < 10
+
+
+def test_h100_batch1_speedup_matches_prediction_feedback():
+    """PRED_D's answer: under 1.5x at batch 1 on an H100 (about 1.2x eager), both networks launch
+    roughly 150 kernels, and dispatch dominates MobileNetV2's time (SP 6.1: "operator dispatch and
+    memory access can dominate actual compute", Table 3)."""
+    r = Engine.solve(Models.ResNet50, "H100", precision="fp16")
+    m = Engine.solve(Models.MobileNetV2, "H100", precision="fp16")
+    assert 1.1 < r.latency_s / m.latency_s < 1.3
+    assert lab.PRED_D.answer == "1x"
+    assert m.bottleneck == "Dispatch" and m.latency_dispatch_s > 0.9 * m.latency_s
+    kernels = [sum(t.kernels for t in p.layers) for p in (r, m)]
+    assert all(140 < k < 180 for k in kernels)
+
+
+def test_depthwise_layers_are_low_intensity():
+    """SP 6.1: depthwise kernels "move more data relative to computation": far below both the
+    H100 ridge and ResNet-50's convolutions, at any batch."""
+    rows = Models.MobileNetV2.rows()
+    for batch in (1, 64):
+        m = Engine.solve(Models.MobileNetV2, "H100", batch_size=batch, precision="fp16")
+        r = Engine.solve(Models.ResNet50, "H100", batch_size=batch, precision="fp16")
+        dw = [t for row, t in zip(rows, m.layers, strict=True)
+              if isinstance(row.layer, L.Conv2d) and row.layer.groups > 1]
+        dw_int = sum(t.flops for t in dw) / sum(t.bytes for t in dw)
+        rc = [t for t in r.layers if t.type == "Conv2d"]
+        assert dw_int < 5 < m.ridge_point
+        assert dw_int * 10 < sum(t.flops for t in rc) / sum(t.bytes for t in rc)
+
+
+def test_speedup_tracks_flops_only_where_compute_binds():
+    """The contrast Part D draws: on the compute-bound camera SoC (2 GOP/s INT8) the speedup is
+    close to the FLOP ratio; on GPUs it is not."""
+    r = Engine.solve(Models.ResNet50, "CortexA53Camera", precision="int8")
+    m = Engine.solve(Models.MobileNetV2, "CortexA53Camera", precision="int8")
+    ratio = Models.ResNet50.flops() / Models.MobileNetV2.flops()
+    assert r.latency_s / m.latency_s == pytest.approx(ratio, rel=0.03)
+
+
+# --------------------------------------------------------------------------------------------
+# Synthesis: KWS on a microcontroller (Lighthouse 6.3, L533; Table 10)
+# --------------------------------------------------------------------------------------------
+
+
+def test_kws_200k_params_800kb_fp32_200kb_int8():
+    """#50: "At 200K parameters, a DS-CNN keyword spotter's 800 KB of FP32 weights ... 8-bit
+    quantization cuts it fourfold" (L533). The preset has 207,588 params (830 KB FP32)."""
+    kws = Models.KWS
+    assert kws.params == pytest.approx(200e3, rel=0.05)
+    assert kws.weight_bytes("fp32") == 4 * kws.params
+    assert kws.weight_bytes("fp32") / 1e3 == pytest.approx(800, rel=0.05)
+    assert kws.weight_bytes("fp32") == 4 * kws.weight_bytes("int8")
+    assert kws.weight_bytes("fp32") * bytes_per_value("int8") / bytes_per_value("fp32") == kws.weight_bytes("int8")
+
+
+def test_kws_fp32_fits_only_without_firmware():
+    """The chapter says 800 KB of FP32 weights "already exceeds the few hundred kilobytes of memory
+    a typical microcontroller can devote to a model" (L533). Against the Nano 33 BLE Sense's whole
+    1 MiB flash and 256 KiB SRAM the engine finds FP32 fits (830 KB and 216 KB); the claim holds
+    once the firmware's share is counted (here 256 KiB flash, 64 KiB SRAM), and INT8 then fits
+    with room to spare. On the STM32H743 (2 MiB flash) FP32 fits either way."""
+    nano = Hardware.get("ArduinoNano33BLESense")
+    assert Engine.solve(Models.KWS, nano, precision="fp32").feasible
+    left = lab._left_for_model(nano, 256, 64)
+    fp32 = Engine.solve(Models.KWS, left, precision="fp32")
+    int8 = Engine.solve(Models.KWS, left, precision="int8")
+    assert not fp32.feasible and fp32.limiting_memory == "flash"
+    assert fp32.over.m_as("B") == pytest.approx(43_920, abs=1)
+    assert int8.feasible
+    h7 = lab._left_for_model(Hardware.get("STM32H743"), 512, 128)
+    assert Engine.solve(Models.KWS, h7, precision="fp32").feasible
+
+
+# --------------------------------------------------------------------------------------------
+# Speed of the parts (a slider drag must redraw at once)
+# --------------------------------------------------------------------------------------------
+
+
+def _best(fn, *args, runs: int = 5) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+@pytest.mark.parametrize(("fn", "args"), [
+    (lab.part_a, (1024, 512, "7")), (lab.part_b, ("7", "2", 16)), (lab.part_c, (1024, "7")),
+    (lab.part_d, ("H100", 128, True)), (lab.synthesis, ("STM32H743", "int8", 512, 128)),
+])
+def test_parts_are_fast(fn, args):
+    """Each part's own work (beyond building the shared themed figure) stays under 50 ms; best of
+    five runs, so a busy test machine does not make this flaky."""
+    fn(*args)  # warm caches and imports
+    assert _best(fn, *args) - _best(figure, "t", "x", "y") < 0.05

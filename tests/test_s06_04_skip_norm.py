@@ -1,0 +1,249 @@
+"""Section 6.4 (skip connections and normalization): the simulation in ``mlsysim.gradients`` and
+the chapter's numbers that ``labs/s06_04_skip_norm.py`` reproduces. "L123" is line 123 of
+``shared/seeds/chapter06_network_architectures.txt``; "#n" is the claim row in the primary
+digest's section 3a.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+
+import pytest
+
+from mlsysim import Engine, Hardware, Models
+from mlsysim import gradients as G
+from mlsysim import layers as L
+from mlsysim.labs.charts import figure
+from mlsysim.labs.parts import s06_04_skip_norm as lab
+
+np = pytest.importorskip("numpy")
+
+
+# --------------------------------------------------------------------------------------------
+# The simulator itself
+# --------------------------------------------------------------------------------------------
+
+
+def _rel(a: float, b: float) -> float:
+    return abs(a - b) / max(abs(a), abs(b), 1e-300)
+
+
+@pytest.mark.parametrize(("act", "residual"), list(itertools.product(G.ACTIVATIONS, (False, True))))
+def test_numpy_and_pure_python_paths_agree(act, residual):
+    """Both paths see the same seeded network and must give the same numbers to 1e-9."""
+    for depth, width, gain in ((1, 8, 1.0), (17, 16, 0.7), (64, 16, 1.5), (40, 32, 2.0), (64, 24, 0.5)):
+        py = G.simulate(depth, width, act, gain, residual=residual, use_numpy=False, seed=3)
+        fast = G.simulate(depth, width, act, gain, residual=residual, use_numpy=True, seed=3)
+        for a, b in zip(py.grad_norms + py.weight_grad_norms + py.activation_norms,
+                        fast.grad_norms + fast.weight_grad_norms + fast.activation_norms, strict=True):
+            assert _rel(a, b) < 1e-9
+
+
+def test_simulation_is_deterministic_and_seeded():
+    a = G.simulate(30, 16, "tanh", 1.0, use_numpy=False, seed=1)
+    b = G.simulate(30, 16, "tanh", 1.0, use_numpy=False, seed=1)
+    c = G.simulate(30, 16, "tanh", 1.0, use_numpy=False, seed=2)
+    assert a.grad_norms == b.grad_norms
+    assert a.grad_norms != c.grad_norms
+
+
+def test_weights_are_orthogonal():
+    """W = gain x Q with Q orthogonal, so a linear layer scales every direction by exactly gain."""
+    q = G._orthogonal(16, 0, 5)
+    for i, j in itertools.product(range(16), repeat=2):
+        dot = sum(a * b for a, b in zip(q[i], q[j], strict=True))
+        assert dot == pytest.approx(1.0 if i == j else 0.0, abs=1e-12)
+
+
+def test_pure_python_is_fast_enough_for_the_browser():
+    """A slider move (new gain, same seeded weights) reruns depth 64 x width 16, plain + residual,
+    in pure Python well under 50 ms (best of five; weights are drawn once per width and seed)."""
+    G.simulate(64, 16, "relu", 1.0, use_numpy=False, seed=12345)  # draws and caches the weights
+    best = float("inf")
+    for i in range(5):
+        gain = 1.0 + (i + 1) / 100  # a value not simulated yet
+        t = time.perf_counter()
+        G.simulate(64, 16, "relu", gain, residual=False, use_numpy=False, seed=12345)
+        G.simulate(64, 16, "relu", gain, residual=True, use_numpy=False, seed=12345)
+        best = min(best, time.perf_counter() - t)
+    assert best < 0.05
+
+
+@pytest.mark.parametrize("bad", [dict(depth=0), dict(depth=2.5), dict(width=1), dict(activation="gelu"),
+                                 dict(gain=0), dict(gain=float("nan")), dict(branch_scale=-1.0)])
+def test_bad_inputs_raise_value_error(bad):
+    kw = dict(depth=4, width=8, activation="relu", gain=1.0)
+    kw.update(bad)
+    with pytest.raises(ValueError):
+        G.simulate(**kw)
+
+
+# --------------------------------------------------------------------------------------------
+# Part A: the chapter's gradient numbers (L569, L581)
+# --------------------------------------------------------------------------------------------
+
+
+def test_sigmoid_derivative_peaks_at_quarter():
+    """#52: sigmoid's derivative peaks at 0.25; tanh, ReLU and linear at 1."""
+    assert G.max_derivative("sigmoid") == 0.25
+    assert G.max_derivative("tanh") == G.max_derivative("relu") == G.max_derivative("linear") == 1.0
+
+
+@pytest.mark.parametrize("depth", [5, 20, 64])
+def test_plain_sigmoid_obeys_quarter_to_the_l(depth):
+    """#52: "the activation-derivative factors alone contribute at most (0.25)^L along a path" (L569).
+    With unit-gain (orthogonal) weights the whole gradient obeys it, layer by layer."""
+    flow = G.simulate(depth, 16, "sigmoid", 1.0)
+    for norm, k in zip(flow.grad_norms, flow.layers_passed, strict=True):
+        assert norm <= 0.25**k * (1 + 1e-9)
+    assert flow.first < 1e-3
+
+
+def test_gain_0_9_over_50_layers_is_0_005():
+    """#56: "if their average gain is even slightly below one the product vanishes exponentially
+    (0.9^50 ~ 0.005)" (L581): a plain linear stack with per-layer gain 0.9."""
+    flow = G.simulate(50, 16, "linear", 0.9)
+    assert flow.first == pytest.approx(0.005, abs=0.0002)
+    assert flow.first == pytest.approx(0.9**50, rel=1e-9)
+    assert flow.per_layer_factor == pytest.approx(0.9, rel=1e-9)
+
+
+def test_gain_1_5_explodes():
+    """#53: "If each layer Jacobian expands a shared direction by about 1.5, that component grows
+    exponentially" (L569)."""
+    flow = G.simulate(50, 16, "linear", 1.5)
+    assert flow.first == pytest.approx(1.5**50, rel=1e-9)
+    assert flow.first > 1e8
+    assert list(flow.grad_norms) == sorted(flow.grad_norms, reverse=True)
+
+
+@pytest.mark.parametrize(("act", "gain"), list(itertools.product(G.ACTIVATIONS, (0.5, 1.0, 1.5, 2.0))))
+def test_residual_keeps_the_gradient_alive(act, gain):
+    """Eq. 6 and L579: with the identity in every factor (small branch), the gradient at layer 1
+    stays order one at depth 64 whatever the activation and gain."""
+    flow = G.simulate(64, 16, act, gain, residual=True)
+    assert 0.5 < flow.first < 100
+
+
+def test_plain_relu_with_large_gain_explodes_and_residual_does_not():
+    plain = G.simulate(64, 16, "relu", 2.0)
+    res = G.simulate(64, 16, "relu", 2.0, residual=True)
+    assert plain.first > 1e3 and res.first < 1e2
+
+
+def test_prediction_a_matches_simulation():
+    """PRED_A: plain ~0.005 at gain 0.9 over 50 layers, residual close to all of it."""
+    plain = G.simulate(50, 16, "linear", 0.9)
+    res = G.simulate(50, 16, "linear", 0.9, residual=True)
+    assert plain.first < 0.01 and 0.5 < res.first < 5
+    assert lab.PRED_A.answer == "identity"
+
+
+# --------------------------------------------------------------------------------------------
+# Part B: normalization statistics and cost (L609-L640, Table 4)
+# --------------------------------------------------------------------------------------------
+
+
+def test_batchnorm_on_one_token_outputs_beta():
+    """PRED_B: one value per statistic -> x - mu = 0 -> the output is beta: a 100% train/serve gap."""
+    assert G.batchnorm_train_serve_gap(1, 1) == pytest.approx(1.0, abs=1e-12)
+    assert lab.PRED_B.answer == "beta"
+
+
+def test_batchnorm_gap_falls_with_batch_and_feature_map():
+    """Table 4: BatchNorm's batch dependency is high for small batches; statistics over B x H x W
+    (L609) make feature maps far less sensitive than tokens."""
+    tokens = [G.batchnorm_train_serve_gap(b, 1) for b in (1, 4, 16, 64, 256)]
+    assert tokens == sorted(tokens, reverse=True)
+    assert tokens[-1] < 0.1
+    for b in (1, 8, 64):
+        assert G.batchnorm_train_serve_gap(b, 196) < G.batchnorm_train_serve_gap(b, 1) / 3
+
+
+def test_norm_parameters_and_ops():
+    """Table 4 and L636: BN 2C learned params (+2C running buffers), LN 2d, RMSNorm d; RMSNorm's single
+    reduction makes it cheaper per element than LayerNorm; inference BN is a folded scale + shift."""
+    c, n = 768, 768 * 196
+    bn = L.BatchNorm2d(num_features=c, elements=n)
+    ln = L.LayerNorm(normalized_shape=c, elements=n)
+    rms = L.RMSNorm(normalized_shape=c, elements=n)
+    assert (bn.params, ln.params, rms.params) == (2 * c, 2 * c, c)
+    assert bn.weight_elements == 4 * c
+    per = [x.elementwise_flops() / n for x in (bn, ln, rms)]
+    assert per == [2, 8, 4]
+    assert per[2] < per[1]
+
+
+# --------------------------------------------------------------------------------------------
+# Part C: memory-bound glue (L587, L636)
+# --------------------------------------------------------------------------------------------
+
+
+def test_residual_add_is_one_twelfth_flop_per_byte():
+    """#58: "one addition per two loaded operands and one stored result, about 0.08 FLOP/byte in
+    FP32 (one FLOP per 12 bytes)" (L587)."""
+    add = L.ResidualAdd(elements=802_816)
+    for batch in (1, 32):
+        intensity = add.elementwise_flops(batch) / add.bytes_moved(batch, "fp32")
+        assert intensity == pytest.approx(1 / 12, rel=1e-12)
+        assert round(intensity, 2) == 0.08
+    assert add.input_elements == 2 * add.elements  # x stays live until F(x) is added
+
+
+@pytest.mark.parametrize("device", ["H100", "JetsonOrinNX", "iPhone15Pro"])
+@pytest.mark.parametrize("op", list(lab.C_OP.options))
+def test_glue_is_memory_bound_everywhere(device, op):
+    """L636: normalization (and the add, ReLU) is memory-bandwidth bound: intensity far below every
+    ridge, and in the engine the memory term dominates once launches are amortized."""
+    dev = Hardware.get(device)
+    lay = lab._op(op)
+    for precision in ("fp32", "fp16"):
+        intensity = lay.elementwise_flops(32) / lay.bytes_moved(32, precision)
+        assert intensity < 3 < dev.ridge_point(precision).magnitude
+        p = Engine.solve(lay, dev, batch_size=32, precision=precision)
+        assert p.bottleneck == "Memory"
+        assert p.latency_memory_s > 10 * lay.elementwise_flops(32) / dev.compute.peak(precision).m_as("FLOP/s")
+
+
+def test_stage1_shape_is_resnet50_layer1():
+    assert lab._stage1_shape() == (256, 256 * 56 * 56)
+
+
+def test_resnet50_glue_share_eager_vs_fused():
+    """What the glue costs ResNet-50 on an H100 (FP16): most of the eager batch-1 latency sits in
+    BatchNorm, ReLU and residual-add rows; a compiled graph removes almost all of it."""
+    eager = Engine.solve(Models.ResNet50, "H100", precision="fp16")
+    fused = Engine.solve(Models.ResNet50, "H100", precision="fp16", fused=True)
+
+    def share(p):
+        return sum(t.time for t in p.layers if t.type in lab._SIDE) / p.latency_s
+
+    assert share(eager) > 0.5
+    assert share(fused) < 0.05
+    assert eager.latency_s > 2.5 * fused.latency_s
+    assert math.isclose(sum(lab._by_group(eager).values()), eager.latency_s, rel_tol=1e-9)
+
+
+def test_prediction_c_answer():
+    assert lab.PRED_C.answer == "0.08"
+
+
+def _best(fn, *args, runs: int = 5) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+@pytest.mark.parametrize(("fn", "args"), [
+    (lab.part_a, (64, "relu", 2.0)), (lab.part_b, (64, "3136", 4096)), (lab.part_c, ("ln", "fp16", 256, "H100")),
+])
+def test_parts_are_fast(fn, args):
+    """Each part's own work (beyond building the shared themed figure) stays under 50 ms; best of
+    five runs, so a busy test machine does not make this flaky."""
+    fn(*args)  # warm caches and imports
+    assert _best(fn, *args) - _best(figure, "t", "x", "y") < 0.05

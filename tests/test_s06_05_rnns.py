@@ -1,0 +1,175 @@
+"""Section 6.5 (RNNs): the chapter's numbers reproduced by the notebook, computed through mlsysim.
+
+Source: shared/seeds/chapter06_network_architectures.txt (line numbers "L…") and its digest
+(shared/seeds/notes/chapter06_digest_primary_edition.md, claim rows "#…"). Every expected value is
+the chapter's number; the computation goes through mlsysim's layers, hardware registry or engine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import mlsysim.layers as L
+from mlsysim import Engine, Hardware
+from mlsysim.labs.parts import s06_05_rnns as lab
+
+
+def _card(view, label_start: str):
+    return next(c for c in view.cards if c.label.startswith(label_start))
+
+
+# ---- Part B: cost per step ---------------------------------------------------------------------
+
+
+def test_vanilla_step_is_29184_macs():
+    """#63 (L697, L723, L807, L1789): d = 128, d_in = 100 gives 16,384 + 12,800 = 29,184 MACs per
+    step (weights only). The two products are the recurrent and input GEMVs."""
+    cell = L.RNN(input_size=100, hidden_size=128, seq_len=1, bias=False)
+    recurrent = L.Dense(in_features=128, out_features=128, bias=False).macs()
+    inp = L.Dense(in_features=100, out_features=128, bias=False).macs()
+    assert (recurrent, inp) == (16_384, 12_800)
+    assert cell.macs() == recurrent + inp == 29_184
+    assert cell.params == 29_184  # bias-free: the chapter counts weights only (Table 7)
+    view = lab.part_b(128, 100, False)
+    assert _card(view, "Vanilla MACs").value == "29,184"
+    assert "29,184 MACs" in view.summary
+    assert lab.PRED_B.answer == "29184"
+    assert lab.B_HIDDEN.value == 128 and lab.B_D_IN.value == 100 and lab.B_BIAS.value is False
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_lstm_four_gru_three_times_the_vanilla_cell(bias):
+    """#64 (L707): an LSTM step is four affine transforms (4x weights, 4x MACs, 2x state); a GRU
+    three (two gates plus a candidate)."""
+    kw = dict(input_size=100, hidden_size=128, seq_len=1, bias=bias)
+    rnn, gru, lstm = L.RNN(**kw), L.GRU(**kw), L.LSTM(**kw)
+    assert lstm.macs() == 4 * rnn.macs() and lstm.params == 4 * rnn.params
+    assert gru.macs() == 3 * rnn.macs() and gru.params == 3 * rnn.params
+    assert lstm.state_elements == 2 * rnn.state_elements
+    view = lab.part_b(128, 100, bias)
+    assert _card(view, "LSTM MACs").value == f"{4 * 29_184:,}"
+    assert _card(view, "GRU MACs").value == f"{3 * 29_184:,}"
+    # gates add work per step, never steps
+    assert _card(view, "Serial steps").value == "1,000 / 1,000 / 1,000"
+
+
+# ---- Part A: the serial chain ------------------------------------------------------------------
+
+
+def test_serial_chain_is_s_ordered_steps_and_latency_is_linear():
+    """#65 (L765): S = 1,000 means 1,000 ordered updates; each step launches kernels (L669), so the
+    engine's latency grows by the same amount for every added step."""
+    assert L.RNN(input_size=512, hidden_size=512, seq_len=1000).serial_steps == 1000
+    dev = lab.accelerator(10)
+    lat = [Engine.solve(L.RNN(input_size=512, hidden_size=512, seq_len=s), dev).latency_s for s in (1000, 2000, 3000)]
+    assert lat[2] - lat[1] == pytest.approx(lat[1] - lat[0], rel=1e-9)
+    layer = L.RNN(input_size=512, hidden_size=512, seq_len=1000)
+    assert layer.kernels == 1 + 2 * 1000
+
+
+def test_faster_arithmetic_shortens_steps_not_the_chain():
+    """Self-check (L794): 10 -> 100 TFLOP/s shortens each step but leaves the 1,000 ordered updates.
+    At batch 1 the latency barely moves (the launches set the floor); at batch 256 it moves ~4x,
+    never the full 10x."""
+    layer = L.RNN(input_size=512, hidden_size=512, seq_len=1000)
+    slow, fast = lab.accelerator(10), lab.accelerator(100)
+    assert slow.compute.peak("fp16").m_as("TFLOP/s") == 10 and fast.compute.peak("fp16").m_as("TFLOP/s") == 100
+    p10, p100 = Engine.solve(layer, slow), Engine.solve(layer, fast)
+    assert p100.latency_s < p10.latency_s  # each step is shorter...
+    assert p10.latency_s / p100.latency_s < 1.05  # ...but the chain barely moves
+    assert p10.latency_dispatch_s == p100.latency_dispatch_s == pytest.approx(2001 * 5e-6)
+    b10, b100 = Engine.solve(layer, slow, batch_size=256), Engine.solve(layer, fast, batch_size=256)
+    assert 3 < b10.latency_s / b100.latency_s < 10
+    view = lab.part_a(1000, 1, "10")
+    assert _card(view, "Serial steps").value == "1,000"
+    assert _card(view, "10× peak buys").value == "1.01×"
+    assert lab.PRED_A.answer == "steps"
+
+
+# ---- Part C: state vs stored context -----------------------------------------------------------
+
+
+def test_512d_fp32_state_is_2kb_and_flat_in_s():
+    """#62, #66 (L669, L767, L1767): a 512-d FP32 state is 2 KB (2,048 B = 2 KiB) whether the stream
+    is 10 or 10,000 tokens."""
+    short = L.RNN(input_size=512, hidden_size=512, seq_len=10)
+    long = L.RNN(input_size=512, hidden_size=512, seq_len=10_000)
+    assert short.state_bytes(1, "fp32") == long.state_bytes(1, "fp32") == 2_048
+    view = lab.part_c(512, 10_000, "rnn", "H100")
+    assert _card(view, "Inference state").value == "2.0 KB"
+
+
+def test_bptt_memory_is_o_s_d():
+    """L701, self-check MCQ (L787): inference O(d), BPTT O(S d): doubling S doubles the retained
+    state, doubling d doubles it too."""
+    def bptt(s, d):
+        return L.RNN(input_size=d, hidden_size=d, seq_len=s).bptt_bytes(1, "fp32")
+    assert bptt(1000, 512) == 1000 * 2_048
+    assert bptt(2000, 512) == 2 * bptt(1000, 512)
+    assert bptt(1000, 1024) == 2 * bptt(1000, 512)
+    view = lab.part_c(512, 1000, "rnn", "H100")
+    assert _card(view, "BPTT").value == "2.0 MB"
+
+
+def test_rnns_are_not_obsolete_on_a_microcontroller():
+    """Self-check T/F (L795, answer L1765): False. On the Arduino (256 KiB SRAM, from the registry)
+    a 128-wide FP32 RNN keeps 512 B of state forever; an attention layer of the same width stores
+    1 KiB of keys and values per token and fills the SRAM after 256 tokens."""
+    dev = Hardware.get("ArduinoNano33BLESense")
+    sram = dev.memory.sram.m_as("B")
+    assert sram == 256 * 1024
+    kv_per_token = L.MultiHeadAttention(d_model=128, n_heads=2, seq_len=1).kv_cache_bytes_per_token("fp32")
+    assert kv_per_token == 1024
+    assert sram // kv_per_token == 256
+    view = lab.part_c(128, 1000, "rnn", "ArduinoNano33BLESense")
+    assert _card(view, "Inference state").value == "512.0 B"
+    assert _card(view, "Tokens of KV").value == "256"
+    assert lab.PRED_C.answer == "false_state"
+
+
+def test_gpu_on_chip_sizes_are_named_and_sourced():
+    """The registry has no GPU cache sizes; the notebook uses whitepaper constants (H100: 50 MB L2,
+    228 KB shared memory per SM; A100: 40 MB, 164 KB), in binary units as NVIDIA quotes them."""
+    assert lab.on_chip("H100")["weights"] == ("L2 cache", 50 * 2**20)
+    assert lab.on_chip("A100")["state"] == ("shared memory per SM", 164 * 2**10)
+    assert lab.on_chip("STM32H743")["weights"][1] == Hardware.get("STM32H743").memory.flash.m_as("B")
+
+
+# ---- Part D: the crossover against attention ---------------------------------------------------
+
+
+def test_attention_beats_the_chain_at_4096_tokens_on_h100():
+    """Self-check contrast (L794) and footnote 19: attention costs more arithmetic but parallelizes.
+    At 4,096 tokens, d = 512, batch 1 on the H100: 10x the FLOPs, ~110x less time."""
+    rnn = L.RNN(input_size=512, hidden_size=512, seq_len=4096)
+    mha = L.MultiHeadAttention(d_model=512, n_heads=8, seq_len=4096)
+    assert mha.flops() / rnn.flops() == pytest.approx(10.0, rel=2e-3)
+    pr, pa = Engine.solve(rnn, "H100"), Engine.solve(mha, "H100")
+    assert pr.bottleneck == "Dispatch"
+    assert pr.latency_s == pytest.approx(41.6e-3, rel=1e-2)
+    assert 100 < pr.latency_s / pa.latency_s < 125
+    assert lab.PRED_D.answer == "attn100"
+
+
+@pytest.mark.parametrize(("device", "width", "rival", "flash"),
+                         [("H100", 512, "mha", False), ("JetsonOrinNX", 512, "block", True),
+                          ("iPhone15Pro", 1024, "mha", False)])
+def test_crossover_is_the_first_length_where_attention_loses(device, width, rival, flash):
+    """The search's answer is a true boundary of the engine's latencies: attention is faster one
+    token earlier and no faster at the crossover."""
+    s = lab.crossover(device, width, rival, flash)
+    assert lab.S_MIN < s < lab.S_MAX
+    r0, a0, _, _ = lab._pair(device, width, rival, flash, s - 1)
+    r1, a1, _, _ = lab._pair(device, width, rival, flash, s)
+    assert a0.latency_s < r0.latency_s and a1.latency_s >= r1.latency_s
+
+
+def test_crossover_extremes():
+    """H100 default: the lines cross past 500K tokens, where the materialized scores no longer fit.
+    On the STM32H743 the RNN is faster at every length (launches are cheap next to arithmetic)."""
+    s = lab.crossover("H100", 512, "mha", False)
+    assert 500_000 < s < 560_000
+    assert not lab._pair("H100", 512, "mha", False, s)[1].feasible
+    assert lab.crossover("STM32H743", 512, "mha", False) == lab.S_MIN
+    assert lab.crossover("H100", 64, "mha", True) is None
+    assert _card(lab.part_d("STM32H743", 512, "mha", False), "Crossover").value == "none"

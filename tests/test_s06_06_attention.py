@@ -1,0 +1,172 @@
+"""Section 6.6 (Attention): the chapter's numbers reproduced by the notebook, computed through
+mlsysim, plus the chapter's Figure 14 inconsistency.
+
+Source: shared/seeds/chapter06_network_architectures.txt (line numbers "L…") and its digest
+(shared/seeds/notes/chapter06_digest_primary_edition.md, claim rows "#…", section 3b). Every
+expected value is the chapter's number (or, where the chapter is wrong, the correct one); the
+computation goes through mlsysim's layers, hardware registry or engine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import mlsysim.layers as L
+from mlsysim import Q_, Engine, Hardware
+from mlsysim.labs.parts import s06_06_attention as lab
+
+GB = 10**9
+
+
+def _card(view, label_start: str):
+    return next(c for c in view.cards if c.label.startswith(label_start))
+
+
+def _scores(heads: int, seq: int) -> int:
+    return L.Attention(d_model=heads * 64, n_heads=heads, seq_len=seq).score_bytes(1, "fp16")
+
+
+# ---- Part A: one head ---------------------------------------------------------------------------
+
+
+def test_score_gemm_512_by_64_is_16_8m_macs():
+    """#73 (Listing 7, L882; self-check MCQ L968): S = 512, d_head = 64: QKᵀ is 512 x 512 x 64 =
+    16,777,216 MACs per head, and PV as many again (the core counts both)."""
+    qk, pv = lab.head_gemms(512, 64)
+    assert qk.macs() == pv.macs() == 16_777_216
+    head = L.Attention(d_model=64, n_heads=1, seq_len=512)
+    assert head.macs() == qk.macs() + pv.macs()
+    assert qk.macs() == head.score_elements * head.d_head
+    view = lab.part_a(512, 64, "fp16")
+    assert _card(view, "QKᵀ MACs").value == "16.8 M"
+    assert _card(view, "Score scale").value == "1/8.00"
+    assert lab.PRED_A.answer == "16.8m"
+    assert (lab.A_SEQ.value, lab.A_D_HEAD.value) == (512, 64)
+
+
+def test_one_head_at_4096_tokens_is_33_6_mb():
+    """#69 (Definition 6.5, L825): 4,096 tokens, FP16: 16.8M scores = 33.6 MB per head per layer."""
+    head = L.Attention(d_model=64, n_heads=1, seq_len=4096)
+    assert head.score_elements == 16_777_216
+    assert head.score_bytes(1, "fp16") == 33_554_432
+    assert _card(lab.part_a(4096, 64, "fp16"), "Score matrix").value == "33.6 MB"
+
+
+# ---- Part B: doubling --------------------------------------------------------------------------
+
+
+def test_self_check_4096_and_8192_tokens_12_heads():
+    """#77, #78 (self-check L965, answer L1810): 12 heads, FP16: 201,326,592 scores = 402.7 MB per
+    layer at 4,096 tokens; 1.61 GB at 8,192; 32 retained layers go from 12.9 GB to 51.5 GB."""
+    att = L.Attention(d_model=768, n_heads=12, seq_len=4096)
+    assert att.score_elements == 201_326_592
+    assert att.score_bytes(1, "fp16") == 402_653_184
+    assert round(_scores(12, 8192) / GB, 2) == 1.61
+    assert round(32 * _scores(12, 4096) / GB, 1) == 12.9
+    assert round(32 * _scores(12, 8192) / GB, 1) == 51.5
+    view = lab.part_b(4096, 12, 32)
+    assert _card(view, "One layer").value == "402.7 MB"
+    assert _card(view, "32 layers").value == "12.9 GB"
+    assert _card(view, "At 8,192").value == "1.61 GB"
+
+
+def test_doubling_quadruples_scores_and_flops():
+    """Checkpoint 6.4 (L949): doubling S quadruples the score interactions and a materialized score
+    matrix alike."""
+    a = L.Attention(d_model=768, n_heads=12, seq_len=4096)
+    b = L.Attention(d_model=768, n_heads=12, seq_len=8192)
+    assert b.score_bytes() == 4 * a.score_bytes()
+    assert b.flops() == 4 * a.flops()
+    assert lab.PRED_B.answer == "4x4x"
+
+
+def test_napkin_math_100k_tokens():
+    """#74-#76 (Napkin Math 6.1, L930-L941): 100,000 tokens x 12 heads = 1.2e11 scores, 240 GB per
+    layer in FP16, 7,680 GB for 32 retained layers."""
+    att = L.Attention(d_model=768, n_heads=12, seq_len=100_000)
+    assert att.score_elements == 120_000_000_000
+    assert att.score_bytes(1, "fp16") == 240 * GB
+    assert 32 * att.score_bytes(1, "fp16") == 7_680 * GB
+    view = lab.part_b(4096, 12, 32)
+    assert "240 GB" in view.summary and "7,680 GB" in view.peek[-1]
+
+
+# ---- Part C: the longest context that fits ------------------------------------------------------
+
+
+def test_largest_fitting_search():
+    assert lab.largest_fitting(lambda s: s <= 1234) == 1234
+    assert lab.largest_fitting(lambda s: s <= 1) == 1
+    assert lab.largest_fitting(lambda s: False) == 0
+    assert lab.largest_fitting(lambda s: s * s <= 10**12) == 10**6
+
+
+def test_napkin_shape_fits_80_gb_up_to_57735_tokens():
+    """Prediction C, from Napkin Math 6.1: 240 GB at 100,000 tokens, so an 80 GB device holds one
+    12-head layer's FP16 scores up to sqrt(80/240) x 100,000 = 57,735 tokens (found by search)."""
+    cap = Hardware.get("H100").memory.capacity.m_as("B")
+    s = lab.longest_scores("napkin", cap)
+    assert s == 57_735
+    assert _scores(12, s) <= cap < _scores(12, s + 1)
+    assert _card(lab.part_c("H100", "napkin", "scores"), "Longest context").value == "57,735 tokens"
+    assert lab.PRED_C.answer == "58k"
+
+
+def test_live_tensors_fit_less_and_flash_fits_far_more():
+    """The engine's feasibility counts Q, K, V, the output and (materialized) logits and
+    probabilities, so the edge is lower than the scores-only test; tiled attention keeps no S x S
+    tensor and reaches millions of tokens."""
+    cap = Hardware.get("H100").memory.capacity.m_as("B")
+    scores_only = lab.longest_scores("gpt2xl", cap)
+    live = lab.longest_live("gpt2xl", "H100", False)
+    flash = lab.longest_live("gpt2xl", "H100", True)
+    assert live < scores_only < flash
+    att = L.Attention(d_model=1600, n_heads=25, seq_len=live)
+    assert Engine.solve(att, "H100").feasible
+    assert not Engine.solve(L.Attention(d_model=1600, n_heads=25, seq_len=live + 1), "H100").feasible
+    assert flash > 10**6
+
+
+def test_figure14_near_41000_tokens_is_80_gib_not_80_gb():
+    """3b.4 / #91 (Figure 14 and L1113): the chapter says one GPT-2 XL layer's FP16 scores (25 heads)
+    fill the accelerator 'near 41,000 tokens'. The device is unnamed; the data-center parts in the
+    registry hold 80 GB = 80e9 B, which one layer's scores fill at exactly 40,000 tokens
+    (25 x 40,000^2 x 2 B = 80.00 GB). At 41,000 tokens they need 84.05 GB, already 5% over.
+    The figure's number is what 80 GiB (85.9e9 B) gives: 41,448 tokens still fit, 41,449 do not.
+    The chapter's number is right only if 'an 80 GB accelerator' is read in binary units."""
+    check = lab.figure14_check()
+    assert check["gb"] == 40_000
+    assert _scores(25, 40_000) == 80 * GB
+    assert check["gib"] == 41_448
+    gib80 = Q_(80, "GiB").m_as("B")
+    assert L.Attention(d_model=1600, n_heads=25, seq_len=41_448).score_bytes() <= gib80
+    assert L.Attention(d_model=1600, n_heads=25, seq_len=41_449).score_bytes() > gib80
+    assert check["quoted_bytes"] == 84_050_000_000
+    view = lab.part_c("H100", "gpt2xl", "scores")
+    assert _card(view, "Figure 14").value == "40,000 / 41,448"
+    assert _card(view, "41,000 tokens").value == "84.05 GB"
+
+
+# ---- Part D: FlashAttention ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", ["H100", "A100", "JetsonOrinNX"])
+def test_flash_attention_changes_bytes_not_flops(device):
+    """Self-check T/F (L966, answer L1813): False. Tiled exact attention keeps every S² FLOP; it
+    removes the stored scores, so bytes moved and live memory drop and the latency with them."""
+    std = Engine.solve(L.Attention(d_model=768, n_heads=12, seq_len=8192), device)
+    fl = Engine.solve(L.Attention(d_model=768, n_heads=12, seq_len=8192, flash=True), device)
+    assert std.flops == fl.flops
+    assert fl.bytes_moved * 100 < std.bytes_moved
+    assert fl.memory_footprint_bytes < std.memory_footprint_bytes
+    assert fl.latency_s < std.latency_s
+    assert lab.PRED_D.answer == "false_bytes"
+
+
+def test_flash_flops_still_quadratic():
+    """Checkpoint 6.4, tiling boundary (L952): FlashAttention removes storage, not the S² compute."""
+    a = L.Attention(d_model=768, n_heads=12, seq_len=8192, flash=True)
+    b = L.Attention(d_model=768, n_heads=12, seq_len=16384, flash=True)
+    assert b.flops() == 4 * a.flops()
+    view = lab.part_d(8192, "napkin", "H100", True)
+    assert _card(view, "GFLOP").note == "identical with FlashAttention"

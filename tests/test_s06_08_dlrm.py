@@ -1,0 +1,168 @@
+"""Section 6.8 (Sparse architectures / DLRM): the chapter's numbers that labs/s06_08_dlrm.py
+shows, recomputed through mlsysim and the notebook's parts module.
+
+Line numbers (L…) refer to shared/seeds/chapter06_network_architectures.txt; "#n" is the claim row
+of shared/seeds/notes/chapter06_digest_primary_edition.md section 3a.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+from mlsysim import Q_, Engine, Hardware, Models
+from mlsysim import layers as L
+from mlsysim.labs.parts import s06_08_dlrm as lab
+
+A100 = Hardware.get("A100")
+H100 = Hardware.get("H100")
+GB = 1e9
+
+
+# --------------------------------------------------------------------------------------------
+# The capacity wall (L1190, Napkin Math 6.2 L1241-1252, self-check L1910)
+# --------------------------------------------------------------------------------------------
+
+
+def test_napkin_item_table_51_2_gb_is_64_percent_of_an_a100():
+    """#109, #110: 100M x 128 x 4 B = 51.2 GB = 64% of an 80 GB A100; two tables are 128%."""
+    one = lab.table(lab.NAPKIN_ROWS).weight_bytes("fp32")
+    assert one == 51_200_000_000
+    cap = A100.memory.capacity.m_as("B")
+    assert one / cap == pytest.approx(0.64)
+    assert lab.tables_bytes((lab.NAPKIN_ROWS,) * 2, "fp32") / cap == pytest.approx(1.28)
+    assert lab.PRED_A.answer == "64"
+
+
+def test_billion_user_table_is_512_gb():
+    """#104 (L1190): 10^9 x 128 x 4 B ~ 512 GB."""
+    assert L.Embedding(num_embeddings=10**9, embedding_dim=128).weight_bytes("fp32") == 512 * 10**9
+
+
+def test_self_check_563_2_gb_is_7_04_a100s():
+    """#111 (L1910): 51.2 GB + 512 GB = 563.2 GB, 7.04x an 80 GB A100 ('>7x')."""
+    total = lab.tables_bytes((lab.ITEM_ROWS, lab.USER_ROWS), "fp32")
+    assert total == 563_200_000_000
+    assert total / A100.memory.capacity.m_as("B") == pytest.approx(7.04)
+
+
+def test_row_is_512_contiguous_bytes():
+    """#105 (L1196): one 128-wide FP32 row spans 512 bytes."""
+    assert lab.table(lab.USER_ROWS).gather_bytes_per_lookup("fp32") == 512
+
+
+def test_dlrm_lighthouse_100_gb_does_not_fit_an_a100():
+    """#107, #114 (Table 6): 25 B embedding parameters x 4 B = 100 GB FP32, past an 80 GB device.
+    The engine still prints a latency; feasibility is the separate verdict (self-check L1910)."""
+    m = Models.DLRM
+    emb = sum(r.layer.params * r.count for r in m.rows() if isinstance(r.layer, L.Embedding))
+    assert emb == 25 * 10**9
+    p = Engine.solve(m, A100, precision="fp32")
+    assert not p.feasible
+    assert round(p.over.m_as("GB")) == 20
+    assert p.latency_s > 0
+
+
+# --------------------------------------------------------------------------------------------
+# Gathers: bytes without FLOPs, latency alone, bandwidth in aggregate (L1194-1198, Listing 9)
+# --------------------------------------------------------------------------------------------
+
+
+def test_gathers_do_no_multiply_accumulates():
+    """L1190 / Table 7: a lookup copies a row, 'almost none' MACs; the engine gives the embedding
+    rows 0 FLOPs while they move bytes."""
+    p = Engine.solve(Models.DLRM, A100, batch_size=1024, precision="fp32")
+    st = lab.stage_totals(p)
+    assert st["emb"]["flops"] == 0 and st["emb"]["bytes"] > 0
+    assert st["top"]["flops"] > 0
+
+
+def test_embedding_bag_intensity_tends_to_a_quarter():
+    """Listing 9 caption (L1198): one add per 4-byte FP32 value loaded, i.e. ~0.25 FLOP/B."""
+    assert lab.pooling_intensity(1) == 0
+    assert lab.pooling_intensity(64) == pytest.approx(63 / (4 * 65))
+    assert lab.pooling_intensity(10_000) == pytest.approx(0.25, abs=1e-3)
+
+
+def test_gather_bytes_per_request_do_not_amortize_with_batch():
+    """L1117 / Listing 9: batching shares MLP weights, not gathered rows; per-request gather bytes
+    are flat in the batch while the MLPs' per-request bytes fall."""
+    m = lab.dlrm_with(8)
+    per_req = {}
+    for b in (1, 1024):
+        st = lab.stage_totals(Engine.solve(m, A100, batch_size=b, precision="fp32"))
+        per_req[b] = (st["emb"]["bytes"] / b, st["top"]["bytes"] / b)
+    assert per_req[1][0] == pytest.approx(per_req[1024][0])
+    assert per_req[1024][1] < per_req[1][1] / 50
+    assert lab.gather_bytes_per_request(m) == 25 * 8 * 512
+    assert lab.PRED_B.answer == "same"
+
+
+def test_a_lone_lookup_is_latency_bound_a_batch_is_bandwidth_bound():
+    """L1194: an isolated lookup is bound by access latency; hundreds of lookups per batch are
+    bandwidth-bound. The engine shows it as each gather kernel's fixed cost against its bytes."""
+    lone = Engine.solve(Models.DLRM, A100, batch_size=1, precision="fp32")
+    bulk = Engine.solve(lab.dlrm_with(64), A100, batch_size=8192, precision="fp32")
+    assert {t.bound for t in lone.layers if t.name.startswith("emb")} == {"Dispatch"}
+    assert {t.bound for t in bulk.layers if t.name.startswith("emb")} == {"Memory"}
+
+
+# --------------------------------------------------------------------------------------------
+# Shrink, move, shard (L1235-1258, self-check L1910)
+# --------------------------------------------------------------------------------------------
+
+
+def test_int8_tables_are_140_8_gb_still_1_76x_an_a100():
+    """PRED_C: INT8 divides 563.2 GB by 4: 140.8 GB, 1.76x the A100, so quantization alone fails;
+    at most 56% of the rows fit after hashing."""
+    int8 = lab.hashed_bytes(100, "int8")
+    assert int8 == 140_800_000_000
+    cap = A100.memory.capacity.m_as("B")
+    assert int8 / cap == pytest.approx(1.76)
+    assert lab.largest_keep_that_fits("int8", cap) == 56
+    assert lab.largest_keep_that_fits("fp32", cap) == 14
+    assert lab.PRED_C.answer == "no"
+
+
+def test_sharding_needs_8_gpus_not_7():
+    """PRED_D: ceil(563.2 / 80) = 8 (7 x 80 GB = 560 GB is 3.2 GB short); with 90% usable, still 8."""
+    assert lab.shard_plan(8, 100, 1024, 1)["needed"] == 8
+    assert 7 * H100.memory.capacity.m_as("B") < lab.tables_bytes((lab.ITEM_ROWS, lab.USER_ROWS), "fp32")
+    assert lab.shard_plan(8, 90, 1024, 1)["needed"] == 8
+    assert lab.PRED_D.answer == "8"
+
+
+def test_interconnect_constants_match_nvidia_h100_datasheet():
+    """PCIe Gen5 x16: 128 GB/s both ways = 64 GB/s per direction; NVLink 4: 900 GB/s total per H100."""
+    assert lab.PCIE_GEN5_X16.m_as("GB/s") == 64
+    assert lab.NVLINK4_TOTAL.m_as("GB/s") == 900
+    assert lab.NVLINK4_PER_DIRECTION.m_as("GB/s") == 450
+    assert H100.memory.bandwidth.m_as("GB/s") / lab.PCIE_GEN5_X16.m_as("GB/s") == pytest.approx(52.3, abs=0.1)
+
+
+def test_all_to_all_traffic_is_the_remote_share_of_pooled_vectors():
+    """L1256: sharded tables turn lookups into all-to-all traffic; with n shards (n-1)/n of each
+    request's pooled vectors live elsewhere. Pooling happens at the owner, so lookups do not add."""
+    pooled = sum(lab.table(n).activation_bytes(1024, "fp32") for n in (lab.ITEM_ROWS, lab.USER_ROWS))
+    assert pooled == 1024 * 2 * 512
+    for n in (1, 2, 8):
+        plan = lab.shard_plan(n, 90, 1024, 4)
+        assert plan["all_to_all"] == pytest.approx(pooled * (n - 1) / n)
+    assert lab.shard_plan(1, 90, 1024, 4)["t_nvlink"] == 0
+    plan = lab.shard_plan(8, 90, 1024, 1)
+    assert plan["rows_moved"] == Q_(1024 * 2 * 512, "B").m_as("B")
+    assert plan["t_pcie"] > plan["t_hbm"]
+    assert math.isclose(plan["per_device"], 563.2e9 / 8)
+
+
+@pytest.mark.parametrize(("fn", "args"), [
+    (lab.part_a, (100, 2, "128", "fp32", "A100")), (lab.part_b, ("1024", 16, "A100")),
+    (lab.part_c, ("int8", 50, "A100")), (lab.part_d, (8, 90, "1024", 4)),
+])
+def test_parts_redraw_fast(fn, args):
+    fn(*args)
+    t0 = time.perf_counter()
+    fn(*args)
+    assert time.perf_counter() - t0 < 0.2

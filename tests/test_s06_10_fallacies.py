@@ -1,0 +1,166 @@
+"""Section 6.10 (Fallacies and pitfalls): the chapter's numbers behind each belief, via mlsysim.
+
+Line refs are into ``shared/seeds/chapter06_network_architectures.txt``. Every computed value goes
+through ``mlsysim`` (layers, models, engine, hardware) or the notebook's parts module, which composes
+those calls; expected values are the chapter's printed numbers, with rounding documented.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import mlsysim.layers as L
+from mlsysim import Engine, Hardware, Models
+from mlsysim.labs.parts import s06_10_fallacies as lab
+
+GB = 1e9
+JETSON = Hardware.get("JetsonOrinNX")
+A100 = Hardware.get("A100")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fallacy 1: more complex architectures always perform better (L1556-L1558, footnote 28 L1426)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_vit_b16_matches_published_size():
+    """ViT-B/16: 224² image in 16×16 patches = 196 tokens (L1426) + a class token; 86,567,656
+    parameters (the timm / torchvision count) and 17.6 GMACs = 35.1 GFLOP per image."""
+    v = lab.vit()
+    assert v.config["tokens"] - 1 == 196
+    assert v.params == 86_567_656
+    assert round(v.flops() / 2 / 1e9, 1) == 17.6
+
+
+def test_vit_costs_more_than_resnet50_before_any_accuracy():
+    """The engine prices the weak prior: ~3.4× ResNet-50's parameters, ~4.3× its FLOPs. Accuracy
+    is not an engine output; the chapter's argument (ViT needed far larger pretraining) is quoted."""
+    v, r = lab.vit(), Models.ResNet50
+    assert round(v.params / r.params, 1) == 3.4
+    assert round(v.flops() / r.flops(), 1) == 4.3
+    pv = Engine.solve(v, JETSON, precision="fp16")
+    pr = Engine.solve(r, JETSON, precision="fp16")
+    assert pv.latency_s > pr.latency_s
+    assert lab.PRED_A.answer == "bill"
+    assert lab.JFT_IMAGES / lab.IMAGENET_1K_IMAGES > 100
+
+
+# ---------------------------------------------------------------------------------------------
+# Pitfall 2: selecting on accuracy alone (L1562-L1564)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_score_memory_2048_vs_512_is_16x():
+    """'Sequence length 2,048 therefore requires 16× more materialized score memory than 512.'"""
+    a2048 = L.Attention(d_model=768, n_heads=12, seq_len=2048).score_bytes(1, "fp16")
+    a512 = L.Attention(d_model=768, n_heads=12, seq_len=512).score_bytes(1, "fp16")
+    assert a2048 / a512 == 16
+    assert lab.PRED_B.answer == "16x"
+
+
+def test_rnn_critical_path_is_the_sequence():
+    """An RNN's S steps run in order (S = 1,000 -> 1,000 updates, L765); its state does not grow."""
+    lstm = L.LSTM(input_size=768, hidden_size=768, seq_len=1000)
+    assert lstm.serial_steps == 1000
+    assert lstm.state_bytes() == L.LSTM(input_size=768, hidden_size=768, seq_len=10).state_bytes()
+    _, l512, _ = lab._seq_layers(512)
+    _, l2048, _ = lab._seq_layers(2048)
+    t512 = Engine.solve(l512, "H100", precision="fp16").latency_s
+    t2048 = Engine.solve(l2048, "H100", precision="fp16").latency_s
+    assert t2048 / t512 == pytest.approx(4, rel=0.05)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fallacy 3: one dominant bottleneck across training and inference (L1566-L1568)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", ["H100", "JetsonOrinNX"])
+def test_prefill_compute_decode_not(device):
+    """Same GPT-2 XL weights: prefill is compute-bound, decode at batch 1 is not (memory-bound on
+    the Jetson; on the H100 the weight stream is the larger roofline term and kernel launches
+    dominate, as the chapter says at L1117). Decode intensity ≈ 1 FLOP/B in FP16 (L1097)."""
+    g = Models.GPT2
+    pre = Engine.solve(g, device, phase="prefill", seq_len=1024, precision="fp16", fused=True)
+    dec = Engine.solve(g, device, phase="decode", seq_len=1024, precision="fp16", fused=True)
+    assert pre.bottleneck == "Compute"
+    assert dec.bottleneck != "Compute"
+    assert dec.latency_memory_s > dec.latency_compute_s
+    assert round(dec.arithmetic_intensity.magnitude) == 1
+    assert lab.PRED_C.answer == "flip"
+
+
+# ---------------------------------------------------------------------------------------------
+# Pitfall 4: combining patterns without interaction analysis (L1570-L1572, self-check L1988)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_hybrid_shifts_the_bottleneck():
+    """Self-check (T/F): a CNN + attention hybrid is not guaranteed to keep the CNN's throughput
+    (False). At 896² (3,136 tokens) on an H100, batch 8, ResNet-50 is compute-bound; with its last
+    stage replaced by attention over the feature map it becomes memory-bound (materialized
+    scores) and several times slower. Tiled attention moves it back to compute."""
+    cnn, hyb, tokens = lab.hybrid(896)
+    assert tokens == 56 * 56
+    kw = dict(batch_size=8, precision="fp16", efficiency=0.5, fused=True)
+    pc, ph = Engine.solve(cnn, "H100", **kw), Engine.solve(hyb, "H100", **kw)
+    assert pc.bottleneck == "Compute" and ph.bottleneck == "Memory"
+    assert ph.latency_s > 3 * pc.latency_s
+    _, flash, _ = lab.hybrid(896, True)
+    assert Engine.solve(flash, "H100", **kw).bottleneck == "Compute"
+
+
+# ---------------------------------------------------------------------------------------------
+# Fallacy 5: training-hardware wins transfer to deployment (L1574-L1576, self-check L1993)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_cluster_vs_jetson_memory():
+    """8× A100 = 640 GB total vs a 16 GB Jetson Orin NX; the self-check's 8 GB model leaves 8 GB
+    for activations, workspace and OS buffers."""
+    cluster = lab.TRAINING_GPUS * A100.memory.capacity.m_as("B")
+    assert cluster / GB == 640
+    assert JETSON.memory.capacity.m_as("GB") == 16
+    assert JETSON.memory.capacity.m_as("GB") - lab.CHAPTER_MODEL_GB == 8
+    assert cluster / JETSON.memory.capacity.m_as("B") == 40
+
+
+# ---------------------------------------------------------------------------------------------
+# Pitfall 6: ignoring KV-cache growth (L1578-L1580, footnote 26 L1105, self-check L1975)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_kv_cache_per_request():
+    """32 layers × 2 × 32 heads × 2,048 × 128 × 2 B = 1,073,741,824 B ≈ 1.07 GB ('≈1 GB')."""
+    kv = Models.Llama7B.kv_cache_bytes(2048, 1, "fp16")
+    assert kv == 1_073_741_824
+    assert round(kv / GB, 2) == 1.07
+
+
+def test_kv_cache_users():
+    """2-4 users: 2-4 GB of cache (2.15-4.29 GB); 8 users ≈ 8.6 GB (footnote 26); 32 users
+    ≈ 34.4 GB, more than double the 14 GB of weights. The self-check prints '~34.3 GB', a
+    truncation of 34.36 GB."""
+    m = Models.Llama7B
+    assert (round(m.kv_cache_bytes(2048, 2) / GB, 2), round(m.kv_cache_bytes(2048, 4) / GB, 2)) == (2.15, 4.29)
+    assert round(m.kv_cache_bytes(2048, 8) / GB, 1) == 8.6
+    kv32 = m.kv_cache_bytes(2048, 32)
+    assert round(kv32 / GB, 2) == 34.36
+    assert kv32 > 2 * m.weight_bytes("fp16")
+
+
+def test_7b_weights_14gb():
+    """'~14 GB' for a 7B FP16 model is 7e9 × 2 B; the Llama-2 7B preset has 6.74 B params -> 13.5 GB."""
+    w = Models.Llama7B.weight_bytes("fp16")
+    assert round(Models.Llama7B.params / 1e9) == 7
+    assert w / GB == pytest.approx(14, rel=0.05)
+
+
+def test_jetson_fits_two_conversations():
+    """Weights (13.5 GB) + 2 × 1.07 GB fit 16 GB; a third conversation does not. Any OS/runtime
+    reserve lowers the count further."""
+    assert lab.max_users(2048, "fp16", "JetsonOrinNX", 0.0) == 2
+    assert lab.max_users(2048, "fp16", "JetsonOrinNX", 1e9) == 1
+    assert lab.llm_footprint(2, 2048, "fp16")["profile"].feasible
+    assert not lab.llm_footprint(3, 2048, "fp16")["profile"].feasible
+    assert lab.PRED_D.answer == "two"

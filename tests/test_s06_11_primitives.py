@@ -1,0 +1,201 @@
+"""Computational Primitives (longer edition, "6.P"): the chapter's numbers the notebook reproduces,
+and the cost models of ``mlsysim.primitives``.
+
+Sources: ``shared/seeds/chapter06_network_architectures_longer_edition.txt`` section "Computational
+Primitives" (L1449-1627) and its digest (rows I1-I17, E15); the primary edition where it repeats a
+number (im2col toy, L415). Every expected value is the chapter's; every computed value goes through
+mlsysim (layers, energy, primitives).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mlsysim import energy
+from mlsysim import layers as L
+from mlsysim import primitives as P
+from mlsysim.labs.parts import s06_11_primitives as lab
+
+# ---- Part A: im2col, sliding windows ----------------------------------------------------------
+
+
+def test_primary_edition_im2col_toy_is_16_over_9():
+    """Primary L415: a 3x3 input and a 2x2 filter give 4 patches of 4 values: 16/9 expansion."""
+    c = L.Conv2d(in_channels=1, out_channels=1, kernel_size=2, input_size=3, bias=False)
+    assert c.output_size == (2, 2)
+    assert c.im2col_elements == 16
+    assert c.im2col_expansion == pytest.approx(16 / 9)
+
+
+def test_figure_12_patch_matrix_is_4x8():
+    """Longer-edition Fig. 12: two 3x3 maps, 2x2 kernels: a 4x8 patch matrix times an 8x1 column."""
+    c = L.Conv2d(in_channels=2, out_channels=1, kernel_size=2, input_size=3, bias=False)
+    shape = P.gemm_shape(c)
+    assert (shape.m, shape.k, shape.n) == (4, 8, 1)
+    assert c.im2col_elements == 4 * 8
+
+
+def test_im2col_duplicates_up_to_k_squared():
+    """Footnote 29 / self-check answer L2247: up to K^2 = 9 copies for 3x3 stride-1 filters. With
+    'same' padding every pixel has a window, so the expansion is exactly 9 (the notebook default);
+    a valid convolution approaches 9 as the map grows."""
+    assert lab.conv(3, 56, 1, 64).im2col_expansion == 9
+    valid = L.Conv2d(in_channels=1, out_channels=1, kernel_size=3, input_size=224, bias=False)
+    assert 8.8 < valid.im2col_expansion < 9
+    assert lab.PRED_A.answer == "9"
+
+
+def test_sliding_windows_26x26_on_28x28():
+    """L1476: a 3x3 filter gives 26x26 windows on a 28x28 input at stride 1."""
+    c = L.Conv2d(in_channels=1, out_channels=1, kernel_size=3, input_size=28, bias=False)
+    assert c.output_size == (26, 26)
+
+
+def test_listing_3_nine_macs_times_784_positions():
+    """Primary L385 (Listing 3 comment): 3x3 on a padded 28x28 map is 9 MACs x 784 positions."""
+    c = L.Conv2d(in_channels=1, out_channels=1, kernel_size=3, input_size=28, padding=1, bias=False)
+    assert c.macs() == 9 * 784
+
+
+@pytest.mark.parametrize("layer", [
+    L.Dense(in_features=784, out_features=128, bias=False),
+    L.Dense(in_features=768, out_features=2304, tokens=6),
+    L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False),
+    L.Conv2d(in_channels=96, out_channels=96, kernel_size=3, input_size=112, padding=1, groups=96),
+    L.Conv2d(in_channels=3, out_channels=32, kernel_size=(10, 4), input_size=(49, 10), stride=2, padding=(5, 1)),
+])
+@pytest.mark.parametrize("batch", [1, 8])
+def test_gemm_lowering_preserves_macs(layer, batch):
+    """The GEMM view counts exactly the layer's MACs (im2col and implicit GEMM do the same work)."""
+    assert P.gemm_shape(layer, batch).macs == layer.macs(batch)
+
+
+def test_fused_qkv_gemm_is_10_6m_macs():
+    """Longer-edition Fig. 8 / primary L872: (6 x 768) @ (768 x 2304) = 10.6M MACs."""
+    shape = P.gemm_shape(L.Dense(in_features=768, out_features=2304, tokens=6))
+    assert (shape.m, shape.k, shape.n) == (6, 768, 2304)
+    assert round(shape.macs / 1e6, 1) == 10.6
+
+
+# ---- Part B: systolic array ---------------------------------------------------------------------
+
+
+def test_tpu_v1_peak_is_92_tops():
+    """Jouppi et al. 2017 (cited in the longer edition's TPU footnote): 256x256 MACs at 700 MHz,
+    92 TOP/s."""
+    assert P.TPU_V1.peak.m_as("TFLOP/s") == pytest.approx(92, rel=5e-3)
+
+
+def test_systolic_model_accounts_every_cycle():
+    run = P.systolic_gemm(P.GemmShape(m=100, k=300, n=200), size=128, weight_load=True)
+    assert run.tiles == math.ceil(300 / 128) * math.ceil(200 / 128) == 6
+    assert run.cycles_per_tile == 100 + 2 * 127 + 128
+    assert run.macs == 100 * 300 * 200
+    assert 0 < run.utilization < 1
+
+
+def test_batch1_token_leaves_the_array_nearly_idle():
+    """A GEMV (one streamed row) on a 128x128 array: 1 useful cycle per 383-cycle tile."""
+    run = lab._run(128, 1, 2048, False)
+    assert run.utilization == pytest.approx(1 / 383)
+    assert run.utilization < 0.01
+    assert lab.PRED_B.answer == "1"
+
+
+def test_many_rows_fill_the_array():
+    full = lab._run(128, 4096, 2048, True)
+    assert full.utilization > 0.9
+    half = lab._run(128, 2 * 127, 2048, True)
+    assert half.utilization == pytest.approx(0.5)
+
+
+# ---- Part C: energy and access patterns --------------------------------------------------------
+
+
+def test_dram_read_vs_mac_over_100x():
+    """Self-check (L2237): ~640 pJ per 32-bit DRAM read vs ~4.6 pJ per FP32 MAC, '>130x' (139x).
+    The longer edition's 'System design impact' (L1602) quotes 173x = 640 / 3.7 pJ against the
+    multiply alone; against the full multiply-accumulate it is 139x."""
+    assert energy.access_energy(4, "dram").m_as("pJ") == pytest.approx(640)
+    assert energy.mac_energy("fp32").m_as("pJ") == pytest.approx(4.6)
+    assert energy.move_vs_compute("fp32") > 130
+    assert round(energy.move_vs_compute("fp32")) == 139
+    assert round(640 / energy.OP_ENERGY_PJ["fp32_mult"]) == 173
+    assert lab.PRED_C.answer == "dram100"
+
+
+def test_sequential_uses_every_fetched_byte():
+    """L1520: sequential access lets DRAM burst and prefetchers run ahead: no wasted bytes."""
+    assert P.access_cost("sequential", 4096, 4).efficiency == 1.0
+    assert lab.energy_per_value("sequential", "dram", "fp32") == pytest.approx(640)
+
+
+def test_strided_and_random_scalars_waste_most_of_each_line():
+    """Primary L1379: strided access 'fetches whole cache lines to use a fraction of each'."""
+    assert lab.scenario_cost("strided", "fp32").efficiency == pytest.approx(1 / 16)
+    assert lab.scenario_cost("random", "fp32").efficiency == pytest.approx(4 / 64)
+    assert lab.energy_per_value("random", "dram", "fp32") == pytest.approx(16 * 640)
+
+
+def test_embedding_rows_are_contiguous_and_fully_used():
+    """Primary L1196 / L1379: a 128-wide FP32 row is 512 B, contiguous and fully consumed."""
+    cost = lab.scenario_cost("rows", "fp32")
+    assert cost.useful_bytes // 32 == 512
+    assert cost.efficiency == 1.0
+
+
+def test_strided_access_shares_lines_when_close():
+    cost = P.access_cost("strided", 8, 4, 8)  # every other FP32 value
+    assert cost.lines == 1 and cost.efficiency == 0.5
+
+
+def test_access_cost_rejects_bad_input():
+    with pytest.raises(ValueError, match="pattern"):
+        P.access_cost("diagonal", 1, 4)
+    with pytest.raises(ValueError, match="stride_bytes"):
+        P.access_cost("strided", 4, 8, 4)
+
+
+# ---- Part D: data movement in attention ---------------------------------------------------------
+
+
+def test_attention_movement_s512_batch32():
+    """L1559 (digest E15): sequence 512, head dim 64, batch 32: broadcast 512x64 queries, gather
+    512x512x64, reduce 512x512 scores, each times 32.
+
+    The chapter says it gathers 'keys and values (512x512x64 elements)'. That count is one operand:
+    the score GEMM reads 512x512x64 key elements and the value GEMM as many value elements, so keys
+    and values together are 2 x 16,777,216 per sequence. The notebook shows both."""
+    mv = P.attention_data_movement(512, 64, 32)
+    assert mv.broadcast == 32 * 512 * 64
+    assert mv.gather_keys == 32 * 16_777_216
+    assert mv.gather_values == mv.gather_keys
+    assert mv.reduce == 32 * 262_144
+    one = P.attention_data_movement(512, 64, 1)
+    assert (one.broadcast, one.gather_keys, one.reduce) == (32_768, 16_777_216, 262_144)
+
+
+def test_score_gemm_macs_match_listing_7():
+    """Primary Listing 7 / self-check: 512 x 512 x 64 = 16.8M MACs for the score GEMM per head."""
+    att = L.Attention(d_model=64, n_heads=1, seq_len=512)
+    assert att.macs() == 2 * 16_777_216  # score GEMM + value GEMM
+    assert P.attention_data_movement(512, 64).gather_keys == att.macs() // 2
+
+
+def test_tree_reduction_is_logarithmic():
+    """L1562: tree reduction takes O(log n) stages instead of O(n); Fig. 13 reduces 1+3+5+7 = 16
+    in 2 stages."""
+    assert P.reduction_stages(512) == 9
+    assert P.reduction_stages(512, tree=False) == 511
+    assert P.reduction_stages(4) == 2
+    assert P.reduction_stages(1) == 0
+    assert lab.PRED_D.answer == "9"
+
+
+def test_part_d_default_view():
+    v = lab.part_d(512, 32, "64")
+    values = {c.label: c.value for c in v.cards}
+    assert values["Softmax row: tree stages"] == "9"
+    assert values["Scores if materialized"] == "16.8 MB"  # 32 x 512^2 x 2 B, one head
