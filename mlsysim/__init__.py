@@ -4,7 +4,7 @@ Conventions: 1 MAC = 2 FLOPs; decimal GB (1e9 B) and binary GiB (2**30 B) are di
 peak rates are dense unless marked sparse.
 """
 
-from . import layers, models
+from . import energy, layers, models
 from .engine import Engine, Profile, solve, sweep, weight_only_intensity
 from .hardware import DEVICES, Device, Hardware
 from .models import Model, Models
@@ -22,6 +22,7 @@ __all__ = [
     "Profile",
     "Q_",
     "bytes_per_value",
+    "energy",
     "layers",
     "models",
     "solve",

@@ -230,7 +230,8 @@ def _arrays(rows: Sequence[Row], fused: bool = False) -> _Arrays:
         per_ex = t2 - t1
         tname = type(lay).__name__
         if fused and tname in _EPILOGUE and prev is not None:
-            t1 = per_ex = lay.input_elements - lay.output_elements if tname == "ResidualAdd" else 0
+            # only the add's skip input is read again; BN and activations cost no traffic
+            per_ex = lay.input_elements - lay.output_elements if tname == "ResidualAdd" else 0
             t1 = per_ex
             lay_k = 0
         else:
@@ -258,6 +259,8 @@ def _rows_for(model, seq_len, phase) -> tuple[list[Row], str, bool]:
     if isinstance(model, Layer):
         if phase is not None:
             raise ValueError("phase applies to language models, not to a single layer")
+        if seq_len is not None:
+            raise ValueError("seq_len applies to language models; set it on the layer itself")
         return [Row(type(model).__name__, model)], type(model).__name__, False
     raise ValueError(f"model must be an mlsysim Model or Layer, got {type(model).__name__}")
 

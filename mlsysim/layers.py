@@ -136,9 +136,15 @@ class Layer(BaseModel):
         )
 
     def arithmetic_intensity(self, batch: int = 1, precision: str = "fp16") -> float:
-        """FLOP per byte moved (weights + activations)."""
+        """Matmul FLOP per byte moved (weights + activations)."""
         moved = self.bytes_moved(batch, precision)
         return self.flops(batch) / moved if moved else 0.0
+
+    def elementwise_intensity(self, batch: int = 1, precision: str = "fp16") -> float:
+        """Elementwise FLOP per byte moved: the figure for adds, norms and activations
+        (a residual add in FP32: 1 / 12)."""
+        moved = self.bytes_moved(batch, precision)
+        return self.elementwise_flops(batch) / moved if moved else 0.0
 
     def rows(self, prefix: str = "") -> list[tuple[str, Layer]]:
         """Leaf layers, for per-layer tables."""
@@ -663,6 +669,8 @@ class Attention(Layer):
 
     def live_elements(self, batch: int = 1) -> int:
         live = self.input_elements + self.output_elements
+        if self.kv_len is not None:  # decode: cached K/V are counted once, as the KV cache
+            live -= 2 * self.kv * self.n_kv_heads * self.d_head
         if not self.flash:
             live += 2 * self.score_elements
         return check_batch(batch) * live

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from ..hardware import Device
@@ -14,6 +15,9 @@ def figure(title: str, x_title: str, y_title: str, *, log_x=False, log_y=False, 
     """An empty themed figure."""
     import plotly.graph_objects as go
 
+    from .style import _template
+
+    _template()
     fig = go.Figure()
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, height=height)
     if log_x:
@@ -35,6 +39,10 @@ def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float 
             annotation_text=f"{dev.key} {dev.memory.capacity:~P}",
             annotation_position="top left",
         )
+        if fig.layout.yaxis.type == "log":
+            ann = fig.layout.annotations[-1]
+            if ann.y and ann.y > 0:
+                ann.y = math.log10(ann.y)
     return fig
 
 
@@ -65,4 +73,6 @@ def roofline(
         fig.add_trace(go.Scatter(x=[intensity], y=[flops_s / 1e12], mode="markers+text", name=label,
                                  text=[label], textposition="top center",
                                  marker=dict(size=12, color=SERIES[i % 6])))
+    ann = fig.layout.annotations[-1]  # the ridge label, on a log x axis
+    ann.x = math.log10(ann.x)
     return fig

@@ -32,20 +32,6 @@ from ..components import (
 CHAPTER = "6.1"
 PARTS = ("A", "B", "C")
 
-def log_safe(fig):
-    """Work around ``add_vline``/``add_hline`` labels on log axes: plotly.js reads an annotation's
-    data coordinate on a log axis as log10 of the value, so the labels ``charts.roofline`` adds
-    would land off the chart. Rewrite them in log units."""
-    import math
-
-    for ann in fig.layout.annotations:
-        if ann.xref == "x" and fig.layout.xaxis.type == "log" and ann.x and ann.x > 0:
-            ann.x = math.log10(ann.x)
-        if ann.yref == "y" and fig.layout.yaxis.type == "log" and ann.y and ann.y > 0:
-            ann.y = math.log10(ann.y)
-    return fig
-
-
 #: Every device in the registry, labelled by tier.
 DEVICES = {d.key: f"{d.tier}: {d.name}" for d in Hardware.all()}
 
@@ -315,7 +301,7 @@ def part_c(device: str, precision: str, batch: int) -> View:
     points = [(SPECTRUM[k], i, min(peak, i * bw)) for k, i in proxy.items()]
     lo = min(0.05, min(proxy.values()) / 2)
     hi = max(5000.0, max(proxy.values()) * 2)
-    fig = log_safe(roofline(dev, roof, 1.0, points, x_range=(lo, hi),
+    fig = (roofline(dev, roof, 1.0, points, x_range=(lo, hi),
                             title=f"Weight-only intensity on the {dev.name} roofline (batch {b})"))
     for i, tr in enumerate(fig.data[1:1 + len(points)]):
         tr.textposition = "top center" if i % 2 == 0 else "bottom center"

@@ -36,20 +36,6 @@ PARTS = ("A", "B", "C", "D")
 
 PRECISIONS = {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}
 
-def log_safe(fig):
-    """Work around ``add_vline``/``add_hline`` labels on log axes: plotly.js reads an annotation's
-    data coordinate on a log axis as log10 of the value, so the labels ``charts.roofline`` adds
-    would land off the chart. Rewrite them in log units."""
-    import math
-
-    for ann in fig.layout.annotations:
-        if ann.xref == "x" and fig.layout.xaxis.type == "log" and ann.x and ann.x > 0:
-            ann.x = math.log10(ann.x)
-        if ann.yref == "y" and fig.layout.yaxis.type == "log" and ann.y and ann.y > 0:
-            ann.y = math.log10(ann.y)
-    return fig
-
-
 #: The reference MNIST layer of the primary edition: 784 pixels -> 128 hidden units (Fig. 2,
 #: L155, L173). The older edition used 784 -> 100 (78,400 MACs); see the tests.
 MNIST_INPUTS, MNIST_HIDDEN = 784, 128
@@ -207,7 +193,7 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
     attain = [f / (t - td) for f, t, td in zip(sw["flops"], sw["latency_s"], sw["dispatch_s"], strict=True)]
     proxies = [weight_only_intensity(square_mlp(d), precision, x) for x in SWEEP_BATCHES]
 
-    fig = log_safe(roofline(dev, precision, 1.0, (), x_range=(0.1, 5000.0),
+    fig = (roofline(dev, precision, 1.0, (), x_range=(0.1, 5000.0),
                             title=f"{d:,}×{d:,} dense layer, {dev.key}, {precision.upper()}"))
     fig.add_trace(go.Scatter(x=sw["intensity"], y=[a / 1e12 for a in attain], mode="lines+markers",
                              name="engine, B = 1…512"))
