@@ -21,6 +21,8 @@ GOALS = {
     "import mlsysim": (0.5, "s"),
     "Engine.solve ResNet-50 / H100": (100.0, "us"),
     "Engine.sweep 10,000 batches": (50.0, "ms"),
+    "part redraw (median of all parts)": (50.0, "ms"),
+    "part redraw (slowest part)": (100.0, "ms"),
 }
 
 _IMPORT_SNIPPET = (
@@ -72,16 +74,44 @@ def sweep_time_ms(points: int = 10_000, repeat: int = 5) -> tuple[float, bool]:
     return statistics.median(times) * 1e3, _numpy() is not None
 
 
+def redraw_times_ms() -> tuple[float, float, str]:
+    """Every part of every notebook at its default widget values, warm (a slider drag re-runs
+    exactly one of these): median and worst time in ms, and the slowest part."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import mlsysim.labs.parts as parts
+
+    times = {}
+    for info in pkgutil.iter_modules(parts.__path__):
+        mod = importlib.import_module(f"mlsysim.labs.parts.{info.name}")
+        for name, fn in inspect.getmembers(mod, inspect.isfunction):
+            if fn.__module__ != mod.__name__ or not (name.startswith("part_") or name == "synthesis"):
+                continue
+            letter = "S" if name == "synthesis" else name[-1].upper()
+            args = [getattr(mod, f"{letter}_{p.upper()}").value for p in inspect.signature(fn).parameters]
+            fn(*args)  # warm: first builds of models are cached
+            best = min(timeit.repeat(lambda fn=fn, args=args: fn(*args), number=1, repeat=3))
+            times[f"{info.name}.{name}"] = best * 1e3
+    ordered = sorted(times.values())
+    worst = max(times, key=times.get)
+    return statistics.median(ordered), times[worst], worst
+
+
 def main() -> int:
     imp_inside, imp_wall = import_time()
     solve_us = solve_time_us()
     sweep_ms, used_numpy = sweep_time_ms()
+    redraw_med, redraw_max, slowest = redraw_times_ms()
 
     rows = [
         ("import mlsysim", imp_inside, "s", f"process wall {imp_wall:.3f} s"),
         ("Engine.solve ResNet-50 / H100", solve_us, "us", "warm, batch 8"),
         ("Engine.sweep 10,000 batches", sweep_ms, "ms",
          "numpy" if used_numpy else "pure Python"),
+        ("part redraw (median of all parts)", redraw_med, "ms", "default widget values, warm"),
+        ("part redraw (slowest part)", redraw_max, "ms", slowest),
     ]
     if (PEER_VENV / "bin" / "python").exists():
         try:

@@ -7,14 +7,12 @@ asserts the exact value.
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 
 import pytest
 
 from mlsysim import Engine, Hardware, Models
 from mlsysim import layers as L
-from mlsysim.labs.charts import figure
 from mlsysim.labs.parts import s06_03_cnns as lab
 from mlsysim.units import bytes_per_value
 
@@ -233,28 +231,3 @@ def test_kws_fp32_fits_only_without_firmware():
     assert int8.feasible
     h7 = lab._left_for_model(Hardware.get("STM32H743"), 512, 128)
     assert Engine.solve(Models.KWS, h7, precision="fp32").feasible
-
-
-# --------------------------------------------------------------------------------------------
-# Speed of the parts (a slider drag must redraw at once)
-# --------------------------------------------------------------------------------------------
-
-
-def _best(fn, *args, runs: int = 5) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
-@pytest.mark.parametrize(("fn", "args"), [
-    (lab.part_a, (1024, 512, "7")), (lab.part_b, ("7", "2", 16)), (lab.part_c, (1024, "7")),
-    (lab.part_d, ("H100", 128, True)), (lab.synthesis, ("STM32H743", "int8", 512, 128)),
-])
-def test_parts_are_fast(fn, args):
-    """Each part's own work (beyond building the shared themed figure) stays under 50 ms; best of
-    five runs, so a busy test machine does not make this flaky."""
-    fn(*args)  # warm caches and imports
-    assert _best(fn, *args) - _best(figure, "t", "x", "y") < 0.05
