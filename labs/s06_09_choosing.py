@@ -17,8 +17,10 @@ async def _():
 
     if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
         import micropip
+        from js import location  # the worker script: <site>/<notebook>/assets/worker-*.js
 
-        await micropip.install(f"{'/'.join(str(__import__('js').location.href).split('/')[:-2])}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+        _page = str(location.href).rsplit("/assets/", 1)[0]
+        await micropip.install(f"{_page}/wheels/mlsysim-0.1.0-py3-none-any.whl")
     import marimo as mo
 
     from mlsysim.labs import components as kit
@@ -322,20 +324,9 @@ def _(mo):
 
 
 @app.cell
-async def _(kit, lab, ledger, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util):
-    _answers = {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}
-    if any(v is not None for v in _answers.values()):
-        await ledger.save_async(
-            chapter=lab.CHAPTER,
-            design={"data": s_data.value, "rate_per_s": s_fps.value, "utilization": s_util.value,
-                    "power_w": s_power.value},
-            answers=_answers,
-            required=lab.PARTS,
-        )
-    mo.vstack([
-        mo.md(f"**Design ledger:** {ledger.summary()}"),
-        *([mo.callout(mo.md(ledger.warning), kind="warn")] if ledger.warning else []),
-    ])
+async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"data": s_data.value, "rate_per_s": s_fps.value, "utilization": s_util.value,
+                    "power_w": s_power.value})
     return
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "Toggle",
     "View",
     "show",
+    "record",
 ]
 
 
@@ -340,4 +341,18 @@ def show(view: View, feedback=None):
     items.append(math_peek(view.peek_title, view.peek))
     if feedback is not None:
         items.append(feedback)
+    return mo.vstack(items)
+
+
+async def record(ledger, lab, answers: Mapping[str, object], design: Mapping[str, object] | None = None):
+    """Save this notebook's answers and design to the ledger (only once something is answered:
+    completion comes from real answers, never from opening the page) and show the progress
+    line, with the ledger's warning if storage misbehaved."""
+    mo = _mo()
+    if any(v is not None for v in answers.values()):
+        await ledger.save_async(chapter=lab.CHAPTER, design=design or {}, answers=answers,
+                                required=lab.PARTS)
+    items = [mo.md(f"**Design ledger:** {_e(ledger.summary())}")]
+    if ledger.warning:
+        items.append(mo.callout(mo.md(_e(ledger.warning)), kind="warn"))
     return mo.vstack(items)
