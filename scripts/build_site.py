@@ -9,7 +9,7 @@
    `marimo export html-wasm --mode run` into <out>/<stem>/   (needs `uv` on PATH);
 3. copies the wheel next to every page: <out>/<stem>/wheels/<wheel> + wheels/mlsysim.json
    (the install rule, see scripts/wasm_install.py);
-4. writes <out>/index.html listing the labs in file-name order (title: first `# ` heading in an
+4. writes <out>/index.html listing the labs in labs/README.md's order (title: first `# ` heading in an
    mo.md, else App(app_title=...), else the first heading, else the file name);
 5. with --offline-mirror: builds a local Pyodide mirror (npm pyodide@<marimo's PYODIDE_VERSION>,
    pinned wasm/pure wheels from PyPI, a hand-built pyodide-lock.json, a PEP 503 simple/ index)
@@ -113,7 +113,12 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
 
 # ---------------------------------------------------------------- notebooks
 def list_notebooks(labs_dir: Path) -> list[Path]:
-    return sorted(p for p in labs_dir.glob("*.py") if not p.name.startswith("_"))
+    """In the order labs/README.md's map lists them (files it does not name go last, by name)."""
+    found = sorted(p for p in labs_dir.glob("*.py") if not p.name.startswith("_"))
+    readme = labs_dir / "README.md"
+    listed = re.findall(r"`([\w.-]+\.py)`", readme.read_text(encoding="utf-8")) if readme.exists() else []
+    rank = {name: i for i, name in reversed(list(enumerate(listed)))}
+    return sorted(found, key=lambda p: (rank.get(p.name, len(rank)), p.name))
 
 
 def notebook_title(path: Path) -> str:
