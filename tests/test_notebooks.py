@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -120,3 +122,11 @@ def test_random_widget_states(nb):
         defs = {name: h.with_value(w, rng.choice(h.grid(w))) for name, w in widgets.items()}
         r = h.run(app, defs=defs, unlock=True, path=path)
         assert h.problems(r) == [], {k: getattr(v, "value", None) for k, v in defs.items()}
+
+
+def test_marimo_check_strict_passes_on_every_notebook():
+    proc = subprocess.run(
+        [sys.executable, "-m", "marimo", "check", "--strict", *map(str, h.NOTEBOOKS)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
