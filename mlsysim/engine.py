@@ -261,7 +261,8 @@ def _rows_for(model, seq_len, phase) -> tuple[list[Row], str, bool]:
             raise ValueError("phase applies to language models, not to a single layer")
         if seq_len is not None:
             raise ValueError("seq_len applies to language models; set it on the layer itself")
-        return [Row(type(model).__name__, model)], type(model).__name__, False
+        # a composite (MHA, transformer block) is solved leaf by leaf, like a model's rows
+        return [Row(n, leaf) for n, leaf in model.rows()], type(model).__name__, False
     raise ValueError(f"model must be an mlsysim Model or Layer, got {type(model).__name__}")
 
 
