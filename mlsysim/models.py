@@ -422,6 +422,7 @@ def _lm(
     pooler: bool = False,
     default_seq_len: int = 1024,
     family: str = "transformer",
+    flash: bool = False,
     config: dict | None = None,
 ) -> Model:
     for field, v in (("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads),
@@ -454,7 +455,7 @@ def _lm(
             rows.append(Row("embed.norm", L.LayerNorm(normalized_shape=d, elements=tokens * d)))
         block = L.TransformerBlock(
             d_model=d, n_heads=n_heads, d_ff=d_ff, seq_len=tokens, kv_heads=kv_heads,
-            kv_len=kv_len, variant=variant,
+            kv_len=kv_len, variant=variant, flash=flash,
         )
         rows += _leaf_rows("blocks", block, n_layers)
         if final_norm == "layernorm":
@@ -488,6 +489,7 @@ def gpt2(
     vocab_size: int = 50257,
     context_length: int = 1024,
     name: str | None = None,
+    flash: bool = False,
 ) -> Model:
     """GPT-2 (HuggingFace GPT2LMHeadModel layout): learned positions, pre-LN blocks with a
     4d GELU MLP, final LayerNorm, LM head tied to the token embedding."""
@@ -495,7 +497,7 @@ def gpt2(
         name or f"GPT-2 (d={d_model}, L={n_layers})",
         d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=4 * d_model,
         vocab_size=vocab_size, positions=context_length, default_seq_len=context_length,
-        config={"context_length": context_length},
+        flash=flash, config={"context_length": context_length, "flash": flash},
     )
 
 
@@ -507,6 +509,7 @@ def bert(
     vocab_size: int = 30522,
     max_position: int = 512,
     name: str | None = None,
+    flash: bool = False,
 ) -> Model:
     """BERT encoder (HuggingFace BertModel: word/position/token-type embeddings, embedding
     LayerNorm, post-LN blocks, pooler)."""
@@ -514,7 +517,8 @@ def bert(
         name or f"BERT (d={d_model}, L={n_layers})",
         d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=d_ff, vocab_size=vocab_size,
         positions=max_position, type_vocab=2, embed_norm=True, final_norm=None, lm_head="none",
-        pooler=True, default_seq_len=max_position, config={"max_position": max_position},
+        pooler=True, default_seq_len=max_position, flash=flash,
+        config={"max_position": max_position, "flash": flash},
     )
 
 
@@ -528,6 +532,7 @@ def llama(
     context_length: int = 4096,
     tie_embeddings: bool = False,
     name: str | None = None,
+    flash: bool = False,
 ) -> Model:
     """Llama-style decoder: RMSNorm, rotary positions (no learned table), bias-free attention
     with grouped-query K/V heads, SwiGLU FFN, untied LM head."""
@@ -536,7 +541,7 @@ def llama(
         d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=d_ff, vocab_size=vocab_size,
         kv_heads=kv_heads, variant="llama", final_norm="rmsnorm",
         lm_head="tied" if tie_embeddings else "untied", default_seq_len=context_length,
-        config={"context_length": context_length},
+        flash=flash, config={"context_length": context_length, "flash": flash},
     )
 
 

@@ -262,3 +262,19 @@ def test_solve_and_sweep_aliases():
     assert mlsysim.solve is Engine.solve
     assert mlsysim.sweep is Engine.sweep
     assert Engine.solve(Models.ResNet50, "H100").device is H100
+
+
+def test_flash_builders_change_prefill_bytes_not_flops():
+    eager, tiled = M.gpt2(1600, 48, 25), M.gpt2(1600, 48, 25, flash=True)
+    assert eager.flops(seq_len=1024) == tiled.flops(seq_len=1024)
+    a = Engine.solve(eager, "H100", phase="prefill", seq_len=1024, efficiency=1.0)
+    b = Engine.solve(tiled, "H100", phase="prefill", seq_len=1024, efficiency=1.0)
+    assert b.bytes_moved < a.bytes_moved and b.latency_s < a.latency_s
+    assert (a.bottleneck, b.bottleneck) == ("Memory", "Compute")
+
+
+def test_composite_layer_is_solved_leaf_by_leaf():
+    block = L.TransformerBlock(d_model=512, n_heads=8, d_ff=2048, seq_len=4096)
+    p = Engine.solve(block, "H100")
+    assert len(p.layers) == len(block.rows())
+    assert p.flops == block.flops()

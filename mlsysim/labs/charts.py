@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from ..hardware import Device
 from .style import SERIES, apply_plotly_theme
 
-__all__ = ["memory_lines", "roofline", "figure"]
+__all__ = ["memory_lines", "roofline", "figure", "place_line_labels"]
 
 
 def figure(title: str, x_title: str, y_title: str, *, log_x=False, log_y=False, height=380):
@@ -39,10 +39,6 @@ def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float 
             annotation_text=f"{dev.key} {dev.memory.capacity:~P}",
             annotation_position="top left",
         )
-        if fig.layout.yaxis.type == "log":
-            ann = fig.layout.annotations[-1]
-            if ann.y and ann.y > 0:
-                ann.y = math.log10(ann.y)
     return fig
 
 
@@ -73,6 +69,16 @@ def roofline(
         fig.add_trace(go.Scatter(x=[intensity], y=[flops_s / 1e12], mode="markers+text", name=label,
                                  text=[label], textposition="top center",
                                  marker=dict(size=12, color=SERIES[i % 6])))
-    ann = fig.layout.annotations[-1]  # the ridge label, on a log x axis
-    ann.x = math.log10(ann.x)
+    return fig
+
+
+def place_line_labels(fig):
+    """``add_hline``/``add_vline`` put their labels at the raw data value, but on a log axis
+    plotly.js reads an annotation's coordinate as log10 of the value: convert them once, just
+    before display (``components.show`` calls this)."""
+    for ann in fig.layout.annotations:
+        if ann.xref == "x" and fig.layout.xaxis.type == "log" and ann.x and ann.x > 0:
+            ann.x = math.log10(ann.x)
+        if ann.yref == "y" and fig.layout.yaxis.type == "log" and ann.y and ann.y > 0:
+            ann.y = math.log10(ann.y)
     return fig

@@ -334,8 +334,10 @@ class View:
 
 def show(view: View, feedback=None):
     """Lay out a part: chart, cards, sentence, optional alert, MathPeek, prediction feedback."""
+    from .charts import place_line_labels
+
     mo = _mo()
-    items = [view.figure, cards(view.cards), mo.md(view.summary)]
+    items = [place_line_labels(view.figure), cards(view.cards), mo.md(view.summary)]
     if view.alert is not None:
         items.append(view.alert)
     items.append(math_peek(view.peek_title, view.peek))
