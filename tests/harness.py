@@ -50,14 +50,22 @@ class Run:
     html: str
 
     @property
-    def figures(self) -> list[list[dict]]:
-        """Plotly traces of every chart shown, parsed from the rendered HTML."""
-        figs = []
+    def charts(self) -> list[tuple[list[dict], dict]]:
+        """(traces, layout) of every chart shown, parsed from the rendered HTML."""
+        out = []
         text = self.html
+        dec = json.JSONDecoder()
         for m in _NEWPLOT.finditer(text):
-            traces, _ = json.JSONDecoder().raw_decode(text, m.end())
-            figs.append(traces)
-        return figs
+            traces, end = dec.raw_decode(text, m.end())
+            comma = text.index(",", end)
+            layout, _ = dec.raw_decode(text, comma + 1 + (len(text[comma + 1:]) - len(text[comma + 1:].lstrip())))
+            out.append((traces, layout))
+        return out
+
+    @property
+    def figures(self) -> list[list[dict]]:
+        """Plotly traces of every chart shown."""
+        return [traces for traces, _ in self.charts]
 
     @property
     def visible_text(self) -> str:
@@ -140,6 +148,15 @@ def problems(result: Run) -> list[str]:
     for m in _BAD_WORDS.finditer(result.visible_text):
         ctx = result.visible_text[max(0, m.start() - 60): m.end() + 60].replace("\n", " ")
         found.append(f"text shows {m.group(0)!r}: …{ctx}…")
+    for i, (_, layout) in enumerate(result.charts):
+        # plotly.js reads annotation coordinates on a log axis as log10 of the value: a raw
+        # value there (e.g. a line label at 295) blows the axis up to 10^295
+        for ann in layout.get("annotations", []):
+            for axis in ("x", "y"):
+                ax = layout.get(f"{axis}axis", {})
+                v = ann.get(axis)
+                if ax.get("type") == "log" and ann.get(f"{axis}ref") == axis and isinstance(v, int | float) and abs(v) > 30:
+                    found.append(f"chart {i}: label {ann.get('text')!r} at {axis}={v} on a log axis")
     for i, traces in enumerate(result.figures):
         if not traces:
             found.append(f"chart {i} has no traces")

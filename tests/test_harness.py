@@ -50,3 +50,24 @@ def test_detects_completed_on_load(tmp_path):
     rec = data["chapters"]["bad"]
     # the same predicate test_notebooks applies to every real lab after a locked run
     assert rec["required"] and all(rec["answers"].get(p) for p in rec["required"])
+
+
+def test_detects_a_line_label_that_breaks_a_log_axis():
+    """The bug a real-browser screenshot showed: an ``add_hline`` label at y=295 on a log axis
+    is read as 10^295 by plotly.js and the axis collapses ('NaN x 10^Infinity')."""
+    import marimo as mo
+    import plotly.graph_objects as go
+
+    from mlsysim.labs.charts import place_line_labels
+
+    def chart(fix):
+        fig = go.Figure(go.Scatter(x=[1, 2], y=[1, 1000]))
+        fig.update_yaxes(type="log")
+        fig.add_hline(y=295, annotation_text="ridge")
+        if fix:
+            place_line_labels(fig)
+        out = (mo.vstack([fig]),)
+        return h.Run(out, {}, h._render(out))
+
+    assert any("log axis" in p for p in h.problems(chart(fix=False)))
+    assert h.problems(chart(fix=True)) == []
