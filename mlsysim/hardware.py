@@ -160,6 +160,13 @@ class Device(BaseModel):
         peak = self.compute.peak(precision or self.compute.quoted_precision)
         return (peak * efficiency / self.memory.bandwidth).to("FLOP/B")
 
+    def attainable_flops(self, intensity: float, precision: str | None = None,
+                         efficiency: float = 1.0) -> float:
+        """The roofline: min(peak x efficiency, intensity x bandwidth), in FLOP/s, for an
+        intensity in FLOP/byte."""
+        peak = self.compute.peak(precision or self.compute.quoted_precision).m_as("FLOP/s")
+        return min(peak * efficiency, intensity * self.memory.bandwidth.m_as("B/s"))
+
     def __repr__(self) -> str:  # short, for notebooks
         return f"Device({self.name})"
 

@@ -8,7 +8,7 @@
 2. exports every labs/*.py (files starting with `_` skipped) with
    `marimo export html-wasm --mode run` into <out>/<stem>/   (needs `uv` on PATH);
 3. copies the wheel next to every page: <out>/<stem>/wheels/<wheel> + wheels/mlsysim.json
-   (the install rule, see scripts/wasm_install.py);
+   (the install rule: see README.md, 'Install rule');
 4. writes <out>/index.html listing the labs in labs/README.md's order (title: first `# ` heading in an
    mo.md, else App(app_title=...), else the first heading, else the file name);
 5. with --offline-mirror: builds a local Pyodide mirror (npm pyodide@<marimo's PYODIDE_VERSION>,
@@ -44,7 +44,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build_wheel  # noqa: E402
-from wasm_install import MANIFEST, WHEEL_DIR  # noqa: E402
+
+#: Each page gets its own copy of the wheel in <page>/wheels/, plus a manifest (name, version,
+#: file, sha256). The notebooks' boot cell installs <page>/wheels/<wheel>: the page URL is the
+#: web worker's URL cut at "/assets/" (relative URLs resolve against the worker, not the page).
+WHEEL_DIR = "wheels"
+MANIFEST = "mlsysim.json"
 
 MIRROR_NAME = "_pyodide-mirror"
 

@@ -59,7 +59,7 @@ def roofline(
     ridge = peak / bw
     lo, hi = x_range
     xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
-    ys = [min(peak, x * bw) for x in xs]
+    ys = [device.attainable_flops(x, precision, efficiency) / 1e12 for x in xs]
     fig = figure(title or f"Roofline: {device.name} ({precision}, dense)", "Arithmetic intensity (FLOP/byte)",
                  "Attainable TFLOP/s", log_x=True, log_y=True)
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="roofline", line=dict(color=SERIES[6], width=3)))

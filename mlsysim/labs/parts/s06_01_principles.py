@@ -293,22 +293,20 @@ def part_c(device: str, precision: str, batch: int) -> View:
     dev = Hardware.get(device)
     b = int(batch)
     roof = roof_precision(dev, precision)
-    peak = dev.compute.peak(roof).m_as("FLOP/s")
-    bw = dev.memory.bandwidth.m_as("B/s")
     ridge = dev.ridge_point(roof).magnitude
 
     proxy = {k: weight_only_intensity(Models.get(k), precision, b) for k in SPECTRUM}
-    points = [(SPECTRUM[k], i, min(peak, i * bw)) for k, i in proxy.items()]
+    points = [(SPECTRUM[k], i, dev.attainable_flops(i, roof)) for k, i in proxy.items()]
     lo = min(0.05, min(proxy.values()) / 2)
     hi = max(5000.0, max(proxy.values()) * 2)
-    fig = (roofline(dev, roof, 1.0, points, x_range=(lo, hi),
-                            title=f"Weight-only intensity on the {dev.name} roofline (batch {b})"))
+    fig = roofline(dev, roof, 1.0, points, x_range=(lo, hi),
+                   title=f"Weight-only intensity on the {dev.name} roofline (batch {b})")
     for i, tr in enumerate(fig.data[1:1 + len(points)]):
         tr.textposition = "top center" if i % 2 == 0 else "bottom center"
     engine = {k: Engine.solve(Models.get(k), dev, batch_size=b, precision=roof, efficiency=1.0) for k in SPECTRUM}
     fig.add_trace(go.Scatter(
         x=[p.arithmetic_intensity.magnitude for p in engine.values()],
-        y=[min(peak, p.arithmetic_intensity.magnitude * bw) / 1e12 for p in engine.values()],
+        y=[dev.attainable_flops(p.arithmetic_intensity.magnitude, roof) / 1e12 for p in engine.values()],
         mode="markers", name="engine count (weights + activations)",
         marker=dict(size=10, symbol="circle-open", line=dict(width=2))))
 

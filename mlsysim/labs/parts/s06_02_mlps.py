@@ -188,16 +188,15 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
     b, d = int(batch), int(width)
     layer = dense(d, d)
     peak = dev.compute.peak(precision).m_as("FLOP/s")
-    bw = dev.memory.bandwidth.m_as("B/s")
     sw = Engine.sweep(layer, dev, batch_sizes=SWEEP_BATCHES, precision=precision, efficiency=1.0)
     attain = [f / (t - td) for f, t, td in zip(sw["flops"], sw["latency_s"], sw["dispatch_s"], strict=True)]
     proxies = [weight_only_intensity(square_mlp(d), precision, x) for x in SWEEP_BATCHES]
 
-    fig = (roofline(dev, precision, 1.0, (), x_range=(0.1, 5000.0),
-                            title=f"{d:,}×{d:,} dense layer, {dev.key}, {precision.upper()}"))
+    fig = roofline(dev, precision, 1.0, (), x_range=(0.1, 5000.0),
+                   title=f"{d:,}×{d:,} dense layer, {dev.key}, {precision.upper()}")
     fig.add_trace(go.Scatter(x=sw["intensity"], y=[a / 1e12 for a in attain], mode="lines+markers",
                              name="engine, B = 1…512"))
-    fig.add_trace(go.Scatter(x=proxies, y=[min(peak, i * bw) / 1e12 for i in proxies], mode="lines",
+    fig.add_trace(go.Scatter(x=proxies, y=[dev.attainable_flops(i, precision) / 1e12 for i in proxies], mode="lines",
                              name="weight-only proxy", line=dict(dash="dash")))
     p = Engine.solve(layer, dev, batch_size=b, precision=precision, efficiency=1.0)
     share = roofline_share(layer, dev, b, precision)
