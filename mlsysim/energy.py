@@ -8,6 +8,7 @@ costs ~139x the MAC that uses it.
 
 from __future__ import annotations
 
+from . import _check
 from .units import Q_, Quantity, bytes_per_value
 
 __all__ = ["OP_ENERGY_PJ", "ACCESS_ENERGY_PJ_PER_BYTE", "mac_energy", "access_energy", "move_vs_compute"]
@@ -60,3 +61,10 @@ def move_vs_compute(precision: str = "fp32", level: str = "dram", reuse: int = 1
         raise ValueError(f"reuse must be >= 1, got {reuse}")
     fetch = access_energy(float(bytes_per_value(precision)), level)
     return float((fetch / mac_energy(precision)).m_as("")) / reuse
+
+
+# every argument checked by name (mlsysim._check): n_bytes finite >= 0, reuse an integer >= 1
+_check.check_module(globals(), __all__, {
+    "access_energy": {"n_bytes": (0.0, 1e300)},
+    "move_vs_compute": {"reuse": (1, 2**62)},
+})

@@ -13,12 +13,13 @@ to "Compute" or "Memory", launches to "Dispatch".
 
 from __future__ import annotations
 
-import math
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from . import _check
 from .hardware import Device, Hardware
-from .layers import Layer, check_batch
+from .layers import Layer
 from .models import Model, Row, to_frame
 from .units import PRECISIONS, Q_, Quantity, bytes_per_value
 
@@ -278,18 +279,133 @@ def _coeffs(model, seq_len, phase, fused=False):
     return arr, name, is_lm
 
 
-def _validate(hardware, batch_size, precision, efficiency, phase):
+def _validate(model, hardware, precision, efficiency, phase, sparse, fused, batches, seqs,
+              sweep: bool):
+    """The one validation of ``Engine.solve`` and ``Engine.sweep`` arguments (``sweep`` only
+    changes the names in messages: ``batch_sizes[2]`` instead of ``batch_size``).
+
+    Returns (device, is_lm, phase, batches, seqs, precision, efficiency, sparse, fused)."""
+    if not isinstance(model, Model | Layer):
+        raise ValueError(f"model must be an mlsysim Model or Layer, got {type(model).__name__}")
     dev = Hardware.get(hardware)
-    check_batch(batch_size)
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision={precision!r} is not a known precision; allowed: {', '.join(PRECISIONS)}")
-    if isinstance(efficiency, bool) or not isinstance(efficiency, int | float) or not (
-        0 < efficiency <= 1
-    ) or math.isnan(efficiency):
-        raise ValueError(f"efficiency must be in (0, 1], got {efficiency!r}")
-    if phase not in (None, "prefill", "decode"):
+    if not isinstance(precision, str) or precision not in PRECISIONS:
+        raise ValueError(
+            f"precision={precision!r} is not a known precision; allowed: {', '.join(PRECISIONS)}"
+        )
+    eff = _check.real("efficiency", efficiency, _check.EFFICIENCY_MIN, 1.0)
+    sparse = _check.flag("sparse", sparse)
+    fused = _check.flag("fused", fused)
+    if phase is not None and phase not in ("prefill", "decode"):
         raise ValueError(f"phase={phase!r} is not valid; allowed: None, 'prefill', 'decode'")
-    return dev
+    is_lm = isinstance(model, Model) and model.is_lm
+    if sweep:
+        batches = _check.integers("batch_sizes", batches, 1, _check.MAX_BATCH, 1, 10**7)
+    else:
+        batches = [_check.integer("batch_size", batches[0], 1, _check.MAX_BATCH)]
+    if seqs is None:
+        seqs = [None]
+    elif sweep:
+        seqs = _check.integers("seq_lens", seqs, 1, _check.MAX_SIZE, 1, 10**5)
+    else:
+        seqs = [_check.optional_integer("seq_len", seqs[0])]
+    if not is_lm:
+        what = "a single layer" if isinstance(model, Layer) else f"{model.name}, not a language model"
+        if phase is not None:
+            raise ValueError(f"phase={phase!r} applies to language models, not to {what}")
+        if seqs != [None]:
+            raise ValueError(
+                f"{'seq_lens' if sweep else 'seq_len'} applies to language models, not to {what}"
+                + ("; set it on the layer itself" if isinstance(model, Layer) else "")
+            )
+    elif phase is None:
+        phase = "decode"
+    return dev, is_lm, phase, batches, seqs, precision, eff, sparse, fused
+
+
+_DEVICE_CACHE: dict[tuple, tuple] = {}
+
+
+def _device_rates(dev: Device, precision: str, sparse: bool) -> tuple[float, float, float]:
+    """(peak FLOP/s, bandwidth B/s, dispatch s) as floats: pint conversions done once per
+    device and precision, outside the hot path."""
+    key = (id(dev), precision, sparse)
+    hit = _DEVICE_CACHE.get(key)
+    if hit is None or hit[0] is not dev:
+        peak = dev.compute.peak(precision, sparse=sparse).m_as("FLOP/s")
+        hit = (dev, float(peak), float(dev.memory.bandwidth.m_as("B/s")),
+               float(dev.dispatch_tax.m_as("s")))
+        if len(_DEVICE_CACHE) > 256:
+            _DEVICE_CACHE.clear()
+        _DEVICE_CACHE[key] = hit
+    return hit[1], hit[2], hit[3]
+
+
+@dataclass(frozen=True, slots=True)
+class _Roofline:
+    """A model's rows on one (rate, bandwidth, bytes per value): row i is compute-bound at
+    batch B exactly when ``B >= thresholds[i]`` (from the exact rational inequality
+    ``f1 * B / rate >= (w + a * B) * b / bw``), so the sum of per-row maxima at any batch is
+    a bisection plus prefix sums of exact integers."""
+
+    thresholds: tuple[int, ...]  # sorted; MAX_BATCH + 1 means never compute-bound
+    pf: tuple[int, ...]  # prefix sums over rows sorted by threshold: FLOPs per example
+    pw: tuple[int, ...]  # weight elements
+    pa: tuple[int, ...]  # per-example traffic elements
+    kernels: int
+    arr: _Arrays
+
+
+_ROOF_CACHE: dict[tuple, _Roofline] = {}
+
+
+def _roofline(arr: _Arrays, rate: float, bw: float, b) -> _Roofline:
+    key = (id(arr), rate, bw, b)
+    roof = _ROOF_CACHE.get(key)
+    if roof is not None and roof.arr is arr:
+        return roof
+    pr, qr = rate.as_integer_ratio()
+    pb, qb = bw.as_integer_ratio()
+    nb, db = b.numerator, b.denominator
+    # f1 B pb/qb >= (w + a B) nb/db pr/qr  <=>  B (f1 X - a Y) >= w Y
+    X, Y = pb * db * qr, nb * pr * qb
+    never = _check.MAX_BATCH + 1
+    keyed = []
+    for f1, w, a in zip(arr.f1, arr.w, arr.a, strict=True):
+        d, n = f1 * X - a * Y, w * Y
+        if d > 0:
+            t = min(-(-n // d), never)
+        else:
+            t = 0 if (d == 0 and n == 0) else never
+        keyed.append((t, f1, w, a))
+    keyed.sort(key=lambda r: r[0])
+    pf, pw, pa = [0], [0], [0]
+    for _, f1, w, a in keyed:
+        pf.append(pf[-1] + f1)
+        pw.append(pw[-1] + w)
+        pa.append(pa[-1] + a)
+    roof = _Roofline(tuple(r[0] for r in keyed), tuple(pf), tuple(pw), tuple(pa),
+                     sum(arr.k), arr)
+    if len(_ROOF_CACHE) > 256:
+        _ROOF_CACHE.clear()
+    _ROOF_CACHE[key] = roof
+    return roof
+
+
+def _point(roof: _Roofline, B: int, rate: float, bw: float, nb: int, db: int, tax: float):
+    """(latency, compute, memory, dispatch, attributed compute, attributed memory, flops,
+    bytes) at batch ``B``; sums are exact integers divided once."""
+    j = bisect_right(roof.thresholds, B)
+    F, W, A = roof.pf[-1], roof.pw[-1], roof.pa[-1]
+    fc = roof.pf[j]
+    wm, am = W - roof.pw[j], A - roof.pa[j]
+    scale = db * bw
+    att_c = B * fc / rate
+    att_m = (wm + B * am) * nb / scale
+    td = roof.kernels * tax
+    flops = B * F
+    num = (W + B * A) * nb
+    moved = num // db if num % db == 0 else num / db
+    return (att_c + att_m + td, flops / rate, num / scale, td, att_c, att_m, flops, moved)
 
 
 def weight_only_intensity(
@@ -298,6 +414,8 @@ def weight_only_intensity(
 ) -> float:
     """The chapter's proxy: FLOPs per byte of weights (activations ignored). For a language
     model the default is one decoded token (``phase='decode'``): ~2 FLOPs per parameter."""
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be an mlsysim Model, got {type(model).__name__}")
     if model.is_lm and phase is None and seq_len is None:
         phase, seq_len = "decode", 1
     wb = model.params * bytes_per_value(precision)
@@ -321,55 +439,37 @@ class Engine:
     ) -> Profile:
         """Latency, bottleneck, MFU and feasibility of one forward pass (LMs: the default phase
         is ``decode``, one token against a KV cache of ``seq_len`` tokens)."""
-        dev = _validate(hardware, batch_size, precision, efficiency, phase)
-        is_lm = isinstance(model, Model) and model.is_lm
-        if is_lm and phase is None:
-            phase = "decode"
+        dev, is_lm, phase, (B,), (seq_len,), precision, efficiency, sparse, fused = _validate(
+            model, hardware, precision, efficiency, phase, sparse, fused, (batch_size,),
+            (seq_len,), sweep=False)
         arr, name, _ = _coeffs(model, seq_len, phase, fused)
-        peak = dev.compute.peak(precision, sparse=sparse).m_as("FLOP/s")
-        bw = dev.memory.bandwidth.m_as("B/s")
-        tax = dev.dispatch_tax.m_as("s")
-        b = float(bytes_per_value(precision))
+        peak, bw, tax = _device_rates(dev, precision, sparse)
+        bpv = bytes_per_value(precision)
         rate = peak * efficiency
-        B = batch_size
+        roof = _roofline(arr, rate, bw, bpv)
+        lat, tc_sum, tm_sum, td_sum, att_c, att_m, flops, moved = _point(
+            roof, B, rate, bw, bpv.numerator, bpv.denominator, tax)
 
-        tc_sum = tm_sum = total = 0.0
-        attributed_c = attributed_m = 0.0
-        flops = moved = 0.0
-        for f1, w, a in zip(arr.f1, arr.w, arr.a, strict=True):
-            f = f1 * B
-            by = (w + a * B) * b
-            tc, tm = f / rate, by / bw
-            tc_sum += tc
-            tm_sum += tm
-            if tc >= tm:
-                attributed_c += tc
-            else:
-                attributed_m += tm
-            flops += f
-            moved += by
-        td_sum = arr.kernels * tax
-        total = attributed_c + attributed_m + td_sum
-
-        if td_sum >= attributed_c and td_sum >= attributed_m and td_sum > 0:
+        if td_sum >= att_c and td_sum >= att_m and td_sum > 0:
             bottleneck = "Dispatch"
         else:
-            bottleneck = "Compute" if attributed_c >= attributed_m else "Memory"
+            bottleneck = "Compute" if att_c >= att_m else "Memory"
 
         s = seq_len if seq_len is not None else (model.default_seq_len if is_lm else None)
-        kv = float(model.kv_cache_bytes(s, B, precision)) if is_lm else 0.0
+        kv = model.kv_cache_bytes(s, B, precision) if is_lm else 0
+        b = float(bpv)
         return Profile(
             model_name=name,
             device=dev,
             batch_size=B,
             precision=precision,
-            efficiency=float(efficiency),
+            efficiency=efficiency,
             phase=phase,
             seq_len=s,
             flops=flops,
             bytes_moved=moved,
             peak_flops_s=peak,
-            latency_s=total,
+            latency_s=lat,
             latency_compute_s=tc_sum,
             latency_memory_s=tm_sum,
             latency_dispatch_s=td_sum,
@@ -401,60 +501,58 @@ class Engine:
         when it is installed (``use_numpy=None``), pure Python otherwise; both give the same
         numbers.
         """
-        dev = _validate(hardware, 1, precision, efficiency, phase)
-        batches = [check_batch(int(x)) if not isinstance(x, bool) else check_batch(x) for x in batch_sizes]
-        if not batches:
-            raise ValueError("batch_sizes must not be empty")
-        is_lm = isinstance(model, Model) and model.is_lm
-        if is_lm and phase is None:
-            phase = "decode"
-        seqs = list(seq_lens) if seq_lens is not None else [None]
+        dev, is_lm, phase, batches, seqs, precision, efficiency, sparse, fused = _validate(
+            model, hardware, precision, efficiency, phase, sparse, fused, batch_sizes, seq_lens,
+            sweep=True)
+        if use_numpy is not None:
+            use_numpy = _check.flag("use_numpy", use_numpy)
         np = _numpy() if use_numpy in (None, True) else None
         if use_numpy and np is None:
             raise ValueError("use_numpy=True but numpy is not installed")
-        peak = dev.compute.peak(precision, sparse=sparse).m_as("FLOP/s")
-        bw = dev.memory.bandwidth.m_as("B/s")
-        tax = dev.dispatch_tax.m_as("s")
-        b = float(bytes_per_value(precision))
+        peak, bw, tax = _device_rates(dev, precision, sparse)
+        bpv = bytes_per_value(precision)
+        nb, db = bpv.numerator, bpv.denominator
         rate = peak * efficiency
         out: dict[str, list] = {k: [] for k in ("batch", "seq_len", "latency_s", "compute_s", "memory_s",
                                                 "dispatch_s", "flops", "bytes", "intensity", "mfu")}
         for s in seqs:
-            arr, _, _ = _coeffs(model, s, phase, fused)
-            if np is not None:
-                B = np.asarray(batches, dtype=float)[None, :]
-                f = np.asarray(arr.f1, dtype=float)[:, None] * B
-                by = (np.asarray(arr.w, dtype=float)[:, None] + np.asarray(arr.a, dtype=float)[:, None] * B) * b
-                tc, tm = f / rate, by / bw
-                td = float(sum(arr.k)) * tax
-                lat = np.maximum(tc, tm).sum(axis=0) + td
-                F, BY = f.sum(axis=0), by.sum(axis=0)
-                cols = (lat, tc.sum(axis=0), tm.sum(axis=0), np.full_like(lat, td), F, BY)
-                lat, tcs, tms, tds, F, BY = (c.tolist() for c in cols)
+            roof = _roofline(_coeffs(model, s, phase, fused)[0], rate, bw, bpv)
+            if np is not None and len(batches) > 64:
+                # the same exact arithmetic, element by element on object arrays
+                Bv = np.array(batches, dtype=object)
+                j = np.searchsorted(np.asarray(roof.thresholds, dtype=np.int64),
+                                    np.asarray(batches, dtype=np.int64), side="right")
+                pf, pw, pa = (np.array(p, dtype=object)[j] for p in (roof.pf, roof.pw, roof.pa))
+                F, W, A = roof.pf[-1], roof.pw[-1], roof.pa[-1]
+                scale = db * bw
+                att = Bv * pf / rate + ((W - pw) + Bv * (A - pa)) * nb / scale
+                td = roof.kernels * tax
+                flops = Bv * F
+                num = (W + Bv * A) * nb
+                moved = [n // db if n % db == 0 else n / db for n in num.tolist()]
+                lat = (att + td).tolist()
+                tcs = (flops / rate).tolist()
+                tms = (num / scale).tolist()
+                tds = [td] * len(batches)
+                fl = flops.tolist()
             else:
-                lat, tcs, tms, tds, F, BY = [], [], [], [], [], []
-                td = sum(arr.k) * tax
-                for Bv in batches:
-                    fl = [x * Bv for x in arr.f1]
-                    byl = [(w + a * Bv) * b for w, a in zip(arr.w, arr.a, strict=True)]
-                    tcl = [x / rate for x in fl]
-                    tml = [x / bw for x in byl]
-                    lat.append(sum(max(c, m) for c, m in zip(tcl, tml, strict=True)) + td)
-                    tcs.append(sum(tcl))
-                    tms.append(sum(tml))
-                    tds.append(td)
-                    F.append(float(sum(fl)))
-                    BY.append(sum(byl))
+                pts = [_point(roof, B, rate, bw, nb, db, tax) for B in batches]
+                lat = [p[0] for p in pts]
+                tcs = [p[1] for p in pts]
+                tms = [p[2] for p in pts]
+                tds = [p[3] for p in pts]
+                fl = [p[6] for p in pts]
+                moved = [p[7] for p in pts]
             out["batch"] += batches
             out["seq_len"] += [s] * len(batches)
             out["latency_s"] += lat
             out["compute_s"] += tcs
             out["memory_s"] += tms
             out["dispatch_s"] += tds
-            out["flops"] += F
-            out["bytes"] += BY
-            out["intensity"] += [x / y if y else 0.0 for x, y in zip(F, BY, strict=True)]
-            out["mfu"] += [x / (t * peak) if t else 0.0 for x, t in zip(F, lat, strict=True)]
+            out["flops"] += fl
+            out["bytes"] += moved
+            out["intensity"] += [x / y if y else 0.0 for x, y in zip(fl, moved, strict=True)]
+            out["mfu"] += [x / (t * peak) if t else 0.0 for x, t in zip(fl, lat, strict=True)]
         return out
 
 

@@ -31,6 +31,8 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
+from . import _check
+
 __all__ = [
     "ACTIVATIONS",
     "GradientFlow",
@@ -355,3 +357,12 @@ def batchnorm_train_serve_gap(
             diff2 += (y_train - y_serve) ** 2
             serve2 += y_serve**2
     return math.sqrt(diff2 / serve2) if serve2 > 0 else 0.0
+
+
+# every argument checked by name (mlsysim._check): z finite, sizes integers in their ranges
+_check.check_module(globals(), __all__, {
+    "simulate": {"depth": (1, MAX_DEPTH), "width": (2, MAX_WIDTH), "seed": (0, 2**31 - 1)},
+    "batchnorm_train_serve_gap": {"batch": (1, 1 << 20), "positions": (1, 1 << 20),
+                                  "trials": (1, 100_000), "seed": (0, 2**31 - 1),
+                                  "eps": (1e-12, 1.0)},
+})

@@ -9,10 +9,13 @@ the same objects.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from typing import Any
 
+import pint
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from . import _check
 from .units import PRECISIONS, Q_, Quantity
 
 __all__ = [
@@ -28,18 +31,26 @@ __all__ = [
 _FROZEN = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")
 
 
-def _quantity(value: Any, dim: str, field: str) -> Quantity:
-    """Coerce ``value`` ("3.35 TB/s", (3.35, "TB/s") or a Quantity) and check its dimension."""
-    if isinstance(value, tuple) and len(value) == 2:
-        value = Q_(*value)
-    elif isinstance(value, str):
-        value = Q_(value)
+def _quantity(value: Any, dim: str, field: str, positive: bool = False) -> Quantity:
+    """Coerce ``value`` ("3.35 TB/s", (3.35, "TB/s") or a Quantity) and check its dimension and
+    magnitude: finite and >= 0 (> 0 with ``positive``: rates the engine divides by)."""
+    try:
+        if isinstance(value, tuple) and len(value) == 2:
+            value = Q_(*value)
+        elif isinstance(value, str):
+            value = Q_(value)
+    except (TypeError, ValueError, AttributeError, pint.PintError) as exc:
+        raise ValueError(f"{field} must be a quantity with units of {dim}, got {value!r} ({exc})") from None
     if not isinstance(value, Quantity):
         raise ValueError(f"{field} must be a quantity with units of {dim}, got {value!r}")
     if not value.check(dim):
         raise ValueError(f"{field} must have units of {dim}, got {value.units}")
-    if value.magnitude < 0:
-        raise ValueError(f"{field} must be >= 0, got {value}")
+    m = value.magnitude
+    if isinstance(m, bool) or not isinstance(m, int | float) or not math.isfinite(m) or m < 0 or (
+        positive and m == 0
+    ):
+        raise ValueError(f"{field} must be a finite number {'> 0' if positive else '>= 0'} "
+                         f"with units of {dim}, got {value}")
     return value
 
 
@@ -66,7 +77,7 @@ class PeakRate(BaseModel):
     def _rate(cls, v, info):
         if v is None:
             return None
-        return _quantity(v, "[computation] / [time]", info.field_name)
+        return _quantity(v, "[computation] / [time]", info.field_name, positive=True)
 
 
 class Memory(BaseModel):
@@ -87,7 +98,7 @@ class Memory(BaseModel):
     @field_validator("bandwidth", mode="before")
     @classmethod
     def _bw(cls, v, info):
-        return _quantity(v, "[information] / [time]", info.field_name)
+        return _quantity(v, "[information] / [time]", info.field_name, positive=True)
 
 
 class Compute(BaseModel):
@@ -120,7 +131,8 @@ class Compute(BaseModel):
 
     def peak(self, precision: str, sparse: bool = False) -> Quantity:
         """Dense (or, if asked, sparse) peak for ``precision``; an unlisted precision is an error."""
-        rate = self.precisions.get(precision)
+        rate = self.precisions.get(precision) if isinstance(precision, str) else None
+        sparse = _check.flag("sparse", sparse)
         if rate is None:
             raise ValueError(
                 f"precision={precision!r} is not listed for this device; "
@@ -156,15 +168,20 @@ class Device(BaseModel):
         return _quantity(v, "[energy] / [time]", info.field_name)
 
     def ridge_point(self, precision: str | None = None, efficiency: float = 1.0) -> Quantity:
-        """Machine balance: peak x efficiency / bandwidth, in FLOP/byte."""
-        peak = self.compute.peak(precision or self.compute.quoted_precision)
+        """Machine balance: peak x efficiency / bandwidth, in FLOP/byte (efficiency in
+        [1e-12, 1])."""
+        efficiency = _check.real("efficiency", efficiency, _check.EFFICIENCY_MIN, 1.0)
+        peak = self.compute.peak(self.compute.quoted_precision if precision is None else precision)
         return (peak * efficiency / self.memory.bandwidth).to("FLOP/B")
 
     def attainable_flops(self, intensity: float, precision: str | None = None,
                          efficiency: float = 1.0) -> float:
         """The roofline: min(peak x efficiency, intensity x bandwidth), in FLOP/s, for an
-        intensity in FLOP/byte."""
-        peak = self.compute.peak(precision or self.compute.quoted_precision).m_as("FLOP/s")
+        intensity in FLOP/byte (finite, >= 0; efficiency in [1e-12, 1])."""
+        intensity = _check.real("intensity", intensity, 0.0)
+        efficiency = _check.real("efficiency", efficiency, _check.EFFICIENCY_MIN, 1.0)
+        prec = self.compute.quoted_precision if precision is None else precision
+        peak = self.compute.peak(prec).m_as("FLOP/s")
         return min(peak * efficiency, intensity * self.memory.bandwidth.m_as("B/s"))
 
     def __repr__(self) -> str:  # short, for notebooks
@@ -458,6 +475,9 @@ class _Registry:
         """Device by key (``"H100"``); an unknown key names the allowed ones."""
         if isinstance(key, Device):
             return key
+        if not isinstance(key, str):
+            raise ValueError(f"hardware must be a Device or a device key; allowed: "
+                             f"{', '.join(self.names())}; got {key!r}")
         for dev in self.all():
             if dev.key == key:
                 return dev

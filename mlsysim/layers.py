@@ -23,6 +23,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
+from . import _check
 from .units import bytes_per_value
 
 __all__ = [
@@ -53,10 +54,9 @@ __all__ = [
 Pair = int | tuple[PositiveInt, PositiveInt]
 
 
-def check_batch(batch) -> int:
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise ValueError(f"batch must be an integer >= 1, got {batch!r}")
-    return batch
+def check_batch(batch, name: str = "batch") -> int:
+    """``batch`` as a Python int in [1, 2**31] (numpy ints and integral floats accepted)."""
+    return _check.integer(name, batch, 1, _check.MAX_BATCH)
 
 
 def _pair(v) -> tuple[int, int]:
@@ -68,6 +68,12 @@ class Layer(BaseModel):
     arithmetic lives here once."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_fields(cls, data):
+        # sizes are integers (no bools, strings, fractions; capped), flags are bools
+        return _check.layer_fields(cls, data)
 
     # ---- per-example element counts (override) ----
     @property
@@ -286,14 +292,15 @@ class Conv2d(Layer):
 
 def receptive_field(num_layers: int, kernel_size: int = 3, stride: int = 1) -> int:
     """Receptive-field side after ``num_layers`` stacked convolutions of the same kernel/stride:
-    r = 1 + sum_l (K - 1) * prod_{j<l} s_j."""
-    if num_layers < 0 or kernel_size < 1 or stride < 1:
-        raise ValueError("num_layers must be >= 0, kernel_size and stride >= 1")
-    r, jump = 1, 1
-    for _ in range(num_layers):
-        r += (kernel_size - 1) * jump
-        jump *= stride
-    return r
+    r = 1 + sum_l (K - 1) * prod_{j<l} s_j = 1 + (K - 1) * (s**L - 1) / (s - 1) (L (K-1) for s=1).
+    ``num_layers`` is at most ``MAX_LAYERS`` (10,000), ``stride`` at most 64 (the result is an
+    exact integer, 10**18,000 at most)."""
+    n = _check.integer("num_layers", num_layers, 0, _check.MAX_LAYERS)
+    k = _check.integer("kernel_size", kernel_size)
+    s = _check.integer("stride", stride, 1, 64)
+    if s == 1:
+        return 1 + n * (k - 1)
+    return 1 + (k - 1) * (s**n - 1) // (s - 1)
 
 
 # --------------------------------------------------------------------------------------------

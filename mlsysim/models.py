@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
+from . import _check
 from . import layers as L
 from .units import bytes_per_value
 
@@ -59,11 +60,13 @@ class Model:
         kv_per_token: Callable[[str], int] | None = None,
         config: dict | None = None,
     ):
-        self.name = name
-        self.family = family
-        self.is_lm = is_lm
-        self.default_seq_len = default_seq_len
-        self.description = description
+        self.name = _check.text("name", name)
+        self.family = _check.text("family", family)
+        self.is_lm = _check.flag("is_lm", is_lm)
+        self.default_seq_len = _check.integer("default_seq_len", default_seq_len)
+        self.description = _check.text("description", description)
+        if not callable(build):
+            raise ValueError(f"build must be a function (seq_len, phase) -> rows, got {build!r}")
         self.config = dict(config or {})
         self._build = build
         self._kv_per_token = kv_per_token
@@ -82,16 +85,14 @@ class Model:
             return (1, "prefill")
         if phase not in (None, "prefill", "decode"):
             raise ValueError(f"phase={phase!r} is not valid; allowed: 'prefill', 'decode'")
-        s = self.default_seq_len if seq_len is None else seq_len
-        if isinstance(s, bool) or not isinstance(s, int) or s < 1:
-            raise ValueError(f"seq_len must be an integer >= 1, got {seq_len!r}")
+        s = self.default_seq_len if seq_len is None else _check.integer("seq_len", seq_len)
         return (s, phase or "prefill")
 
     def rows(self, seq_len: int | None = None, phase: str | None = None) -> list[Row]:
         key = self._key(seq_len, phase)
         rows = self._cache.get(key)
         if rows is None:
-            rows = self._build(*key)
+            rows = _checked_rows(self._build(*key), self.name)
             if len(self._cache) > 64:
                 self._cache.clear()
             self._cache[key] = rows
@@ -117,9 +118,8 @@ class Model:
         """Keys and values of every layer for ``seq_len`` tokens x ``batch`` sequences."""
         if self._kv_per_token is None:
             return 0
-        L.check_batch(batch)
-        if isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 0:
-            raise ValueError(f"seq_len must be an integer >= 0, got {seq_len!r}")
+        batch = L.check_batch(batch)
+        seq_len = _check.integer("seq_len", seq_len, 0)
         return batch * seq_len * self._kv_per_token(precision)
 
     def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
@@ -151,13 +151,27 @@ class Model:
         return to_frame(recs)
 
 
+def _checked_rows(rows, model_name: str) -> list[Row]:
+    """A build function's rows, checked once per build: layers, and copy counts in [1, 2**40]."""
+    rows = list(rows)
+    for r in rows:
+        if not isinstance(r, Row) or not isinstance(r.layer, L.Layer):
+            raise ValueError(f"{model_name}: build must return Row(name, layer, count) items, got {r!r}")
+        _check.integer(f"Row {r.name!r} count", r.count)
+    return rows
+
+
 def to_frame(records: list[dict]):
     """A DataFrame where pandas is installed (desktop), the plain records where it is not."""
     try:
         import pandas as pd
     except ImportError:
         return records
-    return pd.DataFrame.from_records(records)
+    frame = pd.DataFrame.from_records(records)
+    for col in frame.columns:  # counts stay exact Python ints: int64 sums wrap past 2**63
+        if frame[col].dtype.kind in "iu":
+            frame[col] = frame[col].astype(object)
+    return frame
 
 
 def _fixed(rows: list[Row]) -> Callable[[int, str], list[Row]]:
@@ -624,7 +638,7 @@ class _Models:
         return self.get(key)
 
     def get(self, key: str) -> Model:
-        if key not in _PRESETS:
+        if not isinstance(key, str) or key not in _PRESETS:
             raise ValueError(f"model={key!r} is not a preset; allowed: {', '.join(_PRESETS)}")
         if key not in self._built:
             self._built[key] = _PRESETS[key]()
@@ -641,3 +655,18 @@ Models = _Models()
 
 #: The chapter's lighthouse roster, in the order the chapter introduces it.
 LIGHTHOUSES = ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS")
+
+
+# --------------------------------------------------------------------------------------------
+# Every public builder checks its own arguments (mlsysim._check): sizes are integers in
+# [1, 2**40] (layer counts in [1, 10,000]), flags are bools, and an error names the builder's
+# argument, never an inner layer's field.
+# --------------------------------------------------------------------------------------------
+
+_BUILDER_RANGES: dict[str, dict[str, tuple]] = {
+    "resnet": {"input_size": (32, _check.MAX_SIZE)},
+    "mobilenet_v2": {"width_mult": (0.1, 2.0), "input_size": (32, _check.MAX_SIZE)},
+}
+
+
+_check.check_module(globals(), __all__, _BUILDER_RANGES)

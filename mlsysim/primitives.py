@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from . import _check
 from . import layers as L
 from .units import Q_, Quantity
 
@@ -62,6 +63,10 @@ class GemmShape:
     n: int
     count: int = 1
 
+    def __post_init__(self):
+        for name in ("m", "k", "n", "count"):
+            object.__setattr__(self, name, _check.integer(name, getattr(self, name)))
+
     @property
     def macs(self) -> int:
         return self.count * self.m * self.k * self.n
@@ -87,6 +92,10 @@ def gemm_shape(layer: L.Layer, batch: int = 1) -> GemmShape:
 # --------------------------------------------------------------------------------------------
 
 
+def _finite_positive(m) -> bool:
+    return not isinstance(m, bool) and isinstance(m, int | float) and math.isfinite(m) and m > 0
+
+
 @dataclass(frozen=True)
 class SystolicArray:
     """A ``size x size`` grid of MAC cells clocked at ``clock``."""
@@ -96,10 +105,13 @@ class SystolicArray:
     name: str = ""
 
     def __post_init__(self):
-        if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 1:
-            raise ValueError(f"size must be an integer >= 1, got {self.size!r}")
-        if not self.clock.check("1 / [time]") or self.clock.magnitude <= 0:
-            raise ValueError(f"clock must be a positive frequency, got {self.clock!r}")
+        object.__setattr__(self, "size", _check.integer("size", self.size, 1, 2**20))
+        clock = self.clock
+        if not isinstance(clock, Quantity) or not clock.check("1 / [time]") or not (
+            _finite_positive(clock.magnitude)
+        ):
+            raise ValueError(f"clock must be a positive, finite frequency (e.g. Q_(700, 'MHz')), "
+                             f"got {clock!r}")
 
     @property
     def peak(self) -> Quantity:
@@ -139,13 +151,17 @@ class SystolicRun:
         return self.macs / (self.cycles * self.size**2)
 
     def time(self, clock: Quantity) -> Quantity:
+        if not isinstance(clock, Quantity) or not clock.check("1 / [time]") or not (
+            _finite_positive(clock.magnitude)
+        ):
+            raise ValueError(f"clock must be a positive, finite frequency, got {clock!r}")
         return (self.cycles / clock).to("s")
 
 
 def systolic_gemm(shape: GemmShape, size: int = 128, weight_load: bool = True) -> SystolicRun:
     """Cycles of a weight-stationary ``size x size`` array for ``shape`` (see module notes)."""
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ValueError(f"size must be an integer >= 1, got {size!r}")
+    if not isinstance(shape, GemmShape):
+        raise ValueError(f"shape must be a GemmShape (see gemm_shape), got {type(shape).__name__}")
     tiles = shape.count * math.ceil(shape.k / size) * math.ceil(shape.n / size)
     return SystolicRun(shape=shape, size=size, weight_load=bool(weight_load), tiles=tiles,
                        stream_cycles=shape.m, fill_cycles=2 * (size - 1),
@@ -244,3 +260,11 @@ def attention_data_movement(seq_len: int, d_head: int = 64, batch: int = 1, n_he
         reduce=batch * att.score_elements,
         reduce_len=att.kv,
     )
+
+
+# every argument checked by name (mlsysim._check)
+_check.check_module(globals(), __all__, {
+    "systolic_gemm": {"size": (1, 2**20)},
+    "access_cost": {"n_items": (1, _check.MAX_SIZE), "item_bytes": (1, _check.MAX_SIZE),
+                    "stride_bytes": (1, _check.MAX_SIZE), "line_bytes": (1, 2**20)},
+})

@@ -67,7 +67,7 @@ BAD: list[Bad] = [
     Bad("interaction_1_vector", lambda: L.FeatureInteraction(num_vectors=1, dim=4), "num_vectors"),
     Bad("gpt2_d_model_0", lambda: M.gpt2(d_model=0), "d_model"),
     Bad("gpt2_layers_neg", lambda: M.gpt2(n_layers=-1), "n_layers"),
-    Bad("mlp_width_0", lambda: M.mlp([4, 0]), "out_features"),
+    Bad("mlp_width_0", lambda: M.mlp([4, 0]), "widths[1]"),
     Bad("mlp_one_width", lambda: M.mlp([4]), "widths"),
     Bad("resnet_input_16", lambda: M.resnet(50, 16), "input_size"),
     Bad("receptive_field_neg", lambda: L.receptive_field(-1), "num_layers"),

@@ -1,0 +1,359 @@
+"""Argument checks shared by the whole public API (one rule, one message format).
+
+- **Sizes** are integers: ``int``, a numpy integer, or a float with an integral value
+  (``224.0``); bools, strings, fractional, NaN and infinite values are refused. Every size has a
+  documented maximum so that no single call hangs or exhausts memory:
+  ``MAX_SIZE`` for one dimension (features, channels, tokens, rows), ``MAX_LAYERS`` for a layer
+  count or depth, ``MAX_BATCH`` for a batch.
+- **Flags** are ``bool`` (or ``numpy.bool_``): ``sparse="no"`` and ``bias=1`` are refused.
+- **Numbers** are finite reals in a stated range.
+
+Every refusal is a ``ValueError`` whose message starts with the argument's name as the caller
+wrote it and states the allowed range: ``num_classes must be an integer in [1, 2**40], got 0``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import types
+import typing
+from collections.abc import Callable, Iterable, Sequence
+
+__all__ = [
+    "MAX_SIZE",
+    "MAX_LAYERS",
+    "MAX_BATCH",
+    "EFFICIENCY_MIN",
+    "integer",
+    "optional_integer",
+    "flag",
+    "real",
+    "choice",
+    "text",
+    "pair",
+    "integers",
+    "layer_fields",
+    "checked",
+    "check_module",
+]
+
+#: Largest value of any one size (features, channels, tokens, table rows): 2**40 ~ 1.1e12.
+MAX_SIZE = 2**40
+#: Largest layer count, network depth or number of stacked layers.
+MAX_LAYERS = 10_000
+#: Largest batch (or number of sequences).
+MAX_BATCH = 2**31
+#: Smallest efficiency (fraction of peak) the engine accepts; below it latencies overflow.
+EFFICIENCY_MIN = 1e-12
+
+_BOUND_NAMES = {MAX_SIZE: "2**40", MAX_BATCH: "2**31", 2**62: "2**62", 2**20: "2**20"}
+
+
+def _bound(v: int) -> str:
+    return _BOUND_NAMES.get(v, f"{v:,}".replace(",", "_") if v >= 100_000 else str(v))
+
+
+def _is_bool(v) -> bool:
+    return isinstance(v, bool) or (
+        type(v).__module__ == "numpy" and type(v).__name__ in ("bool", "bool_")
+    )
+
+
+def _as_int(v):
+    """``v`` as a Python int when it is an integer value of a number type, else None."""
+    if _is_bool(v) or isinstance(v, str | bytes):
+        return None
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        return int(v) if math.isfinite(v) and v.is_integer() else None
+    try:  # numpy integers (and anything else that is an exact integer)
+        return operator.index(v)
+    except TypeError:
+        pass
+    if type(v).__module__ == "numpy" and hasattr(v, "is_integer"):  # numpy floats
+        f = float(v)
+        return int(f) if math.isfinite(f) and f.is_integer() else None
+    return None
+
+
+def integer(name: str, v, lo: int = 1, hi: int = MAX_SIZE) -> int:
+    """``v`` as a Python int in ``[lo, hi]``, or a ValueError naming ``name`` and the range."""
+    i = _as_int(v)
+    if i is None or not (lo <= i <= hi):
+        raise ValueError(f"{name} must be an integer in [{lo}, {_bound(hi)}], got {v!r}")
+    return i
+
+
+def optional_integer(name: str, v, lo: int = 1, hi: int = MAX_SIZE) -> int | None:
+    if v is None:
+        return None
+    i = _as_int(v)
+    if i is None or not (lo <= i <= hi):
+        raise ValueError(f"{name} must be None or an integer in [{lo}, {_bound(hi)}], got {v!r}")
+    return i
+
+
+def flag(name: str, v) -> bool:
+    if not _is_bool(v):
+        raise ValueError(f"{name} must be True or False, got {v!r}")
+    return bool(v)
+
+
+def real(name: str, v, lo: float = 0.0, hi: float = math.inf, *, lo_open: bool = False) -> float:
+    """``v`` as a finite float in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``)."""
+    ok = not _is_bool(v) and not isinstance(v, str | bytes)
+    if ok:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            ok = False
+        else:
+            ok = math.isfinite(f) and (f > lo if lo_open else f >= lo) and f <= hi
+    if not ok:
+        if lo == -math.inf and hi == math.inf:
+            raise ValueError(f"{name} must be a finite number, got {v!r}")
+        left = "(" if lo_open else "["
+        raise ValueError(f"{name} must be a finite number in {left}{lo:g}, {hi:g}], got {v!r}")
+    return f
+
+
+def choice(name: str, v, allowed: Iterable):
+    allowed = tuple(allowed)
+    if not isinstance(v, str | type(None)) or v not in allowed:
+        raise ValueError(f"{name}={v!r} is not valid; allowed: {', '.join(map(repr, allowed))}")
+    return v
+
+
+def text(name: str, v, optional: bool = False) -> str | None:
+    if (v is None and optional) or isinstance(v, str):
+        return v
+    raise ValueError(f"{name} must be a string{' or None' if optional else ''}, got {v!r}")
+
+
+def pair(name: str, v, lo: int = 1, hi: int = MAX_SIZE) -> int | tuple[int, int]:
+    """An int, or a (height, width) pair of ints, each in ``[lo, hi]``."""
+    if isinstance(v, tuple | list) and len(v) == 2:
+        a, b = _as_int(v[0]), _as_int(v[1])
+        if a is None or b is None or not (lo <= a <= hi and lo <= b <= hi):
+            raise ValueError(
+                f"{name} must be an integer or a pair of integers in [{lo}, {_bound(hi)}], "
+                f"got {v!r}"
+            )
+        return (a, b)
+    i = _as_int(v)
+    if i is None or not (lo <= i <= hi):
+        raise ValueError(
+            f"{name} must be an integer or a pair of integers in [{lo}, {_bound(hi)}], got {v!r}"
+        )
+    return i
+
+
+def integers(
+    name: str, v, lo: int = 1, hi: int = MAX_SIZE, min_len: int = 1, max_len: int = MAX_LAYERS
+) -> list[int]:
+    """A list or tuple of integers (not a string, not a set), each in ``[lo, hi]``."""
+    if isinstance(v, str | bytes | dict | set | frozenset) or not isinstance(v, Iterable):
+        raise ValueError(f"{name} must be a list of integers in [{lo}, {_bound(hi)}], got {v!r}")
+    items = list(v)
+    if not (min_len <= len(items) <= max_len):
+        raise ValueError(f"{name} must list {min_len} to {max_len} integers, got {len(items)}")
+    out = []
+    for i, x in enumerate(items):
+        xi = _as_int(x)
+        if xi is None or not (lo <= xi <= hi):
+            raise ValueError(
+                f"{name}[{i}] must be an integer in [{lo}, {_bound(hi)}], got {x!r} (in {name}={v!r})"
+            )
+        out.append(xi)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Pydantic layers: one "before" pass over the raw field values
+# --------------------------------------------------------------------------------------------
+
+#: Fields counted in layers rather than in elements: capped at MAX_LAYERS.
+_LAYER_COUNT_FIELDS = frozenset({"num_layers", "n_layers", "depth"})
+
+_SPECS: dict[type, dict[str, Callable]] = {}
+
+
+def _lower_bound(metadata) -> int:
+    lo = 0
+    for m in metadata:
+        if getattr(m, "gt", None) is not None:
+            lo = max(lo, int(m.gt) + 1)
+        if getattr(m, "ge", None) is not None:
+            lo = max(lo, int(m.ge))
+    return lo
+
+
+def _members(ann) -> tuple[list[type], list, bool]:
+    """(base types, constraint metadata, optional) of a field annotation's union members."""
+    args = typing.get_args(ann) if typing.get_origin(ann) in (typing.Union, types.UnionType) else (ann,)
+    bases, meta, optional = [], [], False
+    for a in args:
+        if a is type(None):
+            optional = True
+            continue
+        if typing.get_origin(a) is typing.Annotated:
+            meta.extend(a.__metadata__)
+            a = typing.get_args(a)[0]
+        bases.append(typing.get_origin(a) or a)
+    return bases, meta, optional
+
+
+def _field_check(name: str, info) -> Callable | None:
+    """The check for one pydantic field, from its annotation, or None to leave it to pydantic."""
+    bases, meta, optional = _members(info.annotation)
+    lo = _lower_bound([*info.metadata, *meta])
+    hi = MAX_LAYERS if name in _LAYER_COUNT_FIELDS else MAX_SIZE
+    if bases == [bool]:
+        check = lambda v: flag(name, v)  # noqa: E731
+    elif int in bases and set(bases) <= {int, tuple}:
+        if tuple in bases:
+            check = lambda v: pair(name, v, lo, hi)  # noqa: E731
+        else:
+            check = lambda v: integer(name, v, lo, hi)  # noqa: E731
+    elif float in bases and set(bases) <= {int, float}:
+        check = lambda v: real(name, v, -math.inf)  # noqa: E731
+    else:
+        return None
+    if optional:
+        return lambda v: v if v is None else check(v)
+    return check
+
+
+def layer_fields(cls, data):
+    """A pydantic ``model_validator(mode="before")`` body: every size, flag and number field of
+    ``cls`` is checked (and canonicalized to a Python int/bool/float) before pydantic's own
+    validation, so ``Dense(in_features=True)`` and ``Dense(bias="no")`` are refused by name."""
+    if not isinstance(data, dict):
+        return data
+    spec = _SPECS.get(cls)
+    if spec is None:
+        spec = {}
+        for name, info in cls.model_fields.items():
+            check = _field_check(name, info)
+            if check is not None:
+                spec[name] = check
+        _SPECS[cls] = spec
+    out = None
+    for name, v in data.items():
+        check = spec.get(name)
+        if check is not None:
+            c = check(v)
+            if c is not v:
+                if out is None:
+                    out = dict(data)
+                out[name] = c
+    return data if out is None else out
+
+
+# --------------------------------------------------------------------------------------------
+# Plain functions (model builders): checks from the signature's annotations
+# --------------------------------------------------------------------------------------------
+
+#: Arguments counted in layers (capped at MAX_LAYERS rather than MAX_SIZE).
+LAYER_COUNT_ARGS = frozenset({"n_layers", "num_layers", "depth", "ds_layers"})
+
+
+def _is_pair(ann) -> bool:
+    args = [a for a in typing.get_args(ann) if a is not type(None)]
+    return len(args) == 1 and typing.get_args(args[0]) == (int, int) or typing.get_args(ann) == (
+        int, int)
+
+
+def _arg_check(name: str, ann, rng) -> Callable | None:
+    if isinstance(ann, str):
+        return None
+    origin = typing.get_origin(ann)
+    if origin is typing.Literal:
+        allowed = typing.get_args(ann)
+        return lambda v: choice(name, v, allowed)
+    bases, meta, optional = _members(ann)
+    lo, hi = rng or (1, MAX_LAYERS if name in LAYER_COUNT_ARGS else MAX_SIZE)
+    if bases == [bool]:
+        check = lambda v: flag(name, v)  # noqa: E731
+    elif bases == [int]:
+        check = lambda v: integer(name, v, lo, hi)  # noqa: E731
+    elif set(bases) == {int, tuple} or (bases == [tuple] and _is_pair(ann)):
+        check = lambda v: pair(name, v, lo, hi)  # noqa: E731
+    elif float in bases and set(bases) <= {int, float}:
+        flo, fhi = rng or (-math.inf, math.inf)
+        check = lambda v: real(name, v, flo, fhi)  # noqa: E731
+    elif bases == [str]:
+        check = lambda v: text(name, v)  # noqa: E731
+    elif len(bases) == 1 and bases[0] in (list, tuple, Sequence, Iterable):
+        check = lambda v: integers(name, v, lo, hi)  # noqa: E731
+    else:
+        return None
+    if optional:
+        return lambda v: v if v is None else check(v)
+    return check
+
+
+def _short(v, limit: int = 60) -> str:
+    r = repr(v)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def checked(fn: Callable, **ranges) -> Callable:
+    """``fn`` with every argument checked against its annotation before it runs (``int``: a
+    size in [1, MAX_SIZE], or ``ranges[name] = (lo, hi)``; ``bool``: a flag; ``float``: a finite
+    number; ``Sequence[int]``: a list of sizes; ``Literal``: one of its values). A layer refused
+    inside ``fn`` is reported as an error of ``fn``'s arguments, not of the inner layer."""
+    import functools
+    import inspect
+
+    import pydantic
+
+    sig = inspect.signature(fn)
+    checks: dict[str, Callable] | None = None
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        nonlocal checks
+        if checks is None:
+            hints = typing.get_type_hints(fn)
+            checks = {}
+            for name in sig.parameters:
+                c = _arg_check(name, hints.get(name, ""), ranges.get(name))
+                if c is not None:
+                    checks[name] = c
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ValueError(f"{fn.__name__}: {exc}") from None
+        for name, v in bound.arguments.items():
+            c = checks.get(name)
+            if c is not None:
+                bound.arguments[name] = c(v)
+        try:
+            return fn(*bound.args, **bound.kwargs)
+        except pydantic.ValidationError as exc:
+            inner = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ")
+                              for e in exc.errors())
+            passed = ", ".join(f"{k}={_short(v)}" for k, v in bound.arguments.items())
+            raise ValueError(
+                f"{fn.__name__}({passed}): these arguments build an invalid "
+                f"{exc.title} layer ({inner})"
+            ) from None
+
+    wrapper.__wrapped_checks__ = True
+    return wrapper
+
+
+def check_module(namespace: dict, names, ranges: dict[str, dict[str, tuple]] | None = None) -> None:
+    """Wrap every plain function listed in ``names`` (a module's ``__all__``) with ``checked``;
+    ``ranges[function][argument] = (lo, hi)`` overrides the default range of one argument."""
+    import inspect
+
+    ranges = ranges or {}
+    for key in names:
+        fn = namespace.get(key)
+        if callable(fn) and not inspect.isclass(fn) and not getattr(fn, "__wrapped_checks__", False):
+            if inspect.isfunction(inspect.unwrap(fn)):
+                namespace[key] = checked(fn, **ranges.get(key, {}))
