@@ -132,8 +132,13 @@ def text(name: str, v, optional: bool = False) -> str | None:
     raise ValueError(f"{name} must be a string{' or None' if optional else ''}, got {v!r}")
 
 
-def pair(name: str, v, lo: int = 1, hi: int = MAX_SIZE) -> int | tuple[int, int]:
-    """An int, or a (height, width) pair of ints, each in ``[lo, hi]``."""
+def pair(name: str, v, lo: int = 1, hi: int = MAX_SIZE, allow_int: bool = True
+         ) -> int | tuple[int, int]:
+    """An int, or a (height, width) pair of ints, each in ``[lo, hi]`` (only the pair when
+    ``allow_int`` is False)."""
+    if not allow_int and not (isinstance(v, tuple | list) and len(v) == 2):
+        raise ValueError(f"{name} must be a (height, width) pair of integers in "
+                         f"[{lo}, {_bound(hi)}], got {v!r}")
     if isinstance(v, tuple | list) and len(v) == 2:
         a, b = _as_int(v[0]), _as_int(v[1])
         if a is None or b is None or not (lo <= a <= hi and lo <= b <= hi):
@@ -279,8 +284,10 @@ def _arg_check(name: str, ann, rng) -> Callable | None:
         check = lambda v: flag(name, v)  # noqa: E731
     elif bases == [int]:
         check = lambda v: integer(name, v, lo, hi)  # noqa: E731
-    elif set(bases) == {int, tuple} or (bases == [tuple] and _is_pair(ann)):
+    elif set(bases) == {int, tuple}:
         check = lambda v: pair(name, v, lo, hi)  # noqa: E731
+    elif bases == [tuple] and _is_pair(ann):
+        check = lambda v: pair(name, v, lo, hi, allow_int=False)  # noqa: E731
     elif float in bases and set(bases) <= {int, float}:
         flo, fhi = rng or (-math.inf, math.inf)
         check = lambda v: real(name, v, flo, fhi)  # noqa: E731

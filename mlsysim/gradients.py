@@ -78,7 +78,7 @@ def activation(kind: str, z: float) -> float:
         return z if z > 0 else 0.0
     if kind == "linear":
         return z
-    raise ValueError(f"activation={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
+    raise ValueError(f"kind={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
 
 
 def derivative(kind: str, z: float) -> float:
@@ -93,13 +93,15 @@ def derivative(kind: str, z: float) -> float:
         return 1.0 if z > 0 else 0.0
     if kind == "linear":
         return 1.0
-    raise ValueError(f"activation={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
+    raise ValueError(f"kind={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
 
 
 @lru_cache(maxsize=8)
 def max_derivative(kind: str) -> float:
     """The largest f'(z) over z in [-8, 8] (grid step 1/64, which includes z = 0): 0.25 for
     sigmoid, 1 for tanh, ReLU and linear. The chapter's per-layer attenuation bound."""
+    if kind not in ACTIVATIONS:
+        raise ValueError(f"kind={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
     return max(derivative(kind, i / 64) for i in range(-512, 513))
 
 

@@ -154,7 +154,7 @@ class Layer(BaseModel):
 
     def rows(self, prefix: str = "") -> list[tuple[str, Layer]]:
         """Leaf layers, for per-layer tables."""
-        return [(prefix or type(self).__name__, self)]
+        return [(_check.text("prefix", prefix) or type(self).__name__, self)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -707,6 +707,7 @@ class Sequential(Layer):
         return out
 
     def rows(self, prefix: str = "") -> list[tuple[str, Layer]]:
+        prefix = _check.text("prefix", prefix)
         return [(f"{prefix}.{n}" if prefix else n, layer) for n, layer in self._leaves]
 
     def _sum(self, attr: str) -> int:
@@ -931,3 +932,7 @@ class FeatureInteraction(Layer):
 
     def _macs1(self) -> int:
         return self.num_vectors * self.num_vectors * self.dim
+
+
+# builder functions check their own arguments by name (mlsysim._check)
+_check.check_module(globals(), ["depthwise_separable"])

@@ -67,6 +67,10 @@ class Model:
         self.description = _check.text("description", description)
         if not callable(build):
             raise ValueError(f"build must be a function (seq_len, phase) -> rows, got {build!r}")
+        if kv_per_token is not None and not callable(kv_per_token):
+            raise ValueError(f"kv_per_token must be None or a function of precision, got {kv_per_token!r}")
+        if config is not None and not isinstance(config, dict):
+            raise ValueError(f"config must be None or a dict, got {config!r}")
         self.config = dict(config or {})
         self._build = build
         self._kv_per_token = kv_per_token

@@ -106,6 +106,7 @@ class SystolicArray:
 
     def __post_init__(self):
         object.__setattr__(self, "size", _check.integer("size", self.size, 1, 2**20))
+        _check.text("name", self.name)
         clock = self.clock
         if not isinstance(clock, Quantity) or not clock.check("1 / [time]") or not (
             _finite_positive(clock.magnitude)

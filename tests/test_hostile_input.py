@@ -1,0 +1,519 @@
+"""Hostile input, everywhere in the public API (issue 13, "Bad input refused, by name").
+
+Two halves:
+
+1. Every case the issue lists, reproduced as it was reported (each of these failed before the
+   fix: a wrong count, an exception that is not a ValueError, a hang, inf/nan, a wrapped int64).
+2. A table: every public callable (every name in ``mlsysim.__all__`` and in the ``__all__`` of
+   each core module, plus the public methods of the public classes) is called with each of
+   ``HOSTILE`` in place of each of its arguments. Each call either raises a ``ValueError`` whose
+   message names that argument, or returns a result with no NaN, no inf and no negative count,
+   time or energy. A public callable without a row makes ``test_every_public_callable_has_a_row``
+   fail, so a new function cannot skip the rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import time
+from fractions import Fraction
+
+import pytest
+
+import mlsysim
+import mlsysim.core.engine
+from mlsysim import Engine, Hardware, Models, _check, energy, gradients, primitives, units
+from mlsysim import engine as E
+from mlsysim import hardware as HW
+from mlsysim import layers as L
+from mlsysim import models as M
+
+np = pytest.importorskip("numpy")
+
+H100 = Hardware.Cloud.H100
+NAN, INF = float("nan"), float("inf")
+
+
+def _raises_naming(fn, name: str) -> str:
+    with pytest.raises(ValueError) as err:
+        fn()
+    msg = str(err.value)
+    assert name in msg, msg
+    return msg
+
+
+# --------------------------------------------------------------------------------------------
+# 1. The issue's cases, one by one
+# --------------------------------------------------------------------------------------------
+
+
+def test_bool_and_string_sizes_refused():
+    # was: a Dense with 14 parameters (True -> 1, '7' -> 7)
+    _raises_naming(lambda: L.Dense(in_features=True, out_features="7"), "in_features")
+    _raises_naming(lambda: L.Dense(in_features=2, out_features="7"), "out_features")
+
+
+def test_llama_kv_heads_zero_or_negative_named():
+    # was: ZeroDivisionError; a negative kv_heads gave negative cache bytes
+    _raises_naming(lambda: M.llama(kv_heads=0), "kv_heads")
+    _raises_naming(lambda: M.llama(d_model=256, n_layers=2, n_heads=8, kv_heads=-8), "kv_heads")
+
+
+def test_lstm_with_huge_layer_count_refused_fast():
+    # was: built, then exhausted memory on the first count
+    t0 = time.perf_counter()
+    msg = _raises_naming(lambda: L.LSTM(input_size=4, hidden_size=4, seq_len=3, num_layers=10**15),
+                         "num_layers")
+    assert "10000" in msg  # the allowed range is stated
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_huge_batch_refused_the_same_way_by_solve_and_sweep():
+    # was: OverflowError from solve, inf/nan from sweep
+    a = _raises_naming(lambda: Engine.solve(Models.ResNet50, H100, batch_size=10**300), "batch_size")
+    b = _raises_naming(
+        lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=[1, 10**300]), "batch_sizes[1]")
+    assert "2**31" in a and "2**31" in b
+
+
+@pytest.mark.parametrize("batches", [[3.5], "64", [], [True], [None], 64])
+def test_sweep_batch_sizes_refused(batches):
+    # was: [3.5] -> 3, '64' -> [6, 4]
+    _raises_naming(lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=batches), "batch_sizes")
+
+
+def test_solve_fractional_batch_refused_integral_float_accepted():
+    _raises_naming(lambda: Engine.solve(Models.ResNet50, H100, batch_size=3.5), "batch_size")
+    assert Engine.solve(Models.ResNet50, H100, batch_size=4.0).batch_size == 4
+
+
+def test_sweep_empty_seq_lens_refused():
+    # was: empty columns
+    _raises_naming(lambda: Engine.sweep(Models.GPT2Small, H100, seq_lens=[]), "seq_lens")
+    _raises_naming(lambda: Engine.sweep(Models.GPT2Small, H100, seq_lens=[16, 2.5]), "seq_lens[1]")
+
+
+@pytest.mark.parametrize("entry", ["solve", "sweep"])
+def test_sparse_must_be_a_bool(entry):
+    # was: sparse='no' selected the sparse rate
+    fn = getattr(Engine, entry)
+    _raises_naming(lambda: fn(Models.ResNet50, H100, sparse="no"), "sparse")
+    _raises_naming(lambda: fn(Models.ResNet50, H100, fused=1), "fused")
+
+
+@pytest.mark.parametrize("entry", ["solve", "sweep"])
+def test_subnormal_efficiency_refused(entry):
+    # was: an infinite latency
+    msg = _raises_naming(lambda: getattr(Engine, entry)(Models.ResNet50, H100, efficiency=5e-324),
+                         "efficiency")
+    assert "1e-12" in msg
+
+
+def test_ridge_point_and_roofline_refuse_bad_numbers():
+    # was: ridge_point('fp16', -1) < 0 and attainable_flops(nan) == peak
+    _raises_naming(lambda: H100.ridge_point("fp16", -1), "efficiency")
+    _raises_naming(lambda: H100.attainable_flops(NAN), "intensity")
+    _raises_naming(lambda: H100.attainable_flops(-1.0), "intensity")
+    _raises_naming(lambda: H100.attainable_flops(10.0, efficiency=INF), "efficiency")
+
+
+def test_gpt2_without_context_length_refused():
+    # was: the position table silently dropped
+    _raises_naming(lambda: M.gpt2(context_length=None), "context_length")
+
+
+def test_builder_errors_name_the_builders_argument():
+    # was: "validation error for Dense | out_features"
+    msg = _raises_naming(lambda: M.resnet(num_classes=0), "num_classes")
+    assert "out_features" not in msg
+    msg = _raises_naming(lambda: M.mobilenet_v2(num_classes=-3), "num_classes")
+    assert "out_features" not in msg
+    # a combination only an inner layer can refuse is reported with the builder's arguments
+    msg = _raises_naming(lambda: M.kws_dscnn(input_size=(1, 1)), "kws_dscnn(")
+    assert "input_size=(1, 1)" in msg
+
+
+def test_receptive_field_of_huge_depth_is_fast_and_exact():
+    # was: did not return
+    t0 = time.perf_counter()
+    _raises_naming(lambda: L.receptive_field(10**12), "num_layers")
+    r = L.receptive_field(10_000, 3, 2)
+    assert time.perf_counter() - t0 < 1.0
+    assert r == 1 + 2 * (2**10_000 - 1)  # sum of (K-1) * 2**l for l < 10,000
+    # against the layer-by-layer recurrence on a depth small enough to loop
+    rf, jump = 1, 1
+    for _ in range(300):
+        rf += (5 - 1) * jump
+        jump *= 3
+    assert L.receptive_field(300, 5, 3) == rf
+
+
+def test_numpy_integers_accepted_by_solve_like_sweep():
+    # was: solve refused np.int64(8) while sweep took it
+    a = Engine.solve(Models.ResNet50, H100, batch_size=np.int64(8))
+    b = Engine.solve(Models.ResNet50, H100, batch_size=8)
+    assert a.batch_size == 8 and type(a.batch_size) is int
+    assert a.latency_s == b.latency_s
+    out = Engine.sweep(Models.ResNet50, H100, batch_sizes=np.array([8, 16]))
+    assert out["latency_s"][0] == b.latency_s
+    assert L.Dense(in_features=np.int32(3), out_features=np.uint8(4)).params == 16
+
+
+def test_model_table_totals_are_exact_past_int64():
+    # was: int64 columns that wrapped negative for a 70B model at long context
+    pytest.importorskip("pandas")
+    llama70 = M.llama(d_model=8192, n_layers=80, n_heads=64, kv_heads=8, d_ff=28672,
+                      vocab_size=128256, context_length=131072)
+    batch, seq = 1024, 131072
+    table = llama70.table(batch=batch, seq_len=seq, phase="prefill")
+    expect = llama70.flops(batch, seq, "prefill")
+    assert expect > 2**63
+    assert table["flops"].sum() == expect
+    assert all(type(v) is int for v in table["flops"])
+    assert (table["bytes_moved"] >= 0).all()
+
+
+# --------------------------------------------------------------------------------------------
+# solve and sweep share one validation
+# --------------------------------------------------------------------------------------------
+
+SHARED = [
+    ("precision", "fp12"), ("precision", 16), ("efficiency", 0), ("efficiency", "0.5"),
+    ("efficiency", NAN), ("efficiency", 2), ("phase", "train"), ("sparse", "no"),
+    ("fused", None), ("hardware", "H200"), ("hardware", 3),
+]
+
+
+@pytest.mark.parametrize("arg,value", SHARED, ids=[f"{a}={v!r}" for a, v in SHARED])
+def test_solve_and_sweep_refuse_alike(arg, value):
+    kw = {"model": Models.GPT2Small, "hardware": H100, arg: value}
+    with pytest.raises(ValueError) as a:
+        Engine.solve(**kw)
+    with pytest.raises(ValueError) as b:
+        Engine.sweep(**kw)
+    assert str(a.value) == str(b.value)
+    assert arg in str(a.value)
+
+
+# --------------------------------------------------------------------------------------------
+# 2. The table: every public callable x every argument x every hostile value
+# --------------------------------------------------------------------------------------------
+
+HOSTILE = [True, "7", 2.5, NAN, INF, -1, 0, 10**300, np.int64(3), None]
+HOSTILE_IDS = ["True", "str", "2.5", "nan", "inf", "-1", "0", "1e300", "np.int64", "None"]
+
+_MODULES = [mlsysim, L, M, E, HW, units, energy, gradients, primitives, mlsysim.core.engine]
+
+# Result records: returned by the API, never constructed by callers (no row needed).
+RESULTS = {"Profile", "LayerTiming", "GradientFlow", "SystolicRun", "AccessCost",
+           "AttentionMovement", "Row"}
+# Not mlsysim's: pint's registry and quantity class, re-exported for convenience.
+FOREIGN = {"Q_", "Quantity", "ureg"}
+
+_BLOCK = dict(d_model=16, n_heads=4, d_ff=32, seq_len=8)
+
+# name -> (callable, valid keyword arguments); every argument of the callable is attacked
+ROWS: dict[str, tuple] = {
+    # layers
+    "layers.Layer": (L.Layer, {}),
+    "layers.Dense": (L.Dense, dict(in_features=8, out_features=4, bias=True, tokens=2, tied=False)),
+    "layers.Conv2d": (L.Conv2d, dict(in_channels=4, out_channels=8, kernel_size=3, input_size=8,
+                                     stride=1, padding=1, groups=2, bias=False)),
+    "layers.BatchNorm2d": (L.BatchNorm2d, dict(num_features=4, elements=64)),
+    "layers.LayerNorm": (L.LayerNorm, dict(normalized_shape=8, elements=64, elementwise_affine=True)),
+    "layers.RMSNorm": (L.RMSNorm, dict(normalized_shape=8, elements=64)),
+    "layers.Activation": (L.Activation, dict(kind="gelu", elements=64)),
+    "layers.ResidualAdd": (L.ResidualAdd, dict(elements=64, op="add")),
+    "layers.Elementwise": (L.Elementwise, dict(elements=64, op="mul")),
+    "layers.Pool2d": (L.Pool2d, dict(channels=4, input_size=8, kernel_size=2, stride=2, padding=0,
+                                     kind="avg")),
+    "layers.Embedding": (L.Embedding, dict(num_embeddings=100, embedding_dim=8, lookups=3,
+                                           pooling="sum")),
+    "layers.RNN": (L.RNN, dict(input_size=4, hidden_size=8, seq_len=5, num_layers=2,
+                               bidirectional=True, bias=True, weights_resident=False)),
+    "layers.LSTM": (L.LSTM, dict(input_size=4, hidden_size=8, seq_len=5, num_layers=1,
+                                 bidirectional=False, bias=False, weights_resident=True)),
+    "layers.GRU": (L.GRU, dict(input_size=4, hidden_size=8, seq_len=5, num_layers=3,
+                               bidirectional=False, bias=True, weights_resident=False)),
+    "layers.Attention": (L.Attention, dict(d_model=16, n_heads=4, seq_len=4, kv_len=8, kv_heads=2,
+                                           flash=False)),
+    "layers.MultiHeadAttention": (L.MultiHeadAttention, dict(d_model=16, n_heads=4, seq_len=4,
+                                                             kv_heads=2, kv_len=8, bias=True,
+                                                             flash=False, name="attn",
+                                                             layers=())),
+    "layers.TransformerBlock": (L.TransformerBlock, dict(**_BLOCK, kv_heads=2, kv_len=None,
+                                                         variant="llama",
+                                                         bias=None, flash=True, activation="silu",
+                                                         name="block", layers=())),
+    "layers.Sequential": (L.Sequential, dict(name="s", layers=(L.Dense(in_features=2,
+                                                                       out_features=2),))),
+    "layers.FeatureInteraction": (L.FeatureInteraction, dict(num_vectors=4, dim=8)),
+    "layers.depthwise_separable": (L.depthwise_separable, dict(in_channels=4, out_channels=8,
+                                                               kernel_size=3, input_size=8,
+                                                               stride=1, padding=None, bias=False)),
+    "layers.receptive_field": (L.receptive_field, dict(num_layers=5, kernel_size=3, stride=2)),
+    "layers.check_batch": (L.check_batch, dict(batch=3, name="batch")),
+    # models
+    "models.Model": (M.Model, dict(name="m", family="mlp",
+                                   build=lambda s, p: [M.Row("fc", L.Dense(in_features=2,
+                                                                           out_features=2))],
+                                   is_lm=False, default_seq_len=1, description="",
+                                   kv_per_token=None, config=None)),
+    "models.mlp": (M.mlp, dict(widths=[8, 4, 2], bias=True, activation="relu", name=None)),
+    "models.mnist_mlp": (M.mnist_mlp, dict(bias=True)),
+    "models.mnist_cnn": (M.mnist_cnn, dict(bias=False)),
+    "models.resnet": (M.resnet, dict(depth=18, input_size=64, num_classes=10)),
+    "models.mobilenet_v2": (M.mobilenet_v2, dict(width_mult=0.5, input_size=64, num_classes=10)),
+    "models.kws_dscnn": (M.kws_dscnn, dict(channels=16, ds_layers=2, input_size=(49, 10),
+                                           num_classes=12)),
+    "models.gpt2": (M.gpt2, dict(d_model=32, n_layers=2, n_heads=4, vocab_size=100,
+                                 context_length=64, name=None, flash=False)),
+    "models.bert": (M.bert, dict(d_model=32, n_layers=2, n_heads=4, d_ff=64, vocab_size=100,
+                                 max_position=64, name=None, flash=False)),
+    "models.llama": (M.llama, dict(d_model=32, n_layers=2, n_heads=4, kv_heads=2, d_ff=64,
+                                   vocab_size=100, context_length=64, tie_embeddings=False,
+                                   name=None, flash=False)),
+    "models.dlrm": (M.dlrm, dict(dense_features=13, embedding_rows=[100, 200], embedding_dim=8,
+                                 bottom_mlp=[16, 8], top_mlp=[16, 1], lookups_per_table=2,
+                                 name="d")),
+    "models.Models.get": (Models.get, dict(key="KWS")),
+    # engine
+    "engine.Engine.solve": (Engine.solve, dict(model=Models.GPT2Small, hardware=H100, batch_size=2,
+                                               precision="fp16", efficiency=0.5, phase="prefill",
+                                               seq_len=16, sparse=False, fused=False)),
+    "engine.Engine.sweep": (Engine.sweep, dict(model=Models.GPT2Small, hardware=H100,
+                                               batch_sizes=[1, 2], precision="fp16",
+                                               efficiency=0.5, phase="decode", seq_lens=[16],
+                                               sparse=False, fused=False, use_numpy=None)),
+    "engine.weight_only_intensity": (E.weight_only_intensity, dict(model=Models.GPT2Small,
+                                                                   precision="fp32", batch=1,
+                                                                   seq_len=16, phase="prefill")),
+    # hardware
+    "hardware.Provenance": (HW.Provenance, dict(document="doc", url="https://x.org",
+                                                date="2024-01-01", notes="")),
+    "hardware.PeakRate": (HW.PeakRate, dict(dense=(1, "TFLOP/s"), sparse=(2, "TFLOP/s"),
+                                            unit_kind="tensor")),
+    "hardware.Memory": (HW.Memory, dict(capacity=(8, "GB"), bandwidth=(100, "GB/s"), kind="",
+                                        sram=(1, "MiB"), flash=(2, "MiB"))),
+    "hardware.Compute": (HW.Compute, dict(quoted_precision="fp16",
+                                          precisions={"fp16": HW.PeakRate(dense=(1, "TFLOP/s"))})),
+    "hardware.Device": (HW.Device, {k: getattr(H100, k) for k in HW.Device.model_fields}),
+    "hardware.Device.ridge_point": (H100.ridge_point, dict(precision="fp16", efficiency=0.5)),
+    "hardware.Device.attainable_flops": (H100.attainable_flops, dict(intensity=10.0,
+                                                                     precision="fp16",
+                                                                     efficiency=0.5)),
+    "hardware.Compute.peak": (H100.compute.peak, dict(precision="fp16", sparse=True)),
+    "hardware.Hardware.get": (Hardware.get, dict(key="H100")),
+    # units, energy
+    "units.bytes_per_value": (units.bytes_per_value, dict(precision="int4")),
+    "energy.mac_energy": (energy.mac_energy, dict(precision="int8")),
+    "energy.access_energy": (energy.access_energy, dict(n_bytes=64.0, level="sram_8kb")),
+    "energy.move_vs_compute": (energy.move_vs_compute, dict(precision="fp32", level="dram",
+                                                            reuse=4)),
+    # gradients
+    "gradients.activation": (gradients.activation, dict(kind="tanh", z=0.5)),
+    "gradients.derivative": (gradients.derivative, dict(kind="sigmoid", z=0.5)),
+    "gradients.max_derivative": (gradients.max_derivative, dict(kind="sigmoid")),
+    "gradients.simulate": (gradients.simulate, dict(depth=4, width=4, activation="relu", gain=1.0,
+                                                    residual=True, branch_scale=None, seed=0,
+                                                    use_numpy=None)),
+    "gradients.batchnorm_train_serve_gap": (gradients.batchnorm_train_serve_gap,
+                                            dict(batch=4, positions=2, trials=8, seed=0,
+                                                 eps=1e-5)),
+    # primitives
+    "primitives.GemmShape": (primitives.GemmShape, dict(m=4, k=8, n=8, count=1)),
+    "primitives.gemm_shape": (primitives.gemm_shape, dict(layer=L.Dense(in_features=4,
+                                                                        out_features=4),
+                                                          batch=2)),
+    "primitives.SystolicArray": (primitives.SystolicArray, dict(size=8, clock=mlsysim.Q_(1, "GHz"),
+                                                                name="a")),
+    "primitives.systolic_gemm": (primitives.systolic_gemm, dict(
+        shape=primitives.GemmShape(m=4, k=8, n=8), size=4, weight_load=True)),
+    "primitives.access_cost": (primitives.access_cost, dict(pattern="strided", n_items=8,
+                                                            item_bytes=4, stride_bytes=16,
+                                                            line_bytes=64)),
+    "primitives.reduction_stages": (primitives.reduction_stages, dict(n=9, tree=True)),
+    "primitives.attention_data_movement": (primitives.attention_data_movement, dict(
+        seq_len=8, d_head=4, batch=2, n_heads=2, kv_len=None)),
+}
+
+# Arguments whose result may legitimately be negative (an activation of a negative input).
+SIGNED = {"gradients.activation"}
+# What a refusal may name instead of the argument (the caller-facing name of the same thing).
+ALIASES = {("hardware.Hardware.get", "key"): "hardware", ("models.Models.get", "key"): "model"}
+
+# Valid values for the arguments of public methods (found by name on each instance).
+METHOD_ARGS = {"batch": 2, "precision": "fp16", "seq_len": 16, "phase": None, "prefix": "p",
+               "clock": mlsysim.Q_(1, "GHz")}
+
+
+def _public_callables() -> set[str]:
+    names = set()
+    for mod in _MODULES:
+        for key in getattr(mod, "__all__", ()):
+            obj = getattr(mod, key)
+            if inspect.ismodule(obj) or key in FOREIGN or key in RESULTS:
+                continue
+            if obj in (Models, Hardware):
+                continue  # instances: their methods have rows (Models.get, Hardware.get)
+            if not callable(obj):
+                continue  # constants
+            names.add(obj)
+    return names
+
+
+def _row_objects() -> set:
+    out = set()
+    for fn, _ in ROWS.values():
+        out.add(fn)
+        out.add(getattr(fn, "__func__", fn))
+    return out
+
+
+def test_every_public_callable_has_a_row():
+    covered = _row_objects()
+    solve_sweep = {Engine.solve, Engine.sweep, E.solve, E.sweep, Engine}
+    missing = [getattr(o, "__qualname__", repr(o)) for o in _public_callables()
+               if o not in covered and o not in solve_sweep]
+    assert not missing, f"public callables without a row in ROWS: {sorted(missing)}"
+    for key in RESULTS:  # the exemptions are real public names
+        assert any(key in getattr(m, "__all__", ()) for m in _MODULES), key
+
+
+def _finite(v, signed: bool, where: str):
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return
+    if isinstance(v, int | Fraction):
+        assert signed or v >= 0, f"{where}: negative {v}"
+        return
+    if isinstance(v, float):
+        assert math.isfinite(v), f"{where}: {v}"
+        assert signed or v >= 0, f"{where}: negative {v}"
+        return
+    if isinstance(v, units.Quantity):
+        _finite(v.magnitude, signed, where)
+
+
+def _sane(obj, signed=False, where="result", depth=0):
+    """No NaN, inf or negative number anywhere a caller reads one."""
+    if depth > 3:
+        return
+    _finite(obj, signed, where)
+    if isinstance(obj, L.Layer):
+        for attr in ("params", "weight_elements", "input_elements", "output_elements", "kernels"):
+            _finite(getattr(obj, attr), False, f"{where}.{attr}")
+        for meth in ("macs", "flops", "elementwise_flops", "live_elements", "traffic_elements"):
+            _finite(getattr(obj, meth)(2), False, f"{where}.{meth}(2)")
+        _finite(obj.bytes_moved(2, "int4"), False, f"{where}.bytes_moved")
+        _finite(obj.arithmetic_intensity(2), False, f"{where}.arithmetic_intensity")
+    elif isinstance(obj, M.Model):
+        _finite(obj.params, False, f"{where}.params")
+        _finite(obj.flops(2), False, f"{where}.flops")
+        _finite(obj.kv_cache_bytes(3, 2), False, f"{where}.kv_cache_bytes")
+    elif isinstance(obj, E.Profile):
+        for f in ("latency_s", "latency_compute_s", "latency_memory_s", "latency_dispatch_s",
+                  "flops", "bytes_moved", "mfu", "memory_footprint_bytes", "ridge_point"):
+            _finite(getattr(obj, f), False, f"{where}.{f}")
+        _finite(obj.over, False, f"{where}.over")
+        _finite(obj.arithmetic_intensity, False, f"{where}.intensity")
+    elif hasattr(obj, "to_dict") and hasattr(obj, "columns"):  # a pandas DataFrame
+        _sane(obj.to_dict("list"), signed, where, depth)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _sane(v, signed, f"{where}[{k!r}]", depth + 1)
+    elif isinstance(obj, list | tuple):
+        for i, v in enumerate(obj[:50]):
+            _sane(v, signed, f"{where}[{i}]", depth + 1)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            _sane(getattr(obj, f.name), signed, f"{where}.{f.name}", depth + 1)
+        for name in ("macs", "cycles", "utilization", "efficiency", "first", "peak"):
+            if hasattr(type(obj), name):
+                _sane(getattr(obj, name), signed, f"{where}.{name}", depth + 1)
+
+
+def _attack(fn, kwargs: dict, arg: str, value, name: str, signed: bool):
+    call = {**kwargs, arg: value}
+    try:
+        result = fn(**call)
+    except ValueError as exc:
+        expected = ALIASES.get((name, arg), arg)
+        assert expected in str(exc), f"{name}({arg}={value!r}): message does not name {arg!r}: {exc}"
+        return
+    _sane(result, signed, f"{name}({arg}={value!r})")
+
+
+_CASES = [(name, arg) for name, (_, kw) in ROWS.items() for arg in kw]
+
+
+@pytest.mark.parametrize("name,arg", _CASES, ids=[f"{n}.{a}" for n, a in _CASES])
+def test_hostile_argument(name, arg):
+    fn, kwargs = ROWS[name]
+    signed = name in SIGNED
+    _sane(fn(**kwargs), signed, f"{name}(valid)")  # the row's base call is valid
+    for value in HOSTILE:
+        _attack(fn, kwargs, arg, value, name, signed)
+
+
+def test_rows_list_every_argument():
+    """A row attacks every parameter of its callable (a new argument needs a valid value)."""
+    for name, (fn, kwargs) in ROWS.items():
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        missing = [p.name for p in params if p.name not in kwargs]
+        assert not missing, f"{name}: no valid value for {missing}"
+
+
+def _instances():
+    """One instance of every public class with methods: every layer, a CNN and an LM, a device."""
+    out = {name: fn(**kw) for name, (fn, kw) in ROWS.items()
+           if inspect.isclass(fn) and issubclass(fn, L.Layer)}
+    out["models.Model(cnn)"] = Models.MNISTCNN
+    out["models.Model(lm)"] = Models.GPT2Small
+    out["primitives.SystolicRun"] = primitives.systolic_gemm(primitives.GemmShape(m=4, k=4, n=4))
+    return out
+
+
+def _methods():
+    cases = []
+    for iname, obj in _instances().items():
+        for mname, meth in inspect.getmembers(obj, inspect.ismethod):
+            if mname.startswith("_") or mname.startswith("model_") or mname in (
+                    "copy", "dict", "json", "parse_obj", "parse_raw", "parse_file", "from_orm",
+                    "construct", "schema", "schema_json", "validate", "update_forward_refs"):
+                continue
+            params = [p for p in inspect.signature(meth).parameters.values()
+                      if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            cases.append((f"{iname}.{mname}", obj, mname, [p.name for p in params]))
+    return cases
+
+
+_METHOD_CASES = _methods()
+
+
+def test_every_method_argument_has_a_valid_value():
+    unknown = sorted({p for _, _, _, ps in _METHOD_CASES for p in ps if p not in METHOD_ARGS})
+    assert not unknown, f"add a valid value to METHOD_ARGS for: {unknown}"
+
+
+@pytest.mark.parametrize("label,obj,mname,params", _METHOD_CASES,
+                         ids=[c[0] for c in _METHOD_CASES])
+def test_hostile_method_argument(label, obj, mname, params):
+    meth = getattr(obj, mname)
+    kwargs = {p: METHOD_ARGS[p] for p in params if p in METHOD_ARGS}
+    if isinstance(obj, M.Model) and not obj.is_lm:
+        kwargs = {k: v for k, v in kwargs.items() if k != "seq_len"}
+    if mname == "kv_cache_bytes":
+        kwargs["seq_len"] = 16
+    _sane(meth(**kwargs), False, f"{label}(valid)")
+    for arg in kwargs:
+        for value in HOSTILE:
+            _attack(meth, kwargs, arg, value, label, False)
+
+
+def test_the_caps_are_the_documented_ones():
+    assert (_check.MAX_SIZE, _check.MAX_LAYERS, _check.MAX_BATCH) == (2**40, 10_000, 2**31)
+    _raises_naming(lambda: L.Dense(in_features=2**40 + 1, out_features=1), "2**40")
+    assert L.Dense(in_features=2**40, out_features=1).params == 2**40 + 1
