@@ -263,6 +263,8 @@ def layer_fields(cls, data):
 
 #: Arguments counted in layers (capped at MAX_LAYERS rather than MAX_SIZE).
 LAYER_COUNT_ARGS = frozenset({"n_layers", "num_layers", "depth", "ds_layers"})
+#: Arguments for which 0 is a valid value (lower bound 0 rather than 1).
+ZERO_OK_ARGS = frozenset({"padding", "seed"})
 
 
 def _is_pair(ann) -> bool:
@@ -279,7 +281,8 @@ def _arg_check(name: str, ann, rng) -> Callable | None:
         allowed = typing.get_args(ann)
         return lambda v: choice(name, v, allowed)
     bases, meta, optional = _members(ann)
-    lo, hi = rng or (1, MAX_LAYERS if name in LAYER_COUNT_ARGS else MAX_SIZE)
+    lo, hi = rng or (0 if name in ZERO_OK_ARGS else 1,
+                     MAX_LAYERS if name in LAYER_COUNT_ARGS else MAX_SIZE)
     if bases == [bool]:
         check = lambda v: flag(name, v)  # noqa: E731
     elif bases == [int]:
