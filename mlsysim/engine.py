@@ -23,7 +23,7 @@ from .layers import Layer
 from .models import Model, Row, to_frame
 from .units import PRECISIONS, Q_, Quantity, bytes_per_value
 
-__all__ = ["Engine", "Profile", "LayerTiming", "weight_only_intensity", "solve", "sweep"]
+__all__ = ["Engine", "Profile", "LayerTiming", "weight_only_intensity", "weight_reuse", "solve", "sweep"]
 
 
 def _numpy():
@@ -170,8 +170,19 @@ class Profile:
 
     @property
     def ridge_point(self) -> float:
-        """Effective ridge (peak x efficiency / bandwidth) in FLOP/byte."""
-        return self.peak_flops_s * self.efficiency / self.device.memory.bandwidth.m_as("B/s")
+        """The chapter's ridge point (listed peak / bandwidth) in FLOP/byte: "ridge point (peak)"."""
+        return self.peak_flops_s / self.device.memory.bandwidth.m_as("B/s")
+
+    @property
+    def sustained_ridge_point(self) -> float:
+        """Where this profile's roof bends (sustained rate / bandwidth) in FLOP/byte:
+        "sustained ridge point". Equals ``ridge_point`` on a sustained-basis device."""
+        return self._timing[3] / self.device.memory.bandwidth.m_as("B/s")
+
+    @property
+    def sustained_flops_s(self) -> float:
+        """The compute rate this profile ran at: peak x efficiency, or a sustained device's rate."""
+        return self._timing[3]
 
     def table(self):
         recs = [
@@ -325,19 +336,20 @@ def _validate(model, hardware, precision, efficiency, phase, sparse, fused, batc
 _DEVICE_CACHE: dict[tuple, tuple] = {}
 
 
-def _device_rates(dev: Device, precision: str, sparse: bool) -> tuple[float, float, float]:
-    """(peak FLOP/s, bandwidth B/s, dispatch s) as floats: pint conversions done once per
-    device and precision, outside the hot path."""
+def _device_rates(dev: Device, precision: str, sparse: bool) -> tuple[float, float, float, bool]:
+    """(listed FLOP/s, bandwidth B/s, dispatch s, rate already sustained): pint conversions done
+    once per device and precision, outside the hot path (``Device.sustained_flops`` is the
+    same arithmetic: listed x efficiency unless the rate is already sustained)."""
     key = (id(dev), precision, sparse)
     hit = _DEVICE_CACHE.get(key)
     if hit is None or hit[0] is not dev:
         peak = dev.compute.peak(precision, sparse=sparse).m_as("FLOP/s")
         hit = (dev, float(peak), float(dev.memory.bandwidth.m_as("B/s")),
-               float(dev.dispatch_tax.m_as("s")))
+               float(dev.dispatch_tax.m_as("s")), bool(dev.compute.is_sustained))
         if len(_DEVICE_CACHE) > 256:
             _DEVICE_CACHE.clear()
         _DEVICE_CACHE[key] = hit
-    return hit[1], hit[2], hit[3]
+    return hit[1], hit[2], hit[3], hit[4]
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,6 +434,23 @@ def weight_only_intensity(
     return model.flops(batch, seq_len, phase) / float(wb)
 
 
+def weight_reuse(model: Model | Layer, batch: int = 1, seq_len: int | None = None,
+                 phase: str | None = None) -> float:
+    """Uses of each weight per inference: MACs / parameters (one use = one multiply-accumulate,
+    so FLOPs / 2 / params). ResNet-50 at 224x224: 4.089e9 / 25.557e6 = 160. For a language
+    model the default is one decoded token (about 1 use per weight)."""
+    if not isinstance(model, Model | Layer):
+        raise ValueError(f"model must be an mlsysim Model or Layer, got {type(model).__name__}")
+    if isinstance(model, Layer) and (seq_len is not None or phase is not None):
+        raise ValueError("seq_len and phase apply to language models; set them on the layer itself")
+    if isinstance(model, Model) and model.is_lm and phase is None and seq_len is None:
+        phase, seq_len = "decode", 1
+    macs = model.macs(batch, seq_len, phase) if isinstance(model, Model) else model.macs(batch)
+    if model.params <= 0:
+        raise ValueError(f"model={model!r} has no parameters; weight reuse is undefined")
+    return macs / model.params
+
+
 class Engine:
     """Analytical roofline solver (stateless; ``Engine.solve`` and ``Engine.sweep``)."""
 
@@ -443,9 +472,9 @@ class Engine:
             model, hardware, precision, efficiency, phase, sparse, fused, (batch_size,),
             (seq_len,), sweep=False)
         arr, name, _ = _coeffs(model, seq_len, phase, fused)
-        peak, bw, tax = _device_rates(dev, precision, sparse)
+        peak, bw, tax, sustained = _device_rates(dev, precision, sparse)
         bpv = bytes_per_value(precision)
-        rate = peak * efficiency
+        rate = peak if sustained else peak * efficiency  # never derates a sustained rate
         roof = _roofline(arr, rate, bw, bpv)
         lat, tc_sum, tm_sum, td_sum, att_c, att_m, flops, moved = _point(
             roof, B, rate, bw, bpv.numerator, bpv.denominator, tax)
@@ -509,10 +538,10 @@ class Engine:
         np = _numpy() if use_numpy in (None, True) else None
         if use_numpy and np is None:
             raise ValueError("use_numpy=True but numpy is not installed")
-        peak, bw, tax = _device_rates(dev, precision, sparse)
+        peak, bw, tax, sustained = _device_rates(dev, precision, sparse)
         bpv = bytes_per_value(precision)
         nb, db = bpv.numerator, bpv.denominator
-        rate = peak * efficiency
+        rate = peak if sustained else peak * efficiency  # never derates a sustained rate
         out: dict[str, list] = {k: [] for k in ("batch", "seq_len", "latency_s", "compute_s", "memory_s",
                                                 "dispatch_s", "flops", "bytes", "intensity", "mfu")}
         for s in seqs:

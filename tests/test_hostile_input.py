@@ -113,7 +113,9 @@ def test_subnormal_efficiency_refused(entry):
 
 def test_ridge_point_and_roofline_refuse_bad_numbers():
     # was: ridge_point('fp16', -1) < 0 and attainable_flops(nan) == peak
-    _raises_naming(lambda: H100.ridge_point("fp16", -1), "efficiency")
+    _raises_naming(lambda: H100.sustained_ridge_point("fp16", -1), "efficiency")
+    _raises_naming(lambda: H100.sustained_flops("fp16", 5e-324), "efficiency")
+    _raises_naming(lambda: H100.ridge_point(0), "precision")
     _raises_naming(lambda: H100.attainable_flops(NAN), "intensity")
     _raises_naming(lambda: H100.attainable_flops(-1.0), "intensity")
     _raises_naming(lambda: H100.attainable_flops(10.0, efficiency=INF), "efficiency")
@@ -287,6 +289,8 @@ ROWS: dict[str, tuple] = {
                                                batch_sizes=[1, 2], precision="fp16",
                                                efficiency=0.5, phase="decode", seq_lens=[16],
                                                sparse=False, fused=False, use_numpy=None)),
+    "engine.weight_reuse": (E.weight_reuse, dict(model=Models.GPT2Small, batch=2, seq_len=16,
+                                                 phase="decode")),
     "engine.weight_only_intensity": (E.weight_only_intensity, dict(model=Models.GPT2Small,
                                                                    precision="fp32", batch=1,
                                                                    seq_len=16, phase="prefill")),
@@ -298,9 +302,10 @@ ROWS: dict[str, tuple] = {
     "hardware.Memory": (HW.Memory, dict(capacity=(8, "GB"), bandwidth=(100, "GB/s"), kind="",
                                         sram=(1, "MiB"), flash=(2, "MiB"))),
     "hardware.Compute": (HW.Compute, dict(quoted_precision="fp16",
-                                          precisions={"fp16": HW.PeakRate(dense=(1, "TFLOP/s"))})),
+                                          precisions={"fp16": HW.PeakRate(dense=(1, "TFLOP/s"))},
+                                          rate_basis="datasheet_peak")),
     "hardware.Device": (HW.Device, {k: getattr(H100, k) for k in HW.Device.model_fields}),
-    "hardware.Device.ridge_point": (H100.ridge_point, dict(precision="fp16", efficiency=0.5)),
+    "hardware.Device.ridge_point": (H100.ridge_point, dict(precision="fp16")),
     "hardware.Device.attainable_flops": (H100.attainable_flops, dict(intensity=10.0,
                                                                      precision="fp16",
                                                                      efficiency=0.5)),
@@ -346,7 +351,8 @@ ALIASES = {("hardware.Hardware.get", "key"): "hardware", ("models.Models.get", "
 
 # Valid values for the arguments of public methods (found by name on each instance).
 METHOD_ARGS = {"batch": 2, "precision": "fp16", "seq_len": 16, "phase": None, "prefix": "p",
-               "clock": mlsysim.Q_(1, "GHz")}
+               "clock": mlsysim.Q_(1, "GHz"), "efficiency": 0.5, "sparse": False,
+               "intensity": 10.0}
 
 
 def _public_callables() -> set[str]:
@@ -472,6 +478,8 @@ def _instances():
            if inspect.isclass(fn) and issubclass(fn, L.Layer)}
     out["models.Model(cnn)"] = Models.MNISTCNN
     out["models.Model(lm)"] = Models.GPT2Small
+    out["hardware.Device"] = H100
+    out["hardware.Compute"] = H100.compute
     out["primitives.SystolicRun"] = primitives.systolic_gemm(primitives.GemmShape(m=4, k=4, n=4))
     return out
 
