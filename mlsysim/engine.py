@@ -128,6 +128,9 @@ class Profile:
     @property
     def throughput(self) -> Quantity:
         """Samples (or sequences) per second."""
+        if self.latency_s <= 0:
+            raise ValueError("throughput is undefined: this profile has zero latency (no work, "
+                             "no traffic and a device with zero dispatch tax)")
         return Q_(self.batch_size / self.latency_s, "1/s")
 
     @property

@@ -423,6 +423,7 @@ def _sane(obj, signed=False, where="result", depth=0):
                   "flops", "bytes_moved", "mfu", "memory_footprint_bytes", "ridge_point"):
             _finite(getattr(obj, f), False, f"{where}.{f}")
         _finite(obj.over, False, f"{where}.over")
+        _finite(obj.throughput, False, f"{where}.throughput")
         _finite(obj.arithmetic_intensity, False, f"{where}.intensity")
     elif hasattr(obj, "to_dict") and hasattr(obj, "columns"):  # a pandas DataFrame
         _sane(obj.to_dict("list"), signed, where, depth)
@@ -487,14 +488,18 @@ def _instances():
 def _methods():
     cases = []
     for iname, obj in _instances().items():
-        for mname, meth in inspect.getmembers(obj, inspect.ismethod):
-            if mname.startswith("_") or mname.startswith("model_") or mname in (
-                    "copy", "dict", "json", "parse_obj", "parse_raw", "parse_file", "from_orm",
-                    "construct", "schema", "schema_json", "validate", "update_forward_refs"):
-                continue
-            params = [p for p in inspect.signature(meth).parameters.values()
-                      if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            cases.append((f"{iname}.{mname}", obj, mname, [p.name for p in params]))
+        seen = set()
+        for klass in type(obj).__mro__:
+            if klass.__module__.split(".")[0] != "mlsysim":
+                continue  # pydantic's BaseModel and object: not mlsysim's API
+            for mname, fn in vars(klass).items():
+                if mname.startswith("_") or mname in seen or not inspect.isfunction(fn):
+                    continue
+                seen.add(mname)
+                meth = getattr(obj, mname)
+                params = [p for p in inspect.signature(meth).parameters.values()
+                          if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+                cases.append((f"{iname}.{mname}", obj, mname, [p.name for p in params]))
     return cases
 
 
