@@ -313,13 +313,16 @@ def _validate(model, hardware, precision, efficiency, phase, sparse, fused, batc
         raise ValueError(f"phase={phase!r} is not valid; allowed: None, 'prefill', 'decode'")
     is_lm = isinstance(model, Model) and model.is_lm
     if sweep:
-        batches = _check.integers("batch_sizes", batches, 1, _check.MAX_BATCH, 1, 10**7)
+        batches = _check.integers("batch_sizes", batches, 1, _check.MAX_BATCH, 1, MAX_SWEEP_POINTS)
     else:
         batches = [_check.integer("batch_size", batches[0], 1, _check.MAX_BATCH)]
     if seqs is None:
         seqs = [None]
     elif sweep:
-        seqs = _check.integers("seq_lens", seqs, 1, _check.MAX_SIZE, 1, 10**5)
+        seqs = _check.integers("seq_lens", seqs, 1, _check.MAX_SIZE, 1, 10_000)
+        if len(seqs) * len(batches) > MAX_SWEEP_POINTS:
+            raise ValueError(f"len(seq_lens) x len(batch_sizes) must be <= {MAX_SWEEP_POINTS:,} "
+                             f"points, got {len(seqs)} x {len(batches)}")
     else:
         seqs = [_check.optional_integer("seq_len", seqs[0])]
     if not is_lm:
@@ -335,6 +338,9 @@ def _validate(model, hardware, precision, efficiency, phase, sparse, fused, batc
         phase = "decode"
     return dev, is_lm, phase, batches, seqs, precision, eff, sparse, fused
 
+
+#: Most points one ``Engine.sweep`` evaluates (batch sizes x sequence lengths).
+MAX_SWEEP_POINTS = 1_000_000
 
 _DEVICE_CACHE: dict[tuple, tuple] = {}
 

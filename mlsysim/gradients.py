@@ -46,6 +46,8 @@ __all__ = [
 ACTIVATIONS = ("sigmoid", "tanh", "relu", "linear")
 MAX_WIDTH = 64
 MAX_DEPTH = 256
+#: Most values ``batchnorm_train_serve_gap`` draws in one call (trials x positions).
+MAX_GAP_VALUES = 1 << 20
 
 
 def _numpy():
@@ -332,10 +334,13 @@ def batchnorm_train_serve_gap(
     from the example alone, so their gap is identically 0.
     """
     _check_int("batch", batch, 1, 1 << 20)
-    _check_int("positions", positions, 1, 1 << 20)
+    _check_int("positions", positions, 1, 1 << 17)
     if trials is None:
         trials = max(8, 4096 // positions)
     _check_int("trials", trials, 1, 100_000)
+    if trials * positions > MAX_GAP_VALUES:
+        raise ValueError(f"trials x positions must be <= {MAX_GAP_VALUES:,} (the values drawn; "
+                         f"about a second of pure Python), got {trials} x {positions}")
     rng = random.Random(f"mlsysim-batchnorm-{seed}-{batch}-{positions}")
     p, rest = positions, (batch - 1) * positions
     diff2 = serve2 = 0.0
@@ -364,7 +369,7 @@ def batchnorm_train_serve_gap(
 # every argument checked by name (mlsysim._check): z finite, sizes integers in their ranges
 _check.check_module(globals(), __all__, {
     "simulate": {"depth": (1, MAX_DEPTH), "width": (2, MAX_WIDTH), "seed": (0, 2**31 - 1)},
-    "batchnorm_train_serve_gap": {"batch": (1, 1 << 20), "positions": (1, 1 << 20),
+    "batchnorm_train_serve_gap": {"batch": (1, 1 << 20), "positions": (1, 1 << 17),
                                   "trials": (1, 100_000), "seed": (0, 2**31 - 1),
                                   "eps": (1e-12, 1.0)},
 })

@@ -530,3 +530,17 @@ def test_the_caps_are_the_documented_ones():
     assert (_check.MAX_SIZE, _check.MAX_LAYERS, _check.MAX_BATCH) == (2**40, 10_000, 2**31)
     _raises_naming(lambda: L.Dense(in_features=2**40 + 1, out_features=1), "2**40")
     assert L.Dense(in_features=2**40, out_features=1).params == 2**40 + 1
+
+
+def test_no_single_call_runs_away():
+    """Work that grows with an argument is capped, with the cap in the message."""
+    t0 = time.perf_counter()
+    _raises_naming(lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=range(1, 2_000_001)),
+                   "batch_sizes")
+    _raises_naming(lambda: Engine.sweep(Models.GPT2Small, H100, batch_sizes=range(1, 1001),
+                                        seq_lens=range(1, 1025)), "1,000,000")
+    _raises_naming(lambda: gradients.batchnorm_train_serve_gap(2, 1024, trials=100_000),
+                   "trials x positions")
+    _raises_naming(lambda: M.mlp([4] * 20_000), "widths")
+    _raises_naming(lambda: M.dlrm(embedding_rows=[10] * 20_000), "embedding_rows")
+    assert time.perf_counter() - t0 < 5.0
