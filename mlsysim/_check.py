@@ -210,25 +210,22 @@ def _members(ann) -> tuple[list[type], list, bool]:
     return bases, meta, optional
 
 
-def _field_check(name: str, info) -> Callable | None:
-    """The check for one pydantic field, from its annotation, or None to leave it to pydantic."""
+def _field_check(name: str, info) -> tuple | None:
+    """(fast-path type, lo, hi, optional, is_pair, check) for one pydantic field, from its annotation, or
+    None to leave the field to pydantic. Values of the fast-path type inside [lo, hi] (a plain
+    ``int`` size, a ``bool`` flag) pass without a call."""
     bases, meta, optional = _members(info.annotation)
     lo = _lower_bound([*info.metadata, *meta])
     hi = MAX_LAYERS if name in _LAYER_COUNT_FIELDS else MAX_SIZE
     if bases == [bool]:
-        check = lambda v: flag(name, v)  # noqa: E731
-    elif int in bases and set(bases) <= {int, tuple}:
+        return (bool, 0, 1, optional, False, lambda v: flag(name, v))
+    if int in bases and set(bases) <= {int, tuple}:
         if tuple in bases:
-            check = lambda v: pair(name, v, lo, hi)  # noqa: E731
-        else:
-            check = lambda v: integer(name, v, lo, hi)  # noqa: E731
-    elif float in bases and set(bases) <= {int, float}:
-        check = lambda v: real(name, v, -math.inf)  # noqa: E731
-    else:
-        return None
-    if optional:
-        return lambda v: v if v is None else check(v)
-    return check
+            return (int, lo, hi, optional, True, lambda v: pair(name, v, lo, hi))
+        return (int, lo, hi, optional, False, lambda v: integer(name, v, lo, hi))
+    if float in bases and set(bases) <= {int, float}:
+        return (None, 0, 0, optional, False, lambda v: real(name, v, -math.inf))
+    return None
 
 
 def layer_fields(cls, data):
@@ -247,13 +244,21 @@ def layer_fields(cls, data):
         _SPECS[cls] = spec
     out = None
     for name, v in data.items():
-        check = spec.get(name)
-        if check is not None:
-            c = check(v)
-            if c is not v:
-                if out is None:
-                    out = dict(data)
-                out[name] = c
+        sp = spec.get(name)
+        if sp is None:
+            continue
+        fast, lo, hi, optional, is_pair, check = sp
+        if type(v) is fast and lo <= v <= hi or (v is None and optional):
+            continue
+        if is_pair and type(v) is tuple and len(v) == 2 and type(v[0]) is int is type(v[1]) and (
+            lo <= v[0] <= hi and lo <= v[1] <= hi
+        ):
+            continue
+        c = check(v)
+        if c is not v:
+            if out is None:
+                out = dict(data)
+            out[name] = c
     return data if out is None else out
 
 
@@ -327,7 +332,10 @@ def checked(fn: Callable, **ranges) -> Callable:
     def wrapper(*args, **kwargs):
         nonlocal checks
         if checks is None:
-            hints = typing.get_type_hints(fn)
+            try:
+                hints = typing.get_type_hints(fn)
+            except (NameError, TypeError, AttributeError):  # an annotation not resolvable here
+                hints = {}
             checks = {}
             for name in sig.parameters:
                 c = _arg_check(name, hints.get(name, ""), ranges.get(name))
