@@ -365,7 +365,8 @@ def checked(fn: Callable, **ranges) -> Callable:
 
 
 def check_module(namespace: dict, names, ranges: dict[str, dict[str, tuple]] | None = None) -> None:
-    """Wrap every plain function listed in ``names`` (a module's ``__all__``) with ``checked``;
+    """Wrap every plain function listed in ``names`` (a module's ``__all__``) and defined in that
+    module (re-exports are left to their own module) with ``checked``;
     ``ranges[function][argument] = (lo, hi)`` overrides the default range of one argument."""
     import inspect
 
@@ -373,5 +374,6 @@ def check_module(namespace: dict, names, ranges: dict[str, dict[str, tuple]] | N
     for key in names:
         fn = namespace.get(key)
         if callable(fn) and not inspect.isclass(fn) and not getattr(fn, "__wrapped_checks__", False):
-            if inspect.isfunction(inspect.unwrap(fn)):
+            inner = inspect.unwrap(fn)
+            if inspect.isfunction(inner) and inner.__module__ == namespace.get("__name__"):
                 namespace[key] = checked(fn, **ranges.get(key, {}))

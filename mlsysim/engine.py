@@ -326,14 +326,13 @@ def _validate(model, hardware, precision, efficiency, phase, sparse, fused, batc
     else:
         seqs = [_check.optional_integer("seq_len", seqs[0])]
     if not is_lm:
-        what = "a single layer" if isinstance(model, Layer) else f"{model.name}, not a language model"
+        what = ("a single layer (set it on the layer itself)" if isinstance(model, Layer)
+                else f"{model.name}, which is not a language model")
         if phase is not None:
             raise ValueError(f"phase={phase!r} applies to language models, not to {what}")
         if seqs != [None]:
-            raise ValueError(
-                f"{'seq_lens' if sweep else 'seq_len'} applies to language models, not to {what}"
-                + ("; set it on the layer itself" if isinstance(model, Layer) else "")
-            )
+            raise ValueError(f"{'seq_lens' if sweep else 'seq_len'} applies to language models, "
+                             f"not to {what}")
     elif phase is None:
         phase = "decode"
     return dev, is_lm, phase, batches, seqs, precision, eff, sparse, fused

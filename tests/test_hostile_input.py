@@ -23,7 +23,6 @@ from fractions import Fraction
 import pytest
 
 import mlsysim
-import mlsysim.core.engine
 from mlsysim import Engine, Hardware, Models, _check, energy, gradients, primitives, units
 from mlsysim import engine as E
 from mlsysim import hardware as HW
@@ -206,7 +205,21 @@ def test_solve_and_sweep_refuse_alike(arg, value):
 HOSTILE = [True, "7", 2.5, NAN, INF, -1, 0, 10**300, np.int64(3), None]
 HOSTILE_IDS = ["True", "str", "2.5", "nan", "inf", "-1", "0", "1e300", "np.int64", "None"]
 
-_MODULES = [mlsysim, L, M, E, HW, units, energy, gradients, primitives, mlsysim.core.engine]
+def _core_modules() -> list:
+    """mlsysim and every public module under it, except the notebooks' UI kit (mlsysim.labs)."""
+    import importlib
+    import pkgutil
+
+    mods = [mlsysim]
+    for info in pkgutil.walk_packages(mlsysim.__path__, "mlsysim."):
+        parts = info.name.split(".")
+        if parts[1] == "labs" or any(p.startswith("_") for p in parts):
+            continue
+        mods.append(importlib.import_module(info.name))
+    return mods
+
+
+_MODULES = _core_modules()
 
 # Result records: returned by the API, never constructed by callers (no row needed).
 RESULTS = {"Profile", "LayerTiming", "GradientFlow", "SystolicRun", "AccessCost",
