@@ -120,10 +120,10 @@ class Model:
 
     def kv_cache_bytes(self, seq_len: int, batch: int = 1, precision: str = "fp16") -> int:
         """Keys and values of every layer for ``seq_len`` tokens x ``batch`` sequences."""
-        if self._kv_per_token is None:
-            return 0
         batch = L.check_batch(batch)
         seq_len = _check.integer("seq_len", seq_len, 0)
+        if self._kv_per_token is None:
+            return 0
         return batch * seq_len * self._kv_per_token(precision)
 
     def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
