@@ -31,9 +31,22 @@ __all__ = [
 _FROZEN = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")
 
 
+#: Allowed magnitude of each kind of device figure, in its base unit: wide enough for any real
+#: device (an MCU's 1 MB/s to an exascale machine), narrow enough that no latency or energy the
+#: engine derives from it can overflow to inf.
+_BOUNDS: dict[str, tuple[str, float, float]] = {
+    "[computation] / [time]": ("FLOP/s", 1.0, 1e30),
+    "[information] / [time]": ("B/s", 1.0, 1e30),
+    "[information]": ("B", 0.0, 1e30),
+    "[time]": ("s", 0.0, 3600.0),
+    "[energy] / [time]": ("W", 0.0, 1e9),
+}
+
+
 def _quantity(value: Any, dim: str, field: str, positive: bool = False) -> Quantity:
     """Coerce ``value`` ("3.35 TB/s", (3.35, "TB/s") or a Quantity) and check its dimension and
-    magnitude: finite and >= 0 (> 0 with ``positive``: rates the engine divides by)."""
+    magnitude: finite and inside ``_BOUNDS`` for its dimension (rates the engine divides by are
+    at least 1 per second)."""
     try:
         if isinstance(value, tuple) and len(value) == 2:
             value = Q_(*value)
@@ -46,11 +59,13 @@ def _quantity(value: Any, dim: str, field: str, positive: bool = False) -> Quant
     if not value.check(dim):
         raise ValueError(f"{field} must have units of {dim}, got {value.units}")
     m = value.magnitude
-    if isinstance(m, bool) or not isinstance(m, int | float) or not math.isfinite(m) or m < 0 or (
-        positive and m == 0
-    ):
-        raise ValueError(f"{field} must be a finite number {'> 0' if positive else '>= 0'} "
-                         f"with units of {dim}, got {value}")
+    unit, lo, hi = _BOUNDS[dim]
+    ok = not isinstance(m, bool) and isinstance(m, int | float) and math.isfinite(m)
+    if ok:
+        base = value.m_as(unit)
+        ok = (lo <= base <= hi) and not (positive and base <= 0) and base >= 0
+    if not ok:
+        raise ValueError(f"{field} must be a finite quantity in [{lo:g}, {hi:g}] {unit}, got {value}")
     return value
 
 

@@ -92,8 +92,17 @@ def gemm_shape(layer: L.Layer, batch: int = 1) -> GemmShape:
 # --------------------------------------------------------------------------------------------
 
 
-def _finite_positive(m) -> bool:
-    return not isinstance(m, bool) and isinstance(m, int | float) and math.isfinite(m) and m > 0
+def _check_clock(clock) -> Quantity:
+    """A clock frequency between 1 Hz and 1 PHz (e.g. ``Q_(700, "MHz")``)."""
+    ok = isinstance(clock, Quantity) and clock.check("1 / [time]")
+    if ok:
+        m = clock.magnitude
+        ok = not isinstance(m, bool) and isinstance(m, int | float) and math.isfinite(m) and (
+            1.0 <= clock.m_as("Hz") <= 1e15)
+    if not ok:
+        raise ValueError(f"clock must be a frequency in [1 Hz, 1e15 Hz] (e.g. Q_(700, 'MHz')), "
+                         f"got {clock!r}")
+    return clock
 
 
 @dataclass(frozen=True)
@@ -107,12 +116,7 @@ class SystolicArray:
     def __post_init__(self):
         object.__setattr__(self, "size", _check.integer("size", self.size, 1, 2**20))
         _check.text("name", self.name)
-        clock = self.clock
-        if not isinstance(clock, Quantity) or not clock.check("1 / [time]") or not (
-            _finite_positive(clock.magnitude)
-        ):
-            raise ValueError(f"clock must be a positive, finite frequency (e.g. Q_(700, 'MHz')), "
-                             f"got {clock!r}")
+        _check_clock(self.clock)
 
     @property
     def peak(self) -> Quantity:
@@ -152,10 +156,7 @@ class SystolicRun:
         return self.macs / (self.cycles * self.size**2)
 
     def time(self, clock: Quantity) -> Quantity:
-        if not isinstance(clock, Quantity) or not clock.check("1 / [time]") or not (
-            _finite_positive(clock.magnitude)
-        ):
-            raise ValueError(f"clock must be a positive, finite frequency, got {clock!r}")
+        _check_clock(clock)
         return (self.cycles / clock).to("s")
 
 

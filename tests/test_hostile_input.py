@@ -557,3 +557,36 @@ def test_no_single_call_runs_away():
     _raises_naming(lambda: M.mlp([4] * 20_000), "widths")
     _raises_naming(lambda: M.dlrm(embedding_rows=[10] * 20_000), "embedding_rows")
     assert time.perf_counter() - t0 < 5.0
+
+
+@pytest.mark.parametrize("build,name", [
+    (lambda: HW.Memory(capacity=(8, "GB"), bandwidth=(1e-300, "B/s")), "bandwidth"),
+    (lambda: HW.Memory(capacity=(8, "GB"), bandwidth=(NAN, "GB/s")), "bandwidth"),
+    (lambda: HW.Memory(capacity=(INF, "GB"), bandwidth=(1, "GB/s")), "capacity"),
+    (lambda: HW.PeakRate(dense=(1e-300, "FLOP/s")), "dense"),
+    (lambda: HW.PeakRate(dense=(1, "TFLOP/s"), sparse=(0, "TFLOP/s")), "sparse"),
+    (lambda: HW.Device.model_validate({**dict(H100), "dispatch_tax": (1e300, "s")}), "dispatch_tax"),
+    (lambda: HW.Device.model_validate({**dict(H100), "tdp": (-1, "W")}), "tdp"),
+    (lambda: primitives.SystolicArray(size=8, clock=mlsysim.Q_(1e-300, "Hz")), "clock"),
+    (lambda: primitives.systolic_gemm(primitives.GemmShape(m=1, k=1, n=1)).time(
+        mlsysim.Q_(INF, "GHz")), "clock"),
+])
+def test_device_figures_that_would_overflow_a_latency_are_refused(build, name):
+    """A rate the engine divides by is at least 1 per second, and every figure is bounded, so
+    no latency, energy or cycle time derived from a valid device can be inf."""
+    _raises_naming(build, name)
+
+
+def test_slowest_valid_device_gives_finite_latency_for_the_largest_model():
+    slow = HW.Device.model_validate({
+        **dict(H100),
+        "memory": HW.Memory(capacity=(1, "B"), bandwidth=(1, "B/s")),
+        "compute": HW.Compute(quoted_precision="fp64",
+                              precisions={"fp64": HW.PeakRate(dense=(1, "FLOP/s"))}),
+        "dispatch_tax": (3600, "s"),
+    })
+    huge = L.Dense(in_features=2**40, out_features=2**40, tokens=2**40)
+    p = Engine.solve(huge, slow, batch_size=2**31, precision="fp64", efficiency=1e-12)
+    for v in (p.latency_s, p.latency_compute_s, p.latency_memory_s, p.mfu, p.over.magnitude):
+        assert math.isfinite(v) and v >= 0
+    assert p.flops == 2 * 2**31 * 2**120
