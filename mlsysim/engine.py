@@ -439,7 +439,10 @@ def weight_only_intensity(
     if model.is_lm and phase is None and seq_len is None:
         phase, seq_len = "decode", 1
     wb = model.params * bytes_per_value(precision)
-    return model.flops(batch, seq_len, phase) / float(wb)
+    flops = model.flops(batch, seq_len, phase)
+    if wb <= 0:
+        raise ValueError(f"model={model.name!r} has no parameters; weight-only intensity is undefined")
+    return flops / float(wb)
 
 
 def weight_reuse(model: Model | Layer, batch: int = 1, seq_len: int | None = None,

@@ -164,7 +164,7 @@ def systolic_gemm(shape: GemmShape, size: int = 128, weight_load: bool = True) -
     """Cycles of a weight-stationary ``size x size`` array for ``shape`` (see module notes)."""
     if not isinstance(shape, GemmShape):
         raise ValueError(f"shape must be a GemmShape (see gemm_shape), got {type(shape).__name__}")
-    tiles = shape.count * math.ceil(shape.k / size) * math.ceil(shape.n / size)
+    tiles = shape.count * -(-shape.k // size) * -(-shape.n // size)  # exact integer ceilings
     return SystolicRun(shape=shape, size=size, weight_load=bool(weight_load), tiles=tiles,
                        stream_cycles=shape.m, fill_cycles=2 * (size - 1),
                        load_cycles=size if weight_load else 0)

@@ -590,3 +590,10 @@ def test_slowest_valid_device_gives_finite_latency_for_the_largest_model():
     for v in (p.latency_s, p.latency_compute_s, p.latency_memory_s, p.mfu, p.over.magnitude):
         assert math.isfinite(v) and v >= 0
     assert p.flops == 2 * 2**31 * 2**120
+
+
+def test_parameter_free_model_has_no_weight_intensity():
+    """0 parameters: a ValueError, not a ZeroDivisionError or inf."""
+    act = M.Model("act", "mlp", lambda s, p: [M.Row("relu", L.Activation(elements=8))])
+    _raises_naming(lambda: E.weight_only_intensity(act), "no parameters")
+    _raises_naming(lambda: E.weight_reuse(L.Activation(elements=8)), "no parameters")
