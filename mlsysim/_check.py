@@ -10,6 +10,18 @@
 
 Every refusal is a ``ValueError`` whose message starts with the argument's name as the caller
 wrote it and states the allowed range: ``num_classes must be an integer in [1, 2**40], got 0``.
+
+How the API uses it (a new public function or field gets the rule the same way):
+
+- **Layers** (pydantic): ``Layer``'s "before" validator (``layer_fields``) checks every field
+  from its annotation: ``PositiveInt`` / ``int`` (with ``Field(ge=...)``) / ``Pair`` as sizes,
+  ``bool`` as flags, ``float`` as finite numbers; ``num_layers`` is capped at ``MAX_LAYERS``.
+- **Builders and helpers** (plain functions): ``check_module(globals(), __all__, ranges)`` at the
+  end of a module wraps each public function with ``checked``: arguments checked from their
+  annotations (``int``, ``bool``, ``float``, ``str``, ``Sequence[int]``, ``Literal``; a range per
+  argument in ``ranges``), and a layer refused inside is reported with the function's arguments.
+- **Anything else** calls ``integer(name, v, lo, hi)``, ``flag``, ``real``, ``choice`` directly
+  (``Engine.solve`` and ``Engine.sweep`` through one ``engine._validate``).
 """
 
 from __future__ import annotations
