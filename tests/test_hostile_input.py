@@ -15,6 +15,8 @@ Two halves:
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import importlib.util
 import inspect
 import math
 import time
@@ -357,6 +359,20 @@ ROWS: dict[str, tuple] = {
         seq_len=8, d_head=4, batch=2, n_heads=2, kv_len=None)),
 }
 
+# The Hugging Face configurations and the mixture-of-experts layer (branch "hf"): their rows
+# take effect once that API is merged.
+if importlib.util.find_spec("mlsysim.hf") is not None:
+    HF = importlib.import_module("mlsysim.hf")
+    _GPT2_CFG = HF.shipped_config("gpt2")["config"]
+    ROWS.update({
+        "hf.from_hf_config": (HF.from_hf_config, dict(config=_GPT2_CFG)),
+        "hf.from_shipped": (HF.from_shipped, dict(name="gpt2")),
+        "hf.shipped_config": (HF.shipped_config, dict(name="gpt2")),
+        "hf.shipped_configs": (HF.shipped_configs, {}),
+    })
+if hasattr(L, "MoE"):
+    ROWS["layers.MoE"] = (L.MoE, dict(d_model=16, d_ff=32, num_experts=4, top_k=2, tokens=3))
+
 # Arguments whose result may legitimately be negative (an activation of a negative input).
 SIGNED = {"gradients.activation"}
 # What a refusal may name instead of the argument (the caller-facing name of the same thing).
@@ -465,25 +481,40 @@ def _attack(fn, kwargs: dict, arg: str, value, name: str, signed: bool):
     _sane(result, signed, f"{name}({arg}={value!r})")
 
 
-_CASES = [(name, arg) for name, (_, kw) in ROWS.items() for arg in kw]
+def _params(fn) -> list[inspect.Parameter]:
+    return [p for p in inspect.signature(fn).parameters.values()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def _base(name: str) -> dict:
+    """The row's valid call: its listed values, and the signature's default for any optional
+    argument the row does not list (so a new optional argument is attacked from day one)."""
+    fn, kwargs = ROWS[name]
+    base = {p.name: p.default for p in _params(fn) if p.default is not inspect.Parameter.empty}
+    return {**base, **kwargs}
+
+
+_CASES = [(name, p.name) for name, (fn, _) in ROWS.items() for p in _params(fn)]
 
 
 @pytest.mark.parametrize("name,arg", _CASES, ids=[f"{n}.{a}" for n, a in _CASES])
 def test_hostile_argument(name, arg):
-    fn, kwargs = ROWS[name]
+    fn, _ = ROWS[name]
+    kwargs = _base(name)
     signed = name in SIGNED
     _sane(fn(**kwargs), signed, f"{name}(valid)")  # the row's base call is valid
     for value in HOSTILE:
         _attack(fn, kwargs, arg, value, name, signed)
 
 
-def test_rows_list_every_argument():
-    """A row attacks every parameter of its callable (a new argument needs a valid value)."""
+def test_rows_list_every_required_argument():
+    """Every parameter of every row's callable is attacked; a required one needs a valid value."""
     for name, (fn, kwargs) in ROWS.items():
-        params = [p for p in inspect.signature(fn).parameters.values()
-                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        missing = [p.name for p in params if p.name not in kwargs]
+        missing = [p.name for p in _params(fn)
+                   if p.name not in kwargs and p.default is inspect.Parameter.empty]
         assert not missing, f"{name}: no valid value for {missing}"
+        unknown = set(kwargs) - {p.name for p in _params(fn)}
+        assert not unknown, f"{name}: the row lists arguments the callable does not take: {unknown}"
 
 
 def _instances():
