@@ -428,38 +428,39 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     )
 
 
-def _layer_types(c: _Cfg, n_layers: int) -> tuple[list[str], int | None]:
-    """Per-layer attention kinds and the sliding window, as transformers' cache derives them."""
+def _layer_types(c: _Cfg, n_layers: int) -> tuple[int, int | None]:
+    """(number of sliding-window layers, the window), as transformers' cache derives them
+    (counted, never materialized per layer: a config may claim any number of layers)."""
     mt = c.mt
     window = None
     if mt in ("qwen2", "qwen3"):
         if c.bool("use_sliding_window") and c.get("sliding_window") is not None:
             window = c.int("sliding_window")
         first_sliding = c.int("max_window_layers", minimum=0)
-        inferred = ["sliding_attention" if window is not None and i >= first_sliding
-                    else "full_attention" for i in range(n_layers)]
+        inferred = max(0, n_layers - first_sliding) if window is not None else 0
     elif mt in ("mistral", "phi3", "mixtral"):
         if c.get("sliding_window") is not None:
             window = c.int("sliding_window")
-        inferred = ["sliding_attention" if window is not None else "full_attention"] * n_layers
+        inferred = n_layers if window is not None else 0
     else:
-        inferred = ["full_attention"] * n_layers
+        inferred = 0
     types = c.raw.get("layer_types")
     if types is None:
         return inferred, window
     if not isinstance(types, list) or len(types) != n_layers:
         raise ValueError(
-            f"config['layer_types'] must list one entry per layer ({n_layers}), got {types!r}"
+            f"config['layer_types'] must list one entry per layer ({n_layers}), got {str(types)[:80]}"
         )
-    bad = sorted({t for t in types if t not in ("full_attention", "sliding_attention")})
+    bad = sorted({str(t) for t in types if t not in ("full_attention", "sliding_attention")})
     if bad:
         raise ValueError(
-            f"config['layer_types'] entries {bad} are not modelled; allowed: 'full_attention', "
+            f"config['layer_types'] entries {bad[:5]} are not modelled; allowed: 'full_attention', "
             "'sliding_attention'"
         )
-    if "sliding_attention" in types and window is None:
+    n_sliding = types.count("sliding_attention")
+    if n_sliding and window is None:
         raise ValueError("config['layer_types'] lists sliding_attention layers but config['sliding_window'] is not set")
-    return types, window
+    return n_sliding, window
 
 
 def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
@@ -501,8 +502,7 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
                 f"config['num_experts_per_tok']={moe[1]} must not exceed "
                 f"config['num_local_experts']={moe[0]}"
             )
-    types, window = _layer_types(c, n_layers)
-    n_sliding = types.count("sliding_attention")
+    n_sliding, window = _layer_types(c, n_layers)
     n_full = n_layers - n_sliding
     q_dim, kv_dim = heads * hd, kv_heads * hd
 
