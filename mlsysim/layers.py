@@ -331,13 +331,15 @@ class _Elementwise(Layer):
 
 class BatchNorm2d(_Elementwise):
     """BatchNorm over ``num_features`` channels of ``elements`` values (C*H*W) per example.
-    Params: gamma and beta (2C); the running mean/var buffers are read but are not params."""
+    Params: gamma and beta (2C; none with ``affine=False``, torch's meaning); the running
+    mean/var buffers are read but are not params."""
 
     num_features: PositiveInt
+    affine: bool = True
 
     @property
     def params(self) -> int:
-        return 2 * self.num_features
+        return 2 * self.num_features if self.affine else 0
 
     @property
     def weight_elements(self) -> int:
@@ -367,13 +369,15 @@ class LayerNorm(_Elementwise):
 
 
 class RMSNorm(_Elementwise):
-    """RMSNorm: one sum-of-squares reduction, scale by gamma: 4 ops per element."""
+    """RMSNorm: one sum-of-squares reduction, scale by gamma: 4 ops per element. Like torch
+    ``nn.RMSNorm``, ``elementwise_affine=False`` has no gamma (no params)."""
 
     normalized_shape: PositiveInt
+    elementwise_affine: bool = True
 
     @property
     def params(self) -> int:
-        return self.normalized_shape
+        return self.normalized_shape if self.elementwise_affine else 0
 
     def _elementwise1(self) -> int:
         return 4 * self.elements

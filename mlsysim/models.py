@@ -116,7 +116,9 @@ class Model:
 
     def flops(self, batch: int = 1, seq_len: int | None = None, phase: str | None = None) -> int:
         """Matmul/conv FLOPs of one forward pass (= 2 x MACs). LMs: over ``seq_len`` tokens
-        (default: the model's context length), LM head included."""
+        (default: the model's context length), LM head included; ``phase="decode"``: one new
+        token attending to ``seq_len`` keys, the new token's own included (after the step the
+        cache holds ``seq_len`` tokens)."""
         return 2 * self.macs(batch, seq_len, phase)
 
     def weight_bytes(self, precision: str = "fp16") -> int:
