@@ -141,6 +141,10 @@ _ACT = {"gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_f
 def _load(config) -> dict:
     if isinstance(config, dict):
         return dict(config)
+    if callable(getattr(config, "to_dict", None)) and not isinstance(config, str | os.PathLike):
+        data = config.to_dict()  # a transformers PretrainedConfig object
+        if isinstance(data, dict):
+            return data
     if isinstance(config, str) and config.lstrip().startswith("{"):
         try:
             data = json.loads(config)
@@ -250,7 +254,8 @@ def from_hf_config(config, *, bare: bool = False, name: str | None = None,
     """Build the mlsysim model of a Hugging Face ``config.json`` (see the module docstring for
     what ``params``, ``flops`` and ``kv_cache_bytes`` match and the decode convention).
 
-    ``config``: a dict, a path to a ``config.json``, or its JSON text. ``bare=True``: the bare
+    ``config``: a dict, a path to a ``config.json``, its JSON text, or a transformers config
+    object (anything with ``to_dict()``). ``bare=True``: the bare
     model (no LM/MLM head) instead of the class in ``architectures``. ``flash``: attention
     without materialized scores (changes bytes, not FLOPs). Raises ``ValueError`` naming the
     field for an unsupported ``model_type`` or architecture, a bad size, or a field that would

@@ -234,3 +234,13 @@ def test_unknown_fields_are_ignored_like_transformers_does():
     """A key the transformers class does not read (n_ctx in GPT-2's config.json) changes nothing."""
     raw = shipped_config("gpt2")["config"]
     assert M.from_hf_config({**raw, "n_ctx": 7, "some_new_key": 1}).params == M.from_hf_config(raw).params
+
+
+def test_a_config_object_with_to_dict_is_read_like_its_dict():
+    """transformers' PretrainedConfig objects are read through their ``to_dict()``."""
+
+    class FakeConfig:
+        def to_dict(self):
+            return dict(shipped_config("phi-3-mini-4k")["config"])
+
+    assert M.from_hf_config(FakeConfig()).params == 3_821_079_552
