@@ -18,6 +18,8 @@ transformers 5.24 builds it, module for module:
 ``mixtral``             MixtralModel, MixtralForCausalLM (mixture of experts)
 ======================  =====================================================================
 
+Every family also reads ``<Prefix>ForSequenceClassification`` (``num_labels`` from ``id2label``).
+
 What the numbers match (the ground truth is ``tests/reference/ground_truth.json``):
 
 - ``params`` equals ``sum(p.numel() for p in model.parameters())`` of **the class named in
@@ -118,13 +120,14 @@ _ENCODERS = ("bert", "roberta")
 def _classes(model_type: str) -> dict[str, str]:
     """Supported transformers classes of a family -> which head they carry."""
     p = _PREFIX[model_type]
+    cls = {f"{p}ForSequenceClassification": "seqcls"}
     if model_type == "gpt2":
-        return {"GPT2Model": "bare", "GPT2LMHeadModel": "lm"}
+        return {"GPT2Model": "bare", "GPT2LMHeadModel": "lm", **cls}
     if model_type == "bert":
-        return {"BertModel": "bare", "BertForMaskedLM": "mlm", "BertForPreTraining": "pretraining"}
+        return {"BertModel": "bare", "BertForMaskedLM": "mlm", "BertForPreTraining": "pretraining", **cls}
     if model_type == "roberta":
-        return {"RobertaModel": "bare", "RobertaForMaskedLM": "mlm"}
-    return {f"{p}Model": "bare", f"{p}ForCausalLM": "lm"}
+        return {"RobertaModel": "bare", "RobertaForMaskedLM": "mlm", **cls}
+    return {f"{p}Model": "bare", f"{p}ForCausalLM": "lm", **cls}
 
 
 #: HF activation names -> mlsysim's elementwise cost classes (FLOPs of matmuls do not change).
@@ -304,6 +307,24 @@ class _UnusedParameter(L.Layer):
         return 0
 
 
+def _num_labels(raw: dict) -> int:
+    """Classes of a *ForSequenceClassification head, as transformers derives them: the size of
+    ``id2label`` when given, else ``num_labels``, else 2."""
+    if isinstance(raw.get("id2label"), dict) and raw["id2label"]:
+        return len(raw["id2label"])
+    n = raw.get("num_labels", 2)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"config['num_labels'] must be an integer >= 1, got {n!r}")
+    return n
+
+
+def _no_decode(label: str, arch: str) -> None:
+    raise ValueError(
+        f"phase='decode' applies to causal language models with a KV cache; {label} ({arch}) "
+        "has none: use phase='prefill'"
+    )
+
+
 def _summary(arch: str, **kw) -> dict:
     return {"architecture": arch, **kw}
 
@@ -338,7 +359,11 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     if d % heads:
         raise ValueError(f"config['n_head']={heads} must divide config['n_embd']={d}")
 
+    labels = _num_labels(c.raw) if head == "seqcls" else 0
+
     def build(seq_len: int, phase: str) -> list[Row]:
+        if phase == "decode" and head == "seqcls":
+            _no_decode(label, arch)
         _check_len(label, seq_len, positions)
         t = 1 if phase == "decode" else seq_len
         kv = seq_len if phase == "decode" else None
@@ -361,12 +386,14 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
         if head == "lm":
             rows.append(Row("lm_head", L.Dense(in_features=d, out_features=vocab, bias=False,
                                                tokens=t, tied=tied)))
+        if head == "seqcls":  # logits at every position; the last one is kept
+            rows.append(Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t)))
         return rows
 
     per_token = 2 * n_layers * d  # K and V of every layer
     return Model(
         label, "transformer", build, is_lm=True, default_seq_len=positions,
-        kv_elements=lambda s: per_token * s,
+        kv_elements=None if head == "seqcls" else (lambda s: per_token * s),
         config=_summary(arch, model_type="gpt2", d_model=d, n_layers=n_layers, n_heads=heads,
                         kv_heads=heads, head_dim=d // heads, d_ff=inner, vocab_size=vocab,
                         context_length=positions, tie_word_embeddings=tied, flash=flash),
@@ -387,7 +414,8 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     limit = positions - (c.int("pad_token_id", minimum=0) + 1 if c.mt == "roberta" else 0)
     if limit < 1:
         raise ValueError(f"config['max_position_embeddings']={positions} leaves no usable position")
-    pooler = head in ("bare", "pretraining")
+    pooler = head in ("bare", "pretraining") or (head == "seqcls" and c.mt == "bert")
+    labels = _num_labels(c.raw) if head == "seqcls" else 0
 
     def build(seq_len: int, phase: str) -> list[Row]:
         if phase == "decode":
@@ -423,6 +451,12 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
                 rows.append(Row("mlm.bias", _UnusedParameter(numel=vocab)))
         if head == "pretraining":
             rows.append(Row("nsp", L.Dense(in_features=d, out_features=2)))
+        if head == "seqcls" and c.mt == "bert":  # on the pooled [CLS] vector
+            rows.append(Row("classifier", L.Dense(in_features=d, out_features=labels)))
+        if head == "seqcls" and c.mt == "roberta":  # dense + tanh + out_proj on the <s> token
+            rows += [Row("classifier.dense", L.Dense(in_features=d, out_features=d)),
+                     Row("classifier.tanh", L.Activation(kind="tanh", elements=d)),
+                     Row("classifier.out_proj", L.Dense(in_features=d, out_features=labels))]
         return rows
 
     return Model(
@@ -510,8 +544,11 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     n_sliding, window = _layer_types(c, n_layers)
     n_full = n_layers - n_sliding
     q_dim, kv_dim = heads * hd, kv_heads * hd
+    labels = _num_labels(c.raw) if head == "seqcls" else 0
 
     def build(seq_len: int, phase: str) -> list[Row]:
+        if phase == "decode" and head == "seqcls":
+            _no_decode(label, arch)
         t = 1 if phase == "decode" else seq_len
         n = t * d
         rows = _embed_rows(vocab, d, t)
@@ -569,6 +606,8 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
         if head == "lm":
             rows.append(Row("lm_head", L.Dense(in_features=d, out_features=vocab, bias=False,
                                                tokens=t, tied=tied)))
+        if head == "seqcls":  # logits at every position; the last non-pad one is kept
+            rows.append(Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t)))
         return rows
 
     def kv_elements(s: int) -> int:
@@ -583,8 +622,8 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     if moe is not None:
         summary.update(num_experts=moe[0], experts_per_token=moe[1])
     model = Model(label, "moe" if moe else "transformer", build, is_lm=True,
-                  default_seq_len=summary["context_length"], kv_elements=kv_elements,
-                  config=summary)
+                  default_seq_len=summary["context_length"],
+                  kv_elements=None if head == "seqcls" else kv_elements, config=summary)
     if moe is not None:
         expert = L.MoE(d_model=d, d_ff=ff, num_experts=moe[0], top_k=moe[1])
         model.config["active_params"] = model.params - n_layers * (expert.params - expert.active_params)

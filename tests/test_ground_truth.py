@@ -170,8 +170,8 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 81 entries, all rebuildable."""
-    assert len(ENTRIES) == 81
+    """Guard against a silently shrunk fixture: 85 entries, all rebuildable."""
+    assert len(ENTRIES) == 85
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 

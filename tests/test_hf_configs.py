@@ -180,7 +180,7 @@ BASE = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 96, "num_
     [
         ({"model_type": "t5"}, "model_type"),
         ({"model_type": None}, "model_type"),
-        ({"architectures": ["LlamaForSequenceClassification"]}, "architectures"),
+        ({"architectures": ["LlamaForTokenClassification"]}, "architectures"),
         ({"add_cross_attention": True}, "add_cross_attention"),
         ({"quantization_config": {"bits": 4}}, "quantization_config"),
         ({"pruned_heads": {"0": [1]}}, "pruned_heads"),

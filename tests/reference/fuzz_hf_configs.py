@@ -32,10 +32,10 @@ from mlsysim.models import from_hf_config  # noqa: E402
 transformers.logging.set_verbosity_error()
 PREFIX = {"llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen2", "qwen3": "Qwen3",
           "gemma": "Gemma", "phi3": "Phi3", "mixtral": "Mixtral"}
-ARCH = {"gpt2": ["GPT2LMHeadModel", "GPT2Model"],
-        "bert": ["BertModel", "BertForMaskedLM", "BertForPreTraining"],
-        "roberta": ["RobertaModel", "RobertaForMaskedLM"],
-        **{k: [f"{p}ForCausalLM", f"{p}Model"] for k, p in PREFIX.items()}}
+ARCH = {"gpt2": ["GPT2LMHeadModel", "GPT2Model", "GPT2ForSequenceClassification"],
+        "bert": ["BertModel", "BertForMaskedLM", "BertForPreTraining", "BertForSequenceClassification"],
+        "roberta": ["RobertaModel", "RobertaForMaskedLM", "RobertaForSequenceClassification"],
+        **{k: [f"{p}ForCausalLM", f"{p}Model", f"{p}ForSequenceClassification"] for k, p in PREFIX.items()}}
 ENCODERS = ("bert", "roberta")
 
 
@@ -43,9 +43,11 @@ def random_config(rng: random.Random, mt: str) -> dict:
     h = rng.choice([2, 4, 8])
     kv = rng.choice([k for k in (1, 2, 4, 8) if h % k == 0])
     hd = rng.choice([8, 16])
-    c = {"model_type": mt}
+    c = {"model_type": mt, "pad_token_id": 0}
     if rng.random() < 0.8:
         c["architectures"] = [rng.choice(ARCH[mt])]
+        if "Sequence" in c["architectures"][0] and rng.random() < 0.5:
+            c["num_labels"] = rng.randint(1, 7)
     if mt == "gpt2":
         c.update(n_embd=h * hd, n_head=h, n_layer=rng.randint(1, 3), vocab_size=rng.randint(50, 300),
                  n_positions=64, tie_word_embeddings=rng.random() < 0.5,
@@ -77,8 +79,6 @@ def random_config(rng: random.Random, mt: str) -> dict:
     if mt == "mixtral":
         e = rng.randint(2, 5)
         c.update(num_local_experts=e, num_experts_per_tok=rng.randint(1, e))
-    if mt == "phi3":
-        c["pad_token_id"] = 0  # Phi-3's default pad id (32000) is outside a small vocabulary
     return c
 
 
@@ -106,8 +106,9 @@ def main() -> int:
         s = rng.randint(3, 14)
         ids = torch.randint(5, 40, (1, s))
         want = {"params": n_params(m)}
+        seqcls = "Sequence" in raw.get("architectures", [""])[0]
         with torch.no_grad():
-            if mt in ENCODERS:
+            if mt in ENCODERS or seqcls:
                 want["flops"] = count_flops(lambda: m(input_ids=ids))[0]
             else:
                 want["flops"] = count_flops(lambda: m(input_ids=ids, use_cache=False))[0]
@@ -118,7 +119,7 @@ def main() -> int:
                 want["kv_bytes"] = _cache_bytes(cache)
         ours = from_hf_config(raw)
         got = {"params": ours.params, "flops": ours.flops(seq_len=s)}
-        if mt not in ENCODERS:
+        if mt not in ENCODERS and not seqcls:
             got.update(decode_flops=ours.flops(seq_len=s, phase="decode"), cache_len=s,
                        kv_bytes=ours.kv_cache_bytes(s, precision="fp32"))
         diff = {k: (got[k], want[k]) for k in want if got[k] != want[k]}

@@ -271,6 +271,22 @@ HF_CONFIGS = {
                              "num_attention_heads": 6, "num_key_value_heads": 3, "head_dim": 16,
                              "vocab_size": 200, "num_local_experts": 3, "num_experts_per_tok": 1,
                              "sliding_window": 5},
+    "bert_seqcls_3labels": {"model_type": "bert", "architectures": ["BertForSequenceClassification"],
+                            "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
+                            "intermediate_size": 40, "vocab_size": 120, "max_position_embeddings": 16,
+                            "type_vocab_size": 2,
+                            "id2label": {"0": "neg", "1": "neu", "2": "pos"},
+                            "label2id": {"neg": 0, "neu": 1, "pos": 2}},
+    "roberta_seqcls_5labels": {"model_type": "roberta", "architectures": ["RobertaForSequenceClassification"],
+                               "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+                               "intermediate_size": 48, "vocab_size": 130, "max_position_embeddings": 20,
+                               "num_labels": 5},
+    "qwen2_seqcls": {"model_type": "qwen2", "architectures": ["Qwen2ForSequenceClassification"],
+                     "hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 1,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+                     "num_labels": 4, "pad_token_id": 0},
+    "gpt2_seqcls": {"model_type": "gpt2", "architectures": ["GPT2ForSequenceClassification"], "n_embd": 32,
+                    "n_layer": 1, "n_head": 2, "vocab_size": 90, "n_positions": 16, "pad_token_id": 0},
 }
 
 
@@ -312,7 +328,7 @@ def hf_config_entries():
         ids = torch.randint(5, 50, (1, s))
         extra = {}
         with torch.no_grad():
-            if _is_encoder(m):
+            if _is_encoder(m) or "ForSequenceClassification" in type(m).__name__:
                 fl, by = count_flops(lambda: m(input_ids=ids))
             else:
                 fl, by = count_flops(lambda: m(input_ids=ids, use_cache=False))
