@@ -254,8 +254,17 @@ def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
 
 def from_hf_config(config, *, bare: bool = False, name: str | None = None,
                    flash: bool = False) -> Model:
-    """Build the mlsysim model of a Hugging Face ``config.json`` (see the module docstring for
-    what ``params``, ``flops`` and ``kv_cache_bytes`` match and the decode convention).
+    """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.24
+    builds it (details in the module docstring):
+
+    - ``params`` = ``sum(p.numel() for p in model.parameters())`` of the class named in
+      ``architectures[0]`` (``*ForCausalLM``, ``GPT2LMHeadModel``, ``BertForMaskedLM``, ...);
+      ``bare=True`` or an encoder config without ``architectures``: the bare model (BertModel
+      with its pooler); a decoder without ``architectures``: its ``*ForCausalLM``.
+    - ``flops(seq_len=S)`` = FlopCounterMode on one eager forward pass over S tokens.
+    - ``flops(seq_len=S, phase="decode")``: one new token; ``seq_len`` *includes* it, so after
+      the step transformers' ``cache.get_seq_length() == S``.
+    - ``kv_cache_bytes(S)`` = bytes of transformers' cache key/value tensors after S tokens.
 
     ``config``: a dict, a path to a ``config.json``, its JSON text, or a transformers config
     object (anything with ``to_dict()``). ``bare=True``: the bare

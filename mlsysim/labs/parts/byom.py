@@ -309,8 +309,14 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
     why = {"Memory": "its intensity is below the ridge, so bytes, not FLOPs, set its time",
            "Compute": "its intensity is above the ridge, so the math units set its time",
            "Dispatch": "its kernels are so small that launching them costs more than running them"}[bound]
+    slowest = sorted(p.layers, key=lambda t: -t.time)[:6]
+    layer_rows = [f"| `{t.name}` | ×{t.count} | {t.type} | {t.intensity:,.1f} | {fmt_time(t.time)} | "
+                  f"{bound_phrase(t.bound)} |" for t in slowest]
+    layer_table = "\n".join(["| layer (all copies) | copies | type | FLOP/B | time | bound |",
+                             "|---|---:|---|---:|---:|---|", *layer_rows])
     summary = (f"**{top[0][0].upper() + top[0][1:]}** take {top[4] / total:.0%} of the {ph} step and are "
-               f"{bound_phrase(bound)}: {why} ({top_i:,.1f} vs {ridge:,.0f} FLOP/B).\n\n{table}")
+               f"{bound_phrase(bound)}: {why} ({top_i:,.1f} vs {ridge:,.0f} FLOP/B).\n\n{table}\n\n"
+               f"The six slowest layers:\n\n{layer_table}")
     peek = [f"time(row) = max(FLOPs / (peak × {EFFICIENCY}), bytes / bandwidth) + kernels × launch",
             f"{LABELS['ridge_sustained']} = peak × efficiency / bandwidth = {ridge:,.1f} FLOP/B on the {dev.key} "
             f"in {precision.upper()}",
