@@ -59,6 +59,7 @@ __all__ = ["from_hf_config", "from_shipped", "shipped_configs", "shipped_config"
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 
+MAX_FIELD = 2**40  # the largest size a config field may take (products stay finite as floats)
 _HEADS = "=num_attention_heads"  # default: as many K/V heads as query heads
 _DERIVED = "=hidden_size/num_attention_heads"  # default: hidden_size // num_attention_heads
 
@@ -185,8 +186,10 @@ class _Cfg:
         v = self.get(key)
         if isinstance(v, float) and v.is_integer():
             v = int(v)
-        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-            raise ValueError(f"config[{key!r}] must be an integer >= {minimum}, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= MAX_FIELD:
+            raise ValueError(
+                f"config[{key!r}] must be an integer in [{minimum}, 2**40], got {str(v)[:40]}"
+            )
         return v
 
     def bool(self, key) -> bool:

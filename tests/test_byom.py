@@ -160,3 +160,34 @@ def test_every_shipped_model_runs_every_part_on_the_largest_device():
                      lab.part_c(key, dev.key, "int8", 1024), lab.part_d(key, dev.key, "int8", 8),
                      lab.part_e(key, dev.key, "int8", 2048)):
             assert view.figure.data
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"model_type": "llama", "hidden_size": 2**40, "num_attention_heads": 1, "intermediate_size": 2**40,
+         "num_hidden_layers": 2**40, "vocab_size": 2**40, "max_position_embeddings": 2**40},
+        {"model_type": "mixtral", "hidden_size": 2**20, "num_attention_heads": 1, "num_key_value_heads": 1,
+         "intermediate_size": 2**30, "num_hidden_layers": 10_000, "vocab_size": 2**30,
+         "num_local_experts": 2**20, "num_experts_per_tok": 2**20},
+        {"model_type": "gpt2", "n_embd": 1, "n_head": 1, "n_layer": 1, "vocab_size": 1, "n_positions": 1},
+        {"model_type": "bert", "hidden_size": 1, "num_attention_heads": 1, "intermediate_size": 1,
+         "num_hidden_layers": 1, "vocab_size": 1, "max_position_embeddings": 1, "type_vocab_size": 0},
+        {"model_type": "qwen2", "num_hidden_layers": 2**40, "use_sliding_window": True, "sliding_window": 1,
+         "max_window_layers": 0},
+    ],
+    ids=["huge-llama", "huge-moe", "tiny-gpt2", "tiny-bert", "qwen2-window-1"],
+)
+def test_extreme_pasted_configs_draw_finite_parts(config):
+    """Sizes at the limits a config may take (2**40 per field): every part still draws finite
+    numbers (no overflow, no hang); one past the limit is refused by name."""
+    from test_parts import check_view
+
+    key, err = lab.resolve(lab.PASTE, json.dumps(config))
+    assert err is None
+    for view in (lab.part_a(key, "H100", "fp16"), lab.part_b(key, "H100", "fp16", "decode"),
+                 lab.part_c(key, "iPhone15Pro", "int8", 8192), lab.part_d(key, "H100", "fp32", 64),
+                 lab.part_e(key, "H100", "fp16", 32768)):
+        check_view(view)
+    _, err = lab.resolve(lab.PASTE, json.dumps({**config, "vocab_size": 2**40 + 1}))
+    assert "vocab_size" in err and "2**40" in err
