@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import os
+from functools import lru_cache
 from pathlib import Path
 
 from . import layers as L
@@ -289,9 +290,10 @@ def from_hf_config(config, *, bare: bool = False, name: str | None = None,
     _refuse_unmodelled(raw, mt)
     arch, head = _architecture(raw, mt, bare)
     c = _Cfg(raw, mt)
-    label = name or raw.get("_name_or_path") or f"{arch} (from config)"
-    if not isinstance(label, str):
-        raise ValueError(f"name must be a string, got {label!r}")
+    if name is not None and (not isinstance(name, str) or not name):
+        raise ValueError(f"name must be a non-empty string, got {name!r}")
+    path_name = raw.get("_name_or_path")
+    label = name or (path_name if isinstance(path_name, str) and path_name else f"{arch} (from config)")
     if mt == "gpt2":
         return _gpt2(c, arch, head, label, flash)
     if mt in _ENCODERS:
@@ -299,42 +301,29 @@ def from_hf_config(config, *, bare: bool = False, name: str | None = None,
     return _decoder(c, arch, head, label, flash)
 
 
-class _UnusedParameter(L.Layer):
+@lru_cache(maxsize=1)
+def _unused_parameter_cls():
     """A parameter tensor a module holds but its forward pass never reads (BERT's and RoBERTa's
     MLM ``bias`` when the decoder is untied: transformers ties ``decoder.bias`` to it only
-    together with the weights). Counted in ``params``; no traffic, no FLOPs, no kernel."""
+    together with the weights). Counted in ``params``; no traffic, no FLOPs, no kernel.
+    (Built on first use: a pydantic class costs milliseconds at import.)"""
 
-    numel: int
+    class UnusedParameter(L.Layer):
+        numel: int
 
-    @property
-    def params(self) -> int:
-        return self.numel
+        @property
+        def params(self) -> int:
+            return self.numel
 
-    @property
-    def weight_elements(self) -> int:
-        return 0
+        @property
+        def weight_elements(self) -> int:
+            return 0
 
-    @property
-    def kernels(self) -> int:
-        return 0
+        @property
+        def kernels(self) -> int:
+            return 0
 
-
-def _num_labels(raw: dict) -> int:
-    """Classes of a *ForSequenceClassification head, as transformers derives them: the size of
-    ``id2label`` when given, else ``num_labels``, else 2."""
-    if isinstance(raw.get("id2label"), dict) and raw["id2label"]:
-        return len(raw["id2label"])
-    n = raw.get("num_labels", 2)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"config['num_labels'] must be an integer >= 1, got {n!r}")
-    return n
-
-
-def _no_decode(label: str, arch: str) -> None:
-    raise ValueError(
-        f"phase='decode' applies to causal language models with a KV cache; {label} ({arch}) "
-        "has none: use phase='prefill'"
-    )
+    return UnusedParameter
 
 
 def _summary(arch: str, **kw) -> dict:
@@ -460,7 +449,7 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
                 Row("mlm.decoder", L.Dense(in_features=d, out_features=vocab, tokens=t, tied=tied)),
             ]
             if not tied:
-                rows.append(Row("mlm.bias", _UnusedParameter(numel=vocab)))
+                rows.append(Row("mlm.bias", _unused_parameter_cls()(numel=vocab)))
         if head == "pretraining":
             rows.append(Row("nsp", L.Dense(in_features=d, out_features=2)))
         if head == "seqcls" and c.mt == "bert":  # on the pooled [CLS] vector
