@@ -326,6 +326,24 @@ def _unused_parameter_cls():
     return UnusedParameter
 
 
+def _num_labels(raw: dict) -> int:
+    """Classes of a *ForSequenceClassification head, as transformers derives them: the size of
+    ``id2label`` when given, else ``num_labels``, else 2."""
+    if isinstance(raw.get("id2label"), dict) and raw["id2label"]:
+        return len(raw["id2label"])
+    n = raw.get("num_labels", 2)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FIELD:
+        raise ValueError(f"config['num_labels'] must be an integer in [1, 2**40], got {str(n)[:40]}")
+    return n
+
+
+def _no_decode(label: str, arch: str) -> None:
+    raise ValueError(
+        f"phase='decode' applies to causal language models with a KV cache; {label} ({arch}) "
+        "has none: use phase='prefill'"
+    )
+
+
 def _summary(arch: str, **kw) -> dict:
     return {"architecture": arch, **kw}
 
