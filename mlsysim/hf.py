@@ -134,8 +134,9 @@ def _classes(model_type: str) -> dict[str, str]:
 
 #: HF activation names -> mlsysim's elementwise cost classes (FLOPs of matmuls do not change).
 _ACT = {"gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_fast": "gelu",
-        "quick_gelu": "gelu", "gelu_python": "gelu", "gelu_accurate": "gelu", "silu": "silu",
-        "swish": "silu", "relu": "relu"}
+        "quick_gelu": "gelu", "gelu_python": "gelu", "gelu_accurate": "gelu", "gelu_10": "gelu",
+        "silu": "silu", "swish": "silu", "relu": "relu", "relu6": "relu6", "tanh": "tanh",
+        "sigmoid": "sigmoid", "linear": "identity"}
 
 
 # --------------------------------------------------------------------------------------------

@@ -975,7 +975,7 @@ class MoE(Layer):
     gated: bool = True
     bias: bool = False
     router_bias: bool = False
-    activation: Literal["gelu", "relu", "silu"] = "silu"
+    activation: Literal["relu", "relu6", "sigmoid", "tanh", "gelu", "silu", "identity"] = "silu"
 
     @model_validator(mode="after")
     def _k(self):
