@@ -84,13 +84,20 @@ def resolve(source: str, text: str) -> tuple[str | None, str | None]:
         try:
             arch = from_hf_config(raw).config["architecture"]
             model = from_hf_config(raw, name=f"your config ({arch})")
-            # build the longest passes the parts run, so a size no layer accepts is reported
-            # here, as a sentence, and never inside a part
-            model.rows(_context(model, C_PROMPT.stop), "prefill")
-            if _causal(model):
-                model.rows(_context(model, E_CONTEXT.stop), "decode")
         except ValueError as e:
             return None, str(e)
+        # build the longest passes the parts run, so a size no layer accepts is reported here,
+        # as a sentence naming the pass, and never inside a part
+        passes = [(_context(model, C_PROMPT.stop), "prefill")]
+        if _causal(model):
+            passes.append((_context(model, E_CONTEXT.stop), "decode"))
+        for seq, phase in passes:
+            try:
+                model.rows(seq, phase)
+            except ValueError as e:
+                inner = " ".join(line.strip() for line in str(e).splitlines()[:2])
+                return None, (f"This configuration is too large to model: a {phase} pass over "
+                              f"{seq:,} tokens builds a layer past mlsysim's limits ({inner}).")
         if len(_PASTED) > 16:
             _PASTED.clear()
         _PASTED[key] = model
