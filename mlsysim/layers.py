@@ -44,6 +44,7 @@ __all__ = [
     "Attention",
     "MultiHeadAttention",
     "TransformerBlock",
+    "MoE",
     "Sequential",
     "FeatureInteraction",
     "depthwise_separable",
@@ -166,7 +167,8 @@ class Dense(Layer):
     """Fully connected layer ``y = x W + b`` applied to ``tokens`` rows per example.
 
     ``tied=True`` marks a layer whose weight is shared with another layer (e.g. GPT-2's LM head
-    and token embedding): its weights are read but its params are counted once, elsewhere.
+    and token embedding): its weights are read but its params are counted once, elsewhere. A
+    tied layer's own bias (BERT's MLM decoder) is still its parameter.
     """
 
     in_features: PositiveInt
@@ -181,7 +183,9 @@ class Dense(Layer):
 
     @property
     def params(self) -> int:
-        return 0 if self.tied else self.weight_elements
+        if self.tied:
+            return self.out_features if self.bias else 0
+        return self.weight_elements
 
     @property
     def input_elements(self) -> int:
@@ -199,7 +203,10 @@ class Dense(Layer):
 
 
 class Conv2d(Layer):
-    """2-D convolution (NCHW, torch semantics). Depthwise: ``groups == in_channels``."""
+    """2-D convolution (NCHW, torch ``nn.Conv2d`` semantics). Depthwise: ``groups == in_channels``.
+    ``input_size`` and every window argument take an int or an (height, width) pair;
+    ``dilation`` spreads the kernel taps (effective extent ``dilation * (k - 1) + 1``) without
+    changing params or MACs per output position."""
 
     in_channels: PositiveInt
     out_channels: PositiveInt
@@ -209,8 +216,9 @@ class Conv2d(Layer):
     padding: int | tuple[int, int] = 0
     groups: PositiveInt = 1
     bias: bool = True
+    dilation: Pair = 1
 
-    @field_validator("kernel_size", "input_size", "stride")
+    @field_validator("kernel_size", "input_size", "stride", "dilation")
     @classmethod
     def _positive(cls, v, info):
         for x in _pair(v):
@@ -233,17 +241,23 @@ class Conv2d(Layer):
                 f"groups={self.groups} must divide in_channels={self.in_channels} "
                 f"and out_channels={self.out_channels}"
             )
-        (kh, kw), (h, w), (ph, pw) = _pair(self.kernel_size), _pair(self.input_size), _pair(self.padding)
+        (kh, kw), (h, w), (ph, pw) = self._extent(), _pair(self.input_size), _pair(self.padding)
         if kh > h + 2 * ph or kw > w + 2 * pw:
             raise ValueError(
-                f"kernel_size={self.kernel_size!r} is larger than the padded input "
-                f"({h + 2 * ph}x{w + 2 * pw}); allowed: kernel_size <= input_size + 2*padding"
+                f"kernel_size={self.kernel_size!r} (dilation={self.dilation!r}) is larger than the "
+                f"padded input ({h + 2 * ph}x{w + 2 * pw}); allowed: "
+                "dilation*(kernel_size-1)+1 <= input_size + 2*padding"
             )
         return self
 
+    def _extent(self) -> tuple[int, int]:
+        """The dilated kernel's extent: dilation * (k - 1) + 1 per axis."""
+        (kh, kw), (dh, dw) = _pair(self.kernel_size), _pair(self.dilation)
+        return (dh * (kh - 1) + 1, dw * (kw - 1) + 1)
+
     @property
     def output_size(self) -> tuple[int, int]:
-        (kh, kw), (h, w) = _pair(self.kernel_size), _pair(self.input_size)
+        (kh, kw), (h, w) = self._extent(), _pair(self.input_size)
         (sh, sw), (ph, pw) = _pair(self.stride), _pair(self.padding)
         return ((h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1)
 
@@ -324,13 +338,15 @@ class _Elementwise(Layer):
 
 class BatchNorm2d(_Elementwise):
     """BatchNorm over ``num_features`` channels of ``elements`` values (C*H*W) per example.
-    Params: gamma and beta (2C); the running mean/var buffers are read but are not params."""
+    Params: gamma and beta (2C; none with ``affine=False``, torch's meaning); the running
+    mean/var buffers are read but are not params."""
 
     num_features: PositiveInt
+    affine: bool = True
 
     @property
     def params(self) -> int:
-        return 2 * self.num_features
+        return 2 * self.num_features if self.affine else 0
 
     @property
     def weight_elements(self) -> int:
@@ -342,27 +358,33 @@ class BatchNorm2d(_Elementwise):
 
 class LayerNorm(_Elementwise):
     """LayerNorm over the last ``normalized_shape`` features of ``elements`` values per example:
-    two reductions (mean, variance), normalize, affine: 8 ops per element."""
+    two reductions (mean, variance), normalize, affine: 8 ops per element. As torch
+    ``nn.LayerNorm``: ``elementwise_affine`` gives gamma (and beta unless ``bias=False``)."""
 
     normalized_shape: PositiveInt
     elementwise_affine: bool = True
+    bias: bool = True
 
     @property
     def params(self) -> int:
-        return 2 * self.normalized_shape if self.elementwise_affine else 0
+        if not self.elementwise_affine:
+            return 0
+        return self.normalized_shape * (2 if self.bias else 1)
 
     def _elementwise1(self) -> int:
         return 8 * self.elements
 
 
 class RMSNorm(_Elementwise):
-    """RMSNorm: one sum-of-squares reduction, scale by gamma: 4 ops per element."""
+    """RMSNorm: one sum-of-squares reduction, scale by gamma: 4 ops per element. Like torch
+    ``nn.RMSNorm``, ``elementwise_affine=False`` has no gamma (no params)."""
 
     normalized_shape: PositiveInt
+    elementwise_affine: bool = True
 
     @property
     def params(self) -> int:
-        return self.normalized_shape
+        return self.normalized_shape if self.elementwise_affine else 0
 
     def _elementwise1(self) -> int:
         return 4 * self.elements
@@ -508,6 +530,9 @@ class _Recurrent(Layer):
 
     ``weights_resident=False`` (default) means the recurrent matrix W_hh is streamed from memory
     at every step (batch-1 GEMV that does not keep weights on chip); ``True`` reads it once.
+    ``proj_size`` (LSTM only, torch's meaning): h is projected to ``proj_size`` values by W_hr
+    (proj_size x hidden_size) each step, so W_hh is 4H x proj_size and the output has
+    ``proj_size`` features per direction; 0 means no projection.
     """
 
     GATES: ClassVar[int] = 1
@@ -518,20 +543,42 @@ class _Recurrent(Layer):
     bidirectional: bool = False
     bias: bool = True
     weights_resident: bool = False
+    proj_size: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _proj(self):
+        if self.proj_size and self.GATES != 4:
+            raise ValueError(f"proj_size={self.proj_size} applies to LSTM only (torch's meaning)")
+        if self.proj_size >= self.hidden_size:
+            raise ValueError(
+                f"proj_size={self.proj_size} must be smaller than hidden_size={self.hidden_size}; "
+                "allowed: 0 (no projection) .. hidden_size - 1"
+            )
+        return self
 
     @property
     def directions(self) -> int:
         return 2 if self.bidirectional else 1
 
+    @property
+    def out_size(self) -> int:
+        """Features of h per direction: proj_size when projected, else hidden_size."""
+        return self.proj_size or self.hidden_size
+
     def _layer_inputs(self) -> list[int]:
-        return [self.input_size] + [self.hidden_size * self.directions] * (self.num_layers - 1)
+        return [self.input_size] + [self.out_size * self.directions] * (self.num_layers - 1)
+
+    def _step_weights(self, d_in: int) -> int:
+        """Weights one layer/direction multiplies per step: W_ih, W_hh (and W_hr)."""
+        g, h, r = self.GATES, self.hidden_size, self.out_size
+        return g * h * (d_in + r) + (r * h if self.proj_size else 0)
 
     @property
     def params(self) -> int:
         g, h = self.GATES, self.hidden_size
         total = 0
         for d_in in self._layer_inputs():
-            per_dir = g * h * (d_in + h) + (2 * g * h if self.bias else 0)
+            per_dir = self._step_weights(d_in) + (2 * g * h if self.bias else 0)
             total += per_dir * self.directions
         return total
 
@@ -539,8 +586,8 @@ class _Recurrent(Layer):
     def weight_elements(self) -> int:
         if self.weights_resident:
             return self.params
-        g, h = self.GATES, self.hidden_size
-        recurrent = g * h * h * self.num_layers * self.directions
+        g, h, r = self.GATES, self.hidden_size, self.out_size
+        recurrent = (g * h * r + (r * h if self.proj_size else 0)) * self.num_layers * self.directions
         return self.params + recurrent * (self.seq_len - 1)
 
     @property
@@ -549,11 +596,10 @@ class _Recurrent(Layer):
 
     @property
     def output_elements(self) -> int:
-        return self.seq_len * self.hidden_size * self.directions
+        return self.seq_len * self.out_size * self.directions
 
     def _macs1(self) -> int:
-        g, h = self.GATES, self.hidden_size
-        per_step = sum(g * h * (d_in + h) for d_in in self._layer_inputs()) * self.directions
+        per_step = sum(self._step_weights(d_in) for d_in in self._layer_inputs()) * self.directions
         return self.seq_len * per_step
 
     def _elementwise1(self) -> int:
@@ -573,7 +619,8 @@ class _Recurrent(Layer):
     @property
     def state_elements(self) -> int:
         """Inference state: h (and c for LSTM) per layer/direction: independent of seq_len."""
-        return self.hidden_size * self.num_layers * self.directions * (2 if self.GATES == 4 else 1)
+        c = self.hidden_size if self.GATES == 4 else 0  # LSTM's cell state
+        return (self.out_size + c) * self.num_layers * self.directions
 
     def state_bytes(self, batch: int = 1, precision: str = "fp32") -> int:
         return math.ceil(check_batch(batch) * self.state_elements * bytes_per_value(precision))
@@ -602,7 +649,7 @@ class GRU(_Recurrent):
 
 def _check_heads(layer):
     """Shared by Attention, MultiHeadAttention and TransformerBlock: fail at construction."""
-    if layer.d_model % layer.n_heads:
+    if getattr(layer, "head_dim", None) is None and layer.d_model % layer.n_heads:
         raise ValueError(f"n_heads={layer.n_heads} must divide d_model={layer.d_model}")
     if layer.kv_heads is not None and layer.n_heads % layer.kv_heads:
         raise ValueError(f"kv_heads={layer.kv_heads} must divide n_heads={layer.n_heads}")
@@ -616,6 +663,10 @@ class Attention(Layer):
     convention, causal masking included): 2 * S * kv_len * d_model. ``flash=True`` (tiled,
     exact attention) changes bytes, not FLOPs: the S x kv_len scores are never materialized.
     Materialized scores are written and read twice (logits, then probabilities).
+    ``head_dim`` (default ``d_model // n_heads``) is set apart when a model's heads are wider or
+    narrower than d_model / n_heads (Gemma-7B: 16 heads of 256 on d_model = 3072); the core then
+    works on ``n_heads * head_dim`` features. ``kv_len`` is the number of keys each query
+    attends to (decode: the cached tokens *including* the new one).
     """
 
     d_model: PositiveInt
@@ -624,6 +675,7 @@ class Attention(Layer):
     kv_len: PositiveInt | None = None
     kv_heads: PositiveInt | None = None
     flash: bool = False
+    head_dim: PositiveInt | None = None
 
     @model_validator(mode="after")
     def _heads(self):
@@ -631,7 +683,12 @@ class Attention(Layer):
 
     @property
     def d_head(self) -> int:
-        return self.d_model // self.n_heads
+        return self.head_dim if self.head_dim is not None else self.d_model // self.n_heads
+
+    @property
+    def inner_dim(self) -> int:
+        """Features of all query heads: n_heads * d_head (= d_model unless head_dim is set)."""
+        return self.n_heads * self.d_head
 
     @property
     def kv(self) -> int:
@@ -652,13 +709,13 @@ class Attention(Layer):
 
     @property
     def input_elements(self) -> int:
-        q = self.seq_len * self.d_model
+        q = self.seq_len * self.inner_dim
         kv = 2 * self.kv * self.n_kv_heads * self.d_head
         return q + kv
 
     @property
     def output_elements(self) -> int:
-        return self.seq_len * self.d_model
+        return self.seq_len * self.inner_dim
 
     @property
     def extra_elements(self) -> int:
@@ -669,7 +726,7 @@ class Attention(Layer):
         return 1 if self.flash else 3
 
     def _macs1(self) -> int:
-        return 2 * self.seq_len * self.kv * self.d_model
+        return 2 * self.seq_len * self.kv * self.inner_dim
 
     def _elementwise1(self) -> int:
         return 6 * self.score_elements  # scale, max, subtract, exp, sum, divide
@@ -749,8 +806,19 @@ class Sequential(Layer):
 class MultiHeadAttention(Sequential):
     """Q/K/V/O projections around the attention core (torch ``nn.MultiheadAttention`` counts:
     4 d^2 + 4 d params with bias). ``kv_heads < n_heads`` is grouped-query attention: K and V
-    projections (and the KV cache) shrink by n_heads / kv_heads. ``kv_len`` is the number of
-    cached tokens attended to (decode: seq_len=1, kv_len=context)."""
+    projections (and the KV cache) shrink by n_heads / kv_heads.
+
+    Two different "other lengths", never to be confused:
+
+    - ``kv_len``: tokens already in the KV cache (decode: ``seq_len=1``, ``kv_len`` = context
+      *including* the new token). Only the ``seq_len`` new tokens are projected to K and V.
+    - ``src_len``: cross-attention (torch ``mha(query, key, value)`` with a key/value sequence of
+      another length, an encoder-decoder's decoder): K and V are projected from ``src_len``
+      source tokens, and each of the ``seq_len`` queries attends to all of them.
+
+    ``kdim`` / ``vdim`` (torch's meaning): feature sizes of the key and value inputs
+    (default ``d_model``); ``head_dim`` as in :class:`Attention`.
+    """
 
     name: str = "attn"
     layers: tuple[Layer, ...] = ()
@@ -761,6 +829,10 @@ class MultiHeadAttention(Sequential):
     kv_len: PositiveInt | None = None
     bias: bool = True
     flash: bool = False
+    kdim: PositiveInt | None = None
+    vdim: PositiveInt | None = None
+    src_len: PositiveInt | None = None
+    head_dim: PositiveInt | None = None
 
     @field_validator("layers")
     @classmethod
@@ -769,6 +841,11 @@ class MultiHeadAttention(Sequential):
 
     @model_validator(mode="after")
     def _heads(self):
+        if self.kv_len is not None and self.src_len is not None:
+            raise ValueError(
+                "kv_len (cached tokens, self-attention decode) and src_len (cross-attention "
+                "source length) cannot both be set"
+            )
         return _check_heads(self)
 
     @cached_property
@@ -777,21 +854,24 @@ class MultiHeadAttention(Sequential):
             d_model=self.d_model,
             n_heads=self.n_heads,
             seq_len=self.seq_len,
-            kv_len=self.kv_len,
+            kv_len=self.src_len if self.src_len is not None else self.kv_len,
             kv_heads=self.kv_heads,
             flash=self.flash,
+            head_dim=self.head_dim,
         )
 
     def children(self) -> list[tuple[str, Layer]]:
         core = self.core
         kv_dim = core.n_kv_heads * core.d_head
-        d, s, b = self.d_model, self.seq_len, self.bias
+        d, s, b, inner = self.d_model, self.seq_len, self.bias, core.inner_dim
+        src = self.src_len if self.src_len is not None else s
+        kd, vd = self.kdim or d, self.vdim or d
         return [
-            ("q_proj", Dense(in_features=d, out_features=d, bias=b, tokens=s)),
-            ("k_proj", Dense(in_features=d, out_features=kv_dim, bias=b, tokens=s)),
-            ("v_proj", Dense(in_features=d, out_features=kv_dim, bias=b, tokens=s)),
+            ("q_proj", Dense(in_features=d, out_features=inner, bias=b, tokens=s)),
+            ("k_proj", Dense(in_features=kd, out_features=kv_dim, bias=b, tokens=src)),
+            ("v_proj", Dense(in_features=vd, out_features=kv_dim, bias=b, tokens=src)),
             ("sdpa", core),
-            ("o_proj", Dense(in_features=d, out_features=d, bias=b, tokens=s)),
+            ("o_proj", Dense(in_features=inner, out_features=d, bias=b, tokens=s)),
         ]
 
     def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
@@ -805,6 +885,9 @@ class TransformerBlock(Sequential):
     bias, 2 LayerNorms, FFN d -> d_ff -> d with bias, GELU, 2 residual adds):
     4 d^2 + 2 d d_ff weights + 9 d + d_ff biases/norm params.
     ``variant="llama"``: RMSNorm, bias-free attention, SwiGLU FFN (gate, up, down).
+    ``bias=False`` means what it means in torch's ``nn.TransformerEncoderLayer(bias=False)``:
+    no bias in any Linear *and* none in the LayerNorms (gamma only).
+    ``kv_len`` (decode) counts the cached tokens including the new one.
     """
 
     name: str = "block"
@@ -851,12 +934,12 @@ class TransformerBlock(Sequential):
             return [
                 ("attn", self.attn),
                 ("attn_residual", ResidualAdd(elements=n)),
-                ("norm1", LayerNorm(normalized_shape=d, elements=n)),
+                ("norm1", LayerNorm(normalized_shape=d, elements=n, bias=b)),
                 ("ffn_up", Dense(in_features=d, out_features=f, bias=b, tokens=s)),
                 ("ffn_act", Activation(kind=act, elements=s * f)),
                 ("ffn_down", Dense(in_features=f, out_features=d, bias=b, tokens=s)),
                 ("ffn_residual", ResidualAdd(elements=n)),
-                ("norm2", LayerNorm(normalized_shape=d, elements=n)),
+                ("norm2", LayerNorm(normalized_shape=d, elements=n, bias=b)),
             ]
         b = bool(self.bias)
         return [
@@ -874,6 +957,103 @@ class TransformerBlock(Sequential):
 
     def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
         return self.attn.kv_cache_bytes_per_token(precision)
+
+
+class MoE(Layer):
+    """Mixture-of-experts FFN (Mixtral / Switch layout) over ``tokens`` rows per example.
+
+    A router ``Dense(d_model -> num_experts)`` scores every token; each token runs through
+    ``top_k`` of the ``num_experts`` experts. An expert is a SwiGLU FFN (``gated=True``: gate,
+    up, down; Mixtral's w1, w3, w2) or a plain up/down FFN.
+
+    - ``params``: the router and **all** experts (what must be stored).
+    - ``macs``: the router plus **top_k** experts per token (what each token runs), the count
+      torch ``FlopCounterMode`` reports for HF ``MixtralSparseMoeBlock``.
+    - weights read per forward pass: the router plus the experts the tokens can reach,
+      ``min(num_experts, tokens * top_k)`` of them (one decoded token reads ``top_k`` experts;
+      a long prompt reads all). A batch of decoding sequences may reach more experts than one
+      sequence; this count, like every weight read here, is per forward pass of one example.
+    """
+
+    d_model: PositiveInt
+    d_ff: PositiveInt
+    num_experts: PositiveInt
+    top_k: PositiveInt
+    tokens: PositiveInt = 1
+    gated: bool = True
+    bias: bool = False
+    router_bias: bool = False
+    activation: Literal["relu", "relu6", "sigmoid", "tanh", "gelu", "silu", "identity"] = "silu"
+
+    @model_validator(mode="after")
+    def _k(self):
+        if self.top_k > self.num_experts:
+            raise ValueError(
+                f"top_k={self.top_k} must not exceed num_experts={self.num_experts}; "
+                f"allowed: 1..{self.num_experts}"
+            )
+        return self
+
+    @property
+    def _mats(self) -> int:
+        return 3 if self.gated else 2
+
+    @property
+    def expert_params(self) -> int:
+        """One expert's weights (+ biases)."""
+        d, f = self.d_model, self.d_ff
+        b = ((2 * f if self.gated else f) + d) if self.bias else 0
+        return self._mats * d * f + b
+
+    @property
+    def router_params(self) -> int:
+        return self.d_model * self.num_experts + (self.num_experts if self.router_bias else 0)
+
+    @property
+    def params(self) -> int:
+        return self.router_params + self.num_experts * self.expert_params
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one token runs through: router + top_k experts."""
+        return self.router_params + self.top_k * self.expert_params
+
+    @property
+    def experts_read(self) -> int:
+        return min(self.num_experts, self.tokens * self.top_k)
+
+    @property
+    def weight_elements(self) -> int:
+        return self.router_params + self.experts_read * self.expert_params
+
+    @property
+    def input_elements(self) -> int:
+        return self.tokens * self.d_model
+
+    @property
+    def output_elements(self) -> int:
+        return self.tokens * self.d_model
+
+    @property
+    def extra_elements(self) -> int:
+        # each routed copy's hidden activations (gate and up) are written and read back
+        return self.tokens * self.top_k * self.d_ff * (2 if self.gated else 1)
+
+    @property
+    def kernels(self) -> int:
+        # router GEMM + top-k/softmax, then per reached expert its GEMMs, activation and scatter
+        return 2 + self.experts_read * (self._mats + 2)
+
+    def _macs1(self) -> int:
+        per_token = self.d_model * self.num_experts + self.top_k * self._mats * self.d_model * self.d_ff
+        return self.tokens * per_token
+
+    def _elementwise1(self) -> int:
+        f = self.d_ff
+        act = _ACT_OPS[self.activation] * f + (f if self.gated else 0)  # activation (x up)
+        combine = 2 * self.d_model  # scale by the routing weight, accumulate
+        softmax = 6 * self.num_experts
+        return self.tokens * (softmax + self.top_k * (act + combine))
 
 
 def depthwise_separable(

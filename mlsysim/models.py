@@ -5,7 +5,11 @@ is how many identical copies of a layer the model holds, e.g. 48 transformer blo
 models rebuild their rows for a sequence length and a phase:
 
 - ``phase="prefill"`` (or ``None``): one forward pass over ``seq_len`` tokens;
-- ``phase="decode"``: one new token attending to a KV cache of ``seq_len`` tokens.
+- ``phase="decode"``: one new token attending to a KV cache of ``seq_len`` tokens; ``seq_len``
+  *includes* the new token (after the step the cache holds ``seq_len`` tokens, transformers'
+  ``cache.get_seq_length()``).
+
+Hugging Face ``config.json`` files become models with :func:`from_hf_config` (``mlsysim.hf``).
 
 Presets live on ``Models`` (built on first access, so ``import mlsysim`` stays fast).
 """
@@ -34,6 +38,9 @@ __all__ = [
     "bert",
     "llama",
     "dlrm",
+    "from_hf_config",
+    "from_shipped",
+    "shipped_configs",
 ]
 
 Phase = Literal["prefill", "decode"]
@@ -59,6 +66,7 @@ class Model:
         description: str = "",
         kv_per_token: Callable[[str], int] | None = None,
         config: dict | None = None,
+        kv_elements: Callable[[int], int] | None = None,
     ):
         self.name = _check.text("name", name)
         self.family = _check.text("family", family)
@@ -74,6 +82,9 @@ class Model:
         self.config = dict(config or {})
         self._build = build
         self._kv_per_token = kv_per_token
+        if kv_elements is not None and not callable(kv_elements):
+            raise ValueError(f"kv_elements must be a function of seq_len or None, got {kv_elements!r}")
+        self._kv_elements = kv_elements
         self._cache: dict[tuple[int, str], list[Row]] = {}
 
     def __repr__(self) -> str:
@@ -112,18 +123,25 @@ class Model:
 
     def flops(self, batch: int = 1, seq_len: int | None = None, phase: str | None = None) -> int:
         """Matmul/conv FLOPs of one forward pass (= 2 x MACs). LMs: over ``seq_len`` tokens
-        (default: the model's context length), LM head included."""
+        (default: the model's context length), LM head included; ``phase="decode"``: one new
+        token attending to ``seq_len`` keys, the new token's own included (after the step the
+        cache holds ``seq_len`` tokens)."""
         return 2 * self.macs(batch, seq_len, phase)
 
     def weight_bytes(self, precision: str = "fp16") -> int:
         return math.ceil(self.params * bytes_per_value(precision))
 
     def kv_cache_bytes(self, seq_len: int, batch: int = 1, precision: str = "fp16") -> int:
-        """Keys and values of every layer for ``seq_len`` tokens x ``batch`` sequences."""
+        """Keys and values of every layer for ``seq_len`` tokens x ``batch`` sequences: the
+        bytes of transformers' cache tensors once ``seq_len`` tokens (prompt + generated, the
+        decode convention: the newest token included) have been processed. A sliding-window
+        layer keeps only its last ``sliding_window - 1`` tokens, as transformers' cache does."""
         batch = L.check_batch(batch)
         seq_len = _check.integer("seq_len", seq_len, 0)
-        if self._kv_per_token is None:
+        if self._kv_per_token is None and self._kv_elements is None:
             return 0
+        if self._kv_elements is not None:
+            return math.ceil(batch * self._kv_elements(seq_len) * bytes_per_value(precision))
         return batch * seq_len * self._kv_per_token(precision)
 
     def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
@@ -291,15 +309,47 @@ _RESNET = {18: ("basic", [2, 2, 2, 2]), 34: ("basic", [3, 4, 6, 3]), 50: ("bottl
            101: ("bottleneck", [3, 4, 23, 3]), 152: ("bottleneck", [3, 8, 36, 3])}
 
 
-def resnet(depth: int = 50, input_size: int = 224, num_classes: int = 1000) -> Model:
+def _image_size(input_size) -> tuple[int, int]:
+    """An int (square) or an (height, width) pair, each an integer >= 32."""
+    hw = (input_size, input_size) if not isinstance(input_size, tuple | list) else tuple(input_size)
+    if len(hw) != 2 or any(isinstance(v, bool) or not isinstance(v, int) or v < 32 for v in hw):
+        raise ValueError(
+            f"input_size must be an integer >= 32 or a (height, width) pair of them, got {input_size!r}"
+        )
+    return hw
+
+
+def _size_label(hw: tuple[int, int]) -> str:
+    return f"{hw[0]}x{hw[1]}"
+
+
+def resnet(
+    depth: int = 50,
+    input_size: int | tuple[int, int] = 224,
+    num_classes: int = 1000,
+    groups: int = 1,
+    width_per_group: int = 64,
+) -> Model:
     """torchvision ResNet (v1.5: stride on the 3x3 conv of a bottleneck), eager layout:
-    every conv, BN, ReLU, add and pool is its own kernel."""
+    every conv, BN, ReLU, add and pool is its own kernel.
+
+    ``groups`` and ``width_per_group`` mean what they mean in torchvision: a bottleneck's 3x3
+    conv has ``int(planes * width_per_group / 64) * groups`` channels in ``groups`` groups.
+    ResNeXt-50 32x4d is ``resnet(50, groups=32, width_per_group=4)``; Wide ResNet-50-2 is
+    ``resnet(50, width_per_group=128)``. ``input_size`` is an int or (height, width)."""
     if depth not in _RESNET:
         raise ValueError(f"depth={depth!r} is not a ResNet depth; allowed: {sorted(_RESNET)}")
-    if isinstance(input_size, bool) or not isinstance(input_size, int) or input_size < 32:
-        raise ValueError(f"input_size must be an integer >= 32, got {input_size!r}")
+    hw = _image_size(input_size)
     kind, blocks = _RESNET[depth]
-    net = _CNN(3, input_size)
+    for field, v in (("groups", groups), ("width_per_group", width_per_group)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{field} must be an integer >= 1, got {v!r}")
+    if kind == "basic" and (groups != 1 or width_per_group != 64):
+        raise ValueError(
+            f"groups={groups}, width_per_group={width_per_group}: ResNet-{depth}'s basic blocks "
+            "support only groups=1 and width_per_group=64 (as torchvision)"
+        )
+    net = _CNN(3, hw)
     net.conv_bn("stem", 64, 7, stride=2, padding=3)
     net.pool("stem.maxpool", k=3, stride=2, padding=1)
     expansion = 4 if kind == "bottleneck" else 1
@@ -310,8 +360,9 @@ def resnet(depth: int = 50, input_size: int = 224, num_classes: int = 1000) -> M
             c_in, hw_in = net.c, net.hw
             out = width * expansion
             if kind == "bottleneck":
-                net.conv_bn(f"{name}.conv1", width, 1)
-                net.conv_bn(f"{name}.conv2", width, 3, stride=stride)
+                inner = int(width * (width_per_group / 64.0)) * groups
+                net.conv_bn(f"{name}.conv1", inner, 1)
+                net.conv_bn(f"{name}.conv2", inner, 3, stride=stride, groups=groups)
                 net.conv_bn(f"{name}.conv3", out, 1, act=None)
             else:
                 net.conv_bn(f"{name}.conv1", width, 3, stride=stride)
@@ -324,12 +375,20 @@ def resnet(depth: int = 50, input_size: int = 224, num_classes: int = 1000) -> M
             net.add(name, act="relu")
     net.pool("avgpool", kind="avg")
     net.fc("fc", num_classes)
+    if groups == 1 and width_per_group == 64:
+        label = f"ResNet-{depth}"
+    elif groups == 1:
+        label = f"Wide ResNet-{depth}-{width_per_group // 64}" if width_per_group % 64 == 0 else (
+            f"ResNet-{depth} (width {width_per_group})")
+    else:
+        label = f"ResNeXt-{depth} {groups}x{width_per_group}d"
     return Model(
-        f"ResNet-{depth}",
+        label,
         "cnn",
         _fixed(net.rows),
-        description=f"torchvision resnet{depth}, {input_size}x{input_size} input",
-        config={"depth": depth, "input_size": input_size, "num_classes": num_classes},
+        description=f"torchvision {label}, {_size_label(hw)} input",
+        config={"depth": depth, "input_size": input_size, "num_classes": num_classes,
+                "groups": groups, "width_per_group": width_per_group},
     )
 
 
@@ -340,16 +399,18 @@ def _make_divisible(v: float, divisor: int = 8) -> int:
     return new_v
 
 
-def mobilenet_v2(width_mult: float = 1.0, input_size: int = 224, num_classes: int = 1000) -> Model:
+def mobilenet_v2(
+    width_mult: float = 1.0, input_size: int | tuple[int, int] = 224, num_classes: int = 1000
+) -> Model:
     """torchvision MobileNetV2 (inverted residuals, linear bottlenecks, ReLU6), channels
-    rounded with ``make_divisible(c * width_mult, 8)`` as the reference implementations do."""
+    rounded with ``make_divisible(c * width_mult, 8)`` as the reference implementations do.
+    ``input_size`` is an int or (height, width)."""
     if not (0.1 <= width_mult <= 2.0):
         raise ValueError(f"width_mult must be in [0.1, 2.0], got {width_mult!r}")
-    if isinstance(input_size, bool) or not isinstance(input_size, int) or input_size < 32:
-        raise ValueError(f"input_size must be an integer >= 32, got {input_size!r}")
+    hw = _image_size(input_size)
     settings = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
                 (6, 160, 3, 2), (6, 320, 1, 1)]
-    net = _CNN(3, input_size)
+    net = _CNN(3, hw)
     net.conv_bn("features.0", _make_divisible(32 * width_mult), 3, stride=2, act="relu6")
     idx = 1
     for t, c, n, s in settings:
@@ -374,7 +435,7 @@ def mobilenet_v2(width_mult: float = 1.0, input_size: int = 224, num_classes: in
         "MobileNetV2" + ("" if width_mult == 1.0 else f"-{width_mult:g}"),
         "cnn",
         _fixed(net.rows),
-        description=f"torchvision mobilenet_v2(width_mult={width_mult}), {input_size}x{input_size}",
+        description=f"torchvision mobilenet_v2(width_mult={width_mult}), {_size_label(hw)}",
         config={"width_mult": width_mult, "input_size": input_size, "num_classes": num_classes},
     )
 
@@ -674,3 +735,6 @@ _BUILDER_RANGES: dict[str, dict[str, tuple]] = {
 
 
 _check.check_module(globals(), __all__, _BUILDER_RANGES)
+
+# Hugging Face configurations (defined in mlsysim.hf, which builds on Model and Row above).
+from .hf import from_hf_config, from_shipped, shipped_configs  # noqa: E402

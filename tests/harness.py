@@ -127,6 +127,8 @@ def with_value(widget: UIElement, value):
     if kind == "number":
         return mo.ui.number(start=widget.start, stop=widget.stop, step=widget.step, value=value,
                             label=widget._args.label)
+    if kind == "text_area":
+        return mo.ui.text_area(value=str(value), label=widget._args.label)
     raise TypeError(f"harness cannot set a {kind} widget; add it to tests/harness.py")
 
 
@@ -139,6 +141,8 @@ def grid(widget: UIElement) -> list:
         return list(widget.options.values())
     if kind == "switch":
         return [False, True]
+    if kind == "text_area":  # free text: its default (each notebook's tests cover bad text)
+        return [widget.value]
     raise TypeError(f"harness has no grid for a {kind} widget")
 
 

@@ -31,14 +31,28 @@ def _seq(entry) -> int:
     return entry["input_shape"][1]
 
 
+def _image(e):
+    h, w = e["input_shape"][2:]
+    return h if h == w else (h, w)
+
+
+#: torchvision's ResNeXt / Wide ResNet constructors: (depth, groups, width_per_group)
+RESNET_VARIANTS = {"resnext50_32x4d": (50, 32, 4), "resnext101_32x8d": (101, 32, 8),
+                   "resnext101_64x4d": (101, 64, 4), "wide_resnet50_2": (50, 1, 128),
+                   "wide_resnet101_2": (101, 1, 128)}
+
+
 def _resnet(e):
-    depth = int(e["config"]["arch"].removeprefix("resnet"))
-    return M.resnet(depth, input_size=e["input_shape"][2], num_classes=e["config"]["num_classes"])
+    arch = e["config"]["arch"]
+    depth, groups, wpg = RESNET_VARIANTS.get(arch, (None, 1, 64))
+    depth = depth or int(arch.removeprefix("resnet"))
+    return M.resnet(depth, input_size=_image(e), num_classes=e["config"]["num_classes"],
+                    groups=groups, width_per_group=wpg)
 
 
 def _mobilenet(e):
     c = e["config"]
-    return M.mobilenet_v2(c["width_mult"], input_size=e["input_shape"][2], num_classes=c["num_classes"])
+    return M.mobilenet_v2(c.get("width_mult", 1.0), input_size=_image(e), num_classes=c["num_classes"])
 
 
 def _gpt2(e):
@@ -66,6 +80,11 @@ def _llama(e):
 # Whole models: (builder, flops(model, entry)).
 MODEL_BUILDERS = {
     "resnet": (_resnet, lambda m, e: m.flops(_batch(e))),
+    "resnext": (_resnet, lambda m, e: m.flops(_batch(e))),
+    "wide_resnet": (_resnet, lambda m, e: m.flops(_batch(e))),
+    # from_hf_config on the raw config.json dict (tests/test_hf_configs.py checks decode and cache)
+    "hf_": (lambda e: M.from_hf_config(e["config"]), lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
+    "shipped_": (lambda e: M.from_shipped(e["config"]["shipped"]), None),
     "mobilenet_v2": (_mobilenet, lambda m, e: m.flops(_batch(e))),
     "gpt2": (_gpt2, lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
     "bert": (_bert, lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
@@ -86,13 +105,15 @@ def _layer(e) -> tuple[L.Layer, int]:
         return cls(**c, seq_len=RNN_SEQ_LEN), e["input_shape"][1]
     if i.startswith("mha"):
         b, s, d = e["input_shape"]
-        return L.MultiHeadAttention(d_model=c["embed_dim"], n_heads=c["num_heads"], seq_len=s), b
+        src = e["source_shape"][1] if "source_shape" in e else None
+        return L.MultiHeadAttention(d_model=c["embed_dim"], n_heads=c["num_heads"], seq_len=s,
+                                    kdim=c.get("kdim"), vdim=c.get("vdim"), src_len=src), b
     if i.startswith("encoder_layer"):
         b, s, d = e["input_shape"]
         # torch's default activation is ReLU; GELU vs ReLU changes no matmul FLOP or param.
         return (
             L.TransformerBlock(d_model=c["d_model"], n_heads=c["nhead"], d_ff=c["dim_feedforward"],
-                               seq_len=s, activation="relu"),
+                               seq_len=s, activation="relu", bias=c.get("bias", True)),
             b,
         )
     if i.startswith("sdpa"):
@@ -125,7 +146,7 @@ def _counts(entry) -> tuple[int, int]:
     if kind is not None:
         build, flops = MODEL_BUILDERS[kind]
         model = build(entry)
-        return model.params, flops(model, entry)
+        return model.params, None if flops is None else flops(model, entry)
     layer, batch = _layer(entry)
     return layer.params, layer.flops(batch)
 
@@ -149,8 +170,8 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 35 entries, all rebuildable."""
-    assert len(ENTRIES) == 35
+    """Guard against a silently shrunk fixture: 85 entries, all rebuildable."""
+    assert len(ENTRIES) == 85
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 
@@ -175,7 +196,7 @@ def test_attention_bmm_share_matches_fixture():
     """The QK^T and PV bmm FLOPs of each LM equal mlsysim's Attention rows."""
     for e in ENTRIES:
         kind = _model_kind(e)
-        if kind not in ("gpt2", "bert", "llama"):
+        if kind not in ("gpt2", "bert", "llama", "hf_") or e["flops"] is None:
             continue
         model = MODEL_BUILDERS[kind][0](e)
         attn = sum(r.layer.flops(_batch(e)) * r.count

@@ -365,12 +365,16 @@ class Choice:
     options: Mapping[str, str]  # key -> label shown
     value: str
     inline: bool = True
+    dropdown: bool = False  # a dropdown instead of radio buttons (long option lists)
 
     def __post_init__(self):
         if self.value not in self.options:
             raise ValueError(f"{self.label}: default {self.value!r} not in {list(self.options)}")
 
     def widget(self):
+        if self.dropdown:
+            return _mo().ui.dropdown(options={v: k for k, v in self.options.items()},
+                                     value=self.options[self.value], label=self.label)
         return _mo().ui.radio(options={v: k for k, v in self.options.items()},
                               value=self.options[self.value], label=self.label, inline=self.inline)
 

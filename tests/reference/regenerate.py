@@ -200,6 +200,182 @@ def hf_entries(crosscheck: bool):
                 del mr
 
 
+# --------------------------------------------------------------------------- HF configs (from_hf_config)
+#: Small configurations of every family mlsysim.from_hf_config reads, each exercising fields that
+#: change a count (head_dim != hidden/heads, GQA, biases, tying, n_inner, type_vocab_size, sliding
+#: windows, experts). Built from the raw dict exactly as a config.json would be
+#: (AutoConfig.for_model), run on CPU with real weights (MoE routing cannot run on meta).
+HF_SEQ = 12
+HF_CONFIGS = {
+    "gpt2_ninner_untied": {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 64,
+                           "n_layer": 2, "n_head": 4, "n_inner": 100, "vocab_size": 500,
+                           "n_positions": 64, "tie_word_embeddings": False},
+    "gpt2_bare": {"model_type": "gpt2", "architectures": ["GPT2Model"], "n_embd": 48, "n_layer": 3,
+                  "n_head": 3, "vocab_size": 300, "n_positions": 32},
+    "bert_mlm_types3": {"model_type": "bert", "architectures": ["BertForMaskedLM"], "hidden_size": 64,
+                        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 96,
+                        "vocab_size": 400, "max_position_embeddings": 40, "type_vocab_size": 3},
+    "bert_pretraining_untied": {"model_type": "bert", "architectures": ["BertForPreTraining"],
+                                "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
+                                "intermediate_size": 80, "vocab_size": 333,
+                                "max_position_embeddings": 24, "tie_word_embeddings": False},
+    "bert_bare_no_arch": {"model_type": "bert", "hidden_size": 48, "num_hidden_layers": 1,
+                          "num_attention_heads": 6, "intermediate_size": 64, "vocab_size": 250,
+                          "max_position_embeddings": 20, "type_vocab_size": 1},
+    "roberta_mlm": {"model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "hidden_size": 64,
+                    "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
+                    "vocab_size": 420, "max_position_embeddings": 34, "type_vocab_size": 1,
+                    "pad_token_id": 1},
+    "roberta_bare": {"model_type": "roberta", "architectures": ["RobertaModel"], "hidden_size": 32,
+                     "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 64,
+                     "vocab_size": 100, "max_position_embeddings": 30},
+    "llama_bias_headdim_tied": {"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+                                "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
+                                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 24,
+                                "vocab_size": 300, "attention_bias": True, "mlp_bias": True,
+                                "tie_word_embeddings": True},
+    "llama_bare": {"model_type": "llama", "architectures": ["LlamaModel"], "hidden_size": 64,
+                   "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 8,
+                   "vocab_size": 256},
+    "mistral_sliding": {"model_type": "mistral", "architectures": ["MistralForCausalLM"],
+                        "hidden_size": 64, "intermediate_size": 112, "num_hidden_layers": 2,
+                        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 320,
+                        "sliding_window": 8},
+    "qwen2_bias_sliding_tied": {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"],
+                                "hidden_size": 64, "intermediate_size": 80, "num_hidden_layers": 3,
+                                "num_attention_heads": 4, "num_key_value_heads": 1, "vocab_size": 350,
+                                "tie_word_embeddings": True, "use_sliding_window": True,
+                                "sliding_window": 6, "max_window_layers": 1},
+    "qwen3_headdim_bias": {"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"],
+                           "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
+                           "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32,
+                           "vocab_size": 300, "attention_bias": True},
+    "gemma_headdim_mqa": {"model_type": "gemma", "architectures": ["GemmaForCausalLM"],
+                          "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+                          "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 48,
+                          "vocab_size": 500},
+    "phi3_gqa_sliding": {"model_type": "phi3", "architectures": ["Phi3ForCausalLM"], "hidden_size": 64,
+                         "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 8,
+                         "num_key_value_heads": 2, "vocab_size": 310, "sliding_window": 7,
+                         "pad_token_id": 0},
+    "mixtral_moe": {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], "hidden_size": 64,
+                    "intermediate_size": 80, "num_hidden_layers": 2, "num_attention_heads": 4,
+                    "num_key_value_heads": 2, "vocab_size": 300, "num_local_experts": 4,
+                    "num_experts_per_tok": 2},
+    "roberta_mlm_untied": {"model_type": "roberta", "architectures": ["RobertaForMaskedLM"],
+                           "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+                           "intermediate_size": 48, "vocab_size": 150, "max_position_embeddings": 20,
+                           "tie_word_embeddings": False},
+    "mixtral_top1_sliding": {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"],
+                             "hidden_size": 48, "intermediate_size": 64, "num_hidden_layers": 2,
+                             "num_attention_heads": 6, "num_key_value_heads": 3, "head_dim": 16,
+                             "vocab_size": 200, "num_local_experts": 3, "num_experts_per_tok": 1,
+                             "sliding_window": 5},
+    "bert_seqcls_3labels": {"model_type": "bert", "architectures": ["BertForSequenceClassification"],
+                            "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
+                            "intermediate_size": 40, "vocab_size": 120, "max_position_embeddings": 16,
+                            "type_vocab_size": 2,
+                            "id2label": {"0": "neg", "1": "neu", "2": "pos"},
+                            "label2id": {"neg": 0, "neu": 1, "pos": 2}},
+    "roberta_seqcls_5labels": {"model_type": "roberta", "architectures": ["RobertaForSequenceClassification"],
+                               "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+                               "intermediate_size": 48, "vocab_size": 130, "max_position_embeddings": 20,
+                               "num_labels": 5},
+    "qwen2_seqcls": {"model_type": "qwen2", "architectures": ["Qwen2ForSequenceClassification"],
+                     "hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 1,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+                     "num_labels": 4, "pad_token_id": 0},
+    "gpt2_seqcls": {"model_type": "gpt2", "architectures": ["GPT2ForSequenceClassification"], "n_embd": 32,
+                    "n_layer": 1, "n_head": 2, "vocab_size": 90, "n_positions": 16, "pad_token_id": 0},
+}
+
+
+def _hf_model(raw: dict, device):
+    """The class named in ``architectures`` (the bare AutoModel when absent) from a raw dict."""
+    kw = {k: v for k, v in raw.items() if k != "model_type"}
+    # experts_implementation="eager": MoE experts run as one F.linear per expert (the default
+    # grouped kernel is not seen by FlopCounterMode); a no-op for dense models.
+    cfg = transformers.AutoConfig.for_model(raw["model_type"], attn_implementation="eager",
+                                            experts_implementation="eager", **kw)
+    with device:
+        if raw.get("architectures"):
+            m = getattr(transformers, raw["architectures"][0])(cfg)
+        else:
+            m = transformers.AutoModel.from_config(cfg, attn_implementation="eager")
+    assert m.config._attn_implementation == "eager"
+    return m.eval()
+
+
+def _is_encoder(m) -> bool:
+    return m.config.model_type in ("bert", "roberta")
+
+
+def _cache_bytes(cache) -> int:
+    total = 0
+    for layer in cache.layers:
+        for t in (layer.keys, layer.values):
+            total += t.numel() * t.element_size()
+    return total
+
+
+def hf_config_entries():
+    print("transformers from raw config dicts:")
+    for name, raw in HF_CONFIGS.items():
+        torch.manual_seed(0)
+        m = _hf_model(raw, CPU)
+        p = n_params(m)
+        s = HF_SEQ
+        ids = torch.randint(5, 50, (1, s))
+        extra = {}
+        with torch.no_grad():
+            if _is_encoder(m) or "ForSequenceClassification" in type(m).__name__:
+                fl, by = count_flops(lambda: m(input_ids=ids))
+            else:
+                fl, by = count_flops(lambda: m(input_ids=ids, use_cache=False))
+                # decode convention: a prompt of S-1 tokens, then one step for the S-th token
+                out = m(input_ids=ids[:, : s - 1], use_cache=True)
+                cache = out.past_key_values
+                dfl, dby = count_flops(lambda: m(input_ids=ids[:, s - 1 :], past_key_values=cache,
+                                                 use_cache=True))
+                extra = {"decode_flops": dfl, "decode_flops_by_op": dby,
+                         "cache_seq_length": int(cache.get_seq_length()),
+                         "kv_cache_bytes_fp32": _cache_bytes(cache)}
+        src = f"transformers.{raw.get('architectures', ['AutoModel'])[0]} from AutoConfig.for_model(**config), eager"
+        add(f"hf_{name}_s{s}", src, raw, p, fl, [1, s], by,
+            note="config is the raw config.json dict; decode_* = one step at seq_len S after a prompt "
+                 "of S-1 tokens (cache_seq_length == S); kv_cache_bytes_fp32: bytes of every cache "
+                 "key/value tensor after that step")
+        ENTRIES[-1].update(extra)
+
+
+def shipped_config_entries():
+    """Parameter counts (meta device) of mlsysim's shipped configurations."""
+    print("shipped configs (params only, meta device):")
+    cfg_dir = HERE.parent.parent / "mlsysim" / "configs"
+    for path in sorted(cfg_dir.glob("*.json")):
+        raw = json.loads(path.read_text())["config"]
+        m = _hf_model(raw, META)
+        add(f"shipped_{path.stem}", f"transformers.{raw['architectures'][0]}, mlsysim/configs/{path.name}",
+            {"shipped": path.stem}, n_params(m), None, None, note="params only")
+        del m
+
+
+def variant_entries():
+    print("torchvision variants:")
+    for id_, arch, kw, shape in [
+        ("resnext50_32x4d", "resnext50_32x4d", {}, [1, 3, 224, 224]),
+        ("resnext101_64x4d", "resnext101_64x4d", {}, [1, 3, 224, 224]),
+        ("wide_resnet50_2", "wide_resnet50_2", {}, [1, 3, 224, 224]),
+        ("resnet50_h224_w320", "resnet50", {}, [1, 3, 224, 320]),
+        ("resnet18_h160_w96", "resnet18", {}, [1, 3, 160, 96]),
+        ("mobilenet_v2_h160_w224", "mobilenet_v2", {}, [1, 3, 160, 224]),
+    ]:
+        m = tv_model(arch, META, **kw)
+        fl, by = tv_flops(m, shape, META)
+        add(id_, f"torchvision.models.{arch}(weights=None)", {"arch": arch, "num_classes": 1000},
+            n_params(m), fl, shape, by)
+
+
 # --------------------------------------------------------------------------- single layers
 def layer_entry(id_, cls, kwargs, input_shape, make_call=None, flops=True, note=None):
     torch.manual_seed(0)
@@ -259,6 +435,25 @@ def layer_entries():
             {"batch": 1, "num_heads": 12, "seq_len": s, "head_dim": 64, "is_causal": False}, 0, fl, shape, by,
             note="input_shape is the shape of each of q, k, v")
 
+    L("conv_16_32_k3_40x56_d2_p2", nn.Conv2d, dict(conv(16, 32, 3, padding=2), dilation=2), [1, 16, 40, 56])
+    L("conv_8_8_k3_33x21_d3_s2_g2", nn.Conv2d, dict(conv(8, 8, 3, stride=2, groups=2), dilation=3),
+      [1, 8, 33, 21])
+    L("lstm_100_128_proj32_l2_bi", nn.LSTM, dict(input_size=100, hidden_size=128, num_layers=2,
+                                                 bidirectional=True, proj_size=32), [10, 1, 100], note=rnn_note)
+    L("mha_cross_64_4_kdim32_vdim48", nn.MultiheadAttention,
+      dict(embed_dim=64, num_heads=4, kdim=32, vdim=48, batch_first=True), [1, 10, 64],
+      make_call=lambda m, x: (lambda: m(x, torch.randn(1, 50, 32), torch.randn(1, 50, 48), need_weights=False)),
+      note="cross-attention: query [1, 10, 64], key [1, 50, 32], value [1, 50, 48] (source length 50)")
+    ENTRIES[-1]["source_shape"] = [1, 50, 32]
+    L("mha_cross_64_8_src37", nn.MultiheadAttention, dict(embed_dim=64, num_heads=8, batch_first=True),
+      [1, 5, 64], make_call=lambda m, x: (lambda: m(x, torch.randn(1, 37, 64), torch.randn(1, 37, 64),
+                                                    need_weights=False)),
+      note="cross-attention: query [1, 5, 64], key = value [1, 37, 64] (source length 37)")
+    ENTRIES[-1]["source_shape"] = [1, 37, 64]
+    L("encoder_layer_nobias_256_4_512", nn.TransformerEncoderLayer,
+      dict(d_model=256, nhead=4, dim_feedforward=512, batch_first=True, bias=False), [1, 16, 256],
+      note="bias=False: no bias in Linear layers nor LayerNorms; eval mode, grad enabled, math SDPA")
+
     norm_note = "params only (FlopCounterMode counts 0 FLOPs for this op)"
     L("embedding_30522_768", nn.Embedding, dict(num_embeddings=30522, embedding_dim=768), None, flops=False,
       note=norm_note)
@@ -295,7 +490,10 @@ def main():
         e = next(e for e in ENTRIES if e["id"] == "resnet18")
         assert (n_params(mr), flr) == (e["params"], e["flops"]), (n_params(mr), flr, e)
         CROSSCHECKED.append("resnet18")
+    variant_entries()
     hf_entries(crosscheck)
+    hf_config_entries()
+    shipped_config_entries()
     layer_entries()
 
     ids = [e["id"] for e in ENTRIES]

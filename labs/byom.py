@@ -1,0 +1,301 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="Bring Your Own Model")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+        from js import location  # the worker script: <site>/<notebook>/assets/worker-*.js
+
+        _page = str(location.href).rsplit("/assets/", 1)[0]
+        await micropip.install(f"{_page}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import byom as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Bring your own model",
+            "Bring Your Own Model",
+            "Paste any Hugging Face config.json (GPT-2, BERT, RoBERTa, Llama, Mistral, Qwen, Gemma, "
+            "Phi-3, Mixtral) or pick a shipped one, choose a device, and predict what limits it "
+            "before the roofline engine tells you.",
+            ["5 parts", "about 30 minutes", "any config.json", "memory", "roofline",
+             "prefill vs decode", "KV cache", "batching"],
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
+    ## Your model and device
+
+    Pick a shipped configuration (each one's source and published parameter count travel with
+    it), or choose *Paste my own config.json* and paste the file from a model's Hugging Face page.
+    The counts are exact: they match what transformers builds for the class in `architectures`.
+    """)
+    return
+
+
+@app.cell
+def _(lab):
+    source = lab.SOURCE.widget()
+    return (source,)
+
+
+@app.cell
+def _(lab, mo):
+    config_text = mo.ui.text_area(value=lab.EXAMPLE, label="config.json (replace this example with yours)",
+                                  rows=12, full_width=True)
+    return (config_text,)
+
+
+@app.cell
+def _(lab):
+    device = lab.DEVICE.widget()
+    return (device,)
+
+
+@app.cell
+def _(lab):
+    precision = lab.PRECISION.widget()
+    return (precision,)
+
+
+@app.cell
+def _(config_text, device, kit, lab, mo, precision, source):
+    model_key, model_error = lab.resolve(source.value, config_text.value)
+    mo.vstack([
+        mo.hstack([source, device, precision], justify="start", wrap=True),
+        config_text if source.value == lab.PASTE else mo.md(""),
+        kit.error_note(ValueError(model_error)) if model_error else kit.cards(lab.model_cards(model_key)),
+    ])
+    return (model_key,)
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · Will it fit?"),
+        kit.message("Priya Nair", "ML platform lead",
+                    "Finance wants the mixture-of-experts model because it 'only uses a fraction of its "
+                    "parameters'. Does that mean it needs a fraction of the GPU memory too?"),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+@app.cell
+def _(device, kit, lab, mo, model_key, precision, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.stop(model_key is None, kit.locked_note("Part A (fix the configuration above first)"))
+    kit.show(lab.part_a(model_key, device.value, precision.value),
+             lab.PRED_A.respond(pred_a.value, unlocked))
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · Which layer binds, and why"),
+        kit.message("Tomás Reyes", "inference engineer",
+                    "Our chatbot's token latency is too high. The team wants to rewrite the attention "
+                    "kernel first. Before we spend a month on it: where does the time of one step go?"),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+@app.cell
+def _(lab):
+    b_phase = lab.B_PHASE.widget()
+    return (b_phase,)
+
+
+@app.cell
+def _(b_phase, device, kit, lab, mo, model_key, precision, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.stop(model_key is None, kit.locked_note("Part B (fix the configuration above first)"))
+    mo.vstack([
+        b_phase,
+        kit.show(lab.part_b(model_key, device.value, precision.value, b_phase.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · Prefill vs decode"),
+        kit.message("Dana Okafor", "finance partner",
+                    "The dashboard says the GPU is 100% busy while it generates text. So we are "
+                    "getting everything we paid for out of it, right?"),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+@app.cell
+def _(lab):
+    c_prompt = lab.C_PROMPT.widget()
+    return (c_prompt,)
+
+
+@app.cell
+def _(c_prompt, device, kit, lab, mo, model_key, precision, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.stop(model_key is None, kit.locked_note("Part C (fix the configuration above first)"))
+    mo.vstack([
+        c_prompt,
+        kit.show(lab.part_c(model_key, device.value, precision.value, c_prompt.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · The KV cache and long context"),
+        kit.message("Priya Nair", "ML platform lead",
+                    "Product wants the full context window for every user. How does the memory "
+                    "grow as conversations get longer?"),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+@app.cell
+def _(lab):
+    d_batch = lab.D_BATCH.widget()
+    return (d_batch,)
+
+
+@app.cell
+def _(d_batch, device, kit, lab, mo, model_key, precision, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.stop(model_key is None, kit.locked_note("Part D (fix the configuration above first)"))
+    mo.vstack([
+        d_batch,
+        kit.show(lab.part_d(model_key, device.value, precision.value, d_batch.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part E · How many users at once?"),
+        kit.message("Tomás Reyes", "inference engineer",
+                    "We serve many conversations on one GPU by batching them. If we cap the context "
+                    "per conversation, how many more fit?"),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_e = lab.PRED_E.radio()
+    pred_e
+    return (pred_e,)
+
+
+@app.cell
+def _(lab):
+    e_context = lab.E_CONTEXT.widget()
+    return (e_context,)
+
+
+@app.cell
+def _(device, e_context, kit, lab, mo, model_key, precision, pred_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.stop(model_key is None, kit.locked_note("Part E (fix the configuration above first)"))
+    mo.vstack([
+        e_context,
+        kit.show(lab.part_e(model_key, device.value, precision.value, e_context.value),
+                 lab.PRED_E.respond(pred_e.value, unlocked)),
+    ])
+    return
+
+
+@app.cell
+async def _(
+    device,
+    kit,
+    lab,
+    ledger,
+    precision,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    pred_e,
+    source,
+):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value}, design={"model": source.value, "device": device.value, "precision": precision.value})
+    return
+
+
+if __name__ == "__main__":
+    app.run()

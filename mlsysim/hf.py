@@ -1,0 +1,676 @@
+"""Hugging Face ``config.json`` -> an mlsysim :class:`~mlsysim.models.Model`, counted exactly.
+
+``from_hf_config(config)`` reads a transformers configuration (a dict, a path to a
+``config.json``, or its JSON text) of one of the families below and builds the model the way
+transformers 5.24 builds it, module for module:
+
+======================  =====================================================================
+``model_type``          classes (``architectures[0]``; the first is the bare model)
+======================  =====================================================================
+``gpt2``                GPT2Model, GPT2LMHeadModel
+``bert``                BertModel (with pooler), BertForMaskedLM, BertForPreTraining
+``roberta``             RobertaModel (with pooler), RobertaForMaskedLM
+``llama``               LlamaModel, LlamaForCausalLM (Llama 2, Llama 3)
+``mistral``             MistralModel, MistralForCausalLM
+``qwen2`` / ``qwen3``   Qwen2Model, Qwen2ForCausalLM / Qwen3Model, Qwen3ForCausalLM
+``gemma``               GemmaModel, GemmaForCausalLM
+``phi3``                Phi3Model, Phi3ForCausalLM (fused qkv_proj and gate_up_proj)
+``mixtral``             MixtralModel, MixtralForCausalLM (mixture of experts)
+======================  =====================================================================
+
+Every family also reads ``<Prefix>ForSequenceClassification`` (``num_labels`` from ``id2label``).
+
+What the numbers match (the ground truth is ``tests/reference/ground_truth.json``):
+
+- ``params`` equals ``sum(p.numel() for p in model.parameters())`` of **the class named in
+  ``architectures``** (tied weights once); with ``bare=True``, or when ``architectures`` is
+  absent from an encoder's config, the bare model (``AutoModel``: BertModel with its pooler);
+  a decoder without ``architectures`` is its ``*ForCausalLM`` (GPT2LMHeadModel for GPT-2).
+- ``flops(seq_len=S)`` equals torch ``FlopCounterMode`` on one forward pass over S tokens
+  (``attn_implementation="eager"``, batch 1; 2 FLOPs per MAC of every matmul). A
+  mixture-of-experts layer counts its router and the ``num_experts_per_tok`` experts each token
+  is routed to.
+- ``flops(seq_len=S, phase="decode")`` is one new token whose position is the S-th: ``seq_len``
+  includes the new token, so after the step transformers' ``cache.get_seq_length() == S``.
+- ``kv_cache_bytes(S)`` equals the bytes of transformers' ``DynamicCache`` key and value tensors
+  after S tokens; a sliding-window layer keeps its last ``sliding_window - 1`` tokens and attends
+  to at most ``sliding_window`` keys when decoding.
+
+A field missing from the config takes transformers' default for that class. Every field that
+changes a count is honoured (``head_dim``, ``num_key_value_heads``, ``attention_bias``,
+``mlp_bias``, ``tie_word_embeddings``, ``n_inner``, ``type_vocab_size``, ``intermediate_size``,
+``sliding_window``, ``layer_types``, ``num_local_experts``, ``num_experts_per_tok``, ...). A field
+that would change a count but is not modelled (``add_cross_attention``, a relative
+``position_embedding_type``, ``quantization_config``, ``pruned_heads``, an unknown activation)
+raises a ``ValueError`` naming it. Fields transformers does not read for the class are ignored, as
+transformers ignores them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from . import layers as L
+from .models import Model, Row
+
+__all__ = ["from_hf_config", "from_shipped", "shipped_configs", "shipped_config", "SUPPORTED_MODEL_TYPES"]
+
+CONFIG_DIR = Path(__file__).parent / "configs"
+
+MAX_FIELD = 2**40  # the largest size a config field may take (products stay finite as floats)
+_HEADS = "=num_attention_heads"  # default: as many K/V heads as query heads
+_DERIVED = "=hidden_size/num_attention_heads"  # default: hidden_size // num_attention_heads
+
+#: transformers 5.24 config-class defaults of every field read here (a field missing from a
+#: config.json takes these, exactly as ``XConfig(**json)`` does).
+_DEFAULTS: dict[str, dict] = {
+    "gpt2": dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12,
+                 n_inner=None, activation_function="gelu_new", tie_word_embeddings=True,
+                 add_cross_attention=False),
+    "bert": dict(vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                 intermediate_size=3072, hidden_act="gelu", max_position_embeddings=512,
+                 type_vocab_size=2, tie_word_embeddings=True, add_cross_attention=False,
+                 pad_token_id=0),
+    "roberta": dict(vocab_size=50265, hidden_size=768, num_hidden_layers=12,
+                    num_attention_heads=12, intermediate_size=3072, hidden_act="gelu",
+                    max_position_embeddings=512, type_vocab_size=2, tie_word_embeddings=True,
+                    add_cross_attention=False, pad_token_id=1),
+    "llama": dict(vocab_size=32000, hidden_size=4096, intermediate_size=11008,
+                  num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=_HEADS,
+                  head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=2048,
+                  tie_word_embeddings=False, attention_bias=False, mlp_bias=False),
+    "mistral": dict(vocab_size=32000, hidden_size=4096, intermediate_size=14336,
+                    num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                    head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=131072,
+                    tie_word_embeddings=False, sliding_window=4096),
+    "qwen2": dict(vocab_size=151936, hidden_size=4096, intermediate_size=22016,
+                  num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32,
+                  head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=32768,
+                  tie_word_embeddings=False, use_sliding_window=False, sliding_window=4096,
+                  max_window_layers=28),
+    "qwen3": dict(vocab_size=151936, hidden_size=4096, intermediate_size=22016,
+                  num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32,
+                  head_dim=128, hidden_act="silu", max_position_embeddings=32768,
+                  tie_word_embeddings=False, attention_bias=False, use_sliding_window=False,
+                  sliding_window=4096, max_window_layers=28),
+    "gemma": dict(vocab_size=256000, hidden_size=3072, intermediate_size=24576,
+                  num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=16,
+                  head_dim=256, hidden_act="gelu_pytorch_tanh", max_position_embeddings=8192,
+                  tie_word_embeddings=True, attention_bias=False),
+    "phi3": dict(vocab_size=32064, hidden_size=3072, intermediate_size=8192,
+                 num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=_HEADS,
+                 head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=4096,
+                 tie_word_embeddings=False, sliding_window=None),
+    "mixtral": dict(vocab_size=32000, hidden_size=4096, intermediate_size=14336,
+                    num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                    head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=131072,
+                    tie_word_embeddings=False, sliding_window=None, num_local_experts=8,
+                    num_experts_per_tok=2),
+}
+
+SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
+
+_PREFIX = {"gpt2": "GPT2", "bert": "Bert", "roberta": "Roberta", "llama": "Llama",
+           "mistral": "Mistral", "qwen2": "Qwen2", "qwen3": "Qwen3", "gemma": "Gemma",
+           "phi3": "Phi3", "mixtral": "Mixtral"}
+_ENCODERS = ("bert", "roberta")
+
+
+def _classes(model_type: str) -> dict[str, str]:
+    """Supported transformers classes of a family -> which head they carry."""
+    p = _PREFIX[model_type]
+    cls = {f"{p}ForSequenceClassification": "seqcls"}
+    if model_type == "gpt2":
+        return {"GPT2Model": "bare", "GPT2LMHeadModel": "lm", **cls}
+    if model_type == "bert":
+        return {"BertModel": "bare", "BertForMaskedLM": "mlm", "BertForPreTraining": "pretraining", **cls}
+    if model_type == "roberta":
+        return {"RobertaModel": "bare", "RobertaForMaskedLM": "mlm", **cls}
+    return {f"{p}Model": "bare", f"{p}ForCausalLM": "lm", **cls}
+
+
+#: HF activation names -> mlsysim's elementwise cost classes (FLOPs of matmuls do not change).
+_ACT = {"gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_fast": "gelu",
+        "quick_gelu": "gelu", "gelu_python": "gelu", "gelu_accurate": "gelu", "gelu_10": "gelu",
+        "silu": "silu", "swish": "silu", "relu": "relu", "relu6": "relu6", "tanh": "tanh",
+        "sigmoid": "sigmoid", "linear": "identity"}
+
+
+# --------------------------------------------------------------------------------------------
+# reading and checking a config
+# --------------------------------------------------------------------------------------------
+
+
+def _load(config) -> dict:
+    if isinstance(config, dict):
+        return dict(config)
+    if callable(getattr(config, "to_dict", None)) and not isinstance(config, str | os.PathLike):
+        data = config.to_dict()  # a transformers PretrainedConfig object
+        if isinstance(data, dict):
+            return data
+    if isinstance(config, str) and config.lstrip().startswith("{"):
+        try:
+            data = json.loads(config)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"config is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+    elif isinstance(config, str | os.PathLike):
+        path = Path(config)
+        if not path.is_file():
+            raise ValueError(f"config={str(config)!r} is neither a JSON object nor a path to a config.json file")
+        try:
+            data = json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path} is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+    else:
+        raise ValueError(
+            f"config must be a dict, a path to a config.json or its JSON text, got {type(config).__name__}"
+        )
+    if not isinstance(data, dict):
+        raise ValueError(f"config must be a JSON object (a dict), got {type(data).__name__}")
+    return data
+
+
+class _Cfg:
+    """A config dict with transformers' defaults and checked reads that name the field."""
+
+    def __init__(self, raw: dict, model_type: str):
+        self.raw = raw
+        self.mt = model_type
+        self.defaults = _DEFAULTS[model_type]
+
+    def get(self, key):
+        return self.raw[key] if key in self.raw else self.defaults.get(key)
+
+    def int(self, key, minimum: int = 1) -> int:
+        v = self.get(key)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= MAX_FIELD:
+            raise ValueError(
+                f"config[{key!r}] must be an integer in [{minimum}, 2**40], got {str(v)[:40]}"
+            )
+        return v
+
+    def bool(self, key) -> bool:
+        v = self.get(key)
+        if not isinstance(v, bool):
+            raise ValueError(f"config[{key!r}] must be true or false, got {v!r}")
+        return v
+
+    def act(self, key) -> str:
+        v = self.get(key)
+        if v not in _ACT:
+            raise ValueError(
+                f"config[{key!r}]={v!r} is not a modelled activation; allowed: {', '.join(sorted(_ACT))}"
+            )
+        return _ACT[v]
+
+
+def _refuse_unmodelled(raw: dict, model_type: str) -> None:
+    """Fields that would change a count in transformers but are not modelled: refuse by name."""
+    if raw.get("quantization_config"):
+        raise ValueError(
+            "config['quantization_config'] (a quantized checkpoint) is not modelled: its packed "
+            "weights change the parameter count; remove it and pick the precision instead"
+        )
+    if raw.get("pruned_heads"):
+        raise ValueError("config['pruned_heads'] (pruned attention heads) is not modelled")
+    if raw.get("add_cross_attention"):
+        raise ValueError(
+            "config['add_cross_attention']=true (cross-attention layers) is not modelled by from_hf_config"
+        )
+    if model_type in _ENCODERS:
+        pe = raw.get("position_embedding_type", "absolute")
+        if pe != "absolute":
+            raise ValueError(
+                f"config['position_embedding_type']={pe!r} is not modelled; allowed: 'absolute'"
+            )
+
+
+def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
+    classes = _classes(model_type)
+    bare_cls = next(c for c, h in classes.items() if h == "bare")
+    if bare:
+        return bare_cls, "bare"
+    archs = raw.get("architectures")
+    if archs in (None, []):
+        if model_type in _ENCODERS:
+            return bare_cls, "bare"
+        lm = next(c for c, h in classes.items() if h == "lm")
+        return lm, "lm"
+    if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
+        raise ValueError(f"config['architectures'] must be a list of class names, got {archs!r}")
+    arch = archs[0]
+    if arch not in classes:
+        raise ValueError(
+            f"config['architectures'][0]={arch!r} is not modelled for model_type={model_type!r}; "
+            f"allowed: {', '.join(classes)} (or pass bare=True for {bare_cls})"
+        )
+    return arch, classes[arch]
+
+
+# --------------------------------------------------------------------------------------------
+# the builder
+# --------------------------------------------------------------------------------------------
+
+
+def from_hf_config(config, *, bare: bool = False, name: str | None = None,
+                   flash: bool = False) -> Model:
+    """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.24
+    builds it (details in the module docstring):
+
+    - ``params`` = ``sum(p.numel() for p in model.parameters())`` of the class named in
+      ``architectures[0]`` (``*ForCausalLM``, ``GPT2LMHeadModel``, ``BertForMaskedLM``, ...);
+      ``bare=True`` or an encoder config without ``architectures``: the bare model (BertModel
+      with its pooler); a decoder without ``architectures``: its ``*ForCausalLM``.
+    - ``flops(seq_len=S)`` = FlopCounterMode on one eager forward pass over S tokens.
+    - ``flops(seq_len=S, phase="decode")``: one new token; ``seq_len`` *includes* it, so after
+      the step transformers' ``cache.get_seq_length() == S``.
+    - ``kv_cache_bytes(S)`` = bytes of transformers' cache key/value tensors after S tokens.
+
+    ``config``: a dict, a path to a ``config.json``, its JSON text, or a transformers config
+    object (anything with ``to_dict()``). ``bare=True``: the bare
+    model (no LM/MLM head) instead of the class in ``architectures``. ``flash``: attention
+    without materialized scores (changes bytes, not FLOPs). Raises ``ValueError`` naming the
+    field for an unsupported ``model_type`` or architecture, a bad size, or a field that would
+    change a count but is not modelled.
+    """
+    if not isinstance(bare, bool):
+        raise ValueError(f"bare must be True or False, got {bare!r}")
+    if not isinstance(flash, bool):
+        raise ValueError(f"flash must be True or False, got {flash!r}")
+    raw = _load(config)
+    mt = raw.get("model_type")
+    if mt not in _DEFAULTS:
+        raise ValueError(
+            f"config['model_type']={mt!r} is not supported; allowed: {', '.join(SUPPORTED_MODEL_TYPES)}"
+        )
+    _refuse_unmodelled(raw, mt)
+    arch, head = _architecture(raw, mt, bare)
+    c = _Cfg(raw, mt)
+    if name is not None and (not isinstance(name, str) or not name):
+        raise ValueError(f"name must be a non-empty string, got {name!r}")
+    path_name = raw.get("_name_or_path")
+    label = name or (path_name if isinstance(path_name, str) and path_name else f"{arch} (from config)")
+    if mt == "gpt2":
+        return _gpt2(c, arch, head, label, flash)
+    if mt in _ENCODERS:
+        return _encoder(c, arch, head, label, flash)
+    return _decoder(c, arch, head, label, flash)
+
+
+@lru_cache(maxsize=1)
+def _unused_parameter_cls():
+    """A parameter tensor a module holds but its forward pass never reads (BERT's and RoBERTa's
+    MLM ``bias`` when the decoder is untied: transformers ties ``decoder.bias`` to it only
+    together with the weights). Counted in ``params``; no traffic, no FLOPs, no kernel.
+    (Built on first use: a pydantic class costs milliseconds at import.)"""
+
+    class UnusedParameter(L.Layer):
+        numel: int
+
+        @property
+        def params(self) -> int:
+            return self.numel
+
+        @property
+        def weight_elements(self) -> int:
+            return 0
+
+        @property
+        def kernels(self) -> int:
+            return 0
+
+    return UnusedParameter
+
+
+def _num_labels(raw: dict) -> int:
+    """Classes of a *ForSequenceClassification head, as transformers derives them: the size of
+    ``id2label`` when given, else ``num_labels``, else 2."""
+    if isinstance(raw.get("id2label"), dict) and raw["id2label"]:
+        return len(raw["id2label"])
+    n = raw.get("num_labels", 2)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FIELD:
+        raise ValueError(f"config['num_labels'] must be an integer in [1, 2**40], got {str(n)[:40]}")
+    return n
+
+
+def _no_decode(label: str, arch: str) -> None:
+    raise ValueError(
+        f"phase='decode' applies to causal language models with a KV cache; {label} ({arch}) "
+        "has none: use phase='prefill'"
+    )
+
+
+def _summary(arch: str, **kw) -> dict:
+    return {"architecture": arch, **kw}
+
+
+def _embed_rows(vocab, d, tokens, positions=None, type_vocab=0) -> list[Row]:
+    rows = [Row("embed.tokens", L.Embedding(num_embeddings=vocab, embedding_dim=d, lookups=tokens))]
+    n_sum = 0
+    if positions:
+        rows.append(Row("embed.positions", L.Embedding(num_embeddings=positions, embedding_dim=d, lookups=tokens)))
+        n_sum += 1
+    if type_vocab:
+        rows.append(Row("embed.token_type", L.Embedding(num_embeddings=type_vocab, embedding_dim=d, lookups=tokens)))
+        n_sum += 1
+    if n_sum:
+        rows.append(Row("embed.add", L.Elementwise(elements=tokens * d), n_sum))
+    return rows
+
+
+def _check_len(label: str, seq_len: int, limit: int | None) -> None:
+    if limit is not None and seq_len > limit:
+        raise ValueError(
+            f"seq_len={seq_len} exceeds {label}'s {limit} learned positions; allowed: 1..{limit}"
+        )
+
+
+def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
+    d, n_layers, heads = c.int("n_embd"), c.int("n_layer"), c.int("n_head")
+    vocab, positions = c.int("vocab_size"), c.int("n_positions")
+    inner = 4 * d if c.get("n_inner") is None else c.int("n_inner")
+    act = c.act("activation_function")
+    tied = c.bool("tie_word_embeddings")
+    if d % heads:
+        raise ValueError(f"config['n_head']={heads} must divide config['n_embd']={d}")
+
+    labels = _num_labels(c.raw) if head == "seqcls" else 0
+
+    def build(seq_len: int, phase: str) -> list[Row]:
+        if phase == "decode" and head == "seqcls":
+            _no_decode(label, arch)
+        _check_len(label, seq_len, positions)
+        t = 1 if phase == "decode" else seq_len
+        kv = seq_len if phase == "decode" else None
+        n = t * d
+        rows = _embed_rows(vocab, d, t, positions=positions)
+        block = [
+            ("ln_1", L.LayerNorm(normalized_shape=d, elements=n)),
+            ("attn.c_attn", L.Dense(in_features=d, out_features=3 * d, tokens=t)),
+            ("attn.sdpa", L.Attention(d_model=d, n_heads=heads, seq_len=t, kv_len=kv, flash=flash)),
+            ("attn.c_proj", L.Dense(in_features=d, out_features=d, tokens=t)),
+            ("attn_residual", L.ResidualAdd(elements=n)),
+            ("ln_2", L.LayerNorm(normalized_shape=d, elements=n)),
+            ("mlp.c_fc", L.Dense(in_features=d, out_features=inner, tokens=t)),
+            ("mlp.act", L.Activation(kind=act, elements=t * inner)),
+            ("mlp.c_proj", L.Dense(in_features=inner, out_features=d, tokens=t)),
+            ("mlp_residual", L.ResidualAdd(elements=n)),
+        ]
+        rows += [Row(f"h.{k}", lay, n_layers) for k, lay in block]
+        rows.append(Row("ln_f", L.LayerNorm(normalized_shape=d, elements=n)))
+        if head == "lm":
+            rows.append(Row("lm_head", L.Dense(in_features=d, out_features=vocab, bias=False,
+                                               tokens=t, tied=tied)))
+        if head == "seqcls":  # logits at every position; the last one is kept
+            rows.append(Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t)))
+        return rows
+
+    per_token = 2 * n_layers * d  # K and V of every layer
+    return Model(
+        label, "transformer", build, is_lm=True, default_seq_len=positions,
+        kv_elements=None if head == "seqcls" else (lambda s: per_token * s),
+        config=_summary(arch, model_type="gpt2", d_model=d, n_layers=n_layers, n_heads=heads,
+                        kv_heads=heads, head_dim=d // heads, d_ff=inner, vocab_size=vocab,
+                        context_length=positions, tie_word_embeddings=tied, flash=flash),
+    )
+
+
+def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
+    d, n_layers, heads = c.int("hidden_size"), c.int("num_hidden_layers"), c.int("num_attention_heads")
+    ff, vocab = c.int("intermediate_size"), c.int("vocab_size")
+    positions, types = c.int("max_position_embeddings"), c.int("type_vocab_size", minimum=0)
+    act = c.act("hidden_act")
+    tied = c.bool("tie_word_embeddings")
+    if d % heads:
+        raise ValueError(
+            f"config['num_attention_heads']={heads} must divide config['hidden_size']={d}"
+        )
+    # RoBERTa numbers positions from padding_idx + 1, so padding_idx + 1 rows are never used
+    limit = positions - (c.int("pad_token_id", minimum=0) + 1 if c.mt == "roberta" else 0)
+    if limit < 1:
+        raise ValueError(f"config['max_position_embeddings']={positions} leaves no usable position")
+    pooler = head in ("bare", "pretraining") or (head == "seqcls" and c.mt == "bert")
+    labels = _num_labels(c.raw) if head == "seqcls" else 0
+
+    def build(seq_len: int, phase: str) -> list[Row]:
+        if phase == "decode":
+            raise ValueError(
+                f"phase='decode' applies to causal decoders; {label} ({arch}) is an encoder: "
+                "use phase='prefill'"
+            )
+        _check_len(label, seq_len, limit)
+        t, n = seq_len, seq_len * d
+        rows = _embed_rows(vocab, d, t, positions=positions, type_vocab=types)
+        rows.append(Row("embed.norm", L.LayerNorm(normalized_shape=d, elements=n)))
+        attn = L.MultiHeadAttention(d_model=d, n_heads=heads, seq_len=t, flash=flash)
+        block = [*attn.rows("attention"),
+                 ("attention.residual", L.ResidualAdd(elements=n)),
+                 ("attention.norm", L.LayerNorm(normalized_shape=d, elements=n)),
+                 ("intermediate", L.Dense(in_features=d, out_features=ff, tokens=t)),
+                 ("intermediate.act", L.Activation(kind=act, elements=t * ff)),
+                 ("output", L.Dense(in_features=ff, out_features=d, tokens=t)),
+                 ("output.residual", L.ResidualAdd(elements=n)),
+                 ("output.norm", L.LayerNorm(normalized_shape=d, elements=n))]
+        rows += [Row(f"layer.{k}", lay, n_layers) for k, lay in block]
+        if pooler:
+            rows.append(Row("pooler.dense", L.Dense(in_features=d, out_features=d)))
+            rows.append(Row("pooler.tanh", L.Activation(kind="tanh", elements=d)))
+        if head in ("mlm", "pretraining"):
+            rows += [
+                Row("mlm.transform", L.Dense(in_features=d, out_features=d, tokens=t)),
+                Row("mlm.act", L.Activation(kind=act, elements=n)),
+                Row("mlm.norm", L.LayerNorm(normalized_shape=d, elements=n)),
+                Row("mlm.decoder", L.Dense(in_features=d, out_features=vocab, tokens=t, tied=tied)),
+            ]
+            if not tied:
+                rows.append(Row("mlm.bias", _unused_parameter_cls()(numel=vocab)))
+        if head == "pretraining":
+            rows.append(Row("nsp", L.Dense(in_features=d, out_features=2)))
+        if head == "seqcls" and c.mt == "bert":  # on the pooled [CLS] vector
+            rows.append(Row("classifier", L.Dense(in_features=d, out_features=labels)))
+        if head == "seqcls" and c.mt == "roberta":  # dense + tanh + out_proj on the <s> token
+            rows += [Row("classifier.dense", L.Dense(in_features=d, out_features=d)),
+                     Row("classifier.tanh", L.Activation(kind="tanh", elements=d)),
+                     Row("classifier.out_proj", L.Dense(in_features=d, out_features=labels))]
+        return rows
+
+    return Model(
+        label, "transformer", build, is_lm=True, default_seq_len=limit,
+        config=_summary(arch, model_type=c.mt, d_model=d, n_layers=n_layers, n_heads=heads,
+                        kv_heads=heads, head_dim=d // heads, d_ff=ff, vocab_size=vocab,
+                        context_length=limit, type_vocab_size=types, flash=flash),
+    )
+
+
+def _layer_types(c: _Cfg, n_layers: int) -> tuple[int, int | None]:
+    """(number of sliding-window layers, the window), as transformers' cache derives them
+    (counted, never materialized per layer: a config may claim any number of layers)."""
+    mt = c.mt
+    window = None
+    if mt in ("qwen2", "qwen3"):
+        if c.bool("use_sliding_window") and c.get("sliding_window") is not None:
+            window = c.int("sliding_window")
+        first_sliding = c.int("max_window_layers", minimum=0)
+        inferred = max(0, n_layers - first_sliding) if window is not None else 0
+    elif mt in ("mistral", "phi3", "mixtral"):
+        if c.get("sliding_window") is not None:
+            window = c.int("sliding_window")
+        inferred = n_layers if window is not None else 0
+    else:
+        inferred = 0
+    types = c.raw.get("layer_types")
+    if types is None:
+        return inferred, window
+    if not isinstance(types, list) or len(types) != n_layers:
+        raise ValueError(
+            f"config['layer_types'] must list one entry per layer ({n_layers}), got {str(types)[:80]}"
+        )
+    bad = sorted({str(t) for t in types if t not in ("full_attention", "sliding_attention")})
+    if bad:
+        raise ValueError(
+            f"config['layer_types'] entries {bad[:5]} are not modelled; allowed: 'full_attention', "
+            "'sliding_attention'"
+        )
+    n_sliding = types.count("sliding_attention")
+    if n_sliding and window is None:
+        raise ValueError("config['layer_types'] lists sliding_attention layers but config['sliding_window'] is not set")
+    return n_sliding, window
+
+
+def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
+    mt = c.mt
+    d, n_layers, heads = c.int("hidden_size"), c.int("num_hidden_layers"), c.int("num_attention_heads")
+    ff, vocab = c.int("intermediate_size"), c.int("vocab_size")
+    kv_heads = heads if c.get("num_key_value_heads") in (_HEADS, None) else c.int("num_key_value_heads")
+    hd_raw = c.get("head_dim")
+    if hd_raw in (_DERIVED, None):
+        if d % heads:
+            raise ValueError(
+                f"config['num_attention_heads']={heads} must divide config['hidden_size']={d} "
+                "when config['head_dim'] is not set"
+            )
+        hd = d // heads
+    else:
+        hd = c.int("head_dim")
+    if heads % kv_heads:
+        raise ValueError(
+            f"config['num_key_value_heads']={kv_heads} must divide config['num_attention_heads']={heads}"
+        )
+    act = c.act("hidden_act")
+    tied = c.bool("tie_word_embeddings")
+    # which projections carry a bias (transformers 5.24 modeling code)
+    qkv_bias = o_bias = mlp_bias = False
+    if mt in ("llama", "qwen3", "gemma"):
+        qkv_bias = o_bias = c.bool("attention_bias")
+    if mt == "llama":
+        mlp_bias = c.bool("mlp_bias")
+    if mt == "qwen2":
+        qkv_bias = True  # Qwen2: bias on q, k, v; none on o_proj
+    qk_norm = mt == "qwen3"
+    fused = mt == "phi3"
+    moe = None
+    if mt == "mixtral":
+        moe = (c.int("num_local_experts"), c.int("num_experts_per_tok"))
+        if moe[1] > moe[0]:
+            raise ValueError(
+                f"config['num_experts_per_tok']={moe[1]} must not exceed "
+                f"config['num_local_experts']={moe[0]}"
+            )
+    n_sliding, window = _layer_types(c, n_layers)
+    n_full = n_layers - n_sliding
+    q_dim, kv_dim = heads * hd, kv_heads * hd
+    labels = _num_labels(c.raw) if head == "seqcls" else 0
+
+    def build(seq_len: int, phase: str) -> list[Row]:
+        if phase == "decode" and head == "seqcls":
+            _no_decode(label, arch)
+        t = 1 if phase == "decode" else seq_len
+        n = t * d
+        rows = _embed_rows(vocab, d, t)
+
+        def sdpa(kv_len):
+            return L.Attention(d_model=d, n_heads=heads, head_dim=hd, kv_heads=kv_heads,
+                               seq_len=t, kv_len=kv_len, flash=flash)
+
+        attn: list[tuple[str, L.Layer, int]] = []
+        if fused:
+            attn.append(("self_attn.qkv_proj",
+                         L.Dense(in_features=d, out_features=q_dim + 2 * kv_dim, bias=False, tokens=t),
+                         n_layers))
+        else:
+            attn += [
+                ("self_attn.q_proj", L.Dense(in_features=d, out_features=q_dim, bias=qkv_bias, tokens=t), n_layers),
+                ("self_attn.k_proj", L.Dense(in_features=d, out_features=kv_dim, bias=qkv_bias, tokens=t), n_layers),
+                ("self_attn.v_proj", L.Dense(in_features=d, out_features=kv_dim, bias=qkv_bias, tokens=t), n_layers),
+            ]
+        if qk_norm:
+            attn += [
+                ("self_attn.q_norm", L.RMSNorm(normalized_shape=hd, elements=t * q_dim), n_layers),
+                ("self_attn.k_norm", L.RMSNorm(normalized_shape=hd, elements=t * kv_dim), n_layers),
+            ]
+        if phase == "decode":
+            full_kv, slide_kv = seq_len, min(seq_len, window) if window else seq_len
+        else:
+            full_kv = slide_kv = None
+        if n_full and n_sliding and full_kv != slide_kv:
+            attn.append(("self_attn.sdpa", sdpa(full_kv), n_full))
+            attn.append(("self_attn.sdpa.sliding", sdpa(slide_kv), n_sliding))
+        else:
+            attn.append(("self_attn.sdpa", sdpa(slide_kv if n_sliding else full_kv), n_layers))
+        attn.append(("self_attn.o_proj", L.Dense(in_features=q_dim, out_features=d, bias=o_bias, tokens=t), n_layers))
+
+        rows.append(Row("layers.input_layernorm", L.RMSNorm(normalized_shape=d, elements=n), n_layers))
+        rows += [Row(f"layers.{k}", lay, cnt) for k, lay, cnt in attn]
+        rows.append(Row("layers.attn_residual", L.ResidualAdd(elements=n), n_layers))
+        rows.append(Row("layers.post_attention_layernorm", L.RMSNorm(normalized_shape=d, elements=n), n_layers))
+        if moe is not None:
+            mlp = [("moe", L.MoE(d_model=d, d_ff=ff, num_experts=moe[0], top_k=moe[1], tokens=t,
+                                 activation=act))]
+        else:
+            up = ([("mlp.gate_up_proj", L.Dense(in_features=d, out_features=2 * ff, bias=False, tokens=t))]
+                  if fused else
+                  [("mlp.gate_proj", L.Dense(in_features=d, out_features=ff, bias=mlp_bias, tokens=t)),
+                   ("mlp.up_proj", L.Dense(in_features=d, out_features=ff, bias=mlp_bias, tokens=t))])
+            mlp = [*up,
+                   ("mlp.act", L.Activation(kind=act, elements=t * ff)),
+                   ("mlp.mul", L.Elementwise(op="mul", elements=t * ff)),
+                   ("mlp.down_proj", L.Dense(in_features=ff, out_features=d, bias=mlp_bias, tokens=t))]
+        rows += [Row(f"layers.{k}", lay, n_layers) for k, lay in mlp]
+        rows.append(Row("layers.mlp_residual", L.ResidualAdd(elements=n), n_layers))
+        rows.append(Row("norm", L.RMSNorm(normalized_shape=d, elements=n)))
+        if head == "lm":
+            rows.append(Row("lm_head", L.Dense(in_features=d, out_features=vocab, bias=False,
+                                               tokens=t, tied=tied)))
+        if head == "seqcls":  # logits at every position; the last non-pad one is kept
+            rows.append(Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t)))
+        return rows
+
+    def kv_elements(s: int) -> int:
+        kept = s if window is None else min(s, window - 1)
+        return 2 * kv_dim * (n_full * s + n_sliding * kept)
+
+    summary = _summary(arch, model_type=mt, d_model=d, n_layers=n_layers, n_heads=heads,
+                       kv_heads=kv_heads, head_dim=hd, d_ff=ff, vocab_size=vocab,
+                       context_length=c.int("max_position_embeddings"),
+                       tie_word_embeddings=tied, sliding_window=window,
+                       sliding_layers=n_sliding, flash=flash)
+    if moe is not None:
+        summary.update(num_experts=moe[0], experts_per_token=moe[1])
+    model = Model(label, "moe" if moe else "transformer", build, is_lm=True,
+                  default_seq_len=summary["context_length"],
+                  kv_elements=None if head == "seqcls" else kv_elements, config=summary)
+    if moe is not None:
+        expert = L.MoE(d_model=d, d_ff=ff, num_experts=moe[0], top_k=moe[1])
+        model.config["active_params"] = model.params - n_layers * (expert.params - expert.active_params)
+    return model
+
+
+# --------------------------------------------------------------------------------------------
+# shipped configurations
+# --------------------------------------------------------------------------------------------
+
+
+def shipped_configs() -> list[str]:
+    """Names of the configurations shipped with mlsysim (``mlsysim/configs/*.json``)."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
+
+
+def shipped_config(name: str) -> dict:
+    """One shipped configuration: ``{"config": <config.json>, "source": {...},
+    "published_params": ...}``. The ``config`` block is what ``from_hf_config`` takes."""
+    names = shipped_configs()
+    if name not in names:
+        raise ValueError(f"name={name!r} is not a shipped configuration; allowed: {', '.join(names)}")
+    return json.loads((CONFIG_DIR / f"{name}.json").read_text())
+
+
+def from_shipped(name: str, **kw) -> Model:
+    """``from_hf_config`` of a shipped configuration, named after its model card."""
+    entry = shipped_config(name)
+    return from_hf_config(entry["config"], name=kw.pop("name", entry["source"]["model"]), **kw)
+

@@ -1,0 +1,217 @@
+"""Bring your own model (labs/byom.py): the numbers its parts show, computed another way, and
+bad pasted input shown as a sentence, never a traceback."""
+
+from __future__ import annotations
+
+import json
+
+import marimo as mo
+import pytest
+
+from mlsysim import Engine, Hardware
+from mlsysim import models as M
+from mlsysim.labs.parts import byom as lab
+
+import harness as h
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+NOTEBOOK = h.ROOT / "labs" / "byom.py"
+
+
+def _card(view, label):
+    return next(c for c in view.cards if c.label == label)
+
+
+def test_mixtral_does_not_fit_an_80gb_gpu_in_fp16():
+    """46,702,792,704 params x 2 B = 93.4 GB of weights > 80 GB, though only 12.9B run per token."""
+    v = lab.part_a("mixtral-8x7b-v0.1", "H100", "fp16")
+    assert _card(v, "Fits on H100").value == "no"
+    assert _card(v, "Weight memory").value == "93.4 GB"
+    assert _card(v, "Parameters").fact.value == 46_702_792_704
+    assert _card(v, "Active per token").value == "12.9 B"
+    # INT8 halves the weights to 46.7 GB: it fits, with the KV cache at 4,096 tokens
+    assert _card(lab.part_a("mixtral-8x7b-v0.1", "H100", "int8"), "Fits on H100").value == "yes"
+
+
+def test_llama3_decode_is_bound_by_the_ffn_weights():
+    """Llama-3-8B decode, batch 1, FP16: the FFN holds 32 x 3 x 4096 x 14336 = 5.64e9 weights
+    = 11.27 GB, read for 2 FLOPs each: 1 FLOP/B, far below the H100's sustained ridge of
+    989.5 / 3.35 x 0.5 = 147.7 FLOP/B."""
+    v = lab.part_b("llama-3-8b", "H100", "fp16", "decode")
+    assert _card(v, "Binding group").value == "FFN / experts"
+    assert _card(v, "Its intensity").value == "1.0 FLOP/B"
+    assert "148 FLOP/B" in _card(v, "Its intensity").note
+    assert "| FFN / experts | 11.3 B | 11.3 GB |" in v.summary
+    assert "memory-bound" in v.summary.split("\n")[0]
+    # prefill of 2,048 tokens reuses each weight 2,048 times: the same group turns compute-bound
+    p = lab.part_b("llama-3-8b", "H100", "fp16", "prefill")
+    assert "compute-bound" in p.summary.split("\n")[0]
+
+
+def test_decode_mfu_is_below_the_bandwidth_bound():
+    """At 1 FLOP/B (2 FLOPs per 2-byte weight) an H100 can reach at most 3.35 TB/s x 1 FLOP/B
+    = 3.35 TFLOP/s = 0.34% of its 989.5 TFLOP/s FP16 peak; launches and the KV cache only lower it."""
+    v = lab.part_c("llama-3-8b", "H100", "fp16", 2048)
+    decode = _card(v, "Decode MFU").fact.value
+    prefill = _card(v, "Prefill MFU").fact.value
+    bound = 3.35e12 / 989.5e12
+    assert 0.5 * bound < decode <= bound * 1.01
+    assert prefill > 40 * decode
+
+
+def test_kv_cache_per_token_llama3_8b():
+    """2 (K, V) x 32 layers x 8 KV heads x 128 head_dim x 2 B = 131,072 B per token."""
+    v = lab.part_d("llama-3-8b", "H100", "fp16", 1)
+    assert _card(v, "KV per token").fact.value == 2 * 32 * 8 * 128 * 2
+    assert _card(v, "KV per token").value == "131.1 KB"
+    # at the model's full 8,192 tokens and batch 1: 8,192 x 131,072 B = 1.07 GB
+    assert _card(v, "KV at 8,192 tokens").fact.value == 8192 * 131_072
+
+
+def test_largest_batch_is_the_edge_of_feasibility_and_halving_context_doubles_it():
+    m = lab.get_model("llama-3-8b")
+    best = lab.largest_batch(m, "H100", "fp16", 4096)
+
+    def fits(b, s=4096):
+        return Engine.solve(m, "H100", batch_size=b, precision="fp16", phase="decode", seq_len=s).feasible
+
+    assert fits(best) and not fits(best + 1)
+    # independently: (80 GB - 16.06 GB of weights) / (536.9 MB of KV per sequence) ~ 119
+    kv = 2 * 32 * 8 * 128 * 2 * 4096
+    assert best <= (80e9 - m.weight_bytes("fp16")) // kv
+    assert best >= 0.95 * (80e9 - m.weight_bytes("fp16")) // kv
+    half = lab.largest_batch(m, "H100", "fp16", 2048)
+    assert 1.9 < half / best <= 2.05
+    v = lab.part_e("llama-3-8b", "H100", "fp16", 4096)
+    assert _card(v, "Largest batch").value == f"{best:,} sequences"
+
+
+def test_a_model_that_never_fits_reports_zero_not_an_error():
+    v = lab.part_e("llama-2-70b", "iPhone15Pro", "fp16", 4096)
+    assert _card(v, "Largest batch").value == "0"
+    assert v.alert is not None
+
+
+def test_encoder_parts_use_prefill():
+    v = lab.part_c("bert-base-uncased", "H100", "fp16", 8192)
+    assert "no decode phase" in v.summary and "512 tokens" in v.summary  # capped at 512 positions
+    assert [c.label for c in v.cards] == ["Prefill latency", "Prefill MFU"]
+
+
+def test_pasted_config_counts_like_the_shipped_one():
+    key, err = lab.resolve(lab.PASTE, lab.EXAMPLE)
+    assert err is None
+    assert lab.get_model(key).params == M.from_shipped("qwen2.5-7b").params == 7_615_616_512
+    # edit one field that changes a count: 4 -> 28 K/V heads (MHA) grows k_proj and v_proj
+    raw = json.loads(lab.EXAMPLE)
+    raw["num_key_value_heads"] = 28
+    key2, err2 = lab.resolve(lab.PASTE, json.dumps(raw))
+    assert err2 is None
+    extra = 28 * 2 * (3584 * (28 - 4) * 128 + (28 - 4) * 128)  # weights + biases of k and v
+    assert lab.get_model(key2).params - lab.get_model(key).params == extra
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", "Paste a config.json"),
+        ("{not json", "not valid JSON"),
+        ("[1, 2, 3]", "JSON object"),
+        ('{"model_type": "t5"}', "model_type"),
+        ('{"model_type": "llama", "hidden_size": "big"}', "hidden_size"),
+        ('{"model_type": "bert", "add_cross_attention": true}', "add_cross_attention"),
+    ],
+)
+def test_bad_pasted_config_is_a_sentence_in_the_notebook(text, says, tmp_path, monkeypatch):
+    monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
+    app = h.load_app(NOTEBOOK)
+    widgets = h.run(app, unlock=True, path=NOTEBOOK).widgets()
+    defs = {"source": h.with_value(widgets["source"], lab.PASTE),
+            "config_text": mo.ui.text_area(value=text, label="config.json")}
+    r = h.run(app, defs=defs, unlock=True, path=NOTEBOOK)
+    assert h.problems(r) == []
+    assert "That input is not valid." in r.visible_text
+    assert says in r.visible_text
+    assert "Traceback" not in r.visible_text and not r.figures
+
+
+def test_pasted_text_never_reaches_html_unescaped(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
+    raw = {**json.loads(lab.EXAMPLE), "_name_or_path": "<script>alert(1)</script>"}
+    app = h.load_app(NOTEBOOK)
+    widgets = h.run(app, unlock=True, path=NOTEBOOK).widgets()
+    defs = {"source": h.with_value(widgets["source"], lab.PASTE),
+            "config_text": mo.ui.text_area(value=json.dumps(raw), label="config.json")}
+    r = h.run(app, defs=defs, unlock=True, path=NOTEBOOK)
+    assert h.problems(r) == [] and len(r.figures) >= 5
+    html_out = "".join(mo.as_html(o).text for o in r.outputs if o is not None)
+    assert "<script>alert(1)" not in html_out
+    bad = {**raw, "model_type": "<b>x</b>"}
+    defs["config_text"] = mo.ui.text_area(value=json.dumps(bad), label="config.json")
+    r = h.run(app, defs=defs, unlock=True, path=NOTEBOOK)
+    assert "<b>x</b>" not in "".join(mo.as_html(o).text for o in r.outputs if o is not None)
+
+
+def test_every_shipped_model_runs_every_part_on_the_largest_device():
+    dev = Hardware.get("H100")
+    for key in lab.SHIPPED:
+        for view in (lab.part_a(key, dev.key, "int8"), lab.part_b(key, dev.key, "int8", "decode"),
+                     lab.part_c(key, dev.key, "int8", 1024), lab.part_d(key, dev.key, "int8", 8),
+                     lab.part_e(key, dev.key, "int8", 2048)):
+            assert view.figure.data
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"model_type": "llama", "hidden_size": 2**20, "num_attention_heads": 1, "intermediate_size": 2**24,
+         "num_hidden_layers": 2**40, "vocab_size": 2**40, "max_position_embeddings": 2**40},
+        {"model_type": "mixtral", "hidden_size": 2**20, "num_attention_heads": 1, "num_key_value_heads": 1,
+         "intermediate_size": 2**30, "num_hidden_layers": 10_000, "vocab_size": 2**30,
+         "num_local_experts": 2**20, "num_experts_per_tok": 2**20},
+        {"model_type": "gpt2", "n_embd": 1, "n_head": 1, "n_layer": 1, "vocab_size": 1, "n_positions": 1},
+        {"model_type": "bert", "hidden_size": 1, "num_attention_heads": 1, "intermediate_size": 1,
+         "num_hidden_layers": 1, "vocab_size": 1, "max_position_embeddings": 1, "type_vocab_size": 0},
+        {"model_type": "qwen2", "num_hidden_layers": 2**40, "use_sliding_window": True, "sliding_window": 1,
+         "max_window_layers": 0},
+    ],
+    ids=["huge-llama", "huge-moe", "tiny-gpt2", "tiny-bert", "qwen2-window-1"],
+)
+def test_extreme_pasted_configs_draw_finite_parts(config):
+    """Sizes near the limits a config may take (2**40 per field): every part still draws finite
+    numbers (no overflow, no hang); one past the limit is refused by name."""
+    from test_parts import check_view
+
+    key, err = lab.resolve(lab.PASTE, json.dumps(config))
+    assert err is None, err
+    for view in (lab.part_a(key, "H100", "fp16"), lab.part_b(key, "H100", "fp16", "decode"),
+                 lab.part_c(key, "iPhone15Pro", "int8", 8192), lab.part_d(key, "H100", "fp32", 64),
+                 lab.part_e(key, "H100", "fp16", 32768)):
+        check_view(view)
+    _, err = lab.resolve(lab.PASTE, json.dumps({**config, "vocab_size": 2**40 + 1}))
+    assert "vocab_size" in err and "2**40" in err
+
+
+def test_a_config_whose_layers_exceed_every_size_is_a_sentence_not_a_traceback():
+    """Each field in range, their product past what any layer takes (2**40 x 2,048 tokens, the
+    default Llama context):
+    resolve either builds it (every part then draws) or names the problem; it never raises."""
+    from test_parts import check_view
+
+    config = {"model_type": "llama", "hidden_size": 2**40, "num_attention_heads": 1,
+              "intermediate_size": 2**40, "num_hidden_layers": 1, "vocab_size": 2**40}
+    key, err = lab.resolve(lab.PASTE, json.dumps(config))
+    if err is not None:
+        assert "too large to model" in err and "prefill pass over 2,048 tokens" in err
+    else:
+        check_view(lab.part_c(key, "H100", "fp16", 8192))
+        check_view(lab.part_e(key, "H100", "fp16", 32768))
+
+
+def test_sequence_classifier_runs_prefill_only():
+    raw = {**json.loads(lab.EXAMPLE), "architectures": ["Qwen2ForSequenceClassification"], "num_labels": 3}
+    key, err = lab.resolve(lab.PASTE, json.dumps(raw))
+    assert err is None
+    v = lab.part_c(key, "H100", "fp16", 1024)
+    assert [c.label for c in v.cards] == ["Prefill latency", "Prefill MFU"]
