@@ -220,3 +220,12 @@ def test_mcu_activations_against_sram(n, feasible):
     assert p.feasible is feasible
     assert p.limiting_memory == "sram"
     assert p.over.m_as("B") == max(0, 2 * n - 262_144)
+
+
+def test_footprint_counts_activations_per_example():
+    """Batch 3 of the iPhone GEMM: weights once, input and output per example:
+    2 x 65,536 x 61,000 + 3 x 2 x (65,536 + 61,000)."""
+    d = L.Dense(in_features=65_536, out_features=61_000, bias=False)
+    p = Engine.solve(d, "iPhone15Pro", precision="fp16", batch_size=3)
+    assert p.activation_bytes == 3 * 2 * (65_536 + 61_000)
+    assert p.memory_footprint_bytes == 2 * 65_536 * 61_000 + 3 * 2 * (65_536 + 61_000)

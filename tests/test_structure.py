@@ -107,3 +107,22 @@ def test_transformer_module_calls_match_huggingface(key):
     # three GEMMs (two more launches per layer). Every other model uses one Linear per matmul.
     gemms = calls["Linear"] + calls["Conv1D"] + (2 * n_layers if key.startswith("gpt2") else 0)
     assert got["Dense"] == gemms
+
+
+@pytest.mark.parametrize("key", [k for k in MODELS if k.startswith(("resnet", "mobilenet"))] + ["mnist_cnn", "kws"])
+def test_cnn_rows_chain_shapes(key):
+    """Each row consumes what the row before produced (a projection shortcut consumes its
+    block's input; an add combines two tensors of its size; a dense head reads the flattened
+    map): a stride or pool that disagrees with the next layer's input breaks the chain."""
+    from mlsysim.models import kws_dscnn, mnist_cnn
+
+    model = {"mnist_cnn": mnist_cnn, "kws": kws_dscnn}.get(key, BUILDERS.get(key))()
+    prev = None
+    for r in model.rows():
+        lay = r.layer
+        if r.name.endswith("downsample.conv") or r.name.endswith("downsample.bn"):
+            continue
+        consumed = lay.elements if isinstance(lay, L.Elementwise | L.Activation | L.BatchNorm2d) else lay.input_elements
+        if prev is not None:
+            assert consumed == prev, r.name
+        prev = lay.output_elements

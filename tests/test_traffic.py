@@ -406,3 +406,63 @@ def test_model_rows_from_a_custom_model():
     # fc: 3 copies x (220 weights + 2 x 30); act: 2 x 40
     assert p.bytes_moved == (3 * (220 + 60) + 80) * 4
     assert round(p.latency_dispatch_s / H100_TAX) == 4
+
+
+# --------------------------------------------------------------------------------------------
+# Live memory, pooling defaults, DLRM's interaction, narrow precisions
+# --------------------------------------------------------------------------------------------
+
+
+def test_attention_live_memory_prefill_and_decode():
+    """Prefill (d 512, 8 heads, 2 K/V heads, 100 tokens): Q 51,200 + K,V 25,600 + output 51,200
+    live, plus logits and probabilities (2 x 80,000) when materialized. Decode against a
+    32,768-token cache: only Q and the output (4,096 each) are this layer's; the cached K/V are
+    counted once, as the KV cache; materialized scores add 2 x 32 x 32,768."""
+    pre = L.Attention(d_model=512, n_heads=8, kv_heads=2, seq_len=100)
+    assert pre.live_elements(2) == 2 * (51_200 + 25_600 + 51_200 + 160_000)
+    dec = L.Attention(d_model=4096, n_heads=32, kv_heads=8, seq_len=1, kv_len=32_768, flash=True)
+    assert dec.live_elements(3) == 3 * (4_096 + 4_096)
+    dec_m = L.Attention(d_model=4096, n_heads=32, kv_heads=8, seq_len=1, kv_len=32_768)
+    assert dec_m.live_elements(1) == 4_096 + 4_096 + 2 * 32 * 32_768
+
+
+def test_composite_live_memory_is_the_peak_not_the_sum():
+    """The residual block's tensors (288 values each) are alive a layer at a time: the add
+    holds three (both inputs and its output), 864 per example, the most of any layer."""
+    assert _block().live_elements(2) == 2 * 864
+
+
+def test_pool_stride_defaults_to_the_kernel():
+    """torch: MaxPool2d(2) has stride 2: 32 x 28x28 -> 32 x 14x14 (in 25,088, out 6,272)."""
+    p = L.Pool2d(channels=32, input_size=28, kernel_size=2)
+    assert p.output_size == (14, 14)
+    assert p.bytes_moved(1, "fp32") == (25_088 + 6_272) * 4
+
+
+def test_dlrm_interaction_pairs_and_top_mlp_width():
+    """DLRM (Naumov et al. 2019): the dense vector and one vector per table interact pairwise,
+    n (n - 1) / 2 dot products for n = tables + 1. The mlsysim preset: 25 tables -> 26 vectors
+    -> 325 pairs, top MLP input 128 + 325 = 453. MLPerf's DLRM (26 tables): 351 + 128 = 479."""
+    from mlsysim.models import Models, dlrm
+
+    inter = [r.layer for r in Models.DLRM.rows() if isinstance(r.layer, L.FeatureInteraction)]
+    assert len(inter) == 1 and inter[0].num_vectors == 26 and inter[0].pairs == 325
+    top = {r.name: r.layer for r in Models.DLRM.rows()}["top.fc1"]
+    assert top.in_features == 453
+    mlperf = dlrm(embedding_rows=(1000,) * 26)
+    assert {r.name: r.layer for r in mlperf.rows()}["top.fc1"].in_features == 479
+    # the interaction writes its 325 dot products; it reads the 26 x 128 vectors
+    assert inter[0].bytes_moved(1, "fp32") == (26 * 128 + 325) * 4
+    assert inter[0].macs() == 26 * 26 * 128
+
+
+@pytest.mark.parametrize("precision, num, den", [
+    ("fp64", 8, 1), ("fp32", 4, 1), ("tf32", 4, 1), ("bf16", 2, 1), ("fp16", 2, 1), ("fp8", 1, 1),
+    ("int8", 1, 1), ("int4", 1, 2),
+])
+def test_bytes_per_value_by_format_width(precision, num, den):
+    """IEEE binary64/32/16, bfloat16 (16 bits), TF32 stored in 32-bit words, FP8/INT8 one byte,
+    INT4 half a byte: a bias-free 300 -> 70 GEMM over 5 tokens moves 22,850 values."""
+    d = L.Dense(in_features=300, out_features=70, tokens=5, bias=False)
+    assert d.bytes_moved(1, precision) == -(-22_850 * num // den)
+    assert d.weight_bytes(precision) == -(-21_000 * num // den)
