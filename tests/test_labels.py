@@ -229,3 +229,24 @@ def test_footprint_counts_activations_per_example():
     p = Engine.solve(d, "iPhone15Pro", precision="fp16", batch_size=3)
     assert p.activation_bytes == 3 * 2 * (65_536 + 61_000)
     assert p.memory_footprint_bytes == 2 * 65_536 * 61_000 + 3 * 2 * (65_536 + 61_000)
+
+
+def test_ridge_points_peak_and_sustained():
+    """H100 FP16: ridge point (peak) 989.5e12 / 3.35e12 = 295.4 FLOP/B whatever the efficiency;
+    the sustained ridge at efficiency 0.5 is half of it."""
+    p = Engine.solve(L.Dense(in_features=64, out_features=64), H100, efficiency=0.5)
+    assert p.ridge_point == pytest.approx(PEAK / BW)
+    assert p.sustained_ridge_point == pytest.approx(PEAK / BW / 2)
+
+
+def test_a_sustained_rate_is_not_derated_again():
+    """The camera SoC's 2 GOP/s INT8 is already a sustained figure (the chapter's): a
+    4096 x 4096 INT8 GEMM over 1,000 tokens takes 2 x 1,000 x 4096^2 / 2e9 = 16.8 s of compute at
+    any efficiency setting; a datasheet peak (the H100's) is derated by it."""
+    cam = Hardware.get("CortexA53Camera")
+    d = L.Dense(in_features=4096, out_features=4096, bias=False, tokens=1000)
+    for eff in (1.0, 0.5):
+        p = Engine.solve(d, cam, precision="int8", efficiency=eff)
+        assert p.latency_compute_s == pytest.approx(2 * 1000 * 4096**2 / 2e9)
+    h = Engine.solve(d, H100, precision="fp16", efficiency=0.5)
+    assert h.latency_compute_s == pytest.approx(2 * 1000 * 4096**2 / (PEAK * 0.5))
