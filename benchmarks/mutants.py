@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT  # the tree mutated and tested (``--tree``: e.g. an older checkout, to compare suites)
 COPY = ("mlsysim", "tests", "labs", "pyproject.toml")
 NEVER = "tests/test_wheel.py"
 
@@ -360,7 +361,7 @@ def check() -> list[str]:
 
 def _copy_tree(dst: Path) -> None:
     for name in COPY:
-        src = ROOT / name
+        src = SRC / name
         if src.is_dir():
             shutil.copytree(src, dst / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
@@ -368,8 +369,11 @@ def _copy_tree(dst: Path) -> None:
 
 
 def _pytest(tree: Path, tests: tuple[str, ...], timeout: float) -> tuple[str, float, str]:
+    files = [f"tests/{t}.py" for t in dict.fromkeys(tests) if (tree / "tests" / f"{t}.py").exists()]
+    if not files:
+        return "no tests", 0.0, ""
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header",
-           f"--ignore={NEVER}", *[f"tests/{t}.py" for t in dict.fromkeys(tests)]]
+           f"--ignore={NEVER}", *files]
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
     t0 = time.perf_counter()
     try:
@@ -403,7 +407,12 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
     ap.add_argument("--held-out", action="store_true", help="run the held-out mutants instead")
+    ap.add_argument("--tree", type=Path, default=None,
+                    help="mutate and test another checkout (its own tests; mutants that do not apply are skipped)")
     args = ap.parse_args(argv)
+    global SRC
+    if args.tree is not None:
+        SRC = args.tree.resolve()
 
     problems = check()
     if problems:
@@ -414,6 +423,10 @@ def main(argv=None) -> int:
         return 0
     prefixes = tuple(args.only.split(","))
     chosen = [m for m in (HELD_OUT if args.held_out else MUTANTS) if m.id.startswith(prefixes)]
+    if SRC != ROOT:
+        applies = [m for m in chosen if (SRC / m.file).read_text(encoding="utf-8").count(m.old) == 1]
+        print(f"{len(chosen) - len(applies)} mutants do not apply to {SRC} and are skipped")
+        chosen = applies
     if not args.no_baseline:
         with tempfile.TemporaryDirectory(prefix="mlsysim-baseline-") as tmp:
             _copy_tree(Path(tmp))
@@ -431,7 +444,7 @@ def main(argv=None) -> int:
             results.append((m, status))
             print(f"{status:9s} {dt:6.1f} s  {m.id:30s} {m.why}" + (f"   [{detail}]" if detail else ""), flush=True)
     killed = sum(s in ("killed", "timeout") for _, s in results)
-    survived = [m.id for m, s in results if s == "survived"]
+    survived = [m.id for m, s in results if s in ("survived", "no tests")]
     errors = [m.id for m, s in results if s.startswith("error")]
     n = len(results)
     print(f"\n{killed}/{n} killed ({100 * killed / n:.1f}%), {len(survived)} survived, {len(errors)} errors, "
