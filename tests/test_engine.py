@@ -251,8 +251,18 @@ def test_seed_lab_model_and_engine_contract():
             prec = "fp16"
             res = CoreEngine.solve(model, hw, batch_size=8, precision=prec, efficiency=0.5)
             ai = res.arithmetic_intensity.magnitude
-            assert isinstance(ai, float) and ai > 0
-            assert isinstance(res.mfu, float) and 0 < res.mfu <= 0.5 + 1e-12
+            assert isinstance(ai, float)
+            # FLOPs from the model (LMs: one decoded token per sequence at the full context)
+            kw = {"seq_len": model.default_seq_len, "phase": "decode"} if model.is_lm else {}
+            assert res.flops == model.flops(8, **kw)
+            assert ai == pytest.approx(res.flops / res.bytes_moved)
+            peak = hw.compute.peak(prec).m_as("FLOP/s")
+            assert res.mfu == pytest.approx(res.flops / (res.latency_s * peak))
+            assert 0 < res.mfu <= 0.5 + 1e-12
+            # the label is the largest of the three attributed terms (tests/test_labels.py
+            # checks the thresholds on both sides): launches are kernels x the registry's tax
+            assert res.latency_dispatch_s == pytest.approx(
+                sum(r.layer.kernels * r.count for r in model.rows(*kw.values())) * hw.dispatch_tax.m_as("s"))
             assert res.bottleneck in ("Compute", "Memory", "Dispatch")
     assert mlsysim.Models.GPT2.name == "GPT-2 XL"
     assert mlsysim.Models.GPT2XL is mlsysim.Models.GPT2

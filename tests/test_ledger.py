@@ -113,3 +113,37 @@ def test_notebook_opens_with_a_corrupt_ledger_and_shows_the_warning(tmp_path, mo
     (tmp_path / "mlsysim-ledger.json").write_text("{truncated")
     r = h.run(h.load_app(h.LABS / "lab06_architecture_tax.py"))
     assert "corrupt and has been reset" in r.visible_text
+
+
+def test_unanswered_parts_are_not_recorded(path):
+    """A part left unanswered (None) must not be stored as the string 'None' (it would count
+    as answered and complete the chapter)."""
+    led = DesignLedger(path)
+    led.save("6.1", answers={"A": "x", "B": None}, required=["A", "B"])
+    again = DesignLedger(path)
+    assert again.chapter("6.1").answers == {"A": "x"}
+    assert not again.completed("6.1")
+
+
+def test_a_failed_write_is_not_retried_every_save(path, monkeypatch):
+    """After one failed write the session stops touching the disk (no temp file per answer);
+    progress stays in memory."""
+    calls = []
+
+    def boom(*_a, **_k):
+        calls.append(1)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(state.os, "replace", boom)
+    led = DesignLedger(path)
+    led.save("6.1", answers={"A": "x"}, required=["A", "B"])
+    led.save("6.1", answers={"B": "y"})
+    assert len(calls) == 1 and led.persistent is False
+    assert led.completed("6.1")
+
+
+def test_summary_counts_required_parts_only(path):
+    led = DesignLedger(path)
+    led.save("6.1", answers={"A": "x", "extra": "y"}, required=["A", "B"])
+    led.save("6.2", answers={"A": "x"}, required=["A"])
+    assert led.summary() == "6.1: 1/2 parts answered; 6.2: completed"

@@ -56,8 +56,17 @@ def test_text_reaching_html_is_escaped(render):
 
 
 def test_markdown_callouts_escape_too():
-    html = kit.locked_note(EVIL).text
-    assert "<script>" not in html and "script" in html
+    """marimo stores a callout's HTML as JSON in an HTML-escaped attribute (``<`` becomes
+    ``\\u003c``), so the outer text never shows ``<script>``: decode both layers first.
+    (tests/test_escaping.py does this for every component.)"""
+    import html as html_mod
+    import json
+    import re
+
+    outer = kit.locked_note(EVIL).text
+    [attr] = re.findall(r"data-html='([^']*)'", outer)
+    inner = json.loads(html_mod.unescape(attr))
+    assert "<script" not in inner and "&lt;script&gt;" in inner
 
 
 def test_cards_refuse_to_show_nan():

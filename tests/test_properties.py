@@ -40,6 +40,37 @@ def conv2d(draw, **fixed):
 
 
 @st.composite
+def conv2d_rect(draw):
+    """Non-square kernel, input, stride and padding (every pair drawn per axis)."""
+    groups = draw(st.sampled_from([1, 2, 3]))
+    kh, kw = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    ph, pw = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    h = draw(st.integers(max(1, kh - 2 * ph), 30))
+    w = draw(st.integers(max(1, kw - 2 * pw), 30))
+    return L.Conv2d(in_channels=groups * draw(st.integers(1, 6)), out_channels=groups * draw(st.integers(1, 6)),
+                    kernel_size=(kh, kw), input_size=(h, w),
+                    stride=(draw(st.integers(1, 4)), draw(st.integers(1, 4))), padding=(ph, pw),
+                    groups=groups, bias=draw(st.booleans()))
+
+
+def _pair2(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _brute_conv(conv: L.Conv2d) -> tuple[int, int, int]:
+    """(output positions H x W, MACs, params) by sliding the window over the padded input
+    one position at a time: an enumeration of torch's definition, not the closed form."""
+    (kh, kw), (h, w) = _pair2(conv.kernel_size), _pair2(conv.input_size)
+    (sh, sw), (ph, pw) = _pair2(conv.stride), _pair2(conv.padding)
+    rows = [i for i in range(0, h + 2 * ph, sh) if i + kh <= h + 2 * ph]
+    cols = [j for j in range(0, w + 2 * pw, sw) if j + kw <= w + 2 * pw]
+    taps = (conv.in_channels // conv.groups) * kh * kw
+    macs = len(rows) * len(cols) * conv.out_channels * taps
+    params = conv.out_channels * taps + (conv.out_channels if conv.bias else 0)
+    return (len(rows), len(cols)), macs, params
+
+
+@st.composite
 def attention(draw, flash=None):
     n_heads = draw(st.integers(1, 8))
     d_head = draw(st.integers(1, 32))
@@ -101,9 +132,32 @@ def test_counts_are_nonnegative_ints_and_flops_twice_macs(layer, batch, precisio
     for v in ints:
         assert isinstance(v, int) and not isinstance(v, bool)
         assert v >= 0
-    assert layer.flops(batch) == 2 * layer.macs(batch)
     ai = layer.arithmetic_intensity(batch, precision)
     assert math.isfinite(ai) and ai >= 0
+
+
+@FAST
+@given(conv=st.one_of(conv2d(), conv2d_rect()), batch=st.integers(1, 64), precision=byte_precisions)
+def test_conv_counts_by_enumeration(conv, batch, precision):
+    """Shape, MACs, FLOPs (2 per MAC), params and bytes of a convolution against a window-by-
+    window enumeration (non-square kernels, inputs, strides and paddings included)."""
+    (ho, wo), macs, params = _brute_conv(conv)
+    assert conv.output_size == (ho, wo)
+    assert conv.macs(batch) == batch * macs
+    assert conv.flops(batch) == 2 * batch * macs
+    assert conv.params == params
+    h, w = _pair2(conv.input_size)
+    per_example = conv.in_channels * h * w + conv.out_channels * ho * wo
+    assert conv.bytes_moved(batch, precision) == math.ceil((params + batch * per_example) * bytes_per_value(precision))
+
+
+@FAST
+@given(attn=attention(), batch=st.integers(1, 8))
+def test_attention_macs_by_head(attn, batch):
+    """QK^T and PV per query head: S x kv x d_head MACs each, summed over heads."""
+    per_head = 2 * attn.seq_len * attn.kv * attn.d_head
+    assert attn.macs(batch) == batch * attn.n_heads * per_head
+    assert attn.flops(batch) == 2 * batch * attn.n_heads * per_head
 
 
 @FAST
@@ -237,28 +291,47 @@ def any_model(draw):
                   vocab_size=draw(st.integers(2, 300)), max_position=128), seq
 
 
+def _weights_read(rows) -> int:
+    """Weight values read once per batch, from the definitions rather than the rows' own
+    ``weight_elements``: every parameter, except that an embedding table is capacity (only the
+    gathered rows move, per example); plus BatchNorm's running mean and variance (2 per
+    channel, buffers, not parameters); plus a tied head, which owns no parameters but reads the
+    shared matrix."""
+    total = 0
+    for r in rows:
+        lay = r.layer
+        if isinstance(lay, L.Embedding):
+            continue
+        w = lay.params
+        if isinstance(lay, L.BatchNorm2d):
+            w += 2 * lay.num_features
+        if isinstance(lay, L.Dense) and lay.tied:
+            w = lay.in_features * lay.out_features + (lay.out_features if lay.bias else 0)
+        total += r.count * w
+    return total
+
+
 @SLOW
-@given(ms=any_model(), batch=st.integers(1, 16), precision=byte_precisions,
-       phase=st.sampled_from([None, "prefill", "decode"]))
-def test_model_totals_equal_sum_of_table_rows(ms, batch, precision, phase):
+@given(ms=any_model(), precision=byte_precisions, phase=st.sampled_from([None, "prefill", "decode"]))
+def test_model_weights_read_once_and_traffic_linear_in_batch(ms, precision, phase):
+    """bytes(B) = (weights + B x per-example) x bytes/value: the weights read at batch 1, minus
+    the per-example increment, equal the weights counted from parameters; the increment is the
+    same from 1 to 2 as from 2 to 3; eager launches are one per row (three per materialized
+    attention core, one per fused one)."""
     model, seq = ms
     if not model.is_lm:
         phase = None
-    table = model.table(batch, precision, seq, phase)
-    rows = model.rows(seq, phase)
-    assert len(table) == len(rows)
-    assert int(table["macs"].sum()) == model.macs(batch, seq, phase)
-    assert int(table["flops"].sum()) == model.flops(batch, seq, phase)
-    if phase is None or not model.is_lm:
-        assert int(table["params"].sum()) == model.params
-    # Model.* default to prefill for an LM while Engine.solve defaults to decode: be explicit.
     solve_phase = (phase or "prefill") if model.is_lm else None
-    prof = Engine.solve(model, Hardware.Cloud.H100, batch_size=batch, precision=precision,
-                        seq_len=seq, phase=solve_phase)
-    assert prof.flops == int(table["flops"].sum())
-    assert prof.bytes_moved == int(table["bytes_moved"].sum())
-    assert prof.latency_dispatch_s == pytest.approx(
-        int(table["kernels"].sum()) * Hardware.Cloud.H100.dispatch_tax.m_as("s"))
+    rows = model.rows(seq, phase)
+    by = [Engine.solve(model, Hardware.Cloud.H100, batch_size=b, precision=precision, seq_len=seq,
+                       phase=solve_phase).bytes_moved for b in (1, 2, 3)]
+    bpv = bytes_per_value(precision)
+    assert by[2] - by[1] == by[1] - by[0]
+    assert 2 * by[0] - by[1] == pytest.approx(_weights_read(rows) * float(bpv), rel=1e-12, abs=1e-9)
+    launches = sum(r.count * (3 if isinstance(r.layer, L.Attention) and not r.layer.flash else 1)
+                   for r in rows)
+    prof = Engine.solve(model, Hardware.Cloud.H100, seq_len=seq, phase=solve_phase)
+    assert prof.latency_dispatch_s == pytest.approx(launches * Hardware.Cloud.H100.dispatch_tax.m_as("s"))
 
 
 # --------------------------------------------------------------------------------------------

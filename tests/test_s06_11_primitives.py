@@ -191,6 +191,8 @@ def test_tree_reduction_is_logarithmic():
     assert P.reduction_stages(512, tree=False) == 511
     assert P.reduction_stages(4) == 2
     assert P.reduction_stages(1) == 0
+    # not a power of two: ceil(log2 n) (513 values need a tenth stage, 1000 too)
+    assert (P.reduction_stages(513), P.reduction_stages(1000), P.reduction_stages(3)) == (10, 10, 2)
     assert lab.PRED_D.answer == "9"
 
 
