@@ -62,6 +62,7 @@ PRED_A = Prediction(
              "resnet18": "ResNet-18",
              "tie": "A tie: at batch 1 both wait on memory bandwidth"},
     answer="resnet18",
+    reveals=("launch-bound", "half as many kernels"),
     feedback={
         "mnv2_8x": "That is the chapter's Systems Perspective 6.1 misconception, FLOPs equal speed. At batch 1 "
                    "an H100 finishes each small kernel in microseconds, so time goes to launching kernels, and "
@@ -183,6 +184,7 @@ PRED_B = Prediction(
              "equal": "(1) = (2) = (3): the terms never overlap in practice",
              "any": "Any order is possible; it depends on the model"},
     answer="r_e_i",
+    reveals=("(2) ≤ (3) ≤ (1)",),
     feedback={
         "r_e_i": "A sum of per-layer maxima is at least the max of the sums, and at most the sum of the sums. "
                  "The engine sits between the two bounds; how close to which depends on how many layers "
@@ -275,6 +277,7 @@ PRED_C = Prediction(
              "weights": "Only the weights, and by well under 1%: the MAC formula is exact",
              "neither": "Neither: both are exact"},
     answer="weights",
+    reveals=("MAC formula is exact",),
     feedback={
         "both": "Biases and norm scales are O(d) next to O(d²) weights: about 1/d, 0.14% at d = 768 and 0.07% at "
                 "GPT-2 XL's 1,600. The MAC count is exact, because every matmul is in the formula.",
