@@ -28,6 +28,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     fmt_bytes,
     fmt_count,
     fmt_ratio,
@@ -70,14 +71,14 @@ PRED_A = Prediction(
         "mnv2_less": "Closer, but the ordering flips: the H100 is launch-bound on both networks, and MobileNetV2 "
                      "×0.75 launches about twice as many kernels as ResNet-18, so it answers later.",
         "resnet18": "Both are launch-bound at batch 1 on an H100, and ResNet-18 launches about half as many kernels. "
-                    "Switch the device to the Cortex-A53 camera SoC: there compute binds, and the MAC ordering of "
-                    "Figure 1 comes back.",
+                    "Switch the cost axis to published GMACs to see Figure 1 itself, or the device to the Cortex-A53 "
+                    "camera SoC: there compute binds, and Figure 1's MAC ordering comes back.",
         "tie": "Neither is bandwidth-bound: ResNet-18's 11.7 M weights stream from HBM in a few microseconds. "
                "The binding term is the launch overhead (L_lat), where the counts of kernels differ by about 2×.",
     },
 )
 A_COST = Choice("Cost axis", {"gmacs": "Published GMACs (Figure 1)", "latency": "Engine: batch-1 latency",
-                              "memory": "Engine: weights + activations"}, "gmacs", inline=False)
+                              "memory": "Engine: weights + activations"}, "latency", inline=False)
 A_DEVICE = Choice("Device (engine axes)", DEVICES, "H100", inline=False)
 A_BAR = Slider("Accuracy bar: ImageNet top-1 (%)", 60, 82, 69.5, step=0.5)
 A_FUSED = Toggle("Compiled inference graph (BN folded, activations fused)", False)
@@ -239,7 +240,10 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
     n_k = round(d / p.device.dispatch_tax.m_as("s"))
     cards = [
         Card("(1) Iron law", fmt_time(p.iron_law_s), "no overlap: upper bound"),
-        Card("(3) Engine", fmt_time(p.latency_s), f"{p.bottleneck.lower()} is the largest share"),
+        Card("(3) Engine", fmt_time(p.latency_s), f"{p.bottleneck.lower()} is the largest share",
+             fact=fact("latency", p.latency_s, model=model.removesuffix("_prefill"), device=p.device.key,
+                       batch=p.batch_size, precision=p.precision, efficiency=p.efficiency, phase=p.phase,
+                       seq_len=p.seq_len if model.startswith("GPT2") else None, fused=bool(fused))),
         Card("(2) Roofline", fmt_time(p.roofline_s), "perfect overlap: lower bound"),
         Card("L_lat", fmt_time(d), f"{n_k:,} kernels × {fmt_time(p.device.dispatch_tax.m_as('s'))}"),
         Card("GPT-2 XL weight read", fmt_time(weight_read_s(device)), "chapter: ≈0.9 ms on a data-center GPU"),
