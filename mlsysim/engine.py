@@ -128,6 +128,13 @@ class Profile:
         return max(self.latency_compute_s, self.latency_memory_s) + self.latency_dispatch_s
 
     @property
+    def energy_per_sample_j(self) -> float:
+        """Energy per inference at board power: the device's TDP × latency / batch (an upper bound
+        that charges idle and launch time at full power; the Horowitz per-operation model in
+        ``mlsysim.energy`` is the lower-level view)."""
+        return self.device.tdp.m_as("W") * self.latency_s / self.batch_size
+
+    @property
     def arithmetic_intensity(self) -> Quantity:
         return Q_(self.flops / self.bytes_moved if self.bytes_moved else 0.0, "FLOP/B")
 

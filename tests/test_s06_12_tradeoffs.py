@@ -205,3 +205,19 @@ def test_table7_bad_input_names_the_argument():
         table7.exact("decode", 1600, 2048)
     with pytest.raises(ValueError, match="rows"):
         table7.chapter("embedding", 64, 1, 0)
+
+
+def test_part_a_energy_axis_is_board_power_times_latency():
+    """The energy axis is TDP × latency / batch (Profile.energy_per_sample_j). On the camera SoC
+    (0.2 W) MobileNetV2 ×0.75 INT8 costs 0.2 W × its engine latency; the chapter's 41.8 mJ is
+    200 mW × 209 ms of compute alone (L1518), and the engine adds memory and launch time on top
+    (within 10%)."""
+    cam = Hardware.get("CortexA53Camera")
+    p = Engine.solve(A.imagenet("MobileNetV2_075").model(), cam, precision="int8")
+    assert p.energy_per_sample_j == pytest.approx(cam.tdp.m_as("W") * p.latency_s)
+    e = lab.engine_costs("CortexA53Camera", False)["MobileNetV2_075"][3]
+    assert e == pytest.approx(p.energy_per_sample_j)
+    assert round(0.2 * 0.209 * 1e3, 1) == 41.8
+    assert 41.8e-3 <= e <= 41.8e-3 * 1.10
+    p8 = Engine.solve(Models.ResNet50, "H100", batch_size=8)
+    assert p8.energy_per_sample_j == pytest.approx(700 * p8.latency_s / 8)

@@ -78,6 +78,7 @@ PRED_A = Prediction(
     },
 )
 A_COST = Choice("Cost axis", {"gmacs": "Published GMACs (Figure 1)", "latency": "Engine: batch-1 latency",
+                              "energy": "Engine: energy per image (TDP × latency)",
                               "memory": "Engine: weights + activations"}, "latency", inline=False)
 A_DEVICE = Choice("Device (engine axes)", DEVICES, "H100", inline=False)
 A_BAR = Slider("Accuracy bar: ImageNet top-1 (%)", 60, 82, 69.5, step=0.5)
@@ -85,13 +86,13 @@ A_FUSED = Toggle("Compiled inference graph (BN folded, activations fused)", Fals
 
 
 @lru_cache(maxsize=64)
-def engine_costs(device: str, fused: bool) -> dict[str, tuple[float, float, str]]:
-    """Batch-1 (latency s, footprint B, bottleneck) of every zoo entry on ``device``."""
+def engine_costs(device: str, fused: bool) -> dict[str, tuple[float, float, str, float]]:
+    """Batch-1 (latency s, footprint B, bottleneck, energy J) of every zoo entry on ``device``."""
     prec = precision_for(device)
     out = {}
     for k in acc.zoo_entries():
         p = Engine.solve(acc.imagenet(k).model(), device, batch_size=1, precision=prec, fused=bool(fused))
-        out[k] = (p.latency_s, p.memory_footprint_bytes, p.bottleneck)
+        out[k] = (p.latency_s, p.memory_footprint_bytes, p.bottleneck, p.energy_per_sample_j)
     return out
 
 
@@ -99,7 +100,7 @@ def cost_fn(cost: str, device: str, fused: bool):
     """The cost of an ImageNet entry on the chosen axis (engine axes: zoo entries only)."""
     if cost == "gmacs":
         return lambda k: acc.imagenet(k).published_gmacs
-    col = {"latency": 0, "memory": 1}[cost]
+    col = {"latency": 0, "memory": 1, "energy": 3}[cost]
     table = engine_costs(device, bool(fused))
     return lambda k: table[k][col]
 
@@ -111,6 +112,8 @@ def _top1(k: str) -> float:
 def _fmt_cost(cost: str, x: float) -> str:
     if cost == "gmacs":
         return f"{x:,.3f} GMAC"
+    if cost == "energy":
+        return f"{x:,.3f} J" if x >= 1 else f"{x * 1e3:,.2f} mJ"
     return fmt_time(x) if cost == "latency" else fmt_bytes(x)
 
 
@@ -123,6 +126,7 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
     best = acc.cheapest_meeting(keys, float(bar), f, _top1)
     axis = {"gmacs": "GMACs per image (published, log scale)",
             "latency": f"Batch-1 latency on {device} (s, log scale)",
+            "energy": f"Energy per image on {device} at TDP (J, log scale)",
             "memory": f"Weights + activations on {device} (bytes, log scale)"}[cost]
     fig = figure("Accuracy against cost: the efficiency frontier", axis, "ImageNet top-1 (%)", log_x=True, height=430)
     for fam in acc.FAMILIES:
