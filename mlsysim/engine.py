@@ -117,6 +117,25 @@ class Profile:
         return Q_(self.latency_dispatch_s, "s")
 
     @property
+    def iron_law_s(self) -> float:
+        """The chapter's serialized iron law on the same totals: D_vol/BW + O/(R_peak·η) + L_lat
+        (no overlap: an upper bound on ``latency_s``)."""
+        return self.latency_memory_s + self.latency_compute_s + self.latency_dispatch_s
+
+    @property
+    def roofline_s(self) -> float:
+        """The whole-model roofline bound max(O/(R_peak·η), D_vol/BW) + L_lat (perfect overlap
+        across layers: a lower bound on ``latency_s``, which takes the max layer by layer)."""
+        return max(self.latency_compute_s, self.latency_memory_s) + self.latency_dispatch_s
+
+    @property
+    def energy_per_sample_j(self) -> float:
+        """Energy per inference at board power: the device's TDP × latency / batch (an upper bound
+        that charges idle and launch time at full power; the Horowitz per-operation model in
+        ``mlsysim.energy`` is the lower-level view)."""
+        return self.device.tdp.m_as("W") * self.latency_s / self.batch_size
+
+    @property
     def arithmetic_intensity(self) -> Quantity:
         return Q_(self.flops / self.bytes_moved if self.bytes_moved else 0.0, "FLOP/B")
 

@@ -1,0 +1,248 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.12 Trade-offs: accuracy, the iron law and Table 7")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+        from js import location  # the worker script: <site>/<notebook>/assets/worker-*.js
+
+        _page = str(location.href).rsplit("/assets/", 1)[0]
+        await micropip.install(f"{_page}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_12_tradeoffs as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Trade-offs",
+            "Accuracy, the Iron Law and Table 7",
+            "Put published accuracy beside cost, write the iron law out on the chapter's numbers, and "
+            "check every Table 7 formula against an exact count.",
+            ["3 parts", "about 25 minutes", "Figure 1 frontier", "D·A·M", "iron law", "Table 7"],
+        ),
+    ])
+    return
+
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · The efficiency frontier"),
+        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
+                    "Figure 1 says the MobileNets own the accuracy-per-MAC frontier. Our service runs on an H100, one image per request. Do we just pick from that plot?"),
+    ])
+    return
+
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+
+@app.cell
+def _(lab):
+    a_cost = lab.A_COST.widget()
+    return (a_cost,)
+
+
+
+@app.cell
+def _(lab):
+    a_device = lab.A_DEVICE.widget()
+    return (a_device,)
+
+
+
+@app.cell
+def _(lab):
+    a_bar = lab.A_BAR.widget()
+    return (a_bar,)
+
+
+
+@app.cell
+def _(lab):
+    a_fused = lab.A_FUSED.widget()
+    return (a_fused,)
+
+
+
+@app.cell
+def _(a_bar, a_cost, a_device, a_fused, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_cost, a_device, a_bar, a_fused], justify="start", wrap=True),
+        kit.show(lab.part_a(a_cost.value, a_device.value, a_bar.value, a_fused.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · The iron law, written out"),
+        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
+                    "The chapter adds three terms: bytes over bandwidth, work over compute, and a fixed latency. The engine takes a max per layer instead. Which number should go in the capacity plan?"),
+    ])
+    return
+
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+
+@app.cell
+def _(lab):
+    b_model = lab.B_MODEL.widget()
+    return (b_model,)
+
+
+
+@app.cell
+def _(lab):
+    b_device = lab.B_DEVICE.widget()
+    return (b_device,)
+
+
+
+@app.cell
+def _(lab):
+    b_batch = lab.B_BATCH.widget()
+    return (b_batch,)
+
+
+
+@app.cell
+def _(lab):
+    b_fused = lab.B_FUSED.widget()
+    return (b_fused,)
+
+
+
+@app.cell
+def _(b_batch, b_device, b_fused, b_model, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_model, b_device, b_batch, b_fused], justify="start", wrap=True),
+        kit.show(lab.part_b(b_model.value, b_device.value, b_batch.value, b_fused.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · Table 7 as one calculator"),
+        kit.message("Alex Torres", "product manager, WildlifeVision",
+                    "Table 7 fits every building block on one page. Can I size a design from those formulas, or do I need the exact counts?"),
+    ])
+    return
+
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+
+@app.cell
+def _(lab):
+    c_block = lab.C_BLOCK.widget()
+    return (c_block,)
+
+
+
+@app.cell
+def _(lab):
+    c_width = lab.C_WIDTH.widget()
+    return (c_width,)
+
+
+
+@app.cell
+def _(lab):
+    c_length = lab.C_LENGTH.widget()
+    return (c_length,)
+
+
+
+@app.cell
+def _(lab):
+    c_rows = lab.C_ROWS.widget()
+    return (c_rows,)
+
+
+
+@app.cell
+def _(c_block, c_length, c_rows, c_width, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_block, c_width, c_length, c_rows], justify="start", wrap=True),
+        kit.show(lab.part_c(c_block.value, c_width.value, c_length.value, c_rows.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+
+@app.cell
+async def _(kit, lab, ledger, pred_a, pred_b, pred_c):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value})
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,279 @@
+# /// script
+# requires-python = ">=3.11"
+# dependencies = ["marimo==0.25.2", "pint", "pydantic", "plotly"]
+# ///
+# mlsysim itself comes from this repository (desktop) or from the wheel shipped with the site
+# (browser); see README.md.
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="6.13 Building blocks: gating and mixture of experts")
+
+
+@app.cell
+async def _():
+    import sys
+
+    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+        import micropip
+        from js import location  # the worker script: <site>/<notebook>/assets/worker-*.js
+
+        _page = str(location.href).rsplit("/assets/", 1)[0]
+        await micropip.install(f"{_page}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+    import marimo as mo
+
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_13_building_blocks as lab
+    from mlsysim.labs.state import DesignLedger
+    from mlsysim.labs.style import LAB_CSS
+
+    return DesignLedger, LAB_CSS, kit, lab, mo
+
+
+@app.cell(hide_code=True)
+def _(LAB_CSS, kit, mo):
+    mo.vstack([
+        LAB_CSS,
+        kit.header(
+            "Chapter 6 · Network Architectures · Shared building blocks",
+            "Gating and Mixture of Experts",
+            "Gating routes each token to a few experts: see what that does to parameters, FLOPs, batching, "
+            "load balance and the traffic between GPUs.",
+            ["4 parts", "about 20 minutes", "capacity vs compute", "batching", "load imbalance", "all-to-all"],
+        ),
+    ])
+    return
+
+
+
+@app.cell
+def _(kit):
+    unlocked = kit.unlock_requested()
+    return (unlocked,)
+
+
+
+@app.cell
+async def _(DesignLedger):
+    ledger = await DesignLedger().load_async()
+    return (ledger,)
+
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part A · Capacity without compute"),
+        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
+                    "A vendor pitches a mixture-of-experts model: 'the quality of a 47B model at the cost of a 13B one'. What do we actually have to buy to serve it?"),
+    ])
+    return
+
+
+
+@app.cell
+def _(lab):
+    pred_a = lab.PRED_A.radio()
+    pred_a
+    return (pred_a,)
+
+
+
+@app.cell
+def _(lab):
+    a_experts = lab.A_EXPERTS.widget()
+    return (a_experts,)
+
+
+
+@app.cell
+def _(lab):
+    a_topk = lab.A_TOPK.widget()
+    return (a_topk,)
+
+
+
+@app.cell
+def _(lab):
+    a_precision = lab.A_PRECISION.widget()
+    return (a_precision,)
+
+
+
+@app.cell
+def _(a_experts, a_precision, a_topk, kit, lab, mo, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.vstack([
+        mo.hstack([a_experts, a_topk, a_precision], justify="start", wrap=True),
+        kit.show(lab.part_a(a_experts.value, a_topk.value, a_precision.value),
+                 lab.PRED_A.respond(pred_a.value, unlocked)),
+    ])
+    return
+
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part B · Batching an MoE"),
+        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
+                    "For dense models, batching users amortizes the weight reads. Does it work the same way when every token picks its own experts?"),
+    ])
+    return
+
+
+
+@app.cell
+def _(lab):
+    pred_b = lab.PRED_B.radio()
+    pred_b
+    return (pred_b,)
+
+
+
+@app.cell
+def _(lab):
+    b_batch = lab.B_BATCH.widget()
+    return (b_batch,)
+
+
+
+@app.cell
+def _(lab):
+    b_device = lab.B_DEVICE.widget()
+    return (b_device,)
+
+
+
+@app.cell
+def _(lab):
+    b_precision = lab.B_PRECISION.widget()
+    return (b_precision,)
+
+
+
+@app.cell
+def _(b_batch, b_device, b_precision, kit, lab, mo, pred_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
+    mo.vstack([
+        mo.hstack([b_batch, b_device, b_precision], justify="start", wrap=True),
+        kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value),
+                 lab.PRED_B.respond(pred_b.value, unlocked)),
+    ])
+    return
+
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part C · When the router plays favourites"),
+        kit.message("Alex Torres", "product manager, WildlifeVision",
+                    "The training dashboard shows one expert getting far more tokens than the rest. The total work is the same, so why is the team worried?"),
+    ])
+    return
+
+
+
+@app.cell
+def _(lab):
+    pred_c = lab.PRED_C.radio()
+    pred_c
+    return (pred_c,)
+
+
+
+@app.cell
+def _(lab):
+    c_hot = lab.C_HOT.widget()
+    return (c_hot,)
+
+
+
+@app.cell
+def _(lab):
+    c_capacity = lab.C_CAPACITY.widget()
+    return (c_capacity,)
+
+
+
+@app.cell
+def _(lab):
+    c_tokens = lab.C_TOKENS.widget()
+    return (c_tokens,)
+
+
+
+@app.cell
+def _(c_capacity, c_hot, c_tokens, kit, lab, mo, pred_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
+    mo.vstack([
+        mo.hstack([c_hot, c_capacity, c_tokens], justify="start", wrap=True),
+        kit.show(lab.part_c(c_hot.value, c_capacity.value, c_tokens.value),
+                 lab.PRED_C.respond(pred_c.value, unlocked)),
+    ])
+    return
+
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part D · The scatter across GPUs"),
+        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
+                    "To fit the experts we will spread them over several GPUs. What traffic does that add, and does it get better with more GPUs?"),
+    ])
+    return
+
+
+
+@app.cell
+def _(lab):
+    pred_d = lab.PRED_D.radio()
+    pred_d
+    return (pred_d,)
+
+
+
+@app.cell
+def _(lab):
+    d_devices = lab.D_DEVICES.widget()
+    return (d_devices,)
+
+
+
+@app.cell
+def _(lab):
+    d_topk = lab.D_TOPK.widget()
+    return (d_topk,)
+
+
+
+@app.cell
+def _(lab):
+    d_precision = lab.D_PRECISION.widget()
+    return (d_precision,)
+
+
+
+@app.cell
+def _(d_devices, d_precision, d_topk, kit, lab, mo, pred_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack([
+        mo.hstack([d_devices, d_topk, d_precision], justify="start", wrap=True),
+        kit.show(lab.part_d(d_devices.value, d_topk.value, d_precision.value),
+                 lab.PRED_D.respond(pred_d.value, unlocked)),
+    ])
+    return
+
+
+
+@app.cell
+async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value})
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,223 @@
+"""Trade-offs notebook (Figure 1 and D·A·M, the iron law, Table 7): the chapter's numbers.
+
+Line refs are into ``shared/seeds/chapter06_network_architectures.txt``. Expected values are the
+chapter's printed numbers or an independent recomputation (hand arithmetic from the layer
+shapes); computed values go through ``mlsysim`` or the notebook's parts module.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from mlsysim import Engine, Hardware, Models, table7
+from mlsysim import accuracy as A
+from mlsysim import layers as L
+from mlsysim.labs.parts import s06_12_tradeoffs as lab
+
+# ---------------------------------------------------------------------------------------------
+# Part A: Figure 1, the frontier under another cost, D·A·M
+# ---------------------------------------------------------------------------------------------
+
+
+def test_part_a_premise_same_accuracy_8_7x_fewer_macs():
+    """The question's premise: ResNet-18 69.758% vs MobileNetV2 ×0.75 69.8% top-1; 1.814 vs
+    0.209 GMACs = 8.68×."""
+    r18, mn = A.imagenet("ResNet18"), A.imagenet("MobileNetV2_075")
+    assert abs(r18.top1 - mn.top1) < 0.1
+    assert round(r18.published_gmacs / mn.published_gmacs, 1) == 8.7
+
+
+def _kernels(key: str, device: str) -> int:
+    p = Engine.solve(A.imagenet(key).model(), device, precision=lab.precision_for(device))
+    return round(p.latency_dispatch_s / p.device.dispatch_tax.m_as("s"))
+
+
+def test_part_a_answer_resnet18_answers_first_on_an_h100():
+    """Batch 1, FP16, eager on the H100: both are launch-bound and ResNet-18 launches about half
+    as many kernels (its 8 basic blocks vs MobileNetV2's 17 inverted residuals), so it answers
+    first despite 8.7× the MACs (Systems Perspective 6.1, L513)."""
+    lat = lab.engine_costs("H100", False)
+    assert lat["ResNet18"][0] < lat["MobileNetV2_075"][0]
+    assert lat["ResNet18"][2] == lat["MobileNetV2_075"][2] == "Dispatch"
+    k18, kmn = _kernels("ResNet18", "H100"), _kernels("MobileNetV2_075", "H100")
+    assert 1.8 < kmn / k18 < 2.6
+    assert lab.PRED_A.answer == "resnet18"
+
+
+def test_part_a_compute_bound_device_restores_the_mac_ordering():
+    """On the camera trap's Cortex-A53 (2 GOPS INT8, L1508) compute binds every model, and the
+    latency front is Figure 1's MobileNetV2 ladder again."""
+    lat = lab.engine_costs("CortexA53Camera", False)
+    assert all(v[2] == "Compute" for v in lat.values())
+    assert lat["MobileNetV2_075"][0] < lat["ResNet18"][0]
+    f = lab.cost_fn("latency", "CortexA53Camera", False)
+    front = A.pareto_front(A.zoo_entries(), f, lambda k: A.imagenet(k).top1)
+    assert front[:5] == ["MobileNetV2_035", "MobileNetV2_05", "MobileNetV2_075", "MobileNetV2", "MobileNetV2_14"]
+
+
+def test_part_a_cheapest_model_for_the_bar_depends_on_the_machine():
+    top = lambda k: A.imagenet(k).top1  # noqa: E731
+    by_macs = A.cheapest_meeting(list(A.IMAGENET), 69.5, lab.cost_fn("gmacs", "H100", False), top)
+    by_h100 = A.cheapest_meeting(A.zoo_entries(), 69.5, lab.cost_fn("latency", "H100", False), top)
+    assert (by_macs, by_h100) == ("MobileNetV2_075", "ResNet18")
+
+
+def test_part_a_data_axis_same_cost_different_accuracy():
+    """D of D·A·M: ResNet-50 with torchvision's 2021 recipe gains 4.7 points at identical cost."""
+    v1, v2 = A.imagenet("ResNet50"), A.imagenet("ResNet50_V2")
+    assert v1.model().macs() == v2.model().macs()
+    assert round(v2.top1 - v1.top1, 1) == 4.7
+
+
+def test_part_a_resnet50_below_front_and_8_2_gflop():
+    """L62: ResNet-50 sits well below the frontier; Table 2: 8.2 GFLOP = 2 × 4.09 GMACs."""
+    front = A.pareto_front(A.IMAGENET, lab.cost_fn("gmacs", "H100", False), lambda k: A.imagenet(k).top1)
+    assert "ResNet50" not in front
+    assert round(2 * A.imagenet("ResNet50").published_gmacs, 1) == 8.2
+
+
+# ---------------------------------------------------------------------------------------------
+# Part B: the iron law and its refinement
+# ---------------------------------------------------------------------------------------------
+
+GRID = list(itertools.product(["ResNet50", "MobileNetV2", "GPT2", "GPT2_prefill"], ["H100", "A100", "JetsonOrinNX"],
+                              [1, 8, 256], [False, True]))
+
+
+@pytest.mark.parametrize(("model", "device", "batch", "fused"), GRID)
+def test_part_b_roofline_le_engine_le_iron_law(model, device, batch, fused):
+    """max(Σc, Σm) ≤ Σ max(cᵢ, mᵢ) ≤ Σc + Σm, each plus the same L_lat (the answer to PRED_B)."""
+    p = lab.iron_law_profile(model, device, batch, fused)
+    eps = 1e-12
+    assert p.roofline_s <= p.latency_s + eps
+    assert p.latency_s <= p.iron_law_s + eps
+
+
+def test_part_b_iron_law_terms_recomputed_from_totals():
+    """D_vol/BW and O/(R_peak·η) from the profile's totals and the datasheet, by hand."""
+    p = lab.iron_law_profile("ResNet50", "H100", 64, False)
+    h = Hardware.get("H100")
+    assert p.latency_memory_s == pytest.approx(p.bytes_moved / 3.35e12)
+    assert p.latency_compute_s == pytest.approx(p.flops / (989.5e12 * 0.5))
+    assert h.memory.bandwidth.m_as("TB/s") == pytest.approx(3.35)
+    assert p.iron_law_s == pytest.approx(p.latency_memory_s + p.latency_compute_s + p.latency_dispatch_s)
+    assert p.roofline_s < p.latency_s < p.iron_law_s  # batched ResNet-50 mixes bound layers
+
+
+def test_part_b_gpt2xl_weight_read_0_9_ms():
+    """L1117: GPT-2 XL's FP16 weights (3 GB) read in ≈0.9 ms on a data-center accelerator; the
+    exact 3,115,222,400 B over the H100's 3.35 TB/s is 0.93 ms (3.0 GB gives 0.90)."""
+    assert round(lab.weight_read_s("H100") * 1e3, 2) == 0.93
+    assert round(3.0e9 / 3.35e12 * 1e3, 2) == 0.90
+
+
+def test_part_b_launches_a_few_times_the_weight_read():
+    """L1117: the weight read is 'a few times shorter than the time to launch the step's many
+    small kernels'. Engine: 677 eager kernels × 5 µs = 3.385 ms ≈ 3.6× the 0.93 ms read."""
+    p = lab.iron_law_profile("GPT2", "H100", 1, False)
+    ratio = p.latency_dispatch_s / lab.weight_read_s("H100")
+    assert 2 <= ratio <= 5
+    assert p.bottleneck == "Dispatch"
+
+
+# ---------------------------------------------------------------------------------------------
+# Part C: Table 7 formulas vs exact counts
+# ---------------------------------------------------------------------------------------------
+
+
+def test_table7_conv_row_reproduces_the_worked_layer():
+    """L435/L443: 3×3, 64→64 at 224²: 36,864 weights (147.5 KB FP32), 1.85 G MACs, 12.8 MB of
+    FP32 output activations."""
+    c = table7.chapter("conv", 64, 224, precision="fp32")
+    assert c.params == 36_864 and c.params * 4 == 147_456
+    assert c.macs == 1_849_688_064
+    assert c.bytes == 12_845_056
+    assert table7.exact("conv", 64, 224).macs == c.macs
+
+
+def test_table7_transformer_macs_exact_weights_off_by_biases_and_norms():
+    """4Sd² + 2S²d + 2Sd·d_ff is exact; 4d² + 2d·d_ff misses 9d + d_ff (the answer to PRED_C)."""
+    d, s = 1600, 1024
+    ch, ex = table7.chapter("transformer", d, s), table7.exact("transformer", d, s)
+    assert ch.macs == ex.macs == 4 * s * d * d + 2 * s * s * d + 2 * s * d * 4 * d
+    assert ex.params - ch.params == 9 * d + 4 * d
+    assert (ex.params - ch.params) / ch.params < 0.001
+
+
+def test_table7_attention_overtakes_dense_at_6d():
+    """L1073: with d_ff = 4d, dense work 12Sd² equals attention 2S²d at S = 6d (9,600 tokens for
+    GPT-2 XL)."""
+    d = 1600
+    blk = L.TransformerBlock(d_model=d, n_heads=25, d_ff=4 * d, seq_len=6 * d)
+    attn = blk.attn.core.macs()
+    assert attn == blk.macs() - attn == 2 * (6 * d) ** 2 * d
+    assert 6 * d == 9600
+
+
+def test_table7_decode_row_is_gpt2_xl_at_width_1600():
+    """Table 7 decode row at d = 1,600 with 48 layers is the lighthouse: 1,557,611,200 weights,
+    KV 2·N_L·d values per token = 307.2 KB FP16 (L1117), about one MAC per weight (3 GFLOP per
+    token, Table 5)."""
+    ch = table7.chapter("decode", 1600, 1)
+    assert ch.params == Models.GPT2.params == 1_557_611_200
+    per_token = table7.chapter("decode", 1600, 2).bytes - ch.bytes
+    assert per_token == 307_200 == Models.GPT2.kv_cache_bytes_per_token("fp16")
+    assert round(2 * ch.macs / 1e9, 1) == 3.1
+
+
+def test_table7_decode_departs_by_cache_attention_and_head():
+    """Exact decode MACs = blocks' matmuls + attention over S cached tokens (2·S·d per layer) +
+    the tied LM head (50,257 × d); the chapter's 'about one per weight' counts the embeddings
+    (tokens and 1,024 positions) as MACs instead. Recomputed by hand."""
+    d, s, n = 1600, 1024, 48
+    ex = table7.exact("decode", d, s)
+    blocks = n * (4 * d * d + 2 * d * 4 * d + 2 * s * d)
+    assert ex.macs == blocks + 50_257 * d
+
+
+def test_table7_lstm_four_times_rnn_and_embedding_has_no_macs():
+    """L707: an LSTM step is 4× the weights and MACs of a plain one, and 2× the state."""
+    r, l4 = table7.chapter("rnn", 128, 10), table7.chapter("lstm", 128, 10)
+    assert (l4.params, l4.macs, l4.bytes) == (4 * r.params, 4 * r.macs, 2 * r.bytes)
+    assert table7.exact("lstm", 128, 10).macs == 4 * table7.exact("rnn", 128, 10).macs
+    e = table7.exact("embedding", 128, 1, rows=100_000_000)
+    assert e.macs == 0 and table7.chapter("embedding", 128, 1, 100_000_000, "fp32").bytes == 51_200_000_000
+
+
+@pytest.mark.parametrize("block", list(table7.BLOCKS))
+def test_table7_every_row_within_its_stated_departure(block):
+    """Every row's exact count is within 10% of the formula at GPT-2 XL's width (the decode row,
+    the only one above 1%, departs by the attention over the cache and the LM head)."""
+    ch, ex = table7.chapter(block, 1600, 512, 1000), table7.exact(block, 1600, 512, 1000)
+    assert abs(ex.params - ch.params) <= 0.01 * ch.params
+    if ch.macs:
+        assert abs(ex.macs - ch.macs) <= (0.10 if block == "decode" else 0.0) * ch.macs
+
+
+def test_table7_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="block="):
+        table7.chapter("mamba", 64, 64)
+    with pytest.raises(ValueError, match="width"):
+        table7.exact("transformer", 100, 64)
+    with pytest.raises(ValueError, match="length"):
+        table7.exact("decode", 1600, 2048)
+    with pytest.raises(ValueError, match="rows"):
+        table7.chapter("embedding", 64, 1, 0)
+
+
+def test_part_a_energy_axis_is_board_power_times_latency():
+    """The energy axis is TDP × latency / batch (Profile.energy_per_sample_j). On the camera SoC
+    (0.2 W) MobileNetV2 ×0.75 INT8 costs 0.2 W × its engine latency; the chapter's 41.8 mJ is
+    200 mW × 209 ms of compute alone (L1518), and the engine adds memory and launch time on top
+    (within 10%)."""
+    cam = Hardware.get("CortexA53Camera")
+    p = Engine.solve(A.imagenet("MobileNetV2_075").model(), cam, precision="int8")
+    assert p.energy_per_sample_j == pytest.approx(cam.tdp.m_as("W") * p.latency_s)
+    e = lab.engine_costs("CortexA53Camera", False)["MobileNetV2_075"][3]
+    assert e == pytest.approx(p.energy_per_sample_j)
+    assert round(0.2 * 0.209 * 1e3, 1) == 41.8
+    assert 41.8e-3 <= e <= 41.8e-3 * 1.10
+    p8 = Engine.solve(Models.ResNet50, "H100", batch_size=8)
+    assert p8.energy_per_sample_j == pytest.approx(700 * p8.latency_s / 8)

@@ -1,0 +1,122 @@
+"""Gating and mixture of experts (mlsysim.moe and the s06_13 notebook).
+
+Published figures: Mixtral 8x7B has 46.7 B parameters and uses 12.9 B per token (Mistral AI,
+'Mixtral of experts', 2023-12-11; Jiang et al. 2024, arXiv:2401.04088: 'each token has access to
+47B parameters, but only uses 13B active parameters'). Everything else is recomputed here by hand
+from the layer shapes of the paper's Table 1 (dim 4096, 32 layers, 32 heads / 8 kv heads of 128,
+hidden 14336, vocab 32000, 8 experts, top-2).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from pydantic import ValidationError
+
+from mlsysim import moe
+from mlsysim.labs.parts import s06_13_building_blocks as lab
+
+M = moe.MIXTRAL_8X7B
+D, F, E, K = 4096, 14336, 8, 2
+
+
+def test_mixtral_total_and_active_match_the_published_46_7b_and_12_9b():
+    c = moe.mixtral_params()
+    assert round(c.total / 1e9, 1) == 46.7 and round(c.total / 1e9) == 47
+    assert round(c.active / 1e9, 1) == 12.9 and round(c.active / 1e9) == 13
+
+
+def test_mixtral_counts_by_hand():
+    """Per layer: attention q,o 4096² + k,v 4096×1024; 2 RMSNorms; 8 SwiGLU experts of 3·d·d_ff;
+    router d×8. Model: 32 layers + untied embedding and head + final norm."""
+    attn = 2 * D * D + 2 * D * 1024
+    expert = 3 * D * F
+    router = D * E
+    shared = 32 * (attn + 2 * D) + 2 * 32000 * D + D
+    c = moe.mixtral_params()
+    assert M.expert_params == expert == 176_160_768
+    assert c.total == shared + 32 * (E * expert + router) == 46_702_792_704
+    assert c.active == shared + 32 * (K * expert + router)
+
+
+def test_flops_follow_the_routed_experts():
+    """Per token: top-k experts + router; a dense layer of the same capacity would do E/k × the
+    expert work."""
+    assert M.macs_per_token() == K * 3 * D * F + D * E
+    assert M.dense_equivalent_macs() - D * E == (E // K) * (M.macs_per_token() - D * E)
+
+
+def test_part_a_answer_mixtral_needs_93_gb_and_overflows_an_h100():
+    c = moe.mixtral_params()
+    assert round(c.total * 2 / 1e9, 1) == 93.4
+    assert round(c.active * 2 / 1e9) == 26
+    v = lab.part_a(8, 2, "fp16")
+    assert {x.label: x.value for x in v.cards}["Fits one H100"] == "no"
+    assert lab.PRED_A.answer == "all"
+
+
+def test_experts_touched_by_a_batch():
+    """E·(1 − (1 − k/E)^T): 2 at T = 1, 3.5 at T = 2 (8 × (1 − 0.5625)), 8 × (1 − 0.75³²) at 32."""
+    assert M.experts_touched(1) == pytest.approx(2.0)
+    assert M.experts_touched(2) == pytest.approx(3.5)
+    assert M.experts_touched(32) == pytest.approx(8 * (1 - 0.75**32))
+    assert 7.99 < M.experts_touched(32) < 8.0
+    assert lab.PRED_B.answer == "all"
+
+
+def test_experts_touched_matches_exhaustive_enumeration():
+    """Independent check on a small case: E = 4, k = 2, T = 2 tokens, every pair of expert
+    subsets equally likely: expected distinct experts by enumeration."""
+    import itertools
+
+    small = moe.MoELayer(d_model=8, d_ff=16, n_experts=4, top_k=2)
+    subsets = list(itertools.combinations(range(4), 2))
+    mean = sum(len(set(a) | set(b)) for a in subsets for b in subsets) / len(subsets) ** 2
+    assert small.experts_touched(2) == pytest.approx(mean)
+
+
+def test_batch1_weight_read_is_two_experts_plus_router():
+    assert M.weight_bytes_read(1, "fp16") == pytest.approx((2 * 3 * D * F + D * E) * 2)
+    assert M.weight_read_s(1, "H100") == pytest.approx(M.weight_bytes_read(1) / 3.35e12)
+
+
+def test_capacity_and_drops_at_25_percent_on_one_expert():
+    """T = 4,096, k = 2: 8,192 assignments; balanced 1,024 per expert. Capacity at c = 1.25 is
+    ⌈1.25 × 8,192 / 8⌉ = 1,280. The hot expert gets 2,048: 768 dropped (9.4%)."""
+    assert M.capacity(4096, 1.25) == 1280
+    assert M.dropped(4096, 1.25, 0.25) == pytest.approx(768)
+    assert M.step_stretch(4096, 1.25, 0.25) == pytest.approx(1.25)
+
+
+def test_part_c_answer_step_waits_for_the_busiest_expert():
+    """Without a cap (c ≥ E·h) the step stretches to h·E = 0.25 × 8 = 2× while the FLOPs are equal."""
+    assert M.step_stretch(4096, 8.0, 0.25) == pytest.approx(2.0)
+    assert M.dropped(4096, 8.0, 0.25) == 0
+    assert sum(M.hot_loads(4096, 0.25)) == pytest.approx(sum(M.hot_loads(4096, 0.125)))
+    assert lab.PRED_C.answer == "x2"
+
+
+def test_all_to_all_bytes_per_token():
+    """2·k·d·b·(N − 1)/N: 0 on one GPU, 16,384 B on 2, 28,672 B on 8, → 32,768 B (FP16, top-2)."""
+    assert M.all_to_all_bytes_per_token(1) == 0
+    assert M.all_to_all_bytes_per_token(2) == 2 * K * D * 2 / 2 == 16_384
+    assert M.all_to_all_bytes_per_token(8) == 28_672
+    assert M.all_to_all_bytes_per_token(10**9) == pytest.approx(32_768)
+    ys = [M.all_to_all_bytes_per_token(n) for n in range(1, 65)]
+    assert all(a < b for a, b in zip(ys, ys[1:], strict=False)) and ys[-1] < 32_768
+    assert lab.PRED_D.answer == "flat"
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(ValidationError, match="top_k"):
+        moe.MoELayer(d_model=8, d_ff=8, n_experts=2, top_k=3)
+    with pytest.raises(ValueError, match="capacity_factor"):
+        M.capacity(16, 0)
+    with pytest.raises(ValueError, match="hot_share"):
+        M.dropped(16, 1.0, 0.05)
+    with pytest.raises(ValueError, match="tokens"):
+        M.experts_touched(0)
+    with pytest.raises(ValueError, match="devices"):
+        M.all_to_all_bytes_per_token(2.5)
+    assert not math.isnan(M.step_stretch(1, 1.0, 1.0))
