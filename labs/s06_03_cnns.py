@@ -39,7 +39,7 @@ def _(LAB_CSS, kit, mo):
             "Chapter 6 · Network Architectures · Section 6.3",
             "CNNs: Weight Sharing and Its Bill",
             "Sharing one small filter across every position makes weights cheap; predict what still "
-            "grows, how far a stack sees, and why fewer FLOPs need not mean less time.",
+            "grows, how far a stack sees, and what fewer FLOPs buy in time.",
             ["4 parts + synthesis", "about 25 minutes", "weight sharing", "receptive field",
              "depthwise separable", "FLOPs vs speed", "microcontrollers"],
         ),
@@ -109,6 +109,19 @@ def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -159,6 +172,19 @@ def _(b_depth, b_kernel, b_stride, kit, lab, mo, pred_b, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -202,13 +228,26 @@ def _(c_cout, c_kernel, kit, lab, mo, pred_c, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
-        mo.md("## Part D · Fewer FLOPs, same wait"),
+        mo.md("## Part D · Fewer FLOPs, how much faster?"),
         kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
-                    "We swapped ResNet-50 for MobileNetV2 on our GPU server to cut latency by an order "
-                    "of magnitude. The dashboard barely moved. Is the benchmark broken?"),
+                    "We plan to swap ResNet-50 for MobileNetV2 on our GPU server to cut latency by an order "
+                    "of magnitude. Should the dashboard show it?"),
         mo.md("The roofline engine times every layer as the larger of its math and its memory "
               "traffic, plus one launch per kernel. Compare where each network's time goes, per "
               "device, batch size and execution mode."),
@@ -242,14 +281,40 @@ def _(lab):
 
 
 @app.cell
-def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
+def _(lab):
+    d_launch = lab.D_LAUNCH.widget()
+    return (d_launch,)
+
+
+@app.cell
+def _(lab):
+    d_efficiency = lab.D_EFFICIENCY.widget()
+    return (d_efficiency,)
+
+
+@app.cell
+def _(d_batch, d_device, d_efficiency, d_fused, d_launch, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack([
         mo.hstack([d_batch, d_fused], justify="start", wrap=True),
         d_device,
-        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value),
+        mo.hstack([d_launch, d_efficiency], justify="start", wrap=True),
+        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value, d_launch.value, d_efficiency.value),
                  lab.PRED_D.respond(pred_d.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
     return
 
 
@@ -319,7 +384,8 @@ def _(
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(any(kit.locked(p, unlocked) for p in (pred_a, pred_b, pred_c, pred_d)))
     mo.md("""
     ## Takeaways
 
@@ -334,8 +400,8 @@ def _(mo):
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_flash_reserve, s_precision, s_sram_reserve):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"device": s_device.value, "precision": s_precision.value,
+async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_flash_reserve, s_precision, s_sram_reserve, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"device": s_device.value, "precision": s_precision.value,
                     "flash_reserve_kib": s_flash_reserve.value,
                     "sram_reserve_kib": s_sram_reserve.value})
     return

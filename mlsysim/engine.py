@@ -22,7 +22,7 @@ from .layers import Layer, check_batch
 from .models import Model, Row, to_frame
 from .units import PRECISIONS, Q_, Quantity, bytes_per_value
 
-__all__ = ["Engine", "Profile", "LayerTiming", "weight_only_intensity", "solve", "sweep"]
+__all__ = ["Engine", "Profile", "LayerTiming", "weight_only_intensity", "weight_reuse", "solve", "sweep"]
 
 
 def _numpy():
@@ -138,6 +138,19 @@ class Profile:
         return Q_(self.memory_footprint_bytes, "B")
 
     @property
+    def time_split(self) -> tuple[float, float, float]:
+        """(seconds in compute-bound rows, seconds in memory-bound rows, seconds of kernel
+        launches): the latency attributed term by term (each row to the larger of its two roofs);
+        the three add up to ``latency_s``."""
+        comp = mem = 0.0
+        for t in self.layers:
+            if t.t_compute >= t.t_memory:
+                comp += t.t_compute
+            else:
+                mem += t.t_memory
+        return comp, mem, self.latency_dispatch_s
+
+    @property
     def capacity_bytes(self) -> float:
         return self.device.memory.capacity.m_as("B")
 
@@ -169,8 +182,19 @@ class Profile:
 
     @property
     def ridge_point(self) -> float:
-        """Effective ridge (peak x efficiency / bandwidth) in FLOP/byte."""
-        return self.peak_flops_s * self.efficiency / self.device.memory.bandwidth.m_as("B/s")
+        """The chapter's ridge point (listed peak / bandwidth) in FLOP/byte: "ridge point (peak)"."""
+        return self.peak_flops_s / self.device.memory.bandwidth.m_as("B/s")
+
+    @property
+    def sustained_ridge_point(self) -> float:
+        """Where this profile's roof bends (sustained rate / bandwidth) in FLOP/byte:
+        "sustained ridge point". Equals ``ridge_point`` on a sustained-basis device."""
+        return self._timing[3] / self.device.memory.bandwidth.m_as("B/s")
+
+    @property
+    def sustained_flops_s(self) -> float:
+        """The compute rate this profile ran at: peak x efficiency, or a sustained device's rate."""
+        return self._timing[3]
 
     def table(self):
         recs = [
@@ -304,6 +328,19 @@ def weight_only_intensity(
     return model.flops(batch, seq_len, phase) / float(wb)
 
 
+def weight_reuse(model: Model | Layer, batch: int = 1, seq_len: int | None = None,
+                 phase: str | None = None) -> float:
+    """Uses of each weight per inference: MACs / parameters (one use = one multiply-accumulate,
+    so FLOPs / 2 / params). ResNet-50 at 224x224: 4.089e9 / 25.557e6 = 160. For a language
+    model the default is one decoded token (about 1 use per weight)."""
+    if isinstance(model, Model) and model.is_lm and phase is None and seq_len is None:
+        phase, seq_len = "decode", 1
+    macs = model.macs(batch, seq_len, phase) if isinstance(model, Model) else model.macs(batch)
+    if model.params <= 0:
+        raise ValueError(f"model={model!r} has no parameters; weight reuse is undefined")
+    return macs / model.params
+
+
 class Engine:
     """Analytical roofline solver (stateless; ``Engine.solve`` and ``Engine.sweep``)."""
 
@@ -330,7 +367,7 @@ class Engine:
         bw = dev.memory.bandwidth.m_as("B/s")
         tax = dev.dispatch_tax.m_as("s")
         b = float(bytes_per_value(precision))
-        rate = peak * efficiency
+        rate = dev.sustained_flops(precision, efficiency, sparse)  # never derates a sustained rate
         B = batch_size
 
         tc_sum = tm_sum = total = 0.0
@@ -416,7 +453,7 @@ class Engine:
         bw = dev.memory.bandwidth.m_as("B/s")
         tax = dev.dispatch_tax.m_as("s")
         b = float(bytes_per_value(precision))
-        rate = peak * efficiency
+        rate = dev.sustained_flops(precision, efficiency, sparse)  # never derates a sustained rate
         out: dict[str, list] = {k: [] for k in ("batch", "seq_len", "latency_s", "compute_s", "memory_s",
                                                 "dispatch_s", "flops", "bytes", "intensity", "mfu")}
         for s in seqs:
@@ -460,3 +497,34 @@ class Engine:
 
 solve = Engine.solve
 sweep = Engine.sweep
+
+
+def with_launch_cost(device: Device | str, seconds: float) -> Device:
+    """The device with another launch cost per kernel (``dispatch_tax``), e.g. to show how an
+    answer depends on that assumption (CUDA graphs and compiled runtimes cut it toward 0)."""
+    dev = Hardware.get(device) if isinstance(device, str) else device
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (
+        math.isfinite(seconds) and seconds >= 0
+    ):
+        raise ValueError(f"seconds must be a finite launch cost >= 0, got {seconds!r}")
+    return dev.model_copy(update={"dispatch_tax": Q_(float(seconds), "s")})
+
+
+def launch_cost_for_speedup(slow: Profile, fast: Profile, speedup: float) -> float | None:
+    """The launch cost per kernel (seconds) at which ``slow.latency / fast.latency`` equals
+    ``speedup``, all else as in the two profiles; None when no cost >= 0 gives it.
+
+    Each latency is r + k t (r: the rows' roofline time, k: kernels, t: launch cost), so the
+    ratio (r_s + k_s t) / (r_f + k_f t) = x solves exactly: t = (r_s - x r_f) / (x k_f - k_s)."""
+    if not (isinstance(speedup, int | float) and math.isfinite(speedup) and speedup > 0):
+        raise ValueError(f"speedup must be a positive number, got {speedup!r}")
+    rows = []
+    for p in (slow, fast):
+        k = sum(t.kernels for t in p.layers)
+        rows.append((p.latency_s - p.latency_dispatch_s, k))
+    (r_s, k_s), (r_f, k_f) = rows
+    den = speedup * k_f - k_s
+    if den == 0:
+        return None
+    t = (r_s - speedup * r_f) / den
+    return t if t >= 0 else None

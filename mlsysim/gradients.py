@@ -42,8 +42,23 @@ __all__ = [
 ]
 
 ACTIVATIONS = ("sigmoid", "tanh", "relu", "linear")
+#: A gradient "vanishes" when less than 1% of it reaches the first layer and "explodes" when it
+#: arrives more than 100x amplified: the chapter's 0.9^50 = 0.0052 (L581) vanishes.
+VANISH_BELOW, EXPLODE_ABOVE = 1e-2, 1e2
 MAX_WIDTH = 64
 MAX_DEPTH = 256
+
+
+def flow_verdict(norm: float) -> str:
+    """'vanishes', 'explodes' or 'survives' for the gradient norm reaching the first layer (the
+    output gradient being 1)."""
+    if isinstance(norm, bool) or not isinstance(norm, int | float) or not (math.isfinite(norm) and norm >= 0):
+        raise ValueError(f"norm must be a finite number >= 0, got {norm!r}")
+    if norm < VANISH_BELOW:
+        return "vanishes"
+    if norm > EXPLODE_ABOVE:
+        return "explodes"
+    return "survives"
 
 
 def _numpy():

@@ -131,9 +131,51 @@ def test_prediction_a_matches_simulation():
 
 
 def test_batchnorm_on_one_token_outputs_beta():
-    """PRED_B: one value per statistic -> x - mu = 0 -> the output is beta: a 100% train/serve gap."""
+    """One value per statistic -> x - mu = 0 -> training-mode output is beta: a 100% train/serve
+    gap (the chart's batch-1 token point)."""
     assert G.batchnorm_train_serve_gap(1, 1) == pytest.approx(1.0, abs=1e-12)
-    assert lab.PRED_B.answer == "beta"
+
+
+def test_pred_b_serving_uses_running_statistics():
+    """Issue 10 #8: the old PRED_B had a fine-tuned model's training-mode BatchNorm 'see a batch of
+    one token'. Fine-tuning with teacher forcing sees B x S tokens per channel statistic (8 x 128 =
+    1,024 here), and torch refuses training-mode BatchNorm on one value per channel; the one-token
+    case is serving, where BatchNorm (eval mode) uses its running statistics."""
+    assert lab.PRED_B.answer == "running"
+    assert "fine-tuned" not in lab.PRED_B.question and "training mode sees a batch of one" not in lab.PRED_B.question
+    assert "8 sequences × 128 tokens" in lab.PRED_B.question
+    assert "B × S = 1,024" in lab.PRED_B.feedback["beta"] and 8 * 128 == 1024
+    v = lab.part_b(1, "1", 768)
+    assert "serving uses the running averages" in v.summary
+
+
+def test_gain_0_9_over_50_layers_is_labelled_vanishing():
+    """Issue 10 #6: the chapter's own vanishing example (linear, gain 0.9, 50 layers: 0.9^50 =
+    0.0052, L581) was labelled 'survives' (the old threshold was 1e-3)."""
+    assert 0.9**50 == pytest.approx(0.0052, abs=1e-4)
+    assert G.flow_verdict(0.9**50) == "vanishes"
+    v = lab.part_a(50, "linear", 0.9)
+    cards = {c.label: c for c in v.cards}
+    assert cards["Plain: gradient at layer 1"].note.startswith("vanishes")
+    assert cards["Chapter check"].note.endswith("it vanishes") and cards["Chapter check"].status == "bad"
+    assert "it vanishes" in v.summary
+    assert G.flow_verdict(1.1**50) == "explodes" and G.flow_verdict(1.0) == "survives"
+    for bad in (-1.0, float("nan"), True):
+        with pytest.raises(ValueError, match="norm"):
+            G.flow_verdict(bad)
+
+
+def test_transfers_are_what_the_instruments_show():
+    assert G.simulate(50, 16, "linear", 1.1).first == pytest.approx(1.1**50, rel=1e-9)
+    assert lab.TRANSFER_A.answer == "explodes"
+    cnn = G.batchnorm_train_serve_gap(2, 3136)
+    tok = G.batchnorm_train_serve_gap(64, 1)
+    assert tok > 5 * cnn and 2 * 3136 == 6272
+    assert lab.TRANSFER_B.answer == "tokens"
+    a32 = lab.part_c("add", "fp32", 32, "H100").cards[0].value
+    a256 = lab.part_c("add", "fp32", 256, "H100").cards[0].value
+    assert a32 == a256 == f"{1 / 12:.3f} FLOP/B"
+    assert lab.TRANSFER_C.answer == "same" and lab.TRANSFER_C.kind == "transfer"
 
 
 def test_batchnorm_gap_falls_with_batch_and_feature_map():

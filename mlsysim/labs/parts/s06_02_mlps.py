@@ -93,9 +93,9 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
     mcus = [Hardware.get(k) for k in MCU_KEYS]
     for mcu in mcus:
         fig.add_trace(go.Scatter(x=[outs[0], outs[-1]], y=[mcu.memory.capacity.m_as("B")] * 2, mode="lines",
-                                 name=f"{mcu.key} SRAM {mcu.memory.capacity:~P}", line=dict(dash="dash")))
+                                 name=f"{mcu.name} SRAM {mcu.memory.capacity:~P}", line=dict(dash="dash")))
 
-    fits = [d.key for d in mcus if wb <= d.memory.capacity.m_as("B")]
+    fits = [d.name for d in mcus if wb <= d.memory.capacity.m_as("B")]
     cards = [
         Card("Weights", fmt_count(layer.params), f"{int(d_in):,} × {int(d_out):,}"),
         Card("Weight memory", fmt_bytes(wb), precision.upper(), "ok" if fits else "warn"),
@@ -104,7 +104,7 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
              f"Definition 6.2: {fmt_bytes(ref.weight_bytes(DEF_PRECISION))}"),
         Card("MNIST reference layer", f"{mnist.macs():,} MACs", f"{MNIST_INPUTS}×{MNIST_HIDDEN} per sample"),
         Card("Fits MCU SRAM", ", ".join(fits) if fits else "neither MCU",
-             " / ".join(f"{d.key} {d.memory.capacity:~P}" for d in mcus), "ok" if fits else "bad"),
+             " / ".join(f"{d.name} {d.memory.capacity:~P}" for d in mcus), "ok" if fits else "bad"),
     ]
     summary = (f"A {int(d_in):,}→{int(d_out):,} layer has {layer.params:,} weights: every input connects to every "
                f"output, so doubling both widths quadruples them. In {precision.upper()} that is {fmt_bytes(wb)}, "
@@ -193,7 +193,7 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
     proxies = [weight_only_intensity(square_mlp(d), precision, x) for x in SWEEP_BATCHES]
 
     fig = roofline(dev, precision, 1.0, (), x_range=(0.1, 5000.0),
-                   title=f"{d:,}×{d:,} dense layer, {dev.key}, {precision.upper()}")
+                   title=f"{d:,}×{d:,} dense layer, {dev.name}, {precision.upper()}")
     fig.add_trace(go.Scatter(x=sw["intensity"], y=[a / 1e12 for a in attain], mode="lines+markers",
                              name="engine, B = 1…512"))
     fig.add_trace(go.Scatter(x=proxies, y=[dev.attainable_flops(i, precision) / 1e12 for i in proxies], mode="lines",

@@ -312,10 +312,10 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
                              mode="lines", line=dict(dash="dot")))
     fig.add_trace(go.Scatter(x=[s, s, s], y=[state, bptt, kv], name="your setting", mode="markers",
                              marker=dict(size=11, symbol="diamond")))
-    fig.add_hline(y=state_cap, line_dash="dash", annotation_text=f"{dev.key} {state_name} {fmt_bytes(state_cap, binary=True)}",
+    fig.add_hline(y=state_cap, line_dash="dash", annotation_text=f"{dev.name} {state_name} {fmt_bytes(state_cap, binary=True)}",
                   annotation_position="top left")
     if kv_name != state_name:
-        fig.add_hline(y=kv_cap, line_dash="dash", annotation_text=f"{dev.key} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
+        fig.add_hline(y=kv_cap, line_dash="dash", annotation_text=f"{dev.name} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
                       annotation_position="top left")
 
     kv_tokens = int(kv_cap // kv_tok)
@@ -471,7 +471,7 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
                    f"with the RNN's {2 * dev.dispatch_tax.m_as('us'):g} µs of launches per step in this range.")
     elif cross == S_MIN:
         cards.append(Card("Crossover", "none", "the RNN is faster at every length here", "warn"))
-        verdict = (f"On the {dev.key} the RNN wins at every length from {S_MIN} to {S_MAX:,} tokens: launches "
+        verdict = (f"On the {dev.name} the RNN wins at every length from {S_MIN} to {S_MAX:,} tokens: launches "
                    f"are cheap next to arithmetic, and "
                    f"the {rname}'s projections alone do more work per token than a recurrent step.")
     else:
@@ -485,7 +485,7 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
                           "ok" if a_x.feasible else "bad"))
         verdict = (f"The lines cross near {cross:,} tokens ({fmt_time(a_x.latency_s)} each); past that, the "
                    f"{rname}'s S² work outgrows the RNN's chain, and there its live tensors {fits} in the "
-                   f"{dev.key}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}.")
+                   f"{dev.name}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}.")
     winner = f"the {rname} is {ratio:,.1f}× faster" if ratio > 1 else f"the RNN is {1 / ratio:,.1f}× faster"
     summary = (f"At {S_REF:,} tokens the RNN takes {fmt_time(r_ref.latency_s)} and the {rname} "
                f"{fmt_time(a_ref.latency_s)}: {winner}, while the {rname} does "
