@@ -41,7 +41,7 @@ def _(LAB_CSS, kit, mo):
             "An architecture's inductive bias sets how many weights it learns, how often it reuses "
             "them and which resource runs out first: price each bias, then place the lighthouses "
             "against a real device's ridge point.",
-            ["3 parts", "about 20 minutes", "inductive bias", "Table 1 families",
+            ["3 parts", "about 25 minutes", "inductive bias", "Table 1 families",
              "lighthouse roster", "intensity spectrum"],
         ),
     ])
@@ -263,7 +263,8 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
-    mo.stop(any(kit.locked(p, unlocked) for p in (pred_a, pred_b, pred_c)))
+    mo.stop(kit.locked_any([pred_a, pred_b, pred_c], unlocked),
+            kit.locked_note("the takeaways (answer every prediction first)"))
     mo.md("""
     ## Takeaways
 

@@ -40,7 +40,7 @@ def _(LAB_CSS, kit, mo):
             "CNNs: Weight Sharing and Its Bill",
             "Sharing one small filter across every position makes weights cheap; predict what still "
             "grows, how far a stack sees, and what fewer FLOPs buy in time.",
-            ["4 parts + synthesis", "about 25 minutes", "weight sharing", "receptive field",
+            ["4 parts + synthesis", "about 30 minutes", "weight sharing", "receptive field",
              "depthwise separable", "FLOPs vs speed", "microcontrollers"],
         ),
     ])
@@ -385,7 +385,8 @@ def _(
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(any(kit.locked(p, unlocked) for p in (pred_a, pred_b, pred_c, pred_d)))
+    mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
+            kit.locked_note("the takeaways (answer every prediction first)"))
     mo.md("""
     ## Takeaways
 

@@ -40,7 +40,7 @@ def _(LAB_CSS, kit, mo):
             "Skip Connections and Normalization",
             "Watch gradients vanish and explode in a real deep network, see what the identity path and "
             "each normalization fix, and price the memory-bound glue they add to every block.",
-            ["3 parts", "about 20 minutes", "gradient flow", "residual blocks", "BatchNorm vs LayerNorm",
+            ["3 parts", "about 25 minutes", "gradient flow", "residual blocks", "BatchNorm vs LayerNorm",
              "memory-bound ops", "kernel fusion"],
         ),
     ])
@@ -261,7 +261,8 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
-    mo.stop(any(kit.locked(p, unlocked) for p in (pred_a, pred_b, pred_c)))
+    mo.stop(kit.locked_any([pred_a, pred_b, pred_c], unlocked),
+            kit.locked_note("the takeaways (answer every prediction first)"))
     mo.md("""
     ## Takeaways
 

@@ -173,3 +173,20 @@ def test_crossover_extremes():
     assert lab.crossover("STM32H743", 512, "mha", False) == lab.S_MIN
     assert lab.crossover("H100", 64, "mha", True) is None
     assert _card(lab.part_d("STM32H743", 512, "mha", False), "Crossover").value == "none"
+
+
+def test_transfers_are_what_the_instruments_show():
+    """Each transfer's correct answer, recomputed through the core."""
+    _, p1 = lab._rnn_profile(1000, 1, "10")
+    _, p2 = lab._rnn_profile(2000, 1, "10")
+    assert p2.latency_s / p1.latency_s == pytest.approx(2.0, rel=0.01)
+    assert lab.TRANSFER_A.answer == "double"
+    wide = L.RNN(input_size=100, hidden_size=256, seq_len=1).macs()
+    assert wide == 256 * 256 + 100 * 256 == 91_136
+    assert wide / L.RNN(input_size=100, hidden_size=128, seq_len=1).macs() == pytest.approx(3.12, abs=0.01)
+    assert lab.TRANSFER_B.answer == "three"
+    assert lab.TRANSFER_C.answer == "flat"
+    r, a, _, _ = lab._pair("STM32H743", 512, "mha", False, 4096)
+    assert r.latency_s < a.latency_s
+    assert lab.crossover("STM32H743", 512, "mha", False) == lab.S_MIN
+    assert lab.TRANSFER_D.answer == "rnn" and lab.TRANSFER_D.kind == "transfer"

@@ -101,7 +101,6 @@ def test_batch1_token_leaves_the_array_nearly_idle():
     run = lab._run(128, 1, 2048, False)
     assert run.utilization == pytest.approx(1 / 383)
     assert run.utilization < 0.01
-    assert lab.PRED_B.answer == "1"
 
 
 def test_many_rows_fill_the_array():
@@ -123,7 +122,6 @@ def test_dram_read_vs_mac_over_100x():
     assert energy.move_vs_compute("fp32") > 130
     assert round(energy.move_vs_compute("fp32")) == 139
     assert round(640 / energy.OP_ENERGY_PJ["fp32_mult"]) == 173
-    assert lab.PRED_C.answer == "dram100"
 
 
 def test_sequential_uses_every_fetched_byte():
@@ -191,7 +189,6 @@ def test_tree_reduction_is_logarithmic():
     assert P.reduction_stages(512, tree=False) == 511
     assert P.reduction_stages(4) == 2
     assert P.reduction_stages(1) == 0
-    assert lab.PRED_D.answer == "9"
 
 
 def test_part_d_default_view():
@@ -199,3 +196,65 @@ def test_part_d_default_view():
     values = {c.label: c.value for c in v.cards}
     assert values["Softmax row: tree stages"] == "9"
     assert values["Scores if materialized"] == "16.8 MB"  # 32 x 512^2 x 2 B, one head
+
+
+# ---- Issue 10: the predictions ask about behaviour; PRED_B's row counts --------------------------
+
+
+def test_pred_b_half_utilization_rows_with_and_without_double_buffering():
+    """Issue 10 #7: the old feedback said half utilization needs 'about 254 rows'; the part's
+    default (no double-buffering) needs 382 = 2 x 127 fill/drain + 128 weight-load cycles; 254
+    holds only with double-buffering on."""
+    assert lab._run(128, 382, 2048, False).utilization == pytest.approx(0.5)
+    assert lab._run(128, 254, 2048, True).utilization == pytest.approx(0.5)
+    assert lab._run(128, 254, 2048, False).utilization < 0.5
+    text = lab.PRED_B.feedback["rows"]
+    assert "382 rows without double-buffering, 254 with it" in text
+    card = next(c for c in lab.part_b(128, 1, 2048, False).cards if c.label == "Rows for 50%")
+    assert card.value == "382"
+
+
+def test_pred_b_options_are_what_the_engine_shows():
+    """PRED_B: more rows is the only change that lifts utilization far; a bigger matrix leaves it
+    at 1/383, a bigger array halves it, double-buffering lifts it to 1/255."""
+    base = lab._run(128, 1, 2048, False).utilization
+    assert lab._run(128, 1, 8192, False).utilization == pytest.approx(base) == pytest.approx(1 / 383)
+    assert lab._run(256, 1, 2048, False).utilization == pytest.approx(1 / (1 + 2 * 255 + 256))
+    assert lab._run(128, 1, 2048, True).utilization == pytest.approx(1 / 255)
+    assert lab._run(128, 64, 2048, False).utilization > 20 * lab._run(128, 1, 2048, True).utilization
+    assert lab.PRED_B.answer == "rows"
+
+
+def test_pred_c_random_scalars_cost_16x_sequential():
+    """PRED_C: a random FP32 scalar uses 4 of the 64 fetched bytes: 16x the DRAM energy per value
+    (DRAM at 160 pJ/B: 64 x 160 = 10,240 pJ per random scalar vs 4 x 160 = 640 pJ in a stream)."""
+    seq = lab.energy_per_value("sequential", "dram", "fp32")
+    rnd = lab.energy_per_value("random", "dram", "fp32")
+    assert rnd / seq == 64 / 4
+    assert (seq, rnd) == (pytest.approx(4 * 160), pytest.approx(64 * 160))
+    assert lab.PRED_C.answer == "line"
+    assert lab.energy_per_value("rows", "dram", "fp32") == pytest.approx(seq)
+    assert lab.TRANSFER_C.answer == "sequential"
+
+
+def test_pred_d_one_more_stage_per_doubling():
+    assert P.reduction_stages(1024) == P.reduction_stages(512) + 1 == 10
+    assert lab.PRED_D.answer == "one"
+    a, b = P.attention_data_movement(4096, 64, 1), P.attention_data_movement(8192, 64, 1)
+    assert b.gather_keys == 4 * a.gather_keys and b.broadcast == 2 * a.broadcast and b.reduce == 4 * a.reduce
+    assert lab.TRANSFER_D.answer == "gather"
+
+
+def test_transfers_a_b():
+    assert lab.conv(3, 56, 2, 64).im2col_expansion == pytest.approx(9 / 4)
+    assert lab.TRANSFER_A.answer == "quarter"
+    small = lab._run(32, 1, 2048, False).utilization
+    assert small == pytest.approx(1 / (1 + 2 * 31 + 32))
+    assert small > 4 * lab._run(128, 1, 2048, False).utilization
+    assert lab.TRANSFER_B.answer == "larger"
+
+
+def test_at_most_one_in_three_predictions_is_arithmetic():
+    """Issue 10: only PRED_A (im2col's K² expansion) stays a computation on the stem's numbers;
+    the 139x energy ratio is asked in 6.9, not here."""
+    assert "139" not in " ".join([lab.PRED_C.question, *lab.PRED_C.options.values()])

@@ -85,6 +85,23 @@ PRED_A = Prediction(
                 "batch 1 to dominate the launch cost.",
     },
 )
+
+TRANSFER_A = Prediction(
+    question="Same RNN on the same accelerator, but the sequence doubles from 1,000 to 2,000 steps. Its latency…",
+    options={"same": "Stays about the same: the accelerator has plenty of headroom",
+             "double": "About doubles: twice as many steps, each waiting for the last",
+             "quad": "Quadruples, like attention's cost"},
+    answer="double",
+    feedback={
+        "same": "Headroom in the ALUs does not help a chain: step 1,001 cannot start before step 1,000. Twice the "
+                "steps is twice the time.",
+        "double": "The chain is linear in S: each step costs the same launches and the same small matrix-vector "
+                  "work. Set the sequence slider to 2,000 and read the latency card.",
+        "quad": "Recurrence costs O(S): each step reads a fixed-size state, never the whole history. The S² "
+                "belongs to attention.",
+    },
+    kind="transfer",
+)
 A_SEQ = Slider("Sequence length S (steps)", 10, 10000, 1000, step=10)
 A_BATCH = Slider("Batch (independent sequences)", 1, 256, 1)
 A_PEAK = Choice("Accelerator peak (FP16, dense)", {"10": "10 TFLOP/s", "100": "100 TFLOP/s"}, "10")
@@ -170,6 +187,23 @@ PRED_B = Prediction(
         "256": "Adding 128 + 128 values is the bias-and-sum at the end; the two matrix-vector products "
                "before it are where the MACs are.",
     },
+)
+
+TRANSFER_B = Prediction(
+    question="Double the vanilla RNN's hidden size from 128 to 256 (input still 100). Its MACs per step…",
+    options={"double": "Double: the layer is twice as wide",
+             "three": "Grow about 3×: the recurrent d × d term quadruples, the input term only doubles",
+             "four": "Quadruple: everything scales with d²"},
+    answer="three",
+    feedback={
+        "double": "Only the input term d_in × d grows linearly; the recurrent W_hh is d × d and quadruples: "
+                  "65,536 + 25,600 = 91,136 against 29,184.",
+        "three": "256² + 100 × 256 = 91,136 MACs, 3.1× the 29,184 at d = 128. The recurrent term dominates wide "
+                 "cells. Set d to 256 and read the MAC card.",
+        "four": "The input projection grows with d, not d²: 100 × 256 = 25,600, twice 12,800, so the total grows "
+                "3.1×, a little less than 4×.",
+    },
+    kind="transfer",
 )
 B_HIDDEN = Slider("Hidden size d", 16, 1024, 128, step=16)
 B_D_IN = Slider("Input size d_in", 10, 1000, 100, step=10)
@@ -277,6 +311,23 @@ PRED_C = Prediction(
                        "slower of the two (Part D). Its edge is memory, not speed.",
     },
 )
+
+TRANSFER_C = Prediction(
+    question=("On the same microcontroller, the stream grows from 1,000 to 100,000 tokens. What happens to the "
+              "RNN's inference state?"),
+    options={"grows": "It grows 100× with the stream",
+             "flat": "Nothing: it is one hidden vector, the same size at any length",
+             "log": "It grows slowly, with the logarithm of the length"},
+    answer="flat",
+    feedback={
+        "grows": "That is attention's KV cache, which keeps every past token. The RNN keeps only h(t), d values, "
+                 "overwritten at every step.",
+        "flat": "d values whatever S is, while attention's stored keys and values grow 100×. Move the stream slider: "
+                "the RNN line stays flat.",
+        "log": "No part of the state depends on S: h(t) has d entries at token 10 and at token 10 million.",
+    },
+    kind="transfer",
+)
 C_HIDDEN = Slider("Hidden size d", 16, 1024, 128, step=16)
 C_SEQ = Slider("Stream length S (tokens)", 10, 100000, 1000, step=10)
 C_CELL = Choice("Cell", CELL_NAMES, "rnn")
@@ -382,6 +433,23 @@ PRED_D = Prediction(
                    "parallel in about 0.4 ms. Its quadratic cost only catches up at hundreds of thousands of "
                    "tokens.",
     },
+)
+
+TRANSFER_D = Prediction(
+    question="Run the same 4,096-token comparison on the STM32H743 microcontroller instead of the H100. Which finishes first?",
+    options={"attn": "Attention, as on the H100: parallel beats serial everywhere",
+             "rnn": "The RNN: without wide parallel hardware, attention's extra arithmetic is paid in full",
+             "same": "About the same"},
+    answer="rnn",
+    feedback={
+        "attn": "Parallelism only pays where the hardware is wide and each step is dominated by launch overhead. A "
+                "Cortex-M7 does its arithmetic one MAC at a time, so attention's S² work costs its full time.",
+        "rnn": "On the microcontroller the engine has the RNN ahead at every length: the chain's steps are cheap "
+               "there and attention's quadratic work is not hidden by parallel units. Pick the STM32H743 and read "
+               "the crossover card.",
+        "same": "The two scale differently (S against S²), so at 4,096 tokens they are far apart on any device.",
+    },
+    kind="transfer",
 )
 D_DEVICE = Choice("Device", {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX",
                              "iPhone15Pro": "Mobile: iPhone 15 Pro", "STM32H743": "Tiny: STM32H743"}, "H100")
