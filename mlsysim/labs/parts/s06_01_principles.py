@@ -24,6 +24,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     fmt_bytes,
     fmt_count,
     fmt_ratio,
@@ -252,6 +253,9 @@ def verdict_text(prof) -> str:
     return phrase + " (kernel launches)" if prof.bottleneck == "Dispatch" else phrase
 
 
+#: The registry name of each family's lighthouse (None for the stand-ins), for the fact tags.
+LIGHTHOUSE_KEY = {"cnn": "ResNet50", "transformer": "GPT2", "dlrm": "DLRM"}
+
 #: The five lighthouses (Table 8 order) plus the two non-lighthouse stand-ins, for the roster chart.
 ROSTER = {"ResNet50": "cnn", "GPT2": "transformer", "DLRM": "dlrm", "MobileNetV2": "cnn", "KWS": "cnn"}
 
@@ -307,12 +311,16 @@ def part_b(family: str, device: str, int8: bool) -> View:
         over = prof.over.m_as("B")
         fit = f"does not fit on the {dev.name} ({fmt_bytes(over)} over its {prof.limiting_memory})"
     reuse = weight_reuse(work)
+    key = LIGHTHOUSE_KEY.get(family)
     cards = [
         Card("Data it assumes", data, name),
         Card("Core innovation", innovation, "the family's bias"),
         Card("Table 1 bottleneck", bottleneck, "at the scale Table 1 describes"),
-        Card("Weights", fmt_bytes(wbytes), f"{fmt_count(params)} params, {precision.upper()}"),
-        Card("Work per inference", f"{fmt_count(flops)} FLOP", "1 MAC = 2 FLOPs"),
+        Card("Weights", fmt_bytes(wbytes), f"{fmt_count(params)} params, {precision.upper()}",
+             fact=fact("weight_bytes", wbytes, model=key, precision=precision) if key else None),
+        Card("Work per inference", f"{fmt_count(flops)} FLOP", "1 MAC = 2 FLOPs",
+             fact=fact("flops", flops, model=key, batch=1, phase="decode" if family == "transformer" else None,
+                       seq_len=1 if family == "transformer" else None) if key else None),
         Card("This row: batch 1", row, f"{dev.name}, {precision.upper()}"
              + (", one decoded token" if family == "transformer" else ""),
              "bad" if not prof.feasible else "warn" if prof.bottleneck == "Dispatch" else "ok"),
@@ -336,7 +344,10 @@ def part_b(family: str, device: str, int8: bool) -> View:
         "t = Σ_rows max(FLOPs / peak, bytes / BW) + kernels × launch cost; the largest term names the regime",
         f"device {'flash' if dev.memory.flash is not None else 'memory'}: {cap:~P}; fit is checked before any roofline",
     ]
-    return View(fig, cards, summary, "The roster on one device", peek)
+    facts = [fact("weight_reuse", reuse, model=key, batch=1,
+                  phase="decode" if family == "transformer" else None,
+                  seq_len=1 if family == "transformer" else None)] if key else []
+    return View(fig, cards, summary, "The roster on one device", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,13 +436,15 @@ def part_c(device: str, precision: str, batch: int) -> View:
     for k, i in proxy.items():
         side = "compute side" if i >= ridge else "memory side"
         cards.append(Card(SPECTRUM[k], f"{i:,.1f} FLOP/B", f"{side} · engine {engine[k].arithmetic_intensity.magnitude:,.1f}",
-                          "ok" if i >= ridge else "warn"))
+                          "ok" if i >= ridge else "warn",
+                          fact=fact("weight_only_intensity", i, model=k, precision=precision, batch=b)))
     dlrm = Models.DLRM.weight_bytes(precision)
     cap = dev.memory.capacity.m_as("B")
     cards.append(Card("DLRM", "capacity first", f"{fmt_bytes(dlrm)} of tables vs {fmt_bytes(cap)}",
                       "bad" if dlrm > cap else "ok"))
     cards.append(Card(LABELS["ridge_peak"].capitalize(), f"{ridge:,.1f} FLOP/B",
-                      f"{dev.compute.peak(roof):~P} ÷ {dev.memory.bandwidth:~P}"))
+                      f"{dev.compute.peak(roof):~P} ÷ {dev.memory.bandwidth:~P}",
+                      fact=fact("ridge_peak", ridge, device=device, precision=roof)))
     if roof != precision:
         cards.append(Card("Roof precision", roof.upper(),
                           f"the {dev.name} lists no {precision.upper()} rate", "warn"))

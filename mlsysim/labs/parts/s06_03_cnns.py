@@ -23,6 +23,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     fmt_bytes,
     fmt_count,
     fmt_rate,
@@ -481,9 +482,15 @@ def part_d(device: str, batch: int, fused: bool, launch: str = "device", efficie
     ridge = res.sustained_ridge_point
     sustained = dev.compute.is_sustained
     tracks = speedup >= 0.9 * flop_ratio
+    def _lat(key, p):  # tagged only at the device's own launch cost (the registry's assumption)
+        return None if launch != "device" else fact("latency", p.latency_s, model=key, device=device, batch=B,
+                                                    precision=prec, efficiency=eta, fused=bool(fused))
+
     cards = [
-        Card("ResNet-50", fmt_time(res.latency_s), f"{res.flops / 1e9:,.2f} GFLOP · {bound_phrase(res.bottleneck)}"),
-        Card("MobileNetV2", fmt_time(mob.latency_s), f"{mob.flops / 1e9:,.2f} GFLOP · {bound_phrase(mob.bottleneck)}"),
+        Card("ResNet-50", fmt_time(res.latency_s), f"{res.flops / 1e9:,.2f} GFLOP · {bound_phrase(res.bottleneck)}",
+             fact=_lat("ResNet50", res)),
+        Card("MobileNetV2", fmt_time(mob.latency_s), f"{mob.flops / 1e9:,.2f} GFLOP · {bound_phrase(mob.bottleneck)}",
+             fact=_lat("MobileNetV2", mob)),
         Card("Speedup", fmt_ratio(speedup, 2), f"vs {fmt_ratio(flop_ratio)} fewer FLOPs",
              "ok" if tracks else "bad" if speedup < 0.5 * flop_ratio else "warn"),
         Card("Depthwise intensity", f"{dw_int:,.1f} FLOP/B",
@@ -532,7 +539,9 @@ def part_d(device: str, batch: int, fused: bool, launch: str = "device", efficie
         + ("none ≥ 0" if flip is None else f"{flip * 1e6:,.3f} µs"),
         f"FLOPs ratio {res.flops:,.0f} / {mob.flops:,.0f} = {flop_ratio:.2f} (the chapter rounds 8.2 G / 0.6 G = 13.7)",
     ]
-    return View(fig, cards, summary, "Iron law per layer", peek)
+    facts = [fact("ridge_peak", res.ridge_point, device=device, precision=prec),
+             fact("ridge_sustained", ridge, device=device, precision=prec, efficiency=eta)]
+    return View(fig, cards, summary, "Iron law per layer", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------

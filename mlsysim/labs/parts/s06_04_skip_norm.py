@@ -22,6 +22,7 @@ from ..components import (
     Prediction,
     Slider,
     View,
+    fact,
     fmt_bytes,
     fmt_ratio,
     fmt_time,
@@ -408,4 +409,9 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
         "compiled graph: BN folded into the conv weights, ReLU and add in the conv's epilogue (the add still "
         "reads its skip input)",
     ]
-    return View(fig, cards, summary, "Memory-bound glue", peek)
+    facts = [fact("ridge_peak", ridge, device=device, precision=precision),
+             fact("latency", eager.latency_s, model="ResNet50", device=device, batch=B, precision=precision,
+                  efficiency=eager.efficiency, fused=False),
+             fact("latency", fused.latency_s, model="ResNet50", device=device, batch=B, precision=precision,
+                  efficiency=fused.efficiency, fused=True)]
+    return View(fig, cards, summary, "Memory-bound glue", peek, facts=facts)
