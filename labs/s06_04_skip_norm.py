@@ -131,9 +131,8 @@ def _(kit, mo):
                     "We are adding a text assistant that answers one token at a time. Can it reuse the "
                     "BatchNorm layers from our vision backbone?"),
         mo.md("Every normalization subtracts a mean and divides by a spread; they differ in which "
-              "values those statistics come from. BatchNorm pools a channel across the batch and the "
-              "feature map and switches to running averages when serving; LayerNorm and RMSNorm use "
-              "one token's own features."),
+              "values those statistics come from. In training, BatchNorm pools a channel across the "
+              "batch and the feature map; LayerNorm and RMSNorm use one token's own features."),
     ])
     return
 

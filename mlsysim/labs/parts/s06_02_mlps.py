@@ -24,12 +24,14 @@ from ..components import (
     Prediction,
     Slider,
     View,
+    fact,
     fmt_bytes,
     fmt_count,
     fmt_rate,
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS
 
 CHAPTER = "6.2"
 PARTS = ("A", "B", "C", "D")
@@ -251,11 +253,11 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
              "bad" if share < 0.1 else "warn" if share < 0.5 else "ok"),
         Card("With launch overhead", f"{p.mfu:.1%}", f"{fmt_time(p.latency_s)} incl. {fmt_time(p.latency_dispatch_s)} launch"),
         Card("Batch to reach the ridge", f"{cross:,}" if cross else "never",
-             f"ridge {ridge:,.1f} FLOP/B" + ("" if cross else f"; intensity caps below it at width {d:,}"),
+             f"{LABELS['ridge_peak']} {ridge:,.1f} FLOP/B" + ("" if cross else f"; intensity caps below it at width {d:,}"),
              "ok" if cross and b >= cross else "warn"),
     ]
     summary = (f"At batch {b} the {d:,}² layer is a {kind} at {p.arithmetic_intensity.magnitude:,.2f} FLOP/B against a "
-               f"ridge of {ridge:,.1f}: the roofline allows {share:.1%} of the {precision.upper()} peak. "
+               f"{LABELS['ridge_peak']} of {ridge:,.1f}: the roofline allows {share:.1%} of the {precision.upper()} peak. "
                + (f"It reaches the ridge at batch {cross:,}." if cross else
                   "It never reaches the ridge: activation traffic grows with the batch and caps the intensity.")
                + " Batching helps because every fetched weight now feeds B multiply-accumulates.")
@@ -265,7 +267,8 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
         f"attainable    = min(peak, I × BW) = min({fmt_rate(peak)}, {p.arithmetic_intensity.magnitude:,.3f} × {dev.memory.bandwidth:~P})",
         f"share         = {fmt_rate(share * peak)} / {fmt_rate(peak)} = {share:.2%} (dense peak, launch time excluded)",
     ]
-    return View(fig, cards, summary, "GEMV vs GEMM", peek)
+    return View(fig, cards, summary, "GEMV vs GEMM", peek,
+                facts=[fact("ridge_peak", ridge, device=device, precision=precision)])
 
 
 # ---------------------------------------------------------------------------------------------

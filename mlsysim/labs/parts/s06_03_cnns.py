@@ -351,15 +351,16 @@ def part_c(c_out: int, kernel: str) -> View:
     c8 = _c_out_for(8, 3)
     inter = dw.activation_bytes(1, "fp32")
     cards = [
-        Card("Standard MACs", fmt_count(std.macs()), f"{k}×{k}, {CHANNELS}→{co} at {IMAGE_PX}²"),
-        Card("Separable MACs", fmt_count(ds.macs()), f"depthwise {fmt_count(dw.macs())} + pointwise {fmt_count(pw.macs())}"),
+        Card("Standard MACs", fmt_count(std.macs(), 2), f"{k}×{k}, {CHANNELS}→{co} at {IMAGE_PX}²"),
+        Card("Separable MACs", fmt_count(ds.macs(), 2),
+             f"depthwise {fmt_count(dw.macs(), 2)} + pointwise {fmt_count(pw.macs(), 2)}"),
         Card("MACs saved", fmt_ratio(red, 2), f"weights: {fmt_ratio(std.params / ds.params, 2)}",
              "ok" if red >= 8 else "warn"),
         Card("C_out for 8× (3×3)", f"{c8}", "the chapter's '8–9×' needs at least this"),
         Card("Extra intermediate map", fmt_bytes(inter), "FP32 depthwise output, written then re-read", "warn"),
     ]
     summary = (f"With {co} output channels and {k}×{k} filters the separable pair does {fmt_ratio(red, 2)} fewer MACs "
-               f"({fmt_count(ds.macs())} instead of {fmt_count(std.macs())}), approaching K² = {k * k} only as C_out "
+               f"({fmt_count(ds.macs(), 2)} instead of {fmt_count(std.macs(), 2)}), approaching K² = {k * k} only as C_out "
                f"grows; 3×3 filters reach 8× at C_out = {c8}. The MAC count hides the {fmt_bytes(inter)} "
                f"intermediate map the pair may write and read back.")
     peek = [
@@ -610,7 +611,8 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
         f"flash left = {dev.memory.flash:~P} − {int(flash_reserve)} KiB = {fmt_bytes(flash_left)}; "
         f"SRAM left = {dev.memory.sram:~P} − {int(sram_reserve)} KiB = {fmt_bytes(sram_left)}",
         "feasible = weights ≤ flash left and peak activations ≤ SRAM left (engine: Profile.feasible)",
-        f"latency = Σ max(FLOPs / peak, bytes / BW) + ops × {dev.dispatch_tax.m_as('us'):g} µs "
+        f"latency = Σ max(FLOPs / (peak × {p.efficiency:g} efficiency), bytes / BW) + ops × "
+        f"{dev.dispatch_tax.m_as('us'):g} µs "
         f"= {fmt_time(p.latency_s)}",
     ]
     return View(fig, cards, summary, "Microcontroller fit", peek)

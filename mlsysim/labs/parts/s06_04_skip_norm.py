@@ -193,7 +193,7 @@ PRED_B = Prediction(
                    "values. LayerNorm and RMSNorm compute the same thing in both modes, one reason sequence models "
                    "use them.",
     },
-    reveals=("running mean and variance saved",),
+    reveals=("running mean and variance saved", "running averages"),
 )
 
 TRANSFER_B = Prediction(

@@ -28,6 +28,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import bound_phrase
 
 CHAPTER = "6.5"
 PARTS = ("A", "B", "C", "D")
@@ -84,6 +85,7 @@ PRED_A = Prediction(
         "same": "Each step is two matrix-vector products (d² + d·d_in MACs). They are just too small at "
                 "batch 1 to dominate the launch cost.",
     },
+    reveals=("barely faster",),
 )
 
 TRANSFER_A = Prediction(
@@ -142,7 +144,7 @@ def part_a(seq: int, batch: int, peak: str) -> View:
     speedup = p10.latency_s / p100.latency_s
     share = p.latency_dispatch_s / p.latency_s
     cards = [
-        Card("Latency", fmt_time(p.latency_s), f"{A_PEAKS_TFLOPS[peak]} TFLOP/s · {p.bottleneck}-bound"),
+        Card("Latency", fmt_time(p.latency_s), f"{A_PEAKS_TFLOPS[peak]} TFLOP/s · {bound_phrase(p.bottleneck)}"),
         Card(f"At {A_PEAKS_TFLOPS[other]} TFLOP/s", fmt_time(q.latency_s), "same memory, same launch cost"),
         Card("10× peak buys", fmt_ratio(speedup, 2), "latency(10 TF) / latency(100 TF)",
              "bad" if speedup < 2 else "warn" if speedup < 5 else "ok"),
@@ -310,6 +312,7 @@ PRED_C = Prediction(
         "false_speed": "Right verdict, wrong reason: on a GPU the serial chain usually makes the RNN the "
                        "slower of the two (Part D). Its edge is memory, not speed.",
     },
+    reveals=("streams forever in kilobytes",),
 )
 
 TRANSFER_C = Prediction(
@@ -433,6 +436,7 @@ PRED_D = Prediction(
                    "parallel in about 0.4 ms. Its quadratic cost only catches up at hundreds of thousands of "
                    "tokens.",
     },
+    reveals=("by about 100×",),
 )
 
 TRANSFER_D = Prediction(
@@ -525,9 +529,9 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
     r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF)
     ratio = r_ref.latency_s / a_ref.latency_s
     cards = [
-        Card(f"RNN at {S_REF:,} tokens", fmt_time(r_ref.latency_s), f"{r_ref.bottleneck}-bound · "
+        Card(f"RNN at {S_REF:,} tokens", fmt_time(r_ref.latency_s), f"{bound_phrase(r_ref.bottleneck)} · "
              f"{rnn_ref.kernels:,} kernels"),
-        Card(f"{rname.capitalize()} at {S_REF:,}", fmt_time(a_ref.latency_s), f"{a_ref.bottleneck}-bound · "
+        Card(f"{rname.capitalize()} at {S_REF:,}", fmt_time(a_ref.latency_s), f"{bound_phrase(a_ref.bottleneck)} · "
              f"{other_ref.kernels} kernels"),
         Card("Work ratio (rival / RNN)", fmt_ratio(other_ref.flops() / rnn_ref.flops()), "FLOPs at 4,096 tokens"),
         Card(f"Faster at {S_REF:,} tokens", rname if ratio > 1 else "RNN",

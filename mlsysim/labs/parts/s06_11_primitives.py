@@ -58,6 +58,7 @@ PRED_A = Prediction(
              "pixels at stride 1 with 'same' padding: 9× the input.",
         "81": "That squares the kernel area. Each pixel is copied once per window that covers it: K² = 9.",
     },
+    reveals=("9×",),
 )
 
 TRANSFER_A = Prediction(
