@@ -40,7 +40,7 @@ def _(LAB_CSS, kit, mo):
             "CNNs: Weight Sharing and Its Bill",
             "Sharing one small filter across every position makes weights cheap; predict what still "
             "grows, how far a stack sees, and what fewer FLOPs buy in time.",
-            ["4 parts + synthesis", "about 30 minutes", "weight sharing", "receptive field",
+            ["5 parts + synthesis", "about 35 minutes", "weight sharing", "receptive field", "equivariance",
              "depthwise separable", "FLOPs vs speed", "microcontrollers"],
         ),
     ])
@@ -319,6 +319,62 @@ def _(kit, lab, mo, pred_d, transfer_d, unlocked):
 
 
 @app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part E · Shift the edge"),
+        kit.message("Dr. Lena Okafor", "radiology ML lead",
+                    "Our lesion detector must report where a lesion is, not only that there is one. "
+                    "Does it matter whether the first layer is a convolution or a dense layer?"),
+        mo.md("Example 6.3 of the chapter: a 7×7 image with one vertical edge, a 3×3 vertical-edge "
+              "filter, and a dense layer with the same number of outputs. Move the edge and compare "
+              "each layer's output with a shifted copy of its old output."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_e = lab.PRED_E.radio()
+    pred_e
+    return (pred_e,)
+
+
+@app.cell
+def _(lab):
+    e_column = lab.E_COLUMN.widget()
+    return (e_column,)
+
+
+@app.cell
+def _(lab):
+    e_shift = lab.E_SHIFT.widget()
+    return (e_shift,)
+
+
+@app.cell
+def _(e_column, e_shift, kit, lab, mo, pred_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack([
+        mo.hstack([e_column, e_shift], justify="start", wrap=True),
+        kit.show(lab.part_e(e_column.value, e_shift.value), lab.PRED_E.respond(pred_e.value, unlocked)),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_e = lab.TRANSFER_E.radio()
+    return (transfer_e,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_e, transfer_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked))
+    mo.vstack([transfer_e, lab.TRANSFER_E.respond(transfer_e.value, unlocked)])
+    return
+
+
+@app.cell(hide_code=True)
 def _(mo):
     mo.md("""
     ## Synthesis · Put the keyword spotter on a microcontroller
@@ -364,6 +420,7 @@ def _(
     pred_b,
     pred_c,
     pred_d,
+    pred_e,
     s_device,
     s_flash_reserve,
     s_precision,
@@ -371,8 +428,8 @@ def _(
     unlocked,
 ):
     mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the synthesis (answer all four predictions)"),
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d, pred_e)),
+        kit.locked_note("the synthesis (answer all five predictions)"),
     )
     mo.vstack([
         mo.hstack([s_device, s_precision], justify="start", wrap=True),
@@ -384,12 +441,14 @@ def _(
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+    mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked),
             kit.locked_note("the takeaways (answer every prediction first)"))
     mo.md("""
     ## Takeaways
 
+    - Sharing one filter makes a convolution translation equivariant: shift the input and its map
+      shifts with it (up to the border); pooling over positions then gives invariance.
     - Weight sharing makes a convolution's weights independent of resolution; its MACs, output
       maps and any im2col buffer still grow with the image area.
     - Receptive fields grow linearly with stride-one depth; downsampling buys reach with a coarser map.
@@ -401,8 +460,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_flash_reserve, s_precision, s_sram_reserve, transfer_a, transfer_b, transfer_c, transfer_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"device": s_device.value, "precision": s_precision.value,
+async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, s_device, s_flash_reserve, s_precision, s_sram_reserve, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"device": s_device.value, "precision": s_precision.value,
                     "flash_reserve_kib": s_flash_reserve.value,
                     "sram_reserve_kib": s_sram_reserve.value})
     return

@@ -322,3 +322,30 @@ def test_kws_fp32_fits_only_without_firmware():
     assert int8.feasible
     h7 = lab._left_for_model(Hardware.get("STM32H743"), 512, 128)
     assert Engine.solve(Models.KWS, h7, precision="fp32").feasible
+
+
+# --------------------------------------------------------------------------------------------
+# Part E: equivariance and invariance (Example 6.3, Eqs. 4-5; issue 14)
+# --------------------------------------------------------------------------------------------
+
+
+def test_part_e_default_is_example_6_3():
+    """Edge at column 3 shifted 2 right: the conv map moves exactly (Eq. 4), the dense outputs do
+    not, and ReLU + global average pooling gives 0.6 before and after (Eq. 5)."""
+    v = lab.part_e(lab.E_COLUMN.value, lab.E_SHIFT.value)
+    cards = {c.label: c for c in v.cards}
+    assert (lab.E_COLUMN.value, lab.E_SHIFT.value) == (3, 2)
+    assert cards["Conv: max |f(Tx) − T f(x)|"].value == "0"
+    assert float(cards["Dense: max |f(Tx) − T f(x)|"].value) > 0.5
+    assert cards["ReLU + global average pool"].value == "0.6 → 0.6"
+    assert cards["Weights"].value == "9 vs 1,225"  # 3x3 filter vs 49 x 25 dense weights
+    assert "[3, 0, -3, 0, 0]" in " ".join(v.peek) and "[0, 0, 3, 0, -3]" in " ".join(v.peek)
+    assert lab.PRED_E.answer == "conv"
+
+
+def test_transfer_e_border_breaks_exact_equivariance():
+    v = lab.part_e(7, -2)
+    card = next(c for c in v.cards if c.label == "Conv: max |f(Tx) − T f(x)|")
+    assert card.value == "3" and card.status == "warn"
+    assert "boundary" in v.summary
+    assert lab.TRANSFER_E.answer == "no" and lab.TRANSFER_E.kind == "transfer"

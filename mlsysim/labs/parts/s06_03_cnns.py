@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ... import layers as L
+from ... import symmetry as Y
 from ...engine import Engine, launch_cost_for_speedup, with_launch_cost
 from ...hardware import Hardware
 from ...models import Models
@@ -33,7 +34,7 @@ from ..components import (
 from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.3"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: ImageNet input side used by the chapter's worked conv layer (L435, L443).
 IMAGE_PX = 224
@@ -543,6 +544,124 @@ def part_d(device: str, batch: int, fused: bool, launch: str = "device", efficie
     facts = [fact("ridge_peak", res.ridge_point, device=device, precision=prec),
              fact("ridge_sustained", ridge, device=device, precision=prec, efficiency=eta)]
     return View(fig, cards, summary, "Iron law per layer", peek, facts=facts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: what the bias buys: equivariance (Eq. 4) and pooling invariance (Eq. 5), Example 6.3
+# ---------------------------------------------------------------------------------------------
+
+PRED_E = Prediction(
+    question=("Example 6.3: a 7×7 image with a vertical edge at column 3 goes through a 3×3 vertical-edge filter "
+              "(a 5×5 map) and, separately, through a dense layer with 25 outputs. Shift the edge two columns "
+              "right. What happens to each output?"),
+    options={
+        "both": "Both shift two positions: both layers see the same shifted input",
+        "conv": "The conv map shifts two columns with the edge; the dense outputs change in no orderly way",
+        "neither": "Neither changes: it is the same edge",
+        "reversed": "The conv map stays put (the filter is shared); the dense outputs shift",
+    },
+    answer="conv",
+    feedback={
+        "both": "Only a shared filter guarantees it: every conv output applies the same 9 weights to its own "
+                "window, so moving the input moves the map (Eq. 4). Each dense output has its own weight for every "
+                "input pixel, so moving the input mixes it through different weights.",
+        "conv": "f(T x) = T f(x) for the convolution: the +3/−3 columns move from positions 1 and 3 to 3 and 5. The "
+                "dense layer has 25 × 49 = 1,225 independent weights, and nothing ties the output for one position "
+                "to the output for its neighbour. Equivariance is what weight sharing buys, beyond fewer weights.",
+        "neither": "That is invariance (Eq. 5), which pooling provides later. The conv map itself keeps the edge's "
+                   "position: a detector must know where the edge is.",
+        "reversed": "Sharing is what makes the conv move with its input: the same filter at every position responds "
+                    "wherever the edge now is.",
+    },
+    reveals=("change in no orderly way",),
+)
+
+TRANSFER_E = Prediction(
+    question=("Put the edge at column 7, on the right border, and shift it two columns left. Does f(T x) = T f(x) "
+              "still hold exactly for the convolution?"),
+    options={"yes": "Yes: a convolution is always exactly equivariant",
+             "no": "No: the original map lost the edge's right-hand response at the border, so shifting that map "
+                   "cannot bring it back",
+             "dense": "Only if the dense layer is used instead"},
+    answer="no",
+    feedback={
+        "yes": "Eq. 4 holds for a stride-1 convolution up to boundary effects: a valid 5×5 map has no output for "
+               "windows that would cross the border, so a response cut off there is missing from T f(x) but present "
+               "in f(T x). Set the edge to column 7 and the shift to −2.",
+        "no": "The edge at column 7 gives only a +3 column (its −3 side would need a window past the border). After "
+              "the shift the convolution sees the whole edge and produces both columns; the shifted old map has only "
+              "one: a difference of 3. 'Up to boundary conditions' is exactly this.",
+        "dense": "The dense layer is not equivariant anywhere; the convolution is, except where windows meet the "
+                 "border.",
+    },
+    kind="transfer",
+)
+E_COLUMN = Slider("Edge column (1–7)", 1, 7, 3)
+E_SHIFT = Slider("Shift right by (columns; negative = left)", -4, 4, 2)
+#: Seed of the dense layer's weights (any seed shows the same lesson; fixed so the view is stable).
+E_DENSE_SEED = 6
+
+
+@lru_cache(maxsize=1)
+def _dense_weights():
+    n = len(Y.EXAMPLE_IMAGE)
+    out = n - len(Y.EXAMPLE_KERNEL) + 1
+    return Y.dense_layer(n * n, out * out, seed=E_DENSE_SEED), (out, out)
+
+
+def part_e(column: int, shift: int) -> View:
+    import plotly.graph_objects as go
+
+    col, dx = int(column), int(shift)
+    x = Y.edge_image(len(Y.EXAMPLE_IMAGE), col - 1)
+    tx = Y.shift(x, dx)
+    k = Y.EXAMPLE_KERNEL
+    conv_tx, t_conv = Y.conv2d_valid(tx, k), Y.shift(Y.conv2d_valid(x, k), dx)
+    w, shape = _dense_weights()
+    dense_tx, t_dense = Y.dense_apply(tx, w, shape), Y.shift(Y.dense_apply(x, w, shape), dx)
+    err_conv, err_dense = Y.max_abs_difference(conv_tx, t_conv), Y.max_abs_difference(dense_tx, t_dense)
+    pooled_x = Y.global_average_pool(Y.relu(Y.conv2d_valid(x, k)))
+    pooled_tx = Y.global_average_pool(Y.relu(conv_tx))
+
+    pos = list(range(1, shape[1] + 1))
+    fig = figure(f"Edge at column {col}, shifted {dx:+d}: one row of each output", "Output column",
+                 "Response (row 3 of the 5×5 output)")
+    mid = shape[0] // 2
+    fig.add_trace(go.Scatter(x=pos, y=conv_tx[mid], name="conv of the shifted image, f(Tx)", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=pos, y=t_conv[mid], name="shifted conv map, T f(x)", mode="markers",
+                             marker=dict(size=14, symbol="circle-open", line=dict(width=2))))
+    fig.add_trace(go.Scatter(x=pos, y=dense_tx[mid], name="dense of the shifted image, f(Tx)", mode="lines+markers",
+                             line=dict(dash="dot")))
+    fig.add_trace(go.Scatter(x=pos, y=t_dense[mid], name="shifted dense outputs, T f(x)", mode="markers",
+                             marker=dict(size=12, symbol="x")))
+
+    n_in, n_out = len(w[0]), len(w)
+    eq = err_conv == 0
+    cards = [
+        Card("Conv: max |f(Tx) − T f(x)|", f"{err_conv:g}", "Eq. 4 holds" if eq else "boundary effect", "ok" if eq else "warn"),
+        Card("Dense: max |f(Tx) − T f(x)|", f"{err_dense:.2f}", "no equivariance", "bad" if err_dense > 0 else "ok"),
+        Card("ReLU + global average pool", f"{pooled_x:g} → {pooled_tx:g}", "before → after the shift (Eq. 5)",
+             "ok" if pooled_x == pooled_tx else "warn"),
+        Card("Weights", f"{sum(len(r) for r in k)} vs {n_in * n_out:,}", f"3×3 filter vs dense {n_in}→{n_out}"),
+    ]
+    summary = (f"Shifting the edge from column {col} by {dx:+d}: the convolution's map "
+               + ("moves with it exactly (f(Tx) = T f(x), Eq. 4)" if eq else
+                  f"differs from the shifted old map by {err_conv:g}: a response cut off at the border is missing "
+                  "from T f(x) (equivariance holds up to boundary effects)")
+               + f", while the dense layer's outputs differ from a shifted copy by up to {err_dense:.2f}: its "
+               f"{n_in * n_out:,} weights tie no output to its neighbour. Pooling the rectified map over every position "
+               f"gives {pooled_x:g} before and {pooled_tx:g} after"
+               + (": invariant (Eq. 5), the position is gone." if pooled_x == pooled_tx else
+                  ": the border changed what there was to pool."))
+    peek = [
+        "equivariant: f(T x) = T f(x)  (Eq. 4);   invariant: f(T x) = f(x)  (Eq. 5)",
+        "conv: out[i][j] = Σ_u,v W[u][v] · x[i+u][j+v]   (3×3 vertical-edge filter, stride 1, no padding)",
+        f"row 3 of f(x): [{', '.join(f'{v:g}' for v in Y.conv2d_valid(x, k)[mid])}];  "
+        f"of f(Tx): [{', '.join(f'{v:g}' for v in conv_tx[mid])}]",
+        f"max |f(Tx) − T f(x)|: conv {err_conv:g}, dense {err_dense:.3f} (dense weights seeded, uniform in [−1, 1])",
+        f"global average of ReLU(f): {pooled_x:g} → {pooled_tx:g}",
+    ]
+    return View(fig, cards, summary, "Equivariance and invariance", peek)
 
 
 # ---------------------------------------------------------------------------------------------
