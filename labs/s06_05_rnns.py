@@ -41,7 +41,7 @@ def _(LAB_CSS, kit, mo):
             "Measure what recurrence costs: latency that grows with every step however fast the "
             "math, gates that multiply the work per step, a state that never grows, and the "
             "length at which parallel attention's quadratic work finally loses.",
-            ["4 parts", "about 25 minutes", "serial chain", "LSTM and GRU cost", "fixed state vs KV cache", "RNN vs attention"],
+            ["5 parts", "about 30 minutes", "serial chain", "LSTM and GRU cost", "fixed state vs KV cache", "RNN vs attention"],
         ),
     ])
     return
@@ -340,10 +340,81 @@ def _(kit, lab, mo, pred_d, transfer_d, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part E · Gradients through time"),
+        kit.message("Priya Raman", "speech team lead",
+                    "Our RNN keyword model trains fine on one-second clips but cannot learn a wake phrase "
+                    "that spans three seconds. Is that a data problem?"),
+        mo.md("Training an RNN unrolls it over the sequence and applies the chain rule backwards: "
+              "∂L/∂h_0 = ∂L/∂h_S · Π_t ∂h_t/∂h_(t−1). Each factor combines the activation's "
+              "derivatives with the shared recurrent matrix W_hh. The simulation runs a real seeded "
+              "RNN forward over S inputs and backward to h_0."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_e = lab.PRED_E.radio()
+    pred_e
+    return (pred_e,)
+
+
+@app.cell
+def _(lab):
+    e_steps = lab.E_STEPS.widget()
+    return (e_steps,)
+
+
+@app.cell
+def _(lab):
+    e_activation = lab.E_ACTIVATION.widget()
+    return (e_activation,)
+
+
+@app.cell
+def _(lab):
+    e_gain = lab.E_GAIN.widget()
+    return (e_gain,)
+
+
+@app.cell
+def _(lab):
+    e_additive = lab.E_ADDITIVE.widget()
+    return (e_additive,)
+
+
+@app.cell
+def _(e_activation, e_additive, e_gain, e_steps, kit, lab, mo, pred_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack([
+        mo.hstack([e_steps, e_gain], justify="start", wrap=True),
+        mo.hstack([e_activation, e_additive], justify="start", wrap=True),
+        kit.show(lab.part_e(e_steps.value, e_activation.value, e_gain.value, e_additive.value),
+                 lab.PRED_E.respond(pred_e.value, unlocked)),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_e = lab.TRANSFER_E.radio()
+    return (transfer_e,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_e, transfer_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked))
+    mo.vstack([transfer_e, lab.TRANSFER_E.respond(transfer_e.value, unlocked)])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
     mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the takeaways (answer all four predictions)"),
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d, pred_e)),
+        kit.locked_note("the takeaways (answer all five predictions)"),
     )
     mo.md("""
 ## Takeaways
@@ -351,14 +422,15 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 - An RNN's latency grows linearly with sequence length: every step waits for the previous state, and faster arithmetic only shortens each step.
 - Gates multiply the work per step (an LSTM does four affine transforms, a GRU three) but never the number of steps.
 - The inference state has a fixed size; training through time and attention's KV cache both grow with every token, which is why recurrence still fits where memory is scarce.
-- On GPUs, attention's quadratic work done in parallel beats the RNN's chain until very long contexts; on a microcontroller the RNN wins at every length.
+- On GPUs, attention's quadratic work done in parallel beats the RNN's chain until very long contexts.
+- Training multiplies one Jacobian diag(f′) W_hh per step, so a plain RNN's gradient vanishes or explodes geometrically over time; a path around W_hh (the LSTM's cell state) is what lets it learn across long spans.
 """)
     return
 
 
 @app.cell
-async def _(d_device, d_rival, d_width, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, transfer_a, transfer_b, transfer_c, transfer_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"device": d_device.value, "width": d_width.value, "rival": d_rival.value})
+async def _(d_device, d_rival, d_width, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"device": d_device.value, "width": d_width.value, "rival": d_rival.value})
     return
 
 

@@ -11,6 +11,7 @@ import pytest
 
 import mlsysim.layers as L
 from mlsysim import Engine, Hardware
+from mlsysim import gradients as G
 from mlsysim.labs.parts import s06_05_rnns as lab
 
 
@@ -190,3 +191,55 @@ def test_transfers_are_what_the_instruments_show():
     assert r.latency_s < a.latency_s
     assert lab.crossover("STM32H743", 512, "mha", False) == lab.S_MIN
     assert lab.TRANSFER_D.answer == "rnn" and lab.TRANSFER_D.kind == "transfer"
+
+
+# ---- Part E: BPTT's Jacobian product diag(f') W_hh (issue 14) ---------------------------------
+
+
+def _explicit_bptt(steps, act, gain, width=16, seed=0):
+    """The chapter's product built as explicit matrices with numpy: dL/dh_0 = g^T J_S ... J_1,
+    J_t = diag(f'(z_t)) W_hh, from the same seeded W_hh, inputs and output gradient."""
+    import random
+
+    np = pytest.importorskip("numpy")
+    W = gain * np.asarray(G._orthogonal(width, seed, 0))
+    rng = random.Random(f"mlsysim-bptt-{seed}-{width}")
+    us = [np.asarray([rng.gauss(0.0, 1.0) for _ in range(width)]) for _ in range(steps)]
+    f = {"tanh": np.tanh, "linear": lambda z: z}[act]
+    df = {"tanh": lambda z: 1 - np.tanh(z) ** 2, "linear": np.ones_like}[act]
+    h = np.zeros(width)
+    jac = np.eye(width)
+    for u in us:
+        z = W @ h + u
+        jac = (np.diag(df(z)) @ W) @ jac  # dh_t/dh_0
+        h = f(z)
+    g = np.asarray(G._unit_vector(width, seed, "bptt-gradient"))
+    return float(np.linalg.norm(g @ jac))
+
+
+@pytest.mark.parametrize(("act", "gain"), [("tanh", 1.0), ("tanh", 1.5), ("linear", 0.9)])
+def test_bptt_matches_the_explicit_jacobian_product(act, gain):
+    flow = G.bptt(30, 16, act, gain)
+    assert flow.first == pytest.approx(_explicit_bptt(30, act, gain), rel=1e-9)
+
+
+def test_bptt_linear_gain_is_gain_to_the_steps():
+    """Orthogonal W_hh x 0.9, linear: every step scales the gradient by exactly 0.9 (0.9^50 = 0.0052,
+    the chapter's 6.4 number, now through time)."""
+    assert G.bptt(50, 16, "linear", 0.9).first == pytest.approx(0.9**50, rel=1e-9)
+
+
+def test_part_e_default_vanishes_and_the_additive_path_survives():
+    v = lab.part_e(lab.E_STEPS.value, lab.E_ACTIVATION.value, lab.E_GAIN.value, lab.E_ADDITIVE.value)
+    cards = {c.label: c for c in v.cards}
+    plain = G.bptt(100, 16, "tanh", 1.0)
+    assert plain.first < 1e-15 and G.flow_verdict(plain.first) == "vanishes"
+    assert 0.4 < plain.mean_derivative < 0.7  # the "about 0.54" of the feedback
+    assert cards["Gradient at h_0"].note.startswith("it vanishes")
+    assert lab.PRED_E.answer == "vanish"
+    path = G.bptt(100, 16, "tanh", 1.0, additive=True)
+    assert G.flow_verdict(path.first) == "survives"
+    assert lab.TRANSFER_E.answer == "survive" and lab.TRANSFER_E.kind == "transfer"
+    for bad in (0, 257, 2.5, True):
+        with pytest.raises(ValueError, match="steps"):
+            G.bptt(bad)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ... import gradients as G
 from ... import layers as L
 from ...engine import Engine
 from ...hardware import Compute, Device, Hardware, PeakRate
@@ -31,7 +32,7 @@ from ..components import (
 from ..vocab import bound_phrase
 
 CHAPTER = "6.5"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: Share of the dense peak the engine assumes the kernels reach (the engine's default).
 EFFICIENCY = 0.5
@@ -572,3 +573,105 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
         f"heads = d / {HEAD_DIM}; crossover searched over S with the engine (doubling, then bisection)",
     ]
     return View(fig, cards, summary, "Chain vs parallel", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: backpropagation through time, the Jacobian product diag(f') W_hh (issue 14)
+# ---------------------------------------------------------------------------------------------
+
+PRED_E = Prediction(
+    question=("A tanh RNN is trained with backpropagation through time over 100 steps. Its W_hh preserves the length "
+              "of every vector (gain 1). How much of the gradient at the last state reaches h_0?"),
+    options={
+        "all": "All of it: W_hh preserves lengths, so the product of 100 steps does too",
+        "vanish": "Almost nothing: each step also multiplies by diag(tanh′), below 1, so the product shrinks "
+                  "geometrically",
+        "explode": "It explodes: a product of 100 matrices always blows up",
+        "state": "As much as the state holds: the state is O(d) at every step, so its gradient is too",
+    },
+    answer="vanish",
+    feedback={
+        "all": "Each step's Jacobian is diag(f′(z_t)) W_hh, not W_hh alone. tanh′ is at most 1 and about 0.5 on "
+               "average here, so 100 steps multiply the gradient by roughly 0.5^100.",
+        "vanish": "J_t = diag(tanh′(z_t)) W_hh; with |W_hh v| = |v| the derivative factors alone, about 0.54 on "
+                  "average, compound over 100 steps to about 10⁻²¹. The same product as 6.4's deep network, with one "
+                  "matrix shared by every step: a plain RNN cannot learn across more than a few dozen steps.",
+        "explode": "A product explodes only when its factors expand; here W_hh preserves lengths and tanh′ ≤ 1 "
+                   "contracts them, so it vanishes. Raise the gain or use a linear recurrence to see it explode.",
+        "state": "The state's size is O(d); the gradient's size is a product over time. Training also keeps every "
+                 "step's state (O(S·d)) to evaluate that product.",
+    },
+    reveals=("product shrinks geometrically",),
+)
+
+TRANSFER_E = Prediction(
+    question=("Give the state a path around W_hh, the way an LSTM's cell state does: h_t = h_(t−1) + α·tanh(W_hh "
+              "h_(t−1) + u_t). After the same 100 steps, how much of the gradient reaches h_0?"),
+    options={"vanish": "Still almost nothing: tanh′ still multiplies every step",
+             "survive": "An amount of order one or more: each step's Jacobian is now I + α·diag(tanh′) W_hh",
+             "zero": "Exactly none: the path bypasses the weights, so they get no gradient"},
+    answer="survive",
+    feedback={
+        "vanish": "tanh′ now multiplies only the α-scaled branch; the identity term passes the gradient on "
+                  "unchanged, as in 6.4's residual blocks. Toggle the additive path and compare the curves.",
+        "survive": "I + α·diag(tanh′) W_hh stays near the identity, so the product no longer decays geometrically "
+                   "(it can even grow, which is why LSTMs gate the path with a forget gate below 1).",
+        "zero": "The path adds the identity to the Jacobian; the branch through W_hh still gets its own gradient.",
+    },
+    kind="transfer",
+)
+E_STEPS = Slider("Time steps S", 5, 200, 100, step=5)
+E_ACTIVATION = Choice("Activation", {"tanh": "tanh", "sigmoid": "sigmoid", "relu": "ReLU",
+                                     "linear": "linear (no activation)"}, "tanh")
+E_GAIN = Slider("Gain of W_hh (it scales every direction by this)", 0.5, 2.0, 1.0, step=0.05)
+E_ADDITIVE = Toggle("Additive path around W_hh (h_t = h_(t−1) + α f(…), LSTM-like)", False)
+#: Width of the simulated state (small, so the pure-Python pass stays fast in the browser).
+E_WIDTH = 16
+
+
+def _sci(x: float) -> str:
+    return f"{x:.2g}" if 1e-3 <= abs(x) < 1e4 else f"{x:.1e}"
+
+
+def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
+    import plotly.graph_objects as go
+
+    n, g = int(steps), round(float(gain), 4)
+    plain = G.bptt(n, E_WIDTH, activation, g)
+    path = G.bptt(n, E_WIDTH, activation, g, additive=True)
+    shown = path if additive else plain
+    deep = G.simulate(n, E_WIDTH, activation, g)  # 6.4's network: a different matrix per layer
+    fmax = G.max_derivative(activation)
+    ts = list(range(n + 1))
+    fig = figure(f"Gradient reaching each state: {n}-step {activation} RNN, gain {g:g}", "Time step t (0 = h_0)",
+                 "‖∂L/∂h_t‖ (‖∂L/∂h_S‖ = 1, log scale)", log_y=True)
+    fig.add_trace(go.Scatter(x=ts, y=list(plain.grad_norms), name="plain: J_t = diag(f′) W_hh", mode="lines"))
+    fig.add_trace(go.Scatter(x=ts, y=list(path.grad_norms), name="additive path: J_t = I + α diag(f′) W_hh",
+                             mode="lines"))
+    fig.add_trace(go.Scatter(x=ts, y=[(g * fmax) ** (n - t) for t in ts], name=f"bound ({g:g} × max f′ {fmax:g})^(S − t)",
+                             mode="lines", line=dict(dash="dot")))
+    v_shown = G.flow_verdict(shown.first)
+    cards = [
+        Card("Gradient at h_0", _sci(shown.first), f"it {v_shown}; ×{shown.per_step_factor:.3f} per step",
+             "ok" if v_shown == "survives" else "bad"),
+        Card("Mean |f′| per step", f"{plain.mean_derivative:.2f}", f"{activation}: at most {fmax:g}"),
+        Card("Other recurrence", _sci((plain if additive else path).first),
+             "plain" if additive else "with the additive path"),
+        Card("6.4's deep net, same depth", _sci(deep.first), "a different matrix per layer, same activation and gain"),
+        Card("Stored for BPTT", f"{n:,} states", f"O(S·d): {n:,} × {E_WIDTH} values, against {E_WIDTH} for inference"),
+    ]
+    summary = (f"Backpropagating through {n} steps of a {activation} RNN with gain {g:g}: the plain recurrence hands "
+               f"{_sci(plain.first)} of the gradient to h_0 (it {G.flow_verdict(plain.first)}); each step multiplies by "
+               f"diag(f′) W_hh, with |f′| averaging {plain.mean_derivative:.2f}. With an additive path around W_hh, "
+               f"{_sci(path.first)} arrives (it {G.flow_verdict(path.first)}). The product is the one 6.4 studied "
+               f"through depth, where the same settings leave {_sci(deep.first)}: that stack is fed once and its "
+               "activations shrink toward zero, where f′ is largest, while an RNN takes a new input at every step "
+               "that keeps its units where f′ is smaller.")
+    peek = [
+        "∂L/∂h_0 = ∂L/∂h_S · Π_t J_t,   J_t = ∂h_t/∂h_(t−1) = diag(f′(z_t)) W_hh   (z_t = W_hh h_(t−1) + u_t)",
+        f"‖J_t v‖ ≤ gain × max f′ × ‖v‖ = {g:g} × {fmax:g}, so ≤ ({g:g} × {fmax:g})^{n} = {_sci((g * fmax) ** n)}",
+        f"simulated: {_sci(plain.first)} (plain), {_sci(path.first)} (additive, α = 1/√S = {1 / n ** 0.5:.3f})",
+        f"state: {E_WIDTH} units, W_hh = gain × one seeded orthogonal matrix, seeded inputs u_t",
+        f"verdict: vanishes below {G.VANISH_BELOW:g}, explodes above {G.EXPLODE_ABOVE:g}× (mlsysim.gradients)",
+    ]
+    return View(fig, cards, summary, "Jacobian product through time", peek)
