@@ -211,3 +211,29 @@ def test_transfers_a_c_d():
     assert energy.move_vs_compute("int8", "dram") == pytest.approx(160 / 0.3)
     assert energy.move_vs_compute("int8", "dram") > 3 * energy.move_vs_compute("fp32", "dram")
     assert lab.TRANSFER_D.answer == "more"
+
+
+# ---- Issue 14: Example 6.2's worked 4x3 layer and the reads per neuron (Listing 2) ------------
+
+
+def test_example_6_2_worked_layer():
+    """L167-L171: z = [0.59, -0.09, 0.45], after ReLU [0.59, 0, 0.45] (the chapter's sums, e.g.
+    0.5 x 0.8 - 0.3 x 0.2 + 0.2 x 0.9 + 0.7 x 0.1 = 0.59)."""
+    layer = lab.dense(4, 3)
+    z = layer.forward(lab.EXAMPLE_X, lab.EXAMPLE_W)
+    assert z == [pytest.approx(0.59), pytest.approx(-0.09), pytest.approx(0.45)]
+    assert layer.forward(lab.EXAMPLE_X, lab.EXAMPLE_W, relu=True) == [pytest.approx(0.59), 0.0, pytest.approx(0.45)]
+    peek = " ".join(lab.part_a(2048, 2048, "fp32").peek)
+    assert "z = [0.59, -0.09, 0.45]" in peek and "ReLU [0.59, 0.00, 0.45]" in peek
+    with pytest.raises(ValueError, match="in_features"):
+        layer.forward([1.0, 2.0], lab.EXAMPLE_W)
+
+
+def test_reads_per_neuron_mnist():
+    """L160 (Listing 2 text): each output neuron of the MNIST layer does 784 MACs and 1,568
+    logical operand reads (784 inputs + 784 weights)."""
+    mnist = L.Dense(in_features=784, out_features=128, bias=False)
+    assert mnist.operand_reads_per_output == 1_568 == 784 + 784
+    assert mnist.macs() // mnist.out_features == 784
+    card = next(c for c in lab.part_a(784, 128, "fp32").cards if c.label == "Per output neuron")
+    assert card.value == "784 MACs" and card.note.startswith("1,568 operand reads")

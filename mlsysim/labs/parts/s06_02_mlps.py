@@ -86,6 +86,10 @@ A_D_IN = Slider("Input width d_in", 64, 4096, 2048, step=64)
 A_D_OUT = Slider("Output width d_out", 64, 4096, 2048, step=64)
 A_PRECISION = Choice("Weight precision", PRECISIONS, "fp32")
 
+#: Example 6.2 (L161-L171): a 4-pixel image through a 3-neuron hidden layer (W is 4 x 3).
+EXAMPLE_X = (0.8, 0.2, 0.9, 0.1)
+EXAMPLE_W = ((0.5, 0.1, -0.2), (-0.3, 0.8, 0.4), (0.2, -0.4, 0.6), (0.7, 0.3, -0.1))
+
 #: Microcontroller SRAM lines drawn on the chart (where a small dense layer must fit).
 MCU_KEYS = ("ArduinoNano33BLESense", "STM32H743")
 
@@ -116,6 +120,8 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
                                  name=f"{mcu.name} SRAM {mcu.memory.capacity:~P}", line=dict(dash="dash")))
 
     fits = [d.name for d in mcus if wb <= d.memory.capacity.m_as("B")]
+    ex = dense(len(EXAMPLE_X), len(EXAMPLE_W[0]))
+    z, h = ex.forward(EXAMPLE_X, EXAMPLE_W), ex.forward(EXAMPLE_X, EXAMPLE_W, relu=True)
     cards = [
         Card("Weights", fmt_count(layer.params), f"{int(d_in):,} × {int(d_out):,}"),
         Card("Weight memory", fmt_bytes(wb), precision.upper(), "ok" if fits else "warn"),
@@ -123,6 +129,8 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         Card(f"vs {DEF_WIDTH:,}² in {DEF_PRECISION.upper()}", fmt_ratio(wb / ref.weight_bytes(DEF_PRECISION)),
              f"Definition 6.2: {fmt_bytes(ref.weight_bytes(DEF_PRECISION))}"),
         Card("MNIST reference layer", f"{mnist.macs():,} MACs", f"{MNIST_INPUTS}×{MNIST_HIDDEN} per sample"),
+        Card("Per output neuron", f"{layer.in_features:,} MACs",
+             f"{layer.operand_reads_per_output:,} operand reads (an input and a weight per MAC)"),
         Card("Fits MCU SRAM", ", ".join(fits) if fits else "neither MCU",
              " / ".join(f"{d.name} {d.memory.capacity:~P}" for d in mcus), "ok" if fits else "bad"),
     ]
@@ -134,7 +142,12 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         f"weights = d_in × d_out = {int(d_in):,} × {int(d_out):,} = {layer.params:,}",
         f"bytes   = weights × bytes/value = {fmt_bytes(wb)} ({precision})",
         f"MACs    = weights × batch (each weight used once per example) = {layer.macs():,} at batch 1",
-        f"MNIST   = {MNIST_INPUTS} × {MNIST_HIDDEN} = {mnist.macs():,} MACs = {mnist.flops():,} FLOPs (1 MAC = 2 FLOPs)",
+        f"MNIST   = {MNIST_INPUTS} × {MNIST_HIDDEN} = {mnist.macs():,} MACs = {mnist.flops():,} FLOPs (1 MAC = 2 FLOPs); "
+        f"per neuron {mnist.in_features} MACs, {mnist.operand_reads_per_output:,} operand reads",
+        "Example 6.2: h = [" + ", ".join(f"{v:g}" for v in EXAMPLE_X) + "] × W (4×3)  →  z = ["
+        + ", ".join(f"{v:.2f}" for v in z) + "]  →  ReLU [" + ", ".join(f"{v:.2f}" for v in h) + "]",
+        f"            every one of the {ex.out_features} neurons reads all {ex.in_features} inputs: "
+        f"{ex.macs()} MACs, {ex.operand_reads_per_output} operand reads per neuron",
     ]
     return View(fig, cards, summary, "Dense layer size", peek)
 

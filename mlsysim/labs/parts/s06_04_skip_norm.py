@@ -14,7 +14,8 @@ from ... import gradients as G
 from ... import layers as L
 from ...engine import Engine
 from ...hardware import Hardware
-from ...models import Models
+from ...models import Models, batchnorm_sync
+from ...published import BATCHNORM_FEWER_STEPS, RESNET_CIFAR10, RMSNORM_RUNTIME_REDUCTION_PCT
 from ..charts import figure
 from ..components import (
     Card,
@@ -133,6 +134,7 @@ def part_a(depth: int, activation: str, gain: float) -> View:
     v_res, s_res = _verdict(res.first)
     w_ratio = plain.weight_grad_norms[0] / plain.weight_grad_norms[-1] if plain.weight_grad_norms[-1] else 0.0
     chapter = G.simulate(CHAPTER_DEPTH, WIDTH, "linear", CHAPTER_GAIN).first
+    (r20, p20), (r56, p56) = RESNET_CIFAR10[20], RESNET_CIFAR10[56]
     cards = [
         Card("Plain: gradient at layer 1", _sci(plain.first), f"{v_plain}; ×{plain.per_layer_factor:.3f} per layer",
              s_plain),
@@ -143,6 +145,8 @@ def part_a(depth: int, activation: str, gain: float) -> View:
              if w_ratio < 1 else "how much faster the first layer moves", "bad" if not 1e-3 < w_ratio < 1e3 else ""),
         Card("Chapter check", _sci(chapter), f"linear, gain {CHAPTER_GAIN}, {CHAPTER_DEPTH} layers: 0.9^50, it "
              f"{G.flow_verdict(chapter)}", _verdict(chapter)[1]),
+        Card("CIFAR-10, residual: 20 → 56 layers", f"{r20.value:g}% → {r56.value:g}%",
+             f"test error, deeper is better once the identity path is there ({r56.citation})", "ok"),
     ]
     summary = (f"Through {n} plain {activation} layers with gain {g:g}, {_sci(plain.first)} of the output gradient "
                f"reaches layer 1 (×{plain.per_layer_factor:.3f} per layer: it {v_plain}); with residual blocks "
@@ -160,6 +164,9 @@ def part_a(depth: int, activation: str, gain: float) -> View:
         f"chapter:  0.9^50 ≈ 0.005; simulated (linear, gain 0.9, 50 layers): {_sci(chapter)}, it {G.flow_verdict(chapter)}",
         f"verdict:  vanishes below {G.VANISH_BELOW:g} of the output gradient, explodes above {G.EXPLODE_ABOVE:g}×",
         f"network:  {WIDTH} units per layer, orthogonal weights × gain, one seeded example",
+        f"measured: CIFAR-10 ResNet-20 ({p20.value / 1e6:.2f} M params) {r20.value:g}% vs ResNet-56 "
+        f"({p56.value / 1e6:.2f} M) {r56.value:g}% test error; plain 56 layers did worse than plain 20 (He et al. "
+        f"2016, {r20.locator} and Fig. 6, {r20.url})",
     ]
     return View(fig, cards, summary, "Chain rule through depth", peek)
 
@@ -249,6 +256,8 @@ def part_b(batch: int, positions: str, features: int) -> View:
                              marker=dict(size=13, symbol="diamond")))
 
     ops = {k: lay.elementwise_flops() / lay.elements for k, lay in (("BN", bn), ("LN", ln), ("RMS", rms))}
+    lo, hi = RMSNORM_RUNTIME_REDUCTION_PCT.value
+    n_sync, sync_values = batchnorm_sync(Models.ResNet50)
     cards = [
         Card("BatchNorm statistic", f"{per_stat_bn:,} value{'s' if per_stat_bn != 1 else ''}",
              "per channel: batch × H × W",
@@ -262,6 +271,10 @@ def part_b(batch: int, positions: str, features: int) -> View:
              f"BN 2C (+{bn.weight_elements - bn.params:,} running buffers) / LN 2d / RMSNorm d"),
         Card("Ops per element", f"{ops['BN']:g} / {ops['LN']:g} / {ops['RMS']:g}",
              "BN (inference, folded) / LN / RMSNorm"),
+        Card("RMSNorm vs LayerNorm, measured", f"{lo:g}–{hi:g}% less running time",
+             f"whole models ({RMSNORM_RUNTIME_REDUCTION_PCT.citation})"),
+        Card("BatchNorm across devices (ResNet-50)", f"{n_sync} all-reduces per step",
+             f"one per BatchNorm layer, {sync_values:,} statistics in all ({fmt_bytes(4 * sync_values)} FP32)", "warn"),
     ]
     what = B_POSITIONS.options[positions]
     summary = (f"At batch {B} with each example {what}, BatchNorm estimates every channel's mean and variance from "
@@ -279,6 +292,11 @@ def part_b(batch: int, positions: str, features: int) -> View:
         f"params: BN 2C = {bn.params:,}, LN 2d = {ln.params:,}, RMSNorm d = {rms.params:,};  "
         f"ops/element: {ops['BN']:g}, {ops['LN']:g}, {ops['RMS']:g}",
         "gap simulated over seeded N(0, 1) mini-batches (mlsysim.gradients.batchnorm_train_serve_gap)",
+        f"across devices: true batch statistics need one all-reduce per BatchNorm layer (2C values: Σx, Σx²); "
+        f"ResNet-50: {n_sync} collectives, {sync_values:,} values per step, each adding a round of communication",
+        f"measured: RMSNorm {lo:g}–{hi:g}% less running time than LayerNorm ({RMSNORM_RUNTIME_REDUCTION_PCT.url}); BatchNorm "
+        f"reached the same ImageNet accuracy in {BATCHNORM_FEWER_STEPS.value:g}× fewer steps "
+        f"({BATCHNORM_FEWER_STEPS.url})",
     ]
     return View(fig, cards, summary, "Normalization statistics", peek)
 
