@@ -258,3 +258,42 @@ def test_at_most_one_in_three_predictions_is_arithmetic():
     """Issue 10: only PRED_A (im2col's K² expansion) stays a computation on the stem's numbers;
     the 139x energy ratio is asked in 6.9, not here."""
     assert "139" not in " ".join([lab.PRED_C.question, *lab.PRED_C.options.values()])
+
+
+# ---- Issue 14: Winograd, scatter over cores, Table 13 -------------------------------------------
+
+
+def test_winograd_f2x2_3x3_is_2_25x():
+    """Longer edition footnote 32 (L1671): one 2x2 output tile with a 3x3 filter, 36 direct
+    multiplications vs 16 in the Winograd domain (a 4x4 transformed tile): 2.25x. F(4x4, 3x3)
+    (Lavin and Gray 2016): 144 vs 36 = 4x."""
+    assert P.winograd_multiplications(2, 3) == (2 * 2 * 3 * 3, 4 * 4) == (36, 16)
+    assert 36 / 16 == 2.25
+    assert P.winograd_multiplications(4, 3) == (144, 36)
+    card = next(c for c in lab.part_a(3, 56, 1, 64).cards if c.label.startswith("Winograd"))
+    assert card.value == "2.25× fewer multiplies"
+    with pytest.raises(ValueError, match="m"):
+        P.winograd_multiplications(0, 3)
+
+
+def test_scatter_512_matmul_over_a100_sms():
+    """L1555: scattering a 512x512 matmul over cores; in 64x64 tiles that is 8 x 8 = 64 tiles, one
+    wave on the A100's 108 SMs, so 44 SMs idle (59% busy). Twice the side: 256 tiles, 3 waves,
+    256 / 324 = 79%."""
+    sc = P.scatter_tiles(512, 512, 64, 108)
+    assert (sc.tiles, sc.waves) == (64, 1) and sc.core_utilization == pytest.approx(64 / 108)
+    big = P.scatter_tiles(1024, 1024, 64, 108)
+    assert (big.tiles, big.waves) == (256, 3) and big.core_utilization == pytest.approx(256 / 324)
+    card = next(c for c in lab.part_d(512, 32, "64").cards if c.label.startswith("Scatter"))
+    assert card.value == "59% of cores busy"
+    with pytest.raises(ValueError, match="cores"):
+        P.scatter_tiles(512, 512, 64, 0)
+
+
+def test_every_part_names_its_table_13_row():
+    """Table 13 (Primitive-Hardware Co-Design, L2815-2824): each part's MathPeek names its row."""
+    rows = {"a": "sliding window", "b": "matrix multiplication", "c": "random access", "d": "gather/scatter"}
+    views = {"a": lab.part_a(3, 56, 1, 64), "b": lab.part_b(128, 1, 2048, False),
+             "c": lab.part_c("sequential", "dram", "fp32"), "d": lab.part_d(512, 32, "64")}
+    for k, v in views.items():
+        assert rows[k] in " ".join(v.peek).lower() and "Table 13" in " ".join(v.peek)

@@ -111,6 +111,7 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
                              marker=dict(size=13, symbol="diamond")))
 
     ho, wo = layer.output_size
+    direct, wino = P.winograd_multiplications(2, k)
     cards = [
         Card("Sliding windows", f"{ho}×{wo}", f"{k}×{k} window, stride {st}"),
         Card("GEMM shape", f"{shape.m:,} × {shape.k:,} × {shape.n:,}", "positions × K²·C_in × C_out"),
@@ -119,6 +120,9 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
              "bad" if layer.im2col_expansion > 4 else "warn" if layer.im2col_expansion > 1 else "ok"),
         Card("Expansion", fmt_ratio(layer.im2col_expansion, 2), f"→ K² / stride² = {k * k / (st * st):g} for large maps"),
         Card("Implicit GEMM buffer", fmt_bytes(0), "patches built tile by tile on chip", "ok"),
+        Card(f"Winograd F(2×2, {k}×{k})", fmt_ratio(direct / wino, 2) + " fewer multiplies",
+             f"{direct} direct vs {wino} per 2×2 output tile (stride 1 only; more additions, more rounding)",
+             "ok" if direct > wino else ""),
     ]
     summary = (f"A {k}×{k}, stride-{st} convolution on {c}×{s}×{s} slides its window over {ho}×{wo} positions. "
                f"im2col copies every window into a row of {shape.k:,} value{'s' if shape.k != 1 else ''}: a {fmt_bytes(buf)} buffer, "
@@ -132,6 +136,9 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
         f"{layer.im2col_expansion:,.3f}×",
         f"MACs        = M × K × N = {shape.m:,} × {shape.k:,} × {shape.n:,} = {layer.macs():,} (same for both lowerings)",
         "toy cases: 3×3 input, 2×2 filter → 16/9; 28×28 input, 3×3 window → 26×26 windows",
+        f"Winograd F(2×2, {k}×{k}): m²r² = 4 × {k * k} = {direct} direct vs (m + r − 1)² = {wino} multiplies "
+        f"= {direct / wino:.2f}× fewer",
+        "Table 13, sliding window: specialized datapaths · data-layout optimization · challenge: stride handling",
     ]
     return View(fig, cards, summary, "im2col", peek)
 
@@ -236,6 +243,8 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         f"utilization = MACs / (cycles × N²) = {run.macs:,} / ({run.cycles:,} × {n * n:,}) = {run.utilization:.4f}",
         f"peak        = 2 × N² × clock = 2 × {n * n:,} × {CLOCK:~P} = {fmt_rate(arr.peak.m_as('FLOP/s'))}",
         "model: weight-stationary, tiles run back to back (Kung 1982; TPU v1, Jouppi et al. 2017)",
+        "Table 13, matrix multiplication: Tensor Cores · batching, GEMM libraries · challenge: parallelization, "
+        "precision",
     ]
     return View(fig, cards, summary, "Systolic array timing", peek)
 
@@ -345,6 +354,8 @@ def part_c(pattern: str, level: str, precision: str) -> View:
         f"DRAM: {energy.access_energy(4, 'dram').m_as('pJ'):g} pJ per 32-bit word vs {energy.mac_energy('fp32').m_as('pJ'):g} pJ "
         f"per FP32 MAC = {energy.move_vs_compute('fp32'):,.0f}× (Horowitz 2014, 45 nm)",
         "traffic only: random reads also defeat prefetching and expose latency, which energy does not show",
+        "Table 13: sequential access → burst-mode DRAM, contiguous allocation (access latency); random access → "
+        "large caches, memory-aware scheduling (cache misses)",
     ]
     return View(fig, cards, summary, "Energy per access", peek)
 
@@ -393,6 +404,10 @@ D_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
 D_BATCH = Slider("Batch (sequences)", 1, 64, 32)
 D_HEAD = Choice("Head dimension d_head", {"64": "64 (GPT-2, BERT)", "128": "128 (Llama)"}, "64")
 
+#: The longer edition's scatter example (L1555): a 512 x 512 matmul distributed over cores, here in
+#: 64 x 64 tiles (its tile size for L1, L2901).
+SCATTER_SIDE, SCATTER_TILE = 512, 64
+
 #: Scores are materialized in FP16 for the byte count (the chapter's attention examples).
 SCORE_PRECISION = "fp16"
 
@@ -416,6 +431,7 @@ def part_d(seq: int, batch: int, head: str) -> View:
                              mode="markers", marker=dict(size=12, symbol="diamond")))
 
     tree, serial = P.reduction_stages(mv.reduce_len), P.reduction_stages(mv.reduce_len, tree=False)
+    sc = P.scatter_tiles(SCATTER_SIDE, SCATTER_SIDE, SCATTER_TILE, P.A100_SMS)
     scores = L.Attention(d_model=dh, n_heads=1, seq_len=s).score_bytes(b, SCORE_PRECISION)
     cards = [
         Card("Broadcast: query elements", fmt_count(mv.broadcast), f"{b} × {s:,} × {dh}"),
@@ -425,6 +441,9 @@ def part_d(seq: int, batch: int, head: str) -> View:
         Card("Softmax row: tree stages", f"{tree}", f"vs {serial:,} serial adds", "ok"),
         Card("Scores if materialized", fmt_bytes(scores), f"one head, {SCORE_PRECISION.upper()}",
              "bad" if scores > 1e9 else "warn"),
+        Card(f"Scatter: {SCATTER_SIDE}² matmul, {SCATTER_TILE}² tiles", f"{sc.core_utilization:.0%} of cores busy",
+             f"{sc.tiles} tiles over {sc.cores} A100 SMs in {sc.waves} wave{'s' if sc.waves != 1 else ''}",
+             "warn" if sc.core_utilization < 0.8 else "ok"),
     ]
     summary = (f"At S = {s:,} and batch {b}, one head broadcasts {fmt_count(mv.broadcast)} query elements, gathers "
                f"{fmt_count(mv.gather_keys)} key elements (and as many values) and reduces {fmt_count(mv.reduce)} scores. "
@@ -435,5 +454,9 @@ def part_d(seq: int, batch: int, head: str) -> View:
         f"gather    = B × S × S × d_head = {mv.gather_keys:,} (keys; values the same)",
         f"reduce    = B × S × S = {mv.reduce:,} scores",
         f"stages    = ⌈log₂ {s:,}⌉ = {tree} (tree) vs {s:,} − 1 = {serial:,} (serial)",
+        f"scatter   = ⌈{SCATTER_SIDE}/{SCATTER_TILE}⌉² = {sc.tiles} tiles over {sc.cores} cores: {sc.waves} wave(s), "
+        f"{sc.tiles} / ({sc.waves} × {sc.cores}) = {sc.core_utilization:.0%} busy",
+        "Table 13: broadcast → specialized interconnects, operation fusion (bandwidth); gather/scatter → "
+        "high-bandwidth memory, work distribution (load balancing)",
     ]
     return View(fig, cards, summary, "Attention data movement", peek)
