@@ -102,12 +102,18 @@ def _(lab):
 
 
 @app.cell
-def _(a_batch, a_peak, a_seq, kit, lab, mo, pred_a, unlocked):
+def _(lab):
+    a_launch = lab.A_LAUNCH.widget()
+    return (a_launch,)
+
+
+@app.cell
+def _(a_batch, a_launch, a_peak, a_seq, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_seq, a_batch], justify="start", wrap=True),
-        a_peak,
-        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value),
+        mo.hstack([a_peak, a_launch], justify="start", wrap=True),
+        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value, a_launch.value),
                  lab.PRED_A.respond(pred_a.value, unlocked)),
     ])
     return
@@ -314,13 +320,19 @@ def _(lab):
 
 
 @app.cell
-def _(d_device, d_flash, d_rival, d_width, kit, lab, mo, pred_d, unlocked):
+def _(lab):
+    d_launch = lab.D_LAUNCH.widget()
+    return (d_launch,)
+
+
+@app.cell
+def _(d_device, d_flash, d_launch, d_rival, d_width, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack([
         mo.hstack([d_width, d_flash], justify="start", wrap=True),
         d_rival,
-        d_device,
-        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value),
+        mo.hstack([d_device, d_launch], justify="start", wrap=True),
+        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value, d_launch.value),
                  lab.PRED_D.respond(pred_d.value, unlocked)),
     ])
     return

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ... import gradients as G
 from ... import layers as L
-from ...engine import Engine
+from ...engine import Engine, launch_cost_for_speedup, with_launch_cost
 from ...hardware import Compute, Device, Hardware, PeakRate
 from ...units import Q_
 from ..charts import figure
@@ -38,6 +38,16 @@ PARTS = ("A", "B", "C", "D", "E")
 EFFICIENCY = 0.5
 CELLS = {"rnn": L.RNN, "gru": L.GRU, "lstm": L.LSTM}
 CELL_NAMES = {"rnn": "Vanilla RNN", "gru": "GRU", "lstm": "LSTM"}
+
+
+#: The engine's launch-cost assumption as a control: the device's planning value or a stated cost
+#: per kernel in microseconds (CUDA graphs, persistent kernels and compiled runtimes cut it).
+LAUNCH_OPTIONS = {"device": "the device's planning value", "0": "0 µs", "0.5": "0.5 µs", "2": "2 µs",
+                  "10": "10 µs", "50": "50 µs"}
+
+
+def _with_launch(dev: Device, launch: str) -> Device:
+    return dev if launch == "device" else with_launch_cost(dev, Q_(float(launch), "us").m_as("s"))
 
 
 def _precision(dev: Device) -> str:
@@ -80,7 +90,7 @@ PRED_A = Prediction(
                "kernel launches, so the 1,000-step chain barely moves.",
         "steps": "Step t needs h(t-1), so all 1,000 updates stay in order. The faster part shortens the "
                  "math inside each step, but at batch 1 each step is mostly launch overhead: the chain "
-                 "sets the floor.",
+                 "sets the floor. Set the launch cost to 0 µs: re-reading W_hh at every step still binds.",
         "parallel": "No hardware can start step t before step t-1 has produced its state: the dependency "
                     "chain is part of the algorithm, not of the machine.",
         "same": "Each step is two matrix-vector products (d² + d·d_in MACs). They are just too small at "
@@ -108,38 +118,42 @@ TRANSFER_A = Prediction(
 A_SEQ = Slider("Sequence length S (steps)", 10, 10000, 1000, step=10)
 A_BATCH = Slider("Batch (independent sequences)", 1, 256, 1)
 A_PEAK = Choice("Accelerator peak (FP16, dense)", {"10": "10 TFLOP/s", "100": "100 TFLOP/s"}, "10")
+A_LAUNCH = Choice("Launch cost per kernel", LAUNCH_OPTIONS, "device", inline=False)
+#: The speedup PRED_A's answer turns on: "barely faster" means under 1.5x for 10x the peak.
+A_THRESHOLD = 1.5
 
 
 @lru_cache(maxsize=512)
-def _rnn_profile(seq: int, batch: int, peak: str):
+def _rnn_profile(seq: int, batch: int, peak: str, launch: str = "device"):
     layer = L.RNN(input_size=A_WIDTH, hidden_size=A_WIDTH, seq_len=seq)
-    dev = accelerator(A_PEAKS_TFLOPS[peak])
+    dev = _with_launch(accelerator(A_PEAKS_TFLOPS[peak]), launch)
     return layer, Engine.solve(layer, dev, batch_size=batch, precision="fp16", efficiency=EFFICIENCY)
 
 
-def part_a(seq: int, batch: int, peak: str) -> View:
+def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
     import plotly.graph_objects as go
 
     s, b = int(seq), int(batch)
     other = "100" if peak == "10" else "10"
-    layer, p = _rnn_profile(s, b, peak)
-    _, q = _rnn_profile(s, b, other)
-    p10 = _rnn_profile(s, b, "10")[1]
-    p100 = _rnn_profile(s, b, "100")[1]
+    layer, p = _rnn_profile(s, b, peak, launch)
+    _, q = _rnn_profile(s, b, other, launch)
+    p10 = _rnn_profile(s, b, "10", launch)[1]
+    p100 = _rnn_profile(s, b, "100", launch)[1]
+    flip = launch_cost_for_speedup(p10, p100, A_THRESHOLD)
     grid = [10, *range(500, 10001, 500)]
 
     fig = figure(f"RNN latency vs sequence length (d = {A_WIDTH}, batch {b}, FP16)",
                  "Sequence length S (steps)", "Latency (ms)")
     for key in ("10", "100"):
-        ys = [_rnn_profile(n, b, key)[1].latency_s * 1e3 for n in grid]
+        ys = [_rnn_profile(n, b, key, launch)[1].latency_s * 1e3 for n in grid]
         fig.add_trace(go.Scatter(x=grid, y=ys, name=f"{A_PEAKS_TFLOPS[key]} TFLOP/s", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[_rnn_profile(n, b, peak)[1].latency_dispatch_s * 1e3 for n in grid],
+    fig.add_trace(go.Scatter(x=grid, y=[_rnn_profile(n, b, peak, launch)[1].latency_dispatch_s * 1e3 for n in grid],
                              name="kernel launches alone (1 + 2S kernels)", mode="lines",
                              line=dict(dash="dash")))
     fig.add_trace(go.Scatter(x=[s], y=[p.latency_s * 1e3], name="your setting", mode="markers",
                              marker=dict(size=13, symbol="diamond")))
 
-    dev = accelerator(A_PEAKS_TFLOPS[peak])
+    dev = _with_launch(accelerator(A_PEAKS_TFLOPS[peak]), launch)
     tax = dev.dispatch_tax.m_as("s")
     per_step = p.latency_s / layer.serial_steps
     speedup = p10.latency_s / p100.latency_s
@@ -151,11 +165,21 @@ def part_a(seq: int, batch: int, peak: str) -> View:
              "bad" if speedup < 2 else "warn" if speedup < 5 else "ok"),
         Card("Serial steps", fmt_count(layer.serial_steps), "ordered; no hardware removes them"),
         Card("Time per step", fmt_time(per_step), f"{share:.0%} of it kernel launches"),
+        Card(f"Launch cost where 10× peak buys {A_THRESHOLD:g}×", "none ≥ 0 µs" if flip is None else
+             f"{flip * 1e6:,.2f} µs", "the memory term binds even without launches" if flip is None
+             else "below it the upgrade pays more"),
     ]
+    if flip is None:
+        flips = (f"Even with free launches 10× the peak would not buy {A_THRESHOLD:g}×: each step re-reads W_hh, "
+                 "and that memory time does not shrink with the peak; only batching (more sequences per read of "
+                 "W_hh) moves it.")
+    else:
+        flips = (f"The answer rests on the launch cost: at {tax * 1e6:g} µs per kernel, 10× the peak buys "
+                 f"{speedup:,.2f}×; it buys {A_THRESHOLD:g}× at {flip * 1e6:,.2f} µs per kernel.")
     summary = (f"{s:,} steps at batch {b}: {fmt_time(p10.latency_s)} at 10 TFLOP/s and "
-               f"{fmt_time(p100.latency_s)} at 100 TFLOP/s, only {speedup:,.2f}× faster for 10× the peak. "
+               f"{fmt_time(p100.latency_s)} at 100 TFLOP/s, {speedup:,.2f}× faster for 10× the peak. "
                f"The {layer.serial_steps:,} ordered steps each pay {2 * tax * 1e6:g} µs of launches "
-               f"({fmt_time(p.latency_dispatch_s)} in all), and that floor grows linearly with S.")
+               f"({fmt_time(p.latency_dispatch_s)} in all), and that floor grows linearly with S. " + flips)
     peek = [
         "t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"kernels = 1 + 2S = {layer.kernels:,};  dispatch = {layer.kernels:,} × {tax * 1e6:g} µs = "
@@ -435,7 +459,7 @@ PRED_D = Prediction(
                   "hundred microseconds, about 110× apart.",
         "attn100": "The chain of 4,096 steps costs about 41 ms of launches; attention's S² work is done in "
                    "parallel in about 0.4 ms. Its quadratic cost only catches up at hundreds of thousands of "
-                   "tokens.",
+                   "tokens. The lead is a launch-cost effect: the part shows where it falls to 10×.",
     },
     reveals=("by about 100×",),
 )
@@ -461,12 +485,15 @@ D_DEVICE = Choice("Device", {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetso
 D_WIDTH = Slider("Width d (hidden size = d_model)", 64, 1024, 512, step=64)
 D_RIVAL = Choice("Parallel rival", {"mha": "Self-attention layer", "block": "Transformer block (d_ff = 4d)"}, "mha")
 D_FLASH = Toggle("FlashAttention in the rival (scores never stored)", False)
+D_LAUNCH = Choice("Launch cost per kernel", LAUNCH_OPTIONS, "device", inline=False)
+#: The lead PRED_D's answer turns on: "about 100x" rather than "about 10x".
+D_THRESHOLD = 10.0
 
 
 @lru_cache(maxsize=4096)
-def _pair(device: str, width: int, rival: str, flash: bool, seq: int):
+def _pair(device: str, width: int, rival: str, flash: bool, seq: int, launch: str = "device"):
     """(RNN profile, rival profile, rival layer, rnn layer) at one sequence length, batch 1."""
-    dev = Hardware.get(device)
+    dev = _with_launch(Hardware.get(device), launch)
     prec = _precision(dev)
     heads = max(1, width // HEAD_DIM)
     rnn = L.RNN(input_size=width, hidden_size=width, seq_len=seq)
@@ -478,43 +505,43 @@ def _pair(device: str, width: int, rival: str, flash: bool, seq: int):
             Engine.solve(other, dev, precision=prec, efficiency=EFFICIENCY), other, rnn)
 
 
-def _attn_slower(device, width, rival, flash, seq) -> bool:
-    r, a, _, _ = _pair(device, width, rival, flash, seq)
+def _attn_slower(device, width, rival, flash, seq, launch="device") -> bool:
+    r, a, _, _ = _pair(device, width, rival, flash, seq, launch)
     return a.latency_s >= r.latency_s
 
 
 @lru_cache(maxsize=256)
-def crossover(device: str, width: int, rival: str, flash: bool) -> int | None:
+def crossover(device: str, width: int, rival: str, flash: bool, launch: str = "device") -> int | None:
     """Smallest S in [S_MIN, S_MAX] at which the rival is no faster than the RNN (searched with the
     engine: doubling, then bisection). ``S_MIN`` when the rival never wins; ``None`` when it still
     wins at ``S_MAX``."""
-    if _attn_slower(device, width, rival, flash, S_MIN):
+    if _attn_slower(device, width, rival, flash, S_MIN, launch):
         return S_MIN
     lo = S_MIN
     hi = lo * 2
-    while not _attn_slower(device, width, rival, flash, hi):
+    while not _attn_slower(device, width, rival, flash, hi, launch):
         lo = hi
         if hi >= S_MAX:
             return None
         hi = min(hi * 2, S_MAX)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _attn_slower(device, width, rival, flash, mid):
+        if _attn_slower(device, width, rival, flash, mid, launch):
             hi = mid
         else:
             lo = mid
     return hi
 
 
-def part_d(device: str, width: int, rival: str, flash: bool) -> View:
+def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "device") -> View:
     import plotly.graph_objects as go
 
     w, f = int(width), bool(flash)
-    dev = Hardware.get(device)
+    dev = _with_launch(Hardware.get(device), launch)
     prec = _precision(dev)
     rname = "transformer block" if rival == "block" else "self-attention"
     grid = [2**k for k in range(4, 23)]
-    pairs = [_pair(device, w, rival, f, n) for n in grid]
+    pairs = [_pair(device, w, rival, f, n, launch) for n in grid]
 
     fig = figure(f"RNN vs {rname} on the {dev.name} (d = {w}, batch 1, {prec.upper()})",
                  "Sequence length S (tokens)", "Latency (s, log scale)", log_x=True, log_y=True)
@@ -525,10 +552,11 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
     if oom:
         fig.add_trace(go.Scatter(x=[n for n, _ in oom], y=[t for _, t in oom], name=f"{rname} out of memory",
                                  mode="markers", marker=dict(symbol="x", size=9)))
-    cross = crossover(device, w, rival, f)
+    cross = crossover(device, w, rival, f, launch)
 
-    r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF)
+    r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF, launch)
     ratio = r_ref.latency_s / a_ref.latency_s
+    flip = launch_cost_for_speedup(r_ref, a_ref, D_THRESHOLD)
     cards = [
         Card(f"RNN at {S_REF:,} tokens", fmt_time(r_ref.latency_s), f"{bound_phrase(r_ref.bottleneck)} · "
              f"{rnn_ref.kernels:,} kernels"),
@@ -548,7 +576,7 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
                    f"are cheap next to arithmetic, and "
                    f"the {rname}'s projections alone do more work per token than a recurrent step.")
     else:
-        r_x, a_x, _, _ = _pair(device, w, rival, f, cross)
+        r_x, a_x, _, _ = _pair(device, w, rival, f, cross, launch)
         fig.add_vline(x=cross, line_dash="dot", annotation_text=f"crossover ≈ {cross:,}",
                       annotation_position="top left")
         fig.add_trace(go.Scatter(x=[cross], y=[a_x.latency_s], name="crossover", mode="markers",
@@ -559,10 +587,22 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
         verdict = (f"The lines cross near {cross:,} tokens ({fmt_time(a_x.latency_s)} each); past that, the "
                    f"{rname}'s S² work outgrows the RNN's chain, and there its live tensors {fits} in the "
                    f"{dev.name}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}.")
+    cards.append(Card(f"Launch cost where the {rname}'s lead is {D_THRESHOLD:g}×",
+                      "none ≥ 0 µs" if flip is None else f"{flip * 1e6:,.2f} µs",
+                      f"at {S_REF:,} tokens; the lead {'shrinks below it' if flip is not None else 'never reaches it'}"))
+    tax_us = dev.dispatch_tax.m_as("us")
+    if flip is None:
+        flips = (f"No launch cost gives the {rname} a {D_THRESHOLD:g}× lead at {S_REF:,} tokens on this device.")
+    elif ratio <= 1:
+        flips = (f"Here the RNN leads; the {rname} would lead by {D_THRESHOLD:g}× only if each launch cost "
+                 f"{flip * 1e6:,.0f} µs.")
+    else:
+        flips = (f"The lead rests on the launch cost ({tax_us:g} µs per kernel here): it would be {D_THRESHOLD:g}× at "
+                 f"{flip * 1e6:,.2f} µs per kernel, less below that.")
     winner = f"the {rname} is {ratio:,.1f}× faster" if ratio > 1 else f"the RNN is {1 / ratio:,.1f}× faster"
     summary = (f"At {S_REF:,} tokens the RNN takes {fmt_time(r_ref.latency_s)} and the {rname} "
                f"{fmt_time(a_ref.latency_s)}: {winner}, while the {rname} does "
-               f"{other_ref.flops() / rnn_ref.flops():,.1f}× the FLOPs. " + verdict)
+               f"{other_ref.flops() / rnn_ref.flops():,.1f}× the FLOPs. " + verdict + " " + flips)
     peek = [
         "t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax   (per layer, batch 1)",
         f"RNN:   kernels = 1 + 2S, FLOPs = 2·S·(d² + d·d_in) = {fmt_count(rnn_ref.flops())} FLOPs at S = {S_REF:,}",
