@@ -66,9 +66,9 @@ def _(kit, mo):
         kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
                     "We want to run our detector at four times the camera resolution. Will the "
                     "convolution weights still fit on chip, and what else grows?"),
-        mo.md("A convolution slides the same small filter over the whole feature map. Its weight "
-              "count depends on the kernel and the channels, never on the image size; its work, its "
-              "output maps and any im2col buffer built to run it as one matrix multiply do."),
+        mo.md("A convolution slides the same small filter over the whole feature map; a dense layer "
+              "gives every input value its own weight to every output. Change the resolution, the "
+              "channels and the kernel, and watch which of the layer's costs move."),
     ])
     return
 
@@ -129,9 +129,8 @@ def _(kit, mo):
         kit.message("Ravi Patel", "systems engineer, WildlifeVision",
                     "Each filter only looks at a tiny window. How many layers before a unit can see a "
                     "whole animal?"),
-        mo.md("A unit's receptive field is the patch of the input that can change it. Stacking "
-              "layers widens it; striding between layers widens it much faster, at the price of a "
-              "coarser map."),
+        mo.md("A unit's receptive field is the patch of the input that can change it. The chart "
+              "follows it through a stack of layers, with and without striding."),
     ])
     return
 
@@ -193,8 +192,7 @@ def _(kit, mo):
                     "The efficient-model paper says depthwise-separable layers are about an order of "
                     "magnitude cheaper. Is that true for our layer widths?"),
         mo.md("A depthwise-separable layer filters each input channel on its own, then mixes "
-              "channels with a pointwise layer. The saving depends on both the kernel size and the "
-              "number of output channels."),
+              "channels with a pointwise layer. Compare its MACs with the standard convolution's."),
     ])
     return
 

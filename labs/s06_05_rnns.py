@@ -137,8 +137,8 @@ def _(kit, mo):
     mo.vstack([
         mo.md("## Part B · Gates multiply the work per step"),
         kit.message("Dr. Lena Okafor", "research lead, StreamSense",
-                    "Switching our vanilla RNN to an LSTM fixed the vanishing gradients. What "
-                    "did it do to the compute bill per step?"),
+                    "We are switching our vanilla RNN to an LSTM so it learns longer phrases. What "
+                    "does that do to the compute bill per step?"),
         mo.md(
             "An LSTM step computes four affine transforms of the input and the previous state "
             "(input, forget and output gates plus a candidate update); a GRU computes three "

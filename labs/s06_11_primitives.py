@@ -143,8 +143,8 @@ def _(kit, mo):
         mo.md(
             "A systolic array is a grid of MAC cells that pass operands to their neighbours every cycle, "
             "so each value fetched from memory is reused across a whole row or column of cells. In the "
-            "weight-stationary design modelled here, a tile of weights sits in the grid while input "
-            "rows stream through; filling and draining the pipeline costs cycles whatever the row count."
+            "weight-stationary design modelled here, a tile of weights is loaded into the grid and input "
+            "rows stream through it; partial sums take a few cycles to cross the grid and leave it."
         ),
     ])
     return
@@ -214,9 +214,8 @@ def _(kit, mo):
                     "We counted MACs to size the battery. Someone said the memory reads matter more. Do they?"),
         mo.md(
             "Horowitz's 45 nm energy table prices an access by where the data lives, from a small SRAM "
-            "next to the arithmetic to off-chip DRAM. Memory is read in whole lines, so the pattern "
-            "matters too: a sequential stream uses every fetched byte, a strided or scattered read "
-            "only a slice of each line, while a gathered embedding row is contiguous and fully used."
+            "next to the arithmetic to off-chip DRAM. Memory is read in whole 64-byte lines, whatever "
+            "the program asked for; compare how programs with different access patterns use them."
         ),
     ])
     return

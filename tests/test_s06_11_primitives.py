@@ -240,9 +240,12 @@ def test_pred_c_random_scalars_cost_16x_sequential():
 def test_pred_d_one_more_stage_per_doubling():
     assert P.reduction_stages(1024) == P.reduction_stages(512) + 1 == 10
     assert lab.PRED_D.answer == "one"
-    a, b = P.attention_data_movement(4096, 64, 1), P.attention_data_movement(8192, 64, 1)
-    assert b.gather_keys == 4 * a.gather_keys and b.broadcast == 2 * a.broadcast and b.reduce == 4 * a.reduce
-    assert lab.TRANSFER_D.answer == "gather"
+    a, b = P.attention_data_movement(512, 64, 32), P.attention_data_movement(512, 64, 64)
+    assert a.reduce_len == b.reduce_len == 512 and b.reduce == 2 * a.reduce
+    stages = [next(c for c in lab.part_d(512, batch, "64").cards if c.label.startswith("Softmax row")).value
+              for batch in (32, 64)]
+    assert stages == ["9", "9"]
+    assert lab.TRANSFER_D.answer == "same"
 
 
 def test_transfers_a_b():

@@ -386,17 +386,19 @@ PRED_D = Prediction(
 )
 
 TRANSFER_D = Prediction(
-    question="At S = 4,096, double the sequence again. Which of one head's data movements grows fastest?",
-    options={"broadcast": "Broadcasting the queries",
-             "gather": "Gathering keys and values for every query, with the score reduction",
-             "stages": "The tree reduction's stages"},
-    answer="gather",
+    question=("Keep S = 512 but double the batch from 32 to 64 sequences. How many dependent stages does each "
+              "softmax row's tree reduction take now?"),
+    options={"same": "The same: more sequences add rows that reduce side by side, not longer rows",
+             "plus_one": "One more: twice the values to reduce",
+             "double": "Twice as many: twice the work"},
+    answer="same",
     feedback={
-        "broadcast": "Queries are S × d_head values: they double. The key and value gathers are S × S × d_head and "
-                     "the scores S × S: they quadruple.",
-        "gather": "S² × d_head elements gathered and S² scores reduced: ×4 when S doubles, against ×2 for the "
-                  "broadcast and +1 stage for the tree. Set S to 8,192 and compare the curves' slopes.",
-        "stages": "The stages grow by one per doubling (12 → 13): the slowest of the three.",
+        "same": "Each row still sums 512 values: ⌈log₂ 512⌉ stages. The batch doubles the number of rows (and the "
+                "scores to reduce), all of which run in parallel. Move the batch slider: the stages card stays put.",
+        "plus_one": "The extra values belong to other rows, not to this one. Stages depend on the row length S, "
+                    "not on how many rows there are.",
+        "double": "The total work doubles, but it is spread over twice as many independent rows; each row's "
+                  "critical path is unchanged.",
     },
     kind="transfer",
 )
