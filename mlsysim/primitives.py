@@ -46,6 +46,7 @@ __all__ = [
     "AttentionMovement",
     "attention_data_movement",
     "winograd_multiplications",
+    "tiled_gemm_values",
     "TileScatter",
     "scatter_tiles",
     "A100_SMS",
@@ -84,6 +85,18 @@ def gemm_shape(layer: L.Layer, batch: int = 1) -> GemmShape:
         return GemmShape(m=batch * ho * wo, k=kh * kw * (layer.in_channels // g),
                          n=layer.out_channels // g, count=g)
     raise ValueError(f"layer must be a Dense or Conv2d layer, got {type(layer).__name__}")
+
+
+def tiled_gemm_values(shape: GemmShape, tile: int) -> int:
+    """Values a tiled GEMM moves between the slow memory and a fast one that holds ``tile x tile``
+    output blocks: each output tile reads a ``tile x k`` strip of the streamed operand and a
+    ``k x tile`` strip of the weight, then writes its block once. Totals: m*k*ceil(n/tile) +
+    k*n*ceil(m/tile) + m*n per GEMM. Bigger tiles re-read each operand fewer times (the longer
+    edition's 64x64 L1 and 256x256 L2 tiles, L2901)."""
+    if isinstance(tile, bool) or not isinstance(tile, int) or tile < 1:
+        raise ValueError(f"tile must be an integer >= 1, got {tile!r}")
+    m, k, n = shape.m, shape.k, shape.n
+    return shape.count * (m * k * math.ceil(n / tile) + k * n * math.ceil(m / tile) + m * n)
 
 
 # --------------------------------------------------------------------------------------------

@@ -192,6 +192,10 @@ B_ROWS = Slider("Rows streamed M (batch × tokens)", 1, 4096, 1)
 B_WIDTH = Slider("Weight matrix d × d", 256, 8192, 2048, step=256)
 B_DOUBLE = Toggle("Double-buffered weights (next tile loads while this one computes)", False)
 
+#: Output tile sides compared for a tiled GEMM: the longer edition's 64x64 (L1) and 256x256 (L2) tiles
+#: (L2901).
+TILES = (64, 256)
+
 #: The array's clock: the TPU v1's 700 MHz (Jouppi et al. 2017), the systolic design the
 #: longer edition names.
 CLOCK = P.TPU_V1.clock
@@ -222,6 +226,9 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
 
     t = run.time(CLOCK).m_as("s")
     overhead = run.fill_cycles + run.load_cycles
+    shape = P.gemm_shape(L.Dense(in_features=d, out_features=d, bias=False), m)
+    moved = [P.tiled_gemm_values(shape, tile) for tile in TILES]
+    bpv = float(bytes_per_value(BUFFER_PRECISION))
     cards = [
         Card("Weight tiles", fmt_count(run.tiles), f"⌈{d:,}/{n}⌉² of {n}×{n}"),
         Card("Cycles per tile", f"{run.cycles_per_tile:,}",
@@ -231,6 +238,9 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         Card("Time at 700 MHz", fmt_time(t), f"{run.cycles:,} cycles"),
         Card("Achieved rate", fmt_rate(2 * run.macs / t), f"of {fmt_rate(arr.peak.m_as('FLOP/s'))} peak"),
         Card("Rows for 50%", f"{overhead:,}", "M equal to the per-tile overhead"),
+        Card(f"Tiling: {TILES[0]}² vs {TILES[1]}² output tiles", fmt_ratio(moved[0] / moved[1], 2) + " less traffic",
+             f"{fmt_bytes(moved[0] * bpv)} vs {fmt_bytes(moved[1] * bpv)} moved ({BUFFER_PRECISION.upper()}), "
+             "operands re-read once per tile"),
     ]
     summary = (f"The {d:,}² weight matrix splits into {run.tiles:,} tile{'s' if run.tiles != 1 else ''} of {n}×{n}. "
                f"Each tile streams {m:,} row{'s' if m != 1 else ''} but pays {overhead:,} cycles to "
@@ -245,6 +255,9 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         "model: weight-stationary, tiles run back to back (Kung 1982; TPU v1, Jouppi et al. 2017)",
         "Table 13, matrix multiplication: Tensor Cores · batching, GEMM libraries · challenge: parallelization, "
         "precision",
+        f"tiling: values moved = m·k·⌈n/T⌉ + k·n·⌈m/T⌉ + m·n = {moved[0]:,} (T = {TILES[0]}) vs {moved[1]:,} "
+        f"(T = {TILES[1]}); the fast memory holding the tiles is a cache (hardware finds data by tag) or a "
+        "scratchpad (the compiler moves it by DMA: no tags, predictable latency)",
     ]
     return View(fig, cards, summary, "Systolic array timing", peek)
 
