@@ -41,7 +41,7 @@ def _(LAB_CSS, kit, mo):
             "An architecture's inductive bias sets how many weights it learns, how often it reuses "
             "them and which resource runs out first: price each bias, then place the lighthouses "
             "against a real device's ridge point.",
-            ["3 parts", "about 20 minutes", "inductive bias", "Table 1 families",
+            ["3 parts", "about 25 minutes", "inductive bias", "Table 1 families",
              "lighthouse roster", "intensity spectrum"],
         ),
     ])
@@ -114,6 +114,19 @@ def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -165,6 +178,19 @@ def _(b_device, b_family, b_int8, kit, lab, mo, pred_b, unlocked):
         kit.show(lab.part_b(b_family.value, b_device.value, b_int8.value),
                  lab.PRED_B.respond(pred_b.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
     return
 
 
@@ -222,8 +248,23 @@ def _(c_batch, c_device, c_precision, kit, lab, mo, pred_c, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
-def _(mo):
+def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
+    mo.stop(kit.locked_any([pred_a, pred_b, pred_c], unlocked),
+            kit.locked_note("the takeaways (answer every prediction first)"))
     mo.md("""
     ## Takeaways
 
@@ -241,8 +282,8 @@ def _(mo):
 
 
 @app.cell
-async def _(c_batch, c_device, c_precision, kit, lab, ledger, pred_a, pred_b, pred_c):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value}, design={"device": c_device.value, "precision": c_precision.value, "batch": c_batch.value})
+async def _(c_batch, c_device, c_precision, kit, lab, ledger, pred_a, pred_b, pred_c, transfer_a, transfer_b, transfer_c):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value}, design={"device": c_device.value, "precision": c_precision.value, "batch": c_batch.value})
     return
 
 

@@ -41,7 +41,7 @@ def _(LAB_CSS, kit, mo):
             "A dense layer gives every input a weight to every output: count what that costs in "
             "memory, in bandwidth at batch one and in energy, and see why the saving of a prior is "
             "counted per detector.",
-            ["4 parts", "about 20 minutes", "d_in × d_out", "GEMV vs GEMM", "MNIST MLP vs CNN",
+            ["4 parts", "about 25 minutes", "d_in × d_out", "GEMV vs GEMM", "MNIST MLP vs CNN",
              "move vs compute energy"],
         ),
     ])
@@ -112,6 +112,19 @@ def _(a_d_in, a_d_out, a_precision, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -172,6 +185,19 @@ def _(b_batch, b_device, b_precision, b_width, kit, lab, mo, pred_b, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -224,6 +250,19 @@ def _(c_features, c_hidden, c_kernel, kit, lab, mo, pred_c, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -232,8 +271,8 @@ def _(kit, mo):
                     "The battery budget is set by the arithmetic, right? Our layer only does four million MACs."),
         mo.md(
             "With Horowitz's 45 nm energy table, reading a value from off-chip DRAM costs far more than "
-            "the multiply-accumulate that uses it. At batch one a streamed weight is used once; at "
-            "batch B it is used B times, so its fetch energy is shared."
+            "the multiply-accumulate that uses it. The chart sets the energy of fetching a weight "
+            "against the energy of the MACs it feeds, for each place the weights can live."
         ),
     ])
     return
@@ -276,6 +315,19 @@ def _(d_batch, d_level, d_precision, kit, lab, mo, pred_d, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
     mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
@@ -297,8 +349,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 
 
 @app.cell
-async def _(b_batch, b_device, b_precision, b_width, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"device": b_device.value, "precision": b_precision.value, "batch": b_batch.value,
+async def _(b_batch, b_device, b_precision, b_width, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"device": b_device.value, "precision": b_precision.value, "batch": b_batch.value,
                     "width": b_width.value})
     return
 

@@ -39,8 +39,8 @@ def _(LAB_CSS, kit, mo):
             "Chapter 6 · Network Architectures · Section 6.3",
             "CNNs: Weight Sharing and Its Bill",
             "Sharing one small filter across every position makes weights cheap; predict what still "
-            "grows, how far a stack sees, and why fewer FLOPs need not mean less time.",
-            ["4 parts + synthesis", "about 25 minutes", "weight sharing", "receptive field",
+            "grows, how far a stack sees, and what fewer FLOPs buy in time.",
+            ["5 parts + synthesis", "about 35 minutes", "weight sharing", "receptive field", "equivariance",
              "depthwise separable", "FLOPs vs speed", "microcontrollers"],
         ),
     ])
@@ -66,9 +66,9 @@ def _(kit, mo):
         kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
                     "We want to run our detector at four times the camera resolution. Will the "
                     "convolution weights still fit on chip, and what else grows?"),
-        mo.md("A convolution slides the same small filter over the whole feature map. Its weight "
-              "count depends on the kernel and the channels, never on the image size; its work, its "
-              "output maps and any im2col buffer built to run it as one matrix multiply do."),
+        mo.md("A convolution slides the same small filter over the whole feature map; a dense layer "
+              "gives every input value its own weight to every output. Change the resolution, the "
+              "channels and the kernel, and watch which of the layer's costs move."),
     ])
     return
 
@@ -109,6 +109,19 @@ def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -116,9 +129,8 @@ def _(kit, mo):
         kit.message("Ravi Patel", "systems engineer, WildlifeVision",
                     "Each filter only looks at a tiny window. How many layers before a unit can see a "
                     "whole animal?"),
-        mo.md("A unit's receptive field is the patch of the input that can change it. Stacking "
-              "layers widens it; striding between layers widens it much faster, at the price of a "
-              "coarser map."),
+        mo.md("A unit's receptive field is the patch of the input that can change it. The chart "
+              "follows it through a stack of layers, with and without striding."),
     ])
     return
 
@@ -159,6 +171,19 @@ def _(b_depth, b_kernel, b_stride, kit, lab, mo, pred_b, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -167,8 +192,7 @@ def _(kit, mo):
                     "The efficient-model paper says depthwise-separable layers are about an order of "
                     "magnitude cheaper. Is that true for our layer widths?"),
         mo.md("A depthwise-separable layer filters each input channel on its own, then mixes "
-              "channels with a pointwise layer. The saving depends on both the kernel size and the "
-              "number of output channels."),
+              "channels with a pointwise layer. Compare its MACs with the standard convolution's."),
     ])
     return
 
@@ -202,13 +226,26 @@ def _(c_cout, c_kernel, kit, lab, mo, pred_c, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
-        mo.md("## Part D · Fewer FLOPs, same wait"),
+        mo.md("## Part D · Fewer FLOPs, how much faster?"),
         kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
-                    "We swapped ResNet-50 for MobileNetV2 on our GPU server to cut latency by an order "
-                    "of magnitude. The dashboard barely moved. Is the benchmark broken?"),
+                    "We plan to swap ResNet-50 for MobileNetV2 on our GPU server to cut latency by an order "
+                    "of magnitude. Should the dashboard show it?"),
         mo.md("The roofline engine times every layer as the larger of its math and its memory "
               "traffic, plus one launch per kernel. Compare where each network's time goes, per "
               "device, batch size and execution mode."),
@@ -242,14 +279,96 @@ def _(lab):
 
 
 @app.cell
-def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
+def _(lab):
+    d_launch = lab.D_LAUNCH.widget()
+    return (d_launch,)
+
+
+@app.cell
+def _(lab):
+    d_efficiency = lab.D_EFFICIENCY.widget()
+    return (d_efficiency,)
+
+
+@app.cell
+def _(d_batch, d_device, d_efficiency, d_fused, d_launch, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack([
         mo.hstack([d_batch, d_fused], justify="start", wrap=True),
         d_device,
-        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value),
+        mo.hstack([d_launch, d_efficiency], justify="start", wrap=True),
+        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value, d_launch.value, d_efficiency.value),
                  lab.PRED_D.respond(pred_d.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part E · Shift the edge"),
+        kit.message("Dr. Lena Okafor", "radiology ML lead",
+                    "Our lesion detector must report where a lesion is, not only that there is one. "
+                    "Does it matter whether the first layer is a convolution or a dense layer?"),
+        mo.md("Example 6.3 of the chapter: a 7×7 image with one vertical edge, a 3×3 vertical-edge "
+              "filter, and a dense layer with the same number of outputs. Move the edge and compare "
+              "each layer's output with a shifted copy of its old output."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_e = lab.PRED_E.radio()
+    pred_e
+    return (pred_e,)
+
+
+@app.cell
+def _(lab):
+    e_column = lab.E_COLUMN.widget()
+    return (e_column,)
+
+
+@app.cell
+def _(lab):
+    e_shift = lab.E_SHIFT.widget()
+    return (e_shift,)
+
+
+@app.cell
+def _(e_column, e_shift, kit, lab, mo, pred_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack([
+        mo.hstack([e_column, e_shift], justify="start", wrap=True),
+        kit.show(lab.part_e(e_column.value, e_shift.value), lab.PRED_E.respond(pred_e.value, unlocked)),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_e = lab.TRANSFER_E.radio()
+    return (transfer_e,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_e, transfer_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked))
+    mo.vstack([transfer_e, lab.TRANSFER_E.respond(transfer_e.value, unlocked)])
     return
 
 
@@ -299,6 +418,7 @@ def _(
     pred_b,
     pred_c,
     pred_d,
+    pred_e,
     s_device,
     s_flash_reserve,
     s_precision,
@@ -306,8 +426,8 @@ def _(
     unlocked,
 ):
     mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the synthesis (answer all four predictions)"),
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d, pred_e)),
+        kit.locked_note("the synthesis (answer all five predictions)"),
     )
     mo.vstack([
         mo.hstack([s_device, s_precision], justify="start", wrap=True),
@@ -319,10 +439,14 @@ def _(
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+    mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked),
+            kit.locked_note("the takeaways (answer every prediction first)"))
     mo.md("""
     ## Takeaways
 
+    - Sharing one filter makes a convolution translation equivariant: shift the input and its map
+      shifts with it (up to the border); pooling over positions then gives invariance.
     - Weight sharing makes a convolution's weights independent of resolution; its MACs, output
       maps and any im2col buffer still grow with the image area.
     - Receptive fields grow linearly with stride-one depth; downsampling buys reach with a coarser map.
@@ -334,8 +458,8 @@ def _(mo):
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_flash_reserve, s_precision, s_sram_reserve):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"device": s_device.value, "precision": s_precision.value,
+async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, s_device, s_flash_reserve, s_precision, s_sram_reserve, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"device": s_device.value, "precision": s_precision.value,
                     "flash_reserve_kib": s_flash_reserve.value,
                     "sram_reserve_kib": s_sram_reserve.value})
     return

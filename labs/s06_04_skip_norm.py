@@ -40,7 +40,7 @@ def _(LAB_CSS, kit, mo):
             "Skip Connections and Normalization",
             "Watch gradients vanish and explode in a real deep network, see what the identity path and "
             "each normalization fix, and price the memory-bound glue they add to every block.",
-            ["3 parts", "about 20 minutes", "gradient flow", "residual blocks", "BatchNorm vs LayerNorm",
+            ["3 parts", "about 25 minutes", "gradient flow", "residual blocks", "BatchNorm vs LayerNorm",
              "memory-bound ops", "kernel fusion"],
         ),
     ])
@@ -110,6 +110,19 @@ def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -118,9 +131,8 @@ def _(kit, mo):
                     "We are adding a text assistant that answers one token at a time. Can it reuse the "
                     "BatchNorm layers from our vision backbone?"),
         mo.md("Every normalization subtracts a mean and divides by a spread; they differ in which "
-              "values those statistics come from. BatchNorm pools a channel across the batch and the "
-              "feature map and switches to running averages when serving; LayerNorm and RMSNorm use "
-              "one token's own features."),
+              "values those statistics come from. In training, BatchNorm pools a channel across the "
+              "batch and the feature map; LayerNorm and RMSNorm use one token's own features."),
     ])
     return
 
@@ -159,6 +171,19 @@ def _(b_batch, b_features, b_positions, kit, lab, mo, pred_b, unlocked):
         kit.show(lab.part_b(b_batch.value, b_positions.value, b_features.value),
                  lab.PRED_B.respond(pred_b.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
     return
 
 
@@ -220,8 +245,23 @@ def _(c_batch, c_device, c_op, c_precision, kit, lab, mo, pred_c, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
-def _(mo):
+def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
+    mo.stop(kit.locked_any([pred_a, pred_b, pred_c], unlocked),
+            kit.locked_note("the takeaways (answer every prediction first)"))
     mo.md("""
     ## Takeaways
 
@@ -238,8 +278,8 @@ def _(mo):
 
 
 @app.cell
-async def _(c_device, c_precision, kit, lab, ledger, pred_a, pred_b, pred_c):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value}, design={"device": c_device.value, "precision": c_precision.value})
+async def _(c_device, c_precision, kit, lab, ledger, pred_a, pred_b, pred_c, transfer_a, transfer_b, transfer_c):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value}, design={"device": c_device.value, "precision": c_precision.value})
     return
 
 

@@ -41,7 +41,7 @@ def _(LAB_CSS, kit, mo):
             "Measure what recurrence costs: latency that grows with every step however fast the "
             "math, gates that multiply the work per step, a state that never grows, and the "
             "length at which parallel attention's quadratic work finally loses.",
-            ["4 parts", "about 20 minutes", "serial chain", "LSTM and GRU cost", "fixed state vs KV cache", "RNN vs attention"],
+            ["5 parts", "about 30 minutes", "serial chain", "LSTM and GRU cost", "fixed state vs KV cache", "RNN vs attention"],
         ),
     ])
     return
@@ -102,14 +102,33 @@ def _(lab):
 
 
 @app.cell
-def _(a_batch, a_peak, a_seq, kit, lab, mo, pred_a, unlocked):
+def _(lab):
+    a_launch = lab.A_LAUNCH.widget()
+    return (a_launch,)
+
+
+@app.cell
+def _(a_batch, a_launch, a_peak, a_seq, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_seq, a_batch], justify="start", wrap=True),
-        a_peak,
-        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value),
+        mo.hstack([a_peak, a_launch], justify="start", wrap=True),
+        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value, a_launch.value),
                  lab.PRED_A.respond(pred_a.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
     return
 
 
@@ -118,8 +137,8 @@ def _(kit, mo):
     mo.vstack([
         mo.md("## Part B · Gates multiply the work per step"),
         kit.message("Dr. Lena Okafor", "research lead, StreamSense",
-                    "Switching our vanilla RNN to an LSTM fixed the vanishing gradients. What "
-                    "did it do to the compute bill per step?"),
+                    "We are switching our vanilla RNN to an LSTM so it learns longer phrases. What "
+                    "does that do to the compute bill per step?"),
         mo.md(
             "An LSTM step computes four affine transforms of the input and the previous state "
             "(input, forget and output gates plus a candidate update); a GRU computes three "
@@ -163,6 +182,19 @@ def _(b_bias, b_d_in, b_hidden, kit, lab, mo, pred_b, unlocked):
         kit.show(lab.part_b(b_hidden.value, b_d_in.value, b_bias.value),
                  lab.PRED_B.respond(pred_b.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
     return
 
 
@@ -226,6 +258,19 @@ def _(c_cell, c_device, c_hidden, c_seq, kit, lab, mo, pred_c, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -275,23 +320,113 @@ def _(lab):
 
 
 @app.cell
-def _(d_device, d_flash, d_rival, d_width, kit, lab, mo, pred_d, unlocked):
+def _(lab):
+    d_launch = lab.D_LAUNCH.widget()
+    return (d_launch,)
+
+
+@app.cell
+def _(d_device, d_flash, d_launch, d_rival, d_width, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack([
         mo.hstack([d_width, d_flash], justify="start", wrap=True),
         d_rival,
-        d_device,
-        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value),
+        mo.hstack([d_device, d_launch], justify="start", wrap=True),
+        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value, d_launch.value),
                  lab.PRED_D.respond(pred_d.value, unlocked)),
     ])
     return
 
 
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part E · Gradients through time"),
+        kit.message("Priya Raman", "speech team lead",
+                    "Our RNN keyword model trains fine on one-second clips but cannot learn a wake phrase "
+                    "that spans three seconds. Is that a data problem?"),
+        mo.md("Training an RNN unrolls it over the sequence and applies the chain rule backwards: "
+              "∂L/∂h_0 = ∂L/∂h_S · Π_t ∂h_t/∂h_(t−1). Each factor combines the activation's "
+              "derivatives with the shared recurrent matrix W_hh. The simulation runs a real seeded "
+              "RNN forward over S inputs and backward to h_0."),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_e = lab.PRED_E.radio()
+    pred_e
+    return (pred_e,)
+
+
+@app.cell
+def _(lab):
+    e_steps = lab.E_STEPS.widget()
+    return (e_steps,)
+
+
+@app.cell
+def _(lab):
+    e_activation = lab.E_ACTIVATION.widget()
+    return (e_activation,)
+
+
+@app.cell
+def _(lab):
+    e_gain = lab.E_GAIN.widget()
+    return (e_gain,)
+
+
+@app.cell
+def _(lab):
+    e_additive = lab.E_ADDITIVE.widget()
+    return (e_additive,)
+
+
+@app.cell
+def _(e_activation, e_additive, e_gain, e_steps, kit, lab, mo, pred_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack([
+        mo.hstack([e_steps, e_gain], justify="start", wrap=True),
+        mo.hstack([e_activation, e_additive], justify="start", wrap=True),
+        kit.show(lab.part_e(e_steps.value, e_activation.value, e_gain.value, e_additive.value),
+                 lab.PRED_E.respond(pred_e.value, unlocked)),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_e = lab.TRANSFER_E.radio()
+    return (transfer_e,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_e, transfer_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked))
+    mo.vstack([transfer_e, lab.TRANSFER_E.respond(transfer_e.value, unlocked)])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
     mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the takeaways (answer all four predictions)"),
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d, pred_e)),
+        kit.locked_note("the takeaways (answer all five predictions)"),
     )
     mo.md("""
 ## Takeaways
@@ -299,14 +434,15 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 - An RNN's latency grows linearly with sequence length: every step waits for the previous state, and faster arithmetic only shortens each step.
 - Gates multiply the work per step (an LSTM does four affine transforms, a GRU three) but never the number of steps.
 - The inference state has a fixed size; training through time and attention's KV cache both grow with every token, which is why recurrence still fits where memory is scarce.
-- On GPUs, attention's quadratic work done in parallel beats the RNN's chain until very long contexts; on a microcontroller the RNN wins at every length.
+- On GPUs, attention's quadratic work done in parallel beats the RNN's chain until very long contexts.
+- Training multiplies one Jacobian diag(f′) W_hh per step, so a plain RNN's gradient vanishes or explodes geometrically over time; a path around W_hh (the LSTM's cell state) is what lets it learn across long spans.
 """)
     return
 
 
 @app.cell
-async def _(d_device, d_rival, d_width, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"device": d_device.value, "width": d_width.value, "rival": d_rival.value})
+async def _(d_device, d_rival, d_width, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"device": d_device.value, "width": d_width.value, "rival": d_rival.value})
     return
 
 

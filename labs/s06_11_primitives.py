@@ -120,6 +120,19 @@ def _(a_channels, a_kernel, a_size, a_stride, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -130,8 +143,8 @@ def _(kit, mo):
         mo.md(
             "A systolic array is a grid of MAC cells that pass operands to their neighbours every cycle, "
             "so each value fetched from memory is reused across a whole row or column of cells. In the "
-            "weight-stationary design modelled here, a tile of weights sits in the grid while input "
-            "rows stream through; filling and draining the pipeline costs cycles whatever the row count."
+            "weight-stationary design modelled here, a tile of weights is loaded into the grid and input "
+            "rows stream through it; partial sums take a few cycles to cross the grid and leave it."
         ),
     ])
     return
@@ -180,6 +193,19 @@ def _(b_array, b_double, b_rows, b_width, kit, lab, mo, pred_b, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -188,9 +214,8 @@ def _(kit, mo):
                     "We counted MACs to size the battery. Someone said the memory reads matter more. Do they?"),
         mo.md(
             "Horowitz's 45 nm energy table prices an access by where the data lives, from a small SRAM "
-            "next to the arithmetic to off-chip DRAM. Memory is read in whole lines, so the pattern "
-            "matters too: a sequential stream uses every fetched byte, a strided or scattered read "
-            "only a slice of each line, while a gathered embedding row is contiguous and fully used."
+            "next to the arithmetic to off-chip DRAM. Memory is read in whole 64-byte lines, whatever "
+            "the program asked for; compare how programs with different access patterns use them."
         ),
     ])
     return
@@ -230,6 +255,19 @@ def _(c_level, c_pattern, c_precision, kit, lab, mo, pred_c, unlocked):
         kit.show(lab.part_c(c_pattern.value, c_level.value, c_precision.value),
                  lab.PRED_C.respond(pred_c.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
     return
 
 
@@ -285,8 +323,23 @@ def _(d_batch, d_head, d_seq, kit, lab, mo, pred_d, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
-def _(mo):
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
+            kit.locked_note("the takeaways (answer every prediction first)"))
     mo.md("""
     ## Takeaways
 
@@ -303,8 +356,8 @@ def _(mo):
 
 
 @app.cell
-async def _(b_array, b_rows, c_level, c_pattern, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"array": b_array.value, "rows": b_rows.value, "pattern": c_pattern.value,
+async def _(b_array, b_rows, c_level, c_pattern, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"array": b_array.value, "rows": b_rows.value, "pattern": c_pattern.value,
                     "level": c_level.value})
     return
 

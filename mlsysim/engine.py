@@ -161,6 +161,19 @@ class Profile:
         return Q_(self.memory_footprint_bytes, "B")
 
     @property
+    def time_split(self) -> tuple[float, float, float]:
+        """(seconds in compute-bound rows, seconds in memory-bound rows, seconds of kernel
+        launches): the latency attributed term by term (each row to the larger of its two roofs);
+        the three add up to ``latency_s``."""
+        comp = mem = 0.0
+        for t in self.layers:
+            if t.t_compute >= t.t_memory:
+                comp += t.t_compute
+            else:
+                mem += t.t_memory
+        return comp, mem, self.latency_dispatch_s
+
+    @property
     def capacity_bytes(self) -> float:
         return self.device.memory.capacity.m_as("B")
 
@@ -617,3 +630,34 @@ class Engine:
 
 solve = Engine.solve
 sweep = Engine.sweep
+
+
+def with_launch_cost(device: Device | str, seconds: float) -> Device:
+    """The device with another launch cost per kernel (``dispatch_tax``), e.g. to show how an
+    answer depends on that assumption (CUDA graphs and compiled runtimes cut it toward 0)."""
+    dev = Hardware.get(device) if isinstance(device, str) else device
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (
+        math.isfinite(seconds) and seconds >= 0
+    ):
+        raise ValueError(f"seconds must be a finite launch cost >= 0, got {seconds!r}")
+    return dev.model_copy(update={"dispatch_tax": Q_(float(seconds), "s")})
+
+
+def launch_cost_for_speedup(slow: Profile, fast: Profile, speedup: float) -> float | None:
+    """The launch cost per kernel (seconds) at which ``slow.latency / fast.latency`` equals
+    ``speedup``, all else as in the two profiles; None when no cost >= 0 gives it.
+
+    Each latency is r + k t (r: the rows' roofline time, k: kernels, t: launch cost), so the
+    ratio (r_s + k_s t) / (r_f + k_f t) = x solves exactly: t = (r_s - x r_f) / (x k_f - k_s)."""
+    if not (isinstance(speedup, int | float) and math.isfinite(speedup) and speedup > 0):
+        raise ValueError(f"speedup must be a positive number, got {speedup!r}")
+    rows = []
+    for p in (slow, fast):
+        k = sum(t.kernels for t in p.layers)
+        rows.append((p.latency_s - p.latency_dispatch_s, k))
+    (r_s, k_s), (r_f, k_f) = rows
+    den = speedup * k_f - k_s
+    if den == 0:
+        return None
+    t = (r_s - speedup * r_f) / den
+    return t if t >= 0 else None

@@ -41,13 +41,31 @@ __all__ = [
     "derivative",
     "max_derivative",
     "batchnorm_train_serve_gap",
+    "flow_verdict",
+    "BPTTFlow",
+    "bptt",
 ]
 
 ACTIVATIONS = ("sigmoid", "tanh", "relu", "linear")
+#: A gradient "vanishes" when less than 1% of it reaches the first layer and "explodes" when it
+#: arrives more than 100x amplified: the chapter's 0.9^50 = 0.0052 (L581) vanishes.
+VANISH_BELOW, EXPLODE_ABOVE = 1e-2, 1e2
 MAX_WIDTH = 64
 MAX_DEPTH = 256
 #: Most values ``batchnorm_train_serve_gap`` draws in one call (trials x positions).
 MAX_GAP_VALUES = 1 << 20
+
+
+def flow_verdict(norm: float) -> str:
+    """'vanishes', 'explodes' or 'survives' for the gradient norm reaching the first layer (the
+    output gradient being 1)."""
+    if isinstance(norm, bool) or not isinstance(norm, int | float) or not (math.isfinite(norm) and norm >= 0):
+        raise ValueError(f"norm must be a finite number >= 0, got {norm!r}")
+    if norm < VANISH_BELOW:
+        return "vanishes"
+    if norm > EXPLODE_ABOVE:
+        return "explodes"
+    return "survives"
 
 
 def _numpy():
@@ -305,6 +323,81 @@ def _run_numpy(mats, x0, g, kind, gain, residual, alpha):
         delta = delta + back if residual else back
         grads[i] = float(np.sqrt(delta @ delta))
     return grads, wgrads, acts
+
+
+# --------------------------------------------------------------------------------------------
+# Backpropagation through time: the same product with one shared W_hh (section 6.5)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BPTTFlow:
+    """One forward pass of a recurrence over ``steps`` inputs and one backward pass from the last
+    state. ``grad_norms[t]`` is ``||dL/dh_t||`` (t = 0 is the initial state); ``mean_derivative``
+    the average |f'(z_t)| the backward pass multiplied by."""
+
+    steps: int
+    width: int
+    activation: str
+    gain: float
+    additive: bool
+    grad_norms: tuple[float, ...]
+    mean_derivative: float
+
+    @property
+    def first(self) -> float:
+        """Gradient norm reaching h_0 (the gradient at h_S has norm 1)."""
+        return self.grad_norms[0]
+
+    @property
+    def per_step_factor(self) -> float:
+        return self.first ** (1.0 / self.steps) if self.first > 0 else 0.0
+
+
+def bptt(steps: int, width: int = 16, activation: str = "tanh", gain: float = 1.0, additive: bool = False,
+         branch_scale: float | None = None, seed: int = 0) -> BPTTFlow:
+    """Gradient flow back through time in a seeded RNN (pure Python)::
+
+        plain:     h_t = f(W_hh h_{t-1} + u_t)                 J_t = diag(f'(z_t)) W_hh
+        additive:  h_t = h_{t-1} + alpha f(W_hh h_{t-1} + u_t)  J_t = I + alpha diag(f'(z_t)) W_hh
+
+    ``W_hh = gain * Q`` with one seeded orthogonal ``Q`` shared by every step (the difference from
+    ``simulate``, whose layers each have their own matrix); ``u_t`` (the input's contribution
+    ``W_xh x_t``) is a seeded vector with unit-variance entries. dL/dh_0 = dL/dh_S · prod_t J_t
+    (the chapter's BPTT product). ``additive`` gives the state a path around W_hh, the way an
+    LSTM's cell state does; alpha defaults to 1/sqrt(steps)."""
+    _check_int("steps", steps, 1, MAX_DEPTH)
+    alpha = 1.0 / math.sqrt(steps) if branch_scale is None else branch_scale
+    _check_args(steps, width, activation, gain, alpha)
+    _check_int("seed", seed, 0, 2**31 - 1)
+    return _bptt(steps, width, activation, float(gain), bool(additive), float(alpha), seed)
+
+
+@lru_cache(maxsize=256)
+def _bptt(steps, width, kind, gain, additive, alpha, seed) -> BPTTFlow:
+    q = _orthogonal(width, seed, 0)
+    rng = random.Random(f"mlsysim-bptt-{seed}-{width}")
+    us = [[rng.gauss(0.0, 1.0) for _ in range(width)] for _ in range(steps)]
+    h = [0.0] * width
+    zs = []
+    for u in us:
+        z = [gain * sum(w * x for w, x in zip(row, h, strict=True)) + ut for row, ut in zip(q, u, strict=True)]
+        a = [activation(kind, v) for v in z]
+        h = [x + alpha * y for x, y in zip(h, a, strict=True)] if additive else a
+        zs.append(z)
+    delta = list(_unit_vector(width, seed, "bptt-gradient"))
+    grads = [0.0] * (steps + 1)
+    grads[steps] = _norm(delta)
+    dsum = 0.0
+    scale = alpha if additive else 1.0
+    for t in range(steps - 1, -1, -1):
+        d = [derivative(kind, z) for z in zs[t]]
+        dsum += sum(abs(x) for x in d) / width
+        v = [scale * dz * dl for dz, dl in zip(d, delta, strict=True)]
+        back = [gain * sum(v[r] * q[r][c] for r in range(width)) for c in range(width)]
+        delta = [a + b for a, b in zip(delta, back, strict=True)] if additive else back
+        grads[t] = _norm(delta)
+    return BPTTFlow(steps, width, kind, gain, additive, tuple(grads), dsum / steps)
 
 
 # --------------------------------------------------------------------------------------------

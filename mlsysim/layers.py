@@ -198,6 +198,28 @@ class Dense(Layer):
     def _macs1(self) -> int:
         return self.tokens * self.in_features * self.out_features
 
+    @property
+    def operand_reads_per_output(self) -> int:
+        """Operands one output neuron reads in the chapter's nested loop (Listing 2): one input and
+        one weight per multiply-accumulate, 2 x in_features (logical reads: registers and caches
+        may serve repeats, so this is not DRAM traffic)."""
+        return 2 * self.in_features
+
+    def forward(self, x, weights, relu: bool = False) -> list[float]:
+        """Evaluate y = x W (+ ReLU) on one example in pure Python, ``weights`` given as
+        ``in_features`` rows of ``out_features`` values (the chapter's Example 6.2 layout); no
+        bias. For worked examples and checks, not a framework."""
+        xs = [float(v) for v in x]
+        if len(xs) != self.in_features:
+            raise ValueError(f"x must have in_features={self.in_features} values, got {len(xs)}")
+        w = [[float(v) for v in row] for row in weights]
+        if len(w) != self.in_features or any(len(r) != self.out_features for r in w):
+            raise ValueError(f"weights must be {self.in_features} rows of {self.out_features} values")
+        if any(not math.isfinite(v) for v in xs) or any(not math.isfinite(v) for r in w for v in r):
+            raise ValueError("x and weights must be finite numbers")
+        y = [sum(xs[i] * w[i][j] for i in range(self.in_features)) for j in range(self.out_features)]
+        return [max(0.0, v) for v in y] if relu else y
+
     def _elementwise1(self) -> int:
         return self.output_elements if self.bias else 0
 
@@ -351,6 +373,12 @@ class BatchNorm2d(_Elementwise):
     @property
     def weight_elements(self) -> int:
         return 4 * self.num_features
+
+    @property
+    def sync_values(self) -> int:
+        """Values one training step all-reduces across devices for true mini-batch statistics
+        (synchronized BatchNorm): a sum and a sum of squares per channel, 2C."""
+        return 2 * self.num_features
 
     def _elementwise1(self) -> int:
         return 2 * self.elements  # inference: y = x * scale + shift

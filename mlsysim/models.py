@@ -181,6 +181,15 @@ def _checked_rows(rows, model_name: str) -> list[Row]:
             raise ValueError(f"{model_name}: build must return Row(name, layer, count) items, got {r!r}")
         _check.integer(f"Row {r.name!r} count", r.count)
     return rows
+def batchnorm_sync(model: Model) -> tuple[int, int]:
+    """(all-reduces, values all-reduced) per forward pass when BatchNorm's mini-batch statistics
+    are synchronized across devices: one collective per BatchNorm layer, of 2C values each
+    (section 6.4: "computing true mini-batch statistics requires an all-reduce ... adding
+    communication latency to every normalized layer")."""
+    from .layers import BatchNorm2d
+
+    rows = [r for r in model.rows() if isinstance(r.layer, BatchNorm2d)]
+    return sum(r.count for r in rows), sum(r.count * r.layer.sync_values for r in rows)
 
 
 def to_frame(records: list[dict]):

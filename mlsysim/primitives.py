@@ -46,6 +46,11 @@ __all__ = [
     "reduction_stages",
     "AttentionMovement",
     "attention_data_movement",
+    "winograd_multiplications",
+    "tiled_gemm_values",
+    "TileScatter",
+    "scatter_tiles",
+    "A100_SMS",
 ]
 
 
@@ -85,6 +90,18 @@ def gemm_shape(layer: L.Layer, batch: int = 1) -> GemmShape:
         return GemmShape(m=batch * ho * wo, k=kh * kw * (layer.in_channels // g),
                          n=layer.out_channels // g, count=g)
     raise ValueError(f"layer must be a Dense or Conv2d layer, got {type(layer).__name__}")
+
+
+def tiled_gemm_values(shape: GemmShape, tile: int) -> int:
+    """Values a tiled GEMM moves between the slow memory and a fast one that holds ``tile x tile``
+    output blocks: each output tile reads a ``tile x k`` strip of the streamed operand and a
+    ``k x tile`` strip of the weight, then writes its block once. Totals: m*k*ceil(n/tile) +
+    k*n*ceil(m/tile) + m*n per GEMM. Bigger tiles re-read each operand fewer times (the longer
+    edition's 64x64 L1 and 256x256 L2 tiles, L2901)."""
+    if isinstance(tile, bool) or not isinstance(tile, int) or tile < 1:
+        raise ValueError(f"tile must be an integer >= 1, got {tile!r}")
+    m, k, n = shape.m, shape.k, shape.n
+    return shape.count * (m * k * math.ceil(n / tile) + k * n * math.ceil(m / tile) + m * n)
 
 
 # --------------------------------------------------------------------------------------------
@@ -221,6 +238,49 @@ def access_cost(pattern: str, n_items: int, item_bytes: int, stride_bytes: int |
             span = (n_items - 1) * stride_bytes + item_bytes
             lines = math.ceil(span / line_bytes)
     return AccessCost(pattern, n_items * item_bytes, lines * line_bytes, lines)
+
+
+def _pos_int(name: str, v) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    return v
+
+
+def winograd_multiplications(m: int = 2, r: int = 3) -> tuple[int, int]:
+    """(direct, Winograd) multiplications for one m x m output tile of an r x r filter (one
+    channel): direct m^2 r^2; Winograd F(m x m, r x r) (m + r - 1)^2 elementwise products on the
+    transformed tile, plus transform additions not counted here. F(2x2, 3x3): 36 vs 16 = 2.25x
+    (the longer edition's footnote 32; Lavin and Gray 2016)."""
+    m, r = _pos_int("m", m), _pos_int("r", r)
+    return m * m * r * r, (m + r - 1) ** 2
+
+
+#: Streaming multiprocessors of an A100 (NVIDIA A100 Tensor Core GPU Architecture whitepaper,
+#: 2020: "108 SMs" on the A100 product; the full GA100 has 128).
+A100_SMS = 108
+
+
+@dataclass(frozen=True)
+class TileScatter:
+    """A GEMM's output cut into tiles and scattered over cores, one tile per core per wave."""
+
+    tiles: int
+    cores: int
+    waves: int
+
+    @property
+    def core_utilization(self) -> float:
+        """Busy core-slots over offered core-slots: tiles / (waves x cores)."""
+        return self.tiles / (self.waves * self.cores)
+
+
+def scatter_tiles(m: int, n: int, tile: int = 64, cores: int = A100_SMS) -> TileScatter:
+    """Scatter an m x n output in ``tile`` x ``tile`` blocks over ``cores``: ceil(m/tile) x
+    ceil(n/tile) tiles run in ceil(tiles / cores) waves; the last wave leaves cores idle (the
+    longer edition's 512 x 512 matmul example, L1555: 'load imbalance can reduce efficiency')."""
+    m, n, tile, cores = (_pos_int(k, v) for k, v in (("m", m), ("n", n), ("tile", tile), ("cores", cores)))
+    tiles = math.ceil(m / tile) * math.ceil(n / tile)
+    return TileScatter(tiles, cores, math.ceil(tiles / cores))
 
 
 # --------------------------------------------------------------------------------------------

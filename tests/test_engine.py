@@ -288,3 +288,36 @@ def test_composite_layer_is_solved_leaf_by_leaf():
     p = Engine.solve(block, "H100")
     assert len(p.layers) == len(block.rows())
     assert p.flops == block.flops()
+
+
+def test_time_split_attributes_each_row_to_its_larger_roof():
+    """Profile.time_split: (compute-bound rows, memory-bound rows, launches). A single FP32 dense
+    layer at batch 1 on the H100 is memory-bound: bytes / BW, no compute share, one launch."""
+    from mlsysim.layers import Dense
+
+    layer = Dense(in_features=2048, out_features=2048, bias=False)
+    p = Engine.solve(layer, "H100", precision="fp32")
+    comp, mem, launch = p.time_split
+    assert comp == 0.0
+    assert mem == pytest.approx((2048 * 2048 + 2 * 2048) * 4 / 3.35e12)
+    assert launch == pytest.approx(5e-6)
+    r = Engine.solve(Models.ResNet50, "CortexA53Camera", precision="int8")
+    assert sum(r.time_split) == pytest.approx(r.latency_s)
+    assert r.time_split[0] > 0.99 * Models.ResNet50.flops() / 2e9
+
+
+def test_launch_cost_for_speedup_and_bad_input():
+    from mlsysim.engine import launch_cost_for_speedup, with_launch_cost
+
+    r = Engine.solve(Models.ResNet50, "H100")
+    m = Engine.solve(Models.MobileNetV2, "H100")
+    t = launch_cost_for_speedup(r, m, 1.3)
+    dev = with_launch_cost("H100", t)
+    assert (Engine.solve(Models.ResNet50, dev).latency_s / Engine.solve(Models.MobileNetV2, dev).latency_s
+            == pytest.approx(1.3))
+    assert launch_cost_for_speedup(r, m, 100.0) is None  # no cost >= 0 gives a 100x speedup
+    for bad in (-1.0, float("nan"), True):
+        with pytest.raises(ValueError, match="seconds"):
+            with_launch_cost("H100", bad)
+    with pytest.raises(ValueError, match="speedup"):
+        launch_cost_for_speedup(r, m, 0)

@@ -11,6 +11,7 @@ import pytest
 from mlsysim import Engine, Hardware, Models, weight_only_intensity
 from mlsysim import layers as L
 from mlsysim.labs.parts import s06_01_principles as lab
+from mlsysim.labs.vocab import LABELS
 
 # ---- Part A: the 5,575x per-detector saving (Definition 6.1, L39; self-check L80) -------------
 
@@ -71,8 +72,8 @@ def test_dlrm_does_not_fit_one_80gb_accelerator_in_fp32():
     assert not p.feasible
     assert p.over.m_as("GB") == pytest.approx(20.0, rel=1e-3)
     v = lab.part_b("dlrm", "H100", False)
-    verdict = next(c for c in v.cards if c.label == "Engine verdict")
-    assert verdict.value == "Out of memory" and verdict.status == "bad"
+    verdict = next(c for c in v.cards if c.label == "This row: batch 1")
+    assert verdict.value == "out of memory" and verdict.status == "bad"
 
 
 def test_rnn_stand_in_is_the_chapters_elman_example():
@@ -157,3 +158,104 @@ def test_device_without_the_precision_falls_back_and_says_so():
     v = lab.part_c("STM32H743", "fp16", 1)
     roof = next(c for c in v.cards if c.label == "Roof precision")
     assert roof.value == "FP32" and roof.status == "warn"
+
+
+# ---- Issue 10: one unit for reuse, one ridge point, regimes named ------------------------------
+
+def _texts(pred):
+    return [pred.question, *pred.options.values(), *pred.feedback.values()]
+
+
+def test_reuse_is_counted_in_macs_per_weight():
+    """Issue 10 #1: one use is one MAC. ResNet-50: 8,178,368,512 FLOPs / 2 / 25,557,032 weights =
+    160 uses per weight (the old feedback said 'about 80 times', the old MathPeek '320 ... how
+    often each weight is used', both FLOP-based)."""
+    uses = Models.ResNet50.flops() / 2 / Models.ResNet50.params
+    assert uses == pytest.approx(160.0, abs=0.01)
+    text = " ".join(_texts(lab.PRED_C))
+    assert "about 80 times" not in text and "160 times" in text
+    peek = " ".join(lab.part_b("cnn", "H100", False).peek)
+    assert f"{LABELS['weight_reuse']} = 4,089,184,256 / 25,557,032 = 160" in peek
+    assert "320" not in peek
+
+
+def test_part_c_ridge_is_the_chapters_peak_ridge_and_says_so():
+    """Issue 10 #2: the ridge shown is peak / bandwidth (no efficiency) and is labelled
+    'ridge point (peak)'. H100 FP16: 989.5 TFLOP/s / 3.35 TB/s = 295.4 FLOP/B."""
+    v = lab.part_c("H100", "fp16", 1)
+    card = next(c for c in v.cards if c.label.lower() == LABELS["ridge_peak"])
+    assert card.value == f"{989.5e12 / 3.35e12:,.1f} FLOP/B" == "295.4 FLOP/B"
+    assert "ridge point (peak) is 295.4" in v.summary
+
+
+@pytest.mark.parametrize("family", list(lab.FAMILIES))
+def test_part_b_names_both_regimes(family):
+    """Issue 10 #9: part B showed 'Dispatch-bound' beside Table 1's bottleneck with no word of
+    why. The row is one batch-1 inference (one decoded token for GPT-2 XL); Table 1 describes the
+    family at scale. On the H100 in FP32 the engine, at Table 1's regime, agrees with Table 1:
+    a wide MLP streams weights (memory), batched ResNet-50 is compute-bound, a 1,024-token GPT-2
+    XL prefill is compute-bound, the RNN chain is a sequence of launches, DLRM does not fit."""
+    expected = {"mlp": "memory-bound", "cnn": "compute-bound", "rnn": "dispatch-bound (kernel launches)",
+                "transformer": "compute-bound", "dlrm": "out of memory"}
+    v = lab.part_b(family, "H100", False)
+    cards = {c.label: c.value for c in v.cards}
+    assert cards["Table 1's regime"] == expected[family]
+    row = cards["This row: batch 1"]
+    assert "Dispatch" not in v.summary and "Dispatch" not in row
+    if row != expected[family]:
+        assert f"not {row}" in v.summary and "launch" in v.summary
+
+
+def test_part_b_shares_add_up():
+    """The row's time split (launches, memory, compute) is the engine's own attribution."""
+    p = Engine.solve(Models.ResNet50, "H100", precision="fp32", efficiency=1.0)
+    v = lab.part_b("cnn", "H100", False)
+    assert f"launches {p.latency_dispatch_s / p.latency_s:.0%}" in v.summary
+    rows = [(t.t_compute, t.t_memory) for t in p.layers]
+    comp = sum(c for c, m in rows if c >= m)
+    mem = sum(m for c, m in rows if c < m)
+    assert comp + mem + p.latency_dispatch_s == pytest.approx(p.latency_s)
+    assert f"memory-bound rows {mem / p.latency_s:.0%}, compute-bound rows {comp / p.latency_s:.0%}" in v.summary
+
+
+def test_no_registry_keys_in_sentences_or_charts():
+    """Issue 10 #11: CamelCase registry keys (JetsonOrinNX, CortexA53Camera) never reach a student."""
+    keys = [d.key for d in Hardware.all() if d.key not in d.name]
+    for dev in ("JetsonOrinNX", "STM32H743", "CortexA53Camera"):
+        for v in (lab.part_b("transformer", dev, False), lab.part_c(dev, "fp32", 1)):
+            shown = " ".join([v.summary, str(v.figure.layout.title.text),
+                              *(str(t.name) for t in v.figure.data), *(c.note for c in v.cards)])
+            assert not any(k in shown for k in keys), shown
+
+
+# ---- Transfer questions: each answer is what the part's own instruments show -------------------
+
+def test_transfer_a_saving_quadruples_when_the_side_doubles():
+    dense224, conv224 = lab._detectors(224, 3, 3)
+    dense448, conv448 = lab._detectors(448, 3, 3)
+    assert (dense448.params / conv448.params) / (dense224.params / conv224.params) == 4
+    assert round(dense448.params / conv448.params) == 22_300
+    assert lab.TRANSFER_A.answer == "x4" and lab.TRANSFER_A.kind == "transfer"
+    assert "22,300×" in lab.part_a(448, 3, "3").summary
+
+
+def test_transfer_b_decoded_token_is_memory_bound_on_the_jetson():
+    p = Engine.solve(Models.GPT2, "JetsonOrinNX", precision="fp32", efficiency=1.0)
+    assert p.bottleneck == "Memory"
+    assert Models.GPT2.weight_bytes("fp32") / Hardware.get("JetsonOrinNX").memory.bandwidth.m_as("B/s") == \
+        pytest.approx(0.061, abs=0.002)
+    assert lab.TRANSFER_B.answer == "memory"
+    assert {c.label: c.value for c in lab.part_b("transformer", "JetsonOrinNX", False).cards}[
+        "This row: batch 1"] == "memory-bound"
+
+
+def test_transfer_c_int8_moves_resnet_left_of_the_ridge():
+    h100 = Hardware.get("H100")
+    fp32, int8 = (weight_only_intensity(Models.ResNet50, p) for p in ("fp32", "int8"))
+    assert int8 == pytest.approx(4 * fp32)
+    assert fp32 > h100.ridge_point("fp32").magnitude  # 80 > 19.9
+    assert int8 < h100.ridge_point("int8").magnitude  # 320 < 590.7
+    assert h100.ridge_point("int8").magnitude / h100.ridge_point("fp32").magnitude == pytest.approx(1979 / 67)  # datasheet INT8 TOPS / FP32 TFLOPS
+    assert lab.TRANSFER_C.answer == "left"
+    card = next(c for c in lab.part_c("H100", "int8", 1).cards if c.label == "ResNet-50")
+    assert card.note.startswith("memory side")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from mlsysim import Engine, energy, weight_only_intensity
+from mlsysim import Engine, Hardware, energy, weight_only_intensity
 from mlsysim import layers as L
 from mlsysim.labs.parts import s06_02_mlps as lab
 from mlsysim.models import mlp, mnist_cnn, mnist_mlp
@@ -87,7 +87,7 @@ def test_a100_batch1_share_is_4_percent_on_the_40gb_part():
     assert lab.roofline_share(layer, "A100_40GB", 1, "fp32") == pytest.approx(0.040, abs=5e-4)
     assert lab.roofline_share(layer, "A100", 1, "fp32") == pytest.approx(0.052, abs=5e-4)
     assert lab.roofline_share(layer, "H100", 1, "fp32") == pytest.approx(0.025, abs=5e-4)
-    assert lab.PRED_B.answer == "4"
+    assert lab.PRED_B.answer == "same"
     assert "4.0%" in lab.part_b(1, "A100_40GB", "fp32", 2048).summary
 
 
@@ -149,7 +149,7 @@ def test_move_vs_compute_139x_and_divided_by_batch():
     assert energy.mac_energy("fp32").m_as("pJ") == pytest.approx(4.6)
     assert round(energy.move_vs_compute("fp32", "dram", 1)) == 139
     assert energy.move_vs_compute("fp32", "dram", 8) == pytest.approx(139.13 / 8, rel=1e-3)
-    assert lab.PRED_D.answer == "139"
+    assert lab.PRED_D.answer == "eight"
 
 
 def test_older_edition_173x_was_multiply_only():
@@ -170,3 +170,70 @@ def test_part_b_uses_the_same_layer_as_the_model_proxy():
     """The one-layer model used for the proxy has exactly the dense layer's weights and FLOPs."""
     layer, model = lab.dense(2048, 2048), mlp([2048, 2048], bias=False)
     assert model.params == layer.params and model.flops() == layer.flops()
+
+
+# ---- Issue 10: behaviour predictions and transfers, each checked through the core ---------------
+
+
+def test_pred_b_share_of_peak_does_not_grow_with_width():
+    """PRED_B: at batch 1 the share of peak is the same at 2,048 and 4,096 (0.5 FLOP/B in FP32,
+    1,555 GB/s x 0.5 / 19.5 TFLOP/s = 4.0% by the weight-only count)."""
+    dev = Hardware.get("A100_40GB")
+    s2, s4 = (lab.roofline_share(lab.dense(d, d), dev, 1, "fp32") for d in (2048, 4096))
+    assert s2 == pytest.approx(s4, abs=5e-4) == pytest.approx(1555e9 * 0.5 / 19.5e12, abs=1e-3)
+
+
+def test_transfer_b_fp16_share_is_smaller():
+    dev = Hardware.get("A100_40GB")
+    fp16 = lab.roofline_share(lab.dense(2048, 2048), dev, 1, "fp16")
+    assert fp16 == pytest.approx(1555e9 * 1.0 / 312e12, rel=0.01)  # ~0.5%
+    assert fp16 < lab.roofline_share(lab.dense(2048, 2048), dev, 1, "fp32") / 5
+    assert lab.TRANSFER_B.answer == "smaller"
+
+
+def test_pred_d_fetch_energy_per_inference_falls_with_batch():
+    """PRED_D: the weight-fetch energy per inference at batch 8 is 1/8 of batch 1's (2,048^2 FP32
+    weights x 4 B x 160 pJ/B = 2,684 uJ at batch 1); the MAC energy per inference stays."""
+    layer = lab.dense(2048, 2048)
+    fetch1 = energy.access_energy(layer.weight_bytes("fp32"), "dram").m_as("uJ")
+    assert fetch1 == pytest.approx(2048 * 2048 * 4 * 160e-6)
+    assert energy.move_vs_compute("fp32", "dram", 8) == pytest.approx(energy.move_vs_compute("fp32", "dram", 1) / 8)
+    assert lab.PRED_D.answer == "eight"
+    assert "139" not in lab.PRED_D.question + " ".join(lab.PRED_D.options.values())
+
+
+def test_transfers_a_c_d():
+    assert lab.dense(4096, 1024).params == lab.dense(2048, 2048).params == 4_194_304
+    assert lab.TRANSFER_A.answer == "same"
+    assert lab.mnist_mlp_width(512).params == 784 * 512 + 512 * 64 + 64 * 10 == 434_816
+    assert lab.mnist_mlp_width(512).params > mnist_cnn().params == 421_408
+    assert lab.TRANSFER_C.answer == "mlp"
+    assert energy.move_vs_compute("int8", "dram") == pytest.approx(160 / 0.3)
+    assert energy.move_vs_compute("int8", "dram") > 3 * energy.move_vs_compute("fp32", "dram")
+    assert lab.TRANSFER_D.answer == "more"
+
+
+# ---- Issue 14: Example 6.2's worked 4x3 layer and the reads per neuron (Listing 2) ------------
+
+
+def test_example_6_2_worked_layer():
+    """L167-L171: z = [0.59, -0.09, 0.45], after ReLU [0.59, 0, 0.45] (the chapter's sums, e.g.
+    0.5 x 0.8 - 0.3 x 0.2 + 0.2 x 0.9 + 0.7 x 0.1 = 0.59)."""
+    layer = lab.dense(4, 3)
+    z = layer.forward(lab.EXAMPLE_X, lab.EXAMPLE_W)
+    assert z == [pytest.approx(0.59), pytest.approx(-0.09), pytest.approx(0.45)]
+    assert layer.forward(lab.EXAMPLE_X, lab.EXAMPLE_W, relu=True) == [pytest.approx(0.59), 0.0, pytest.approx(0.45)]
+    peek = " ".join(lab.part_a(2048, 2048, "fp32").peek)
+    assert "z = [0.59, -0.09, 0.45]" in peek and "ReLU [0.59, 0.00, 0.45]" in peek
+    with pytest.raises(ValueError, match="in_features"):
+        layer.forward([1.0, 2.0], lab.EXAMPLE_W)
+
+
+def test_reads_per_neuron_mnist():
+    """L160 (Listing 2 text): each output neuron of the MNIST layer does 784 MACs and 1,568
+    logical operand reads (784 inputs + 784 weights)."""
+    mnist = L.Dense(in_features=784, out_features=128, bias=False)
+    assert mnist.operand_reads_per_output == 1_568 == 784 + 784
+    assert mnist.macs() // mnist.out_features == 784
+    card = next(c for c in lab.part_a(784, 128, "fp32").cards if c.label == "Per output neuron")
+    assert card.value == "784 MACs" and card.note.startswith("1,568 operand reads")

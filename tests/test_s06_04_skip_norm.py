@@ -11,10 +11,11 @@ import math
 
 import pytest
 
-from mlsysim import Engine, Hardware, Models
+from mlsysim import Engine, Hardware, Models, published
 from mlsysim import gradients as G
 from mlsysim import layers as L
 from mlsysim.labs.parts import s06_04_skip_norm as lab
+from mlsysim.models import batchnorm_sync
 
 np = pytest.importorskip("numpy")
 
@@ -131,9 +132,51 @@ def test_prediction_a_matches_simulation():
 
 
 def test_batchnorm_on_one_token_outputs_beta():
-    """PRED_B: one value per statistic -> x - mu = 0 -> the output is beta: a 100% train/serve gap."""
+    """One value per statistic -> x - mu = 0 -> training-mode output is beta: a 100% train/serve
+    gap (the chart's batch-1 token point)."""
     assert G.batchnorm_train_serve_gap(1, 1) == pytest.approx(1.0, abs=1e-12)
-    assert lab.PRED_B.answer == "beta"
+
+
+def test_pred_b_serving_uses_running_statistics():
+    """Issue 10 #8: the old PRED_B had a fine-tuned model's training-mode BatchNorm 'see a batch of
+    one token'. Fine-tuning with teacher forcing sees B x S tokens per channel statistic (8 x 128 =
+    1,024 here), and torch refuses training-mode BatchNorm on one value per channel; the one-token
+    case is serving, where BatchNorm (eval mode) uses its running statistics."""
+    assert lab.PRED_B.answer == "running"
+    assert "fine-tuned" not in lab.PRED_B.question and "training mode sees a batch of one" not in lab.PRED_B.question
+    assert "8 sequences × 128 tokens" in lab.PRED_B.question
+    assert "B × S = 1,024" in lab.PRED_B.feedback["beta"] and 8 * 128 == 1024
+    v = lab.part_b(1, "1", 768)
+    assert "serving uses the running averages" in v.summary
+
+
+def test_gain_0_9_over_50_layers_is_labelled_vanishing():
+    """Issue 10 #6: the chapter's own vanishing example (linear, gain 0.9, 50 layers: 0.9^50 =
+    0.0052, L581) was labelled 'survives' (the old threshold was 1e-3)."""
+    assert 0.9**50 == pytest.approx(0.0052, abs=1e-4)
+    assert G.flow_verdict(0.9**50) == "vanishes"
+    v = lab.part_a(50, "linear", 0.9)
+    cards = {c.label: c for c in v.cards}
+    assert cards["Plain: gradient at layer 1"].note.startswith("vanishes")
+    assert cards["Chapter check"].note.endswith("it vanishes") and cards["Chapter check"].status == "bad"
+    assert "it vanishes" in v.summary
+    assert G.flow_verdict(1.1**50) == "explodes" and G.flow_verdict(1.0) == "survives"
+    for bad in (-1.0, float("nan"), True):
+        with pytest.raises(ValueError, match="norm"):
+            G.flow_verdict(bad)
+
+
+def test_transfers_are_what_the_instruments_show():
+    assert G.simulate(50, 16, "linear", 1.1).first == pytest.approx(1.1**50, rel=1e-9)
+    assert lab.TRANSFER_A.answer == "explodes"
+    cnn = G.batchnorm_train_serve_gap(2, 3136)
+    tok = G.batchnorm_train_serve_gap(64, 1)
+    assert tok > 5 * cnn and 2 * 3136 == 6272
+    assert lab.TRANSFER_B.answer == "tokens"
+    a32 = lab.part_c("add", "fp32", 32, "H100").cards[0].value
+    a256 = lab.part_c("add", "fp32", 256, "H100").cards[0].value
+    assert a32 == a256 == f"{1 / 12:.3f} FLOP/B"
+    assert lab.TRANSFER_C.answer == "same" and lab.TRANSFER_C.kind == "transfer"
 
 
 def test_batchnorm_gap_falls_with_batch_and_feature_map():
@@ -214,3 +257,55 @@ def test_prediction_c_answer():
     assert lab.PRED_C.answer == "0.08"
 
 
+
+
+# ---- Issue 14: published CIFAR-10 results, RMSNorm's measured range, BatchNorm's all-reduce ----
+
+
+def _cifar_resnet_params(n: int) -> int:
+    """He et al. 2016's CIFAR ResNet-(6n+2) built from mlsysim layers: a 3x3 conv to 16 channels,
+    three stages of n basic blocks (two 3x3 convs each) at 16/32/64 channels, parameter-free
+    (option A) shortcuts, BatchNorm after every conv, a 64 -> 10 classifier."""
+    total = L.Conv2d(in_channels=3, out_channels=16, kernel_size=3, input_size=32, padding=1, bias=False).params
+    total += L.BatchNorm2d(num_features=16, elements=16).params
+    c_in = 16
+    for c in (16, 32, 64):
+        for _ in range(n):
+            for conv_in in (c_in, c):
+                total += L.Conv2d(in_channels=conv_in, out_channels=c, kernel_size=3, input_size=32, padding=1,
+                                  bias=False).params
+                total += L.BatchNorm2d(num_features=c, elements=c).params
+            c_in = c
+    return total + L.Dense(in_features=64, out_features=10).params
+
+
+def test_published_cifar10_resnets_match_the_chapter_and_their_architecture():
+    """Section 6.4: 'about 7.0 percent test error against 8.8 percent' (He et al. 2016a, Table 6:
+    6.97% and 8.75%). The table's 0.27 M / 0.85 M parameters are recomputed from the layers."""
+    (e20, p20), (e56, p56) = published.RESNET_CIFAR10[20], published.RESNET_CIFAR10[56]
+    assert round(e56.value, 1) == 7.0 and round(e20.value, 1) == 8.8
+    assert _cifar_resnet_params(3) == 269_722 and round(_cifar_resnet_params(3) / 1e6, 2) == p20.value / 1e6
+    assert round(_cifar_resnet_params(9) / 1e6, 2) == p56.value / 1e6
+    assert "arxiv.org/abs/1512.03385" in e20.url and e20.locator == "Table 6"
+    card = next(c for c in lab.part_a(50, "sigmoid", 1.0).cards if c.label.startswith("CIFAR-10"))
+    assert card.value == "8.75% → 6.97%"
+
+
+def test_rmsnorm_measured_range_is_the_chapters():
+    """Footnote 18 and L636: 'reduced overall running time by 7-64 percent relative to LayerNorm'."""
+    assert published.RMSNORM_RUNTIME_REDUCTION_PCT.value == (7.0, 64.0)
+    card = next(c for c in lab.part_b(8, "196", 768).cards if c.label.startswith("RMSNorm vs LayerNorm"))
+    assert card.value == "7–64% less running time"
+    assert published.BATCHNORM_FEWER_STEPS.value == 14.0  # footnote 17: '14x fewer training steps'
+
+
+def test_synchronized_batchnorm_all_reduces_for_resnet50():
+    """L615: true mini-batch statistics across devices need an all-reduce per normalized layer.
+    torchvision ResNet-50 has 1 + 16 x 3 + 4 = 53 BatchNorm layers over 64 + (3 x 384 + 256) +
+    (4 x 768 + 512) + (6 x 1,536 + 1,024) + (3 x 3,072 + 2,048) = 26,560 channels; each syncs a
+    sum and a sum of squares: 53,120 values."""
+    n, values = batchnorm_sync(Models.ResNet50)
+    assert n == 1 + 16 * 3 + 4 == 53
+    assert values == 2 * (64 + (3 * 384 + 256) + (4 * 768 + 512) + (6 * 1536 + 1024) + (3 * 3072 + 2048)) == 53_120
+    card = next(c for c in lab.part_b(8, "196", 768).cards if c.label.startswith("BatchNorm across devices"))
+    assert card.value == "53 all-reduces per step" and "212.5 KB" in card.note

@@ -11,6 +11,7 @@ import pytest
 
 import mlsysim.layers as L
 from mlsysim import Engine, Hardware
+from mlsysim import gradients as G
 from mlsysim.labs.parts import s06_05_rnns as lab
 
 
@@ -173,3 +174,109 @@ def test_crossover_extremes():
     assert lab.crossover("STM32H743", 512, "mha", False) == lab.S_MIN
     assert lab.crossover("H100", 64, "mha", True) is None
     assert _card(lab.part_d("STM32H743", 512, "mha", False), "Crossover").value == "none"
+
+
+def test_transfers_are_what_the_instruments_show():
+    """Each transfer's correct answer, recomputed through the core."""
+    _, p1 = lab._rnn_profile(1000, 1, "10")
+    _, p2 = lab._rnn_profile(2000, 1, "10")
+    assert p2.latency_s / p1.latency_s == pytest.approx(2.0, rel=0.01)
+    assert lab.TRANSFER_A.answer == "double"
+    wide = L.RNN(input_size=100, hidden_size=256, seq_len=1).macs()
+    assert wide == 256 * 256 + 100 * 256 == 91_136
+    assert wide / L.RNN(input_size=100, hidden_size=128, seq_len=1).macs() == pytest.approx(3.12, abs=0.01)
+    assert lab.TRANSFER_B.answer == "three"
+    assert lab.TRANSFER_C.answer == "flat"
+    r, a, _, _ = lab._pair("STM32H743", 512, "mha", False, 4096)
+    assert r.latency_s < a.latency_s
+    assert lab.crossover("STM32H743", 512, "mha", False) == lab.S_MIN
+    assert lab.TRANSFER_D.answer == "rnn" and lab.TRANSFER_D.kind == "transfer"
+
+
+# ---- Part E: BPTT's Jacobian product diag(f') W_hh (issue 14) ---------------------------------
+
+
+def _explicit_bptt(steps, act, gain, width=16, seed=0):
+    """The chapter's product built as explicit matrices with numpy: dL/dh_0 = g^T J_S ... J_1,
+    J_t = diag(f'(z_t)) W_hh, from the same seeded W_hh, inputs and output gradient."""
+    import random
+
+    np = pytest.importorskip("numpy")
+    W = gain * np.asarray(G._orthogonal(width, seed, 0))
+    rng = random.Random(f"mlsysim-bptt-{seed}-{width}")
+    us = [np.asarray([rng.gauss(0.0, 1.0) for _ in range(width)]) for _ in range(steps)]
+    f = {"tanh": np.tanh, "linear": lambda z: z}[act]
+    df = {"tanh": lambda z: 1 - np.tanh(z) ** 2, "linear": np.ones_like}[act]
+    h = np.zeros(width)
+    jac = np.eye(width)
+    for u in us:
+        z = W @ h + u
+        jac = (np.diag(df(z)) @ W) @ jac  # dh_t/dh_0
+        h = f(z)
+    g = np.asarray(G._unit_vector(width, seed, "bptt-gradient"))
+    return float(np.linalg.norm(g @ jac))
+
+
+@pytest.mark.parametrize(("act", "gain"), [("tanh", 1.0), ("tanh", 1.5), ("linear", 0.9)])
+def test_bptt_matches_the_explicit_jacobian_product(act, gain):
+    flow = G.bptt(30, 16, act, gain)
+    assert flow.first == pytest.approx(_explicit_bptt(30, act, gain), rel=1e-9)
+
+
+def test_bptt_linear_gain_is_gain_to_the_steps():
+    """Orthogonal W_hh x 0.9, linear: every step scales the gradient by exactly 0.9 (0.9^50 = 0.0052,
+    the chapter's 6.4 number, now through time)."""
+    assert G.bptt(50, 16, "linear", 0.9).first == pytest.approx(0.9**50, rel=1e-9)
+
+
+def test_part_e_default_vanishes_and_the_additive_path_survives():
+    v = lab.part_e(lab.E_STEPS.value, lab.E_ACTIVATION.value, lab.E_GAIN.value, lab.E_ADDITIVE.value)
+    cards = {c.label: c for c in v.cards}
+    plain = G.bptt(100, 16, "tanh", 1.0)
+    assert plain.first < 1e-15 and G.flow_verdict(plain.first) == "vanishes"
+    assert 0.4 < plain.mean_derivative < 0.7  # the "about 0.54" of the feedback
+    assert cards["Gradient at h_0"].note.startswith("it vanishes")
+    assert lab.PRED_E.answer == "vanish"
+    path = G.bptt(100, 16, "tanh", 1.0, additive=True)
+    assert G.flow_verdict(path.first) == "survives"
+    assert lab.TRANSFER_E.answer == "survive" and lab.TRANSFER_E.kind == "transfer"
+    for bad in (0, 257, 2.5, True):
+        with pytest.raises(ValueError, match="steps"):
+            G.bptt(bad)
+
+
+# ---- Issue 10: the launch-cost assumption as a control, and where each answer flips -------------
+
+
+def test_part_a_no_launch_cost_makes_10x_peak_pay_at_batch_1():
+    """PRED_A ('barely faster') rests on the memory term as much as on launches: at batch 1 even
+    free launches leave 10x the peak under 1.5x (each step re-reads W_hh: 157 us of memory time
+    against 210 us -> 21 us of compute). Checked by solving at 0 us directly."""
+    _, p10 = lab._rnn_profile(1000, 1, "10", "0")
+    _, p100 = lab._rnn_profile(1000, 1, "100", "0")
+    assert p10.latency_dispatch_s == 0 and p10.latency_s / p100.latency_s < 1.5
+    v = lab.part_a(1000, 1, "10")
+    assert next(c for c in v.cards if c.label.startswith("Launch cost where")).value == "none ≥ 0 µs"
+    assert "Even with free launches" in v.summary
+
+
+def test_part_a_flip_at_batch_64_by_bisection():
+    lo, hi = 0.0, 100.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        x = lab._rnn_profile(1000, 64, "10", str(mid))[1].latency_s / lab._rnn_profile(1000, 64, "100", str(mid))[1].latency_s
+        lo, hi = (mid, hi) if x > 1.5 else (lo, mid)
+    card = next(c for c in lab.part_a(1000, 64, "10").cards if c.label.startswith("Launch cost where"))
+    assert card.value == f"{lo:,.2f} µs"
+
+
+def test_part_d_lead_depends_on_the_launch_cost():
+    """PRED_D's '~100x' holds at the H100's 5 us per kernel; at 0 us attention leads by under 2x,
+    and the 10x lead is reached at 0.34 us per kernel (checked against the engine at that cost)."""
+    v = lab.part_d("H100", 512, "mha", False)
+    card = next(c for c in v.cards if c.label.startswith("Launch cost where"))
+    t = float(card.value.split()[0])
+    r, a, _, _ = lab._pair("H100", 512, "mha", False, 4096, str(t))
+    assert r.latency_s / a.latency_s == pytest.approx(10.0, rel=0.01)
+    r0, a0, _, _ = lab._pair("H100", 512, "mha", False, 4096, "0")
+    assert r0.latency_s / a0.latency_s < 2

@@ -101,7 +101,6 @@ def test_batch1_token_leaves_the_array_nearly_idle():
     run = lab._run(128, 1, 2048, False)
     assert run.utilization == pytest.approx(1 / 383)
     assert run.utilization < 0.01
-    assert lab.PRED_B.answer == "1"
 
 
 def test_many_rows_fill_the_array():
@@ -123,7 +122,6 @@ def test_dram_read_vs_mac_over_100x():
     assert energy.move_vs_compute("fp32") > 130
     assert round(energy.move_vs_compute("fp32")) == 139
     assert round(640 / energy.OP_ENERGY_PJ["fp32_mult"]) == 173
-    assert lab.PRED_C.answer == "dram100"
 
 
 def test_sequential_uses_every_fetched_byte():
@@ -193,7 +191,6 @@ def test_tree_reduction_is_logarithmic():
     assert P.reduction_stages(1) == 0
     # not a power of two: ceil(log2 n) (513 values need a tenth stage, 1000 too)
     assert (P.reduction_stages(513), P.reduction_stages(1000), P.reduction_stages(3)) == (10, 10, 2)
-    assert lab.PRED_D.answer == "9"
 
 
 def test_part_d_default_view():
@@ -201,3 +198,123 @@ def test_part_d_default_view():
     values = {c.label: c.value for c in v.cards}
     assert values["Softmax row: tree stages"] == "9"
     assert values["Scores if materialized"] == "16.8 MB"  # 32 x 512^2 x 2 B, one head
+
+
+# ---- Issue 10: the predictions ask about behaviour; PRED_B's row counts --------------------------
+
+
+def test_pred_b_half_utilization_rows_with_and_without_double_buffering():
+    """Issue 10 #7: the old feedback said half utilization needs 'about 254 rows'; the part's
+    default (no double-buffering) needs 382 = 2 x 127 fill/drain + 128 weight-load cycles; 254
+    holds only with double-buffering on."""
+    assert lab._run(128, 382, 2048, False).utilization == pytest.approx(0.5)
+    assert lab._run(128, 254, 2048, True).utilization == pytest.approx(0.5)
+    assert lab._run(128, 254, 2048, False).utilization < 0.5
+    text = lab.PRED_B.feedback["rows"]
+    assert "382 rows without double-buffering, 254 with it" in text
+    card = next(c for c in lab.part_b(128, 1, 2048, False).cards if c.label == "Rows for 50%")
+    assert card.value == "382"
+
+
+def test_pred_b_options_are_what_the_engine_shows():
+    """PRED_B: more rows is the only change that lifts utilization far; a bigger matrix leaves it
+    at 1/383, a bigger array halves it, double-buffering lifts it to 1/255."""
+    base = lab._run(128, 1, 2048, False).utilization
+    assert lab._run(128, 1, 8192, False).utilization == pytest.approx(base) == pytest.approx(1 / 383)
+    assert lab._run(256, 1, 2048, False).utilization == pytest.approx(1 / (1 + 2 * 255 + 256))
+    assert lab._run(128, 1, 2048, True).utilization == pytest.approx(1 / 255)
+    assert lab._run(128, 64, 2048, False).utilization > 20 * lab._run(128, 1, 2048, True).utilization
+    assert lab.PRED_B.answer == "rows"
+
+
+def test_pred_c_random_scalars_cost_16x_sequential():
+    """PRED_C: a random FP32 scalar uses 4 of the 64 fetched bytes: 16x the DRAM energy per value
+    (DRAM at 160 pJ/B: 64 x 160 = 10,240 pJ per random scalar vs 4 x 160 = 640 pJ in a stream)."""
+    seq = lab.energy_per_value("sequential", "dram", "fp32")
+    rnd = lab.energy_per_value("random", "dram", "fp32")
+    assert rnd / seq == 64 / 4
+    assert (seq, rnd) == (pytest.approx(4 * 160), pytest.approx(64 * 160))
+    assert lab.PRED_C.answer == "line"
+    assert lab.energy_per_value("rows", "dram", "fp32") == pytest.approx(seq)
+    assert lab.TRANSFER_C.answer == "sequential"
+
+
+def test_pred_d_one_more_stage_per_doubling():
+    assert P.reduction_stages(1024) == P.reduction_stages(512) + 1 == 10
+    assert lab.PRED_D.answer == "one"
+    a, b = P.attention_data_movement(512, 64, 32), P.attention_data_movement(512, 64, 64)
+    assert a.reduce_len == b.reduce_len == 512 and b.reduce == 2 * a.reduce
+    stages = [next(c for c in lab.part_d(512, batch, "64").cards if c.label.startswith("Softmax row")).value
+              for batch in (32, 64)]
+    assert stages == ["9", "9"]
+    assert lab.TRANSFER_D.answer == "same"
+
+
+def test_transfers_a_b():
+    assert lab.conv(3, 56, 2, 64).im2col_expansion == pytest.approx(9 / 4)
+    assert lab.TRANSFER_A.answer == "quarter"
+    small = lab._run(32, 1, 2048, False).utilization
+    assert small == pytest.approx(1 / (1 + 2 * 31 + 32))
+    assert small > 4 * lab._run(128, 1, 2048, False).utilization
+    assert lab.TRANSFER_B.answer == "larger"
+
+
+def test_at_most_one_in_three_predictions_is_arithmetic():
+    """Issue 10: only PRED_A (im2col's K² expansion) stays a computation on the stem's numbers;
+    the 139x energy ratio is asked in 6.9, not here."""
+    assert "139" not in " ".join([lab.PRED_C.question, *lab.PRED_C.options.values()])
+
+
+# ---- Issue 14: Winograd, scatter over cores, Table 13 -------------------------------------------
+
+
+def test_winograd_f2x2_3x3_is_2_25x():
+    """Longer edition footnote 32 (L1671): one 2x2 output tile with a 3x3 filter, 36 direct
+    multiplications vs 16 in the Winograd domain (a 4x4 transformed tile): 2.25x. F(4x4, 3x3)
+    (Lavin and Gray 2016): 144 vs 36 = 4x."""
+    assert P.winograd_multiplications(2, 3) == (2 * 2 * 3 * 3, 4 * 4) == (36, 16)
+    assert 36 / 16 == 2.25
+    assert P.winograd_multiplications(4, 3) == (144, 36)
+    card = next(c for c in lab.part_a(3, 56, 1, 64).cards if c.label.startswith("Winograd"))
+    assert card.value == "2.25× fewer multiplies"
+    with pytest.raises(ValueError, match="m"):
+        P.winograd_multiplications(0, 3)
+
+
+def test_scatter_512_matmul_over_a100_sms():
+    """L1555: scattering a 512x512 matmul over cores; in 64x64 tiles that is 8 x 8 = 64 tiles, one
+    wave on the A100's 108 SMs, so 44 SMs idle (59% busy). Twice the side: 256 tiles, 3 waves,
+    256 / 324 = 79%."""
+    sc = P.scatter_tiles(512, 512, 64, 108)
+    assert (sc.tiles, sc.waves) == (64, 1) and sc.core_utilization == pytest.approx(64 / 108)
+    big = P.scatter_tiles(1024, 1024, 64, 108)
+    assert (big.tiles, big.waves) == (256, 3) and big.core_utilization == pytest.approx(256 / 324)
+    card = next(c for c in lab.part_d(512, 32, "64").cards if c.label.startswith("Scatter"))
+    assert card.value == "59% of cores busy"
+    with pytest.raises(ValueError, match="cores"):
+        P.scatter_tiles(512, 512, 64, 0)
+
+
+def test_every_part_names_its_table_13_row():
+    """Table 13 (Primitive-Hardware Co-Design, L2815-2824): each part's MathPeek names its row."""
+    rows = {"a": "sliding window", "b": "matrix multiplication", "c": "random access", "d": "gather/scatter"}
+    views = {"a": lab.part_a(3, 56, 1, 64), "b": lab.part_b(128, 1, 2048, False),
+             "c": lab.part_c("sequential", "dram", "fp32"), "d": lab.part_d(512, 32, "64")}
+    for k, v in views.items():
+        assert rows[k] in " ".join(v.peek).lower() and "Table 13" in " ".join(v.peek)
+
+
+def test_tiled_gemm_traffic_64_vs_256_tiles():
+    """A 256 x 2048 @ 2048 x 2048 GEMM in T x T output tiles: each tile re-reads a T x K strip of
+    A and a K x T strip of B. T = 64: 256*2048*32 + 2048*2048*4 + 256*2048 = 34,078,720 values
+    (136.3 MB FP32); T = 256: 256*2048*8 + 2048*2048*1 + 256*2048 = 8,912,896 (35.7 MB). At one
+    row (a GEMV) tiling saves nothing: every weight is read once anyway."""
+    shape = P.gemm_shape(L.Dense(in_features=2048, out_features=2048, bias=False), 256)
+    assert P.tiled_gemm_values(shape, 64) == 256 * 2048 * 32 + 2048 * 2048 * 4 + 256 * 2048 == 34_078_720
+    assert P.tiled_gemm_values(shape, 256) == 256 * 2048 * 8 + 2048 * 2048 + 256 * 2048 == 8_912_896
+    card = next(c for c in lab.part_b(128, 256, 2048, False).cards if c.label.startswith("Tiling"))
+    assert card.value == "3.82× less traffic" and "136.3 MB vs 35.7 MB" in card.note
+    gemv = next(c for c in lab.part_b(128, 1, 2048, False).cards if c.label.startswith("Tiling"))
+    assert gemv.value == "1.01× less traffic"
+    with pytest.raises(ValueError, match="tile"):
+        P.tiled_gemm_values(shape, 0)

@@ -90,6 +90,8 @@ def fmt_count(n: float, digits: int = 1) -> str:
 
 def fmt_time(seconds: float, digits: int = 2) -> str:
     s = _finite(seconds, "time")
+    if s == 0:
+        return "0 s"  # a term that is absent, not '0.00 ns'
     return _scaled(s, [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")], digits)
 
 

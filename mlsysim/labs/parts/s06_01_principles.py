@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ... import layers as L
-from ...engine import Engine, weight_only_intensity
+from ...engine import Engine, weight_only_intensity, weight_reuse
 from ...hardware import Hardware
 from ...models import Models, mlp
 from ...units import bytes_per_value
@@ -24,10 +24,13 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     fmt_bytes,
     fmt_count,
     fmt_ratio,
+    fmt_time,
 )
+from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.1"
 PARTS = ("A", "B", "C")
@@ -59,6 +62,26 @@ PRED_A = Prediction(
         "150k": "150,528 is the dense detector's own weight count. The shared filter is not one weight but "
                 "3×3×3 = 27, so the ratio is 150,528 / 27 = 5,575×.",
     },
+    reveals=("5,575",),
+)
+
+TRANSFER_A = Prediction(
+    question=("Keep the 3×3 RGB filter and double the image side from 224 to 448 pixels. What happens to the "
+              "saving per detector (dense weights ÷ shared weights)?"),
+    options={"same": "It stays the same: the filter did not change",
+             "x2": "It doubles: the image side doubled",
+             "x4": "It grows 4×: the dense detector grows with the image's area, the filter not at all"},
+    answer="x4",
+    feedback={
+        "same": "The shared filter's 27 weights stay put, but the dense detector needs a weight per input value: "
+                "448×448×3 = 602,112, four times as many. Set the slider to 448 and read the saving card.",
+        "x2": "The dense side grows with H·W, not with H: doubling the side quadruples its weights, so the saving "
+              "goes from 5,575× to 22,300×.",
+        "x4": "H·W/K²: 448²/9 = 22,300×, four times 5,575×. The higher the resolution, the more the locality "
+              "bias is worth.",
+    },
+    kind="transfer",
+    reveals=("22,300",),
 )
 A_RESOLUTION = Slider("Image side H = W (pixels)", 28, 512, 224, step=28)
 A_KERNEL = Slider("Filter side K", 1, 11, 3, step=2)
@@ -136,6 +159,26 @@ PRED_B = Prediction(
         "hw": "Hardware speed never rescues a mismatched bias: a fast model that cannot learn the task is "
               "worthless. Match the bias to the data first, then check what it costs the machine.",
     },
+    reveals=("No Free Lunch",),
+)
+
+TRANSFER_B = Prediction(
+    question=("Move the transformer row (GPT-2 XL, one decoded token, FP32 weights) from the H100 to the "
+              "Jetson Orin NX. What binds it there at batch 1?"),
+    options={"dispatch": "Kernel launches, as on the H100",
+             "memory": "Memory bandwidth: every weight is streamed once per token",
+             "compute": "Compute: the Jetson's arithmetic is too slow for a 1.6-billion-parameter model"},
+    answer="memory",
+    feedback={
+        "dispatch": "Launch costs are similar on both devices, but streaming 6.2 GB of FP32 weights over the "
+                    "Jetson's 102 GB/s takes about 60 ms, far longer than the launches.",
+        "memory": "One token does about one MAC per weight: far too little arithmetic per byte. On the H100 the "
+                  "bus is fast enough that launches take the larger share; on the Jetson the stream of weights "
+                  "dominates, as Table 1 predicts for a decoded token.",
+        "compute": "A decoded token does one MAC per weight, so the weights' bytes, not the arithmetic, set the "
+                   "time: the Jetson's FP32 rate would finish the math in a fraction of the streaming time.",
+    },
+    kind="transfer",
 )
 
 #: Table 1 (L53-60): data type, core innovation and system bottleneck of each family.
@@ -177,6 +220,42 @@ def family_workload(family: str):
     raise ValueError(f"family={family!r} is unknown; allowed: {', '.join(FAMILIES)}")
 
 
+#: What this part's row runs (one inference at batch 1; one decoded token for the transformer) and
+#: the regime Table 1's bottleneck column describes, as (what it is, workload, batch, phase, seq_len).
+#: Table 1 speaks of each family at the scale where its bottleneck shows; the batch-1 row is
+#: usually too small for that on a GPU, and kernel launches take the larger share.
+TABLE1_REGIME = {
+    "mlp": ("a wide 4,096-4,096-4,096 MLP at batch 1 (weights streamed)", "wide_mlp", 1, None, None),
+    "cnn": ("ResNet-50 on a batch of 256 images", "ResNet50", 256, None, None),
+    "rnn": (f"the same {RNN_STEPS:,}-step chain (each step waits for the last)", "rnn", 1, None, None),
+    "transformer": ("GPT-2 XL prefilling a 1,024-token prompt (S² scores)", "GPT2", 1, "prefill", 1024),
+    "dlrm": ("DLRM with its full tables", "DLRM", 1, None, None),
+}
+#: The wide MLP of Table 1's regime (4,096 hidden units: the chapter's UAT self-check, L1660).
+WIDE_MLP = (4096, 4096, 4096)
+
+
+@lru_cache(maxsize=8)
+def table1_workload(family: str):
+    _, key, batch, phase, seq = TABLE1_REGIME[family]
+    if key == "wide_mlp":
+        return mlp(list(WIDE_MLP), name="MLP 4096-4096-4096"), batch, phase, seq
+    if key == "rnn":
+        return family_workload("rnn")[1], batch, phase, seq
+    return Models.get(key), batch, phase, seq
+
+
+def verdict_text(prof) -> str:
+    """'compute-bound', 'memory-bound', 'dispatch-bound (kernel launches)' or 'out of memory'."""
+    if not prof.feasible:
+        return "out of memory"
+    phrase = bound_phrase(prof.bottleneck)
+    return phrase + " (kernel launches)" if prof.bottleneck == "Dispatch" else phrase
+
+
+#: The registry name of each family's lighthouse (None for the stand-ins), for the fact tags.
+LIGHTHOUSE_KEY = {"cnn": "ResNet50", "transformer": "GPT2", "dlrm": "DLRM"}
+
 #: The five lighthouses (Table 8 order) plus the two non-lighthouse stand-ins, for the roster chart.
 ROSTER = {"ResNet50": "cnn", "GPT2": "transformer", "DLRM": "dlrm", "MobileNetV2": "cnn", "KWS": "cnn"}
 
@@ -199,7 +278,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
     name, data, innovation, bottleneck = FAMILIES[family]
     bpv = bytes_per_value(precision)
 
-    fig = figure(f"Weights vs work per inference ({precision.upper()} weights) against the {dev.key}",
+    fig = figure(f"Weights vs work per inference ({precision.upper()} weights) against the {dev.name}",
                  "Weight bytes (log scale)", "FLOPs per inference (log scale)", log_x=True, log_y=True)
     for key in ROSTER:
         m = Models.get(key)
@@ -214,38 +293,61 @@ def part_b(family: str, device: str, int8: bool) -> View:
     cap = dev.memory.flash if dev.memory.flash is not None else dev.memory.capacity
     ys = [t.y[0] for t in fig.data]
     fig.add_trace(go.Scatter(x=[cap.m_as("B")] * 2, y=[min(ys) / 3, max(ys) * 3], mode="lines",
-                             name=f"{dev.key} {'flash' if dev.memory.flash is not None else 'memory'} {cap:~P}",
+                             name=f"{dev.name} {'flash' if dev.memory.flash is not None else 'memory'} {cap:~P}",
                              line=dict(dash="dash")))
 
     prof = Engine.solve(work, dev, batch_size=1, precision=precision, efficiency=1.0)
+    t_model, t_batch, t_phase, t_seq = table1_workload(family)
+    t1 = Engine.solve(t_model, dev, batch_size=t_batch, precision=precision, efficiency=1.0, phase=t_phase,
+                      seq_len=t_seq)
+    regime = TABLE1_REGIME[family][0]
+    row = verdict_text(prof)
     if prof.feasible:
-        verdict = Card("Engine verdict", prof.bottleneck + "-bound", f"{dev.key}, batch 1, {precision.upper()}",
-                       "warn" if prof.bottleneck == "Dispatch" else "ok")
-        fit = f"fits on the {dev.name} and is {prof.bottleneck.lower()}-bound at batch 1"
+        comp, mem, launch = prof.time_split
+        shares = (f"launches {launch / prof.latency_s:.0%}, memory-bound rows {mem / prof.latency_s:.0%}, "
+                  f"compute-bound rows {comp / prof.latency_s:.0%} of {fmt_time(prof.latency_s)}")
+        fit = f"fits on the {dev.name} and is {row} at batch 1 ({shares})"
     else:
         over = prof.over.m_as("B")
-        verdict = Card("Engine verdict", "Out of memory", f"{dev.key}: over by {fmt_bytes(over)}", "bad")
         fit = f"does not fit on the {dev.name} ({fmt_bytes(over)} over its {prof.limiting_memory})"
+    reuse = weight_reuse(work)
+    key = LIGHTHOUSE_KEY.get(family)
     cards = [
         Card("Data it assumes", data, name),
         Card("Core innovation", innovation, "the family's bias"),
-        Card("Table 1 bottleneck", bottleneck, "representative regime"),
-        Card("Weights", fmt_bytes(wbytes), f"{fmt_count(params)} params, {precision.upper()}"),
-        Card("Work per inference", f"{fmt_count(flops)} FLOP", "1 MAC = 2 FLOPs"),
-        verdict,
+        Card("Table 1 bottleneck", bottleneck, "at the scale Table 1 describes"),
+        Card("Weights", fmt_bytes(wbytes), f"{fmt_count(params)} params, {precision.upper()}",
+             fact=fact("weight_bytes", wbytes, model=key, precision=precision) if key else None),
+        Card("Work per inference", f"{fmt_count(flops)} FLOP", "1 MAC = 2 FLOPs",
+             fact=fact("flops", flops, model=key, batch=1, phase="decode" if family == "transformer" else None,
+                       seq_len=1 if family == "transformer" else None) if key else None),
+        Card("This row: batch 1", row, f"{dev.name}, {precision.upper()}"
+             + (", one decoded token" if family == "transformer" else ""),
+             "bad" if not prof.feasible else "warn" if prof.bottleneck == "Dispatch" else "ok"),
+        Card("Table 1's regime", verdict_text(t1), regime, "bad" if not t1.feasible else "ok"),
     ]
     kind = "a lighthouse" if lighthouse else "a stand-in (no lighthouse in Table 9)"
+    same = verdict_text(t1) == row
     summary = (f"The {name} family assumes {data.lower()} data and buys efficiency with {innovation.lower()}. "
                f"{label}, {kind}, "
                f"holds {fmt_bytes(wbytes)} of {precision.upper()} weights for {fmt_count(flops)} FLOP per inference "
-               f"and {fit}. Each family's bias decides which resource runs out first, not just how many FLOPs it does.")
+               f"and {fit}. Table 1 describes the family at a larger scale: for {regime} the engine finds it "
+               f"{verdict_text(t1)}"
+               + (", the same regime." if same else
+                  f", not {row}. One small inference on a fast device is often too short for its family's "
+                  "bottleneck to show, and fixed launch costs take the larger share.")
+               + " Each family's bias decides which resource runs out first at scale, not just how many FLOPs it does.")
     peek = [
         f"weights = params × bytes/value = {params:,} × {float(bpv):g} B = {fmt_bytes(wbytes)}",
         f"FLOPs   = 2 × MACs = {flops:,}" + (" (one decoded token)" if family == "transformer" else ""),
-        f"FLOPs per weight = {flops / params:,.3g}: how often each weight is used per inference",
+        f"{LABELS['weight_reuse']} = {flops // 2:,} / {params:,} = {reuse:,.3g} (one use = one MAC)",
+        "t = Σ_rows max(FLOPs / peak, bytes / BW) + kernels × launch cost; the largest term names the regime",
         f"device {'flash' if dev.memory.flash is not None else 'memory'}: {cap:~P}; fit is checked before any roofline",
     ]
-    return View(fig, cards, summary, "The roster on one device", peek)
+    facts = [fact("weight_reuse", reuse, model=key, batch=1,
+                  phase="decode" if family == "transformer" else None,
+                  seq_len=1 if family == "transformer" else None)] if key else []
+    return View(fig, cards, summary, "The roster on one device", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,9 +362,9 @@ PRED_C = Prediction(
              "ccb": "Compute, compute, bandwidth (GPT-2 XL is the biggest, so it needs the most math)"},
     answer="cbc",
     feedback={
-        "cbc": "ResNet-50 reuses each weight about 80 times (weight-only proxy, FP32) and sits right of the "
-               "ridge once batched; a GPT-2 XL token uses each weight once (0.5 FLOP/B); DLRM's 100 GB of "
-               "tables must first find a home.",
+        "cbc": "ResNet-50 uses each weight about 160 times per image (160 MACs per weight: 80 FLOP/B in FP32) "
+               "and sits right of the ridge point once batched; a GPT-2 XL token uses each weight once "
+               "(0.5 FLOP/B in FP32); DLRM's 100 GB of tables must first find a home.",
         "ccc": "FLOPs set only one term. The weight-only proxy spans 160× between ResNet-50 and GPT-2 XL, "
                "and a DLRM lookup does almost no arithmetic at all.",
         "bcb": "Reversed for the first two: convolutions reuse weights (high intensity), decoding streams "
@@ -270,6 +372,26 @@ PRED_C = Prediction(
         "ccb": "Size is not intensity: one token does ~2 FLOPs per weight read, 0.5 FLOP/B in FP32, far "
                "left of any GPU's ridge. DLRM is stopped by capacity before bandwidth matters.",
     },
+    reveals=("Compute, bandwidth, capacity",),
+)
+
+TRANSFER_C = Prediction(
+    question=("On the same H100 at batch 1, switch the weights from FP32 to INT8 (the roof becomes the INT8 "
+              "peak). Where does ResNet-50's weight-only proxy land?"),
+    options={"right": "Further right of the ridge: a quarter of the bytes per weight is 4× the intensity",
+             "left": "Left of the ridge: the intensity rises 4×, but the INT8 ridge point is about 30× the FP32 one",
+             "same": "Where it was: precision does not change the FLOPs per weight"},
+    answer="left",
+    feedback={
+        "right": "The intensity does rise 4× (80 → 320 FLOP/B), but the roof rises more: the H100's INT8 peak over "
+                 "the same bandwidth puts the ridge point near 591 FLOP/B, against about 20 in FP32. Quantizing "
+                 "moves a model toward the memory side.",
+        "left": "320 FLOP/B against an INT8 ridge point of about 591: faster arithmetic needs more reuse to stay "
+                "busy. Pick INT8 in the precision control and compare the cards.",
+        "same": "The FLOPs are the same but each weight is a quarter of the bytes, so FLOPs per byte rise 4×; and "
+                "the roof itself moves to the INT8 peak.",
+    },
+    kind="transfer",
 )
 C_DEVICE = Choice("Device", DEVICES, "H100", inline=False)
 C_PRECISION = Choice("Weight precision", {"fp32": "FP32 (the chapter's proxy)", "fp16": "FP16", "int8": "INT8"},
@@ -314,18 +436,21 @@ def part_c(device: str, precision: str, batch: int) -> View:
     for k, i in proxy.items():
         side = "compute side" if i >= ridge else "memory side"
         cards.append(Card(SPECTRUM[k], f"{i:,.1f} FLOP/B", f"{side} · engine {engine[k].arithmetic_intensity.magnitude:,.1f}",
-                          "ok" if i >= ridge else "warn"))
+                          "ok" if i >= ridge else "warn",
+                          fact=fact("weight_only_intensity", i, model=k, precision=precision, batch=b)))
     dlrm = Models.DLRM.weight_bytes(precision)
     cap = dev.memory.capacity.m_as("B")
     cards.append(Card("DLRM", "capacity first", f"{fmt_bytes(dlrm)} of tables vs {fmt_bytes(cap)}",
                       "bad" if dlrm > cap else "ok"))
-    cards.append(Card("Ridge point", f"{ridge:,.1f} FLOP/B", f"{dev.compute.peak(roof):~P} ÷ {dev.memory.bandwidth:~P}"))
+    cards.append(Card(LABELS["ridge_peak"].capitalize(), f"{ridge:,.1f} FLOP/B",
+                      f"{dev.compute.peak(roof):~P} ÷ {dev.memory.bandwidth:~P}",
+                      fact=fact("ridge_peak", ridge, device=device, precision=roof)))
     if roof != precision:
         cards.append(Card("Roof precision", roof.upper(),
-                          f"the {dev.key} lists no {precision.upper()} rate", "warn"))
+                          f"the {dev.name} lists no {precision.upper()} rate", "warn"))
 
     gap = proxy["ResNet50"] / proxy["GPT2"]
-    summary = (f"On the {dev.name} ({roof.upper()}, dense peak) the ridge is {ridge:,.1f} FLOP/B. At batch {b} "
+    summary = (f"On the {dev.name} ({roof.upper()}) the {LABELS['ridge_peak']} is {ridge:,.1f} FLOP/B. At batch {b} "
                f"ResNet-50's weight-only proxy is {proxy['ResNet50']:,.1f} FLOP/B and a GPT-2 XL token's is "
                f"{proxy['GPT2']:,.2f}: a {gap:,.0f}× gap. DLRM is not on the plot: its "
                f"{fmt_bytes(dlrm)} of tables {'do not fit' if dlrm > cap else 'fit'} in {fmt_bytes(cap)}, "
@@ -336,7 +461,8 @@ def part_c(device: str, precision: str, batch: int) -> View:
         f"proxy I = FLOPs / weight bytes = 2 × MACs × batch / (params × bytes per {precision.upper()} value)",
         f"ResNet-50: {Models.ResNet50.flops(b):,} / {Models.ResNet50.weight_bytes(precision):,} B = {proxy['ResNet50']:,.2f} FLOP/B",
         f"GPT-2 XL:  {Models.GPT2.flops(b, 1, 'decode'):,} / {Models.GPT2.weight_bytes(precision):,} B = {proxy['GPT2']:,.3f} FLOP/B",
-        f"ridge = peak / BW = {dev.compute.peak(roof):~P} / {dev.memory.bandwidth:~P} = {ridge:,.1f} FLOP/B",
+        f"{LABELS['ridge_peak']} = dense peak / BW = {dev.compute.peak(roof):~P} / {dev.memory.bandwidth:~P} = "
+        f"{ridge:,.1f} FLOP/B (no efficiency factor: the chapter's ridge)",
         "attainable = min(peak, I × BW); the engine's count adds activation traffic, which the proxy omits",
     ]
     return View(fig, cards, summary, "Intensity against the ridge", peek)

@@ -24,12 +24,14 @@ from ..components import (
     Prediction,
     Slider,
     View,
+    fact,
     fmt_bytes,
     fmt_count,
     fmt_rate,
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS
 
 CHAPTER = "6.2"
 PARTS = ("A", "B", "C", "D")
@@ -61,10 +63,32 @@ PRED_A = Prediction(
         "16.8": "4,194,304 weights × 4 B = 16.8 MB: 4× from the widths, 2× from the precision.",
         "33.6": "One doubling too many: 2,048² / 1,024² = 4×, and FP32 / FP16 = 2×, so 8× in all.",
     },
+    reveals=("16.8 MB",),
+)
+
+TRANSFER_A = Prediction(
+    question="Which holds more weights: a 4,096→1,024 dense layer or a 2,048→2,048 one?",
+    options={"wide_in": "The 4,096→1,024 layer: its input is twice as wide",
+             "square": "The 2,048→2,048 layer: square layers are the largest",
+             "same": "Neither: both have d_in × d_out = 4,194,304 weights"},
+    answer="same",
+    feedback={
+        "wide_in": "Weights are d_in × d_out: 4,096 × 1,024 and 2,048 × 2,048 are the same 4.2 million. Set the "
+                   "sliders to each and compare the weights card.",
+        "square": "Only the product counts: 4,096 × 1,024 = 2,048 × 2,048. Squareness changes the shape of the "
+                  "matrix, not its size.",
+        "same": "d_in × d_out is all that counts: 4,194,304 either way, 16.8 MB in FP32. Width costs "
+                "multiplicatively, whichever side it is on.",
+    },
+    kind="transfer",
 )
 A_D_IN = Slider("Input width d_in", 64, 4096, 2048, step=64)
 A_D_OUT = Slider("Output width d_out", 64, 4096, 2048, step=64)
 A_PRECISION = Choice("Weight precision", PRECISIONS, "fp32")
+
+#: Example 6.2 (L161-L171): a 4-pixel image through a 3-neuron hidden layer (W is 4 x 3).
+EXAMPLE_X = (0.8, 0.2, 0.9, 0.1)
+EXAMPLE_W = ((0.5, 0.1, -0.2), (-0.3, 0.8, 0.4), (0.2, -0.4, 0.6), (0.7, 0.3, -0.1))
 
 #: Microcontroller SRAM lines drawn on the chart (where a small dense layer must fit).
 MCU_KEYS = ("ArduinoNano33BLESense", "STM32H743")
@@ -93,9 +117,11 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
     mcus = [Hardware.get(k) for k in MCU_KEYS]
     for mcu in mcus:
         fig.add_trace(go.Scatter(x=[outs[0], outs[-1]], y=[mcu.memory.capacity.m_as("B")] * 2, mode="lines",
-                                 name=f"{mcu.key} SRAM {mcu.memory.capacity:~P}", line=dict(dash="dash")))
+                                 name=f"{mcu.name} SRAM {mcu.memory.capacity:~P}", line=dict(dash="dash")))
 
-    fits = [d.key for d in mcus if wb <= d.memory.capacity.m_as("B")]
+    fits = [d.name for d in mcus if wb <= d.memory.capacity.m_as("B")]
+    ex = dense(len(EXAMPLE_X), len(EXAMPLE_W[0]))
+    z, h = ex.forward(EXAMPLE_X, EXAMPLE_W), ex.forward(EXAMPLE_X, EXAMPLE_W, relu=True)
     cards = [
         Card("Weights", fmt_count(layer.params), f"{int(d_in):,} × {int(d_out):,}"),
         Card("Weight memory", fmt_bytes(wb), precision.upper(), "ok" if fits else "warn"),
@@ -103,8 +129,10 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         Card(f"vs {DEF_WIDTH:,}² in {DEF_PRECISION.upper()}", fmt_ratio(wb / ref.weight_bytes(DEF_PRECISION)),
              f"Definition 6.2: {fmt_bytes(ref.weight_bytes(DEF_PRECISION))}"),
         Card("MNIST reference layer", f"{mnist.macs():,} MACs", f"{MNIST_INPUTS}×{MNIST_HIDDEN} per sample"),
+        Card("Per output neuron", f"{layer.in_features:,} MACs",
+             f"{layer.operand_reads_per_output:,} operand reads (an input and a weight per MAC)"),
         Card("Fits MCU SRAM", ", ".join(fits) if fits else "neither MCU",
-             " / ".join(f"{d.key} {d.memory.capacity:~P}" for d in mcus), "ok" if fits else "bad"),
+             " / ".join(f"{d.name} {d.memory.capacity:~P}" for d in mcus), "ok" if fits else "bad"),
     ]
     summary = (f"A {int(d_in):,}→{int(d_out):,} layer has {layer.params:,} weights: every input connects to every "
                f"output, so doubling both widths quadruples them. In {precision.upper()} that is {fmt_bytes(wb)}, "
@@ -114,7 +142,12 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         f"weights = d_in × d_out = {int(d_in):,} × {int(d_out):,} = {layer.params:,}",
         f"bytes   = weights × bytes/value = {fmt_bytes(wb)} ({precision})",
         f"MACs    = weights × batch (each weight used once per example) = {layer.macs():,} at batch 1",
-        f"MNIST   = {MNIST_INPUTS} × {MNIST_HIDDEN} = {mnist.macs():,} MACs = {mnist.flops():,} FLOPs (1 MAC = 2 FLOPs)",
+        f"MNIST   = {MNIST_INPUTS} × {MNIST_HIDDEN} = {mnist.macs():,} MACs = {mnist.flops():,} FLOPs (1 MAC = 2 FLOPs); "
+        f"per neuron {mnist.in_features} MACs, {mnist.operand_reads_per_output:,} operand reads",
+        "Example 6.2: h = [" + ", ".join(f"{v:g}" for v in EXAMPLE_X) + "] × W (4×3)  →  z = ["
+        + ", ".join(f"{v:.2f}" for v in z) + "]  →  ReLU [" + ", ".join(f"{v:.2f}" for v in h) + "]",
+        f"            every one of the {ex.out_features} neurons reads all {ex.in_features} inputs: "
+        f"{ex.macs()} MACs, {ex.operand_reads_per_output} operand reads per neuron",
     ]
     return View(fig, cards, summary, "Dense layer size", peek)
 
@@ -124,21 +157,39 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("A 2,048×2,048 FP32 dense layer runs at batch 1 on an A100 (40 GB part, 1,555 GB/s, 19.5 "
-              "TFLOP/s FP32). What share of peak can it reach?"),
-    options={"4": "About 4%", "25": "About 25%", "50": "About half",
-             "95": "Nearly all of it: 4 million weights is plenty of work"},
-    answer="4",
+    question=("A 2,048×2,048 FP32 dense layer at batch 1 reaches only a few percent of an A100's peak. You double it "
+              "to 4,096×4,096, still at batch 1. What happens to the share of peak it reaches?"),
+    options={"up": "It rises: four times the MACs keep the ALUs busier",
+             "same": "It stays put: four times the MACs, but also four times the weight bytes",
+             "down": "It falls: the bigger matrix no longer fits in cache"},
+    answer="same",
     feedback={
-        "4": "Each FP32 weight (4 B) feeds one MAC (2 FLOPs): 0.5 FLOP/B. The bus delivers 1,555 GB/s × 0.5 = "
-             "0.78 TFLOP/s of the 19.5 peak, 4.0% (5.2% on the 80 GB part). Batching is the fix.",
-        "25": "That would need about 3 FLOP/B. At batch 1 every weight is read to be used once: 0.5 FLOP/B, "
-              "so bandwidth caps the layer near 4%.",
-        "50": "Half of peak needs ~6 FLOP/B on this part; a batch-1 layer offers 0.5. Only batching (B ≈ 13 "
-              "by the weight-only count) moves it that far.",
-        "95": "Size is not reuse: a bigger matrix brings proportionally more bytes. At batch 1 the layer does "
-              "0.5 FLOP per byte, about 4% of what the ALUs could do.",
+        "up": "Size is not reuse. At batch 1 every weight is fetched to feed one MAC, whatever the layer's size: "
+              "0.5 FLOP/B in FP32, so the bus caps it near 4% at 2,048 and at 4,096 alike.",
+        "same": "Work and bytes both grow with d², so FLOPs per byte stay at 0.5 (2 FLOPs per 4-byte weight): about "
+                "4% of the A100's FP32 peak at any width. Only reuse (batching) moves a layer up the roofline.",
+        "down": "The engine streams the weights from DRAM in both cases; neither fits on chip. The ratio of work "
+                "to bytes is the same, so the share is the same.",
     },
+    reveals=("four times the weight bytes",),
+)
+
+TRANSFER_B = Prediction(
+    question=("Same 2,048×2,048 layer at batch 1 on the A100, but in FP16 on the tensor cores. Compared with FP32, "
+              "does it reach a larger or a smaller share of its (FP16) peak?"),
+    options={"larger": "Larger: half the bytes per weight doubles the intensity",
+             "smaller": "Smaller: the intensity doubles, but the FP16 peak is 16× the FP32 one",
+             "same": "The same: precision changes neither FLOPs nor reuse"},
+    answer="smaller",
+    feedback={
+        "larger": "The intensity does double (1 FLOP/B), but the roof moves further: 312 TFLOP/s FP16 against 19.5 "
+                  "FP32 puts the ridge point 8× further right, so the share drops to about 0.5%.",
+        "smaller": "1 FLOP/B against a ridge point of about 200 FLOP/B: 0.5% of the FP16 peak, against 4% of the FP32 "
+                   "one. Faster arithmetic makes a batch-1 layer look worse, not better; pick FP16 and compare.",
+        "same": "FLOPs per weight stay 2, but each weight is 2 bytes instead of 4, and the peak it is measured "
+                "against is 16× higher.",
+    },
+    kind="transfer",
 )
 B_BATCH = Slider("Batch size B", 1, 512, 1)
 B_DEVICE = Choice("Device", {"A100_40GB": "A100 40 GB (1,555 GB/s)", "A100": "A100 80 GB (2,039 GB/s)",
@@ -193,7 +244,7 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
     proxies = [weight_only_intensity(square_mlp(d), precision, x) for x in SWEEP_BATCHES]
 
     fig = roofline(dev, precision, 1.0, (), x_range=(0.1, 5000.0),
-                   title=f"{d:,}×{d:,} dense layer, {dev.key}, {precision.upper()}")
+                   title=f"{d:,}×{d:,} dense layer, {dev.name}, {precision.upper()}")
     fig.add_trace(go.Scatter(x=sw["intensity"], y=[a / 1e12 for a in attain], mode="lines+markers",
                              name="engine, B = 1…512"))
     fig.add_trace(go.Scatter(x=proxies, y=[dev.attainable_flops(i, precision) / 1e12 for i in proxies], mode="lines",
@@ -215,11 +266,11 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
              "bad" if share < 0.1 else "warn" if share < 0.5 else "ok"),
         Card("With launch overhead", f"{p.mfu:.1%}", f"{fmt_time(p.latency_s)} incl. {fmt_time(p.latency_dispatch_s)} launch"),
         Card("Batch to reach the ridge", f"{cross:,}" if cross else "never",
-             f"ridge {ridge:,.1f} FLOP/B" + ("" if cross else f"; intensity caps below it at width {d:,}"),
+             f"{LABELS['ridge_peak']} {ridge:,.1f} FLOP/B" + ("" if cross else f"; intensity caps below it at width {d:,}"),
              "ok" if cross and b >= cross else "warn"),
     ]
     summary = (f"At batch {b} the {d:,}² layer is a {kind} at {p.arithmetic_intensity.magnitude:,.2f} FLOP/B against a "
-               f"ridge of {ridge:,.1f}: the roofline allows {share:.1%} of the {precision.upper()} peak. "
+               f"{LABELS['ridge_peak']} of {ridge:,.1f}: the roofline allows {share:.1%} of the {precision.upper()} peak. "
                + (f"It reaches the ridge at batch {cross:,}." if cross else
                   "It never reaches the ridge: activation traffic grows with the batch and caps the intensity.")
                + " Batching helps because every fetched weight now feeds B multiply-accumulates.")
@@ -229,7 +280,8 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
         f"attainable    = min(peak, I × BW) = min({fmt_rate(peak)}, {p.arithmetic_intensity.magnitude:,.3f} × {dev.memory.bandwidth:~P})",
         f"share         = {fmt_rate(share * peak)} / {fmt_rate(peak)} = {share:.2%} (dense peak, launch time excluded)",
     ]
-    return View(fig, cards, summary, "GEMV vs GEMM", peek)
+    return View(fig, cards, summary, "GEMV vs GEMM", peek,
+                facts=[fact("ridge_peak", ridge, device=device, precision=precision)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,6 +301,24 @@ PRED_C = Prediction(
         "same": "They differ by 3.9×: 421,408 (CNN) vs 109,184 (MLP). And per detector they differ by 87× the "
                 "other way. Count like with like.",
     },
+    reveals=("421,408", "109,184"),
+)
+
+TRANSFER_C = Prediction(
+    question=("Widen the MLP's first hidden layer from 128 to 512 units (784-512-64-10), CNN unchanged. Which network "
+              "has more weights now?"),
+    options={"mlp": "The MLP, narrowly: widening its first layer adds about 300,000 weights",
+             "cnn": "Still the CNN, by far: convolutions always cost more",
+             "same": "Exactly the same"},
+    answer="mlp",
+    feedback={
+        "mlp": "784 × 512 + 512 × 64 + 64 × 10 = 434,816 against the CNN's 421,408. Whole-network counts follow "
+               "width choices, which is why the chapter compares per detector. Set the width slider to 512.",
+        "cnn": "The CNN's size comes from its dense head, not its convolutions; a 512-wide first layer costs the MLP "
+               "784 × 512 = 401,408 weights on its own, enough to overtake it (434,816 vs 421,408).",
+        "same": "Close, but 434,816 vs 421,408: the MLP is now larger.",
+    },
+    kind="transfer",
 )
 C_FEATURES = Slider("First-layer feature detectors", 8, 128, 32, step=8)
 C_KERNEL = Slider("Filter side K", 1, 7, 3, step=2)
@@ -312,16 +382,40 @@ def part_c(features: int, kernel: int, hidden: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question=("At batch 1 a dense layer streams each FP32 weight from DRAM to use it in one multiply-"
-              "accumulate. Moving the weight costs about how much more energy than the MAC (Horowitz, 45 nm)?"),
-    options={"1": "About the same", "10": "About 10×", "139": "About 139×", "1000": "About 1,000×"},
-    answer="139",
+    question=("At batch 1 a dense layer fetches every FP32 weight from DRAM to use it in one multiply-accumulate, and "
+              "the fetch costs far more energy than the MAC. You batch 8 inputs through the layer. What happens to "
+              "the weight-fetch energy per inference?"),
+    options={"same": "Nothing: every inference still needs every weight",
+             "eight": "It falls about 8×: each fetched weight now feeds 8 MACs",
+             "up": "It rises: eight inputs move eight times the data"},
+    answer="eight",
     feedback={
-        "1": "Arithmetic is cheap, wires are not: an FP32 multiply plus add is ~4.6 pJ, a 32-bit DRAM read ~640 pJ.",
-        "10": "Off by an order of magnitude: 640 pJ per 32-bit DRAM read against 4.6 pJ per FP32 MAC is ~139×.",
-        "139": "640 pJ / 4.6 pJ ≈ 139×. Batching divides it by B: every fetched weight then feeds B MACs.",
-        "1000": "Too high for this reference: 640 pJ per 32-bit DRAM read over 4.6 pJ per FP32 MAC is ~139×.",
+        "same": "Every inference needs every weight, but not its own copy of it: one fetch serves all 8 inputs, so "
+                "each inference pays an eighth of the fetch.",
+        "eight": "The weights are fetched once per batch and used B times: the fetch energy per inference falls "
+                 "with B, while the MAC energy stays. Batching saves energy as well as time.",
+        "up": "The inputs and outputs grow with the batch, but they are small next to 4 million weights; the weights "
+              "themselves are fetched once per batch.",
     },
+    reveals=("feeds 8 MACs",),
+)
+
+TRANSFER_D = Prediction(
+    question=("Back at batch 1 from DRAM, switch the weights and the MAC to INT8. Does fetching a weight now cost more "
+              "or fewer multiples of the MAC that uses it?"),
+    options={"fewer": "Fewer: a quarter of the bytes per weight",
+             "more": "More: the bytes shrink 4×, but an INT8 MAC is about 15× cheaper than an FP32 one",
+             "same": "The same: both shrink together"},
+    answer="more",
+    feedback={
+        "fewer": "The fetch does cost a quarter as much, but the INT8 multiply-add (0.3 pJ) is about 15× cheaper "
+                 "than the FP32 one (4.6 pJ), so moving a weight is a larger multiple of using it.",
+        "more": "160 pJ per INT8 byte against a 0.3 pJ MAC: about 533×, against 139× in FP32. Quantization saves "
+                "energy everywhere, but it makes data movement an even larger share. Pick INT8 and read the ratio.",
+        "same": "Energy per byte scales with the bytes, but the MAC's energy falls faster than linearly with the "
+                "bit width.",
+    },
+    kind="transfer",
 )
 D_BATCH = Slider("Batch size B (reuse of each fetched weight)", 1, 256, 1)
 #: Memory levels of ``mlsysim.energy`` (Horowitz 2014), named for the sentence.

@@ -11,7 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ... import layers as L
-from ...engine import Engine
+from ... import symmetry as Y
+from ...engine import Engine, launch_cost_for_speedup, with_launch_cost
 from ...hardware import Hardware
 from ...models import Models
 from ...units import Q_, bytes_per_value
@@ -23,14 +24,17 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     fmt_bytes,
     fmt_count,
+    fmt_rate,
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.3"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: ImageNet input side used by the chapter's worked conv layer (L435, L443).
 IMAGE_PX = 224
@@ -71,6 +75,25 @@ PRED_A = Prediction(
                 "each of the 64 input channels, 3×3×64×64 = 36,864 weights.",
         "reversed": "Swapped: the dense layer is the one whose weights scale with the input area (224²×64×64).",
     },
+    reveals=("205.5 million",),
+)
+
+TRANSFER_A = Prediction(
+    question=("The same 3×3, 64→64 convolution now runs on 448×448 feature maps instead of 224×224. What "
+              "happens to its weights and to its MACs per image?"),
+    options={"both4": "Both grow 4×: a bigger image needs a bigger layer",
+             "macs4": "Weights unchanged, MACs 4×: the same filters slide over four times as many positions",
+             "same": "Both unchanged: the layer is the same layer"},
+    answer="macs4",
+    feedback={
+        "both4": "Sharing makes the weights independent of resolution: 36,864 at any size. Only the work and "
+                 "the output maps grow with the area.",
+        "macs4": "36,864 weights either way; each is used once per output position, and 448² is 4× 224². Set "
+                 "the resolution to 448 and watch the weight card stay put while the MACs quadruple.",
+        "same": "The weights stay, but the work does not: every output position costs K²·C_in·C_out MACs, and "
+                "there are four times as many positions.",
+    },
+    kind="transfer",
 )
 A_RESOLUTION = Slider("Feature-map side H = W (pixels)", 32, 1024, IMAGE_PX, step=32)
 A_CHANNELS = Slider("Channels (C_in = C_out)", 16, 512, CHANNELS, step=16)
@@ -142,7 +165,7 @@ PRED_B = Prediction(
               "grow with each added layer?"),
     options={
         "nine": "By 9 pixels per layer (the kernel area), so 3 layers cover a 224×224 image",
-        "double": "It doubles every layer, growing like 3^L",
+        "double": "It doubles every layer (2^L), like a pyramid",
         "two": "By 2 pixels per layer: layer 3 sees 7×7, so large objects need depth or downsampling",
         "fixed": "Not at all: it stays 3×3 because the weights are shared",
     },
@@ -150,13 +173,32 @@ PRED_B = Prediction(
     feedback={
         "nine": "Nine is the kernel's area, not the growth of its side. Each stride-1 layer adds K − 1 = 2 pixels "
                 "to the side: 3, 5, 7, …",
-        "double": "Exponential growth needs downsampling (stride 2 or pooling) between layers. At stride 1 the side "
-                  "grows linearly: 1 + L(K − 1).",
+        "double": "Doubling per layer needs downsampling (stride 2 or pooling) between layers: then each layer's "
+                  "step doubles. At stride 1 the side grows linearly: 1 + L(K − 1).",
         "two": "1 + L(K − 1): 3, 5, 7. Reaching a 100-pixel object this way takes 50 layers, which is why real "
                "networks stride and pool.",
         "fixed": "Each layer's 3×3 window looks at outputs that already summarize 3×3 windows, so the region of the "
                  "input that reaches a unit grows with depth; sharing does not stop that.",
     },
+    reveals=("layer 3 sees 7×7", "1 + L(K − 1)"),
+)
+
+TRANSFER_B = Prediction(
+    question=("Keep 3×3 filters but give every layer stride 2. How many layers does a unit need to see a "
+              "100-pixel object?"),
+    options={"same": "As many as at stride 1: the kernel did not change",
+             "half": "Half as many: each layer moves twice as far",
+             "log": "Only a handful (about six): each stride-2 layer doubles the step of the next"},
+    answer="log",
+    feedback={
+        "same": "The kernel is the same, but the grid it reads is not: after a stride-2 layer one step of the next "
+                "layer spans two input pixels, then four, eight… The side grows geometrically.",
+        "half": "Stride compounds: the steps are 2, 4, 8, 16… input pixels, so the side grows geometrically and six "
+                "layers (3, 7, 15, 31, 63, 127) are enough, not 25.",
+        "log": "3, 7, 15, 31, 63, 127: six layers against fifty at stride 1. Set the stride control to 2 and read "
+               "the layers card; the price is a map shrunk to a few pixels.",
+    },
+    kind="transfer",
 )
 B_KERNEL = Choice("Kernel", {"3": "3×3", "5": "5×5", "7": "7×7"}, "3")
 B_STRIDE = Choice("Stride of every layer", {"1": "1", "2": "2 (downsample each layer)"}, "1")
@@ -229,19 +271,44 @@ def part_b(kernel: str, stride: str, depth: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("A 3×3 convolution with 64 input and 64 output channels is replaced by a depthwise-separable pair "
-              "(3×3 depthwise, then 1×1 pointwise). By what factor do the MACs drop?"),
-    options={"9x": "9× (K²)", "7.9x": "About 7.9×", "64x": "64× (C_out)", "2x": "About 2×"},
-    answer="7.9x",
+    question=("A 3×3 convolution with 64 input channels is replaced by a depthwise-separable pair (3×3 depthwise, "
+              "then 1×1 pointwise). Now widen the layer: C_out goes from 64 to 1,024. What happens to the MAC "
+              "saving (standard ÷ separable)?"),
+    options={"unbounded": "It grows without limit: the wider the layer, the more the split saves",
+             "limit": "It creeps up toward the kernel area (K²) and never passes it",
+             "same": "It stays the same: the saving depends only on the kernel",
+             "shrinks": "It shrinks: the pointwise step's C_in × C_out work takes over"},
+    answer="limit",
     feedback={
-        "9x": "K² = 9 is the limit for very wide layers. The pointwise step still costs C_in × C_out per position, so "
-              "the ratio is 1/C_out + 1/K² = 1/64 + 1/9, a 7.9× cut.",
-        "7.9x": "1/64 + 1/9 = 0.127 of the standard cost: 7.9×. The chapter's '8–9×' needs C_out ≥ 72.",
-        "64x": "That would drop the channel mixing entirely. The 1×1 pointwise conv keeps C_in × C_out MACs per "
-               "position; only the spatial part shrinks.",
-        "2x": "Far more than 2×: the K² spatial work is now done once per input channel instead of once per "
-              "input-output pair.",
+        "unbounded": "The depthwise step does K² MACs per channel and the pointwise step C_out per channel, against "
+                     "K²·C_out for the standard conv: the ratio is 1/(1/C_out + 1/K²), capped by K².",
+        "limit": "1/C_out + 1/K²: the 1/C_out term fades as the layer widens, so the saving climbs from 7.9× at 64 "
+                 "channels to 8.9× at 1,024 and can never exceed 9× for a 3×3 kernel. The chapter's '8–9×' holds only "
+                 "for wide layers.",
+        "same": "The pointwise step's share, 1/C_out, depends on the width: narrow layers save noticeably less than "
+                "wide ones (about 5.8× at 16 channels, 8.9× at 1,024).",
+        "shrinks": "The pointwise work grows with C_out, but the standard conv's K²·C_in·C_out grows just as fast, "
+                   "so the ratio rises toward K², not down.",
     },
+    reveals=("never passes it", "8.9×"),
+)
+
+TRANSFER_C = Prediction(
+    question=("Back at 64 output channels, swap the 3×3 kernel for a 5×5 one. Does the depthwise-separable split "
+              "save more or less than it did at 3×3?"),
+    options={"more": "More: a bigger kernel has more spatial work to split off (about twice the saving)",
+             "less": "Less: bigger kernels make the depthwise step expensive",
+             "same": "The same: the channel count sets the saving"},
+    answer="more",
+    feedback={
+        "more": "1/64 + 1/25 = 0.056 of the standard cost: 18.0× against 7.9× at 3×3. The cap is K² = 25 now. Pick "
+                "5×5 in the kernel control and read the saving card.",
+        "less": "The depthwise step does grow with K², but the standard conv grows with K²·C_out, far faster: "
+                "the ratio 1/(1/C_out + 1/K²) rises with K.",
+        "same": "Both terms matter: 1/C_out from the pointwise step and 1/K² from the depthwise one. A larger kernel "
+                "shrinks the second: 18.0× instead of 7.9×.",
+    },
+    kind="transfer",
 )
 C_C_OUT = Slider("Output channels C_out", 8, 1024, CHANNELS, step=8)
 C_KERNEL = Choice("Kernel", {"3": "3×3", "5": "5×5", "7": "7×7"}, "3")
@@ -285,15 +352,16 @@ def part_c(c_out: int, kernel: str) -> View:
     c8 = _c_out_for(8, 3)
     inter = dw.activation_bytes(1, "fp32")
     cards = [
-        Card("Standard MACs", fmt_count(std.macs()), f"{k}×{k}, {CHANNELS}→{co} at {IMAGE_PX}²"),
-        Card("Separable MACs", fmt_count(ds.macs()), f"depthwise {fmt_count(dw.macs())} + pointwise {fmt_count(pw.macs())}"),
+        Card("Standard MACs", fmt_count(std.macs(), 2), f"{k}×{k}, {CHANNELS}→{co} at {IMAGE_PX}²"),
+        Card("Separable MACs", fmt_count(ds.macs(), 2),
+             f"depthwise {fmt_count(dw.macs(), 2)} + pointwise {fmt_count(pw.macs(), 2)}"),
         Card("MACs saved", fmt_ratio(red, 2), f"weights: {fmt_ratio(std.params / ds.params, 2)}",
              "ok" if red >= 8 else "warn"),
         Card("C_out for 8× (3×3)", f"{c8}", "the chapter's '8–9×' needs at least this"),
         Card("Extra intermediate map", fmt_bytes(inter), "FP32 depthwise output, written then re-read", "warn"),
     ]
     summary = (f"With {co} output channels and {k}×{k} filters the separable pair does {fmt_ratio(red, 2)} fewer MACs "
-               f"({fmt_count(ds.macs())} instead of {fmt_count(std.macs())}), approaching K² = {k * k} only as C_out "
+               f"({fmt_count(ds.macs(), 2)} instead of {fmt_count(std.macs(), 2)}), approaching K² = {k * k} only as C_out "
                f"grows; 3×3 filters reach 8× at C_out = {c8}. The MAC count hides the {fmt_bytes(inter)} "
                f"intermediate map the pair may write and read back.")
     peek = [
@@ -311,7 +379,8 @@ def part_c(c_out: int, kernel: str) -> View:
 
 PRED_D = Prediction(
     question=("True or false, and by how much? 'MobileNetV2 needs roughly 14× fewer FLOPs than ResNet-50, so it "
-              "runs at least 10× faster on a data-center GPU.' At batch 1 on an H100, MobileNetV2 is…"),
+              "runs at least 10× faster on a data-center GPU.' At batch 1 on an H100 (eager PyTorch), "
+              "MobileNetV2 is…"),
     options={
         "14x": "About 14× faster: time follows FLOPs",
         "10x": "At least 10× faster",
@@ -327,14 +396,42 @@ PRED_D = Prediction(
         "3x": "Even that overstates it at batch 1 on a GPU: the launch term is nearly the same for both networks. "
               "Larger batches and a compiled graph move the ratio up, but nowhere near 14×.",
         "1x": "About 1.2× in the roofline engine: launches dominate both, and MobileNetV2's depthwise layers "
-              "move many bytes for few FLOPs. FLOPs measure work, not time.",
+              "move many bytes for few FLOPs. FLOPs measure work, not time. The answer rests on the launch cost: "
+              "the part shows it as a control and where the answer flips.",
     },
+    reveals=("1.2×", "Less than 1.5×"),
+)
+
+TRANSFER_D = Prediction(
+    question=("Now the chapter's camera-trap SoC (a Cortex-A53 at a sustained 2 GOP/s INT8), batch 1. How much "
+              "faster is MobileNetV2 than ResNet-50 there?"),
+    options={"1x": "Barely faster, as on the H100: launches dominate everywhere",
+             "flops": "About as much faster as it has fewer FLOPs (about 13×): compute binds on this chip",
+             "more": "Far more than the FLOP ratio: small models fit the cache"},
+    answer="flops",
+    feedback={
+        "1x": "Launch overhead is fixed per kernel; on a chip this slow each layer's arithmetic takes "
+              "milliseconds, so the 150 launches are a rounding error and the FLOPs set the time.",
+        "flops": "4.11 s against 0.31 s: 13.2× for 13.6× fewer FLOPs. Where compute binds, time follows FLOPs; "
+                 "the GPU result is a property of the regime, not of the model.",
+        "more": "The engine's time is FLOPs over the sustained rate on this compute-bound chip, so the speedup "
+                "can approach the FLOP ratio but not beat it.",
+    },
+    kind="transfer",
+    reveals=("13.2×",),
 )
 D_DEVICES = {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX", "iPhone15Pro": "Mobile: iPhone 15 Pro",
-             "CortexA53Camera": "Camera SoC: Cortex-A53"}
+             "CortexA53Camera": "Camera SoC: Cortex-A53 (sustained 2 GOP/s)"}
 D_DEVICE = Choice("Device", D_DEVICES, "H100")
 D_BATCH = Slider("Batch size", 1, 128, 1)
 D_FUSED = Toggle("Compiled graph (BN folded, activations fused)", False)
+#: The engine's launch-cost assumption, as a control: the device's planning value, or a stated
+#: cost per kernel in microseconds (CUDA graphs and compiled runtimes push it toward 0).
+D_LAUNCH = Choice("Launch cost per kernel", {"device": "the device's planning value", "0": "0 µs", "0.5": "0.5 µs",
+                                             "2": "2 µs", "10": "10 µs", "50": "50 µs"}, "device", inline=False)
+D_EFFICIENCY = Slider("Sustained efficiency (share of the datasheet peak)", 0.1, 1.0, 0.5, step=0.05)
+#: The speedup PRED_D's answer turns on ("less than 1.5x").
+D_THRESHOLD = 1.5
 
 
 def _num(x: float) -> str:
@@ -346,26 +443,27 @@ def _precision(dev) -> str:
     return "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
 
 
-def _attributed(prof) -> tuple[float, float, float]:
-    """(compute-bound rows, memory-bound rows, launches): the engine's per-row attribution."""
-    comp = sum(t.t_compute for t in prof.layers if t.t_compute >= t.t_memory)
-    mem = sum(t.t_memory for t in prof.layers if t.t_compute < t.t_memory)
-    return comp, mem, prof.latency_dispatch_s
+def _t(x: float) -> str:
+    """A term of the iron law: a time, or 'none' for a term with no rows (never '0.00 ns')."""
+    return fmt_time(x) if x > 0 else "none"
 
 
-def part_d(device: str, batch: int, fused: bool) -> View:
+def part_d(device: str, batch: int, fused: bool, launch: str = "device", efficiency: float = 0.5) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    base = Hardware.get(device)
+    dev = base if launch == "device" else with_launch_cost(base, Q_(float(launch), "us").m_as("s"))
     prec = _precision(dev)
-    B = int(batch)
-    res = Engine.solve(Models.ResNet50, dev, batch_size=B, precision=prec, fused=bool(fused))
-    mob = Engine.solve(Models.MobileNetV2, dev, batch_size=B, precision=prec, fused=bool(fused))
+    B, eta = int(batch), round(float(efficiency), 4)
+    res = Engine.solve(Models.ResNet50, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta)
+    mob = Engine.solve(Models.MobileNetV2, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta)
     flop_ratio = res.flops / mob.flops
     speedup = res.latency_s / mob.latency_s
+    flip = launch_cost_for_speedup(res, mob, D_THRESHOLD)
+    tax_us = dev.dispatch_tax.m_as("us")
 
     names = ["ResNet-50", "MobileNetV2"]
-    parts = [_attributed(res), _attributed(mob)]
+    parts = [res.time_split, mob.time_split]
     fig = figure(f"Where the time goes: {dev.name}, batch {B}, {prec.upper()}, "
                  f"{'compiled' if fused else 'eager'}", "", "Latency per batch (ms)")
     for i, label in enumerate(("compute-bound rows", "memory-bound rows", "kernel launches")):
@@ -384,34 +482,186 @@ def part_d(device: str, batch: int, fused: bool) -> View:
     kern_r = sum(t.kernels for t in res.layers)
     kern_m = sum(t.kernels for t in mob.layers)
     ridge = res.sustained_ridge_point
+    sustained = dev.compute.is_sustained
+    tracks = speedup >= 0.9 * flop_ratio
+    def _lat(key, p):  # tagged only at the device's own launch cost (the registry's assumption)
+        return None if launch != "device" else fact("latency", p.latency_s, model=key, device=device, batch=B,
+                                                    precision=prec, efficiency=eta, fused=bool(fused))
+
     cards = [
-        Card("ResNet-50", fmt_time(res.latency_s), f"{res.flops / 1e9:,.2f} GFLOP · {res.bottleneck}-bound"),
-        Card("MobileNetV2", fmt_time(mob.latency_s), f"{mob.flops / 1e9:,.2f} GFLOP · {mob.bottleneck}-bound"),
+        Card("ResNet-50", fmt_time(res.latency_s), f"{res.flops / 1e9:,.2f} GFLOP · {bound_phrase(res.bottleneck)}",
+             fact=_lat("ResNet50", res)),
+        Card("MobileNetV2", fmt_time(mob.latency_s), f"{mob.flops / 1e9:,.2f} GFLOP · {bound_phrase(mob.bottleneck)}",
+             fact=_lat("MobileNetV2", mob)),
         Card("Speedup", fmt_ratio(speedup, 2), f"vs {fmt_ratio(flop_ratio)} fewer FLOPs",
-             "bad" if speedup < 0.5 * flop_ratio else "ok"),
+             "ok" if tracks else "bad" if speedup < 0.5 * flop_ratio else "warn"),
         Card("Depthwise intensity", f"{dw_int:,.1f} FLOP/B",
-             f"ResNet convs {_num(r_int)}; ridge {_num(ridge)} FLOP/B", "warn" if dw_int < ridge else "ok"),
+             f"ResNet convs {_num(r_int)}; {LABELS['ridge_sustained'].split(' (')[0]} {_num(ridge)} FLOP/B",
+             "warn" if dw_int < ridge else "ok"),
         Card("Depthwise share", f"{dw_share:.0%}", "of MobileNetV2's time, for "
              f"{sum(t.flops for t in dw) / mob.flops:.0%} of its FLOPs"),
-        Card("Kernels launched", f"{kern_r} vs {kern_m}", f"{dev.dispatch_tax.m_as('us'):g} µs each"
-             + ("" if fused else " (eager)")),
+        Card("Kernels launched", f"{kern_r} vs {kern_m}", f"{tax_us:g} µs each" + ("" if fused else " (eager)")),
+        Card(f"Launch cost where the speedup crosses {D_THRESHOLD:g}×",
+             "never (≥ 0 µs)" if flip is None else f"{flip * 1e6:,.2f} µs",
+             "above it MobileNetV2 gains less" if flip is not None else "same side at any launch cost"),
     ]
-    summary = (f"On the {dev.name} at batch {B}, MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs but runs "
-               f"only {fmt_ratio(speedup, 2)} faster ({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}). "
-               f"Launches take {fmt_time(mob.latency_dispatch_s)} of its time, and its depthwise layers run at "
-               f"{dw_int:,.1f} FLOP/B against a ridge of {_num(ridge)}: {dw_share:.0%} of the time for "
-               f"{sum(t.flops for t in dw) / mob.flops:.0%} of the FLOPs.")
+    if sustained:
+        rate_note = (f"{fmt_rate(res.sustained_flops_s)} ({prec.upper()}), a rate already sustained, never derated "
+                     "again (the efficiency control does not apply)")
+    else:
+        rate_note = (f"{fmt_rate(res.peak_flops_s)} datasheet peak × efficiency {eta:g} = "
+                     f"{fmt_rate(res.sustained_flops_s)} ({prec.upper()})")
+    if tracks:
+        verdict = (f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs and runs {fmt_ratio(speedup, 2)} faster "
+                   f"({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}): on this compute-bound setting time "
+                   "follows FLOPs, which is what the FLOP count promises and what a GPU at batch 1 does not deliver.")
+    else:
+        verdict = (f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs but runs only {fmt_ratio(speedup, 2)} "
+                   f"faster ({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}). Launches take "
+                   f"{fmt_time(mob.latency_dispatch_s)} of its time, and its depthwise layers run at "
+                   f"{dw_int:,.1f} FLOP/B against a {LABELS['ridge_sustained']} of {_num(ridge)}: {dw_share:.0%} of "
+                   f"the time for {sum(t.flops for t in dw) / mob.flops:.0%} of the FLOPs.")
+    if flip is None:
+        flips = (f"No launch cost would carry the speedup across {D_THRESHOLD:g}× here: it stays "
+                 f"{'above' if speedup > D_THRESHOLD else 'below'} at any cost per kernel.")
+    else:
+        flips = (f"The answer rests on the launch cost: at {tax_us:g} µs per kernel the speedup is "
+                 f"{fmt_ratio(speedup, 2)}; it crosses {D_THRESHOLD:g}× at {flip * 1e6:,.2f} µs per kernel, "
+                 f"{'below' if speedup < D_THRESHOLD else 'above'} which it is {'larger' if speedup < D_THRESHOLD else 'smaller'}.")
+    summary = f"On the {dev.name} at batch {B}: {verdict} {flips} Sustained rate: {rate_note}."
     peek = [
-        "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
-        f"peak = {dev.compute.peak(prec):~P} ({prec}, dense), η = {res.efficiency:g}, BW = {dev.memory.bandwidth:~P}, "
-        f"ridge = {_num(ridge)} FLOP/B",
-        f"ResNet-50:   {fmt_time(parts[0][0])} compute + {fmt_time(parts[0][1])} memory + {kern_r} × "
-        f"{dev.dispatch_tax.m_as('us'):g} µs = {fmt_time(res.latency_s)}",
-        f"MobileNetV2: {fmt_time(parts[1][0])} compute + {fmt_time(parts[1][1])} memory + {kern_m} × "
-        f"{dev.dispatch_tax.m_as('us'):g} µs = {fmt_time(mob.latency_s)}",
+        "t = Σ_rows max(FLOPs / sustained rate, bytes / BW) + kernels × launch cost",
+        f"sustained rate = {rate_note}; BW = {dev.memory.bandwidth:~P}; "
+        f"{LABELS['ridge_peak']} = {_num(res.ridge_point)}, {LABELS['ridge_sustained']} = {_num(ridge)} FLOP/B",
+        f"ResNet-50:   {_t(parts[0][0])} compute + {_t(parts[0][1])} memory + {kern_r} × "
+        f"{tax_us:g} µs = {fmt_time(res.latency_s)}",
+        f"MobileNetV2: {_t(parts[1][0])} compute + {_t(parts[1][1])} memory + {kern_m} × "
+        f"{tax_us:g} µs = {fmt_time(mob.latency_s)}",
+        f"flip: (r_R + k_R t) / (r_M + k_M t) = {D_THRESHOLD:g}  →  t = "
+        + ("none ≥ 0" if flip is None else f"{flip * 1e6:,.3f} µs"),
         f"FLOPs ratio {res.flops:,.0f} / {mob.flops:,.0f} = {flop_ratio:.2f} (the chapter rounds 8.2 G / 0.6 G = 13.7)",
     ]
-    return View(fig, cards, summary, "Iron law per layer", peek)
+    facts = [fact("ridge_peak", res.ridge_point, device=device, precision=prec),
+             fact("ridge_sustained", ridge, device=device, precision=prec, efficiency=eta)]
+    return View(fig, cards, summary, "Iron law per layer", peek, facts=facts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: what the bias buys: equivariance (Eq. 4) and pooling invariance (Eq. 5), Example 6.3
+# ---------------------------------------------------------------------------------------------
+
+PRED_E = Prediction(
+    question=("Example 6.3: a 7×7 image with a vertical edge at column 3 goes through a 3×3 vertical-edge filter "
+              "(a 5×5 map) and, separately, through a dense layer with 25 outputs. Shift the edge two columns "
+              "right. What happens to each output?"),
+    options={
+        "both": "Both shift two positions: both layers see the same shifted input",
+        "conv": "The conv map shifts two columns with the edge; the dense outputs change in no orderly way",
+        "neither": "Neither changes: it is the same edge",
+        "reversed": "The conv map stays put (the filter is shared); the dense outputs shift",
+    },
+    answer="conv",
+    feedback={
+        "both": "Only a shared filter guarantees it: every conv output applies the same 9 weights to its own "
+                "window, so moving the input moves the map (Eq. 4). Each dense output has its own weight for every "
+                "input pixel, so moving the input mixes it through different weights.",
+        "conv": "f(T x) = T f(x) for the convolution: the +3/−3 columns move from positions 1 and 3 to 3 and 5. The "
+                "dense layer has 25 × 49 = 1,225 independent weights, and nothing ties the output for one position "
+                "to the output for its neighbour. Equivariance is what weight sharing buys, beyond fewer weights.",
+        "neither": "That is invariance (Eq. 5), which pooling provides later. The conv map itself keeps the edge's "
+                   "position: a detector must know where the edge is.",
+        "reversed": "Sharing is what makes the conv move with its input: the same filter at every position responds "
+                    "wherever the edge now is.",
+    },
+    reveals=("change in no orderly way",),
+)
+
+TRANSFER_E = Prediction(
+    question=("Put the edge at column 7, on the right border, and shift it two columns left. Does f(T x) = T f(x) "
+              "still hold exactly for the convolution?"),
+    options={"yes": "Yes: a convolution is always exactly equivariant",
+             "no": "No: the original map lost the edge's right-hand response at the border, so shifting that map "
+                   "cannot bring it back",
+             "dense": "Only if the dense layer is used instead"},
+    answer="no",
+    feedback={
+        "yes": "Eq. 4 holds for a stride-1 convolution up to boundary effects: a valid 5×5 map has no output for "
+               "windows that would cross the border, so a response cut off there is missing from T f(x) but present "
+               "in f(T x). Set the edge to column 7 and the shift to −2.",
+        "no": "The edge at column 7 gives only a +3 column (its −3 side would need a window past the border). After "
+              "the shift the convolution sees the whole edge and produces both columns; the shifted old map has only "
+              "one: a difference of 3. 'Up to boundary conditions' is exactly this.",
+        "dense": "The dense layer is not equivariant anywhere; the convolution is, except where windows meet the "
+                 "border.",
+    },
+    kind="transfer",
+)
+E_COLUMN = Slider("Edge column (1–7)", 1, 7, 3)
+E_SHIFT = Slider("Shift right by (columns; negative = left)", -4, 4, 2)
+#: Seed of the dense layer's weights (any seed shows the same lesson; fixed so the view is stable).
+E_DENSE_SEED = 6
+
+
+@lru_cache(maxsize=1)
+def _dense_weights():
+    n = len(Y.EXAMPLE_IMAGE)
+    out = n - len(Y.EXAMPLE_KERNEL) + 1
+    return Y.dense_layer(n * n, out * out, seed=E_DENSE_SEED), (out, out)
+
+
+def part_e(column: int, shift: int) -> View:
+    import plotly.graph_objects as go
+
+    col, dx = int(column), int(shift)
+    x = Y.edge_image(len(Y.EXAMPLE_IMAGE), col - 1)
+    tx = Y.shift(x, dx)
+    k = Y.EXAMPLE_KERNEL
+    conv_tx, t_conv = Y.conv2d_valid(tx, k), Y.shift(Y.conv2d_valid(x, k), dx)
+    w, shape = _dense_weights()
+    dense_tx, t_dense = Y.dense_apply(tx, w, shape), Y.shift(Y.dense_apply(x, w, shape), dx)
+    err_conv, err_dense = Y.max_abs_difference(conv_tx, t_conv), Y.max_abs_difference(dense_tx, t_dense)
+    pooled_x = Y.global_average_pool(Y.relu(Y.conv2d_valid(x, k)))
+    pooled_tx = Y.global_average_pool(Y.relu(conv_tx))
+
+    pos = list(range(1, shape[1] + 1))
+    fig = figure(f"Edge at column {col}, shifted {dx:+d}: one row of each output", "Output column",
+                 "Response (row 3 of the 5×5 output)")
+    mid = shape[0] // 2
+    fig.add_trace(go.Scatter(x=pos, y=conv_tx[mid], name="conv of the shifted image, f(Tx)", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=pos, y=t_conv[mid], name="shifted conv map, T f(x)", mode="markers",
+                             marker=dict(size=14, symbol="circle-open", line=dict(width=2))))
+    fig.add_trace(go.Scatter(x=pos, y=dense_tx[mid], name="dense of the shifted image, f(Tx)", mode="lines+markers",
+                             line=dict(dash="dot")))
+    fig.add_trace(go.Scatter(x=pos, y=t_dense[mid], name="shifted dense outputs, T f(x)", mode="markers",
+                             marker=dict(size=12, symbol="x")))
+
+    n_in, n_out = len(w[0]), len(w)
+    eq = err_conv == 0
+    cards = [
+        Card("Conv: max |f(Tx) − T f(x)|", f"{err_conv:g}", "Eq. 4 holds" if eq else "boundary effect", "ok" if eq else "warn"),
+        Card("Dense: max |f(Tx) − T f(x)|", f"{err_dense:.2f}", "no equivariance", "bad" if err_dense > 0 else "ok"),
+        Card("ReLU + global average pool", f"{pooled_x:g} → {pooled_tx:g}", "before → after the shift (Eq. 5)",
+             "ok" if pooled_x == pooled_tx else "warn"),
+        Card("Weights", f"{sum(len(r) for r in k)} vs {n_in * n_out:,}", f"3×3 filter vs dense {n_in}→{n_out}"),
+    ]
+    summary = (f"Shifting the edge from column {col} by {dx:+d}: the convolution's map "
+               + ("moves with it exactly (f(Tx) = T f(x), Eq. 4)" if eq else
+                  f"differs from the shifted old map by {err_conv:g}: a response cut off at the border is missing "
+                  "from T f(x) (equivariance holds up to boundary effects)")
+               + f", while the dense layer's outputs differ from a shifted copy by up to {err_dense:.2f}: its "
+               f"{n_in * n_out:,} weights tie no output to its neighbour. Pooling the rectified map over every position "
+               f"gives {pooled_x:g} before and {pooled_tx:g} after"
+               + (": invariant (Eq. 5), the position is gone." if pooled_x == pooled_tx else
+                  ": the border changed what there was to pool."))
+    peek = [
+        "equivariant: f(T x) = T f(x)  (Eq. 4);   invariant: f(T x) = f(x)  (Eq. 5)",
+        "conv: out[i][j] = Σ_u,v W[u][v] · x[i+u][j+v]   (3×3 vertical-edge filter, stride 1, no padding)",
+        f"row 3 of f(x): [{', '.join(f'{v:g}' for v in Y.conv2d_valid(x, k)[mid])}];  "
+        f"of f(Tx): [{', '.join(f'{v:g}' for v in conv_tx[mid])}]",
+        f"max |f(Tx) − T f(x)|: conv {err_conv:g}, dense {err_dense:.3f} (dense weights seeded, uniform in [−1, 1])",
+        f"global average of ReLU(f): {pooled_x:g} → {pooled_tx:g}",
+    ]
+    return View(fig, cards, summary, "Equivariance and invariance", peek)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -465,7 +715,7 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
         Card("Verdict", "fits" if p.feasible else "does not fit",
              f"tightest: {p.limiting_memory}" if p.feasible else f"{fmt_bytes(p.over.m_as('B'))} over in {p.limiting_memory}",
              "ok" if p.feasible else "bad"),
-        Card("Latency", fmt_time(p.latency_s), f"{p.bottleneck}-bound, batch 1"),
+        Card("Latency", fmt_time(p.latency_s), f"{bound_phrase(p.bottleneck)}, batch 1"),
         Card("Whole chip, no firmware", "fits" if raw.feasible else "does not fit",
              f"{fmt_bytes(dev.memory.flash.m_as('B'))} flash, {fmt_bytes(dev.memory.sram.m_as('B'))} SRAM"),
     ]
@@ -480,7 +730,8 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
         f"flash left = {dev.memory.flash:~P} − {int(flash_reserve)} KiB = {fmt_bytes(flash_left)}; "
         f"SRAM left = {dev.memory.sram:~P} − {int(sram_reserve)} KiB = {fmt_bytes(sram_left)}",
         "feasible = weights ≤ flash left and peak activations ≤ SRAM left (engine: Profile.feasible)",
-        f"latency = Σ max(FLOPs / peak, bytes / BW) + ops × {dev.dispatch_tax.m_as('us'):g} µs "
+        f"latency = Σ max(FLOPs / (peak × {p.efficiency:g} efficiency), bytes / BW) + ops × "
+        f"{dev.dispatch_tax.m_as('us'):g} µs "
         f"= {fmt_time(p.latency_s)}",
     ]
     return View(fig, cards, summary, "Microcontroller fit", peek)

@@ -14,7 +14,8 @@ from ... import gradients as G
 from ... import layers as L
 from ...engine import Engine
 from ...hardware import Hardware
-from ...models import Models
+from ...models import Models, batchnorm_sync
+from ...published import BATCHNORM_FEWER_STEPS, RESNET_CIFAR10, RMSNORM_RUNTIME_REDUCTION_PCT
 from ..charts import figure
 from ..components import (
     Card,
@@ -22,10 +23,12 @@ from ..components import (
     Prediction,
     Slider,
     View,
+    fact,
     fmt_bytes,
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.4"
 PARTS = ("A", "B", "C")
@@ -43,11 +46,8 @@ def _sci(x: float) -> str:
 
 
 def _verdict(x: float) -> tuple[str, str]:
-    if x < 1e-3:
-        return "vanishes", "bad"
-    if x > 1e3:
-        return "explodes", "bad"
-    return "survives", "ok"
+    v = G.flow_verdict(x)
+    return v, "ok" if v == "survives" else "bad"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,6 +76,26 @@ PRED_A = Prediction(
         "explode": "Adding I shifts the Jacobian's singular values toward 1 when ∂F/∂x is small; it does not "
                    "double them. Large branches can still grow the product, which is why the branch is kept small.",
     },
+    reveals=("I + ∂F/∂x",),
+)
+
+TRANSFER_A = Prediction(
+    question=("A plain 50-layer linear stack again, but now each layer's gain is 1.1 instead of 0.9. What reaches "
+              "the first layer?"),
+    options={"safe": "About all of it: a gain above 1 cannot vanish",
+             "explodes": "It explodes: about a hundred times the output gradient (1.1^50)",
+             "vanishes": "It still vanishes: depth always shrinks gradients"},
+    answer="explodes",
+    feedback={
+        "safe": "Above 1 the product compounds the other way: 1.1^50 ≈ 117. Training then takes wild steps in the "
+                "first layers; only a gain of exactly 1 (or a residual path) keeps the product near 1.",
+        "explodes": "1.1^50 ≈ 117: a 10% error in the gain becomes two orders of magnitude over 50 layers, in "
+                    "either direction. Set the activation to linear and the gain to 1.1 and compare the residual "
+                    "curve.",
+        "vanishes": "Depth compounds whatever the per-layer factor is: below 1 it vanishes, above 1 it explodes "
+                    "(1.1^50 ≈ 117).",
+    },
+    kind="transfer",
 )
 A_DEPTH = Slider("Depth (layers)", 2, 64, CHAPTER_DEPTH)
 A_ACTIVATION = Choice("Activation", {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "ReLU",
@@ -114,6 +134,7 @@ def part_a(depth: int, activation: str, gain: float) -> View:
     v_res, s_res = _verdict(res.first)
     w_ratio = plain.weight_grad_norms[0] / plain.weight_grad_norms[-1] if plain.weight_grad_norms[-1] else 0.0
     chapter = G.simulate(CHAPTER_DEPTH, WIDTH, "linear", CHAPTER_GAIN).first
+    (r20, p20), (r56, p56) = RESNET_CIFAR10[20], RESNET_CIFAR10[56]
     cards = [
         Card("Plain: gradient at layer 1", _sci(plain.first), f"{v_plain}; ×{plain.per_layer_factor:.3f} per layer",
              s_plain),
@@ -122,7 +143,10 @@ def part_a(depth: int, activation: str, gain: float) -> View:
         Card("Bound on the plain stack", _sci(bound[0]), f"({g:g} × max f′ {fmax:g})^{n}"),
         Card("Plain: layer-1 vs layer-N weight gradient", _sci(w_ratio), "how much slower the first layer learns"
              if w_ratio < 1 else "how much faster the first layer moves", "bad" if not 1e-3 < w_ratio < 1e3 else ""),
-        Card("Chapter check", _sci(chapter), f"linear, gain {CHAPTER_GAIN}, {CHAPTER_DEPTH} layers: 0.9^50"),
+        Card("Chapter check", _sci(chapter), f"linear, gain {CHAPTER_GAIN}, {CHAPTER_DEPTH} layers: 0.9^50, it "
+             f"{G.flow_verdict(chapter)}", _verdict(chapter)[1]),
+        Card("CIFAR-10, residual: 20 → 56 layers", f"{r20.value:g}% → {r56.value:g}%",
+             f"test error, deeper is better once the identity path is there ({r56.citation})", "ok"),
     ]
     summary = (f"Through {n} plain {activation} layers with gain {g:g}, {_sci(plain.first)} of the output gradient "
                f"reaches layer 1 (×{plain.per_layer_factor:.3f} per layer: it {v_plain}); with residual blocks "
@@ -137,8 +161,12 @@ def part_a(depth: int, activation: str, gain: float) -> View:
         f"          max f′ = {fmax:g} ({activation}), so ≤ ({g:g} × {fmax:g})^{n} = {_sci(bound[0])}",
         f"residual: ∂L/∂h_(l-1) = ∂L/∂h_l + α W_lᵀ (f′(z_l) ⊙ ∂L/∂h_l),  α = 1/√depth = {res.branch_scale:.3f}",
         "          each block's Jacobian is I + α f′ W: near the identity when the branch is small",
-        f"chapter:  0.9^50 ≈ 0.005; simulated (linear, gain 0.9, 50 layers): {_sci(chapter)}",
+        f"chapter:  0.9^50 ≈ 0.005; simulated (linear, gain 0.9, 50 layers): {_sci(chapter)}, it {G.flow_verdict(chapter)}",
+        f"verdict:  vanishes below {G.VANISH_BELOW:g} of the output gradient, explodes above {G.EXPLODE_ABOVE:g}×",
         f"network:  {WIDTH} units per layer, orthogonal weights × gain, one seeded example",
+        f"measured: CIFAR-10 ResNet-20 ({p20.value / 1e6:.2f} M params) {r20.value:g}% vs ResNet-56 "
+        f"({p56.value / 1e6:.2f} M) {r56.value:g}% test error; plain 56 layers did worse than plain 20 (He et al. "
+        f"2016, {r20.locator} and Fig. 6, {r20.url})",
     ]
     return View(fig, cards, summary, "Chain rule through depth", peek)
 
@@ -148,25 +176,49 @@ def part_a(depth: int, activation: str, gain: float) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("A chatbot is fine-tuned and served one token at a time. A BatchNorm layer in training mode sees a "
-              "batch of one token, so each feature's mean and variance come from a single value. What does it "
-              "output?"),
+    question=("A language model with BatchNorm layers is trained with teacher forcing on batches of 8 sequences × "
+              "128 tokens, then served one token at a time. What does each BatchNorm layer compute when serving?"),
     options={
         "ln": "The same as LayerNorm would: normalization is normalization",
-        "beta": "β for every feature: each value is its own mean, so the token is wiped out",
-        "divzero": "A division by zero, because the variance is 0",
-        "running": "The token normalized by the running averages from earlier batches",
+        "beta": "Statistics of the one token it sees: each value is its own mean, so every feature outputs β",
+        "divzero": "A division by zero, because one value has no variance",
+        "running": "It normalizes with the running mean and variance saved during training, not with any "
+                   "statistics of the token",
     },
-    answer="beta",
+    answer="running",
     feedback={
-        "ln": "LayerNorm takes its statistics across the token's own features; BatchNorm takes them across the "
-              "batch (and positions). With one value per statistic, BatchNorm has nothing to normalize against.",
-        "beta": "x − μ = 0 for every feature, so x̂ = 0 and y = γ·0 + β = β: the output no longer depends on the "
-                "input. LayerNorm and RMSNorm never depend on the batch, which is why sequence models use them.",
-        "divzero": "The ε in √(σ² + ε) keeps the division finite: the numerator is what goes to zero, giving β.",
-        "running": "That is what BatchNorm does in serving mode. The switch from batch to running statistics is "
-                   "exactly the train/serve skew the chapter warns about.",
+        "ln": "LayerNorm takes its statistics across the token's own features, in training and serving alike; "
+              "BatchNorm takes them across the batch (and positions) in training and switches to stored averages "
+              "when serving.",
+        "beta": "That would be training-mode BatchNorm on one value per channel, which PyTorch refuses ('Expected "
+                "more than 1 value per channel when training'). Fine-tuning sees B × S = 1,024 tokens per channel; "
+                "serving runs in eval mode with the running statistics.",
+        "divzero": "Serving never computes a variance from the batch: it uses the running averages (and ε keeps "
+                   "√(σ² + ε) finite anyway).",
+        "running": "Eval mode uses the running averages, so serving computes something other than what training "
+                   "saw: the train/serve skew the chapter warns about, largest when each statistic came from few "
+                   "values. LayerNorm and RMSNorm compute the same thing in both modes, one reason sequence models "
+                   "use them.",
     },
+    reveals=("running mean and variance saved", "running averages"),
+)
+
+TRANSFER_B = Prediction(
+    question=("Which BatchNorm differs more between training and serving: a CNN stage of 56×56 feature maps at "
+              "batch 2, or a token model at batch 64?"),
+    options={"cnn": "The CNN: batch 2 is far too small",
+             "tokens": "The token model: 64 values per statistic against the CNN's 6,272",
+             "same": "Neither: the running averages make them identical"},
+    answer="tokens",
+    feedback={
+        "cnn": "A statistic counts batch × H × W values: 2 × 3,136 = 6,272 for the CNN, 64 × 1 for the tokens. "
+               "Feature maps rescue small batches; tokens do not.",
+        "tokens": "About 15% of the signal for the tokens against under 2% for the CNN: the number of values per "
+                  "statistic, not the batch size, sets the gap. Try both settings on the chart.",
+        "same": "The running averages are what serving uses; training uses each batch's own statistics, which are "
+                "noisy when few values feed them. That noise is the gap.",
+    },
+    kind="transfer",
 )
 B_BATCH = Slider("Batch size", 1, 64, 8)
 B_POSITIONS = Choice("Each example is", {"1": "one token", "49": "a 7×7 feature map", "196": "a 14×14 feature map",
@@ -204,6 +256,8 @@ def part_b(batch: int, positions: str, features: int) -> View:
                              marker=dict(size=13, symbol="diamond")))
 
     ops = {k: lay.elementwise_flops() / lay.elements for k, lay in (("BN", bn), ("LN", ln), ("RMS", rms))}
+    lo, hi = RMSNORM_RUNTIME_REDUCTION_PCT.value
+    n_sync, sync_values = batchnorm_sync(Models.ResNet50)
     cards = [
         Card("BatchNorm statistic", f"{per_stat_bn:,} value{'s' if per_stat_bn != 1 else ''}",
              "per channel: batch × H × W",
@@ -217,13 +271,18 @@ def part_b(batch: int, positions: str, features: int) -> View:
              f"BN 2C (+{bn.weight_elements - bn.params:,} running buffers) / LN 2d / RMSNorm d"),
         Card("Ops per element", f"{ops['BN']:g} / {ops['LN']:g} / {ops['RMS']:g}",
              "BN (inference, folded) / LN / RMSNorm"),
+        Card("RMSNorm vs LayerNorm, measured", f"{lo:g}–{hi:g}% less running time",
+             f"whole models ({RMSNORM_RUNTIME_REDUCTION_PCT.citation})"),
+        Card("BatchNorm across devices (ResNet-50)", f"{n_sync} all-reduces per step",
+             f"one per BatchNorm layer, {sync_values:,} statistics in all ({fmt_bytes(4 * sync_values)} FP32)", "warn"),
     ]
     what = B_POSITIONS.options[positions]
     summary = (f"At batch {B} with each example {what}, BatchNorm estimates every channel's mean and variance from "
                f"{per_stat_bn:,} value{'s' if per_stat_bn != 1 else ''}, and its training output differs from its serving output by {gap:.1f}% of "
                f"the signal; LayerNorm and RMSNorm use the {d:,} features of each token and compute the same thing "
                f"in both modes. "
-               + ("With one value per statistic, training-mode BatchNorm outputs β alone."
+               + ("With one value per statistic, training-mode BatchNorm would output β alone (PyTorch refuses to "
+                  "train that way); serving uses the running averages."
                   if per_stat_bn == 1 else "Feature maps give BatchNorm many values per statistic; tokens do not."))
     peek = [
         "BN:  μ_c, σ²_c over B × H × W values of channel c;  ŷ = γ (x − μ_c)/√(σ²_c + ε) + β",
@@ -233,6 +292,11 @@ def part_b(batch: int, positions: str, features: int) -> View:
         f"params: BN 2C = {bn.params:,}, LN 2d = {ln.params:,}, RMSNorm d = {rms.params:,};  "
         f"ops/element: {ops['BN']:g}, {ops['LN']:g}, {ops['RMS']:g}",
         "gap simulated over seeded N(0, 1) mini-batches (mlsysim.gradients.batchnorm_train_serve_gap)",
+        f"across devices: true batch statistics need one all-reduce per BatchNorm layer (2C values: Σx, Σx²); "
+        f"ResNet-50: {n_sync} collectives, {sync_values:,} values per step, each adding a round of communication",
+        f"measured: RMSNorm {lo:g}–{hi:g}% less running time than LayerNorm ({RMSNORM_RUNTIME_REDUCTION_PCT.url}); BatchNorm "
+        f"reached the same ImageNet accuracy in {BATCHNORM_FEWER_STEPS.value:g}× fewer steps "
+        f"({BATCHNORM_FEWER_STEPS.url})",
     ]
     return View(fig, cards, summary, "Normalization statistics", peek)
 
@@ -254,6 +318,25 @@ PRED_C = Prediction(
         "1": "That is FP16 decode's weight-only intensity. An elementwise add has no reuse at all: 1/12 in FP32.",
         "2": "Nothing is reused: each value is touched once, so no batch raises an elementwise op's intensity.",
     },
+    reveals=("1 FLOP per 12 bytes",),
+)
+
+TRANSFER_C = Prediction(
+    question=("Raise the batch from 32 to 256 for the same FP32 residual add. What happens to its FLOPs per byte?"),
+    options={"up": "It rises about 8×: batching amortizes the traffic, as it does for a dense layer",
+             "same": "Nothing: every value is still read once and used once",
+             "down": "It falls: the larger skip tensor spills out of cache"},
+    answer="same",
+    feedback={
+        "up": "Batching helps a dense layer because every fetched weight feeds B MACs. An add has no weights: "
+              "each of its values is used once, so eight times the values means eight times the bytes.",
+        "same": "1/12 FLOP/B at any batch: the op has no reuse to amortize. Only fusion (doing the add while the "
+                "value is still in registers) removes its traffic. Move the batch slider and watch the intensity "
+                "card stay put.",
+        "down": "The engine counts each value read and written once, whatever the cache: the ratio stays 1/12. "
+                "Spilling would raise the bytes of other layers, not the add's own ratio.",
+    },
+    kind="transfer",
 )
 C_OP = Choice("Operation", {"add": "residual add", "bn": "BatchNorm (inference)", "ln": "LayerNorm",
                             "rms": "RMSNorm", "relu": "ReLU"}, "add", inline=False)
@@ -319,10 +402,10 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
     skip = L.ResidualAdd(elements=n).activation_bytes(B, precision)
     name = C_OP.options[op]
     cards = [
-        Card(f"{name} intensity", f"{intensity:.3f} FLOP/B", f"ridge {ridge:,.0f} FLOP/B: {ridge / intensity:,.0f}× "
-             "higher", "bad"),
+        Card(f"{name} intensity", f"{intensity:.3f} FLOP/B", f"{LABELS['ridge_peak']} {ridge:,.0f} FLOP/B: "
+             f"{ridge / intensity:,.0f}× higher", "bad"),
         Card(f"{name} on the device", fmt_time(prof.latency_s), f"memory {fmt_time(t.t_memory)} + launch "
-             f"{fmt_time(t.t_dispatch)}; {prof.bottleneck}-bound", "warn"),
+             f"{fmt_time(t.t_dispatch)}; {bound_phrase(prof.bottleneck)}", "warn"),
         Card("Its arithmetic alone", fmt_time(math_s), f"{lay.elementwise_flops(B):,} ops at dense peak"),
         Card("ResNet-50 eager: BN/ReLU/add", f"{side_e:.0%}", f"of {fmt_time(eager.latency_s)}", "bad" if side_e > 0.3
              else "warn"),
@@ -332,7 +415,7 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
     ]
     summary = (f"A {name} over ResNet-50's stage-1 tensor ({c} channels, {n:,} values per image) does "
                f"{intensity:.3f} FLOP/B in {precision.upper()}, so on the {dev.name} it takes "
-               f"{fmt_time(prof.latency_s)} ({prof.bottleneck.lower()}-bound) for arithmetic worth "
+               f"{fmt_time(prof.latency_s)} ({bound_phrase(prof.bottleneck)}) for arithmetic worth "
                f"{fmt_time(math_s)}. In eager ResNet-50, BatchNorm, ReLU and residual-add rows take {side_e:.0%} of "
                f"the time; compiled, with BN folded and the rest fused into the convolutions, {side_f:.0%}.")
     peek = [
@@ -344,4 +427,9 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
         "compiled graph: BN folded into the conv weights, ReLU and add in the conv's epilogue (the add still "
         "reads its skip input)",
     ]
-    return View(fig, cards, summary, "Memory-bound glue", peek)
+    facts = [fact("ridge_peak", ridge, device=device, precision=precision),
+             fact("latency", eager.latency_s, model="ResNet50", device=device, batch=B, precision=precision,
+                  efficiency=eager.efficiency, fused=False),
+             fact("latency", fused.latency_s, model="ResNet50", device=device, batch=B, precision=precision,
+                  efficiency=fused.efficiency, fused=True)]
+    return View(fig, cards, summary, "Memory-bound glue", peek, facts=facts)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ... import gradients as G
 from ... import layers as L
-from ...engine import Engine
+from ...engine import Engine, launch_cost_for_speedup, with_launch_cost
 from ...hardware import Compute, Device, Hardware, PeakRate
 from ...units import Q_
 from ..charts import figure
@@ -28,14 +29,25 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import bound_phrase
 
 CHAPTER = "6.5"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: Share of the dense peak the engine assumes the kernels reach (the engine's default).
 EFFICIENCY = 0.5
 CELLS = {"rnn": L.RNN, "gru": L.GRU, "lstm": L.LSTM}
 CELL_NAMES = {"rnn": "Vanilla RNN", "gru": "GRU", "lstm": "LSTM"}
+
+
+#: The engine's launch-cost assumption as a control: the device's planning value or a stated cost
+#: per kernel in microseconds (CUDA graphs, persistent kernels and compiled runtimes cut it).
+LAUNCH_OPTIONS = {"device": "the device's planning value", "0": "0 µs", "0.5": "0.5 µs", "2": "2 µs",
+                  "10": "10 µs", "50": "50 µs"}
+
+
+def _with_launch(dev: Device, launch: str) -> Device:
+    return dev if launch == "device" else with_launch_cost(dev, Q_(float(launch), "us").m_as("s"))
 
 
 def _precision(dev: Device) -> str:
@@ -78,64 +90,96 @@ PRED_A = Prediction(
                "kernel launches, so the 1,000-step chain barely moves.",
         "steps": "Step t needs h(t-1), so all 1,000 updates stay in order. The faster part shortens the "
                  "math inside each step, but at batch 1 each step is mostly launch overhead: the chain "
-                 "sets the floor.",
+                 "sets the floor. Set the launch cost to 0 µs: re-reading W_hh at every step still binds.",
         "parallel": "No hardware can start step t before step t-1 has produced its state: the dependency "
                     "chain is part of the algorithm, not of the machine.",
         "same": "Each step is two matrix-vector products (d² + d·d_in MACs). They are just too small at "
                 "batch 1 to dominate the launch cost.",
     },
+    reveals=("barely faster",),
+)
+
+TRANSFER_A = Prediction(
+    question="Same RNN on the same accelerator, but the sequence doubles from 1,000 to 2,000 steps. Its latency…",
+    options={"same": "Stays about the same: the accelerator has plenty of headroom",
+             "double": "About doubles: twice as many steps, each waiting for the last",
+             "quad": "Quadruples, like attention's cost"},
+    answer="double",
+    feedback={
+        "same": "Headroom in the ALUs does not help a chain: step 1,001 cannot start before step 1,000. Twice the "
+                "steps is twice the time.",
+        "double": "The chain is linear in S: each step costs the same launches and the same small matrix-vector "
+                  "work. Set the sequence slider to 2,000 and read the latency card.",
+        "quad": "Recurrence costs O(S): each step reads a fixed-size state, never the whole history. The S² "
+                "belongs to attention.",
+    },
+    kind="transfer",
 )
 A_SEQ = Slider("Sequence length S (steps)", 10, 10000, 1000, step=10)
 A_BATCH = Slider("Batch (independent sequences)", 1, 256, 1)
 A_PEAK = Choice("Accelerator peak (FP16, dense)", {"10": "10 TFLOP/s", "100": "100 TFLOP/s"}, "10")
+A_LAUNCH = Choice("Launch cost per kernel", LAUNCH_OPTIONS, "device", inline=False)
+#: The speedup PRED_A's answer turns on: "barely faster" means under 1.5x for 10x the peak.
+A_THRESHOLD = 1.5
 
 
 @lru_cache(maxsize=512)
-def _rnn_profile(seq: int, batch: int, peak: str):
+def _rnn_profile(seq: int, batch: int, peak: str, launch: str = "device"):
     layer = L.RNN(input_size=A_WIDTH, hidden_size=A_WIDTH, seq_len=seq)
-    dev = accelerator(A_PEAKS_TFLOPS[peak])
+    dev = _with_launch(accelerator(A_PEAKS_TFLOPS[peak]), launch)
     return layer, Engine.solve(layer, dev, batch_size=batch, precision="fp16", efficiency=EFFICIENCY)
 
 
-def part_a(seq: int, batch: int, peak: str) -> View:
+def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
     import plotly.graph_objects as go
 
     s, b = int(seq), int(batch)
     other = "100" if peak == "10" else "10"
-    layer, p = _rnn_profile(s, b, peak)
-    _, q = _rnn_profile(s, b, other)
-    p10 = _rnn_profile(s, b, "10")[1]
-    p100 = _rnn_profile(s, b, "100")[1]
+    layer, p = _rnn_profile(s, b, peak, launch)
+    _, q = _rnn_profile(s, b, other, launch)
+    p10 = _rnn_profile(s, b, "10", launch)[1]
+    p100 = _rnn_profile(s, b, "100", launch)[1]
+    flip = launch_cost_for_speedup(p10, p100, A_THRESHOLD)
     grid = [10, *range(500, 10001, 500)]
 
     fig = figure(f"RNN latency vs sequence length (d = {A_WIDTH}, batch {b}, FP16)",
                  "Sequence length S (steps)", "Latency (ms)")
     for key in ("10", "100"):
-        ys = [_rnn_profile(n, b, key)[1].latency_s * 1e3 for n in grid]
+        ys = [_rnn_profile(n, b, key, launch)[1].latency_s * 1e3 for n in grid]
         fig.add_trace(go.Scatter(x=grid, y=ys, name=f"{A_PEAKS_TFLOPS[key]} TFLOP/s", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[_rnn_profile(n, b, peak)[1].latency_dispatch_s * 1e3 for n in grid],
+    fig.add_trace(go.Scatter(x=grid, y=[_rnn_profile(n, b, peak, launch)[1].latency_dispatch_s * 1e3 for n in grid],
                              name="kernel launches alone (1 + 2S kernels)", mode="lines",
                              line=dict(dash="dash")))
     fig.add_trace(go.Scatter(x=[s], y=[p.latency_s * 1e3], name="your setting", mode="markers",
                              marker=dict(size=13, symbol="diamond")))
 
-    dev = accelerator(A_PEAKS_TFLOPS[peak])
+    dev = _with_launch(accelerator(A_PEAKS_TFLOPS[peak]), launch)
     tax = dev.dispatch_tax.m_as("s")
     per_step = p.latency_s / layer.serial_steps
     speedup = p10.latency_s / p100.latency_s
     share = p.latency_dispatch_s / p.latency_s
     cards = [
-        Card("Latency", fmt_time(p.latency_s), f"{A_PEAKS_TFLOPS[peak]} TFLOP/s · {p.bottleneck}-bound"),
+        Card("Latency", fmt_time(p.latency_s), f"{A_PEAKS_TFLOPS[peak]} TFLOP/s · {bound_phrase(p.bottleneck)}"),
         Card(f"At {A_PEAKS_TFLOPS[other]} TFLOP/s", fmt_time(q.latency_s), "same memory, same launch cost"),
         Card("10× peak buys", fmt_ratio(speedup, 2), "latency(10 TF) / latency(100 TF)",
              "bad" if speedup < 2 else "warn" if speedup < 5 else "ok"),
         Card("Serial steps", fmt_count(layer.serial_steps), "ordered; no hardware removes them"),
         Card("Time per step", fmt_time(per_step), f"{share:.0%} of it kernel launches"),
+        Card(f"Launch cost where 10× peak buys {A_THRESHOLD:g}×", "none ≥ 0 µs" if flip is None else
+             f"{flip * 1e6:,.2f} µs", "the memory term binds even without launches" if flip is None
+             else "below it the upgrade pays more"),
     ]
+    if flip is None:
+        flips = (f"Even with free launches 10× the peak would not buy {A_THRESHOLD:g}×: each step re-reads W_hh, "
+                 "and that memory time does not shrink with the peak; only batching (more sequences per read of "
+                 "W_hh) moves it.")
+    else:
+        flips = (f"The answer rests on the launch cost: at {tax * 1e6:g} µs per kernel, 10× the peak buys "
+                 f"{speedup:,.2f}×; it buys {A_THRESHOLD:g}× at {flip * 1e6:,.2f} µs per kernel.")
     summary = (f"{s:,} steps at batch {b}: {fmt_time(p10.latency_s)} at 10 TFLOP/s and "
-               f"{fmt_time(p100.latency_s)} at 100 TFLOP/s, only {speedup:,.2f}× faster for 10× the peak. "
+               f"{fmt_time(p100.latency_s)} at 100 TFLOP/s, {speedup:,.2f}× faster for 10× the peak. "
                f"The {layer.serial_steps:,} ordered steps each pay {2 * tax * 1e6:g} µs of launches "
-               f"({fmt_time(p.latency_dispatch_s)} in all), and that floor grows linearly with S.")
+               f"({fmt_time(p.latency_dispatch_s)} in all), and that floor grows linearly with S. " + flips)
     peek = [
         "t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"kernels = 1 + 2S = {layer.kernels:,};  dispatch = {layer.kernels:,} × {tax * 1e6:g} µs = "
@@ -170,6 +214,23 @@ PRED_B = Prediction(
         "256": "Adding 128 + 128 values is the bias-and-sum at the end; the two matrix-vector products "
                "before it are where the MACs are.",
     },
+)
+
+TRANSFER_B = Prediction(
+    question="Double the vanilla RNN's hidden size from 128 to 256 (input still 100). Its MACs per step…",
+    options={"double": "Double: the layer is twice as wide",
+             "three": "Grow about 3×: the recurrent d × d term quadruples, the input term only doubles",
+             "four": "Quadruple: everything scales with d²"},
+    answer="three",
+    feedback={
+        "double": "Only the input term d_in × d grows linearly; the recurrent W_hh is d × d and quadruples: "
+                  "65,536 + 25,600 = 91,136 against 29,184.",
+        "three": "256² + 100 × 256 = 91,136 MACs, 3.1× the 29,184 at d = 128. The recurrent term dominates wide "
+                 "cells. Set d to 256 and read the MAC card.",
+        "four": "The input projection grows with d, not d²: 100 × 256 = 25,600, twice 12,800, so the total grows "
+                "3.1×, a little less than 4×.",
+    },
+    kind="transfer",
 )
 B_HIDDEN = Slider("Hidden size d", 16, 1024, 128, step=16)
 B_D_IN = Slider("Input size d_in", 10, 1000, 100, step=10)
@@ -276,6 +337,24 @@ PRED_C = Prediction(
         "false_speed": "Right verdict, wrong reason: on a GPU the serial chain usually makes the RNN the "
                        "slower of the two (Part D). Its edge is memory, not speed.",
     },
+    reveals=("streams forever in kilobytes",),
+)
+
+TRANSFER_C = Prediction(
+    question=("On the same microcontroller, the stream grows from 1,000 to 100,000 tokens. What happens to the "
+              "RNN's inference state?"),
+    options={"grows": "It grows 100× with the stream",
+             "flat": "Nothing: it is one hidden vector, the same size at any length",
+             "log": "It grows slowly, with the logarithm of the length"},
+    answer="flat",
+    feedback={
+        "grows": "That is attention's KV cache, which keeps every past token. The RNN keeps only h(t), d values, "
+                 "overwritten at every step.",
+        "flat": "d values whatever S is, while attention's stored keys and values grow 100×. Move the stream slider: "
+                "the RNN line stays flat.",
+        "log": "No part of the state depends on S: h(t) has d entries at token 10 and at token 10 million.",
+    },
+    kind="transfer",
 )
 C_HIDDEN = Slider("Hidden size d", 16, 1024, 128, step=16)
 C_SEQ = Slider("Stream length S (tokens)", 10, 100000, 1000, step=10)
@@ -312,10 +391,10 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
                              mode="lines", line=dict(dash="dot")))
     fig.add_trace(go.Scatter(x=[s, s, s], y=[state, bptt, kv], name="your setting", mode="markers",
                              marker=dict(size=11, symbol="diamond")))
-    fig.add_hline(y=state_cap, line_dash="dash", annotation_text=f"{dev.key} {state_name} {fmt_bytes(state_cap, binary=True)}",
+    fig.add_hline(y=state_cap, line_dash="dash", annotation_text=f"{dev.name} {state_name} {fmt_bytes(state_cap, binary=True)}",
                   annotation_position="top left")
     if kv_name != state_name:
-        fig.add_hline(y=kv_cap, line_dash="dash", annotation_text=f"{dev.key} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
+        fig.add_hline(y=kv_cap, line_dash="dash", annotation_text=f"{dev.name} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
                       annotation_position="top left")
 
     kv_tokens = int(kv_cap // kv_tok)
@@ -380,20 +459,41 @@ PRED_D = Prediction(
                   "hundred microseconds, about 110× apart.",
         "attn100": "The chain of 4,096 steps costs about 41 ms of launches; attention's S² work is done in "
                    "parallel in about 0.4 ms. Its quadratic cost only catches up at hundreds of thousands of "
-                   "tokens.",
+                   "tokens. The lead is a launch-cost effect: the part shows where it falls to 10×.",
     },
+    reveals=("by about 100×",),
+)
+
+TRANSFER_D = Prediction(
+    question="Run the same 4,096-token comparison on the STM32H743 microcontroller instead of the H100. Which finishes first?",
+    options={"attn": "Attention, as on the H100: parallel beats serial everywhere",
+             "rnn": "The RNN: without wide parallel hardware, attention's extra arithmetic is paid in full",
+             "same": "About the same"},
+    answer="rnn",
+    feedback={
+        "attn": "Parallelism only pays where the hardware is wide and each step is dominated by launch overhead. A "
+                "Cortex-M7 does its arithmetic one MAC at a time, so attention's S² work costs its full time.",
+        "rnn": "On the microcontroller the engine has the RNN ahead at every length: the chain's steps are cheap "
+               "there and attention's quadratic work is not hidden by parallel units. Pick the STM32H743 and read "
+               "the crossover card.",
+        "same": "The two scale differently (S against S²), so at 4,096 tokens they are far apart on any device.",
+    },
+    kind="transfer",
 )
 D_DEVICE = Choice("Device", {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX",
                              "iPhone15Pro": "Mobile: iPhone 15 Pro", "STM32H743": "Tiny: STM32H743"}, "H100")
 D_WIDTH = Slider("Width d (hidden size = d_model)", 64, 1024, 512, step=64)
 D_RIVAL = Choice("Parallel rival", {"mha": "Self-attention layer", "block": "Transformer block (d_ff = 4d)"}, "mha")
 D_FLASH = Toggle("FlashAttention in the rival (scores never stored)", False)
+D_LAUNCH = Choice("Launch cost per kernel", LAUNCH_OPTIONS, "device", inline=False)
+#: The lead PRED_D's answer turns on: "about 100x" rather than "about 10x".
+D_THRESHOLD = 10.0
 
 
 @lru_cache(maxsize=4096)
-def _pair(device: str, width: int, rival: str, flash: bool, seq: int):
+def _pair(device: str, width: int, rival: str, flash: bool, seq: int, launch: str = "device"):
     """(RNN profile, rival profile, rival layer, rnn layer) at one sequence length, batch 1."""
-    dev = Hardware.get(device)
+    dev = _with_launch(Hardware.get(device), launch)
     prec = _precision(dev)
     heads = max(1, width // HEAD_DIM)
     rnn = L.RNN(input_size=width, hidden_size=width, seq_len=seq)
@@ -405,43 +505,43 @@ def _pair(device: str, width: int, rival: str, flash: bool, seq: int):
             Engine.solve(other, dev, precision=prec, efficiency=EFFICIENCY), other, rnn)
 
 
-def _attn_slower(device, width, rival, flash, seq) -> bool:
-    r, a, _, _ = _pair(device, width, rival, flash, seq)
+def _attn_slower(device, width, rival, flash, seq, launch="device") -> bool:
+    r, a, _, _ = _pair(device, width, rival, flash, seq, launch)
     return a.latency_s >= r.latency_s
 
 
 @lru_cache(maxsize=256)
-def crossover(device: str, width: int, rival: str, flash: bool) -> int | None:
+def crossover(device: str, width: int, rival: str, flash: bool, launch: str = "device") -> int | None:
     """Smallest S in [S_MIN, S_MAX] at which the rival is no faster than the RNN (searched with the
     engine: doubling, then bisection). ``S_MIN`` when the rival never wins; ``None`` when it still
     wins at ``S_MAX``."""
-    if _attn_slower(device, width, rival, flash, S_MIN):
+    if _attn_slower(device, width, rival, flash, S_MIN, launch):
         return S_MIN
     lo = S_MIN
     hi = lo * 2
-    while not _attn_slower(device, width, rival, flash, hi):
+    while not _attn_slower(device, width, rival, flash, hi, launch):
         lo = hi
         if hi >= S_MAX:
             return None
         hi = min(hi * 2, S_MAX)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _attn_slower(device, width, rival, flash, mid):
+        if _attn_slower(device, width, rival, flash, mid, launch):
             hi = mid
         else:
             lo = mid
     return hi
 
 
-def part_d(device: str, width: int, rival: str, flash: bool) -> View:
+def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "device") -> View:
     import plotly.graph_objects as go
 
     w, f = int(width), bool(flash)
-    dev = Hardware.get(device)
+    dev = _with_launch(Hardware.get(device), launch)
     prec = _precision(dev)
     rname = "transformer block" if rival == "block" else "self-attention"
     grid = [2**k for k in range(4, 23)]
-    pairs = [_pair(device, w, rival, f, n) for n in grid]
+    pairs = [_pair(device, w, rival, f, n, launch) for n in grid]
 
     fig = figure(f"RNN vs {rname} on the {dev.name} (d = {w}, batch 1, {prec.upper()})",
                  "Sequence length S (tokens)", "Latency (s, log scale)", log_x=True, log_y=True)
@@ -452,14 +552,15 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
     if oom:
         fig.add_trace(go.Scatter(x=[n for n, _ in oom], y=[t for _, t in oom], name=f"{rname} out of memory",
                                  mode="markers", marker=dict(symbol="x", size=9)))
-    cross = crossover(device, w, rival, f)
+    cross = crossover(device, w, rival, f, launch)
 
-    r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF)
+    r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF, launch)
     ratio = r_ref.latency_s / a_ref.latency_s
+    flip = launch_cost_for_speedup(r_ref, a_ref, D_THRESHOLD)
     cards = [
-        Card(f"RNN at {S_REF:,} tokens", fmt_time(r_ref.latency_s), f"{r_ref.bottleneck}-bound · "
+        Card(f"RNN at {S_REF:,} tokens", fmt_time(r_ref.latency_s), f"{bound_phrase(r_ref.bottleneck)} · "
              f"{rnn_ref.kernels:,} kernels"),
-        Card(f"{rname.capitalize()} at {S_REF:,}", fmt_time(a_ref.latency_s), f"{a_ref.bottleneck}-bound · "
+        Card(f"{rname.capitalize()} at {S_REF:,}", fmt_time(a_ref.latency_s), f"{bound_phrase(a_ref.bottleneck)} · "
              f"{other_ref.kernels} kernels"),
         Card("Work ratio (rival / RNN)", fmt_ratio(other_ref.flops() / rnn_ref.flops()), "FLOPs at 4,096 tokens"),
         Card(f"Faster at {S_REF:,} tokens", rname if ratio > 1 else "RNN",
@@ -471,11 +572,11 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
                    f"with the RNN's {2 * dev.dispatch_tax.m_as('us'):g} µs of launches per step in this range.")
     elif cross == S_MIN:
         cards.append(Card("Crossover", "none", "the RNN is faster at every length here", "warn"))
-        verdict = (f"On the {dev.key} the RNN wins at every length from {S_MIN} to {S_MAX:,} tokens: launches "
+        verdict = (f"On the {dev.name} the RNN wins at every length from {S_MIN} to {S_MAX:,} tokens: launches "
                    f"are cheap next to arithmetic, and "
                    f"the {rname}'s projections alone do more work per token than a recurrent step.")
     else:
-        r_x, a_x, _, _ = _pair(device, w, rival, f, cross)
+        r_x, a_x, _, _ = _pair(device, w, rival, f, cross, launch)
         fig.add_vline(x=cross, line_dash="dot", annotation_text=f"crossover ≈ {cross:,}",
                       annotation_position="top left")
         fig.add_trace(go.Scatter(x=[cross], y=[a_x.latency_s], name="crossover", mode="markers",
@@ -485,11 +586,23 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
                           "ok" if a_x.feasible else "bad"))
         verdict = (f"The lines cross near {cross:,} tokens ({fmt_time(a_x.latency_s)} each); past that, the "
                    f"{rname}'s S² work outgrows the RNN's chain, and there its live tensors {fits} in the "
-                   f"{dev.key}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}.")
+                   f"{dev.name}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}.")
+    cards.append(Card(f"Launch cost where the {rname}'s lead is {D_THRESHOLD:g}×",
+                      "none ≥ 0 µs" if flip is None else f"{flip * 1e6:,.2f} µs",
+                      f"at {S_REF:,} tokens; the lead {'shrinks below it' if flip is not None else 'never reaches it'}"))
+    tax_us = dev.dispatch_tax.m_as("us")
+    if flip is None:
+        flips = (f"No launch cost gives the {rname} a {D_THRESHOLD:g}× lead at {S_REF:,} tokens on this device.")
+    elif ratio <= 1:
+        flips = (f"Here the RNN leads; the {rname} would lead by {D_THRESHOLD:g}× only if each launch cost "
+                 f"{flip * 1e6:,.0f} µs.")
+    else:
+        flips = (f"The lead rests on the launch cost ({tax_us:g} µs per kernel here): it would be {D_THRESHOLD:g}× at "
+                 f"{flip * 1e6:,.2f} µs per kernel, less below that.")
     winner = f"the {rname} is {ratio:,.1f}× faster" if ratio > 1 else f"the RNN is {1 / ratio:,.1f}× faster"
     summary = (f"At {S_REF:,} tokens the RNN takes {fmt_time(r_ref.latency_s)} and the {rname} "
                f"{fmt_time(a_ref.latency_s)}: {winner}, while the {rname} does "
-               f"{other_ref.flops() / rnn_ref.flops():,.1f}× the FLOPs. " + verdict)
+               f"{other_ref.flops() / rnn_ref.flops():,.1f}× the FLOPs. " + verdict + " " + flips)
     peek = [
         "t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax   (per layer, batch 1)",
         f"RNN:   kernels = 1 + 2S, FLOPs = 2·S·(d² + d·d_in) = {fmt_count(rnn_ref.flops())} FLOPs at S = {S_REF:,}",
@@ -500,3 +613,105 @@ def part_d(device: str, width: int, rival: str, flash: bool) -> View:
         f"heads = d / {HEAD_DIM}; crossover searched over S with the engine (doubling, then bisection)",
     ]
     return View(fig, cards, summary, "Chain vs parallel", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: backpropagation through time, the Jacobian product diag(f') W_hh (issue 14)
+# ---------------------------------------------------------------------------------------------
+
+PRED_E = Prediction(
+    question=("A tanh RNN is trained with backpropagation through time over 100 steps. Its W_hh preserves the length "
+              "of every vector (gain 1). How much of the gradient at the last state reaches h_0?"),
+    options={
+        "all": "All of it: W_hh preserves lengths, so the product of 100 steps does too",
+        "vanish": "Almost nothing: each step also multiplies by diag(tanh′), below 1, so the product shrinks "
+                  "geometrically",
+        "explode": "It explodes: a product of 100 matrices always blows up",
+        "state": "As much as the state holds: the state is O(d) at every step, so its gradient is too",
+    },
+    answer="vanish",
+    feedback={
+        "all": "Each step's Jacobian is diag(f′(z_t)) W_hh, not W_hh alone. tanh′ is at most 1 and about 0.5 on "
+               "average here, so 100 steps multiply the gradient by roughly 0.5^100.",
+        "vanish": "J_t = diag(tanh′(z_t)) W_hh; with |W_hh v| = |v| the derivative factors alone, about 0.54 on "
+                  "average, compound over 100 steps to about 10⁻²¹. The same product as 6.4's deep network, with one "
+                  "matrix shared by every step: a plain RNN cannot learn across more than a few dozen steps.",
+        "explode": "A product explodes only when its factors expand; here W_hh preserves lengths and tanh′ ≤ 1 "
+                   "contracts them, so it vanishes. Raise the gain or use a linear recurrence to see it explode.",
+        "state": "The state's size is O(d); the gradient's size is a product over time. Training also keeps every "
+                 "step's state (O(S·d)) to evaluate that product.",
+    },
+    reveals=("product shrinks geometrically",),
+)
+
+TRANSFER_E = Prediction(
+    question=("Give the state a path around W_hh, the way an LSTM's cell state does: h_t = h_(t−1) + α·tanh(W_hh "
+              "h_(t−1) + u_t). After the same 100 steps, how much of the gradient reaches h_0?"),
+    options={"vanish": "Still almost nothing: tanh′ still multiplies every step",
+             "survive": "An amount of order one or more: each step's Jacobian is now I + α·diag(tanh′) W_hh",
+             "zero": "Exactly none: the path bypasses the weights, so they get no gradient"},
+    answer="survive",
+    feedback={
+        "vanish": "tanh′ now multiplies only the α-scaled branch; the identity term passes the gradient on "
+                  "unchanged, as in 6.4's residual blocks. Toggle the additive path and compare the curves.",
+        "survive": "I + α·diag(tanh′) W_hh stays near the identity, so the product no longer decays geometrically "
+                   "(it can even grow, which is why LSTMs gate the path with a forget gate below 1).",
+        "zero": "The path adds the identity to the Jacobian; the branch through W_hh still gets its own gradient.",
+    },
+    kind="transfer",
+)
+E_STEPS = Slider("Time steps S", 5, 200, 100, step=5)
+E_ACTIVATION = Choice("Activation", {"tanh": "tanh", "sigmoid": "sigmoid", "relu": "ReLU",
+                                     "linear": "linear (no activation)"}, "tanh")
+E_GAIN = Slider("Gain of W_hh (it scales every direction by this)", 0.5, 2.0, 1.0, step=0.05)
+E_ADDITIVE = Toggle("Additive path around W_hh (h_t = h_(t−1) + α f(…), LSTM-like)", False)
+#: Width of the simulated state (small, so the pure-Python pass stays fast in the browser).
+E_WIDTH = 16
+
+
+def _sci(x: float) -> str:
+    return f"{x:.2g}" if 1e-3 <= abs(x) < 1e4 else f"{x:.1e}"
+
+
+def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
+    import plotly.graph_objects as go
+
+    n, g = int(steps), round(float(gain), 4)
+    plain = G.bptt(n, E_WIDTH, activation, g)
+    path = G.bptt(n, E_WIDTH, activation, g, additive=True)
+    shown = path if additive else plain
+    deep = G.simulate(n, E_WIDTH, activation, g)  # 6.4's network: a different matrix per layer
+    fmax = G.max_derivative(activation)
+    ts = list(range(n + 1))
+    fig = figure(f"Gradient reaching each state: {n}-step {activation} RNN, gain {g:g}", "Time step t (0 = h_0)",
+                 "‖∂L/∂h_t‖ (‖∂L/∂h_S‖ = 1, log scale)", log_y=True)
+    fig.add_trace(go.Scatter(x=ts, y=list(plain.grad_norms), name="plain: J_t = diag(f′) W_hh", mode="lines"))
+    fig.add_trace(go.Scatter(x=ts, y=list(path.grad_norms), name="additive path: J_t = I + α diag(f′) W_hh",
+                             mode="lines"))
+    fig.add_trace(go.Scatter(x=ts, y=[(g * fmax) ** (n - t) for t in ts], name=f"bound ({g:g} × max f′ {fmax:g})^(S − t)",
+                             mode="lines", line=dict(dash="dot")))
+    v_shown = G.flow_verdict(shown.first)
+    cards = [
+        Card("Gradient at h_0", _sci(shown.first), f"it {v_shown}; ×{shown.per_step_factor:.3f} per step",
+             "ok" if v_shown == "survives" else "bad"),
+        Card("Mean |f′| per step", f"{plain.mean_derivative:.2f}", f"{activation}: at most {fmax:g}"),
+        Card("Other recurrence", _sci((plain if additive else path).first),
+             "plain" if additive else "with the additive path"),
+        Card("6.4's deep net, same depth", _sci(deep.first), "a different matrix per layer, same activation and gain"),
+        Card("Stored for BPTT", f"{n:,} states", f"O(S·d): {n:,} × {E_WIDTH} values, against {E_WIDTH} for inference"),
+    ]
+    summary = (f"Backpropagating through {n} steps of a {activation} RNN with gain {g:g}: the plain recurrence hands "
+               f"{_sci(plain.first)} of the gradient to h_0 (it {G.flow_verdict(plain.first)}); each step multiplies by "
+               f"diag(f′) W_hh, with |f′| averaging {plain.mean_derivative:.2f}. With an additive path around W_hh, "
+               f"{_sci(path.first)} arrives (it {G.flow_verdict(path.first)}). The product is the one 6.4 studied "
+               f"through depth, where the same settings leave {_sci(deep.first)}: that stack is fed once and its "
+               "activations shrink toward zero, where f′ is largest, while an RNN takes a new input at every step "
+               "that keeps its units where f′ is smaller.")
+    peek = [
+        "∂L/∂h_0 = ∂L/∂h_S · Π_t J_t,   J_t = ∂h_t/∂h_(t−1) = diag(f′(z_t)) W_hh   (z_t = W_hh h_(t−1) + u_t)",
+        f"‖J_t v‖ ≤ gain × max f′ × ‖v‖ = {g:g} × {fmax:g}, so ≤ ({g:g} × {fmax:g})^{n} = {_sci((g * fmax) ** n)}",
+        f"simulated: {_sci(plain.first)} (plain), {_sci(path.first)} (additive, α = 1/√S = {1 / n ** 0.5:.3f})",
+        f"state: {E_WIDTH} units, W_hh = gain × one seeded orthogonal matrix, seeded inputs u_t",
+        f"verdict: vanishes below {G.VANISH_BELOW:g}, explodes above {G.EXPLODE_ABOVE:g}× (mlsysim.gradients)",
+    ]
+    return View(fig, cards, summary, "Jacobian product through time", peek)

@@ -58,6 +58,23 @@ PRED_A = Prediction(
              "pixels at stride 1 with 'same' padding: 9× the input.",
         "81": "That squares the kernel area. Each pixel is copied once per window that covers it: K² = 9.",
     },
+    reveals=("9×",),
+)
+
+TRANSFER_A = Prediction(
+    question="Keep the 3×3 kernel but use stride 2 on the same 56×56 map. What happens to the im2col expansion?",
+    options={"same": "It stays at the kernel area: the kernel did not change",
+             "quarter": "It drops to about a quarter of the stride-1 figure: a quarter as many windows",
+             "half": "It halves: the window moves twice as far"},
+    answer="quarter",
+    feedback={
+        "same": "Each window still holds K²·C_in values, but stride 2 leaves 28×28 windows instead of 56×56: "
+                "the buffer shrinks 4×, to K²/s² = 2.25× the input.",
+        "quarter": "28×28 windows of 9·C_in values against 56×56 input pixels: 2.25×, i.e. K²/s². Set the stride "
+                   "slider to 2 and read the expansion card.",
+        "half": "Stride acts on both axes: half the windows across and half down, a quarter in all (2.25×).",
+    },
+    kind="transfer",
 )
 A_KERNEL = Slider("Kernel side K", 1, 7, 3, step=2)
 A_SIZE = Slider("Input side H = W", 8, 224, 56, step=8)
@@ -94,6 +111,7 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
                              marker=dict(size=13, symbol="diamond")))
 
     ho, wo = layer.output_size
+    direct, wino = P.winograd_multiplications(2, k)
     cards = [
         Card("Sliding windows", f"{ho}×{wo}", f"{k}×{k} window, stride {st}"),
         Card("GEMM shape", f"{shape.m:,} × {shape.k:,} × {shape.n:,}", "positions × K²·C_in × C_out"),
@@ -102,6 +120,9 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
              "bad" if layer.im2col_expansion > 4 else "warn" if layer.im2col_expansion > 1 else "ok"),
         Card("Expansion", fmt_ratio(layer.im2col_expansion, 2), f"→ K² / stride² = {k * k / (st * st):g} for large maps"),
         Card("Implicit GEMM buffer", fmt_bytes(0), "patches built tile by tile on chip", "ok"),
+        Card(f"Winograd F(2×2, {k}×{k})", fmt_ratio(direct / wino, 2) + " fewer multiplies",
+             f"{direct} direct vs {wino} per 2×2 output tile (stride 1 only; more additions, more rounding)",
+             "ok" if direct > wino else ""),
     ]
     summary = (f"A {k}×{k}, stride-{st} convolution on {c}×{s}×{s} slides its window over {ho}×{wo} positions. "
                f"im2col copies every window into a row of {shape.k:,} value{'s' if shape.k != 1 else ''}: a {fmt_bytes(buf)} buffer, "
@@ -115,6 +136,9 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
         f"{layer.im2col_expansion:,.3f}×",
         f"MACs        = M × K × N = {shape.m:,} × {shape.k:,} × {shape.n:,} = {layer.macs():,} (same for both lowerings)",
         "toy cases: 3×3 input, 2×2 filter → 16/9; 28×28 input, 3×3 window → 26×26 windows",
+        f"Winograd F(2×2, {k}×{k}): m²r² = 4 × {k * k} = {direct} direct vs (m + r − 1)² = {wino} multiplies "
+        f"= {direct / wino:.2f}× fewer",
+        "Table 13, sliding window: specialized datapaths · data-layout optimization · challenge: stride handling",
     ]
     return View(fig, cards, summary, "im2col", peek)
 
@@ -124,26 +148,53 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("A 128×128 systolic array multiplies one token's activations (batch 1) by a 2,048×2,048 "
-              "weight matrix. About what share of its MAC slots do useful work?"),
-    options={"100": "Nearly all: the matrix is far larger than the array", "50": "About half",
-             "10": "About 10%", "1": "Under 1%"},
-    answer="1",
+    question=("A 128×128 weight-stationary systolic array multiplies one token's activations (batch 1) by a "
+              "2,048×2,048 weight matrix and keeps well under 1% of its MAC slots busy. Which change raises that "
+              "share the most?"),
+    options={"matrix": "A bigger weight matrix (8,192×8,192): more work to spread over the array",
+             "array": "A bigger array (256×256): more MAC cells working at once",
+             "rows": "More rows through each weight tile: batch the tokens",
+             "double": "Double-buffer the weights so the next tile loads while this one computes"},
+    answer="rows",
     feedback={
-        "100": "Size keeps every tile busy only if many rows stream through it. With one row per tile the "
-               "array spends 2×127 cycles filling and draining (plus 128 loading weights) for 1 cycle of work.",
-        "50": "Half needs as many streamed rows as fill cycles: about 254 rows per tile, i.e. batch × tokens "
-              "≈ 254, not 1.",
-        "10": "Still too high: 1 useful cycle per tile against 254 fill/drain cycles and 128 weight-load cycles "
-              "is 0.26%.",
-        "1": "1 useful row per 383-cycle tile: 0.26%. A GEMV cannot fill a systolic array; batching (more rows "
-             "per weight tile) is what does.",
+        "matrix": "Size is not reuse: a bigger matrix is just more tiles, each still streaming one row for 254 "
+                  "fill/drain and 128 load cycles. Utilization stays at 0.26%.",
+        "array": "A bigger array has more cells to fill and a longer pipeline (2(N − 1) cycles) for the same one "
+                 "row: 0.13% at 256×256, half of what 128×128 manages.",
+        "rows": "Each weight tile costs 2(N − 1) = 254 fill/drain cycles plus 128 to load its weights; the useful "
+                "work is one cycle per streamed row. Half utilization needs as many rows as that overhead: 382 "
+                "rows without double-buffering, 254 with it. Batching is the systolic version of GEMV → GEMM.",
+        "double": "It hides the 128 load cycles (0.26% → 0.39%) but not the 254 fill/drain cycles, which only more "
+                  "rows per tile amortize.",
     },
+    reveals=("More rows through each weight tile", "382 rows"),
+)
+
+TRANSFER_B = Prediction(
+    question=("An edge NPU has a 32×32 array. On the same batch-1 GEMV (2,048×2,048), does it keep a larger or a "
+              "smaller share of its MAC slots busy than the 128×128 array?"),
+    options={"smaller": "Smaller: a weaker array does worse",
+             "larger": "Larger: its fill-and-drain pipeline is four times shorter",
+             "same": "The same: one row is one row on any array"},
+    answer="larger",
+    feedback={
+        "smaller": "A small array finishes less work per cycle, but it wastes fewer cycles per tile: 2 × 31 fill/drain "
+                   "and 32 load cycles for its one useful row, about 1.1% against 0.26%.",
+        "larger": "One useful cycle per tile against 62 + 32 overhead cycles: about 1.1%, four times the 128×128 "
+                  "share. Small arrays suit small batches; big arrays need big batches. Set the array side to 32.",
+        "same": "The overhead per tile scales with the array side (2(N − 1) + N cycles), so the share of useful "
+                "cycles does too.",
+    },
+    kind="transfer",
 )
 B_ARRAY = Slider("Array side N (N×N MAC cells)", 8, 256, 128, step=8)
 B_ROWS = Slider("Rows streamed M (batch × tokens)", 1, 4096, 1)
 B_WIDTH = Slider("Weight matrix d × d", 256, 8192, 2048, step=256)
 B_DOUBLE = Toggle("Double-buffered weights (next tile loads while this one computes)", False)
+
+#: Output tile sides compared for a tiled GEMM: the longer edition's 64x64 (L1) and 256x256 (L2) tiles
+#: (L2901).
+TILES = (64, 256)
 
 #: The array's clock: the TPU v1's 700 MHz (Jouppi et al. 2017), the systolic design the
 #: longer edition names.
@@ -175,6 +226,9 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
 
     t = run.time(CLOCK).m_as("s")
     overhead = run.fill_cycles + run.load_cycles
+    shape = P.gemm_shape(L.Dense(in_features=d, out_features=d, bias=False), m)
+    moved = [P.tiled_gemm_values(shape, tile) for tile in TILES]
+    bpv = float(bytes_per_value(BUFFER_PRECISION))
     cards = [
         Card("Weight tiles", fmt_count(run.tiles), f"⌈{d:,}/{n}⌉² of {n}×{n}"),
         Card("Cycles per tile", f"{run.cycles_per_tile:,}",
@@ -184,6 +238,9 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         Card("Time at 700 MHz", fmt_time(t), f"{run.cycles:,} cycles"),
         Card("Achieved rate", fmt_rate(2 * run.macs / t), f"of {fmt_rate(arr.peak.m_as('FLOP/s'))} peak"),
         Card("Rows for 50%", f"{overhead:,}", "M equal to the per-tile overhead"),
+        Card(f"Tiling: {TILES[0]}² vs {TILES[1]}² output tiles", fmt_ratio(moved[0] / moved[1], 2) + " less traffic",
+             f"{fmt_bytes(moved[0] * bpv)} vs {fmt_bytes(moved[1] * bpv)} moved ({BUFFER_PRECISION.upper()}), "
+             "operands re-read once per tile"),
     ]
     summary = (f"The {d:,}² weight matrix splits into {run.tiles:,} tile{'s' if run.tiles != 1 else ''} of {n}×{n}. "
                f"Each tile streams {m:,} row{'s' if m != 1 else ''} but pays {overhead:,} cycles to "
@@ -196,6 +253,11 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         f"utilization = MACs / (cycles × N²) = {run.macs:,} / ({run.cycles:,} × {n * n:,}) = {run.utilization:.4f}",
         f"peak        = 2 × N² × clock = 2 × {n * n:,} × {CLOCK:~P} = {fmt_rate(arr.peak.m_as('FLOP/s'))}",
         "model: weight-stationary, tiles run back to back (Kung 1982; TPU v1, Jouppi et al. 2017)",
+        "Table 13, matrix multiplication: Tensor Cores · batching, GEMM libraries · challenge: parallelization, "
+        "precision",
+        f"tiling: values moved = m·k·⌈n/T⌉ + k·n·⌈m/T⌉ + m·n = {moved[0]:,} (T = {TILES[0]}) vs {moved[1]:,} "
+        f"(T = {TILES[1]}); the fast memory holding the tiles is a cache (hardware finds data by tag) or a "
+        "scratchpad (the compiler moves it by DMA: no tags, predictable latency)",
     ]
     return View(fig, cards, summary, "Systolic array timing", peek)
 
@@ -205,19 +267,39 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("Horowitz's 45 nm reference: how does reading one 32-bit word from off-chip DRAM compare with "
-              "one FP32 multiply-accumulate?"),
-    options={"same": "About the same, ~4.6 pJ each", "mac": "The MAC costs over 100× more",
-             "dram10": "DRAM costs about 10× more", "dram100": "DRAM costs over 100× more"},
-    answer="dram100",
+    question=("A kernel reads 4,096 FP32 scalars from DRAM, once in order and once at random addresses (64-byte "
+              "cache lines). How does the energy per useful value compare?"),
+    options={"same": "The same: it is the same 16 KB of data",
+             "line": "Random costs about 16× more: every scalar drags in a whole 64-byte line",
+             "double": "Random costs about 2× more: the prefetcher misses"},
+    answer="line",
     feedback={
-        "same": "Arithmetic is cheap and wires are not: ~640 pJ to bring 32 bits in from DRAM, ~4.6 pJ to "
-                "multiply and add them.",
-        "mac": "Inverted: the DRAM read is the ~640 pJ event, the MAC the ~4.6 pJ one.",
-        "dram10": "An order of magnitude short: 640 / 4.6 ≈ 139× (173× against the multiply alone).",
-        "dram100": "640 pJ / 4.6 pJ ≈ 139× (the older text's 173× divides by the multiply alone). A scalar "
-                   "that wastes most of its fetched line pays that many times over.",
+        "same": "DRAM delivers whole lines, not bytes. In order, all 16 values of a line are used; at random, one "
+                "of them is: the other 60 bytes are paid for and thrown away.",
+        "line": "64 B per line over 4 B used: 16× the bytes, so 16× the energy per useful value (10,240 pJ "
+                "against 640 pJ). Layout decides how many bytes you pay for.",
+        "double": "Energy counts the bytes fetched: one full line per useful scalar is 16× the traffic of a "
+                  "sequential stream, whatever the prefetcher does (prefetching affects latency, not bytes).",
     },
+    reveals=("drags in a whole 64-byte line",),
+)
+
+TRANSFER_C = Prediction(
+    question=("DLRM gathers embedding rows at random, but each row is 128 FP32 values (512 B). Per useful value, "
+              "is that closer to a sequential stream or to random scalars?"),
+    options={"random": "Random scalars: the addresses are random",
+             "sequential": "A sequential stream: each row fills whole lines",
+             "between": "Halfway between the two"},
+    answer="sequential",
+    feedback={
+        "random": "What wastes energy is a line fetched for one value. A 512-byte row fills 8 whole lines, so every "
+                  "fetched byte is used, as in a stream.",
+        "sequential": "8 full lines per row: 100% line use and 640 pJ per value from DRAM, the same as a stream. "
+                      "Pick 'random rows' in the pattern control. Random rows still defeat prefetching, which "
+                      "costs latency, not energy.",
+        "between": "Line use is what counts: a 512-byte row is eight complete lines, so nothing is wasted.",
+    },
+    kind="transfer",
 )
 
 #: Access scenarios from the longer edition's memory-access primitives, as (label, pattern,
@@ -285,6 +367,8 @@ def part_c(pattern: str, level: str, precision: str) -> View:
         f"DRAM: {energy.access_energy(4, 'dram').m_as('pJ'):g} pJ per 32-bit word vs {energy.mac_energy('fp32').m_as('pJ'):g} pJ "
         f"per FP32 MAC = {energy.move_vs_compute('fp32'):,.0f}× (Horowitz 2014, 45 nm)",
         "traffic only: random reads also defeat prefetching and expose latency, which energy does not show",
+        "Table 13: sequential access → burst-mode DRAM, contiguous allocation (access latency); random access → "
+        "large caches, memory-aware scheduling (cache misses)",
     ]
     return View(fig, cards, summary, "Energy per access", peek)
 
@@ -294,21 +378,50 @@ def part_c(pattern: str, level: str, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question=("One softmax row of a 512-token attention layer sums 512 exponentials. A serial accumulator "
-              "needs 511 dependent additions. How many dependent stages does a tree reduction need?"),
-    options={"1": "1: all the additions happen at once", "9": "9", "64": "64", "256": "256 (half of them)"},
-    answer="9",
+    question=("A softmax row sums S exponentials with a tree reduction (pairs added in parallel, stage after "
+              "stage). The sequence doubles from 512 to 1,024 tokens. What happens to the number of dependent "
+              "stages?"),
+    options={"double": "It doubles, like the number of additions",
+             "one": "It grows by one stage",
+             "same": "Nothing: every addition happens in parallel anyway",
+             "four": "It quadruples, like the attention scores"},
+    answer="one",
     feedback={
-        "1": "Additions combine pairs, so each stage can only halve the count: 512 → 256 → … → 1.",
-        "9": "log₂ 512 = 9 stages: 256, 128, …, 1 partial sums. The work is still 511 adds; only the "
-             "dependency chain shrinks from O(n) to O(log n).",
-        "64": "A tree halves the number of partial sums every stage: ⌈log₂ 512⌉ = 9.",
-        "256": "256 adds happen in the first stage, in parallel. Halving repeatedly takes ⌈log₂ 512⌉ = 9 stages.",
+        "double": "The work doubles (511 → 1,023 adds), but the critical path is ⌈log₂ S⌉ stages: one more halving, "
+                  "from 9 to 10.",
+        "one": "⌈log₂ S⌉: 9 stages at 512, 10 at 1,024. The work is still S − 1 additions; only the dependency "
+               "chain shrinks from O(S) to O(log S).",
+        "same": "Additions combine pairs, so each stage can only halve the count: more values need more halvings.",
+        "four": "The scores per head grow with S², but each softmax row has S of them; its reduction adds one "
+                "stage per doubling.",
     },
+    reveals=("grows by one stage",),
+)
+
+TRANSFER_D = Prediction(
+    question=("Keep S = 512 but double the batch from 32 to 64 sequences. How many dependent stages does each "
+              "softmax row's tree reduction take now?"),
+    options={"same": "The same: more sequences add rows that reduce side by side, not longer rows",
+             "plus_one": "One more: twice the values to reduce",
+             "double": "Twice as many: twice the work"},
+    answer="same",
+    feedback={
+        "same": "Each row still sums 512 values: ⌈log₂ 512⌉ stages. The batch doubles the number of rows (and the "
+                "scores to reduce), all of which run in parallel. Move the batch slider: the stages card stays put.",
+        "plus_one": "The extra values belong to other rows, not to this one. Stages depend on the row length S, "
+                    "not on how many rows there are.",
+        "double": "The total work doubles, but it is spread over twice as many independent rows; each row's "
+                  "critical path is unchanged.",
+    },
+    kind="transfer",
 )
 D_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
 D_BATCH = Slider("Batch (sequences)", 1, 64, 32)
 D_HEAD = Choice("Head dimension d_head", {"64": "64 (GPT-2, BERT)", "128": "128 (Llama)"}, "64")
+
+#: The longer edition's scatter example (L1555): a 512 x 512 matmul distributed over cores, here in
+#: 64 x 64 tiles (its tile size for L1, L2901).
+SCATTER_SIDE, SCATTER_TILE = 512, 64
 
 #: Scores are materialized in FP16 for the byte count (the chapter's attention examples).
 SCORE_PRECISION = "fp16"
@@ -333,6 +446,7 @@ def part_d(seq: int, batch: int, head: str) -> View:
                              mode="markers", marker=dict(size=12, symbol="diamond")))
 
     tree, serial = P.reduction_stages(mv.reduce_len), P.reduction_stages(mv.reduce_len, tree=False)
+    sc = P.scatter_tiles(SCATTER_SIDE, SCATTER_SIDE, SCATTER_TILE, P.A100_SMS)
     scores = L.Attention(d_model=dh, n_heads=1, seq_len=s).score_bytes(b, SCORE_PRECISION)
     cards = [
         Card("Broadcast: query elements", fmt_count(mv.broadcast), f"{b} × {s:,} × {dh}"),
@@ -342,6 +456,9 @@ def part_d(seq: int, batch: int, head: str) -> View:
         Card("Softmax row: tree stages", f"{tree}", f"vs {serial:,} serial adds", "ok"),
         Card("Scores if materialized", fmt_bytes(scores), f"one head, {SCORE_PRECISION.upper()}",
              "bad" if scores > 1e9 else "warn"),
+        Card(f"Scatter: {SCATTER_SIDE}² matmul, {SCATTER_TILE}² tiles", f"{sc.core_utilization:.0%} of cores busy",
+             f"{sc.tiles} tiles over {sc.cores} A100 SMs in {sc.waves} wave{'s' if sc.waves != 1 else ''}",
+             "warn" if sc.core_utilization < 0.8 else "ok"),
     ]
     summary = (f"At S = {s:,} and batch {b}, one head broadcasts {fmt_count(mv.broadcast)} query elements, gathers "
                f"{fmt_count(mv.gather_keys)} key elements (and as many values) and reduces {fmt_count(mv.reduce)} scores. "
@@ -352,5 +469,9 @@ def part_d(seq: int, batch: int, head: str) -> View:
         f"gather    = B × S × S × d_head = {mv.gather_keys:,} (keys; values the same)",
         f"reduce    = B × S × S = {mv.reduce:,} scores",
         f"stages    = ⌈log₂ {s:,}⌉ = {tree} (tree) vs {s:,} − 1 = {serial:,} (serial)",
+        f"scatter   = ⌈{SCATTER_SIDE}/{SCATTER_TILE}⌉² = {sc.tiles} tiles over {sc.cores} cores: {sc.waves} wave(s), "
+        f"{sc.tiles} / ({sc.waves} × {sc.cores}) = {sc.core_utilization:.0%} busy",
+        "Table 13: broadcast → specialized interconnects, operation fusion (bandwidth); gather/scatter → "
+        "high-bandwidth memory, work distribution (load balancing)",
     ]
     return View(fig, cards, summary, "Attention data movement", peek)

@@ -1,0 +1,126 @@
+"""What an inductive bias buys: translation equivariance of convolution and invariance from
+pooling, on small arrays in pure Python (no numpy, so it runs in the browser).
+
+Source: the chapter's section 6.3, Eqs. 4-5 and Example 6.3. An operator f is *equivariant* to a
+shift T when f(T x) = T f(x) (Eq. 4) and *invariant* when f(T x) = f(x) (Eq. 5). A stride-1
+convolution is equivariant up to boundary effects; a dense layer, whose every output has its own
+weight for every input position, is not; a global pooling of a convolution's map is invariant
+while the pattern stays inside the image.
+
+Conventions: images are lists of rows (``image[row][col]``); ``conv2d_valid`` is the
+cross-correlation deep-learning frameworks call convolution (no kernel flip), stride 1, no
+padding; ``shift`` moves content right/down by ``(dx, dy)`` pixels and fills with zeros (content
+pushed past the border is lost).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+__all__ = [
+    "EXAMPLE_IMAGE",
+    "EXAMPLE_KERNEL",
+    "edge_image",
+    "conv2d_valid",
+    "shift",
+    "dense_layer",
+    "dense_apply",
+    "relu",
+    "global_average_pool",
+    "max_abs_difference",
+]
+
+Grid = list[list[float]]
+
+
+def _check_grid(x: Sequence[Sequence[float]], name: str) -> Grid:
+    rows = [list(r) for r in x]
+    if not rows or not rows[0]:
+        raise ValueError(f"{name} must be a non-empty list of rows")
+    width = len(rows[0])
+    if any(len(r) != width for r in rows):
+        raise ValueError(f"{name} rows must all have the same length ({width})")
+    for r in rows:
+        for v in r:
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+                raise ValueError(f"{name} must hold finite numbers, got {v!r}")
+    return rows
+
+
+def edge_image(size: int = 7, column: int = 2) -> Grid:
+    """A ``size x size`` image with a bright vertical line at ``column`` (0-based): Example 6.3's
+    input is ``edge_image(7, 2)`` (the chapter's "column 3", counted from 1)."""
+    if isinstance(size, bool) or not isinstance(size, int) or not 3 <= size <= 64:
+        raise ValueError(f"size must be an integer in [3, 64], got {size!r}")
+    if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < size:
+        raise ValueError(f"column must be an integer in [0, {size - 1}], got {column!r}")
+    return [[1.0 if c == column else 0.0 for c in range(size)] for _ in range(size)]
+
+
+#: Example 6.3: a 7x7 image with a vertical edge at column 3 (1-based) and the vertical-edge filter.
+EXAMPLE_IMAGE: Grid = edge_image(7, 2)
+EXAMPLE_KERNEL: Grid = [[-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]]
+
+
+def conv2d_valid(image: Sequence[Sequence[float]], kernel: Sequence[Sequence[float]]) -> Grid:
+    """Stride-1, unpadded cross-correlation: out[i][j] = sum_{u,v} kernel[u][v] * image[i+u][j+v]."""
+    x, k = _check_grid(image, "image"), _check_grid(kernel, "kernel")
+    kh, kw = len(k), len(k[0])
+    oh, ow = len(x) - kh + 1, len(x[0]) - kw + 1
+    if oh < 1 or ow < 1:
+        raise ValueError(f"kernel ({kh}x{kw}) is larger than the image ({len(x)}x{len(x[0])})")
+    return [[float(sum(k[u][v] * x[i + u][j + v] for u in range(kh) for v in range(kw))) for j in range(ow)]
+            for i in range(oh)]
+
+
+def shift(image: Sequence[Sequence[float]], dx: int = 0, dy: int = 0) -> Grid:
+    """Move the content ``dx`` pixels right and ``dy`` down (negative: left/up), zero fill."""
+    x = _check_grid(image, "image")
+    for name, v in (("dx", dx), ("dy", dy)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{name} must be an integer, got {v!r}")
+    h, w = len(x), len(x[0])
+    return [[x[i - dy][j - dx] if 0 <= i - dy < h and 0 <= j - dx < w else 0.0 for j in range(w)]
+            for i in range(h)]
+
+
+def dense_layer(n_in: int, n_out: int, seed: int = 0) -> Grid:
+    """A dense layer's weight matrix (``n_out`` rows of ``n_in`` weights), seeded uniform in
+    [-1, 1]: every output has its own weight for every input position, nothing is shared."""
+    for name, v in (("n_in", n_in), ("n_out", n_out)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 4096:
+            raise ValueError(f"{name} must be an integer in [1, 4096], got {v!r}")
+    rng = random.Random(seed)
+    return [[rng.uniform(-1.0, 1.0) for _ in range(n_in)] for _ in range(n_out)]
+
+
+def dense_apply(image: Sequence[Sequence[float]], weights: Sequence[Sequence[float]], out_shape: tuple[int, int]) -> Grid:
+    """y = W · flatten(x), reshaped to ``out_shape`` (rows, cols) so it can be compared with a map."""
+    x = _check_grid(image, "image")
+    w = _check_grid(weights, "weights")
+    flat = [v for r in x for v in r]
+    rows, cols = out_shape
+    if len(w[0]) != len(flat) or len(w) != rows * cols:
+        raise ValueError(f"weights must be {rows * cols} x {len(flat)}, got {len(w)} x {len(w[0])}")
+    y = [sum(wi * xi for wi, xi in zip(row, flat, strict=True)) for row in w]
+    return [y[r * cols:(r + 1) * cols] for r in range(rows)]
+
+
+def relu(fmap: Sequence[Sequence[float]]) -> Grid:
+    return [[max(0.0, v) for v in r] for r in _check_grid(fmap, "fmap")]
+
+
+def global_average_pool(fmap: Sequence[Sequence[float]]) -> float:
+    """The mean over every position: collapses the coordinates into one number (Eq. 5)."""
+    x = _check_grid(fmap, "fmap")
+    return sum(v for r in x for v in r) / (len(x) * len(x[0]))
+
+
+def max_abs_difference(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> float:
+    """max |a - b| over two maps of the same shape: 0 when Eq. 4 (or 5) holds exactly."""
+    x, y = _check_grid(a, "a"), _check_grid(b, "b")
+    if (len(x), len(x[0])) != (len(y), len(y[0])):
+        raise ValueError(f"shapes differ: {len(x)}x{len(x[0])} vs {len(y)}x{len(y[0])}")
+    return max(abs(p - q) for rx, ry in zip(x, y, strict=True) for p, q in zip(rx, ry, strict=True))
