@@ -13,6 +13,7 @@ to "Compute" or "Memory", launches to "Dispatch".
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
