@@ -254,8 +254,10 @@ def _(mo):
     mo.md("""
     ## Synthesis · Ship the camera trap
 
-    Pick a model and a device for the wildlife camera. The engine reports latency, the binding
-    term and whether it fits; your choice is saved to your design ledger.
+    Pick a model and a device for the chapter's wildlife camera and check it against the worked
+    example's requirements: under 500 ms per frame, about 2 W average power, 100 MB for weights
+    within the device's RAM, and a daily energy budget for inference you set yourself. Your design
+    is saved to your design ledger.
     """)
     return
 
@@ -273,13 +275,26 @@ def _(lab):
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_model, unlocked):
+def _(lab):
+    s_per_day = lab.S_PER_DAY.widget()
+    return (s_per_day,)
+
+
+@app.cell
+def _(lab):
+    s_energy = lab.S_ENERGY.widget()
+    return (s_energy,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, unlocked):
     mo.stop(
         not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
         kit.locked_note("the synthesis (answer all four predictions)"),
     )
     mo.vstack([mo.hstack([s_model, s_device], justify="start"),
-               kit.show(lab.synthesis(s_model.value, s_device.value))])
+               mo.hstack([s_per_day, s_energy], justify="start", wrap=True),
+               kit.show(lab.synthesis(s_model.value, s_device.value, s_per_day.value, s_energy.value))])
     return
 
 

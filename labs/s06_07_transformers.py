@@ -105,12 +105,19 @@ def _(lab):
 
 
 @app.cell
-def _(a_device, a_model, a_prompt, kit, lab, mo, pred_a, unlocked):
+def _(lab):
+    a_launch = lab.A_LAUNCH.widget()
+    return (a_launch,)
+
+
+@app.cell
+def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         a_model,
         mo.hstack([a_device, a_prompt], justify="start", wrap=True),
-        kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value),
+        a_launch,
+        kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value, a_launch.value),
                  lab.PRED_A.respond(pred_a.value, unlocked)),
     ])
     return

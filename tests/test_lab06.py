@@ -11,7 +11,7 @@ import inspect
 import pytest
 
 import mlsysim.layers as L
-from mlsysim import Engine, Hardware
+from mlsysim import Engine, Hardware, Models
 from mlsysim.labs.parts import lab06
 from mlsysim.units import Q_
 
@@ -107,3 +107,50 @@ def test_resnet_has_the_highest_mfu_at_batch_one():
     view = lab06.part_d(1, "H100", False)
     assert view.summary.startswith("At batch 1 on the NVIDIA H100 SXM5 80GB, ResNet-50 reaches")
     assert lab06.PRED_D.answer == "resnet"
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10 #12: the synthesis ships the chapter's camera trap against explicit requirements
+# ---------------------------------------------------------------------------------------------
+
+
+def test_synthesis_offers_the_camera_soc_and_no_audio_model():
+    assert "CortexA53Camera" in lab06.S_DEVICE.options
+    assert "KWS" not in lab06.S_MODEL.options and "mnv2_075" in lab06.S_MODEL.options
+
+
+def test_synthesis_energy_uses_the_chapters_active_power():
+    """The worked example: ~200 mW active; 0.4187 GOP at 2 GOPS = 209 ms napkin → 41.8 mJ; the
+    engine adds memory-bound rows and dispatch (219 ms → 43.9 mJ); 100 triggers → 4.4 J/day.
+    Before: energy at TDP for every device and no camera SoC at all."""
+    d = lab06.deployment("mnv2_075", "CortexA53Camera", 100, 10.0)
+    assert d["power_w"] == 0.2
+    assert d["energy_j"] == pytest.approx(0.2 * d["profile"].latency_s)
+    assert d["profile"].latency_s == pytest.approx(0.2193, abs=0.001)
+    assert d["energy_day_j"] == pytest.approx(100 * 0.2 * d["profile"].latency_s)
+    assert d["passed"]
+
+
+@pytest.mark.parametrize(("model", "device", "per_day", "fails"), [
+    ("ResNet50", "CortexA53Camera", 100, {"latency", "energy"}),  # 8.18 GOP / 2 GOPS = 4.1 s > 500 ms
+    ("MobileNetV2", "JetsonOrinNX", 100, {"power"}),               # 25 W > 2 W average
+    ("mnv2_075", "CortexA53Camera", 1000, {"energy"}),             # 1,000 × 43.9 mJ = 43.9 J > 10 J
+])
+def test_synthesis_designs_can_fail_each_requirement(model, device, per_day, fails):
+    d = lab06.deployment(model, device, per_day, 10.0)
+    assert {k for k, (ok, _) in d["checks"].items() if not ok} == fails
+    assert not d["passed"]
+
+
+def test_resnet50_on_the_camera_takes_the_chapters_4_1_s():
+    """The camera SoC's 2 GOPS is already sustained: 8.18e9 / 2e9 = 4.09 s (not 8.2 s)."""
+    d = lab06.deployment("ResNet50", "CortexA53Camera", 100, 10.0)
+    assert d["profile"].latency_s == pytest.approx(Models.ResNet50.flops() / 2e9, rel=0.01)
+
+
+def test_part_d_shows_dlrm_mfu_with_significant_digits():
+    """Issue 10 #11: 'MFU 0.0%' for DLRM said nothing; two significant digits show its size."""
+    v = lab06.part_d(1, "H100", False)
+    dlrm = next(c for c in v.cards if c.label == "DLRM")
+    assert dlrm.value != "MFU 0.0%" and dlrm.value.startswith("MFU ")
+    assert float(dlrm.value.split()[1].rstrip("%")) > 0

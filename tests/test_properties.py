@@ -321,8 +321,8 @@ def test_single_layer_bottleneck_matches_intensity_vs_ridge(layer, dev, batch, e
     p = Engine.solve(layer, dev, batch_size=batch, precision=precision, efficiency=eff)
     assume(layer.rows().__len__() == 1)  # composites attribute per row; test leaves here
     intensity = p.arithmetic_intensity.m_as("FLOP/B")
-    ridge = p.ridge_point
-    assert ridge == pytest.approx(dev.ridge_point(precision, eff).m_as("FLOP/B"), rel=1e-12)
+    ridge = p.sustained_ridge_point
+    assert ridge == pytest.approx(dev.sustained_ridge_point(precision, eff).m_as("FLOP/B"), rel=1e-12)
     assume(abs(intensity / ridge - 1) > 1e-9)  # no ties at the ridge
     roof = max(p.latency_compute_s, p.latency_memory_s)
     if p.latency_dispatch_s >= roof:
@@ -337,7 +337,7 @@ def test_single_layer_without_dispatch_term(layer, dev, batch):
     """Strip the launch term: the roofline label is decided by intensity vs ridge alone."""
     assume(_solvable(dev, "fp32"))
     p = Engine.solve(layer, dev, batch_size=batch, precision="fp32")
-    intensity, ridge = p.arithmetic_intensity.m_as("FLOP/B"), p.ridge_point
+    intensity, ridge = p.arithmetic_intensity.m_as("FLOP/B"), p.sustained_ridge_point
     assume(abs(intensity / ridge - 1) > 1e-9)
     compute_bound = p.latency_compute_s >= p.latency_memory_s
     assert compute_bound == (intensity > ridge)

@@ -125,7 +125,7 @@ def test_prefill_compute_bound_decode_bandwidth_bound():
     for key in ("GPT2", "Llama7B"):
         pre = Engine.solve(Models.get(key), H100, phase="prefill", seq_len=1024, efficiency=lab.EFFICIENCY)
         assert pre.bottleneck == "Compute"
-        assert pre.arithmetic_intensity.magnitude > H100.ridge_point("fp16", lab.EFFICIENCY).magnitude
+        assert pre.arithmetic_intensity.magnitude > H100.sustained_ridge_point("fp16", lab.EFFICIENCY).magnitude
     dec = Engine.solve(Models.Llama7B, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
     assert dec.bottleneck == "Memory"
 
@@ -150,7 +150,7 @@ def test_batching_amortizes_weights_not_kv_caches():
     assert p64.bytes_moved == pytest.approx(shared + 64 * per_seq)
     p256 = Engine.solve(m, H100, batch_size=256, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY)
     assert p256.bottleneck == "Memory"
-    assert p256.arithmetic_intensity.magnitude < H100.ridge_point("fp16", lab.EFFICIENCY).magnitude
+    assert p256.arithmetic_intensity.magnitude < H100.sustained_ridge_point("fp16", lab.EFFICIENCY).magnitude
     assert shared / kv == pytest.approx(12.3, abs=0.05)  # KV bytes pass weight bytes per token near batch 12
 
 
@@ -193,3 +193,55 @@ def test_attention_overtakes_dense_at_6d_9600_tokens():
     assert attn == dense
     attn, dense = lab.block_macs(9601)
     assert attn > dense
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10 #2, #11 and the engine-assumption rule (6.7 A)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_part_a_names_the_sustained_ridge_and_the_peak_ridge_apart():
+    """Issue 10 #2: 6.7 A called peak × 0.5 / BW = 148 'the ridge'; the chapter's ridge point is
+    the un-derated 989.5 / 3.35 = 295 FLOP/B. Both appear, each under its own name."""
+    from viewtext import render, view_text
+
+    from mlsysim.labs.vocab import LABELS
+
+    text = view_text(render(lab, "A"))
+    assert f"{LABELS['ridge_sustained']} = " in text and "= 148 FLOP/B" in text
+    assert f"{LABELS['ridge_peak']}: 295" in text
+    assert round(989.5 / 3.35) == 295 and round(989.5 * 0.5 / 3.35) == 148
+
+
+def test_part_a_shows_the_launch_cost_at_which_the_decode_verdict_flips():
+    """GPT-2 XL decode on an H100: the memory term is 1.03 ms for 677 kernels, so launches outweigh
+    it from 1.03 ms / 677 ≈ 1.5 µs per kernel; at 1 µs decode is memory-bound, at 2 µs launch-bound."""
+    flip = lab.launch_flip_ns("GPT2", "H100", 1024)
+    dec = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
+    kernels = sum(t.kernels for t in dec.layers)
+    assert kernels == 677
+    assert flip * 1e-9 == pytest.approx(dec.latency_memory_s / kernels, rel=0.01)
+    assert "memory-bound" in lab.part_a("GPT2", "H100", 1024, "1").cards[1].note
+    assert "dispatch-bound" in lab.part_a("GPT2", "H100", 1024, "2").cards[1].note
+
+
+def test_part_b_reports_no_mfu_for_a_batch_that_does_not_fit():
+    """Issue 10 #11: 256 sequences × 8,192 tokens of Llama-2 7B need 256 × 4.29 GB of KV cache
+    (32 layers × 2 × 4,096 × 8,192 × 2 B each) ≈ 1.1 TB on an 80 GB H100: it does not run."""
+    from viewtext import render, view_text
+
+    kv = Models.Llama7B.kv_cache_bytes(8192, 256, "fp16")
+    assert kv == 256 * 32 * 2 * 4096 * 8192 * 2
+    v = render(lab, "B", batch=256, context=8192)
+    text = view_text(v)
+    assert "does not run" in text and "MFU 0." not in text
+    assert next(c for c in v.cards if c.label == "MFU").value == "does not run"
+
+
+def test_part_d_does_not_call_mha_one_times_smaller():
+    """Issue 10 #11: at 32 KV heads (MHA) the card read '1× smaller than MHA'."""
+    from viewtext import render, view_text
+
+    text = view_text(render(lab, "D", kv_heads="32"))
+    assert "1× smaller" not in text and "1x smaller" not in text
+    assert "4× smaller" in view_text(render(lab, "D", kv_heads="8"))

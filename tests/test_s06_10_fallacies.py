@@ -163,4 +163,34 @@ def test_jetson_fits_two_conversations():
     assert lab.max_users(2048, "fp16", "JetsonOrinNX", 1e9) == 1
     assert lab.llm_footprint(2, 2048, "fp16")["profile"].feasible
     assert not lab.llm_footprint(3, 2048, "fp16")["profile"].feasible
-    assert lab.PRED_D.answer == "two"
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10 #5 and #2
+# ---------------------------------------------------------------------------------------------
+
+
+def test_pred_d_is_consistent_with_its_own_numbers():
+    """Issue 10 #5: PRED_D stated '≈14 GB of weights' on a 16 GB device and marked 'two at most'
+    correct, yet 14 + 2 × 1.074 = 16.15 GB > 16 GB, and the part's default view showed 1. The
+    question now asks how INT8 changes the count; the answer is read off the part's own function:
+    FP16 16 − 1 − 13.48 = 1.52 GB → 1 conversation of 1.074 GB; INT8 16 − 1 − 6.74 = 8.26 GB →
+    15 of 0.537 GB."""
+    assert 14 + 2 * 1.074 > 16
+    fp16 = lab.max_users(2048, "fp16", "JetsonOrinNX", 1e9)
+    int8 = lab.max_users(2048, "int8", "JetsonOrinNX", 1e9)
+    assert (fp16, int8) == (1, 15)
+    assert int8 / fp16 > 2 and lab.PRED_D.answer == "many"
+    assert "15 conversations" in lab.PRED_D.feedback["many"]
+
+
+def test_part_c_names_both_ridges():
+    """Issue 10 #2: 6.10 labelled the un-derated 295 FLOP/B '(dense peak; × 0.5 efficiency)'."""
+    from viewtext import render, view_text
+
+    from mlsysim.labs.vocab import LABELS
+
+    text = view_text(render(lab, "C"))
+    assert "(dense peak; × 0.5 efficiency)" not in text
+    assert f"{LABELS['ridge_peak']} of the NVIDIA H100 SXM5 80GB: 295 FLOP/B" in text
+    assert f"{LABELS['ridge_sustained']} at η = 0.5: 148" in text

@@ -36,7 +36,7 @@ def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float 
             y=cap,
             line_dash="dash",
             line_color=SERIES[i % len(SERIES)],
-            annotation_text=f"{dev.key} {dev.memory.capacity:~P}",
+            annotation_text=f"{dev.name} {dev.memory.capacity:~P}",
             annotation_position="top left",
         )
     return fig

@@ -30,6 +30,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.7"
 PARTS = ("A", "B", "C", "D")
@@ -91,6 +92,31 @@ A_MODEL = Choice("Model", MODELS, "GPT2")
 A_DEVICE = Choice("Device", {"H100": "H100 (3.35 TB/s)", "A100": "A100 80 GB (2.0 TB/s)",
                              "JetsonOrinNX": "Jetson Orin NX (102 GB/s)"}, "H100")
 A_PROMPT = Slider("Prompt length (tokens)", 16, 2048, 1024, step=16)
+#: The engine's assumption the decode verdict depends on: a fixed cost per kernel launch.
+A_LAUNCH = Choice("Launch cost per kernel (an engine assumption)",
+                  {"registry": "the device's planning value", "0": "0 µs (whole step in one graph)", "1": "1 µs",
+                   "2": "2 µs", "5": "5 µs", "20": "20 µs"}, "registry")
+
+
+def with_launch(dev, launch: str):
+    """The device with its per-kernel launch cost replaced (``"registry"`` keeps the planning value)."""
+    if launch == "registry":
+        return dev
+    return dev.model_copy(update={"dispatch_tax": Q_(float(launch), "us")})
+
+
+@lru_cache(maxsize=64)
+def launch_flip_ns(model_key: str, device: str, seq: int) -> int:
+    """Smallest launch cost (ns per kernel) at which the engine calls batch-1 decode launch-bound,
+    found by evaluating the engine, never from a rearranged formula."""
+    m, dev = Models.get(model_key), Hardware.get(device)
+
+    def dispatch(ns: int) -> int:
+        d = dev.model_copy(update={"dispatch_tax": Q_(ns, "ns")})
+        p = Engine.solve(m, d, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=seq)
+        return int(p.bottleneck == "Dispatch")
+
+    return first_crossing(dispatch, 1, lo=0, hi=10**7)
 
 
 def _prompt_for(model_key: str, prompt: int) -> tuple[int, bool]:
@@ -102,9 +128,9 @@ def _prompt_for(model_key: str, prompt: int) -> tuple[int, bool]:
     return int(prompt), False
 
 
-def part_a(model: str, device: str, prompt: int) -> View:
+def part_a(model: str, device: str, prompt: int, launch: str) -> View:
     m = Models.get(model)
-    dev = Hardware.get(device)
+    dev = with_launch(Hardware.get(device), launch)
     s, capped = _prompt_for(model, int(prompt))
     pre = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=s)
     dec = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s)
@@ -120,17 +146,20 @@ def part_a(model: str, device: str, prompt: int) -> View:
 
     ratio = dec.latency_dispatch_s / dec.latency_memory_s
     tax = dev.dispatch_tax.m_as("s")
+    flip = launch_flip_ns(model, device, s) * 1e-9
     cards = [
         Card("Prefill intensity", f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
-             f"{pre.bottleneck}-bound · {fmt_time(pre.latency_s)} for the prompt",
+             f"{bound_phrase(pre.bottleneck)} · {fmt_time(pre.latency_s)} for the prompt",
              "ok" if pre.bottleneck == "Compute" else "warn"),
         Card("Decode intensity", f"{dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
-             f"{dec.bottleneck}-bound · {fmt_time(dec.latency_s)} per token", "bad"),
+             f"{bound_phrase(dec.bottleneck)} · {fmt_time(dec.latency_s)} per token", "bad"),
         Card("Decode: memory term", fmt_time(dec.latency_memory_s),
              f"weights + KV cache at {dev.memory.bandwidth:~P}"),
         Card("Decode: kernel launches", fmt_time(dec.latency_dispatch_s),
              f"{kernels:,} kernels × {fmt_time(tax)} = {fmt_ratio(ratio)} the memory term",
              "bad" if dec.bottleneck == "Dispatch" else ""),
+        Card("Verdict flips at", f"{fmt_time(flip)} per kernel",
+             "launch-bound above this launch cost, memory-bound below", "warn"),
         Card("Decode MFU", f"{dec.mfu:.2%}", f"prefill reaches {pre.mfu:.1%}"),
     ]
     if dec.bottleneck == "Dispatch":
@@ -145,15 +174,22 @@ def part_a(model: str, device: str, prompt: int) -> View:
                f"weight {s:,} times and runs at {pre.arithmetic_intensity.magnitude:,.0f} FLOP/B "
                f"({pre.bottleneck.lower()}-bound), while decoding one token reuses it once: "
                f"{dec.arithmetic_intensity.magnitude:.2f} FLOP/B. {verdict}"
+               + f" The verdict rests on the launch cost: at {fmt_time(flip)} per kernel or more the launches "
+               "dominate; below it the weight stream does."
                + (" GPT-2 has 1,024 learned positions, so the prompt is capped there." if capped else ""))
-    ridge = dev.ridge_point(PRECISION, EFFICIENCY).magnitude
+    ridge = dev.sustained_ridge_point(PRECISION, EFFICIENCY).magnitude
     peek = [
-        f"ridge = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / {dev.memory.bandwidth:~P} = {ridge:,.0f} FLOP/B",
+        f"{LABELS['ridge_sustained']} = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / "
+        f"{dev.memory.bandwidth:~P} = {ridge:,.0f} FLOP/B  ({LABELS['ridge_peak']}: "
+        f"{dev.ridge_point(PRECISION).magnitude:,.0f})",
         f"decode I = FLOPs / bytes = {_flop(dec.flops)} / {fmt_bytes(dec.bytes_moved)} = "
         f"{dec.arithmetic_intensity.magnitude:.3f} FLOP/B  (2 FLOPs per 2-byte weight = 1.0)",
         f"prefill I = {_flop(pre.flops)} / {fmt_bytes(pre.bytes_moved)} = {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
         "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"decode: {fmt_time(no_launch)} (compute/memory) + {kernels:,} × {fmt_time(tax)} = {fmt_time(dec.latency_s)}",
+        f"flip: the smallest launch cost at which launches outweigh the memory term = {fmt_time(flip)} per kernel "
+        f"(found by re-solving; the {Hardware.get(device).name}'s planning value is "
+        f"{fmt_time(Hardware.get(device).dispatch_tax.m_as('s'))})",
         f"achieved decode rate = {fmt_rate(dec.flops / dec.latency_s)} of {fmt_rate(dec.peak_flops_s)} dense peak",
     ]
     return View(fig, cards, summary, "Two regimes on the roofline", peek)
@@ -233,22 +269,28 @@ def part_b(batch: int, context: int, device: str) -> View:
     cards = [
         Card("Bytes per token", fmt_bytes(p.bytes_moved / B), f"batch 1: {fmt_bytes(p1.bytes_moved)}"),
         Card("Intensity", f"{p.arithmetic_intensity.magnitude:,.1f} FLOP/B",
-             f"{p.bottleneck}-bound · ridge {p.ridge_point:,.0f}", "bad" if p.bottleneck != "Compute" else "ok"),
-        Card("MFU", f"{p.mfu:.2%}", f"batch 1: {p1.mfu:.2%} of dense FP16 peak", "bad" if p.mfu < 0.1 else "warn"),
+             f"{bound_phrase(p.bottleneck)} · {LABELS['ridge_sustained']} {p.sustained_ridge_point:,.0f} at η = {EFFICIENCY:g}", "bad" if p.bottleneck != "Compute" else "ok"),
+        Card("MFU", f"{p.mfu:.2%}" if p.feasible else "does not run",
+             f"batch 1: {p1.mfu:.2%} of dense FP16 peak" if p.feasible else
+             f"needs {fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}: no rate to measure",
+             "bad" if (p.mfu < 0.1 or not p.feasible) else "warn"),
         Card("KV = weights per token at", f"batch {even:,.1f}", "beyond it the caches dominate"),
         Card("Memory needed", fmt_bytes(p.memory_footprint_bytes),
              f"KV {fmt_bytes(p.kv_cache_bytes)} for {B} sequence{'s' if B > 1 else ''}", "ok" if p.feasible else "bad"),
     ]
+    run = (f"Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU {p.mfu:.2%}" if p.feasible else
+           f"This batch does not run on the {dev.name}: it needs {fmt_bytes(p.memory_footprint_bytes)}, so there is "
+           f"no MFU to report; were memory unlimited its intensity would be {p.arithmetic_intensity.magnitude:,.1f} FLOP/B")
     summary = (f"At batch {B} each generated token reads {fmt_bytes(shared / B)} of weights (shared) plus its own "
-               f"{fmt_bytes(kv1)} KV cache. Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU "
-               f"{p.mfu:.2%}: batching divides the weight bytes, but past batch {even:,.0f} the caches, which no "
-               f"batch can share, set the pace.")
+               f"{fmt_bytes(kv1)} KV cache. {run}: batching divides the weight bytes, but past batch {even:,.0f} the "
+               f"caches, which no batch can share, set the pace.")
     peek = [
         "bytes per step = W + B × A   (W: weights, read once; A: one sequence's KV cache + activations)",
         f"W = {fmt_bytes(shared)},  A = {fmt_bytes(per_seq)}  (KV cache {fmt_bytes(kv1)} at {ctx:,} tokens)",
         f"bytes per token = W / B + A = {fmt_bytes(shared)} / {B} + {fmt_bytes(per_seq)} = {fmt_bytes(p.bytes_moved / B)}",
         f"intensity → FLOPs per token / A as B grows: at most {p.flops / B / per_seq:,.1f} FLOP/B here",
-        f"MFU = FLOPs / (latency × peak) = {_flop(p.flops)} / ({fmt_time(p.latency_s)} × {dev.compute.peak(PRECISION):~P}) = {p.mfu:.2%}",
+        (f"MFU = FLOPs / (latency × peak) = {_flop(p.flops)} / ({fmt_time(p.latency_s)} × {dev.compute.peak(PRECISION):~P}) = {p.mfu:.2%}"
+         if p.feasible else "MFU: not reported; the configuration does not fit, so it never runs"),
     ]
     return View(fig, cards, summary, "Bytes per generated token", peek,
                 alert=feasibility(p.memory_footprint_bytes, dev, f"Decoding {B} sequence{'s' if B > 1 else ''} at {ctx:,} tokens"))
@@ -499,14 +541,17 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
         Card("Fits", "yes" if p.feasible else "no",
              f"{fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}" if p.feasible else
              f"over by {fmt_bytes(p.over.m_as('B'))}", "ok" if p.feasible else "bad"),
-        Card("Most users that fit", f"{fit:,}", f"at {ctx:,} tokens on the {dev.key}", "ok" if fit >= u else "bad"),
-        Card("Cache shrink vs MHA", fmt_ratio(shrink, 0), f"{heads} query heads / {k} KV head{'s' if k > 1 else ''}"),
+        Card("Most users that fit", f"{fit:,}", f"at {ctx:,} tokens on the {dev.name}", "ok" if fit >= u else "bad"),
+        Card("Cache shrink vs MHA", fmt_ratio(shrink, 0) if k != heads else "none: this is MHA",
+             f"{heads} query heads / {k} KV head{'s' if k > 1 else ''}"),
     ]
     summary = (f"{u} users × {ctx:,} tokens hold {fmt_bytes(p.kv_cache_bytes)} of KV cache on top of "
                f"{fmt_bytes(wb)} of weights: {fmt_bytes(p.memory_footprint_bytes)} in all, which "
                + ("fits" if p.feasible else "does not fit")
-               + f" the {dev.name}. With {k} KV head{'s' if k > 1 else ''} the cache is {fmt_ratio(shrink, 0)} smaller than MHA, and "
-               f"{fit:,} users fit at this context.")
+               + f" the {dev.name}. "
+               + (f"With {k} KV head{'s' if k > 1 else ''} the cache is {fmt_ratio(shrink, 0)} smaller than MHA, and "
+                  if k != heads else "Every query head keeps its own keys and values (MHA), and ")
+               + f"{fit:,} users fit at this context.")
     peek = [
         "KV = users × layers × 2 (K, V) × kv_heads × S × d_head × 2 B",
         f"   = {u} × {cfg['n_layers']} × 2 × {k} × {ctx:,} × {d_head} × 2 B = {fmt_bytes(p.kv_cache_bytes)}",

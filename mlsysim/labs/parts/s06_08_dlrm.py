@@ -30,6 +30,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import bound_phrase
 
 CHAPTER = "6.8"
 PARTS = ("A", "B", "C", "D")
@@ -235,7 +236,7 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         Card("Gathers: share of FLOPs", f"{st['emb']['flops'] / all_flops:.1%}", "a lookup copies a row: no MACs"),
         Card("Pooling intensity", f"{pooling_intensity(k):.2f} FLOP/B",
              "one add per 4-byte value; tends to 0.25" if k > 1 else "one lookup: nothing to add"),
-        Card("Each gather kernel", emb_bound + "-bound",
+        Card("Each gather kernel", bound_phrase(emb_bound),
              "a fixed cost per gather dominates: latency-bound" if emb_bound == "Dispatch"
              else "the bytes dominate: bandwidth-bound in aggregate",
              "warn"),
@@ -247,7 +248,7 @@ def part_b(batch: str, lookups: int, device: str) -> View:
                f"while the MLPs' weight reads are shared: the gathers are {st['emb']['bytes'] / all_bytes:.1%} of "
                f"the bytes and {st['emb']['flops'] / all_flops:.1%} of the FLOPs. The engine prints "
                f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
-               + (f"on one {dev.key} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
+               + (f"on one {dev.name} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
                   f"over by {fmt_bytes(p.over.m_as('B'))})." if not p.feasible else
                   f"here they fit ({fmt_bytes(p.memory_footprint_bytes)})."))
     peek = [
@@ -326,7 +327,7 @@ def part_c(precision: str, keep: int, device: str) -> View:
         Card("IDs sharing a row", fmt_ratio(ids_per_row), "hash collisions blur long-tail users",
              "warn" if kp < 100 else ""),
         Card(f"Most rows that fit in {precision.upper()}", f"{best}%" if best else "under 1%",
-             f"on the {dev.key}", "ok" if best >= kp else "bad"),
+             f"on the {dev.name}", "ok" if best >= kp else "bad"),
     ]
     summary = (f"In {precision.upper()} with {kp}% of the rows kept, the two tables take {fmt_bytes(need)}: "
                f"{fmt_ratio(need / cap, 2)} the {dev.name}'s {fmt_bytes(cap)}. "

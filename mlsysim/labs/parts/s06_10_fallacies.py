@@ -28,6 +28,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.10"
 PARTS = ("A", "B", "C", "D")
@@ -137,7 +138,7 @@ def part_a(device: str, batch: int) -> View:
     cards = [
         Card("ViT-B/16 parameters", fmt_count(vb.params), f"{fmt_ratio(vb.params / r50.params)} ResNet-50's"),
         Card("ViT-B/16 FLOPs", f"{vb.flops() / 1e9:,.1f} G", f"{fmt_ratio(vb.flops() / r50.flops())} ResNet-50's"),
-        Card("Latency ViT-B/16", fmt_time(pv.latency_s), f"ResNet-50 {fmt_time(pr.latency_s)}; {pv.bottleneck}",
+        Card("Latency ViT-B/16", fmt_time(pv.latency_s), f"ResNet-50 {fmt_time(pr.latency_s)}; {bound_phrase(pv.bottleneck)}",
              "warn" if pv.latency_s > pr.latency_s else "ok"),
         Card("Memory ViT-B/16", fmt_bytes(pv.memory_footprint_bytes), "fits" if pv.feasible else
              f"over by {fmt_bytes(pv.over.m_as('B'))}", "ok" if pv.feasible else "bad"),
@@ -216,7 +217,7 @@ def part_b(seq: int, device: str) -> View:
     ref = stats(B_REF_SEQ)
     grid = {n: stats(n) for n in B_GRID}
     now = stats(s)
-    fig = figure(f"What grows with sequence length (relative to {B_REF_SEQ} tokens, {dev.key})",
+    fig = figure(f"What grows with sequence length (relative to {B_REF_SEQ} tokens, {dev.name})",
                  "Sequence length (tokens)", f"× the value at {B_REF_SEQ} tokens (log scale)", log_x=True, log_y=True)
     series = {"attention score memory (S²)": "scores", "LSTM serial steps (S)": "steps",
               "LSTM latency (serial chain)": "lstm_s", "transformer block latency (parallel)": "block_s"}
@@ -234,13 +235,13 @@ def part_b(seq: int, device: str) -> View:
         Card(f"vs {B_REF_SEQ} tokens", fmt_ratio(now["scores"] / ref["scores"], 1), "quadratic",
              "bad" if now["scores"] > ref["scores"] else ""),
         Card("LSTM critical path", f"{lstm.serial_steps:,} steps", "no hardware can parallelize them"),
-        Card("LSTM latency", fmt_time(lp.latency_s), f"{lp.bottleneck}; {lstm.kernels:,} kernels", "warn"),
-        Card("Transformer block", fmt_time(bp.latency_s), f"{bp.bottleneck}; all {s:,} tokens at once"),
+        Card("LSTM latency", fmt_time(lp.latency_s), f"{bound_phrase(lp.bottleneck)}; {lstm.kernels:,} kernels", "warn"),
+        Card("Transformer block", fmt_time(bp.latency_s), f"{bound_phrase(bp.bottleneck)}; all {s:,} tokens at once"),
     ]
     summary = (f"At {s:,} tokens, materialized attention scores take {fmt_bytes(now['scores'])} per layer, "
                f"{now['scores'] / ref['scores']:,.1f}× the {B_REF_SEQ}-token figure; an LSTM of the same width keeps a "
                f"tiny state but walks {lstm.serial_steps:,} dependent steps ({fmt_time(lp.latency_s)} against "
-               f"{fmt_time(bp.latency_s)} for a transformer block on the {dev.key}). Neither cost appears in an "
+               f"{fmt_time(bp.latency_s)} for a transformer block on the {dev.name}). Neither cost appears in an "
                "accuracy table.")
     peek = [
         f"scores = heads × S² × bytes = {B_HEADS} × {s:,}² × 2 = {now['scores']:,} B",
@@ -324,7 +325,7 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     }
     labels = [f"{k}<br>{fmt_time(p.latency_s)}" for k, p in profs.items()]
     terms = {k: _terms(p) for k, p in profs.items()}
-    fig = figure(f"Where the time goes ({prec.upper()}, compiled graph, {dev.key}; GPT-2 XL at batch 1, "
+    fig = figure(f"Where the time goes ({prec.upper()}, compiled graph, {dev.name}; GPT-2 XL at batch 1, "
                  f"images at batch {b})", "Workload",
                  "Share of latency (%)")
     for i, name in enumerate(("compute-bound layers", "memory-bound layers", "kernel launches")):
@@ -336,11 +337,11 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     attn_rows = [t for t in ph.layers if t.name.startswith("attn_blocks")]
     attn_share = sum(t.time for t in attn_rows) / ph.latency_s
     cards = [
-        Card("Prefill", pre.bottleneck, f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
+        Card("Prefill", bound_phrase(pre.bottleneck), f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
              "ok" if pre.bottleneck == "Compute" else "warn"),
-        Card("Decode", dec.bottleneck, f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B", "warn"),
-        Card("CNN alone", pc.bottleneck, f"{fmt_time(pc.latency_s)}"),
-        Card("CNN + attention", ph.bottleneck, f"{fmt_time(ph.latency_s)}; attention {attn_share:.0%} of it",
+        Card("Decode", bound_phrase(dec.bottleneck), f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B", "warn"),
+        Card("CNN alone", bound_phrase(pc.bottleneck), f"{fmt_time(pc.latency_s)}"),
+        Card("CNN + attention", bound_phrase(ph.bottleneck), f"{fmt_time(ph.latency_s)}; attention {attn_share:.0%} of it",
              "warn" if ph.bottleneck != pc.bottleneck else ""),
         Card("Hybrid vs CNN", fmt_ratio(ph.latency_s / pc.latency_s), "slower" if ph.latency_s > pc.latency_s
              else "faster"),
@@ -361,7 +362,8 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
         "each layer row is charged max(FLOPs / (peak × 0.5), bytes / BW); launches are added on top",
         f"prefill: {s:,} tokens share each weight  ->  {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
         f"decode:  1 token per weight read (+ KV cache)  ->  {dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
-        f"ridge of the {dev.key}: {dev.ridge_point(prec).magnitude:,.0f} FLOP/B at {prec.upper()} (dense peak; × 0.5 efficiency)",
+        f"{LABELS['ridge_peak']} of the {dev.name}: {dev.ridge_point(prec).magnitude:,.0f} FLOP/B at {prec.upper()}; "
+        f"{LABELS['ridge_sustained']} at η = 0.5: {dev.sustained_ridge_point(prec, 0.5).magnitude:,.0f} (the roof charged here)",
         f"hybrid tokens = ({int(res)} / 16)² = {tokens:,};  scores per block = {HYBRID_HEADS} × {tokens:,}² × 2 B = "
         f"{fmt_bytes(sc.score_bytes(b, prec) / b)} per image" + (" (tiled: never stored)" if flash else ""),
         "compiled graph: BN folded and activations fused, so the CNN's own convs set its regime",
@@ -377,22 +379,26 @@ TRAINING_GPUS = 8          # "8× A100 GPUs (640 GB total memory)" (L1576)
 CHAPTER_MODEL_GB = 8       # the self-check's vision model: "weights require only 8 GB" (L1593)
 
 PRED_D = Prediction(
-    question=("A 7B chat model (≈14 GB of FP16 weights) served many users on the 8×A100 training cluster. "
-              "Moved unchanged to a 16 GB Jetson Orin NX, how many 2,048-token conversations fit at once?"),
-    options={"plenty": "Plenty: 14 GB of weights is under 16 GB, so it fits",
-             "fifteen": "About 15: 16 GB at about 1 GB per conversation",
-             "two": "Two at most, and fewer once the OS, runtime and workspace take their share",
-             "same": "As many as on the cluster: the architecture did not change"},
-    answer="two",
+    question=("A 7B chat model whose FP16 weights (13.5 GB) nearly fill a 16 GB Jetson Orin NX serves 2,048-token "
+              "conversations beside a 1 GB runtime reserve. Quantizing weights and KV cache to INT8 multiplies the "
+              "number of conversations that fit by about…"),
+    options={"2x": "2×: half the bytes per value, twice the conversations",
+             "none": "Not at all: the KV cache, not the weights, limits conversations",
+             "many": "Far more than 2×: the room beside the weights grows several-fold and each cache halves",
+             "4x": "4×: INT8 is a quarter of FP32"},
+    answer="many",
     feedback={
-        "plenty": "That budgets the weights alone. Each conversation holds ≈1.07 GB of KV cache: 16 − 13.5 GB "
-                  "leaves room for two, before any runtime overhead.",
-        "fifteen": "That forgets the weights already occupy 13.5 of the 16 GB.",
-        "two": "13.5 GB of weights + 2 × 1.07 GB of KV cache = 15.6 GB: the third conversation does not fit, "
-               "and an OS and runtime sharing the same memory take more.",
-        "same": "The cluster has 640 GB, 40× the Jetson's 16 GB. Wins on training hardware do not transfer; "
-                "the deployment target sets the budget.",
+        "2x": "Halving every byte would double the conversations only if nothing else shared the device. The "
+              "weights take most of it: halving them multiplies the leftover room several times, and each "
+              "cache also halves. Budgets with a large fixed term respond non-linearly.",
+        "none": "The caches are quantized too (half the bytes each), and the weights they compete with shrink "
+                "from 13.5 to 6.7 GB: both terms move.",
+        "many": "FP16: 16 − 1 − 13.5 = 1.5 GB of room, one 1.07 GB cache. INT8: 16 − 1 − 6.7 = 8.3 GB of room "
+                "for 0.54 GB caches, 15 conversations. The fixed weight term is what a weights-only budget hides.",
+        "4x": "The baseline is FP16 (2 B), not FP32: INT8 halves the bytes. The gain is larger than 2× for "
+              "another reason: the weights stop crowding out the caches.",
     },
+    reveals=("15 conversations", "Far more than 2×"),
 )
 D_PRECISION = Choice("Weights and KV cache", {"fp16": "FP16", "int8": "INT8"}, "fp16")
 D_USERS = Slider("Concurrent conversations", 1, 32, 2)

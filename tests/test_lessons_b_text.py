@@ -1,0 +1,53 @@
+"""Issue 10, #11 (the class): what 6.6-6.10 and Lab 06 show at their defaults and at every option of
+their choice widgets reads as prose for a student: device and model names, never registry keys
+(``JetsonOrinNX``, ``CortexA53Camera``); bottlenecks lower-case mid-sentence ("dispatch-bound");
+no "MFU 0.0%" for a workload whose useful work the MFU does not measure."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+import pytest
+from viewtext import default_args, view_text
+
+from mlsysim.hardware import Hardware
+from mlsysim.labs.components import Choice
+
+STEMS = ("s06_06_attention", "s06_07_transformers", "s06_08_dlrm", "s06_09_choosing", "s06_10_fallacies", "lab06")
+#: Registry keys that are not words: CamelCase or with an underscore.
+KEYS = [d.key for d in Hardware.all() if re.search(r"[a-z][A-Z]|_|\d[A-Z]", d.key) and d.key not in d.name] + [
+    "GPT2Small", "Llama7B", "ResNet50"]
+KEY_RE = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, KEYS)) + r")(?![\w])")
+CAPITAL_BOUND = re.compile(r"\b(Dispatch|Compute|Memory)-bound|[a-z,;:(] (Dispatch|Compute|Memory)\b(?! \w+:)")
+
+
+def _views():
+    for stem in STEMS:
+        mod = importlib.import_module(f"mlsysim.labs.parts.{stem}")
+        for name, fn in inspect.getmembers(mod, inspect.isfunction):
+            if fn.__module__ != mod.__name__ or not (re.fullmatch(r"part_[a-z]", name) or name == "synthesis"):
+                continue
+            letter = "S" if name == "synthesis" else name[-1].upper()
+            base = default_args(mod, letter, fn)
+            states = [base]
+            for p in base:
+                spec = getattr(mod, f"{letter}_{p.upper()}")
+                if isinstance(spec, Choice):
+                    states += [{**base, p: o} for o in spec.options if o != base[p]]
+            for s in states:
+                yield f"{stem}.{name}({s})", fn, s
+
+
+CASES = list(_views())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_prose_not_registry_keys(case):
+    label, fn, args = case
+    text = view_text(fn(**args))
+    assert not KEY_RE.search(text), f"{label}: registry key {KEY_RE.search(text).group(0)!r} shown"
+    m = CAPITAL_BOUND.search(text)
+    assert not m, f"{label}: capitalised bottleneck mid-sentence: {text[max(0, m.start() - 40):m.end() + 20]!r}"
+    assert "MFU 0.0%" not in text, label
