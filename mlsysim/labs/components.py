@@ -24,6 +24,7 @@ __all__ = [
     "feasibility",
     "error_note",
     "locked",
+    "locked_any",
     "locked_note",
     "unlock_requested",
     "fmt_bytes",
@@ -107,7 +108,8 @@ def fmt_ratio(x: float, digits: int = 1) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-_NUMBER = re.compile(r"\d[\d,.]*\d|\d")
+#: A number in an option label, with its unit when it has one ("139×", "16.8 MB", "4.1 s").
+_NUMBER = re.compile(r"(?<![\w.])(\d[\d,.]*\d|\d)(\s?(?:×(?!\s?\d)|%|[kKMGTP]?i?B\b|FLOP/B\b|FLOP/byte|ms\b|µs\b|ns\b|s\b|tokens?\b|million\b|billion\b))?")
 
 #: What each kind of question is called above its options.
 _KIND_PREFIX = {"predict": "**Predict first.**", "transfer": "**Now try a new case.**"}
@@ -143,8 +145,15 @@ class Prediction:
 
     @property
     def spoilers(self) -> tuple[str, ...]:
-        """``reveals`` plus every number in the correct option's label."""
-        nums = _NUMBER.findall(self.options[self.answer])
+        """``reveals`` plus the numbers of the correct option's label that identify it: a number
+        with its unit ("139×", "16.8 MB"), or a bare number of three or more digits."""
+        nums = []
+        for m in _NUMBER.finditer(self.options[self.answer]):
+            number, unit = m.group(1), m.group(2)
+            if unit:
+                nums.append(number + unit)
+            elif len(re.sub(r"\D", "", number)) >= 3:
+                nums.append(number)
         return tuple(dict.fromkeys([*self.reveals, *nums]))
 
     def radio(self):
@@ -194,6 +203,12 @@ def unlock_requested() -> bool:
 def locked(radio, unlocked: bool) -> bool:
     """The condition for ``mo.stop``: a part stays locked until its prediction is answered."""
     return radio.value is None and not unlocked
+
+
+def locked_any(radios, unlocked: bool) -> bool:
+    """The condition for ``mo.stop`` on a cell that summarises several parts (takeaways, a
+    synthesis): locked until every one of their predictions is answered."""
+    return not unlocked and any(r.value is None for r in radios)
 
 
 def locked_note(what: str = "this part"):
