@@ -38,7 +38,7 @@ def _(LAB_CSS, kit, mo):
         kit.header(
             "Chapter 6 · Network Architectures · Section 6.6",
             "Attention: the quadratic score matrix",
-            "Count what attention's score matrix costs in MACs and bytes, watch it quadruple "
+            "Count what attention's score matrix costs in MACs and bytes, predict what happens "
             "when the context doubles, find the context at which it outgrows a device, and see "
             "what FlashAttention removes and what it keeps.",
             ["4 parts", "about 20 minutes", "score GEMM", "quadratic growth", "device fit", "FlashAttention"],

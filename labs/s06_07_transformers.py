@@ -40,7 +40,7 @@ def _(LAB_CSS, kit, mo):
             "Transformers: Prefill, Decode and the KV Cache",
             "One transformer runs in two regimes: prompt prefill is compute-bound, token-by-token "
             "decode is bound by bytes and launches, and the KV cache it keeps can outgrow the weights.",
-            ["4 parts", "about 20 minutes", "prefill vs decode", "batching", "KV cache",
+            ["4 parts", "about 25 minutes", "prefill vs decode", "batching", "KV cache",
              "grouped-query attention"],
         ),
     ])

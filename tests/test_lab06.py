@@ -31,7 +31,18 @@ def test_doubling_context_quadruples_scores():
     a = L.Attention(d_model=4096, n_heads=32, seq_len=4096).score_bytes()
     b = L.Attention(d_model=4096, n_heads=32, seq_len=8192).score_bytes()
     assert b == 4 * a
-    assert lab06.PRED_B.answer == "4x"
+
+
+def test_pred_b_flash_attention_makes_the_128k_layer_fit():
+    """Lab 06 asks what 6.6 has not (the ×4 question belongs to 6.6): at 131,072 tokens, 32 heads,
+    d_head 128, FP16, materialized live memory is Q+K+V+O + 2 × 32 × 131,072² values ≈ 2.2 TB;
+    tiled it is 4 × 131,072 × 4,096 × 2 B = 4.29 GB, under the H100's 80 GB."""
+    mat = L.Attention(d_model=4096, n_heads=32, seq_len=131072)
+    tiled = L.Attention(d_model=4096, n_heads=32, seq_len=131072, flash=True)
+    assert tiled.live_elements(1) * 2 == 4 * 131072 * 4096 * 2
+    assert mat.live_elements(1) * 2 == 4 * 131072 * 4096 * 2 + 2 * 32 * 131072**2 * 2
+    assert tiled.live_elements(1) * 2 < Hardware.get("H100").memory.capacity.m_as("B")
+    assert lab06.PRED_B.answer == "fits"
 
 
 def test_flash_attention_changes_bytes_not_flops():

@@ -96,7 +96,16 @@ def test_decode_intensity_is_1_flop_per_byte_in_fp16():
     assert weight_only_intensity(Models.GPT2, "fp32") == pytest.approx(0.5, rel=0.02)
     p = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1)
     assert round(p.arithmetic_intensity.magnitude, 1) == 1.0
-    assert lab.PRED_A.answer == "1"
+
+
+def test_prefill_intensity_is_about_180x_decode_not_1024x():
+    """PRED_A: prefill of 1,024 tokens reuses each weight 1,024 times, but it also moves
+    activations and S × S scores, so its intensity is ~179 FLOP/B against decode's ~1.0."""
+    pre = Engine.solve(Models.GPT2, H100, phase="prefill", seq_len=1024, efficiency=lab.EFFICIENCY)
+    dec = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
+    ratio = pre.arithmetic_intensity.magnitude / dec.arithmetic_intensity.magnitude
+    assert 150 < ratio < 210 and ratio < 1024
+    assert lab.PRED_A.answer == "180x"
 
 
 def test_self_check_ridge_156_on_the_hypothetical_accelerator():

@@ -52,6 +52,7 @@ PRED_A = Prediction(
         "22b": "That would be a *square* layer with 150,528 units (the seed lab's example). With 1,000 units "
                "it is 150,528 × 1,000 ≈ 150.5 M.",
     },
+    reveals=('150,529,000', '150.5 M'),
 )
 A_RESOLUTION = Slider("Image side (pixels)", 28, 512, 224, step=28)
 A_UNITS = Slider("Hidden units in the dense layer", 100, 4000, 1000, step=100)
@@ -108,15 +109,26 @@ def part_a(resolution: int, units: int, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question="Doubling a transformer's context from 4,096 to 8,192 tokens multiplies the attention score memory by…",
-    options={"2x": "2× (linear in tokens)", "4x": "4× (quadratic)", "8x": "8×", "16x": "16×"},
-    answer="4x",
+    question=("Section 6.6 showed the score matrix quadruples when the context doubles. At 131,072 tokens with 32 "
+              "heads (d_head 128, FP16), one layer's materialized attention needs about 2.2 TB live. Switch on "
+              "FlashAttention: what does that layer need live on an 80 GB H100?"),
+    options={"still": "Still far over 80 GB: the S² scores are computed, so they must be stored",
+             "fits": "It fits: only Q, K, V and the output remain, linear in S",
+             "half": "About half: tiling keeps half the scores at a time",
+             "same": "The same: FlashAttention only makes the kernel faster"},
+    answer="fits",
     feedback={
-        "2x": "Each of the S queries scores all S keys: the score matrix is S × S, so doubling S gives 4×.",
-        "4x": "(2S)² = 4S². At 8,192 tokens and 12 heads in FP16 that is 1.61 GB per layer.",
-        "8x": "Only the sequence doubles, and it appears squared, not cubed: 4×.",
-        "16x": "16× would be quadrupling the context (512 → 2,048 is the chapter's 16× example).",
+        "still": "Computed is not stored: tiles of scores live in on-chip SRAM and are discarded after the online "
+                 "softmax. What stays in memory is linear in S.",
+        "fits": "4 × 131,072 × 4,096 × 2 B = 4.3 GB for Q, K, V and the output, against 2.2 TB with the scores (two "
+                "1.1 TB copies: logits and probabilities). The FLOPs are unchanged; the memory wall moves from S² "
+                "to S.",
+        "half": "No fraction of the S × S matrix is kept in main memory: each tile lives on chip and is gone after "
+                "its rows are reduced.",
+        "same": "Speed is the side effect; the change is in storage. The scores are never written out, so the "
+                "live memory loses its S² term.",
     },
+    reveals=("4.3 GB", "linear in S"),
 )
 B_SEQ = Slider("Sequence length (tokens)", 512, 131072, 4096, step=512)
 B_HEADS = Slider("Attention heads", 1, 64, 32)
@@ -188,6 +200,7 @@ PRED_C = Prediction(
         "2x": "The gap is set by the launch count (about 256 vs 4 kernels), not by the FLOPs: far more than 2×.",
         "10x": "Both layers' math takes nanoseconds; the deep net pays ~256 kernel launches against ~4.",
     },
+    reveals=('more than 10×',),
 )
 C_DEPTH = Slider("Depth (layers)", 2, 128, 64, step=2)
 C_DEVICE = Choice("Deployment", DEVICES, "H100")
@@ -264,6 +277,7 @@ PRED_D = Prediction(
                      "share of its time launching: FLOPs are not speed.",
         "equal": "They differ by an order of magnitude: intensity and work per kernel set utilization.",
     },
+    reveals=('ResNet-50 reaches the highest MFU',),
 )
 D_BATCH = Slider("Batch size", 1, 256, 1)
 D_DEVICE = Choice("Device", DEVICES, "H100")

@@ -81,6 +81,7 @@ PRED_A = Prediction(
         "16.8m": "S × S scores × d_head MACs each = 512 × 512 × 64 = 16.8 M MACs; the value product PV costs "
                  "another 16.8 M.",
     },
+    reveals=('16,777,216', '16.8 M MACs'),
 )
 A_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
 A_D_HEAD = Slider("Head dimension d_head", 16, 256, 64, step=16)
@@ -159,6 +160,7 @@ PRED_B = Prediction(
                 "together.",
         "2x4x": "Storage counts the same S × S entries the FLOPs produce: both quadruple.",
     },
+    reveals=('4× and 4×', '4× memory and 4× FLOPs'),
 )
 B_SEQ = Slider("Context S (tokens)", 512, 131072, 4096, step=512)
 B_HEADS = Slider("Attention heads", 1, 64, 12)
@@ -277,6 +279,7 @@ PRED_C = Prediction(
                 "layer needs the whole 240 GB.",
         "10k": "Too pessimistic: a third of the memory still allows √(1/3) ≈ 58% of the context, not a tenth.",
     },
+    reveals=('57,735', '58,000', 'square root of the memory'),
 )
 C_DEVICE = Choice("Device", {"H100": "Cloud: H100 (80 GB)", "A100_40GB": "Cloud: A100 40GB",
                              "JetsonOrinNX": "Edge: Jetson Orin NX (16 GB)", "iPhone15Pro": "Mobile: iPhone 15 Pro (8 GB)"},
@@ -362,6 +365,7 @@ PRED_D = Prediction(
         "false_sparse": "Right verdict, wrong mechanism: FlashAttention is exact. Sparse attention is the "
                         "family that skips scores.",
     },
+    reveals=('FLOPs stay O(S²)',),
 )
 D_SEQ = Slider("Context S (tokens)", 1024, 131072, 8192, step=1024)
 D_SHAPE = Choice("Model shape", SHAPE_LABELS, "napkin", inline=False)

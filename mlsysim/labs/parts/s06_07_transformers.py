@@ -72,21 +72,24 @@ def first_crossing(f, target: float, lo: int = 1, hi: int = 1 << 26) -> int:
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("Batch-1 decoding does about 2 FLOPs per parameter while it streams every FP16 "
-              "parameter (2 bytes) from memory. Its arithmetic intensity is about…"),
-    options={"0.5": "0.5 FLOP/byte", "1": "1.0 FLOP/byte", "2": "2.0 FLOP/byte",
-             "156": "About 156 FLOP/byte, like any big matrix multiply"},
-    answer="1",
+    question=("The same GPT-2 XL weights (FP16, H100) first process a 1,024-token prompt (prefill), then generate "
+              "one token at a time (decode). Compared with prefill, decode's arithmetic intensity is…"),
+    options={"same": "About the same: same weights, same FLOPs per weight",
+             "180x": "About 180× lower: prefill shares each weight read across the prompt, decode uses it once",
+             "1024x": "Exactly 1,024× lower: the number of tokens",
+             "higher": "Higher: decode touches only one token's activations"},
+    answer="180x",
     feedback={
-        "0.5": "0.5 FLOP/byte is the FP32 figure (2 FLOPs per 4-byte weight, equation 2). FP16 "
-               "halves the bytes, so the intensity doubles to 1.0.",
-        "1": "2 FLOPs per 2-byte weight = 1.0 FLOP/byte. The engine agrees to within the small KV "
-             "and activation traffic, far below any data-center ridge point.",
-        "2": "2 is the FLOPs per parameter; intensity divides that by the 2 bytes each parameter "
-             "occupies in FP16: 1.0 FLOP/byte.",
-        "156": "156 FLOP/byte is a ridge point (312 TFLOP/s over 2.0 TB/s in the self-check): what a "
-               "kernel needs to be compute-bound. A GEMV reuses each weight once, so it gets 1.0.",
+        "same": "The FLOPs per weight differ: prefill does 2 FLOPs per weight for each of 1,024 tokens from one "
+                "read of the weights; decode reads every weight for one token's 2 FLOPs.",
+        "180x": "Prefill runs at about 179 FLOP/B and decode at about 1.0 (2 FLOPs per 2-byte weight). The ratio "
+                "is below 1,024 because prefill also moves activations and attention scores that grow with the prompt.",
+        "1024x": "That assumes prefill moves only the weights. Its activations and S × S scores grow with the "
+                 "prompt, so its intensity is about 179 FLOP/B, not 1,024: the ratio is about 180×.",
+        "higher": "One token's activations are tiny, but every weight is still read for it: bytes are dominated by "
+                  "the weights, and the FLOPs per byte fall to about 1.",
     },
+    reveals=("179 FLOP/B", "180×"),
 )
 A_MODEL = Choice("Model", MODELS, "GPT2")
 A_DEVICE = Choice("Device", {"H100": "H100 (3.35 TB/s)", "A100": "A100 80 GB (2.0 TB/s)",
@@ -221,6 +224,7 @@ PRED_B = Prediction(
         "batch": "Batching amortizes the weights but not the caches: each sequence reads its own KV "
                  "cache, so at long contexts the bytes per token stop falling and decode stays memory-bound.",
     },
+    reveals=('far below 1% of peak',),
 )
 B_BATCH = Slider("Concurrent sequences (batch)", 1, 256, 1)
 B_CONTEXT = Slider("Context per sequence (tokens)", 128, 8192, 2048, step=128)
@@ -314,6 +318,7 @@ PRED_C = Prediction(
                   "cache. Tiled attention never stores them; then the KV cache is the limit.",
         "never": "Quadratic growth catches up fast: one layer's scores alone exceed 80 GB at 40,000 tokens.",
     },
+    reveals=('scores fill the device first',),
 )
 C_CONTEXT = Slider("Context length (tokens)", 1024, 262144, 16384, step=1024)
 C_FLASH = Toggle("Tiled attention (FlashAttention: scores never stored)", False)
@@ -472,6 +477,7 @@ PRED_D = Prediction(
               f"{fmt_bytes(_SC_W)} of weights. A weights-only budget misses most of the memory.",
         "137": "That would be 4 bytes per value over 64 users. The cache is FP16 (2 B) and there are 32 users.",
     },
+    reveals=('34.4 GB', '34.3 GB'),
 )
 D_USERS = Slider("Concurrent users", 1, 64, 8)
 D_CONTEXT = Slider("Context per user (tokens)", 512, 32768, 2048, step=512)

@@ -91,6 +91,7 @@ PRED_A = Prediction(
         "128": "128% is two such tables. One takes 51.2 GB, 64% of the device.",
         "640": "640% is a 512 GB table: the chapter's billion-user table, ten times as many rows.",
     },
+    reveals=('51.2 GB', '64%'),
 )
 A_ROWS = Slider("Rows per table (millions)", 10, 2000, NAPKIN_ROWS // 10**6, step=10)
 A_TABLES = Slider("Tables of this size", 1, 8, 1)
@@ -163,6 +164,7 @@ PRED_B = Prediction(
         "zero": "Popularity skew lets a cache keep the hot rows, but the long tail still misses to memory; "
                 "batching raises reuse only when requests share rows (Listing 9).",
     },
+    reveals=('every request gathers its own rows',),
 )
 B_BATCH = Choice("Requests per batch", {"1": "1", "64": "64", "1024": "1,024", "8192": "8,192"}, "1")
 B_LOOKUPS = Slider("Lookups per table per request (multi-hot)", 1, 64, 1)
@@ -268,18 +270,23 @@ def part_b(batch: str, lookups: int, device: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("The self-check's item table (10^8 rows) and user table (10^9 rows), 128 FP32 values per "
-              "row, total 563.2 GB. Quantized to INT8, do they fit one 80 GB A100?"),
-    options={"yes": "Yes, with room to spare", "barely": "Yes, just barely",
-             "no": "No: about 141 GB, still 1.8× the device", "same": "No: quantization does not change table size"},
-    answer="no",
+    question=("The self-check's item and user tables (10^8 and 10^9 rows, 128 FP32 values each) are about 7× an "
+              "80 GB A100. Which single lever can close that gap on its own?"),
+    options={"int8": "Quantizing to INT8",
+             "hash": "Hashing IDs into fewer shared rows, at an accuracy cost on rare IDs",
+             "fp16": "Halving to FP16",
+             "batch": "Serving smaller batches"},
+    answer="hash",
     feedback={
-        "yes": "INT8 divides the bytes by 4, not by 7: 563.2 GB / 4 = 140.8 GB, 1.76× an 80 GB device.",
-        "barely": "140.8 GB is well over 80 GB. Precision alone cannot close a 7× gap; hashing or sharding must help.",
-        "no": "563.2 GB / 4 = 140.8 GB = 1.76× the A100. Shrinking further means fewer rows (hashing IDs "
-              "together), which costs accuracy on the long tail.",
-        "same": "Table bytes are rows × width × bytes per value: INT8 stores 1 byte where FP32 stores 4.",
+        "int8": "Precision has a floor: INT8 divides the bytes by 4 (563.2 → 140.8 GB), still 1.76× the device. "
+                "Quantization is not an unlimited memory lever.",
+        "hash": "Rows can shrink by any factor: in FP32 at most 14% of the rows fit, in INT8 56%. The price is "
+                "collisions: rarely seen users share rows with others.",
+        "fp16": "FP16 halves the bytes to 281.6 GB, 3.5× the device: a factor of 2 cannot close a factor of 7.",
+        "batch": "The tables are resident whatever the batch: batch size changes activations and traffic, not "
+                 "table capacity.",
     },
+    reveals=("at most 14% of the rows", "Hashing IDs"),
 )
 C_PRECISION = Choice("Table precision", PRECISIONS, "fp32")
 C_KEEP = Slider("Rows kept after hashing (% of IDs)", 5, 100, 100, step=5)
@@ -350,18 +357,23 @@ def part_c(precision: str, keep: int, device: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question=("Keeping the self-check's 563.2 GB of FP32 tables in GPU memory, how many 80 GB GPUs do "
-              "you need just to hold them, if every byte of each GPU were usable?"),
-    options={"1": "1: the item table already fits", "7": "7 (563.2 / 80 = 7.04)", "8": "8",
-             "16": "16: each GPU needs a mirror"},
-    answer="8",
+    question=("The 563.2 GB of FP32 tables are sharded across H100s (each GPU holds some tables; each request's "
+              "pooled vectors are gathered where its tables live). Going from 2 to 16 GPUs, the bytes that cross "
+              "NVLink per batch…"),
+    options={"fall": "Fall about 8×: each GPU holds less",
+             "grow": "Grow toward all of the pooled vectors: (n − 1)/n of them live on another GPU",
+             "zero": "Stay near zero: each GPU looks up only its own rows",
+             "double": "Double with every doubling of GPUs"},
+    answer="grow",
     feedback={
-        "1": "The item table alone fits (64%), but the billion-user table is 512 GB: it alone needs 7 GPUs.",
-        "7": "7 × 80 GB = 560 GB, 3.2 GB short: a count of devices rounds up. 563.2 / 80 = 7.04 → 8.",
-        "8": "ceil(563.2 / 80) = 8, and more once the MLPs, activations and runtime claim their share. "
-             "Every lookup of a row on another GPU then crosses NVLink.",
-        "16": "Sharding splits the tables; nothing needs a mirror. ceil(563.2 / 80) = 8.",
+        "fall": "Capacity per GPU falls as 1/n, but communication does not: with more shards, a larger share of "
+                "each request's tables sits on other GPUs. Sharding buys capacity with traffic.",
+        "grow": "2 GPUs: half the pooled vectors cross (2.1 MB per 4,096-request batch); 16: fifteen sixteenths "
+                "(3.9 MB). Each GPU's share shrinks, so the time per link falls a little, but the bytes do not.",
+        "zero": "A request needs vectors from every table; only 1/n of the tables are on its own GPU.",
+        "double": "The crossing share (n − 1)/n approaches 1: the bytes grow, but they saturate, they do not double.",
     },
+    reveals=("(n − 1)/n", "fifteen sixteenths"),
 )
 D_DEVICES = Slider("GPUs the tables are sharded over", 1, 16, 4)
 D_USABLE = Slider("Share of each GPU's memory for tables (%)", 50, 100, 90, step=5)

@@ -98,6 +98,7 @@ PRED_A = Prediction(
         "same": "Both read each weight once, but a convolution then uses it at every output position "
                 "(thousands of MACs per weight) while a decode step uses it once: reuse is the difference.",
     },
+    reveals=('160×',),
 )
 A_BATCH = Slider("Batch size (images, tokens or requests)", 1, 256, 1)
 A_DEVICE = Choice("Device (for the engine's intensity and the ridge)",
@@ -195,6 +196,7 @@ PRED_B = Prediction(
         "cnns": "1.5 B parameters sound large, but × 16 B is about 25 GB, under a third of 80 GB.",
         "kws": "ResNet-50's training state is only 408.9 MB and MobileNetV2's 56.1 MB: megabytes, not gigabytes.",
     },
+    reveals=('All but DLRM',),
 )
 B_STATE = Choice("Which state", {"fp32": "FP32 weights", "int8": "INT8 weights",
                                  "train": "Training state (16 B/param)",
@@ -284,6 +286,7 @@ PRED_C = Prediction(
         "reuse": "A 32-bit DRAM read costs about 139 FP32 MACs. At reuse 1 that fetch dominates; a 56×56 "
                  "convolution divides it by 3,136.",
     },
+    reveals=('used about once',),
 )
 C_BATCH = Slider("Batch size (reuse of each fetched weight for a dense layer)", 1, 256, 1)
 C_PRECISION = Choice("Precision", {"fp32": "FP32", "fp16": "FP16", "int8": "INT8"}, "fp32")
@@ -383,7 +386,7 @@ PRED_D = Prediction(
               "512 MB RAM, 100 MB for weights, <500 ms). Which budget does it actually fail?"),
     options={"fp32": "Memory: its FP32 weights (102.2 MB) exceed the 100 MB allocation",
              "ram": "Memory: it does not fit in 512 MB of RAM",
-             "latency": "Latency: about 4.1 s per frame against 500 ms",
+             "latency": "Latency: about 4.1 s per frame, far over the target",
              "power": "Power: it draws more than the 2 W budget"},
     answer="latency",
     feedback={
@@ -395,6 +398,7 @@ PRED_D = Prediction(
         "power": "The SoC draws about 200 mW whatever it runs; ResNet-50 costs more energy per frame "
                  "(longer at the same power), not more power.",
     },
+    reveals=('4.1 s per frame',),
 )
 D_MODEL = Choice("Candidate", {"mnv2_075": "MobileNetV2 0.75× (the chapter's pick)",
                                "mnv2_100": "MobileNetV2 1.0×", "mnv2_050": "MobileNetV2 0.5×",

@@ -105,6 +105,7 @@ PRED_A = Prediction(
         "same": "They differ by 3.4× in parameters and 4.3× in FLOPs; the engine makes that difference concrete "
                 "on every device.",
     },
+    reveals=('only the bill',),
 )
 A_DEVICE = Choice("Deployment device", {"JetsonOrinNX": "Jetson Orin NX", "H100": "H100",
                                         "CortexA53Camera": "Camera SoC (Cortex-A53)"}, "JetsonOrinNX")
@@ -172,19 +173,24 @@ B_HEADS = 12
 B_GRID = [128, 256, 512, 1024, 2048, 4096, 8192]
 
 PRED_B = Prediction(
-    question=("A paper reports its transformer's accuracy at 512 tokens; you will serve 2,048. With naive "
-              "(materialized) attention, the score memory per layer grows by…"),
-    options={"4x": "4×: four times the tokens", "16x": "16×: the square of the length ratio", "same": "Not at all: memory is set by the weights",
-             "2x": "2×: only the new tokens add scores"},
-    answer="16x",
+    question=("A paper reports its transformer's accuracy at 512 tokens; you will serve 2,048. Section 6.6's square "
+              "law says one layer's score memory grows 16×. On an H100, a transformer block's latency (d = 768, "
+              "12 heads, materialized scores) grows by about…"),
+    options={"16x": "16×: latency follows the S² term",
+             "3x": "About 3×: the per-token projections and FFN (linear in S) and fixed launches still dominate",
+             "4x": "4×: exactly the token ratio",
+             "same": "Not at all: the GPU processes all tokens in parallel"},
+    answer="3x",
     feedback={
-        "4x": "Tokens grow 4×, but every token scores every other token: S × S entries, so (4)² = 16×.",
-        "16x": "(2,048 / 512)² = 16: 6.3 MB becomes 100.7 MB per layer with 12 FP16 heads. The paper's accuracy "
-               "table never mentions it.",
-        "same": "The weights do not change, but the S × S score matrix is activation memory that scales with "
-                "the input: 16× here.",
-        "2x": "Every old token also attends to every new one: the whole S × S matrix grows, 16×.",
+        "16x": "The S² scores are one term. At 2,048 tokens the projections and FFN (12·S·d² MACs, linear) still "
+               "outweigh attention's 2·S²·d (they cross at S = 6d = 4,608), and launches cost the same at any S.",
+        "3x": "97 µs → 269 µs, about 2.8×: below the 4× token ratio because launches are fixed, far below 16× because "
+              "the quadratic term is still the smaller one. Memory, not time, is what the 16× hits first.",
+        "4x": "Close, but fixed launch costs do not grow and the memory-bound rows do not scale cleanly: about 2.8×.",
+        "same": "Parallel hardware still does 4× the linear work and 16× the score work; only the fixed launch "
+                "cost stays flat.",
     },
+    reveals=("2.8×", "269 µs"),
 )
 B_SEQ = Slider("Sequence length you will serve (tokens)", 128, 8192, 2048, step=128)
 B_DEVICE = Choice("Device", {"H100": "H100", "JetsonOrinNX": "Jetson Orin NX"}, "H100")
@@ -265,24 +271,24 @@ HYBRID_HEADS = 16
 GPT2_BATCH = 1
 
 PRED_C = Prediction(
-    question=("The same GPT-2 XL weights run a 1,024-token prompt (prefill) and then decode one token at a time "
-              "at batch 1. What binds each phase?"),
-    options={"both_mem": "Both are memory-bound: GPT-2 XL is the chapter's bandwidth-bound lighthouse",
-             "both_comp": "Both are compute-bound: it is the same FLOP-heavy transformer",
-             "flip": "Prefill is compute-bound; decode is not (it streams every weight per token)",
-             "reverse": "Prefill is memory-bound (it reads the whole prompt); decode is compute-bound"},
-    answer="flip",
+    question=("A team replaces ResNet-50's last stage with 3 attention blocks over its feature map (896² images: "
+              "3,136 tokens, batch 8, FP16 on an H100), expecting the cost of the removed stage plus the blocks' "
+              "FLOPs. Against the CNN alone, the hybrid is…"),
+    options={"same": "About as fast: the blocks replace a stage of similar cost",
+             "faster": "Faster: attention has no sliding windows to pay for",
+             "shift": "Several times slower, and a different term binds (compute → memory)",
+             "additive": "Slower only by the blocks' FLOPs, with the same compute-bound profile"},
+    answer="shift",
     feedback={
-        "both_mem": "A bottleneck belongs to an architecture in a regime, not to the architecture. Prefill reuses "
-                    "each weight across 1,024 tokens: roughly 200 FLOP/B, compute territory.",
-        "both_comp": "Decode does ~2 FLOPs per 2-byte weight it streams: about 1 FLOP/B, far below any ridge. "
-                     "Same graph, opposite regime.",
-        "flip": "Prefill runs matrix-matrix products over all tokens; decode runs matrix-vector products that "
-                "re-read every weight (and at batch 1 on a fast GPU, kernel launches dominate even that). The "
-                "hybrid on the right shows the same lesson for composition: adding attention moves the bottleneck.",
-        "reverse": "Reading the prompt is a few kilobytes; the weights dominate traffic. Prefill amortizes them over "
-                   "every token (compute-bound); decode does not.",
+        "same": "Tokens grow with the image's area and scores with its square: 3,136 tokens give 16 × 3,136² "
+                "scores per block, far more than the stage they replace.",
+        "faster": "Attention over 3,136 tokens is 2·S²·d MACs per block; no window keeps it local.",
+        "shift": "3.40 ms compute-bound → 16.37 ms memory-bound, 4.8×: the materialized scores move more bytes "
+                 "than the blocks' arithmetic can hide. Patterns do not combine additively (pitfall 4).",
+        "additive": "Adding the parts' benchmarks misses the interaction: the S² score traffic makes the hybrid "
+                    "memory-bound, so its time is set by bytes, not by FLOPs.",
     },
+    reveals=("4.8×", "16.37 ms"),
 )
 C_SEQ = Slider("Prompt length for prefill / context for decode (tokens)", 128, 1024, 1024, step=128)
 C_RES = Slider("Hybrid input image side (pixels)", 224, 1024, 896, step=32)
