@@ -106,6 +106,19 @@ def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -153,6 +166,19 @@ def _(b_flash, b_heads, b_seq, kit, lab, mo, pred_b, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -190,14 +216,34 @@ def _(lab):
 
 
 @app.cell
-def _(c_depth, c_device, c_efficiency, kit, lab, mo, pred_c, unlocked):
+def _(lab):
+    c_launch = lab.C_LAUNCH.widget()
+    return (c_launch,)
+
+
+@app.cell
+def _(c_depth, c_device, c_efficiency, c_launch, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack([
         mo.hstack([c_depth, c_efficiency], justify="start", wrap=True),
+        c_launch,
         c_device,
-        kit.show(lab.part_c(c_depth.value, c_device.value, c_efficiency.value),
+        kit.show(lab.part_c(c_depth.value, c_device.value, c_efficiency.value, c_launch.value),
                  lab.PRED_C.respond(pred_c.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
     return
 
 
@@ -246,6 +292,19 @@ def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
         kit.show(lab.part_d(d_batch.value, d_device.value, d_fused.value),
                  lab.PRED_D.respond(pred_d.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
     return
 
 
@@ -299,8 +358,8 @@ def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model,
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_model):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"model": s_model.value, "device": s_device.value})
+async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"model": s_model.value, "device": s_device.value, "per_day": s_per_day.value, "energy_budget_j_per_day": s_energy.value})
     return
 
 

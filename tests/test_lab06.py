@@ -93,7 +93,7 @@ def test_part_c_uses_efficiency_and_the_registry_peak():
     slow = Engine.solve(m, jet, efficiency=0.1)
     assert slow.latency_compute_s == pytest.approx(10 * fast.latency_compute_s)
     assert jet.compute.peak("fp16").m_as("TFLOP/s") == pytest.approx(15.04)
-    assert "15.04" in "\n".join(lab06.part_c(2, "JetsonOrinNX", 0.5).peek)
+    assert "15.04" in "\n".join(lab06.part_c(2, "JetsonOrinNX", 0.5, "registry").peek)
 
 
 def test_deep_narrow_is_launch_bound():

@@ -13,6 +13,7 @@ from ... import layers as L
 from ...engine import Engine
 from ...hardware import Hardware
 from ...models import Models, mlp, mobilenet_v2
+from ...units import Q_
 from ..charts import figure, memory_lines, roofline
 from ..components import (
     Card,
@@ -205,6 +206,36 @@ PRED_C = Prediction(
 C_DEPTH = Slider("Depth (layers)", 2, 128, 64, step=2)
 C_DEVICE = Choice("Deployment", DEVICES, "H100")
 C_EFFICIENCY = Slider("Compute efficiency (share of peak)", 0.1, 1.0, 0.5, step=0.05)
+#: The engine's assumption PRED_C's answer rests on: a fixed cost per kernel launch.
+C_LAUNCH = Choice("Launch cost per kernel (an engine assumption)",
+                  {"registry": "the device's planning value", "0": "0 µs (one compiled graph)", "0.1": "0.1 µs",
+                   "1": "1 µs", "5": "5 µs", "20": "20 µs"}, "registry")
+
+
+def with_launch(dev, launch: str):
+    """The device with its per-kernel launch cost replaced (``"registry"`` keeps the planning value)."""
+    return dev if launch == "registry" else dev.model_copy(update={"dispatch_tax": Q_(float(launch), "us")})
+
+
+@lru_cache(maxsize=64)
+def tenfold_launch_ns(device: str, precision: str, efficiency: float) -> int:
+    """Smallest launch cost (ns per kernel) at which 128 layers × 32 take 10× as long as 2 × 256
+    (PRED_C's threshold), found by re-solving the engine."""
+    base = Hardware.get(device)
+
+    def ratio_ok(ns: int) -> bool:
+        dev = base.model_copy(update={"dispatch_tax": Q_(ns, "ns")})
+        deep = Engine.solve(depth_model(128), dev, precision=precision, efficiency=efficiency).latency_s
+        flat = Engine.solve(depth_model(2), dev, precision=precision, efficiency=efficiency).latency_s
+        return deep >= 10 * flat
+
+    lo, hi = 0, 10**6
+    if ratio_ok(lo):
+        return 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ratio_ok(mid) else (mid, hi)
+    return hi
 
 #: The fixed budget: depth × width² (= MACs per example, bias-free).
 C_BUDGET = 2 * 256 * 256
@@ -221,10 +252,10 @@ def depth_model(depth: int):
     return mlp([w] * (depth + 1), bias=False, name=f"MLP {depth}×{w}")
 
 
-def part_c(depth: int, device: str, efficiency: float) -> View:
+def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = with_launch(Hardware.get(device), launch)
     precision = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
     depths = list(range(int(C_DEPTH.start), int(C_DEPTH.stop) + 1, int(C_DEPTH.step)))
     profs = [Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency) for d in depths]
@@ -240,16 +271,20 @@ def part_c(depth: int, device: str, efficiency: float) -> View:
     fig.add_trace(go.Scatter(x=[d], y=[p.latency_s * 1e6], name="your setting", mode="markers",
                              marker=dict(size=13, symbol="diamond")))
     share = p.latency_dispatch_s / p.latency_s
+    flip = tenfold_launch_ns(device, precision, float(efficiency)) * 1e-9
     cards = [
         Card("Width at this depth", f"{width_for(d)}", f"{d} × {width_for(d)}² MACs"),
         Card("FLOPs", fmt_count(p.flops), "≈ constant across depths"),
         Card("Latency", fmt_time(p.latency_s), bound_phrase(p.bottleneck), "bad" if p.bottleneck == "Dispatch" else "ok"),
         Card("Launch share", f"{share:.0%}", f"{dev.dispatch_tax.m_as('us'):g} µs per kernel"),
         Card("vs 2 layers × 256", fmt_ratio(p.latency_s / ref.latency_s), "slower" if p.latency_s > ref.latency_s else "faster"),
+        Card("128 × 32 is 10× slower from", f"{fmt_time(flip)} per launch",
+             "below this launch cost the gap is under 10×", "warn"),
     ]
     summary = (f"{d} layers of width {width_for(d)} on the {dev.name}: {fmt_time(p.latency_s)}, of which "
-               f"{share:.0%} is kernel launches ({p.latency_dispatch_s / dev.dispatch_tax.m_as('s'):.0f} kernels). "
-               f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time.")
+               f"{share:.0%} is kernel launches ({sum(t.kernels for t in p.layers):,} kernels). "
+               f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time. The verdict rests on the launch "
+               f"cost: 128 layers × 32 take 10× as long as 2 × 256 from {fmt_time(flip)} per kernel upward.")
     peek = [
         "t = Σ_layers max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"peak = {dev.compute.peak(precision):~P} ({precision}, dense), η = {efficiency:g}, BW = {dev.memory.bandwidth:~P}",
@@ -302,9 +337,18 @@ def part_d(batch: int, device: str, fused: bool) -> View:
                 else f"out of memory by {fmt_bytes(p.over.m_as('B'))}")
         cards.append(Card(D_MODELS[k].split(" (")[0], f"MFU {100 * p.mfu:.2g}%", note, status))
     best = max(profiles, key=lambda k: profiles[k].mfu)
+    other = {k: Engine.solve(Models.get(k), dev, batch_size=int(batch), precision=precision, efficiency=1.0,
+                             fused=not bool(fused)).mfu for k in D_MODELS}
+    best_other = max(other, key=other.get)
+    mode, other_mode = ("compiled", "eager") if fused else ("eager", "compiled")
     summary = (f"At batch {int(batch)} on the {dev.name}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
                f"({100 * profiles[best].mfu:.2g}%). Bottlenecks: "
-               + ", ".join(f"{D_MODELS[k].split(' (')[0]} {bound_phrase(p.bottleneck)}" for k, p in profiles.items()) + ".")
+               + ", ".join(f"{D_MODELS[k].split(' (')[0]} {bound_phrase(p.bottleneck)}" for k, p in profiles.items()) + ". "
+               + (f"The ranking's top does not depend on the {mode} vs {other_mode} assumption: {other_mode}, "
+                  f"{D_MODELS[best_other].split(' (')[0]} leads too ({100 * other[best_other]:.2g}%)."
+                  if best_other == best else
+                  f"The answer flips with the graph: {other_mode}, {D_MODELS[best_other].split(' (')[0]} leads "
+                  f"({100 * other[best_other]:.2g}%)."))
     peek = [
         f"{LABELS['ridge_peak']} = peak / BW = {dev.compute.peak(precision):~P} / {dev.memory.bandwidth:~P} = "
         f"{dev.ridge_point(precision).magnitude:,.0f} FLOP/B (efficiency 1 here: the roof is the datasheet peak)",
@@ -415,3 +459,65 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
         "phase 3 still ahead: accuracy on the target species, and measured latency and energy on the device",
     ]
     return View(fig, cards, summary, "Requirements check", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question="Halve the image side to 112 pixels, 1,000 units. The dense first layer's parameters become about…",
+    options={"quarter": "A quarter (37.6 M): inputs scale with the image's area", "half": "Half",
+             "same": "The same: the units did not change"},
+    answer="quarter",
+    feedback={
+        "quarter": "112 × 112 × 3 = 37,632 inputs × 1,000 units + 1,000 = 37,633,000. The 3×3 convolution's 1,792 "
+                   "does not change at all. Set the side to 112.",
+        "half": "The side halves, so the area (and the inputs) quarter.",
+        "same": "Every unit has one weight per input pixel value: fewer pixels, fewer weights.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question="Same 131,072 tokens with FlashAttention, but 64 heads of 128 (d = 8,192). The layer's live memory is…",
+    options={"fits": "About 8.6 GB: it doubles with the width and still fits", "over": "Over 80 GB: heads multiply the scores",
+             "same": "The same 4.3 GB"},
+    answer="fits",
+    feedback={
+        "fits": "Q, K, V and the output are S × d each: twice the width, twice the bytes, 8.6 GB. Set 64 heads with "
+                "FlashAttention on.",
+        "over": "More heads would multiply a stored score matrix; tiled attention stores none.",
+        "same": "The remaining tensors are S × d_model: d doubled.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question="Run the same two MLPs on the Jetson Orin NX (20 µs per launch). Compared with the H100, the deep net's slowdown vs 2 × 256 is…",
+    options={"similar": "About the same ratio: launches dominate both nets on both devices",
+             "gone": "Gone: the Jetson's slower compute hides the launches",
+             "larger": "Much larger: 20 µs launches"},
+    answer="similar",
+    feedback={
+        "similar": "Launches dominate both nets, so the ratio is close to their kernel-count ratio on either device "
+                   "(about 85× on the H100, about 82× on the Jetson). Pick the Jetson.",
+        "gone": "The math takes nanoseconds even at the Jetson's rate; launches still dominate.",
+        "larger": "Both nets pay the larger launch cost, so the ratio of their kernel counts changes little.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question="Raise the batch to 256 on the H100 (eager mode). Which lighthouse now reaches the highest MFU?",
+    options={"resnet": "ResNet-50, now around 15%", "gpt2": "GPT-2 XL: batching fixes decode",
+             "dlrm": "DLRM: its MLPs batch well"},
+    answer="resnet",
+    feedback={
+        "resnet": "Batching amortizes launches and weights for all of them; ResNet-50's convolutions still do the "
+                  "most work per byte. Set the batch to 256.",
+        "gpt2": "Batching raises decode's intensity, but each sequence still reads its own KV cache: about 3%.",
+        "dlrm": "The gathers do no MACs and the MLPs are small: DLRM stays well under 1%.",
+    },
+    kind="transfer",
+)

@@ -436,3 +436,69 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
     alert = feasibility(mine.memory_footprint_bytes, dev,
                         f"This attention core ({'FlashAttention' if f else 'materialized scores'}, {s:,} tokens)")
     return View(fig, cards, summary, "Bytes, not FLOPs", peek, alert)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question="Keep S = 512 but double the head dimension to 128. The score matrix's bytes and the QKᵀ MACs…",
+    options={"both": "Both double", "macs": "Bytes unchanged, MACs double",
+             "none": "Neither changes", "bytes": "Bytes double, MACs unchanged"},
+    answer="macs",
+    feedback={
+        "both": "The matrix has one entry per (query, key) pair whatever d_head is: S² entries. Only the cost of "
+                "each entry, a d_head-term dot product, doubles.",
+        "macs": "S² scores of 2 B each do not depend on d_head; each score's dot product does. Set d_head to 128 "
+                "and read the two cards.",
+        "none": "Each score is a d_head-term dot product: twice as long, twice the MACs.",
+        "bytes": "Reversed: storage counts (query, key) pairs; the dot product length sets the MACs.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question="Same 4,096-token context, but 32 heads instead of 12. One layer's score memory becomes…",
+    options={"lin": "32/12 ≈ 2.7× larger: linear in heads", "sq": "(32/12)² ≈ 7× larger",
+             "same": "The same: heads only split the width", "4x": "4× larger"},
+    answer="lin",
+    feedback={
+        "lin": "Every head keeps its own S × S matrix: heads × S² × 2 B. Set heads to 32 and compare the cards.",
+        "sq": "Only the context is squared; heads multiply the count of matrices linearly.",
+        "same": "Splitting the width shrinks each head's dot products, not its score matrix: every head has "
+                "S × S scores of its own.",
+        "4x": "4× is what doubling the context does; heads scale the memory linearly.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question=("Move the same 12-head model from the 80 GB H100 to an 8 GB iPhone 15 Pro. The longest context "
+              "whose one-layer scores fit becomes about…"),
+    options={"tenth": "A tenth (about 5,800 tokens)", "third": "About a third (about 18,000 tokens)",
+             "same": "The same: memory does not limit context", "hundredth": "A hundredth"},
+    answer="third",
+    feedback={
+        "tenth": "That scales context with memory. Memory grows as S², so S scales as √(1/10) ≈ 0.32.",
+        "third": "√(8/80) × 57,735 ≈ 18,257 tokens: pick the iPhone in the device list and read the card.",
+        "same": "One layer's scores must fit: a tenth of the memory allows √(1/10) of the context.",
+        "hundredth": "That squares the wrong way: S² scales with memory, so S scales with its square root.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question=("With FlashAttention on, double the context from 8,192 to 16,384 tokens. The lower-bound bytes moved "
+              "and the FLOPs grow by…"),
+    options={"2x4x": "2× bytes, 4× FLOPs", "4x4x": "4× both", "2x2x": "2× both", "1x4x": "Bytes unchanged, 4× FLOPs"},
+    answer="2x4x",
+    feedback={
+        "2x4x": "Q, K, V and O are S × d each: linear. Every query still meets every key: S². Slide the context "
+                "and read both cards.",
+        "4x4x": "That is the materialized kernel: with tiling the S² scores never reach memory.",
+        "2x2x": "Tiling does not remove a single score computation: the FLOPs stay S².",
+        "1x4x": "The tensors that remain (Q, K, V, O) grow with S.",
+    },
+    kind="transfer",
+)

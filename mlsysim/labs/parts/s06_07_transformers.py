@@ -567,3 +567,71 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
     ]
     return View(fig, cards, summary, "Serving memory budget", peek,
                 alert=feasibility(p.memory_footprint_bytes, dev, f"Serving {u} user{'s' if u > 1 else ''} at {ctx:,} tokens"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question=("Switch the model to Llama-2 7B on the same H100 with the device's planning launch cost. Is its "
+              "batch-1 decode launch-bound like GPT-2 XL's?"),
+    options={"launch": "Yes: decode is always launch-bound at batch 1",
+             "memory": "No: 4.3× the weight bytes with fewer kernels makes the memory term the larger",
+             "compute": "No: a bigger model is compute-bound"},
+    answer="memory",
+    feedback={
+        "launch": "Launch-bound is a ratio, not a law: 13.5 GB of weights take about 4 ms at 3.35 TB/s, more than "
+                  "its launches. Its flip point is about 8 µs per kernel.",
+        "memory": "Pick Llama-2 7B: the decode card reads memory-bound, and the flip card moves to about 8 µs.",
+        "compute": "Size does not change decode's intensity: still about 1 FLOP/B, far below the ridge.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question=("Decode at batch 1 on an A100 80 GB (312 TFLOP/s, 2.0 TB/s) instead of the H100 (989.5 TFLOP/s, "
+              "3.35 TB/s). Its MFU is…"),
+    options={"higher": "Higher on the A100: a smaller peak with proportionally more bandwidth",
+             "lower": "Lower on the A100: it is the slower GPU", "same": "The same: the model is the same"},
+    answer="higher",
+    feedback={
+        "higher": "Memory-bound MFU is bandwidth × intensity / peak: 2.0/312 beats 3.35/989.5. Pick the A100: "
+                  "0.48% against 0.21%. A faster GPU is not a better-utilized one.",
+        "lower": "It is slower per token, but MFU divides by its smaller peak: the A100's ridge is lower, so a "
+                 "bandwidth-bound workload uses a larger share of it.",
+        "same": "MFU depends on the device's balance of bandwidth to compute, which differs.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question="On the 40 GB A100, with tiled attention on, what fills the device first as the context grows?",
+    options={"kv": "The KV cache, near 120,000 tokens", "scores": "One layer's scores",
+             "weights": "The weights"},
+    answer="kv",
+    feedback={
+        "kv": "Tiled attention never stores the scores, so the linear cache is the limit: weights + KV reach 40 GB "
+              "near 120,000 tokens. Pick the A100 40 GB and switch tiling on.",
+        "scores": "With tiling the scores never reach memory; without it they would fill 40 GB near 28,000 tokens.",
+        "weights": "3.1 GB of weights is flat and far below 40 GB.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question=("On the H100 at 2,048 tokens, MHA fits 61 users. With GQA at 8 KV heads (a 4× smaller cache), "
+              "about how many fit?"),
+    options={"4x": "About 4× as many (about 250)", "more": "More than 4×: the weights shrink too",
+             "less": "Fewer than 2×: the weights still dominate", "same": "The same: GQA saves compute, not memory"},
+    answer="4x",
+    feedback={
+        "4x": "The room beside the 13.5 GB of weights is fixed; each cache is 4× smaller, so about 4× the users "
+              "(253). Pick 8 KV heads and read the card.",
+        "more": "GQA shrinks only the K and V projections, a small share of the weights: the room grows slightly, "
+                "the count about 4×.",
+        "less": "At 61 users the caches (65 GB) dominate, not the weights: shrinking them 4× multiplies users ~4×.",
+        "same": "GQA's purpose is the cache: fewer key/value heads, fewer bytes per token.",
+    },
+    kind="transfer",
+)

@@ -450,3 +450,67 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     ]
     return View(fig, cards, summary, "Move or shard", peek,
                 alert=feasibility(plan["per_device"], dev, "Each GPU's shard of the tables"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question=("The catalogue stays at 100M rows but the embedding width halves to 64 and the table is stored in "
+              "FP16. On the 80 GB A100, the one table now takes about…"),
+    options={"16": "16% of the device (a quarter of 51.2 GB)", "32": "32%", "64": "Still 64%: rows set the size",
+             "8": "8%"},
+    answer="16",
+    feedback={
+        "16": "Bytes = rows × width × bytes per value: half the width and half the bytes per value = a quarter: "
+              "12.8 GB. Set the width to 64 and the precision to FP16.",
+        "32": "That halves only one factor; width and precision both halve.",
+        "64": "Rows are one of three factors: width and bytes per value multiply them.",
+        "8": "That is an eighth: only two factors of two changed.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question=("Each request now looks up 8 IDs per table (multi-hot) instead of 1. At batch 1,024, the gathered "
+              "bytes per request…"),
+    options={"8x": "Grow 8×, and batching still does not share them", "same": "Stay the same: pooling sums them",
+             "fall": "Fall: more lookups make caching work"},
+    answer="8x",
+    feedback={
+        "8x": "Every ID is its own row read; pooling adds them after they are gathered. Set lookups to 8 and read "
+              "the gathered-bytes card.",
+        "same": "Pooling reduces what leaves the table (one vector), not what is read (eight rows).",
+        "fall": "Caching helps only when requests share hot rows; the part's engine assumes every row is read.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question="Store both tables in INT8 on an 80 GB H100 instead of the A100. The most rows you can keep is about…",
+    options={"56": "56%, the same as the A100 80 GB", "100": "All of them: the H100 is a newer GPU",
+             "14": "14%", "28": "28%"},
+    answer="56",
+    feedback={
+        "56": "Capacity decides, and both have 80 GB: 140.8 GB of INT8 tables need hashing to 56% of the rows on "
+              "either. Pick the H100 and INT8.",
+        "100": "A newer GPU has more compute and bandwidth, not more memory here: both are 80 GB.",
+        "14": "14% is the FP32 figure; INT8 keeps four times as many rows.",
+        "28": "28% would be FP16 on 80 GB; INT8 halves the bytes again.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question="Shard the 563.2 GB over 4 H100s with 90% of each GPU for tables. Do the shards fit?",
+    options={"no": "No: 140.8 GB per GPU against 72 GB usable; it takes 8", "yes": "Yes: 4 × 80 GB = 320 GB",
+             "barely": "Just barely"},
+    answer="no",
+    feedback={
+        "no": "563.2 / 4 = 140.8 GB per GPU, about twice the 72 GB set aside. Set 4 GPUs and read the cards.",
+        "yes": "320 GB is less than the 563.2 GB to be held.",
+        "barely": "Each shard is about twice the usable memory: far from a close call.",
+    },
+    kind="transfer",
+)

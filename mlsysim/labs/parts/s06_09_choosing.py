@@ -652,3 +652,64 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
         "the other devices' power is their TDP (an upper bound)",
     ]
     return View(fig, cards, summary, "Three-phase screen", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question="Raise the batch from 1 to 64. ResNet-50's weight-only proxy (FLOPs per byte of weights) becomes…",
+    options={"64x": "64× larger: the weights are read once per batch", "same": "The same: it is a property of the model",
+             "8x": "8× larger (√64)"},
+    answer="64x",
+    feedback={
+        "64x": "Weights are read once per batch and used by every example: the proxy scales with the batch. The "
+               "engine's all-traffic intensity grows less, because activations grow with the batch too.",
+        "same": "The proxy divides FLOPs (∝ batch) by weight bytes (fixed per batch): it scales with the batch.",
+        "8x": "Nothing here goes as a square root: FLOPs grow with the batch, weight bytes do not.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question=("Serve GPT-2 XL in FP16 to 64 sequences of 1,024 tokens on one 80 GB accelerator. Does the state "
+              "fit?"),
+    options={"yes": "Yes: about 20 GB of KV cache plus 3.1 GB of weights", "no": "No: 64 users are too many for "
+             "one device", "weights": "Yes, and the weights dominate"},
+    answer="yes",
+    feedback={
+        "yes": "307.2 KB per token × 1,024 × 64 = 20.1 GB of cache beside 3.1 GB of weights. Choose serving, 64 "
+               "requests: the cache is now six times the weights.",
+        "no": "The cache is linear in users and tokens: 20.1 GB here, well inside 80 GB.",
+        "weights": "It fits, but the caches (20.1 GB) are six times the weights (3.1 GB).",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question="In INT8 instead of FP32, a dense layer at batch 1 spends how much more on fetching a weight than on using it?",
+    options={"more": "More: about 533× a MAC instead of 139×", "less": "Less: INT8 values are 4× smaller to fetch",
+             "same": "The same 139×"},
+    answer="more",
+    feedback={
+        "more": "An INT8 DRAM read is a quarter of an FP32 one, but an INT8 MAC is far cheaper still (Horowitz): "
+                "the ratio grows to about 533×. Pick INT8.",
+        "less": "The fetch shrinks 4×, but the MAC shrinks more (4.6 pJ → 0.2 pJ): the ratio grows.",
+        "same": "Precision changes both energies, by different factors.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question="Try MobileNetV2 1.0× in INT8 on the same camera SoC. Does it meet the 500 ms budget?",
+    options={"yes": "Yes: about 0.3 s per frame", "no": "No: it is over 500 ms", "memory": "No: its weights exceed 100 MB"},
+    answer="yes",
+    feedback={
+        "yes": "0.6 G ops ÷ 2 G ops/s ≈ 0.3 s; the engine says about 0.31 s. Pick it: it passes, with less "
+               "margin than the 0.75× model.",
+        "no": "Its 0.6 G operations take about 0.3 s at 2 GOPS: inside 500 ms.",
+        "memory": "3.5 M INT8 weights are 3.5 MB, far inside the 100 MB allocation.",
+    },
+    kind="transfer",
+)

@@ -486,3 +486,64 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
     ]
     alert = feasibility(total, dev, f"{u} conversation{'s' if u > 1 else ''} of {c:,} tokens plus your reserve")
     return View(fig, cards, summary, "Deployment memory budget", peek, alert)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question="Deploy on the camera SoC (2 GOPS sustained) instead. ViT-B/16's latency relative to ResNet-50's is about…",
+    options={"flops": "4.3×, the FLOP ratio: the SoC is compute-bound", "params": "3.4×, the parameter ratio",
+             "same": "About 1×: both are dominated by launches"},
+    answer="flops",
+    feedback={
+        "flops": "At 2 GOPS every model is compute-bound, so latency follows FLOPs: 17.6 s against 4.1 s. Pick the "
+                 "camera SoC.",
+        "params": "Parameters set memory, not time on a compute-bound chip: latency follows the 4.3× FLOPs.",
+        "same": "Launches cost microseconds; seconds of arithmetic dominate on a 2 GOPS chip.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question="Now serve 8,192 tokens instead of 2,048. The transformer block's latency grows by…",
+    options={"mid": "Between 4× and 16× (about 8.6×): the S² term now outweighs the linear ones",
+             "4x": "4×: latency is linear in tokens", "16x": "16×, exactly the square law"},
+    answer="mid",
+    feedback={
+        "mid": "Past S = 6d = 4,608 attention's 2·S²·d MACs exceed the projections and FFN: 269 µs → 2.31 ms. "
+               "Slide to 8,192 and read the block card.",
+        "4x": "That holds only while the linear terms dominate; past 6d the S² term takes over.",
+        "16x": "The linear terms and launches are still part of the time: the growth approaches 16× only as S → ∞.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question="Switch the hybrid to tiled attention (scores never stored). What binds it now?",
+    options={"compute": "Compute: without the score traffic, the blocks' arithmetic dominates",
+             "memory": "Still memory: attention is always memory-bound", "dispatch": "Kernel launches"},
+    answer="compute",
+    feedback={
+        "compute": "Tiling removes the S² bytes, not the S² MACs: the hybrid returns to compute-bound, about 9 ms "
+                   "instead of 16 ms, still slower than the CNN. Flip the toggle.",
+        "memory": "The memory-bound rows were the materialized scores; tiling never writes them.",
+        "dispatch": "At batch 8 and 3,136 tokens every kernel has milliseconds of work: launches are a small share.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question=("Same FP16 7B model, 2,048-token conversations, 1 GB reserved, on an A100 40 GB. How many "
+              "conversations fit?"),
+    options={"23": "About 23", "37": "About 37 (40 GB / 1.07 GB)", "2": "Still about 2", "40": "About 40"},
+    answer="23",
+    feedback={
+        "23": "40 − 1 − 13.5 = 25.5 GB of room for 1.07 GB caches (plus activations): 23. Pick the A100 40 GB.",
+        "37": "That forgets the 13.5 GB of weights and the reserve sitting in the same 40 GB.",
+        "2": "The Jetson's limit came from its 16 GB; 40 GB leaves much more room beside the weights.",
+        "40": "That gives every gigabyte to caches and makes each one 1 GB: the weights come first.",
+    },
+    kind="transfer",
+)
