@@ -110,7 +110,6 @@ def _recompute(f: Fact) -> float | None:
     return None
 
 
-@pytest.mark.xfail(strict=True, reason="tagging lands with the lesson branches; remove this marker then")
 def test_parts_tag_the_quantities_they_show(facts):
     """The check below is only as strong as the tagging: the suite's parts tag named quantities."""
     tagged = {where.split(".")[0] for where, _ in facts}

@@ -51,3 +51,16 @@ def test_prose_not_registry_keys(case):
     m = CAPITAL_BOUND.search(text)
     assert not m, f"{label}: capitalised bottleneck mid-sentence: {text[max(0, m.start() - 40):m.end() + 20]!r}"
     assert "MFU 0.0%" not in text, label
+
+
+@pytest.mark.parametrize("stem", ["s06_06_attention", "s06_07_transformers", "s06_08_dlrm", "s06_09_choosing",
+                                  "s06_10_fallacies", "lab06_architecture_tax"])
+def test_readme_time_matches_the_notebook_header(stem):
+    """Issue 10 #11: 6.7's header said 'about 20 minutes' while labs/README.md said ~25 min."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "labs" / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.splitlines() if f"`{stem}.py`" in line)
+    header = (root / "labs" / f"{stem}.py").read_text(encoding="utf-8")
+    assert re.search(r"~(\d+) min", row).group(1) == re.search(r'"about (\d+) minutes"', header).group(1)

@@ -22,6 +22,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     fmt_bytes,
     fmt_count,
     fmt_ratio,
@@ -335,7 +336,9 @@ def part_d(batch: int, device: str, fused: bool) -> View:
         status = "bad" if not p.feasible else ("warn" if p.bottleneck == "Dispatch" else "ok")
         note = (f"AI {p.arithmetic_intensity.magnitude:,.1f} FLOP/B · {bound_phrase(p.bottleneck)}" if p.feasible
                 else f"out of memory by {fmt_bytes(p.over.m_as('B'))}")
-        cards.append(Card(D_MODELS[k].split(" (")[0], f"MFU {100 * p.mfu:.2g}%", note, status))
+        cards.append(Card(D_MODELS[k].split(" (")[0], f"MFU {100 * p.mfu:.2g}%", note, status,
+                          fact=fact("mfu", p.mfu, model=k, device=device, batch=int(batch), precision=precision,
+                                    efficiency=1.0, fused=bool(fused))))
     best = max(profiles, key=lambda k: profiles[k].mfu)
     other = {k: Engine.solve(Models.get(k), dev, batch_size=int(batch), precision=precision, efficiency=1.0,
                              fused=not bool(fused)).mfu for k in D_MODELS}

@@ -24,6 +24,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     feasibility,
     fmt_bytes,
     fmt_rate,
@@ -153,9 +154,13 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
     cards = [
         Card("Prefill intensity", f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
              f"{bound_phrase(pre.bottleneck)} · {fmt_time(pre.latency_s)} for the prompt",
-             "ok" if pre.bottleneck == "Compute" else "warn"),
+             "ok" if pre.bottleneck == "Compute" else "warn",
+             fact=fact("intensity", pre.arithmetic_intensity.magnitude, model=model, device=device, batch=1,
+                       precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=s)),
         Card("Decode intensity", f"{dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
-             f"{bound_phrase(dec.bottleneck)} · {fmt_time(dec.latency_s)} per token", "bad"),
+             f"{bound_phrase(dec.bottleneck)} · {fmt_time(dec.latency_s)} per token", "bad",
+             fact=fact("intensity", dec.arithmetic_intensity.magnitude, model=model, device=device, batch=1,
+                       precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s)),
         Card("Decode: memory term", fmt_time(dec.latency_memory_s),
              f"weights + KV cache at {dev.memory.bandwidth:~P}"),
         Card("Decode: kernel launches", fmt_time(dec.latency_dispatch_s),
@@ -195,7 +200,12 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         f"{fmt_time(Hardware.get(device).dispatch_tax.m_as('s'))})",
         f"achieved decode rate = {fmt_rate(dec.flops / dec.latency_s)} of {fmt_rate(dec.peak_flops_s)} dense peak",
     ]
-    return View(fig, cards, summary, "Two regimes on the roofline", peek)
+    facts = [fact("ridge_peak", dev.ridge_point(PRECISION).magnitude, device=device, precision=PRECISION),
+             fact("ridge_sustained", ridge, device=device, precision=PRECISION, efficiency=EFFICIENCY)]
+    if launch == "registry":  # latency and MFU depend on the launch cost: tag only the registry's
+        facts.append(fact("mfu", dec.mfu, model=model, device=device, batch=1, precision=PRECISION,
+                          efficiency=EFFICIENCY, phase="decode", seq_len=s))
+    return View(fig, cards, summary, "Two regimes on the roofline", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -540,7 +550,9 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
     cfg = m.config
     heads, d_head = cfg["n_heads"], cfg["d_model"] // cfg["n_heads"]
     cards = [
-        Card("KV cache per user", fmt_bytes(kv1), f"{k} KV head{'s' if k > 1 else ''} · {ctx:,} tokens"),
+        Card("KV cache per user", fmt_bytes(kv1), f"{k} KV head{'s' if k > 1 else ''} · {ctx:,} tokens",
+             fact=fact("kv_cache_bytes", kv1, model="Llama7B", seq_len=ctx, batch=1, precision=PRECISION)
+             if m is Models.Llama7B else None),
         Card("KV cache, all users", fmt_bytes(p.kv_cache_bytes), f"{fmt_ratio(p.kv_cache_bytes / wb)} the weights",
              "warn" if p.kv_cache_bytes > wb else ""),
         Card("Weights", fmt_bytes(wb), "the only term a weights-only budget counts"),

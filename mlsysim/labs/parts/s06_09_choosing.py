@@ -25,6 +25,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     fmt_bytes,
     fmt_rate,
     fmt_ratio,
@@ -145,7 +146,8 @@ def part_a(batch: int, device: str, fused: bool) -> View:
     gap = proxy["ResNet50"] / proxy["GPT2"]
     cards = [
         Card("ResNet-50 proxy", f"{proxy['ResNet50']:,.1f} FLOP/B",
-             f"Table 8: {table8_printed('ResNet50'):,.1f} (8.2 GFLOP rounded)"),
+             f"Table 8: {table8_printed('ResNet50'):,.1f} (8.2 GFLOP rounded)",
+             fact=fact("weight_only_intensity", proxy["ResNet50"], model="ResNet50", precision="fp32", batch=1)),
         Card("GPT-2 XL proxy", f"{proxy['GPT2']:,.2f} FLOP/B", "one token: ≈2 FLOPs per 4-byte weight"),
         Card("Gap", fmt_ratio(gap, 0), "chapter: roughly 160×"),
         Card("MobileNetV2 proxy", f"{proxy['MobileNetV2']:,.1f} FLOP/B",
@@ -174,7 +176,8 @@ def part_a(batch: int, device: str, fused: bool) -> View:
         "  the binding term is decided layer by layer: an average below the ridge can still be compute-bound",
         f"1 MAC = 2 FLOPs; GB = 1e9 B; {LABELS['ridge_peak']} = dense peak / bandwidth (no efficiency factor)",
     ]
-    return View(fig, cards, summary, "Weight-only proxy vs engine", peek)
+    facts = [fact("ridge_peak", ridge, device=device, precision=prec)]
+    return View(fig, cards, summary, "Weight-only proxy vs engine", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,7 +370,8 @@ def part_c(batch: int, precision: str, stage: str) -> View:
         f"its average {LABELS['weight_reuse']} is {weight_reuse(_lh('ResNet50')):,.0f}, far below a 56×56 layer's)",
         "energies are Horowitz's 45 nm figures; 1 pJ = 1e-12 J, 1 mJ = 1e9 pJ",
     ]
-    return View(fig, cards, summary, "Energy per weight use", peek)
+    facts = [fact("weight_reuse", weight_reuse(_lh("ResNet50")), model="ResNet50", batch=1)]
+    return View(fig, cards, summary, "Energy per weight use", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------

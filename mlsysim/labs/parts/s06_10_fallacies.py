@@ -22,6 +22,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     feasibility,
     fmt_bytes,
     fmt_count,
@@ -374,7 +375,10 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
         f"{fmt_bytes(sc.score_bytes(b, prec) / b)} per image" + (" (tiled: never stored)" if flash else ""),
         "compiled graph: BN folded and activations fused, so the CNN's own convs set its regime",
     ]
-    return View(fig, cards, summary, "Regime and composition", peek)
+    facts = [fact("ridge_peak", dev.ridge_point(prec).magnitude, device=device, precision=prec),
+             fact("ridge_sustained", dev.sustained_ridge_point(prec, 0.5).magnitude, device=device, precision=prec,
+                  efficiency=0.5)]
+    return View(fig, cards, summary, "Regime and composition", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,7 +465,8 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
         Card("This device", fmt_bytes(dev.memory.capacity.m_as("B")),
              f"{cluster / dev.memory.capacity.m_as('B'):,.0f}× less than the cluster"),
         Card("Weights", fmt_bytes(now["weights"]), f"{Models.Llama7B.params / 1e9:,.2f} B params × {precision.upper()}"),
-        Card("KV cache / conversation", fmt_bytes(kv_one), f"{c:,} tokens"),
+        Card("KV cache / conversation", fmt_bytes(kv_one), f"{c:,} tokens",
+             fact=fact("kv_cache_bytes", kv_one, model="Llama7B", seq_len=c, batch=1, precision=precision)),
         Card(f"Total at {u} conversation{'s' if u > 1 else ''}", fmt_bytes(total), "incl. your reserve",
              "ok" if total <= dev.memory.capacity.m_as("B") else "bad"),
         Card("Conversations that fit", f"{fit_n}", f"with {float(reserve):g} GB reserved",
