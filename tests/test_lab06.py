@@ -165,3 +165,14 @@ def test_part_d_shows_dlrm_mfu_with_significant_digits():
     dlrm = next(c for c in v.cards if c.label == "DLRM")
     assert dlrm.value != "MFU 0.0%" and dlrm.value.startswith("MFU ")
     assert float(dlrm.value.split()[1].rstrip("%")) > 0
+
+
+def test_prediction_feedback_numbers_are_the_engines():
+    """Found reading the feedback at defaults: 'about 256 vs 4 kernels' is 255 vs 3 (128 dense
+    layers + 127 activations; 2 + 1), and MobileNetV2 has 8.178 / 0.6015 = 13.6× fewer FLOPs than
+    ResNet-50 (not 13.7×), with 151 kernels against 174 in eager mode."""
+    k = {d: sum(t.kernels for t in Engine.solve(lab06.depth_model(d), "H100").layers) for d in (128, 2)}
+    assert k == {128: 255, 2: 3}
+    assert "255" in lab06.PRED_C.feedback["10x"] and " 3." in lab06.PRED_C.feedback["10x"]
+    assert round(Models.ResNet50.flops() / Models.MobileNetV2.flops(), 1) == 13.6
+    assert "13.6×" in lab06.PRED_D.feedback["mobilenet"]

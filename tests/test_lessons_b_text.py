@@ -64,3 +64,16 @@ def test_readme_time_matches_the_notebook_header(stem):
     row = next(line for line in readme.splitlines() if f"`{stem}.py`" in line)
     header = (root / "labs" / f"{stem}.py").read_text(encoding="utf-8")
     assert re.search(r"~(\d+) min", row).group(1) == re.search(r'"about (\d+) minutes"', header).group(1)
+
+
+def test_one_number_for_the_longest_context_that_fits():
+    """One quantity, one number: 6.6 C and 6.7 C both report the longest GPT-2 XL context whose
+    one-layer FP16 scores fit 80 GB and 80 GiB. 6.7 reported the first length that overflows
+    (41,449), 6.6 the last that fits (41,448). 25 × 41,448² × 2 B ≤ 80 GiB < 25 × 41,449² × 2 B."""
+    from mlsysim.labs.parts import s06_06_attention as a
+    from mlsysim.labs.parts import s06_07_transformers as t
+
+    gib = 80 * 2**30
+    assert 25 * 41_448**2 * 2 <= gib < 25 * 41_449**2 * 2
+    six, seven = a.figure14_check(), t.figure14_device_crossings()
+    assert (six["gb"], six["gib"]) == (seven["GB"], seven["GiB"]) == (40_000, 41_448)

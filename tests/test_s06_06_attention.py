@@ -207,3 +207,24 @@ def test_part_d_labels_flash_traffic_as_a_lower_bound_and_shows_the_reread():
     reread = lab._att(lab.D_SHAPE.value, lab.D_SEQ.value, True).tiled_bytes(1, "fp16", lab.Q_TILE)
     assert reread == 1_635_778_560  # 8,192 tokens, d = 768, 128-row tiles (above)
     assert "1.6 GB" in text and f"{lab.Q_TILE}-row" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 14: attention has no notion of order; the fused QKV count
+# ---------------------------------------------------------------------------------------------
+
+
+def test_part_e_shows_equivariance_then_positions_breaking_it():
+    plain, with_pe = lab.part_e(1, False), lab.part_e(1, True)
+    assert next(c for c in plain.cards if c.label == "Verdict").value == "moved, unchanged"
+    assert next(c for c in with_pe.cards if c.label == "Verdict").value == "changed"
+    assert lab.PRED_E.answer == "moves" and lab.TRANSFER_E.answer == "no"
+
+
+def test_fused_qkv_has_the_parameters_of_three_projections():
+    """torch nn.MultiheadAttention(768) holds in_proj_weight (2,304 × 768) + in_proj_bias (2,304):
+    3 × 768² + 3 × 768 = 1,771,776, the same as three separate 768 → 768 linears with bias."""
+    fused = L.Dense(in_features=768, out_features=3 * 768)
+    assert fused.params == 3 * 768 * 768 + 3 * 768 == 1_771_776
+    assert fused.params == 3 * L.Dense(in_features=768, out_features=768).params
+    assert "1,771,776" in "\n".join(lab.part_e(1, False).peek)

@@ -168,7 +168,7 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
     cards = [
         Card("Score matrix", fmt_bytes(score_b), f"{h} × {s:,}² × 2 B", "bad" if score_b > h100 else "warn"),
         Card("Live memory this layer", fmt_bytes(live_b), "FlashAttention" if flash else "materialized", status),
-        Card("Attention FLOPs", f"{core.flops() / 1e12:,.2f} T", "same with or without FlashAttention"),
+        Card("Attention FLOPs", f"{core.flops() / 1e9:,.1f} GFLOP", "same with or without FlashAttention"),
         Card("vs half the context", fmt_ratio(score_b / max(1, L.Attention(d_model=d_model, n_heads=h, seq_len=max(1, s // 2)).score_bytes(1, "fp16")), 1)),
     ]
     summary = (f"At {s:,} tokens with {h} heads, one layer's FP16 scores take {fmt_bytes(score_b)} "
@@ -199,8 +199,8 @@ PRED_C = Prediction(
         "same": "FLOPs are one term of the iron law. Each layer is at least one kernel launch, and 128 launches "
                 "of a few microseconds dwarf the nanoseconds of math.",
         "deep": "Depth adds launches and a serial chain; nothing about it is faster here.",
-        "2x": "The gap is set by the launch count (about 256 vs 4 kernels), not by the FLOPs: far more than 2×.",
-        "10x": "Both layers' math takes nanoseconds; the deep net pays ~256 kernel launches against ~4.",
+        "2x": "The gap is set by the launch count (255 vs 3 kernels), not by the FLOPs: far more than 2×.",
+        "10x": "Both nets' math takes nanoseconds; the deep net pays 255 kernel launches against 3.",
     },
     reveals=('more than 10×',),
 )
@@ -309,7 +309,7 @@ PRED_D = Prediction(
                 "the ridge. Newer is not more hardware-efficient.",
         "resnet": "Its convolutions reuse each weight across thousands of positions. All of them are launch-bound "
                   "at batch 1, but ResNet-50 does the most work per launch.",
-        "mobilenet": "MobileNetV2 has 13.7× fewer FLOPs but a similar number of kernels, so it spends a larger "
+        "mobilenet": "MobileNetV2 has 13.6× fewer FLOPs but a similar number of kernels (151 vs 174), so it spends a larger "
                      "share of its time launching: FLOPs are not speed.",
         "equal": "They differ by an order of magnitude: intensity and work per kernel set utilization.",
     },
@@ -334,7 +334,7 @@ def part_d(batch: int, device: str, fused: bool) -> View:
     cards = []
     for k, p in profiles.items():
         status = "bad" if not p.feasible else ("warn" if p.bottleneck == "Dispatch" else "ok")
-        note = (f"AI {p.arithmetic_intensity.magnitude:,.1f} FLOP/B · {bound_phrase(p.bottleneck)}" if p.feasible
+        note = (f"intensity {p.arithmetic_intensity.magnitude:,.1f} FLOP/B · {bound_phrase(p.bottleneck)}" if p.feasible
                 else f"out of memory by {fmt_bytes(p.over.m_as('B'))}")
         cards.append(Card(D_MODELS[k].split(" (")[0], f"MFU {100 * p.mfu:.2g}%", note, status,
                           fact=fact("mfu", p.mfu, model=k, device=device, batch=int(batch), precision=precision,

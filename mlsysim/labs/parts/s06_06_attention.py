@@ -35,7 +35,7 @@ from ..components import (
 from ..vocab import bound_phrase
 
 CHAPTER = "6.6"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: Scores are stored in FP16 throughout the chapter's examples (L825, L938, L965, L1113).
 PRECISION = "fp16"
@@ -499,6 +499,103 @@ TRANSFER_D = Prediction(
         "4x4x": "That is the materialized kernel: with tiling the S² scores never reach memory.",
         "2x2x": "Tiling does not remove a single score computation: the FLOPs stay S².",
         "1x4x": "The tensors that remain (Q, K, V, O) grow with S.",
+    },
+    kind="transfer",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: attention has no notion of order (why every transformer needs positional encodings)
+# ---------------------------------------------------------------------------------------------
+
+PRED_E = Prediction(
+    question=("Feed the same 5 token vectors to one self-attention head, first in their original order, then "
+              "rotated by one place. No positional encodings are added. Each token's output…"),
+    options={"moves": "Is exactly what it was, only moved to the token's new position",
+             "changes": "Changes: attention weights depend on where a token sits",
+             "fixed": "Stays at the same position: outputs do not move with their tokens",
+             "same": "Becomes the same for every token: attention averages the sequence"},
+    answer="moves",
+    feedback={
+        "moves": "Q, K and V are computed row by row, so shuffling the tokens shuffles the scores on both axes and "
+                 "each token meets the same keys with the same weights. Attention is permutation-equivariant: it "
+                 "cannot tell 'dog bites man' from 'man bites dog' unless positions are added to the inputs.",
+        "changes": "Nothing in softmax(QKᵀ/√d)V refers to a position: the scores are dot products of token "
+                   "vectors. Order reaches attention only through positional encodings.",
+        "fixed": "Each output row belongs to its token, not to a slot: when the token moves, its output moves "
+                 "with it, unchanged.",
+        "same": "Each token weights the values by its own scores, so outputs differ from token to token; they "
+                "just do not depend on order.",
+    },
+    reveals=("permutation-equivariant", "only moved"),
+)
+E_SHIFT = Slider("Rotate the 5 tokens by (places)", 0, 4, 1)
+E_POSITIONS = Toggle("Add sinusoidal positional encodings to the inputs", False)
+
+#: Sizes of the order experiment (small on purpose: pure Python, in the browser) and the model
+#: width whose fused QKV projection the part counts (GPT-2 small / BERT-base, the chapter's 768).
+ORDER_TOKENS, ORDER_DIM, QKV_D_MODEL = 5, 4, 768
+
+
+def part_e(shift: int, positions: bool) -> View:
+    import plotly.graph_objects as go
+
+    from ... import order
+
+    k, pe = int(shift), bool(positions)
+    run = order.order_experiment(ORDER_TOKENS, ORDER_DIM, k, pe)
+    names = [f"token {i + 1}" for i in range(ORDER_TOKENS)]
+    fig = figure(f"One head's output (feature 1) per token, tokens rotated by {k}"
+                 + (" (positional encodings added)" if pe else " (no positions)"), "Token", "Output feature 1")
+    fig.add_trace(go.Bar(x=names, y=[r[0] for r in run["original"]], name="original order"))
+    fig.add_trace(go.Bar(x=names, y=[r[0] for r in run["shuffled_back"]], name="rotated run, read back per token"))
+    fig.update_layout(barmode="group")
+
+    fused = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL)
+    separate = 3 * L.Dense(in_features=QKV_D_MODEL, out_features=QKV_D_MODEL).params
+    same = run["max_diff"] < 1e-9
+    cards = [
+        Card("Largest change per token", f"{run['max_diff']:.2g}", "after undoing the rotation",
+             "ok" if same else "warn"),
+        Card("Verdict", "moved, unchanged" if same else "changed", "equivariant" if same else "order now matters"),
+        Card(f"Fused QKV projection, d = {QKV_D_MODEL}", f"{fused.params:,} params",
+             f"one {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} GEMM; three separate: {separate:,}"),
+    ]
+    if k == 0:
+        first = "Not rotated: both runs see the same input; move the slider to shuffle the tokens. "
+    elif same:
+        first = (f"Rotated by {k}, every token's output is the one it had before, only moved with it (largest "
+                 f"difference {run['max_diff']:.1g}, rounding). ")
+    else:
+        first = (f"With positional encodings added, rotating the tokens changes their outputs by up to "
+                 f"{run['max_diff']:.2g}: the same token at another position is another input. ")
+    summary = (first + "Self-attention sees a set, not a sequence; order enters only through the positions added "
+               "to its inputs. Q, K and V come from three projections so that what a token looks for, what it is "
+               "found by and what it passes on can differ; fused, they are one GEMM with the same "
+               f"{fused.params:,} parameters.")
+    peek = [
+        "out = softmax(Q Kᵀ / √d) V,  Q = X W_Q, K = X W_K, V = X W_V",
+        "permute X's rows by P: Q, K, V → P Q, P K, P V;  scores → P S Pᵀ;  out → P out  (equivariant)",
+        "positional encoding (Vaswani et al. 2017): PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(…)",
+        f"this run: {ORDER_TOKENS} tokens × d = {ORDER_DIM}, seeded random weights; largest change = {run['max_diff']:.3g}",
+        "W_Q = W_K would make the scores symmetric (i → j scores as j → i); separate projections allow asymmetry",
+        f"fused QKV = d × 3d weights + 3d biases = {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} + {3 * QKV_D_MODEL:,} = "
+        f"{fused.params:,} (torch nn.MultiheadAttention's in_proj_weight is 3d × d)",
+    ]
+    return View(fig, cards, summary, "Order and projections", peek)
+
+
+TRANSFER_E = Prediction(
+    question=("Now add sinusoidal positional encodings to the inputs and rotate the tokens by 2 places. Does each "
+              "token get back its original output?"),
+    options={"no": "No: a token at a new position is a different input, so its output changes",
+             "yes": "Yes: attention still ignores order", "only": "Only the first token changes"},
+    answer="no",
+    feedback={
+        "no": "The encodings are added to the token vectors, so moving a token changes its input and hence its "
+              "queries, keys and values. Switch the toggle on: the change is far above rounding.",
+        "yes": "Attention itself still ignores order, but its inputs now carry it: token + position.",
+        "only": "Every rotated token lands on a different position with a different encoding: all of them change.",
     },
     kind="transfer",
 )

@@ -9,6 +9,7 @@ Chapter numbers and the chapter's own slips are asserted in ``tests/test_s06_07_
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from ... import layers as L
@@ -377,8 +378,8 @@ def figure14_device_crossings() -> dict[str, int]:
     """Where one layer's scores fill an 80 GB device (the H100 in the registry) and 80 GiB.
     The chapter's 'near 41,000 tokens' (L1115) matches 80 GiB, not 80 GB."""
     gb = Hardware.get("H100").memory.capacity
-    return {"GB": crossings(gb.m_as("B"))["scores_fill"],
-            "GiB": crossings(Q_(gb.m_as("GB"), "GiB").m_as("B"))["scores_fill"]}
+    return {"GB": crossings(gb.m_as("B"))["scores_fit"],
+            "GiB": crossings(Q_(gb.m_as("GB"), "GiB").m_as("B"))["scores_fit"]}
 
 
 @lru_cache(maxsize=16)
@@ -388,8 +389,10 @@ def crossings(capacity_bytes: float) -> dict[str, int]:
     w = m.weight_bytes(PRECISION)
     return {
         "kv_over_weights": first_crossing(lambda s: m.kv_cache_bytes(s, 1, PRECISION), w),
-        "scores_fill": first_crossing(score_bytes, capacity_bytes),
-        "kv_fill": first_crossing(lambda s: w + m.kv_cache_bytes(s, 1, PRECISION), capacity_bytes),
+        # longest contexts that still fit (the same definition as 6.6's search): one below the first
+        # length whose bytes exceed the capacity
+        "scores_fit": first_crossing(score_bytes, math.floor(capacity_bytes) + 1) - 1,
+        "kv_fit": first_crossing(lambda s: w + m.kv_cache_bytes(s, 1, PRECISION), math.floor(capacity_bytes) + 1) - 1,
         "attention_over_dense": first_crossing(lambda s: _attn_minus_dense(s), 0),
     }
 
@@ -404,7 +407,7 @@ def part_c(context: int, flash: bool, device: str) -> View:
     cap = dev.memory.capacity.m_as("B")
     w = m.weight_bytes(PRECISION)
     x = crossings(cap)
-    gib = crossings(Q_(dev.memory.capacity.m_as("GB"), "GiB").m_as("B"))["scores_fill"]
+    gib = crossings(Q_(dev.memory.capacity.m_as("GB"), "GiB").m_as("B"))["scores_fit"]
     fig14 = figure14_device_crossings()
 
     fig = figure("Three memory regimes of a long context (GPT-2 XL shape, FP16, one request)",
@@ -420,8 +423,8 @@ def part_c(context: int, flash: bool, device: str) -> View:
                                  name="one layer's scores (quadratic)", mode="lines"))
     marks = [(x["kv_over_weights"], w, "KV = weights")]
     if not flash:
-        marks.append((x["scores_fill"], score_bytes(x["scores_fill"]), "scores fill the device"))
-    marks.append((x["kv_fill"], m.kv_cache_bytes(x["kv_fill"], 1, PRECISION), "weights + KV fill the device"))
+        marks.append((x["scores_fit"], score_bytes(x["scores_fit"]), "longest context whose scores fit"))
+    marks.append((x["kv_fit"], m.kv_cache_bytes(x["kv_fit"], 1, PRECISION), "longest context whose weights + KV fit"))
     fig.add_trace(go.Scatter(x=[k[0] for k in marks], y=[k[1] for k in marks], name="crossings",
                              mode="markers+text", text=[k[2] for k in marks], textposition="bottom right",
                              marker=dict(size=10, symbol="x")))
@@ -433,7 +436,7 @@ def part_c(context: int, flash: bool, device: str) -> View:
     kv_now = m.kv_cache_bytes(s, 1, PRECISION)
     need = w + kv_now + layer_now
     first = "the KV cache" if flash else "one layer's scores"
-    limit = x["kv_fill"] if flash else min(x["scores_fill"], x["kv_fill"])
+    limit = x["kv_fit"] if flash else min(x["scores_fit"], x["kv_fit"])
     cards = [
         Card("KV cache per token", fmt_bytes(m.kv_cache_bytes_per_token(PRECISION)),
              f"2 × {cfg['n_layers']} layers × {cfg['d_model']:,} × 2 B"),
@@ -441,9 +444,9 @@ def part_c(context: int, flash: bool, device: str) -> View:
         Card("One layer now", fmt_bytes(layer_now), "tiled: no scores stored" if flash else "materialized scores",
              "bad" if layer_now > cap else ("warn" if layer_now > w else "")),
         Card("KV passes weights at", f"{x['kv_over_weights']:,} tokens", "chapter: near 10,000"),
-        Card("Scores fill the device at", f"{x['scores_fill']:,} tokens",
+        Card("Longest context whose scores fit", f"{x['scores_fit']:,} tokens",
              f"{dev.memory.capacity:~P}; read as GiB: {gib:,}", "" if flash else "bad"),
-        Card("Attention MACs pass dense at", f"{x['attention_over_dense']:,} tokens",
+        Card("Attention MACs = dense MACs at", f"{x['attention_over_dense']:,} tokens",
              f"S > 6d, d = {cfg['d_model']:,}"),
     ]
     summary = (f"At {s:,} tokens the cache holds {fmt_bytes(kv_now)} against {fmt_bytes(w)} of weights, and one "
@@ -454,8 +457,8 @@ def part_c(context: int, flash: bool, device: str) -> View:
         f"weights = params × 2 B = {m.params:,} × 2 = {fmt_bytes(w)}  (flat)",
         f"KV = 2 × {cfg['n_layers']} × {cfg['d_model']:,} × S × 2 B = {fmt_bytes(m.kv_cache_bytes_per_token(PRECISION))} × {s:,} = {fmt_bytes(kv_now)}  (linear)",
         f"scores = heads × S² × 2 B = {cfg['n_heads']} × {s:,}² × 2 = {fmt_bytes(score_bytes(s))}  (quadratic, one layer)",
-        f"crossings: KV = weights at {x['kv_over_weights']:,}; scores = {dev.memory.capacity:~P} at {x['scores_fill']:,}; "
-        f"weights + KV = capacity at {x['kv_fill']:,}",
+        f"crossings: KV = weights at {x['kv_over_weights']:,}; longest fit: scores ≤ {dev.memory.capacity:~P} up to "
+        f"{x['scores_fit']:,}, weights + KV up to {x['kv_fit']:,}",
         f"Figure 14's 'near 41,000' fits 80 GiB ({fig14['GiB']:,} tokens); 80 GB fills at {fig14['GB']:,}",
         f"compute: projections + FFN = 12·S·d², attention = 2·S²·d, equal at S = 6d = {x['attention_over_dense']:,}",
     ]

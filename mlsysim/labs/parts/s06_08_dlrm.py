@@ -235,7 +235,8 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         Card("Gathered per request", fmt_bytes(gathered), f"{n_tables} tables × {k} × {fmt_bytes(row_bytes, 0)} rows"),
         Card("Gathers: share of bytes", f"{st['emb']['bytes'] / all_bytes:.1%}", f"at batch {B:,}",
              "warn" if st["emb"]["bytes"] > all_bytes / 2 else ""),
-        Card("Gathers: share of FLOPs", f"{st['emb']['flops'] / all_flops:.1%}", "a lookup copies a row: no MACs"),
+        Card("Gathers: share of FLOPs", f"{st['emb']['flops'] / all_flops:.1%}" if st["emb"]["flops"] else "none",
+             "a lookup copies a row: no MACs"),
         Card("Pooling intensity", f"{pooling_intensity(k):.2f} FLOP/B",
              "one add per 4-byte value; tends to 0.25" if k > 1 else "one lookup: nothing to add"),
         Card("Each gather kernel", bound_phrase(emb_bound),
@@ -248,7 +249,7 @@ def part_b(batch: str, lookups: int, device: str) -> View:
     ]
     summary = (f"At batch {B:,}, each request gathers {fmt_bytes(gathered)} of embedding rows whatever the batch, "
                f"while the MLPs' weight reads are shared: the gathers are {st['emb']['bytes'] / all_bytes:.1%} of "
-               f"the bytes and {st['emb']['flops'] / all_flops:.1%} of the FLOPs. The engine prints "
+               f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the FLOPs. The engine prints "
                f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
                + (f"on one {dev.name} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
                   f"over by {fmt_bytes(p.over.m_as('B'))})." if not p.feasible else

@@ -344,9 +344,10 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     attn_rows = [t for t in ph.layers if t.name.startswith("attn_blocks")]
     attn_share = sum(t.time for t in attn_rows) / ph.latency_s
     cards = [
-        Card("Prefill", bound_phrase(pre.bottleneck), f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
+        Card("Prefill", bound_phrase(pre.bottleneck), f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B (compiled graph)",
              "ok" if pre.bottleneck == "Compute" else "warn"),
-        Card("Decode", bound_phrase(dec.bottleneck), f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B", "warn"),
+        Card("Decode", bound_phrase(dec.bottleneck), f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B (compiled graph)",
+             "warn"),
         Card("CNN alone", bound_phrase(pc.bottleneck), f"{fmt_time(pc.latency_s)}"),
         Card("CNN + attention", bound_phrase(ph.bottleneck), f"{fmt_time(ph.latency_s)}; attention {attn_share:.0%} of it",
              "warn" if ph.bottleneck != pc.bottleneck else ""),
