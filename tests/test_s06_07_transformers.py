@@ -254,3 +254,36 @@ def test_part_d_does_not_call_mha_one_times_smaller():
     text = view_text(render(lab, "D", kv_heads="32"))
     assert "1× smaller" not in text and "1x smaller" not in text
     assert "4× smaller" in view_text(render(lab, "D", kv_heads="8"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 14: multi-head attention costs no extra FLOPs; teacher forcing; the 70B's bytes per token
+# ---------------------------------------------------------------------------------------------
+
+
+def test_multi_head_attention_costs_no_extra_flops():
+    """The chapter's self-check (L1876): h × S² × d/h = S² × d MACs per product, for any h; the
+    materialized score memory, h × S² × 2 B, does grow with h."""
+    layers = {h: L.Attention(d_model=4096, n_heads=h, seq_len=2048) for h in (1, 8, 32, 64)}
+    assert {a.macs() for a in layers.values()} == {2 * 2048**2 * 4096}
+    assert layers[32].score_bytes(1, "fp16") == 32 * 2048**2 * 2
+    assert lab.PRED_E.answer == "same"
+
+
+def test_llama2_70b_streams_about_140_gb_per_token():
+    """Llama-2 70B (HF meta-llama/Llama-2-70b-hf: 68,976,648,192 parameters) × 2 B = 137.95 GB, the
+    chapter's '70B-parameter model streams 140 GB of FP16 weights per token' (L1101, 70 × 2)."""
+    m = lab.e_model("70b")
+    assert m.params == 68_976_648_192
+    assert m.weight_bytes("fp16") == 2 * 68_976_648_192
+    p = Engine.solve(m, H100, phase="decode", seq_len=lab.E_SEQ, efficiency=lab.EFFICIENCY)
+    assert p.bytes_moved > m.weight_bytes("fp16") and not p.feasible  # more than one 80 GB H100 holds
+    assert lab.TRANSFER_E.answer == "140"
+
+
+def test_teacher_forcing_costs_about_a_decode_step_per_prediction():
+    """One causal-masked pass over S known tokens makes S predictions; per prediction its FLOPs are
+    those of a decode step at the same context to within the attention term's averaging."""
+    m = Models.Llama7B
+    per_pred = m.flops(1, 2048, "prefill") / 2048
+    assert per_pred == pytest.approx(m.flops(1, 2048, "decode"), rel=0.05)

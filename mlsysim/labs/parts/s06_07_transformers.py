@@ -35,7 +35,7 @@ from ..components import (
 from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.7"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: Every part runs in FP16, the precision of the chapter's decode and KV-cache numbers (L1097, L1105).
 PRECISION = "fp16"
@@ -647,6 +647,120 @@ TRANSFER_D = Prediction(
                 "the count about 4×.",
         "less": "At 61 users the caches (65 GB) dominate, not the weights: shrinking them 4× multiplies users ~4×.",
         "same": "GQA's purpose is the cache: fewer key/value heads, fewer bytes per token.",
+    },
+    kind="transfer",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: heads cost no FLOPs, one pass trains every position, and a 70B model's bytes per token
+# ---------------------------------------------------------------------------------------------
+
+#: Llama-2 70B's published configuration (Touvron et al. 2023, Table 1 / the HF config.json of
+#: meta-llama/Llama-2-70b-hf: hidden 8,192, 80 layers, 64 heads, 8 KV heads, FFN 28,672,
+#: vocabulary 32,000); 68,976,648,192 parameters, the chapter's "70B-parameter model" (L1101).
+LLAMA70B = dict(d_model=8192, n_layers=80, n_heads=64, kv_heads=8, d_ff=28672)
+#: Part E's attention layer: the 7B shape (d = 4,096) at a 2,048-token training sequence.
+E_D_MODEL, E_SEQ = 4096, 2048
+
+PRED_E = Prediction(
+    question=("A 4,096-wide attention layer over 2,048 tokens is split into 32 heads of 128 instead of one head of "
+              "4,096. Its attention FLOPs…"),
+    options={"32x": "Grow 32×: every head computes its own S × S scores",
+             "same": "Stay the same, though 32 score matrices must now be stored instead of one",
+             "fewer": "Fall 32×: each head is 32× narrower",
+             "same_all": "Stay the same, and so does everything else the layer stores"},
+    answer="same",
+    feedback={
+        "32x": "Each head's scores cost S² × d_head MACs, and the heads' widths add up to d: h × S² × (d/h) = S² × d. "
+               "Heads partition the work; they do not repeat it.",
+        "same": "h × S² × d/h = S² × d MACs for any h (the chapter's self-check answer). What does grow with h is the "
+                "number of S × S score matrices a materialized kernel stores: h of them.",
+        "fewer": "Each head is narrower, but there are h of them: the product is unchanged.",
+        "same_all": "The FLOPs are unchanged, but a materialized kernel stores one S × S matrix per head: 32× the "
+                    "score memory of a single head.",
+    },
+    reveals=("S² × d MACs for any h", "h × S² × d/h"),
+)
+E_HEADS = Choice("Heads (d = 4,096 split across them)", {"1": "1", "8": "8", "32": "32", "64": "64"}, "32")
+E_MODEL = Choice("Model decoding one token at batch 1",
+                 {"Llama7B": "Llama-2 7B", "70b": "Llama-2 70B (the chapter's 70B example)"}, "Llama7B")
+
+
+@lru_cache(maxsize=4)
+def e_model(key: str):
+    return llama(**LLAMA70B, name="Llama-2 70B") if key == "70b" else Models.get(key)
+
+
+def part_e(heads: str, model: str) -> View:
+    import plotly.graph_objects as go
+
+    h = int(heads)
+    grid = [int(k) for k in E_HEADS.options]
+    layers = {n: L.Attention(d_model=E_D_MODEL, n_heads=n, seq_len=E_SEQ) for n in grid}
+    att = layers[h]
+    fig = figure(f"One attention layer, d = {E_D_MODEL:,}, {E_SEQ:,} tokens, FP16", "Heads", "Relative to one head")
+    fig.add_trace(go.Bar(x=[str(n) for n in grid], y=[layers[n].flops() / layers[1].flops() for n in grid],
+                         name="attention FLOPs"))
+    fig.add_trace(go.Bar(x=[str(n) for n in grid],
+                         y=[layers[n].score_bytes(1, PRECISION) / layers[1].score_bytes(1, PRECISION) for n in grid],
+                         name="materialized score memory"))
+    fig.update_layout(barmode="group")
+
+    m = e_model(model)
+    dev = Hardware.get("H100")
+    dec = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=E_SEQ)
+    train = m.flops(1, E_SEQ, "prefill")  # one teacher-forced pass: every position predicts its next token
+    per_token_dec = m.flops(1, E_SEQ, "decode")
+    floor = dec.bytes_moved / dev.memory.bandwidth.m_as("B/s")
+    cards = [
+        Card(f"Attention FLOPs, {h} head{'s' if h > 1 else ''}", _flop(att.flops()),
+             "the same as one head's" if att.flops() == layers[1].flops() else
+             f"{fmt_ratio(att.flops() / layers[1].flops(), 0)} one head's"),
+        Card("Score memory", fmt_bytes(att.score_bytes(1, PRECISION)), f"{h} × {E_SEQ:,}² × 2 B",
+             "warn" if h > 1 else ""),
+        Card("One training pass", f"{E_SEQ:,} predictions",
+             f"teacher forcing + causal mask; {_flop(train / E_SEQ)} per prediction"),
+        Card("One decode step", "1 prediction", f"{_flop(per_token_dec)} for it, after the {E_SEQ:,}-token context"),
+        Card(f"{m.name}: bytes per token", fmt_bytes(dec.bytes_moved), "every weight + the KV cache, batch 1",
+             "bad" if not dec.feasible else "warn"),
+        Card("Bandwidth floor per token", fmt_time(floor),
+             f"at most {1 / floor:,.0f} tokens/s on one H100" + ("" if dec.feasible else "; does not fit one H100"),
+             "bad" if not dec.feasible else ""),
+    ]
+    summary = (f"Splitting d = {E_D_MODEL:,} into {h} head{'s' if h > 1 else ''} leaves the attention FLOPs at "
+               f"{_flop(att.flops())} (S² × d for any head count) but stores {h} score matrices "
+               f"({fmt_bytes(att.score_bytes(1, PRECISION))}). In training, a causal mask lets one pass over "
+               f"{E_SEQ:,} known tokens make {E_SEQ:,} next-token predictions (teacher forcing), about "
+               f"{_flop(train / E_SEQ)} each; generation makes one per step, about {_flop(per_token_dec)}: similar "
+               f"arithmetic per token, but each step streams {fmt_bytes(dec.bytes_moved)} for {m.name}, at least "
+               f"{fmt_time(floor)} at {dev.memory.bandwidth:~P}.")
+    peek = [
+        f"multi-head MACs = h × 2 × S² × (d/h) = 2 × S² × d = 2 × {E_SEQ:,}² × {E_D_MODEL:,} = {att.macs():,} (any h)",
+        f"score bytes = h × S² × 2 B = {h} × {E_SEQ:,}² × 2 = {att.score_bytes(1, PRECISION):,} B",
+        "causal mask: scores for later positions set to −∞ before softmax, so position t sees tokens ≤ t; the "
+        "FLOP count here includes the masked half (dense evaluation, the chapter's and torch's convention)",
+        f"teacher forcing: FLOPs per prediction = prefill FLOPs / S = {_flop(train)} / {E_SEQ:,}",
+        f"{m.name}: {m.params:,} params × 2 B = {fmt_bytes(m.weight_bytes(PRECISION))} of weights"
+        + (" (the chapter: 70B × 2 B = 140 GB per token)" if model == "70b" else "")
+        + f"; + KV {fmt_bytes(dec.kv_cache_bytes)} at {E_SEQ:,} tokens",
+        f"floor = bytes per token / bandwidth = {fmt_bytes(dec.bytes_moved)} / {dev.memory.bandwidth:~P} = {fmt_time(floor)}",
+    ]
+    return View(fig, cards, summary, "Heads, masks and bytes per token", peek)
+
+
+TRANSFER_E = Prediction(
+    question=("Switch to the chapter's 70B model (FP16). At batch 1, roughly how many bytes must stream from memory "
+              "for each generated token?"),
+    options={"140": "About 140 GB: every weight, every token", "2": "About 2 GB: one layer at a time",
+             "kv": "About 0.3 MB: only the new token's keys and values"},
+    answer="140",
+    feedback={
+        "140": "68,976,648,192 parameters × 2 B = 138 GB (the chapter rounds to 140 GB), plus the KV cache: more "
+               "than an 80 GB H100 holds, and at 3.35 TB/s at least 41 ms per token. Pick the 70B model.",
+        "2": "Layers run one after another, but all of them run for every token: every layer's weights are read.",
+        "kv": "That is what a token adds to the cache; producing it requires reading every weight and the whole "
+              "cache.",
     },
     kind="transfer",
 )
