@@ -361,7 +361,11 @@ def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_ut
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the takeaways (answer all four predictions)"),
+    )
     mo.md("""
     **Takeaways**
 

@@ -77,3 +77,20 @@ def test_one_number_for_the_longest_context_that_fits():
     assert 25 * 41_448**2 * 2 <= gib < 25 * 41_449**2 * 2
     six, seven = a.figure14_check(), t.figure14_device_crossings()
     assert (six["gb"], six["gib"]) == (seven["GB"], seven["GiB"]) == (40_000, 41_448)
+
+
+@pytest.mark.parametrize("stem", ["s06_06_attention", "s06_07_transformers", "s06_08_dlrm", "s06_09_choosing",
+                                  "s06_10_fallacies", "lab06_architecture_tax"])
+def test_takeaways_and_syntheses_are_gated_on_every_prediction(stem):
+    """Issue 10: takeaways and syntheses summarise the answers, so they stay hidden until every
+    prediction they summarise is answered (6.9's takeaways were shown on load)."""
+    from pathlib import Path
+
+    src = (Path(__file__).resolve().parent.parent / "labs" / f"{stem}.py").read_text(encoding="utf-8")
+    cells = src.split("@app.cell")
+    preds = sorted(set(re.findall(r"\bpred_[a-z]\b", src)))
+    for cell in cells:
+        if "Takeaways" in cell or "lab.synthesis(" in cell:
+            assert "mo.stop(" in cell, f"{stem}: a takeaways/synthesis cell is not gated"
+            missing = [p for p in preds if p not in cell]
+            assert not missing, f"{stem}: takeaways/synthesis cell not gated on {missing}"

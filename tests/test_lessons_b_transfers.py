@@ -69,7 +69,10 @@ def test_6_9_transfers():
     g = Models.GPT2
     kv = g.kv_cache_bytes(1024, 64, "fp16")
     assert kv == pytest.approx(64 * 1024 * 2 * 48 * 1600 * 2) and kv + g.weight_bytes("fp16") < 80e9  # B
-    assert round(energy.move_vs_compute("int8", "dram", 1)) == 533 > round(energy.move_vs_compute("fp32", "dram", 1))
+    conv = s06_09_choosing.stage_conv("layer4")
+    assert conv.output_size == (7, 7) and conv.weight_reuse == 49  # C: a 7x7 map reuses each weight 49 times
+    assert energy.move_vs_compute("fp32", "dram", 49) == pytest.approx(640 / 4.6 / 49)
+    assert energy.move_vs_compute("fp32", "dram", 49) > 1 > energy.move_vs_compute("fp32", "dram", 3 * 49)
     plan = s06_09_choosing.camera_plan("mnv2_100")
     assert plan["napkin_s"] == pytest.approx(Models.MobileNetV2.flops() / 2e9) and plan["engine_s"] < 0.5  # D
     assert r.flops() / 2e9 > 0.5
@@ -88,7 +91,7 @@ def test_6_10_transfers():
 
 
 def test_lab06_transfers():
-    assert L.Dense(in_features=112 * 112 * 3, out_features=1000).params == 37_633_000  # A
+    assert L.Dense(in_features=448 * 448 * 3, out_features=4000).weight_bytes("int8") == 2_408_452_000  # A
     live = L.Attention(d_model=8192, n_heads=64, seq_len=131072, flash=True).live_elements(1) * 2
     assert live == 4 * 131072 * 8192 * 2 < 80e9  # B: 8.6 GB
     ratios = {}

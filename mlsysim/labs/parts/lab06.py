@@ -40,21 +40,25 @@ DEVICES = {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX", "iPhon
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("A dense layer maps a flattened 224×224 RGB image (150,528 values) to 1,000 hidden "
-              "units. How many parameters does that one layer have?"),
-    options={"150k": "About 150 thousand", "150m": "About 150 million", "1.5b": "About 1.5 billion",
-             "22b": "About 22.7 billion"},
-    answer="150m",
+    question=("Two first layers read a 224×224 RGB image: a dense layer with 1,000 units (602 MB of FP32 weights) "
+              "and a 3×3 convolution with 64 filters. You double the image side to 448 and quantize both to INT8. "
+              "Their weight memory…"),
+    options={"both_shrink": "Both shrink 4×: INT8 is a quarter of FP32",
+             "both_grow": "Both grow 4×: four times the pixels",
+             "cancel": "The dense layer's stays at about 602 MB (4× the inputs, ¼ the bytes each); the conv's falls 4×",
+             "dense_only": "The dense layer's grows 4×; the conv's does not change"},
+    answer="cancel",
     feedback={
-        "150k": "That is the input size, not the weight count: every one of the 1,000 units has its own "
-                "150,528 weights, so the layer holds 150,528 × 1,000 + 1,000 biases.",
-        "150m": "150,528 × 1,000 weights + 1,000 biases = 150,529,000 parameters: 602 MB in FP32 for one layer "
-                "that has learned nothing about images yet.",
-        "1.5b": "Ten times too many: count inputs × units = 150,528 × 1,000.",
-        "22b": "That would be a *square* layer with 150,528 units (the seed lab's example). With 1,000 units "
-               "it is 150,528 × 1,000 ≈ 150.5 M.",
+        "both_shrink": "Quantization divides bytes per weight by 4, but the dense layer also gains 4× the weights: "
+                       "one weight per input value, and the input has 4× the pixels.",
+        "both_grow": "A convolution's weights are shared across positions: its count does not see the image size, "
+                     "so only quantization acts on it.",
+        "cancel": "Dense: 602,112 inputs × 1,000 units × 1 B ≈ 602 MB, what 224² cost in FP32. Conv: 1,792 "
+                  "weights, 7.2 KB → 1.8 KB. Resolution is a lever only on the layer without weight sharing.",
+        "dense_only": "Right about resolution, but INT8 still quarters both: the dense layer lands back at "
+                      "602 MB and the conv at 1.8 KB.",
     },
-    reveals=('150,529,000', '150.5 M'),
+    reveals=("back at 602 MB", "1.8 KB"),
 )
 A_RESOLUTION = Slider("Image side (pixels)", 28, 512, 224, step=28)
 A_UNITS = Slider("Hidden units in the dense layer", 100, 4000, 1000, step=100)
@@ -469,15 +473,16 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 TRANSFER_A = Prediction(
-    question="Halve the image side to 112 pixels, 1,000 units. The dense first layer's parameters become about…",
-    options={"quarter": "A quarter (37.6 M): inputs scale with the image's area", "half": "Half",
-             "same": "The same: the units did not change"},
-    answer="quarter",
+    question="Still at 448×448 in INT8, widen the dense layer from 1,000 to 4,000 units. Its weights take about…",
+    options={"2.4": "2.4 GB: weights grow with inputs × units", "602": "Still 602 MB: the input did not change",
+             "9.6": "9.6 GB", "150": "150 MB"},
+    answer="2.4",
     feedback={
-        "quarter": "112 × 112 × 3 = 37,632 inputs × 1,000 units + 1,000 = 37,633,000. The 3×3 convolution's 1,792 "
-                   "does not change at all. Set the side to 112.",
-        "half": "The side halves, so the area (and the inputs) quarter.",
-        "same": "Every unit has one weight per input pixel value: fewer pixels, fewer weights.",
+        "2.4": "602,112 × 4,000 + 4,000 = 2.41 B weights × 1 B. Set 4,000 units: the conv's 1,792 weights "
+               "would not notice either change.",
+        "602": "Every unit has its own weight per input value: 4× the units, 4× the weights.",
+        "9.6": "That is FP32 (4 B per weight); the layer is in INT8.",
+        "150": "That is the 224×224 INT8 layer with 1,000 units.",
     },
     kind="transfer",
 )

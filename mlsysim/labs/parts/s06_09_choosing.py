@@ -692,15 +692,18 @@ TRANSFER_B = Prediction(
 )
 
 TRANSFER_C = Prediction(
-    question="In INT8 instead of FP32, a dense layer at batch 1 spends how much more on fetching a weight than on using it?",
-    options={"more": "More: about 533× a MAC instead of 139×", "less": "Less: INT8 values are 4× smaller to fetch",
-             "same": "The same 139×"},
-    answer="more",
+    question=("Pick ResNet-50's stage-4 3×3 convolution (a 7×7 output map) at batch 1, FP32. Is fetching its "
+              "weights from DRAM still cheap next to using them?"),
+    options={"cheap": "Yes: convolutions always reuse each weight enough",
+             "no": "No: each weight serves only 49 positions, so a fetch still costs about 2.8× its MACs",
+             "same": "It costs the full 139×, like a dense layer"},
+    answer="no",
     feedback={
-        "more": "An INT8 DRAM read is a quarter of an FP32 one, but an INT8 MAC is far cheaper still (Horowitz): "
-                "the ratio grows to about 533×. Pick INT8.",
-        "less": "The fetch shrinks 4×, but the MAC shrinks more (4.6 pJ → 0.2 pJ): the ratio grows.",
-        "same": "Precision changes both energies, by different factors.",
+        "cheap": "Reuse is H_out × W_out: 3,136 at 56×56 but 49 at 7×7. Late stages of a CNN behave more like "
+                 "dense layers; batching is what rescues them.",
+        "no": "139 / 49 ≈ 2.8: the fetch still outweighs the arithmetic. Pick stage 4, then raise the batch: "
+              "from batch 3 the fetch is cheaper than its MACs.",
+        "same": "Each fetched weight is still used 49 times, dividing the 139× by 49.",
     },
     kind="transfer",
 )
