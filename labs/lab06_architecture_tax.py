@@ -64,8 +64,9 @@ def _(kit, mo):
     mo.vstack([
         mo.md("## Part A · The cost of no structure"),
         kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
-                    "Our intern wants a plain fully connected network on 224×224 camera-trap images: "
-                    "no convolutions. How big is the first layer?"),
+                    "Our intern wants a plain fully connected first layer on the camera-trap images; "
+                    "next season we move to 448×448 frames and INT8 weights. What does each choice "
+                    "of first layer cost us then?"),
     ])
     return
 
@@ -125,7 +126,8 @@ def _(kit, mo):
         mo.md("## Part B · The quadratic wall"),
         kit.message("Alex Torres", "product manager, WildlifeVision",
                     "The paper uses 4K tokens of audio context; we need 128K for full recordings. "
-                    "Just double the context a few times: how much more memory can that take?"),
+                    "Section 6.6 says the score matrix explodes. Does FlashAttention make 128K "
+                    "possible on one H100, or only faster?"),
     ])
     return
 

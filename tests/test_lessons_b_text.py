@@ -94,3 +94,19 @@ def test_takeaways_and_syntheses_are_gated_on_every_prediction(stem):
             assert "mo.stop(" in cell, f"{stem}: a takeaways/synthesis cell is not gated"
             missing = [p for p in preds if p not in cell]
             assert not missing, f"{stem}: takeaways/synthesis cell not gated on {missing}"
+
+
+def test_roofline_chart_names_its_ridge():
+    """Issue 10 #2 in the kit: the roofline chart labelled peak × 0.5 / BW = 148 'ridge'. It now
+    says which ridge it draws, and never derates the camera SoC's sustained 2 GOPS again."""
+    from viewtext import render, view_text
+
+    from mlsysim.labs import charts
+    from mlsysim.labs.parts import lab06, s06_07_transformers
+    from mlsysim.labs.vocab import LABELS
+
+    assert f"{LABELS['ridge_sustained']}, η = 0.5: 148 FLOP/B" in view_text(render(s06_07_transformers, "A"))
+    assert f"{LABELS['ridge_peak']}: 295 FLOP/B" in view_text(render(lab06, "D"))
+    cam = charts.roofline(Hardware.get("CortexA53Camera"), "int8", 0.5)
+    text = " ".join(str(a.text) for a in cam.layout.annotations)
+    assert f"{LABELS['ridge_peak']}: 0.62 FLOP/B" in text  # 2 GOP/s / 3.2 GB/s = 0.625, not derated to 0.31
