@@ -110,3 +110,22 @@ def test_roofline_chart_names_its_ridge():
     cam = charts.roofline(Hardware.get("CortexA53Camera"), "int8", 0.5)
     text = " ".join(str(a.text) for a in cam.layout.annotations)
     assert f"{LABELS['ridge_peak']}: 0.62 FLOP/B" in text  # 2 GOP/s / 3.2 GB/s = 0.625, not derated to 0.31
+
+
+def test_facts_agree_across_every_choice_state():
+    """The suite's consistency test compares facts at defaults; here every choice option of every
+    part of 6.6-6.10 and Lab 06 is rendered, and each fact key must carry one value everywhere and
+    equal the core's own value (e.g. ResNet-50 on the camera SoC: 6.9 D and the Lab 06 synthesis)."""
+    from collections import defaultdict
+
+    import test_consistency as tc
+
+    seen = defaultdict(set)
+    for label, fn, args in CASES:
+        for f in fn(**args).all_facts():
+            seen[f.key].add(round(f.value, 12))
+            expect = tc._recompute(f)
+            assert expect is None or f.value == pytest.approx(expect, rel=1e-9), (label, f.key, f.value, expect)
+    clashes = {k: v for k, v in seen.items() if len(v) > 1}
+    assert not clashes, clashes
+    assert any(k.startswith("latency(") and "CortexA53Camera" in k and "ResNet50" in k for k in seen)

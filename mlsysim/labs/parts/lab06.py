@@ -445,6 +445,10 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
     fig.add_hline(y=budget, line_dash="dot", annotation_text=f"your budget {_joules(budget)}/day",
                   annotation_position="bottom right")
     cards = [Card(k, "meets" if ok else "fails", txt, "ok" if ok else "bad") for k, (ok, txt) in d["checks"].items()]
+    if model in Models.names():  # a registry preset: tag its latency (no efficiency for a sustained device)
+        cards[0] = Card(cards[0].label, cards[0].value, cards[0].note, cards[0].status,
+                        fact=fact("latency", p.latency_s, model=model, device=device, batch=1, precision=d["precision"],
+                                  efficiency=None if dev.compute.is_sustained else 0.5))
     cards.append(Card("Energy / inference", _joules(d["energy_j"]),
                       f"{d['power_w']:g} W × {fmt_time(p.latency_s)} ({'chapter: active' if dev.compute.is_sustained else 'TDP'})"))
     failed = [k for k, (ok, _) in d["checks"].items() if not ok]
