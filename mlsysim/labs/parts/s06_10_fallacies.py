@@ -158,7 +158,8 @@ def part_a(device: str, batch: int) -> View:
         f"ViT-B/16: 196 patches + 1 class token = {vb.config['tokens']} tokens × 12 blocks of d = 768",
         f"  {vb.params:,} params, {vb.flops():,} FLOPs per 224² image",
         f"ResNet-50: {r50.params:,} params, {r50.flops():,} FLOPs",
-        f"latency = Engine.solve(..., efficiency 0.5): Σ max(compute, memory) + kernels × {dev.dispatch_tax.m_as('us'):g} µs",
+        f"latency = Engine.solve(..., efficiency 0.5): Σ max(compute, memory) + kernels × {dev.dispatch_tax.m_as('us'):g} µs"
+        + ("  (the SoC's rate is already sustained: efficiency does not derate it)" if dev.compute.is_sustained else ""),
         "accuracy is not an engine output: ViT's result depends on pretraining data (Dosovitskiy et al. 2021)",
     ]
     return View(fig, cards, summary, "The cost of a weaker prior", peek)
