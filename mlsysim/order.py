@@ -26,6 +26,7 @@ __all__ = [
     "permute",
     "random_matrix",
     "order_experiment",
+    "causal_experiment",
 ]
 
 Matrix = list[list[float]]
@@ -62,7 +63,7 @@ def softmax(row: Sequence[float]) -> list[float]:
     if not row:
         raise ValueError("row must not be empty")
     top = max(row)
-    e = [math.exp(v - top) for v in row]
+    e = [0.0 if v == -math.inf else math.exp(v - top) for v in row]
     s = sum(e)
     return [v / s for v in e]
 
@@ -76,9 +77,13 @@ def scores(x: Sequence[Sequence[float]], wq: Sequence[Sequence[float]],
 
 
 def self_attention(x: Sequence[Sequence[float]], wq: Sequence[Sequence[float]],
-                   wk: Sequence[Sequence[float]], wv: Sequence[Sequence[float]]) -> Matrix:
-    """One head of scaled dot-product self-attention: softmax(Q Kᵀ / √d_k) V, no mask."""
-    p = [softmax(r) for r in scores(x, wq, wk)]
+                   wk: Sequence[Sequence[float]], wv: Sequence[Sequence[float]], causal: bool = False) -> Matrix:
+    """One head of scaled dot-product self-attention: softmax(Q Kᵀ / √d_k) V. ``causal=True`` sets
+    the scores of later positions to −∞ before the softmax, so token t attends to tokens ≤ t only."""
+    s = scores(x, wq, wk)
+    if causal:
+        s = [[v if j <= i else -math.inf for j, v in enumerate(row)] for i, row in enumerate(s)]
+    p = [softmax(r) for r in s]
     return matmul(p, matmul(x, wv))
 
 
@@ -139,3 +144,21 @@ def order_experiment(n_tokens: int = 5, d_model: int = 4, shift: int = 1, positi
         back[old] = out2[i]
     diff = max(abs(a - b) for r1, r2 in zip(out1, back, strict=True) for a, b in zip(r1, r2, strict=True))
     return {"order": order, "original": out1, "shuffled": out2, "shuffled_back": back, "max_diff": diff}
+
+
+def causal_experiment(n_tokens: int = 5, d_model: int = 4, causal: bool = True, seed: int = 0) -> dict:
+    """Change only the last token and measure how much every earlier token's output moves. With
+    the causal mask the earlier outputs cannot see it (change 0): that is what lets one training
+    pass predict every position from its past alone (teacher forcing) without leaking the answer."""
+    for name, v, lo, hi in (("n_tokens", n_tokens, 2, MAX_TOKENS), ("d_model", d_model, 1, MAX_DIM)):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
+    rng = random.Random(seed)
+    tokens = random_matrix(n_tokens, d_model, rng)
+    wq, wk, wv = (random_matrix(d_model, d_model, rng) for _ in range(3))
+    edited = [list(r) for r in tokens]
+    edited[-1] = random_matrix(1, d_model, rng)[0]
+    a = self_attention(tokens, wq, wk, wv, causal)
+    b = self_attention(edited, wq, wk, wv, causal)
+    earlier = max(abs(x - y) for ra, rb in zip(a[:-1], b[:-1], strict=True) for x, y in zip(ra, rb, strict=True))
+    return {"earlier_change": earlier, "last_change": max(abs(x - y) for x, y in zip(a[-1], b[-1], strict=True))}

@@ -71,3 +71,19 @@ def test_bad_matrices_are_refused():
         order.matmul([[float("nan")]], [[1.0]])
     with pytest.raises(ValueError, match="permutation"):
         order.permute([[1.0], [2.0]], [0, 0])
+
+
+def test_causal_mask_hides_later_tokens():
+    """With the mask, editing the last token moves no earlier output (exactly 0); without it, every
+    output moves. The masked row 0 is token 0's own value vector (softmax over one score)."""
+    masked = order.causal_experiment(causal=True)
+    open_ = order.causal_experiment(causal=False)
+    assert masked["earlier_change"] == 0.0 and masked["last_change"] > 1e-3
+    assert open_["earlier_change"] > 1e-3
+    rng = random.Random(5)
+    x = order.random_matrix(3, 2, rng)
+    wq, wk, wv = (order.random_matrix(2, 2, rng) for _ in range(3))
+    out = order.self_attention(x, wq, wk, wv, causal=True)
+    assert out[0] == pytest.approx(order.matmul(x, wv)[0])
+    ref = _np_attention(x[:2], wq, wk, wv)  # row 1 sees tokens 0 and 1 only
+    assert out[1] == pytest.approx(list(ref[1]))

@@ -13,6 +13,7 @@ import math
 from functools import lru_cache
 
 from ... import layers as L
+from ... import order
 from ...engine import Engine
 from ...hardware import Hardware
 from ...models import Models, llama
@@ -713,6 +714,7 @@ def part_e(heads: str, model: str) -> View:
     train = m.flops(1, E_SEQ, "prefill")  # one teacher-forced pass: every position predicts its next token
     per_token_dec = m.flops(1, E_SEQ, "decode")
     floor = dec.bytes_moved / dev.memory.bandwidth.m_as("B/s")
+    masked, unmasked = order.causal_experiment(causal=True), order.causal_experiment(causal=False)
     cards = [
         Card(f"Attention FLOPs, {h} head{'s' if h > 1 else ''}", _flop(att.flops()),
              "the same as one head's" if att.flops() == layers[1].flops() else
@@ -722,6 +724,9 @@ def part_e(heads: str, model: str) -> View:
         Card("One training pass", f"{E_SEQ:,} predictions",
              f"teacher forcing + causal mask; {_flop(train / E_SEQ)} per prediction"),
         Card("One decode step", "1 prediction", f"{_flop(per_token_dec)} for it, after the {E_SEQ:,}-token context"),
+        Card("Edit the last token: earlier outputs move by", f"{masked['earlier_change']:.2g}",
+             f"with the causal mask; without it {unmasked['earlier_change']:.2g} (5 tokens, one head)",
+             "ok" if masked["earlier_change"] == 0 else "bad"),
         Card(f"{m.name}: bytes per token", fmt_bytes(dec.bytes_moved), "every weight + the KV cache, batch 1",
              "bad" if not dec.feasible else "warn"),
         Card("Bandwidth floor per token", fmt_time(floor),
@@ -740,6 +745,8 @@ def part_e(heads: str, model: str) -> View:
         f"score bytes = h × S² × 2 B = {h} × {E_SEQ:,}² × 2 = {att.score_bytes(1, PRECISION):,} B",
         "causal mask: scores for later positions set to −∞ before softmax, so position t sees tokens ≤ t; the "
         "FLOP count here includes the masked half (dense evaluation, the chapter's and torch's convention)",
+        f"mask check (mlsysim.order, 5 random tokens): editing the last token moves earlier outputs by "
+        f"{masked['earlier_change']:.2g} masked, {unmasked['earlier_change']:.2g} unmasked: no prediction sees its answer",
         f"teacher forcing: FLOPs per prediction = prefill FLOPs / S = {_flop(train)} / {E_SEQ:,}",
         f"{m.name}: {m.params:,} params × 2 B = {fmt_bytes(m.weight_bytes(PRECISION))} of weights"
         + (" (the chapter: 70B × 2 B = 140 GB per token)" if model == "70b" else "")
