@@ -64,8 +64,9 @@ def _(kit, mo):
     mo.vstack([
         mo.md("## Part A · The cost of no structure"),
         kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
-                    "Our intern wants a plain fully connected network on 224×224 camera-trap images: "
-                    "no convolutions. How big is the first layer?"),
+                    "Our intern wants a plain fully connected first layer on the camera-trap images; "
+                    "next season we move to 448×448 frames and INT8 weights. What does each choice "
+                    "of first layer cost us then?"),
     ])
     return
 
@@ -106,13 +107,27 @@ def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
         mo.md("## Part B · The quadratic wall"),
         kit.message("Alex Torres", "product manager, WildlifeVision",
                     "The paper uses 4K tokens of audio context; we need 128K for full recordings. "
-                    "Just double the context a few times: how much more memory can that take?"),
+                    "Section 6.6 says the score matrix explodes. Does FlashAttention make 128K "
+                    "possible on one H100, or only faster?"),
     ])
     return
 
@@ -153,6 +168,19 @@ def _(b_flash, b_heads, b_seq, kit, lab, mo, pred_b, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -190,14 +218,34 @@ def _(lab):
 
 
 @app.cell
-def _(c_depth, c_device, c_efficiency, kit, lab, mo, pred_c, unlocked):
+def _(lab):
+    c_launch = lab.C_LAUNCH.widget()
+    return (c_launch,)
+
+
+@app.cell
+def _(c_depth, c_device, c_efficiency, c_launch, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack([
         mo.hstack([c_depth, c_efficiency], justify="start", wrap=True),
+        c_launch,
         c_device,
-        kit.show(lab.part_c(c_depth.value, c_device.value, c_efficiency.value),
+        kit.show(lab.part_c(c_depth.value, c_device.value, c_efficiency.value, c_launch.value),
                  lab.PRED_C.respond(pred_c.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
     return
 
 
@@ -249,13 +297,28 @@ def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(mo):
     mo.md("""
     ## Synthesis · Ship the camera trap
 
-    Pick a model and a device for the wildlife camera. The engine reports latency, the binding
-    term and whether it fits; your choice is saved to your design ledger.
+    Pick a model and a device for the chapter's wildlife camera and check it against the worked
+    example's requirements: under 500 ms per frame, about 2 W average power, 100 MB for weights
+    within the device's RAM, and a daily energy budget for inference you set yourself. Your design
+    is saved to your design ledger.
     """)
     return
 
@@ -273,19 +336,32 @@ def _(lab):
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_model, unlocked):
+def _(lab):
+    s_per_day = lab.S_PER_DAY.widget()
+    return (s_per_day,)
+
+
+@app.cell
+def _(lab):
+    s_energy = lab.S_ENERGY.widget()
+    return (s_energy,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, unlocked):
     mo.stop(
         not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
         kit.locked_note("the synthesis (answer all four predictions)"),
     )
     mo.vstack([mo.hstack([s_model, s_device], justify="start"),
-               kit.show(lab.synthesis(s_model.value, s_device.value))])
+               mo.hstack([s_per_day, s_energy], justify="start", wrap=True),
+               kit.show(lab.synthesis(s_model.value, s_device.value, s_per_day.value, s_energy.value))])
     return
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_model):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"model": s_model.value, "device": s_device.value})
+async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"model": s_model.value, "device": s_device.value, "per_day": s_per_day.value, "energy_budget_j_per_day": s_energy.value})
     return
 
 

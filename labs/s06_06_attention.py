@@ -38,10 +38,10 @@ def _(LAB_CSS, kit, mo):
         kit.header(
             "Chapter 6 · Network Architectures · Section 6.6",
             "Attention: the quadratic score matrix",
-            "Count what attention's score matrix costs in MACs and bytes, watch it quadruple "
+            "Count what attention's score matrix costs in MACs and bytes, predict what happens "
             "when the context doubles, find the context at which it outgrows a device, and see "
-            "what FlashAttention removes and what it keeps.",
-            ["4 parts", "about 20 minutes", "score GEMM", "quadratic growth", "device fit", "FlashAttention"],
+            "what FlashAttention removes and what it keeps; then ask what attention knows about word order.",
+            ["5 parts", "about 25 minutes", "score GEMM", "context growth", "device fit", "FlashAttention", "order"],
         ),
     ])
     return
@@ -113,6 +113,19 @@ def _(a_d_head, a_precision, a_seq, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -163,6 +176,19 @@ def _(b_heads, b_layers, b_seq, kit, lab, mo, pred_b, unlocked):
         kit.show(lab.part_b(b_seq.value, b_heads.value, b_layers.value),
                  lab.PRED_B.respond(pred_b.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
     return
 
 
@@ -217,6 +243,19 @@ def _(c_device, c_shape, c_what, kit, lab, mo, pred_c, unlocked):
         kit.show(lab.part_c(c_device.value, c_shape.value, c_what.value),
                  lab.PRED_C.respond(pred_c.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
     return
 
 
@@ -280,11 +319,82 @@ def _(d_device, d_flash, d_seq, d_shape, kit, lab, mo, pred_d, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part E · What attention knows about order"),
+        kit.message("Jun Park", "ML engineer, DocuLens",
+                    "Our contracts are full of clauses whose meaning depends on word order. Does "
+                    "self-attention see the order of the tokens it compares?"),
+        mo.md(
+            "The experiment runs one small self-attention head twice on the same five random token "
+            "vectors: once in their original order and once rotated, then reads the second run's "
+            "outputs back token by token. A switch adds positional encodings to the inputs."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_e = lab.PRED_E.radio()
+    pred_e
+    return (pred_e,)
+
+
+@app.cell
+def _(lab):
+    e_shift = lab.E_SHIFT.widget()
+    return (e_shift,)
+
+
+@app.cell
+def _(lab):
+    e_positions = lab.E_POSITIONS.widget()
+    return (e_positions,)
+
+
+@app.cell
+def _(e_positions, e_shift, kit, lab, mo, pred_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack([
+        mo.hstack([e_shift, e_positions], justify="start", wrap=True),
+        kit.show(lab.part_e(e_shift.value, e_positions.value), lab.PRED_E.respond(pred_e.value, unlocked)),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_e = lab.TRANSFER_E.radio()
+    return (transfer_e,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_e, transfer_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked))
+    mo.vstack([transfer_e, lab.TRANSFER_E.respond(transfer_e.value, unlocked)])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
     mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the takeaways (answer all four predictions)"),
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d, pred_e)),
+        kit.locked_note("the takeaways (answer all five predictions)"),
     )
     mo.md("""
 ## Takeaways
@@ -292,14 +402,15 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 - Each head's score matrix is square in the context, and every entry costs a dot product over the head dimension: memory and MACs both grow as the square of the context.
 - Doubling the context quadruples one layer's scores and their FLOPs; naive training multiplies that by every layer it keeps.
 - The context that fits a device grows only as the square root of its memory, and the unit matters: GB and GiB move the edge.
-- FlashAttention removes the stored scores and their traffic, not the arithmetic.
+- FlashAttention removes the stored scores and their traffic, not the arithmetic; its Q + K + V + O traffic is a lower bound that holds only while K and V stay on chip.
+- Self-attention is blind to order: shuffle the tokens and their outputs shuffle with them. Positional encodings added to the inputs are what make order matter.
 """)
     return
 
 
 @app.cell
-async def _(d_device, d_shape, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"device": d_device.value, "shape": d_shape.value})
+async def _(d_device, d_shape, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"device": d_device.value, "shape": d_shape.value})
     return
 
 

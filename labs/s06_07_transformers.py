@@ -38,10 +38,11 @@ def _(LAB_CSS, kit, mo):
         kit.header(
             "Chapter 6 · Network Architectures · Section 6.7",
             "Transformers: Prefill, Decode and the KV Cache",
-            "One transformer runs in two regimes: prompt prefill is compute-bound, token-by-token "
-            "decode is bound by bytes and launches, and the KV cache it keeps can outgrow the weights.",
-            ["4 parts", "about 20 minutes", "prefill vs decode", "batching", "KV cache",
-             "grouped-query attention"],
+            "One transformer runs in two regimes, prompt prefill and token-by-token decode: find "
+            "what binds each, what batching buys, when the KV cache outgrows the weights, and what "
+            "heads, masks and a 70B model cost.",
+            ["5 parts", "about 30 minutes", "prefill vs decode", "batching", "KV cache",
+             "grouped-query attention", "heads and masks"],
         ),
     ])
     return
@@ -105,14 +106,34 @@ def _(lab):
 
 
 @app.cell
-def _(a_device, a_model, a_prompt, kit, lab, mo, pred_a, unlocked):
+def _(lab):
+    a_launch = lab.A_LAUNCH.widget()
+    return (a_launch,)
+
+
+@app.cell
+def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         a_model,
         mo.hstack([a_device, a_prompt], justify="start", wrap=True),
-        kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value),
+        a_launch,
+        kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value, a_launch.value),
                  lab.PRED_A.respond(pred_a.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
     return
 
 
@@ -168,6 +189,19 @@ def _(b_batch, b_context, b_device, kit, lab, mo, pred_b, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -219,6 +253,19 @@ def _(c_context, c_device, c_flash, kit, lab, mo, pred_c, unlocked):
         kit.show(lab.part_c(c_context.value, c_flash.value, c_device.value),
                  lab.PRED_C.respond(pred_c.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
     return
 
 
@@ -281,11 +328,83 @@ def _(d_context, d_device, d_kv_heads, d_users, kit, lab, mo, pred_d, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+def _(kit, mo):
+    mo.vstack([
+        mo.md("## Part E · Heads, masks and bytes per token"),
+        kit.message("Priya Natarajan", "training lead",
+                    "We are choosing the head count for a new model and sizing a 70B deployment. Do more "
+                    "heads cost more compute, how does training see a whole sequence at once, and what "
+                    "does one generated token cost a 70B model?"),
+        mo.md(
+            "The chart compares one 4,096-wide attention layer over 2,048 tokens split into 1 to 64 "
+            "heads. The cards compare one training pass, in which a causal mask lets every position "
+            "predict its next token at once (teacher forcing), with one decode step."
+        ),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    pred_e = lab.PRED_E.radio()
+    pred_e
+    return (pred_e,)
+
+
+@app.cell
+def _(lab):
+    e_heads = lab.E_HEADS.widget()
+    return (e_heads,)
+
+
+@app.cell
+def _(lab):
+    e_model = lab.E_MODEL.widget()
+    return (e_model,)
+
+
+@app.cell
+def _(e_heads, e_model, kit, lab, mo, pred_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack([
+        mo.hstack([e_heads, e_model], justify="start", wrap=True),
+        kit.show(lab.part_e(e_heads.value, e_model.value), lab.PRED_E.respond(pred_e.value, unlocked)),
+    ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_e = lab.TRANSFER_E.radio()
+    return (transfer_e,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_e, transfer_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked))
+    mo.vstack([transfer_e, lab.TRANSFER_E.respond(transfer_e.value, unlocked)])
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
     mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the takeaways (answer all four predictions)"),
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d, pred_e)),
+        kit.locked_note("the takeaways (answer all five predictions)"),
     )
     mo.md("""
     ## Takeaways
@@ -299,13 +418,16 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
       scores are quadratic. Tiled attention removes the score storage, not the arithmetic.
     - **Budget weights + cache + buffers together.** Concurrency × context decides how many users
       fit; grouped-query attention divides the cache by the query-to-KV head ratio.
+    - **Heads split the work.** More heads cost no extra FLOPs (S² × d for any head count) but
+      more stored score matrices; a causal mask lets one training pass predict every position,
+      while generation reads every weight (140 GB for a 70B model in FP16) for each token.
     """)
     return
 
 
 @app.cell
-async def _(d_context, d_device, d_kv_heads, d_users, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"users": d_users.value, "context": d_context.value, "kv_heads": d_kv_heads.value,
+async def _(d_context, d_device, d_kv_heads, d_users, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"users": d_users.value, "context": d_context.value, "kv_heads": d_kv_heads.value,
                     "device": d_device.value})
     return
 

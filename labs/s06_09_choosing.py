@@ -109,6 +109,19 @@ def _(a_batch, a_device, a_fused, kit, lab, mo, pred_a, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_a = lab.TRANSFER_A.radio()
+    return (transfer_a,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
+    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -155,6 +168,19 @@ def _(b_context, b_requests, b_state, kit, lab, mo, pred_b, unlocked):
         kit.show(lab.part_b(b_state.value, b_requests.value, b_context.value),
                  lab.PRED_B.respond(pred_b.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_b = lab.TRANSFER_B.radio()
+    return (transfer_b,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+    mo.stop(kit.locked(pred_b, unlocked))
+    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
     return
 
 
@@ -207,6 +233,19 @@ def _(c_batch, c_precision, c_stage, kit, lab, mo, pred_c, unlocked):
     return
 
 
+@app.cell
+def _(lab):
+    transfer_c = lab.TRANSFER_C.radio()
+    return (transfer_c,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+    mo.stop(kit.locked(pred_c, unlocked))
+    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    return
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -254,6 +293,19 @@ def _(d_model, d_per_day, d_precision, kit, lab, mo, pred_d, unlocked):
         kit.show(lab.part_d(d_model.value, d_precision.value, d_per_day.value),
                  lab.PRED_D.respond(pred_d.value, unlocked)),
     ])
+    return
+
+
+@app.cell
+def _(lab):
+    transfer_d = lab.TRANSFER_D.radio()
+    return (transfer_d,)
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
     return
 
 
@@ -309,7 +361,11 @@ def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_ut
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(
+        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
+        kit.locked_note("the takeaways (answer all four predictions)"),
+    )
     mo.md("""
     **Takeaways**
 
@@ -324,8 +380,8 @@ def _(mo):
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"data": s_data.value, "rate_per_s": s_fps.value, "utilization": s_util.value,
+async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"data": s_data.value, "rate_per_s": s_fps.value, "utilization": s_util.value,
                     "power_w": s_power.value})
     return
 

@@ -759,6 +759,23 @@ class Attention(Layer):
     def _elementwise1(self) -> int:
         return 6 * self.score_elements  # scale, max, subtract, exp, sum, divide
 
+    def tiled_traffic_elements(self, batch: int = 1, q_tile: int | None = None) -> int:
+        """Values a tiled (FlashAttention-style) kernel moves through main memory when every block
+        of ``q_tile`` query rows streams all of K and V from memory once (FlashAttention-2's outer
+        loop over query blocks; Dao 2023, Algorithm 1): Q and the output once, K and V
+        ceil(S / q_tile) times. ``q_tile=None`` (or >= S) gives the lower bound Q + K + V + O, the
+        engine's ``flash=True`` count, reached only when K and V stay on chip across tiles."""
+        if q_tile is not None and (isinstance(q_tile, bool) or not isinstance(q_tile, int) or q_tile < 1):
+            raise ValueError(f"q_tile must be a positive integer (query rows per tile) or None, got {q_tile!r}")
+        passes = 1 if q_tile is None else math.ceil(self.seq_len / q_tile)
+        q_and_out = 2 * self.seq_len * self.d_model
+        k_and_v = 2 * self.kv * self.n_kv_heads * self.d_head
+        return check_batch(batch) * (q_and_out + passes * k_and_v)
+
+    def tiled_bytes(self, batch: int = 1, precision: str = "fp16", q_tile: int | None = None) -> int:
+        """``tiled_traffic_elements`` in bytes."""
+        return math.ceil(self.tiled_traffic_elements(batch, q_tile) * bytes_per_value(precision))
+
     def live_elements(self, batch: int = 1) -> int:
         live = self.input_elements + self.output_elements
         if self.kv_len is not None:  # decode: cached K/V are counted once, as the KV cache

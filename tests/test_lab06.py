@@ -11,7 +11,7 @@ import inspect
 import pytest
 
 import mlsysim.layers as L
-from mlsysim import Engine, Hardware
+from mlsysim import Engine, Hardware, Models
 from mlsysim.labs.parts import lab06
 from mlsysim.units import Q_
 
@@ -31,7 +31,18 @@ def test_doubling_context_quadruples_scores():
     a = L.Attention(d_model=4096, n_heads=32, seq_len=4096).score_bytes()
     b = L.Attention(d_model=4096, n_heads=32, seq_len=8192).score_bytes()
     assert b == 4 * a
-    assert lab06.PRED_B.answer == "4x"
+
+
+def test_pred_b_flash_attention_makes_the_128k_layer_fit():
+    """Lab 06 asks what 6.6 has not (the ×4 question belongs to 6.6): at 131,072 tokens, 32 heads,
+    d_head 128, FP16, materialized live memory is Q+K+V+O + 2 × 32 × 131,072² values ≈ 2.2 TB;
+    tiled it is 4 × 131,072 × 4,096 × 2 B = 4.29 GB, under the H100's 80 GB."""
+    mat = L.Attention(d_model=4096, n_heads=32, seq_len=131072)
+    tiled = L.Attention(d_model=4096, n_heads=32, seq_len=131072, flash=True)
+    assert tiled.live_elements(1) * 2 == 4 * 131072 * 4096 * 2
+    assert mat.live_elements(1) * 2 == 4 * 131072 * 4096 * 2 + 2 * 32 * 131072**2 * 2
+    assert tiled.live_elements(1) * 2 < Hardware.get("H100").memory.capacity.m_as("B")
+    assert lab06.PRED_B.answer == "fits"
 
 
 def test_flash_attention_changes_bytes_not_flops():
@@ -52,7 +63,11 @@ def test_part_a_compares_like_with_like():
     view = lab06.part_a(224, 1000, "fp32")
     assert view.cards[0].value == "150.5 M"
     assert "5,575×" in view.summary
-    assert lab06.PRED_A.answer == "150m"
+    # PRED_A (Lab 06 asks what 6.1 has not): at 448² in INT8 the dense layer is back at ~602 MB
+    d448 = L.Dense(in_features=448 * 448 * 3, out_features=1000)
+    assert d448.weight_bytes("int8") == 448 * 448 * 3 * 1000 + 1000 == 602_113_000
+    assert L.Conv2d(in_channels=3, out_channels=64, kernel_size=3, input_size=448, padding=1).weight_bytes("int8") == 1792
+    assert lab06.PRED_A.answer == "cancel"
 
 
 def test_gigabytes_are_decimal():
@@ -82,7 +97,7 @@ def test_part_c_uses_efficiency_and_the_registry_peak():
     slow = Engine.solve(m, jet, efficiency=0.1)
     assert slow.latency_compute_s == pytest.approx(10 * fast.latency_compute_s)
     assert jet.compute.peak("fp16").m_as("TFLOP/s") == pytest.approx(15.04)
-    assert "15.04" in "\n".join(lab06.part_c(2, "JetsonOrinNX", 0.5).peek)
+    assert "15.04" in "\n".join(lab06.part_c(2, "JetsonOrinNX", 0.5, "registry").peek)
 
 
 def test_deep_narrow_is_launch_bound():
@@ -107,3 +122,61 @@ def test_resnet_has_the_highest_mfu_at_batch_one():
     view = lab06.part_d(1, "H100", False)
     assert view.summary.startswith("At batch 1 on the NVIDIA H100 SXM5 80GB, ResNet-50 reaches")
     assert lab06.PRED_D.answer == "resnet"
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10 #12: the synthesis ships the chapter's camera trap against explicit requirements
+# ---------------------------------------------------------------------------------------------
+
+
+def test_synthesis_offers_the_camera_soc_and_no_audio_model():
+    assert "CortexA53Camera" in lab06.S_DEVICE.options
+    assert "KWS" not in lab06.S_MODEL.options and "mnv2_075" in lab06.S_MODEL.options
+
+
+def test_synthesis_energy_uses_the_chapters_active_power():
+    """The worked example: ~200 mW active; 0.4187 GOP at 2 GOPS = 209 ms napkin → 41.8 mJ; the
+    engine adds memory-bound rows and dispatch (219 ms → 43.9 mJ); 100 triggers → 4.4 J/day.
+    Before: energy at TDP for every device and no camera SoC at all."""
+    d = lab06.deployment("mnv2_075", "CortexA53Camera", 100, 10.0)
+    assert d["power_w"] == 0.2
+    assert d["energy_j"] == pytest.approx(0.2 * d["profile"].latency_s)
+    assert d["profile"].latency_s == pytest.approx(0.2193, abs=0.001)
+    assert d["energy_day_j"] == pytest.approx(100 * 0.2 * d["profile"].latency_s)
+    assert d["passed"]
+
+
+@pytest.mark.parametrize(("model", "device", "per_day", "fails"), [
+    ("ResNet50", "CortexA53Camera", 100, {"latency", "energy"}),  # 8.18 GOP / 2 GOPS = 4.1 s > 500 ms
+    ("MobileNetV2", "JetsonOrinNX", 100, {"power"}),               # 25 W > 2 W average
+    ("mnv2_075", "CortexA53Camera", 1000, {"energy"}),             # 1,000 × 43.9 mJ = 43.9 J > 10 J
+])
+def test_synthesis_designs_can_fail_each_requirement(model, device, per_day, fails):
+    d = lab06.deployment(model, device, per_day, 10.0)
+    assert {k for k, (ok, _) in d["checks"].items() if not ok} == fails
+    assert not d["passed"]
+
+
+def test_resnet50_on_the_camera_takes_the_chapters_4_1_s():
+    """The camera SoC's 2 GOPS is already sustained: 8.18e9 / 2e9 = 4.09 s (not 8.2 s)."""
+    d = lab06.deployment("ResNet50", "CortexA53Camera", 100, 10.0)
+    assert d["profile"].latency_s == pytest.approx(Models.ResNet50.flops() / 2e9, rel=0.01)
+
+
+def test_part_d_shows_dlrm_mfu_with_significant_digits():
+    """Issue 10 #11: 'MFU 0.0%' for DLRM said nothing; two significant digits show its size."""
+    v = lab06.part_d(1, "H100", False)
+    dlrm = next(c for c in v.cards if c.label == "DLRM")
+    assert dlrm.value != "MFU 0.0%" and dlrm.value.startswith("MFU ")
+    assert float(dlrm.value.split()[1].rstrip("%")) > 0
+
+
+def test_prediction_feedback_numbers_are_the_engines():
+    """Found reading the feedback at defaults: 'about 256 vs 4 kernels' is 255 vs 3 (128 dense
+    layers + 127 activations; 2 + 1), and MobileNetV2 has 8.178 / 0.6015 = 13.6× fewer FLOPs than
+    ResNet-50 (not 13.7×), with 151 kernels against 174 in eager mode."""
+    k = {d: sum(t.kernels for t in Engine.solve(lab06.depth_model(d), "H100").layers) for d in (128, 2)}
+    assert k == {128: 255, 2: 3}
+    assert "255" in lab06.PRED_C.feedback["10x"] and " 3." in lab06.PRED_C.feedback["10x"]
+    assert round(Models.ResNet50.flops() / Models.MobileNetV2.flops(), 1) == 13.6
+    assert "13.6×" in lab06.PRED_D.feedback["mobilenet"]

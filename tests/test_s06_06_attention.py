@@ -170,3 +170,61 @@ def test_flash_flops_still_quadratic():
     assert b.flops() == 4 * a.flops()
     view = lab.part_d(8192, "napkin", "H100", True)
     assert _card(view, "GFLOP").note == "identical with FlashAttention"
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10 #10: FlashAttention's Q+K+V+O traffic is a lower bound; the K/V re-read term
+# ---------------------------------------------------------------------------------------------
+
+
+def test_tiled_traffic_lower_bound_is_the_engines_flash_count():
+    """Q, K, V and O each once = 4 × S × d values; the engine's flash=True bytes are that bound."""
+    a = L.Attention(d_model=768, n_heads=12, seq_len=8192, flash=True)
+    assert a.tiled_traffic_elements(1) == 4 * 8192 * 768
+    assert a.tiled_bytes(1, "fp16") == a.bytes_moved(1, "fp16") == 4 * 8192 * 768 * 2
+    assert a.tiled_bytes(1, "fp16", q_tile=8192) == a.tiled_bytes(1, "fp16")  # one tile: nothing re-read
+
+
+def test_tiled_traffic_rereads_k_and_v_once_per_query_tile():
+    """128-row tiles over 8,192 queries: 64 tiles, each streaming K and V (2 × 8,192 × 768 values):
+    Q + O + 64 × (K + V) = (2 + 128) × 8,192 × 768 values = 1.636 GB in FP16, not 50.3 MB.
+    GQA shrinks only the re-read term: 8 KV heads of 32 at d = 4,096 read K, V at a quarter size."""
+    a = L.Attention(d_model=768, n_heads=12, seq_len=8192, flash=True)
+    assert a.tiled_bytes(1, "fp16", q_tile=128) == 130 * 8192 * 768 * 2 == 1_635_778_560
+    g = L.Attention(d_model=4096, n_heads=32, kv_heads=8, seq_len=1000, flash=True)
+    assert g.tiled_traffic_elements(2, q_tile=300) == 2 * (2 * 1000 * 4096 + 4 * (2 * 1000 * 1024))
+    with pytest.raises(ValueError, match="q_tile"):
+        a.tiled_traffic_elements(1, q_tile=0)
+
+
+def test_part_d_labels_flash_traffic_as_a_lower_bound_and_shows_the_reread():
+    """Issue 10 #10: the card said '129.0× less traffic' as if exact."""
+    from viewtext import render, view_text
+
+    v = render(lab, "D")
+    text = view_text(v)
+    assert "lower bound" in text
+    reread = lab._att(lab.D_SHAPE.value, lab.D_SEQ.value, True).tiled_bytes(1, "fp16", lab.Q_TILE)
+    assert reread == 1_635_778_560  # 8,192 tokens, d = 768, 128-row tiles (above)
+    assert "1.6 GB" in text and f"{lab.Q_TILE}-row" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 14: attention has no notion of order; the fused QKV count
+# ---------------------------------------------------------------------------------------------
+
+
+def test_part_e_shows_equivariance_then_positions_breaking_it():
+    plain, with_pe = lab.part_e(1, False), lab.part_e(1, True)
+    assert next(c for c in plain.cards if c.label == "Verdict").value == "moved, unchanged"
+    assert next(c for c in with_pe.cards if c.label == "Verdict").value == "changed"
+    assert lab.PRED_E.answer == "moves" and lab.TRANSFER_E.answer == "no"
+
+
+def test_fused_qkv_has_the_parameters_of_three_projections():
+    """torch nn.MultiheadAttention(768) holds in_proj_weight (2,304 × 768) + in_proj_bias (2,304):
+    3 × 768² + 3 × 768 = 1,771,776, the same as three separate 768 → 768 linears with bias."""
+    fused = L.Dense(in_features=768, out_features=3 * 768)
+    assert fused.params == 3 * 768 * 768 + 3 * 768 == 1_771_776
+    assert fused.params == 3 * L.Dense(in_features=768, out_features=768).params
+    assert "1,771,776" in "\n".join(lab.part_e(1, False).peek)

@@ -96,7 +96,16 @@ def test_decode_intensity_is_1_flop_per_byte_in_fp16():
     assert weight_only_intensity(Models.GPT2, "fp32") == pytest.approx(0.5, rel=0.02)
     p = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1)
     assert round(p.arithmetic_intensity.magnitude, 1) == 1.0
-    assert lab.PRED_A.answer == "1"
+
+
+def test_prefill_intensity_is_about_180x_decode_not_1024x():
+    """PRED_A: prefill of 1,024 tokens reuses each weight 1,024 times, but it also moves
+    activations and S × S scores, so its intensity is ~179 FLOP/B against decode's ~1.0."""
+    pre = Engine.solve(Models.GPT2, H100, phase="prefill", seq_len=1024, efficiency=lab.EFFICIENCY)
+    dec = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
+    ratio = pre.arithmetic_intensity.magnitude / dec.arithmetic_intensity.magnitude
+    assert 150 < ratio < 210 and ratio < 1024
+    assert lab.PRED_A.answer == "180x"
 
 
 def test_self_check_ridge_156_on_the_hypothetical_accelerator():
@@ -168,9 +177,9 @@ def test_figure14_scores_fill_80_gb_at_40000_not_41000():
     """#91 and digest 3b.4: the chapter says one layer's FP16 scores (25 heads) fill an accelerator
     'near 41,000 tokens'. The registry's 80 GB (decimal) devices are filled at exactly 40,000 tokens
     (25 x 40,000^2 x 2 B = 80.0 GB); at 41,000 tokens the scores are 84.05 GB, already over. The
-    chapter's 41,000 is where 80 **GiB** (85.9 GB) fills: 41,449 tokens."""
+    chapter's 41,000 is near where 80 **GiB** (85.9 GB) fills: 41,448 tokens fit, 41,449 do not."""
     fig14 = lab.figure14_device_crossings()
-    assert fig14 == {"GB": 40_000, "GiB": 41_449}
+    assert fig14 == {"GB": 40_000, "GiB": 41_448}  # longest fits, as 6.6 reports them (one number)
     assert lab.score_bytes(40_000) == H100.memory.capacity.m_as("B")
     assert round(lab.score_bytes(41_000) / GB, 2) == 84.05
 
@@ -179,9 +188,9 @@ def test_figure14_scores_limit_first_then_the_cache():
     """Checkpoint 6.5: with materialized scores, one layer's scores set the limit first (40,000
     tokens); with tiled attention the KV cache does, near 250,000 tokens on 80 GB."""
     x = lab.crossings(H100.memory.capacity.m_as("B"))
-    assert x["scores_fill"] < x["kv_fill"]
-    assert x["kv_fill"] == 250_276
-    assert lab.tiled_live_bytes(x["kv_fill"]) < x["kv_fill"] * Models.GPT2.kv_cache_bytes_per_token("fp16")
+    assert x["scores_fit"] < x["kv_fit"]
+    assert x["kv_fit"] == 250_275
+    assert lab.tiled_live_bytes(x["kv_fit"]) < x["kv_fit"] * Models.GPT2.kv_cache_bytes_per_token("fp16")
     assert lab.PRED_C.answer == "scores"
 
 
@@ -193,3 +202,88 @@ def test_attention_overtakes_dense_at_6d_9600_tokens():
     assert attn == dense
     attn, dense = lab.block_macs(9601)
     assert attn > dense
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10 #2, #11 and the engine-assumption rule (6.7 A)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_part_a_names_the_sustained_ridge_and_the_peak_ridge_apart():
+    """Issue 10 #2: 6.7 A called peak × 0.5 / BW = 148 'the ridge'; the chapter's ridge point is
+    the un-derated 989.5 / 3.35 = 295 FLOP/B. Both appear, each under its own name."""
+    from viewtext import render, view_text
+
+    from mlsysim.labs.vocab import LABELS
+
+    text = view_text(render(lab, "A"))
+    assert f"{LABELS['ridge_sustained']} = " in text and "= 148 FLOP/B" in text
+    assert f"{LABELS['ridge_peak']}: 295" in text
+    assert round(989.5 / 3.35) == 295 and round(989.5 * 0.5 / 3.35) == 148
+
+
+def test_part_a_shows_the_launch_cost_at_which_the_decode_verdict_flips():
+    """GPT-2 XL decode on an H100: the memory term is 1.03 ms for 677 kernels, so launches outweigh
+    it from 1.03 ms / 677 ≈ 1.5 µs per kernel; at 1 µs decode is memory-bound, at 2 µs launch-bound."""
+    flip = lab.launch_flip_ns("GPT2", "H100", 1024)
+    dec = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
+    kernels = sum(t.kernels for t in dec.layers)
+    assert kernels == 677
+    assert flip * 1e-9 == pytest.approx(dec.latency_memory_s / kernels, rel=0.01)
+    assert "memory-bound" in lab.part_a("GPT2", "H100", 1024, "1").cards[1].note
+    assert "dispatch-bound" in lab.part_a("GPT2", "H100", 1024, "2").cards[1].note
+
+
+def test_part_b_reports_no_mfu_for_a_batch_that_does_not_fit():
+    """Issue 10 #11: 256 sequences × 8,192 tokens of Llama-2 7B need 256 × 4.29 GB of KV cache
+    (32 layers × 2 × 4,096 × 8,192 × 2 B each) ≈ 1.1 TB on an 80 GB H100: it does not run."""
+    from viewtext import render, view_text
+
+    kv = Models.Llama7B.kv_cache_bytes(8192, 256, "fp16")
+    assert kv == 256 * 32 * 2 * 4096 * 8192 * 2
+    v = render(lab, "B", batch=256, context=8192)
+    text = view_text(v)
+    assert "does not run" in text and "MFU 0." not in text
+    assert next(c for c in v.cards if c.label == "MFU").value == "does not run"
+
+
+def test_part_d_does_not_call_mha_one_times_smaller():
+    """Issue 10 #11: at 32 KV heads (MHA) the card read '1× smaller than MHA'."""
+    from viewtext import render, view_text
+
+    text = view_text(render(lab, "D", kv_heads="32"))
+    assert "1× smaller" not in text and "1x smaller" not in text
+    assert "4× smaller" in view_text(render(lab, "D", kv_heads="8"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 14: multi-head attention costs no extra FLOPs; teacher forcing; the 70B's bytes per token
+# ---------------------------------------------------------------------------------------------
+
+
+def test_multi_head_attention_costs_no_extra_flops():
+    """The chapter's self-check (L1876): h × S² × d/h = S² × d MACs per product, for any h; the
+    materialized score memory, h × S² × 2 B, does grow with h."""
+    layers = {h: L.Attention(d_model=4096, n_heads=h, seq_len=2048) for h in (1, 8, 32, 64)}
+    assert {a.macs() for a in layers.values()} == {2 * 2048**2 * 4096}
+    assert layers[32].score_bytes(1, "fp16") == 32 * 2048**2 * 2
+    assert lab.PRED_E.answer == "same"
+
+
+def test_llama2_70b_streams_about_140_gb_per_token():
+    """Llama-2 70B (HF meta-llama/Llama-2-70b-hf: 68,976,648,192 parameters) × 2 B = 137.95 GB, the
+    chapter's '70B-parameter model streams 140 GB of FP16 weights per token' (L1101, 70 × 2)."""
+    m = lab.e_model("70b")
+    assert m.params == 68_976_648_192
+    assert m.weight_bytes("fp16") == 2 * 68_976_648_192
+    p = Engine.solve(m, H100, phase="decode", seq_len=lab.E_SEQ, efficiency=lab.EFFICIENCY)
+    assert p.bytes_moved > m.weight_bytes("fp16") and not p.feasible  # more than one 80 GB H100 holds
+    assert lab.TRANSFER_E.answer == "140"
+
+
+def test_teacher_forcing_costs_about_a_decode_step_per_prediction():
+    """One causal-masked pass over S known tokens makes S predictions; per prediction its FLOPs are
+    those of a decode step at the same context to within the attention term's averaging."""
+    m = Models.Llama7B
+    per_pred = m.flops(1, 2048, "prefill") / 2048
+    assert per_pred == pytest.approx(m.flops(1, 2048, "decode"), rel=0.05)

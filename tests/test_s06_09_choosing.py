@@ -295,3 +295,49 @@ def test_framework_memory_gate_is_engine_feasibility():
     for key, row in by_dev.items():
         prec = "int8" if "int8" in Hardware.get(key).compute.precisions else Hardware.get(key).compute.quoted_precision
         assert row["gates"]["memory"] == Engine.solve(Models.DLRM, key, precision=prec).feasible
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10 #1, #2, #3: one reuse unit, the ridge named, the camera SoC never derated twice
+# ---------------------------------------------------------------------------------------------
+
+
+def test_synthesis_and_part_d_agree_on_the_camera_design():
+    """Issue 10 #3: the synthesis showed MobileNetV2-0.75 on the camera SoC at 428 ms / 85.7 mJ (its
+    2 GOPS, already sustained, derated again by the 0.5 utilization) while part D showed ~210 ms.
+    The chapter: 0.4187 GOP / 2 GOPS = 209 ms napkin; the engine adds memory-bound rows and
+    dispatch. Both places now show the engine's one number, whatever the utilization slider says."""
+    plan = lab.camera_plan("mnv2_075")
+    assert plan["napkin_s"] == pytest.approx(0.209, abs=0.001)
+    for util in (0.2, 0.5, 1.0):
+        row = next(r for r in lab.screen("spatial", 2, util, 2.0)
+                   if r["model"] == "MobileNetV2-0.75" and r["device"] == "CortexA53Camera")
+        assert row["latency_s"] == pytest.approx(plan["engine_s"])
+        assert row["energy_j"] == pytest.approx(plan["energy_engine_j"])
+        assert row["gates"]["throughput"]  # 2 GOPS / (2 frames/s × 0.42 GOP) = 2.4× headroom
+
+
+def test_resnet50_on_the_camera_is_the_chapters_4_1_seconds():
+    """8.18 GOP / 2 GOPS = 4.09 s (the chapter's 4.1 s), in part D and in the synthesis."""
+    row = next(r for r in lab.screen("spatial", 2, 0.5, 2.0) if r["model"] == "ResNet-50" and r["device"] == "CortexA53Camera")
+    assert row["latency_s"] == pytest.approx(Models.ResNet50.flops() / 2e9, rel=0.01)
+
+
+def test_part_a_labels_its_ridge_as_the_peak_ridge():
+    """Issue 10 #2: 6.9 uses the chapter's un-derated ridge (989.5 / 3.35 = 295) and says so."""
+    from viewtext import render, view_text
+
+    from mlsysim.labs.vocab import LABELS
+
+    text = view_text(render(lab, "A"))
+    assert f"{LABELS['ridge_peak']} 295 FLOP/B" in text
+
+
+def test_reuse_is_counted_in_macs_per_weight():
+    """Issue 10 #1: one use = one MAC. ResNet-50: 8.178e9 / 2 / 25.557e6 = 160 uses per weight."""
+    from viewtext import render, view_text
+
+    assert round(8_178_368_512 / 2 / 25_557_032) == 160
+    text = view_text(render(lab, "C"))
+    assert "uses per weight (MACs ÷ parameters) is 160" in text
+    assert "320" not in text and "about 80 times" not in text

@@ -36,7 +36,7 @@ def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float 
             y=cap,
             line_dash="dash",
             line_color=SERIES[i % len(SERIES)],
-            annotation_text=f"{dev.key} {dev.memory.capacity:~P}",
+            annotation_text=f"{dev.name} {dev.memory.capacity:~P}",
             annotation_position="top left",
         )
     return fig
@@ -54,9 +54,12 @@ def roofline(
     roof scaled by ``efficiency``, the ridge point, and ``points`` as (label, FLOP/B, FLOP/s)."""
     import plotly.graph_objects as go
 
-    peak = device.compute.peak(precision).m_as("TFLOP/s") * efficiency
-    bw = device.memory.bandwidth.m_as("TB/s")
-    ridge = peak / bw
+    from .vocab import LABELS
+
+    # where the roof bends: the sustained rate / bandwidth (a sustained-basis device is never derated)
+    ridge = device.sustained_ridge_point(precision, efficiency).m_as("FLOP/B")
+    named = (LABELS["ridge_peak"] if efficiency == 1 or device.compute.is_sustained
+             else f"{LABELS['ridge_sustained']}, η = {efficiency:g}")
     lo, hi = x_range
     xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
     ys = [device.attainable_flops(x, precision, efficiency) / 1e12 for x in xs]
@@ -64,7 +67,7 @@ def roofline(
                  "Attainable TFLOP/s", log_x=True, log_y=True)
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="roofline", line=dict(color=SERIES[6], width=3)))
     fig.add_vline(x=ridge, line_dash="dot", line_color=SERIES[6],
-                  annotation_text=f"ridge {ridge:,.0f} FLOP/B", annotation_position="bottom right")
+                  annotation_text=f"{named}: {ridge:,.0f} FLOP/B" if ridge >= 10 else f"{named}: {ridge:.2g} FLOP/B", annotation_position="bottom right")
     for i, (label, intensity, flops_s) in enumerate(points):
         fig.add_trace(go.Scatter(x=[intensity], y=[flops_s / 1e12], mode="markers+text", name=label,
                                  text=[label], textposition="top center",

@@ -12,7 +12,8 @@ from functools import lru_cache
 from ... import layers as L
 from ...engine import Engine
 from ...hardware import Hardware
-from ...models import Models, mlp
+from ...models import Models, mlp, mobilenet_v2
+from ...units import Q_
 from ..charts import figure, memory_lines, roofline
 from ..components import (
     Card,
@@ -21,11 +22,13 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     fmt_bytes,
     fmt_count,
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "lab06"
 PARTS = ("A", "B", "C", "D")
@@ -37,20 +40,25 @@ DEVICES = {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX", "iPhon
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("A dense layer maps a flattened 224×224 RGB image (150,528 values) to 1,000 hidden "
-              "units. How many parameters does that one layer have?"),
-    options={"150k": "About 150 thousand", "150m": "About 150 million", "1.5b": "About 1.5 billion",
-             "22b": "About 22.7 billion"},
-    answer="150m",
+    question=("Two first layers read a 224×224 RGB image: a dense layer with 1,000 units (602 MB of FP32 weights) "
+              "and a 3×3 convolution with 64 filters. You double the image side to 448 and quantize both to INT8. "
+              "Their weight memory…"),
+    options={"both_shrink": "Both shrink 4×: INT8 is a quarter of FP32",
+             "both_grow": "Both grow 4×: four times the pixels",
+             "cancel": "The dense layer's stays at about 602 MB (4× the inputs, ¼ the bytes each); the conv's falls 4×",
+             "dense_only": "The dense layer's grows 4×; the conv's does not change"},
+    answer="cancel",
     feedback={
-        "150k": "That is the input size, not the weight count: every one of the 1,000 units has its own "
-                "150,528 weights, so the layer holds 150,528 × 1,000 + 1,000 biases.",
-        "150m": "150,528 × 1,000 weights + 1,000 biases = 150,529,000 parameters: 602 MB in FP32 for one layer "
-                "that has learned nothing about images yet.",
-        "1.5b": "Ten times too many: count inputs × units = 150,528 × 1,000.",
-        "22b": "That would be a *square* layer with 150,528 units (the seed lab's example). With 1,000 units "
-               "it is 150,528 × 1,000 ≈ 150.5 M.",
+        "both_shrink": "Quantization divides bytes per weight by 4, but the dense layer also gains 4× the weights: "
+                       "one weight per input value, and the input has 4× the pixels.",
+        "both_grow": "A convolution's weights are shared across positions: its count does not see the image size, "
+                     "so only quantization acts on it.",
+        "cancel": "Dense: 602,112 inputs × 1,000 units × 1 B ≈ 602 MB, what 224² cost in FP32. Conv: 1,792 "
+                  "weights, 7.2 KB → 1.8 KB. Resolution is a lever only on the layer without weight sharing.",
+        "dense_only": "Right about resolution, but INT8 still quarters both: the dense layer lands back at "
+                      "602 MB and the conv at 1.8 KB.",
     },
+    reveals=("back at 602 MB", "1.8 KB"),
 )
 A_RESOLUTION = Slider("Image side (pixels)", 28, 512, 224, step=28)
 A_UNITS = Slider("Hidden units in the dense layer", 100, 4000, 1000, step=100)
@@ -81,7 +89,7 @@ def part_a(resolution: int, units: int, precision: str) -> View:
 
     weight_bytes = dense.weight_bytes(precision)
     per_detector = (res * res * 3) / (3 * 3 * 3)
-    fits = [d.key for d in devs if weight_bytes <= d.memory.capacity.m_as("B")]
+    fits = [d.name for d in devs if weight_bytes <= d.memory.capacity.m_as("B")]
     cards = [
         Card("Dense layer params", fmt_count(dense.params), f"{res}×{res}×3 → {int(units):,}", "bad"),
         Card("Dense weights", fmt_bytes(weight_bytes), precision.upper(),
@@ -107,15 +115,26 @@ def part_a(resolution: int, units: int, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question="Doubling a transformer's context from 4,096 to 8,192 tokens multiplies the attention score memory by…",
-    options={"2x": "2× (linear in tokens)", "4x": "4× (quadratic)", "8x": "8×", "16x": "16×"},
-    answer="4x",
+    question=("Section 6.6 showed the score matrix quadruples when the context doubles. At 131,072 tokens with 32 "
+              "heads (d_head 128, FP16), one layer's materialized attention needs about 2.2 TB live. Switch on "
+              "FlashAttention: what does that layer need live on an 80 GB H100?"),
+    options={"still": "Still far over 80 GB: the S² scores are computed, so they must be stored",
+             "fits": "It fits: only Q, K, V and the output remain, linear in S",
+             "half": "About half: tiling keeps half the scores at a time",
+             "same": "The same: FlashAttention only makes the kernel faster"},
+    answer="fits",
     feedback={
-        "2x": "Each of the S queries scores all S keys: the score matrix is S × S, so doubling S gives 4×.",
-        "4x": "(2S)² = 4S². At 8,192 tokens and 12 heads in FP16 that is 1.61 GB per layer.",
-        "8x": "Only the sequence doubles, and it appears squared, not cubed: 4×.",
-        "16x": "16× would be quadrupling the context (512 → 2,048 is the chapter's 16× example).",
+        "still": "Computed is not stored: tiles of scores live in on-chip SRAM and are discarded after the online "
+                 "softmax. What stays in memory is linear in S.",
+        "fits": "4 × 131,072 × 4,096 × 2 B = 4.3 GB for Q, K, V and the output, against 2.2 TB with the scores (two "
+                "1.1 TB copies: logits and probabilities). The FLOPs are unchanged; the memory wall moves from S² "
+                "to S.",
+        "half": "No fraction of the S × S matrix is kept in main memory: each tile lives on chip and is gone after "
+                "its rows are reduced.",
+        "same": "Speed is the side effect; the change is in storage. The scores are never written out, so the "
+                "live memory loses its S² term.",
     },
+    reveals=("4.3 GB", "linear in S"),
 )
 B_SEQ = Slider("Sequence length (tokens)", 512, 131072, 4096, step=512)
 B_HEADS = Slider("Attention heads", 1, 64, 32)
@@ -153,7 +172,7 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
     cards = [
         Card("Score matrix", fmt_bytes(score_b), f"{h} × {s:,}² × 2 B", "bad" if score_b > h100 else "warn"),
         Card("Live memory this layer", fmt_bytes(live_b), "FlashAttention" if flash else "materialized", status),
-        Card("Attention FLOPs", f"{core.flops() / 1e12:,.2f} T", "same with or without FlashAttention"),
+        Card("Attention FLOPs", f"{core.flops() / 1e9:,.1f} GFLOP", "same with or without FlashAttention"),
         Card("vs half the context", fmt_ratio(score_b / max(1, L.Attention(d_model=d_model, n_heads=h, seq_len=max(1, s // 2)).score_bytes(1, "fp16")), 1)),
     ]
     summary = (f"At {s:,} tokens with {h} heads, one layer's FP16 scores take {fmt_bytes(score_b)} "
@@ -184,13 +203,44 @@ PRED_C = Prediction(
         "same": "FLOPs are one term of the iron law. Each layer is at least one kernel launch, and 128 launches "
                 "of a few microseconds dwarf the nanoseconds of math.",
         "deep": "Depth adds launches and a serial chain; nothing about it is faster here.",
-        "2x": "The gap is set by the launch count (about 256 vs 4 kernels), not by the FLOPs: far more than 2×.",
-        "10x": "Both layers' math takes nanoseconds; the deep net pays ~256 kernel launches against ~4.",
+        "2x": "The gap is set by the launch count (255 vs 3 kernels), not by the FLOPs: far more than 2×.",
+        "10x": "Both nets' math takes nanoseconds; the deep net pays 255 kernel launches against 3.",
     },
+    reveals=('more than 10×',),
 )
 C_DEPTH = Slider("Depth (layers)", 2, 128, 64, step=2)
 C_DEVICE = Choice("Deployment", DEVICES, "H100")
 C_EFFICIENCY = Slider("Compute efficiency (share of peak)", 0.1, 1.0, 0.5, step=0.05)
+#: The engine's assumption PRED_C's answer rests on: a fixed cost per kernel launch.
+C_LAUNCH = Choice("Launch cost per kernel (an engine assumption)",
+                  {"registry": "the device's planning value", "0": "0 µs (one compiled graph)", "0.1": "0.1 µs",
+                   "1": "1 µs", "5": "5 µs", "20": "20 µs"}, "registry")
+
+
+def with_launch(dev, launch: str):
+    """The device with its per-kernel launch cost replaced (``"registry"`` keeps the planning value)."""
+    return dev if launch == "registry" else dev.model_copy(update={"dispatch_tax": Q_(float(launch), "us")})
+
+
+@lru_cache(maxsize=64)
+def tenfold_launch_ns(device: str, precision: str, efficiency: float) -> int:
+    """Smallest launch cost (ns per kernel) at which 128 layers × 32 take 10× as long as 2 × 256
+    (PRED_C's threshold), found by re-solving the engine."""
+    base = Hardware.get(device)
+
+    def ratio_ok(ns: int) -> bool:
+        dev = base.model_copy(update={"dispatch_tax": Q_(ns, "ns")})
+        deep = Engine.solve(depth_model(128), dev, precision=precision, efficiency=efficiency).latency_s
+        flat = Engine.solve(depth_model(2), dev, precision=precision, efficiency=efficiency).latency_s
+        return deep >= 10 * flat
+
+    lo, hi = 0, 10**6
+    if ratio_ok(lo):
+        return 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ratio_ok(mid) else (mid, hi)
+    return hi
 
 #: The fixed budget: depth × width² (= MACs per example, bias-free).
 C_BUDGET = 2 * 256 * 256
@@ -207,10 +257,10 @@ def depth_model(depth: int):
     return mlp([w] * (depth + 1), bias=False, name=f"MLP {depth}×{w}")
 
 
-def part_c(depth: int, device: str, efficiency: float) -> View:
+def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = with_launch(Hardware.get(device), launch)
     precision = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
     depths = list(range(int(C_DEPTH.start), int(C_DEPTH.stop) + 1, int(C_DEPTH.step)))
     profs = [Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency) for d in depths]
@@ -226,16 +276,20 @@ def part_c(depth: int, device: str, efficiency: float) -> View:
     fig.add_trace(go.Scatter(x=[d], y=[p.latency_s * 1e6], name="your setting", mode="markers",
                              marker=dict(size=13, symbol="diamond")))
     share = p.latency_dispatch_s / p.latency_s
+    flip = tenfold_launch_ns(device, precision, float(efficiency)) * 1e-9
     cards = [
         Card("Width at this depth", f"{width_for(d)}", f"{d} × {width_for(d)}² MACs"),
         Card("FLOPs", fmt_count(p.flops), "≈ constant across depths"),
-        Card("Latency", fmt_time(p.latency_s), p.bottleneck, "bad" if p.bottleneck == "Dispatch" else "ok"),
+        Card("Latency", fmt_time(p.latency_s), bound_phrase(p.bottleneck), "bad" if p.bottleneck == "Dispatch" else "ok"),
         Card("Launch share", f"{share:.0%}", f"{dev.dispatch_tax.m_as('us'):g} µs per kernel"),
         Card("vs 2 layers × 256", fmt_ratio(p.latency_s / ref.latency_s), "slower" if p.latency_s > ref.latency_s else "faster"),
+        Card("128 × 32 is 10× slower from", f"{fmt_time(flip)} per launch",
+             "below this launch cost the gap is under 10×", "warn"),
     ]
     summary = (f"{d} layers of width {width_for(d)} on the {dev.name}: {fmt_time(p.latency_s)}, of which "
-               f"{share:.0%} is kernel launches ({p.latency_dispatch_s / dev.dispatch_tax.m_as('s'):.0f} kernels). "
-               f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time.")
+               f"{share:.0%} is kernel launches ({sum(t.kernels for t in p.layers):,} kernels). "
+               f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time. The verdict rests on the launch "
+               f"cost: 128 layers × 32 take 10× as long as 2 × 256 from {fmt_time(flip)} per kernel upward.")
     peek = [
         "t = Σ_layers max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"peak = {dev.compute.peak(precision):~P} ({precision}, dense), η = {efficiency:g}, BW = {dev.memory.bandwidth:~P}",
@@ -259,10 +313,11 @@ PRED_D = Prediction(
                 "the ridge. Newer is not more hardware-efficient.",
         "resnet": "Its convolutions reuse each weight across thousands of positions. All of them are launch-bound "
                   "at batch 1, but ResNet-50 does the most work per launch.",
-        "mobilenet": "MobileNetV2 has 13.7× fewer FLOPs but a similar number of kernels, so it spends a larger "
+        "mobilenet": "MobileNetV2 has 13.6× fewer FLOPs but a similar number of kernels (151 vs 174), so it spends a larger "
                      "share of its time launching: FLOPs are not speed.",
         "equal": "They differ by an order of magnitude: intensity and work per kernel set utilization.",
     },
+    reveals=('ResNet-50 reaches the highest MFU',),
 )
 D_BATCH = Slider("Batch size", 1, 256, 1)
 D_DEVICE = Choice("Device", DEVICES, "H100")
@@ -283,16 +338,27 @@ def part_d(batch: int, device: str, fused: bool) -> View:
     cards = []
     for k, p in profiles.items():
         status = "bad" if not p.feasible else ("warn" if p.bottleneck == "Dispatch" else "ok")
-        note = (f"AI {p.arithmetic_intensity.magnitude:,.1f} FLOP/B · {p.bottleneck}" if p.feasible
+        note = (f"intensity {p.arithmetic_intensity.magnitude:,.1f} FLOP/B · {bound_phrase(p.bottleneck)}" if p.feasible
                 else f"out of memory by {fmt_bytes(p.over.m_as('B'))}")
-        cards.append(Card(D_MODELS[k].split(" (")[0], f"MFU {p.mfu:.1%}", note, status))
+        cards.append(Card(D_MODELS[k].split(" (")[0], f"MFU {100 * p.mfu:.2g}%", note, status,
+                          fact=fact("mfu", p.mfu, model=k, device=device, batch=int(batch), precision=precision,
+                                    efficiency=1.0, fused=bool(fused))))
     best = max(profiles, key=lambda k: profiles[k].mfu)
+    other = {k: Engine.solve(Models.get(k), dev, batch_size=int(batch), precision=precision, efficiency=1.0,
+                             fused=not bool(fused)).mfu for k in D_MODELS}
+    best_other = max(other, key=other.get)
+    mode, other_mode = ("compiled", "eager") if fused else ("eager", "compiled")
     summary = (f"At batch {int(batch)} on the {dev.name}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
-               f"({profiles[best].mfu:.1%}). Bottlenecks: "
-               + ", ".join(f"{D_MODELS[k].split(' (')[0]} {p.bottleneck}" for k, p in profiles.items()) + ".")
+               f"({100 * profiles[best].mfu:.2g}%). Bottlenecks: "
+               + ", ".join(f"{D_MODELS[k].split(' (')[0]} {bound_phrase(p.bottleneck)}" for k, p in profiles.items()) + ". "
+               + (f"The ranking's top does not depend on the {mode} vs {other_mode} assumption: {other_mode}, "
+                  f"{D_MODELS[best_other].split(' (')[0]} leads too ({100 * other[best_other]:.2g}%)."
+                  if best_other == best else
+                  f"The answer flips with the graph: {other_mode}, {D_MODELS[best_other].split(' (')[0]} leads "
+                  f"({100 * other[best_other]:.2g}%)."))
     peek = [
-        f"ridge = peak / BW = {dev.compute.peak(precision):~P} / {dev.memory.bandwidth:~P} = "
-        f"{dev.ridge_point(precision).magnitude:,.0f} FLOP/B",
+        f"{LABELS['ridge_peak']} = peak / BW = {dev.compute.peak(precision):~P} / {dev.memory.bandwidth:~P} = "
+        f"{dev.ridge_point(precision).magnitude:,.0f} FLOP/B (efficiency 1 here: the roof is the datasheet peak)",
         "MFU = FLOPs / (latency × peak); the bottleneck is the term that accounts for most time",
         "seed-lab fix: an infeasible model is reported as out of memory with the amount over; no row is hidden",
     ]
@@ -300,36 +366,170 @@ def part_d(batch: int, device: str, fused: bool) -> View:
 
 
 # ---------------------------------------------------------------------------------------------
-# Synthesis: pick a deployment for the wildlife camera
+# Synthesis: ship the camera trap against the worked example's requirements (6.9, Table 12)
 # ---------------------------------------------------------------------------------------------
 
-S_MODEL = Choice("Model", {"ResNet50": "ResNet-50", "MobileNetV2": "MobileNetV2", "KWS": "KWS DS-CNN"},
-                 "MobileNetV2", inline=False)
-S_DEVICE = Choice("Device", {**DEVICES, "ArduinoNano33BLESense": "Tiny: Arduino Nano 33 BLE Sense"},
+#: The wildlife camera's requirements (chapter, worked example "Real-time wildlife monitoring",
+#: Table 12 and the text after it): "<500 ms per detection"; "~2 W average (solar + battery)";
+#: 512 MB of RAM of which "100 MB ... for model weights"; "100 inferences/day" trigger rate.
+LATENCY_REQ_S = 0.5
+POWER_REQ_W = 2.0
+WEIGHT_ALLOCATION_B = 100e6
+
+S_MODEL = Choice("Model", {"ResNet50": "ResNet-50", "MobileNetV2": "MobileNetV2 1.0×",
+                           "mnv2_075": "MobileNetV2 0.75× (the chapter's pick)"}, "MobileNetV2", inline=False)
+S_DEVICE = Choice("Device", {"CortexA53Camera": "Camera SoC: Cortex-A53 (2 GOPS INT8 sustained, 200 mW active)",
+                             "JetsonOrinNX": "Edge: Jetson Orin NX", "iPhone15Pro": "Mobile: iPhone 15 Pro SoC"},
                   "JetsonOrinNX", inline=False)
+S_PER_DAY = Slider("Triggers per day (the chapter: 100)", 10, 2000, 100, step=10)
+S_ENERGY = Choice("Your daily energy budget for inference", {"1": "1 J/day", "10": "10 J/day", "100": "100 J/day"},
+                  "10")
 
 
-def synthesis(model: str, device: str) -> View:
+@lru_cache(maxsize=8)
+def s_model(key: str):
+    return mobilenet_v2(0.75) if key == "mnv2_075" else Models.get(key)
+
+
+def deployment(model: str, device: str, per_day: int, energy_budget_j: float) -> dict:
+    """One design checked against every requirement: latency (engine), weights against the
+    allocation, footprint against RAM, the device's power against the 2 W average, and inference
+    energy per day (power × engine latency × triggers) against the designer's budget. The power is
+    the registry's: the camera SoC's is the chapter's active 200 mW; other devices list their TDP."""
+    dev = Hardware.get(device)
+    m = s_model(model)
+    precision = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
+    p = Engine.solve(m, dev, precision=precision, efficiency=0.5)  # a sustained-rate device is not derated
+    power = dev.tdp.m_as("W")
+    per_inf = power * p.latency_s
+    day = per_inf * int(per_day)
+    tests = {
+        "latency": (p.latency_s, LATENCY_REQ_S, fmt_time, fmt_time(LATENCY_REQ_S, 0), ""),
+        "weights": (p.weight_bytes, WEIGHT_ALLOCATION_B, fmt_bytes, fmt_bytes(WEIGHT_ALLOCATION_B, 0), " allocation"),
+        "memory": (p.memory_footprint_bytes, p.capacity_bytes, fmt_bytes, fmt_bytes(p.capacity_bytes, 0), " RAM"),
+        "power": (power, POWER_REQ_W, lambda w: f"{w:g} W", f"{POWER_REQ_W:g} W", " average"),
+        "energy": (day, energy_budget_j, lambda j: f"{_joules(j)}/day", f"{_joules(energy_budget_j)}/day", ""),
+    }
+    checks = {}
+    for k, (have, limit, fmt, limit_txt, what) in tests.items():
+        ok = have <= limit
+        checks[k] = (ok, f"{fmt(have)} {'≤' if ok else '>'} {limit_txt}{what}")
+    return {"device": dev, "model": m, "precision": precision, "profile": p, "power_w": power,
+            "energy_j": per_inf, "energy_day_j": day, "checks": checks,
+            "passed": all(ok for ok, _ in checks.values())}
+
+
+def _joules(j: float) -> str:
+    return f"{j:,.1f} J" if j >= 1 else f"{j * 1e3:,.1f} mJ"
+
+
+def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
-    m = Models.get(model)
-    precision = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
-    p = Engine.solve(m, dev, precision=precision, efficiency=0.5)
-    terms = {"compute": p.latency_compute_s, "memory": p.latency_memory_s, "dispatch": p.latency_dispatch_s}
-    fig = figure(f"{m.name} on the {dev.name} ({precision.upper()})", "Iron-law term", "Time (ms)")
-    fig.add_trace(go.Bar(x=list(terms), y=[v * 1e3 for v in terms.values()], name="sum over layers"))
-    cap = dev.memory.capacity.m_as("B")
-    need = p.memory_footprint_bytes
-    fps = 1 / p.latency_s
-    cards = [
-        Card("Latency", fmt_time(p.latency_s), p.bottleneck),
-        Card("Frames per second", f"{fps:,.1f}", "batch 1"),
-        Card("Memory", fmt_bytes(need), f"of {fmt_bytes(cap)}", "ok" if p.feasible else "bad"),
-        Card("Energy / inference", f"{dev.tdp.m_as('W') * p.latency_s * 1e3:,.2f} mJ", "at TDP"),
+    budget = float(energy)
+    d = deployment(model, device, per_day, budget)
+    dev, m, p = d["device"], d["model"], d["profile"]
+    others = {(mk, dk): deployment(mk, dk, per_day, budget) for mk in S_MODEL.options for dk in S_DEVICE.options}
+    fig = figure(f"Every design against the requirements ({int(per_day)} triggers per day)",
+                 "Latency per frame (s, log scale)", "Inference energy per day (J, log scale)", log_x=True, log_y=True)
+    for ok, name, symbol in ((True, "meets every requirement", "circle"), (False, "fails one or more", "x")):
+        pts = [v for v in others.values() if v["passed"] == ok]
+        if pts:
+            fig.add_trace(go.Scatter(x=[v["profile"].latency_s for v in pts], y=[v["energy_day_j"] for v in pts],
+                                     mode="markers", name=name, marker=dict(size=11, symbol=symbol),
+                                     text=[f"{v['model'].name} on {v['device'].name}" for v in pts]))
+    fig.add_trace(go.Scatter(x=[p.latency_s], y=[d["energy_day_j"]], name="your design", mode="markers",
+                             marker=dict(size=15, symbol="diamond-open")))
+    fig.add_vline(x=LATENCY_REQ_S, line_dash="dash", annotation_text="500 ms requirement",
+                  annotation_position="top left")
+    fig.add_hline(y=budget, line_dash="dot", annotation_text=f"your budget {_joules(budget)}/day",
+                  annotation_position="bottom right")
+    cards = [Card(k, "meets" if ok else "fails", txt, "ok" if ok else "bad") for k, (ok, txt) in d["checks"].items()]
+    if model in Models.names():  # a registry preset: tag its latency (no efficiency for a sustained device)
+        cards[0] = Card(cards[0].label, cards[0].value, cards[0].note, cards[0].status,
+                        fact=fact("latency", p.latency_s, model=model, device=device, batch=1, precision=d["precision"],
+                                  efficiency=None if dev.compute.is_sustained else 0.5))
+    cards.append(Card("Energy / inference", _joules(d["energy_j"]),
+                      f"{d['power_w']:g} W × {fmt_time(p.latency_s)} ({'chapter: active' if dev.compute.is_sustained else 'TDP'})"))
+    failed = [k for k, (ok, _) in d["checks"].items() if not ok]
+    summary = (f"{m.name} in {d['precision'].upper()} on the {dev.name}: {fmt_time(p.latency_s)} per frame "
+               f"({bound_phrase(p.bottleneck)}), {_joules(d['energy_j'])} per inference, "
+               f"{_joules(d['energy_day_j'])} per day at {int(per_day)} triggers. "
+               + ("It meets every requirement." if not failed else f"It fails on {', '.join(failed)}.")
+               + f" {sum(v['passed'] for v in others.values())} of {len(others)} model × device designs pass.")
+    peek = [
+        f"latency = Engine.solve(model, device, {d['precision']}).latency = {fmt_time(p.latency_s)} "
+        + ("(the camera SoC's 2 GOPS is already sustained: not derated)" if dev.compute.is_sustained
+           else "(datasheet peak × 0.5 sustained)"),
+        f"energy/day = power × latency × triggers = {d['power_w']:g} W × {fmt_time(p.latency_s)} × {int(per_day)} = "
+        f"{_joules(d['energy_day_j'])}",
+        "power: the camera SoC's 200 mW is the chapter's active inference power; other devices list their TDP "
+        "(the chapter gives no active figure for them), an upper bound",
+        f"memory: weights {fmt_bytes(p.weight_bytes)} against the 100 MB allocation; footprint = weights + peak live "
+        f"activations = {fmt_bytes(p.memory_footprint_bytes)} against {fmt_bytes(p.capacity_bytes, 0)}",
+        "phase 3 still ahead: accuracy on the target species, and measured latency and energy on the device",
     ]
-    summary = (f"{m.name} on the {dev.name}: {fmt_time(p.latency_s)} per frame ({p.bottleneck.lower()}-bound), "
-               f"{'fits' if p.feasible else 'does NOT fit'} in memory ({fmt_bytes(need)} of {fmt_bytes(cap)}).")
-    peek = [f"energy ≈ TDP × latency = {dev.tdp:~P} × {fmt_time(p.latency_s)}",
-            f"memory = weights + peak live activations = {fmt_bytes(p.weight_bytes)} + {fmt_bytes(p.activation_bytes)}"]
-    return View(fig, cards, summary, "Deployment check", peek)
+    return View(fig, cards, summary, "Requirements check", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question="Still at 448×448 in INT8, widen the dense layer from 1,000 to 4,000 units. Its weights take about…",
+    options={"2.4": "2.4 GB: weights grow with inputs × units", "602": "Still 602 MB: the input did not change",
+             "9.6": "9.6 GB", "150": "150 MB"},
+    answer="2.4",
+    feedback={
+        "2.4": "602,112 × 4,000 + 4,000 = 2.41 B weights × 1 B. Set 4,000 units: the conv's 1,792 weights "
+               "would not notice either change.",
+        "602": "Every unit has its own weight per input value: 4× the units, 4× the weights.",
+        "9.6": "That is FP32 (4 B per weight); the layer is in INT8.",
+        "150": "That is the 224×224 INT8 layer with 1,000 units.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question="Same 131,072 tokens with FlashAttention, but 64 heads of 128 (d = 8,192). The layer's live memory is…",
+    options={"fits": "About 8.6 GB: it doubles with the width and still fits", "over": "Over 80 GB: heads multiply the scores",
+             "same": "The same 4.3 GB"},
+    answer="fits",
+    feedback={
+        "fits": "Q, K, V and the output are S × d each: twice the width, twice the bytes, 8.6 GB. Set 64 heads with "
+                "FlashAttention on.",
+        "over": "More heads would multiply a stored score matrix; tiled attention stores none.",
+        "same": "The remaining tensors are S × d_model: d doubled.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question="Run the same two MLPs on the Jetson Orin NX (20 µs per launch). Compared with the H100, the deep net's slowdown vs 2 × 256 is…",
+    options={"similar": "About the same ratio: launches dominate both nets on both devices",
+             "gone": "Gone: the Jetson's slower compute hides the launches",
+             "larger": "Much larger: 20 µs launches"},
+    answer="similar",
+    feedback={
+        "similar": "Launches dominate both nets, so the ratio is close to their kernel-count ratio on either device "
+                   "(about 85× on the H100, about 82× on the Jetson). Pick the Jetson.",
+        "gone": "The math takes nanoseconds even at the Jetson's rate; launches still dominate.",
+        "larger": "Both nets pay the larger launch cost, so the ratio of their kernel counts changes little.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question="Raise the batch to 256 on the H100 (eager mode). Which lighthouse now reaches the highest MFU?",
+    options={"resnet": "ResNet-50, now around 15%", "gpt2": "GPT-2 XL: batching fixes decode",
+             "dlrm": "DLRM: its MLPs batch well"},
+    answer="resnet",
+    feedback={
+        "resnet": "Batching amortizes launches and weights for all of them; ResNet-50's convolutions still do the "
+                  "most work per byte. Set the batch to 256.",
+        "gpt2": "Batching raises decode's intensity, but each sequence still reads its own KV cache: about 3%.",
+        "dlrm": "The gathers do no MACs and the MLPs are small: DLRM stays well under 1%.",
+    },
+    kind="transfer",
+)

@@ -32,9 +32,10 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import bound_phrase
 
 CHAPTER = "6.6"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: Scores are stored in FP16 throughout the chapter's examples (L825, L938, L965, L1113).
 PRECISION = "fp16"
@@ -80,6 +81,7 @@ PRED_A = Prediction(
         "16.8m": "S × S scores × d_head MACs each = 512 × 512 × 64 = 16.8 M MACs; the value product PV costs "
                  "another 16.8 M.",
     },
+    reveals=('16,777,216', '16.8 M MACs'),
 )
 A_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
 A_D_HEAD = Slider("Head dimension d_head", 16, 256, 64, step=16)
@@ -158,6 +160,7 @@ PRED_B = Prediction(
                 "together.",
         "2x4x": "Storage counts the same S × S entries the FLOPs produce: both quadruple.",
     },
+    reveals=('4× and 4×', '4× memory and 4× FLOPs'),
 )
 B_SEQ = Slider("Context S (tokens)", 512, 131072, 4096, step=512)
 B_HEADS = Slider("Attention heads", 1, 64, 12)
@@ -276,6 +279,7 @@ PRED_C = Prediction(
                 "layer needs the whole 240 GB.",
         "10k": "Too pessimistic: a third of the memory still allows √(1/3) ≈ 58% of the context, not a tenth.",
     },
+    reveals=('57,735', '58,000', 'square root of the memory'),
 )
 C_DEVICE = Choice("Device", {"H100": "Cloud: H100 (80 GB)", "A100_40GB": "Cloud: A100 40GB",
                              "JetsonOrinNX": "Edge: Jetson Orin NX (16 GB)", "iPhone15Pro": "Mobile: iPhone 15 Pro (8 GB)"},
@@ -324,7 +328,7 @@ def part_c(device: str, shape: str, what: str) -> View:
              "longest S for 80 GB / 80 GiB; chapter: near 41,000", "bad"),
         Card("41,000 tokens, one layer", fmt_bytes(fig14["quoted_bytes"], 2), "already over 80 GB", "bad"),
     ]
-    summary = (f"With {h} heads (d = {d:,}) in FP16, {what_txt} the {dev.key}'s {fmt_bytes(cap)} up to "
+    summary = (f"With {h} heads (d = {d:,}) in FP16, {what_txt} the {dev.name}'s {fmt_bytes(cap)} up to "
                f"{best:,} tokens; one token more and it does not. The edge sits at √capacity because memory "
                f"grows as S². Figure 14 puts GPT-2 XL's edge 'near 41,000 tokens': with 80 GB it is "
                f"{fig14['gb']:,}, and 41,000 tokens already need {fmt_bytes(fig14['quoted_bytes'], 2)}; "
@@ -361,12 +365,16 @@ PRED_D = Prediction(
         "false_sparse": "Right verdict, wrong mechanism: FlashAttention is exact. Sparse attention is the "
                         "family that skips scores.",
     },
+    reveals=('FLOPs stay O(S²)',),
 )
 D_SEQ = Slider("Context S (tokens)", 1024, 131072, 8192, step=1024)
 D_SHAPE = Choice("Model shape", SHAPE_LABELS, "napkin", inline=False)
 D_DEVICE = Choice("Device", {"H100": "Cloud: H100", "A100": "Cloud: A100", "JetsonOrinNX": "Edge: Jetson Orin NX"},
                   "H100")
 D_FLASH = Toggle("Run FlashAttention (tiled; scores never stored)", False)
+#: Query rows per tile: FlashAttention-2 uses blocks of 64 or 128 rows (Dao 2023, "FlashAttention-2",
+#: Sec. 3.3, https://arxiv.org/abs/2307.08691). Each tile streams all of K and V unless the cache keeps them.
+Q_TILE = 128
 
 
 @lru_cache(maxsize=1024)
@@ -395,25 +403,31 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
                              marker=dict(size=13, symbol="diamond")))
 
     d, h = SHAPES[shape]
+    low = fl.bytes_moved
+    reread = _att(shape, s, True).tiled_bytes(1, PRECISION, Q_TILE)
     cards = [
         Card("GFLOP", f"{std.flops / 1e9:,.1f}", "identical with FlashAttention" if std.flops == fl.flops else "differ",
              "ok"),
-        Card("Bytes moved", f"{fmt_bytes(std.bytes_moved)} → {fmt_bytes(fl.bytes_moved)}",
-             f"{fmt_ratio(std.bytes_moved / fl.bytes_moved)} less traffic"),
+        Card("Bytes moved", f"{fmt_bytes(std.bytes_moved)} → {fmt_bytes(low)}",
+             f"tiled: a lower bound, {fmt_ratio(std.bytes_moved / low)} less (K and V read once)"),
+        Card(f"Tiled, K and V re-read per {Q_TILE}-row tile", fmt_bytes(reread),
+             f"{fmt_ratio(std.bytes_moved / reread)} less than materialized, if no cache keeps K and V", "warn"),
         Card("Latency", f"{fmt_time(std.latency_s)} → {fmt_time(fl.latency_s)}",
-             f"{std.bottleneck} → {fl.bottleneck}-bound"),
+             f"{bound_phrase(std.bottleneck)} → {bound_phrase(fl.bottleneck)}"),
         Card("Live memory", f"{fmt_bytes(std.memory_footprint_bytes)} → {fmt_bytes(fl.memory_footprint_bytes)}",
              "materialized → tiled", "ok" if mine.feasible else "bad"),
     ]
     summary = (f"At {s:,} tokens ({h} heads, d = {d:,}) both kernels do the same {std.flops / 1e9:,.1f} GFLOP. "
                f"Materializing the scores moves {fmt_bytes(std.bytes_moved)} ({std.bottleneck.lower()}-bound, "
-               f"{fmt_time(std.latency_s)}); FlashAttention moves {fmt_bytes(fl.bytes_moved)} "
-               f"({fl.bottleneck.lower()}-bound, {fmt_time(fl.latency_s)}). The compute line is the same for "
+               f"{fmt_time(std.latency_s)}); FlashAttention moves at least "
+               f"{fmt_bytes(fl.bytes_moved)} ({fl.bottleneck.lower()}-bound, {fmt_time(fl.latency_s)}), and up to {fmt_bytes(reread)} if every "
+               f"{Q_TILE}-row tile re-reads K and V from memory. The compute line is the same for "
                f"both and still grows as S²: tiling removes storage and traffic, not arithmetic.")
     peek = [
         f"FLOPs = 2 × (QKᵀ + PV MACs) = 4 × S² × d = 4 × {s:,}² × {d:,} = {std.flops:,.0f}  (both)",
         f"bytes, materialized = (Q+K+V+O) + 4 × heads × S² (scores written and read twice) → {fmt_bytes(std.bytes_moved)}",
-        f"bytes, FlashAttention = Q+K+V+O only → {fmt_bytes(fl.bytes_moved)}",
+        f"bytes, tiled (lower bound) = Q + K + V + O, each once → {fmt_bytes(low)}  (the engine's count)",
+        f"bytes, tiled, K and V re-read = Q + O + ⌈S / {Q_TILE}⌉ × (K + V) = 2Sd + {-(-s // Q_TILE)} × 2Sd → {fmt_bytes(reread)}",
         f"t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax;  peak = {dev.compute.peak(PRECISION):~P} "
         f"(fp16, dense), η = {std.efficiency:g}, BW = {dev.memory.bandwidth:~P}",
         f"kernels: {_att(shape, s).kernels} (QKᵀ, softmax, PV) materialized vs {_att(shape, s, True).kernels} fused; "
@@ -422,3 +436,166 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
     alert = feasibility(mine.memory_footprint_bytes, dev,
                         f"This attention core ({'FlashAttention' if f else 'materialized scores'}, {s:,} tokens)")
     return View(fig, cards, summary, "Bytes, not FLOPs", peek, alert)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question="Keep S = 512 but double the head dimension to 128. The score matrix's bytes and the QKᵀ MACs…",
+    options={"both": "Both double", "macs": "Bytes unchanged, MACs double",
+             "none": "Neither changes", "bytes": "Bytes double, MACs unchanged"},
+    answer="macs",
+    feedback={
+        "both": "The matrix has one entry per (query, key) pair whatever d_head is: S² entries. Only the cost of "
+                "each entry, a d_head-term dot product, doubles.",
+        "macs": "S² scores of 2 B each do not depend on d_head; each score's dot product does. Set d_head to 128 "
+                "and read the two cards.",
+        "none": "Each score is a d_head-term dot product: twice as long, twice the MACs.",
+        "bytes": "Reversed: storage counts (query, key) pairs; the dot product length sets the MACs.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question="Same 4,096-token context, but 32 heads instead of 12. One layer's score memory becomes…",
+    options={"lin": "32/12 ≈ 2.7× larger: linear in heads", "sq": "(32/12)² ≈ 7× larger",
+             "same": "The same: heads only split the width", "4x": "4× larger"},
+    answer="lin",
+    feedback={
+        "lin": "Every head keeps its own S × S matrix: heads × S² × 2 B. Set heads to 32 and compare the cards.",
+        "sq": "Only the context is squared; heads multiply the count of matrices linearly.",
+        "same": "Splitting the width shrinks each head's dot products, not its score matrix: every head has "
+                "S × S scores of its own.",
+        "4x": "4× is what doubling the context does; heads scale the memory linearly.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question=("Move the same 12-head model from the 80 GB H100 to an 8 GB iPhone 15 Pro. The longest context "
+              "whose one-layer scores fit becomes about…"),
+    options={"tenth": "A tenth (about 5,800 tokens)", "third": "About a third (about 18,000 tokens)",
+             "same": "The same: memory does not limit context", "hundredth": "A hundredth"},
+    answer="third",
+    feedback={
+        "tenth": "That scales context with memory. Memory grows as S², so S scales as √(1/10) ≈ 0.32.",
+        "third": "√(8/80) × 57,735 ≈ 18,257 tokens: pick the iPhone in the device list and read the card.",
+        "same": "One layer's scores must fit: a tenth of the memory allows √(1/10) of the context.",
+        "hundredth": "That squares the wrong way: S² scales with memory, so S scales with its square root.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question=("With FlashAttention on, double the context from 8,192 to 16,384 tokens. The lower-bound bytes moved "
+              "and the FLOPs grow by…"),
+    options={"2x4x": "2× bytes, 4× FLOPs", "4x4x": "4× both", "2x2x": "2× both", "1x4x": "Bytes unchanged, 4× FLOPs"},
+    answer="2x4x",
+    feedback={
+        "2x4x": "Q, K, V and O are S × d each: linear. Every query still meets every key: S². Slide the context "
+                "and read both cards.",
+        "4x4x": "That is the materialized kernel: with tiling the S² scores never reach memory.",
+        "2x2x": "Tiling does not remove a single score computation: the FLOPs stay S².",
+        "1x4x": "The tensors that remain (Q, K, V, O) grow with S.",
+    },
+    kind="transfer",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: attention has no notion of order (why every transformer needs positional encodings)
+# ---------------------------------------------------------------------------------------------
+
+PRED_E = Prediction(
+    question=("Feed the same 5 token vectors to one self-attention head, first in their original order, then "
+              "rotated by one place. No positional encodings are added. Each token's output…"),
+    options={"moves": "Is exactly what it was, only moved to the token's new position",
+             "changes": "Changes: attention weights depend on where a token sits",
+             "fixed": "Stays at the same position: outputs do not move with their tokens",
+             "same": "Becomes the same for every token: attention averages the sequence"},
+    answer="moves",
+    feedback={
+        "moves": "Q, K and V are computed row by row, so shuffling the tokens shuffles the scores on both axes and "
+                 "each token meets the same keys with the same weights. Attention is permutation-equivariant: it "
+                 "cannot tell 'dog bites man' from 'man bites dog' unless positions are added to the inputs.",
+        "changes": "Nothing in softmax(QKᵀ/√d)V refers to a position: the scores are dot products of token "
+                   "vectors. Order reaches attention only through positional encodings.",
+        "fixed": "Each output row belongs to its token, not to a slot: when the token moves, its output moves "
+                 "with it, unchanged.",
+        "same": "Each token weights the values by its own scores, so outputs differ from token to token; they "
+                "just do not depend on order.",
+    },
+    reveals=("permutation-equivariant", "only moved"),
+)
+E_SHIFT = Slider("Rotate the 5 tokens by (places)", 0, 4, 1)
+E_POSITIONS = Toggle("Add sinusoidal positional encodings to the inputs", False)
+
+#: Sizes of the order experiment (small on purpose: pure Python, in the browser) and the model
+#: width whose fused QKV projection the part counts (GPT-2 small / BERT-base, the chapter's 768).
+ORDER_TOKENS, ORDER_DIM, QKV_D_MODEL = 5, 4, 768
+
+
+def part_e(shift: int, positions: bool) -> View:
+    import plotly.graph_objects as go
+
+    from ... import order
+
+    k, pe = int(shift), bool(positions)
+    run = order.order_experiment(ORDER_TOKENS, ORDER_DIM, k, pe)
+    names = [f"token {i + 1}" for i in range(ORDER_TOKENS)]
+    fig = figure(f"One head's output (feature 1) per token, tokens rotated by {k}"
+                 + (" (positional encodings added)" if pe else " (no positions)"), "Token", "Output feature 1")
+    fig.add_trace(go.Bar(x=names, y=[r[0] for r in run["original"]], name="original order"))
+    fig.add_trace(go.Bar(x=names, y=[r[0] for r in run["shuffled_back"]], name="rotated run, read back per token"))
+    fig.update_layout(barmode="group")
+
+    fused = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL)
+    separate = 3 * L.Dense(in_features=QKV_D_MODEL, out_features=QKV_D_MODEL).params
+    same = run["max_diff"] < 1e-9
+    cards = [
+        Card("Largest change per token", f"{run['max_diff']:.2g}", "after undoing the rotation",
+             "ok" if same else "warn"),
+        Card("Verdict", "moved, unchanged" if same else "changed", "equivariant" if same else "order now matters"),
+        Card(f"Fused QKV projection, d = {QKV_D_MODEL}", f"{fused.params:,} params",
+             f"one {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} GEMM; three separate: {separate:,}"),
+    ]
+    if k == 0:
+        first = "Not rotated: both runs see the same input; move the slider to shuffle the tokens. "
+    elif same:
+        first = (f"Rotated by {k}, every token's output is the one it had before, only moved with it (largest "
+                 f"difference {run['max_diff']:.1g}, rounding). ")
+    else:
+        first = (f"With positional encodings added, rotating the tokens changes their outputs by up to "
+                 f"{run['max_diff']:.2g}: the same token at another position is another input. ")
+    summary = (first + "Self-attention sees a set, not a sequence; order enters only through the positions added "
+               "to its inputs. Q, K and V come from three projections so that what a token looks for, what it is "
+               "found by and what it passes on can differ; fused, they are one GEMM with the same "
+               f"{fused.params:,} parameters.")
+    peek = [
+        "out = softmax(Q Kᵀ / √d) V,  Q = X W_Q, K = X W_K, V = X W_V",
+        "permute X's rows by P: Q, K, V → P Q, P K, P V;  scores → P S Pᵀ;  out → P out  (equivariant)",
+        "positional encoding (Vaswani et al. 2017): PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(…)",
+        f"this run: {ORDER_TOKENS} tokens × d = {ORDER_DIM}, seeded random weights; largest change = {run['max_diff']:.3g}",
+        "W_Q = W_K would make the scores symmetric (i → j scores as j → i); separate projections allow asymmetry",
+        f"fused QKV = d × 3d weights + 3d biases = {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} + {3 * QKV_D_MODEL:,} = "
+        f"{fused.params:,} (torch nn.MultiheadAttention's in_proj_weight is 3d × d)",
+    ]
+    return View(fig, cards, summary, "Order and projections", peek)
+
+
+TRANSFER_E = Prediction(
+    question=("Now add sinusoidal positional encodings to the inputs and rotate the tokens by 2 places. Does each "
+              "token get back its original output?"),
+    options={"no": "No: a token at a new position is a different input, so its output changes",
+             "yes": "Yes: attention still ignores order", "only": "Only the first token changes"},
+    answer="no",
+    feedback={
+        "no": "The encodings are added to the token vectors, so moving a token changes its input and hence its "
+              "queries, keys and values. Switch the toggle on: the change is far above rounding.",
+        "yes": "Attention itself still ignores order, but its inputs now carry it: token + position.",
+        "only": "Every rotated token lands on a different position with a different encoding: all of them change.",
+    },
+    kind="transfer",
+)

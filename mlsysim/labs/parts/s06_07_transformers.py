@@ -9,9 +9,11 @@ Chapter numbers and the chapter's own slips are asserted in ``tests/test_s06_07_
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from ... import layers as L
+from ... import order
 from ...engine import Engine
 from ...hardware import Hardware
 from ...models import Models, llama
@@ -24,15 +26,17 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     feasibility,
     fmt_bytes,
     fmt_rate,
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.7"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: Every part runs in FP16, the precision of the chapter's decode and KV-cache numbers (L1097, L1105).
 PRECISION = "fp16"
@@ -71,26 +75,54 @@ def first_crossing(f, target: float, lo: int = 1, hi: int = 1 << 26) -> int:
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("Batch-1 decoding does about 2 FLOPs per parameter while it streams every FP16 "
-              "parameter (2 bytes) from memory. Its arithmetic intensity is about…"),
-    options={"0.5": "0.5 FLOP/byte", "1": "1.0 FLOP/byte", "2": "2.0 FLOP/byte",
-             "156": "About 156 FLOP/byte, like any big matrix multiply"},
-    answer="1",
+    question=("The same GPT-2 XL weights (FP16, H100) first process a 1,024-token prompt (prefill), then generate "
+              "one token at a time (decode). Compared with prefill, decode's arithmetic intensity is…"),
+    options={"same": "About the same: same weights, same FLOPs per weight",
+             "180x": "About 180× lower: prefill shares each weight read across the prompt, decode uses it once",
+             "1024x": "Exactly 1,024× lower: the number of tokens",
+             "higher": "Higher: decode touches only one token's activations"},
+    answer="180x",
     feedback={
-        "0.5": "0.5 FLOP/byte is the FP32 figure (2 FLOPs per 4-byte weight, equation 2). FP16 "
-               "halves the bytes, so the intensity doubles to 1.0.",
-        "1": "2 FLOPs per 2-byte weight = 1.0 FLOP/byte. The engine agrees to within the small KV "
-             "and activation traffic, far below any data-center ridge point.",
-        "2": "2 is the FLOPs per parameter; intensity divides that by the 2 bytes each parameter "
-             "occupies in FP16: 1.0 FLOP/byte.",
-        "156": "156 FLOP/byte is a ridge point (312 TFLOP/s over 2.0 TB/s in the self-check): what a "
-               "kernel needs to be compute-bound. A GEMV reuses each weight once, so it gets 1.0.",
+        "same": "The FLOPs per weight differ: prefill does 2 FLOPs per weight for each of 1,024 tokens from one "
+                "read of the weights; decode reads every weight for one token's 2 FLOPs.",
+        "180x": "Prefill runs at about 179 FLOP/B and decode at about 1.0 (2 FLOPs per 2-byte weight). The ratio "
+                "is below 1,024 because prefill also moves activations and attention scores that grow with the prompt.",
+        "1024x": "That assumes prefill moves only the weights. Its activations and S × S scores grow with the "
+                 "prompt, so its intensity is about 179 FLOP/B, not 1,024: the ratio is about 180×.",
+        "higher": "One token's activations are tiny, but every weight is still read for it: bytes are dominated by "
+                  "the weights, and the FLOPs per byte fall to about 1.",
     },
+    reveals=("179 FLOP/B", "180×"),
 )
 A_MODEL = Choice("Model", MODELS, "GPT2")
 A_DEVICE = Choice("Device", {"H100": "H100 (3.35 TB/s)", "A100": "A100 80 GB (2.0 TB/s)",
                              "JetsonOrinNX": "Jetson Orin NX (102 GB/s)"}, "H100")
 A_PROMPT = Slider("Prompt length (tokens)", 16, 2048, 1024, step=16)
+#: The engine's assumption the decode verdict depends on: a fixed cost per kernel launch.
+A_LAUNCH = Choice("Launch cost per kernel (an engine assumption)",
+                  {"registry": "the device's planning value", "0": "0 µs (whole step in one graph)", "1": "1 µs",
+                   "2": "2 µs", "5": "5 µs", "20": "20 µs"}, "registry")
+
+
+def with_launch(dev, launch: str):
+    """The device with its per-kernel launch cost replaced (``"registry"`` keeps the planning value)."""
+    if launch == "registry":
+        return dev
+    return dev.model_copy(update={"dispatch_tax": Q_(float(launch), "us")})
+
+
+@lru_cache(maxsize=64)
+def launch_flip_ns(model_key: str, device: str, seq: int) -> int:
+    """Smallest launch cost (ns per kernel) at which the engine calls batch-1 decode launch-bound,
+    found by evaluating the engine, never from a rearranged formula."""
+    m, dev = Models.get(model_key), Hardware.get(device)
+
+    def dispatch(ns: int) -> int:
+        d = dev.model_copy(update={"dispatch_tax": Q_(ns, "ns")})
+        p = Engine.solve(m, d, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=seq)
+        return int(p.bottleneck == "Dispatch")
+
+    return first_crossing(dispatch, 1, lo=0, hi=10**7)
 
 
 def _prompt_for(model_key: str, prompt: int) -> tuple[int, bool]:
@@ -102,9 +134,9 @@ def _prompt_for(model_key: str, prompt: int) -> tuple[int, bool]:
     return int(prompt), False
 
 
-def part_a(model: str, device: str, prompt: int) -> View:
+def part_a(model: str, device: str, prompt: int, launch: str) -> View:
     m = Models.get(model)
-    dev = Hardware.get(device)
+    dev = with_launch(Hardware.get(device), launch)
     s, capped = _prompt_for(model, int(prompt))
     pre = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=s)
     dec = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s)
@@ -120,17 +152,24 @@ def part_a(model: str, device: str, prompt: int) -> View:
 
     ratio = dec.latency_dispatch_s / dec.latency_memory_s
     tax = dev.dispatch_tax.m_as("s")
+    flip = launch_flip_ns(model, device, s) * 1e-9
     cards = [
         Card("Prefill intensity", f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
-             f"{pre.bottleneck}-bound · {fmt_time(pre.latency_s)} for the prompt",
-             "ok" if pre.bottleneck == "Compute" else "warn"),
+             f"{bound_phrase(pre.bottleneck)} · {fmt_time(pre.latency_s)} for the prompt",
+             "ok" if pre.bottleneck == "Compute" else "warn",
+             fact=fact("intensity", pre.arithmetic_intensity.magnitude, model=model, device=device, batch=1,
+                       precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=s)),
         Card("Decode intensity", f"{dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
-             f"{dec.bottleneck}-bound · {fmt_time(dec.latency_s)} per token", "bad"),
+             f"{bound_phrase(dec.bottleneck)} · {fmt_time(dec.latency_s)} per token", "bad",
+             fact=fact("intensity", dec.arithmetic_intensity.magnitude, model=model, device=device, batch=1,
+                       precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s)),
         Card("Decode: memory term", fmt_time(dec.latency_memory_s),
              f"weights + KV cache at {dev.memory.bandwidth:~P}"),
         Card("Decode: kernel launches", fmt_time(dec.latency_dispatch_s),
              f"{kernels:,} kernels × {fmt_time(tax)} = {fmt_ratio(ratio)} the memory term",
              "bad" if dec.bottleneck == "Dispatch" else ""),
+        Card("Verdict flips at", f"{fmt_time(flip)} per kernel",
+             "launch-bound above this launch cost, memory-bound below", "warn"),
         Card("Decode MFU", f"{dec.mfu:.2%}", f"prefill reaches {pre.mfu:.1%}"),
     ]
     if dec.bottleneck == "Dispatch":
@@ -145,18 +184,30 @@ def part_a(model: str, device: str, prompt: int) -> View:
                f"weight {s:,} times and runs at {pre.arithmetic_intensity.magnitude:,.0f} FLOP/B "
                f"({pre.bottleneck.lower()}-bound), while decoding one token reuses it once: "
                f"{dec.arithmetic_intensity.magnitude:.2f} FLOP/B. {verdict}"
+               + f" The verdict rests on the launch cost: at {fmt_time(flip)} per kernel or more the launches "
+               "dominate; below it the weight stream does."
                + (" GPT-2 has 1,024 learned positions, so the prompt is capped there." if capped else ""))
     ridge = dev.sustained_ridge_point(PRECISION, EFFICIENCY).magnitude
     peek = [
-        f"ridge = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / {dev.memory.bandwidth:~P} = {ridge:,.0f} FLOP/B",
+        f"{LABELS['ridge_sustained']} = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / "
+        f"{dev.memory.bandwidth:~P} = {ridge:,.0f} FLOP/B  ({LABELS['ridge_peak']}: "
+        f"{dev.ridge_point(PRECISION).magnitude:,.0f})",
         f"decode I = FLOPs / bytes = {_flop(dec.flops)} / {fmt_bytes(dec.bytes_moved)} = "
         f"{dec.arithmetic_intensity.magnitude:.3f} FLOP/B  (2 FLOPs per 2-byte weight = 1.0)",
         f"prefill I = {_flop(pre.flops)} / {fmt_bytes(pre.bytes_moved)} = {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
         "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"decode: {fmt_time(no_launch)} (compute/memory) + {kernels:,} × {fmt_time(tax)} = {fmt_time(dec.latency_s)}",
+        f"flip: the smallest launch cost at which launches outweigh the memory term = {fmt_time(flip)} per kernel "
+        f"(found by re-solving; the {Hardware.get(device).name}'s planning value is "
+        f"{fmt_time(Hardware.get(device).dispatch_tax.m_as('s'))})",
         f"achieved decode rate = {fmt_rate(dec.flops / dec.latency_s)} of {fmt_rate(dec.peak_flops_s)} dense peak",
     ]
-    return View(fig, cards, summary, "Two regimes on the roofline", peek)
+    facts = [fact("ridge_peak", dev.ridge_point(PRECISION).magnitude, device=device, precision=PRECISION),
+             fact("ridge_sustained", ridge, device=device, precision=PRECISION, efficiency=EFFICIENCY)]
+    if launch == "registry":  # latency and MFU depend on the launch cost: tag only the registry's
+        facts.append(fact("mfu", dec.mfu, model=model, device=device, batch=1, precision=PRECISION,
+                          efficiency=EFFICIENCY, phase="decode", seq_len=s))
+    return View(fig, cards, summary, "Two regimes on the roofline", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,6 +236,7 @@ PRED_B = Prediction(
         "batch": "Batching amortizes the weights but not the caches: each sequence reads its own KV "
                  "cache, so at long contexts the bytes per token stop falling and decode stays memory-bound.",
     },
+    reveals=('far below 1% of peak',),
 )
 B_BATCH = Slider("Concurrent sequences (batch)", 1, 256, 1)
 B_CONTEXT = Slider("Context per sequence (tokens)", 128, 8192, 2048, step=128)
@@ -233,22 +285,28 @@ def part_b(batch: int, context: int, device: str) -> View:
     cards = [
         Card("Bytes per token", fmt_bytes(p.bytes_moved / B), f"batch 1: {fmt_bytes(p1.bytes_moved)}"),
         Card("Intensity", f"{p.arithmetic_intensity.magnitude:,.1f} FLOP/B",
-             f"{p.bottleneck}-bound · ridge {p.sustained_ridge_point:,.0f}", "bad" if p.bottleneck != "Compute" else "ok"),
-        Card("MFU", f"{p.mfu:.2%}", f"batch 1: {p1.mfu:.2%} of dense FP16 peak", "bad" if p.mfu < 0.1 else "warn"),
+             f"{bound_phrase(p.bottleneck)} · {LABELS['ridge_sustained']} {p.sustained_ridge_point:,.0f} at η = {EFFICIENCY:g}", "bad" if p.bottleneck != "Compute" else "ok"),
+        Card("MFU", f"{p.mfu:.2%}" if p.feasible else "does not run",
+             f"batch 1: {p1.mfu:.2%} of dense FP16 peak" if p.feasible else
+             f"needs {fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}: no rate to measure",
+             "bad" if (p.mfu < 0.1 or not p.feasible) else "warn"),
         Card("KV = weights per token at", f"batch {even:,.1f}", "beyond it the caches dominate"),
         Card("Memory needed", fmt_bytes(p.memory_footprint_bytes),
              f"KV {fmt_bytes(p.kv_cache_bytes)} for {B} sequence{'s' if B > 1 else ''}", "ok" if p.feasible else "bad"),
     ]
+    run = (f"Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU {p.mfu:.2%}" if p.feasible else
+           f"This batch does not run on the {dev.name}: it needs {fmt_bytes(p.memory_footprint_bytes)}, so there is "
+           f"no MFU to report; were memory unlimited its intensity would be {p.arithmetic_intensity.magnitude:,.1f} FLOP/B")
     summary = (f"At batch {B} each generated token reads {fmt_bytes(shared / B)} of weights (shared) plus its own "
-               f"{fmt_bytes(kv1)} KV cache. Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU "
-               f"{p.mfu:.2%}: batching divides the weight bytes, but past batch {even:,.0f} the caches, which no "
-               f"batch can share, set the pace.")
+               f"{fmt_bytes(kv1)} KV cache. {run}: batching divides the weight bytes, but past batch {even:,.0f} the "
+               f"caches, which no batch can share, set the pace.")
     peek = [
         "bytes per step = W + B × A   (W: weights, read once; A: one sequence's KV cache + activations)",
         f"W = {fmt_bytes(shared)},  A = {fmt_bytes(per_seq)}  (KV cache {fmt_bytes(kv1)} at {ctx:,} tokens)",
         f"bytes per token = W / B + A = {fmt_bytes(shared)} / {B} + {fmt_bytes(per_seq)} = {fmt_bytes(p.bytes_moved / B)}",
         f"intensity → FLOPs per token / A as B grows: at most {p.flops / B / per_seq:,.1f} FLOP/B here",
-        f"MFU = FLOPs / (latency × peak) = {_flop(p.flops)} / ({fmt_time(p.latency_s)} × {dev.compute.peak(PRECISION):~P}) = {p.mfu:.2%}",
+        (f"MFU = FLOPs / (latency × peak) = {_flop(p.flops)} / ({fmt_time(p.latency_s)} × {dev.compute.peak(PRECISION):~P}) = {p.mfu:.2%}"
+         if p.feasible else "MFU: not reported; the configuration does not fit, so it never runs"),
     ]
     return View(fig, cards, summary, "Bytes per generated token", peek,
                 alert=feasibility(p.memory_footprint_bytes, dev, f"Decoding {B} sequence{'s' if B > 1 else ''} at {ctx:,} tokens"))
@@ -272,6 +330,7 @@ PRED_C = Prediction(
                   "cache. Tiled attention never stores them; then the KV cache is the limit.",
         "never": "Quadratic growth catches up fast: one layer's scores alone exceed 80 GB at 40,000 tokens.",
     },
+    reveals=('scores fill the device first',),
 )
 C_CONTEXT = Slider("Context length (tokens)", 1024, 262144, 16384, step=1024)
 C_FLASH = Toggle("Tiled attention (FlashAttention: scores never stored)", False)
@@ -320,8 +379,8 @@ def figure14_device_crossings() -> dict[str, int]:
     """Where one layer's scores fill an 80 GB device (the H100 in the registry) and 80 GiB.
     The chapter's 'near 41,000 tokens' (L1115) matches 80 GiB, not 80 GB."""
     gb = Hardware.get("H100").memory.capacity
-    return {"GB": crossings(gb.m_as("B"))["scores_fill"],
-            "GiB": crossings(Q_(gb.m_as("GB"), "GiB").m_as("B"))["scores_fill"]}
+    return {"GB": crossings(gb.m_as("B"))["scores_fit"],
+            "GiB": crossings(Q_(gb.m_as("GB"), "GiB").m_as("B"))["scores_fit"]}
 
 
 @lru_cache(maxsize=16)
@@ -331,8 +390,10 @@ def crossings(capacity_bytes: float) -> dict[str, int]:
     w = m.weight_bytes(PRECISION)
     return {
         "kv_over_weights": first_crossing(lambda s: m.kv_cache_bytes(s, 1, PRECISION), w),
-        "scores_fill": first_crossing(score_bytes, capacity_bytes),
-        "kv_fill": first_crossing(lambda s: w + m.kv_cache_bytes(s, 1, PRECISION), capacity_bytes),
+        # longest contexts that still fit (the same definition as 6.6's search): one below the first
+        # length whose bytes exceed the capacity
+        "scores_fit": first_crossing(score_bytes, math.floor(capacity_bytes) + 1) - 1,
+        "kv_fit": first_crossing(lambda s: w + m.kv_cache_bytes(s, 1, PRECISION), math.floor(capacity_bytes) + 1) - 1,
         "attention_over_dense": first_crossing(lambda s: _attn_minus_dense(s), 0),
     }
 
@@ -347,7 +408,7 @@ def part_c(context: int, flash: bool, device: str) -> View:
     cap = dev.memory.capacity.m_as("B")
     w = m.weight_bytes(PRECISION)
     x = crossings(cap)
-    gib = crossings(Q_(dev.memory.capacity.m_as("GB"), "GiB").m_as("B"))["scores_fill"]
+    gib = crossings(Q_(dev.memory.capacity.m_as("GB"), "GiB").m_as("B"))["scores_fit"]
     fig14 = figure14_device_crossings()
 
     fig = figure("Three memory regimes of a long context (GPT-2 XL shape, FP16, one request)",
@@ -363,8 +424,8 @@ def part_c(context: int, flash: bool, device: str) -> View:
                                  name="one layer's scores (quadratic)", mode="lines"))
     marks = [(x["kv_over_weights"], w, "KV = weights")]
     if not flash:
-        marks.append((x["scores_fill"], score_bytes(x["scores_fill"]), "scores fill the device"))
-    marks.append((x["kv_fill"], m.kv_cache_bytes(x["kv_fill"], 1, PRECISION), "weights + KV fill the device"))
+        marks.append((x["scores_fit"], score_bytes(x["scores_fit"]), "longest context whose scores fit"))
+    marks.append((x["kv_fit"], m.kv_cache_bytes(x["kv_fit"], 1, PRECISION), "longest context whose weights + KV fit"))
     fig.add_trace(go.Scatter(x=[k[0] for k in marks], y=[k[1] for k in marks], name="crossings",
                              mode="markers+text", text=[k[2] for k in marks], textposition="bottom right",
                              marker=dict(size=10, symbol="x")))
@@ -376,7 +437,7 @@ def part_c(context: int, flash: bool, device: str) -> View:
     kv_now = m.kv_cache_bytes(s, 1, PRECISION)
     need = w + kv_now + layer_now
     first = "the KV cache" if flash else "one layer's scores"
-    limit = x["kv_fill"] if flash else min(x["scores_fill"], x["kv_fill"])
+    limit = x["kv_fit"] if flash else min(x["scores_fit"], x["kv_fit"])
     cards = [
         Card("KV cache per token", fmt_bytes(m.kv_cache_bytes_per_token(PRECISION)),
              f"2 × {cfg['n_layers']} layers × {cfg['d_model']:,} × 2 B"),
@@ -384,9 +445,9 @@ def part_c(context: int, flash: bool, device: str) -> View:
         Card("One layer now", fmt_bytes(layer_now), "tiled: no scores stored" if flash else "materialized scores",
              "bad" if layer_now > cap else ("warn" if layer_now > w else "")),
         Card("KV passes weights at", f"{x['kv_over_weights']:,} tokens", "chapter: near 10,000"),
-        Card("Scores fill the device at", f"{x['scores_fill']:,} tokens",
+        Card("Longest context whose scores fit", f"{x['scores_fit']:,} tokens",
              f"{dev.memory.capacity:~P}; read as GiB: {gib:,}", "" if flash else "bad"),
-        Card("Attention MACs pass dense at", f"{x['attention_over_dense']:,} tokens",
+        Card("Attention MACs = dense MACs at", f"{x['attention_over_dense']:,} tokens",
              f"S > 6d, d = {cfg['d_model']:,}"),
     ]
     summary = (f"At {s:,} tokens the cache holds {fmt_bytes(kv_now)} against {fmt_bytes(w)} of weights, and one "
@@ -397,8 +458,8 @@ def part_c(context: int, flash: bool, device: str) -> View:
         f"weights = params × 2 B = {m.params:,} × 2 = {fmt_bytes(w)}  (flat)",
         f"KV = 2 × {cfg['n_layers']} × {cfg['d_model']:,} × S × 2 B = {fmt_bytes(m.kv_cache_bytes_per_token(PRECISION))} × {s:,} = {fmt_bytes(kv_now)}  (linear)",
         f"scores = heads × S² × 2 B = {cfg['n_heads']} × {s:,}² × 2 = {fmt_bytes(score_bytes(s))}  (quadratic, one layer)",
-        f"crossings: KV = weights at {x['kv_over_weights']:,}; scores = {dev.memory.capacity:~P} at {x['scores_fill']:,}; "
-        f"weights + KV = capacity at {x['kv_fill']:,}",
+        f"crossings: KV = weights at {x['kv_over_weights']:,}; longest fit: scores ≤ {dev.memory.capacity:~P} up to "
+        f"{x['scores_fit']:,}, weights + KV up to {x['kv_fit']:,}",
         f"Figure 14's 'near 41,000' fits 80 GiB ({fig14['GiB']:,} tokens); 80 GB fills at {fig14['GB']:,}",
         f"compute: projections + FFN = 12·S·d², attention = 2·S²·d, equal at S = 6d = {x['attention_over_dense']:,}",
     ]
@@ -430,6 +491,7 @@ PRED_D = Prediction(
               f"{fmt_bytes(_SC_W)} of weights. A weights-only budget misses most of the memory.",
         "137": "That would be 4 bytes per value over 64 users. The cache is FP16 (2 B) and there are 32 users.",
     },
+    reveals=('34.4 GB', '34.3 GB'),
 )
 D_USERS = Slider("Concurrent users", 1, 64, 8)
 D_CONTEXT = Slider("Context per user (tokens)", 512, 32768, 2048, step=512)
@@ -492,21 +554,26 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
     cfg = m.config
     heads, d_head = cfg["n_heads"], cfg["d_model"] // cfg["n_heads"]
     cards = [
-        Card("KV cache per user", fmt_bytes(kv1), f"{k} KV head{'s' if k > 1 else ''} · {ctx:,} tokens"),
+        Card("KV cache per user", fmt_bytes(kv1), f"{k} KV head{'s' if k > 1 else ''} · {ctx:,} tokens",
+             fact=fact("kv_cache_bytes", kv1, model="Llama7B", seq_len=ctx, batch=1, precision=PRECISION)
+             if m is Models.Llama7B else None),
         Card("KV cache, all users", fmt_bytes(p.kv_cache_bytes), f"{fmt_ratio(p.kv_cache_bytes / wb)} the weights",
              "warn" if p.kv_cache_bytes > wb else ""),
         Card("Weights", fmt_bytes(wb), "the only term a weights-only budget counts"),
         Card("Fits", "yes" if p.feasible else "no",
              f"{fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}" if p.feasible else
              f"over by {fmt_bytes(p.over.m_as('B'))}", "ok" if p.feasible else "bad"),
-        Card("Most users that fit", f"{fit:,}", f"at {ctx:,} tokens on the {dev.key}", "ok" if fit >= u else "bad"),
-        Card("Cache shrink vs MHA", fmt_ratio(shrink, 0), f"{heads} query heads / {k} KV head{'s' if k > 1 else ''}"),
+        Card("Most users that fit", f"{fit:,}", f"at {ctx:,} tokens on the {dev.name}", "ok" if fit >= u else "bad"),
+        Card("Cache shrink vs MHA", fmt_ratio(shrink, 0) if k != heads else "none: this is MHA",
+             f"{heads} query heads / {k} KV head{'s' if k > 1 else ''}"),
     ]
     summary = (f"{u} users × {ctx:,} tokens hold {fmt_bytes(p.kv_cache_bytes)} of KV cache on top of "
                f"{fmt_bytes(wb)} of weights: {fmt_bytes(p.memory_footprint_bytes)} in all, which "
                + ("fits" if p.feasible else "does not fit")
-               + f" the {dev.name}. With {k} KV head{'s' if k > 1 else ''} the cache is {fmt_ratio(shrink, 0)} smaller than MHA, and "
-               f"{fit:,} users fit at this context.")
+               + f" the {dev.name}. "
+               + (f"With {k} KV head{'s' if k > 1 else ''} the cache is {fmt_ratio(shrink, 0)} smaller than MHA, and "
+                  if k != heads else "Every query head keeps its own keys and values (MHA), and ")
+               + f"{fit:,} users fit at this context.")
     peek = [
         "KV = users × layers × 2 (K, V) × kv_heads × S × d_head × 2 B",
         f"   = {u} × {cfg['n_layers']} × 2 × {k} × {ctx:,} × {d_head} × 2 B = {fmt_bytes(p.kv_cache_bytes)}",
@@ -516,3 +583,191 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
     ]
     return View(fig, cards, summary, "Serving memory budget", peek,
                 alert=feasibility(p.memory_footprint_bytes, dev, f"Serving {u} user{'s' if u > 1 else ''} at {ctx:,} tokens"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question=("Switch the model to Llama-2 7B on the same H100 with the device's planning launch cost. Is its "
+              "batch-1 decode launch-bound like GPT-2 XL's?"),
+    options={"launch": "Yes: decode is always launch-bound at batch 1",
+             "memory": "No: 4.3× the weight bytes with fewer kernels makes the memory term the larger",
+             "compute": "No: a bigger model is compute-bound"},
+    answer="memory",
+    feedback={
+        "launch": "Launch-bound is a ratio, not a law: 13.5 GB of weights take about 4 ms at 3.35 TB/s, more than "
+                  "its launches. Its flip point is about 8 µs per kernel.",
+        "memory": "Pick Llama-2 7B: the decode card reads memory-bound, and the flip card moves to about 8 µs.",
+        "compute": "Size does not change decode's intensity: still about 1 FLOP/B, far below the ridge.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question=("Decode at batch 1 on an A100 80 GB (312 TFLOP/s, 2.0 TB/s) instead of the H100 (989.5 TFLOP/s, "
+              "3.35 TB/s). Its MFU is…"),
+    options={"higher": "Higher on the A100: a smaller peak with proportionally more bandwidth",
+             "lower": "Lower on the A100: it is the slower GPU", "same": "The same: the model is the same"},
+    answer="higher",
+    feedback={
+        "higher": "Memory-bound MFU is bandwidth × intensity / peak: 2.0/312 beats 3.35/989.5. Pick the A100: "
+                  "0.48% against 0.21%. A faster GPU is not a better-utilized one.",
+        "lower": "It is slower per token, but MFU divides by its smaller peak: the A100's ridge is lower, so a "
+                 "bandwidth-bound workload uses a larger share of it.",
+        "same": "MFU depends on the device's balance of bandwidth to compute, which differs.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question="On the 40 GB A100, with tiled attention on, what fills the device first as the context grows?",
+    options={"kv": "The KV cache, near 120,000 tokens", "scores": "One layer's scores",
+             "weights": "The weights"},
+    answer="kv",
+    feedback={
+        "kv": "Tiled attention never stores the scores, so the linear cache is the limit: weights + KV reach 40 GB "
+              "near 120,000 tokens. Pick the A100 40 GB and switch tiling on.",
+        "scores": "With tiling the scores never reach memory; without it they would fill 40 GB near 28,000 tokens.",
+        "weights": "3.1 GB of weights is flat and far below 40 GB.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question=("On the H100 at 2,048 tokens, MHA fits 61 users. With GQA at 8 KV heads (a 4× smaller cache), "
+              "about how many fit?"),
+    options={"4x": "About 4× as many (about 250)", "more": "More than 4×: the weights shrink too",
+             "less": "Fewer than 2×: the weights still dominate", "same": "The same: GQA saves compute, not memory"},
+    answer="4x",
+    feedback={
+        "4x": "The room beside the 13.5 GB of weights is fixed; each cache is 4× smaller, so about 4× the users "
+              "(253). Pick 8 KV heads and read the card.",
+        "more": "GQA shrinks only the K and V projections, a small share of the weights: the room grows slightly, "
+                "the count about 4×.",
+        "less": "At 61 users the caches (65 GB) dominate, not the weights: shrinking them 4× multiplies users ~4×.",
+        "same": "GQA's purpose is the cache: fewer key/value heads, fewer bytes per token.",
+    },
+    kind="transfer",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: heads cost no FLOPs, one pass trains every position, and a 70B model's bytes per token
+# ---------------------------------------------------------------------------------------------
+
+#: Llama-2 70B's published configuration (Touvron et al. 2023, Table 1 / the HF config.json of
+#: meta-llama/Llama-2-70b-hf: hidden 8,192, 80 layers, 64 heads, 8 KV heads, FFN 28,672,
+#: vocabulary 32,000); 68,976,648,192 parameters, the chapter's "70B-parameter model" (L1101).
+LLAMA70B = dict(d_model=8192, n_layers=80, n_heads=64, kv_heads=8, d_ff=28672)
+#: Part E's attention layer: the 7B shape (d = 4,096) at a 2,048-token training sequence.
+E_D_MODEL, E_SEQ = 4096, 2048
+
+PRED_E = Prediction(
+    question=("A 4,096-wide attention layer over 2,048 tokens is split into 32 heads of 128 instead of one head of "
+              "4,096. Its attention FLOPs…"),
+    options={"32x": "Grow 32×: every head computes its own S × S scores",
+             "same": "Stay the same, though 32 score matrices must now be stored instead of one",
+             "fewer": "Fall 32×: each head is 32× narrower",
+             "same_all": "Stay the same, and so does everything else the layer stores"},
+    answer="same",
+    feedback={
+        "32x": "Each head's scores cost S² × d_head MACs, and the heads' widths add up to d: h × S² × (d/h) = S² × d. "
+               "Heads partition the work; they do not repeat it.",
+        "same": "h × S² × d/h = S² × d MACs for any h (the chapter's self-check answer). What does grow with h is the "
+                "number of S × S score matrices a materialized kernel stores: h of them.",
+        "fewer": "Each head is narrower, but there are h of them: the product is unchanged.",
+        "same_all": "The FLOPs are unchanged, but a materialized kernel stores one S × S matrix per head: 32× the "
+                    "score memory of a single head.",
+    },
+    reveals=("S² × d MACs for any h", "h × S² × d/h"),
+)
+E_HEADS = Choice("Heads (d = 4,096 split across them)", {"1": "1", "8": "8", "32": "32", "64": "64"}, "32")
+E_MODEL = Choice("Model decoding one token at batch 1",
+                 {"Llama7B": "Llama-2 7B", "70b": "Llama-2 70B (the chapter's 70B example)"}, "Llama7B")
+
+
+@lru_cache(maxsize=4)
+def e_model(key: str):
+    return llama(**LLAMA70B, name="Llama-2 70B") if key == "70b" else Models.get(key)
+
+
+def part_e(heads: str, model: str) -> View:
+    import plotly.graph_objects as go
+
+    h = int(heads)
+    grid = [int(k) for k in E_HEADS.options]
+    layers = {n: L.Attention(d_model=E_D_MODEL, n_heads=n, seq_len=E_SEQ) for n in grid}
+    att = layers[h]
+    fig = figure(f"One attention layer, d = {E_D_MODEL:,}, {E_SEQ:,} tokens, FP16", "Heads", "Relative to one head")
+    fig.add_trace(go.Bar(x=[str(n) for n in grid], y=[layers[n].flops() / layers[1].flops() for n in grid],
+                         name="attention FLOPs"))
+    fig.add_trace(go.Bar(x=[str(n) for n in grid],
+                         y=[layers[n].score_bytes(1, PRECISION) / layers[1].score_bytes(1, PRECISION) for n in grid],
+                         name="materialized score memory"))
+    fig.update_layout(barmode="group")
+
+    m = e_model(model)
+    dev = Hardware.get("H100")
+    dec = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=E_SEQ)
+    train = m.flops(1, E_SEQ, "prefill")  # one teacher-forced pass: every position predicts its next token
+    per_token_dec = m.flops(1, E_SEQ, "decode")
+    floor = dec.bytes_moved / dev.memory.bandwidth.m_as("B/s")
+    masked, unmasked = order.causal_experiment(causal=True), order.causal_experiment(causal=False)
+    cards = [
+        Card(f"Attention FLOPs, {h} head{'s' if h > 1 else ''}", _flop(att.flops()),
+             "the same as one head's" if att.flops() == layers[1].flops() else
+             f"{fmt_ratio(att.flops() / layers[1].flops(), 0)} one head's"),
+        Card("Score memory", fmt_bytes(att.score_bytes(1, PRECISION)), f"{h} × {E_SEQ:,}² × 2 B",
+             "warn" if h > 1 else ""),
+        Card("One training pass", f"{E_SEQ:,} predictions",
+             f"teacher forcing + causal mask; {_flop(train / E_SEQ)} per prediction"),
+        Card("One decode step", "1 prediction", f"{_flop(per_token_dec)} for it, after the {E_SEQ:,}-token context"),
+        Card("Edit the last token: earlier outputs move by", f"{masked['earlier_change']:.2g}",
+             f"with the causal mask; without it {unmasked['earlier_change']:.2g} (5 tokens, one head)",
+             "ok" if masked["earlier_change"] == 0 else "bad"),
+        Card(f"{m.name}: bytes per token", fmt_bytes(dec.bytes_moved), "every weight + the KV cache, batch 1",
+             "bad" if not dec.feasible else "warn"),
+        Card("Bandwidth floor per token", fmt_time(floor),
+             f"at most {1 / floor:,.0f} tokens/s on one H100" + ("" if dec.feasible else "; does not fit one H100"),
+             "bad" if not dec.feasible else ""),
+    ]
+    summary = (f"Splitting d = {E_D_MODEL:,} into {h} head{'s' if h > 1 else ''} leaves the attention FLOPs at "
+               f"{_flop(att.flops())} (S² × d for any head count) but stores {h} score matrices "
+               f"({fmt_bytes(att.score_bytes(1, PRECISION))}). In training, a causal mask lets one pass over "
+               f"{E_SEQ:,} known tokens make {E_SEQ:,} next-token predictions (teacher forcing), about "
+               f"{_flop(train / E_SEQ)} each; generation makes one per step, about {_flop(per_token_dec)}: similar "
+               f"arithmetic per token, but each step streams {fmt_bytes(dec.bytes_moved)} for {m.name}, at least "
+               f"{fmt_time(floor)} at {dev.memory.bandwidth:~P}.")
+    peek = [
+        f"multi-head MACs = h × 2 × S² × (d/h) = 2 × S² × d = 2 × {E_SEQ:,}² × {E_D_MODEL:,} = {att.macs():,} (any h)",
+        f"score bytes = h × S² × 2 B = {h} × {E_SEQ:,}² × 2 = {att.score_bytes(1, PRECISION):,} B",
+        "causal mask: scores for later positions set to −∞ before softmax, so position t sees tokens ≤ t; the "
+        "FLOP count here includes the masked half (dense evaluation, the chapter's and torch's convention)",
+        f"mask check (mlsysim.order, 5 random tokens): editing the last token moves earlier outputs by "
+        f"{masked['earlier_change']:.2g} masked, {unmasked['earlier_change']:.2g} unmasked: no prediction sees its answer",
+        f"teacher forcing: FLOPs per prediction = prefill FLOPs / S = {_flop(train)} / {E_SEQ:,}",
+        f"{m.name}: {m.params:,} params × 2 B = {fmt_bytes(m.weight_bytes(PRECISION))} of weights"
+        + (" (the chapter: 70B × 2 B = 140 GB per token)" if model == "70b" else "")
+        + f"; + KV {fmt_bytes(dec.kv_cache_bytes)} at {E_SEQ:,} tokens",
+        f"floor = bytes per token / bandwidth = {fmt_bytes(dec.bytes_moved)} / {dev.memory.bandwidth:~P} = {fmt_time(floor)}",
+    ]
+    return View(fig, cards, summary, "Heads, masks and bytes per token", peek)
+
+
+TRANSFER_E = Prediction(
+    question=("Switch to the chapter's 70B model (FP16). At batch 1, roughly how many bytes must stream from memory "
+              "for each generated token?"),
+    options={"140": "About 140 GB: every weight, every token", "2": "About 2 GB: one layer at a time",
+             "kv": "About 0.3 MB: only the new token's keys and values"},
+    answer="140",
+    feedback={
+        "140": "68,976,648,192 parameters × 2 B = 138 GB (the chapter rounds to 140 GB), plus the KV cache: more "
+               "than an 80 GB H100 holds, and at 3.35 TB/s at least 41 ms per token. Pick the 70B model.",
+        "2": "Layers run one after another, but all of them run for every token: every layer's weights are read.",
+        "kv": "That is what a token adds to the cache; producing it requires reading every weight and the whole "
+              "cache.",
+    },
+    kind="transfer",
+)

@@ -30,6 +30,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import bound_phrase
 
 CHAPTER = "6.8"
 PARTS = ("A", "B", "C", "D")
@@ -90,6 +91,7 @@ PRED_A = Prediction(
         "128": "128% is two such tables. One takes 51.2 GB, 64% of the device.",
         "640": "640% is a 512 GB table: the chapter's billion-user table, ten times as many rows.",
     },
+    reveals=('51.2 GB', '64%'),
 )
 A_ROWS = Slider("Rows per table (millions)", 10, 2000, NAPKIN_ROWS // 10**6, step=10)
 A_TABLES = Slider("Tables of this size", 1, 8, 1)
@@ -162,6 +164,7 @@ PRED_B = Prediction(
         "zero": "Popularity skew lets a cache keep the hot rows, but the long tail still misses to memory; "
                 "batching raises reuse only when requests share rows (Listing 9).",
     },
+    reveals=('every request gathers its own rows',),
 )
 B_BATCH = Choice("Requests per batch", {"1": "1", "64": "64", "1024": "1,024", "8192": "8,192"}, "1")
 B_LOOKUPS = Slider("Lookups per table per request (multi-hot)", 1, 64, 1)
@@ -232,10 +235,11 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         Card("Gathered per request", fmt_bytes(gathered), f"{n_tables} tables × {k} × {fmt_bytes(row_bytes, 0)} rows"),
         Card("Gathers: share of bytes", f"{st['emb']['bytes'] / all_bytes:.1%}", f"at batch {B:,}",
              "warn" if st["emb"]["bytes"] > all_bytes / 2 else ""),
-        Card("Gathers: share of FLOPs", f"{st['emb']['flops'] / all_flops:.1%}", "a lookup copies a row: no MACs"),
+        Card("Gathers: share of FLOPs", f"{st['emb']['flops'] / all_flops:.1%}" if st["emb"]["flops"] else "none",
+             "a lookup copies a row: no MACs"),
         Card("Pooling intensity", f"{pooling_intensity(k):.2f} FLOP/B",
              "one add per 4-byte value; tends to 0.25" if k > 1 else "one lookup: nothing to add"),
-        Card("Each gather kernel", emb_bound + "-bound",
+        Card("Each gather kernel", bound_phrase(emb_bound),
              "a fixed cost per gather dominates: latency-bound" if emb_bound == "Dispatch"
              else "the bytes dominate: bandwidth-bound in aggregate",
              "warn"),
@@ -245,9 +249,9 @@ def part_b(batch: str, lookups: int, device: str) -> View:
     ]
     summary = (f"At batch {B:,}, each request gathers {fmt_bytes(gathered)} of embedding rows whatever the batch, "
                f"while the MLPs' weight reads are shared: the gathers are {st['emb']['bytes'] / all_bytes:.1%} of "
-               f"the bytes and {st['emb']['flops'] / all_flops:.1%} of the FLOPs. The engine prints "
+               f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the FLOPs. The engine prints "
                f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
-               + (f"on one {dev.key} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
+               + (f"on one {dev.name} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
                   f"over by {fmt_bytes(p.over.m_as('B'))})." if not p.feasible else
                   f"here they fit ({fmt_bytes(p.memory_footprint_bytes)})."))
     peek = [
@@ -267,18 +271,23 @@ def part_b(batch: str, lookups: int, device: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("The self-check's item table (10^8 rows) and user table (10^9 rows), 128 FP32 values per "
-              "row, total 563.2 GB. Quantized to INT8, do they fit one 80 GB A100?"),
-    options={"yes": "Yes, with room to spare", "barely": "Yes, just barely",
-             "no": "No: about 141 GB, still 1.8× the device", "same": "No: quantization does not change table size"},
-    answer="no",
+    question=("The self-check's item and user tables (10^8 and 10^9 rows, 128 FP32 values each) are about 7× an "
+              "80 GB A100. Which single lever can close that gap on its own?"),
+    options={"int8": "Quantizing to INT8",
+             "hash": "Hashing IDs into fewer shared rows, at an accuracy cost on rare IDs",
+             "fp16": "Halving to FP16",
+             "batch": "Serving smaller batches"},
+    answer="hash",
     feedback={
-        "yes": "INT8 divides the bytes by 4, not by 7: 563.2 GB / 4 = 140.8 GB, 1.76× an 80 GB device.",
-        "barely": "140.8 GB is well over 80 GB. Precision alone cannot close a 7× gap; hashing or sharding must help.",
-        "no": "563.2 GB / 4 = 140.8 GB = 1.76× the A100. Shrinking further means fewer rows (hashing IDs "
-              "together), which costs accuracy on the long tail.",
-        "same": "Table bytes are rows × width × bytes per value: INT8 stores 1 byte where FP32 stores 4.",
+        "int8": "Precision has a floor: INT8 divides the bytes by 4 (563.2 → 140.8 GB), still 1.76× the device. "
+                "Quantization is not an unlimited memory lever.",
+        "hash": "Rows can shrink by any factor: in FP32 at most 14% of the rows fit, in INT8 56%. The price is "
+                "collisions: rarely seen users share rows with others.",
+        "fp16": "FP16 halves the bytes to 281.6 GB, 3.5× the device: a factor of 2 cannot close a factor of 7.",
+        "batch": "The tables are resident whatever the batch: batch size changes activations and traffic, not "
+                 "table capacity.",
     },
+    reveals=("at most 14% of the rows", "Hashing IDs"),
 )
 C_PRECISION = Choice("Table precision", PRECISIONS, "fp32")
 C_KEEP = Slider("Rows kept after hashing (% of IDs)", 5, 100, 100, step=5)
@@ -326,7 +335,7 @@ def part_c(precision: str, keep: int, device: str) -> View:
         Card("IDs sharing a row", fmt_ratio(ids_per_row), "hash collisions blur long-tail users",
              "warn" if kp < 100 else ""),
         Card(f"Most rows that fit in {precision.upper()}", f"{best}%" if best else "under 1%",
-             f"on the {dev.key}", "ok" if best >= kp else "bad"),
+             f"on the {dev.name}", "ok" if best >= kp else "bad"),
     ]
     summary = (f"In {precision.upper()} with {kp}% of the rows kept, the two tables take {fmt_bytes(need)}: "
                f"{fmt_ratio(need / cap, 2)} the {dev.name}'s {fmt_bytes(cap)}. "
@@ -349,18 +358,23 @@ def part_c(precision: str, keep: int, device: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question=("Keeping the self-check's 563.2 GB of FP32 tables in GPU memory, how many 80 GB GPUs do "
-              "you need just to hold them, if every byte of each GPU were usable?"),
-    options={"1": "1: the item table already fits", "7": "7 (563.2 / 80 = 7.04)", "8": "8",
-             "16": "16: each GPU needs a mirror"},
-    answer="8",
+    question=("The 563.2 GB of FP32 tables are sharded across H100s (each GPU holds some tables; each request's "
+              "pooled vectors are gathered where its tables live). Going from 2 to 16 GPUs, the bytes that cross "
+              "NVLink per batch…"),
+    options={"fall": "Fall about 8×: each GPU holds less",
+             "grow": "Grow toward all of the pooled vectors: (n − 1)/n of them live on another GPU",
+             "zero": "Stay near zero: each GPU looks up only its own rows",
+             "double": "Double with every doubling of GPUs"},
+    answer="grow",
     feedback={
-        "1": "The item table alone fits (64%), but the billion-user table is 512 GB: it alone needs 7 GPUs.",
-        "7": "7 × 80 GB = 560 GB, 3.2 GB short: a count of devices rounds up. 563.2 / 80 = 7.04 → 8.",
-        "8": "ceil(563.2 / 80) = 8, and more once the MLPs, activations and runtime claim their share. "
-             "Every lookup of a row on another GPU then crosses NVLink.",
-        "16": "Sharding splits the tables; nothing needs a mirror. ceil(563.2 / 80) = 8.",
+        "fall": "Capacity per GPU falls as 1/n, but communication does not: with more shards, a larger share of "
+                "each request's tables sits on other GPUs. Sharding buys capacity with traffic.",
+        "grow": "2 GPUs: half the pooled vectors cross (2.1 MB per 4,096-request batch); 16: fifteen sixteenths "
+                "(3.9 MB). Each GPU's share shrinks, so the time per link falls a little, but the bytes do not.",
+        "zero": "A request needs vectors from every table; only 1/n of the tables are on its own GPU.",
+        "double": "The crossing share (n − 1)/n approaches 1: the bytes grow, but they saturate, they do not double.",
     },
+    reveals=("(n − 1)/n", "fifteen sixteenths"),
 )
 D_DEVICES = Slider("GPUs the tables are sharded over", 1, 16, 4)
 D_USABLE = Slider("Share of each GPU's memory for tables (%)", 50, 100, 90, step=5)
@@ -437,3 +451,67 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     ]
     return View(fig, cards, summary, "Move or shard", peek,
                 alert=feasibility(plan["per_device"], dev, "Each GPU's shard of the tables"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question=("The catalogue stays at 100M rows but the embedding width halves to 64 and the table is stored in "
+              "FP16. On the 80 GB A100, the one table now takes about…"),
+    options={"16": "16% of the device (a quarter of 51.2 GB)", "32": "32%", "64": "Still 64%: rows set the size",
+             "8": "8%"},
+    answer="16",
+    feedback={
+        "16": "Bytes = rows × width × bytes per value: half the width and half the bytes per value = a quarter: "
+              "12.8 GB. Set the width to 64 and the precision to FP16.",
+        "32": "That halves only one factor; width and precision both halve.",
+        "64": "Rows are one of three factors: width and bytes per value multiply them.",
+        "8": "That is an eighth: only two factors of two changed.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question=("Each request now looks up 8 IDs per table (multi-hot) instead of 1. At batch 1,024, the gathered "
+              "bytes per request…"),
+    options={"8x": "Grow 8×, and batching still does not share them", "same": "Stay the same: pooling sums them",
+             "fall": "Fall: more lookups make caching work"},
+    answer="8x",
+    feedback={
+        "8x": "Every ID is its own row read; pooling adds them after they are gathered. Set lookups to 8 and read "
+              "the gathered-bytes card.",
+        "same": "Pooling reduces what leaves the table (one vector), not what is read (eight rows).",
+        "fall": "Caching helps only when requests share hot rows; the part's engine assumes every row is read.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question="Store both tables in INT8 on an 80 GB H100 instead of the A100. The most rows you can keep is about…",
+    options={"56": "56%, the same as the A100 80 GB", "100": "All of them: the H100 is a newer GPU",
+             "14": "14%", "28": "28%"},
+    answer="56",
+    feedback={
+        "56": "Capacity decides, and both have 80 GB: 140.8 GB of INT8 tables need hashing to 56% of the rows on "
+              "either. Pick the H100 and INT8.",
+        "100": "A newer GPU has more compute and bandwidth, not more memory here: both are 80 GB.",
+        "14": "14% is the FP32 figure; INT8 keeps four times as many rows.",
+        "28": "28% would be FP16 on 80 GB; INT8 halves the bytes again.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question="Shard the 563.2 GB over 4 H100s with 90% of each GPU for tables. Do the shards fit?",
+    options={"no": "No: 140.8 GB per GPU against 72 GB usable; it takes 8", "yes": "Yes: 4 × 80 GB = 320 GB",
+             "barely": "Just barely"},
+    answer="no",
+    feedback={
+        "no": "563.2 / 4 = 140.8 GB per GPU, about twice the 72 GB set aside. Set 4 GPUs and read the cards.",
+        "yes": "320 GB is less than the 563.2 GB to be held.",
+        "barely": "Each shard is about twice the usable memory: far from a close call.",
+    },
+    kind="transfer",
+)

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ... import energy
 from ... import layers as L
-from ...engine import Engine, weight_only_intensity
+from ...engine import Engine, weight_only_intensity, weight_reuse
 from ...hardware import Hardware
 from ...models import LIGHTHOUSES, Model, Models, Row, kws_dscnn, mlp, mobilenet_v2, resnet
 from ...units import bytes_per_value
@@ -25,11 +25,13 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     fmt_bytes,
     fmt_rate,
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.9"
 PARTS = ("A", "B", "C", "D")
@@ -97,6 +99,7 @@ PRED_A = Prediction(
         "same": "Both read each weight once, but a convolution then uses it at every output position "
                 "(thousands of MACs per weight) while a decode step uses it once: reuse is the difference.",
     },
+    reveals=('160×',),
 )
 A_BATCH = Slider("Batch size (images, tokens or requests)", 1, 256, 1)
 A_DEVICE = Choice("Device (for the engine's intensity and the ridge)",
@@ -136,14 +139,15 @@ def part_a(batch: int, device: str, fused: bool) -> View:
     fig.add_trace(go.Bar(x=names, y=[proxy_b[k] for k in ORDER], name=f"weight-only proxy at batch {b}"))
     fig.add_trace(go.Bar(x=names, y=[real[k] for k in ORDER],
                          name=f"engine: all traffic, {prec.upper()}, batch {b}"))
-    fig.add_hline(y=ridge, line_dash="dot", annotation_text=f"{dev.key} ridge {ridge:,.0f} FLOP/B ({prec})",
+    fig.add_hline(y=ridge, line_dash="dot", annotation_text=f"{dev.name}: {LABELS['ridge_peak']} {ridge:,.0f} FLOP/B ({prec})",
                   annotation_position="top left")
     fig.update_layout(barmode="group")
 
     gap = proxy["ResNet50"] / proxy["GPT2"]
     cards = [
         Card("ResNet-50 proxy", f"{proxy['ResNet50']:,.1f} FLOP/B",
-             f"Table 8: {table8_printed('ResNet50'):,.1f} (8.2 GFLOP rounded)"),
+             f"Table 8: {table8_printed('ResNet50'):,.1f} (8.2 GFLOP rounded)",
+             fact=fact("weight_only_intensity", proxy["ResNet50"], model="ResNet50", precision="fp32", batch=1)),
         Card("GPT-2 XL proxy", f"{proxy['GPT2']:,.2f} FLOP/B", "one token: ≈2 FLOPs per 4-byte weight"),
         Card("Gap", fmt_ratio(gap, 0), "chapter: roughly 160×"),
         Card("MobileNetV2 proxy", f"{proxy['MobileNetV2']:,.1f} FLOP/B",
@@ -154,7 +158,7 @@ def part_a(batch: int, device: str, fused: bool) -> View:
     summary = (f"On the weight-only proxy ResNet-50 sits {gap:,.0f}× above GPT-2 XL. With all traffic counted "
                f"(activations, KV cache; {mode}) at batch {b} in {prec.upper()}, ResNet-50 reaches "
                f"{real['ResNet50']:,.1f} FLOP/B ({prof['ResNet50'].bottleneck.lower()}-bound) and GPT-2 XL "
-               f"{real['GPT2']:,.1f} ({prof['GPT2'].bottleneck.lower()}-bound) against the {dev.key}'s ridge of "
+               f"{real['GPT2']:,.1f} ({prof['GPT2'].bottleneck.lower()}-bound) against the {dev.name}'s {LABELS['ridge_peak']} of "
                f"{ridge:,.0f}. DLRM's proxy is near zero (Table 8 leaves it blank: a gather is a copy, not "
                "arithmetic); its engine number counts only the dense MLPs, and capacity binds it first.")
     r50 = _lh("ResNet50")
@@ -170,9 +174,10 @@ def part_a(batch: int, device: str, fused: bool) -> View:
         f"engine:   intensity = Σ FLOPs / Σ (weights + B × activations [+ KV]) bytes, {prec.upper()}, {mode}",
         "  eager mode: every BN, activation and residual add re-reads its tensor, pulling CNN intensity down",
         "  the binding term is decided layer by layer: an average below the ridge can still be compute-bound",
-        "1 MAC = 2 FLOPs; GB = 1e9 B; ridge = dense peak / bandwidth",
+        f"1 MAC = 2 FLOPs; GB = 1e9 B; {LABELS['ridge_peak']} = dense peak / bandwidth (no efficiency factor)",
     ]
-    return View(fig, cards, summary, "Weight-only proxy vs engine", peek)
+    facts = [fact("ridge_peak", ridge, device=device, precision=prec)]
+    return View(fig, cards, summary, "Weight-only proxy vs engine", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,6 +199,7 @@ PRED_B = Prediction(
         "cnns": "1.5 B parameters sound large, but × 16 B is about 25 GB, under a third of 80 GB.",
         "kws": "ResNet-50's training state is only 408.9 MB and MobileNetV2's 56.1 MB: megabytes, not gigabytes.",
     },
+    reveals=('All but DLRM',),
 )
 B_STATE = Choice("Which state", {"fp32": "FP32 weights", "int8": "INT8 weights",
                                  "train": "Training state (16 B/param)",
@@ -283,6 +289,7 @@ PRED_C = Prediction(
         "reuse": "A 32-bit DRAM read costs about 139 FP32 MACs. At reuse 1 that fetch dominates; a 56×56 "
                  "convolution divides it by 3,136.",
     },
+    reveals=('used about once',),
 )
 C_BATCH = Slider("Batch size (reuse of each fetched weight for a dense layer)", 1, 256, 1)
 C_PRECISION = Choice("Precision", {"fp32": "FP32", "fp16": "FP16", "int8": "INT8"}, "fp32")
@@ -360,10 +367,11 @@ def part_c(batch: int, precision: str, stage: str) -> View:
         f"conv: reuse = H_out × W_out × batch = {ho} × {wo} × {b} = {hw * b:,}  ->  {cnn:,.5f}×",
         f"GPT-2 XL per token: fetch {g_fetch / 1e9:,.3f} mJ vs MACs {g_mac / 1e9:,.3f} mJ (weights only)",
         f"ResNet-50 per image: fetch {r_fetch / 1e9:,.3f} mJ vs MACs {r_mac / 1e9:,.3f} mJ (weights only; "
-        "its average reuse is FLOPs / (2 × params) ≈ 160, far below a 56×56 layer's)",
+        f"its average {LABELS['weight_reuse']} is {weight_reuse(_lh('ResNet50')):,.0f}, far below a 56×56 layer's)",
         "energies are Horowitz's 45 nm figures; 1 pJ = 1e-12 J, 1 mJ = 1e9 pJ",
     ]
-    return View(fig, cards, summary, "Energy per weight use", peek)
+    facts = [fact("weight_reuse", weight_reuse(_lh("ResNet50")), model="ResNet50", batch=1)]
+    return View(fig, cards, summary, "Energy per weight use", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,7 +390,7 @@ PRED_D = Prediction(
               "512 MB RAM, 100 MB for weights, <500 ms). Which budget does it actually fail?"),
     options={"fp32": "Memory: its FP32 weights (102.2 MB) exceed the 100 MB allocation",
              "ram": "Memory: it does not fit in 512 MB of RAM",
-             "latency": "Latency: about 4.1 s per frame against 500 ms",
+             "latency": "Latency: about 4.1 s per frame, far over the target",
              "power": "Power: it draws more than the 2 W budget"},
     answer="latency",
     feedback={
@@ -394,6 +402,7 @@ PRED_D = Prediction(
         "power": "The SoC draws about 200 mW whatever it runs; ResNet-50 costs more energy per frame "
                  "(longer at the same power), not more power.",
     },
+    reveals=('4.1 s per frame',),
 )
 D_MODEL = Choice("Candidate", {"mnv2_075": "MobileNetV2 0.75× (the chapter's pick)",
                                "mnv2_100": "MobileNetV2 1.0×", "mnv2_050": "MobileNetV2 0.5×",
@@ -402,6 +411,8 @@ D_MODEL = Choice("Candidate", {"mnv2_075": "MobileNetV2 0.75× (the chapter's pi
 D_PRECISION = Choice("Weights and arithmetic", {"int8": "INT8 (2 GOPS sustained)", "fp32": "FP32"}, "int8")
 D_PER_DAY = Slider("Inferences per day (trigger rate)", 10, 1000, 100, step=10)
 
+#: Candidates that are registry presets (their facts can be recomputed from ``Models``).
+REGISTRY_KEYS = {"resnet50": "ResNet50", "mnv2_100": "MobileNetV2"}
 CANDIDATES = {"mnv2_075": "MobileNetV2-0.75", "mnv2_100": "MobileNetV2", "mnv2_050": "MobileNetV2-0.5",
               "resnet50": "ResNet-50", "kws": "KWS"}
 
@@ -475,13 +486,17 @@ def part_d(model: str, precision: str, per_day: int) -> View:
     cards = [
         Card("Napkin latency", fmt_time(p["napkin_s"]), f"{_ops(p['flops'])} ops ÷ {_rate(p['rate'], precision)}",
              "ok" if ok_lat else "bad"),
-        Card("Engine latency", fmt_time(p["engine_s"]), f"{prof.bottleneck}; dispatch {fmt_time(prof.latency_dispatch_s)}",
-             "ok" if p["engine_s"] <= LATENCY_TARGET_S else "bad"),
+        Card("Engine latency", fmt_time(p["engine_s"]), f"{bound_phrase(prof.bottleneck)}; dispatch {fmt_time(prof.latency_dispatch_s)}",
+             "ok" if p["engine_s"] <= LATENCY_TARGET_S else "bad",
+             # efficiency is not a setting of a sustained-rate device: left out of the fact's context
+             fact=fact("latency", p["engine_s"], model=REGISTRY_KEYS.get(model), device=CAMERA, batch=1,
+                       precision=precision) if model in REGISTRY_KEYS else None),
         Card("Weights", fmt_bytes(p["weights"]), f"of the {fmt_bytes(WEIGHT_ALLOCATION_B, 0)} allocation", "ok" if ok_w else "bad"),
         Card("Memory screen", fmt_bytes(p["screen"]), f"weights + {shape} + {fmt_bytes(RUNTIME_BUDGET_B, 0)}; not a fit proof",
              "ok" if ok_mem else "bad"),
-        Card("Energy / inference", _joules(p["energy_j"]), f"{p['power_w'] * 1e3:,.0f} mW × napkin latency"),
-        Card("Energy / day", _joules(p["per_day_j"]), f"{int(per_day)} inferences, model only"),
+        Card("Energy / inference (napkin latency)", _joules(p["energy_j"]),
+             f"{p['power_w'] * 1e3:,.0f} mW active × napkin latency; engine latency: {_joules(p['energy_engine_j'])}"),
+        Card("Energy / day (napkin latency)", _joules(p["per_day_j"]), f"{int(per_day)} inferences, model only"),
     ]
     verdict = ("passes the latency screen" if ok_lat else
                f"fails on compute: {p['napkin_s'] / LATENCY_TARGET_S:,.1f}× the {fmt_time(LATENCY_TARGET_S, 0)} target")
@@ -580,14 +595,14 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
         for dev in Hardware.all():
             prec = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
             prof = Engine.solve(m, dev, precision=prec, efficiency=float(util))
-            peak = dev.compute.peak(prec).m_as("FLOP/s")
+            sustained = dev.sustained_flops(prec, float(util))  # never derates an already-sustained rate
             gates = {
                 "memory": prof.feasible,
-                "throughput": throughput_headroom(flops, fps, peak, util) >= 1,
+                "throughput": throughput_headroom(flops, fps, sustained, 1.0) >= 1,
                 "latency": prof.latency_s <= 1 / fps,
                 "power": dev.tdp.m_as("W") <= power_w,
             }
-            out.append({"model": m.name, "device": dev.key, "latency_s": prof.latency_s, "gates": gates,
+            out.append({"model": m.name, "device": dev.key, "device_name": dev.name, "latency_s": prof.latency_s, "gates": gates,
                         "energy_j": dev.tdp.m_as("W") * prof.latency_s, "precision": prec,
                         "passed": all(gates.values())})
     return out
@@ -601,12 +616,12 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
     passed = [r for r in rows if r["passed"]]
     failed = [r for r in rows if not r["passed"]]
     fig = figure("Phase 2: every candidate on every registry device", "Latency per inference (s, log scale)",
-                 "Energy per inference at TDP (J, log scale)", log_x=True, log_y=True)
+                 "Energy per inference: power × engine latency (J, log scale)", log_x=True, log_y=True)
     for group, name, symbol in ((passed, "passes all four gates", "circle"), (failed, "fails a gate", "x")):
         if group:
             fig.add_trace(go.Scatter(x=[r["latency_s"] for r in group], y=[r["energy_j"] for r in group],
                                      mode="markers", name=name, marker=dict(size=11, symbol=symbol),
-                                     text=[f"{r['model']} on {r['device']}" for r in group]))
+                                     text=[f"{r['model']} on {r['device_name']}" for r in group]))
     fig.add_vline(x=1 / fps, line_dash="dash", annotation_text=f"deadline {fmt_time(1 / fps)}",
                   annotation_position="top left")
     fails = {g: sum(not r["gates"][g] for r in rows) for g in ("memory", "throughput", "latency", "power")}
@@ -617,10 +632,10 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
         *[Card(f"Fail {g}", f"{n}", "", "warn" if n else "") for g, n in fails.items()],
     ]
     if best:
-        cards.append(Card("Lowest energy survivor", f"{best['model']}", f"{best['device']}: "
+        cards.append(Card("Lowest energy survivor", f"{best['model']}", f"{best['device_name']}: "
                           f"{_joules(best['energy_j'])}, {fmt_time(best['latency_s'])}", "ok"))
     summary = ((f"{len(passed)} of {len(rows)} pairs pass memory, throughput, latency and power at {fps:g}/s and "
-                f"{power_w:g} W" + (f"; the most frugal is {best['model']} on {best['device']}. " if best else ". ")
+                f"{power_w:g} W" + (f"; the most frugal is {best['model']} on the {best['device_name']}. " if best else ". ")
                 if passed else
                 f"No pair passes at {fps:g}/s within {power_w:g} W: scale the model down (width, INT8, a smaller "
                 "family) before leaving the device, as the framework's loop says. ")
@@ -638,8 +653,75 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
         f"{throughput_headroom(round_sig(r50), NAPKIN_FPS, NAPKIN_PEAK_FLOPS, NAPKIN_UTILIZATION[1]):,.1f}× (it quotes 20.3×)",
         f"100 GFLOP detector at 30 FPS: {fmt_rate(NAPKIN_FPS * DETECTOR_FLOP)} -> {dlo:,.2f}×-{dhi:,.2f}× (chapter quotes the low end)",
         f"your screen: rate {fps:g}/s, utilization {util:g}; memory = Engine.solve(...).feasible; latency <= 1/rate;"
-        " power = TDP <= budget; energy = TDP × latency",
+        " power <= budget",
         "precision per device: INT8 where listed, else the quoted precision (dense peaks); LMs: one decoded token",
-        "the utilization slider derates every device, the camera SoC's already-sustained 2 GOPS included (conservative)",
+        "the utilization slider derates datasheet peaks only: the camera SoC's 2 GOPS is already sustained "
+        "(its registry rate_basis), so it is used as listed",
+        "energy = power × engine latency; the camera SoC's 200 mW is the chapter's active inference power, "
+        "the other devices' power is their TDP (an upper bound)",
     ]
     return View(fig, cards, summary, "Three-phase screen", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question="Raise the batch from 1 to 64. ResNet-50's weight-only proxy (FLOPs per byte of weights) becomes…",
+    options={"64x": "64× larger: the weights are read once per batch", "same": "The same: it is a property of the model",
+             "8x": "8× larger (√64)"},
+    answer="64x",
+    feedback={
+        "64x": "Weights are read once per batch and used by every example: the proxy scales with the batch. The "
+               "engine's all-traffic intensity grows less, because activations grow with the batch too.",
+        "same": "The proxy divides FLOPs (∝ batch) by weight bytes (fixed per batch): it scales with the batch.",
+        "8x": "Nothing here goes as a square root: FLOPs grow with the batch, weight bytes do not.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question=("Serve GPT-2 XL in FP16 to 64 sequences of 1,024 tokens on one 80 GB accelerator. Does the state "
+              "fit?"),
+    options={"yes": "Yes: about 20 GB of KV cache plus 3.1 GB of weights", "no": "No: 64 users are too many for "
+             "one device", "weights": "Yes, and the weights dominate"},
+    answer="yes",
+    feedback={
+        "yes": "307.2 KB per token × 1,024 × 64 = 20.1 GB of cache beside 3.1 GB of weights. Choose serving, 64 "
+               "requests: the cache is now six times the weights.",
+        "no": "The cache is linear in users and tokens: 20.1 GB here, well inside 80 GB.",
+        "weights": "It fits, but the caches (20.1 GB) are six times the weights (3.1 GB).",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question=("Pick ResNet-50's stage-4 3×3 convolution (a 7×7 output map) at batch 1, FP32. Is fetching its "
+              "weights from DRAM still cheap next to using them?"),
+    options={"cheap": "Yes: convolutions always reuse each weight enough",
+             "no": "No: each weight serves only 49 positions, so a fetch still costs about 2.8× its MACs",
+             "same": "It costs the full 139×, like a dense layer"},
+    answer="no",
+    feedback={
+        "cheap": "Reuse is H_out × W_out: 3,136 at 56×56 but 49 at 7×7. Late stages of a CNN behave more like "
+                 "dense layers; batching is what rescues them.",
+        "no": "139 / 49 ≈ 2.8: the fetch still outweighs the arithmetic. Pick stage 4, then raise the batch: "
+              "from batch 3 the fetch is cheaper than its MACs.",
+        "same": "Each fetched weight is still used 49 times, dividing the 139× by 49.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question="Try MobileNetV2 1.0× in INT8 on the same camera SoC. Does it meet the 500 ms budget?",
+    options={"yes": "Yes: about 0.3 s per frame", "no": "No: it is over 500 ms", "memory": "No: its weights exceed 100 MB"},
+    answer="yes",
+    feedback={
+        "yes": "0.6 G ops ÷ 2 G ops/s ≈ 0.3 s; the engine says about 0.31 s. Pick it: it passes, with less "
+               "margin than the 0.75× model.",
+        "no": "Its 0.6 G operations take about 0.3 s at 2 GOPS: inside 500 ms.",
+        "memory": "3.5 M INT8 weights are 3.5 MB, far inside the 100 MB allocation.",
+    },
+    kind="transfer",
+)

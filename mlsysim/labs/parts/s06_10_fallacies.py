@@ -22,12 +22,14 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    fact,
     feasibility,
     fmt_bytes,
     fmt_count,
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import LABELS, bound_phrase
 
 CHAPTER = "6.10"
 PARTS = ("A", "B", "C", "D")
@@ -104,6 +106,7 @@ PRED_A = Prediction(
         "same": "They differ by 3.4× in parameters and 4.3× in FLOPs; the engine makes that difference concrete "
                 "on every device.",
     },
+    reveals=('only the bill',),
 )
 A_DEVICE = Choice("Deployment device", {"JetsonOrinNX": "Jetson Orin NX", "H100": "H100",
                                         "CortexA53Camera": "Camera SoC (Cortex-A53)"}, "JetsonOrinNX")
@@ -137,7 +140,7 @@ def part_a(device: str, batch: int) -> View:
     cards = [
         Card("ViT-B/16 parameters", fmt_count(vb.params), f"{fmt_ratio(vb.params / r50.params)} ResNet-50's"),
         Card("ViT-B/16 FLOPs", f"{vb.flops() / 1e9:,.1f} G", f"{fmt_ratio(vb.flops() / r50.flops())} ResNet-50's"),
-        Card("Latency ViT-B/16", fmt_time(pv.latency_s), f"ResNet-50 {fmt_time(pr.latency_s)}; {pv.bottleneck}",
+        Card("Latency ViT-B/16", fmt_time(pv.latency_s), f"ResNet-50 {fmt_time(pr.latency_s)}; {bound_phrase(pv.bottleneck)}",
              "warn" if pv.latency_s > pr.latency_s else "ok"),
         Card("Memory ViT-B/16", fmt_bytes(pv.memory_footprint_bytes), "fits" if pv.feasible else
              f"over by {fmt_bytes(pv.over.m_as('B'))}", "ok" if pv.feasible else "bad"),
@@ -155,7 +158,8 @@ def part_a(device: str, batch: int) -> View:
         f"ViT-B/16: 196 patches + 1 class token = {vb.config['tokens']} tokens × 12 blocks of d = 768",
         f"  {vb.params:,} params, {vb.flops():,} FLOPs per 224² image",
         f"ResNet-50: {r50.params:,} params, {r50.flops():,} FLOPs",
-        f"latency = Engine.solve(..., efficiency 0.5): Σ max(compute, memory) + kernels × {dev.dispatch_tax.m_as('us'):g} µs",
+        f"latency = Engine.solve(..., efficiency 0.5): Σ max(compute, memory) + kernels × {dev.dispatch_tax.m_as('us'):g} µs"
+        + ("  (the SoC's rate is already sustained: efficiency does not derate it)" if dev.compute.is_sustained else ""),
         "accuracy is not an engine output: ViT's result depends on pretraining data (Dosovitskiy et al. 2021)",
     ]
     return View(fig, cards, summary, "The cost of a weaker prior", peek)
@@ -171,19 +175,24 @@ B_HEADS = 12
 B_GRID = [128, 256, 512, 1024, 2048, 4096, 8192]
 
 PRED_B = Prediction(
-    question=("A paper reports its transformer's accuracy at 512 tokens; you will serve 2,048. With naive "
-              "(materialized) attention, the score memory per layer grows by…"),
-    options={"4x": "4×: four times the tokens", "16x": "16×: the square of the length ratio", "same": "Not at all: memory is set by the weights",
-             "2x": "2×: only the new tokens add scores"},
-    answer="16x",
+    question=("A paper reports its transformer's accuracy at 512 tokens; you will serve 2,048. Section 6.6's square "
+              "law says one layer's score memory grows 16×. On an H100, a transformer block's latency (d = 768, "
+              "12 heads, materialized scores) grows by about…"),
+    options={"16x": "16×: latency follows the S² term",
+             "3x": "About 3×: the per-token projections and FFN (linear in S) and fixed launches still dominate",
+             "4x": "4×: exactly the token ratio",
+             "same": "Not at all: the GPU processes all tokens in parallel"},
+    answer="3x",
     feedback={
-        "4x": "Tokens grow 4×, but every token scores every other token: S × S entries, so (4)² = 16×.",
-        "16x": "(2,048 / 512)² = 16: 6.3 MB becomes 100.7 MB per layer with 12 FP16 heads. The paper's accuracy "
-               "table never mentions it.",
-        "same": "The weights do not change, but the S × S score matrix is activation memory that scales with "
-                "the input: 16× here.",
-        "2x": "Every old token also attends to every new one: the whole S × S matrix grows, 16×.",
+        "16x": "The S² scores are one term. At 2,048 tokens the projections and FFN (12·S·d² MACs, linear) still "
+               "outweigh attention's 2·S²·d (they cross at S = 6d = 4,608), and launches cost the same at any S.",
+        "3x": "97 µs → 269 µs, about 2.8×: below the 4× token ratio because launches are fixed, far below 16× because "
+              "the quadratic term is still the smaller one. Memory, not time, is what the 16× hits first.",
+        "4x": "Close, but fixed launch costs do not grow and the memory-bound rows do not scale cleanly: about 2.8×.",
+        "same": "Parallel hardware still does 4× the linear work and 16× the score work; only the fixed launch "
+                "cost stays flat.",
     },
+    reveals=("2.8×", "269 µs"),
 )
 B_SEQ = Slider("Sequence length you will serve (tokens)", 128, 8192, 2048, step=128)
 B_DEVICE = Choice("Device", {"H100": "H100", "JetsonOrinNX": "Jetson Orin NX"}, "H100")
@@ -216,7 +225,7 @@ def part_b(seq: int, device: str) -> View:
     ref = stats(B_REF_SEQ)
     grid = {n: stats(n) for n in B_GRID}
     now = stats(s)
-    fig = figure(f"What grows with sequence length (relative to {B_REF_SEQ} tokens, {dev.key})",
+    fig = figure(f"What grows with sequence length (relative to {B_REF_SEQ} tokens, {dev.name})",
                  "Sequence length (tokens)", f"× the value at {B_REF_SEQ} tokens (log scale)", log_x=True, log_y=True)
     series = {"attention score memory (S²)": "scores", "LSTM serial steps (S)": "steps",
               "LSTM latency (serial chain)": "lstm_s", "transformer block latency (parallel)": "block_s"}
@@ -234,13 +243,13 @@ def part_b(seq: int, device: str) -> View:
         Card(f"vs {B_REF_SEQ} tokens", fmt_ratio(now["scores"] / ref["scores"], 1), "quadratic",
              "bad" if now["scores"] > ref["scores"] else ""),
         Card("LSTM critical path", f"{lstm.serial_steps:,} steps", "no hardware can parallelize them"),
-        Card("LSTM latency", fmt_time(lp.latency_s), f"{lp.bottleneck}; {lstm.kernels:,} kernels", "warn"),
-        Card("Transformer block", fmt_time(bp.latency_s), f"{bp.bottleneck}; all {s:,} tokens at once"),
+        Card("LSTM latency", fmt_time(lp.latency_s), f"{bound_phrase(lp.bottleneck)}; {lstm.kernels:,} kernels", "warn"),
+        Card("Transformer block", fmt_time(bp.latency_s), f"{bound_phrase(bp.bottleneck)}; all {s:,} tokens at once"),
     ]
     summary = (f"At {s:,} tokens, materialized attention scores take {fmt_bytes(now['scores'])} per layer, "
                f"{now['scores'] / ref['scores']:,.1f}× the {B_REF_SEQ}-token figure; an LSTM of the same width keeps a "
                f"tiny state but walks {lstm.serial_steps:,} dependent steps ({fmt_time(lp.latency_s)} against "
-               f"{fmt_time(bp.latency_s)} for a transformer block on the {dev.key}). Neither cost appears in an "
+               f"{fmt_time(bp.latency_s)} for a transformer block on the {dev.name}). Neither cost appears in an "
                "accuracy table.")
     peek = [
         f"scores = heads × S² × bytes = {B_HEADS} × {s:,}² × 2 = {now['scores']:,} B",
@@ -264,24 +273,24 @@ HYBRID_HEADS = 16
 GPT2_BATCH = 1
 
 PRED_C = Prediction(
-    question=("The same GPT-2 XL weights run a 1,024-token prompt (prefill) and then decode one token at a time "
-              "at batch 1. What binds each phase?"),
-    options={"both_mem": "Both are memory-bound: GPT-2 XL is the chapter's bandwidth-bound lighthouse",
-             "both_comp": "Both are compute-bound: it is the same FLOP-heavy transformer",
-             "flip": "Prefill is compute-bound; decode is not (it streams every weight per token)",
-             "reverse": "Prefill is memory-bound (it reads the whole prompt); decode is compute-bound"},
-    answer="flip",
+    question=("A team replaces ResNet-50's last stage with 3 attention blocks over its feature map (896² images: "
+              "3,136 tokens, batch 8, FP16 on an H100), expecting the cost of the removed stage plus the blocks' "
+              "FLOPs. Against the CNN alone, the hybrid is…"),
+    options={"same": "About as fast: the blocks replace a stage of similar cost",
+             "faster": "Faster: attention has no sliding windows to pay for",
+             "shift": "Several times slower, and a different term binds (compute → memory)",
+             "additive": "Slower only by the blocks' FLOPs, with the same compute-bound profile"},
+    answer="shift",
     feedback={
-        "both_mem": "A bottleneck belongs to an architecture in a regime, not to the architecture. Prefill reuses "
-                    "each weight across 1,024 tokens: roughly 200 FLOP/B, compute territory.",
-        "both_comp": "Decode does ~2 FLOPs per 2-byte weight it streams: about 1 FLOP/B, far below any ridge. "
-                     "Same graph, opposite regime.",
-        "flip": "Prefill runs matrix-matrix products over all tokens; decode runs matrix-vector products that "
-                "re-read every weight (and at batch 1 on a fast GPU, kernel launches dominate even that). The "
-                "hybrid on the right shows the same lesson for composition: adding attention moves the bottleneck.",
-        "reverse": "Reading the prompt is a few kilobytes; the weights dominate traffic. Prefill amortizes them over "
-                   "every token (compute-bound); decode does not.",
+        "same": "Tokens grow with the image's area and scores with its square: 3,136 tokens give 16 × 3,136² "
+                "scores per block, far more than the stage they replace.",
+        "faster": "Attention over 3,136 tokens is 2·S²·d MACs per block; no window keeps it local.",
+        "shift": "3.40 ms compute-bound → 16.37 ms memory-bound, 4.8×: the materialized scores move more bytes "
+                 "than the blocks' arithmetic can hide. Patterns do not combine additively (pitfall 4).",
+        "additive": "Adding the parts' benchmarks misses the interaction: the S² score traffic makes the hybrid "
+                    "memory-bound, so its time is set by bytes, not by FLOPs.",
     },
+    reveals=("4.8×", "16.37 ms"),
 )
 C_SEQ = Slider("Prompt length for prefill / context for decode (tokens)", 128, 1024, 1024, step=128)
 C_RES = Slider("Hybrid input image side (pixels)", 224, 1024, 896, step=32)
@@ -324,7 +333,7 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     }
     labels = [f"{k}<br>{fmt_time(p.latency_s)}" for k, p in profs.items()]
     terms = {k: _terms(p) for k, p in profs.items()}
-    fig = figure(f"Where the time goes ({prec.upper()}, compiled graph, {dev.key}; GPT-2 XL at batch 1, "
+    fig = figure(f"Where the time goes ({prec.upper()}, compiled graph, {dev.name}; GPT-2 XL at batch 1, "
                  f"images at batch {b})", "Workload",
                  "Share of latency (%)")
     for i, name in enumerate(("compute-bound layers", "memory-bound layers", "kernel launches")):
@@ -336,11 +345,12 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     attn_rows = [t for t in ph.layers if t.name.startswith("attn_blocks")]
     attn_share = sum(t.time for t in attn_rows) / ph.latency_s
     cards = [
-        Card("Prefill", pre.bottleneck, f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
+        Card("Prefill", bound_phrase(pre.bottleneck), f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B (compiled graph)",
              "ok" if pre.bottleneck == "Compute" else "warn"),
-        Card("Decode", dec.bottleneck, f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B", "warn"),
-        Card("CNN alone", pc.bottleneck, f"{fmt_time(pc.latency_s)}"),
-        Card("CNN + attention", ph.bottleneck, f"{fmt_time(ph.latency_s)}; attention {attn_share:.0%} of it",
+        Card("Decode", bound_phrase(dec.bottleneck), f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B (compiled graph)",
+             "warn"),
+        Card("CNN alone", bound_phrase(pc.bottleneck), f"{fmt_time(pc.latency_s)}"),
+        Card("CNN + attention", bound_phrase(ph.bottleneck), f"{fmt_time(ph.latency_s)}; attention {attn_share:.0%} of it",
              "warn" if ph.bottleneck != pc.bottleneck else ""),
         Card("Hybrid vs CNN", fmt_ratio(ph.latency_s / pc.latency_s), "slower" if ph.latency_s > pc.latency_s
              else "faster"),
@@ -361,12 +371,16 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
         "each layer row is charged max(FLOPs / (peak × 0.5), bytes / BW); launches are added on top",
         f"prefill: {s:,} tokens share each weight  ->  {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
         f"decode:  1 token per weight read (+ KV cache)  ->  {dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
-        f"ridge of the {dev.key}: {dev.ridge_point(prec).magnitude:,.0f} FLOP/B at {prec.upper()} (dense peak; × 0.5 efficiency)",
+        f"{LABELS['ridge_peak']} of the {dev.name}: {dev.ridge_point(prec).magnitude:,.0f} FLOP/B at {prec.upper()}; "
+        f"{LABELS['ridge_sustained']} at η = 0.5: {dev.sustained_ridge_point(prec, 0.5).magnitude:,.0f} (the roof charged here)",
         f"hybrid tokens = ({int(res)} / 16)² = {tokens:,};  scores per block = {HYBRID_HEADS} × {tokens:,}² × 2 B = "
         f"{fmt_bytes(sc.score_bytes(b, prec) / b)} per image" + (" (tiled: never stored)" if flash else ""),
         "compiled graph: BN folded and activations fused, so the CNN's own convs set its regime",
     ]
-    return View(fig, cards, summary, "Regime and composition", peek)
+    facts = [fact("ridge_peak", dev.ridge_point(prec).magnitude, device=device, precision=prec),
+             fact("ridge_sustained", dev.sustained_ridge_point(prec, 0.5).magnitude, device=device, precision=prec,
+                  efficiency=0.5)]
+    return View(fig, cards, summary, "Regime and composition", peek, facts=facts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,22 +391,26 @@ TRAINING_GPUS = 8          # "8× A100 GPUs (640 GB total memory)" (L1576)
 CHAPTER_MODEL_GB = 8       # the self-check's vision model: "weights require only 8 GB" (L1593)
 
 PRED_D = Prediction(
-    question=("A 7B chat model (≈14 GB of FP16 weights) served many users on the 8×A100 training cluster. "
-              "Moved unchanged to a 16 GB Jetson Orin NX, how many 2,048-token conversations fit at once?"),
-    options={"plenty": "Plenty: 14 GB of weights is under 16 GB, so it fits",
-             "fifteen": "About 15: 16 GB at about 1 GB per conversation",
-             "two": "Two at most, and fewer once the OS, runtime and workspace take their share",
-             "same": "As many as on the cluster: the architecture did not change"},
-    answer="two",
+    question=("A 7B chat model whose FP16 weights (13.5 GB) nearly fill a 16 GB Jetson Orin NX serves 2,048-token "
+              "conversations beside a 1 GB runtime reserve. Quantizing weights and KV cache to INT8 multiplies the "
+              "number of conversations that fit by about…"),
+    options={"2x": "2×: half the bytes per value, twice the conversations",
+             "none": "Not at all: the KV cache, not the weights, limits conversations",
+             "many": "Far more than 2×: the room beside the weights grows several-fold and each cache halves",
+             "4x": "4×: INT8 is a quarter of FP32"},
+    answer="many",
     feedback={
-        "plenty": "That budgets the weights alone. Each conversation holds ≈1.07 GB of KV cache: 16 − 13.5 GB "
-                  "leaves room for two, before any runtime overhead.",
-        "fifteen": "That forgets the weights already occupy 13.5 of the 16 GB.",
-        "two": "13.5 GB of weights + 2 × 1.07 GB of KV cache = 15.6 GB: the third conversation does not fit, "
-               "and an OS and runtime sharing the same memory take more.",
-        "same": "The cluster has 640 GB, 40× the Jetson's 16 GB. Wins on training hardware do not transfer; "
-                "the deployment target sets the budget.",
+        "2x": "Halving every byte would double the conversations only if nothing else shared the device. The "
+              "weights take most of it: halving them multiplies the leftover room several times, and each "
+              "cache also halves. Budgets with a large fixed term respond non-linearly.",
+        "none": "The caches are quantized too (half the bytes each), and the weights they compete with shrink "
+                "from 13.5 to 6.7 GB: both terms move.",
+        "many": "FP16: 16 − 1 − 13.5 = 1.5 GB of room, one 1.07 GB cache. INT8: 16 − 1 − 6.7 = 8.3 GB of room "
+                "for 0.54 GB caches, 15 conversations. The fixed weight term is what a weights-only budget hides.",
+        "4x": "The baseline is FP16 (2 B), not FP32: INT8 halves the bytes. The gain is larger than 2× for "
+              "another reason: the weights stop crowding out the caches.",
     },
+    reveals=("15 conversations", "Far more than 2×"),
 )
 D_PRECISION = Choice("Weights and KV cache", {"fp16": "FP16", "int8": "INT8"}, "fp16")
 D_USERS = Slider("Concurrent conversations", 1, 32, 2)
@@ -449,7 +467,8 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
         Card("This device", fmt_bytes(dev.memory.capacity.m_as("B")),
              f"{cluster / dev.memory.capacity.m_as('B'):,.0f}× less than the cluster"),
         Card("Weights", fmt_bytes(now["weights"]), f"{Models.Llama7B.params / 1e9:,.2f} B params × {precision.upper()}"),
-        Card("KV cache / conversation", fmt_bytes(kv_one), f"{c:,} tokens"),
+        Card("KV cache / conversation", fmt_bytes(kv_one), f"{c:,} tokens",
+             fact=fact("kv_cache_bytes", kv_one, model="Llama7B", seq_len=c, batch=1, precision=precision)),
         Card(f"Total at {u} conversation{'s' if u > 1 else ''}", fmt_bytes(total), "incl. your reserve",
              "ok" if total <= dev.memory.capacity.m_as("B") else "bad"),
         Card("Conversations that fit", f"{fit_n}", f"with {float(reserve):g} GB reserved",
@@ -474,3 +493,64 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
     ]
     alert = feasibility(total, dev, f"{u} conversation{'s' if u > 1 else ''} of {c:,} tokens plus your reserve")
     return View(fig, cards, summary, "Deployment memory budget", peek, alert)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer questions: one unseen case per part, answered with the part's own controls
+# ---------------------------------------------------------------------------------------------
+
+TRANSFER_A = Prediction(
+    question="Deploy on the camera SoC (2 GOPS sustained) instead. ViT-B/16's latency relative to ResNet-50's is about…",
+    options={"flops": "4.3×, the FLOP ratio: the SoC is compute-bound", "params": "3.4×, the parameter ratio",
+             "same": "About 1×: both are dominated by launches"},
+    answer="flops",
+    feedback={
+        "flops": "At 2 GOPS every model is compute-bound, so latency follows FLOPs: 17.6 s against 4.1 s. Pick the "
+                 "camera SoC.",
+        "params": "Parameters set memory, not time on a compute-bound chip: latency follows the 4.3× FLOPs.",
+        "same": "Launches cost microseconds; seconds of arithmetic dominate on a 2 GOPS chip.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_B = Prediction(
+    question="Now serve 8,192 tokens instead of 2,048. The transformer block's latency grows by…",
+    options={"mid": "Between 4× and 16× (about 8.6×): the S² term now outweighs the linear ones",
+             "4x": "4×: latency is linear in tokens", "16x": "16×, exactly the square law"},
+    answer="mid",
+    feedback={
+        "mid": "Past S = 6d = 4,608 attention's 2·S²·d MACs exceed the projections and FFN: 269 µs → 2.31 ms. "
+               "Slide to 8,192 and read the block card.",
+        "4x": "That holds only while the linear terms dominate; past 6d the S² term takes over.",
+        "16x": "The linear terms and launches are still part of the time: the growth approaches 16× only as S → ∞.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_C = Prediction(
+    question="Switch the hybrid to tiled attention (scores never stored). What binds it now?",
+    options={"compute": "Compute: without the score traffic, the blocks' arithmetic dominates",
+             "memory": "Still memory: attention is always memory-bound", "dispatch": "Kernel launches"},
+    answer="compute",
+    feedback={
+        "compute": "Tiling removes the S² bytes, not the S² MACs: the hybrid returns to compute-bound, about 9 ms "
+                   "instead of 16 ms, still slower than the CNN. Flip the toggle.",
+        "memory": "The memory-bound rows were the materialized scores; tiling never writes them.",
+        "dispatch": "At batch 8 and 3,136 tokens every kernel has milliseconds of work: launches are a small share.",
+    },
+    kind="transfer",
+)
+
+TRANSFER_D = Prediction(
+    question=("Same FP16 7B model, 2,048-token conversations, 1 GB reserved, on an A100 40 GB. How many "
+              "conversations fit?"),
+    options={"23": "About 23", "37": "About 37 (40 GB / 1.07 GB)", "2": "Still about 2", "40": "About 40"},
+    answer="23",
+    feedback={
+        "23": "40 − 1 − 13.5 = 25.5 GB of room for 1.07 GB caches (plus activations): 23. Pick the A100 40 GB.",
+        "37": "That forgets the 13.5 GB of weights and the reserve sitting in the same 40 GB.",
+        "2": "The Jetson's limit came from its 16 GB; 40 GB leaves much more room beside the weights.",
+        "40": "That gives every gigabyte to caches and makes each one 1 GB: the weights come first.",
+    },
+    kind="transfer",
+)
