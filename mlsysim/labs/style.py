@@ -44,7 +44,9 @@ LAB_CSS = Css(
   --ms-border:#334155; --ms-surface:#0f172a; --ms-card:#1e293b; }
 .dark .js-plotly-plot .main-svg :is(.xtick, .ytick, .g-xtitle, .g-ytitle, .gtitle, .legendtext,
   .annotation-text, .textpoint) text, .dark .js-plotly-plot .main-svg :is(.gtitle, .legendtext,
-  .annotation-text) { fill: #cbd5e1 !important; }
+  .annotation-text),
+:host-context(.dark) .js-plotly-plot .main-svg :is(.xtick, .ytick, .g-xtitle, .g-ytitle, .gtitle,
+  .legendtext, .annotation-text, .textpoint) text { fill: #cbd5e1 !important; }
 .ms-chart-alt { position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 @media (max-width: 640px) {
@@ -98,7 +100,9 @@ def _template():
         t.layout.update(
             paper_bgcolor="rgba(0,0,0,0)",
             plot_bgcolor="rgba(0,0,0,0)",
-            font=dict(family="Inter, system-ui, sans-serif", size=13, color="#334155"),
+            # 4.5:1 on white, 3.8:1 on marimo's dark page even where the dark CSS cannot reach
+            # the chart (marimo may render plugins in a shadow root)
+            font=dict(family="Inter, system-ui, sans-serif", size=13, color="#6b7789"),
             margin=dict(l=60, r=30, t=60, b=50),
             # the legend below the plot (never under a wrapped title); charts.finalize sizes it
             legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, xanchor="left", x=0),
