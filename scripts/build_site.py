@@ -199,7 +199,7 @@ def export_notebook(
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
     ledger_tmp = Path(tempfile.mkdtemp(prefix="mlsysim-build-ledger-"))
     env["MLSYSIM_DATA_DIR"] = str(ledger_tmp)
-    cmd = [sys.executable, "-m", "marimo", "export", "html-wasm", str(nb), "-o", str(out_dir),
+    cmd = [sys.executable, "-m", "marimo", "export", "html-wasm", str(nb.resolve()), "-o", str(out_dir),
            "--mode", "run", "-f"]
     if prerender:
         cmd += ["--execute", "--no-sandbox"]
@@ -213,6 +213,61 @@ def export_notebook(
     if stray.exists():
         stray.unlink()
     set_page_theme(out_dir)
+    add_boot_line(out_dir)
+
+
+#: Injected into every exported page: (1) a styled loading line at the top that says what is
+#: happening while Python boots, and the pre-rendered widgets held (dimmed, not clickable) until
+#: marimo's first run is over, so an early click is never silently lost; (2) chart text that
+#: follows marimo's theme: marimo draws each Plotly chart inside an (open) shadow root the page's
+#: CSS cannot reach, so a stylesheet is adopted into each one.
+BOOT_MARK = "<!-- mlsysim-boot -->"
+BOOT_HTML = BOOT_MARK + """
+<style>
+#ms-boot { position: fixed; top: 0; left: 0; right: 0; z-index: 1000; padding: 8px 16px;
+  font: 600 14px/1.4 system-ui, sans-serif; background: #1e3a8a; color: #ffffff;
+  text-align: center; box-shadow: 0 1px 4px rgba(0,0,0,.25); }
+#ms-boot[hidden] { display: none; }
+html.ms-booting .output-area marimo-ui-element { pointer-events: none; opacity: .55; }
+</style>
+<div id="ms-boot" role="status" aria-live="polite">Starting Python in your browser&hellip; you can
+read on; the questions become active in a few seconds.</div>
+<script>
+(() => {
+  const root = document.documentElement, line = document.getElementById('ms-boot');
+  root.classList.add('ms-booting');
+  const BUSY = '.marimo-output-stale, .marimo-output-loading, .running-app-icon';
+  let seen = false, quiet = null;
+  const done = () => { root.classList.remove('ms-booting'); line.hidden = true; obs.disconnect(); };
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(":host-context(.dark) .main-svg :is(.xtick, .ytick, .g-xtitle, .g-ytitle, " +
+    ".legendtext, .annotation-text, .textpoint) text, :host-context(.dark) .main-svg " +
+    ":is(.gtitle, .legendtext, .annotation-text) { fill: #cbd5e1 !important; }");
+  const theme = () => document.querySelectorAll('marimo-plotly').forEach((el) => {
+    const sr = el.shadowRoot;
+    if (sr && !sr.adoptedStyleSheets.includes(sheet)) sr.adoptedStyleSheets = [...sr.adoptedStyleSheets, sheet];
+  });
+  const obs = new MutationObserver(() => {
+    theme();
+    if (document.querySelector(BUSY)) { seen = true; clearTimeout(quiet); quiet = null; }
+    else if (seen && quiet === null) quiet = setTimeout(done, 300);
+  });
+  obs.observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ['class']});
+  new MutationObserver(theme).observe(document, {subtree: true, childList: true});
+  setTimeout(done, 180000);  // never hold the page for good
+})();
+</script>
+"""
+
+
+def add_boot_line(page: Path) -> None:
+    idx = page / "index.html"
+    s = idx.read_text(encoding="utf-8")
+    if BOOT_MARK in s:
+        return
+    if "</body>" not in s:
+        raise SystemExit(f"{idx}: no </body> (marimo export changed?)")
+    idx.write_text(s.replace("</body>", BOOT_HTML + "</body>", 1), encoding="utf-8")
 
 
 #: The page follows the student's system theme (marimo's "system"), and the kit's CSS and chart

@@ -121,7 +121,7 @@ def humanize(text):
     for key, name in _KEYS.items():
         if key in text:
             text = re.sub(rf"(?<![\w]){re.escape(key)}(?![\w])", name, text)
-    return _GB_TWICE.sub(r"\1 GB\2", text)
+    return _GB_TWICE.sub(r"\1 GB", text)
 
 
 _BYTE_TITLE = re.compile(r"\bbytes?\b|\(B\)|\[B\]|\bin B\b", re.I)
@@ -143,7 +143,9 @@ def is_count_title(title: str) -> bool:
 _SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def _decade_text(k: int, kind: str) -> str:
+def _decade_text(k: int, kind: str, plain: bool = True) -> str:
+    """A decade's label; ``plain`` numbers (0.001 ... 100,000) or, for an axis that goes
+    beyond them, powers of ten on every tick of that axis (never a mix)."""
     v = 10.0 ** k
     if kind == "bytes":
         for exp, unit in ((12, "TB"), (9, "GB"), (6, "MB"), (3, "kB"), (0, "B")):
@@ -154,7 +156,7 @@ def _decade_text(k: int, kind: str) -> str:
         for exp, unit in ((9, "B"), (6, "M"), (3, "k")):
             if k >= exp and k - exp <= 2:
                 return f"{10 ** (k - exp)}{unit}"
-    if -3 <= k <= 5:
+    if plain:
         return f"{v:,.{max(0, -k)}f}"
     return f"10{str(k).translate(_SUP)}"
 
@@ -226,7 +228,8 @@ def _format_axis(fig, name: str) -> None:
         ks = [k for k in ks if k % step == 0] or ks[:1]
         ax.range = [lo_l, hi_l]
         ax.tickvals = [10.0 ** k for k in ks]
-        ax.ticktext = [_decade_text(k, kind) for k in ks]
+        plain = all(-3 <= k <= 5 for k in ks)
+        ax.ticktext = [_decade_text(k, kind, plain) for k in ks]
         ax.minor = dict(showgrid=False, ticks="")
         return
     if kind == "bytes" and vals:

@@ -6,6 +6,8 @@ phone width Plotly's toolbar and marimo's badge are hidden so nothing covers a c
 
 from __future__ import annotations
 
+import contextlib
+
 __all__ = ["COLORS", "LAB_CSS", "apply_plotly_theme", "Css"]
 
 COLORS: dict[str, str] = {
@@ -112,6 +114,14 @@ def _template():
         )
         pio.templates["mlsysim"] = t
         pio.templates.default = "mlsysim"  # new figures start themed: no per-chart copy
+        # marimo passes the default renderer's config to plotly.js: no toolbar (on a phone it
+        # covered the chart; nothing in a lab needs zoom or export), no plotly logo
+        with contextlib.suppress(KeyError, AttributeError, ValueError):
+            if not pio.renderers.default or pio.renderers.default not in pio.renderers:
+                pio.renderers.default = "browser"  # what marimo picks in that case
+            r = pio.renderers[pio.renderers.default]
+            r.config = {**(r.config or {}), "displayModeBar": False, "displaylogo": False,
+                        "responsive": True}
         _TEMPLATE = t
     return _TEMPLATE
 

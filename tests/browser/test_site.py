@@ -136,13 +136,19 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
     m: dict = {"ok": False}
     metrics[stem] = m
     problems: list[str] = []
+    # the floor on the machine as it is right now: the control page, loaded just before the lab
+    ctl = open_notebook(CONTROL)
+    ctl_live = ctl.wait_live()
+    ctl.close()
     lp = open_notebook(stem)
     m["url"] = lp.url
 
     live = lp.wait_live()
     marks = lp.marks()
     m.update(question_s=live, header_s=marks["header"], content_s=marks["content"],
-             kernel_busy_s=marks["busy"], behind_control_s=round(live - control["question_s"], 2))
+             kernel_busy_s=marks["busy"], control_question_s=ctl_live,
+             behind_control_s=round(live - ctl_live, 2),
+             content_vs_control=round(marks["content"] / ctl_live, 2) if marks["content"] else None)
     m["bytes_to_question"] = sum(b for _, _, b in lp.served())
     m["extra_bytes_vs_control"] = m["bytes_to_question"] - control["bytes_to_question"]
     m["requests_to_question"] = len(lp.requests)
@@ -158,6 +164,10 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
                             f"{marks['busy']} s): the export is not pre-rendered")
     lp.page.wait_for_timeout(500)
     problems += lp.python_errors()
+    boot = lp.page.evaluate("() => [document.documentElement.classList.contains('ms-booting'), "
+                            "document.getElementById('ms-boot')?.hidden]")
+    if boot != [False, True]:
+        problems.append(f"loading line / held widgets still up after the first run: {boot}")
 
     own, chrome = run_axe(lp, axe_js)
     m["axe_locked_marimo_chrome"] = sorted({f"{v['id']}: {v['target']}" for v in chrome})
@@ -240,7 +250,7 @@ def test_phone_width(open_notebook, artifacts, metrics):
       const r = (x) => { if (!x) return null; const b = x.getBoundingClientRect();
                          return [b.left, b.top, b.right, b.bottom]; };
       const vis = (x) => x && getComputedStyle(x).display !== 'none' && x.getBoundingClientRect().width > 0;
-      const mb = e.querySelector('.modebar-container, .modebar');
+      const mb = e.querySelector('.modebar .modebar-btn');
       return {plot: r(e), title: r(e.querySelector('.gtitle')), legend: r(e.querySelector('.legend')),
               modebar: vis(mb), page: document.documentElement.scrollWidth,
               app: (document.querySelector('#App') || document.body).scrollWidth};
@@ -258,9 +268,14 @@ def test_phone_width(open_notebook, artifacts, metrics):
         problems.append(f"chart title {t} overlaps the legend {lg}")
     if geo["modebar"]:
         problems.append("Plotly's toolbar is shown at phone width")
+    boot = lp.page.evaluate("() => [document.documentElement.classList.contains('ms-booting'), "
+                            "document.getElementById('ms-boot')?.hidden]")
+    if boot != [False, True]:
+        problems.append(f"the loading line is still up after the kernel's first run: {boot}")
     h = lp.fit_viewport_to_content(PHONE[0])
     lp.page.screenshot(path=str(artifacts / f"{stem}-phone.png"))
-    metrics.setdefault("_phone", {}).update(stem=stem, height_px=h, geometry=geo, problems=problems)
+    metrics.setdefault("_phone", {}).update(ok=not problems, stem=stem, height_px=h, geometry=geo,
+                                          problems=problems)
     assert not problems, problems
 
 
