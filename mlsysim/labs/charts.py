@@ -294,7 +294,7 @@ def _wrap(text: str, width: int = 44) -> str:
 def _layout_title(fig) -> None:
     t = fig.layout.title.text
     if t:
-        fig.layout.title.text = _wrap(humanize(t), 56)
+        fig.layout.title.text = _wrap(humanize(t), 44)  # fits a 390 px phone at 15 px
         n = fig.layout.title.text.count("<br>") + 1
         fig.layout.title.update(x=0, xanchor="left", y=1, yanchor="top", yref="container",
                                 pad=dict(t=10, l=4), font=dict(size=15))
