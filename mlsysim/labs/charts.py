@@ -133,6 +133,8 @@ def is_byte_title(title: str) -> bool:
     t = title or ""
     if "/" in t or re.search(r"\bper\s+byte|\bFLOP", t, re.I):  # an intensity, not a size
         return False
+    if re.search(r"\bor\b", t, re.I):  # "MACs or bytes": two quantities share it, no unit
+        return False
     return bool(_BYTE_TITLE.search(t)) and not re.search(r"\((k|M|G|T)i?B\)", t)
 
 
@@ -296,9 +298,10 @@ def _layout_title(fig) -> None:
     if t:
         fig.layout.title.text = _wrap(humanize(t), 44)  # fits a 390 px phone at 15 px
         n = fig.layout.title.text.count("<br>") + 1
+        # plotly anchors a multi-line title by its first line: pad the extra lines in
         fig.layout.title.update(x=0, xanchor="left", y=1, yanchor="top", yref="container",
-                                pad=dict(t=10, l=4), font=dict(size=15))
-        fig.layout.margin.t = 24 + 20 * n
+                                pad=dict(t=10 + 19 * (n - 1), l=4), font=dict(size=15))
+        fig.layout.margin.t = 34 + 21 * n
     fig.layout.legend.update(orientation="h", yref="container", y=0, yanchor="bottom",
                              x=0, xanchor="left")
     if len([t for t in fig.data if t.showlegend is not False]) > 1:
