@@ -282,6 +282,7 @@ def _style_reference_lines(fig) -> None:
 def _wrap(text: str, width: int = 44) -> str:
     if not text or "<br>" in text or len(text) <= width:
         return text
+    text = re.sub(r"(\d) (?=[A-Za-zµ%×])", "\\1\u00a0", text)  # keep "16 B/param" together
     lines, line = [], ""
     for word in text.split(" "):
         if line and len(line) + 1 + len(word) > width:
@@ -371,6 +372,32 @@ def _spread_line_labels(fig) -> None:
         a.update(x=0 if side == "left" else 1, xanchor=side, yanchor="bottom" if above else "top")
 
 
+def _dodge_vertical_lines(fig) -> None:
+    """A point's text label centred on the point is struck through by a vertical reference line
+    (the ridge) at about the same x: move that label to the side away from the line."""
+    xs_lines = [p for sh in fig.layout.shapes or () if sh.type == "line" and sh.xref == "x"
+                and (p := _to_px(fig, "x", sh.x0)) is not None]
+    if not xs_lines:
+        return
+    for t in fig.data:
+        if "text" not in (getattr(t, "mode", None) or "") or not t.x:
+            continue
+        pos = t.textposition if isinstance(t.textposition, str) else "top center"
+        if not pos.endswith("center"):
+            continue
+        labels = t.text if isinstance(t.text, list | tuple) else [t.text] * len(t.x)
+        for x, label in zip(t.x, labels, strict=False):
+            px = _to_px(fig, "x", x) if isinstance(x, int | float) else None
+            if px is None:
+                continue
+            half = 3.5 * len(str(label or ""))
+            near = [lx for lx in xs_lines if abs(lx - px) < half + 4]
+            if near:
+                side = "left" if near[0] >= px else "right"
+                t.textposition = f"{pos.split()[0]} {side}"
+                break
+
+
 def text_alternative(fig, summary: str = "") -> str:
     """What a screen reader hears for a chart: its title, axes, each series' range of values
     (the key numbers) and the part's one-sentence summary."""
@@ -451,5 +478,6 @@ def finalize(fig):
         _format_axis(fig, name)
     place_line_labels(fig)
     _spread_line_labels(fig)
+    _dodge_vertical_lines(fig)
     fig.layout.meta = {**(meta if isinstance(meta, dict) else {}), _DONE: True}
     return fig
