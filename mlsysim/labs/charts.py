@@ -54,7 +54,9 @@ def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float 
             y=cap,
             line_dash=REFERENCE_DASHES[i % len(REFERENCE_DASHES)],
             line_color=REFERENCE_COLOR,
-            annotation_text=f"{device_label(dev)}: {dev.memory.capacity:~P}",
+            # "NVIDIA H100 SXM5 80 GB", "Apple iPhone 15 Pro 8 GB": the name, then the capacity once
+            annotation_text=re.sub(r"\s*\d+(\.\d+)?\s?GB$", "", device_label(dev))
+            + f" {dev.memory.capacity:~P}",
             annotation_position="top left",
         )
     return fig
