@@ -37,8 +37,10 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,7 +176,15 @@ def notebook_title(path: Path) -> str:
     return path.stem.replace("_", " ").strip().capitalize()
 
 
-def export_notebook(nb: Path, out_dir: Path) -> None:
+def export_notebook(
+    nb: Path, out_dir: Path, lockfile: Path | None = None, prerender: bool = True
+) -> None:
+    """``marimo export html-wasm --mode run``; with ``lockfile`` (the mirror's pyodide-lock.json)
+    marimo pins the notebook's PEP 723 dependencies to the versions that lockfile serves (without
+    it marimo asks wasm.marimo.app and, offline, falls back to the build machine's versions: the
+    pages then ask for wheels the mirror does not have). ``prerender`` (``--execute``) runs the
+    notebook once, locked, and embeds its outputs: the header and the parts' introductions show
+    while Pyodide boots (nothing gated is in them: a locked part shows only its note)."""
     if shutil.which("uv") is None:
         raise SystemExit(
             "`marimo export html-wasm` needs `uv` on PATH: pip install uv "
@@ -182,27 +192,119 @@ def export_notebook(nb: Path, out_dir: Path) -> None:
         )
     if out_dir.exists():
         shutil.rmtree(out_dir)
-    run(
-        [
-            sys.executable,
-            "-m",
-            "marimo",
-            "export",
-            "html-wasm",
-            str(nb),
-            "-o",
-            str(out_dir),
-            "--mode",
-            "run",
-            "-f",
-        ],
-        cwd=nb.parent,
-    )
+    env = dict(os.environ)
+    if lockfile is not None:
+        env["MARIMO_PYODIDE_LOCK_FILE"] = str(lockfile)
+    # the pre-render imports mlsysim from this checkout and must not read the builder's ledger
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    ledger_tmp = Path(tempfile.mkdtemp(prefix="mlsysim-build-ledger-"))
+    env["MLSYSIM_DATA_DIR"] = str(ledger_tmp)
+    cmd = [sys.executable, "-m", "marimo", "export", "html-wasm", str(nb.resolve()), "-o", str(out_dir),
+           "--mode", "run", "-f"]
+    if prerender:
+        cmd += ["--execute", "--no-sandbox"]
+    try:
+        run(cmd, cwd=nb.parent, env=env)
+    finally:
+        shutil.rmtree(ledger_tmp, ignore_errors=True)
     if not (out_dir / "index.html").is_file():
         raise SystemExit(f"marimo export produced no index.html for {nb}")
     stray = out_dir / "CLAUDE.md"  # shipped inside marimo's _static; not part of the site
     if stray.exists():
         stray.unlink()
+    set_page_theme(out_dir)
+    add_boot_line(out_dir)
+
+
+#: Injected into every exported page: (1) a styled loading line at the top that says what is
+#: happening while Python boots, and the pre-rendered widgets held (dimmed, not clickable) until
+#: marimo's first run is over, so an early click is never silently lost; (2) chart text that
+#: follows marimo's theme: marimo draws each Plotly chart inside an (open) shadow root the page's
+#: CSS cannot reach, so a stylesheet is adopted into each one.
+BOOT_MARK = "<!-- mlsysim-boot -->"
+BOOT_HTML = BOOT_MARK + """
+<style>
+#ms-boot { position: fixed; top: 0; left: 0; right: 0; z-index: 1000; padding: 8px 16px;
+  font: 600 14px/1.4 system-ui, sans-serif; background: #1e3a8a; color: #ffffff;
+  text-align: center; box-shadow: 0 1px 4px rgba(0,0,0,.25); }
+#ms-boot[hidden] { display: none; }
+html.ms-booting .output-area marimo-ui-element { pointer-events: none; opacity: .55; }
+</style>
+<div id="ms-boot" role="status" aria-live="polite">Starting Python in your browser&hellip; you can
+read on; the questions become active in a few seconds.</div>
+<script>
+(() => {
+  const root = document.documentElement, line = document.getElementById('ms-boot');
+  root.classList.add('ms-booting');
+  const BUSY = '.marimo-output-stale, .marimo-output-loading, .running-app-icon';
+  let seen = false, quiet = null;
+  const done = () => { root.classList.remove('ms-booting'); line.hidden = true; obs.disconnect(); };
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(":host-context(.dark) .main-svg :is(.xtick, .ytick, .g-xtitle, .g-ytitle, " +
+    ".legendtext, .annotation-text, .textpoint) text, :host-context(.dark) .main-svg " +
+    ":is(.gtitle, .legendtext, .annotation-text) { fill: #cbd5e1 !important; }");
+  const theme = () => document.querySelectorAll('marimo-plotly').forEach((el) => {
+    const sr = el.shadowRoot;
+    if (sr && !sr.adoptedStyleSheets.includes(sheet)) sr.adoptedStyleSheets = [...sr.adoptedStyleSheets, sheet];
+  });
+  const obs = new MutationObserver(() => {
+    theme();
+    if (document.querySelector(BUSY)) { seen = true; clearTimeout(quiet); quiet = null; }
+    else if (seen && quiet === null) quiet = setTimeout(done, 300);
+  });
+  obs.observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ['class']});
+  new MutationObserver(theme).observe(document, {subtree: true, childList: true});
+  setTimeout(done, 180000);  // never hold the page for good
+})();
+</script>
+"""
+
+
+def add_boot_line(page: Path) -> None:
+    idx = page / "index.html"
+    s = idx.read_text(encoding="utf-8")
+    if BOOT_MARK in s:
+        return
+    if "</body>" not in s:
+        raise SystemExit(f"{idx}: no </body> (marimo export changed?)")
+    idx.write_text(s.replace("</body>", BOOT_HTML + "</body>", 1), encoding="utf-8")
+
+
+#: The page follows the student's system theme (marimo's "system"), and the kit's CSS and chart
+#: text follow marimo's resolved theme (its ``.dark`` class): one theme source.
+PAGE_THEME = "system"
+
+
+def set_page_theme(page: Path, theme: str = PAGE_THEME) -> None:
+    idx = page / "index.html"
+    s = idx.read_text(encoding="utf-8")
+    new, n = re.subn(r'"theme": "(light|dark|system)"', f'"theme": "{theme}"', s)
+    if n == 0:
+        raise SystemExit(f"{idx}: no display theme in the mount config (marimo export changed?)")
+    idx.write_text(new, encoding="utf-8")
+
+
+_HEADER_DEPS = re.compile(r"# dependencies = (\[.*?\])\n")
+
+
+def page_pins(page: Path) -> dict[str, str]:
+    """The ``name==version`` pins of the PEP 723 header marimo embedded in an exported page
+    (what micropip installs before the first cell), canonical name -> version."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    s = (page / "index.html").read_text(encoding="utf-8")
+    m = re.search(r'notebookCode: (".*?"),\n', s)
+    if not m:
+        raise SystemExit(f"{page}/index.html: no embedded notebook code (marimo export changed?)")
+    code = json.loads(m.group(1))
+    d = _HEADER_DEPS.search(code)
+    pins = {}
+    for dep in json.loads(d.group(1)) if d else []:
+        r = Requirement(dep)
+        spec = next(iter(r.specifier), None)
+        pins[canonicalize_name(r.name)] = spec.version if spec and spec.operator == "==" else ""
+    return pins
 
 
 def place_wheel(wheel: Path, page_dir: Path, version: str) -> None:
@@ -218,30 +320,169 @@ def place_wheel(wheel: Path, page_dir: Path, version: str) -> None:
     (d / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
-def write_index(out: Path, labs: list[tuple[str, str]]) -> None:
-    items = "\n".join(
-        f'    <li><a href="./{html.escape(stem)}/">{html.escape(title)}</a></li>'
-        for stem, title in labs
-    )
+def lab_map(labs_dir: Path) -> dict[str, dict]:
+    """labs/README.md's map, by notebook stem: section, time, goal (the README's own words)."""
+    readme = labs_dir / "README.md"
+    rows: dict[str, dict] = {}
+    if not readme.exists():
+        return rows
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 5:
+            m = re.fullmatch(r"`([\w.-]+)\.py`", cells[1])
+            if m:
+                rows[m.group(1)] = {"section": cells[2], "time": cells[3].lstrip("~"),
+                                    "goal": cells[4]}
+    return rows
+
+
+def lab_progress_key(nb: Path) -> dict | None:
+    """The ledger chapter key and part count of a notebook (its parts module's CHAPTER and
+    PARTS), so the landing page can show progress without any answer."""
+    m = re.search(r"from mlsysim\.labs\.parts import (\w+) as lab", nb.read_text(encoding="utf-8"))
+    if not m:
+        return None
+    import importlib
+
+    sys.path.insert(0, str(ROOT))
+    mod = importlib.import_module(f"mlsysim.labs.parts.{m.group(1)}")
+    return {"chapter": str(mod.CHAPTER), "parts": len(mod.PARTS)}
+
+
+INDEX_CSS = """
+:root { color-scheme: light dark; --bg:#ffffff; --fg:#0f172a; --sec:#334155; --muted:#475569;
+  --card:#f8fafc; --border:#cbd5e1; --accent:#1d4ed8; --ok:#15803d; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg:#0b1120; --fg:#e2e8f0; --sec:#cbd5e1; --muted:#a3b1c6; --card:#1e293b;
+    --border:#334155; --accent:#93c5fd; --ok:#86efac; } }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 16px/1.5 Inter, system-ui, -apple-system, "Segoe UI", sans-serif; }
+main { max-width: 52rem; margin: 0 auto; padding: 2.5rem 1rem 4rem; }
+header p { color: var(--sec); margin: .25rem 0 0; }
+h1 { font-size: 2rem; margin: 0; }
+h2 { font-size: 1.15rem; margin: 2rem 0 .75rem; }
+ol.labs { list-style: none; padding: 0; margin: 0; display: grid; gap: .75rem; }
+.lab-card { border: 1px solid var(--border); background: var(--card); border-radius: 12px;
+  padding: .9rem 1.1rem; display: grid; grid-template-columns: 2.2rem 1fr auto; gap: .2rem .9rem;
+  align-items: baseline; }
+.lab-num { font-weight: 800; color: var(--muted); font-size: 1.05rem; grid-row: span 2; }
+.lab-open { font-weight: 700; color: var(--accent); font-size: 1.08rem; text-decoration: none; }
+.lab-open:hover, .lab-open:focus { text-decoration: underline; }
+.lab-meta { color: var(--muted); font-size: .85rem; white-space: nowrap; text-align: right; }
+.lab-goal { color: var(--sec); grid-column: 2 / 4; margin: 0; }
+.lab-progress { grid-column: 2 / 4; font-size: .85rem; color: var(--ok); font-weight: 600; }
+.lab-progress:empty { display: none; }
+.note { border-left: 4px solid var(--accent); background: var(--card); padding: .75rem 1rem;
+  border-radius: 0 10px 10px 0; color: var(--sec); }
+code { font-size: .9em; }
+@media (max-width: 520px) { .lab-card { grid-template-columns: 1.8rem 1fr; }
+  .lab-meta { grid-column: 2; text-align: left; } .lab-goal, .lab-progress { grid-column: 1 / 3; } }
+"""
+
+# reads the design ledger the labs keep in IndexedDB (marimo's Pyodide mounts IDBFS at
+# /mlsysim-ledger: database "/mlsysim-ledger", store FILE_DATA, the JSON file's bytes in
+# `contents`) and shows, per lab, how many parts are answered: counts only, never an answer
+INDEX_JS = """
+(async () => {
+  const labs = JSON.parse(document.getElementById('lab-keys').textContent);
+  if (!window.indexedDB) return;
+  let db;
+  try {
+    db = await new Promise((res, rej) => { const r = indexedDB.open('/mlsysim-ledger');
+      r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error);
+      r.onupgradeneeded = () => { r.transaction.abort(); rej('no ledger yet'); }; });
+  } catch (e) { return; }
+  const stores = Array.from(db.objectStoreNames);
+  if (!stores.includes('FILE_DATA')) { db.close(); return; }
+  const rows = await new Promise((res) => { const out = [];
+    const c = db.transaction('FILE_DATA', 'readonly').objectStore('FILE_DATA').openCursor();
+    c.onsuccess = () => { const cur = c.result; if (!cur) return res(out);
+      out.push([String(cur.key), cur.value]); cur.continue(); };
+    c.onerror = () => res(out); });
+  db.close();
+  let chapters = {};
+  for (const [key, val] of rows) {
+    if (!key.endsWith('.json') || !val || !val.contents) continue;
+    try { const data = JSON.parse(new TextDecoder().decode(val.contents));
+          if (data && data.app === 'mlsysim' && data.chapters) chapters = data.chapters; }
+    catch (e) { /* not a ledger */ }
+  }
+  let any = false;
+  for (const card of document.querySelectorAll('.lab-card')) {
+    const k = labs[card.dataset.stem]; if (!k) continue;
+    const rec = chapters[k.chapter]; if (!rec) continue;
+    const req = (rec.required && rec.required.length) || k.parts;
+    const done = (rec.required || []).filter(p => rec.answers && rec.answers[p]).length;
+    card.querySelector('.lab-progress').textContent =
+      done >= req ? `Completed: ${done} / ${req} parts` : `In progress: ${done} / ${req} parts answered`;
+    any = true;
+  }
+  if (any) document.getElementById('progress-note').textContent =
+    'Your progress on this browser (from your design ledger):';
+})();
+"""
+
+
+def write_index(out: Path, labs: list[tuple[str, str]], labs_dir: Path | None = None) -> None:
+    """The landing page: labs in labs/README.md's order, each with its goal (the README's, which
+    states what a student measures, never the result) and duration, the student's progress from
+    the ledger, a note for instructors; light and dark; no request outside the site."""
+    labs_dir = labs_dir or ROOT / "labs"
+    info = lab_map(labs_dir)
+    keys = {}
+    items = []
+    for i, (stem, title) in enumerate(labs, 1):
+        row = info.get(stem, {})
+        key = lab_progress_key(labs_dir / f"{stem}.py")
+        if key:
+            keys[stem] = key
+        section = row.get("section") or title
+        goal = row.get("goal") or ""
+        minutes = row.get("time") or ""
+        e = html.escape
+        items.append(
+            f'<li class="lab-card" data-stem="{e(stem)}"><span class="lab-num">{i}</span>'
+            f'<a class="lab-open" href="./{e(stem)}/">{e(section)}</a>'
+            f'<span class="lab-meta">{e(minutes)}</span>'
+            f'<p class="lab-goal">{e(goal)}</p><span class="lab-progress"></span></li>'
+        )
+    lab_keys = json.dumps(keys, sort_keys=True).replace("</", "<\\/")
     out.joinpath("index.html").write_text(
         f"""<!doctype html>
 <html lang="en">
 <head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>mlsysim labs</title>
-  <style>
-    body {{ font-family: system-ui, sans-serif; max-width: 46rem; margin: 3rem auto; padding: 0 1rem; }}
-    li {{ margin: .5rem 0; font-size: 1.1rem; }}
-  </style>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Network Architectures: the labs</title>
+<style>{INDEX_CSS}</style>
 </head>
 <body>
-  <h1>mlsysim labs</h1>
-  <p>Interactive labs that run entirely in your browser (Python via WebAssembly).
-     The first load of a lab takes a few seconds.</p>
-  <ol>
-{items}
-  </ol>
+<main>
+<header>
+<h1>Network Architectures: the labs</h1>
+<p>Interactive labs for Chapter 6 of the ML systems textbook. They run entirely in your browser
+(Python in WebAssembly): nothing to install. The first lab takes a few seconds to start; the
+others reuse what it downloaded.</p>
+</header>
+<h2>Take them in this order</h2>
+<p id="progress-note" class="lab-meta" style="text-align:left">Each part opens after you commit
+to a prediction. Your progress is saved in this browser.</p>
+<ol class="labs">
+{chr(10).join(items)}
+</ol>
+<h2>For instructors</h2>
+<div class="note">
+<p><strong>Unlock every part</strong> without answering (teaching from the front of the room): add
+<code>?unlock=all</code> to a lab's address, or run <code>marimo run labs/&lt;notebook&gt;.py -- --unlock all</code>.</p>
+<p><strong>Progress and reports</strong>: each student's answers and design choices stay in their
+browser (the design ledger); the line at the end of every lab shows what is saved. See
+<code>labs/README.md</code> for presenting, exam questions and where the chapter is corrected.</p>
+</div>
+</main>
+<script type="application/json" id="lab-keys">{lab_keys}</script>
+<script>{INDEX_JS}</script>
 </body>
 </html>
 """,
@@ -310,6 +551,8 @@ def _pure_pyyaml_wheel(cache: Path, dest: Path) -> None:
                 "-q",
                 "--no-deps",
                 "--no-binary=:all:",
+                # the sdist's metadata step would otherwise build Cython from source (minutes)
+                "--no-build-isolation",
                 "-d",
                 str(sd),
                 f"pyyaml=={PYYAML_VERSION}",
@@ -474,7 +717,10 @@ def vendor_mathjax(mirror: Path, cache: Path, refs: dict[str, set[str]]) -> None
         log(f"vendored mathjax-full@{ver} ({', '.join(sorted(paths))})")
 
 
-def build_mirror(mirror: Path, cache: Path, mathjax: dict[str, set[str]] | None = None) -> None:
+def build_mirror(mirror: Path, cache: Path, extra_wheels: Sequence[Path] = ()) -> Path:
+    """The Pyodide core, the pinned wheels (+ ``extra_wheels``: the mlsysim wheel, so Pyodide's
+    own loader fetches it and its dependencies in parallel when a notebook imports mlsysim),
+    a PEP 503 index; returns the lockfile's path."""
     version = pyodide_version()
     core = fetch_pyodide_core(cache, version)
     wheel_dir = fetch_wasm_wheels(cache, version)
@@ -486,7 +732,7 @@ def build_mirror(mirror: Path, cache: Path, mathjax: dict[str, set[str]] | None 
         shutil.copy2(core / f, pyo / f)
     base_lock = json.loads((core / "pyodide-lock.json").read_text())
     metas = {}
-    for w in sorted(wheel_dir.glob("*.whl")):
+    for w in [*sorted(wheel_dir.glob("*.whl")), *extra_wheels]:
         shutil.copy2(w, pyo / w.name)
         key, name, ver, reqs, imports = _wheel_meta(w)
         metas[key] = (name, ver, w.name, reqs, imports, hashlib.sha256(w.read_bytes()).hexdigest())
@@ -494,7 +740,9 @@ def build_mirror(mirror: Path, cache: Path, mathjax: dict[str, set[str]] | None 
     for key in sorted(metas):
         name, ver, fname, reqs, imports, sha = metas[key]
         packages[key] = {
-            "name": name,
+            # the canonical name: marimo skips micropip for a header dependency only when
+            # Pyodide's loadedPackages has it under that name ("pint", not "Pint")
+            "name": key,
             "version": ver,
             "file_name": fname,
             "install_dir": "site",
@@ -515,7 +763,6 @@ def build_mirror(mirror: Path, cache: Path, mathjax: dict[str, set[str]] | None 
         + "".join(f'<a href="{k}/">{k}</a>\n' for k in sorted(metas))
         + "</body></html>\n"
     )
-    vendor_mathjax(mirror, cache, mathjax or {})
     lock = {"info": base_lock["info"], "packages": packages}
     (pyo / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
     unresolved = {k: [r for r in m[3] if r not in metas] for k, m in metas.items()}
@@ -523,6 +770,39 @@ def build_mirror(mirror: Path, cache: Path, mathjax: dict[str, set[str]] | None 
     if unresolved:
         log(f"note: deps not in the mirror (not needed in Pyodide or provided by it): {unresolved}")
     log(f"mirror: Pyodide {version} core + {len(packages)} wheels in {mirror}")
+    return pyo / "pyodide-lock.json"
+
+
+#: axe-core (npm), for the real-browser accessibility check; package-lock-style exact pin
+AXE_CORE_VERSION = "4.14.1"
+
+
+def fetch_axe_core(cache: Path, version: str = AXE_CORE_VERSION) -> Path:
+    """axe.min.js of the npm package axe-core@version (cached; `npm pack` once)."""
+    d = cache / f"npm-axe-core-{version}"
+    js = d / "axe.min.js"
+    if js.is_file():
+        return js
+    if shutil.which("npm") is None:
+        raise SystemExit("npm is needed once to fetch the npm package axe-core")
+    d.mkdir(parents=True, exist_ok=True)
+    log(f"npm pack axe-core@{version} -> {d}")
+    run(["npm", "pack", "--silent", f"axe-core@{version}"], cwd=d)
+    with tarfile.open(d / f"axe-core-{version}.tgz") as tf:
+        js.write_bytes(tf.extractfile("package/axe.min.js").read())
+    return js
+
+
+def add_page(out: Path, nb: Path, name: str, prerender: bool = True) -> Path:
+    """Export one more notebook into <out>/<name>/ exactly as the labs are (same lockfile pins,
+    same mirror, same theme); the browser test's control page uses this."""
+    mirror = out / MIRROR_NAME
+    lock = mirror / "pyodide" / "pyodide-lock.json"
+    page = out / name
+    export_notebook(nb, page, lock if lock.is_file() else None, prerender)
+    if lock.is_file():
+        point_page_at_mirror(page, f"../{MIRROR_NAME}")
+    return page
 
 
 def point_page_at_mirror(page: Path, rel: str) -> None:
@@ -551,7 +831,9 @@ def point_page_at_mirror(page: Path, rel: str) -> None:
 
 
 # ---------------------------------------------------------------- main
-def build_site(out: Path, labs_dir: Path, offline_mirror: Path | None, cache: Path) -> dict:
+def build_site(
+    out: Path, labs_dir: Path, offline_mirror: Path | None, cache: Path, prerender: bool = True
+) -> dict:
     t0 = time.time()
     out.mkdir(parents=True, exist_ok=True)
     wheel = build_wheel.build()
@@ -564,14 +846,7 @@ def build_site(out: Path, labs_dir: Path, offline_mirror: Path | None, cache: Pa
     for child in out.iterdir():
         if child.is_dir() and child.name not in keep and (child / "index.html").exists():
             shutil.rmtree(child)
-    labs = []
-    for nb in notebooks:
-        t = time.time()
-        page = out / nb.stem
-        export_notebook(nb, page)
-        place_wheel(wheel, page, version)
-        labs.append((nb.stem, notebook_title(nb)))
-        log(f"exported {nb.name} -> {page.relative_to(out)}/ ({time.time() - t:.1f}s)")
+    lockfile = None
     if offline_mirror is not None:
         link = out / MIRROR_NAME
         inside = offline_mirror == link
@@ -579,16 +854,26 @@ def build_site(out: Path, labs_dir: Path, offline_mirror: Path | None, cache: Pa
             link.unlink()
         elif link.exists() and not inside:
             shutil.rmtree(link)
+        lockfile = build_mirror(offline_mirror, cache, [wheel])  # first: the exports pin to its lockfile
+        if not inside:
+            link.symlink_to(offline_mirror, target_is_directory=True)
+    labs = []
+    for nb in notebooks:
+        t = time.time()
+        page = out / nb.stem
+        export_notebook(nb, page, lockfile, prerender)
+        place_wheel(wheel, page, version)
+        labs.append((nb.stem, notebook_title(nb)))
+        log(f"exported {nb.name} -> {page.relative_to(out)}/ ({time.time() - t:.1f}s)")
+    if offline_mirror is not None:
         mathjax: dict[str, set[str]] = {}
         for stem, _ in labs:
             for ver, paths in mathjax_refs(out / stem).items():
                 mathjax.setdefault(ver, set()).update(paths)
-        build_mirror(offline_mirror, cache, mathjax)
-        if not inside:
-            link.symlink_to(offline_mirror, target_is_directory=True)
+        vendor_mathjax(offline_mirror, cache, mathjax)
         for stem, _ in labs:
             point_page_at_mirror(out / stem, f"../{MIRROR_NAME}")
-    write_index(out, labs)
+    write_index(out, labs, labs_dir)
     info = {
         "out": str(out),
         "labs": [s for s, _ in labs],
@@ -622,12 +907,17 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=Path(os.environ.get("MLSYSIM_BROWSER_CACHE", ROOT / ".browser-cache")),
     )
+    ap.add_argument(
+        "--no-prerender",
+        action="store_true",
+        help="export without running the notebooks (no pre-rendered header/introductions)",
+    )
     a = ap.parse_args(argv)
     out = a.out.resolve()
     mirror = None
     if a.offline_mirror is not None:
         mirror = (out / MIRROR_NAME) if a.offline_mirror == "" else Path(a.offline_mirror).resolve()
-    build_site(out, a.labs_dir.resolve(), mirror, a.cache_dir.resolve())
+    build_site(out, a.labs_dir.resolve(), mirror, a.cache_dir.resolve(), not a.no_prerender)
     return 0
 
 

@@ -161,6 +161,7 @@ def problems(result: Run) -> list[str]:
                 v = ann.get(axis)
                 if ax.get("type") == "log" and ann.get(f"{axis}ref") == axis and isinstance(v, int | float) and abs(v) > 30:
                     found.append(f"chart {i}: label {ann.get('text')!r} at {axis}={v} on a log axis")
+    found += chart_rule_problems(result)
     for i, traces in enumerate(result.figures):
         if not traces:
             found.append(f"chart {i} has no traces")
@@ -171,5 +172,118 @@ def problems(result: Run) -> list[str]:
             for v in values:
                 if v is None or (isinstance(v, float) and not math.isfinite(v)):
                     found.append(f"chart {i} trace {t.get('name')!r} has a non-finite value")
+                    break
+    return found
+
+
+# ---------------------------------------------------------------- chart rules (kit: charts.py)
+_SERIES_COLORS = {"#2563eb", "#ea580c", "#16a34a", "#dc2626", "#7c3aed", "#0d9488"}
+_DECADE_TEXT = re.compile(
+    r"^(-?[\d,]+(\.\d+)?|10(<sup>)?[⁻\-]?[⁰¹²³⁴⁵⁶⁷⁸⁹\d]+(</sup>)?)( ?(B|kB|MB|GB|TB|PB|k|M))?$")
+_BYTE_TICK = re.compile(r"\d\s?(B|kB|MB|GB|TB|PB|KiB|MiB|GiB|TiB)$")
+_KEYS_NOT_NAMES = None
+
+
+def _device_keys() -> dict[str, str]:
+    """Registry keys that are not words of the device's name (``JetsonOrinNX``)."""
+    global _KEYS_NOT_NAMES
+    if _KEYS_NOT_NAMES is None:
+        from mlsysim import Hardware
+
+        _KEYS_NOT_NAMES = {d.key: d.name for d in Hardware.all() if d.key.lower() not in d.name.lower()}
+    return _KEYS_NOT_NAMES
+
+
+def _title(ax: dict) -> str:
+    t = ax.get("title")
+    return (t.get("text") if isinstance(t, dict) else t) or ""
+
+
+def _effective(layout: dict, axis_name: str, prop: str):
+    v = layout.get(axis_name, {}).get(prop)
+    if v is None:
+        v = layout.get("template", {}).get("layout", {}).get(axis_name[:5], {}).get(prop)
+    return v
+
+
+def chart_rule_problems(result: Run) -> list[str]:
+    """The chart rules the kit enforces (mlsysim/labs/charts.py), checked on every chart a run
+    shows: decade-only log ticks, byte units on byte axes, k/M/B only on count axes, neutral
+    dashed reference lines, line labels clear of each other, human device names, and one text
+    alternative per chart."""
+    from mlsysim.labs.charts import is_byte_title, is_count_title
+
+    found = []
+    charts = result.charts
+    n_alt = result.html.count('class="ms-chart-alt"')
+    if charts and n_alt < len(charts):
+        found.append(f"{len(charts)} chart(s) but {n_alt} text alternative(s) (.ms-chart-alt)")
+    for i, (traces, layout) in enumerate(charts):
+        def is_reference(t):  # a constant dashed line trace (a limit drawn as a trace)
+            xs, ys = t.get("x") or [], t.get("y") or []
+            dashed = (t.get("line") or {}).get("dash") not in (None, "solid")
+            return dashed and len(ys) >= 2 and (len(set(map(str, ys))) == 1 or len(set(map(str, xs))) == 1)
+
+        series_colors = {str((t.get("line") or {}).get("color") or (t.get("marker") or {}).get("color") or "").lower()
+                         for t in traces if not is_reference(t)} | _SERIES_COLORS
+        series_colors.discard("")
+        for name in [k for k in layout if re.fullmatch(r"[xy]axis\d*", k)]:
+            ax = layout[name]
+            title = _title(ax)
+            if ax.get("type") == "log":
+                tv, tt = ax.get("tickvals"), ax.get("ticktext")
+                if not tv or not tt:
+                    found.append(f"chart {i} {name} ({title!r}): log axis without decade ticks")
+                else:
+                    for v, txt in zip(tv, tt, strict=False):
+                        if v <= 0 or abs(math.log10(v) - round(math.log10(v))) > 1e-9:
+                            found.append(f"chart {i} {name}: log tick at {v} is not a decade")
+                        elif not _DECADE_TEXT.match(str(txt).replace("\u2009", "")):
+                            found.append(f"chart {i} {name}: log tick label {txt!r}")
+            if is_byte_title(title):
+                tt = ax.get("ticktext") or []
+                if not (tt and all(_BYTE_TICK.search(str(t)) for t in tt)) and ax.get("ticksuffix") not in ("B", " B"):
+                    found.append(f"chart {i} {name} ({title!r}): byte axis without byte units")
+            if not is_count_title(title) and ax.get("type") != "category" and not ax.get("ticktext"):
+                fmt = _effective(layout, name, "exponentformat")
+                if fmt in (None, "B", "SI"):
+                    found.append(f"chart {i} {name} ({title!r}): k/M/B tick suffixes on a non-count axis")
+        # reference lines: dashed, neutral, never a data colour
+        for sh in layout.get("shapes", []):
+            if sh.get("type") != "line":
+                continue
+            line = sh.get("line", {})
+            if line.get("dash") in (None, "solid"):
+                found.append(f"chart {i}: a reference line is solid")
+            if str(line.get("color", "")).lower() in series_colors:
+                found.append(f"chart {i}: a reference line uses a data series colour {line.get('color')}")
+        # line labels: not on top of each other
+        boxes = []
+        for ann in layout.get("annotations", []):
+            if ann.get("yref") == "y" and str(ann.get("xref", "")).endswith(("domain", "paper")):
+                boxes.append((ann.get("y"), ann.get("xanchor", "auto"), ann.get("yanchor", "auto"), ann.get("text")))
+        ys = [b for b in boxes if isinstance(b[0], int | float)]
+        yax = layout.get("yaxis", {})
+        if yax.get("range") and len(ys) > 1:
+            lo, hi = sorted(yax["range"])
+            h = max(120.0, (layout.get("height") or 380) - 110)
+            for a in range(len(ys)):
+                for b in range(a + 1, len(ys)):
+                    (ya, xa, va, ta), (yb, xb, vb, tb) = ys[a], ys[b]
+                    pa = (ya - lo) / (hi - lo or 1) * h + (0 if va == "bottom" else -17)
+                    pb = (yb - lo) / (hi - lo or 1) * h + (0 if vb == "bottom" else -17)
+                    if xa == xb and abs(pa - pb) < 16:
+                        found.append(f"chart {i}: line labels {ta!r} and {tb!r} overlap")
+        # human device names
+        texts = [str(_title(layout)), *(str(_title(layout.get(n, {}))) for n in ("xaxis", "yaxis"))]
+        for t in traces:
+            texts.append(str(t.get("name") or ""))
+            tx = t.get("text")
+            texts += [str(x) for x in tx] if isinstance(tx, list) else [str(tx or "")]
+        texts += [str(a.get("text") or "") for a in layout.get("annotations", [])]
+        for key, name in _device_keys().items():
+            for txt in texts:
+                if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", txt):
+                    found.append(f"chart {i}: registry key {key!r} instead of the device name ({name}) in {txt[:60]!r}")
                     break
     return found

@@ -58,16 +58,59 @@ def test_detects_a_line_label_that_breaks_a_log_axis():
     import marimo as mo
     import plotly.graph_objects as go
 
-    from mlsysim.labs.charts import place_line_labels
+    from mlsysim.labs.charts import finalize, text_alternative
 
     def chart(fix):
         fig = go.Figure(go.Scatter(x=[1, 2], y=[1, 1000]))
         fig.update_yaxes(type="log")
         fig.add_hline(y=295, annotation_text="ridge")
-        if fix:
-            place_line_labels(fig)
-        out = (mo.vstack([fig]),)
+        items = [fig]
+        if fix:  # what components.show does: the chart rules and a text alternative
+            items = [finalize(fig), mo.Html(f'<p class="ms-chart-alt">{text_alternative(fig)}</p>')]
+        out = (mo.vstack(items),)
         return h.Run(out, {}, h._render(out))
 
     assert any("log axis" in p for p in h.problems(chart(fix=False)))
     assert h.problems(chart(fix=True)) == []
+
+
+def test_chart_rules_catch_each_fault_and_the_kit_fixes_them():
+    """Each chart rule of the harness fires on a figure that breaks it, and ``charts.finalize``
+    (what ``components.show`` applies) fixes all of them."""
+    import marimo as mo
+    import plotly.graph_objects as go
+
+    from mlsysim.labs.charts import REFERENCE_COLOR, finalize, text_alternative
+    from mlsysim.labs.style import SERIES
+
+    def bad_figure():
+        fig = go.Figure(go.Scatter(x=[1, 2, 3], y=[2e9, 5e9, 3e10], name="JetsonOrinNX weights",
+                                   line=dict(color=SERIES[0])))
+        fig.update_layout(title="Weights on the iPhone15Pro", yaxis_title="Weight bytes",
+                          xaxis_title="Parameter count", xaxis_exponentformat="B")
+        fig.update_yaxes(type="log", exponentformat="B")
+        fig.add_hline(y=8e9, line_color=SERIES[0], line_dash="solid", annotation_text="8 GB")
+        fig.add_hline(y=8.2e9, line_color=SERIES[1], annotation_text="8.2 GB")
+        return fig
+
+    def render(items):
+        out = (mo.vstack(items),)
+        return h.Run(out, {}, h._render(out))
+
+    found = " | ".join(h.chart_rule_problems(render([bad_figure()])))
+    for rule in ("text alternative", "log axis without decade ticks", "byte axis without byte units",
+                 "reference line is solid", "data series colour", "registry key 'JetsonOrinNX'",
+                 "registry key 'iPhone15Pro'"):
+        assert rule in found, (rule, found)
+    assert "xaxis ('Parameter count'): k/M/B" not in found  # a count axis may use k/M/B
+
+    fig = finalize(bad_figure())
+    fixed = render([fig, mo.Html(f'<p class="ms-chart-alt">{text_alternative(fig)}</p>')])
+    assert h.chart_rule_problems(fixed) == []
+    layout = fig.layout
+    assert list(layout.yaxis.ticktext) == ["1 GB", "10 GB", "100 GB"]
+    assert {sh.line.color for sh in layout.shapes} == {REFERENCE_COLOR}
+    assert "Apple iPhone 15 Pro" in layout.title.text and "NVIDIA Jetson Orin NX" in fig.data[0].name
+    # the two labels 0.2 GB apart do not sit on each other
+    a, b = layout.annotations
+    assert (a.xanchor, a.yanchor) != (b.xanchor, b.yanchor)

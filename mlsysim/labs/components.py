@@ -415,10 +415,12 @@ class View:
 
 def show(view: View, feedback=None):
     """Lay out a part: chart, cards, sentence, optional alert, MathPeek, prediction feedback."""
-    from .charts import place_line_labels
+    from .charts import finalize, text_alternative
 
     mo = _mo()
-    items = [place_line_labels(view.figure), cards(view.cards), mo.md(view.summary)]
+    fig = finalize(view.figure)  # the chart rules (charts.py), and a text alternative for it
+    alt = mo.Html(f'<p class="ms-chart-alt">{_e(text_alternative(fig, view.summary))}</p>')
+    items = [fig, alt, cards(view.cards), mo.md(view.summary)]
     if view.alert is not None:
         items.append(view.alert)
     items.append(math_peek(view.peek_title, view.peek))

@@ -1,356 +1,327 @@
 """Real-browser test of the WebAssembly site: every lab, offline, in headless Debian Chromium.
 
-    bash scripts/install_browser_deps.sh          # once: chromium (apt), playwright, uv
+    bash scripts/install_browser_deps.sh          # once: chromium (apt), playwright, uv, npm
     pytest -m browser tests/browser                # builds the offline site into a temp dir
 
-Environment:
-  MLSYSIM_LABS_DIR         notebooks to test (default <repo>/labs)
-  MLSYSIM_SITE_DIR         use this prebuilt site (python scripts/build_site.py --offline-mirror)
-                           instead of building one
-  MLSYSIM_SITE_METRICS     where to write site-metrics.json (default: the pytest temp dir)
-  MLSYSIM_BROWSER_TIMEOUT  seconds to wait for a page's first prediction question (default 120)
-  MLSYSIM_CHROMIUM         browser binary (default /usr/bin/chromium; never downloaded)
-  MLSYSIM_BROWSER_CACHE    download cache for the offline mirror (default <repo>/.browser-cache)
+(fixtures and environment variables: see conftest.py)
 
-For every notebook it checks: the first prediction question (a radio) appears; no request
-leaves 127.0.0.1/localhost (all are recorded, external ones are aborted and listed); no Python
-error (marimo error output, traceback text, "[STDERR] Traceback" in the console, page errors);
-clicking the first option unlocks a Plotly chart; the ledger (a localStorage key or an
-IndexedDB record whose name starts with "mlsysim") exists after answering and survives a reload.
-Time-to-first-interactive and bytes downloaded are written to site-metrics.json and printed.
+Per notebook: the pins marimo embedded equal what the mirror serves; the lab's header and first
+part's text are shown (pre-rendered, in document order) before the kernel is ready; the first
+prediction becomes live; no request leaves 127.0.0.1, no file is downloaded twice, no dependency
+fails to install, no Python error; axe-core finds no WCAG 2.1 A/AA violation in the project's
+own content, locked and after answering (violations inside marimo's chrome are recorded in the
+metrics, not hidden); answering draws a Plotly chart, screenshotted in light and dark; the
+ledger (IndexedDB) survives a reload. The control page (one mo.ui.radio, exported the same way)
+is measured in the same run: every lab's time to its first question and bytes are recorded
+against it. One lab runs at phone width (390 x 844); the landing page is checked in light and
+dark, with the progress a student saved.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import http.server
 import json
-import os
 import re
-import shutil
-import sys
-import threading
 import time
-from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
+from conftest import (
+    CONTROL,
+    NOTEBOOKS,
+    PLOT,
+    RADIO,
+    STORAGE_JS,
+    TIMEOUT_S,
+    build_site,
+    ledger_entries,
+)
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import build_site  # noqa: E402
-
-LABS_DIR = Path(os.environ.get("MLSYSIM_LABS_DIR", ROOT / "labs")).resolve()
-CHROMIUM = os.environ.get("MLSYSIM_CHROMIUM", "/usr/bin/chromium")
-TIMEOUT_S = float(os.environ.get("MLSYSIM_BROWSER_TIMEOUT", "120"))
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-dev-shm-usage",
-]
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
-RADIO = "[role=radio], input[type=radio]"
-PLOT = ".js-plotly-plot"
-ERROR_DOM = ".marimo-error, [data-testid=error-output], .traceback"
-ERROR_TEXT = re.compile(r"Traceback \(most recent call last\)|An internal error occurred")
-# marimo's frontend rejects a worker RPC after 20 s; on a loaded 2-core machine a slow package load
-# triggers it with no effect on the page: recorded in the metrics as a warning, not a failure
-BENIGN_PAGE_ERRORS = re.compile(r"^RPC request timed out")
-STDERR_ERROR = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exception)\b.*:", re.M)
-NOTEBOOKS = build_site.list_notebooks(LABS_DIR) if LABS_DIR.is_dir() else []
-
-STORAGE_JS = """async () => {
-  const out = {localStorage: [], indexedDB: []};
-  try { for (let i = 0; i < localStorage.length; i++) out.localStorage.push(localStorage.key(i)); }
-  catch (e) { out.localStorageError = String(e); }
-  if (!indexedDB.databases) return out;
-  for (const info of await indexedDB.databases()) {
-    try {
-      const db = await new Promise((res, rej) => {
-        const r = indexedDB.open(info.name); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error);
-      });
-      for (const store of Array.from(db.objectStoreNames)) {
-        const keys = await new Promise((res, rej) => {
-          const r = db.transaction(store, 'readonly').objectStore(store).getAllKeys();
-          r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error);
-        });
-        for (const k of keys) out.indexedDB.push([info.name, store, String(k)]);
-      }
-      db.close();
-    } catch (e) { out.indexedDB.push([info.name, '?', 'error: ' + e]); }
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+AXE_RUN = """async (tags) => {
+  const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+  const out = [];
+  for (const v of r.violations) for (const n of v.nodes) {
+    const t = n.target;
+    let own = false;
+    if (t.length === 1 && typeof t[0] === 'string') {   // light DOM (marimo widgets use shadow roots)
+      const el = document.querySelector(t[0]);
+      own = !!(el && el.closest('.output-area'));
+    }
+    out.push({id: v.id, impact: v.impact, own, target: JSON.stringify(t), html: n.html.slice(0, 160),
+              summary: (n.failureSummary || '').slice(0, 200)});
   }
   return out;
 }"""
 
 
-def ledger_entries(storage: dict) -> list[str]:
-    """Storage entries whose key (or, for IDBFS file paths, the file name) starts with 'mlsysim'."""
-    found = [
-        f"localStorage:{k}" for k in storage.get("localStorage", []) if k.startswith("mlsysim")
-    ]
-    for db, store, key in storage.get("indexedDB", []):
-        if key.startswith("mlsysim") or key.rsplit("/", 1)[-1].startswith("mlsysim"):
-            found.append(f"indexedDB:{db}/{store}:{key}")
-    return found
+def run_axe(lp, axe_js: str) -> tuple[list[dict], list[dict]]:
+    """(violations in the project's own content, violations in marimo's chrome)."""
+    if not lp.page.evaluate("() => typeof window.axe !== 'undefined'"):
+        lp.page.add_script_tag(content=axe_js)
+    found = lp.page.evaluate(AXE_RUN, WCAG)
+    return [v for v in found if v["own"]], [v for v in found if not v["own"]]
 
 
-# ------------------------------------------------------------------ fixtures
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".wasm": "application/wasm",
-        ".mjs": "text/javascript",
-        ".js": "text/javascript",
-        ".json": "application/json",
-        ".whl": "application/zip",
-    }
-    served: list  # (path, status, bytes), set per server
-
-    def log_message(self, *args):
-        pass
-
-    def copyfile(self, source, outputfile):
-        n = 0
-        while chunk := source.read(64 * 1024):
-            outputfile.write(chunk)
-            n += len(chunk)
-        self.served.append((self.path, 200, n))
+def first_chart_shot(lp, path_stem, artifacts) -> dict:
+    """Screenshots of the first chart in light and dark (the page follows the system theme)."""
+    shots = {}
+    plot = lp.page.locator(PLOT).filter(visible=True).first
+    for scheme in ("light", "dark"):
+        lp.page.emulate_media(color_scheme=scheme)
+        lp.page.wait_for_timeout(400)
+        dark = lp.page.evaluate("() => document.body.classList.contains('dark')")
+        assert dark == (scheme == "dark"), f"marimo's theme did not follow the system ({scheme})"
+        f = artifacts / f"{path_stem}-chart-{scheme}.png"
+        plot.screenshot(path=str(f))
+        shots[scheme] = str(f)
+    lp.page.emulate_media(color_scheme="light")
+    return shots
 
 
+# ------------------------------------------------------------------ the control page
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory) -> Path:
-    prebuilt = os.environ.get("MLSYSIM_SITE_DIR")
-    if prebuilt:
-        d = Path(prebuilt).resolve()
-        assert (d / "index.html").is_file(), f"MLSYSIM_SITE_DIR={d} has no index.html"
-        return d
-    if shutil.which("uv") is None:
-        pytest.skip(
-            "uv not installed (marimo export html-wasm needs it): bash scripts/install_browser_deps.sh"
-        )
-    out = tmp_path_factory.mktemp("site")
-    cache = Path(os.environ.get("MLSYSIM_BROWSER_CACHE", ROOT / ".browser-cache")).resolve()
-    t = time.time()
-    build_site.build_site(out, LABS_DIR, out / build_site.MIRROR_NAME, cache)
-    print(f"site built in {time.time() - t:.1f}s")
-    return out
+def control(browser, server, metrics):
+    """The floor: a one-radio marimo notebook, exported and served like the labs."""
+    from conftest import LabPage
 
-
-@pytest.fixture(scope="session")
-def server(site_dir):
-    served: list = []
-    handler = type("H", (_Handler,), {"served": served})
-    srv = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(handler, directory=str(site_dir))
-    )
-    th = threading.Thread(target=srv.serve_forever, daemon=True)
-    th.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}", served
-    srv.shutdown()
-    srv.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser():
+    lp = LabPage(browser, server, CONTROL).goto()
     try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright not installed: bash scripts/install_browser_deps.sh")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(
-            f"{CHROMIUM} not found (Debian chromium; never downloaded): bash scripts/install_browser_deps.sh"
-        )
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+        live = lp.wait_live()
+        m = {"ok": True, "question_s": live, "content_s": lp.marks().get("header"),
+             "bytes_to_question": sum(b for _, _, b in lp.served()),
+             "requests": len(lp.requests), "duplicates": lp.duplicates(),
+             "external_requests": lp.offenders(), "failed_installs": lp.failed_installs()}
+    finally:
+        lp.close()
+    metrics[CONTROL] = m
+    return m
 
 
-@pytest.fixture(scope="session")
-def metrics(request, tmp_path_factory):
-    rows: dict = {}
-    yield rows
-    path = Path(
-        os.environ.get("MLSYSIM_SITE_METRICS")
-        or tmp_path_factory.getbasetemp() / "site-metrics.json"
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
-    tr = request.config.pluginmanager.get_plugin("terminalreporter")
-    lines = [
-        f"site metrics -> {path}",
-        f"{'notebook':<32}{'ok':>4}{'tti_s':>8}{'chart_s':>9}{'reload_s':>10}{'MB_tti':>8}{'reqs':>6}",
-    ]
-    for nb, m in sorted(rows.items()):
-        lines.append(
-            f"{nb:<32}{'yes' if m['ok'] else 'NO':>4}{m.get('tti_s', float('nan')):>8.1f}"
-            f"{m.get('chart_s', float('nan')):>9.1f}{m.get('reload_tti_s', float('nan')):>10.1f}"
-            f"{m.get('bytes_to_interactive', 0) / 1e6:>8.1f}{m.get('requests', 0):>6}"
-        )
-    capman = request.config.pluginmanager.get_plugin("capturemanager")
-    with capman.global_and_fixture_disabled() if capman else contextlib.nullcontext():
-        for line in lines:
-            (tr.write_line(line) if tr else print(line))
-
-
-# ------------------------------------------------------------------ the test
+# ------------------------------------------------------------------ tests
 def test_labs_found():
-    assert NOTEBOOKS, f"no notebooks in {LABS_DIR} (labs/*.py not starting with '_')"
+    assert NOTEBOOKS, "no notebooks in labs/ (labs/*.py not starting with '_')"
+
+
+def test_pins_equal_what_the_mirror_serves(site_dir):
+    """Every PEP 723 pin marimo embedded in a page is a version the offline mirror's lockfile
+    serves (a pin it does not serve makes micropip fail and fetch the other wheels twice)."""
+    lock = json.loads((site_dir / build_site.MIRROR_NAME / "pyodide" / "pyodide-lock.json")
+                      .read_text())["packages"]
+    served = {k: v["version"] for k, v in lock.items()}
+    served["marimo"] = served["marimo-base"]
+    bad = {}
+    for nb in NOTEBOOKS:
+        pins = build_site.page_pins(site_dir / nb.stem)
+        assert pins, f"{nb.stem}: no dependencies embedded"
+        wrong = {n: (v, served.get(n)) for n, v in pins.items() if served.get(n) != v}
+        if wrong:
+            bad[nb.stem] = wrong
+    assert not bad, f"pins (page, mirror) that differ: {bad}"
+
+
+def test_control_page(control):
+    assert control["question_s"] > 0
+    assert not control["external_requests"], control["external_requests"]
+    assert not control["duplicates"], control["duplicates"]
+    assert not control["failed_installs"], control["failed_installs"]
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_in_browser(nb, site_dir, server, browser, metrics, tmp_path_factory):
+def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, artifacts, axe_js):
     from playwright.sync_api import TimeoutError as PWTimeout
 
-    base, served = server
     stem = nb.stem
     assert (site_dir / stem / "index.html").is_file(), f"site has no page for {nb.name}: rebuild it"
-    url = f"{base}/{stem}/"
-    problems: list[str] = []
-    requests: list[str] = []
-    external: list[str] = []
-    console: list[tuple[str, str]] = []
-    warnings: set[str] = set()
-    m = {"ok": False, "url": url}
+    m: dict = {"ok": False}
     metrics[stem] = m
+    problems: list[str] = []
+    # the floor on the machine as it is right now: the control page, loaded just before the lab
+    ctl = open_notebook(CONTROL)
+    ctl_live = ctl.wait_live()
+    ctl.close()
+    lp = open_notebook(stem)
+    m["url"] = lp.url
 
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    live = lp.wait_live()
+    marks = lp.marks()
+    m.update(question_s=live, header_s=marks["header"], content_s=marks["content"],
+             kernel_busy_s=marks["busy"], control_question_s=ctl_live,
+             behind_control_s=round(live - ctl_live, 2),
+             content_vs_control=round(marks["content"] / ctl_live, 2) if marks["content"] else None)
+    m["bytes_to_question"] = sum(b for _, _, b in lp.served())
+    m["extra_bytes_vs_control"] = m["bytes_to_question"] - control["bytes_to_question"]
+    m["requests_to_question"] = len(lp.requests)
+    top = sorted(lp.served(), key=lambda r: -r[2])[:6]
+    m["largest_downloads"] = [f"{b / 1e6:.1f} MB {p}" for p, _, b in top]
+    if marks["content"] is None:
+        problems.append("the header and the first part's heading were never shown")
+    else:
+        if not marks["order"]:
+            problems.append("the first part's heading was shown above the lab's header")
+        if marks["busy"] is not None and marks["content"] > marks["busy"]:
+            problems.append(f"content shown only after the kernel started ({marks['content']} s > "
+                            f"{marks['busy']} s): the export is not pre-rendered")
+    lp.page.wait_for_timeout(500)
+    problems += lp.python_errors()
+    boot = lp.page.evaluate("() => [document.documentElement.classList.contains('ms-booting'), "
+                            "document.getElementById('ms-boot')?.hidden]")
+    if boot != [False, True]:
+        problems.append(f"loading line / held widgets still up after the first run: {boot}")
 
-    def on_route(route):
-        u = route.request.url
-        host = urlparse(u).hostname or ""
-        if urlparse(u).scheme in ("http", "https", "ws", "wss") and host not in LOCAL_HOSTS:
-            external.append(u)
-            route.abort()
-        else:
-            route.continue_()
+    own, chrome = run_axe(lp, axe_js)
+    m["axe_locked_marimo_chrome"] = sorted({f"{v['id']}: {v['target']}" for v in chrome})
+    problems += [f"axe (locked) {v['id']} at {v['target']}: {v['summary']}" for v in own]
 
-    ctx.route("**/*", on_route)
-    page = ctx.new_page()
-    page.on("request", lambda r: requests.append(r.url))
-    local_4xx: list[str] = []
-    page.on("response", lambda r: r.status >= 400 and local_4xx.append(f"{r.status} {r.url}"))
-    page.on("console", lambda msg: console.append((msg.type, msg.text)))
-    page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
-
-    def python_errors() -> list[str]:
-        errs = []
-        for kind, text in console:
-            if kind == "pageerror":
-                if BENIGN_PAGE_ERRORS.search(text):
-                    warnings.add(text[:200])
-                else:
-                    errs.append(f"page error: {text[:300]}")
-            elif "[STDERR]" in text and STDERR_ERROR.search(text):
-                errs.append(f"python stderr: {text.split(']', 1)[-1].strip()[:600]}")
-        dom = page.locator(ERROR_DOM)
-        for i in range(min(dom.count(), 5)):
-            if dom.nth(i).is_visible():
-                errs.append(f"marimo error output: {dom.nth(i).inner_text()[:300]}")
-        body = page.locator("body").inner_text()
-        for hit in ERROR_TEXT.findall(body):
-            errs.append(f"error text on page: {hit}")
-        return sorted(set(errs))
-
-    shot = tmp_path_factory.getbasetemp() / f"{stem}.png"
+    radio = lp.page.locator(RADIO).filter(visible=True).first
+    t1 = time.time()
+    radio.click()
     try:
-        n0 = len(served)
-        t0 = time.time()
-        page.goto(url)
-        radio = page.locator(RADIO).filter(visible=True).first
-        try:
-            radio.wait_for(timeout=TIMEOUT_S * 1000)
-            ready = True
-        except PWTimeout:
-            ready = False
-        if not ready:
-            errs = python_errors()
-            pytest.fail(
-                f"{nb.name}: no prediction question (radio) within {TIMEOUT_S:.0f}s"
-                + (f"; errors: {errs}" if errs else "")
-                + (f"; external requests: {sorted(set(external))}" if external else "")
-            )
-        m["tti_s"] = round(time.time() - t0, 2)
-        m["bytes_to_interactive"] = sum(b for _, _, b in served[n0:])
-        top = sorted(served[n0:], key=lambda r: -r[2])[:8]
-        m["largest_downloads"] = [f"{b / 1e6:.1f} MB {path}" for path, _, b in top]
-        page.wait_for_timeout(1000)  # let the remaining cells of the first pass settle
-        problems += python_errors()
+        lp.page.locator(PLOT).filter(visible=True).first.wait_for(timeout=60_000)
+        m["chart_s"] = round(time.time() - t1, 2)
+        m["first_chart_s"] = round(live + m["chart_s"], 2)
+        m["screenshots"] = first_chart_shot(lp, stem, artifacts)
+        own, chrome = run_axe(lp, axe_js)
+        m["axe_answered_marimo_chrome"] = sorted({f"{v['id']}: {v['target']}" for v in chrome})
+        problems += [f"axe (answered) {v['id']} at {v['target']}: {v['summary']}" for v in own]
+        label = lp.page.locator(f"{PLOT}").first.evaluate(
+            "e => (e.closest('[aria-label]') || e).getAttribute('aria-label') || ''")
+        alt = lp.page.locator(".ms-chart-alt").count()
+        if not (label or alt):
+            problems.append("the chart has no text alternative (aria-label or .ms-chart-alt)")
+    except PWTimeout:
+        problems.append("no Plotly chart appeared within 60 s of answering the first question")
+    m["bytes"] = sum(b for _, _, b in lp.served())
+    m["requests"] = len(lp.requests)
+    m["duplicates"] = lp.duplicates()
+    if m["duplicates"]:
+        problems.append(f"downloaded more than once: {m['duplicates']}")
+    m["failed_installs"] = lp.failed_installs()
+    problems += [f"failed install: {t}" for t in m["failed_installs"]]
 
-        t1 = time.time()
-        radio.click()
-        try:
-            page.locator(PLOT).filter(visible=True).first.wait_for(timeout=60_000)
-            m["chart_s"] = round(time.time() - t1, 2)
-            page.screenshot(path=str(shot.with_name(f"{stem}-answered.png")), full_page=True)
-        except PWTimeout:
-            problems.append(
-                "no Plotly chart (.js-plotly-plot) appeared within 60s of answering "
-                "the first prediction question"
-            )
-        m["bytes"] = sum(b for _, _, b in served[n0:])
-        m["requests"] = len(requests)
+    entries: list[str] = []
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        entries = ledger_entries(lp.page.evaluate(STORAGE_JS))
+        if entries:
+            break
+        lp.page.wait_for_timeout(500)
+    if not entries:
+        problems.append("no ledger after answering (no IndexedDB record starting with 'mlsysim')")
+    problems += lp.python_errors()
 
-        # the ledger: written after answering, still there after a reload
-        entries: list[str] = []
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            entries = ledger_entries(page.evaluate(STORAGE_JS))
-            if entries:
-                break
-            page.wait_for_timeout(500)
-        if not entries:
-            problems.append(
-                "no ledger after answering: no localStorage key / IndexedDB record "
-                "starting with 'mlsysim'"
-            )
-        m["ledger_before_reload"] = entries
-        problems += python_errors()
+    t2 = time.time()
+    lp.page.reload()
+    try:
+        lp.page.locator(RADIO).filter(visible=True).first.wait_for(timeout=TIMEOUT_S * 1000)
+        m["reload_question_s"] = lp.wait_live()
+        m["reload_wall_s"] = round(time.time() - t2, 2)
+    except AssertionError as e:
+        problems.append(f"after reload: {e}")
+    after = ledger_entries(lp.page.evaluate(STORAGE_JS))
+    if entries and not after:
+        problems.append(f"ledger lost on reload (before: {entries})")
+    problems += lp.python_errors()
 
-        t2 = time.time()
-        page.reload()
-        try:
-            page.locator(RADIO).filter(visible=True).first.wait_for(timeout=TIMEOUT_S * 1000)
-            m["reload_tti_s"] = round(time.time() - t2, 2)
-        except PWTimeout:
-            problems.append(f"after reload: no prediction question within {TIMEOUT_S:.0f}s")
-        after = ledger_entries(page.evaluate(STORAGE_JS))
-        m["ledger_after_reload"] = after
-        if entries and not after:
-            problems.append(f"ledger lost on reload (before: {entries})")
-        page.wait_for_timeout(1000)
-        problems += python_errors()
-    finally:
-        try:
-            page.screenshot(path=str(shot), full_page=True)
-            m["screenshot"] = str(shot)
-        except Exception:  # noqa: BLE001 - a screenshot is a courtesy
-            pass
-        ctx.close()
-
-    offenders = sorted(
-        set(external)
-        | {
-            u
-            for u in requests
-            if urlparse(u).scheme in ("http", "https", "ws", "wss")
-            and (urlparse(u).hostname or "") not in LOCAL_HOSTS
-        }
-    )
-    if offenders:
-        problems.append(
-            f"{len(offenders)} request(s) outside 127.0.0.1/localhost: " + ", ".join(offenders[:20])
-        )
-    m["external_requests"] = offenders
-    m["http_errors"] = sorted(
-        set(local_4xx)
-    )  # informational: a missing wheel also shows as an import error
-    m["warnings"] = sorted(warnings)
+    m["external_requests"] = lp.offenders()
+    if m["external_requests"]:
+        problems.append(f"{len(m['external_requests'])} request(s) outside 127.0.0.1: "
+                        + ", ".join(m["external_requests"][:20]))
+    m["http_errors"] = sorted(set(lp.http_errors))
+    m["warnings"] = sorted(lp.warnings)
     m["problems"] = sorted(set(problems))
     m["ok"] = not problems
-    assert not problems, f"{nb.name} ({url}):\n  - " + "\n  - ".join(sorted(set(problems)))
+    assert not problems, f"{nb.name} ({lp.url}):\n  - " + "\n  - ".join(sorted(set(problems)))
+
+
+PHONE = (390, 844)
+
+
+def test_phone_width(open_notebook, artifacts, metrics):
+    """One lab at 390 x 844, its first prediction answered from the keyboard: nothing wider than
+    the screen, the chart's title and legend inside the chart and apart, no toolbar over the
+    chart, the whole page saved as a screenshot."""
+    stem = next((p.stem for p in NOTEBOOKS if p.stem == "s06_02_mlps"), NOTEBOOKS[0].stem)
+    lp = open_notebook(stem, viewport=PHONE)
+    lp.wait_live()
+    # answered from the keyboard alone: focus the first option, select it with the space bar
+    lp.page.locator(RADIO).filter(visible=True).first.focus()
+    lp.page.keyboard.press("Space")
+    lp.page.locator(PLOT).filter(visible=True).first.wait_for(timeout=60_000)
+    lp.page.wait_for_timeout(800)
+    geo = lp.page.locator(PLOT).first.evaluate("""e => {
+      const r = (x) => { if (!x) return null; const b = x.getBoundingClientRect();
+                         return [b.left, b.top, b.right, b.bottom]; };
+      const vis = (x) => x && getComputedStyle(x).display !== 'none' && x.getBoundingClientRect().width > 0;
+      const mb = e.querySelector('.modebar .modebar-btn');
+      return {plot: r(e), title: r(e.querySelector('.gtitle')), legend: r(e.querySelector('.legend')),
+              modebar: vis(mb), page: document.documentElement.scrollWidth,
+              app: (document.querySelector('#App') || document.body).scrollWidth};
+    }""")
+    problems = []
+    if max(geo["page"], geo["app"]) > PHONE[0] + 1:
+        problems.append(f"page is {max(geo['page'], geo['app'])} px wide at {PHONE[0]} px")
+    pl = geo["plot"]
+    for what in ("title", "legend"):
+        b = geo[what]
+        if b and (b[0] < pl[0] - 1 or b[2] > pl[2] + 1):
+            problems.append(f"chart {what} runs outside the chart ({b} vs {pl})")
+    t, lg = geo["title"], geo["legend"]
+    if t and lg and not (t[3] <= lg[1] or lg[3] <= t[1] or t[2] <= lg[0] or lg[2] <= t[0]):
+        problems.append(f"chart title {t} overlaps the legend {lg}")
+    if geo["modebar"]:
+        problems.append("Plotly's toolbar is shown at phone width")
+    boot = lp.page.evaluate("() => [document.documentElement.classList.contains('ms-booting'), "
+                            "document.getElementById('ms-boot')?.hidden]")
+    if boot != [False, True]:
+        problems.append(f"the loading line is still up after the kernel's first run: {boot}")
+    h = lp.fit_viewport_to_content(PHONE[0])
+    lp.page.screenshot(path=str(artifacts / f"{stem}-phone.png"))
+    metrics.setdefault("_phone", {}).update(ok=not problems, stem=stem, height_px=h, geometry=geo,
+                                          problems=problems)
+    assert not problems, problems
+
+
+def test_index_page(site_dir, server, browser, open_notebook, axe_js, artifacts):
+    """The landing page: every lab in the README's order, each with a goal and a duration, no
+    prediction answers, light and dark, no request outside the origin, and the progress the
+    student saved in a lab (read from the ledger in IndexedDB)."""
+    from conftest import LabPage
+
+    order = [p.stem for p in NOTEBOOKS]
+    lp = LabPage(browser, server, "", color_scheme="dark")
+    try:
+        lp.page.goto(lp.url)
+        lp.page.wait_for_selector(".lab-card")
+        stems = lp.page.eval_on_selector_all(".lab-card a.lab-open",
+                                             "els => els.map(a => a.getAttribute('href'))")
+        assert [s.strip("./") for s in stems] == order
+        for card in lp.page.locator(".lab-card").all():
+            txt = card.inner_text()
+            assert re.search(r"\b\d+\s*min", txt), f"no duration: {txt[:80]}"
+            assert len(card.locator(".lab-goal").inner_text().strip()) > 20, txt[:80]
+        bg = lp.page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        assert bg not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"), f"dark mode background {bg}"
+        lp.page.screenshot(path=str(artifacts / "index-dark.png"), full_page=True)
+        lp.page.emulate_media(color_scheme="light")
+        lp.page.screenshot(path=str(artifacts / "index-light.png"), full_page=True)
+        lp.page.add_script_tag(content=axe_js)
+        bad = lp.page.evaluate(AXE_RUN.replace("el.closest('.output-area')", "el"), WCAG)
+        assert not bad, bad
+        assert not lp.offenders(), lp.offenders()
+    finally:
+        lp.close()
+
+    # progress: answer one lab's first question, then open the index in the same context
+    stem = order[0]
+    nb = open_notebook(stem)
+    nb.wait_live()
+    nb.page.locator(RADIO).filter(visible=True).first.click()
+    nb.page.locator(PLOT).filter(visible=True).first.wait_for(timeout=60_000)
+    deadline = time.time() + 20
+    while time.time() < deadline and not ledger_entries(nb.page.evaluate(STORAGE_JS)):
+        nb.page.wait_for_timeout(500)
+    nb.page.goto(nb.url.rsplit("/", 2)[0] + "/")
+    nb.page.wait_for_selector(f".lab-card[data-stem='{stem}'] .lab-progress:not(:empty)")
+    prog = nb.page.locator(f".lab-card[data-stem='{stem}'] .lab-progress").inner_text()
+    assert re.search(r"1\s*/\s*\d+", prog), prog

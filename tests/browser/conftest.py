@@ -1,0 +1,383 @@
+"""Fixtures of the real-browser tests (offline site, headless Debian Chromium, Playwright).
+
+    bash scripts/install_browser_deps.sh          # once: chromium (apt), playwright, uv, npm
+    pytest -m browser tests/browser                # builds the offline site once per session
+
+Session fixtures: ``site_dir`` (the offline site built once, with the control page at
+``_control/``; or ``$MLSYSIM_SITE_DIR``), ``server`` (serves it on 127.0.0.1 and records every
+file served), ``browser`` (Debian's /usr/bin/chromium, never downloaded), ``metrics`` (written to
+``site-metrics.json``), ``axe_js``; function fixture ``open_notebook(stem, ...) -> LabPage``.
+
+Environment:
+  MLSYSIM_LABS_DIR         notebooks to test (default <repo>/labs)
+  MLSYSIM_SITE_DIR         use this prebuilt site (python scripts/build_site.py --offline-mirror;
+                           the control page is added to it when missing)
+  MLSYSIM_SITE_METRICS     where to write site-metrics.json (default: the pytest temp dir)
+  MLSYSIM_ARTIFACTS        where screenshots go (default: <pytest temp dir>/artifacts)
+  MLSYSIM_BROWSER_TIMEOUT  seconds to wait for a page's first live question (default 120)
+  MLSYSIM_CHROMIUM         browser binary (default /usr/bin/chromium; never downloaded)
+  MLSYSIM_BROWSER_CACHE    download cache for the offline mirror (default <repo>/.browser-cache)
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_site  # noqa: E402
+
+LABS_DIR = Path(os.environ.get("MLSYSIM_LABS_DIR", ROOT / "labs")).resolve()
+CHROMIUM = os.environ.get("MLSYSIM_CHROMIUM", "/usr/bin/chromium")
+TIMEOUT_S = float(os.environ.get("MLSYSIM_BROWSER_TIMEOUT", "120"))
+CACHE = Path(os.environ.get("MLSYSIM_BROWSER_CACHE", ROOT / ".browser-cache")).resolve()
+CONTROL_NB = Path(__file__).with_name("control_notebook.py")
+CONTROL = "_control"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-dev-shm-usage",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+RADIO = "[role=radio], input[type=radio]"
+PLOT = ".js-plotly-plot"
+ERROR_DOM = ".marimo-error, [data-testid=error-output], .traceback"
+ERROR_TEXT = re.compile(r"Traceback \(most recent call last\)|An internal error occurred")
+# marimo's frontend rejects a worker RPC after 20 s; on a loaded 2-core machine a slow package load
+# triggers it with no effect on the page: recorded in the metrics as a warning, not a failure
+BENIGN_PAGE_ERRORS = re.compile(r"^RPC request timed out")
+STDERR_ERROR = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exception)\b.*:", re.M)
+# a dependency that failed to install (a pin the mirror does not serve, a fetch that failed)
+FAILED_INSTALL = re.compile(
+    r"Can't find a pure Python 3 wheel|Can't fetch metadata|Failed to load packages|"
+    r"Failed to load notebook dependencies|No known package with name|ValueError: Requested"
+)
+NOTEBOOKS = build_site.list_notebooks(LABS_DIR) if LABS_DIR.is_dir() else []
+
+# Marks in page time (ms since navigation start), kept by a MutationObserver from the first byte:
+# header (the lab's h1 shown), content (header + the first part's h2 shown, in document order),
+# busy (marimo marks outputs stale/loading while the kernel runs the notebook), live (no output
+# busy any more after the kernel's first run: widgets answer from then on).
+MARKS_JS = """(() => {
+  const M = window.__mlsysim = {header: null, content: null, order: null, busy: null, live: null};
+  const BUSY = '.marimo-output-stale, .marimo-output-loading, .running-app-icon';
+  const shown = (e) => e && e.getClientRects().length > 0 && e.textContent.trim().length > 0;
+  function check() {
+    const now = performance.now();
+    const h1 = document.querySelector('.output-area h1');
+    if (M.header === null && shown(h1)) M.header = now;
+    if (M.content === null && M.header !== null) {
+      const h2 = document.querySelector('.output-area h2');
+      if (shown(h2)) {
+        M.content = now;
+        M.order = !!(h1.compareDocumentPosition(h2) & Node.DOCUMENT_POSITION_FOLLOWING);
+      }
+    }
+    if (document.querySelector(BUSY)) { if (M.busy === null) M.busy = now; M.live = null; }
+    else if (M.busy !== null && M.live === null) M.live = now;
+  }
+  const start = () => new MutationObserver(check).observe(document, {subtree: true, childList: true,
+    attributes: true, attributeFilter: ['class']});
+  if (document.documentElement) start(); else document.addEventListener('readystatechange', start, {once: true});
+})();"""
+
+STORAGE_JS = """async () => {
+  const out = {localStorage: [], indexedDB: []};
+  try { for (let i = 0; i < localStorage.length; i++) out.localStorage.push(localStorage.key(i)); }
+  catch (e) { out.localStorageError = String(e); }
+  if (!indexedDB.databases) return out;
+  for (const info of await indexedDB.databases()) {
+    try {
+      const db = await new Promise((res, rej) => {
+        const r = indexedDB.open(info.name); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error);
+      });
+      for (const store of Array.from(db.objectStoreNames)) {
+        const keys = await new Promise((res, rej) => {
+          const r = db.transaction(store, 'readonly').objectStore(store).getAllKeys();
+          r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error);
+        });
+        for (const k of keys) out.indexedDB.push([info.name, store, String(k)]);
+      }
+      db.close();
+    } catch (e) { out.indexedDB.push([info.name, '?', 'error: ' + e]); }
+  }
+  return out;
+}"""
+
+
+def ledger_entries(storage: dict) -> list[str]:
+    """Storage entries whose key (or, for IDBFS file paths, the file name) starts with 'mlsysim'."""
+    found = [
+        f"localStorage:{k}" for k in storage.get("localStorage", []) if k.startswith("mlsysim")
+    ]
+    for db, store, key in storage.get("indexedDB", []):
+        if key.startswith("mlsysim") or key.rsplit("/", 1)[-1].startswith("mlsysim"):
+            found.append(f"indexedDB:{db}/{store}:{key}")
+    return found
+
+
+def is_external(url: str) -> bool:
+    u = urlparse(url)
+    return u.scheme in ("http", "https", "ws", "wss") and (u.hostname or "") not in LOCAL_HOSTS
+
+
+# ------------------------------------------------------------------ server and site
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".json": "application/json",
+        ".whl": "application/zip",
+    }
+    served: list  # (path, status, bytes), set per server
+
+    def log_message(self, *args):
+        pass
+
+    def copyfile(self, source, outputfile):
+        n = 0
+        while chunk := source.read(64 * 1024):
+            outputfile.write(chunk)
+            n += len(chunk)
+        self.served.append((self.path.split("?", 1)[0], 200, n))
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory) -> Path:
+    """The offline site, built once per session (plus the control page at _control/)."""
+    prebuilt = os.environ.get("MLSYSIM_SITE_DIR")
+    if prebuilt:
+        d = Path(prebuilt).resolve()
+        assert (d / "index.html").is_file(), f"MLSYSIM_SITE_DIR={d} has no index.html"
+    else:
+        if shutil.which("uv") is None:
+            pytest.skip("uv not installed (marimo export html-wasm needs it): "
+                        "bash scripts/install_browser_deps.sh")
+        d = tmp_path_factory.mktemp("site")
+        t = time.time()
+        build_site.build_site(d, LABS_DIR, d / build_site.MIRROR_NAME, CACHE)
+        print(f"site built in {time.time() - t:.1f}s")
+    if not (d / CONTROL / "index.html").is_file():
+        build_site.add_page(d, CONTROL_NB, CONTROL)
+    return d
+
+
+@pytest.fixture(scope="session")
+def server(site_dir):
+    """(base URL, served) where served lists (path, status, bytes) of every file sent."""
+    served: list = []
+    handler = type("H", (_Handler,), {"served": served})
+    srv = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(site_dir))
+    )
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}", served
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright not installed: bash scripts/install_browser_deps.sh")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} not found (Debian chromium; never downloaded): "
+                    "bash scripts/install_browser_deps.sh")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts(tmp_path_factory) -> Path:
+    d = Path(os.environ.get("MLSYSIM_ARTIFACTS") or tmp_path_factory.getbasetemp() / "artifacts")
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+@pytest.fixture(scope="session")
+def axe_js() -> str:
+    try:
+        return build_site.fetch_axe_core(CACHE).read_text(encoding="utf-8")
+    except SystemExit as e:
+        pytest.skip(f"axe-core unavailable: {e}")
+
+
+@pytest.fixture(scope="session")
+def metrics(request, tmp_path_factory):
+    rows: dict = {}
+    yield rows
+    path = Path(os.environ.get("MLSYSIM_SITE_METRICS")
+                or tmp_path_factory.getbasetemp() / "site-metrics.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
+    tr = request.config.pluginmanager.get_plugin("terminalreporter")
+    cols = [("content_s", 8.1), ("question_s", 8.1), ("behind_control_s", 8.2),
+            ("chart_s", 8.2), ("MB_question", 8.1), ("requests", 6.0), ("duplicates", 5.0)]
+    lines = [f"site metrics -> {path}",
+             f"{'page':<28}{'ok':>4}" + "".join(f"{c[:8]:>{w.__int__() + 2}}" for c, w in cols)]
+    for nb, m in sorted(rows.items()):
+        vals = {**m, "MB_question": m.get("bytes_to_question", 0) / 1e6,
+                "duplicates": len(m.get("duplicates", []))}
+        cells = []
+        for c, w in cols:
+            v = vals.get(c)
+            fmt = f"{{:>{int(w) + 2}.{round((w % 1) * 10)}f}}"
+            cells.append(fmt.format(v) if isinstance(v, int | float) else f"{'-':>{int(w) + 2}}")
+        lines.append(f"{nb:<28}{'yes' if m.get('ok') else 'NO':>4}" + "".join(cells))
+    capman = request.config.pluginmanager.get_plugin("capturemanager")
+    with capman.global_and_fixture_disabled() if capman else contextlib.nullcontext():
+        for line in lines:
+            (tr.write_line(line) if tr else print(line))
+
+
+# ------------------------------------------------------------------ one open page
+class LabPage:
+    """One notebook page in its own browser context: every request, console line and file served
+    is recorded; requests outside 127.0.0.1/localhost are aborted and listed."""
+
+    def __init__(self, browser, server, stem: str, *, color_scheme: str = "light",
+                 viewport: tuple[int, int] = (1280, 900), query: str = ""):
+        base, self._served = server
+        self.stem = stem
+        self.url = f"{base}/{stem}/{query}"
+        self.requests: list[str] = []
+        self.external: list[str] = []
+        self.console: list[tuple[str, str]] = []
+        self.http_errors: list[str] = []
+        self.warnings: set[str] = set()
+        self.ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]},
+                                       color_scheme=color_scheme)
+        self.ctx.route("**/*", self._route)
+        self.ctx.add_init_script(MARKS_JS)
+        self.page = self.ctx.new_page()
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("response",
+                     lambda r: r.status >= 400 and self.http_errors.append(f"{r.status} {r.url}"))
+        self.page.on("console", lambda msg: self.console.append((msg.type, msg.text)))
+        self.page.on("pageerror", lambda e: self.console.append(("pageerror", str(e))))
+        self.n0 = len(self._served)
+        self.t0 = 0.0
+
+    def _route(self, route):
+        if is_external(route.request.url):
+            self.external.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    def goto(self) -> LabPage:
+        self.n0 = len(self._served)
+        self.t0 = time.time()
+        self.page.goto(self.url)
+        return self
+
+    def marks(self) -> dict:
+        """The page's marks in seconds since navigation (None: not reached)."""
+        m = self.page.evaluate("() => window.__mlsysim || {}")
+        return {k: (round(v / 1000, 2) if isinstance(v, int | float) and k != "order" else v)
+                for k, v in m.items()}
+
+    def wait_live(self, timeout_s: float = TIMEOUT_S, quiet_ms: int = 400) -> float:
+        """Seconds from navigation until the first prediction radio is visible and the kernel's
+        first run is over (no output stale or loading for ``quiet_ms``)."""
+        from playwright.sync_api import TimeoutError as PWTimeout
+
+        deadline = time.time() + timeout_s
+        try:
+            self.page.locator(RADIO).filter(visible=True).first.wait_for(timeout=timeout_s * 1000)
+        except PWTimeout as e:
+            raise AssertionError(f"{self.stem}: no radio within {timeout_s:.0f}s; "
+                                 f"errors: {self.python_errors()}") from e
+        while time.time() < deadline:
+            live = self.page.evaluate(
+                f"() => {{ const M = window.__mlsysim; return M && M.live !== null && "
+                f"performance.now() - M.live > {quiet_ms} ? M.live : null; }}")
+            if live is not None:
+                return round(live / 1000, 2)
+            self.page.wait_for_timeout(100)
+        raise AssertionError(f"{self.stem}: the kernel never finished its first run within "
+                             f"{timeout_s:.0f}s; errors: {self.python_errors()}")
+
+    def served(self) -> list[tuple[str, int, int]]:
+        return self._served[self.n0:]
+
+    def duplicates(self) -> list[str]:
+        c = collections.Counter(p for p, _, _ in self.served())
+        return sorted(f"{p} x{n}" for p, n in c.items() if n > 1)
+
+    def failed_installs(self) -> list[str]:
+        return sorted({t[:300] for _, t in self.console if FAILED_INSTALL.search(t)})
+
+    def python_errors(self) -> list[str]:
+        errs = []
+        for kind, text in self.console:
+            if kind == "pageerror":
+                if BENIGN_PAGE_ERRORS.search(text):
+                    self.warnings.add(text[:200])
+                else:
+                    errs.append(f"page error: {text[:300]}")
+            elif "[STDERR]" in text and STDERR_ERROR.search(text):
+                errs.append(f"python stderr: {text.split(']', 1)[-1].strip()[:600]}")
+        dom = self.page.locator(ERROR_DOM)
+        for i in range(min(dom.count(), 5)):
+            if dom.nth(i).is_visible():
+                errs.append(f"marimo error output: {dom.nth(i).inner_text()[:300]}")
+        body = self.page.locator("body").inner_text()
+        for hit in ERROR_TEXT.findall(body):
+            errs.append(f"error text on page: {hit}")
+        return sorted(set(errs))
+
+    def offenders(self) -> list[str]:
+        return sorted(set(self.external) | {u for u in self.requests if is_external(u)})
+
+    def fit_viewport_to_content(self, width: int | None = None, max_h: int = 12000) -> int:
+        """marimo scrolls inside #App: grow the viewport to the app's height so a screenshot
+        shows the whole notebook."""
+        h = self.page.evaluate("() => { const a = document.querySelector('#App'); "
+                               "return a ? a.scrollHeight : document.documentElement.scrollHeight; }")
+        vp = self.page.viewport_size
+        self.page.set_viewport_size({"width": width or vp["width"], "height": min(int(h), max_h)})
+        self.page.wait_for_timeout(300)
+        return int(h)
+
+    def close(self):
+        with contextlib.suppress(Exception):
+            self.ctx.close()
+
+
+@pytest.fixture
+def open_notebook(browser, server):
+    """``open_notebook(stem, color_scheme=, viewport=, query=)`` -> a navigated LabPage."""
+    opened: list[LabPage] = []
+
+    def _open(stem: str, **kw) -> LabPage:
+        lp = LabPage(browser, server, stem, **kw)
+        opened.append(lp)
+        return lp.goto()
+
+    yield _open
+    for lp in opened:
+        lp.close()
