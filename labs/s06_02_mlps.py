@@ -277,7 +277,9 @@ def _(d_batch, d_level, d_precision, kit, lab, mo, pred_d, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
+            kit.locked_note("the takeaways (answer every prediction first)"))
     mo.md("""
     ## Takeaways
 

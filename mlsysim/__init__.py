@@ -5,7 +5,7 @@ peak rates are dense unless marked sparse.
 """
 
 from . import energy, layers, models
-from .engine import Engine, Profile, solve, sweep, weight_only_intensity
+from .engine import Engine, Profile, solve, sweep, weight_only_intensity, weight_reuse
 from .hardware import DEVICES, Device, Hardware
 from .models import Model, Models
 from .units import Q_, bytes_per_value, ureg
@@ -29,5 +29,6 @@ __all__ = [
     "sweep",
     "ureg",
     "weight_only_intensity",
+    "weight_reuse",
     "__version__",
 ]

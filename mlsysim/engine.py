@@ -22,7 +22,7 @@ from .layers import Layer, check_batch
 from .models import Model, Row, to_frame
 from .units import PRECISIONS, Q_, Quantity, bytes_per_value
 
-__all__ = ["Engine", "Profile", "LayerTiming", "weight_only_intensity", "solve", "sweep"]
+__all__ = ["Engine", "Profile", "LayerTiming", "weight_only_intensity", "weight_reuse", "solve", "sweep"]
 
 
 def _numpy():
@@ -169,8 +169,19 @@ class Profile:
 
     @property
     def ridge_point(self) -> float:
-        """Effective ridge (peak x efficiency / bandwidth) in FLOP/byte."""
-        return self.peak_flops_s * self.efficiency / self.device.memory.bandwidth.m_as("B/s")
+        """The chapter's ridge point (listed peak / bandwidth) in FLOP/byte: "ridge point (peak)"."""
+        return self.peak_flops_s / self.device.memory.bandwidth.m_as("B/s")
+
+    @property
+    def sustained_ridge_point(self) -> float:
+        """Where this profile's roof bends (sustained rate / bandwidth) in FLOP/byte:
+        "sustained ridge point". Equals ``ridge_point`` on a sustained-basis device."""
+        return self._timing[3] / self.device.memory.bandwidth.m_as("B/s")
+
+    @property
+    def sustained_flops_s(self) -> float:
+        """The compute rate this profile ran at: peak x efficiency, or a sustained device's rate."""
+        return self._timing[3]
 
     def table(self):
         recs = [
@@ -304,6 +315,19 @@ def weight_only_intensity(
     return model.flops(batch, seq_len, phase) / float(wb)
 
 
+def weight_reuse(model: Model | Layer, batch: int = 1, seq_len: int | None = None,
+                 phase: str | None = None) -> float:
+    """Uses of each weight per inference: MACs / parameters (one use = one multiply-accumulate,
+    so FLOPs / 2 / params). ResNet-50 at 224x224: 4.089e9 / 25.557e6 = 160. For a language
+    model the default is one decoded token (about 1 use per weight)."""
+    if isinstance(model, Model) and model.is_lm and phase is None and seq_len is None:
+        phase, seq_len = "decode", 1
+    macs = model.macs(batch, seq_len, phase) if isinstance(model, Model) else model.macs(batch)
+    if model.params <= 0:
+        raise ValueError(f"model={model!r} has no parameters; weight reuse is undefined")
+    return macs / model.params
+
+
 class Engine:
     """Analytical roofline solver (stateless; ``Engine.solve`` and ``Engine.sweep``)."""
 
@@ -330,7 +354,7 @@ class Engine:
         bw = dev.memory.bandwidth.m_as("B/s")
         tax = dev.dispatch_tax.m_as("s")
         b = float(bytes_per_value(precision))
-        rate = peak * efficiency
+        rate = dev.sustained_flops(precision, efficiency, sparse)  # never derates a sustained rate
         B = batch_size
 
         tc_sum = tm_sum = total = 0.0
@@ -416,7 +440,7 @@ class Engine:
         bw = dev.memory.bandwidth.m_as("B/s")
         tax = dev.dispatch_tax.m_as("s")
         b = float(bytes_per_value(precision))
-        rate = peak * efficiency
+        rate = dev.sustained_flops(precision, efficiency, sparse)  # never derates a sustained rate
         out: dict[str, list] = {k: [] for k in ("batch", "seq_len", "latency_s", "compute_s", "memory_s",
                                                 "dispatch_s", "flops", "bytes", "intensity", "mfu")}
         for s in seqs:

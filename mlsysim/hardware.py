@@ -9,6 +9,7 @@ the same objects.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -90,12 +91,32 @@ class Memory(BaseModel):
         return _quantity(v, "[information] / [time]", info.field_name)
 
 
+#: What a device's rates mean. ``"datasheet_peak"``: the vendor's peak, which real kernels reach
+#: only a fraction of (the engine multiplies it by ``efficiency``). ``"sustained"``: a rate already
+#: measured or planned as sustained (the chapter's camera SoC, "~2 GOPS sustained"); the engine
+#: never derates it again.
+RATE_BASES = ("datasheet_peak", "sustained")
+
+
 class Compute(BaseModel):
-    """Per-precision peak table. ``peak_flops`` is the dense rate at ``quoted_precision``."""
+    """Per-precision peak table. ``peak_flops`` is the dense rate at ``quoted_precision``;
+    ``rate_basis`` says whether the table holds datasheet peaks or already-sustained rates."""
 
     model_config = _FROZEN
     quoted_precision: str
     precisions: dict[str, PeakRate]
+    rate_basis: str = "datasheet_peak"
+
+    @field_validator("rate_basis")
+    @classmethod
+    def _basis(cls, v):
+        if v not in RATE_BASES:
+            raise ValueError(f"rate_basis={v!r}; allowed: {', '.join(RATE_BASES)}")
+        return v
+
+    @property
+    def is_sustained(self) -> bool:
+        return self.rate_basis == "sustained"
 
     @field_validator("precisions")
     @classmethod
@@ -155,22 +176,52 @@ class Device(BaseModel):
     def _power(cls, v, info):
         return _quantity(v, "[energy] / [time]", info.field_name)
 
-    def ridge_point(self, precision: str | None = None, efficiency: float = 1.0) -> Quantity:
-        """Machine balance: peak x efficiency / bandwidth, in FLOP/byte."""
+    def sustained_flops(self, precision: str | None = None, efficiency: float = 1.0,
+                        sparse: bool = False) -> float:
+        """The compute rate the engine uses, in FLOP/s: the dense (or sparse) peak x
+        ``efficiency`` for a datasheet peak; the listed rate itself for a device whose rates are
+        already sustained (``compute.rate_basis == "sustained"``): never derated twice."""
+        eff = _efficiency(efficiency)
+        peak = self.compute.peak(precision or self.compute.quoted_precision, sparse=sparse)
+        rate = peak.m_as("FLOP/s")
+        return rate if self.compute.is_sustained else rate * eff
+
+    def ridge_point(self, precision: str | None = None) -> Quantity:
+        """The chapter's ridge point: listed rate / bandwidth, in FLOP/byte (no efficiency).
+        Label it "ridge point (peak)" (or "(sustained rate)" on a sustained-basis device)."""
         peak = self.compute.peak(precision or self.compute.quoted_precision)
-        return (peak * efficiency / self.memory.bandwidth).to("FLOP/B")
+        return (peak / self.memory.bandwidth).to("FLOP/B")
+
+    def sustained_ridge_point(self, precision: str | None = None, efficiency: float = 1.0) -> Quantity:
+        """The ridge the engine's roof bends at: ``sustained_flops`` / bandwidth, in FLOP/byte.
+        Label it "sustained ridge point"; equal to ``ridge_point`` at efficiency 1 or on a
+        sustained-basis device."""
+        rate = self.sustained_flops(precision, efficiency)
+        return Q_(rate / self.memory.bandwidth.m_as("B/s"), "FLOP/B")
 
     def attainable_flops(self, intensity: float, precision: str | None = None,
                          efficiency: float = 1.0) -> float:
-        """The roofline: min(peak x efficiency, intensity x bandwidth), in FLOP/s, for an
-        intensity in FLOP/byte."""
-        peak = self.compute.peak(precision or self.compute.quoted_precision).m_as("FLOP/s")
-        return min(peak * efficiency, intensity * self.memory.bandwidth.m_as("B/s"))
+        """The roofline: min(sustained rate, intensity x bandwidth), in FLOP/s, for an
+        intensity in FLOP/byte (``sustained_flops`` decides whether efficiency applies)."""
+        if isinstance(intensity, bool) or not isinstance(intensity, int | float) or not (
+            math.isfinite(intensity) and intensity >= 0
+        ):
+            raise ValueError(f"intensity must be a finite number >= 0 (FLOP/B), got {intensity!r}")
+        return min(self.sustained_flops(precision, efficiency),
+                   intensity * self.memory.bandwidth.m_as("B/s"))
 
     def __repr__(self) -> str:  # short, for notebooks
         return f"Device({self.name})"
 
     __str__ = __repr__
+
+
+def _efficiency(efficiency) -> float:
+    if isinstance(efficiency, bool) or not isinstance(efficiency, int | float) or not (
+        math.isfinite(efficiency) and 0 < efficiency <= 1
+    ):
+        raise ValueError(f"efficiency must be a number in (0, 1], got {efficiency!r}")
+    return float(efficiency)
 
 
 def _rate(dense, sparse=None, unit="TFLOP/s", kind="tensor") -> PeakRate:
@@ -277,6 +328,7 @@ CORTEX_A53_CAMERA = Device(
             "int8": _rate(2, unit="GOP/s", kind="cpu"),
             "fp32": _rate(0.5, unit="GFLOP/s", kind="cpu"),
         },
+        rate_basis="sustained",
     ),
     dispatch_tax=(20, "us"),
     dispatch_note="20 us per operator: an interpreter-style runtime (TFLite) on an in-order Arm core; planning value.",

@@ -198,7 +198,7 @@ def test_efficiency_scales_compute_only():
     b = Engine.solve(Models.ResNet50, H100, batch_size=64, efficiency=0.25)
     assert b.latency_compute_s == pytest.approx(2 * a.latency_compute_s)
     assert b.latency_memory_s == a.latency_memory_s
-    assert b.ridge_point == pytest.approx(a.ridge_point / 2)
+    assert b.sustained_ridge_point == pytest.approx(a.sustained_ridge_point / 2)
 
 
 def test_profile_weight_bytes_and_table():

@@ -259,4 +259,4 @@ def test_ridge_point_is_peak_over_bandwidth(dev):
     for prec, rate in dev.compute.precisions.items():
         expect = rate.dense.m_as("FLOP/s") / dev.memory.bandwidth.m_as("B/s")
         assert dev.ridge_point(prec).m_as("FLOP/B") == pytest.approx(expect, rel=1e-12)
-        assert dev.ridge_point(prec, 0.5).m_as("FLOP/B") == pytest.approx(expect / 2, rel=1e-12)
+        assert dev.sustained_ridge_point(prec, 0.5).m_as("FLOP/B") == pytest.approx(expect / 2, rel=1e-12)

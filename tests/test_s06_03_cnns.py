@@ -191,12 +191,12 @@ def test_depthwise_layers_are_low_intensity():
 
 
 def test_speedup_tracks_flops_only_where_compute_binds():
-    """The contrast Part D draws: on the compute-bound camera SoC (2 GOP/s INT8) the speedup is
+    """The contrast Part D draws: on the compute-bound camera SoC (2 GOP/s INT8, already sustained: not derated) the speedup is
     close to the FLOP ratio; on GPUs it is not."""
     r = Engine.solve(Models.ResNet50, "CortexA53Camera", precision="int8")
     m = Engine.solve(Models.MobileNetV2, "CortexA53Camera", precision="int8")
     ratio = Models.ResNet50.flops() / Models.MobileNetV2.flops()
-    assert r.latency_s / m.latency_s == pytest.approx(ratio, rel=0.03)
+    assert r.latency_s / m.latency_s == pytest.approx(ratio, rel=0.05)
 
 
 # --------------------------------------------------------------------------------------------

@@ -125,7 +125,7 @@ def test_prefill_compute_bound_decode_bandwidth_bound():
     for key in ("GPT2", "Llama7B"):
         pre = Engine.solve(Models.get(key), H100, phase="prefill", seq_len=1024, efficiency=lab.EFFICIENCY)
         assert pre.bottleneck == "Compute"
-        assert pre.arithmetic_intensity.magnitude > H100.ridge_point("fp16", lab.EFFICIENCY).magnitude
+        assert pre.arithmetic_intensity.magnitude > H100.sustained_ridge_point("fp16", lab.EFFICIENCY).magnitude
     dec = Engine.solve(Models.Llama7B, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
     assert dec.bottleneck == "Memory"
 
@@ -150,7 +150,7 @@ def test_batching_amortizes_weights_not_kv_caches():
     assert p64.bytes_moved == pytest.approx(shared + 64 * per_seq)
     p256 = Engine.solve(m, H100, batch_size=256, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY)
     assert p256.bottleneck == "Memory"
-    assert p256.arithmetic_intensity.magnitude < H100.ridge_point("fp16", lab.EFFICIENCY).magnitude
+    assert p256.arithmetic_intensity.magnitude < H100.sustained_ridge_point("fp16", lab.EFFICIENCY).magnitude
     assert shared / kv == pytest.approx(12.3, abs=0.05)  # KV bytes pass weight bytes per token near batch 12
 
 

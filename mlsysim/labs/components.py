@@ -14,10 +14,12 @@ import html
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = [
     "Prediction",
+    "Fact",
+    "fact",
     "Card",
     "header",
     "message",
@@ -26,6 +28,7 @@ __all__ = [
     "feasibility",
     "error_note",
     "locked",
+    "locked_any",
     "locked_note",
     "unlock_requested",
     "fmt_bytes",
@@ -171,16 +174,31 @@ def fmt_ratio(x: float, digits: int = 1) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+#: A number in an option label, with its unit when it has one ("139×", "16.8 MB", "4.1 s").
+_NUMBER = re.compile(r"(?<![\w.])(\d[\d,.]*\d|\d)(\s?(?:×(?!\s?\d)|%|[kKMGTP]?i?B\b|FLOP/B\b|FLOP/byte|ms\b|µs\b|ns\b|s\b|tokens?\b|million\b|billion\b))?")
+
+#: What each kind of question is called above its options.
+_KIND_PREFIX = {"predict": "**Predict first.**", "transfer": "**Now try a new case.**"}
+
+
 @dataclass(frozen=True)
 class Prediction:
     """A prediction question: options (key -> label), the correct key, and per-option feedback
-    (for a wrong option, name the misconception)."""
+    (for a wrong option, name the misconception).
+
+    ``kind`` is ``"predict"`` (asked before a part unlocks) or ``"transfer"`` (asked after the
+    reveal, on a case the student has not seen). ``reveals`` lists the distinctive phrases and
+    numbers of the correct answer: nothing rendered while the part is locked may contain them
+    (tests/test_spoilers.py); the numbers in the correct option's label are added automatically.
+    """
 
     question: str
     options: Mapping[str, str]
     answer: str
     feedback: Mapping[str, str]
     correct_note: str = ""
+    kind: str = "predict"
+    reveals: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.answer not in self.options:
@@ -191,6 +209,21 @@ class Prediction:
         labels = list(self.options.values())
         if len(set(labels)) != len(labels):
             raise ValueError(f"option labels must be distinct, got {labels}")
+        if self.kind not in _KIND_PREFIX:
+            raise ValueError(f"kind={self.kind!r}; allowed: {', '.join(_KIND_PREFIX)}")
+
+    @property
+    def spoilers(self) -> tuple[str, ...]:
+        """``reveals`` plus the numbers of the correct option's label that identify it: a number
+        with its unit ("139×", "16.8 MB"), or a bare number of three or more digits."""
+        nums = []
+        for m in _NUMBER.finditer(self.options[self.answer]):
+            number, unit = m.group(1), m.group(2)
+            if unit:
+                nums.append(number + unit)
+            elif len(re.sub(r"\D", "", number)) >= 3:
+                nums.append(number)
+        return tuple(dict.fromkeys([*self.reveals, *nums]))
 
     def radio(self, saved: Saved | None = None):
         """The widget: no default answer (or the student's saved answer, restored from the
@@ -200,7 +233,7 @@ class Prediction:
         el = mo.ui.radio(
             options={_clean(label): key for key, label in self.options.items()},
             value=_clean(self.options[value]) if value in self.options else None,
-            label=f"**Predict first.** {_md_src(self.question)}",
+            label=f"{_KIND_PREFIX[self.kind]} {_md_src(self.question)}",
         )
         if saved is not None:
             saved.created(self, el)
@@ -276,6 +309,12 @@ def locked(radio, unlocked: bool) -> bool:
     return radio.value is None and not unlocked
 
 
+def locked_any(radios, unlocked: bool) -> bool:
+    """The condition for ``mo.stop`` on a cell that summarises several parts (takeaways, a
+    synthesis): locked until every one of their predictions is answered."""
+    return not unlocked and any(r.value is None for r in radios)
+
+
 def locked_note(what: str = "this part"):
     return _callout(f"Answer the prediction above to unlock {_e(what)}.", "neutral")
 
@@ -324,11 +363,41 @@ _BAD_VALUE = re.compile(r"(?i:\b(nan|inf|infinity)\b|^\s*error\b|traceback)|\b(N
 
 
 @dataclass(frozen=True)
+class Fact:
+    """A named quantity a card shows, with its raw value and the settings it depends on.
+    ``key`` is the same string wherever the same quantity for the same model, device and
+    settings appears; tests/test_consistency.py asserts one value per key across the suite."""
+
+    quantity: str
+    value: float
+    context: tuple[tuple[str, str], ...]
+
+    @property
+    def key(self) -> str:
+        ctx = ", ".join(f"{k}={v}" for k, v in self.context)
+        return f"{self.quantity}({ctx})"
+
+
+def fact(quantity: str, value: float, **context) -> Fact:
+    """``fact("latency", p.latency_s, model="ResNet50", device="H100", batch=1,
+    precision="int8", efficiency=0.5)``: ``quantity`` is a key of ``vocab.QUANTITIES``; the
+    context names every setting the value depends on (None-valued settings are dropped)."""
+    from .vocab import QUANTITIES
+
+    if quantity not in QUANTITIES:
+        raise ValueError(f"quantity={quantity!r} is not in vocab.QUANTITIES; allowed: {', '.join(QUANTITIES)}")
+    v = _finite(value, quantity)
+    ctx = tuple(sorted((k, str(x)) for k, x in context.items() if x is not None))
+    return Fact(quantity, v, ctx)
+
+
+@dataclass(frozen=True)
 class Card:
     label: str
     value: str
     note: str = ""
     status: str = ""  # "", "ok", "warn", "bad"
+    fact: Fact | None = None  # the named quantity this card shows (consistency test)
 
     def __post_init__(self):
         if self.status not in ("", "ok", "warn", "bad"):
@@ -485,6 +554,11 @@ class View:
     peek_title: str
     peek: list[str]
     alert: object = None  # an optional callout (e.g. feasibility)
+    facts: list[Fact] = field(default_factory=list)  # named quantities shown outside cards
+
+    def all_facts(self) -> list[Fact]:
+        """Every named quantity this view shows: its cards' facts and ``facts``."""
+        return [c.fact for c in self.cards if c.fact is not None] + list(self.facts)
 
 
 def show(view: View, feedback=None):

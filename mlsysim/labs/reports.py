@@ -169,7 +169,8 @@ def build(ledger, lab, student: str = "", notebook: str | None = None,
         answers.append(Answer(
             key=clean_text(key),
             part=_part_of(key, parts),
-            kind="prediction" if attr.startswith("PRED_") else "transfer",
+            kind="transfer" if getattr(pred, "kind", "predict") == "transfer" or not attr.startswith("PRED_")
+            else "prediction",
             question=clean_text(pred.question),
             options={k: clean_text(v) for k, v in pred.options.items()},
             correct_option=clean_text(pred.answer),

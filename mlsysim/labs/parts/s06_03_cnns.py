@@ -383,7 +383,7 @@ def part_d(device: str, batch: int, fused: bool) -> View:
     r_int = sum(t.flops for t in rconv) / sum(t.bytes for t in rconv)
     kern_r = sum(t.kernels for t in res.layers)
     kern_m = sum(t.kernels for t in mob.layers)
-    ridge = res.ridge_point
+    ridge = res.sustained_ridge_point
     cards = [
         Card("ResNet-50", fmt_time(res.latency_s), f"{res.flops / 1e9:,.2f} GFLOP · {res.bottleneck}-bound"),
         Card("MobileNetV2", fmt_time(mob.latency_s), f"{mob.flops / 1e9:,.2f} GFLOP · {mob.bottleneck}-bound"),

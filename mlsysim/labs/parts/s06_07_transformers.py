@@ -146,7 +146,7 @@ def part_a(model: str, device: str, prompt: int) -> View:
                f"({pre.bottleneck.lower()}-bound), while decoding one token reuses it once: "
                f"{dec.arithmetic_intensity.magnitude:.2f} FLOP/B. {verdict}"
                + (" GPT-2 has 1,024 learned positions, so the prompt is capped there." if capped else ""))
-    ridge = dev.ridge_point(PRECISION, EFFICIENCY).magnitude
+    ridge = dev.sustained_ridge_point(PRECISION, EFFICIENCY).magnitude
     peek = [
         f"ridge = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / {dev.memory.bandwidth:~P} = {ridge:,.0f} FLOP/B",
         f"decode I = FLOPs / bytes = {_flop(dec.flops)} / {fmt_bytes(dec.bytes_moved)} = "
@@ -233,7 +233,7 @@ def part_b(batch: int, context: int, device: str) -> View:
     cards = [
         Card("Bytes per token", fmt_bytes(p.bytes_moved / B), f"batch 1: {fmt_bytes(p1.bytes_moved)}"),
         Card("Intensity", f"{p.arithmetic_intensity.magnitude:,.1f} FLOP/B",
-             f"{p.bottleneck}-bound · ridge {p.ridge_point:,.0f}", "bad" if p.bottleneck != "Compute" else "ok"),
+             f"{p.bottleneck}-bound · ridge {p.sustained_ridge_point:,.0f}", "bad" if p.bottleneck != "Compute" else "ok"),
         Card("MFU", f"{p.mfu:.2%}", f"batch 1: {p1.mfu:.2%} of dense FP16 peak", "bad" if p.mfu < 0.1 else "warn"),
         Card("KV = weights per token at", f"batch {even:,.1f}", "beyond it the caches dominate"),
         Card("Memory needed", fmt_bytes(p.memory_footprint_bytes),

@@ -1,0 +1,122 @@
+"""The prediction comes first (issue 10): nothing a student can see while a part is locked gives
+its answer away, in the notebook (header, intros, messages, takeaways, syntheses), in
+``labs/README.md``'s map, or in the lab metadata the site index is built from.
+
+Each ``Prediction`` lists its correct answer's distinctive phrases (``reveals``) and the numbers of
+its correct option (``spoilers`` adds them). The notebook is rendered locked; every output except
+the prediction radios themselves is searched for every spoiler of every question.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import re
+
+import marimo as mo
+import pytest
+
+from mlsysim.labs.components import Prediction
+
+import harness as h
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+README = (h.ROOT / "labs" / "README.md").read_text(encoding="utf-8")
+
+
+def _lab_module(app):
+    """The part module a notebook imports as ``lab`` (None for notebooks without one)."""
+    return None
+
+
+def _questions(mod) -> dict[str, Prediction]:
+    return {n: p for n, p in vars(mod).items() if isinstance(p, Prediction)}
+
+
+def _pattern(spoiler: str) -> re.Pattern:
+    """Match a spoiler as a whole token: "160" must not match "1600" or "6.160"; "139×" matches
+    "139×" and "139 ×"; phrases match case-insensitively."""
+    m = re.fullmatch(r"([\d,.]*\d)\s?(.*)", spoiler)
+    if not m:
+        words = r"\s+".join(re.escape(w) for w in spoiler.split())
+        return re.compile(rf"(?<!\w){words}(?!\w)", re.I)
+    number, unit = m.groups()
+    tail = rf"\s?{re.escape(unit)}" + (r"(?!\w)" if unit[-1:].isalnum() else "") if unit else ""
+    return re.compile(rf"(?<![\d.,]){re.escape(number)}(?!\d|[.,]\d){tail}", re.I)
+
+
+def _significant(spoiler: str) -> bool:
+    """Bare one- or two-digit numbers ("4 parts", "Part 12") are too common to count as a giveaway."""
+    digits = re.sub(r"\D", "", spoiler)
+    return not re.fullmatch(r"[\d,.]+", spoiler) or len(digits) >= 3
+
+
+def _visible(outputs, skip_ids: set[str]) -> str:
+    parts = []
+    for o in outputs:
+        if o is None:
+            continue
+        if getattr(o, "_id", None) in skip_ids:
+            continue
+        text = html.unescape(html.unescape(mo.as_html(o).text))
+        parts.append(text)
+    text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), "\n".join(parts))
+    text = re.sub(r"<(script|style).*?</\1>", " ", text.replace('\\"', '"'), flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", text))
+
+
+def _lab_for(path):
+    src = path.read_text(encoding="utf-8")
+    m = re.search(r"from mlsysim\.labs\.parts import (\w+) as lab", src)
+    return importlib.import_module(f"mlsysim.labs.parts.{m.group(1)}") if m else None
+
+
+@pytest.fixture(autouse=True)
+def _data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
+
+
+@pytest.mark.parametrize("path", h.NOTEBOOKS, ids=[p.stem for p in h.NOTEBOOKS])
+def test_locked_notebook_gives_no_answer_away(path):
+    lab = _lab_for(path)
+    if lab is None:
+        pytest.skip(f"{path.name} has no part module (no predictions)")
+    app = h.load_app(path)
+    r = h.run(app, path=path)
+    radios = {getattr(w, "_id", None) for n, w in r.widgets().items()
+              if n.startswith(("pred_", "transfer_"))}
+    text = _visible(r.outputs, radios)
+    leaks = []
+    for name, q in _questions(lab).items():
+        for s in q.spoilers:
+            if _significant(s) and (m := _pattern(s).search(text)):
+                ctx = text[max(0, m.start() - 80): m.end() + 80].replace("\n", " ")
+                leaks.append(f"{name} answer {s!r} shown while locked: …{' '.join(ctx.split())}…")
+    assert not leaks, "\n".join(leaks)
+
+
+def test_readme_map_gives_no_answer_away():
+    leaks = []
+    for path in h.NOTEBOOKS:
+        lab = _lab_for(path)
+        if lab is None:
+            continue
+        for name, q in _questions(lab).items():
+            for s in q.spoilers:
+                if _significant(s) and _pattern(s).search(README):
+                    leaks.append(f"labs/README.md shows {path.stem}.{name}'s answer {s!r}")
+    assert not leaks, "\n".join(leaks)
+
+
+def test_spoiler_matching_is_strict_about_tokens():
+    assert _pattern("160").search("reuses 160 times")
+    assert not _pattern("160").search("1600 or 6.160")
+    assert _pattern("13.6×").search("is 13.6× faster") and _pattern("13.6×").search("is 13.6 × faster")
+    assert not _pattern("13.6×").search("13.65×") and not _pattern("16.8 MB").search("116.8 MB")
+    assert _pattern("16.8 MB").search("weights: 16.8MB")
+    assert not _significant("50") and _significant("16.15") and _significant("dispatch-bound")
+    q = Prediction("q", {"a": "About 139× (DRAM)", "b": "4 of them", "c": "16,384"}, "a",
+                   {"a": "", "b": "", "c": ""}, reveals=("fetch",))
+    assert q.spoilers == ("fetch", "139×")
+    assert Prediction("q", {"c": "16,384 ms", "d": "x"}, "c", {"c": "", "d": ""}).spoilers == ("16,384 ms",)
