@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 WIDGET = re.compile(r"^(\s*)(\w+) = lab\.(\w+)\.(radio|widget)\((saved)?\)\s*$", re.M)
-RESPOND = re.compile(r",\s*lab\.\w+\.respond\(\s*\w+\.value\s*,\s*unlocked\s*\)")
+RESPOND = re.compile(r",\s*lab\.PRED_\w+\.respond\(\s*\w+\.value\s*,\s*unlocked\s*\)")
 
 
 def _cells(src: str):
@@ -74,7 +74,8 @@ def wire(src: str) -> str:
             if not m.group(5):
                 t = t.replace(m.group(0), f"{m.group(1)}{var} = lab.{spec}.{kind}(saved)")
                 t = _with_args(t, [*_args(node), "saved"])
-            if kind == "radio" and spec not in verdicts:
+            shown = re.search(rf"^\s*{var}\s*$", body_src, re.M)  # the cell displays the question
+            if kind == "radio" and spec not in verdicts and shown:
                 t = t.rstrip("\n") + "\n\n\n" + _cell(
                     f"kit.verdict(lab.{spec}, {var}, unlocked, saved)", ["kit", "lab", var, "saved", "unlocked"])
         if "kit.show(" in t and RESPOND.search(t):

@@ -48,7 +48,7 @@ def _lab(p):
 def _record(p, tmp_path):
     lab = _lab(p)
     led = DesignLedger(tmp_path / "l.json")
-    led.save(p, answers={"A": "b", "TRANSFER_A": "a"}, required=["A"], widgets={"S_PICK": "x"},
+    led.save(p, answers={"A": "b", "A.transfer": "a"}, required=["A"], widgets={"S_PICK": "x"},
              text={"justification": p}, student=p)  # a chapter name from the ledger file, too
     led = DesignLedger(tmp_path / "l.json")
     saved = kit.saved(led, lab)

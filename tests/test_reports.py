@@ -105,10 +105,10 @@ def test_transfer_questions_are_reported_by_name(tmp_path):
 
     asyncio.run(kit.record(led, mod, widgets={"pred_a": "150m", "transfer_a": lab.PRED_B.answer}, saved=saved))
     rec = DesignLedger(tmp_path / "t.json").chapter("t")
-    assert rec.answers == {"A": "150m", "TRANSFER_A": lab.PRED_B.answer}
-    assert rec.attempts["TRANSFER_A"].first_correct is True
+    assert rec.answers == {"A": "150m", "A.transfer": lab.PRED_B.answer}
+    assert rec.attempts["A.transfer"].first_correct is True
     rep = reports.build(led, mod)
-    t = next(a for a in rep.answers if a.key == "TRANSFER_A")
+    t = next(a for a in rep.answers if a.key == "A.transfer")
     assert (t.kind, t.part, t.first_correct) == ("transfer", "A", True)
 
 

@@ -584,12 +584,17 @@ _SPEC_TYPES = (Prediction, Slider, Choice, Toggle)
 
 def questions(lab) -> dict[str, tuple[str, Prediction]]:
     """Every prediction of a lab module, in definition order: ledger key -> (attribute, spec).
-    ``PRED_X`` is recorded as ``X`` (the part letter); any other ``Prediction`` (a transfer
-    question ``TRANSFER_X``, say) under its own attribute name."""
+    ``PRED_X`` is recorded as ``X`` (the part letter), ``TRANSFER_X`` as ``X.transfer``, any other
+    ``Prediction`` under its attribute name."""
     out = {}
     for name, obj in vars(lab).items():
         if isinstance(obj, Prediction) and name.isupper():
-            key = name[5:] if name.startswith("PRED_") else name
+            if name.startswith("PRED_"):
+                key = name[5:]
+            elif name.startswith("TRANSFER_"):
+                key = f"{name[9:]}.transfer"
+            else:
+                key = name
             out[key] = (name, obj)
     return out
 

@@ -140,6 +140,8 @@ def design_numbers(design) -> dict[str, Any]:
 def _part_of(key: str, parts: Sequence[str]) -> str:
     if key in parts:
         return key
+    if key.endswith(".transfer"):
+        return key.split(".", 1)[0]
     m = re.search(r"(?:^|_)([A-Z])$", key)
     return m.group(1) if m else ""
 
@@ -173,7 +175,7 @@ def build(ledger, lab, student: str = "", notebook: str | None = None,
             else "prediction",
             question=clean_text(pred.question),
             options={k: clean_text(v) for k, v in pred.options.items()},
-            correct_option=clean_text(pred.answer),
+            correct_option=clean_text(pred.answer) if first is not None else "",  # no spoiler
             first=first,
             first_correct=None if first is None else pred.is_correct(first),
             first_at=att.first_at if att else "",
@@ -359,6 +361,7 @@ def summarize(reports: Sequence[Report]) -> dict:
                 "first_correct": 0, "final_correct": 0, "students": 0,
             })
             q["students"] += 1
+            q["correct_option"] = q["correct_option"] or a.correct_option
             if a.first is None:
                 continue
             q["answered"] += 1
