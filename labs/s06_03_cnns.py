@@ -59,6 +59,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -74,27 +80,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_resolution = lab.A_RESOLUTION.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_resolution = lab.A_RESOLUTION.widget(saved)
     return (a_resolution,)
 
 
 @app.cell
-def _(lab):
-    a_channels = lab.A_CHANNELS.widget()
+def _(lab, saved):
+    a_channels = lab.A_CHANNELS.widget(saved)
     return (a_channels,)
 
 
 @app.cell
-def _(lab):
-    a_kernel = lab.A_KERNEL.widget()
+def _(lab, saved):
+    a_kernel = lab.A_KERNEL.widget(saved)
     return (a_kernel,)
 
 
@@ -103,8 +115,7 @@ def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_resolution, a_channels, a_kernel], justify="start", wrap=True),
-        kit.show(lab.part_a(a_resolution.value, a_channels.value, a_kernel.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_resolution.value, a_channels.value, a_kernel.value)),
     ])
     return
 
@@ -124,27 +135,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_kernel = lab.B_KERNEL.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_kernel = lab.B_KERNEL.widget(saved)
     return (b_kernel,)
 
 
 @app.cell
-def _(lab):
-    b_stride = lab.B_STRIDE.widget()
+def _(lab, saved):
+    b_stride = lab.B_STRIDE.widget(saved)
     return (b_stride,)
 
 
 @app.cell
-def _(lab):
-    b_depth = lab.B_DEPTH.widget()
+def _(lab, saved):
+    b_depth = lab.B_DEPTH.widget(saved)
     return (b_depth,)
 
 
@@ -153,8 +170,7 @@ def _(b_depth, b_kernel, b_stride, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack([
         mo.hstack([b_kernel, b_stride, b_depth], justify="start", wrap=True),
-        kit.show(lab.part_b(b_kernel.value, b_stride.value, b_depth.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_kernel.value, b_stride.value, b_depth.value)),
     ])
     return
 
@@ -174,21 +190,27 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_cout = lab.C_C_OUT.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_cout = lab.C_C_OUT.widget(saved)
     return (c_cout,)
 
 
 @app.cell
-def _(lab):
-    c_kernel = lab.C_KERNEL.widget()
+def _(lab, saved):
+    c_kernel = lab.C_KERNEL.widget(saved)
     return (c_kernel,)
 
 
@@ -197,7 +219,7 @@ def _(c_cout, c_kernel, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack([
         mo.hstack([c_cout, c_kernel], justify="start", wrap=True),
-        kit.show(lab.part_c(c_cout.value, c_kernel.value), lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_cout.value, c_kernel.value)),
     ])
     return
 
@@ -217,27 +239,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_device = lab.D_DEVICE.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_device = lab.D_DEVICE.widget(saved)
     return (d_device,)
 
 
 @app.cell
-def _(lab):
-    d_batch = lab.D_BATCH.widget()
+def _(lab, saved):
+    d_batch = lab.D_BATCH.widget(saved)
     return (d_batch,)
 
 
 @app.cell
-def _(lab):
-    d_fused = lab.D_FUSED.widget()
+def _(lab, saved):
+    d_fused = lab.D_FUSED.widget(saved)
     return (d_fused,)
 
 
@@ -247,8 +275,7 @@ def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
     mo.vstack([
         mo.hstack([d_batch, d_fused], justify="start", wrap=True),
         d_device,
-        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value)),
     ])
     return
 
@@ -267,26 +294,26 @@ def _(mo):
 
 
 @app.cell
-def _(lab):
-    s_device = lab.S_DEVICE.widget()
+def _(lab, saved):
+    s_device = lab.S_DEVICE.widget(saved)
     return (s_device,)
 
 
 @app.cell
-def _(lab):
-    s_precision = lab.S_PRECISION.widget()
+def _(lab, saved):
+    s_precision = lab.S_PRECISION.widget(saved)
     return (s_precision,)
 
 
 @app.cell
-def _(lab):
-    s_flash_reserve = lab.S_FLASH_RESERVE.widget()
+def _(lab, saved):
+    s_flash_reserve = lab.S_FLASH_RESERVE.widget(saved)
     return (s_flash_reserve,)
 
 
 @app.cell
-def _(lab):
-    s_sram_reserve = lab.S_SRAM_RESERVE.widget()
+def _(lab, saved):
+    s_sram_reserve = lab.S_SRAM_RESERVE.widget(saved)
     return (s_sram_reserve,)
 
 
@@ -334,10 +361,29 @@ def _(mo):
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_flash_reserve, s_precision, s_sram_reserve):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"device": s_device.value, "precision": s_precision.value,
-                    "flash_reserve_kib": s_flash_reserve.value,
-                    "sram_reserve_kib": s_sram_reserve.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_channels, a_kernel, a_resolution, b_depth, b_kernel, b_stride, c_cout, c_kernel, d_batch, d_device, d_fused, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_flash_reserve, s_precision, s_sram_reserve, saved, student):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_resolution=a_resolution, a_channels=a_channels, a_kernel=a_kernel, pred_b=pred_b, b_kernel=b_kernel, b_stride=b_stride, b_depth=b_depth, pred_c=pred_c, c_cout=c_cout, c_kernel=c_kernel, pred_d=pred_d, d_device=d_device, d_batch=d_batch, d_fused=d_fused, s_device=s_device, s_precision=s_precision, s_flash_reserve=s_flash_reserve, s_sram_reserve=s_sram_reserve),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'device': s_device.value, 'precision': s_precision.value, 'flash_reserve_kib': s_flash_reserve.value, 'sram_reserve_kib': s_sram_reserve.value},
+        synthesis=lab.synthesis(s_device.value, s_precision.value, s_flash_reserve.value,
+                                   s_sram_reserve.value),
+    )
     return
 
 

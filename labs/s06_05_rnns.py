@@ -59,6 +59,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -77,27 +83,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_seq = lab.A_SEQ.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_seq = lab.A_SEQ.widget(saved)
     return (a_seq,)
 
 
 @app.cell
-def _(lab):
-    a_batch = lab.A_BATCH.widget()
+def _(lab, saved):
+    a_batch = lab.A_BATCH.widget(saved)
     return (a_batch,)
 
 
 @app.cell
-def _(lab):
-    a_peak = lab.A_PEAK.widget()
+def _(lab, saved):
+    a_peak = lab.A_PEAK.widget(saved)
     return (a_peak,)
 
 
@@ -107,8 +119,7 @@ def _(a_batch, a_peak, a_seq, kit, lab, mo, pred_a, unlocked):
     mo.vstack([
         mo.hstack([a_seq, a_batch], justify="start", wrap=True),
         a_peak,
-        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value)),
     ])
     return
 
@@ -130,27 +141,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_hidden = lab.B_HIDDEN.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_hidden = lab.B_HIDDEN.widget(saved)
     return (b_hidden,)
 
 
 @app.cell
-def _(lab):
-    b_d_in = lab.B_D_IN.widget()
+def _(lab, saved):
+    b_d_in = lab.B_D_IN.widget(saved)
     return (b_d_in,)
 
 
 @app.cell
-def _(lab):
-    b_bias = lab.B_BIAS.widget()
+def _(lab, saved):
+    b_bias = lab.B_BIAS.widget(saved)
     return (b_bias,)
 
 
@@ -160,8 +177,7 @@ def _(b_bias, b_d_in, b_hidden, kit, lab, mo, pred_b, unlocked):
     mo.vstack([
         mo.hstack([b_hidden, b_d_in], justify="start", wrap=True),
         b_bias,
-        kit.show(lab.part_b(b_hidden.value, b_d_in.value, b_bias.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_hidden.value, b_d_in.value, b_bias.value)),
     ])
     return
 
@@ -183,33 +199,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_hidden = lab.C_HIDDEN.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_hidden = lab.C_HIDDEN.widget(saved)
     return (c_hidden,)
 
 
 @app.cell
-def _(lab):
-    c_seq = lab.C_SEQ.widget()
+def _(lab, saved):
+    c_seq = lab.C_SEQ.widget(saved)
     return (c_seq,)
 
 
 @app.cell
-def _(lab):
-    c_cell = lab.C_CELL.widget()
+def _(lab, saved):
+    c_cell = lab.C_CELL.widget(saved)
     return (c_cell,)
 
 
 @app.cell
-def _(lab):
-    c_device = lab.C_DEVICE.widget()
+def _(lab, saved):
+    c_device = lab.C_DEVICE.widget(saved)
     return (c_device,)
 
 
@@ -220,8 +242,7 @@ def _(c_cell, c_device, c_hidden, c_seq, kit, lab, mo, pred_c, unlocked):
         mo.hstack([c_hidden, c_seq], justify="start", wrap=True),
         c_cell,
         c_device,
-        kit.show(lab.part_c(c_hidden.value, c_seq.value, c_cell.value, c_device.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_hidden.value, c_seq.value, c_cell.value, c_device.value)),
     ])
     return
 
@@ -244,33 +265,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_device = lab.D_DEVICE.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_device = lab.D_DEVICE.widget(saved)
     return (d_device,)
 
 
 @app.cell
-def _(lab):
-    d_width = lab.D_WIDTH.widget()
+def _(lab, saved):
+    d_width = lab.D_WIDTH.widget(saved)
     return (d_width,)
 
 
 @app.cell
-def _(lab):
-    d_rival = lab.D_RIVAL.widget()
+def _(lab, saved):
+    d_rival = lab.D_RIVAL.widget(saved)
     return (d_rival,)
 
 
 @app.cell
-def _(lab):
-    d_flash = lab.D_FLASH.widget()
+def _(lab, saved):
+    d_flash = lab.D_FLASH.widget(saved)
     return (d_flash,)
 
 
@@ -281,8 +308,7 @@ def _(d_device, d_flash, d_rival, d_width, kit, lab, mo, pred_d, unlocked):
         mo.hstack([d_width, d_flash], justify="start", wrap=True),
         d_rival,
         d_device,
-        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value)),
     ])
     return
 
@@ -305,8 +331,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 
 
 @app.cell
-async def _(d_device, d_rival, d_width, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"device": d_device.value, "width": d_width.value, "rival": d_rival.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_batch, a_peak, a_seq, b_bias, b_d_in, b_hidden, c_cell, c_device, c_hidden, c_seq, d_device, d_flash, d_rival, d_width, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_seq=a_seq, a_batch=a_batch, a_peak=a_peak, pred_b=pred_b, b_hidden=b_hidden, b_d_in=b_d_in, b_bias=b_bias, pred_c=pred_c, c_hidden=c_hidden, c_seq=c_seq, c_cell=c_cell, c_device=c_device, pred_d=pred_d, d_device=d_device, d_width=d_width, d_rival=d_rival, d_flash=d_flash),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'device': d_device.value, 'width': d_width.value, 'rival': d_rival.value},
+    )
     return
 
 

@@ -60,6 +60,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -78,33 +84,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_kernel = lab.A_KERNEL.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_kernel = lab.A_KERNEL.widget(saved)
     return (a_kernel,)
 
 
 @app.cell
-def _(lab):
-    a_size = lab.A_SIZE.widget()
+def _(lab, saved):
+    a_size = lab.A_SIZE.widget(saved)
     return (a_size,)
 
 
 @app.cell
-def _(lab):
-    a_stride = lab.A_STRIDE.widget()
+def _(lab, saved):
+    a_stride = lab.A_STRIDE.widget(saved)
     return (a_stride,)
 
 
 @app.cell
-def _(lab):
-    a_channels = lab.A_CHANNELS.widget()
+def _(lab, saved):
+    a_channels = lab.A_CHANNELS.widget(saved)
     return (a_channels,)
 
 
@@ -114,8 +126,7 @@ def _(a_channels, a_kernel, a_size, a_stride, kit, lab, mo, pred_a, unlocked):
     mo.vstack([
         mo.hstack([a_kernel, a_size], justify="start", wrap=True),
         mo.hstack([a_stride, a_channels], justify="start", wrap=True),
-        kit.show(lab.part_a(a_kernel.value, a_size.value, a_stride.value, a_channels.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_kernel.value, a_size.value, a_stride.value, a_channels.value)),
     ])
     return
 
@@ -138,33 +149,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_array = lab.B_ARRAY.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_array = lab.B_ARRAY.widget(saved)
     return (b_array,)
 
 
 @app.cell
-def _(lab):
-    b_rows = lab.B_ROWS.widget()
+def _(lab, saved):
+    b_rows = lab.B_ROWS.widget(saved)
     return (b_rows,)
 
 
 @app.cell
-def _(lab):
-    b_width = lab.B_WIDTH.widget()
+def _(lab, saved):
+    b_width = lab.B_WIDTH.widget(saved)
     return (b_width,)
 
 
 @app.cell
-def _(lab):
-    b_double = lab.B_DOUBLE.widget()
+def _(lab, saved):
+    b_double = lab.B_DOUBLE.widget(saved)
     return (b_double,)
 
 
@@ -174,8 +191,7 @@ def _(b_array, b_double, b_rows, b_width, kit, lab, mo, pred_b, unlocked):
     mo.vstack([
         mo.hstack([b_array, b_rows, b_width], justify="start", wrap=True),
         b_double,
-        kit.show(lab.part_b(b_array.value, b_rows.value, b_width.value, b_double.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_array.value, b_rows.value, b_width.value, b_double.value)),
     ])
     return
 
@@ -197,27 +213,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_pattern = lab.C_PATTERN.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_pattern = lab.C_PATTERN.widget(saved)
     return (c_pattern,)
 
 
 @app.cell
-def _(lab):
-    c_level = lab.C_LEVEL.widget()
+def _(lab, saved):
+    c_level = lab.C_LEVEL.widget(saved)
     return (c_level,)
 
 
 @app.cell
-def _(lab):
-    c_precision = lab.C_PRECISION.widget()
+def _(lab, saved):
+    c_precision = lab.C_PRECISION.widget(saved)
     return (c_precision,)
 
 
@@ -227,8 +249,7 @@ def _(c_level, c_pattern, c_precision, kit, lab, mo, pred_c, unlocked):
     mo.vstack([
         c_pattern,
         mo.hstack([c_level, c_precision], justify="start", wrap=True),
-        kit.show(lab.part_c(c_pattern.value, c_level.value, c_precision.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_pattern.value, c_level.value, c_precision.value)),
     ])
     return
 
@@ -250,27 +271,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_seq = lab.D_SEQ.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_seq = lab.D_SEQ.widget(saved)
     return (d_seq,)
 
 
 @app.cell
-def _(lab):
-    d_batch = lab.D_BATCH.widget()
+def _(lab, saved):
+    d_batch = lab.D_BATCH.widget(saved)
     return (d_batch,)
 
 
 @app.cell
-def _(lab):
-    d_head = lab.D_HEAD.widget()
+def _(lab, saved):
+    d_head = lab.D_HEAD.widget(saved)
     return (d_head,)
 
 
@@ -279,8 +306,7 @@ def _(d_batch, d_head, d_seq, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack([
         mo.hstack([d_seq, d_batch, d_head], justify="start", wrap=True),
-        kit.show(lab.part_d(d_seq.value, d_batch.value, d_head.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_seq.value, d_batch.value, d_head.value)),
     ])
     return
 
@@ -303,9 +329,27 @@ def _(mo):
 
 
 @app.cell
-async def _(b_array, b_rows, c_level, c_pattern, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value}, design={"array": b_array.value, "rows": b_rows.value, "pattern": c_pattern.value,
-                    "level": c_level.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_channels, a_kernel, a_size, a_stride, b_array, b_double, b_rows, b_width, c_level, c_pattern, c_precision, d_batch, d_head, d_seq, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_kernel=a_kernel, a_size=a_size, a_stride=a_stride, a_channels=a_channels, pred_b=pred_b, b_array=b_array, b_rows=b_rows, b_width=b_width, b_double=b_double, pred_c=pred_c, c_pattern=c_pattern, c_level=c_level, c_precision=c_precision, pred_d=pred_d, d_seq=d_seq, d_batch=d_batch, d_head=d_head),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'array': b_array.value, 'rows': b_rows.value, 'pattern': c_pattern.value, 'level': c_level.value},
+    )
     return
 
 

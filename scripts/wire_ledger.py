@@ -88,7 +88,7 @@ def wire(src: str) -> str:
     node = cells[rec_i][2]
     call = next(n for n in ast.walk(node) if isinstance(n, ast.Call) and ast.unparse(n.func) == "kit.record")
     d = next((k.value for k in call.keywords if k.arg == "design"), None)
-    design = (ast.get_source_segment(src, d) or ast.unparse(d)) if d is not None else None
+    design = ast.unparse(d) if d is not None else None  # one canonical line: idempotent
     syn = re.search(r"lab\.synthesis\(([^()]*)\)", whole)
     names = [v for v, _, _ in widget_vars]
     widgets = ", ".join(f"{v}={v}" for v in names)

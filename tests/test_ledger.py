@@ -298,3 +298,38 @@ def test_the_seed_lab_runs_unchanged_in_its_default_state(tmp_path, monkeypatch)
     assert "TRACK" in text and "not set" in text  # its last cell (ledger._state.track) ran
     data = json.loads((tmp_path / "mlsysim-ledger.json").read_text())
     assert data["chapters"]["6"]["design"] == {"chapter": "v1_06", "completed": True}
+
+
+# --------------------------------------------------------------------------------------------
+# Every notebook: the verdict under the question; everything back after a reload
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("path", h.NOTEBOOKS, ids=[p.stem for p in h.NOTEBOOKS])
+def test_notebook_restores_answers_and_widgets_after_a_reload(path, tmp_path, monkeypatch):
+    """Answer every question (the last option) and move every widget to its maximum; a fresh run
+    (a reload) shows the same answers, positions and unlocked parts, with each verdict in the
+    output right after its question."""
+    import marimo as mo
+
+    monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
+    app = h.load_app(path)
+    widgets = h.run(app, path=path).widgets()
+    chosen = {name: h.grid(w)[-1] for name, w in widgets.items()}
+    first = h.run(app, defs={n: h.with_value(widgets[n], v) for n, v in chosen.items()}, path=path)
+    again = h.run(app, path=path)
+    for name, value in chosen.items():
+        assert again.defs[name].value == value, f"{name} came back as {again.defs[name].value!r}"
+    assert len(again.figures) == len(first.figures) > 0
+    outs = [o for o in again.outputs if o is not None]
+    for name, radio in again.predictions().items():
+        i = next(k for k, o in enumerate(outs) if radio.text in mo.as_html(o).text)
+        verdict = h._render([outs[i + 1]])
+        assert "Correct." in verdict or "Not quite" in verdict, f"{name}: no verdict under the question"
+
+
+def test_every_notebook_is_wired_to_the_ledger():
+    proc = subprocess.run([sys.executable, str(h.ROOT / "scripts" / "wire_ledger.py"), "--check",
+                           *map(str, h.NOTEBOOKS)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -482,9 +482,6 @@ class Slider:
             return self.value
         if not (self.start <= v <= self.stop):
             return self.value
-        k = round((v - self.start) / self.step)
-        if abs(self.start + k * self.step - v) > 1e-9 * max(1.0, abs(v)):
-            return self.value
         return type(self.value)(v) if isinstance(self.value, int) and float(v).is_integer() else v
 
     def widget(self, saved: Saved | None = None):
@@ -638,8 +635,13 @@ class Saved:
 
     def spec_name(self, element, var_name: str) -> str:
         """The spec attribute a widget was created from (by identity), else its variable name
-        upper-cased (the notebooks' convention: ``a_units = lab.A_UNITS.widget(saved)``)."""
-        return self._elements.get(id(element), var_name.upper())
+        upper-cased (the notebooks' convention: ``a_units = lab.A_UNITS.widget(saved)``; a spec
+        whose name differs only by underscores, ``c_cout`` for ``C_C_OUT``, is matched too)."""
+        if id(element) in self._elements:
+            return self._elements[id(element)]
+        want = var_name.upper()
+        squeezed = {n.replace("_", ""): n for n in self._names.values()}
+        return want if want in self._names.values() else squeezed.get(want.replace("_", ""), want)
 
 
 def saved(ledger, lab) -> Saved:
