@@ -279,3 +279,9 @@ def test_instructor_notebook_shows_hostile_reports_as_text(tmp_path):
     for doc in srcdocs:
         assert "<script>alert(" not in doc and "<img src=x" not in doc
     assert any("&lt;script&gt;alert(" in doc for doc in srcdocs)  # the label is there, escaped
+
+
+def test_instructor_notebook_passes_marimo_check():
+    proc = subprocess.run([sys.executable, "-m", "marimo", "check", "--strict", str(h.LABS / "instructor.py")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
