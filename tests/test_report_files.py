@@ -192,24 +192,38 @@ def test_csv_cells_never_start_a_formula(tmp_path):
 # Notebooks: the download a student gets; the instructor notebook with twenty reports
 # --------------------------------------------------------------------------------------------
 
-_DOWNLOAD = re.compile(r"data-data='&quot;data:(text/markdown|application/json);base64,([A-Za-z0-9+/=]+)&quot;'")
+@pytest.fixture
+def downloads(monkeypatch):
+    """Every ``mo.download`` the kit creates (the report buttons are lazy: their data is built
+    when pressed, so the test presses them by calling their data function)."""
+    import marimo as mo
+
+    made = []
+    real = mo.download
+
+    def spy(*args, **kwargs):
+        el = real(*args, **kwargs)
+        made.append((kwargs.get("mimetype"), kwargs.get("filename"), kwargs.get("data", args[0] if args else None)))
+        return el
+
+    monkeypatch.setattr(mo, "download", spy)
+    return made
 
 
-def _downloads(html_text: str) -> dict[str, str]:
-    return {m.group(1): base64.b64decode(m.group(2)).decode("utf-8") for m in _DOWNLOAD.finditer(html_text)}
-
-
-def test_a_notebook_offers_the_report_with_the_first_attempt(tmp_path, monkeypatch):
+def test_a_notebook_offers_the_report_with_the_first_attempt(tmp_path, monkeypatch, downloads):
     monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
     app = h.load_app(h.LABS / "lab06_architecture_tax.py")
     w = h.run(app).widgets()
     wrong = next(k for k in lab.PRED_A.options if k != lab.PRED_A.answer)
     h.run(app, defs={"pred_a": h.with_value(w["pred_a"], wrong)})
+    downloads.clear()
     r = h.run(app, defs={"pred_a": h.with_value(w["pred_a"], lab.PRED_A.answer),
                          "student": h.with_value(w["student"], "Grace H."),
                          "justification": h.with_value(w["justification"], "Part A: dense is 150 M.")})
-    files = {k: reports.parse(v, k) for k, v in _downloads(_raw(r)).items()}
+    assert "data:text/markdown" not in _raw(r)  # lazy: no report inside the page
+    files = {mime: reports.parse(data(), name) for mime, name, data in downloads}
     assert set(files) == {"text/markdown", "application/json"}
+    assert {name for _, name, _ in downloads} == {"mlsysim-report-lab06-Grace-H.md", "mlsysim-report-lab06-Grace-H.json"}
     for rep in files.values():
         a = rep.answers[0]
         assert (a.key, a.first, a.first_correct, a.final, a.changes) == ("A", wrong, False, lab.PRED_A.answer, 1)

@@ -720,13 +720,19 @@ async def record(ledger, lab, answers: Mapping[str, object] | None = None,
     items.append(mo.Html(f'<div class="ms-ledger"><strong>Design ledger:</strong> {_e(ledger.summary())}</div>'))
     if ledger.warning:
         items.append(_callout(_e(ledger.warning), "warn"))
-    rep = reports.build(ledger, lab, student=name or "", notebook=notebook, design=numbers,
-                        justification=text.get("justification", ""))
-    stem = reports.file_stem(rep)
+    # lazy: the report is built from the ledger when the button is pressed (nothing of it sits in
+    # the page, and moving a slider does not rebuild it)
+    justification_text = text.get("justification", "")
+
+    def report():
+        return reports.build(ledger, lab, student=name or "", notebook=notebook, design=numbers,
+                             justification=justification_text)
+
+    stem = reports.file_stem(notebook or lab.__name__.rsplit(".", 1)[-1], name or "")
     items.append(mo.hstack([
-        mo.download(data=reports.to_markdown(rep).encode("utf-8"), filename=f"{stem}.md",
+        mo.download(data=lambda: reports.to_markdown(report()).encode("utf-8"), filename=f"{stem}.md",
                     mimetype="text/markdown", label="Download my report"),
-        mo.download(data=reports.to_json(rep).encode("utf-8"), filename=f"{stem}.json",
+        mo.download(data=lambda: reports.to_json(report()).encode("utf-8"), filename=f"{stem}.json",
                     mimetype="application/json", label="Report as JSON (for your instructor)"),
     ], justify="start"))
     return mo.vstack(items)

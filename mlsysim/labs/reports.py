@@ -210,9 +210,11 @@ def build(ledger, lab, student: str = "", notebook: str | None = None,
     )
 
 
-def file_stem(rep: Report) -> str:
-    who = re.sub(r"[^A-Za-z0-9]+", "-", rep.student).strip("-")[:40]
-    return f"mlsysim-report-{rep.notebook}" + (f"-{who}" if who else "")
+def file_stem(notebook: str, student: str = "") -> str:
+    """``mlsysim-report-<notebook>[-<name>]``, ASCII letters and digits only."""
+    nb = re.sub(r"[^A-Za-z0-9_]+", "-", clean_text(notebook)).strip("-")[:60] or "notebook"
+    who = re.sub(r"[^A-Za-z0-9]+", "-", clean_text(student)).strip("-")[:40]
+    return f"mlsysim-report-{nb}" + (f"-{who}" if who else "")
 
 
 def to_json(rep: Report) -> str:
