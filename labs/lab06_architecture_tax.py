@@ -330,7 +330,8 @@ async def _(a_precision, a_resolution, a_units, b_flash, b_heads, b_seq, c_depth
         student=student,
         justification=justification,
         design={'model': s_model.value, 'device': s_device.value},
-        synthesis=lab.synthesis(s_model.value, s_device.value),
+        synthesis=lab.synthesis,
+        synthesis_args=(s_model.value, s_device.value),
     )
     return
 

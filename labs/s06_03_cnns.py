@@ -381,7 +381,8 @@ async def _(a_channels, a_kernel, a_resolution, b_depth, b_kernel, b_stride, c_c
         student=student,
         justification=justification,
         design={'device': s_device.value, 'precision': s_precision.value, 'flash_reserve_kib': s_flash_reserve.value, 'sram_reserve_kib': s_sram_reserve.value},
-        synthesis=lab.synthesis(s_device.value, s_precision.value, s_flash_reserve.value,
+        synthesis=lab.synthesis,
+        synthesis_args=(s_device.value, s_precision.value, s_flash_reserve.value,
                                    s_sram_reserve.value),
     )
     return

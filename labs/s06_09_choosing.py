@@ -370,7 +370,8 @@ async def _(a_batch, a_device, a_fused, b_context, b_requests, b_state, c_batch,
         student=student,
         justification=justification,
         design={'data': s_data.value, 'rate_per_s': s_fps.value, 'utilization': s_util.value, 'power_w': s_power.value},
-        synthesis=lab.synthesis(s_data.value, s_fps.value, s_util.value, s_power.value),
+        synthesis=lab.synthesis,
+        synthesis_args=(s_data.value, s_fps.value, s_util.value, s_power.value),
     )
     return
 

@@ -89,14 +89,15 @@ def wire(src: str) -> str:
     call = next(n for n in ast.walk(node) if isinstance(n, ast.Call) and ast.unparse(n.func) == "kit.record")
     d = next((k.value for k in call.keywords if k.arg == "design"), None)
     design = ast.unparse(d) if d is not None else None  # one canonical line: idempotent
-    syn = re.search(r"lab\.synthesis\(([^()]*)\)", whole)
+    syn = re.search(r"lab\.synthesis\(([^()]*)\)", "".join(t for i, t in text.items() if i != rec_i))
     names = [v for v, _, _ in widget_vars]
     widgets = ", ".join(f"{v}={v}" for v in names)
     parts = [f"widgets=dict({widgets})", "saved=saved", "student=student", "justification=justification"]
     if design:
         parts.append(f"design={design}")
-    if syn:
-        parts.append(f"synthesis=lab.synthesis({syn.group(1)})")
+    if syn:  # called by kit.record only once every prediction is answered (no ungated synthesis)
+        args = syn.group(1).strip()
+        parts += ["synthesis=lab.synthesis", f"synthesis_args=({args}{',' if args and ',' not in args else ''})"]
     body = "await kit.record(\n    ledger, lab,\n" + "".join(f"    {p},\n" for p in parts) + ")"
     deps = ["kit", "lab", "ledger", "saved", "student", "justification", *names]
     deps += re.findall(r"\b([a-z]\w*)\.value\b", design or "")

@@ -51,7 +51,7 @@ def _student_report(tmp: Path, i: int, name: str | None = None) -> reports.Repor
     firsts, finals = _pattern(i)
     correct = {k: PREDS["ABCD".index(k)].is_correct(v) for k, v in firsts.items()}
     led.save(lab.CHAPTER, answers=firsts, correct=correct, required=lab.PARTS,
-             widgets={"S_MODEL": "KWS", "S_DEVICE": "ArduinoNano33BLESense"},
+             widgets={"S_MODEL": list(lab.S_MODEL.options)[-1], "S_DEVICE": list(lab.S_DEVICE.options)[-1]},
              text={"justification": f"Part B showed the wall ({i})"}, student=name or f"Student {i:02d}")
     led.save(lab.CHAPTER, answers=finals,
              correct={k: PREDS["ABCD".index(k)].is_correct(v) for k, v in finals.items()})
@@ -86,7 +86,8 @@ def test_report_round_trips_through_json_and_markdown(tmp_path):
     assert a["A"].first_at and a["A"].changes == int(firsts["A"] != finals["A"])
     wrong = next(x for x in rep.answers if x.first_correct is False)
     assert wrong.misconception == PREDS["ABCD".index(wrong.key)].feedback[wrong.first]
-    assert rep.synthesis.choices == {"Model": "KWS DS-CNN", "Device": "Tiny: Arduino Nano 33 BLE Sense"}
+    assert rep.synthesis.choices == {lab.S_MODEL.label: list(lab.S_MODEL.options.values())[-1],
+                                     lab.S_DEVICE.label: list(lab.S_DEVICE.options.values())[-1]}
     assert rep.synthesis.justification == "Part B showed the wall (1)"
     assert rep.synthesis.design["latency"] == 0.5
     md = reports.to_markdown(rep)
@@ -262,10 +263,11 @@ def test_instructor_notebook_with_twenty_reports(class_dir):
     assert "Upload reports" in empty.visible_text and not empty.figures
     r = h.run(app, defs={"files": _uploads(class_dir)})
     assert h.problems(r) == []
-    assert len(r.figures) == 1 + 4  # accuracy + one distribution per question
+    order = list(kit.questions(lab))  # one chart per question (transfers too), in lab order
+    assert len(r.figures) == 1 + len(order)  # accuracy + one distribution per question
     for j, part in enumerate("ABCD"):
         counts = [sum(1 for i in range(20) if _pattern(i)[0].get(part) == k) for k in KEYS[j]]
-        bars = r.figures[1 + j][0]
+        bars = r.figures[1 + order.index(part)][0]
         assert bars["x"] == counts
     csv_text = next(base64.b64decode(m.group(1)).decode() for m in
                     re.finditer(r"data:text/csv;base64,([A-Za-z0-9+/=]+)", _raw(r)))
@@ -299,3 +301,23 @@ def test_instructor_notebook_passes_marimo_check():
     proc = subprocess.run([sys.executable, "-m", "marimo", "check", "--strict", str(h.LABS / "instructor.py")],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_synthesis_numbers_are_computed_only_after_every_prediction(tmp_path):
+    """The report's design numbers come from the synthesis, which stays locked until every
+    prediction is answered: a report downloaded earlier must not carry them."""
+    import asyncio
+
+    calls = []
+
+    def synthesis(*args):
+        calls.append(args)
+        return {"latency": "1.2 ms"}
+
+    led = DesignLedger(tmp_path / "s.json")
+    some = {"pred_a": lab.PRED_A.answer, "pred_b": lab.PRED_B.answer}
+    asyncio.run(kit.record(led, lab, widgets=some, synthesis=synthesis, synthesis_args=("KWS",)))
+    assert calls == [] and "latency" not in led.chapter(lab.CHAPTER).design
+    every = {**some, "pred_c": lab.PRED_C.answer, "pred_d": lab.PRED_D.answer}
+    asyncio.run(kit.record(led, lab, widgets=every, synthesis=synthesis, synthesis_args=("KWS",)))
+    assert calls == [("KWS",)] and DesignLedger(tmp_path / "s.json").chapter(lab.CHAPTER).design["latency"] == "1.2 ms"

@@ -681,7 +681,7 @@ def _value(x):
 async def record(ledger, lab, answers: Mapping[str, object] | None = None,
                  design: Mapping[str, object] | View | None = None, *,
                  widgets: Mapping[str, object] | None = None, saved: Saved | None = None,
-                 student=None, justification=None, synthesis: View | None = None,
+                 student=None, justification=None, synthesis=None, synthesis_args: Sequence = (),
                  notebook: str | None = None):
     """Save this notebook's answers, widget positions and design to the ledger and show the
     progress line, the report fields and the "Download my report" buttons.
@@ -691,7 +691,9 @@ async def record(ledger, lab, answers: Mapping[str, object] | None = None,
     ``TRANSFER_X`` under its name) are recorded as answers with their correctness, everything else
     as a position restored on reload. ``answers`` (key -> value) is still accepted. ``design``
     (a mapping, or the synthesis ``View`` whose cards are the design's key numbers) goes into the
-    report, and so do the cards of ``synthesis`` (the synthesis ``View``). Nothing is saved until something is answered (completion comes from real answers)."""
+    report, and so do the cards of the synthesis: ``synthesis=lab.synthesis,
+    synthesis_args=(s_model.value, ...)`` is called only once every ``PRED_X`` is answered (a
+    ``View`` is also accepted). Nothing is saved until something is answered (completion comes from real answers)."""
     from marimo._plugins.ui._core.ui_element import UIElement
 
     from . import reports
@@ -708,7 +710,14 @@ async def record(ledger, lab, answers: Mapping[str, object] | None = None,
         else:
             positions[name] = _value(el)
     correct = {k: qs[k][1].is_correct(v) for k, v in ans.items() if k in qs and v is not None}
-    numbers = {**reports.design_numbers(design), **reports.design_numbers(synthesis)}
+    numbers = reports.design_numbers(design)
+    preds = [k for k, (attr, _) in qs.items() if attr.startswith("PRED_")]
+    if callable(synthesis) and all(ans.get(k) is not None for k in preds):
+        # the synthesis (``lab.synthesis`` and its widget values) is computed for the report only
+        # once every prediction is answered, like the synthesis cell itself
+        numbers.update(reports.design_numbers(synthesis(*synthesis_args)))
+    elif synthesis is not None and not callable(synthesis):
+        numbers.update(reports.design_numbers(synthesis))
     text = {}
     if justification is not None:
         text["justification"] = str(_value(justification) or "")
