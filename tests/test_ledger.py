@@ -333,3 +333,36 @@ def test_every_notebook_is_wired_to_the_ledger():
     proc = subprocess.run([sys.executable, str(h.ROOT / "scripts" / "wire_ledger.py"), "--check",
                            *map(str, h.NOTEBOOKS)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_verdict_recalls_a_first_answer_made_in_this_session(tmp_path, monkeypatch):
+    """Answer wrong, then switch to the right option without reloading: the verdict says the
+    committed (first) answer is the recorded one."""
+    monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
+    from mlsysim.labs.parts import lab06
+
+    path = h.LABS / "lab06_architecture_tax.py"
+    app = h.load_app(path)
+    w = h.run(app, path=path).widgets()
+    wrong = next(k for k in lab06.PRED_A.options if k != lab06.PRED_A.answer)
+    h.run(app, defs={"pred_a": h.with_value(w["pred_a"], wrong)}, path=path)
+    r = h.run(app, defs={"pred_a": h.with_value(w["pred_a"], lab06.PRED_A.answer)}, path=path)
+    assert "Your committed prediction (recorded, not correct)" in r.visible_text
+    assert lab06.PRED_A.options[wrong] in r.visible_text
+
+
+def test_saved_reads_first_answers_made_after_loading(path):
+    """In a live session the notebook's ``saved`` object is made once, at load; a first answer
+    committed later must still be what the verdict recalls."""
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import lab06
+
+    led = DesignLedger(path)
+    saved = kit.saved(led, lab06)
+    assert saved.first_for(lab06.PRED_A) is None
+    wrong = next(k for k in lab06.PRED_A.options if k != lab06.PRED_A.answer)
+    led.save(lab06.CHAPTER, answers={"A": wrong}, required=lab06.PARTS)
+    led.save(lab06.CHAPTER, answers={"A": lab06.PRED_A.answer})
+    assert saved.first_for(lab06.PRED_A) == wrong
+    html = kit.verdict(lab06.PRED_A, lab06.PRED_A.answer, saved=saved).text
+    assert "committed prediction" in html

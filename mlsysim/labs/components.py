@@ -627,7 +627,10 @@ class Saved:
         return self.widgets.get(self.name_of(spec))
 
     def first_for(self, pred: Prediction) -> str | None:
-        att = self.attempts.get(self._keys.get(id(pred), ""))
+        """The committed first answer, read from the ledger now (it may have been made since
+        this notebook was loaded)."""
+        rec = self.ledger.chapter(self.lab.CHAPTER) if self.ledger is not None else None
+        att = (rec.attempts if rec else self.attempts).get(self._keys.get(id(pred), ""))
         return att.first if att else None
 
     def created(self, spec, element) -> None:
