@@ -729,6 +729,8 @@ async def record(ledger, lab, answers: Mapping[str, object] | None = None,
         await ledger.save_async(chapter=lab.CHAPTER, design=numbers, answers=ans, required=lab.PARTS,
                                 correct=correct, widgets=positions, text=text, student=name)
     items = [el for el in (justification, student) if isinstance(el, UIElement)]
+    if items:
+        items.insert(0, mo.md("## Your report"))
     items.append(mo.Html(f'<div class="ms-ledger"><strong>Design ledger:</strong> {_e(ledger.summary())}</div>'))
     if ledger.warning:
         items.append(_callout(_e(ledger.warning), "warn"))
