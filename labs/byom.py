@@ -60,6 +60,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(mo):
     mo.md("""
@@ -73,8 +79,8 @@ def _(mo):
 
 
 @app.cell
-def _(lab):
-    source = lab.SOURCE.widget()
+def _(lab, saved):
+    source = lab.SOURCE.widget(saved)
     return (source,)
 
 
@@ -86,14 +92,14 @@ def _(lab, mo):
 
 
 @app.cell
-def _(lab):
-    device = lab.DEVICE.widget()
+def _(lab, saved):
+    device = lab.DEVICE.widget(saved)
     return (device,)
 
 
 @app.cell
-def _(lab):
-    precision = lab.PRECISION.widget()
+def _(lab, saved):
+    precision = lab.PRECISION.widget(saved)
     return (precision,)
 
 
@@ -120,18 +126,23 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
+
+
+@app.cell
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
 
 
 @app.cell
 def _(device, kit, lab, mo, model_key, precision, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.stop(model_key is None, kit.locked_note("Part A (fix the configuration above first)"))
-    kit.show(lab.part_a(model_key, device.value, precision.value),
-             lab.PRED_A.respond(pred_a.value, unlocked))
+    kit.show(lab.part_a(model_key, device.value, precision.value))
     return
 
 
@@ -147,15 +158,21 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_phase = lab.B_PHASE.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_phase = lab.B_PHASE.widget(saved)
     return (b_phase,)
 
 
@@ -165,8 +182,7 @@ def _(b_phase, device, kit, lab, mo, model_key, precision, pred_b, unlocked):
     mo.stop(model_key is None, kit.locked_note("Part B (fix the configuration above first)"))
     mo.vstack([
         b_phase,
-        kit.show(lab.part_b(model_key, device.value, precision.value, b_phase.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(model_key, device.value, precision.value, b_phase.value)),
     ])
     return
 
@@ -183,15 +199,21 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_prompt = lab.C_PROMPT.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_prompt = lab.C_PROMPT.widget(saved)
     return (c_prompt,)
 
 
@@ -201,8 +223,7 @@ def _(c_prompt, device, kit, lab, mo, model_key, precision, pred_c, unlocked):
     mo.stop(model_key is None, kit.locked_note("Part C (fix the configuration above first)"))
     mo.vstack([
         c_prompt,
-        kit.show(lab.part_c(model_key, device.value, precision.value, c_prompt.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(model_key, device.value, precision.value, c_prompt.value)),
     ])
     return
 
@@ -219,15 +240,21 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_batch = lab.D_BATCH.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_batch = lab.D_BATCH.widget(saved)
     return (d_batch,)
 
 
@@ -237,8 +264,7 @@ def _(d_batch, device, kit, lab, mo, model_key, precision, pred_d, unlocked):
     mo.stop(model_key is None, kit.locked_note("Part D (fix the configuration above first)"))
     mo.vstack([
         d_batch,
-        kit.show(lab.part_d(model_key, device.value, precision.value, d_batch.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(model_key, device.value, precision.value, d_batch.value)),
     ])
     return
 
@@ -255,15 +281,21 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_e = lab.PRED_E.radio()
+def _(lab, saved):
+    pred_e = lab.PRED_E.radio(saved)
     pred_e
     return (pred_e,)
 
 
 @app.cell
-def _(lab):
-    e_context = lab.E_CONTEXT.widget()
+def _(kit, lab, pred_e, saved, unlocked):
+    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    e_context = lab.E_CONTEXT.widget(saved)
     return (e_context,)
 
 
@@ -273,27 +305,33 @@ def _(device, e_context, kit, lab, mo, model_key, precision, pred_e, unlocked):
     mo.stop(model_key is None, kit.locked_note("Part E (fix the configuration above first)"))
     mo.vstack([
         e_context,
-        kit.show(lab.part_e(model_key, device.value, precision.value, e_context.value),
-                 lab.PRED_E.respond(pred_e.value, unlocked)),
+        kit.show(lab.part_e(model_key, device.value, precision.value, e_context.value)),
     ])
     return
 
 
 @app.cell
-async def _(
-    device,
-    kit,
-    lab,
-    ledger,
-    precision,
-    pred_a,
-    pred_b,
-    pred_c,
-    pred_d,
-    pred_e,
-    source,
-):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value}, design={"model": source.value, "device": device.value, "precision": precision.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(b_phase, c_prompt, d_batch, device, e_context, justification, kit, lab, ledger, precision, pred_a, pred_b, pred_c, pred_d, pred_e, saved, source, student):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(source=source, device=device, precision=precision, pred_a=pred_a, pred_b=pred_b, b_phase=b_phase, pred_c=pred_c, c_prompt=c_prompt, pred_d=pred_d, d_batch=d_batch, pred_e=pred_e, e_context=e_context),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'model': source.value, 'device': device.value, 'precision': precision.value},
+    )
     return
 
 

@@ -62,6 +62,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -75,27 +81,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_resolution = lab.A_RESOLUTION.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_resolution = lab.A_RESOLUTION.widget(saved)
     return (a_resolution,)
 
 
 @app.cell
-def _(lab):
-    a_units = lab.A_UNITS.widget()
+def _(lab, saved):
+    a_units = lab.A_UNITS.widget(saved)
     return (a_units,)
 
 
 @app.cell
-def _(lab):
-    a_precision = lab.A_PRECISION.widget()
+def _(lab, saved):
+    a_precision = lab.A_PRECISION.widget(saved)
     return (a_precision,)
 
 
@@ -104,15 +116,14 @@ def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_resolution, a_units, a_precision], justify="start", wrap=True),
-        kit.show(lab.part_a(a_resolution.value, a_units.value, a_precision.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_resolution.value, a_units.value, a_precision.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -136,27 +147,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_seq = lab.B_SEQ.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_seq = lab.B_SEQ.widget(saved)
     return (b_seq,)
 
 
 @app.cell
-def _(lab):
-    b_heads = lab.B_HEADS.widget()
+def _(lab, saved):
+    b_heads = lab.B_HEADS.widget(saved)
     return (b_heads,)
 
 
 @app.cell
-def _(lab):
-    b_flash = lab.B_FLASH.widget()
+def _(lab, saved):
+    b_flash = lab.B_FLASH.widget(saved)
     return (b_flash,)
 
 
@@ -165,15 +182,14 @@ def _(b_flash, b_heads, b_seq, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack([
         mo.hstack([b_seq, b_heads, b_flash], justify="start", wrap=True),
-        kit.show(lab.part_b(b_seq.value, b_heads.value, b_flash.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_seq.value, b_heads.value, b_flash.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -196,33 +212,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_depth = lab.C_DEPTH.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_depth = lab.C_DEPTH.widget(saved)
     return (c_depth,)
 
 
 @app.cell
-def _(lab):
-    c_device = lab.C_DEVICE.widget()
+def _(lab, saved):
+    c_device = lab.C_DEVICE.widget(saved)
     return (c_device,)
 
 
 @app.cell
-def _(lab):
-    c_efficiency = lab.C_EFFICIENCY.widget()
+def _(lab, saved):
+    c_efficiency = lab.C_EFFICIENCY.widget(saved)
     return (c_efficiency,)
 
 
 @app.cell
-def _(lab):
-    c_launch = lab.C_LAUNCH.widget()
+def _(lab, saved):
+    c_launch = lab.C_LAUNCH.widget(saved)
     return (c_launch,)
 
 
@@ -233,15 +255,14 @@ def _(c_depth, c_device, c_efficiency, c_launch, kit, lab, mo, pred_c, unlocked)
         mo.hstack([c_depth, c_efficiency], justify="start", wrap=True),
         c_launch,
         c_device,
-        kit.show(lab.part_c(c_depth.value, c_device.value, c_efficiency.value, c_launch.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_depth.value, c_device.value, c_efficiency.value, c_launch.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -264,27 +285,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_batch = lab.D_BATCH.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_batch = lab.D_BATCH.widget(saved)
     return (d_batch,)
 
 
 @app.cell
-def _(lab):
-    d_device = lab.D_DEVICE.widget()
+def _(lab, saved):
+    d_device = lab.D_DEVICE.widget(saved)
     return (d_device,)
 
 
 @app.cell
-def _(lab):
-    d_fused = lab.D_FUSED.widget()
+def _(lab, saved):
+    d_fused = lab.D_FUSED.widget(saved)
     return (d_fused,)
 
 
@@ -294,15 +321,14 @@ def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
     mo.vstack([
         mo.hstack([d_batch, d_fused], justify="start", wrap=True),
         d_device,
-        kit.show(lab.part_d(d_batch.value, d_device.value, d_fused.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_batch.value, d_device.value, d_fused.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -327,26 +353,26 @@ def _(mo):
 
 
 @app.cell
-def _(lab):
-    s_model = lab.S_MODEL.widget()
+def _(lab, saved):
+    s_model = lab.S_MODEL.widget(saved)
     return (s_model,)
 
 
 @app.cell
-def _(lab):
-    s_device = lab.S_DEVICE.widget()
+def _(lab, saved):
+    s_device = lab.S_DEVICE.widget(saved)
     return (s_device,)
 
 
 @app.cell
-def _(lab):
-    s_per_day = lab.S_PER_DAY.widget()
+def _(lab, saved):
+    s_per_day = lab.S_PER_DAY.widget(saved)
     return (s_per_day,)
 
 
 @app.cell
-def _(lab):
-    s_energy = lab.S_ENERGY.widget()
+def _(lab, saved):
+    s_energy = lab.S_ENERGY.widget(saved)
     return (s_energy,)
 
 
@@ -363,8 +389,29 @@ def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model,
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, transfer_a, transfer_b, transfer_c, transfer_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"model": s_model.value, "device": s_device.value, "per_day": s_per_day.value, "energy_budget_j_per_day": s_energy.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_precision, a_resolution, a_units, b_flash, b_heads, b_seq, c_depth, c_device, c_efficiency, c_launch, d_batch, d_device, d_fused, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_resolution=a_resolution, a_units=a_units, a_precision=a_precision, transfer_a=transfer_a, pred_b=pred_b, b_seq=b_seq, b_heads=b_heads, b_flash=b_flash, transfer_b=transfer_b, pred_c=pred_c, c_depth=c_depth, c_device=c_device, c_efficiency=c_efficiency, c_launch=c_launch, transfer_c=transfer_c, pred_d=pred_d, d_batch=d_batch, d_device=d_device, d_fused=d_fused, transfer_d=transfer_d, s_model=s_model, s_device=s_device, s_per_day=s_per_day, s_energy=s_energy),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'model': s_model.value, 'device': s_device.value, 'per_day': s_per_day.value, 'energy_budget_j_per_day': s_energy.value},
+        synthesis=lab.synthesis,
+        synthesis_args=(s_model.value, s_device.value, s_per_day.value, s_energy.value),
+    )
     return
 
 

@@ -63,6 +63,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -82,27 +88,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_resolution = lab.A_RESOLUTION.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_resolution = lab.A_RESOLUTION.widget(saved)
     return (a_resolution,)
 
 
 @app.cell
-def _(lab):
-    a_kernel = lab.A_KERNEL.widget()
+def _(lab, saved):
+    a_kernel = lab.A_KERNEL.widget(saved)
     return (a_kernel,)
 
 
 @app.cell
-def _(lab):
-    a_channels = lab.A_CHANNELS.widget()
+def _(lab, saved):
+    a_channels = lab.A_CHANNELS.widget(saved)
     return (a_channels,)
 
 
@@ -111,15 +123,14 @@ def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_resolution, a_kernel, a_channels], justify="start", wrap=True),
-        kit.show(lab.part_a(a_resolution.value, a_kernel.value, a_channels.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_resolution.value, a_kernel.value, a_channels.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -148,27 +159,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_family = lab.B_FAMILY.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_family = lab.B_FAMILY.widget(saved)
     return (b_family,)
 
 
 @app.cell
-def _(lab):
-    b_device = lab.B_DEVICE.widget()
+def _(lab, saved):
+    b_device = lab.B_DEVICE.widget(saved)
     return (b_device,)
 
 
 @app.cell
-def _(lab):
-    b_int8 = lab.B_INT8.widget()
+def _(lab, saved):
+    b_int8 = lab.B_INT8.widget(saved)
     return (b_int8,)
 
 
@@ -178,15 +195,14 @@ def _(b_device, b_family, b_int8, kit, lab, mo, pred_b, unlocked):
     mo.vstack([
         mo.hstack([b_family, b_device], justify="start", wrap=True),
         b_int8,
-        kit.show(lab.part_b(b_family.value, b_device.value, b_int8.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_family.value, b_device.value, b_int8.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -215,27 +231,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_device = lab.C_DEVICE.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_device = lab.C_DEVICE.widget(saved)
     return (c_device,)
 
 
 @app.cell
-def _(lab):
-    c_precision = lab.C_PRECISION.widget()
+def _(lab, saved):
+    c_precision = lab.C_PRECISION.widget(saved)
     return (c_precision,)
 
 
 @app.cell
-def _(lab):
-    c_batch = lab.C_BATCH.widget()
+def _(lab, saved):
+    c_batch = lab.C_BATCH.widget(saved)
     return (c_batch,)
 
 
@@ -245,15 +267,14 @@ def _(c_batch, c_device, c_precision, kit, lab, mo, pred_c, unlocked):
     mo.vstack([
         mo.hstack([c_precision, c_batch], justify="start", wrap=True),
         c_device,
-        kit.show(lab.part_c(c_device.value, c_precision.value, c_batch.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_device.value, c_precision.value, c_batch.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -285,8 +306,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
 
 
 @app.cell
-async def _(c_batch, c_device, c_precision, kit, lab, ledger, pred_a, pred_b, pred_c, transfer_a, transfer_b, transfer_c):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value}, design={"device": c_device.value, "precision": c_precision.value, "batch": c_batch.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_channels, a_kernel, a_resolution, b_device, b_family, b_int8, c_batch, c_device, c_precision, justification, kit, lab, ledger, pred_a, pred_b, pred_c, saved, student, transfer_a, transfer_b, transfer_c):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_resolution=a_resolution, a_kernel=a_kernel, a_channels=a_channels, transfer_a=transfer_a, pred_b=pred_b, b_family=b_family, b_device=b_device, b_int8=b_int8, transfer_b=transfer_b, pred_c=pred_c, c_device=c_device, c_precision=c_precision, c_batch=c_batch, transfer_c=transfer_c),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'device': c_device.value, 'precision': c_precision.value, 'batch': c_batch.value},
+    )
     return
 
 

@@ -63,6 +63,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -80,27 +86,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_d_in = lab.A_D_IN.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_d_in = lab.A_D_IN.widget(saved)
     return (a_d_in,)
 
 
 @app.cell
-def _(lab):
-    a_d_out = lab.A_D_OUT.widget()
+def _(lab, saved):
+    a_d_out = lab.A_D_OUT.widget(saved)
     return (a_d_out,)
 
 
 @app.cell
-def _(lab):
-    a_precision = lab.A_PRECISION.widget()
+def _(lab, saved):
+    a_precision = lab.A_PRECISION.widget(saved)
     return (a_precision,)
 
 
@@ -109,15 +121,14 @@ def _(a_d_in, a_d_out, a_precision, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_d_in, a_d_out, a_precision], justify="start", wrap=True),
-        kit.show(lab.part_a(a_d_in.value, a_d_out.value, a_precision.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_d_in.value, a_d_out.value, a_precision.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -146,33 +157,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_batch = lab.B_BATCH.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_batch = lab.B_BATCH.widget(saved)
     return (b_batch,)
 
 
 @app.cell
-def _(lab):
-    b_device = lab.B_DEVICE.widget()
+def _(lab, saved):
+    b_device = lab.B_DEVICE.widget(saved)
     return (b_device,)
 
 
 @app.cell
-def _(lab):
-    b_precision = lab.B_PRECISION.widget()
+def _(lab, saved):
+    b_precision = lab.B_PRECISION.widget(saved)
     return (b_precision,)
 
 
 @app.cell
-def _(lab):
-    b_width = lab.B_WIDTH.widget()
+def _(lab, saved):
+    b_width = lab.B_WIDTH.widget(saved)
     return (b_width,)
 
 
@@ -182,15 +199,14 @@ def _(b_batch, b_device, b_precision, b_width, kit, lab, mo, pred_b, unlocked):
     mo.vstack([
         mo.hstack([b_batch, b_width, b_precision], justify="start", wrap=True),
         b_device,
-        kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value, b_width.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value, b_width.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -218,27 +234,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_features = lab.C_FEATURES.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_features = lab.C_FEATURES.widget(saved)
     return (c_features,)
 
 
 @app.cell
-def _(lab):
-    c_kernel = lab.C_KERNEL.widget()
+def _(lab, saved):
+    c_kernel = lab.C_KERNEL.widget(saved)
     return (c_kernel,)
 
 
 @app.cell
-def _(lab):
-    c_hidden = lab.C_HIDDEN.widget()
+def _(lab, saved):
+    c_hidden = lab.C_HIDDEN.widget(saved)
     return (c_hidden,)
 
 
@@ -247,15 +269,14 @@ def _(c_features, c_hidden, c_kernel, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack([
         mo.hstack([c_features, c_kernel, c_hidden], justify="start", wrap=True),
-        kit.show(lab.part_c(c_features.value, c_kernel.value, c_hidden.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_features.value, c_kernel.value, c_hidden.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -282,27 +303,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_batch = lab.D_BATCH.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_batch = lab.D_BATCH.widget(saved)
     return (d_batch,)
 
 
 @app.cell
-def _(lab):
-    d_level = lab.D_LEVEL.widget()
+def _(lab, saved):
+    d_level = lab.D_LEVEL.widget(saved)
     return (d_level,)
 
 
 @app.cell
-def _(lab):
-    d_precision = lab.D_PRECISION.widget()
+def _(lab, saved):
+    d_precision = lab.D_PRECISION.widget(saved)
     return (d_precision,)
 
 
@@ -312,15 +339,14 @@ def _(d_batch, d_level, d_precision, kit, lab, mo, pred_d, unlocked):
     mo.vstack([
         mo.hstack([d_batch, d_precision], justify="start", wrap=True),
         d_level,
-        kit.show(lab.part_d(d_batch.value, d_level.value, d_precision.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_batch.value, d_level.value, d_precision.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -352,9 +378,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 
 
 @app.cell
-async def _(b_batch, b_device, b_precision, b_width, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, transfer_a, transfer_b, transfer_c, transfer_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"device": b_device.value, "precision": b_precision.value, "batch": b_batch.value,
-                    "width": b_width.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_d_in, a_d_out, a_precision, b_batch, b_device, b_precision, b_width, c_features, c_hidden, c_kernel, d_batch, d_level, d_precision, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_d_in=a_d_in, a_d_out=a_d_out, a_precision=a_precision, transfer_a=transfer_a, pred_b=pred_b, b_batch=b_batch, b_device=b_device, b_precision=b_precision, b_width=b_width, transfer_b=transfer_b, pred_c=pred_c, c_features=c_features, c_kernel=c_kernel, c_hidden=c_hidden, transfer_c=transfer_c, pred_d=pred_d, d_batch=d_batch, d_level=d_level, d_precision=d_precision, transfer_d=transfer_d),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'device': b_device.value, 'precision': b_precision.value, 'batch': b_batch.value, 'width': b_width.value},
+    )
     return
 
 

@@ -62,6 +62,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -77,27 +83,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_resolution = lab.A_RESOLUTION.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_resolution = lab.A_RESOLUTION.widget(saved)
     return (a_resolution,)
 
 
 @app.cell
-def _(lab):
-    a_channels = lab.A_CHANNELS.widget()
+def _(lab, saved):
+    a_channels = lab.A_CHANNELS.widget(saved)
     return (a_channels,)
 
 
 @app.cell
-def _(lab):
-    a_kernel = lab.A_KERNEL.widget()
+def _(lab, saved):
+    a_kernel = lab.A_KERNEL.widget(saved)
     return (a_kernel,)
 
 
@@ -106,15 +118,14 @@ def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_resolution, a_channels, a_kernel], justify="start", wrap=True),
-        kit.show(lab.part_a(a_resolution.value, a_channels.value, a_kernel.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_resolution.value, a_channels.value, a_kernel.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -139,27 +150,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_kernel = lab.B_KERNEL.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_kernel = lab.B_KERNEL.widget(saved)
     return (b_kernel,)
 
 
 @app.cell
-def _(lab):
-    b_stride = lab.B_STRIDE.widget()
+def _(lab, saved):
+    b_stride = lab.B_STRIDE.widget(saved)
     return (b_stride,)
 
 
 @app.cell
-def _(lab):
-    b_depth = lab.B_DEPTH.widget()
+def _(lab, saved):
+    b_depth = lab.B_DEPTH.widget(saved)
     return (b_depth,)
 
 
@@ -168,15 +185,14 @@ def _(b_depth, b_kernel, b_stride, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack([
         mo.hstack([b_kernel, b_stride, b_depth], justify="start", wrap=True),
-        kit.show(lab.part_b(b_kernel.value, b_stride.value, b_depth.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_kernel.value, b_stride.value, b_depth.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -201,21 +217,27 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_cout = lab.C_C_OUT.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_cout = lab.C_C_OUT.widget(saved)
     return (c_cout,)
 
 
 @app.cell
-def _(lab):
-    c_kernel = lab.C_KERNEL.widget()
+def _(lab, saved):
+    c_kernel = lab.C_KERNEL.widget(saved)
     return (c_kernel,)
 
 
@@ -224,14 +246,14 @@ def _(c_cout, c_kernel, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack([
         mo.hstack([c_cout, c_kernel], justify="start", wrap=True),
-        kit.show(lab.part_c(c_cout.value, c_kernel.value), lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_cout.value, c_kernel.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -257,39 +279,45 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_device = lab.D_DEVICE.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_device = lab.D_DEVICE.widget(saved)
     return (d_device,)
 
 
 @app.cell
-def _(lab):
-    d_batch = lab.D_BATCH.widget()
+def _(lab, saved):
+    d_batch = lab.D_BATCH.widget(saved)
     return (d_batch,)
 
 
 @app.cell
-def _(lab):
-    d_fused = lab.D_FUSED.widget()
+def _(lab, saved):
+    d_fused = lab.D_FUSED.widget(saved)
     return (d_fused,)
 
 
 @app.cell
-def _(lab):
-    d_launch = lab.D_LAUNCH.widget()
+def _(lab, saved):
+    d_launch = lab.D_LAUNCH.widget(saved)
     return (d_launch,)
 
 
 @app.cell
-def _(lab):
-    d_efficiency = lab.D_EFFICIENCY.widget()
+def _(lab, saved):
+    d_efficiency = lab.D_EFFICIENCY.widget(saved)
     return (d_efficiency,)
 
 
@@ -300,15 +328,14 @@ def _(d_batch, d_device, d_efficiency, d_fused, d_launch, kit, lab, mo, pred_d, 
         mo.hstack([d_batch, d_fused], justify="start", wrap=True),
         d_device,
         mo.hstack([d_launch, d_efficiency], justify="start", wrap=True),
-        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value, d_launch.value, d_efficiency.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value, d_launch.value, d_efficiency.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -334,21 +361,27 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_e = lab.PRED_E.radio()
+def _(lab, saved):
+    pred_e = lab.PRED_E.radio(saved)
     pred_e
     return (pred_e,)
 
 
 @app.cell
-def _(lab):
-    e_column = lab.E_COLUMN.widget()
+def _(kit, lab, pred_e, saved, unlocked):
+    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    e_column = lab.E_COLUMN.widget(saved)
     return (e_column,)
 
 
 @app.cell
-def _(lab):
-    e_shift = lab.E_SHIFT.widget()
+def _(lab, saved):
+    e_shift = lab.E_SHIFT.widget(saved)
     return (e_shift,)
 
 
@@ -357,14 +390,14 @@ def _(e_column, e_shift, kit, lab, mo, pred_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.vstack([
         mo.hstack([e_column, e_shift], justify="start", wrap=True),
-        kit.show(lab.part_e(e_column.value, e_shift.value), lab.PRED_E.respond(pred_e.value, unlocked)),
+        kit.show(lab.part_e(e_column.value, e_shift.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_e = lab.TRANSFER_E.radio()
+def _(lab, saved):
+    transfer_e = lab.TRANSFER_E.radio(saved)
     return (transfer_e,)
 
 
@@ -389,26 +422,26 @@ def _(mo):
 
 
 @app.cell
-def _(lab):
-    s_device = lab.S_DEVICE.widget()
+def _(lab, saved):
+    s_device = lab.S_DEVICE.widget(saved)
     return (s_device,)
 
 
 @app.cell
-def _(lab):
-    s_precision = lab.S_PRECISION.widget()
+def _(lab, saved):
+    s_precision = lab.S_PRECISION.widget(saved)
     return (s_precision,)
 
 
 @app.cell
-def _(lab):
-    s_flash_reserve = lab.S_FLASH_RESERVE.widget()
+def _(lab, saved):
+    s_flash_reserve = lab.S_FLASH_RESERVE.widget(saved)
     return (s_flash_reserve,)
 
 
 @app.cell
-def _(lab):
-    s_sram_reserve = lab.S_SRAM_RESERVE.widget()
+def _(lab, saved):
+    s_sram_reserve = lab.S_SRAM_RESERVE.widget(saved)
     return (s_sram_reserve,)
 
 
@@ -461,10 +494,30 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, s_device, s_flash_reserve, s_precision, s_sram_reserve, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"device": s_device.value, "precision": s_precision.value,
-                    "flash_reserve_kib": s_flash_reserve.value,
-                    "sram_reserve_kib": s_sram_reserve.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_channels, a_kernel, a_resolution, b_depth, b_kernel, b_stride, c_cout, c_kernel, d_batch, d_device, d_efficiency, d_fused, d_launch, e_column, e_shift, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, s_device, s_flash_reserve, s_precision, s_sram_reserve, saved, student, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_resolution=a_resolution, a_channels=a_channels, a_kernel=a_kernel, transfer_a=transfer_a, pred_b=pred_b, b_kernel=b_kernel, b_stride=b_stride, b_depth=b_depth, transfer_b=transfer_b, pred_c=pred_c, c_cout=c_cout, c_kernel=c_kernel, transfer_c=transfer_c, pred_d=pred_d, d_device=d_device, d_batch=d_batch, d_fused=d_fused, d_launch=d_launch, d_efficiency=d_efficiency, transfer_d=transfer_d, pred_e=pred_e, e_column=e_column, e_shift=e_shift, transfer_e=transfer_e, s_device=s_device, s_precision=s_precision, s_flash_reserve=s_flash_reserve, s_sram_reserve=s_sram_reserve),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'device': s_device.value, 'precision': s_precision.value, 'flash_reserve_kib': s_flash_reserve.value, 'sram_reserve_kib': s_sram_reserve.value},
+        synthesis=lab.synthesis,
+        synthesis_args=(s_device.value, s_precision.value, s_flash_reserve.value,
+                                   s_sram_reserve.value),
+    )
     return
 
 

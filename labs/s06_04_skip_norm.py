@@ -62,6 +62,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -77,27 +83,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_depth = lab.A_DEPTH.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_depth = lab.A_DEPTH.widget(saved)
     return (a_depth,)
 
 
 @app.cell
-def _(lab):
-    a_activation = lab.A_ACTIVATION.widget()
+def _(lab, saved):
+    a_activation = lab.A_ACTIVATION.widget(saved)
     return (a_activation,)
 
 
 @app.cell
-def _(lab):
-    a_gain = lab.A_GAIN.widget()
+def _(lab, saved):
+    a_gain = lab.A_GAIN.widget(saved)
     return (a_gain,)
 
 
@@ -107,15 +119,14 @@ def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, unlocked):
     mo.vstack([
         mo.hstack([a_depth, a_gain], justify="start", wrap=True),
         a_activation,
-        kit.show(lab.part_a(a_depth.value, a_activation.value, a_gain.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_depth.value, a_activation.value, a_gain.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -141,27 +152,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_batch = lab.B_BATCH.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_batch = lab.B_BATCH.widget(saved)
     return (b_batch,)
 
 
 @app.cell
-def _(lab):
-    b_positions = lab.B_POSITIONS.widget()
+def _(lab, saved):
+    b_positions = lab.B_POSITIONS.widget(saved)
     return (b_positions,)
 
 
 @app.cell
-def _(lab):
-    b_features = lab.B_FEATURES.widget()
+def _(lab, saved):
+    b_features = lab.B_FEATURES.widget(saved)
     return (b_features,)
 
 
@@ -171,15 +188,14 @@ def _(b_batch, b_features, b_positions, kit, lab, mo, pred_b, unlocked):
     mo.vstack([
         mo.hstack([b_batch, b_features], justify="start", wrap=True),
         b_positions,
-        kit.show(lab.part_b(b_batch.value, b_positions.value, b_features.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_batch.value, b_positions.value, b_features.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -206,33 +222,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_op = lab.C_OP.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_op = lab.C_OP.widget(saved)
     return (c_op,)
 
 
 @app.cell
-def _(lab):
-    c_precision = lab.C_PRECISION.widget()
+def _(lab, saved):
+    c_precision = lab.C_PRECISION.widget(saved)
     return (c_precision,)
 
 
 @app.cell
-def _(lab):
-    c_batch = lab.C_BATCH.widget()
+def _(lab, saved):
+    c_batch = lab.C_BATCH.widget(saved)
     return (c_batch,)
 
 
 @app.cell
-def _(lab):
-    c_device = lab.C_DEVICE.widget()
+def _(lab, saved):
+    c_device = lab.C_DEVICE.widget(saved)
     return (c_device,)
 
 
@@ -242,15 +264,14 @@ def _(c_batch, c_device, c_op, c_precision, kit, lab, mo, pred_c, unlocked):
     mo.vstack([
         mo.hstack([c_op, mo.vstack([c_precision, c_batch])], justify="start", wrap=True),
         c_device,
-        kit.show(lab.part_c(c_op.value, c_precision.value, c_batch.value, c_device.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_op.value, c_precision.value, c_batch.value, c_device.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -281,8 +302,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
 
 
 @app.cell
-async def _(c_device, c_precision, kit, lab, ledger, pred_a, pred_b, pred_c, transfer_a, transfer_b, transfer_c):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value}, design={"device": c_device.value, "precision": c_precision.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_activation, a_depth, a_gain, b_batch, b_features, b_positions, c_batch, c_device, c_op, c_precision, justification, kit, lab, ledger, pred_a, pred_b, pred_c, saved, student, transfer_a, transfer_b, transfer_c):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_depth=a_depth, a_activation=a_activation, a_gain=a_gain, transfer_a=transfer_a, pred_b=pred_b, b_batch=b_batch, b_positions=b_positions, b_features=b_features, transfer_b=transfer_b, pred_c=pred_c, c_op=c_op, c_precision=c_precision, c_batch=c_batch, c_device=c_device, transfer_c=transfer_c),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'device': c_device.value, 'precision': c_precision.value},
+    )
     return
 
 

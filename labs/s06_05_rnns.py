@@ -62,6 +62,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -80,33 +86,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_seq = lab.A_SEQ.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_seq = lab.A_SEQ.widget(saved)
     return (a_seq,)
 
 
 @app.cell
-def _(lab):
-    a_batch = lab.A_BATCH.widget()
+def _(lab, saved):
+    a_batch = lab.A_BATCH.widget(saved)
     return (a_batch,)
 
 
 @app.cell
-def _(lab):
-    a_peak = lab.A_PEAK.widget()
+def _(lab, saved):
+    a_peak = lab.A_PEAK.widget(saved)
     return (a_peak,)
 
 
 @app.cell
-def _(lab):
-    a_launch = lab.A_LAUNCH.widget()
+def _(lab, saved):
+    a_launch = lab.A_LAUNCH.widget(saved)
     return (a_launch,)
 
 
@@ -116,15 +128,14 @@ def _(a_batch, a_launch, a_peak, a_seq, kit, lab, mo, pred_a, unlocked):
     mo.vstack([
         mo.hstack([a_seq, a_batch], justify="start", wrap=True),
         mo.hstack([a_peak, a_launch], justify="start", wrap=True),
-        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value, a_launch.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value, a_launch.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -152,27 +163,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_hidden = lab.B_HIDDEN.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_hidden = lab.B_HIDDEN.widget(saved)
     return (b_hidden,)
 
 
 @app.cell
-def _(lab):
-    b_d_in = lab.B_D_IN.widget()
+def _(lab, saved):
+    b_d_in = lab.B_D_IN.widget(saved)
     return (b_d_in,)
 
 
 @app.cell
-def _(lab):
-    b_bias = lab.B_BIAS.widget()
+def _(lab, saved):
+    b_bias = lab.B_BIAS.widget(saved)
     return (b_bias,)
 
 
@@ -182,15 +199,14 @@ def _(b_bias, b_d_in, b_hidden, kit, lab, mo, pred_b, unlocked):
     mo.vstack([
         mo.hstack([b_hidden, b_d_in], justify="start", wrap=True),
         b_bias,
-        kit.show(lab.part_b(b_hidden.value, b_d_in.value, b_bias.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_hidden.value, b_d_in.value, b_bias.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -218,33 +234,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_hidden = lab.C_HIDDEN.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_hidden = lab.C_HIDDEN.widget(saved)
     return (c_hidden,)
 
 
 @app.cell
-def _(lab):
-    c_seq = lab.C_SEQ.widget()
+def _(lab, saved):
+    c_seq = lab.C_SEQ.widget(saved)
     return (c_seq,)
 
 
 @app.cell
-def _(lab):
-    c_cell = lab.C_CELL.widget()
+def _(lab, saved):
+    c_cell = lab.C_CELL.widget(saved)
     return (c_cell,)
 
 
 @app.cell
-def _(lab):
-    c_device = lab.C_DEVICE.widget()
+def _(lab, saved):
+    c_device = lab.C_DEVICE.widget(saved)
     return (c_device,)
 
 
@@ -255,15 +277,14 @@ def _(c_cell, c_device, c_hidden, c_seq, kit, lab, mo, pred_c, unlocked):
         mo.hstack([c_hidden, c_seq], justify="start", wrap=True),
         c_cell,
         c_device,
-        kit.show(lab.part_c(c_hidden.value, c_seq.value, c_cell.value, c_device.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_hidden.value, c_seq.value, c_cell.value, c_device.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -292,39 +313,45 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_device = lab.D_DEVICE.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_device = lab.D_DEVICE.widget(saved)
     return (d_device,)
 
 
 @app.cell
-def _(lab):
-    d_width = lab.D_WIDTH.widget()
+def _(lab, saved):
+    d_width = lab.D_WIDTH.widget(saved)
     return (d_width,)
 
 
 @app.cell
-def _(lab):
-    d_rival = lab.D_RIVAL.widget()
+def _(lab, saved):
+    d_rival = lab.D_RIVAL.widget(saved)
     return (d_rival,)
 
 
 @app.cell
-def _(lab):
-    d_flash = lab.D_FLASH.widget()
+def _(lab, saved):
+    d_flash = lab.D_FLASH.widget(saved)
     return (d_flash,)
 
 
 @app.cell
-def _(lab):
-    d_launch = lab.D_LAUNCH.widget()
+def _(lab, saved):
+    d_launch = lab.D_LAUNCH.widget(saved)
     return (d_launch,)
 
 
@@ -335,15 +362,14 @@ def _(d_device, d_flash, d_launch, d_rival, d_width, kit, lab, mo, pred_d, unloc
         mo.hstack([d_width, d_flash], justify="start", wrap=True),
         d_rival,
         mo.hstack([d_device, d_launch], justify="start", wrap=True),
-        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value, d_launch.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value, d_launch.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -370,33 +396,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_e = lab.PRED_E.radio()
+def _(lab, saved):
+    pred_e = lab.PRED_E.radio(saved)
     pred_e
     return (pred_e,)
 
 
 @app.cell
-def _(lab):
-    e_steps = lab.E_STEPS.widget()
+def _(kit, lab, pred_e, saved, unlocked):
+    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    e_steps = lab.E_STEPS.widget(saved)
     return (e_steps,)
 
 
 @app.cell
-def _(lab):
-    e_activation = lab.E_ACTIVATION.widget()
+def _(lab, saved):
+    e_activation = lab.E_ACTIVATION.widget(saved)
     return (e_activation,)
 
 
 @app.cell
-def _(lab):
-    e_gain = lab.E_GAIN.widget()
+def _(lab, saved):
+    e_gain = lab.E_GAIN.widget(saved)
     return (e_gain,)
 
 
 @app.cell
-def _(lab):
-    e_additive = lab.E_ADDITIVE.widget()
+def _(lab, saved):
+    e_additive = lab.E_ADDITIVE.widget(saved)
     return (e_additive,)
 
 
@@ -406,15 +438,14 @@ def _(e_activation, e_additive, e_gain, e_steps, kit, lab, mo, pred_e, unlocked)
     mo.vstack([
         mo.hstack([e_steps, e_gain], justify="start", wrap=True),
         mo.hstack([e_activation, e_additive], justify="start", wrap=True),
-        kit.show(lab.part_e(e_steps.value, e_activation.value, e_gain.value, e_additive.value),
-                 lab.PRED_E.respond(pred_e.value, unlocked)),
+        kit.show(lab.part_e(e_steps.value, e_activation.value, e_gain.value, e_additive.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_e = lab.TRANSFER_E.radio()
+def _(lab, saved):
+    transfer_e = lab.TRANSFER_E.radio(saved)
     return (transfer_e,)
 
 
@@ -444,8 +475,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 
 
 @app.cell
-async def _(d_device, d_rival, d_width, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"device": d_device.value, "width": d_width.value, "rival": d_rival.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_batch, a_launch, a_peak, a_seq, b_bias, b_d_in, b_hidden, c_cell, c_device, c_hidden, c_seq, d_device, d_flash, d_launch, d_rival, d_width, e_activation, e_additive, e_gain, e_steps, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, saved, student, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_seq=a_seq, a_batch=a_batch, a_peak=a_peak, a_launch=a_launch, transfer_a=transfer_a, pred_b=pred_b, b_hidden=b_hidden, b_d_in=b_d_in, b_bias=b_bias, transfer_b=transfer_b, pred_c=pred_c, c_hidden=c_hidden, c_seq=c_seq, c_cell=c_cell, c_device=c_device, transfer_c=transfer_c, pred_d=pred_d, d_device=d_device, d_width=d_width, d_rival=d_rival, d_flash=d_flash, d_launch=d_launch, transfer_d=transfer_d, pred_e=pred_e, e_steps=e_steps, e_activation=e_activation, e_gain=e_gain, e_additive=e_additive, transfer_e=transfer_e),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'device': d_device.value, 'width': d_width.value, 'rival': d_rival.value},
+    )
     return
 
 

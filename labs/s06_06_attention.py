@@ -62,6 +62,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -80,27 +86,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_seq = lab.A_SEQ.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_seq = lab.A_SEQ.widget(saved)
     return (a_seq,)
 
 
 @app.cell
-def _(lab):
-    a_d_head = lab.A_D_HEAD.widget()
+def _(lab, saved):
+    a_d_head = lab.A_D_HEAD.widget(saved)
     return (a_d_head,)
 
 
 @app.cell
-def _(lab):
-    a_precision = lab.A_PRECISION.widget()
+def _(lab, saved):
+    a_precision = lab.A_PRECISION.widget(saved)
     return (a_precision,)
 
 
@@ -110,15 +122,14 @@ def _(a_d_head, a_precision, a_seq, kit, lab, mo, pred_a, unlocked):
     mo.vstack([
         mo.hstack([a_seq, a_d_head], justify="start", wrap=True),
         a_precision,
-        kit.show(lab.part_a(a_seq.value, a_d_head.value, a_precision.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_seq.value, a_d_head.value, a_precision.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -146,27 +157,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_seq = lab.B_SEQ.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_seq = lab.B_SEQ.widget(saved)
     return (b_seq,)
 
 
 @app.cell
-def _(lab):
-    b_heads = lab.B_HEADS.widget()
+def _(lab, saved):
+    b_heads = lab.B_HEADS.widget(saved)
     return (b_heads,)
 
 
 @app.cell
-def _(lab):
-    b_layers = lab.B_LAYERS.widget()
+def _(lab, saved):
+    b_layers = lab.B_LAYERS.widget(saved)
     return (b_layers,)
 
 
@@ -176,15 +193,14 @@ def _(b_heads, b_layers, b_seq, kit, lab, mo, pred_b, unlocked):
     mo.vstack([
         b_seq,
         mo.hstack([b_heads, b_layers], justify="start", wrap=True),
-        kit.show(lab.part_b(b_seq.value, b_heads.value, b_layers.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_seq.value, b_heads.value, b_layers.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -212,27 +228,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_device = lab.C_DEVICE.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_device = lab.C_DEVICE.widget(saved)
     return (c_device,)
 
 
 @app.cell
-def _(lab):
-    c_shape = lab.C_SHAPE.widget()
+def _(lab, saved):
+    c_shape = lab.C_SHAPE.widget(saved)
     return (c_shape,)
 
 
 @app.cell
-def _(lab):
-    c_what = lab.C_WHAT.widget()
+def _(lab, saved):
+    c_what = lab.C_WHAT.widget(saved)
     return (c_what,)
 
 
@@ -243,15 +265,14 @@ def _(c_device, c_shape, c_what, kit, lab, mo, pred_c, unlocked):
         c_device,
         c_shape,
         c_what,
-        kit.show(lab.part_c(c_device.value, c_shape.value, c_what.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_device.value, c_shape.value, c_what.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -279,33 +300,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_seq = lab.D_SEQ.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_seq = lab.D_SEQ.widget(saved)
     return (d_seq,)
 
 
 @app.cell
-def _(lab):
-    d_shape = lab.D_SHAPE.widget()
+def _(lab, saved):
+    d_shape = lab.D_SHAPE.widget(saved)
     return (d_shape,)
 
 
 @app.cell
-def _(lab):
-    d_device = lab.D_DEVICE.widget()
+def _(lab, saved):
+    d_device = lab.D_DEVICE.widget(saved)
     return (d_device,)
 
 
 @app.cell
-def _(lab):
-    d_flash = lab.D_FLASH.widget()
+def _(lab, saved):
+    d_flash = lab.D_FLASH.widget(saved)
     return (d_flash,)
 
 
@@ -316,15 +343,14 @@ def _(d_device, d_flash, d_seq, d_shape, kit, lab, mo, pred_d, unlocked):
         mo.hstack([d_seq, d_flash], justify="start", wrap=True),
         d_shape,
         d_device,
-        kit.show(lab.part_d(d_seq.value, d_shape.value, d_device.value, d_flash.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_seq.value, d_shape.value, d_device.value, d_flash.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -352,21 +378,27 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_e = lab.PRED_E.radio()
+def _(lab, saved):
+    pred_e = lab.PRED_E.radio(saved)
     pred_e
     return (pred_e,)
 
 
 @app.cell
-def _(lab):
-    e_shift = lab.E_SHIFT.widget()
+def _(kit, lab, pred_e, saved, unlocked):
+    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    e_shift = lab.E_SHIFT.widget(saved)
     return (e_shift,)
 
 
 @app.cell
-def _(lab):
-    e_positions = lab.E_POSITIONS.widget()
+def _(lab, saved):
+    e_positions = lab.E_POSITIONS.widget(saved)
     return (e_positions,)
 
 
@@ -375,14 +407,14 @@ def _(e_positions, e_shift, kit, lab, mo, pred_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.vstack([
         mo.hstack([e_shift, e_positions], justify="start", wrap=True),
-        kit.show(lab.part_e(e_shift.value, e_positions.value), lab.PRED_E.respond(pred_e.value, unlocked)),
+        kit.show(lab.part_e(e_shift.value, e_positions.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_e = lab.TRANSFER_E.radio()
+def _(lab, saved):
+    transfer_e = lab.TRANSFER_E.radio(saved)
     return (transfer_e,)
 
 
@@ -412,8 +444,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 
 
 @app.cell
-async def _(d_device, d_shape, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"device": d_device.value, "shape": d_shape.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_d_head, a_precision, a_seq, b_heads, b_layers, b_seq, c_device, c_shape, c_what, d_device, d_flash, d_seq, d_shape, e_positions, e_shift, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, saved, student, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_seq=a_seq, a_d_head=a_d_head, a_precision=a_precision, transfer_a=transfer_a, pred_b=pred_b, b_seq=b_seq, b_heads=b_heads, b_layers=b_layers, transfer_b=transfer_b, pred_c=pred_c, c_device=c_device, c_shape=c_shape, c_what=c_what, transfer_c=transfer_c, pred_d=pred_d, d_seq=d_seq, d_shape=d_shape, d_device=d_device, d_flash=d_flash, transfer_d=transfer_d, pred_e=pred_e, e_shift=e_shift, e_positions=e_positions, transfer_e=transfer_e),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'device': d_device.value, 'shape': d_shape.value},
+    )
     return
 
 

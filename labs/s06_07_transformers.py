@@ -63,6 +63,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -84,33 +90,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_model = lab.A_MODEL.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_model = lab.A_MODEL.widget(saved)
     return (a_model,)
 
 
 @app.cell
-def _(lab):
-    a_device = lab.A_DEVICE.widget()
+def _(lab, saved):
+    a_device = lab.A_DEVICE.widget(saved)
     return (a_device,)
 
 
 @app.cell
-def _(lab):
-    a_prompt = lab.A_PROMPT.widget()
+def _(lab, saved):
+    a_prompt = lab.A_PROMPT.widget(saved)
     return (a_prompt,)
 
 
 @app.cell
-def _(lab):
-    a_launch = lab.A_LAUNCH.widget()
+def _(lab, saved):
+    a_launch = lab.A_LAUNCH.widget(saved)
     return (a_launch,)
 
 
@@ -121,15 +133,14 @@ def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, unlocked):
         a_model,
         mo.hstack([a_device, a_prompt], justify="start", wrap=True),
         a_launch,
-        kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value, a_launch.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value, a_launch.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -157,27 +168,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_batch = lab.B_BATCH.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_batch = lab.B_BATCH.widget(saved)
     return (b_batch,)
 
 
 @app.cell
-def _(lab):
-    b_context = lab.B_CONTEXT.widget()
+def _(lab, saved):
+    b_context = lab.B_CONTEXT.widget(saved)
     return (b_context,)
 
 
 @app.cell
-def _(lab):
-    b_device = lab.B_DEVICE.widget()
+def _(lab, saved):
+    b_device = lab.B_DEVICE.widget(saved)
     return (b_device,)
 
 
@@ -186,15 +203,14 @@ def _(b_batch, b_context, b_device, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack([
         mo.hstack([b_batch, b_context, b_device], justify="start", wrap=True),
-        kit.show(lab.part_b(b_batch.value, b_context.value, b_device.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_batch.value, b_context.value, b_device.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -223,27 +239,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_context = lab.C_CONTEXT.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_context = lab.C_CONTEXT.widget(saved)
     return (c_context,)
 
 
 @app.cell
-def _(lab):
-    c_flash = lab.C_FLASH.widget()
+def _(lab, saved):
+    c_flash = lab.C_FLASH.widget(saved)
     return (c_flash,)
 
 
 @app.cell
-def _(lab):
-    c_device = lab.C_DEVICE.widget()
+def _(lab, saved):
+    c_device = lab.C_DEVICE.widget(saved)
     return (c_device,)
 
 
@@ -253,15 +275,14 @@ def _(c_context, c_device, c_flash, kit, lab, mo, pred_c, unlocked):
     mo.vstack([
         mo.hstack([c_context, c_flash], justify="start", wrap=True),
         c_device,
-        kit.show(lab.part_c(c_context.value, c_flash.value, c_device.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_context.value, c_flash.value, c_device.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -289,33 +310,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_users = lab.D_USERS.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_users = lab.D_USERS.widget(saved)
     return (d_users,)
 
 
 @app.cell
-def _(lab):
-    d_context = lab.D_CONTEXT.widget()
+def _(lab, saved):
+    d_context = lab.D_CONTEXT.widget(saved)
     return (d_context,)
 
 
 @app.cell
-def _(lab):
-    d_kv_heads = lab.D_KV_HEADS.widget()
+def _(lab, saved):
+    d_kv_heads = lab.D_KV_HEADS.widget(saved)
     return (d_kv_heads,)
 
 
 @app.cell
-def _(lab):
-    d_device = lab.D_DEVICE.widget()
+def _(lab, saved):
+    d_device = lab.D_DEVICE.widget(saved)
     return (d_device,)
 
 
@@ -325,15 +352,14 @@ def _(d_context, d_device, d_kv_heads, d_users, kit, lab, mo, pred_d, unlocked):
     mo.vstack([
         mo.hstack([d_users, d_context], justify="start", wrap=True),
         mo.hstack([d_kv_heads, d_device], justify="start", wrap=True),
-        kit.show(lab.part_d(d_users.value, d_context.value, d_kv_heads.value, d_device.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_users.value, d_context.value, d_kv_heads.value, d_device.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -362,21 +388,27 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_e = lab.PRED_E.radio()
+def _(lab, saved):
+    pred_e = lab.PRED_E.radio(saved)
     pred_e
     return (pred_e,)
 
 
 @app.cell
-def _(lab):
-    e_heads = lab.E_HEADS.widget()
+def _(kit, lab, pred_e, saved, unlocked):
+    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    e_heads = lab.E_HEADS.widget(saved)
     return (e_heads,)
 
 
 @app.cell
-def _(lab):
-    e_model = lab.E_MODEL.widget()
+def _(lab, saved):
+    e_model = lab.E_MODEL.widget(saved)
     return (e_model,)
 
 
@@ -385,14 +417,14 @@ def _(e_heads, e_model, kit, lab, mo, pred_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.vstack([
         mo.hstack([e_heads, e_model], justify="start", wrap=True),
-        kit.show(lab.part_e(e_heads.value, e_model.value), lab.PRED_E.respond(pred_e.value, unlocked)),
+        kit.show(lab.part_e(e_heads.value, e_model.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_e = lab.TRANSFER_E.radio()
+def _(lab, saved):
+    transfer_e = lab.TRANSFER_E.radio(saved)
     return (transfer_e,)
 
 
@@ -429,9 +461,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 
 
 @app.cell
-async def _(d_context, d_device, d_kv_heads, d_users, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "E": pred_e.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value, "E.transfer": transfer_e.value}, design={"users": d_users.value, "context": d_context.value, "kv_heads": d_kv_heads.value,
-                    "device": d_device.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_device, a_launch, a_model, a_prompt, b_batch, b_context, b_device, c_context, c_device, c_flash, d_context, d_device, d_kv_heads, d_users, e_heads, e_model, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, saved, student, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_model=a_model, a_device=a_device, a_prompt=a_prompt, a_launch=a_launch, transfer_a=transfer_a, pred_b=pred_b, b_batch=b_batch, b_context=b_context, b_device=b_device, transfer_b=transfer_b, pred_c=pred_c, c_context=c_context, c_flash=c_flash, c_device=c_device, transfer_c=transfer_c, pred_d=pred_d, d_users=d_users, d_context=d_context, d_kv_heads=d_kv_heads, d_device=d_device, transfer_d=transfer_d, pred_e=pred_e, e_heads=e_heads, e_model=e_model, transfer_e=transfer_e),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'users': d_users.value, 'context': d_context.value, 'kv_heads': d_kv_heads.value, 'device': d_device.value},
+    )
     return
 
 

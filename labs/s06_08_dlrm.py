@@ -62,6 +62,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -79,39 +85,45 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_rows = lab.A_ROWS.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_rows = lab.A_ROWS.widget(saved)
     return (a_rows,)
 
 
 @app.cell
-def _(lab):
-    a_tables = lab.A_TABLES.widget()
+def _(lab, saved):
+    a_tables = lab.A_TABLES.widget(saved)
     return (a_tables,)
 
 
 @app.cell
-def _(lab):
-    a_dim = lab.A_DIM.widget()
+def _(lab, saved):
+    a_dim = lab.A_DIM.widget(saved)
     return (a_dim,)
 
 
 @app.cell
-def _(lab):
-    a_precision = lab.A_PRECISION.widget()
+def _(lab, saved):
+    a_precision = lab.A_PRECISION.widget(saved)
     return (a_precision,)
 
 
 @app.cell
-def _(lab):
-    a_device = lab.A_DEVICE.widget()
+def _(lab, saved):
+    a_device = lab.A_DEVICE.widget(saved)
     return (a_device,)
 
 
@@ -122,15 +134,14 @@ def _(a_device, a_dim, a_precision, a_rows, a_tables, kit, lab, mo, pred_a, unlo
         mo.hstack([a_rows, a_tables], justify="start", wrap=True),
         mo.hstack([a_dim, a_precision], justify="start", wrap=True),
         a_device,
-        kit.show(lab.part_a(a_rows.value, a_tables.value, a_dim.value, a_precision.value, a_device.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_rows.value, a_tables.value, a_dim.value, a_precision.value, a_device.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -158,27 +169,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_batch = lab.B_BATCH.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_batch = lab.B_BATCH.widget(saved)
     return (b_batch,)
 
 
 @app.cell
-def _(lab):
-    b_lookups = lab.B_LOOKUPS.widget()
+def _(lab, saved):
+    b_lookups = lab.B_LOOKUPS.widget(saved)
     return (b_lookups,)
 
 
 @app.cell
-def _(lab):
-    b_device = lab.B_DEVICE.widget()
+def _(lab, saved):
+    b_device = lab.B_DEVICE.widget(saved)
     return (b_device,)
 
 
@@ -188,15 +205,14 @@ def _(b_batch, b_device, b_lookups, kit, lab, mo, pred_b, unlocked):
     mo.vstack([
         mo.hstack([b_batch, b_lookups], justify="start", wrap=True),
         b_device,
-        kit.show(lab.part_b(b_batch.value, b_lookups.value, b_device.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_batch.value, b_lookups.value, b_device.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -224,27 +240,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_precision = lab.C_PRECISION.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_precision = lab.C_PRECISION.widget(saved)
     return (c_precision,)
 
 
 @app.cell
-def _(lab):
-    c_keep = lab.C_KEEP.widget()
+def _(lab, saved):
+    c_keep = lab.C_KEEP.widget(saved)
     return (c_keep,)
 
 
 @app.cell
-def _(lab):
-    c_device = lab.C_DEVICE.widget()
+def _(lab, saved):
+    c_device = lab.C_DEVICE.widget(saved)
     return (c_device,)
 
 
@@ -254,15 +276,14 @@ def _(c_device, c_keep, c_precision, kit, lab, mo, pred_c, unlocked):
     mo.vstack([
         mo.hstack([c_precision, c_keep], justify="start", wrap=True),
         c_device,
-        kit.show(lab.part_c(c_precision.value, c_keep.value, c_device.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_precision.value, c_keep.value, c_device.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -290,33 +311,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_devices = lab.D_DEVICES.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_devices = lab.D_DEVICES.widget(saved)
     return (d_devices,)
 
 
 @app.cell
-def _(lab):
-    d_usable = lab.D_USABLE.widget()
+def _(lab, saved):
+    d_usable = lab.D_USABLE.widget(saved)
     return (d_usable,)
 
 
 @app.cell
-def _(lab):
-    d_batch = lab.D_BATCH.widget()
+def _(lab, saved):
+    d_batch = lab.D_BATCH.widget(saved)
     return (d_batch,)
 
 
 @app.cell
-def _(lab):
-    d_lookups = lab.D_LOOKUPS.widget()
+def _(lab, saved):
+    d_lookups = lab.D_LOOKUPS.widget(saved)
     return (d_lookups,)
 
 
@@ -326,15 +353,14 @@ def _(d_batch, d_devices, d_lookups, d_usable, kit, lab, mo, pred_d, unlocked):
     mo.vstack([
         mo.hstack([d_devices, d_usable], justify="start", wrap=True),
         mo.hstack([d_batch, d_lookups], justify="start", wrap=True),
-        kit.show(lab.part_d(d_devices.value, d_usable.value, d_batch.value, d_lookups.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_devices.value, d_usable.value, d_batch.value, d_lookups.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -367,9 +393,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 
 
 @app.cell
-async def _(d_batch, d_devices, d_lookups, d_usable, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, transfer_a, transfer_b, transfer_c, transfer_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"gpus": d_devices.value, "usable_percent": d_usable.value, "batch": d_batch.value,
-                    "lookups": d_lookups.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_device, a_dim, a_precision, a_rows, a_tables, b_batch, b_device, b_lookups, c_device, c_keep, c_precision, d_batch, d_devices, d_lookups, d_usable, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_rows=a_rows, a_tables=a_tables, a_dim=a_dim, a_precision=a_precision, a_device=a_device, transfer_a=transfer_a, pred_b=pred_b, b_batch=b_batch, b_lookups=b_lookups, b_device=b_device, transfer_b=transfer_b, pred_c=pred_c, c_precision=c_precision, c_keep=c_keep, c_device=c_device, transfer_c=transfer_c, pred_d=pred_d, d_devices=d_devices, d_usable=d_usable, d_batch=d_batch, d_lookups=d_lookups, transfer_d=transfer_d),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'gpus': d_devices.value, 'usable_percent': d_usable.value, 'batch': d_batch.value, 'lookups': d_lookups.value},
+    )
     return
 
 

@@ -62,6 +62,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -76,27 +82,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_batch = lab.A_BATCH.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_batch = lab.A_BATCH.widget(saved)
     return (a_batch,)
 
 
 @app.cell
-def _(lab):
-    a_device = lab.A_DEVICE.widget()
+def _(lab, saved):
+    a_device = lab.A_DEVICE.widget(saved)
     return (a_device,)
 
 
 @app.cell
-def _(lab):
-    a_fused = lab.A_FUSED.widget()
+def _(lab, saved):
+    a_fused = lab.A_FUSED.widget(saved)
     return (a_fused,)
 
 
@@ -106,15 +118,14 @@ def _(a_batch, a_device, a_fused, kit, lab, mo, pred_a, unlocked):
     mo.vstack([
         mo.hstack([a_batch, a_fused], justify="start", wrap=True),
         a_device,
-        kit.show(lab.part_a(a_batch.value, a_device.value, a_fused.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_batch.value, a_device.value, a_fused.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -139,27 +150,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_state = lab.B_STATE.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_state = lab.B_STATE.widget(saved)
     return (b_state,)
 
 
 @app.cell
-def _(lab):
-    b_requests = lab.B_REQUESTS.widget()
+def _(lab, saved):
+    b_requests = lab.B_REQUESTS.widget(saved)
     return (b_requests,)
 
 
 @app.cell
-def _(lab):
-    b_context = lab.B_CONTEXT.widget()
+def _(lab, saved):
+    b_context = lab.B_CONTEXT.widget(saved)
     return (b_context,)
 
 
@@ -168,15 +185,14 @@ def _(b_context, b_requests, b_state, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack([
         mo.hstack([b_state, mo.vstack([b_requests, b_context])], justify="start", wrap=True),
-        kit.show(lab.part_b(b_state.value, b_requests.value, b_context.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_state.value, b_requests.value, b_context.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -201,27 +217,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_batch = lab.C_BATCH.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_batch = lab.C_BATCH.widget(saved)
     return (c_batch,)
 
 
 @app.cell
-def _(lab):
-    c_precision = lab.C_PRECISION.widget()
+def _(lab, saved):
+    c_precision = lab.C_PRECISION.widget(saved)
     return (c_precision,)
 
 
 @app.cell
-def _(lab):
-    c_stage = lab.C_STAGE.widget()
+def _(lab, saved):
+    c_stage = lab.C_STAGE.widget(saved)
     return (c_stage,)
 
 
@@ -230,15 +252,14 @@ def _(c_batch, c_precision, c_stage, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack([
         mo.hstack([c_batch, c_precision, c_stage], justify="start", wrap=True),
-        kit.show(lab.part_c(c_batch.value, c_precision.value, c_stage.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_batch.value, c_precision.value, c_stage.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -264,27 +285,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_model = lab.D_MODEL.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_model = lab.D_MODEL.widget(saved)
     return (d_model,)
 
 
 @app.cell
-def _(lab):
-    d_precision = lab.D_PRECISION.widget()
+def _(lab, saved):
+    d_precision = lab.D_PRECISION.widget(saved)
     return (d_precision,)
 
 
 @app.cell
-def _(lab):
-    d_per_day = lab.D_PER_DAY.widget()
+def _(lab, saved):
+    d_per_day = lab.D_PER_DAY.widget(saved)
     return (d_per_day,)
 
 
@@ -293,15 +320,14 @@ def _(d_model, d_per_day, d_precision, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack([
         mo.hstack([d_model, mo.vstack([d_precision, d_per_day])], justify="start", wrap=True),
-        kit.show(lab.part_d(d_model.value, d_precision.value, d_per_day.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_model.value, d_precision.value, d_per_day.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -327,26 +353,26 @@ def _(mo):
 
 
 @app.cell
-def _(lab):
-    s_data = lab.S_DATA.widget()
+def _(lab, saved):
+    s_data = lab.S_DATA.widget(saved)
     return (s_data,)
 
 
 @app.cell
-def _(lab):
-    s_fps = lab.S_FPS.widget()
+def _(lab, saved):
+    s_fps = lab.S_FPS.widget(saved)
     return (s_fps,)
 
 
 @app.cell
-def _(lab):
-    s_util = lab.S_UTIL.widget()
+def _(lab, saved):
+    s_util = lab.S_UTIL.widget(saved)
     return (s_util,)
 
 
 @app.cell
-def _(lab):
-    s_power = lab.S_POWER.widget()
+def _(lab, saved):
+    s_power = lab.S_POWER.widget(saved)
     return (s_power,)
 
 
@@ -383,9 +409,29 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util, transfer_a, transfer_b, transfer_c, transfer_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"data": s_data.value, "rate_per_s": s_fps.value, "utilization": s_util.value,
-                    "power_w": s_power.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_batch, a_device, a_fused, b_context, b_requests, b_state, c_batch, c_precision, c_stage, d_model, d_per_day, d_precision, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_batch=a_batch, a_device=a_device, a_fused=a_fused, transfer_a=transfer_a, pred_b=pred_b, b_state=b_state, b_requests=b_requests, b_context=b_context, transfer_b=transfer_b, pred_c=pred_c, c_batch=c_batch, c_precision=c_precision, c_stage=c_stage, transfer_c=transfer_c, pred_d=pred_d, d_model=d_model, d_precision=d_precision, d_per_day=d_per_day, transfer_d=transfer_d, s_data=s_data, s_fps=s_fps, s_util=s_util, s_power=s_power),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'data': s_data.value, 'rate_per_s': s_fps.value, 'utilization': s_util.value, 'power_w': s_power.value},
+        synthesis=lab.synthesis,
+        synthesis_args=(s_data.value, s_fps.value, s_util.value, s_power.value),
+    )
     return
 
 

@@ -62,6 +62,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -76,21 +82,27 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_device = lab.A_DEVICE.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_device = lab.A_DEVICE.widget(saved)
     return (a_device,)
 
 
 @app.cell
-def _(lab):
-    a_batch = lab.A_BATCH.widget()
+def _(lab, saved):
+    a_batch = lab.A_BATCH.widget(saved)
     return (a_batch,)
 
 
@@ -99,14 +111,14 @@ def _(a_batch, a_device, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_device, a_batch], justify="start", wrap=True),
-        kit.show(lab.part_a(a_device.value, a_batch.value), lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_device.value, a_batch.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -131,21 +143,27 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_seq = lab.B_SEQ.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_seq = lab.B_SEQ.widget(saved)
     return (b_seq,)
 
 
 @app.cell
-def _(lab):
-    b_device = lab.B_DEVICE.widget()
+def _(lab, saved):
+    b_device = lab.B_DEVICE.widget(saved)
     return (b_device,)
 
 
@@ -154,14 +172,14 @@ def _(b_device, b_seq, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack([
         mo.hstack([b_seq, b_device], justify="start", wrap=True),
-        kit.show(lab.part_b(b_seq.value, b_device.value), lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_seq.value, b_device.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -186,39 +204,45 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_seq = lab.C_SEQ.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_seq = lab.C_SEQ.widget(saved)
     return (c_seq,)
 
 
 @app.cell
-def _(lab):
-    c_res = lab.C_RES.widget()
+def _(lab, saved):
+    c_res = lab.C_RES.widget(saved)
     return (c_res,)
 
 
 @app.cell
-def _(lab):
-    c_batch = lab.C_BATCH.widget()
+def _(lab, saved):
+    c_batch = lab.C_BATCH.widget(saved)
     return (c_batch,)
 
 
 @app.cell
-def _(lab):
-    c_device = lab.C_DEVICE.widget()
+def _(lab, saved):
+    c_device = lab.C_DEVICE.widget(saved)
     return (c_device,)
 
 
 @app.cell
-def _(lab):
-    c_flash = lab.C_FLASH.widget()
+def _(lab, saved):
+    c_flash = lab.C_FLASH.widget(saved)
     return (c_flash,)
 
 
@@ -228,15 +252,14 @@ def _(c_batch, c_device, c_flash, c_res, c_seq, kit, lab, mo, pred_c, unlocked):
     mo.vstack([
         mo.hstack([c_seq, c_res, c_batch], justify="start", wrap=True),
         mo.hstack([c_device, c_flash], justify="start", wrap=True),
-        kit.show(lab.part_c(c_seq.value, c_res.value, c_batch.value, c_device.value, c_flash.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_seq.value, c_res.value, c_batch.value, c_device.value, c_flash.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -261,39 +284,45 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_precision = lab.D_PRECISION.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_precision = lab.D_PRECISION.widget(saved)
     return (d_precision,)
 
 
 @app.cell
-def _(lab):
-    d_users = lab.D_USERS.widget()
+def _(lab, saved):
+    d_users = lab.D_USERS.widget(saved)
     return (d_users,)
 
 
 @app.cell
-def _(lab):
-    d_context = lab.D_CONTEXT.widget()
+def _(lab, saved):
+    d_context = lab.D_CONTEXT.widget(saved)
     return (d_context,)
 
 
 @app.cell
-def _(lab):
-    d_device = lab.D_DEVICE.widget()
+def _(lab, saved):
+    d_device = lab.D_DEVICE.widget(saved)
     return (d_device,)
 
 
 @app.cell
-def _(lab):
-    d_reserve = lab.D_RESERVE.widget()
+def _(lab, saved):
+    d_reserve = lab.D_RESERVE.widget(saved)
     return (d_reserve,)
 
 
@@ -303,15 +332,14 @@ def _(d_context, d_device, d_precision, d_reserve, d_users, kit, lab, mo, pred_d
     mo.vstack([
         mo.hstack([d_users, d_context, d_reserve], justify="start", wrap=True),
         mo.hstack([d_precision, d_device], justify="start", wrap=True),
-        kit.show(lab.part_d(d_precision.value, d_users.value, d_context.value, d_device.value, d_reserve.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_precision.value, d_users.value, d_context.value, d_device.value, d_reserve.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -342,8 +370,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 
 
 @app.cell
-async def _(d_device, d_precision, d_users, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, transfer_a, transfer_b, transfer_c, transfer_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"device": d_device.value, "precision": d_precision.value, "users": d_users.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_batch, a_device, b_device, b_seq, c_batch, c_device, c_flash, c_res, c_seq, d_context, d_device, d_precision, d_reserve, d_users, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_device=a_device, a_batch=a_batch, transfer_a=transfer_a, pred_b=pred_b, b_seq=b_seq, b_device=b_device, transfer_b=transfer_b, pred_c=pred_c, c_seq=c_seq, c_res=c_res, c_batch=c_batch, c_device=c_device, c_flash=c_flash, transfer_c=transfer_c, pred_d=pred_d, d_precision=d_precision, d_users=d_users, d_context=d_context, d_device=d_device, d_reserve=d_reserve, transfer_d=transfer_d),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'device': d_device.value, 'precision': d_precision.value, 'users': d_users.value},
+    )
     return
 
 

@@ -63,6 +63,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 @app.cell(hide_code=True)
 def _(kit, mo):
     mo.vstack([
@@ -81,33 +87,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
 @app.cell
-def _(lab):
-    a_kernel = lab.A_KERNEL.widget()
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    a_kernel = lab.A_KERNEL.widget(saved)
     return (a_kernel,)
 
 
 @app.cell
-def _(lab):
-    a_size = lab.A_SIZE.widget()
+def _(lab, saved):
+    a_size = lab.A_SIZE.widget(saved)
     return (a_size,)
 
 
 @app.cell
-def _(lab):
-    a_stride = lab.A_STRIDE.widget()
+def _(lab, saved):
+    a_stride = lab.A_STRIDE.widget(saved)
     return (a_stride,)
 
 
 @app.cell
-def _(lab):
-    a_channels = lab.A_CHANNELS.widget()
+def _(lab, saved):
+    a_channels = lab.A_CHANNELS.widget(saved)
     return (a_channels,)
 
 
@@ -117,15 +129,14 @@ def _(a_channels, a_kernel, a_size, a_stride, kit, lab, mo, pred_a, unlocked):
     mo.vstack([
         mo.hstack([a_kernel, a_size], justify="start", wrap=True),
         mo.hstack([a_stride, a_channels], justify="start", wrap=True),
-        kit.show(lab.part_a(a_kernel.value, a_size.value, a_stride.value, a_channels.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_kernel.value, a_size.value, a_stride.value, a_channels.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_a = lab.TRANSFER_A.radio()
+def _(lab, saved):
+    transfer_a = lab.TRANSFER_A.radio(saved)
     return (transfer_a,)
 
 
@@ -154,33 +165,39 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
 @app.cell
-def _(lab):
-    b_array = lab.B_ARRAY.widget()
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    b_array = lab.B_ARRAY.widget(saved)
     return (b_array,)
 
 
 @app.cell
-def _(lab):
-    b_rows = lab.B_ROWS.widget()
+def _(lab, saved):
+    b_rows = lab.B_ROWS.widget(saved)
     return (b_rows,)
 
 
 @app.cell
-def _(lab):
-    b_width = lab.B_WIDTH.widget()
+def _(lab, saved):
+    b_width = lab.B_WIDTH.widget(saved)
     return (b_width,)
 
 
 @app.cell
-def _(lab):
-    b_double = lab.B_DOUBLE.widget()
+def _(lab, saved):
+    b_double = lab.B_DOUBLE.widget(saved)
     return (b_double,)
 
 
@@ -190,15 +207,14 @@ def _(b_array, b_double, b_rows, b_width, kit, lab, mo, pred_b, unlocked):
     mo.vstack([
         mo.hstack([b_array, b_rows, b_width], justify="start", wrap=True),
         b_double,
-        kit.show(lab.part_b(b_array.value, b_rows.value, b_width.value, b_double.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_array.value, b_rows.value, b_width.value, b_double.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_b = lab.TRANSFER_B.radio()
+def _(lab, saved):
+    transfer_b = lab.TRANSFER_B.radio(saved)
     return (transfer_b,)
 
 
@@ -225,27 +241,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
 @app.cell
-def _(lab):
-    c_pattern = lab.C_PATTERN.widget()
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    c_pattern = lab.C_PATTERN.widget(saved)
     return (c_pattern,)
 
 
 @app.cell
-def _(lab):
-    c_level = lab.C_LEVEL.widget()
+def _(lab, saved):
+    c_level = lab.C_LEVEL.widget(saved)
     return (c_level,)
 
 
 @app.cell
-def _(lab):
-    c_precision = lab.C_PRECISION.widget()
+def _(lab, saved):
+    c_precision = lab.C_PRECISION.widget(saved)
     return (c_precision,)
 
 
@@ -255,15 +277,14 @@ def _(c_level, c_pattern, c_precision, kit, lab, mo, pred_c, unlocked):
     mo.vstack([
         c_pattern,
         mo.hstack([c_level, c_precision], justify="start", wrap=True),
-        kit.show(lab.part_c(c_pattern.value, c_level.value, c_precision.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_pattern.value, c_level.value, c_precision.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_c = lab.TRANSFER_C.radio()
+def _(lab, saved):
+    transfer_c = lab.TRANSFER_C.radio(saved)
     return (transfer_c,)
 
 
@@ -291,27 +312,33 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
 @app.cell
-def _(lab):
-    d_seq = lab.D_SEQ.widget()
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
+@app.cell
+def _(lab, saved):
+    d_seq = lab.D_SEQ.widget(saved)
     return (d_seq,)
 
 
 @app.cell
-def _(lab):
-    d_batch = lab.D_BATCH.widget()
+def _(lab, saved):
+    d_batch = lab.D_BATCH.widget(saved)
     return (d_batch,)
 
 
 @app.cell
-def _(lab):
-    d_head = lab.D_HEAD.widget()
+def _(lab, saved):
+    d_head = lab.D_HEAD.widget(saved)
     return (d_head,)
 
 
@@ -320,15 +347,14 @@ def _(d_batch, d_head, d_seq, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack([
         mo.hstack([d_seq, d_batch, d_head], justify="start", wrap=True),
-        kit.show(lab.part_d(d_seq.value, d_batch.value, d_head.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_seq.value, d_batch.value, d_head.value)),
     ])
     return
 
 
 @app.cell
-def _(lab):
-    transfer_d = lab.TRANSFER_D.radio()
+def _(lab, saved):
+    transfer_d = lab.TRANSFER_D.radio(saved)
     return (transfer_d,)
 
 
@@ -359,9 +385,27 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 
 
 @app.cell
-async def _(b_array, b_rows, c_level, c_pattern, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, transfer_a, transfer_b, transfer_c, transfer_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value, "A.transfer": transfer_a.value, "B.transfer": transfer_b.value, "C.transfer": transfer_c.value, "D.transfer": transfer_d.value}, design={"array": b_array.value, "rows": b_rows.value, "pattern": c_pattern.value,
-                    "level": c_level.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_channels, a_kernel, a_size, a_stride, b_array, b_double, b_rows, b_width, c_level, c_pattern, c_precision, d_batch, d_head, d_seq, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_kernel=a_kernel, a_size=a_size, a_stride=a_stride, a_channels=a_channels, transfer_a=transfer_a, pred_b=pred_b, b_array=b_array, b_rows=b_rows, b_width=b_width, b_double=b_double, transfer_b=transfer_b, pred_c=pred_c, c_pattern=c_pattern, c_level=c_level, c_precision=c_precision, transfer_c=transfer_c, pred_d=pred_d, d_seq=d_seq, d_batch=d_batch, d_head=d_head, transfer_d=transfer_d),
+        saved=saved,
+        student=student,
+        justification=justification,
+        design={'array': b_array.value, 'rows': b_rows.value, 'pattern': c_pattern.value, 'level': c_level.value},
+    )
     return
 
 

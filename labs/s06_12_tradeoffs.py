@@ -60,6 +60,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 
 @app.cell(hide_code=True)
 def _(kit, mo):
@@ -73,37 +79,43 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
+@app.cell
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
 
 @app.cell
-def _(lab):
-    a_cost = lab.A_COST.widget()
+def _(lab, saved):
+    a_cost = lab.A_COST.widget(saved)
     return (a_cost,)
 
 
 
 @app.cell
-def _(lab):
-    a_device = lab.A_DEVICE.widget()
+def _(lab, saved):
+    a_device = lab.A_DEVICE.widget(saved)
     return (a_device,)
 
 
 
 @app.cell
-def _(lab):
-    a_bar = lab.A_BAR.widget()
+def _(lab, saved):
+    a_bar = lab.A_BAR.widget(saved)
     return (a_bar,)
 
 
 
 @app.cell
-def _(lab):
-    a_fused = lab.A_FUSED.widget()
+def _(lab, saved):
+    a_fused = lab.A_FUSED.widget(saved)
     return (a_fused,)
 
 
@@ -113,8 +125,7 @@ def _(a_bar, a_cost, a_device, a_fused, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_cost, a_device, a_bar, a_fused], justify="start", wrap=True),
-        kit.show(lab.part_a(a_cost.value, a_device.value, a_bar.value, a_fused.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_cost.value, a_device.value, a_bar.value, a_fused.value)),
     ])
     return
 
@@ -132,37 +143,43 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
+@app.cell
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
 
 @app.cell
-def _(lab):
-    b_model = lab.B_MODEL.widget()
+def _(lab, saved):
+    b_model = lab.B_MODEL.widget(saved)
     return (b_model,)
 
 
 
 @app.cell
-def _(lab):
-    b_device = lab.B_DEVICE.widget()
+def _(lab, saved):
+    b_device = lab.B_DEVICE.widget(saved)
     return (b_device,)
 
 
 
 @app.cell
-def _(lab):
-    b_batch = lab.B_BATCH.widget()
+def _(lab, saved):
+    b_batch = lab.B_BATCH.widget(saved)
     return (b_batch,)
 
 
 
 @app.cell
-def _(lab):
-    b_fused = lab.B_FUSED.widget()
+def _(lab, saved):
+    b_fused = lab.B_FUSED.widget(saved)
     return (b_fused,)
 
 
@@ -172,8 +189,7 @@ def _(b_batch, b_device, b_fused, b_model, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack([
         mo.hstack([b_model, b_device, b_batch, b_fused], justify="start", wrap=True),
-        kit.show(lab.part_b(b_model.value, b_device.value, b_batch.value, b_fused.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_model.value, b_device.value, b_batch.value, b_fused.value)),
     ])
     return
 
@@ -191,37 +207,43 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
+@app.cell
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
 
 @app.cell
-def _(lab):
-    c_block = lab.C_BLOCK.widget()
+def _(lab, saved):
+    c_block = lab.C_BLOCK.widget(saved)
     return (c_block,)
 
 
 
 @app.cell
-def _(lab):
-    c_width = lab.C_WIDTH.widget()
+def _(lab, saved):
+    c_width = lab.C_WIDTH.widget(saved)
     return (c_width,)
 
 
 
 @app.cell
-def _(lab):
-    c_length = lab.C_LENGTH.widget()
+def _(lab, saved):
+    c_length = lab.C_LENGTH.widget(saved)
     return (c_length,)
 
 
 
 @app.cell
-def _(lab):
-    c_rows = lab.C_ROWS.widget()
+def _(lab, saved):
+    c_rows = lab.C_ROWS.widget(saved)
     return (c_rows,)
 
 
@@ -231,16 +253,33 @@ def _(c_block, c_length, c_rows, c_width, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack([
         mo.hstack([c_block, c_width, c_length, c_rows], justify="start", wrap=True),
-        kit.show(lab.part_c(c_block.value, c_width.value, c_length.value, c_rows.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_block.value, c_width.value, c_length.value, c_rows.value)),
     ])
     return
 
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_bar, a_cost, a_device, a_fused, b_batch, b_device, b_fused, b_model, c_block, c_length, c_rows, c_width, justification, kit, lab, ledger, pred_a, pred_b, pred_c, saved, student):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_cost=a_cost, a_device=a_device, a_bar=a_bar, a_fused=a_fused, pred_b=pred_b, b_model=b_model, b_device=b_device, b_batch=b_batch, b_fused=b_fused, pred_c=pred_c, c_block=c_block, c_width=c_width, c_length=c_length, c_rows=c_rows),
+        saved=saved,
+        student=student,
+        justification=justification,
+    )
     return
 
 

@@ -60,6 +60,12 @@ async def _(DesignLedger):
     return (ledger,)
 
 
+@app.cell
+def _(kit, lab, ledger):
+    saved = kit.saved(ledger, lab)
+    return (saved,)
+
+
 
 @app.cell(hide_code=True)
 def _(kit, mo):
@@ -73,30 +79,36 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_a = lab.PRED_A.radio()
+def _(lab, saved):
+    pred_a = lab.PRED_A.radio(saved)
     pred_a
     return (pred_a,)
 
 
+@app.cell
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    return
+
+
 
 @app.cell
-def _(lab):
-    a_experts = lab.A_EXPERTS.widget()
+def _(lab, saved):
+    a_experts = lab.A_EXPERTS.widget(saved)
     return (a_experts,)
 
 
 
 @app.cell
-def _(lab):
-    a_topk = lab.A_TOPK.widget()
+def _(lab, saved):
+    a_topk = lab.A_TOPK.widget(saved)
     return (a_topk,)
 
 
 
 @app.cell
-def _(lab):
-    a_precision = lab.A_PRECISION.widget()
+def _(lab, saved):
+    a_precision = lab.A_PRECISION.widget(saved)
     return (a_precision,)
 
 
@@ -106,8 +118,7 @@ def _(a_experts, a_precision, a_topk, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack([
         mo.hstack([a_experts, a_topk, a_precision], justify="start", wrap=True),
-        kit.show(lab.part_a(a_experts.value, a_topk.value, a_precision.value),
-                 lab.PRED_A.respond(pred_a.value, unlocked)),
+        kit.show(lab.part_a(a_experts.value, a_topk.value, a_precision.value)),
     ])
     return
 
@@ -125,30 +136,36 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_b = lab.PRED_B.radio()
+def _(lab, saved):
+    pred_b = lab.PRED_B.radio(saved)
     pred_b
     return (pred_b,)
 
 
+@app.cell
+def _(kit, lab, pred_b, saved, unlocked):
+    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
+    return
+
+
 
 @app.cell
-def _(lab):
-    b_batch = lab.B_BATCH.widget()
+def _(lab, saved):
+    b_batch = lab.B_BATCH.widget(saved)
     return (b_batch,)
 
 
 
 @app.cell
-def _(lab):
-    b_device = lab.B_DEVICE.widget()
+def _(lab, saved):
+    b_device = lab.B_DEVICE.widget(saved)
     return (b_device,)
 
 
 
 @app.cell
-def _(lab):
-    b_precision = lab.B_PRECISION.widget()
+def _(lab, saved):
+    b_precision = lab.B_PRECISION.widget(saved)
     return (b_precision,)
 
 
@@ -158,8 +175,7 @@ def _(b_batch, b_device, b_precision, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack([
         mo.hstack([b_batch, b_device, b_precision], justify="start", wrap=True),
-        kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value),
-                 lab.PRED_B.respond(pred_b.value, unlocked)),
+        kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value)),
     ])
     return
 
@@ -177,30 +193,36 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_c = lab.PRED_C.radio()
+def _(lab, saved):
+    pred_c = lab.PRED_C.radio(saved)
     pred_c
     return (pred_c,)
 
 
+@app.cell
+def _(kit, lab, pred_c, saved, unlocked):
+    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
+    return
+
+
 
 @app.cell
-def _(lab):
-    c_hot = lab.C_HOT.widget()
+def _(lab, saved):
+    c_hot = lab.C_HOT.widget(saved)
     return (c_hot,)
 
 
 
 @app.cell
-def _(lab):
-    c_capacity = lab.C_CAPACITY.widget()
+def _(lab, saved):
+    c_capacity = lab.C_CAPACITY.widget(saved)
     return (c_capacity,)
 
 
 
 @app.cell
-def _(lab):
-    c_tokens = lab.C_TOKENS.widget()
+def _(lab, saved):
+    c_tokens = lab.C_TOKENS.widget(saved)
     return (c_tokens,)
 
 
@@ -210,8 +232,7 @@ def _(c_capacity, c_hot, c_tokens, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack([
         mo.hstack([c_hot, c_capacity, c_tokens], justify="start", wrap=True),
-        kit.show(lab.part_c(c_hot.value, c_capacity.value, c_tokens.value),
-                 lab.PRED_C.respond(pred_c.value, unlocked)),
+        kit.show(lab.part_c(c_hot.value, c_capacity.value, c_tokens.value)),
     ])
     return
 
@@ -229,30 +250,36 @@ def _(kit, mo):
 
 
 @app.cell
-def _(lab):
-    pred_d = lab.PRED_D.radio()
+def _(lab, saved):
+    pred_d = lab.PRED_D.radio(saved)
     pred_d
     return (pred_d,)
 
 
+@app.cell
+def _(kit, lab, pred_d, saved, unlocked):
+    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
+    return
+
+
 
 @app.cell
-def _(lab):
-    d_devices = lab.D_DEVICES.widget()
+def _(lab, saved):
+    d_devices = lab.D_DEVICES.widget(saved)
     return (d_devices,)
 
 
 
 @app.cell
-def _(lab):
-    d_topk = lab.D_TOPK.widget()
+def _(lab, saved):
+    d_topk = lab.D_TOPK.widget(saved)
     return (d_topk,)
 
 
 
 @app.cell
-def _(lab):
-    d_precision = lab.D_PRECISION.widget()
+def _(lab, saved):
+    d_precision = lab.D_PRECISION.widget(saved)
     return (d_precision,)
 
 
@@ -262,16 +289,33 @@ def _(d_devices, d_precision, d_topk, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack([
         mo.hstack([d_devices, d_topk, d_precision], justify="start", wrap=True),
-        kit.show(lab.part_d(d_devices.value, d_topk.value, d_precision.value),
-                 lab.PRED_D.respond(pred_d.value, unlocked)),
+        kit.show(lab.part_d(d_devices.value, d_topk.value, d_precision.value)),
     ])
     return
 
 
 
 @app.cell
-async def _(kit, lab, ledger, pred_a, pred_b, pred_c, pred_d):
-    await kit.record(ledger, lab, {"A": pred_a.value, "B": pred_b.value, "C": pred_c.value, "D": pred_d.value})
+def _(kit, lab, saved):
+    justification = kit.justification_field(lab, saved)
+    return (justification,)
+
+
+@app.cell
+def _(kit, saved):
+    student = kit.student_field(saved)
+    return (student,)
+
+
+@app.cell
+async def _(a_experts, a_precision, a_topk, b_batch, b_device, b_precision, c_capacity, c_hot, c_tokens, d_devices, d_precision, d_topk, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student):
+    await kit.record(
+        ledger, lab,
+        widgets=dict(pred_a=pred_a, a_experts=a_experts, a_topk=a_topk, a_precision=a_precision, pred_b=pred_b, b_batch=b_batch, b_device=b_device, b_precision=b_precision, pred_c=pred_c, c_hot=c_hot, c_capacity=c_capacity, c_tokens=c_tokens, pred_d=pred_d, d_devices=d_devices, d_topk=d_topk, d_precision=d_precision),
+        saved=saved,
+        student=student,
+        justification=justification,
+    )
     return
 
 

@@ -23,7 +23,9 @@ from marimo._plugins.ui._core.ui_element import UIElement
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = ROOT / "labs"
-NOTEBOOKS = sorted(p for p in LABS.glob("*.py") if not p.name.startswith("_"))
+#: notebooks that are tools, not student labs (no predictions): tested by their own tests
+TOOLS = {"instructor.py"}
+NOTEBOOKS = sorted(p for p in LABS.glob("*.py") if not p.name.startswith("_") and p.name not in TOOLS)
 
 _BAD_WORDS = re.compile(r"\b(nan|NaN|inf|-inf|Infinity|Error|Traceback|undefined)\b")
 _TAG = re.compile(r"<[^>]+>")
@@ -127,8 +129,8 @@ def with_value(widget: UIElement, value):
     if kind == "number":
         return mo.ui.number(start=widget.start, stop=widget.stop, step=widget.step, value=value,
                             label=widget._args.label)
-    if kind == "text_area":
-        return mo.ui.text_area(value=str(value), label=widget._args.label)
+    if kind in ("text", "text_area"):
+        return getattr(mo.ui, kind)(value=str(value), label=widget._args.label)
     raise TypeError(f"harness cannot set a {kind} widget; add it to tests/harness.py")
 
 
@@ -141,8 +143,8 @@ def grid(widget: UIElement) -> list:
         return list(widget.options.values())
     if kind == "switch":
         return [False, True]
-    if kind == "text_area":  # free text: its default (each notebook's tests cover bad text)
-        return [widget.value]
+    if kind in ("text", "text_area"):  # the default, empty, and hostile text
+        return [widget.value, "", "A sentence citing Part A <b>and</b> [a link](javascript:alert(1))."]
     raise TypeError(f"harness has no grid for a {kind} widget")
 
 

@@ -1,7 +1,11 @@
 """The lab component library: every piece of HTML a notebook shows comes from here.
 
-Text that reaches HTML is escaped; styling is by CSS class (``style.LAB_CSS``), never inline.
-marimo is imported lazily so that ``import mlsysim`` never needs it.
+HTML safety, one rule: text that reaches HTML is escaped (``_e``) or rendered as plain text;
+markdown is applied only to *authored* strings (questions, feedback, summaries, labels), after
+escaping, with links to anything but http(s)/mailto/#anchors defanged (``_md_src``). Text from a
+ledger file, a report or a student (names, justifications, chapter names) never goes through
+markdown. Styling is by CSS class (``style.LAB_CSS``), never inline. marimo is imported lazily so
+that ``import mlsysim`` never needs it.
 """
 
 from __future__ import annotations
@@ -37,7 +41,15 @@ __all__ = [
     "Toggle",
     "View",
     "show",
+    "Saved",
+    "saved",
+    "verdict",
+    "answer_key",
+    "student_field",
+    "justification_field",
     "record",
+    "plain",
+    "questions",
 ]
 
 
@@ -47,8 +59,51 @@ def _mo():
     return mo
 
 
+def _clean(text) -> str:
+    from .state import clean_text
+
+    return clean_text(text)
+
+
 def _e(text) -> str:
-    return html.escape(str(text), quote=True)
+    """Escape for HTML (text and attribute values); lone surrogates become U+FFFD."""
+    from .state import clean_text
+
+    return html.escape(clean_text(text), quote=True)
+
+
+_SAFE_URL = re.compile(r"\s*(https?://|mailto:|#)", re.I)
+_LINK_OPEN = re.compile(r"\]\(")
+_REF_DEF = re.compile(r"^(\s{0,3})\[([^\]\n]*)\]:(\s*)(\S*)", re.M)
+
+
+def _md_src(text) -> str:
+    """Markdown source for an *authored* string: HTML escaped, links and reference definitions
+    to anything but http(s), mailto or an #anchor defanged (``](`` -> ``]\\(``), so
+    ``[x](javascript:...)`` shows as text."""
+    s = _e(text)
+    s = _LINK_OPEN.sub(lambda m: "](" if _SAFE_URL.match(s, m.end()) else "]\\(", s)
+    return _REF_DEF.sub(
+        lambda m: m.group(0) if _SAFE_URL.match(m.group(4)) else f"{m.group(1)}\\[{m.group(2)}]:{m.group(3)}{m.group(4)}",
+        s,
+    )
+
+
+def _md(text):
+    """An authored string as markdown (escaped and defanged first)."""
+    return _mo().md(_md_src(text))
+
+
+def plain(text, tag: str = "span", cls: str = ""):
+    """Any text as plain text: never markdown, never HTML (use for ledger/report/student text)."""
+    klass = f' class="{_e(cls)}"' if cls else ""
+    body = _e(text).replace("\n", "<br>")
+    return _mo().Html(f"<{tag}{klass} style=\"white-space: pre-wrap\">{body}</{tag}>")
+
+
+def _callout(inner_html: str, kind: str):
+    mo = _mo()
+    return mo.callout(mo.Html(f'<span class="ms-callout">{inner_html}</span>'), kind=kind)
 
 
 # --------------------------------------------------------------------------------------------
@@ -56,19 +111,25 @@ def _e(text) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _finite(x: float, what: str) -> float:
+def _finite(x: float, what: str, negative: bool = False) -> float:
+    if isinstance(x, bool) or x is None:
+        raise ValueError(f"{what} must be a number, got {x!r}")
     x = float(x)
     if math.isnan(x) or math.isinf(x):
         raise ValueError(f"{what} must be a finite number, got {x}")
+    if x < 0 and not negative:
+        raise ValueError(f"{what} must be zero or positive, got {x:g}")
     return x
 
 
 def _scaled(x: float, units: Sequence[tuple[float, str]], digits: int) -> str:
-    for scale, unit in units:
-        if abs(x) >= scale:
-            return f"{x / scale:,.{digits}f} {unit}"
-    scale, unit = units[-1]
-    return f"{x / scale:,.{digits}f} {unit}"
+    scale, unit = next(((s, u) for s, u in units if abs(x) >= s), units[-1])
+    v = x / scale
+    if abs(v) >= 1e6:  # beyond the largest unit: 1.2e+09 PB, not 1,200,000,000.0 PB
+        return f"{v:.{digits}e} {unit}"
+    if x != 0 and abs(round(v, digits)) == 0:  # below the smallest unit: 3.0e-05 ns, not 0.00 ns
+        return f"{v:.{max(digits, 1)}e} {unit}"
+    return f"{v:,.{digits}f} {unit}"
 
 
 _BYTES = [(1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1, "B")]
@@ -76,12 +137,13 @@ _BIBYTES = [(2**50, "PiB"), (2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**
 
 
 def fmt_bytes(n: float, digits: int = 1, binary: bool = False) -> str:
-    """Decimal units by default (1 GB = 1e9 B), binary (GiB) when asked."""
+    """Decimal units by default (1 GB = 1e9 B), binary (GiB) when asked. Refuses negative and
+    non-finite values; past 10^6 PB switches to scientific notation."""
     return _scaled(_finite(n, "bytes"), _BIBYTES if binary else _BYTES, digits)
 
 
 def fmt_count(n: float, digits: int = 1) -> str:
-    """12,345 below a million; 1.2 M, 3.4 B, 5.6 T above."""
+    """12,345 below a million; 1.2 M, 3.4 B, 5.6 T above. Refuses negative and non-finite."""
     n = _finite(n, "count")
     if abs(n) < 1e6:
         return f"{n:,.0f}"
@@ -89,6 +151,7 @@ def fmt_count(n: float, digits: int = 1) -> str:
 
 
 def fmt_time(seconds: float, digits: int = 2) -> str:
+    """ns to s; refuses negative and non-finite times; past 10^6 s scientific seconds."""
     s = _finite(seconds, "time")
     if s == 0:
         return "0 s"  # a term that is absent, not '0.00 ns'
@@ -102,7 +165,10 @@ def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
 
 
 def fmt_ratio(x: float, digits: int = 1) -> str:
-    return f"{_finite(x, 'ratio'):,.{digits}f}×"
+    x = _finite(x, "ratio")
+    if x >= 1e9:
+        return f"{x:.{digits}e}×"
+    return f"{x:,.{digits}f}×"
 
 
 # --------------------------------------------------------------------------------------------
@@ -142,6 +208,9 @@ class Prediction:
         missing = [k for k in self.options if k not in self.feedback]
         if missing:
             raise ValueError(f"feedback is missing for options {missing}")
+        labels = list(self.options.values())
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"option labels must be distinct, got {labels}")
         if self.kind not in _KIND_PREFIX:
             raise ValueError(f"kind={self.kind!r}; allowed: {', '.join(_KIND_PREFIX)}")
 
@@ -158,33 +227,68 @@ class Prediction:
                 nums.append(number)
         return tuple(dict.fromkeys([*self.reveals, *nums]))
 
-    def radio(self):
-        """The widget: no default answer. Create it in its own (ungated) cell."""
+    def radio(self, saved: Saved | None = None):
+        """The widget: no default answer (or the student's saved answer, restored from the
+        ledger). Create it in its own (ungated) cell. Option labels are shown by marimo as text."""
         mo = _mo()
-        return mo.ui.radio(
-            options={label: key for key, label in self.options.items()},
-            value=None,
-            label=f"{_KIND_PREFIX[self.kind]} {self.question}",
+        value = saved.value_for(self) if saved is not None else None
+        el = mo.ui.radio(
+            options={_clean(label): key for key, label in self.options.items()},
+            value=_clean(self.options[value]) if value in self.options else None,
+            label=f"{_KIND_PREFIX[self.kind]} {_md_src(self.question)}",
         )
+        if saved is not None:
+            saved.created(self, el)
+        return el
 
     def is_correct(self, value) -> bool:
         return value == self.answer
 
-    def respond(self, value, unlocked: bool = False):
-        """Feedback for the chosen option (or an instructor-mode note when unlocked unanswered)."""
-        mo = _mo()
-        if value is None:
-            if unlocked:
-                return mo.callout(mo.md("Instructor mode: this part is unlocked without a prediction."),
-                                  kind="info")
-            return locked_note()
+    def verdict_html(self, value, first: str | None = None) -> tuple[str, str]:
+        """(HTML, callout kind) for the chosen option: correct, or the misconception named."""
         if value not in self.options:
             raise ValueError(f"prediction value {value!r} is not one of {list(self.options)}")
-        text = self.feedback[value]
+        text = _render_md(self.feedback[value])
         if self.is_correct(value):
-            return mo.callout(mo.md(f"**Correct.** {text}"), kind="success")
-        right = self.options[self.answer]
-        return mo.callout(mo.md(f"**Not quite: the answer is _{right}_.** {text}"), kind="warn")
+            body = f"<strong>Correct.</strong> {text}"
+            kind = "success"
+        else:
+            body = (f"<strong>Not quite: the answer is <em>{_e(self.options[self.answer])}</em>.</strong> "
+                    f"{text}")
+            kind = "warn"
+        if first is not None and first in self.options and first != value:
+            ok = "correct" if self.is_correct(first) else "not correct"
+            body += (f'<div class="ms-first">Your committed prediction (recorded, {ok}): '
+                     f"<em>{_e(self.options[first])}</em>. You may explore the other options; "
+                     "your report shows the first.</div>")
+        return body, kind
+
+    def respond(self, value, unlocked: bool = False, first: str | None = None):
+        """Feedback for the chosen option; unanswered: the answer key (instructor mode) or the
+        locked note."""
+        if value is None:
+            return answer_key(self) if unlocked else locked_note()
+        body, kind = self.verdict_html(value, first)
+        return _callout(body, kind)
+
+
+def _render_md(text: str) -> str:
+    """An authored string rendered to HTML through marimo's markdown (escaped and defanged)."""
+    return _md(text).text
+
+
+def answer_key(pred: Prediction):
+    """Instructor mode: the correct option and every option's feedback."""
+    rows = "".join(
+        f"<li><strong>{'✓ ' if pred.is_correct(k) else ''}{_e(label)}</strong>: "
+        f"{_render_md(pred.feedback[k])}</li>"
+        for k, label in pred.options.items()
+    )
+    return _callout(
+        f"<strong>Instructor mode: answer key.</strong> Correct: <em>{_e(pred.options[pred.answer])}</em>"
+        f'<ul class="ms-key">{rows}</ul>',
+        "info",
+    )
 
 
 def unlock_requested() -> bool:
@@ -214,8 +318,21 @@ def locked_any(radios, unlocked: bool) -> bool:
 
 
 def locked_note(what: str = "this part"):
-    mo = _mo()
-    return mo.callout(mo.md(f"Answer the prediction above to unlock {_e(what)}."), kind="neutral")
+    return _callout(f"Answer the prediction above to unlock {_e(what)}.", "neutral")
+
+
+def verdict(pred: Prediction, radio, unlocked: bool = False, saved: Saved | None = None):
+    """The verdict cell, directly under the prediction: correct, or the misconception named (with
+    the committed first answer when the student has since changed it); in instructor mode the
+    answer key; nothing while unanswered."""
+    value = getattr(radio, "value", radio)
+    first = saved.first_for(pred) if saved is not None else None
+    if value is None:
+        return answer_key(pred) if unlocked else None
+    items = [pred.respond(value, unlocked, first=first if first is not None else value)]
+    if unlocked:
+        items.append(answer_key(pred))
+    return items[0] if len(items) == 1 else _mo().vstack(items)
 
 
 # --------------------------------------------------------------------------------------------
@@ -240,6 +357,11 @@ def message(sender: str, role: str, text: str):
         f'<div class="ms-message"><div class="ms-from">Incoming message · {_e(sender)}, {_e(role)}</div>'
         f"<blockquote>&ldquo;{_e(text)}&rdquo;</blockquote></div>"
     )
+
+
+# what a failed computation prints: nan/inf in any case, Python's None, JS's null/undefined, an
+# error or a traceback ("none" in lower case is an English word: "Crossover: none")
+_BAD_VALUE = re.compile(r"(?i:\b(nan|inf|infinity)\b|^\s*error\b|traceback)|\b(None|null|undefined|NULL)\b")
 
 
 @dataclass(frozen=True)
@@ -282,15 +404,16 @@ class Card:
     def __post_init__(self):
         if self.status not in ("", "ok", "warn", "bad"):
             raise ValueError(f"status={self.status!r}; allowed: '', 'ok', 'warn', 'bad'")
-        low = str(self.value).strip().lower()
-        if low in ("nan", "inf", "-inf", "error") or "nan " in f"{low} ":
-            raise ValueError(f"card {self.label!r} would show {self.value!r}")
+        for what in ("value", "note"):
+            text = str(getattr(self, what))
+            if _BAD_VALUE.search(text):
+                raise ValueError(f"card {self.label!r} would show {what} {text!r}")
 
 
 def cards(items: Sequence[Card]):
     mo = _mo()
     body = "".join(
-        f'<div class="ms-card {c.status}"><div class="ms-label">{_e(c.label)}</div>'
+        f'<div class="ms-card {_e(c.status)}"><div class="ms-label">{_e(c.label)}</div>'
         f'<div class="ms-value">{_e(c.value)}</div><div class="ms-note">{_e(c.note)}</div></div>'
         for c in items
     )
@@ -298,46 +421,49 @@ def cards(items: Sequence[Card]):
 
 
 def math_peek(title: str, lines: Sequence[str], note: str = ""):
-    """An accordion with the formula and the live numbers substituted (one line each)."""
+    """An accordion with the formula and the live numbers substituted (one line each), shown
+    as preformatted plain text (no markdown fence a line could break out of)."""
     mo = _mo()
-    block = "\n".join(lines)
-    text = f"```text\n{block}\n```"
+    block = _e("\n".join(str(x) for x in lines))
+    body = f'<pre class="ms-peek">{block}</pre>'
     if note:
-        text += f"\n\n{note}"
-    return mo.accordion({f"MathPeek: {title}": mo.md(text)})
+        body += _render_md(note)
+    return mo.accordion({f"MathPeek: {_md_src(title)}": mo.Html(body)})
 
 
 def feasibility(need_bytes: float, device, what: str = "This configuration"):
     """Fits / does not fit callout against ``device.memory.capacity`` (never raises for OOM)."""
-    mo = _mo()
     cap = device.memory.capacity.m_as("B")
     need = _finite(need_bytes, "need_bytes")
     if need <= cap:
         share = need / cap
-        return mo.callout(
-            mo.md(f"**Fits.** {_e(what)} needs {fmt_bytes(need)}, {share:.1%} of the "
-                  f"{_e(device.name)}'s {fmt_bytes(cap)}."),
-            kind="success",
+        return _callout(
+            f"<strong>Fits.</strong> {_e(what)} needs {fmt_bytes(need)}, {share:.1%} of the "
+            f"{_e(device.name)}'s {fmt_bytes(cap)}.",
+            "success",
         )
-    return mo.callout(
-        mo.md(f"**Out of memory.** {_e(what)} needs {fmt_bytes(need)}: "
-              f"{fmt_bytes(need - cap)} more than the {_e(device.name)}'s {fmt_bytes(cap)} "
-              f"({need / cap:,.1f}× its capacity). This is a feasibility failure, not a slowdown."),
-        kind="danger",
+    return _callout(
+        f"<strong>Out of memory.</strong> {_e(what)} needs {fmt_bytes(need)}: "
+        f"{fmt_bytes(need - cap)} more than the {_e(device.name)}'s {fmt_bytes(cap)} "
+        f"({need / cap:,.1f}× its capacity). This is a feasibility failure, not a slowdown.",
+        "danger",
     )
 
 
 def error_note(exc: Exception):
     """Show a validation error to a student as a sentence, never as a traceback."""
-    mo = _mo()
     msg = str(exc).splitlines()
     useful = [m for m in msg if m.strip() and not m.strip().startswith("For further information")]
-    return mo.callout(mo.md("**That input is not valid.** " + _e(" ".join(useful[-2:]))), kind="danger")
+    return _callout("<strong>That input is not valid.</strong> " + _e(" ".join(useful[-2:])), "danger")
 
 
 # --------------------------------------------------------------------------------------------
 # Widget specs: one definition feeds the notebook's widget and the test harness's grid
 # --------------------------------------------------------------------------------------------
+
+
+def _restored(saved, spec):
+    return saved.value_for(spec) if saved is not None else None
 
 
 @dataclass(frozen=True)
@@ -352,9 +478,21 @@ class Slider:
         if not (self.start <= self.value <= self.stop):
             raise ValueError(f"{self.label}: value {self.value} outside [{self.start}, {self.stop}]")
 
-    def widget(self):
-        return _mo().ui.slider(start=self.start, stop=self.stop, step=self.step, value=self.value,
-                               label=self.label, show_value=True)
+    def restore(self, v) -> float:
+        """A saved position if it is still reachable, else the default."""
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            return self.value
+        if not (self.start <= v <= self.stop):
+            return self.value
+        return type(self.value)(v) if isinstance(self.value, int) and float(v).is_integer() else v
+
+    def widget(self, saved: Saved | None = None):
+        el = _mo().ui.slider(start=self.start, stop=self.stop, step=self.step,
+                             value=self.restore(_restored(saved, self)), label=_md_src(self.label),
+                             show_value=True)
+        if saved is not None:
+            saved.created(self, el)
+        return el
 
     def grid(self) -> list:
         """Minimum, default and maximum: the states the harness runs."""
@@ -373,12 +511,19 @@ class Choice:
         if self.value not in self.options:
             raise ValueError(f"{self.label}: default {self.value!r} not in {list(self.options)}")
 
-    def widget(self):
+    def restore(self, v) -> str:
+        return v if isinstance(v, str) and v in self.options else self.value
+
+    def widget(self, saved: Saved | None = None):
+        opts = {_clean(v): k for k, v in self.options.items()}
+        value = _clean(self.options[self.restore(_restored(saved, self))])
         if self.dropdown:
-            return _mo().ui.dropdown(options={v: k for k, v in self.options.items()},
-                                     value=self.options[self.value], label=self.label)
-        return _mo().ui.radio(options={v: k for k, v in self.options.items()},
-                              value=self.options[self.value], label=self.label, inline=self.inline)
+            el = _mo().ui.dropdown(options=opts, value=value, label=_md_src(self.label))
+        else:
+            el = _mo().ui.radio(options=opts, value=value, label=_md_src(self.label), inline=self.inline)
+        if saved is not None:
+            saved.created(self, el)
+        return el
 
     def grid(self) -> list:
         return list(self.options)
@@ -389,8 +534,14 @@ class Toggle:
     label: str
     value: bool = False
 
-    def widget(self):
-        return _mo().ui.switch(value=self.value, label=self.label)
+    def restore(self, v) -> bool:
+        return v if isinstance(v, bool) else self.value
+
+    def widget(self, saved: Saved | None = None):
+        el = _mo().ui.switch(value=self.restore(_restored(saved, self)), label=_md_src(self.label))
+        if saved is not None:
+            saved.created(self, el)
+        return el
 
     def grid(self) -> list:
         return [False, True]
@@ -414,30 +565,197 @@ class View:
 
 
 def show(view: View, feedback=None):
-    """Lay out a part: chart, cards, sentence, optional alert, MathPeek, prediction feedback."""
+    """Lay out a part: prediction feedback (if passed; notebooks show it in the verdict cell
+    under the question instead), chart, its text alternative, cards, sentence, optional alert,
+    MathPeek."""
     from .charts import finalize, text_alternative
 
     mo = _mo()
     fig = finalize(view.figure)  # the chart rules (charts.py), and a text alternative for it
     alt = mo.Html(f'<p class="ms-chart-alt">{_e(text_alternative(fig, view.summary))}</p>')
-    items = [fig, alt, cards(view.cards), mo.md(view.summary)]
+    items = [] if feedback is None else [feedback]
+    items += [fig, alt, cards(view.cards), _md(view.summary)]
     if view.alert is not None:
         items.append(view.alert)
     items.append(math_peek(view.peek_title, view.peek))
-    if feedback is not None:
-        items.append(feedback)
     return mo.vstack(items)
 
 
-async def record(ledger, lab, answers: Mapping[str, object], design: Mapping[str, object] | None = None):
-    """Save this notebook's answers and design to the ledger (only once something is answered:
-    completion comes from real answers, never from opening the page) and show the progress
-    line, with the ledger's warning if storage misbehaved."""
+# --------------------------------------------------------------------------------------------
+# The ledger in a notebook: restore on reload, record answers, the student's report
+# --------------------------------------------------------------------------------------------
+
+_SPEC_TYPES = (Prediction, Slider, Choice, Toggle)
+
+
+def questions(lab) -> dict[str, tuple[str, Prediction]]:
+    """Every prediction of a lab module, in definition order: ledger key -> (attribute, spec).
+    ``PRED_X`` is recorded as ``X`` (the part letter), ``TRANSFER_X`` as ``X.transfer``, any other
+    ``Prediction`` under its attribute name."""
+    out = {}
+    for name, obj in vars(lab).items():
+        if isinstance(obj, Prediction) and name.isupper():
+            if name.startswith("PRED_"):
+                key = name[5:]
+            elif name.startswith("TRANSFER_"):
+                key = f"{name[9:]}.transfer"
+            else:
+                key = name
+            out[key] = (name, obj)
+    return out
+
+
+class Saved:
+    """What the ledger holds for one notebook, for restoring widgets on reload:
+    ``saved = kit.saved(ledger, lab)`` in its own cell, then ``lab.PRED_A.radio(saved)`` and
+    ``lab.A_UNITS.widget(saved)``. Widgets created through it are remembered so that
+    ``kit.record`` saves each position under its spec's name."""
+
+    def __init__(self, ledger, lab):
+        self.ledger = ledger
+        self.lab = lab
+        rec = ledger.chapter(lab.CHAPTER) if ledger is not None else None
+        self.answers = dict(rec.answers) if rec else {}
+        self.attempts = dict(rec.attempts) if rec else {}
+        self.widgets = dict(rec.widgets) if rec else {}
+        self.text = dict(rec.text) if rec else {}
+        self.student = ledger.student if ledger is not None else ""
+        self._names = {id(v): k for k, v in vars(lab).items() if isinstance(v, _SPEC_TYPES)}
+        self._keys = {id(spec): key for key, (_, spec) in questions(lab).items()}
+        self._elements: dict[int, str] = {}
+
+    def name_of(self, spec) -> str:
+        try:
+            return self._names[id(spec)]
+        except KeyError:
+            raise ValueError(f"{spec!r} is not defined in {self.lab.__name__}") from None
+
+    def value_for(self, spec):
+        if isinstance(spec, Prediction):
+            return self.answers.get(self._keys.get(id(spec), ""))
+        return self.widgets.get(self.name_of(spec))
+
+    def first_for(self, pred: Prediction) -> str | None:
+        """The committed first answer, read from the ledger now (it may have been made since
+        this notebook was loaded)."""
+        rec = self.ledger.chapter(self.lab.CHAPTER) if self.ledger is not None else None
+        att = (rec.attempts if rec else self.attempts).get(self._keys.get(id(pred), ""))
+        return att.first if att else None
+
+    def created(self, spec, element) -> None:
+        self._elements[id(element)] = self.name_of(spec)
+
+    def spec_name(self, element, var_name: str) -> str:
+        """The spec attribute a widget was created from (by identity), else its variable name
+        upper-cased (the notebooks' convention: ``a_units = lab.A_UNITS.widget(saved)``; a spec
+        whose name differs only by underscores, ``c_cout`` for ``C_C_OUT``, is matched too)."""
+        if id(element) in self._elements:
+            return self._elements[id(element)]
+        want = var_name.upper()
+        squeezed = {n.replace("_", ""): n for n in self._names.values()}
+        return want if want in self._names.values() else squeezed.get(want.replace("_", ""), want)
+
+
+def saved(ledger, lab) -> Saved:
+    return Saved(ledger, lab)
+
+
+def student_field(saved: Saved | None = None):
+    """Optional name or student ID for the report (restored from the ledger)."""
+    value = saved.student if saved is not None else ""
+    return _mo().ui.text(value=value, label="Your name or student ID (optional, only in your report)",
+                         max_length=200, full_width=True)
+
+
+SYNTHESIS_PROMPT = ("Justify your synthesis choice against the requirements stated above: which "
+                    "requirement decides it, and which numbers from the parts support it? Cite the "
+                    "parts (e.g. \"Part B showed ...\").")
+
+
+REFLECTION_PROMPT = ("In two or three sentences: which result in this notebook contradicted your "
+                     "prediction, and what would you now tell the person who asked? Cite the parts.")
+
+
+def justification_field(lab, saved: Saved | None = None):
+    """The written justification of the synthesis (restored from the ledger). The prompt is the
+    lab's ``SYNTHESIS_PROMPT`` when it defines one."""
+    value = saved.text.get("justification", "") if saved is not None else ""
+    default = SYNTHESIS_PROMPT if hasattr(lab, "synthesis") else REFLECTION_PROMPT
+    prompt = getattr(lab, "SYNTHESIS_PROMPT", default)
+    return _mo().ui.text_area(value=value, label=_md_src(prompt), rows=5, max_length=5000,
+                              full_width=True)
+
+
+def _value(x):
+    return getattr(x, "value", x)
+
+
+async def record(ledger, lab, answers: Mapping[str, object] | None = None,
+                 design: Mapping[str, object] | View | None = None, *,
+                 widgets: Mapping[str, object] | None = None, saved: Saved | None = None,
+                 student=None, justification=None, synthesis=None, synthesis_args: Sequence = (),
+                 notebook: str | None = None):
+    """Save this notebook's answers, widget positions and design to the ledger and show the
+    progress line, the report fields and the "Download my report" buttons.
+
+    ``widgets`` maps each widget's variable name to the widget (``dict(pred_a=pred_a,
+    a_units=a_units, ...)``): predictions (``PRED_X`` -> part X; any other ``Prediction`` such as
+    ``TRANSFER_X`` under its name) are recorded as answers with their correctness, everything else
+    as a position restored on reload. ``answers`` (key -> value) is still accepted. ``design``
+    (a mapping, or the synthesis ``View`` whose cards are the design's key numbers) goes into the
+    report, and so do the cards of the synthesis: ``synthesis=lab.synthesis,
+    synthesis_args=(s_model.value, ...)`` is called only once every ``PRED_X`` is answered (a
+    ``View`` is also accepted). Nothing is saved until something is answered (completion comes from real answers)."""
+    from marimo._plugins.ui._core.ui_element import UIElement
+
+    from . import reports
+
     mo = _mo()
-    if any(v is not None for v in answers.values()):
-        await ledger.save_async(chapter=lab.CHAPTER, design=design or {}, answers=answers,
-                                required=lab.PARTS)
-    items = [mo.md(f"**Design ledger:** {_e(ledger.summary())}")]
+    qs = questions(lab)
+    by_attr = {attr: key for key, (attr, _) in qs.items()}
+    ans: dict[str, object] = {k: _value(v) for k, v in (answers or {}).items()}
+    positions: dict[str, object] = {}
+    for var, el in (widgets or {}).items():
+        name = saved.spec_name(el, var) if saved is not None else var.upper()
+        if name in by_attr:
+            ans[by_attr[name]] = _value(el)
+        else:
+            positions[name] = _value(el)
+    correct = {k: qs[k][1].is_correct(v) for k, v in ans.items() if k in qs and v is not None}
+    numbers = reports.design_numbers(design)
+    preds = [k for k, (attr, _) in qs.items() if attr.startswith("PRED_")]
+    if callable(synthesis) and all(ans.get(k) is not None for k in preds):
+        # the synthesis (``lab.synthesis`` and its widget values) is computed for the report only
+        # once every prediction is answered, like the synthesis cell itself
+        numbers.update(reports.design_numbers(synthesis(*synthesis_args)))
+    elif synthesis is not None and not callable(synthesis):
+        numbers.update(reports.design_numbers(synthesis))
+    text = {}
+    if justification is not None:
+        text["justification"] = str(_value(justification) or "")
+    name = None if student is None else str(_value(student) or "")
+    if any(v is not None for v in ans.values()):
+        await ledger.save_async(chapter=lab.CHAPTER, design=numbers, answers=ans, required=lab.PARTS,
+                                correct=correct, widgets=positions, text=text, student=name)
+    items = [el for el in (justification, student) if isinstance(el, UIElement)]
+    if items:
+        items.insert(0, mo.md("## Your report"))
+    items.append(mo.Html(f'<div class="ms-ledger"><strong>Design ledger:</strong> {_e(ledger.summary())}</div>'))
     if ledger.warning:
-        items.append(mo.callout(mo.md(_e(ledger.warning)), kind="warn"))
+        items.append(_callout(_e(ledger.warning), "warn"))
+    # lazy: the report is built from the ledger when the button is pressed (nothing of it sits in
+    # the page, and moving a slider does not rebuild it)
+    justification_text = text.get("justification", "")
+
+    def report():
+        return reports.build(ledger, lab, student=name or "", notebook=notebook, design=numbers,
+                             justification=justification_text)
+
+    stem = reports.file_stem(notebook or lab.__name__.rsplit(".", 1)[-1], name or "")
+    items.append(mo.hstack([
+        mo.download(data=lambda: reports.to_markdown(report()).encode("utf-8"), filename=f"{stem}.md",
+                    mimetype="text/markdown", label="Download my report"),
+        mo.download(data=lambda: reports.to_json(report()).encode("utf-8"), filename=f"{stem}.json",
+                    mimetype="application/json", label="Report as JSON (for your instructor)"),
+    ], justify="start"))
     return mo.vstack(items)

@@ -1,41 +1,96 @@
-"""The design ledger: per-chapter progress and design choices that survive a reload.
+"""The design ledger: per-chapter progress, committed predictions and design choices that survive
+a reload, several open notebooks, and a crash.
 
-- CPython: a JSON file under the user's data dir (``$MLSYSIM_DATA_DIR`` overrides), written
-  atomically (temp file + ``os.replace``) so a crash never truncates another chapter's data.
-- Pyodide (the browser site): the same JSON file on an IDBFS mount, i.e. in the browser's
-  IndexedDB, which also works inside the web worker marimo runs Python in (localStorage does
-  not exist there). Every save is awaited (``FS.syncfs``) and read back.
-- "completed" is computed from the answers a save carries, never set on load.
-- A corrupt, foreign or future-version ledger, or storage that cannot be written, gives a
-  visible ``warning`` and an empty in-memory ledger: never a crash.
+- CPython: one JSON file under the user's data dir (``$MLSYSIM_DATA_DIR`` overrides). Every save
+  takes an exclusive lock (``fcntl.flock`` / ``msvcrt.locking`` on a ``.lock`` file beside it),
+  re-reads the file, merges this notebook's chapter into what is there (other chapters are kept as
+  another notebook last wrote them), writes a temp file and ``os.replace``-s it. Temp files left by
+  a killed save are removed under the lock, so none survives the next load or save.
+- Pyodide (the browser site): the same file on an IDBFS mount (the browser's IndexedDB; it works
+  in the web worker marimo runs Python in). A save takes the Web Locks API lock shared by every
+  tab of the site, pulls IndexedDB into memory (``FS.syncfs(true)``), re-reads, merges, writes,
+  pushes (``FS.syncfs(false)``), awaits it and reads the file back.
+- A prediction's first answer is kept with its time and correctness and never overwritten; later
+  answers update ``final`` and count ``changes``. "completed" is computed from answers, never
+  stored or set on load.
+- Values are made storable before they are written: non-finite numbers are dropped with a warning
+  naming them; lone surrogates in text become U+FFFD. A version-1 ledger is migrated; a corrupt,
+  foreign or future-version one is set aside as ``.bak`` with a warning; storage that cannot be
+  written gives a warning and keeps the session's progress in memory. Never a crash.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
+import math
+import numbers
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["DesignLedger", "LedgerData", "ChapterRecord", "SCHEMA_VERSION", "default_path"]
+__all__ = [
+    "DesignLedger",
+    "LedgerData",
+    "ChapterRecord",
+    "Attempt",
+    "SCHEMA_VERSION",
+    "default_path",
+    "clean_text",
+]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FILE_NAME = "mlsysim-ledger.json"
 WASM_DIR = "/mlsysim-ledger"  # IDBFS mount point (its IndexedDB database has this name)
+LOCK_NAME = "mlsysim-ledger"  # Web Locks API name shared by every tab of the site
+TMP_PREFIX = ".ledger-"
+TMP_SUFFIX = ".tmp"
 
 JSONScalar = str | int | float | bool | None
 
 
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def clean_text(text: object) -> str:
+    """Any Python string made storable and displayable: lone surrogates become U+FFFD (a valid
+    surrogate pair held as two code units is joined into its character)."""
+    s = str(text)
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class Attempt(BaseModel):
+    """One prediction: the first answer (kept forever) and the latest."""
+
+    model_config = ConfigDict(extra="ignore")
+    first: str
+    first_correct: bool | None = None
+    first_at: str = ""
+    final: str
+    final_correct: bool | None = None
+    final_at: str = ""
+    changes: int = 0
+
+
 class ChapterRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
     design: dict[str, JSONScalar] = Field(default_factory=dict)
     answers: dict[str, str] = Field(default_factory=dict)
+    attempts: dict[str, Attempt] = Field(default_factory=dict)
+    widgets: dict[str, JSONScalar] = Field(default_factory=dict)
+    text: dict[str, str] = Field(default_factory=dict)
     required: list[str] = Field(default_factory=list)
     updated: str = ""
 
@@ -44,12 +99,17 @@ class ChapterRecord(BaseModel):
         """Computed from real answers: every required part has an answer."""
         return bool(self.required) and all(self.answers.get(p) for p in self.required)
 
+    @property
+    def answered(self) -> int:
+        return sum(1 for p in self.required if self.answers.get(p))
+
 
 class LedgerData(BaseModel):
     model_config = ConfigDict(extra="forbid")
     app: str = "mlsysim"
     schema_version: int = SCHEMA_VERSION
     track: str | None = None
+    student: str = ""
     chapters: dict[str, ChapterRecord] = Field(default_factory=dict)
 
 
@@ -66,9 +126,57 @@ def default_path() -> Path:
     return base / "mlsysim" / FILE_NAME
 
 
+class _Update:
+    """What one save changes: applied to whatever the file holds at the moment of saving."""
+
+    def __init__(self, chapter, design, answers, required, correct, widgets, text, student, track):
+        self.chapter = chapter
+        self.design = design
+        self.answers = answers
+        self.required = list(required) if required else []
+        self.correct = correct
+        self.widgets = widgets
+        self.text = text
+        self.student = student
+        self.track = track
+
+    def apply(self, data: LedgerData) -> ChapterRecord:
+        now = _now()
+        rec = data.chapters.get(self.chapter, ChapterRecord())
+        attempts = dict(rec.attempts)
+        for key, value in self.answers.items():
+            ok = self.correct.get(key)
+            old = attempts.get(key)
+            if old is None:
+                attempts[key] = Attempt(first=value, first_correct=ok, first_at=now, final=value,
+                                        final_correct=ok, final_at=now)
+            elif old.final != value:
+                attempts[key] = old.model_copy(update={"final": value, "final_correct": ok,
+                                                       "final_at": now, "changes": old.changes + 1})
+        rec = ChapterRecord(
+            design={**rec.design, **self.design},
+            answers={**rec.answers, **self.answers},
+            attempts=attempts,
+            widgets={**rec.widgets, **self.widgets},
+            text={**rec.text, **self.text},
+            required=self.required or rec.required,
+            updated=now,
+        )
+        data.chapters[self.chapter] = rec
+        if self.student is not None:
+            data.student = self.student
+        if self.track is not _UNSET:
+            data.track = self.track
+        return rec
+
+
+_UNSET = object()
+
+
 class DesignLedger:
-    """``DesignLedger()``; ``await ledger.load_async()``; ``await ledger.save_async(chapter=,
-    design=, answers=, required=)``. ``ledger.warning`` is a message to show once, or None."""
+    """``ledger = await DesignLedger().load_async()``; ``await ledger.save_async(chapter=,
+    design=, answers=, required=, correct=, widgets=, text=, student=)``. ``ledger.warning`` is a
+    message to show, or None."""
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.is_wasm = sys.platform == "emscripten"
@@ -77,88 +185,185 @@ class DesignLedger:
         self.warning: str | None = None
         self.persistent = True
         self._mounted = False
+        self._track = _UNSET
+        self._last_mtime_ns = 0
         if not self.is_wasm:
             self.load()
 
+    @property
+    def _state(self) -> LedgerData:
+        """The ledger's data (the seed lab reads ``ledger._state.track``)."""
+        return self.data
+
+    def _warn(self, text: str) -> None:
+        self.warning = text if not self.warning or text in self.warning else f"{self.warning} {text}"
+
     # ---- reading ----
-    def _read(self) -> None:
+    def _read_disk(self) -> LedgerData | None:
+        """The file's ledger, or None when there is none (or it was set aside, with a warning)."""
         try:
             raw = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            self.data = LedgerData()
-            return
-        except OSError as e:
-            self._reset(f"The progress ledger could not be read ({e.strerror}); starting empty.")
-            return
+            return None
+        except (OSError, UnicodeDecodeError) as e:
+            self._warn(f"The progress ledger could not be read ({getattr(e, 'strerror', None) or e}); "
+                       "starting empty.")
+            return None
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError:
-            self._reset("The saved progress ledger was corrupt and has been reset.")
-            return
+            self._set_aside("The saved progress ledger was corrupt: it was set aside and a new one started.")
+            return None
         if not isinstance(obj, dict) or obj.get("app") != "mlsysim":
-            self._reset("The saved progress ledger was not an mlsysim ledger and has been reset.")
-            return
+            self._set_aside("The saved progress ledger was not an mlsysim ledger: it was set aside and a "
+                            "new one started.")
+            return None
         version = obj.get("schema_version")
-        if version != SCHEMA_VERSION:
-            self._reset(
-                f"The saved progress ledger has schema version {version!r}; this lab reads "
+        if version == 1:  # version 1 is a subset of version 2: migrate in place
+            obj = {**obj, "schema_version": SCHEMA_VERSION}
+        elif version != SCHEMA_VERSION:
+            self._set_aside(
+                f"The saved progress ledger has schema version {str(version)[:20]!r}; this lab reads "
                 f"version {SCHEMA_VERSION}. It was set aside and a new one started."
             )
-            return
+            return None
         try:
-            self.data = LedgerData.model_validate(obj)
+            return LedgerData.model_validate(obj)
         except ValidationError:
-            self._reset("The saved progress ledger did not match its schema and has been reset.")
+            self._set_aside("The saved progress ledger did not match its schema: it was set aside and a "
+                            "new one started.")
+            return None
 
-    def _reset(self, warning: str) -> None:
-        """Start empty without destroying the old file: it is kept beside as ``.bak``."""
-        self.warning = warning
-        self.data = LedgerData()
+    def _set_aside(self, warning: str) -> None:
+        """Keep a bad file beside the ledger (``.json.bak``, then ``.json.2.bak``, ...)."""
+        self._warn(warning)
+        if not self.path.exists():
+            return
+        bak = self.path.with_suffix(".json.bak")
+        n = 2
+        while bak.exists():
+            bak = self.path.with_suffix(f".json.{n}.bak")
+            n += 1
         try:
-            if self.path.exists():
-                os.replace(self.path, self.path.with_suffix(".json.bak"))
-        except OSError:
-            pass  # the warning is already shown; the next successful save replaces the file
+            os.replace(self.path, bak)
+        except OSError as e:
+            self._warn(f"(It could not be moved aside: {e.strerror or e}.)")
+
+    def _refresh(self) -> None:
+        """Adopt what the file holds now (the file wins over memory, chapter by chapter)."""
+        disk = self._read_disk()
+        if disk is not None:
+            chapters = {**self.data.chapters, **disk.chapters}
+            self.data = disk.model_copy(update={"chapters": chapters})
 
     def load(self) -> DesignLedger:
-        self._read()
+        if not self.is_wasm:
+            with contextlib.suppress(OSError), self._file_lock():
+                self._remove_orphans()
+        self._refresh()
         return self
 
     async def load_async(self) -> DesignLedger:
         if self.is_wasm:
             await self._wasm_mount()
-        self._read()
-        return self
+            self._refresh()
+            return self
+        return self.load()
 
     # ---- writing ----
-    def _write(self) -> None:
-        payload = self.data.model_dump_json(indent=2)
+    def _remove_orphans(self) -> None:
+        """Temp files of a save that was killed (called while holding the lock: no save is live)."""
+        for p in self.path.parent.glob(f"{TMP_PREFIX}*{TMP_SUFFIX}"):
+            with contextlib.suppress(OSError):
+                p.unlink()
+
+    @contextlib.contextmanager
+    def _file_lock(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".ledger-", suffix=".tmp")
+        lock_path = self.path.parent / f".{self.path.name}.lock"
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if sys.platform == "win32":
+                import msvcrt
+
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+            elif sys.platform != "emscripten":
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases flock/msvcrt locks
+
+    def _write(self) -> None:
+        payload = json.dumps(self.data.model_dump(mode="json"), ensure_ascii=False, allow_nan=False,
+                             indent=2)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=TMP_PREFIX, suffix=TMP_SUFFIX)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(payload)
                 f.flush()
                 os.fsync(f.fileno())
+            # IDBFS copies a file when its mtime differs from the stored one: make every save's
+            # mtime distinct, even two saves within one clock tick
+            mtime = max(time.time_ns(), self._last_mtime_ns + 1_000_000)
+            os.utime(tmp, ns=(mtime, mtime))
+            self._last_mtime_ns = mtime
             os.replace(tmp, self.path)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
-    def _update(self, chapter, design, answers, required) -> ChapterRecord:
-        if not isinstance(chapter, str) or not chapter:
-            raise ValueError(f"chapter must be a non-empty string, got {chapter!r}")
-        rec = self.data.chapters.get(chapter, ChapterRecord())
-        merged_design = {**rec.design, **dict(design or {})}
-        merged_answers = {**rec.answers, **{k: str(v) for k, v in (answers or {}).items() if v is not None}}
-        rec = ChapterRecord(
-            design=merged_design,
-            answers=merged_answers,
-            required=list(required) if required else rec.required,
-            updated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        )
-        self.data.chapters[chapter] = rec
+    def _merge_and_write(self, update: _Update) -> ChapterRecord:
+        """Under the lock: re-read, apply this save to the file's current state, write."""
+        self._remove_orphans()
+        self._refresh()
+        rec = update.apply(self.data)
+        self._write()
         return rec
+
+    def _clean(self, values: Mapping[str, Any] | None, what: str) -> dict[str, JSONScalar]:
+        out: dict[str, JSONScalar] = {}
+        dropped = []
+        for k, v in (values or {}).items():
+            key = clean_text(k)
+            if v is None or isinstance(v, bool):
+                out[key] = v
+            elif isinstance(v, numbers.Integral):
+                out[key] = int(v)
+            elif isinstance(v, numbers.Real):
+                f = float(v)
+                if not math.isfinite(f):
+                    dropped.append(f"{key}={f}")
+                    continue
+                out[key] = f
+            elif isinstance(v, str):
+                out[key] = clean_text(v)
+            else:
+                raise TypeError(f"{what}[{key!r}] must be a str, int, float, bool or None; got "
+                                f"{type(v).__name__}")
+        if dropped:
+            self._warn(f"Not saved ({what}): {', '.join(dropped)} is not a finite number; the rest "
+                       "was saved.")
+        return out
+
+    def _make_update(self, chapter, design, answers, required, correct, widgets, text, student):
+        if isinstance(chapter, bool) or not isinstance(chapter, str | int) or str(chapter) == "":
+            raise ValueError(f"chapter must be a non-empty string, got {chapter!r}")
+        ans = {clean_text(k): clean_text(v) for k, v in (answers or {}).items() if v is not None}
+        ok = {clean_text(k): (None if v is None else bool(v)) for k, v in (correct or {}).items()}
+        return _Update(
+            chapter=clean_text(chapter),
+            design=self._clean(design, "design"),
+            answers=ans,
+            required=[clean_text(p) for p in required or ()],
+            correct=ok,
+            widgets=self._clean(widgets, "widgets"),
+            text={clean_text(k): clean_text(v) for k, v in (text or {}).items() if v is not None},
+            student=None if student is None else clean_text(student),
+            track=self._track,
+        )
 
     def save(
         self,
@@ -166,23 +371,28 @@ class DesignLedger:
         design: Mapping[str, Any] | None = None,
         answers: Mapping[str, Any] | None = None,
         required: Sequence[str] = (),
+        *,
+        correct: Mapping[str, bool | None] | None = None,
+        widgets: Mapping[str, Any] | None = None,
+        text: Mapping[str, str] | None = None,
+        student: str | None = None,
     ) -> ChapterRecord:
         """Record and persist (CPython). In Pyodide use ``await save_async(...)``."""
-        rec = self._update(chapter, design, answers, required)
+        update = self._make_update(chapter, design, answers, required, correct, widgets, text, student)
         if self.is_wasm:
             raise RuntimeError("in the browser, call `await ledger.save_async(...)`: saves must be awaited")
-        self._persist_sync()
-        return rec
+        return self._persist_sync(update)
 
-    def _persist_sync(self) -> None:
-        if not self.persistent:
-            return
-        try:
-            self._write()
-        except OSError as e:
-            self.persistent = False
-            self.warning = (f"Progress cannot be saved here ({e.strerror or e}); it is kept for this "
-                            "session only.")
+    def _persist_sync(self, update: _Update) -> ChapterRecord:
+        if self.persistent:
+            try:
+                with self._file_lock():
+                    return self._merge_and_write(update)
+            except OSError as e:
+                self.persistent = False
+                self._warn(f"Progress cannot be saved here ({e.strerror or e}); it is kept for this "
+                           "session only.")
+        return update.apply(self.data)
 
     async def save_async(
         self,
@@ -190,20 +400,34 @@ class DesignLedger:
         design: Mapping[str, Any] | None = None,
         answers: Mapping[str, Any] | None = None,
         required: Sequence[str] = (),
+        *,
+        correct: Mapping[str, bool | None] | None = None,
+        widgets: Mapping[str, Any] | None = None,
+        text: Mapping[str, str] | None = None,
+        student: str | None = None,
     ) -> ChapterRecord:
         """Record, persist, await the flush to storage, and read it back."""
-        rec = self._update(chapter, design, answers, required)
+        update = self._make_update(chapter, design, answers, required, correct, widgets, text, student)
         if not self.is_wasm:
-            self._persist_sync()
-            return rec
+            return self._persist_sync(update)
         if not self._mounted:
             await self._wasm_mount()
-        self._persist_sync()
-        if self.persistent and self._mounted:
+        if not (self.persistent and self._mounted):
+            return update.apply(self.data)
+        async with self._web_lock():
+            await self._syncfs(populate=True)  # another tab may have saved since
+            try:
+                rec = self._merge_and_write(update)
+            except OSError as e:
+                self.persistent = False
+                self._warn(f"Progress cannot be saved here ({e.strerror or e}); it is kept for this "
+                           "session only.")
+                return update.apply(self.data)
             await self._syncfs(populate=False)
+        if self.persistent:
             saved = LedgerData.model_validate_json(self.path.read_text(encoding="utf-8"))
-            if saved.chapters.get(chapter) != rec:
-                self.warning = "Progress was saved but did not read back intact; it may not persist."
+            if saved.chapters.get(update.chapter) != rec:
+                self._warn("Progress was saved but did not read back intact; it may not persist.")
         return rec
 
     # ---- Pyodide storage ----
@@ -216,7 +440,7 @@ class DesignLedger:
             from pyodide.ffi import JsException  # type: ignore[import-not-found]
         except ImportError as e:
             self.persistent = False
-            self.warning = f"Browser storage is unavailable ({e}); progress is kept for this session only."
+            self._warn(f"Browser storage is unavailable ({e}); progress is kept for this session only.")
             return
         try:
             fs = pyodide_js.FS
@@ -226,7 +450,7 @@ class DesignLedger:
             self._mounted = True
         except (JsException, AttributeError, OSError) as e:
             self.persistent = False
-            self.warning = f"Browser storage is unavailable ({e}); progress is kept for this session only."
+            self._warn(f"Browser storage is unavailable ({e}); progress is kept for this session only.")
             return
         await self._syncfs(populate=True)
 
@@ -246,7 +470,39 @@ class DesignLedger:
         err = await fut
         if err:
             self.persistent = False
-            self.warning = f"Browser storage refused the save ({err}); progress is kept for this session only."
+            self._warn(f"Browser storage refused the save ({err}); progress is kept for this session only.")
+
+    @contextlib.asynccontextmanager
+    async def _web_lock(self):
+        """The site-wide Web Locks API lock (every tab and worker of one origin shares it); without
+        the API (old browsers) saves still re-read and merge, only the lock is missing."""
+        import asyncio
+
+        import js  # type: ignore[import-not-found]
+        from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
+
+        locks = getattr(getattr(js, "navigator", None), "locks", None)
+        if locks is None:
+            yield
+            return
+        loop = asyncio.get_event_loop()
+        held = loop.create_future()
+        release = loop.create_future()
+
+        async def critical(_lock):
+            held.set_result(True)
+            await release  # the lock is held until this coroutine (a JS promise) settles
+
+        proxy = create_proxy(critical)
+        request = locks.request(LOCK_NAME, proxy)
+        try:
+            await held
+            yield
+        finally:
+            if not release.done():
+                release.set_result(True)
+            await request
+            proxy.destroy()
 
     # ---- views ----
     @property
@@ -255,22 +511,28 @@ class DesignLedger:
 
     def set_track(self, track: str | None) -> None:
         self.data.track = track
+        self._track = track
+
+    @property
+    def student(self) -> str:
+        return self.data.student
 
     def chapter(self, chapter: str) -> ChapterRecord | None:
-        return self.data.chapters.get(chapter)
+        return self.data.chapters.get(str(chapter))
 
     def completed(self, chapter: str) -> bool:
-        rec = self.data.chapters.get(chapter)
+        rec = self.data.chapters.get(str(chapter))
         return bool(rec and rec.completed)
 
     def summary(self) -> str:
-        """One line per chapter, for the notebook's progress display."""
+        """One line per chapter, for the notebook's progress display (plain text)."""
         if not self.data.chapters:
             return "No progress saved yet."
         lines = []
         for name in sorted(self.data.chapters):
             rec = self.data.chapters[name]
-            done = sum(1 for p in rec.required if rec.answers.get(p))
-            status = "completed" if rec.completed else f"{done}/{len(rec.required)} parts answered"
+            if not rec.required:
+                continue
+            status = "completed" if rec.completed else f"{rec.answered}/{len(rec.required)} parts answered"
             lines.append(f"{name}: {status}")
-        return "; ".join(lines)
+        return "; ".join(lines) if lines else "No progress saved yet."

@@ -23,6 +23,11 @@ COLORS: dict[str, str] = {
     "TextMuted": "#64748b",
     "Border": "#cbd5e1",
     "Surface": "#f8fafc",
+    # light tints of the line colours (backgrounds of callout-like boxes; the seed lab uses them)
+    "BlueL": "#dbeafe",
+    "RedL": "#fee2e2",
+    "GreenL": "#dcfce7",
+    "OrangeL": "#ffedd5",
 }
 
 #: Trace colors in a fixed order (one per device or model, the same across notebooks).
@@ -82,6 +87,12 @@ LAB_CSS = Css(
   letter-spacing: .08em; color: var(--ms-muted); margin-bottom: 4px; }
 .ms-message blockquote { margin: 0; font-style: italic; color: var(--ms-sec); }
 .ms-ledger { font-size: .85rem; color: var(--ms-sec); }
+.ms-first { margin-top: 6px; font-size: .85rem; color: var(--ms-sec); }
+.ms-peek { font-size: .85rem; white-space: pre-wrap; margin: 0 0 6px 0; }
+.ms-key li { margin: 2px 0; }
+.ms-table { border-collapse: collapse; font-size: .85rem; color: var(--ms-text); }
+.ms-table th, .ms-table td { border-bottom: 1px solid var(--ms-border); padding: 4px 10px;
+  text-align: left; vertical-align: top; }
 </style>"""
 )
 

@@ -1,0 +1,559 @@
+"""Student reports and the class view.
+
+A report is built from the design ledger and the notebook's lab module (``mlsysim.labs.parts``):
+every prediction (first attempt with its time and correctness, never overwritten; the final
+answer; how often it changed; the misconception named by the first answer's feedback), the
+transfer questions, the synthesis choices, the key numbers of the design and a written
+justification, the mlsysim version and a SHA-256 of the lab module (the question bank and part
+functions the student saw, identical on the desktop and in the browser). Nothing leaves the
+student's machine: the notebook offers it as a download.
+
+Two formats, one content: ``to_json`` (a program reads it) and ``to_markdown`` (a person reads
+it; the same JSON rides along in an HTML comment, so an instructor may collect either file).
+``parse`` reads both and refuses anything else with a clear message.
+
+The class view: ``summarize(reports)`` (completion, per-question answer distributions of first
+attempts, the most common misconceptions, first-attempt accuracy per part) and ``class_rows`` /
+``to_csv`` (one row per student and chapter) for a grading script::
+
+    python -m mlsysim.labs.reports DIR -o class.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import hashlib
+import io
+import json
+import math
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .state import clean_text
+
+__all__ = [
+    "Report",
+    "ReportError",
+    "build",
+    "to_json",
+    "to_markdown",
+    "parse",
+    "load_dir",
+    "summarize",
+    "class_rows",
+    "to_csv",
+    "design_numbers",
+    "notebook_sha256",
+    "main",
+]
+
+REPORT_APP = "mlsysim-report"
+REPORT_SCHEMA = 1
+_MD_MARK = "mlsysim-report"
+_MD_BLOCK = re.compile(r"<!--\s*mlsysim-report\s*\n(.*?)\n\s*-->", re.S)
+
+
+class ReportError(ValueError):
+    """A file that is not a readable mlsysim report (the message says why)."""
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    key: str
+    part: str = ""
+    kind: str = "prediction"  # "prediction" or "transfer"
+    question: str = ""
+    options: dict[str, str] = Field(default_factory=dict)
+    correct_option: str = ""
+    first: str | None = None
+    first_correct: bool | None = None
+    first_at: str = ""
+    final: str | None = None
+    final_correct: bool | None = None
+    changes: int = 0
+    misconception: str = ""
+
+
+class Synthesis(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    choices: dict[str, str] = Field(default_factory=dict)
+    design: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    justification: str = ""
+
+
+class Report(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    app: Literal["mlsysim-report"] = REPORT_APP
+    schema_version: int = REPORT_SCHEMA
+    mlsysim_version: str = ""
+    chapter: str
+    notebook: str = ""
+    notebook_sha256: str = ""
+    generated: str = ""
+    student: str = ""
+    parts: list[str] = Field(default_factory=list)
+    completed: bool = False
+    answers: list[Answer] = Field(default_factory=list)
+    synthesis: Synthesis = Field(default_factory=Synthesis)
+    widgets: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    source: str = ""  # the file it was read from (set by parse, not written)
+
+
+# --------------------------------------------------------------------------------------------
+# Building a report
+# --------------------------------------------------------------------------------------------
+
+
+def notebook_sha256(lab) -> str:
+    """SHA-256 of the lab module's source (its questions, options, feedback and part functions)."""
+    path = getattr(lab, "__file__", None)
+    if not path:
+        return ""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def design_numbers(design) -> dict[str, Any]:
+    """A design as storable key numbers: a mapping is kept (non-finite numbers dropped by the
+    ledger with a warning); a ``View`` (the synthesis) gives its cards, label -> shown value."""
+    if design is None:
+        return {}
+    if hasattr(design, "cards") and not isinstance(design, Mapping):
+        return {clean_text(c.label): clean_text(c.value) for c in design.cards}
+    out = {}
+    for k, v in dict(design).items():
+        v = getattr(v, "value", v)
+        out[clean_text(k)] = clean_text(v) if isinstance(v, str) else v
+    return out
+
+
+def _part_of(key: str, parts: Sequence[str]) -> str:
+    if key in parts:
+        return key
+    if key.endswith(".transfer"):
+        return key.split(".", 1)[0]
+    m = re.search(r"(?:^|_)([A-Z])$", key)
+    return m.group(1) if m else ""
+
+
+def _finite_only(values: Mapping[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in values.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            continue
+        out[clean_text(k)] = clean_text(v) if isinstance(v, str) else v
+    return out
+
+
+def build(ledger, lab, student: str = "", notebook: str | None = None,
+          design: Mapping[str, Any] | None = None, justification: str | None = None) -> Report:
+    """The report of one notebook from the ledger's record of ``lab.CHAPTER``."""
+    from .. import __version__
+    from .components import Choice, questions
+
+    rec = ledger.chapter(lab.CHAPTER) if ledger is not None else None
+    parts = [str(p) for p in getattr(lab, "PARTS", ())]
+    answers = []
+    for key, (attr, pred) in questions(lab).items():
+        att = rec.attempts.get(key) if rec else None
+        final = rec.answers.get(key) if rec else None
+        first = att.first if att else final
+        answers.append(Answer(
+            key=clean_text(key),
+            part=_part_of(key, parts),
+            kind="transfer" if getattr(pred, "kind", "predict") == "transfer" or not attr.startswith("PRED_")
+            else "prediction",
+            question=clean_text(pred.question),
+            options={k: clean_text(v) for k, v in pred.options.items()},
+            correct_option=clean_text(pred.answer) if first is not None else "",  # no spoiler
+            first=first,
+            first_correct=None if first is None else pred.is_correct(first),
+            first_at=att.first_at if att else "",
+            final=final,
+            final_correct=None if final is None else pred.is_correct(final),
+            changes=att.changes if att else 0,
+            misconception=(clean_text(pred.feedback.get(first, ""))
+                           if first is not None and not pred.is_correct(first) else ""),
+        ))
+    widgets = dict(rec.widgets) if rec else {}
+    choices = {}
+    for name, value in widgets.items():
+        spec = getattr(lab, name, None)
+        if name.startswith("S_") and spec is not None:
+            shown = spec.options.get(value, value) if isinstance(spec, Choice) else value
+            choices[clean_text(getattr(spec, "label", name))] = clean_text(shown)
+    numbers = dict(rec.design) if rec else {}
+    numbers.update(design_numbers(design))
+    text = justification if justification is not None else (rec.text.get("justification", "") if rec else "")
+    return Report(
+        mlsysim_version=__version__,
+        chapter=clean_text(lab.CHAPTER),
+        notebook=clean_text(notebook or lab.__name__.rsplit(".", 1)[-1]),
+        notebook_sha256=notebook_sha256(lab),
+        generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        student=clean_text(student or (ledger.student if ledger is not None else "")),
+        parts=parts,
+        completed=bool(rec and rec.completed),
+        answers=answers,
+        synthesis=Synthesis(choices=choices, design=_finite_only(numbers), justification=clean_text(text)),
+        widgets=_finite_only(widgets),
+    )
+
+
+def file_stem(notebook: str, student: str = "") -> str:
+    """``mlsysim-report-<notebook>[-<name>]``, ASCII letters and digits only."""
+    nb = re.sub(r"[^A-Za-z0-9_]+", "-", clean_text(notebook)).strip("-")[:60] or "notebook"
+    who = re.sub(r"[^A-Za-z0-9]+", "-", clean_text(student)).strip("-")[:40]
+    return f"mlsysim-report-{nb}" + (f"-{who}" if who else "")
+
+
+def to_json(rep: Report) -> str:
+    return clean_text(json.dumps(rep.model_dump(mode="json", exclude={"source"}), ensure_ascii=False,
+                      allow_nan=False, indent=2))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~])")
+
+
+def md_text(text: object) -> str:
+    """Any text made inert in Markdown: HTML escaped, markdown punctuation backslash-escaped,
+    line breaks kept as hard breaks."""
+    s = clean_text(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return "  \n".join(s.splitlines()) if s else ""
+
+
+def _verdict(ok: bool | None) -> str:
+    return "correct" if ok else ("not correct" if ok is not None else "not answered")
+
+
+def to_markdown(rep: Report) -> str:
+    """The report a person reads (every value escaped for Markdown); the JSON rides along in an
+    HTML comment so the instructor's tools read this file too."""
+    m = md_text
+    out = [f"# mlsysim report: {m(rep.notebook)} (chapter {m(rep.chapter)})", ""]
+    out += [f"- Student: {m(rep.student) or '(not given)'}",
+            f"- Generated: {m(rep.generated)}",
+            f"- Completed: {'yes' if rep.completed else 'no'} "
+            f"({sum(1 for a in rep.answers if a.kind == 'prediction' and a.final)} of "
+            f"{len(rep.parts)} parts answered)",
+            f"- mlsysim {m(rep.mlsysim_version)}; notebook SHA-256 {m(rep.notebook_sha256[:16])}", ""]
+    for a in rep.answers:
+        title = f"Part {a.part}" if a.kind == "prediction" else f"Transfer question ({m(a.key)})"
+        out += [f"## {title}", "", m(a.question), ""]
+        if a.first is None:
+            out += ["Not answered.", ""]
+            continue
+        out.append(f"- First answer (committed {m(a.first_at) or 'time not recorded'}): "
+                   f"{m(a.options.get(a.first, a.first))} ({_verdict(a.first_correct)})")
+        if a.changes or a.final != a.first:
+            out.append(f"- Final answer after {a.changes} change(s): {m(a.options.get(a.final or '', a.final))} "
+                       f"({_verdict(a.final_correct)})")
+        out.append(f"- Correct option: {m(a.options.get(a.correct_option, a.correct_option))}")
+        if a.misconception:
+            out.append(f"- Feedback on the first answer: {m(a.misconception)}")
+        out.append("")
+    s = rep.synthesis
+    out += ["## Synthesis", ""]
+    if s.choices:
+        out += [f"- {m(k)}: {m(v)}" for k, v in s.choices.items()]
+    if s.design:
+        out += ["", "Key numbers of the design:", ""] + [f"- {m(k)}: {m(v)}" for k, v in s.design.items()]
+    out += ["", "Justification:", "", m(s.justification) or "(none written)", ""]
+    blob = to_json(rep).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    out += [f"<!-- {_MD_MARK}", blob, "-->", ""]
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading reports
+# --------------------------------------------------------------------------------------------
+
+
+def parse(data: bytes | str, name: str = "report") -> Report:
+    """A report from a ``.json`` or ``.md`` file's content; ``ReportError`` says what is wrong."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ReportError(f"{name}: not a text file (it is not UTF-8)") from None
+    text = data.strip()
+    if not text.startswith("{"):
+        m = _MD_BLOCK.search(text)
+        if not m:
+            raise ReportError(f"{name}: no mlsysim report found (expected the .json or .md file a "
+                              "notebook's \"Download my report\" button saves)")
+        text = m.group(1)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{name}: the report's JSON is damaged ({e.msg} at line {e.lineno})") from None
+    if not isinstance(obj, dict) or obj.get("app") != REPORT_APP:
+        raise ReportError(f"{name}: this JSON is not an mlsysim report")
+    if obj.get("schema_version") != REPORT_SCHEMA:
+        raise ReportError(f"{name}: report schema version {str(obj.get('schema_version'))[:20]!r}; "
+                          f"this mlsysim reads version {REPORT_SCHEMA}")
+    obj.pop("source", None)
+    try:
+        rep = Report.model_validate(obj)
+    except ValidationError as e:
+        where = ".".join(str(x) for x in e.errors()[0]["loc"])
+        raise ReportError(f"{name}: the report does not match its schema (at {where})") from None
+    return rep.model_copy(update={"source": clean_text(name)})
+
+
+def load_dir(folder: str | Path) -> tuple[list[Report], list[str]]:
+    """Every ``*.json`` / ``*.md`` report in a folder (sorted): (reports, one error per bad file)."""
+    reports, errors = [], []
+    for p in sorted(Path(folder).iterdir()):
+        if p.suffix.lower() not in (".json", ".md") or not p.is_file():
+            continue
+        try:
+            reports.append(parse(p.read_bytes(), p.name))
+        except ReportError as e:
+            errors.append(str(e))
+    return reports, errors
+
+
+def latest(reports: Iterable[Report]) -> list[Report]:
+    """One report per (student, notebook): the newest. Unnamed reports are all kept (they cannot
+    be told apart)."""
+    best: dict[tuple[str, str], Report] = {}
+    out = []
+    for r in reports:
+        if not r.student.strip():
+            out.append(r)
+            continue
+        key = (r.student.strip().casefold(), r.notebook)
+        if key not in best or r.generated > best[key].generated:
+            best[key] = r
+    return out + list(best.values())
+
+
+# --------------------------------------------------------------------------------------------
+# The class view
+# --------------------------------------------------------------------------------------------
+
+
+def summarize(reports: Sequence[Report]) -> dict:
+    """Completion, per-question first-attempt distributions, misconceptions, accuracy per part.
+
+    Returns ``{"students", "completed", "questions": {(notebook, key): {...}}, "misconceptions":
+    [...], "parts": [...]}``; every count comes from first attempts (what the student committed
+    to), except ``final_correct``."""
+    reps = latest(reports)
+    questions: dict[tuple[str, str], dict] = {}
+    wrong: Counter = Counter()
+    for r in reps:
+        for a in r.answers:
+            q = questions.setdefault((r.notebook, a.key), {
+                "notebook": r.notebook, "chapter": r.chapter, "key": a.key, "part": a.part,
+                "kind": a.kind, "question": a.question, "options": dict(a.options),
+                "correct_option": a.correct_option, "counts": Counter(), "answered": 0,
+                "first_correct": 0, "final_correct": 0, "students": 0,
+            })
+            q["students"] += 1
+            q["correct_option"] = q["correct_option"] or a.correct_option
+            if a.first is None:
+                continue
+            q["answered"] += 1
+            q["counts"][a.first] += 1
+            q["first_correct"] += bool(a.first_correct)
+            q["final_correct"] += bool(a.final_correct)
+            if not a.first_correct:
+                wrong[(r.notebook, a.key, a.first)] += 1
+    misconceptions = []
+    for (nb, key, opt), n in wrong.most_common():
+        q = questions[(nb, key)]
+        fb = next((a.misconception for r in reps if r.notebook == nb for a in r.answers
+                   if a.key == key and a.first == opt and a.misconception), "")
+        misconceptions.append({"notebook": nb, "key": key, "part": q["part"], "option": opt,
+                               "label": q["options"].get(opt, opt), "students": n,
+                               "share": n / q["answered"] if q["answered"] else 0.0, "feedback": fb})
+    parts = []
+    for q in questions.values():
+        parts.append({"notebook": q["notebook"], "key": q["key"], "part": q["part"], "kind": q["kind"],
+                      "answered": q["answered"], "students": q["students"],
+                      "first_attempt_accuracy": q["first_correct"] / q["answered"] if q["answered"] else None,
+                      "final_accuracy": q["final_correct"] / q["answered"] if q["answered"] else None})
+    by_nb = Counter(r.notebook for r in reps)
+    done = Counter(r.notebook for r in reps if r.completed)
+    completion = [{"notebook": nb, "students": n, "completed": done[nb]} for nb, n in sorted(by_nb.items())]
+    return {"reports": len(reps), "completion": completion, "questions": questions,
+            "misconceptions": misconceptions, "parts": parts}
+
+
+def class_rows(reports: Sequence[Report]) -> list[dict[str, Any]]:
+    """One row per report (newest per student and notebook), the columns a grading script needs:
+    per question ``<key>_first``, ``<key>_first_correct``, ``<key>_final``, ``<key>_changes``."""
+    rows = []
+    for r in latest(reports):
+        row: dict[str, Any] = {
+            "student": r.student, "notebook": r.notebook, "chapter": r.chapter,
+            "completed": r.completed,
+            "answered": sum(1 for a in r.answers if a.kind == "prediction" and a.first is not None),
+            "parts": len(r.parts),
+            "first_correct": sum(1 for a in r.answers if a.first_correct),
+            "generated": r.generated, "mlsysim_version": r.mlsysim_version,
+            "notebook_sha256": r.notebook_sha256, "file": r.source,
+        }
+        for a in r.answers:
+            row[f"{a.key}_first"] = a.first or ""
+            row[f"{a.key}_first_correct"] = "" if a.first_correct is None else a.first_correct
+            row[f"{a.key}_first_at"] = a.first_at
+            row[f"{a.key}_final"] = a.final or ""
+            row[f"{a.key}_changes"] = a.changes
+        for k, v in r.synthesis.choices.items():
+            row[f"synthesis: {k}"] = v
+        row["justification"] = r.synthesis.justification
+        rows.append(row)
+    rows.sort(key=lambda x: (x["notebook"], x["student"].casefold(), x["file"]))
+    return rows
+
+
+_FORMULA = re.compile(r"^[=+\-@\t\r]")
+
+
+def _cell(v) -> str:
+    """A CSV cell that a spreadsheet will not run as a formula."""
+    s = "" if v is None else clean_text(v)
+    return "'" + s if _FORMULA.match(s) else s
+
+
+def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    cols: list[str] = []
+    for row in rows:
+        cols += [c for c in row if c not in cols]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(cols)
+    for row in rows:
+        w.writerow([_cell(row.get(c, "")) for c in cols])
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------------------------
+# Charts and tables of the class view (labs/instructor.py); every string from a report is escaped
+# --------------------------------------------------------------------------------------------
+
+
+def _plot_text(text: object, width: int = 38) -> str:
+    """Report text for a Plotly label: HTML-escaped (Plotly reads a subset of HTML), wrapped."""
+    import html
+    import textwrap
+
+    s = clean_text(text)
+    lines = textwrap.wrap(s, width)[:3] or [""]
+    if len(textwrap.wrap(s, width)) > 3:
+        lines[-1] += "…"
+    return "<br>".join(html.escape(x, quote=False) for x in lines)
+
+
+def question_title(q: Mapping[str, Any]) -> str:
+    what = f"Part {q['part']}" if q["kind"] == "prediction" else f"{q['key']} (transfer)"
+    return f"{q['notebook']} · {what}"
+
+
+def distribution_figure(q: Mapping[str, Any]):
+    """One question's first-attempt answers as horizontal bars (the correct option in green)."""
+    import plotly.graph_objects as go
+
+    from .charts import figure
+    from .style import COLORS
+
+    keys = list(q["options"]) or sorted(q["counts"])
+    extra = [k for k in q["counts"] if k not in keys]  # answers no longer among the options
+    keys += extra
+    fig = figure(f"{_plot_text(question_title(q), 80)}: first attempts ({q['answered']} of {q['students']})",
+                 "Students", "", height=120 + 46 * len(keys))
+    fig.add_trace(go.Bar(
+        x=[q["counts"].get(k, 0) for k in keys],
+        y=[_plot_text(q["options"].get(k, k)) for k in keys],
+        orientation="h",
+        marker_color=[COLORS["GreenLine"] if k == q["correct_option"] else COLORS["GreyLine"] for k in keys],
+        text=[q["counts"].get(k, 0) for k in keys], textposition="auto",
+        name="first attempts", showlegend=False,
+    ))
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def accuracy_figure(summary: Mapping[str, Any]):
+    """First-attempt and final accuracy per question, in percent."""
+    import plotly.graph_objects as go
+
+    from .charts import figure
+
+    rows = [p for p in summary["parts"] if p["first_attempt_accuracy"] is not None]
+    x = [_plot_text(f"{p['notebook']} · {p['key']}", 60) for p in rows]
+    fig = figure("Accuracy per question: first attempt vs final answer", "", "Students correct (%)",
+                 height=360)
+    fig.add_trace(go.Bar(x=x, y=[100 * p["first_attempt_accuracy"] for p in rows], name="first attempt"))
+    fig.add_trace(go.Bar(x=x, y=[100 * p["final_accuracy"] for p in rows], name="final answer"))
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(range=[0, 100])
+    return fig
+
+
+def html_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """A plain HTML table; every cell escaped (report content is never markdown)."""
+    import html
+
+    def cell(v):
+        if isinstance(v, float):
+            v = f"{v:.0%}" if 0 <= v <= 1 else f"{v:,.2f}"
+        return html.escape(clean_text("" if v is None else v))
+
+    head = "".join(f"<th>{cell(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{cell(r.get(c, ''))}</td>" for c in columns) + "</tr>" for r in rows)
+    return f'<table class="ms-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m mlsysim.labs.reports",
+        description="Collect students' mlsysim reports (.json or .md) into one CSV.")
+    ap.add_argument("folder", type=Path, help="folder holding the reports")
+    ap.add_argument("-o", "--output", type=Path, default=None, help="CSV file to write (default: stdout)")
+    args = ap.parse_args(argv)
+    if not args.folder.is_dir():
+        print(f"error: {args.folder} is not a folder", file=sys.stderr)
+        return 2
+    reports, errors = load_dir(args.folder)
+    for e in errors:
+        print(f"skipped {e}", file=sys.stderr)
+    if not reports:
+        print(f"error: no mlsysim report in {args.folder}", file=sys.stderr)
+        return 1
+    text = to_csv(class_rows(reports))
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text, encoding="utf-8")
+    s = summarize(reports)
+    print(f"{s['reports']} reports ({len(reports)} files, {len(errors)} skipped)"
+          + (f" -> {args.output}" if args.output else ""), file=sys.stderr)
+    for p in s["parts"]:
+        acc = p["first_attempt_accuracy"]
+        print(f"  {p['notebook']} {p['key']}: {p['answered']}/{p['students']} answered, first-attempt "
+              f"accuracy {'-' if acc is None else f'{acc:.0%}'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

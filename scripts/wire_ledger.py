@@ -1,0 +1,140 @@
+"""Mechanical wiring of a lab notebook to the ledger (idempotent; run on every labs/*.py).
+
+    python scripts/wire_ledger.py labs/*.py          # rewrite in place
+    python scripts/wire_ledger.py --check labs/*.py  # exit 1 if a notebook is not wired
+
+What it does, and nothing else (the layout of README "How to add a notebook"):
+1. after the ledger cell, a cell ``saved = kit.saved(ledger, lab)``;
+2. every widget cell ``x = lab.SPEC.radio()`` / ``.widget()`` passes ``saved`` (restored on reload);
+3. after every prediction cell (``PRED_X`` and any other ``Prediction`` such as ``TRANSFER_X``),
+   a verdict cell ``kit.verdict(lab.PRED_X, pred_x, unlocked, saved)`` (directly under the question);
+   the gated cell no longer passes ``lab.PRED_X.respond(...)`` to ``kit.show``;
+4. before the record cell, a justification cell and a name/ID cell; the record cell passes every
+   widget to ``kit.record`` by name (answers, transfer answers, positions), the justification, the
+   name, and ``synthesis=lab.synthesis(...)`` when the notebook has a synthesis.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+WIDGET = re.compile(r"^(\s*)(\w+) = lab\.(\w+)\.(radio|widget)\((saved)?\)\s*$", re.M)
+RESPOND = re.compile(r",\s*lab\.PRED_\w+\.respond\(\s*\w+\.value\s*,\s*unlocked\s*\)")
+
+
+def _cells(src: str):
+    tree = ast.parse(src)
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+            ast.unparse(d).startswith("app.cell") for d in node.decorator_list
+        ):
+            start = node.decorator_list[0].lineno - 1
+            out.append((start, node.end_lineno, node))
+    return out
+
+
+def _args(node) -> list[str]:
+    return [a.arg for a in node.args.args]
+
+
+def _with_args(cell_src: str, args: list[str]) -> str:
+    return re.sub(r"def _\([^)]*\):", f"def _({', '.join(sorted(set(args)))}):", cell_src, count=1)
+
+
+def _cell(body: str, args: list[str], is_async: bool = False, hide: bool = False) -> str:
+    deco = "@app.cell(hide_code=True)" if hide else "@app.cell"
+    kw = "async def" if is_async else "def"
+    lines = "\n".join(f"    {ln}" if ln else "" for ln in body.strip("\n").splitlines())
+    return f"{deco}\n{kw} _({', '.join(sorted(set(args)))}):\n{lines}\n    return\n"
+
+
+def wire(src: str) -> str:
+    lines = src.splitlines(keepends=True)
+    cells = _cells(src)
+    text = {i: "".join(lines[s:e]) for i, (s, e, _) in enumerate(cells)}
+    whole = src
+    has_saved = "kit.saved(ledger, lab)" in whole
+    widget_vars: list[tuple[str, str, str]] = []  # (var, spec, kind)
+    verdicts = set(re.findall(r"kit\.verdict\(lab\.(\w+),", whole))
+    new: dict[int, str] = {}
+    for i, (_, _, node) in enumerate(cells):
+        t = text[i]
+        body_src = t
+        if re.search(r"^\s*ledger = await DesignLedger\(\)\.load_async\(\)", t, re.M) and not has_saved:
+            t = t.rstrip("\n") + "\n\n\n" + (
+                "@app.cell\ndef _(kit, lab, ledger):\n    saved = kit.saved(ledger, lab)\n    return (saved,)\n")
+        m = WIDGET.search(body_src)
+        if m:
+            var, spec, kind = m.group(2), m.group(3), m.group(4)
+            widget_vars.append((var, spec, kind))
+            if not m.group(5):
+                t = t.replace(m.group(0), f"{m.group(1)}{var} = lab.{spec}.{kind}(saved)")
+                t = _with_args(t, [*_args(node), "saved"])
+            shown = re.search(rf"^\s*{var}\s*$", body_src, re.M)  # the cell displays the question
+            if kind == "radio" and spec not in verdicts and shown:
+                t = t.rstrip("\n") + "\n\n\n" + _cell(
+                    f"kit.verdict(lab.{spec}, {var}, unlocked, saved)", ["kit", "lab", var, "saved", "unlocked"])
+        if "kit.show(" in t and RESPOND.search(t):
+            t = RESPOND.sub("", t)
+        new[i] = t
+    # the record cell
+    rec_i = next((i for i, (_, _, n) in enumerate(cells) if "kit.record(" in text[i]), None)
+    if rec_i is None:
+        raise SystemExit("no kit.record cell")
+    node = cells[rec_i][2]
+    call = next(n for n in ast.walk(node) if isinstance(n, ast.Call) and ast.unparse(n.func) == "kit.record")
+    d = next((k.value for k in call.keywords if k.arg == "design"), None)
+    design = ast.unparse(d) if d is not None else None  # one canonical line: idempotent
+    syn = re.search(r"lab\.synthesis\(([^()]*)\)", "".join(t for i, t in text.items() if i != rec_i))
+    names = [v for v, _, _ in widget_vars]
+    widgets = ", ".join(f"{v}={v}" for v in names)
+    parts = [f"widgets=dict({widgets})", "saved=saved", "student=student", "justification=justification"]
+    if design:
+        parts.append(f"design={design}")
+    if syn:  # called by kit.record only once every prediction is answered (no ungated synthesis)
+        args = syn.group(1).strip()
+        parts += ["synthesis=lab.synthesis", f"synthesis_args=({args}{',' if args and ',' not in args else ''})"]
+    body = "await kit.record(\n    ledger, lab,\n" + "".join(f"    {p},\n" for p in parts) + ")"
+    deps = ["kit", "lab", "ledger", "saved", "student", "justification", *names]
+    deps += re.findall(r"\b([a-z]\w*)\.value\b", design or "")
+    rec = _cell(body, deps, is_async=True)
+    pre = ""
+    if "kit.justification_field(" not in whole:
+        pre += ("@app.cell\ndef _(kit, lab, saved):\n    justification = kit.justification_field(lab, saved)\n"
+                "    return (justification,)\n\n\n")
+    if "kit.student_field(" not in whole:
+        pre += "@app.cell\ndef _(kit, saved):\n    student = kit.student_field(saved)\n    return (student,)\n\n\n"
+    new[rec_i] = pre + rec
+    out, pos = [], 0
+    for i, (s, e, _) in enumerate(cells):
+        out.append("".join(lines[pos:s]))
+        out.append(new[i] if new[i].endswith("\n") else new[i] + "\n")
+        pos = e
+    out.append("".join(lines[pos:]))
+    return "".join(out)
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    bad = 0
+    for p in [Path(a) for a in argv if not a.startswith("--")]:
+        src = p.read_text(encoding="utf-8")
+        if "kit.record(" not in src:
+            continue
+        out = wire(src)
+        if out != src:
+            if check:
+                print(f"not wired: {p}")
+                bad += 1
+            else:
+                p.write_text(out, encoding="utf-8")
+                print(f"wired {p}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
