@@ -85,9 +85,8 @@ def _(lab, saved):
 
 
 @app.cell
-def _(lab, mo):
-    config_text = mo.ui.text_area(value=lab.EXAMPLE, label="config.json (replace this example with yours)",
-                                  rows=12, full_width=True)
+def _(lab, saved):
+    config_text = lab.CONFIG_TEXT.widget(saved)
     return (config_text,)
 
 
@@ -323,10 +322,10 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(b_phase, c_prompt, d_batch, device, e_context, justification, kit, lab, ledger, precision, pred_a, pred_b, pred_c, pred_d, pred_e, saved, source, student):
+async def _(b_phase, c_prompt, config_text, d_batch, device, e_context, justification, kit, lab, ledger, precision, pred_a, pred_b, pred_c, pred_d, pred_e, saved, source, student):
     await kit.record(
         ledger, lab,
-        widgets=dict(source=source, device=device, precision=precision, pred_a=pred_a, pred_b=pred_b, b_phase=b_phase, pred_c=pred_c, c_prompt=c_prompt, pred_d=pred_d, d_batch=d_batch, pred_e=pred_e, e_context=e_context),
+        widgets=dict(source=source, config_text=config_text, device=device, precision=precision, pred_a=pred_a, pred_b=pred_b, b_phase=b_phase, pred_c=pred_c, c_prompt=c_prompt, pred_d=pred_d, d_batch=d_batch, pred_e=pred_e, e_context=e_context),
         saved=saved,
         student=student,
         justification=justification,

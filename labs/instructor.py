@@ -93,19 +93,19 @@ def _(kit, mo, reports, summary):
 
 
 @app.cell(hide_code=True)
-def _(mo, reports, summary):
+def _(kit, mo, reports, summary):
     mo.vstack([
         mo.md("## First-attempt accuracy per part"),
-        reports.accuracy_figure(summary),
+        kit.chart(reports.accuracy_figure(summary)),
     ])
     return
 
 
 @app.cell(hide_code=True)
-def _(mo, reports, summary):
+def _(kit, mo, reports, summary):
     mo.vstack([
         mo.md("## Answers to each question (first attempts; the correct option in green)"),
-        *[reports.distribution_figure(q) for q in summary["questions"].values()],
+        *[kit.chart(reports.distribution_figure(q)) for q in summary["questions"].values()],
     ])
     return
 

@@ -143,8 +143,10 @@ def grid(widget: UIElement) -> list:
         return list(widget.options.values())
     if kind == "switch":
         return [False, True]
-    if kind in ("text", "text_area"):  # the default, empty, and hostile text
-        return [widget.value, "", "A sentence citing Part A <b>and</b> [a link](javascript:alert(1))."]
+    if kind in ("text", "text_area"):  # empty and hostile text; a prefilled default (a pasted
+        # config) last, so "every widget at its end" still draws the charts
+        hostile = ["", "A sentence citing Part A <b>and</b> [a link](javascript:alert(1))."]
+        return hostile + [widget.value] if widget.value else hostile
     raise TypeError(f"harness has no grid for a {kind} widget")
 
 

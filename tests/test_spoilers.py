@@ -43,6 +43,8 @@ def _pattern(spoiler: str) -> re.Pattern:
         return re.compile(rf"(?<!\w){words}(?!\w)", re.I)
     number, unit = m.groups()
     tail = rf"\s?{re.escape(unit)}" + (r"(?!\w)" if unit[-1:].isalnum() else "") if unit else ""
+    if unit == "×":  # "3×3" is a size, not the ratio "3×"
+        tail += r"(?!\s?\d)"
     return re.compile(rf"(?<![\d.,]){re.escape(number)}(?!\d|[.,]\d){tail}", re.I)
 
 
@@ -115,6 +117,7 @@ def test_spoiler_matching_is_strict_about_tokens():
     assert _pattern("13.6×").search("is 13.6× faster") and _pattern("13.6×").search("is 13.6 × faster")
     assert not _pattern("13.6×").search("13.65×") and not _pattern("16.8 MB").search("116.8 MB")
     assert _pattern("16.8 MB").search("weights: 16.8MB")
+    assert not _pattern("3×").search("ResNet-50's 3×3 share") and _pattern("3×").search("about 3× more")
     assert not _significant("50") and _significant("16.15") and _significant("dispatch-bound")
     q = Prediction("q", {"a": "About 139× (DRAM)", "b": "4 of them", "c": "16,384"}, "a",
                    {"a": "", "b": "", "c": ""}, reveals=("fetch",))

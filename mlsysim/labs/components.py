@@ -39,6 +39,8 @@ __all__ = [
     "Slider",
     "Choice",
     "Toggle",
+    "TextBox",
+    "chart",
     "View",
     "show",
     "Saved",
@@ -547,6 +549,31 @@ class Toggle:
         return [False, True]
 
 
+@dataclass(frozen=True)
+class TextBox:
+    """Free text a student types or pastes (e.g. a config.json), restored from the ledger."""
+
+    label: str
+    value: str = ""
+    rows: int = 8
+    max_length: int = 100_000
+
+    def restore(self, v) -> str:
+        return v if isinstance(v, str) and len(v) <= self.max_length else self.value
+
+    def widget(self, saved: Saved | None = None):
+        el = _mo().ui.text_area(value=self.restore(_restored(saved, self)), label=_md_src(self.label),
+                                rows=self.rows, max_length=self.max_length, full_width=True)
+        if saved is not None:
+            saved.created(self, el)
+        return el
+
+    def grid(self) -> list:
+        """Empty text, hostile text and the default (last: the state 'every widget at its end'
+        runs, where a notebook must still draw its charts)."""
+        return ["", "A sentence <b>and</b> [a link](javascript:alert(1)).", self.value]
+
+
 @dataclass
 class View:
     """What one part shows: a chart, metric cards, a sentence, the MathPeek lines."""
@@ -564,17 +591,27 @@ class View:
         return [c.fact for c in self.cards if c.fact is not None] + list(self.facts)
 
 
+def chart_items(figure, summary: str = "") -> list:
+    """A chart as every notebook shows it: the chart rules applied (``charts.finalize``) and,
+    right after it, its text alternative for screen readers."""
+    from .charts import finalize, text_alternative
+
+    fig = finalize(figure)
+    return [fig, _mo().Html(f'<p class="ms-chart-alt">{_e(text_alternative(fig, summary))}</p>')]
+
+
+def chart(figure, summary: str = ""):
+    """``chart_items`` stacked, for a notebook cell that shows a figure outside a part's View."""
+    return _mo().vstack(chart_items(figure, summary))
+
+
 def show(view: View, feedback=None):
     """Lay out a part: prediction feedback (if passed; notebooks show it in the verdict cell
     under the question instead), chart, its text alternative, cards, sentence, optional alert,
     MathPeek."""
-    from .charts import finalize, text_alternative
-
     mo = _mo()
-    fig = finalize(view.figure)  # the chart rules (charts.py), and a text alternative for it
-    alt = mo.Html(f'<p class="ms-chart-alt">{_e(text_alternative(fig, view.summary))}</p>')
     items = [] if feedback is None else [feedback]
-    items += [fig, alt, cards(view.cards), _md(view.summary)]
+    items += [*chart_items(view.figure, view.summary), cards(view.cards), _md(view.summary)]
     if view.alert is not None:
         items.append(view.alert)
     items.append(math_peek(view.peek_title, view.peek))
@@ -585,7 +622,7 @@ def show(view: View, feedback=None):
 # The ledger in a notebook: restore on reload, record answers, the student's report
 # --------------------------------------------------------------------------------------------
 
-_SPEC_TYPES = (Prediction, Slider, Choice, Toggle)
+_SPEC_TYPES = (Prediction, Slider, Choice, Toggle, TextBox)
 
 
 def questions(lab) -> dict[str, tuple[str, Prediction]]:
@@ -620,7 +657,12 @@ class Saved:
         self.widgets = dict(rec.widgets) if rec else {}
         self.text = dict(rec.text) if rec else {}
         self.student = ledger.student if ledger is not None else ""
-        self._names = {id(v): k for k, v in vars(lab).items() if isinstance(v, _SPEC_TYPES)}
+        # a spec bound to two names (``E_DEVICE = DEVICE``, for a part's widget grid) is saved
+        # under the first, the one its widget cell uses
+        self._names: dict[int, str] = {}
+        for k, v in vars(lab).items():
+            if isinstance(v, _SPEC_TYPES):
+                self._names.setdefault(id(v), k)
         self._keys = {id(spec): key for key, (_, spec) in questions(lab).items()}
         self._elements: dict[int, str] = {}
 

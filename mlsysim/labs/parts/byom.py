@@ -23,6 +23,7 @@ from ..components import (
     Choice,
     Prediction,
     Slider,
+    TextBox,
     View,
     fact,
     feasibility,
@@ -52,6 +53,7 @@ MODEL = Choice("Model", MODEL_LABELS, "llama-3-8b", dropdown=True)
 DEVICE = Choice("Device", DEVICES, "H100")
 PRECISION = Choice("Precision (weights, activations and KV cache)", PRECISIONS, "fp16")
 EXAMPLE = json.dumps(shipped_config("qwen2.5-7b")["config"], indent=1)
+CONFIG_TEXT = TextBox("config.json (replace this example with yours)", EXAMPLE, rows=12)
 
 _PASTED: dict[str, Model] = {}
 
