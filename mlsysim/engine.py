@@ -13,7 +13,6 @@ to "Compute" or "Memory", launches to "Dispatch".
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -511,7 +510,8 @@ class Engine:
         fused: bool = False,
     ) -> Profile:
         """Latency, bottleneck, MFU and feasibility of one forward pass (LMs: the default phase
-        is ``decode``, one token against a KV cache of ``seq_len`` tokens)."""
+        is ``decode``, one new token; ``seq_len`` is the cache length after the step, the new
+        token included, as transformers counts it; ``prefill``: a prompt of ``seq_len`` tokens)."""
         dev, is_lm, phase, (B,), (seq_len,), precision, efficiency, sparse, fused = _validate(
             model, hardware, precision, efficiency, phase, sparse, fused, (batch_size,),
             (seq_len,), sweep=False)
@@ -567,7 +567,8 @@ class Engine:
         fused: bool = False,
         use_numpy: bool | None = None,
     ) -> dict[str, list[float]]:
-        """Latency and its terms over a grid of batch sizes (and, for LMs, sequence lengths).
+        """Latency and its terms over a grid of batch sizes (and, for LMs, sequence lengths;
+        in decode each ``seq_len`` includes the new token, as in ``solve``).
 
         Returns plain lists keyed ``batch``, ``seq_len``, ``latency_s``, ``compute_s``,
         ``memory_s``, ``dispatch_s``, ``flops``, ``bytes``, ``intensity``, ``mfu``. Uses numpy
@@ -636,12 +637,12 @@ sweep = Engine.sweep
 def with_launch_cost(device: Device | str, seconds: float) -> Device:
     """The device with another launch cost per kernel (``dispatch_tax``), e.g. to show how an
     answer depends on that assumption (CUDA graphs and compiled runtimes cut it toward 0)."""
+    _check.instance("device", device, (Device, str), "a Device or a registry key")
+    if isinstance(device, str) and device not in Hardware.names():
+        raise ValueError(f"device={device!r} is not in the registry; allowed: {', '.join(Hardware.names())}")
     dev = Hardware.get(device) if isinstance(device, str) else device
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (
-        math.isfinite(seconds) and seconds >= 0
-    ):
-        raise ValueError(f"seconds must be a finite launch cost >= 0, got {seconds!r}")
-    return dev.model_copy(update={"dispatch_tax": Q_(float(seconds), "s")})
+    seconds = _check.real("seconds", seconds, 0.0, 3600.0)  # the Device's own bound on dispatch_tax
+    return dev.model_copy(update={"dispatch_tax": Q_(seconds, "s")})
 
 
 def launch_cost_for_speedup(slow: Profile, fast: Profile, speedup: float) -> float | None:
@@ -650,8 +651,9 @@ def launch_cost_for_speedup(slow: Profile, fast: Profile, speedup: float) -> flo
 
     Each latency is r + k t (r: the rows' roofline time, k: kernels, t: launch cost), so the
     ratio (r_s + k_s t) / (r_f + k_f t) = x solves exactly: t = (r_s - x r_f) / (x k_f - k_s)."""
-    if not (isinstance(speedup, int | float) and math.isfinite(speedup) and speedup > 0):
-        raise ValueError(f"speedup must be a positive number, got {speedup!r}")
+    _check.instance("slow", slow, Profile)
+    _check.instance("fast", fast, Profile)
+    speedup = _check.real("speedup", speedup, 0.0, lo_open=True)
     rows = []
     for p in (slow, fast):
         k = sum(t.kernels for t in p.layers)

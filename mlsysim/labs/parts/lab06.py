@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ... import layers as L
-from ...engine import Engine
+from ...engine import Engine, with_launch_cost
 from ...hardware import Hardware
 from ...models import Models, mlp, mobilenet_v2
 from ...units import Q_
@@ -219,7 +219,7 @@ C_LAUNCH = Choice("Launch cost per kernel (an engine assumption)",
 
 def with_launch(dev, launch: str):
     """The device with its per-kernel launch cost replaced (``"registry"`` keeps the planning value)."""
-    return dev if launch == "registry" else dev.model_copy(update={"dispatch_tax": Q_(float(launch), "us")})
+    return dev if launch == "registry" else with_launch_cost(dev, Q_(float(launch), "us").m_as("s"))
 
 
 @lru_cache(maxsize=64)
@@ -229,7 +229,7 @@ def tenfold_launch_ns(device: str, precision: str, efficiency: float) -> int:
     base = Hardware.get(device)
 
     def ratio_ok(ns: int) -> bool:
-        dev = base.model_copy(update={"dispatch_tax": Q_(ns, "ns")})
+        dev = with_launch_cost(base, Q_(ns, "ns").m_as("s"))
         deep = Engine.solve(depth_model(128), dev, precision=precision, efficiency=efficiency).latency_s
         flat = Engine.solve(depth_model(2), dev, precision=precision, efficiency=efficiency).latency_s
         return deep >= 10 * flat
@@ -401,7 +401,7 @@ def deployment(model: str, device: str, per_day: int, energy_budget_j: float) ->
     precision = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
     p = Engine.solve(m, dev, precision=precision, efficiency=0.5)  # a sustained-rate device is not derated
     power = dev.tdp.m_as("W")
-    per_inf = power * p.latency_s
+    per_inf = p.energy_per_sample_j  # the registry's power × engine latency (batch 1)
     day = per_inf * int(per_day)
     tests = {
         "latency": (p.latency_s, LATENCY_REQ_S, fmt_time, fmt_time(LATENCY_REQ_S, 0), ""),

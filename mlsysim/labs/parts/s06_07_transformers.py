@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from ... import layers as L
 from ... import order
-from ...engine import Engine
+from ...engine import Engine, with_launch_cost
 from ...hardware import Hardware
 from ...models import Models, llama
 from ...units import Q_, bytes_per_value
@@ -108,7 +108,7 @@ def with_launch(dev, launch: str):
     """The device with its per-kernel launch cost replaced (``"registry"`` keeps the planning value)."""
     if launch == "registry":
         return dev
-    return dev.model_copy(update={"dispatch_tax": Q_(float(launch), "us")})
+    return with_launch_cost(dev, Q_(float(launch), "us").m_as("s"))
 
 
 @lru_cache(maxsize=64)
@@ -118,7 +118,7 @@ def launch_flip_ns(model_key: str, device: str, seq: int) -> int:
     m, dev = Models.get(model_key), Hardware.get(device)
 
     def dispatch(ns: int) -> int:
-        d = dev.model_copy(update={"dispatch_tax": Q_(ns, "ns")})
+        d = with_launch_cost(dev, Q_(ns, "ns").m_as("s"))
         p = Engine.solve(m, d, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=seq)
         return int(p.bottleneck == "Dispatch")
 

@@ -453,7 +453,7 @@ def camera_plan(key: str, precision: str = "int8", per_day: int = 100) -> dict:
         "model": m, "device": dev, "flops": m.flops(), "rate": rate, "napkin_s": napkin_s, "profile": prof,
         "engine_s": prof.latency_s, "weights": weights, "act_name": name, "act_layer": layer, "act_b": act_b,
         "screen": weights + act_b + RUNTIME_BUDGET_B, "energy_j": power * napkin_s,
-        "energy_engine_j": power * prof.latency_s, "per_day_j": power * napkin_s * int(per_day),
+        "energy_engine_j": prof.energy_per_sample_j, "per_day_j": power * napkin_s * int(per_day),
         "power_w": power,
     }
 
@@ -603,7 +603,7 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
                 "power": dev.tdp.m_as("W") <= power_w,
             }
             out.append({"model": m.name, "device": dev.key, "device_name": dev.name, "latency_s": prof.latency_s, "gates": gates,
-                        "energy_j": dev.tdp.m_as("W") * prof.latency_s, "precision": prec,
+                        "energy_j": prof.energy_per_sample_j, "precision": prec,
                         "passed": all(gates.values())})
     return out
 

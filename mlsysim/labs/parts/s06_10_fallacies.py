@@ -126,7 +126,7 @@ def part_a(device: str, batch: int) -> View:
         "parameters": {k: float(m.params) for k, m in models.items()},
         "FLOPs per image": {k: float(m.flops()) for k, m in models.items()},
         "latency": {k: p.latency_s for k, p in prof.items()},
-        "energy per image (TDP × latency / batch)": {k: dev.tdp.m_as("W") * p.latency_s / b for k, p in prof.items()},
+        "energy per image (TDP × latency / batch)": {k: p.energy_per_sample_j for k, p in prof.items()},
     }
     fig = figure(f"Cost relative to ResNet-50 on the {dev.name} (batch {b}, {prec.upper()})", "Model",
                  "× ResNet-50 (log scale)", log_y=True)
