@@ -131,6 +131,36 @@ def real(name: str, v, lo: float = 0.0, hi: float = math.inf, *, lo_open: bool =
     return f
 
 
+def instance(name: str, v, cls: type | tuple[type, ...], what: str = ""):
+    """``v`` itself when it is an instance of ``cls``, else a ValueError naming ``name``."""
+    if not isinstance(v, cls):
+        kinds = cls if isinstance(cls, tuple) else (cls,)
+        raise ValueError(f"{name} must be {what or ' or '.join('a ' + k.__name__ for k in kinds)}, got {v!r}")
+    return v
+
+
+def seed(name: str, v) -> int:
+    """A random seed: an integer in [0, 2**63 - 1] (not a bool, a float or a string)."""
+    return integer(name, v, 0, 2**63 - 1)
+
+
+def vector(name: str, v, max_len: int = MAX_LAYERS) -> list[float]:
+    """A non-empty list or tuple of finite numbers (not a string, not a bool), as floats."""
+    if not isinstance(v, list | tuple) or not 1 <= len(v) <= max_len:
+        raise ValueError(f"{name} must be a non-empty list of at most {max_len:,} finite numbers, got {v!r}")
+    return [real(f"{name}[{i}]", x, -math.inf) for i, x in enumerate(v)]
+
+
+def matrix(name: str, v, max_dim: int = MAX_LAYERS) -> list[list[float]]:
+    """A non-empty rectangular list (or tuple) of rows of finite numbers, as a list of float rows."""
+    if not isinstance(v, list | tuple) or not 1 <= len(v) <= max_dim:
+        raise ValueError(f"{name} must be a non-empty list of at most {max_dim:,} rows, got {v!r}")
+    rows = [vector(f"{name}[{i}]", r, max_dim) for i, r in enumerate(v)]
+    if any(len(r) != len(rows[0]) for r in rows):
+        raise ValueError(f"{name} must be rectangular: every row of length {len(rows[0])}")
+    return rows
+
+
 def choice(name: str, v, allowed: Iterable):
     allowed = tuple(allowed)
     if not isinstance(v, str | type(None)) or v not in allowed:

@@ -23,11 +23,13 @@ MACs: ResNet-50's 4.089 equals its 4,089,184,256 MACs).
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import _check
 from .models import Model, mobilenet_v2, resnet
 
 __all__ = [
@@ -249,11 +251,20 @@ def zoo_entries() -> list[str]:
     return [k for k, e in IMAGENET.items() if e.zoo is not None]
 
 
+def _check_ranking(items, cost, value) -> None:
+    if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+        raise ValueError(f"items must be a list of keys, got {items!r}")
+    for name, fn in (("cost", cost), ("value", value)):
+        if not callable(fn):
+            raise ValueError(f"{name} must be a function of a key, got {fn!r}")
+
+
 def pareto_front(items: Iterable[str], cost: Callable[[str], float], value: Callable[[str], float]) -> list[str]:
     """The items no other item beats on both axes (lower ``cost``, higher ``value``), cheapest first.
 
     An item is dominated when another costs no more and scores at least as well, strictly better
     on one of the two. This is the chapter's definition of Figure 1's frontier (L62)."""
+    _check_ranking(items, cost, value)
     keys = list(dict.fromkeys(items))
     if not keys:
         raise ValueError("items must not be empty")
@@ -270,6 +281,8 @@ def cheapest_meeting(items: Sequence[str], bar: float, cost: Callable[[str], flo
                      value: Callable[[str], float]) -> str | None:
     """The cheapest item whose ``value`` is at least ``bar`` (ties: the higher value), or None
     when nothing clears the bar. The cheapest such item is always on the Pareto front."""
+    _check_ranking(items, cost, value)
+    bar = _check.real("bar", bar, -math.inf)
     ok = [k for k in items if value(k) >= bar]
     if not ok:
         return None

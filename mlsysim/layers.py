@@ -209,19 +209,23 @@ class Dense(Layer):
         """Evaluate y = x W (+ ReLU) on one example in pure Python, ``weights`` given as
         ``in_features`` rows of ``out_features`` values (the chapter's Example 6.2 layout); no
         bias. For worked examples and checks, not a framework."""
-        xs = [float(v) for v in x]
+        xs = _check.vector("x", list(x) if _is_array(x) else x, _check.MAX_SIZE)
         if len(xs) != self.in_features:
             raise ValueError(f"x must have in_features={self.in_features} values, got {len(xs)}")
-        w = [[float(v) for v in row] for row in weights]
+        w = _check.matrix("weights", [list(r) for r in weights] if _is_array(weights) else weights, _check.MAX_SIZE)
         if len(w) != self.in_features or any(len(r) != self.out_features for r in w):
             raise ValueError(f"weights must be {self.in_features} rows of {self.out_features} values")
-        if any(not math.isfinite(v) for v in xs) or any(not math.isfinite(v) for r in w for v in r):
-            raise ValueError("x and weights must be finite numbers")
+        relu = _check.flag("relu", relu)
         y = [sum(xs[i] * w[i][j] for i in range(self.in_features)) for j in range(self.out_features)]
         return [max(0.0, v) for v in y] if relu else y
 
     def _elementwise1(self) -> int:
         return self.output_elements if self.bias else 0
+
+
+def _is_array(v) -> bool:
+    """A numpy array (taken as a list of its rows): the worked examples pass plain lists."""
+    return type(v).__module__ == "numpy" and hasattr(v, "tolist") and getattr(v, "ndim", 0) >= 1
 
 
 class Conv2d(Layer):
@@ -765,8 +769,7 @@ class Attention(Layer):
         loop over query blocks; Dao 2023, Algorithm 1): Q and the output once, K and V
         ceil(S / q_tile) times. ``q_tile=None`` (or >= S) gives the lower bound Q + K + V + O, the
         engine's ``flash=True`` count, reached only when K and V stay on chip across tiles."""
-        if q_tile is not None and (isinstance(q_tile, bool) or not isinstance(q_tile, int) or q_tile < 1):
-            raise ValueError(f"q_tile must be a positive integer (query rows per tile) or None, got {q_tile!r}")
+        q_tile = _check.optional_integer("q_tile", q_tile)  # query rows per tile
         passes = 1 if q_tile is None else math.ceil(self.seq_len / q_tile)
         q_and_out = 2 * self.seq_len * self.d_model
         k_and_v = 2 * self.kv * self.n_kv_heads * self.d_head

@@ -188,6 +188,7 @@ def batchnorm_sync(model: Model) -> tuple[int, int]:
     communication latency to every normalized layer")."""
     from .layers import BatchNorm2d
 
+    _check.instance("model", model, Model)
     rows = [r for r in model.rows() if isinstance(r.layer, BatchNorm2d)]
     return sum(r.count for r in rows), sum(r.count * r.layer.sync_values for r in rows)
 

@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
+from . import _check
 from . import layers as L
 from .hardware import Device, Hardware
 from .units import bytes_per_value
@@ -189,6 +190,8 @@ def mixtral_params(n_experts: int = 8, top_k: int = 2) -> MixtralCounts:
     """Whole-model total and per-token active parameters of Mixtral 8x7B (or the same model with
     another expert count / top-k): 32 layers of (GQA attention 4096 → 32 heads / 8 kv heads, two
     RMSNorms, one MoE layer), untied 32,000-row embedding and LM head, final RMSNorm."""
+    n_experts = _check.integer("n_experts", n_experts, 1, _check.MAX_LAYERS)
+    top_k = _check.integer("top_k", top_k, 1, n_experts)
     moe = MoELayer(**{**MIXTRAL_8X7B.model_dump(), "n_experts": n_experts, "top_k": top_k})
     d, n_layers, vocab = 4096, 32, 32000
     attn = L.MultiHeadAttention(d_model=d, n_heads=32, kv_heads=8, seq_len=1, bias=False)

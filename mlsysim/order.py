@@ -16,6 +16,8 @@ import math
 import random
 from collections.abc import Sequence
 
+from . import _check
+
 __all__ = [
     "Matrix",
     "matmul",
@@ -37,16 +39,8 @@ MAX_DIM = 64
 
 
 def _check_matrix(m: Sequence[Sequence[float]], name: str) -> tuple[int, int]:
-    if not m or not m[0]:
-        raise ValueError(f"{name} must be a non-empty matrix (list of rows)")
-    cols = len(m[0])
-    for row in m:
-        if len(row) != cols:
-            raise ValueError(f"{name} must be rectangular: rows of length {cols} and {len(row)}")
-        for v in row:
-            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-                raise ValueError(f"{name} must hold finite numbers, got {v!r}")
-    return len(m), cols
+    rows = _check.matrix(name, m, 4096)
+    return len(rows), len(rows[0])
 
 
 def matmul(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> Matrix:
@@ -60,8 +54,10 @@ def matmul(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> Matrix
 
 def softmax(row: Sequence[float]) -> list[float]:
     """Numerically stable softmax of one row (subtract the max before exponentiating)."""
-    if not row:
-        raise ValueError("row must not be empty")
+    if not isinstance(row, list | tuple) or not row:
+        raise ValueError(f"row must be a non-empty list of numbers, got {row!r}")
+    row = [-math.inf if v == -math.inf and not isinstance(v, bool) else _check.real(f"row[{i}]", v, -math.inf)
+           for i, v in enumerate(row)]  # -inf is a masked score
     top = max(row)
     e = [0.0 if v == -math.inf else math.exp(v - top) for v in row]
     s = sum(e)
@@ -71,6 +67,7 @@ def softmax(row: Sequence[float]) -> list[float]:
 def scores(x: Sequence[Sequence[float]], wq: Sequence[Sequence[float]],
            wk: Sequence[Sequence[float]]) -> Matrix:
     """The scaled scores Q Kᵀ / √d_k (before softmax), one row per query token."""
+    x, wq, wk = _check.matrix("x", x, 4096), _check.matrix("wq", wq, 4096), _check.matrix("wk", wk, 4096)
     q, k = matmul(x, wq), matmul(x, wk)
     d = len(k[0])
     return [[sum(qi[t] * kj[t] for t in range(d)) / math.sqrt(d) for kj in k] for qi in q]
@@ -80,6 +77,7 @@ def self_attention(x: Sequence[Sequence[float]], wq: Sequence[Sequence[float]],
                    wk: Sequence[Sequence[float]], wv: Sequence[Sequence[float]], causal: bool = False) -> Matrix:
     """One head of scaled dot-product self-attention: softmax(Q Kᵀ / √d_k) V. ``causal=True`` sets
     the scores of later positions to −∞ before the softmax, so token t attends to tokens ≤ t only."""
+    wv, causal = _check.matrix("wv", wv, 4096), _check.flag("causal", causal)
     s = scores(x, wq, wk)
     if causal:
         s = [[v if j <= i else -math.inf for j, v in enumerate(row)] for i, row in enumerate(s)]
@@ -105,13 +103,17 @@ def sinusoidal_positions(n_tokens: int, d_model: int) -> Matrix:
 
 def permute(rows: Sequence[Sequence[float]], order: Sequence[int]) -> Matrix:
     """Rows reordered: new row i is old row ``order[i]`` (``order`` must be a permutation)."""
-    if sorted(order) != list(range(len(rows))):
-        raise ValueError(f"order must be a permutation of 0..{len(rows) - 1}, got {list(order)!r}")
+    rows = _check.matrix("rows", rows, 4096)
+    if not isinstance(order, list | tuple) or sorted(
+            _check.integer(f"order[{i}]", v, 0, len(rows) - 1) for i, v in enumerate(order)) != list(range(len(rows))):
+        raise ValueError(f"order must be a permutation of 0..{len(rows) - 1}, got {order!r}")
     return [list(rows[i]) for i in order]
 
 
 def random_matrix(rows: int, cols: int, rng: random.Random) -> Matrix:
     """Entries uniform in [-1, 1) from ``rng`` (reproducible with a seeded Random)."""
+    rows, cols = _check.integer("rows", rows, 1, 4096), _check.integer("cols", cols, 1, 4096)
+    _check.instance("rng", rng, random.Random, "a random.Random")
     return [[rng.uniform(-1.0, 1.0) for _ in range(cols)] for _ in range(rows)]
 
 
@@ -126,7 +128,7 @@ def order_experiment(n_tokens: int = 5, d_model: int = 4, shift: int = 1, positi
             raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
     if isinstance(shift, bool) or not isinstance(shift, int) or not 0 <= shift < n_tokens:
         raise ValueError(f"shift must be an integer in [0, {n_tokens - 1}], got {shift!r}")
-    rng = random.Random(seed)
+    rng = random.Random(_check.seed("seed", seed))
     tokens = random_matrix(n_tokens, d_model, rng)
     wq, wk, wv = (random_matrix(d_model, d_model, rng) for _ in range(3))
     order = [(i + shift) % n_tokens for i in range(n_tokens)]  # new position i holds old token order[i]
@@ -153,7 +155,7 @@ def causal_experiment(n_tokens: int = 5, d_model: int = 4, causal: bool = True, 
     for name, v, lo, hi in (("n_tokens", n_tokens, 2, MAX_TOKENS), ("d_model", d_model, 1, MAX_DIM)):
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
-    rng = random.Random(seed)
+    rng = random.Random(_check.seed("seed", seed))
     tokens = random_matrix(n_tokens, d_model, rng)
     wq, wk, wv = (random_matrix(d_model, d_model, rng) for _ in range(3))
     edited = [list(r) for r in tokens]

@@ -98,8 +98,8 @@ def tiled_gemm_values(shape: GemmShape, tile: int) -> int:
     ``k x tile`` strip of the weight, then writes its block once. Totals: m*k*ceil(n/tile) +
     k*n*ceil(m/tile) + m*n per GEMM. Bigger tiles re-read each operand fewer times (the longer
     edition's 64x64 L1 and 256x256 L2 tiles, L2901)."""
-    if isinstance(tile, bool) or not isinstance(tile, int) or tile < 1:
-        raise ValueError(f"tile must be an integer >= 1, got {tile!r}")
+    _check.instance("shape", shape, GemmShape)
+    tile = _check.integer("tile", tile)
     m, k, n = shape.m, shape.k, shape.n
     return shape.count * (m * k * math.ceil(n / tile) + k * n * math.ceil(m / tile) + m * n)
 

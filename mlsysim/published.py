@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import _check
+
 __all__ = ["Published", "RESNET_CIFAR10", "RMSNORM_RUNTIME_REDUCTION_PCT", "BATCHNORM_FEWER_STEPS"]
 
 
@@ -20,6 +22,22 @@ class Published:
     source: str
     locator: str
     url: str
+
+    def __post_init__(self):
+        v = self.value
+        if isinstance(v, tuple):
+            if len(v) != 2:
+                raise ValueError(f"value must be a number or a (low, high) pair, got {v!r}")
+            lo, hi = (_check.real(f"value[{i}]", x) for i, x in enumerate(v))
+            if lo > hi:
+                raise ValueError(f"value must be a (low, high) pair with low <= high, got {v!r}")
+        else:
+            _check.real("value", v)
+        for name in ("unit", "what", "source", "locator", "url"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ValueError(f"{name} must be a non-empty string, got {getattr(self, name)!r}")
+        if not self.url.startswith(("https://", "http://")):
+            raise ValueError(f"url must start with https:// or http://, got {self.url!r}")
 
     @property
     def citation(self) -> str:

@@ -15,9 +15,10 @@ pushed past the border is lost).
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
+
+from . import _check
 
 __all__ = [
     "EXAMPLE_IMAGE",
@@ -36,17 +37,7 @@ Grid = list[list[float]]
 
 
 def _check_grid(x: Sequence[Sequence[float]], name: str) -> Grid:
-    rows = [list(r) for r in x]
-    if not rows or not rows[0]:
-        raise ValueError(f"{name} must be a non-empty list of rows")
-    width = len(rows[0])
-    if any(len(r) != width for r in rows):
-        raise ValueError(f"{name} rows must all have the same length ({width})")
-    for r in rows:
-        for v in r:
-            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-                raise ValueError(f"{name} must hold finite numbers, got {v!r}")
-    return rows
+    return _check.matrix(name, x, 4096)
 
 
 def edge_image(size: int = 7, column: int = 2) -> Grid:
@@ -92,7 +83,7 @@ def dense_layer(n_in: int, n_out: int, seed: int = 0) -> Grid:
     for name, v in (("n_in", n_in), ("n_out", n_out)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 4096:
             raise ValueError(f"{name} must be an integer in [1, 4096], got {v!r}")
-    rng = random.Random(seed)
+    rng = random.Random(_check.seed("seed", seed))
     return [[rng.uniform(-1.0, 1.0) for _ in range(n_in)] for _ in range(n_out)]
 
 
@@ -101,7 +92,9 @@ def dense_apply(image: Sequence[Sequence[float]], weights: Sequence[Sequence[flo
     x = _check_grid(image, "image")
     w = _check_grid(weights, "weights")
     flat = [v for r in x for v in r]
-    rows, cols = out_shape
+    if not isinstance(out_shape, list | tuple) or len(out_shape) != 2:
+        raise ValueError(f"out_shape must be a (rows, cols) pair, got {out_shape!r}")
+    rows, cols = (_check.integer(f"out_shape[{i}]", v, 1, 4096) for i, v in enumerate(out_shape))
     if len(w[0]) != len(flat) or len(w) != rows * cols:
         raise ValueError(f"weights must be {rows * cols} x {len(flat)}, got {len(w)} x {len(w[0])}")
     y = [sum(wi * xi for wi, xi in zip(row, flat, strict=True)) for row in w]

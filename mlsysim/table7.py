@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import _check
 from . import layers as L
 from .models import gpt2
 from .units import bytes_per_value
@@ -51,12 +52,16 @@ class Counts:
     what: str
 
 
-def _check(block: str, width: int, length: int, rows: int) -> None:
+#: Largest width or length either form evaluates.
+MAX_SIDE = 2**16
+
+
+def _check_sizes(block: str, width: int, length: int, rows: int) -> None:
     if block not in BLOCKS:
         raise ValueError(f"block={block!r}; allowed: {', '.join(BLOCKS)}")
-    for name, v in (("width", width), ("length", length), ("rows", rows)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    # 2**16 is 16x the notebook's sliders and keeps every block inside the layers' size caps
+    for name, v, hi in (("width", width, MAX_SIDE), ("length", length, MAX_SIDE), ("rows", rows, _check.MAX_SIZE)):
+        _check.integer(name, v, 1, hi)
     if block == "decode" and length > DECODE_CONTEXT:
         raise ValueError(f"length must be <= {DECODE_CONTEXT} (GPT-2's learned positions) for block='decode', got {length}")
     if block in ("transformer", "decode") and width % HEAD_DIM:
@@ -65,7 +70,7 @@ def _check(block: str, width: int, length: int, rows: int) -> None:
 
 def chapter(block: str, width: int, length: int, rows: int = 1, precision: str = "fp16") -> Counts:
     """Table 7's closed form for one example (one step for recurrence, S tokens for a block)."""
-    _check(block, width, length, rows)
+    _check_sizes(block, width, length, rows)
     d, s, k, b = width, length, KERNEL, bytes_per_value(precision)
     ff = FF_MULT * d
     if block == "dense":
@@ -92,7 +97,7 @@ def chapter(block: str, width: int, length: int, rows: int = 1, precision: str =
 
 def exact(block: str, width: int, length: int, rows: int = 1, precision: str = "fp16") -> Counts:
     """The same block built from the core's layer models (torch's parameter count)."""
-    _check(block, width, length, rows)
+    _check_sizes(block, width, length, rows)
     d, s, b = width, length, bytes_per_value(precision)
     if block == "dense":
         lay = L.Dense(in_features=d, out_features=d)

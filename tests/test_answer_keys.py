@@ -1,9 +1,10 @@
 """Every prediction's answer key, re-derived from the core.
 
-For each ``PRED_*`` in ``mlsysim/labs/parts/*.py`` a function below computes the quantity the
-question asks about through mlsysim (layers, models, engine, hardware registry, energy,
-primitives, gradients) and returns the option that quantity implies; the test asserts it is
-the option marked correct. Predictions are looked up by module and name:
+For each prediction (``PRED_*`` and ``TRANSFER_*``) in ``mlsysim/labs/parts/*.py`` a function
+below computes the quantity the question asks about through mlsysim (layers, models, engine,
+hardware registry, energy, primitives, gradients, symmetry, order, moe, table7, shipped HF
+configs) and returns the option that quantity implies; the test asserts it is the option marked
+correct. Predictions are looked up by module and name:
 
 - a prediction with no entry in ``KEYS`` fails ``test_every_prediction_has_a_key``;
 - a prediction whose question or options changed fails ``test_prediction_unchanged`` (its
@@ -64,16 +65,6 @@ def nearest(options: dict[str, float], value: float, within: float = 1.6) -> str
 # --------------------------------------------------------------------------------------------
 
 
-def lab06_a():
-    p = L.Dense(in_features=224 * 224 * 3, out_features=1000).params
-    assert p == 150_529_000
-    return nearest({"150k": 150e3, "150m": 150e6, "1.5b": 1.5e9, "22b": 22.7e9}, p)
-
-
-def lab06_b():
-    ratio = (L.Attention(d_model=768, n_heads=12, seq_len=8192).score_bytes()
-             / L.Attention(d_model=768, n_heads=12, seq_len=4096).score_bytes())
-    return nearest({"2x": 2, "4x": 4, "8x": 8, "16x": 16}, ratio, within=1.01)
 
 
 def lab06_c():
@@ -142,16 +133,6 @@ def s062_a():
     return nearest({"4.2": 4.2, "8.4": 8.4, "16.8": 16.8, "33.6": 33.6}, mb, within=1.05)
 
 
-def s062_b():
-    dev = Hardware.get("A100_40GB")
-    layer = L.Dense(in_features=2048, out_features=2048, bias=False)
-    share = Engine.solve(layer, dev, precision="fp32", efficiency=1.0)
-    # roofline share without the launch: min(peak, BW x AI) / peak
-    ai = layer.flops() / layer.bytes_moved(1, "fp32")
-    roof = min(1.0, dev.memory.bandwidth.m_as("B/s") * ai / dev.compute.peak("fp32").m_as("FLOP/s"))
-    assert share.mfu <= roof
-    return nearest({"4": 4, "25": 25, "50": 50, "95": 95}, 100 * roof, within=1.3)
-
 
 def s062_c():
     ratio = mnist_cnn(bias=False).params / Models.MNISTMLP.params
@@ -159,9 +140,6 @@ def s062_c():
         return "mlp"
     return "same" if ratio < 1.4 else ("cnn" if 3 <= ratio <= 5 else "none of the options")
 
-
-def s062_d():
-    return nearest({"1": 1, "10": 10, "139": 139, "1000": 1000}, energy.move_vs_compute("fp32", "dram", 1), 1.05)
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,11 +174,6 @@ def s063_b():
     return "two" if steps == {2} else "none"
 
 
-def s063_c():
-    std = L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=1, bias=False)
-    ds = L.depthwise_separable(64, 64, 3, 56)
-    return nearest({"9x": 9, "7.9x": 7.9, "64x": 64, "2x": 2}, std.macs() / ds.macs(), within=1.02)
-
 
 def s063_d():
     speedup = (Engine.solve(Models.ResNet50, H100).latency_s / Engine.solve(Models.MobileNetV2, H100).latency_s)
@@ -230,11 +203,6 @@ def s064_a():
     assert 0.3 < res < 3
     return "identity"
 
-
-def s064_b():
-    gap = gradients.batchnorm_train_serve_gap(batch=1, positions=1)
-    # the single value is its own mean: every normalized value is 0 (output = beta): gap == 1
-    return "beta" if gap == pytest.approx(1.0, abs=1e-9) else "running"
 
 
 def s064_c():
@@ -337,15 +305,6 @@ def s066_d():
 # --------------------------------------------------------------------------------------------
 
 
-def s067_a():
-    keys = {nearest({"0.5": 0.5, "1": 1, "2": 2, "156": 156}, weight_only_intensity(Models.get(k), "fp16"), 1.2)
-            for k in ("GPT2", "Llama7B")}
-    keys |= {nearest({"0.5": 0.5, "1": 1, "2": 2, "156": 156},
-                     Engine.solve(Models.get(k), H100, seq_len=128).arithmetic_intensity.magnitude, 1.2)
-             for k in ("GPT2", "Llama7B")}
-    assert len(keys) == 1, keys
-    return keys.pop()
-
 
 def s067_b():
     mfu = Engine.solve(Models.Llama7B, H100, batch_size=1, seq_len=2048).mfu
@@ -406,17 +365,6 @@ def _selfcheck_tables(precision):
                for n in (100_000_000, 1_000_000_000))
 
 
-def s068_c():
-    assert _selfcheck_tables("fp32") == 563.2e9
-    ratio = _selfcheck_tables("int8") / Hardware.get("A100").memory.capacity.m_as("B")
-    if ratio <= 0.9:
-        return "yes"
-    return "barely" if ratio <= 1.0 else "no"
-
-
-def s068_d():
-    n = math.ceil(_selfcheck_tables("fp32") / Hardware.get("A100").memory.capacity.m_as("B"))
-    return str(n)
 
 
 # --------------------------------------------------------------------------------------------
@@ -494,27 +442,7 @@ def s0610_a():
     return "bill"
 
 
-def s0610_b():
-    ratio = (L.Attention(d_model=768, n_heads=12, seq_len=2048).score_bytes()
-             / L.Attention(d_model=768, n_heads=12, seq_len=512).score_bytes())
-    return nearest({"4x": 4, "16x": 16, "same": 1, "2x": 2}, ratio, within=1.01)
 
-
-def s0610_c():
-    pre = Engine.solve(Models.GPT2, H100, phase="prefill", seq_len=1024).bottleneck
-    dec = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1024).bottleneck
-    if pre == "Compute":
-        return "both_comp" if dec == "Compute" else "flip"
-    return "reverse" if dec == "Compute" else "both_mem"
-
-
-def s0610_d():
-    jetson = Hardware.get("JetsonOrinNX")
-    n = 0
-    while Engine.solve(Models.Llama7B, jetson, batch_size=n + 1, seq_len=2048).feasible:
-        n += 1
-    assert Models.Llama7B.weight_bytes("fp16") < jetson.memory.capacity.m_as("B")
-    return {0: "none", 1: "one", 2: "two"}.get(n, "fifteen" if 10 <= n <= 20 else str(n))
 
 
 # --------------------------------------------------------------------------------------------
@@ -527,105 +455,1095 @@ def s0611_a():
     return nearest({"1": 1, "3": 3, "9": 9, "81": 81}, x, within=1.01)
 
 
+# --------------------------------------------------------------------------------------------
+# Lab 06 (rewritten predictions and transfers)
+# --------------------------------------------------------------------------------------------
+
+
+def lab06_a():
+    def wb(side, units, prec):
+        return L.Dense(in_features=side * side * 3, out_features=units).weight_bytes(prec)
+
+    def cb(side, prec):
+        return L.Conv2d(in_channels=3, out_channels=64, kernel_size=3, input_size=side, padding=1).weight_bytes(prec)
+
+    dense = wb(448, 1000, "int8") / wb(224, 1000, "fp32")
+    conv = cb(448, "int8") / cb(224, "fp32")
+    if dense == pytest.approx(1, rel=0.01) and conv == pytest.approx(0.25):
+        return "cancel"
+    if dense == pytest.approx(4, rel=0.01) and conv == 1:
+        return "dense_only"
+    return "both_shrink" if dense < 1 else "both_grow"
+
+
+def lab06_b():
+    cap = H100.memory.capacity.m_as("B")
+    full = L.Attention(d_model=4096, n_heads=32, seq_len=131_072)
+    tiled = L.Attention(d_model=4096, n_heads=32, seq_len=131_072, flash=True)
+    assert full.live_elements(1) * 2 == pytest.approx(2.2e12, rel=0.01)
+    live = tiled.live_elements(1) * 2
+    assert live == 4 * 131_072 * 4096 * 2  # Q, K, V, O: linear in S
+    if live <= cap:
+        return "fits"
+    return "half" if live < 0.6 * full.live_elements(1) * 2 else "still"
+
+
+def lab06_ta():
+    gb = L.Dense(in_features=448 * 448 * 3, out_features=4000).weight_bytes("int8") / 1e9
+    return nearest({"2.4": 2.4, "602": 0.602, "9.6": 9.6, "150": 0.150}, gb, within=1.05)
+
+
+def lab06_tb():
+    live = {h: L.Attention(d_model=128 * h, n_heads=h, seq_len=131_072, flash=True).live_elements(1) * 2
+            for h in (32, 64)}
+    if live[64] > H100.memory.capacity.m_as("B"):
+        return "over"
+    return "same" if live[64] == live[32] else nearest({"fits": 8.6e9}, live[64], within=1.05)
+
+
+def lab06_tc():
+    ratios = []
+    for dev in (H100, Hardware.get("JetsonOrinNX")):
+        prec = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
+        deep, shallow = mlp([32] * 129, bias=False), mlp([256] * 3, bias=False)
+        ratios.append(Engine.solve(deep, dev, precision=prec, efficiency=0.5).latency_s
+                      / Engine.solve(shallow, dev, precision=prec, efficiency=0.5).latency_s)
+    h100, jetson = ratios
+    if jetson < 2:
+        return "gone"
+    return "similar" if 0.8 < jetson / h100 < 1.25 else "larger"
+
+
+def lab06_td():
+    mfu = {k: Engine.solve(Models.get(k), H100, batch_size=256, precision="fp16", efficiency=1.0).mfu
+           for k in ("ResNet50", "GPT2", "DLRM")}
+    best = max(mfu, key=mfu.get)
+    if best == "ResNet50":
+        assert 0.10 < mfu[best] < 0.20  # "around 15%"
+    return {"ResNet50": "resnet", "GPT2": "gpt2", "DLRM": "dlrm"}[best]
+
+
+# --------------------------------------------------------------------------------------------
+# 6.1 transfers
+# --------------------------------------------------------------------------------------------
+
+
+def s061_ta():
+    def saving(side):
+        dense = L.Dense(in_features=side * side * 3, out_features=1, bias=False).params
+        conv = L.Conv2d(in_channels=3, out_channels=1, kernel_size=3, input_size=side, padding=1, bias=False).params
+        return dense / conv
+
+    r = saving(448) / saving(224)
+    return {1.0: "same", 2.0: "x2", 4.0: "x4"}[round(r, 6)]
+
+
+def s061_tb():
+    p = Engine.solve(Models.GPT2, Hardware.get("JetsonOrinNX"), batch_size=1, precision="fp32")
+    return {"Memory": "memory", "Compute": "compute", "Dispatch": "dispatch"}[p.bottleneck]
+
+
+def s061_tc():
+    ai = weight_only_intensity(Models.ResNet50, "int8")
+    assert ai == pytest.approx(4 * weight_only_intensity(Models.ResNet50, "fp32"))
+    ridge = H100.compute.peak("int8").m_as("FLOP/s") / H100.memory.bandwidth.m_as("B/s")
+    return "right" if ai > ridge else "left"
+
+
+# --------------------------------------------------------------------------------------------
+# 6.2 (rewritten) and transfers
+# --------------------------------------------------------------------------------------------
+
+
+def _roof_share(layer, dev, precision):
+    ai = layer.flops() / layer.bytes_moved(1, precision)
+    return min(1.0, dev.memory.bandwidth.m_as("B/s") * ai / dev.compute.peak(precision).m_as("FLOP/s"))
+
+
+def s062_b():
+    dev = Hardware.get("A100_40GB")
+    small, big = (_roof_share(L.Dense(in_features=d, out_features=d, bias=False), dev, "fp32") for d in (2048, 4096))
+    assert small < 0.1  # "only a few percent"
+    if big == pytest.approx(small, rel=0.02):
+        return "same"
+    return "up" if big > small else "down"
+
+
+def s062_d():
+    per_inference = energy.move_vs_compute("fp32", "dram", 8) / energy.move_vs_compute("fp32", "dram", 1)
+    if per_inference == pytest.approx(1):
+        return "same"
+    return "eight" if per_inference == pytest.approx(1 / 8) else "up"
+
+
+def s062_ta():
+    a = L.Dense(in_features=4096, out_features=1024, bias=False).params
+    b = L.Dense(in_features=2048, out_features=2048, bias=False).params
+    return "same" if a == b else ("wide_in" if a > b else "square")
+
+
+def s062_tb():
+    dev = Hardware.get("A100_40GB")
+    layer = L.Dense(in_features=2048, out_features=2048, bias=False)
+    s32, s16 = _roof_share(layer, dev, "fp32"), _roof_share(layer, dev, "fp16")
+    if s16 == pytest.approx(s32, rel=0.02):
+        return "same"
+    return "larger" if s16 > s32 else "smaller"
+
+
+def s062_tc():
+    m, c = mlp([784, 512, 64, 10], bias=False).params, mnist_cnn(bias=False).params
+    if m == c:
+        return "same"
+    return "mlp" if m > c else "cnn"
+
+
+def s062_td():
+    r8, r32 = energy.move_vs_compute("int8", "dram", 1), energy.move_vs_compute("fp32", "dram", 1)
+    if r8 == pytest.approx(r32, rel=0.05):
+        return "same"
+    return "more" if r8 > r32 else "fewer"
+
+
+# --------------------------------------------------------------------------------------------
+# 6.3 (rewritten) and transfers
+# --------------------------------------------------------------------------------------------
+
+
+def _ds_saving(c_out: int, k: int) -> float:
+    std = L.Conv2d(in_channels=64, out_channels=c_out, kernel_size=k, input_size=224, padding=k // 2, bias=False)
+    return std.macs() / L.depthwise_separable(64, c_out, k, 224).macs()
+
+
+def s063_c():
+    narrow, wide, wider = _ds_saving(64, 3), _ds_saving(1024, 3), _ds_saving(100_000, 3)
+    if wide == pytest.approx(narrow, rel=0.01):
+        return "same"
+    if wide < narrow:
+        return "shrinks"
+    return "limit" if narrow < wide < wider < 9 else "unbounded"
+
+
+def s063_e():
+    from mlsysim import symmetry as Y
+
+    x = Y.EXAMPLE_IMAGE
+    tx = Y.shift(x, 2)
+    k = Y.EXAMPLE_KERNEL
+    conv_err = Y.max_abs_difference(Y.conv2d_valid(tx, k), Y.shift(Y.conv2d_valid(x, k), 2))
+    w = Y.dense_layer(49, 25, seed=0)
+    dense_err = Y.max_abs_difference(Y.dense_apply(tx, w, (5, 5)), Y.shift(Y.dense_apply(x, w, (5, 5)), 2))
+    moved = Y.max_abs_difference(Y.conv2d_valid(tx, k), Y.conv2d_valid(x, k))
+    if conv_err == 0 and dense_err == 0:
+        return "both"
+    if conv_err == 0 and moved > 0:
+        return "conv"
+    return "neither" if moved == 0 else "reversed"
+
+
+def s063_ta():
+    a, b = (L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=s, padding=1, bias=False)
+            for s in (224, 448))
+    if a.params == b.params:
+        return "macs4" if b.macs() == 4 * a.macs() else "same"
+    return "both4"
+
+
+def s063_tb():
+    def layers(stride):
+        return next(n for n in range(1000) if L.receptive_field(n, 3, stride) >= 100)
+
+    s1, s2 = layers(1), layers(2)
+    if s2 == s1:
+        return "same"
+    return "log" if s2 <= 8 else "half"
+
+
+def s063_tc():
+    k3, k5 = _ds_saving(64, 3), _ds_saving(64, 5)
+    if k5 == pytest.approx(k3, rel=0.02):
+        return "same"
+    return "more" if k5 > k3 else "less"
+
+
+def s063_td():
+    cam = Hardware.get("CortexA53Camera")
+    r = Engine.solve(Models.ResNet50, cam, precision="int8")
+    m = Engine.solve(Models.MobileNetV2, cam, precision="int8")
+    speedup, flops = r.latency_s / m.latency_s, r.flops / m.flops
+    if speedup < 1.5:
+        return "1x"
+    return "more" if speedup > 1.2 * flops else ("flops" if speedup > 0.8 * flops else "1x")
+
+
+def s063_te():
+    from mlsysim import symmetry as Y
+
+    x = Y.edge_image(7, 6)  # edge at column 7 (0-based 6)
+    k = Y.EXAMPLE_KERNEL
+    err = Y.max_abs_difference(Y.conv2d_valid(Y.shift(x, -2), k), Y.shift(Y.conv2d_valid(x, k), -2))
+    return "yes" if err == 0 else "no"
+
+
+# --------------------------------------------------------------------------------------------
+# 6.4 (rewritten) and transfers
+# --------------------------------------------------------------------------------------------
+
+
+def s064_b():
+    """Serving runs in eval mode with the running statistics (a definition, listed in CONCEPTUAL);
+    the core's gap confirms serving differs from training at 8 x 128 tokens without collapsing
+    to beta, which only a one-value training batch would do."""
+    train = gradients.batchnorm_train_serve_gap(batch=8 * 128, positions=1)
+    one = gradients.batchnorm_train_serve_gap(batch=1, positions=1)
+    assert one == pytest.approx(1.0, abs=1e-9)  # 'beta' is training mode on one value
+    return "running" if 0 < train < 0.2 else "beta"
+
+
+def s064_ta():
+    first = gradients.simulate(50, gain=1.1, activation="linear").first
+    if first > 10:
+        return "explodes"
+    return "vanishes" if first < 0.1 else "safe"
+
+
+def s064_tb():
+    cnn = gradients.batchnorm_train_serve_gap(batch=2, positions=56 * 56)
+    tok = gradients.batchnorm_train_serve_gap(batch=64, positions=1)
+    if tok == pytest.approx(cnn, rel=0.1):
+        return "same"
+    return "tokens" if tok > cnn else "cnn"
+
+
+def s064_tc():
+    x32, x256 = (L.ResidualAdd(elements=1_000_000).elementwise_intensity(b, "fp32") for b in (32, 256))
+    if x256 == pytest.approx(x32):
+        return "same"
+    return "up" if x256 > x32 else "down"
+
+
+# --------------------------------------------------------------------------------------------
+# 6.5 new prediction and transfers
+# --------------------------------------------------------------------------------------------
+
+
+def s065_e():
+    g = gradients.bptt(100, activation="tanh", gain=1.0).grad_norms
+    ratio = g[0] / g[-1]
+    if ratio < 1e-6:
+        return "vanish"
+    return "explode" if ratio > 1e3 else "all"
+
+
+def s065_ta():
+    dev = _accelerator(10)
+    t1, t2 = (Engine.solve(L.RNN(input_size=512, hidden_size=512, seq_len=s), dev, efficiency=0.5).latency_s
+              for s in (1000, 2000))
+    return nearest({"same": 1, "double": 2, "quad": 4}, t2 / t1, within=1.2)
+
+
+def s065_tb():
+    a, b = (L.RNN(input_size=100, hidden_size=d, seq_len=1, bias=False).macs() for d in (128, 256))
+    return nearest({"double": 2, "three": 3, "four": 4}, b / a, within=1.1)
+
+
+def s065_tc():
+    s1, s2 = (L.RNN(input_size=512, hidden_size=512, seq_len=s).state_bytes(1, "fp32") for s in (1000, 100_000))
+    if s1 == s2:
+        return "flat"
+    return "grows" if s2 >= 50 * s1 else "log"
+
+
+def s065_td():
+    dev = Hardware.get("STM32H743")
+    prec = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
+    rnn = Engine.solve(L.RNN(input_size=512, hidden_size=512, seq_len=4096), dev, precision=prec, efficiency=0.5)
+    attn = Engine.solve(L.MultiHeadAttention(d_model=512, n_heads=8, seq_len=4096), dev, precision=prec,
+                        efficiency=0.5)
+    ratio = attn.latency_s / rnn.latency_s
+    if 0.7 < ratio < 1.5:
+        return "same"
+    return "rnn" if ratio >= 1.5 else "attn"
+
+
+def s065_te():
+    g = gradients.bptt(100, activation="tanh", gain=1.0, additive=True).grad_norms
+    ratio = g[0] / g[-1]
+    if ratio == 0:
+        return "zero"
+    return "survive" if ratio > 0.1 else "vanish"
+
+
+# --------------------------------------------------------------------------------------------
+# 6.6 new prediction and transfers
+# --------------------------------------------------------------------------------------------
+
+
+def s066_e():
+    from mlsysim import order
+
+    r = order.order_experiment(n_tokens=5, d_model=4, shift=1, positions=False)
+    rows = r["original"]
+    if max(abs(a - b) for a, b in zip(rows[0], rows[1], strict=True)) < 1e-9:
+        return "same"
+    if r["max_diff"] > 1e-9:
+        return "changes"
+    # each token's output equals its original one; the slots moved (row 0 now holds another token)
+    assert max(abs(a - b) for a, b in zip(r["shuffled"][0], rows[0], strict=True)) > 1e-6
+    return "moves"
+
+
+def s066_ta():
+    a, b = (L.Attention(d_model=d, n_heads=1, seq_len=512) for d in (64, 128))
+    mem, macs = b.score_bytes() / a.score_bytes(), b.macs() / a.macs()
+    return {(1, 1): "none", (1, 2): "macs", (2, 1): "bytes", (2, 2): "both"}[(round(mem), round(macs))]
+
+
+def s066_tb():
+    r = (L.Attention(d_model=64 * 32, n_heads=32, seq_len=4096).score_bytes()
+         / L.Attention(d_model=64 * 12, n_heads=12, seq_len=4096).score_bytes())
+    return nearest({"lin": 32 / 12, "sq": (32 / 12) ** 2, "same": 1, "4x": 4}, r, within=1.01)
+
+
+def _longest_scores(cap):
+    lo, hi = 1, 1_000_000
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if L.Attention(d_model=768, n_heads=12, seq_len=mid).score_bytes() <= cap else (lo, mid)
+    return lo
+
+
+def s066_tc():
+    r = _longest_scores(Hardware.get("iPhone15Pro").memory.capacity.m_as("B")) / _longest_scores(
+        H100.memory.capacity.m_as("B"))
+    return nearest({"tenth": 0.1, "third": 1 / 3, "same": 1, "hundredth": 0.01}, r, within=1.2)
+
+
+def s066_td():
+    a, b = (L.Attention(d_model=768, n_heads=12, seq_len=s, flash=True) for s in (8192, 16384))
+    key = (round(b.bytes_moved() / a.bytes_moved()), round(b.flops() / a.flops()))
+    return {(2, 4): "2x4x", (4, 4): "4x4x", (2, 2): "2x2x", (1, 4): "1x4x"}[key]
+
+
+def s066_te():
+    from mlsysim import order
+
+    diff = order.order_experiment(n_tokens=5, d_model=4, shift=2, positions=True)["max_diff"]
+    return "no" if diff > 1e-6 else "yes"
+
+
+# --------------------------------------------------------------------------------------------
+# 6.7 (rewritten) and transfers
+# --------------------------------------------------------------------------------------------
+
+
+def s067_a():
+    pre = Engine.solve(Models.GPT2, H100, precision="fp16", phase="prefill", seq_len=1024)
+    dec = Engine.solve(Models.GPT2, H100, precision="fp16", phase="decode", seq_len=1024)
+    ratio = pre.arithmetic_intensity.magnitude / dec.arithmetic_intensity.magnitude
+    if ratio < 1:
+        return "higher"
+    if ratio == pytest.approx(1024, rel=0.01):
+        return "1024x"
+    return nearest({"same": 1, "180x": 180}, ratio, within=1.3)
+
+
+def s067_e():
+    one = L.Attention(d_model=4096, n_heads=1, seq_len=2048)
+    many = L.Attention(d_model=4096, n_heads=32, seq_len=2048)
+    r = many.flops() / one.flops()
+    if r != 1:
+        return "32x" if r > 1 else "fewer"
+    return "same" if many.score_bytes() == 32 * one.score_bytes() else "same_all"
+
+
+def s067_ta():
+    p = Engine.solve(Models.Llama7B, H100, precision="fp16", efficiency=0.5, phase="decode", seq_len=1024)
+    return {"Memory": "memory", "Compute": "compute", "Dispatch": "launch"}[p.bottleneck]
+
+
+def s067_tb():
+    def mfu(dev):
+        return Engine.solve(Models.Llama7B, Hardware.get(dev), precision="fp16", efficiency=0.5,
+                            phase="decode", seq_len=2048).mfu
+
+    a, h = mfu("A100"), mfu("H100")
+    if a == pytest.approx(h, rel=0.05):
+        return "same"
+    return "higher" if a > h else "lower"
+
+
+def s067_tc():
+    m, cap = Models.GPT2, Hardware.get("A100_40GB").memory.capacity.m_as("B")
+    w = m.weight_bytes("fp16")
+    if w > cap:
+        return "weights"
+
+    def first(f):
+        lo, hi = 1, 1 << 24
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if f(mid) > cap else (mid, hi)
+        return hi
+
+    kv = first(lambda s: w + m.kv_cache_bytes(s, 1, "fp16"))
+    tiled = first(lambda s: L.Attention(d_model=1600, n_heads=25, seq_len=s, flash=True).live_elements(1) * 2)
+    assert kv == pytest.approx(120_000, rel=0.05)
+    return "kv" if kv < tiled else "scores"
+
+
+def _most_users(model, dev, context):
+    def fits(u):
+        return Engine.solve(model, dev, batch_size=u, precision="fp16", phase="decode", seq_len=context).feasible
+
+    lo, hi = 0, 4096
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+def s067_td():
+    from mlsysim.models import llama
+
+    mha = _most_users(Models.Llama7B, H100, 2048)
+    gqa = _most_users(llama(kv_heads=8), H100, 2048)
+    assert mha == 61
+    r = gqa / mha
+    if r < 1.05:
+        return "same"
+    if r < 2:
+        return "less"
+    return "4x" if r <= 4.2 else "more"
+
+
+def s067_te():
+    from mlsysim.models import llama
+
+    m = llama(d_model=8192, n_layers=80, n_heads=64, kv_heads=8, d_ff=28672)
+    assert m.params == 68_976_648_192  # Llama-2 70B, published HF config
+    b = Engine.solve(m, H100, precision="fp16", phase="decode", seq_len=1).bytes_moved
+    return nearest({"140": 140e9, "2": 2e9, "kv": 0.3e6}, b, within=1.2)
+
+
+# --------------------------------------------------------------------------------------------
+# 6.8 (rewritten) and transfers
+# --------------------------------------------------------------------------------------------
+
+_A100_CAP = Hardware.get("A100").memory.capacity
+
+
+def s068_c():
+    cap = _A100_CAP.m_as("B")
+    assert _selfcheck_tables("fp32") / cap == pytest.approx(7, rel=0.05)
+    if _selfcheck_tables("int8") <= cap:
+        return "int8"
+    if _selfcheck_tables("fp16") <= cap:
+        return "fp16"
+    # rows can shrink by any factor: the largest kept share that fits, in FP32
+    keep = cap / _selfcheck_tables("fp32")
+    hashed = sum(L.Embedding(num_embeddings=math.floor(n * keep), embedding_dim=128).weight_bytes("fp32")
+                 for n in (100_000_000, 1_000_000_000))
+    assert 0 < keep < 1 and hashed <= cap
+    return "hash"
+
+
+def _remote_share(n_gpus: int, n_tables: int = 26) -> float:
+    """Tables dealt round-robin over the GPUs; a request homed on each GPU in turn: the share of
+    its pooled vectors that live on another GPU."""
+    owner = [t % n_gpus for t in range(n_tables)]
+    return sum(sum(o != home for o in owner) for home in range(n_gpus)) / (n_gpus * n_tables)
+
+
+def s068_d():
+    pooled = sum(L.Embedding(num_embeddings=n, embedding_dim=128).activation_bytes(4096, "fp32")
+                 for n in (100_000_000, 1_000_000_000))
+    b2, b16 = pooled * _remote_share(2), pooled * _remote_share(16)
+    assert 0 < b2 < b16 < pooled
+    if b16 < b2:
+        return "fall"
+    return "double" if b16 >= 7 * b2 else "grow"
+
+
+def s068_ta():
+    share = 100 * L.Embedding(num_embeddings=100_000_000, embedding_dim=64).weight_bytes("fp16") / _A100_CAP.m_as("B")
+    return nearest({"16": 16, "32": 32, "64": 64, "8": 8}, share, within=1.1)
+
+
+def s068_tb():
+    from mlsysim.models import dlrm
+
+    def gathered(model, batch):
+        rows = [r for r in model.rows() if isinstance(r.layer, L.Embedding)]
+        # every looked-up ID is one row read: the table's bytes moved minus the pooled output
+        return sum((r.layer.bytes_moved(batch, "fp32") - r.layer.activation_bytes(batch, "fp32")) * r.count
+                   for r in rows) / batch
+
+    m8 = dlrm(lookups_per_table=8)
+    assert gathered(m8, 1024) == pytest.approx(gathered(m8, 1))  # batching shares no row reads
+    r = gathered(m8, 1024) / gathered(Models.DLRM, 1024)
+    if r == pytest.approx(1, rel=0.05):
+        return "same"
+    return nearest({"8x": 8}, r, within=1.05) if r > 1 else "fall"
+
+
+def s068_tc():
+    pct = 100 * H100.memory.capacity.m_as("B") / _selfcheck_tables("int8")
+    return nearest({"56": 56, "100": 100, "14": 14, "28": 28}, min(pct, 100), within=1.1)
+
+
+def s068_td():
+    per_gpu = _selfcheck_tables("fp32") / 4
+    usable = 0.9 * H100.memory.capacity.m_as("B")
+    assert math.ceil(_selfcheck_tables("fp32") / usable) == 8
+    if per_gpu <= 0.9 * usable:
+        return "yes"
+    return "barely" if per_gpu <= 1.1 * usable else "no"
+
+
+# --------------------------------------------------------------------------------------------
+# 6.9 transfers
+# --------------------------------------------------------------------------------------------
+
+
+def s069_ta():
+    r = weight_only_intensity(Models.ResNet50, "fp32", batch=64) / weight_only_intensity(Models.ResNet50, "fp32")
+    return nearest({"64x": 64, "same": 1, "8x": 8}, r, within=1.05)
+
+
+def s069_tb():
+    m = Models.GPT2
+    kv, w = m.kv_cache_bytes(1024, 64, "fp16"), m.weight_bytes("fp16")
+    if kv + w > H100.memory.capacity.m_as("B"):
+        return "no"
+    assert kv / 1e9 == pytest.approx(20.1, rel=0.01)
+    return "weights" if w > kv else "yes"
+
+
+def s069_tc():
+    conv = L.Conv2d(in_channels=512, out_channels=512, kernel_size=3, input_size=7, padding=1, bias=False)
+    reuse = conv.macs() // conv.params
+    assert reuse == 49
+    r = energy.move_vs_compute("fp32", "dram", reuse)
+    if r == pytest.approx(energy.move_vs_compute("fp32", "dram", 1)):
+        return "same"
+    return "no" if r > 1 else "cheap"
+
+
+def s069_td():
+    cam = Hardware.get("CortexA53Camera")
+    m = Models.MobileNetV2
+    if m.weight_bytes("int8") > 100e6:
+        return "memory"
+    t = Engine.solve(m, cam, precision="int8").latency_s
+    return "yes" if t <= 0.5 else "no"
+
+
+# --------------------------------------------------------------------------------------------
+# 6.10 (rewritten) and transfers
+# --------------------------------------------------------------------------------------------
+
+
+def _block_latency(s: int, dev=H100) -> float:
+    block = L.TransformerBlock(d_model=768, n_heads=12, d_ff=3072, seq_len=s)
+    return Engine.solve(block, dev, precision="fp16").latency_s
+
+
+def s0610_b():
+    r = _block_latency(2048) / _block_latency(512)
+    if r < 1.2:
+        return "same"
+    return nearest({"16x": 16, "3x": 2.8, "4x": 4}, r, within=1.15)
+
+
+def _hybrid(flash):
+    from mlsysim.labs.parts.s06_10_fallacies import hybrid
+
+    cnn, hyb, tokens = hybrid(896, flash)
+    assert tokens == 3136 and hyb.config["d_model"] == 1024
+    kw = dict(batch_size=8, precision="fp16", efficiency=0.5, fused=True)
+    return Engine.solve(cnn, H100, **kw), Engine.solve(hyb, H100, **kw)
+
+
+def s0610_c():
+    cnn, hyb = _hybrid(False)
+    r = hyb.latency_s / cnn.latency_s
+    if r < 1.3:
+        return "faster" if r < 0.9 else "same"
+    if cnn.bottleneck == hyb.bottleneck:
+        return "additive"
+    assert (cnn.bottleneck, hyb.bottleneck) == ("Compute", "Memory") and r > 3
+    return "shift"
+
+
+def _most_conversations(precision: str, device: str, reserve_b: float = 1e9) -> int:
+    m, dev = Models.Llama7B, Hardware.get(device)
+    p1, p2 = (Engine.solve(m, dev, batch_size=b, precision=precision, phase="decode", seq_len=2048) for b in (1, 2))
+    per_user = p2.memory_footprint_bytes - p1.memory_footprint_bytes
+    assert per_user >= m.kv_cache_bytes(2048, 1, precision)
+    room = dev.memory.capacity.m_as("B") - reserve_b - m.weight_bytes(precision)
+    return max(0, int(room // per_user))
+
+
+def s0610_d():
+    r = _most_conversations("int8", "JetsonOrinNX") / max(1, _most_conversations("fp16", "JetsonOrinNX"))
+    if r <= 1:
+        return "none"
+    return nearest({"2x": 2, "4x": 4}, r, within=1.3) if r < 5 else "many"
+
+
+def s0610_ta():
+    cam = Hardware.get("CortexA53Camera")
+    v, r = _vit_b16(), Models.ResNet50
+    ratio = Engine.solve(v, cam, precision="int8").latency_s / Engine.solve(r, cam, precision="int8").latency_s
+    return nearest({"flops": v.flops() / r.flops(), "params": v.params / r.params, "same": 1}, ratio, within=1.1)
+
+
+def s0610_tb():
+    r = _block_latency(8192) / _block_latency(2048)
+    if r < 4.4:
+        return "4x"
+    return "mid" if r < 15 else "16x"
+
+
+def s0610_tc():
+    _, hyb = _hybrid(True)
+    return {"Compute": "compute", "Memory": "memory", "Dispatch": "dispatch"}[hyb.bottleneck]
+
+
+def s0610_td():
+    n = _most_conversations("fp16", "A100_40GB")
+    return nearest({"23": 23, "37": 37, "2": 2, "40": 40}, n, within=1.05)
+
+
+# --------------------------------------------------------------------------------------------
+# 6.11 (rewritten) and transfers
+# --------------------------------------------------------------------------------------------
+
+
+def _util(d=2048, array=128, rows=1, double=False):
+    shape = primitives.gemm_shape(L.Dense(in_features=d, out_features=d, bias=False), rows)
+    return primitives.systolic_gemm(shape, array, weight_load=not double).utilization
+
+
 def s0611_b():
-    shape = primitives.gemm_shape(L.Dense(in_features=2048, out_features=2048, bias=False), 1)
-    util = primitives.systolic_gemm(shape, 128).utilization
-    if util < 0.01:
-        return "1"
-    return nearest({"100": 1.0, "50": 0.5, "10": 0.1}, util, within=1.5)
+    base = _util()
+    assert base < 0.01
+    # the smallest step of each lever; for rows that is a batch of 2 tokens
+    gains = {"matrix": _util(d=8192), "array": _util(array=256), "rows": _util(rows=2), "double": _util(double=True)}
+    return max(gains, key=gains.get)
 
 
 def s0611_c():
-    ratio = energy.access_energy(4, "dram").m_as("pJ") / energy.mac_energy("fp32").m_as("pJ")
-    if ratio < 1:
-        return "mac"
-    if ratio > 100:
-        return "dram100"
-    return "dram10" if ratio > 5 else "same"
+    seq = primitives.access_cost("sequential", 4096, 4)
+    rnd = primitives.access_cost("random", 4096, 4)
+    e = {c.pattern: energy.access_energy(c.fetched_bytes, "dram").m_as("pJ") / 4096 for c in (seq, rnd)}
+    r = e["random"] / e["sequential"]
+    if r == pytest.approx(1):
+        return "same"
+    return nearest({"line": 16, "double": 2}, r, within=1.05)
 
 
 def s0611_d():
-    return str(primitives.reduction_stages(512, tree=True))
+    a, b = primitives.reduction_stages(512, tree=True), primitives.reduction_stages(1024, tree=True)
+    return {0: "same", 1: "one", a: "double", 3 * a: "four"}[b - a]
+
+
+def s0611_ta():
+    def x(stride):
+        return L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=1,
+                        stride=stride).im2col_expansion
+
+    r = x(2) / x(1)
+    return nearest({"same": 1, "quarter": 0.25, "half": 0.5}, r, within=1.1)
+
+
+def s0611_tb():
+    small, big = _util(array=32), _util(array=128)
+    if small == pytest.approx(big, rel=0.02):
+        return "same"
+    return "larger" if small > big else "smaller"
+
+
+def s0611_tc():
+    rows = primitives.access_cost("random", 32, 128 * 4)
+    scal = primitives.access_cost("random", 4096, 4)
+    seq = primitives.access_cost("sequential", 4096, 4)
+    if rows.efficiency == seq.efficiency:
+        return "sequential"
+    return "random" if rows.efficiency == scal.efficiency else "between"
+
+
+def s0611_td():
+    """Each softmax row reduces its own S values; a larger batch adds rows, which reduce side by
+    side: the dependent stages of one row are reduction_stages(S) (the batch does not enter;
+    listed in CONCEPTUAL)."""
+    per_row = primitives.reduction_stages(512, tree=True)
+    one_long_row = primitives.reduction_stages(2 * 512, tree=True)  # what 'plus_one' assumes
+    assert one_long_row == per_row + 1
+    return "same"
+
+
+# --------------------------------------------------------------------------------------------
+# Bring your own model (shipped Hugging Face configs)
+# --------------------------------------------------------------------------------------------
+
+
+def _hf(name):
+    from mlsysim.hf import from_shipped
+
+    return from_shipped(name)
+
+
+def byom_a():
+    m = _hf("mixtral-8x7b-v0.1")
+    active = m.config["active_params"]
+    assert m.params == pytest.approx(46.7e9, rel=0.01) and active == pytest.approx(12.9e9, rel=0.01)
+    resident = Engine.solve(m, H100, batch_size=1, precision="fp16", phase="decode", seq_len=1).weight_bytes
+    if resident == pytest.approx(2 * m.params, rel=0.001):
+        return "all"
+    return "active" if resident == pytest.approx(2 * active, rel=0.01) else "avg"
+
+
+def byom_b():
+    m = _hf("llama-3-8b")
+    p = Engine.solve(m, H100, batch_size=1, precision="fp16", phase="decode", seq_len=4096)
+    by_type: dict[str, float] = {}
+    for t in p.layers:
+        by_type[t.type] = by_type.get(t.type, 0.0) + t.time
+    total = sum(by_type.values())
+    assert total == pytest.approx(p.latency_s, rel=1e-6)
+    head = sum(t.time for t in p.layers if "head" in t.name)
+    if by_type.get("Dense", 0) - head > total / 2:
+        return "weights"
+    if head > total / 2:
+        return "head"
+    return "scores" if by_type.get("Attention", 0) > total / 2 else "norms"
+
+
+def byom_c():
+    m = _hf("llama-3-8b")
+    pre = Engine.solve(m, H100, batch_size=1, precision="fp16", phase="prefill", seq_len=2048).mfu
+    dec = Engine.solve(m, H100, batch_size=1, precision="fp16", phase="decode", seq_len=2048).mfu
+    if dec > pre:
+        return "high"
+    if dec <= 0.05 and pre >= 5 * dec:
+        return "low"
+    return "half" if min(pre, dec) > 0.3 else "same"
+
+
+def byom_d():
+    m = _hf("llama-3-8b")
+    kv = [m.kv_cache_bytes(s, 1, "fp16") for s in (1024, 2048, 4096)]
+    r = kv[2] / kv[1]
+    assert kv[1] / kv[0] == pytest.approx(r)
+    return {1: "const", 2: "linear", 4: "quad"}.get(round(r, 6), "log")
+
+
+def byom_e():
+    m = _hf("llama-3-8b")
+
+    def most(s):
+        lo, hi = 0, 1 << 14
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            ok = Engine.solve(m, H100, batch_size=mid, precision="fp16", phase="decode", seq_len=s).feasible
+            lo, hi = (mid, hi) if ok else (lo, mid)
+        return lo
+
+    full, half = most(4096), most(2048)
+    assert full > 1  # fits with room to spare
+    r = half / full
+    if r < 0.9:
+        return "half"
+    return nearest({"same": 1, "double": 2, "four": 4}, r, within=1.3)
+
+
+# --------------------------------------------------------------------------------------------
+# 6.12
+# --------------------------------------------------------------------------------------------
+
+
+def s0612_a():
+    from mlsysim import accuracy as acc
+
+    mnv2, r18 = acc.imagenet("MobileNetV2_075"), acc.imagenet("ResNet18")
+    assert abs(mnv2.top1 - r18.top1) < 0.5 and r18.published_gmacs / mnv2.published_gmacs == pytest.approx(8.7, rel=0.05)
+    t_m, t_r = (Engine.solve(e.model(), H100, batch_size=1, precision="fp16").latency_s for e in (mnv2, r18))
+    if t_r < t_m:
+        return "resnet18"
+    if t_m / t_r > 0.95:
+        return "tie"
+    return "mnv2_8x" if t_r / t_m > 6 else "mnv2_less"
+
+
+def s0612_b():
+    orders = set()
+    for model in (Models.ResNet50, Models.MobileNetV2, Models.GPT2, Models.DLRM):
+        for dev in ("H100", "JetsonOrinNX"):
+            for batch in (1, 64):
+                p = Engine.solve(model, dev, batch_size=batch, precision="fp16")
+                c = sum(t.t_compute for t in p.layers)
+                m = sum(t.t_memory for t in p.layers)
+                d = sum(t.t_dispatch for t in p.layers)
+                engine = sum(max(t.t_compute, t.t_memory) for t in p.layers) + d
+                assert engine == pytest.approx(p.latency_s, rel=1e-6)
+                iron, roof = c + m + d, max(c, m) + d
+                eps = 1e-12 * iron
+                if roof - eps <= engine <= iron + eps:
+                    orders.add("r_e_i")
+                elif engine <= roof <= iron:
+                    orders.add("e_r_i")
+                else:
+                    orders.add("any")
+    return orders.pop() if len(orders) == 1 else "any"
+
+
+def s0612_c():
+    from mlsysim import table7
+
+    chap, ex = table7.chapter("transformer", 1600, 512), table7.exact("transformer", 1600, 512)
+    macs_off = abs(ex.macs - chap.macs) / ex.macs
+    params_off = abs(ex.params - chap.params) / ex.params
+    if macs_off == 0 and params_off == 0:
+        return "neither"
+    if macs_off == 0 and 0 < params_off < 0.01:
+        return "weights"
+    return "both" if params_off >= 0.1 and macs_off >= 0.1 else "macs"
+
+
+# --------------------------------------------------------------------------------------------
+# 6.13
+# --------------------------------------------------------------------------------------------
+
+
+def s0613_a():
+    from mlsysim import moe
+
+    counts = moe.mixtral_params()
+    assert counts.active == pytest.approx(12.9e9, rel=0.01)
+    gb = {k: v * 2 / 1e9 for k, v in (("all", counts.total), ("active", counts.active))}
+    assert gb["all"] > H100.memory.capacity.m_as("GB")
+    return nearest({"active": 26, "all": 93, "one": 11, "half": 48}, gb["all"], within=1.05)
+
+
+def s0613_b():
+    from mlsysim import moe
+
+    touched = moe.MIXTRAL_8X7B.experts_touched(32)
+    assert moe.MIXTRAL_8X7B.experts_touched(1) == pytest.approx(2)
+    return nearest({"two": 2, "all": 8, "four": 4}, touched, within=1.05)
+
+
+def s0613_c():
+    from mlsysim import moe
+
+    stretch = moe.MIXTRAL_8X7B.step_stretch(4096, capacity_factor=8.0, hot_share=0.25)
+    assert moe.MIXTRAL_8X7B.dropped(4096, capacity_factor=8.0, hot_share=0.25) == 0
+    if stretch < 1:
+        return "faster"
+    return nearest({"same": 1, "x2": 2, "x1_25": 1.25}, stretch, within=1.05)
+
+
+def s0613_d():
+    from mlsysim import moe
+
+    lay = moe.MIXTRAL_8X7B
+    b = [lay.all_to_all_bytes_per_token(n, "fp16") for n in (2, 4, 8, 16, 32, 64)]
+    limit = 2 * lay.top_k * lay.d_model * 2
+    if b[-1] == 0:
+        return "zero"
+    if b[-1] < b[0]:
+        return "shrink"
+    if b[-1] / b[0] > 8:
+        return "linear"
+    assert all(x < y <= limit for x, y in zip(b, b[1:], strict=False)) and b[-1] > 0.95 * limit
+    return "flat"
 
 
 KEYS = {
     ("lab06", "PRED_A"): lab06_a, ("lab06", "PRED_B"): lab06_b,
     ("lab06", "PRED_C"): lab06_c, ("lab06", "PRED_D"): lab06_d,
+    ("lab06", "TRANSFER_A"): lab06_ta, ("lab06", "TRANSFER_B"): lab06_tb,
+    ("lab06", "TRANSFER_C"): lab06_tc, ("lab06", "TRANSFER_D"): lab06_td,
+    ("byom", "PRED_A"): byom_a, ("byom", "PRED_B"): byom_b,
+    ("byom", "PRED_C"): byom_c, ("byom", "PRED_D"): byom_d,
+    ("byom", "PRED_E"): byom_e,
     ("s06_01_principles", "PRED_A"): s061_a, ("s06_01_principles", "PRED_B"): s061_b,
-    ("s06_01_principles", "PRED_C"): s061_c,
+    ("s06_01_principles", "PRED_C"): s061_c, ("s06_01_principles", "TRANSFER_A"): s061_ta,
+    ("s06_01_principles", "TRANSFER_B"): s061_tb, ("s06_01_principles", "TRANSFER_C"): s061_tc,
     ("s06_02_mlps", "PRED_A"): s062_a, ("s06_02_mlps", "PRED_B"): s062_b,
     ("s06_02_mlps", "PRED_C"): s062_c, ("s06_02_mlps", "PRED_D"): s062_d,
+    ("s06_02_mlps", "TRANSFER_A"): s062_ta, ("s06_02_mlps", "TRANSFER_B"): s062_tb,
+    ("s06_02_mlps", "TRANSFER_C"): s062_tc, ("s06_02_mlps", "TRANSFER_D"): s062_td,
     ("s06_03_cnns", "PRED_A"): s063_a, ("s06_03_cnns", "PRED_B"): s063_b,
     ("s06_03_cnns", "PRED_C"): s063_c, ("s06_03_cnns", "PRED_D"): s063_d,
+    ("s06_03_cnns", "PRED_E"): s063_e, ("s06_03_cnns", "TRANSFER_A"): s063_ta,
+    ("s06_03_cnns", "TRANSFER_B"): s063_tb, ("s06_03_cnns", "TRANSFER_C"): s063_tc,
+    ("s06_03_cnns", "TRANSFER_D"): s063_td, ("s06_03_cnns", "TRANSFER_E"): s063_te,
     ("s06_04_skip_norm", "PRED_A"): s064_a, ("s06_04_skip_norm", "PRED_B"): s064_b,
-    ("s06_04_skip_norm", "PRED_C"): s064_c,
+    ("s06_04_skip_norm", "PRED_C"): s064_c, ("s06_04_skip_norm", "TRANSFER_A"): s064_ta,
+    ("s06_04_skip_norm", "TRANSFER_B"): s064_tb, ("s06_04_skip_norm", "TRANSFER_C"): s064_tc,
     ("s06_05_rnns", "PRED_A"): s065_a, ("s06_05_rnns", "PRED_B"): s065_b,
     ("s06_05_rnns", "PRED_C"): s065_c, ("s06_05_rnns", "PRED_D"): s065_d,
+    ("s06_05_rnns", "PRED_E"): s065_e, ("s06_05_rnns", "TRANSFER_A"): s065_ta,
+    ("s06_05_rnns", "TRANSFER_B"): s065_tb, ("s06_05_rnns", "TRANSFER_C"): s065_tc,
+    ("s06_05_rnns", "TRANSFER_D"): s065_td, ("s06_05_rnns", "TRANSFER_E"): s065_te,
     ("s06_06_attention", "PRED_A"): s066_a, ("s06_06_attention", "PRED_B"): s066_b,
     ("s06_06_attention", "PRED_C"): s066_c, ("s06_06_attention", "PRED_D"): s066_d,
+    ("s06_06_attention", "PRED_E"): s066_e, ("s06_06_attention", "TRANSFER_A"): s066_ta,
+    ("s06_06_attention", "TRANSFER_B"): s066_tb, ("s06_06_attention", "TRANSFER_C"): s066_tc,
+    ("s06_06_attention", "TRANSFER_D"): s066_td, ("s06_06_attention", "TRANSFER_E"): s066_te,
     ("s06_07_transformers", "PRED_A"): s067_a, ("s06_07_transformers", "PRED_B"): s067_b,
     ("s06_07_transformers", "PRED_C"): s067_c, ("s06_07_transformers", "PRED_D"): s067_d,
+    ("s06_07_transformers", "PRED_E"): s067_e, ("s06_07_transformers", "TRANSFER_A"): s067_ta,
+    ("s06_07_transformers", "TRANSFER_B"): s067_tb, ("s06_07_transformers", "TRANSFER_C"): s067_tc,
+    ("s06_07_transformers", "TRANSFER_D"): s067_td, ("s06_07_transformers", "TRANSFER_E"): s067_te,
     ("s06_08_dlrm", "PRED_A"): s068_a, ("s06_08_dlrm", "PRED_B"): s068_b,
     ("s06_08_dlrm", "PRED_C"): s068_c, ("s06_08_dlrm", "PRED_D"): s068_d,
+    ("s06_08_dlrm", "TRANSFER_A"): s068_ta, ("s06_08_dlrm", "TRANSFER_B"): s068_tb,
+    ("s06_08_dlrm", "TRANSFER_C"): s068_tc, ("s06_08_dlrm", "TRANSFER_D"): s068_td,
     ("s06_09_choosing", "PRED_A"): s069_a, ("s06_09_choosing", "PRED_B"): s069_b,
     ("s06_09_choosing", "PRED_C"): s069_c, ("s06_09_choosing", "PRED_D"): s069_d,
+    ("s06_09_choosing", "TRANSFER_A"): s069_ta, ("s06_09_choosing", "TRANSFER_B"): s069_tb,
+    ("s06_09_choosing", "TRANSFER_C"): s069_tc, ("s06_09_choosing", "TRANSFER_D"): s069_td,
     ("s06_10_fallacies", "PRED_A"): s0610_a, ("s06_10_fallacies", "PRED_B"): s0610_b,
     ("s06_10_fallacies", "PRED_C"): s0610_c, ("s06_10_fallacies", "PRED_D"): s0610_d,
+    ("s06_10_fallacies", "TRANSFER_A"): s0610_ta, ("s06_10_fallacies", "TRANSFER_B"): s0610_tb,
+    ("s06_10_fallacies", "TRANSFER_C"): s0610_tc, ("s06_10_fallacies", "TRANSFER_D"): s0610_td,
     ("s06_11_primitives", "PRED_A"): s0611_a, ("s06_11_primitives", "PRED_B"): s0611_b,
     ("s06_11_primitives", "PRED_C"): s0611_c, ("s06_11_primitives", "PRED_D"): s0611_d,
+    ("s06_11_primitives", "TRANSFER_A"): s0611_ta, ("s06_11_primitives", "TRANSFER_B"): s0611_tb,
+    ("s06_11_primitives", "TRANSFER_C"): s0611_tc, ("s06_11_primitives", "TRANSFER_D"): s0611_td,
+    ("s06_12_tradeoffs", "PRED_A"): s0612_a, ("s06_12_tradeoffs", "PRED_B"): s0612_b,
+    ("s06_12_tradeoffs", "PRED_C"): s0612_c,
+    ("s06_13_building_blocks", "PRED_A"): s0613_a, ("s06_13_building_blocks", "PRED_B"): s0613_b,
+    ("s06_13_building_blocks", "PRED_C"): s0613_c, ("s06_13_building_blocks", "PRED_D"): s0613_d,
 }
 
-#: Keys whose answer is conceptual (no quantity in the core decides it); listed so that the lead
-#: sees them. Their key is still asserted.
-CONCEPTUAL = {("s06_01_principles", "PRED_B")}
+#: Keys whose answer is conceptual (no quantity in the core decides it), each with why; listed so
+#: that the lead sees them. Their key is still asserted.
+CONCEPTUAL = {
+    ("s06_01_principles", "PRED_B"): "No Free Lunch is a theorem about learners, not a count",
+    ("s06_04_skip_norm", "PRED_B"): "eval-mode BatchNorm uses running statistics by definition; the "
+                                      "core's gap only rules out the one-value 'beta' collapse",
+    ("s06_11_primitives", "TRANSFER_D"): "rows reduce independently, so a row's stages are "
+                                         "reduction_stages(S) by construction; the batch never enters",
+}
 
 FINGERPRINTS = {
-    ("lab06", "PRED_A"): "ea669089ea87",
-    ("lab06", "PRED_B"): "b7c9729f5296",
+    ("lab06", "PRED_A"): "294cd0ae11dd",
+    ("lab06", "PRED_B"): "158a678258ff",
     ("lab06", "PRED_C"): "7c0c326c73bd",
     ("lab06", "PRED_D"): "f245b32da7d5",
+    ("lab06", "TRANSFER_A"): "c770c4e46964",
+    ("lab06", "TRANSFER_B"): "b55cdc4f27f0",
+    ("lab06", "TRANSFER_C"): "33e35cf53b10",
+    ("lab06", "TRANSFER_D"): "9a2c2dbf1a84",
+    ("byom", "PRED_A"): "a77f12f9e1a0",
+    ("byom", "PRED_B"): "cee674cc2cab",
+    ("byom", "PRED_C"): "f1b6999b6a4f",
+    ("byom", "PRED_D"): "79fddc3c6b24",
+    ("byom", "PRED_E"): "103d5d3d5f71",
     ("s06_01_principles", "PRED_A"): "95e36c70e008",
     ("s06_01_principles", "PRED_B"): "200cc117659a",
     ("s06_01_principles", "PRED_C"): "faeef58bf10c",
+    ("s06_01_principles", "TRANSFER_A"): "d8e9584167a9",
+    ("s06_01_principles", "TRANSFER_B"): "76599539cea8",
+    ("s06_01_principles", "TRANSFER_C"): "24ba1ab5ec6a",
     ("s06_02_mlps", "PRED_A"): "33ee8cd2ec83",
-    ("s06_02_mlps", "PRED_B"): "f85b48eee686",
+    ("s06_02_mlps", "PRED_B"): "94ddbb9ba50c",
     ("s06_02_mlps", "PRED_C"): "17eeae84c67a",
-    ("s06_02_mlps", "PRED_D"): "2e4f4d06b45f",
+    ("s06_02_mlps", "PRED_D"): "a76a7ed54662",
+    ("s06_02_mlps", "TRANSFER_A"): "c83701cec0ef",
+    ("s06_02_mlps", "TRANSFER_B"): "088a0b901cdd",
+    ("s06_02_mlps", "TRANSFER_C"): "799f3bcb261e",
+    ("s06_02_mlps", "TRANSFER_D"): "c9cd38399e20",
     ("s06_03_cnns", "PRED_A"): "7c4c90c0cf3d",
-    ("s06_03_cnns", "PRED_B"): "09cb73955909",
-    ("s06_03_cnns", "PRED_C"): "0be15eff4ab9",
-    ("s06_03_cnns", "PRED_D"): "61ab221f5e8d",
+    ("s06_03_cnns", "PRED_B"): "23e5773dc9df",
+    ("s06_03_cnns", "PRED_C"): "88f574c21756",
+    ("s06_03_cnns", "PRED_D"): "e5dd7bb22fba",
+    ("s06_03_cnns", "PRED_E"): "d11debf57641",
+    ("s06_03_cnns", "TRANSFER_A"): "501a7d2600fd",
+    ("s06_03_cnns", "TRANSFER_B"): "a998054226b2",
+    ("s06_03_cnns", "TRANSFER_C"): "128792f378bc",
+    ("s06_03_cnns", "TRANSFER_D"): "1af6e7d90477",
+    ("s06_03_cnns", "TRANSFER_E"): "9867dae8c9c1",
     ("s06_04_skip_norm", "PRED_A"): "ab7b81c48e68",
-    ("s06_04_skip_norm", "PRED_B"): "e64ed9bf42ec",
+    ("s06_04_skip_norm", "PRED_B"): "1ca8927c1ce9",
     ("s06_04_skip_norm", "PRED_C"): "799dc3023d2a",
+    ("s06_04_skip_norm", "TRANSFER_A"): "077601ecefbb",
+    ("s06_04_skip_norm", "TRANSFER_B"): "65c61f782ecc",
+    ("s06_04_skip_norm", "TRANSFER_C"): "cdc2a099be60",
     ("s06_05_rnns", "PRED_A"): "d5181554ed9e",
     ("s06_05_rnns", "PRED_B"): "b2e3767901df",
     ("s06_05_rnns", "PRED_C"): "4549b14dc0a3",
     ("s06_05_rnns", "PRED_D"): "78f0659692ce",
+    ("s06_05_rnns", "PRED_E"): "a4bf05b64a90",
+    ("s06_05_rnns", "TRANSFER_A"): "fc16215f2ec5",
+    ("s06_05_rnns", "TRANSFER_B"): "3a92ad5a0dbd",
+    ("s06_05_rnns", "TRANSFER_C"): "db1140f75b5c",
+    ("s06_05_rnns", "TRANSFER_D"): "812ae3b9bdc5",
+    ("s06_05_rnns", "TRANSFER_E"): "5d2151e4dfbd",
     ("s06_06_attention", "PRED_A"): "3a152c03f27a",
     ("s06_06_attention", "PRED_B"): "10fb1d36124a",
     ("s06_06_attention", "PRED_C"): "dd98ec72f618",
     ("s06_06_attention", "PRED_D"): "9766a09f94c8",
-    ("s06_07_transformers", "PRED_A"): "3b6b72381463",
+    ("s06_06_attention", "PRED_E"): "2a428866b40a",
+    ("s06_06_attention", "TRANSFER_A"): "7301e9678ac8",
+    ("s06_06_attention", "TRANSFER_B"): "0b2be3ec9e2e",
+    ("s06_06_attention", "TRANSFER_C"): "6ac1bac97ada",
+    ("s06_06_attention", "TRANSFER_D"): "ce4b8d45cc55",
+    ("s06_06_attention", "TRANSFER_E"): "0fc0fe14eb64",
+    ("s06_07_transformers", "PRED_A"): "146bc43bf5ab",
     ("s06_07_transformers", "PRED_B"): "20575d255ed5",
     ("s06_07_transformers", "PRED_C"): "c7a77c4435e4",
     ("s06_07_transformers", "PRED_D"): "cc317619bd49",
+    ("s06_07_transformers", "PRED_E"): "6de372282c2a",
+    ("s06_07_transformers", "TRANSFER_A"): "33883e5b172c",
+    ("s06_07_transformers", "TRANSFER_B"): "c15b4a0cfdc7",
+    ("s06_07_transformers", "TRANSFER_C"): "604db3233354",
+    ("s06_07_transformers", "TRANSFER_D"): "ce09fb65ac9f",
+    ("s06_07_transformers", "TRANSFER_E"): "b7aa6a9ea188",
     ("s06_08_dlrm", "PRED_A"): "3965cf2cfbf2",
     ("s06_08_dlrm", "PRED_B"): "9ca714db0368",
-    ("s06_08_dlrm", "PRED_C"): "eebacbe1f58a",
-    ("s06_08_dlrm", "PRED_D"): "fc72f06c5872",
+    ("s06_08_dlrm", "PRED_C"): "1ade24701af8",
+    ("s06_08_dlrm", "PRED_D"): "e68621138023",
+    ("s06_08_dlrm", "TRANSFER_A"): "b41d29c0e537",
+    ("s06_08_dlrm", "TRANSFER_B"): "f20fdccb72a7",
+    ("s06_08_dlrm", "TRANSFER_C"): "e12fcf2a5a14",
+    ("s06_08_dlrm", "TRANSFER_D"): "72ea32c4010c",
     ("s06_09_choosing", "PRED_A"): "5149e70d0dab",
     ("s06_09_choosing", "PRED_B"): "373269090b6a",
     ("s06_09_choosing", "PRED_C"): "49f50e75b239",
-    ("s06_09_choosing", "PRED_D"): "a20b8aa18cc7",
+    ("s06_09_choosing", "PRED_D"): "678a1d0a5a4b",
+    ("s06_09_choosing", "TRANSFER_A"): "4bf97a605c3f",
+    ("s06_09_choosing", "TRANSFER_B"): "fc5e9a4a2910",
+    ("s06_09_choosing", "TRANSFER_C"): "1aa5989ec213",
+    ("s06_09_choosing", "TRANSFER_D"): "b5975200c329",
     ("s06_10_fallacies", "PRED_A"): "4534e2b9efa4",
-    ("s06_10_fallacies", "PRED_B"): "cbba49db6aff",
-    ("s06_10_fallacies", "PRED_C"): "d1f24091c5c2",
-    ("s06_10_fallacies", "PRED_D"): "1dd1f5f07df9",
+    ("s06_10_fallacies", "PRED_B"): "703e32f1844b",
+    ("s06_10_fallacies", "PRED_C"): "f311ac633c58",
+    ("s06_10_fallacies", "PRED_D"): "5e33ae055863",
+    ("s06_10_fallacies", "TRANSFER_A"): "cce7dd21e6dc",
+    ("s06_10_fallacies", "TRANSFER_B"): "8570eca79a13",
+    ("s06_10_fallacies", "TRANSFER_C"): "994ef03c5f52",
+    ("s06_10_fallacies", "TRANSFER_D"): "de9cdbc6fffe",
     ("s06_11_primitives", "PRED_A"): "46a82006bcda",
-    ("s06_11_primitives", "PRED_B"): "f0a60009a46b",
-    ("s06_11_primitives", "PRED_C"): "79da7a977ecb",
-    ("s06_11_primitives", "PRED_D"): "c5399637609b",
+    ("s06_11_primitives", "PRED_B"): "16e290742c81",
+    ("s06_11_primitives", "PRED_C"): "f59a2e20b6fc",
+    ("s06_11_primitives", "PRED_D"): "2888d546dc01",
+    ("s06_11_primitives", "TRANSFER_A"): "540322701341",
+    ("s06_11_primitives", "TRANSFER_B"): "006d6bc76d96",
+    ("s06_11_primitives", "TRANSFER_C"): "66bb97467a47",
+    ("s06_11_primitives", "TRANSFER_D"): "23338b538819",
+    ("s06_12_tradeoffs", "PRED_A"): "c3b324c69967",
+    ("s06_12_tradeoffs", "PRED_B"): "ff4aacf56c4c",
+    ("s06_12_tradeoffs", "PRED_C"): "c096e3c9697b",
+    ("s06_13_building_blocks", "PRED_A"): "2df7b7cef758",
+    ("s06_13_building_blocks", "PRED_B"): "8908c0b4cadf",
+    ("s06_13_building_blocks", "PRED_C"): "5c5be27f57bb",
+    ("s06_13_building_blocks", "PRED_D"): "2d0e9c12d3d2",
 }
 
 
@@ -633,6 +1551,10 @@ def test_every_prediction_has_a_key():
     assert sorted(PREDICTIONS) == sorted(KEYS), (
         "predictions without an answer-key test (add one) or keys without a prediction (renamed?): "
         f"{sorted(set(PREDICTIONS) ^ set(KEYS))}")
+
+
+def test_conceptual_keys_are_listed_keys():
+    assert set(CONCEPTUAL) <= set(KEYS), sorted(set(CONCEPTUAL) - set(KEYS))
 
 
 @pytest.mark.parametrize("ref", sorted(KEYS), ids=lambda r: f"{r[0]}.{r[1]}")

@@ -104,19 +104,17 @@ COMPONENTS = {
     "show.cards": lambda: kit.show(kit.View(_fig(), [kit.Card(EVIL, EVIL, EVIL)], "s", "t", ["x"])),
 }
 
-#: Components that do not escape yet (branch ``ledger`` hardens components.py): strict xfails,
-#: so they turn into failures once fixed and the marker must be removed.
-NOT_YET = {
-    "math_peek.title": "the accordion title is passed to mo.accordion unescaped",
-    "show.summary": "View.summary goes to mo.md unescaped",
-    "prediction.feedback": "Prediction feedback goes to mo.md unescaped",
-    "prediction.option": "the right option's label goes to mo.md unescaped",
-}
+# Hardened by the ledger branch (its xfail markers are gone: these must stay escaped).
 COMPONENTS.update({
     "math_peek.title": lambda: kit.math_peek(EVIL, ["x"]),
     "show.summary": lambda: kit.show(kit.View(_fig(), [], EVIL, "t", ["x"])),
     "prediction.feedback": lambda: _pred(feedback=EVIL).respond("b"),
     "prediction.option": lambda: _pred(option=EVIL).respond("b"),
+    "prediction.first": lambda: _pred(option=EVIL).respond("b", first="a"),
+    "prediction.question": lambda: kit.Prediction(question=EVIL, options={"a": "x", "b": "y"}, answer="a",
+                                                  feedback={"a": "f", "b": "g"}).radio(),
+    "answer_key.option": lambda: kit.answer_key(_pred(option=EVIL)),
+    "answer_key.feedback": lambda: kit.answer_key(_pred(feedback=EVIL)),
 })
 
 
@@ -132,9 +130,7 @@ def _pred(feedback="fine", option="right"):
 
 
 @pytest.mark.parametrize("name", sorted(COMPONENTS))
-def test_component_escapes(name, request):
-    if name in NOT_YET:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=NOT_YET[name]))
+def test_component_escapes(name):
     assert_escaped(COMPONENTS[name]())
 
 

@@ -373,15 +373,98 @@ if importlib.util.find_spec("mlsysim.hf") is not None:
 if hasattr(L, "MoE"):
     ROWS["layers.MoE"] = (L.MoE, dict(d_model=16, d_ff=32, num_experts=4, top_k=2, tokens=3))
 
+# Modules merged with the lessons branches: the chapter's tables, the toy experiments of 6.2/6.5
+# and the accuracy tables.
+from mlsysim import accuracy as ACC  # noqa: E402
+from mlsysim import moe as MOE  # noqa: E402
+from mlsysim import order as ORD  # noqa: E402
+from mlsysim import published as PUB  # noqa: E402
+from mlsysim import symmetry as SYM  # noqa: E402
+from mlsysim import table7 as T7  # noqa: E402
+
+_M2 = [[1.0, 2.0], [3.0, 4.0]]
+_IMG = [[0.0, 1.0, 2.0], [1.0, 2.0, 3.0], [2.0, 3.0, 4.0]]
+_GPT_FAST = Engine.solve(Models.GPT2Small, H100, fused=True)
+_GPT_SLOW = Engine.solve(Models.GPT2Small, H100, fused=False)
+_ZOO = ["ResNet18", "ResNet50", "MobileNetV2"]
+
+
+def _gmacs(key):
+    return ACC.imagenet(key).published_gmacs
+
+
+def _top1(key):
+    return ACC.imagenet(key).top1
+
+
+ROWS.update({
+    "engine.with_launch_cost": (E.with_launch_cost, dict(device=H100, seconds=5e-6)),
+    "engine.launch_cost_for_speedup": (E.launch_cost_for_speedup, dict(slow=_GPT_SLOW, fast=_GPT_FAST,
+                                                                       speedup=1.1)),
+    "models.batchnorm_sync": (M.batchnorm_sync, dict(model=Models.MNISTCNN)),
+    "gradients.flow_verdict": (gradients.flow_verdict, dict(norm=0.5)),
+    "gradients.bptt": (gradients.bptt, dict(steps=8, width=4, activation="tanh", gain=1.0,
+                                            additive=False, branch_scale=None, seed=0)),
+    "primitives.winograd_multiplications": (primitives.winograd_multiplications, dict(m=2, r=3)),
+    "primitives.scatter_tiles": (primitives.scatter_tiles, dict(m=256, n=512, tile=64, cores=108)),
+    "primitives.tiled_gemm_values": (primitives.tiled_gemm_values, dict(
+        shape=primitives.GemmShape(m=64, k=64, n=64), tile=16)),
+    "table7.chapter": (T7.chapter, dict(block="dense", width=64, length=16, rows=1, precision="fp16")),
+    "table7.exact": (T7.exact, dict(block="transformer", width=128, length=16, rows=1,
+                                    precision="fp16")),
+    "moe.MoELayer": (MOE.MoELayer, dict(d_model=16, d_ff=32, n_experts=4, top_k=2, ffn="swiglu")),
+    "moe.mixtral_params": (MOE.mixtral_params, dict(n_experts=8, top_k=2)),
+    "published.Published": (PUB.Published, dict(value=8.75, unit="%", what="error", source="paper",
+                                                locator="Table 6", url="https://arxiv.org/abs/1512.03385")),
+    "accuracy.Source": (ACC.Source, dict(document="doc", url="https://x.org", date="2024-01-01",
+                                         notes="")),
+    "accuracy.imagenet": (ACC.imagenet, dict(key="ResNet50")),
+    "accuracy.language": (ACC.language, dict(key="GPT2Small_LAMBADA")),
+    "accuracy.zoo_entries": (ACC.zoo_entries, {}),
+    "accuracy.pareto_front": (ACC.pareto_front, dict(items=_ZOO, cost=_gmacs, value=_top1)),
+    "accuracy.cheapest_meeting": (ACC.cheapest_meeting, dict(items=_ZOO, bar=70.0, cost=_gmacs,
+                                                             value=_top1)),
+    "symmetry.edge_image": (SYM.edge_image, dict(size=7, column=2)),
+    "symmetry.conv2d_valid": (SYM.conv2d_valid, dict(image=_IMG, kernel=_M2)),
+    "symmetry.shift": (SYM.shift, dict(image=_IMG, dx=1, dy=0)),
+    "symmetry.dense_layer": (SYM.dense_layer, dict(n_in=4, n_out=3, seed=0)),
+    "symmetry.dense_apply": (SYM.dense_apply, dict(image=_M2, weights=[[1.0] * 4] * 4,
+                                                   out_shape=(2, 2))),
+    "symmetry.relu": (SYM.relu, dict(fmap=_M2)),
+    "symmetry.global_average_pool": (SYM.global_average_pool, dict(fmap=_M2)),
+    "symmetry.max_abs_difference": (SYM.max_abs_difference, dict(a=_M2, b=_M2)),
+    "order.matmul": (ORD.matmul, dict(a=_M2, b=_M2)),
+    "order.softmax": (ORD.softmax, dict(row=[1.0, 2.0, 3.0])),
+    "order.scores": (ORD.scores, dict(x=_M2, wq=_M2, wk=_M2)),
+    "order.self_attention": (ORD.self_attention, dict(x=_M2, wq=_M2, wk=_M2, wv=_M2, causal=True)),
+    "order.sinusoidal_positions": (ORD.sinusoidal_positions, dict(n_tokens=4, d_model=4)),
+    "order.permute": (ORD.permute, dict(rows=_M2, order=[1, 0])),
+    "order.random_matrix": (ORD.random_matrix, dict(rows=2, cols=3, rng=__import__("random").Random(0))),
+    "order.order_experiment": (ORD.order_experiment, dict(n_tokens=5, d_model=4, shift=1,
+                                                          positions=False, seed=0)),
+    "order.causal_experiment": (ORD.causal_experiment, dict(n_tokens=5, d_model=4, causal=True,
+                                                            seed=0)),
+})
+# Records returned by the new API (not constructed by callers), and type aliases.
+RESULTS |= {"BPTTFlow", "Counts", "MixtralCounts", "TileScatter", "ImageNetResult", "LanguageResult"}
+ALIASES_OF_TYPES = {"Matrix", "Grid"}
+
 # Arguments whose result may legitimately be negative (an activation of a negative input).
-SIGNED = {"gradients.activation"}
+SIGNED = {"gradients.activation", "symmetry.conv2d_valid", "symmetry.shift", "symmetry.dense_layer",
+          "symmetry.dense_apply", "symmetry.relu", "symmetry.global_average_pool", "order.matmul",
+          "order.scores", "order.self_attention", "order.sinusoidal_positions", "order.permute",
+          "order.random_matrix", "order.order_experiment", "order.causal_experiment"}
 # What a refusal may name instead of the argument (the caller-facing name of the same thing).
-ALIASES = {("hardware.Hardware.get", "key"): "hardware", ("models.Models.get", "key"): "model"}
+ALIASES = {("hardware.Hardware.get", "key"): "hardware", ("models.Models.get", "key"): "model",
+           ("accuracy.imagenet", "key"): "model", ("accuracy.language", "key"): "result"}
 
 # Valid values for the arguments of public methods (found by name on each instance).
 METHOD_ARGS = {"batch": 2, "precision": "fp16", "seq_len": 16, "phase": None, "prefix": "p",
                "clock": mlsysim.Q_(1, "GHz"), "efficiency": 0.5, "sparse": False,
-               "intensity": 10.0}
+               "intensity": 10.0, "q_tile": 2,
+               # Dense.forward on the table's Dense(in_features=8, out_features=4)
+               "x": [0.5, -1.0, 2.0, 0.0, 1.0, 3.0, -2.0, 0.25], "weights": [[0.1, -0.2, 0.3, 0.4]] * 8,
+               "relu": True}
 
 
 def _public_callables() -> set[str]:
@@ -389,7 +472,7 @@ def _public_callables() -> set[str]:
     for mod in _MODULES:
         for key in getattr(mod, "__all__", ()):
             obj = getattr(mod, key)
-            if inspect.ismodule(obj) or key in FOREIGN or key in RESULTS:
+            if inspect.ismodule(obj) or key in FOREIGN or key in RESULTS or key in ALIASES_OF_TYPES:
                 continue
             if obj in (Models, Hardware):
                 continue  # instances: their methods have rows (Models.get, Hardware.get)
@@ -437,8 +520,10 @@ def _sane(obj, signed=False, where="result", depth=0):
         return
     _finite(obj, signed, where)
     if isinstance(obj, L.Layer):
-        for attr in ("params", "weight_elements", "input_elements", "output_elements", "kernels"):
-            _finite(getattr(obj, attr), False, f"{where}.{attr}")
+        for attr in ("params", "weight_elements", "input_elements", "output_elements", "kernels",
+                     "operand_reads_per_output", "sync_values"):  # the last two: Dense, BatchNorm2d
+            if hasattr(obj, attr):
+                _finite(getattr(obj, attr), False, f"{where}.{attr}")
         for meth in ("macs", "flops", "elementwise_flops", "live_elements", "traffic_elements"):
             _finite(getattr(obj, meth)(2), False, f"{where}.{meth}(2)")
         _finite(obj.bytes_moved(2, "int4"), False, f"{where}.bytes_moved")
@@ -449,7 +534,8 @@ def _sane(obj, signed=False, where="result", depth=0):
         _finite(obj.kv_cache_bytes(3, 2), False, f"{where}.kv_cache_bytes")
     elif isinstance(obj, E.Profile):
         for f in ("latency_s", "latency_compute_s", "latency_memory_s", "latency_dispatch_s",
-                  "flops", "bytes_moved", "mfu", "memory_footprint_bytes", "ridge_point"):
+                  "flops", "bytes_moved", "mfu", "memory_footprint_bytes", "ridge_point",
+                  "iron_law_s", "roofline_s", "energy_per_sample_j"):
             _finite(getattr(obj, f), False, f"{where}.{f}")
         _finite(obj.over, False, f"{where}.over")
         _finite(obj.throughput, False, f"{where}.throughput")
