@@ -50,8 +50,8 @@ MAX_TEXT = 200_000  # characters of pasted config accepted
 SOURCE = Choice("Model", {**MODEL_LABELS, PASTE: "Paste my own config.json (box below)"},
                 "llama-3-8b", dropdown=True)
 MODEL = Choice("Model", MODEL_LABELS, "llama-3-8b", dropdown=True)
-DEVICE = Choice("Device", DEVICES, "H100")
-PRECISION = Choice("Precision (weights, activations and KV cache)", PRECISIONS, "fp16")
+DEVICE = Choice("Device", DEVICES, "H100", dropdown=True)
+PRECISION = Choice("Precision (weights, activations and KV cache)", PRECISIONS, "fp16", dropdown=True)
 EXAMPLE = json.dumps(shipped_config("qwen2.5-7b")["config"], indent=1)
 CONFIG_TEXT = TextBox("config.json (replace this example with yours)", EXAMPLE, rows=12)
 
