@@ -424,6 +424,10 @@ INDEX_JS = """
 """
 
 
+#: Notebooks for instructors, not students: linked from the index's instructor note, not numbered.
+INSTRUCTOR_TOOLS = ("instructor",)
+
+
 def write_index(out: Path, labs: list[tuple[str, str]], labs_dir: Path | None = None) -> None:
     """The landing page: labs in labs/README.md's order, each with its goal (the README's, which
     states what a student measures, never the result) and duration, the student's progress from
@@ -432,6 +436,8 @@ def write_index(out: Path, labs: list[tuple[str, str]], labs_dir: Path | None = 
     info = lab_map(labs_dir)
     keys = {}
     items = []
+    tools = [stem for stem, _ in labs if stem in INSTRUCTOR_TOOLS]
+    labs = [(stem, title) for stem, title in labs if stem not in INSTRUCTOR_TOOLS]
     for i, (stem, title) in enumerate(labs, 1):
         row = info.get(stem, {})
         key = lab_progress_key(labs_dir / f"{stem}.py")
@@ -448,6 +454,9 @@ def write_index(out: Path, labs: list[tuple[str, str]], labs_dir: Path | None = 
             f'<p class="lab-goal">{e(goal)}</p><span class="lab-progress"></span></li>'
         )
     lab_keys = json.dumps(keys, sort_keys=True).replace("</", "<\\/")
+    class_view = "".join(
+        f' <a href="./{html.escape(t)}/">Open the class view</a> and drop the class\'s JSON reports on it'
+        " to see completion, answer distributions and first-attempt accuracy." for t in tools)
     out.joinpath("index.html").write_text(
         f"""<!doctype html>
 <html lang="en">
@@ -477,7 +486,8 @@ to a prediction. Your progress is saved in this browser.</p>
 <p><strong>Unlock every part</strong> without answering (teaching from the front of the room): add
 <code>?unlock=all</code> to a lab's address, or run <code>marimo run labs/&lt;notebook&gt;.py -- --unlock all</code>.</p>
 <p><strong>Progress and reports</strong>: each student's answers and design choices stay in their
-browser (the design ledger); the line at the end of every lab shows what is saved. See
+browser (the design ledger); the line at the end of every lab shows what is saved, and
+"Download my report" saves a report a student hands in.{class_view} See
 <code>labs/README.md</code> for presenting, exam questions and where the chapter is corrected.</p>
 </div>
 </main>

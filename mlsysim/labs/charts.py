@@ -297,7 +297,7 @@ def _wrap(text: str, width: int = 44) -> str:
         else:
             line = f"{line} {word}" if line else word
     lines.append(line)
-    return "<br>".join(lines)
+    return "<br>".join(lines).replace("\u00a0", " ")
 
 
 def _layout_title(fig) -> None:
@@ -459,6 +459,27 @@ def place_line_labels(fig):
 _DONE = "mlsysim-final"
 
 
+#: Longest legend line: a 390 px phone's chart holds about this many characters per row.
+LEGEND_LINE_CHARS = 30
+
+
+def wrap_legend_name(name: str, width: int = LEGEND_LINE_CHARS) -> str:
+    """Break a long series name into lines of at most ``width`` characters at spaces (Plotly's
+    ``<br>``), so a legend below the chart never runs past a phone's screen."""
+    if len(name) <= width or "<br>" in name:
+        return name
+    lines, line = [], ""
+    glued = re.sub(r"(\d) (?=\S)", "\\1\u00a0", name)  # a number stays with its unit
+    for word in glued.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "<br>".join(lines).replace("\u00a0", " ")
+
+
 def finalize(fig):
     """Apply the chart rules (module docstring) once, just before display; idempotent."""
     meta = fig.layout.meta
@@ -466,7 +487,7 @@ def finalize(fig):
         return fig
     for t in fig.data:
         if getattr(t, "name", None):
-            t.name = humanize(t.name)
+            t.name = wrap_legend_name(humanize(t.name))
         txt = getattr(t, "text", None)
         if isinstance(txt, str):
             t.text = humanize(txt)
