@@ -73,9 +73,7 @@ class Run:
     def visible_text(self) -> str:
         """Rendered text with tags and embedded chart JSON removed (callouts keep their HTML
         JSON-encoded in an attribute: decode it first)."""
-        text = _UNICODE_ESC.sub(lambda m: chr(int(m.group(1), 16)), self.html).replace('\\"', '"')
-        text = re.sub(r"<script.*?</script>", " ", text, flags=re.S)
-        return html.unescape(_TAG.sub(" ", text))
+        return text_of(self.html)
 
     def shows(self, widget: UIElement) -> bool:
         """Is ``widget`` displayed in this run's outputs?"""
@@ -87,6 +85,14 @@ class Run:
 
     def predictions(self) -> dict[str, UIElement]:
         return {k: v for k, v in self.widgets().items() if k.startswith("pred_")}
+
+
+def text_of(rendered: str) -> str:
+    """What a reader sees of rendered HTML: marimo's \\uXXXX escapes decoded, scripts and style
+    sheets (chart JSON, the kit's CSS) and tags removed, entities unescaped."""
+    text = _UNICODE_ESC.sub(lambda m: chr(int(m.group(1), 16)), rendered).replace('\\"', '"')
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", text, flags=re.S)
+    return html.unescape(_TAG.sub(" ", text))
 
 
 def _render(outputs: Iterable) -> str:

@@ -9,11 +9,9 @@ the prediction radios themselves is searched for every spoiler of every question
 
 from __future__ import annotations
 
-import html
 import importlib
 import re
 
-import marimo as mo
 import pytest
 
 from mlsysim.labs.components import Prediction
@@ -55,17 +53,8 @@ def _significant(spoiler: str) -> bool:
 
 
 def _visible(outputs, skip_ids: set[str]) -> str:
-    parts = []
-    for o in outputs:
-        if o is None:
-            continue
-        if getattr(o, "_id", None) in skip_ids:
-            continue
-        text = html.unescape(html.unescape(mo.as_html(o).text))
-        parts.append(text)
-    text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), "\n".join(parts))
-    text = re.sub(r"<(script|style).*?</\1>", " ", text.replace('\\"', '"'), flags=re.S)
-    return html.unescape(re.sub(r"<[^>]+>", " ", text))
+    """The text of every output except the prediction radios themselves."""
+    return h.text_of(h._render(o for o in outputs if getattr(o, "_id", None) not in skip_ids))
 
 
 def _lab_for(path):
