@@ -36,13 +36,13 @@ GOALS = {
 }
 
 _IMPORT_SNIPPET = (
-    "import time; t = time.perf_counter(); import mlsysim; "
-    "print(time.perf_counter() - t)"
+    "import time; t = time.perf_counter(); import mlsysim; print(time.perf_counter() - t)"
 )
 
 
-def import_time(python: str = sys.executable, cwd: Path = ROOT, runs: int = 5,
-                extra_env: dict | None = None) -> tuple[float, float]:
+def import_time(
+    python: str = sys.executable, cwd: Path = ROOT, runs: int = 5, extra_env: dict | None = None
+) -> tuple[float, float]:
     """Median over ``runs`` fresh interpreters of (time inside ``import mlsysim``, whole
     process wall time), in seconds."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -50,8 +50,14 @@ def import_time(python: str = sys.executable, cwd: Path = ROOT, runs: int = 5,
     inside, wall = [], []
     for _ in range(runs):
         t0 = timeit.default_timer()
-        out = subprocess.run([python, "-c", _IMPORT_SNIPPET], cwd=cwd, env=env, check=True,
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [python, "-c", _IMPORT_SNIPPET],
+            cwd=cwd,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         wall.append(timeit.default_timer() - t0)
         inside.append(float(out.stdout.strip().splitlines()[-1]))
     return statistics.median(inside), statistics.median(wall)
@@ -73,8 +79,10 @@ print(min(times) / {number} * 1e6)
 def make_peer(venv: Path = PEER_VENV) -> None:
     """Create ``venv`` with the PyPI ``mlsysim==0.3.0`` (pip, the ordinary client)."""
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-                    f"mlsysim=={PEER_VERSION}"], check=True)
+    subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", f"mlsysim=={PEER_VERSION}"],
+        check=True,
+    )
 
 
 def peer_solve_time_us(python: str, repeat: int = 5, number: int = 200) -> float:
@@ -82,8 +90,14 @@ def peer_solve_time_us(python: str, repeat: int = 5, number: int = 200) -> float
     ``solve_time_us``; fewer calls per repeat because each takes ~1 ms). The peer spells the
     preset ``Models.Vision.ResNet50``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([python, "-c", _SOLVE_SNIPPET.format(repeat=repeat, number=number)],
-                         cwd="/", env=env, check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [python, "-c", _SOLVE_SNIPPET.format(repeat=repeat, number=number)],
+        cwd="/",
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -94,8 +108,9 @@ def solve_time_us(repeat: int = 5, number: int = 2000) -> float:
 
     model, hw = Models.ResNet50, Hardware.Cloud.H100
     Engine.solve(model, hw, batch_size=8)  # build rows and cached coefficients once
-    times = timeit.repeat(lambda: Engine.solve(model, hw, batch_size=8), repeat=repeat,
-                          number=number)
+    times = timeit.repeat(
+        lambda: Engine.solve(model, hw, batch_size=8), repeat=repeat, number=number
+    )
     return min(times) / number * 1e6
 
 
@@ -109,8 +124,9 @@ def sweep_time_ms(points: int = 10_000, repeat: int = 5) -> tuple[float, bool]:
     model, hw = Models.ResNet50, Hardware.Cloud.H100
     batches = list(range(1, points + 1))
     Engine.sweep(model, hw, batch_sizes=batches)  # warm
-    times = timeit.repeat(lambda: Engine.sweep(model, hw, batch_sizes=batches), repeat=repeat,
-                          number=1)
+    times = timeit.repeat(
+        lambda: Engine.sweep(model, hw, batch_sizes=batches), repeat=repeat, number=1
+    )
     return statistics.median(times) * 1e3, _numpy() is not None
 
 
@@ -127,10 +143,15 @@ def redraw_times_ms() -> tuple[float, float, str]:
     for info in pkgutil.iter_modules(parts.__path__):
         mod = importlib.import_module(f"mlsysim.labs.parts.{info.name}")
         for name, fn in inspect.getmembers(mod, inspect.isfunction):
-            if fn.__module__ != mod.__name__ or not (name.startswith("part_") or name == "synthesis"):
+            if fn.__module__ != mod.__name__ or not (
+                name.startswith("part_") or name == "synthesis"
+            ):
                 continue
             letter = "S" if name == "synthesis" else name[-1].upper()
-            args = [getattr(mod, f"{letter}_{p.upper()}").value for p in inspect.signature(fn).parameters]
+            args = [
+                getattr(mod, f"{letter}_{p.upper()}").value
+                for p in inspect.signature(fn).parameters
+            ]
             fn(*args)  # warm: first builds of models are cached
             best = min(timeit.repeat(lambda fn=fn, args=args: fn(*args), number=1, repeat=3))
             times[f"{info.name}.{name}"] = best * 1e3
@@ -141,10 +162,17 @@ def redraw_times_ms() -> tuple[float, float, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--peer-venv", type=Path, default=PEER_VENV,
-                        help="virtual environment holding the PyPI mlsysim==0.3.0")
-    parser.add_argument("--make-peer", action="store_true",
-                        help="create --peer-venv with pip first when it does not exist")
+    parser.add_argument(
+        "--peer-venv",
+        type=Path,
+        default=PEER_VENV,
+        help="virtual environment holding the PyPI mlsysim==0.3.0",
+    )
+    parser.add_argument(
+        "--make-peer",
+        action="store_true",
+        help="create --peer-venv with pip first when it does not exist",
+    )
     args = parser.parse_args(argv)
     peer_python = args.peer_venv / "bin" / "python"
     if args.make_peer and not peer_python.exists():
@@ -158,8 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         ("import mlsysim", imp_inside, "s", f"process wall {imp_wall:.3f} s"),
         ("Engine.solve ResNet-50 / H100", solve_us, "us", "warm, batch 8"),
-        ("Engine.sweep 10,000 batches", sweep_ms, "ms",
-         "numpy" if used_numpy else "pure Python"),
+        ("Engine.sweep 10,000 batches", sweep_ms, "ms", "numpy" if used_numpy else "pure Python"),
         ("part redraw (median of all parts)", redraw_med, "ms", "default widget values, warm"),
         ("part redraw (slowest part)", redraw_max, "ms", slowest),
     ]
@@ -168,12 +195,24 @@ def main(argv: list[str] | None = None) -> int:
         try:
             # cwd outside the repo so the local package cannot shadow the installed one
             peer_inside, peer_wall = import_time(str(peer_python), cwd=Path("/"))
-            rows.append(("import mlsysim (PyPI 0.3.0 peer)", peer_inside, "s",
-                         f"process wall {peer_wall:.3f} s"))
+            rows.append(
+                (
+                    "import mlsysim (PyPI 0.3.0 peer)",
+                    peer_inside,
+                    "s",
+                    f"process wall {peer_wall:.3f} s",
+                )
+            )
             peer_us = peer_solve_time_us(str(peer_python))
             speedup = peer_us / solve_us
-            rows.append(("Engine.solve ResNet-50 / H100 (PyPI 0.3.0 peer)", peer_us, "us",
-                         f"warm, batch 8; this package is {speedup:.1f}x faster"))
+            rows.append(
+                (
+                    "Engine.solve ResNet-50 / H100 (PyPI 0.3.0 peer)",
+                    peer_us,
+                    "us",
+                    f"warm, batch 8; this package is {speedup:.1f}x faster",
+                )
+            )
         except (subprocess.CalledProcessError, ValueError, IndexError) as exc:
             rows.append(("import mlsysim (PyPI 0.3.0 peer)", float("nan"), "s", f"failed: {exc}"))
 
@@ -187,8 +226,10 @@ def main(argv: list[str] | None = None) -> int:
     print("\nratio = measured / goal; below 1.00 meets the goal.")
     if speedup is not None:
         verdict = "meets" if speedup >= PEER_SPEEDUP_GOAL else "misses"
-        print(f"Engine.solve vs PyPI mlsysim {PEER_VERSION}: {speedup:.1f}x faster in this run "
-              f"({verdict} the {PEER_SPEEDUP_GOAL:g}x goal).")
+        print(
+            f"Engine.solve vs PyPI mlsysim {PEER_VERSION}: {speedup:.1f}x faster in this run "
+            f"({verdict} the {PEER_SPEEDUP_GOAL:g}x goal)."
+        )
     else:
         print(f"peer not measured: no {peer_python} (run with --make-peer to create it)")
     return 0

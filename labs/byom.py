@@ -33,18 +33,28 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Bring your own model",
-            "Bring Your Own Model",
-            "Paste any Hugging Face config.json (GPT-2, BERT, RoBERTa, Llama, Mistral, Qwen, Gemma, "
-            "Phi-3, Mixtral) or pick a shipped one, choose a device, and predict what limits it "
-            "before the roofline engine tells you.",
-            ["5 parts", "about 30 minutes", "any config.json", "memory", "roofline",
-             "prefill vs decode", "KV cache", "batching"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Bring your own model",
+                "Bring Your Own Model",
+                "Paste any Hugging Face config.json (GPT-2, BERT, RoBERTa, Llama, Mistral, Qwen, Gemma, "
+                "Phi-3, Mixtral) or pick a shipped one, choose a device, and predict what limits it "
+                "before the roofline engine tells you.",
+                [
+                    "5 parts",
+                    "about 30 minutes",
+                    "any config.json",
+                    "memory",
+                    "roofline",
+                    "prefill vs decode",
+                    "KV cache",
+                    "batching",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -105,22 +115,31 @@ def _(lab, saved):
 @app.cell
 def _(config_text, device, kit, lab, mo, precision, source):
     model_key, model_error = lab.resolve(source.value, config_text.value)
-    mo.vstack([
-        mo.hstack([source, device, precision], justify="start", wrap=True),
-        config_text if source.value == lab.PASTE else mo.md(""),
-        kit.error_note(ValueError(model_error)) if model_error else kit.cards(lab.model_cards(model_key)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([source, device, precision], justify="start", wrap=True),
+            config_text if source.value == lab.PASTE else mo.md(""),
+            kit.error_note(ValueError(model_error))
+            if model_error
+            else kit.cards(lab.model_cards(model_key)),
+        ]
+    )
     return (model_key,)
 
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · Will it fit?"),
-        kit.message("Priya Nair", "ML platform lead",
-                    "Finance wants the mixture-of-experts model because it 'only uses a fraction of its "
-                    "parameters'. Does that mean it needs a fraction of the GPU memory too?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · Will it fit?"),
+            kit.message(
+                "Priya Nair",
+                "ML platform lead",
+                "Finance wants the mixture-of-experts model because it 'only uses a fraction of its "
+                "parameters'. Does that mean it needs a fraction of the GPU memory too?",
+            ),
+        ]
+    )
     return
 
 
@@ -147,12 +166,17 @@ def _(device, kit, lab, mo, model_key, precision, pred_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · Which layer binds, and why"),
-        kit.message("Tomás Reyes", "inference engineer",
-                    "Our chatbot's token latency is too high. The team wants to rewrite the attention "
-                    "kernel first. Before we spend a month on it: where does the time of one step go?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · Which layer binds, and why"),
+            kit.message(
+                "Tomás Reyes",
+                "inference engineer",
+                "Our chatbot's token latency is too high. The team wants to rewrite the attention "
+                "kernel first. Before we spend a month on it: where does the time of one step go?",
+            ),
+        ]
+    )
     return
 
 
@@ -179,21 +203,28 @@ def _(lab, saved):
 def _(b_phase, device, kit, lab, mo, model_key, precision, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.stop(model_key is None, kit.locked_note("Part B (fix the configuration above first)"))
-    mo.vstack([
-        b_phase,
-        kit.show(lab.part_b(model_key, device.value, precision.value, b_phase.value)),
-    ])
+    mo.vstack(
+        [
+            b_phase,
+            kit.show(lab.part_b(model_key, device.value, precision.value, b_phase.value)),
+        ]
+    )
     return
 
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · Prefill vs decode"),
-        kit.message("Dana Okafor", "finance partner",
-                    "The dashboard says the GPU is 100% busy while it generates text. So we are "
-                    "getting everything we paid for out of it, right?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · Prefill vs decode"),
+            kit.message(
+                "Dana Okafor",
+                "finance partner",
+                "The dashboard says the GPU is 100% busy while it generates text. So we are "
+                "getting everything we paid for out of it, right?",
+            ),
+        ]
+    )
     return
 
 
@@ -220,21 +251,28 @@ def _(lab, saved):
 def _(c_prompt, device, kit, lab, mo, model_key, precision, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.stop(model_key is None, kit.locked_note("Part C (fix the configuration above first)"))
-    mo.vstack([
-        c_prompt,
-        kit.show(lab.part_c(model_key, device.value, precision.value, c_prompt.value)),
-    ])
+    mo.vstack(
+        [
+            c_prompt,
+            kit.show(lab.part_c(model_key, device.value, precision.value, c_prompt.value)),
+        ]
+    )
     return
 
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · The KV cache and long context"),
-        kit.message("Priya Nair", "ML platform lead",
-                    "Product wants the full context window for every user. How does the memory "
-                    "grow as conversations get longer?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · The KV cache and long context"),
+            kit.message(
+                "Priya Nair",
+                "ML platform lead",
+                "Product wants the full context window for every user. How does the memory "
+                "grow as conversations get longer?",
+            ),
+        ]
+    )
     return
 
 
@@ -261,21 +299,28 @@ def _(lab, saved):
 def _(d_batch, device, kit, lab, mo, model_key, precision, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.stop(model_key is None, kit.locked_note("Part D (fix the configuration above first)"))
-    mo.vstack([
-        d_batch,
-        kit.show(lab.part_d(model_key, device.value, precision.value, d_batch.value)),
-    ])
+    mo.vstack(
+        [
+            d_batch,
+            kit.show(lab.part_d(model_key, device.value, precision.value, d_batch.value)),
+        ]
+    )
     return
 
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part E · How many users at once?"),
-        kit.message("Tomás Reyes", "inference engineer",
-                    "We serve many conversations on one GPU by batching them. If we cap the context "
-                    "per conversation, how many more fit?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part E · How many users at once?"),
+            kit.message(
+                "Tomás Reyes",
+                "inference engineer",
+                "We serve many conversations on one GPU by batching them. If we cap the context "
+                "per conversation, how many more fit?",
+            ),
+        ]
+    )
     return
 
 
@@ -302,10 +347,12 @@ def _(lab, saved):
 def _(device, e_context, kit, lab, mo, model_key, precision, pred_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.stop(model_key is None, kit.locked_note("Part E (fix the configuration above first)"))
-    mo.vstack([
-        e_context,
-        kit.show(lab.part_e(model_key, device.value, precision.value, e_context.value)),
-    ])
+    mo.vstack(
+        [
+            e_context,
+            kit.show(lab.part_e(model_key, device.value, precision.value, e_context.value)),
+        ]
+    )
     return
 
 
@@ -322,14 +369,49 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(b_phase, c_prompt, config_text, d_batch, device, e_context, justification, kit, lab, ledger, precision, pred_a, pred_b, pred_c, pred_d, pred_e, saved, source, student):
+async def _(
+    b_phase,
+    c_prompt,
+    config_text,
+    d_batch,
+    device,
+    e_context,
+    justification,
+    kit,
+    lab,
+    ledger,
+    precision,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    pred_e,
+    saved,
+    source,
+    student,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(source=source, config_text=config_text, device=device, precision=precision, pred_a=pred_a, pred_b=pred_b, b_phase=b_phase, pred_c=pred_c, c_prompt=c_prompt, pred_d=pred_d, d_batch=d_batch, pred_e=pred_e, e_context=e_context),
+        ledger,
+        lab,
+        widgets=dict(
+            source=source,
+            config_text=config_text,
+            device=device,
+            precision=precision,
+            pred_a=pred_a,
+            pred_b=pred_b,
+            b_phase=b_phase,
+            pred_c=pred_c,
+            c_prompt=c_prompt,
+            pred_d=pred_d,
+            d_batch=d_batch,
+            pred_e=pred_e,
+            e_context=e_context,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'model': source.value, 'device': device.value, 'precision': precision.value},
+        design={"model": source.value, "device": device.value, "precision": precision.value},
     )
     return
 

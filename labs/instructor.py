@@ -32,25 +32,31 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Instructor · class view",
-            "What did the class predict?",
-            "Upload the reports your students downloaded from the labs (the .json or the .md file). "
-            "You see completion, each question's first-attempt answers, the most common "
-            "misconceptions and first-attempt accuracy per part, and can export a CSV. Nothing is "
-            "uploaded anywhere: the files are read in this page.",
-            ["first attempts count", "newest report per student", "CSV for grading"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Instructor · class view",
+                "What did the class predict?",
+                "Upload the reports your students downloaded from the labs (the .json or the .md file). "
+                "You see completion, each question's first-attempt answers, the most common "
+                "misconceptions and first-attempt accuracy per part, and can export a CSV. Nothing is "
+                "uploaded anywhere: the files are read in this page.",
+                ["first attempts count", "newest report per student", "CSV for grading"],
+            ),
+        ]
+    )
     return
 
 
 @app.cell
 def _(mo):
-    files = mo.ui.file(filetypes=[".json", ".md"], multiple=True, kind="area",
-                       label="Drop the class's reports here (.json or .md, any number)")
+    files = mo.ui.file(
+        filetypes=[".json", ".md"],
+        multiple=True,
+        kind="area",
+        label="Drop the class's reports here (.json or .md, any number)",
+    )
     files
     return (files,)
 
@@ -63,9 +69,13 @@ def _(files, kit, mo, reports):
             class_reports.append(reports.parse(_f.contents, _f.name))
         except reports.ReportError as _e:
             bad_files.append(str(_e))
-    mo.stop(not class_reports and not bad_files,
-            mo.callout(mo.md("Upload reports to see the class."), kind="neutral"))
-    mo.callout(kit.plain("Skipped files:\n" + "\n".join(bad_files)), kind="warn") if bad_files else None
+    mo.stop(
+        not class_reports and not bad_files,
+        mo.callout(mo.md("Upload reports to see the class."), kind="neutral"),
+    )
+    mo.callout(
+        kit.plain("Skipped files:\n" + "\n".join(bad_files)), kind="warn"
+    ) if bad_files else None
     return (class_reports,)
 
 
@@ -79,55 +89,86 @@ def _(class_reports, mo, reports):
 
 @app.cell(hide_code=True)
 def _(kit, mo, reports, summary):
-    mo.vstack([
-        mo.md("## Completion"),
-        kit.cards([
-            kit.Card("Reports", f"{summary['reports']:,}", "newest per student and notebook"),
-            kit.Card("Completed", f"{sum(c['completed'] for c in summary['completion']):,}",
-                     "every part's prediction answered"),
-            kit.Card("Notebooks", f"{len(summary['completion']):,}"),
-        ]),
-        mo.Html(reports.html_table(summary["completion"], ["notebook", "students", "completed"])),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Completion"),
+            kit.cards(
+                [
+                    kit.Card(
+                        "Reports", f"{summary['reports']:,}", "newest per student and notebook"
+                    ),
+                    kit.Card(
+                        "Completed",
+                        f"{sum(c['completed'] for c in summary['completion']):,}",
+                        "every part's prediction answered",
+                    ),
+                    kit.Card("Notebooks", f"{len(summary['completion']):,}"),
+                ]
+            ),
+            mo.Html(
+                reports.html_table(summary["completion"], ["notebook", "students", "completed"])
+            ),
+        ]
+    )
     return
 
 
 @app.cell(hide_code=True)
 def _(kit, mo, reports, summary):
-    mo.vstack([
-        mo.md("## First-attempt accuracy per part"),
-        kit.chart(reports.accuracy_figure(summary)),
-    ])
+    mo.vstack(
+        [
+            mo.md("## First-attempt accuracy per part"),
+            kit.chart(reports.accuracy_figure(summary)),
+        ]
+    )
     return
 
 
 @app.cell(hide_code=True)
 def _(kit, mo, reports, summary):
-    mo.vstack([
-        mo.md("## Answers to each question (first attempts; the correct option in green)"),
-        *[kit.chart(reports.distribution_figure(q)) for q in summary["questions"].values()],
-    ])
+    mo.vstack(
+        [
+            mo.md("## Answers to each question (first attempts; the correct option in green)"),
+            *[kit.chart(reports.distribution_figure(q)) for q in summary["questions"].values()],
+        ]
+    )
     return
 
 
 @app.cell(hide_code=True)
 def _(mo, reports, summary):
-    mo.vstack([
-        mo.md("## Most common misconceptions (wrong first attempts, with the feedback that names them)"),
-        mo.Html(reports.html_table(summary["misconceptions"][:12],
-                                   ["notebook", "part", "label", "students", "share", "feedback"])),
-    ])
+    mo.vstack(
+        [
+            mo.md(
+                "## Most common misconceptions (wrong first attempts, with the feedback that names them)"
+            ),
+            mo.Html(
+                reports.html_table(
+                    summary["misconceptions"][:12],
+                    ["notebook", "part", "label", "students", "share", "feedback"],
+                )
+            ),
+        ]
+    )
     return
 
 
 @app.cell(hide_code=True)
 def _(mo, reports, rows):
-    mo.vstack([
-        mo.md("## Export"),
-        mo.download(data=reports.to_csv(rows).encode("utf-8"), filename="class.csv", mimetype="text/csv",
-                    label="Download class.csv"),
-        mo.md("The same CSV from a terminal: `python -m mlsysim.labs.reports DIR -o class.csv`."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Export"),
+            mo.download(
+                data=reports.to_csv(rows).encode("utf-8"),
+                filename="class.csv",
+                mimetype="text/csv",
+                label="Download class.csv",
+            ),
+            mo.md(
+                "The same CSV from a terminal: `python -m mlsysim.labs.reports DIR -o class.csv`."
+            ),
+        ]
+    )
     return
 
 

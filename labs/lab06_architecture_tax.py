@@ -36,17 +36,25 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Lab 06",
-            "The Architecture Tax",
-            "Every architecture choice sets a bill in parameters, memory, kernel launches and "
-            "bandwidth. Predict each bill, then check it against the roofline engine.",
-            ["4 parts + synthesis", "about 50 minutes", "dense vs conv", "quadratic attention",
-             "depth vs width", "workload signatures"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Lab 06",
+                "The Architecture Tax",
+                "Every architecture choice sets a bill in parameters, memory, kernel launches and "
+                "bandwidth. Predict each bill, then check it against the roofline engine.",
+                [
+                    "4 parts + synthesis",
+                    "about 50 minutes",
+                    "dense vs conv",
+                    "quadratic attention",
+                    "depth vs width",
+                    "workload signatures",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -70,13 +78,18 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · The cost of no structure"),
-        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
-                    "Our intern wants a plain fully connected first layer on the camera-trap images; "
-                    "next season we move to 448×448 frames and INT8 weights. What does each choice "
-                    "of first layer cost us then?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · The cost of no structure"),
+            kit.message(
+                "Dr. Sarah Kimani",
+                "ML architect, WildlifeVision",
+                "Our intern wants a plain fully connected first layer on the camera-trap images; "
+                "next season we move to 448×448 frames and INT8 weights. What does each choice "
+                "of first layer cost us then?",
+            ),
+        ]
+    )
     return
 
 
@@ -114,10 +127,12 @@ def _(lab, saved):
 @app.cell
 def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_resolution, a_units, a_precision], justify="start", wrap=True),
-        kit.show(lab.part_a(a_resolution.value, a_units.value, a_precision.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_resolution, a_units, a_precision], justify="start", wrap=True),
+            kit.show(lab.part_a(a_resolution.value, a_units.value, a_precision.value)),
+        ]
+    )
     return
 
 
@@ -136,13 +151,18 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · The quadratic wall"),
-        kit.message("Alex Torres", "product manager, WildlifeVision",
-                    "The paper uses 4K tokens of audio context; we need 128K for full recordings. "
-                    "Section 6.6 says the score matrix explodes. Does FlashAttention make 128K "
-                    "possible on one H100, or only faster?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · The quadratic wall"),
+            kit.message(
+                "Alex Torres",
+                "product manager, WildlifeVision",
+                "The paper uses 4K tokens of audio context; we need 128K for full recordings. "
+                "Section 6.6 says the score matrix explodes. Does FlashAttention make 128K "
+                "possible on one H100, or only faster?",
+            ),
+        ]
+    )
     return
 
 
@@ -180,10 +200,12 @@ def _(lab, saved):
 @app.cell
 def _(b_flash, b_heads, b_seq, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_seq, b_heads, b_flash], justify="start", wrap=True),
-        kit.show(lab.part_b(b_seq.value, b_heads.value, b_flash.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_seq, b_heads, b_flash], justify="start", wrap=True),
+            kit.show(lab.part_b(b_seq.value, b_heads.value, b_flash.value)),
+        ]
+    )
     return
 
 
@@ -202,12 +224,17 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · Depth vs width"),
-        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
-                    "Two candidates do the same FLOPs, yet one is far slower in our benchmark. Same "
-                    "FLOPs should mean same speed, so is the benchmark broken?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · Depth vs width"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "Two candidates do the same FLOPs, yet one is far slower in our benchmark. Same "
+                "FLOPs should mean same speed, so is the benchmark broken?",
+            ),
+        ]
+    )
     return
 
 
@@ -251,12 +278,14 @@ def _(lab, saved):
 @app.cell
 def _(c_depth, c_device, c_efficiency, c_launch, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_depth, c_efficiency], justify="start", wrap=True),
-        c_launch,
-        c_device,
-        kit.show(lab.part_c(c_depth.value, c_device.value, c_efficiency.value, c_launch.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_depth, c_efficiency], justify="start", wrap=True),
+            c_launch,
+            c_device,
+            kit.show(lab.part_c(c_depth.value, c_device.value, c_efficiency.value, c_launch.value)),
+        ]
+    )
     return
 
 
@@ -275,12 +304,17 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · Workload signatures"),
-        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
-                    "Our profiler says the old CNN keeps the GPU busier than the new transformer. "
-                    "Is the profiler broken?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · Workload signatures"),
+            kit.message(
+                "Dr. Maya Rodriguez",
+                "CTO, WildlifeVision",
+                "Our profiler says the old CNN keeps the GPU busier than the new transformer. "
+                "Is the profiler broken?",
+            ),
+        ]
+    )
     return
 
 
@@ -318,11 +352,13 @@ def _(lab, saved):
 @app.cell
 def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_batch, d_fused], justify="start", wrap=True),
-        d_device,
-        kit.show(lab.part_d(d_batch.value, d_device.value, d_fused.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_batch, d_fused], justify="start", wrap=True),
+            d_device,
+            kit.show(lab.part_d(d_batch.value, d_device.value, d_fused.value)),
+        ]
+    )
     return
 
 
@@ -377,14 +413,20 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, unlocked):
+def _(
+    kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, unlocked
+):
     mo.stop(
         not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
         kit.locked_note("the synthesis (answer all four predictions)"),
     )
-    mo.vstack([mo.hstack([s_model, s_device], justify="start"),
-               mo.hstack([s_per_day, s_energy], justify="start", wrap=True),
-               kit.show(lab.synthesis(s_model.value, s_device.value, s_per_day.value, s_energy.value))])
+    mo.vstack(
+        [
+            mo.hstack([s_model, s_device], justify="start"),
+            mo.hstack([s_per_day, s_energy], justify="start", wrap=True),
+            kit.show(lab.synthesis(s_model.value, s_device.value, s_per_day.value, s_energy.value)),
+        ]
+    )
     return
 
 
@@ -401,14 +443,78 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_precision, a_resolution, a_units, b_flash, b_heads, b_seq, c_depth, c_device, c_efficiency, c_launch, d_batch, d_device, d_fused, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+async def _(
+    a_precision,
+    a_resolution,
+    a_units,
+    b_flash,
+    b_heads,
+    b_seq,
+    c_depth,
+    c_device,
+    c_efficiency,
+    c_launch,
+    d_batch,
+    d_device,
+    d_fused,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    s_device,
+    s_energy,
+    s_model,
+    s_per_day,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_resolution=a_resolution, a_units=a_units, a_precision=a_precision, transfer_a=transfer_a, pred_b=pred_b, b_seq=b_seq, b_heads=b_heads, b_flash=b_flash, transfer_b=transfer_b, pred_c=pred_c, c_depth=c_depth, c_device=c_device, c_efficiency=c_efficiency, c_launch=c_launch, transfer_c=transfer_c, pred_d=pred_d, d_batch=d_batch, d_device=d_device, d_fused=d_fused, transfer_d=transfer_d, s_model=s_model, s_device=s_device, s_per_day=s_per_day, s_energy=s_energy),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_resolution=a_resolution,
+            a_units=a_units,
+            a_precision=a_precision,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_seq=b_seq,
+            b_heads=b_heads,
+            b_flash=b_flash,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_depth=c_depth,
+            c_device=c_device,
+            c_efficiency=c_efficiency,
+            c_launch=c_launch,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_batch=d_batch,
+            d_device=d_device,
+            d_fused=d_fused,
+            transfer_d=transfer_d,
+            s_model=s_model,
+            s_device=s_device,
+            s_per_day=s_per_day,
+            s_energy=s_energy,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'model': s_model.value, 'device': s_device.value, 'per_day': s_per_day.value, 'energy_budget_j_per_day': s_energy.value},
+        design={
+            "model": s_model.value,
+            "device": s_device.value,
+            "per_day": s_per_day.value,
+            "energy_budget_j_per_day": s_energy.value,
+        },
         synthesis=lab.synthesis,
         synthesis_args=(s_model.value, s_device.value, s_per_day.value, s_energy.value),
     )

@@ -8,7 +8,9 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="medium", app_title="6.1 Architectural Principles: bias, families, intensity")
+app = marimo.App(
+    width="medium", app_title="6.1 Architectural Principles: bias, families, intensity"
+)
 
 
 @app.cell
@@ -36,18 +38,26 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.1",
-            "Architectural Principles",
-            "An architecture's inductive bias sets how many weights it learns, how often it reuses "
-            "them and which resource runs out first: price each bias, then place the lighthouses "
-            "against a real device's ridge point.",
-            ["3 parts", "about 25 minutes", "inductive bias", "Table 1 families",
-             "lighthouse roster", "intensity spectrum"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.1",
+                "Architectural Principles",
+                "An architecture's inductive bias sets how many weights it learns, how often it reuses "
+                "them and which resource runs out first: price each bias, then place the lighthouses "
+                "against a real device's ridge point.",
+                [
+                    "3 parts",
+                    "about 25 minutes",
+                    "inductive bias",
+                    "Table 1 families",
+                    "lighthouse roster",
+                    "intensity spectrum",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -71,19 +81,24 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · Inductive bias as a parameter budget"),
-        kit.message("Dr. Lena Okafor", "radiology ML lead",
-                    "Our intern flattened the 224×224 scans into a dense network because 'the universal "
-                    "approximation theorem says it can learn anything'. What does that choice cost per "
-                    "feature it has to learn?"),
-        mo.md(
-            "An **inductive bias** is an assumption built into the architecture before training. A "
-            "convolution assumes two things about images: nearby pixels matter together (locality) "
-            "and a pattern means the same thing wherever it appears (sharing). Both assumptions "
-            "remove weights. Compare one dense detector with one shared filter."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · Inductive bias as a parameter budget"),
+            kit.message(
+                "Dr. Lena Okafor",
+                "radiology ML lead",
+                "Our intern flattened the 224×224 scans into a dense network because 'the universal "
+                "approximation theorem says it can learn anything'. What does that choice cost per "
+                "feature it has to learn?",
+            ),
+            mo.md(
+                "An **inductive bias** is an assumption built into the architecture before training. A "
+                "convolution assumes two things about images: nearby pixels matter together (locality) "
+                "and a pattern means the same thing wherever it appears (sharing). Both assumptions "
+                "remove weights. Compare one dense detector with one shared filter."
+            ),
+        ]
+    )
     return
 
 
@@ -121,10 +136,12 @@ def _(lab, saved):
 @app.cell
 def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_resolution, a_kernel, a_channels], justify="start", wrap=True),
-        kit.show(lab.part_a(a_resolution.value, a_kernel.value, a_channels.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_resolution, a_kernel, a_channels], justify="start", wrap=True),
+            kit.show(lab.part_a(a_resolution.value, a_kernel.value, a_channels.value)),
+        ]
+    )
     return
 
 
@@ -143,18 +160,23 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · Five families, five bottlenecks"),
-        kit.message("Marco Silva", "platform engineer",
-                    "If convolution saves that much, why not use the strongest bias for everything: "
-                    "our click logs, our sensor streams, our chat assistant?"),
-        mo.md(
-            "Table 1 of the chapter pairs each family with the data structure its bias assumes and "
-            "the resource it tends to exhaust. Pick a family and a device: the chart places the five "
-            "lighthouse models (ResNet-50, GPT-2 XL, DLRM, MobileNetV2, KWS) by weight bytes and work "
-            "per inference, and the dashed line is the device's memory."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · Five families, five bottlenecks"),
+            kit.message(
+                "Marco Silva",
+                "platform engineer",
+                "If convolution saves that much, why not use the strongest bias for everything: "
+                "our click logs, our sensor streams, our chat assistant?",
+            ),
+            mo.md(
+                "Table 1 of the chapter pairs each family with the data structure its bias assumes and "
+                "the resource it tends to exhaust. Pick a family and a device: the chart places the five "
+                "lighthouse models (ResNet-50, GPT-2 XL, DLRM, MobileNetV2, KWS) by weight bytes and work "
+                "per inference, and the dashed line is the device's memory."
+            ),
+        ]
+    )
     return
 
 
@@ -192,11 +214,13 @@ def _(lab, saved):
 @app.cell
 def _(b_device, b_family, b_int8, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_family, b_device], justify="start", wrap=True),
-        b_int8,
-        kit.show(lab.part_b(b_family.value, b_device.value, b_int8.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_family, b_device], justify="start", wrap=True),
+            b_int8,
+            kit.show(lab.part_b(b_family.value, b_device.value, b_int8.value)),
+        ]
+    )
     return
 
 
@@ -215,18 +239,23 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · The intensity spectrum"),
-        kit.message("Priya Raman", "capacity planner",
-                    "Same accelerator, three requests: a batch of camera frames, one chatbot token, one "
-                    "recommendation. Which of them is the hardware actually waiting on?"),
-        mo.md(
-            "The chapter's weight-only proxy divides a model's FLOPs by its weight bytes: how many "
-            "operations each fetched weight feeds. Set it against the device's ridge point "
-            "(peak ÷ bandwidth): to the left the memory bus binds, to the right the arithmetic "
-            "does. Hollow markers are the engine's fuller count, which adds activation traffic."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · The intensity spectrum"),
+            kit.message(
+                "Priya Raman",
+                "capacity planner",
+                "Same accelerator, three requests: a batch of camera frames, one chatbot token, one "
+                "recommendation. Which of them is the hardware actually waiting on?",
+            ),
+            mo.md(
+                "The chapter's weight-only proxy divides a model's FLOPs by its weight bytes: how many "
+                "operations each fetched weight feeds. Set it against the device's ridge point "
+                "(peak ÷ bandwidth): to the left the memory bus binds, to the right the arithmetic "
+                "does. Hollow markers are the engine's fuller count, which adds activation traffic."
+            ),
+        ]
+    )
     return
 
 
@@ -264,11 +293,13 @@ def _(lab, saved):
 @app.cell
 def _(c_batch, c_device, c_precision, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_precision, c_batch], justify="start", wrap=True),
-        c_device,
-        kit.show(lab.part_c(c_device.value, c_precision.value, c_batch.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_precision, c_batch], justify="start", wrap=True),
+            c_device,
+            kit.show(lab.part_c(c_device.value, c_precision.value, c_batch.value)),
+        ]
+    )
     return
 
 
@@ -287,8 +318,10 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
-    mo.stop(kit.locked_any([pred_a, pred_b, pred_c], unlocked),
-            kit.locked_note("the takeaways (answer every prediction first)"))
+    mo.stop(
+        kit.locked_any([pred_a, pred_b, pred_c], unlocked),
+        kit.locked_note("the takeaways (answer every prediction first)"),
+    )
     mo.md("""
     ## Takeaways
 
@@ -318,14 +351,53 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_channels, a_kernel, a_resolution, b_device, b_family, b_int8, c_batch, c_device, c_precision, justification, kit, lab, ledger, pred_a, pred_b, pred_c, saved, student, transfer_a, transfer_b, transfer_c):
+async def _(
+    a_channels,
+    a_kernel,
+    a_resolution,
+    b_device,
+    b_family,
+    b_int8,
+    c_batch,
+    c_device,
+    c_precision,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_resolution=a_resolution, a_kernel=a_kernel, a_channels=a_channels, transfer_a=transfer_a, pred_b=pred_b, b_family=b_family, b_device=b_device, b_int8=b_int8, transfer_b=transfer_b, pred_c=pred_c, c_device=c_device, c_precision=c_precision, c_batch=c_batch, transfer_c=transfer_c),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_resolution=a_resolution,
+            a_kernel=a_kernel,
+            a_channels=a_channels,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_family=b_family,
+            b_device=b_device,
+            b_int8=b_int8,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_device=c_device,
+            c_precision=c_precision,
+            c_batch=c_batch,
+            transfer_c=transfer_c,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'device': c_device.value, 'precision': c_precision.value, 'batch': c_batch.value},
+        design={"device": c_device.value, "precision": c_precision.value, "batch": c_batch.value},
     )
     return
 

@@ -36,18 +36,26 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.2",
-            "MLPs: Dense Pattern Processing",
-            "A dense layer gives every input a weight to every output: count what that costs in "
-            "memory, in bandwidth at batch one and in energy, and see why the saving of a prior is "
-            "counted per detector.",
-            ["4 parts", "about 25 minutes", "d_in × d_out", "GEMV vs GEMM", "MNIST MLP vs CNN",
-             "move vs compute energy"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.2",
+                "MLPs: Dense Pattern Processing",
+                "A dense layer gives every input a weight to every output: count what that costs in "
+                "memory, in bandwidth at batch one and in energy, and see why the saving of a prior is "
+                "counted per detector.",
+                [
+                    "4 parts",
+                    "about 25 minutes",
+                    "d_in × d_out",
+                    "GEMV vs GEMM",
+                    "MNIST MLP vs CNN",
+                    "move vs compute energy",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -71,17 +79,22 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · Width squared"),
-        kit.message("Jonas Weber", "ML engineer, fraud detection",
-                    "We want to widen every hidden layer of our tabular model from 1,024 to 2,048 and train in "
-                    "FP32 instead of FP16. How much more weight memory is that per layer?"),
-        mo.md(
-            "Dense layers assume nothing about their input, so every one of the d_in inputs gets its "
-            "own weight to every one of the d_out outputs. The chapter counts weights without "
-            "biases. The dashed lines are the SRAM of two microcontrollers."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · Width squared"),
+            kit.message(
+                "Jonas Weber",
+                "ML engineer, fraud detection",
+                "We want to widen every hidden layer of our tabular model from 1,024 to 2,048 and train in "
+                "FP32 instead of FP16. How much more weight memory is that per layer?",
+            ),
+            mo.md(
+                "Dense layers assume nothing about their input, so every one of the d_in inputs gets its "
+                "own weight to every one of the d_out outputs. The chapter counts weights without "
+                "biases. The dashed lines are the SRAM of two microcontrollers."
+            ),
+        ]
+    )
     return
 
 
@@ -119,10 +132,12 @@ def _(lab, saved):
 @app.cell
 def _(a_d_in, a_d_out, a_precision, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_d_in, a_d_out, a_precision], justify="start", wrap=True),
-        kit.show(lab.part_a(a_d_in.value, a_d_out.value, a_precision.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_d_in, a_d_out, a_precision], justify="start", wrap=True),
+            kit.show(lab.part_a(a_d_in.value, a_d_out.value, a_precision.value)),
+        ]
+    )
     return
 
 
@@ -141,18 +156,23 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · GEMV vs GEMM"),
-        kit.message("Aisha Bello", "inference engineer",
-                    "Our profiler flags one 2,048-wide FP32 layer serving single requests on an A100. "
-                    "How close to the GPU's peak should a layer that size get?"),
-        mo.md(
-            "At batch one a dense layer is a matrix-vector product (GEMV): each weight is fetched to "
-            "do one multiply-accumulate. Batching turns it into a matrix-matrix product (GEMM) in "
-            "which every fetched weight serves B examples. The solid line is the engine's count "
-            "(weights plus activations); the dashed line the chapter's weight-only proxy."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · GEMV vs GEMM"),
+            kit.message(
+                "Aisha Bello",
+                "inference engineer",
+                "Our profiler flags one 2,048-wide FP32 layer serving single requests on an A100. "
+                "How close to the GPU's peak should a layer that size get?",
+            ),
+            mo.md(
+                "At batch one a dense layer is a matrix-vector product (GEMV): each weight is fetched to "
+                "do one multiply-accumulate. Batching turns it into a matrix-matrix product (GEMM) in "
+                "which every fetched weight serves B examples. The solid line is the engine's count "
+                "(weights plus activations); the dashed line the chapter's weight-only proxy."
+            ),
+        ]
+    )
     return
 
 
@@ -196,11 +216,13 @@ def _(lab, saved):
 @app.cell
 def _(b_batch, b_device, b_precision, b_width, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_batch, b_width, b_precision], justify="start", wrap=True),
-        b_device,
-        kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value, b_width.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_batch, b_width, b_precision], justify="start", wrap=True),
+            b_device,
+            kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value, b_width.value)),
+        ]
+    )
     return
 
 
@@ -219,17 +241,22 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · Representation vs learnability"),
-        kit.message("Dr. Tomás Reyes", "instructor, intro to deep learning",
-                    "A student says convolutions are all about smaller networks. On MNIST, is the CNN really the "
-                    "smaller one?"),
-        mo.md(
-            "The universal approximation theorem says a wide MLP can represent the function; it does "
-            "not say gradient descent will find it from finite data. A convolution's prior saves "
-            "weights per feature detector. Compare whole networks, then compare detectors."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · Representation vs learnability"),
+            kit.message(
+                "Dr. Tomás Reyes",
+                "instructor, intro to deep learning",
+                "A student says convolutions are all about smaller networks. On MNIST, is the CNN really the "
+                "smaller one?",
+            ),
+            mo.md(
+                "The universal approximation theorem says a wide MLP can represent the function; it does "
+                "not say gradient descent will find it from finite data. A convolution's prior saves "
+                "weights per feature detector. Compare whole networks, then compare detectors."
+            ),
+        ]
+    )
     return
 
 
@@ -267,10 +294,12 @@ def _(lab, saved):
 @app.cell
 def _(c_features, c_hidden, c_kernel, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_features, c_kernel, c_hidden], justify="start", wrap=True),
-        kit.show(lab.part_c(c_features.value, c_kernel.value, c_hidden.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_features, c_kernel, c_hidden], justify="start", wrap=True),
+            kit.show(lab.part_c(c_features.value, c_kernel.value, c_hidden.value)),
+        ]
+    )
     return
 
 
@@ -289,16 +318,21 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · Moving a weight vs using it"),
-        kit.message("Hannah Cho", "edge hardware lead",
-                    "The battery budget is set by the arithmetic, right? Our layer only does four million MACs."),
-        mo.md(
-            "With Horowitz's 45 nm energy table, reading a value from off-chip DRAM costs far more than "
-            "the multiply-accumulate that uses it. The chart sets the energy of fetching a weight "
-            "against the energy of the MACs it feeds, for each place the weights can live."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · Moving a weight vs using it"),
+            kit.message(
+                "Hannah Cho",
+                "edge hardware lead",
+                "The battery budget is set by the arithmetic, right? Our layer only does four million MACs.",
+            ),
+            mo.md(
+                "With Horowitz's 45 nm energy table, reading a value from off-chip DRAM costs far more than "
+                "the multiply-accumulate that uses it. The chart sets the energy of fetching a weight "
+                "against the energy of the MACs it feeds, for each place the weights can live."
+            ),
+        ]
+    )
     return
 
 
@@ -336,11 +370,13 @@ def _(lab, saved):
 @app.cell
 def _(d_batch, d_level, d_precision, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_batch, d_precision], justify="start", wrap=True),
-        d_level,
-        kit.show(lab.part_d(d_batch.value, d_level.value, d_precision.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_batch, d_precision], justify="start", wrap=True),
+            d_level,
+            kit.show(lab.part_d(d_batch.value, d_level.value, d_precision.value)),
+        ]
+    )
     return
 
 
@@ -359,8 +395,10 @@ def _(kit, lab, mo, pred_d, transfer_d, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
-            kit.locked_note("the takeaways (answer every prediction first)"))
+    mo.stop(
+        kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
+        kit.locked_note("the takeaways (answer every prediction first)"),
+    )
     mo.md("""
     ## Takeaways
 
@@ -390,14 +428,70 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_d_in, a_d_out, a_precision, b_batch, b_device, b_precision, b_width, c_features, c_hidden, c_kernel, d_batch, d_level, d_precision, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+async def _(
+    a_d_in,
+    a_d_out,
+    a_precision,
+    b_batch,
+    b_device,
+    b_precision,
+    b_width,
+    c_features,
+    c_hidden,
+    c_kernel,
+    d_batch,
+    d_level,
+    d_precision,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_d_in=a_d_in, a_d_out=a_d_out, a_precision=a_precision, transfer_a=transfer_a, pred_b=pred_b, b_batch=b_batch, b_device=b_device, b_precision=b_precision, b_width=b_width, transfer_b=transfer_b, pred_c=pred_c, c_features=c_features, c_kernel=c_kernel, c_hidden=c_hidden, transfer_c=transfer_c, pred_d=pred_d, d_batch=d_batch, d_level=d_level, d_precision=d_precision, transfer_d=transfer_d),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_d_in=a_d_in,
+            a_d_out=a_d_out,
+            a_precision=a_precision,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_batch=b_batch,
+            b_device=b_device,
+            b_precision=b_precision,
+            b_width=b_width,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_features=c_features,
+            c_kernel=c_kernel,
+            c_hidden=c_hidden,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_batch=d_batch,
+            d_level=d_level,
+            d_precision=d_precision,
+            transfer_d=transfer_d,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'device': b_device.value, 'precision': b_precision.value, 'batch': b_batch.value, 'width': b_width.value},
+        design={
+            "device": b_device.value,
+            "precision": b_precision.value,
+            "batch": b_batch.value,
+            "width": b_width.value,
+        },
     )
     return
 

@@ -36,17 +36,27 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.3",
-            "CNNs: Weight Sharing and Its Bill",
-            "Sharing one small filter across every position makes weights cheap; predict what still "
-            "grows, how far a stack sees, and what fewer FLOPs buy in time.",
-            ["5 parts + synthesis", "about 35 minutes", "weight sharing", "receptive field", "equivariance",
-             "depthwise separable", "FLOPs vs speed", "microcontrollers"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.3",
+                "CNNs: Weight Sharing and Its Bill",
+                "Sharing one small filter across every position makes weights cheap; predict what still "
+                "grows, how far a stack sees, and what fewer FLOPs buy in time.",
+                [
+                    "5 parts + synthesis",
+                    "about 35 minutes",
+                    "weight sharing",
+                    "receptive field",
+                    "equivariance",
+                    "depthwise separable",
+                    "FLOPs vs speed",
+                    "microcontrollers",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -70,15 +80,22 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · One filter, every position"),
-        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
-                    "We want to run our detector at four times the camera resolution. Will the "
-                    "convolution weights still fit on chip, and what else grows?"),
-        mo.md("A convolution slides the same small filter over the whole feature map; a dense layer "
-              "gives every input value its own weight to every output. Change the resolution, the "
-              "channels and the kernel, and watch which of the layer's costs move."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · One filter, every position"),
+            kit.message(
+                "Dr. Sarah Kimani",
+                "ML architect, WildlifeVision",
+                "We want to run our detector at four times the camera resolution. Will the "
+                "convolution weights still fit on chip, and what else grows?",
+            ),
+            mo.md(
+                "A convolution slides the same small filter over the whole feature map; a dense layer "
+                "gives every input value its own weight to every output. Change the resolution, the "
+                "channels and the kernel, and watch which of the layer's costs move."
+            ),
+        ]
+    )
     return
 
 
@@ -116,10 +133,12 @@ def _(lab, saved):
 @app.cell
 def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_resolution, a_channels, a_kernel], justify="start", wrap=True),
-        kit.show(lab.part_a(a_resolution.value, a_channels.value, a_kernel.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_resolution, a_channels, a_kernel], justify="start", wrap=True),
+            kit.show(lab.part_a(a_resolution.value, a_channels.value, a_kernel.value)),
+        ]
+    )
     return
 
 
@@ -138,14 +157,21 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · How far a stack can see"),
-        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
-                    "Each filter only looks at a tiny window. How many layers before a unit can see a "
-                    "whole animal?"),
-        mo.md("A unit's receptive field is the patch of the input that can change it. The chart "
-              "follows it through a stack of layers, with and without striding."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · How far a stack can see"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "Each filter only looks at a tiny window. How many layers before a unit can see a "
+                "whole animal?",
+            ),
+            mo.md(
+                "A unit's receptive field is the patch of the input that can change it. The chart "
+                "follows it through a stack of layers, with and without striding."
+            ),
+        ]
+    )
     return
 
 
@@ -183,10 +209,12 @@ def _(lab, saved):
 @app.cell
 def _(b_depth, b_kernel, b_stride, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_kernel, b_stride, b_depth], justify="start", wrap=True),
-        kit.show(lab.part_b(b_kernel.value, b_stride.value, b_depth.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_kernel, b_stride, b_depth], justify="start", wrap=True),
+            kit.show(lab.part_b(b_kernel.value, b_stride.value, b_depth.value)),
+        ]
+    )
     return
 
 
@@ -205,14 +233,21 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · Splitting the convolution"),
-        kit.message("Alex Torres", "product manager, WildlifeVision",
-                    "The efficient-model paper says depthwise-separable layers are about an order of "
-                    "magnitude cheaper. Is that true for our layer widths?"),
-        mo.md("A depthwise-separable layer filters each input channel on its own, then mixes "
-              "channels with a pointwise layer. Compare its MACs with the standard convolution's."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · Splitting the convolution"),
+            kit.message(
+                "Alex Torres",
+                "product manager, WildlifeVision",
+                "The efficient-model paper says depthwise-separable layers are about an order of "
+                "magnitude cheaper. Is that true for our layer widths?",
+            ),
+            mo.md(
+                "A depthwise-separable layer filters each input channel on its own, then mixes "
+                "channels with a pointwise layer. Compare its MACs with the standard convolution's."
+            ),
+        ]
+    )
     return
 
 
@@ -244,10 +279,12 @@ def _(lab, saved):
 @app.cell
 def _(c_cout, c_kernel, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_cout, c_kernel], justify="start", wrap=True),
-        kit.show(lab.part_c(c_cout.value, c_kernel.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_cout, c_kernel], justify="start", wrap=True),
+            kit.show(lab.part_c(c_cout.value, c_kernel.value)),
+        ]
+    )
     return
 
 
@@ -266,15 +303,22 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · Fewer FLOPs, how much faster?"),
-        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
-                    "We plan to swap ResNet-50 for MobileNetV2 on our GPU server to cut latency by an order "
-                    "of magnitude. Should the dashboard show it?"),
-        mo.md("The roofline engine times every layer as the larger of its math and its memory "
-              "traffic, plus one launch per kernel. Compare where each network's time goes, per "
-              "device, batch size and execution mode."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · Fewer FLOPs, how much faster?"),
+            kit.message(
+                "Dr. Maya Rodriguez",
+                "CTO, WildlifeVision",
+                "We plan to swap ResNet-50 for MobileNetV2 on our GPU server to cut latency by an order "
+                "of magnitude. Should the dashboard show it?",
+            ),
+            mo.md(
+                "The roofline engine times every layer as the larger of its math and its memory "
+                "traffic, plus one launch per kernel. Compare where each network's time goes, per "
+                "device, batch size and execution mode."
+            ),
+        ]
+    )
     return
 
 
@@ -324,12 +368,18 @@ def _(lab, saved):
 @app.cell
 def _(d_batch, d_device, d_efficiency, d_fused, d_launch, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_batch, d_fused], justify="start", wrap=True),
-        d_device,
-        mo.hstack([d_launch, d_efficiency], justify="start", wrap=True),
-        kit.show(lab.part_d(d_device.value, d_batch.value, d_fused.value, d_launch.value, d_efficiency.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_batch, d_fused], justify="start", wrap=True),
+            d_device,
+            mo.hstack([d_launch, d_efficiency], justify="start", wrap=True),
+            kit.show(
+                lab.part_d(
+                    d_device.value, d_batch.value, d_fused.value, d_launch.value, d_efficiency.value
+                )
+            ),
+        ]
+    )
     return
 
 
@@ -348,15 +398,22 @@ def _(kit, lab, mo, pred_d, transfer_d, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part E · Shift the edge"),
-        kit.message("Dr. Lena Okafor", "radiology ML lead",
-                    "Our lesion detector must report where a lesion is, not only that there is one. "
-                    "Does it matter whether the first layer is a convolution or a dense layer?"),
-        mo.md("Example 6.3 of the chapter: a 7×7 image with one vertical edge, a 3×3 vertical-edge "
-              "filter, and a dense layer with the same number of outputs. Move the edge and compare "
-              "each layer's output with a shifted copy of its old output."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part E · Shift the edge"),
+            kit.message(
+                "Dr. Lena Okafor",
+                "radiology ML lead",
+                "Our lesion detector must report where a lesion is, not only that there is one. "
+                "Does it matter whether the first layer is a convolution or a dense layer?",
+            ),
+            mo.md(
+                "Example 6.3 of the chapter: a 7×7 image with one vertical edge, a 3×3 vertical-edge "
+                "filter, and a dense layer with the same number of outputs. Move the edge and compare "
+                "each layer's output with a shifted copy of its old output."
+            ),
+        ]
+    )
     return
 
 
@@ -388,10 +445,12 @@ def _(lab, saved):
 @app.cell
 def _(e_column, e_shift, kit, lab, mo, pred_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
-    mo.vstack([
-        mo.hstack([e_column, e_shift], justify="start", wrap=True),
-        kit.show(lab.part_e(e_column.value, e_shift.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([e_column, e_shift], justify="start", wrap=True),
+            kit.show(lab.part_e(e_column.value, e_shift.value)),
+        ]
+    )
     return
 
 
@@ -465,19 +524,26 @@ def _(
         not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d, pred_e)),
         kit.locked_note("the synthesis (answer all five predictions)"),
     )
-    mo.vstack([
-        mo.hstack([s_device, s_precision], justify="start", wrap=True),
-        mo.hstack([s_flash_reserve, s_sram_reserve], justify="start", wrap=True),
-        kit.show(lab.synthesis(s_device.value, s_precision.value, s_flash_reserve.value,
-                               s_sram_reserve.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([s_device, s_precision], justify="start", wrap=True),
+            mo.hstack([s_flash_reserve, s_sram_reserve], justify="start", wrap=True),
+            kit.show(
+                lab.synthesis(
+                    s_device.value, s_precision.value, s_flash_reserve.value, s_sram_reserve.value
+                )
+            ),
+        ]
+    )
     return
 
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
-    mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked),
-            kit.locked_note("the takeaways (answer every prediction first)"))
+    mo.stop(
+        kit.locked_any([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked),
+        kit.locked_note("the takeaways (answer every prediction first)"),
+    )
     mo.md("""
     ## Takeaways
 
@@ -506,17 +572,93 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_channels, a_kernel, a_resolution, b_depth, b_kernel, b_stride, c_cout, c_kernel, d_batch, d_device, d_efficiency, d_fused, d_launch, e_column, e_shift, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, s_device, s_flash_reserve, s_precision, s_sram_reserve, saved, student, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+async def _(
+    a_channels,
+    a_kernel,
+    a_resolution,
+    b_depth,
+    b_kernel,
+    b_stride,
+    c_cout,
+    c_kernel,
+    d_batch,
+    d_device,
+    d_efficiency,
+    d_fused,
+    d_launch,
+    e_column,
+    e_shift,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    pred_e,
+    s_device,
+    s_flash_reserve,
+    s_precision,
+    s_sram_reserve,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+    transfer_e,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_resolution=a_resolution, a_channels=a_channels, a_kernel=a_kernel, transfer_a=transfer_a, pred_b=pred_b, b_kernel=b_kernel, b_stride=b_stride, b_depth=b_depth, transfer_b=transfer_b, pred_c=pred_c, c_cout=c_cout, c_kernel=c_kernel, transfer_c=transfer_c, pred_d=pred_d, d_device=d_device, d_batch=d_batch, d_fused=d_fused, d_launch=d_launch, d_efficiency=d_efficiency, transfer_d=transfer_d, pred_e=pred_e, e_column=e_column, e_shift=e_shift, transfer_e=transfer_e, s_device=s_device, s_precision=s_precision, s_flash_reserve=s_flash_reserve, s_sram_reserve=s_sram_reserve),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_resolution=a_resolution,
+            a_channels=a_channels,
+            a_kernel=a_kernel,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_kernel=b_kernel,
+            b_stride=b_stride,
+            b_depth=b_depth,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_cout=c_cout,
+            c_kernel=c_kernel,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_device=d_device,
+            d_batch=d_batch,
+            d_fused=d_fused,
+            d_launch=d_launch,
+            d_efficiency=d_efficiency,
+            transfer_d=transfer_d,
+            pred_e=pred_e,
+            e_column=e_column,
+            e_shift=e_shift,
+            transfer_e=transfer_e,
+            s_device=s_device,
+            s_precision=s_precision,
+            s_flash_reserve=s_flash_reserve,
+            s_sram_reserve=s_sram_reserve,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'device': s_device.value, 'precision': s_precision.value, 'flash_reserve_kib': s_flash_reserve.value, 'sram_reserve_kib': s_sram_reserve.value},
+        design={
+            "device": s_device.value,
+            "precision": s_precision.value,
+            "flash_reserve_kib": s_flash_reserve.value,
+            "sram_reserve_kib": s_sram_reserve.value,
+        },
         synthesis=lab.synthesis,
-        synthesis_args=(s_device.value, s_precision.value, s_flash_reserve.value,
-                                   s_sram_reserve.value),
+        synthesis_args=(
+            s_device.value,
+            s_precision.value,
+            s_flash_reserve.value,
+            s_sram_reserve.value,
+        ),
     )
     return
 

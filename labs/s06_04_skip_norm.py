@@ -36,17 +36,26 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.4",
-            "Skip Connections and Normalization",
-            "Watch gradients vanish and explode in a real deep network, see what the identity path and "
-            "each normalization fix, and price the memory-bound glue they add to every block.",
-            ["3 parts", "about 25 minutes", "gradient flow", "residual blocks", "BatchNorm vs LayerNorm",
-             "memory-bound ops", "kernel fusion"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.4",
+                "Skip Connections and Normalization",
+                "Watch gradients vanish and explode in a real deep network, see what the identity path and "
+                "each normalization fix, and price the memory-bound glue they add to every block.",
+                [
+                    "3 parts",
+                    "about 25 minutes",
+                    "gradient flow",
+                    "residual blocks",
+                    "BatchNorm vs LayerNorm",
+                    "memory-bound ops",
+                    "kernel fusion",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -70,15 +79,22 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · Gradients through depth"),
-        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
-                    "Our deeper model trains worse than the shallow one, even on the training set. "
-                    "Is it overfitting, or is something wrong with the gradients?"),
-        mo.md("Backpropagation multiplies one factor per layer. The chart runs a real, seeded deep "
-              "network forward and backward and plots the size of the gradient that reaches every "
-              "layer, for a plain stack and for the same stack built from residual blocks."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · Gradients through depth"),
+            kit.message(
+                "Dr. Sarah Kimani",
+                "ML architect, WildlifeVision",
+                "Our deeper model trains worse than the shallow one, even on the training set. "
+                "Is it overfitting, or is something wrong with the gradients?",
+            ),
+            mo.md(
+                "Backpropagation multiplies one factor per layer. The chart runs a real, seeded deep "
+                "network forward and backward and plots the size of the gradient that reaches every "
+                "layer, for a plain stack and for the same stack built from residual blocks."
+            ),
+        ]
+    )
     return
 
 
@@ -116,11 +132,13 @@ def _(lab, saved):
 @app.cell
 def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_depth, a_gain], justify="start", wrap=True),
-        a_activation,
-        kit.show(lab.part_a(a_depth.value, a_activation.value, a_gain.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_depth, a_gain], justify="start", wrap=True),
+            a_activation,
+            kit.show(lab.part_a(a_depth.value, a_activation.value, a_gain.value)),
+        ]
+    )
     return
 
 
@@ -139,15 +157,22 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · Whose statistics?"),
-        kit.message("Alex Torres", "product manager, WildlifeVision",
-                    "We are adding a text assistant that answers one token at a time. Can it reuse the "
-                    "BatchNorm layers from our vision backbone?"),
-        mo.md("Every normalization subtracts a mean and divides by a spread; they differ in which "
-              "values those statistics come from. In training, BatchNorm pools a channel across the "
-              "batch and the feature map; LayerNorm and RMSNorm use one token's own features."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · Whose statistics?"),
+            kit.message(
+                "Alex Torres",
+                "product manager, WildlifeVision",
+                "We are adding a text assistant that answers one token at a time. Can it reuse the "
+                "BatchNorm layers from our vision backbone?",
+            ),
+            mo.md(
+                "Every normalization subtracts a mean and divides by a spread; they differ in which "
+                "values those statistics come from. In training, BatchNorm pools a channel across the "
+                "batch and the feature map; LayerNorm and RMSNorm use one token's own features."
+            ),
+        ]
+    )
     return
 
 
@@ -185,11 +210,13 @@ def _(lab, saved):
 @app.cell
 def _(b_batch, b_features, b_positions, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_batch, b_features], justify="start", wrap=True),
-        b_positions,
-        kit.show(lab.part_b(b_batch.value, b_positions.value, b_features.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_batch, b_features], justify="start", wrap=True),
+            b_positions,
+            kit.show(lab.part_b(b_batch.value, b_positions.value, b_features.value)),
+        ]
+    )
     return
 
 
@@ -208,16 +235,23 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · What the glue costs the machine"),
-        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
-                    "The profiler shows thousands of tiny kernels between our convolutions: adds, "
-                    "norms, activations. They do almost no math. Why do they take so much time?"),
-        mo.md("A residual add or a normalization touches every activation once and does a handful of "
-              "operations on it. Compare its arithmetic intensity with the device's ridge, time it "
-              "with the roofline engine, and see how much of ResNet-50 it costs with and without a "
-              "compiled graph."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · What the glue costs the machine"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "The profiler shows thousands of tiny kernels between our convolutions: adds, "
+                "norms, activations. They do almost no math. Why do they take so much time?",
+            ),
+            mo.md(
+                "A residual add or a normalization touches every activation once and does a handful of "
+                "operations on it. Compare its arithmetic intensity with the device's ridge, time it "
+                "with the roofline engine, and see how much of ResNet-50 it costs with and without a "
+                "compiled graph."
+            ),
+        ]
+    )
     return
 
 
@@ -261,11 +295,13 @@ def _(lab, saved):
 @app.cell
 def _(c_batch, c_device, c_op, c_precision, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_op, mo.vstack([c_precision, c_batch])], justify="start", wrap=True),
-        c_device,
-        kit.show(lab.part_c(c_op.value, c_precision.value, c_batch.value, c_device.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_op, mo.vstack([c_precision, c_batch])], justify="start", wrap=True),
+            c_device,
+            kit.show(lab.part_c(c_op.value, c_precision.value, c_batch.value, c_device.value)),
+        ]
+    )
     return
 
 
@@ -284,8 +320,10 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
-    mo.stop(kit.locked_any([pred_a, pred_b, pred_c], unlocked),
-            kit.locked_note("the takeaways (answer every prediction first)"))
+    mo.stop(
+        kit.locked_any([pred_a, pred_b, pred_c], unlocked),
+        kit.locked_note("the takeaways (answer every prediction first)"),
+    )
     mo.md("""
     ## Takeaways
 
@@ -314,14 +352,55 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_activation, a_depth, a_gain, b_batch, b_features, b_positions, c_batch, c_device, c_op, c_precision, justification, kit, lab, ledger, pred_a, pred_b, pred_c, saved, student, transfer_a, transfer_b, transfer_c):
+async def _(
+    a_activation,
+    a_depth,
+    a_gain,
+    b_batch,
+    b_features,
+    b_positions,
+    c_batch,
+    c_device,
+    c_op,
+    c_precision,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_depth=a_depth, a_activation=a_activation, a_gain=a_gain, transfer_a=transfer_a, pred_b=pred_b, b_batch=b_batch, b_positions=b_positions, b_features=b_features, transfer_b=transfer_b, pred_c=pred_c, c_op=c_op, c_precision=c_precision, c_batch=c_batch, c_device=c_device, transfer_c=transfer_c),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_depth=a_depth,
+            a_activation=a_activation,
+            a_gain=a_gain,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_batch=b_batch,
+            b_positions=b_positions,
+            b_features=b_features,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_op=c_op,
+            c_precision=c_precision,
+            c_batch=c_batch,
+            c_device=c_device,
+            transfer_c=transfer_c,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'device': c_device.value, 'precision': c_precision.value},
+        design={"device": c_device.value, "precision": c_precision.value},
     )
     return
 

@@ -36,17 +36,26 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.5",
-            "RNNs: a fixed state and a serial chain",
-            "Measure what recurrence costs: latency that grows with every step however fast the "
-            "math, gates that multiply the work per step, a state that never grows, and the "
-            "length at which parallel attention's quadratic work finally loses.",
-            ["5 parts", "about 30 minutes", "serial chain", "LSTM and GRU cost", "fixed state vs KV cache", "RNN vs attention"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.5",
+                "RNNs: a fixed state and a serial chain",
+                "Measure what recurrence costs: latency that grows with every step however fast the "
+                "math, gates that multiply the work per step, a state that never grows, and the "
+                "length at which parallel attention's quadratic work finally loses.",
+                [
+                    "5 parts",
+                    "about 30 minutes",
+                    "serial chain",
+                    "LSTM and GRU cost",
+                    "fixed state vs KV cache",
+                    "RNN vs attention",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -70,18 +79,23 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · The serial chain"),
-        kit.message("Priya Raman", "audio ML engineer, StreamSense",
-                    "Our streaming speech model is an RNN and it is too slow. Procurement says "
-                    "an accelerator with ten times the FLOP/s will fix it. Will it?"),
-        mo.md(
-            "Each step of a recurrent layer needs the state the previous step produced, so the "
-            "steps run one after another. The engine times the layer as its arithmetic, its "
-            "weight traffic and the kernels it launches at every step. Compare the two "
-            "accelerators, then raise the batch and watch which term grows."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · The serial chain"),
+            kit.message(
+                "Priya Raman",
+                "audio ML engineer, StreamSense",
+                "Our streaming speech model is an RNN and it is too slow. Procurement says "
+                "an accelerator with ten times the FLOP/s will fix it. Will it?",
+            ),
+            mo.md(
+                "Each step of a recurrent layer needs the state the previous step produced, so the "
+                "steps run one after another. The engine times the layer as its arithmetic, its "
+                "weight traffic and the kernels it launches at every step. Compare the two "
+                "accelerators, then raise the batch and watch which term grows."
+            ),
+        ]
+    )
     return
 
 
@@ -125,11 +139,13 @@ def _(lab, saved):
 @app.cell
 def _(a_batch, a_launch, a_peak, a_seq, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_seq, a_batch], justify="start", wrap=True),
-        mo.hstack([a_peak, a_launch], justify="start", wrap=True),
-        kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value, a_launch.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_seq, a_batch], justify="start", wrap=True),
+            mo.hstack([a_peak, a_launch], justify="start", wrap=True),
+            kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value, a_launch.value)),
+        ]
+    )
     return
 
 
@@ -148,17 +164,22 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · Gates multiply the work per step"),
-        kit.message("Dr. Lena Okafor", "research lead, StreamSense",
-                    "We are switching our vanilla RNN to an LSTM so it learns longer phrases. What "
-                    "does that do to the compute bill per step?"),
-        mo.md(
-            "An LSTM step computes four affine transforms of the input and the previous state "
-            "(input, forget and output gates plus a candidate update); a GRU computes three "
-            "(reset and update gates plus a candidate). Count them at equal sizes."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · Gates multiply the work per step"),
+            kit.message(
+                "Dr. Lena Okafor",
+                "research lead, StreamSense",
+                "We are switching our vanilla RNN to an LSTM so it learns longer phrases. What "
+                "does that do to the compute bill per step?",
+            ),
+            mo.md(
+                "An LSTM step computes four affine transforms of the input and the previous state "
+                "(input, forget and output gates plus a candidate update); a GRU computes three "
+                "(reset and update gates plus a candidate). Count them at equal sizes."
+            ),
+        ]
+    )
     return
 
 
@@ -196,11 +217,13 @@ def _(lab, saved):
 @app.cell
 def _(b_bias, b_d_in, b_hidden, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_hidden, b_d_in], justify="start", wrap=True),
-        b_bias,
-        kit.show(lab.part_b(b_hidden.value, b_d_in.value, b_bias.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_hidden, b_d_in], justify="start", wrap=True),
+            b_bias,
+            kit.show(lab.part_b(b_hidden.value, b_d_in.value, b_bias.value)),
+        ]
+    )
     return
 
 
@@ -219,17 +242,22 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · A state that never grows"),
-        kit.message("Marco Silva", "firmware engineer, StreamSense",
-                    "The wake-word chip has a few hundred kilobytes of SRAM. The team wants to "
-                    "swap the RNN for a small transformer. What breaks first?"),
-        mo.md(
-            "At inference an RNN keeps only its latest state. Training through time keeps every "
-            "step's state, and an attention layer keeps keys and values for every past token. "
-            "Compare all three with each device's on-chip memory."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · A state that never grows"),
+            kit.message(
+                "Marco Silva",
+                "firmware engineer, StreamSense",
+                "The wake-word chip has a few hundred kilobytes of SRAM. The team wants to "
+                "swap the RNN for a small transformer. What breaks first?",
+            ),
+            mo.md(
+                "At inference an RNN keeps only its latest state. Training through time keeps every "
+                "step's state, and an attention layer keeps keys and values for every past token. "
+                "Compare all three with each device's on-chip memory."
+            ),
+        ]
+    )
     return
 
 
@@ -273,12 +301,14 @@ def _(lab, saved):
 @app.cell
 def _(c_cell, c_device, c_hidden, c_seq, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_hidden, c_seq], justify="start", wrap=True),
-        c_cell,
-        c_device,
-        kit.show(lab.part_c(c_hidden.value, c_seq.value, c_cell.value, c_device.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_hidden, c_seq], justify="start", wrap=True),
+            c_cell,
+            c_device,
+            kit.show(lab.part_c(c_hidden.value, c_seq.value, c_cell.value, c_device.value)),
+        ]
+    )
     return
 
 
@@ -297,18 +327,23 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · The crossover with attention"),
-        kit.message("Priya Raman", "audio ML engineer, StreamSense",
-                    "If the chain is the problem, should we move everything to attention? It "
-                    "does far more arithmetic per sequence."),
-        mo.md(
-            "An RNN runs its steps in order; self-attention compares every pair of tokens but "
-            "does it in a few wide, parallel kernels. The engine times both at the same width "
-            "over a range of sequence lengths and searches for the length at which the lines "
-            "cross."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · The crossover with attention"),
+            kit.message(
+                "Priya Raman",
+                "audio ML engineer, StreamSense",
+                "If the chain is the problem, should we move everything to attention? It "
+                "does far more arithmetic per sequence.",
+            ),
+            mo.md(
+                "An RNN runs its steps in order; self-attention compares every pair of tokens but "
+                "does it in a few wide, parallel kernels. The engine times both at the same width "
+                "over a range of sequence lengths and searches for the length at which the lines "
+                "cross."
+            ),
+        ]
+    )
     return
 
 
@@ -358,12 +393,18 @@ def _(lab, saved):
 @app.cell
 def _(d_device, d_flash, d_launch, d_rival, d_width, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_width, d_flash], justify="start", wrap=True),
-        d_rival,
-        mo.hstack([d_device, d_launch], justify="start", wrap=True),
-        kit.show(lab.part_d(d_device.value, d_width.value, d_rival.value, d_flash.value, d_launch.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_width, d_flash], justify="start", wrap=True),
+            d_rival,
+            mo.hstack([d_device, d_launch], justify="start", wrap=True),
+            kit.show(
+                lab.part_d(
+                    d_device.value, d_width.value, d_rival.value, d_flash.value, d_launch.value
+                )
+            ),
+        ]
+    )
     return
 
 
@@ -382,16 +423,23 @@ def _(kit, lab, mo, pred_d, transfer_d, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part E · Gradients through time"),
-        kit.message("Priya Raman", "speech team lead",
-                    "Our RNN keyword model trains fine on one-second clips but cannot learn a wake phrase "
-                    "that spans three seconds. Is that a data problem?"),
-        mo.md("Training an RNN unrolls it over the sequence and applies the chain rule backwards: "
-              "∂L/∂h_0 = ∂L/∂h_S · Π_t ∂h_t/∂h_(t−1). Each factor combines the activation's "
-              "derivatives with the shared recurrent matrix W_hh. The simulation runs a real seeded "
-              "RNN forward over S inputs and backward to h_0."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part E · Gradients through time"),
+            kit.message(
+                "Priya Raman",
+                "speech team lead",
+                "Our RNN keyword model trains fine on one-second clips but cannot learn a wake phrase "
+                "that spans three seconds. Is that a data problem?",
+            ),
+            mo.md(
+                "Training an RNN unrolls it over the sequence and applies the chain rule backwards: "
+                "∂L/∂h_0 = ∂L/∂h_S · Π_t ∂h_t/∂h_(t−1). Each factor combines the activation's "
+                "derivatives with the shared recurrent matrix W_hh. The simulation runs a real seeded "
+                "RNN forward over S inputs and backward to h_0."
+            ),
+        ]
+    )
     return
 
 
@@ -435,11 +483,13 @@ def _(lab, saved):
 @app.cell
 def _(e_activation, e_additive, e_gain, e_steps, kit, lab, mo, pred_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
-    mo.vstack([
-        mo.hstack([e_steps, e_gain], justify="start", wrap=True),
-        mo.hstack([e_activation, e_additive], justify="start", wrap=True),
-        kit.show(lab.part_e(e_steps.value, e_activation.value, e_gain.value, e_additive.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([e_steps, e_gain], justify="start", wrap=True),
+            mo.hstack([e_activation, e_additive], justify="start", wrap=True),
+            kit.show(lab.part_e(e_steps.value, e_activation.value, e_gain.value, e_additive.value)),
+        ]
+    )
     return
 
 
@@ -487,14 +537,83 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_batch, a_launch, a_peak, a_seq, b_bias, b_d_in, b_hidden, c_cell, c_device, c_hidden, c_seq, d_device, d_flash, d_launch, d_rival, d_width, e_activation, e_additive, e_gain, e_steps, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, saved, student, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+async def _(
+    a_batch,
+    a_launch,
+    a_peak,
+    a_seq,
+    b_bias,
+    b_d_in,
+    b_hidden,
+    c_cell,
+    c_device,
+    c_hidden,
+    c_seq,
+    d_device,
+    d_flash,
+    d_launch,
+    d_rival,
+    d_width,
+    e_activation,
+    e_additive,
+    e_gain,
+    e_steps,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    pred_e,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+    transfer_e,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_seq=a_seq, a_batch=a_batch, a_peak=a_peak, a_launch=a_launch, transfer_a=transfer_a, pred_b=pred_b, b_hidden=b_hidden, b_d_in=b_d_in, b_bias=b_bias, transfer_b=transfer_b, pred_c=pred_c, c_hidden=c_hidden, c_seq=c_seq, c_cell=c_cell, c_device=c_device, transfer_c=transfer_c, pred_d=pred_d, d_device=d_device, d_width=d_width, d_rival=d_rival, d_flash=d_flash, d_launch=d_launch, transfer_d=transfer_d, pred_e=pred_e, e_steps=e_steps, e_activation=e_activation, e_gain=e_gain, e_additive=e_additive, transfer_e=transfer_e),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_seq=a_seq,
+            a_batch=a_batch,
+            a_peak=a_peak,
+            a_launch=a_launch,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_hidden=b_hidden,
+            b_d_in=b_d_in,
+            b_bias=b_bias,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_hidden=c_hidden,
+            c_seq=c_seq,
+            c_cell=c_cell,
+            c_device=c_device,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_device=d_device,
+            d_width=d_width,
+            d_rival=d_rival,
+            d_flash=d_flash,
+            d_launch=d_launch,
+            transfer_d=transfer_d,
+            pred_e=pred_e,
+            e_steps=e_steps,
+            e_activation=e_activation,
+            e_gain=e_gain,
+            e_additive=e_additive,
+            transfer_e=transfer_e,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'device': d_device.value, 'width': d_width.value, 'rival': d_rival.value},
+        design={"device": d_device.value, "width": d_width.value, "rival": d_rival.value},
     )
     return
 

@@ -36,17 +36,27 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.6",
-            "Attention: the quadratic score matrix",
-            "Count what attention's score matrix costs in MACs and bytes, predict what happens "
-            "when the context doubles, find the context at which it outgrows a device, and see "
-            "what FlashAttention removes and what it keeps; then ask what attention knows about word order.",
-            ["5 parts", "about 25 minutes", "score GEMM", "context growth", "device fit", "FlashAttention", "order"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.6",
+                "Attention: the quadratic score matrix",
+                "Count what attention's score matrix costs in MACs and bytes, predict what happens "
+                "when the context doubles, find the context at which it outgrows a device, and see "
+                "what FlashAttention removes and what it keeps; then ask what attention knows about word order.",
+                [
+                    "5 parts",
+                    "about 25 minutes",
+                    "score GEMM",
+                    "context growth",
+                    "device fit",
+                    "FlashAttention",
+                    "order",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -70,18 +80,23 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · One head's score matrix"),
-        kit.message("Jun Park", "ML engineer, DocuLens",
-                    "Our document model uses self-attention over long inputs. Before we size "
-                    "hardware: what does one head actually compute and store?"),
-        mo.md(
-            "Each query is compared with every key, so the scores form a square matrix with one "
-            "row per query and one column per key. Each entry is a dot product over the head "
-            "dimension, scaled by one over its square root before the softmax; a second product "
-            "then weights the values."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · One head's score matrix"),
+            kit.message(
+                "Jun Park",
+                "ML engineer, DocuLens",
+                "Our document model uses self-attention over long inputs. Before we size "
+                "hardware: what does one head actually compute and store?",
+            ),
+            mo.md(
+                "Each query is compared with every key, so the scores form a square matrix with one "
+                "row per query and one column per key. Each entry is a dot product over the head "
+                "dimension, scaled by one over its square root before the softmax; a second product "
+                "then weights the values."
+            ),
+        ]
+    )
     return
 
 
@@ -119,11 +134,13 @@ def _(lab, saved):
 @app.cell
 def _(a_d_head, a_precision, a_seq, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_seq, a_d_head], justify="start", wrap=True),
-        a_precision,
-        kit.show(lab.part_a(a_seq.value, a_d_head.value, a_precision.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_seq, a_d_head], justify="start", wrap=True),
+            a_precision,
+            kit.show(lab.part_a(a_seq.value, a_d_head.value, a_precision.value)),
+        ]
+    )
     return
 
 
@@ -142,17 +159,22 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · Doubling the context"),
-        kit.message("Alex Moreau", "product manager, DocuLens",
-                    "Customers want to upload documents twice as long. Twice the tokens, twice "
-                    "the memory, right?"),
-        mo.md(
-            "A layer holds one score matrix per head, and naive training keeps every layer's "
-            "scores for the backward pass. The chart marks the chapter's worked points and two "
-            "devices' memory."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · Doubling the context"),
+            kit.message(
+                "Alex Moreau",
+                "product manager, DocuLens",
+                "Customers want to upload documents twice as long. Twice the tokens, twice "
+                "the memory, right?",
+            ),
+            mo.md(
+                "A layer holds one score matrix per head, and naive training keeps every layer's "
+                "scores for the backward pass. The chart marks the chapter's worked points and two "
+                "devices' memory."
+            ),
+        ]
+    )
     return
 
 
@@ -190,11 +212,13 @@ def _(lab, saved):
 @app.cell
 def _(b_heads, b_layers, b_seq, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        b_seq,
-        mo.hstack([b_heads, b_layers], justify="start", wrap=True),
-        kit.show(lab.part_b(b_seq.value, b_heads.value, b_layers.value)),
-    ])
+    mo.vstack(
+        [
+            b_seq,
+            mo.hstack([b_heads, b_layers], justify="start", wrap=True),
+            kit.show(lab.part_b(b_seq.value, b_heads.value, b_layers.value)),
+        ]
+    )
     return
 
 
@@ -213,17 +237,22 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · When the scores outgrow the device"),
-        kit.message("Jun Park", "ML engineer, DocuLens",
-                    "Which context length breaks our accelerator, exactly? Not a formula: a "
-                    "number we can put in the spec."),
-        mo.md(
-            "The search doubles the context until the chosen tensors no longer fit the device, "
-            "then bisects to the exact edge. The same search checks the chapter's Figure 14, "
-            "which does not name its device."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · When the scores outgrow the device"),
+            kit.message(
+                "Jun Park",
+                "ML engineer, DocuLens",
+                "Which context length breaks our accelerator, exactly? Not a formula: a "
+                "number we can put in the spec.",
+            ),
+            mo.md(
+                "The search doubles the context until the chosen tensors no longer fit the device, "
+                "then bisects to the exact edge. The same search checks the chapter's Figure 14, "
+                "which does not name its device."
+            ),
+        ]
+    )
     return
 
 
@@ -261,12 +290,14 @@ def _(lab, saved):
 @app.cell
 def _(c_device, c_shape, c_what, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        c_device,
-        c_shape,
-        c_what,
-        kit.show(lab.part_c(c_device.value, c_shape.value, c_what.value)),
-    ])
+    mo.vstack(
+        [
+            c_device,
+            c_shape,
+            c_what,
+            kit.show(lab.part_c(c_device.value, c_shape.value, c_what.value)),
+        ]
+    )
     return
 
 
@@ -285,17 +316,22 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · What FlashAttention changes"),
-        kit.message("Sam Whitfield", "infrastructure lead, DocuLens",
-                    "A vendor says FlashAttention makes attention linear, so long context is "
-                    "cheap now. Is that right?"),
-        mo.md(
-            "FlashAttention computes the same scores tile by tile in on-chip memory with a "
-            "running softmax, so the full matrix is never written out. The engine times the "
-            "attention core both ways on one device."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · What FlashAttention changes"),
+            kit.message(
+                "Sam Whitfield",
+                "infrastructure lead, DocuLens",
+                "A vendor says FlashAttention makes attention linear, so long context is "
+                "cheap now. Is that right?",
+            ),
+            mo.md(
+                "FlashAttention computes the same scores tile by tile in on-chip memory with a "
+                "running softmax, so the full matrix is never written out. The engine times the "
+                "attention core both ways on one device."
+            ),
+        ]
+    )
     return
 
 
@@ -339,12 +375,14 @@ def _(lab, saved):
 @app.cell
 def _(d_device, d_flash, d_seq, d_shape, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_seq, d_flash], justify="start", wrap=True),
-        d_shape,
-        d_device,
-        kit.show(lab.part_d(d_seq.value, d_shape.value, d_device.value, d_flash.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_seq, d_flash], justify="start", wrap=True),
+            d_shape,
+            d_device,
+            kit.show(lab.part_d(d_seq.value, d_shape.value, d_device.value, d_flash.value)),
+        ]
+    )
     return
 
 
@@ -363,17 +401,22 @@ def _(kit, lab, mo, pred_d, transfer_d, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part E · What attention knows about order"),
-        kit.message("Jun Park", "ML engineer, DocuLens",
-                    "Our contracts are full of clauses whose meaning depends on word order. Does "
-                    "self-attention see the order of the tokens it compares?"),
-        mo.md(
-            "The experiment runs one small self-attention head twice on the same five random token "
-            "vectors: once in their original order and once rotated, then reads the second run's "
-            "outputs back token by token. A switch adds positional encodings to the inputs."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part E · What attention knows about order"),
+            kit.message(
+                "Jun Park",
+                "ML engineer, DocuLens",
+                "Our contracts are full of clauses whose meaning depends on word order. Does "
+                "self-attention see the order of the tokens it compares?",
+            ),
+            mo.md(
+                "The experiment runs one small self-attention head twice on the same five random token "
+                "vectors: once in their original order and once rotated, then reads the second run's "
+                "outputs back token by token. A switch adds positional encodings to the inputs."
+            ),
+        ]
+    )
     return
 
 
@@ -405,10 +448,12 @@ def _(lab, saved):
 @app.cell
 def _(e_positions, e_shift, kit, lab, mo, pred_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
-    mo.vstack([
-        mo.hstack([e_shift, e_positions], justify="start", wrap=True),
-        kit.show(lab.part_e(e_shift.value, e_positions.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([e_shift, e_positions], justify="start", wrap=True),
+            kit.show(lab.part_e(e_shift.value, e_positions.value)),
+        ]
+    )
     return
 
 
@@ -456,14 +501,73 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_d_head, a_precision, a_seq, b_heads, b_layers, b_seq, c_device, c_shape, c_what, d_device, d_flash, d_seq, d_shape, e_positions, e_shift, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, saved, student, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+async def _(
+    a_d_head,
+    a_precision,
+    a_seq,
+    b_heads,
+    b_layers,
+    b_seq,
+    c_device,
+    c_shape,
+    c_what,
+    d_device,
+    d_flash,
+    d_seq,
+    d_shape,
+    e_positions,
+    e_shift,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    pred_e,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+    transfer_e,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_seq=a_seq, a_d_head=a_d_head, a_precision=a_precision, transfer_a=transfer_a, pred_b=pred_b, b_seq=b_seq, b_heads=b_heads, b_layers=b_layers, transfer_b=transfer_b, pred_c=pred_c, c_device=c_device, c_shape=c_shape, c_what=c_what, transfer_c=transfer_c, pred_d=pred_d, d_seq=d_seq, d_shape=d_shape, d_device=d_device, d_flash=d_flash, transfer_d=transfer_d, pred_e=pred_e, e_shift=e_shift, e_positions=e_positions, transfer_e=transfer_e),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_seq=a_seq,
+            a_d_head=a_d_head,
+            a_precision=a_precision,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_seq=b_seq,
+            b_heads=b_heads,
+            b_layers=b_layers,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_device=c_device,
+            c_shape=c_shape,
+            c_what=c_what,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_seq=d_seq,
+            d_shape=d_shape,
+            d_device=d_device,
+            d_flash=d_flash,
+            transfer_d=transfer_d,
+            pred_e=pred_e,
+            e_shift=e_shift,
+            e_positions=e_positions,
+            transfer_e=transfer_e,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'device': d_device.value, 'shape': d_shape.value},
+        design={"device": d_device.value, "shape": d_shape.value},
     )
     return
 

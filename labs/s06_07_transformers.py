@@ -36,18 +36,27 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.7",
-            "Transformers: Prefill, Decode and the KV Cache",
-            "One transformer runs in two regimes, prompt prefill and token-by-token decode: find "
-            "what binds each, what batching buys, when the KV cache outgrows the weights, and what "
-            "heads, masks and a 70B model cost.",
-            ["5 parts", "about 30 minutes", "prefill vs decode", "batching", "KV cache",
-             "grouped-query attention", "heads and masks"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.7",
+                "Transformers: Prefill, Decode and the KV Cache",
+                "One transformer runs in two regimes, prompt prefill and token-by-token decode: find "
+                "what binds each, what batching buys, when the KV cache outgrows the weights, and what "
+                "heads, masks and a 70B model cost.",
+                [
+                    "5 parts",
+                    "about 30 minutes",
+                    "prefill vs decode",
+                    "batching",
+                    "KV cache",
+                    "grouped-query attention",
+                    "heads and masks",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -71,21 +80,26 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · Two regimes, one model"),
-        kit.message("Priya Natarajan", "inference lead, a chat start-up",
-                    "The whole prompt goes through the model in one pass, yet every generated token "
-                    "afterwards costs a good share of that pass on its own. Same weights, same GPU: "
-                    "why is one token so expensive?"),
-        mo.md(
-            "Prefill pushes every prompt token through each weight matrix at once: a matrix-matrix "
-            "product that reuses each weight once per token. Decode feeds one token per step, so "
-            "every projection becomes a matrix-vector product that reads each weight for a single "
-            "use. Place both on the roofline. Conventions: one MAC is two FLOPs, a GB is a billion "
-            "bytes (decimal), peaks are dense FP16, and the roof is drawn at a sustained efficiency "
-            "of one half."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · Two regimes, one model"),
+            kit.message(
+                "Priya Natarajan",
+                "inference lead, a chat start-up",
+                "The whole prompt goes through the model in one pass, yet every generated token "
+                "afterwards costs a good share of that pass on its own. Same weights, same GPU: "
+                "why is one token so expensive?",
+            ),
+            mo.md(
+                "Prefill pushes every prompt token through each weight matrix at once: a matrix-matrix "
+                "product that reuses each weight once per token. Decode feeds one token per step, so "
+                "every projection becomes a matrix-vector product that reads each weight for a single "
+                "use. Place both on the roofline. Conventions: one MAC is two FLOPs, a GB is a billion "
+                "bytes (decimal), peaks are dense FP16, and the roof is drawn at a sustained efficiency "
+                "of one half."
+            ),
+        ]
+    )
     return
 
 
@@ -129,12 +143,14 @@ def _(lab, saved):
 @app.cell
 def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        a_model,
-        mo.hstack([a_device, a_prompt], justify="start", wrap=True),
-        a_launch,
-        kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value, a_launch.value)),
-    ])
+    mo.vstack(
+        [
+            a_model,
+            mo.hstack([a_device, a_prompt], justify="start", wrap=True),
+            a_launch,
+            kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value, a_launch.value)),
+        ]
+    )
     return
 
 
@@ -153,17 +169,22 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · Batching helps the weights, not the caches"),
-        kit.message("Marco Bellini", "capacity planner",
-                    "Our kernels are tuned to the bone, so a single user's decode should already run "
-                    "near peak. If not, we just batch more users until it does. Right?"),
-        mo.md(
-            "A decode step for a batch of users reads the weights once and shares them, but each "
-            "user's attention reads that user's own key/value cache. Watch the bytes per generated "
-            "token as the batch grows, for the chapter's 7B-class model."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · Batching helps the weights, not the caches"),
+            kit.message(
+                "Marco Bellini",
+                "capacity planner",
+                "Our kernels are tuned to the bone, so a single user's decode should already run "
+                "near peak. If not, we just batch more users until it does. Right?",
+            ),
+            mo.md(
+                "A decode step for a batch of users reads the weights once and shares them, but each "
+                "user's attention reads that user's own key/value cache. Watch the bytes per generated "
+                "token as the batch grows, for the chapter's 7B-class model."
+            ),
+        ]
+    )
     return
 
 
@@ -201,10 +222,12 @@ def _(lab, saved):
 @app.cell
 def _(b_batch, b_context, b_device, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_batch, b_context, b_device], justify="start", wrap=True),
-        kit.show(lab.part_b(b_batch.value, b_context.value, b_device.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_batch, b_context, b_device], justify="start", wrap=True),
+            kit.show(lab.part_b(b_batch.value, b_context.value, b_device.value)),
+        ]
+    )
     return
 
 
@@ -223,18 +246,23 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · Three memory regimes of a long context"),
-        kit.message("Alex Torres", "product manager",
-                    "Customers want to paste whole codebases into one prompt. The weights are small "
-                    "next to the GPU's memory, so memory cannot be the problem. What runs out first?"),
-        mo.md(
-            "With GPT-2 XL's shape, three memories compete as one request's context grows: the "
-            "weights stay flat, the KV cache grows linearly, and one layer's materialized attention "
-            "scores grow with the square of the context. Find the crossings, then switch on tiled "
-            "attention."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · Three memory regimes of a long context"),
+            kit.message(
+                "Alex Torres",
+                "product manager",
+                "Customers want to paste whole codebases into one prompt. The weights are small "
+                "next to the GPU's memory, so memory cannot be the problem. What runs out first?",
+            ),
+            mo.md(
+                "With GPT-2 XL's shape, three memories compete as one request's context grows: the "
+                "weights stay flat, the KV cache grows linearly, and one layer's materialized attention "
+                "scores grow with the square of the context. Find the crossings, then switch on tiled "
+                "attention."
+            ),
+        ]
+    )
     return
 
 
@@ -272,11 +300,13 @@ def _(lab, saved):
 @app.cell
 def _(c_context, c_device, c_flash, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_context, c_flash], justify="start", wrap=True),
-        c_device,
-        kit.show(lab.part_c(c_context.value, c_flash.value, c_device.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_context, c_flash], justify="start", wrap=True),
+            c_device,
+            kit.show(lab.part_c(c_context.value, c_flash.value, c_device.value)),
+        ]
+    )
     return
 
 
@@ -295,17 +325,22 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · The pitfall: budgeting the weights alone"),
-        kit.message("Dr. Lena Okafor", "platform engineer",
-                    "Our 7B model's FP16 weights fill well under a fifth of the GPU, so we can serve "
-                    "as many users as we like. I'm signing off on the launch. Any objections?"),
-        mo.md(
-            "Every concurrent user keeps a KV cache for their whole context. Size the serving "
-            "budget for users × context on a device, then try grouped-query attention (GQA), which "
-            "shares each key/value head among several query heads."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · The pitfall: budgeting the weights alone"),
+            kit.message(
+                "Dr. Lena Okafor",
+                "platform engineer",
+                "Our 7B model's FP16 weights fill well under a fifth of the GPU, so we can serve "
+                "as many users as we like. I'm signing off on the launch. Any objections?",
+            ),
+            mo.md(
+                "Every concurrent user keeps a KV cache for their whole context. Size the serving "
+                "budget for users × context on a device, then try grouped-query attention (GQA), which "
+                "shares each key/value head among several query heads."
+            ),
+        ]
+    )
     return
 
 
@@ -349,11 +384,13 @@ def _(lab, saved):
 @app.cell
 def _(d_context, d_device, d_kv_heads, d_users, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_users, d_context], justify="start", wrap=True),
-        mo.hstack([d_kv_heads, d_device], justify="start", wrap=True),
-        kit.show(lab.part_d(d_users.value, d_context.value, d_kv_heads.value, d_device.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_users, d_context], justify="start", wrap=True),
+            mo.hstack([d_kv_heads, d_device], justify="start", wrap=True),
+            kit.show(lab.part_d(d_users.value, d_context.value, d_kv_heads.value, d_device.value)),
+        ]
+    )
     return
 
 
@@ -372,18 +409,23 @@ def _(kit, lab, mo, pred_d, transfer_d, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part E · Heads, masks and bytes per token"),
-        kit.message("Priya Natarajan", "training lead",
-                    "We are choosing the head count for a new model and sizing a 70B deployment. Do more "
-                    "heads cost more compute, how does training see a whole sequence at once, and what "
-                    "does one generated token cost a 70B model?"),
-        mo.md(
-            "The chart compares one 4,096-wide attention layer over 2,048 tokens split into 1 to 64 "
-            "heads. The cards compare one training pass, in which a causal mask lets every position "
-            "predict its next token at once (teacher forcing), with one decode step."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part E · Heads, masks and bytes per token"),
+            kit.message(
+                "Priya Natarajan",
+                "training lead",
+                "We are choosing the head count for a new model and sizing a 70B deployment. Do more "
+                "heads cost more compute, how does training see a whole sequence at once, and what "
+                "does one generated token cost a 70B model?",
+            ),
+            mo.md(
+                "The chart compares one 4,096-wide attention layer over 2,048 tokens split into 1 to 64 "
+                "heads. The cards compare one training pass, in which a causal mask lets every position "
+                "predict its next token at once (teacher forcing), with one decode step."
+            ),
+        ]
+    )
     return
 
 
@@ -415,10 +457,12 @@ def _(lab, saved):
 @app.cell
 def _(e_heads, e_model, kit, lab, mo, pred_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
-    mo.vstack([
-        mo.hstack([e_heads, e_model], justify="start", wrap=True),
-        kit.show(lab.part_e(e_heads.value, e_model.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([e_heads, e_model], justify="start", wrap=True),
+            kit.show(lab.part_e(e_heads.value, e_model.value)),
+        ]
+    )
     return
 
 
@@ -473,14 +517,80 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_device, a_launch, a_model, a_prompt, b_batch, b_context, b_device, c_context, c_device, c_flash, d_context, d_device, d_kv_heads, d_users, e_heads, e_model, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, pred_e, saved, student, transfer_a, transfer_b, transfer_c, transfer_d, transfer_e):
+async def _(
+    a_device,
+    a_launch,
+    a_model,
+    a_prompt,
+    b_batch,
+    b_context,
+    b_device,
+    c_context,
+    c_device,
+    c_flash,
+    d_context,
+    d_device,
+    d_kv_heads,
+    d_users,
+    e_heads,
+    e_model,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    pred_e,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+    transfer_e,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_model=a_model, a_device=a_device, a_prompt=a_prompt, a_launch=a_launch, transfer_a=transfer_a, pred_b=pred_b, b_batch=b_batch, b_context=b_context, b_device=b_device, transfer_b=transfer_b, pred_c=pred_c, c_context=c_context, c_flash=c_flash, c_device=c_device, transfer_c=transfer_c, pred_d=pred_d, d_users=d_users, d_context=d_context, d_kv_heads=d_kv_heads, d_device=d_device, transfer_d=transfer_d, pred_e=pred_e, e_heads=e_heads, e_model=e_model, transfer_e=transfer_e),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_model=a_model,
+            a_device=a_device,
+            a_prompt=a_prompt,
+            a_launch=a_launch,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_batch=b_batch,
+            b_context=b_context,
+            b_device=b_device,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_context=c_context,
+            c_flash=c_flash,
+            c_device=c_device,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_users=d_users,
+            d_context=d_context,
+            d_kv_heads=d_kv_heads,
+            d_device=d_device,
+            transfer_d=transfer_d,
+            pred_e=pred_e,
+            e_heads=e_heads,
+            e_model=e_model,
+            transfer_e=transfer_e,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'users': d_users.value, 'context': d_context.value, 'kv_heads': d_kv_heads.value, 'device': d_device.value},
+        design={
+            "users": d_users.value,
+            "context": d_context.value,
+            "kv_heads": d_kv_heads.value,
+            "device": d_device.value,
+        },
     )
     return
 

@@ -36,17 +36,25 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.8",
-            "Sparse Architectures: DLRM and the Capacity Wall",
-            "A recommender's embedding tables must fit somewhere before any FLOP matters: size them "
-            "against device memory, see why gathers move bytes without arithmetic, and price the ways out.",
-            ["4 parts", "about 20 minutes", "capacity wall", "embedding gathers", "shrink",
-             "move or shard"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.8",
+                "Sparse Architectures: DLRM and the Capacity Wall",
+                "A recommender's embedding tables must fit somewhere before any FLOP matters: size them "
+                "against device memory, see why gathers move bytes without arithmetic, and price the ways out.",
+                [
+                    "4 parts",
+                    "about 20 minutes",
+                    "capacity wall",
+                    "embedding gathers",
+                    "shrink",
+                    "move or shard",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -70,17 +78,22 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · The capacity wall"),
-        kit.message("Jun Park", "recommendations team lead",
-                    "Our store has a hundred million items. One embedding row per item, and we have "
-                    "an A100 with plenty of memory. Can we add the user table next to it?"),
-        mo.md(
-            "An embedding table stores one learned row per ID, and the whole table must be resident "
-            "wherever lookups run: its size is rows × width × bytes per value. Compare it with the "
-            "device's memory. GB are decimal (a billion bytes)."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · The capacity wall"),
+            kit.message(
+                "Jun Park",
+                "recommendations team lead",
+                "Our store has a hundred million items. One embedding row per item, and we have "
+                "an A100 with plenty of memory. Can we add the user table next to it?",
+            ),
+            mo.md(
+                "An embedding table stores one learned row per ID, and the whole table must be resident "
+                "wherever lookups run: its size is rows × width × bytes per value. Compare it with the "
+                "device's memory. GB are decimal (a billion bytes)."
+            ),
+        ]
+    )
     return
 
 
@@ -130,12 +143,18 @@ def _(lab, saved):
 @app.cell
 def _(a_device, a_dim, a_precision, a_rows, a_tables, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_rows, a_tables], justify="start", wrap=True),
-        mo.hstack([a_dim, a_precision], justify="start", wrap=True),
-        a_device,
-        kit.show(lab.part_a(a_rows.value, a_tables.value, a_dim.value, a_precision.value, a_device.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_rows, a_tables], justify="start", wrap=True),
+            mo.hstack([a_dim, a_precision], justify="start", wrap=True),
+            a_device,
+            kit.show(
+                lab.part_a(
+                    a_rows.value, a_tables.value, a_dim.value, a_precision.value, a_device.value
+                )
+            ),
+        ]
+    )
     return
 
 
@@ -154,17 +173,22 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · Gathers move bytes, not FLOPs"),
-        kit.message("Sam Rivera", "serving engineer",
-                    "Profiling says the GPU sits mostly idle on our recommender. Fine: we'll batch "
-                    "a thousand requests together, like we do for the ranking MLPs. That should fix it."),
-        mo.md(
-            "The DLRM lighthouse runs a bottom MLP on dense features, gathers one row per ID from "
-            "each of its embedding tables, takes pairwise dot products, then runs a top MLP. The "
-            "engine counts each stage's bytes and FLOPs. Watch the bytes per request as the batch grows."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · Gathers move bytes, not FLOPs"),
+            kit.message(
+                "Sam Rivera",
+                "serving engineer",
+                "Profiling says the GPU sits mostly idle on our recommender. Fine: we'll batch "
+                "a thousand requests together, like we do for the ranking MLPs. That should fix it.",
+            ),
+            mo.md(
+                "The DLRM lighthouse runs a bottom MLP on dense features, gathers one row per ID from "
+                "each of its embedding tables, takes pairwise dot products, then runs a top MLP. The "
+                "engine counts each stage's bytes and FLOPs. Watch the bytes per request as the batch grows."
+            ),
+        ]
+    )
     return
 
 
@@ -202,11 +226,13 @@ def _(lab, saved):
 @app.cell
 def _(b_batch, b_device, b_lookups, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_batch, b_lookups], justify="start", wrap=True),
-        b_device,
-        kit.show(lab.part_b(b_batch.value, b_lookups.value, b_device.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_batch, b_lookups], justify="start", wrap=True),
+            b_device,
+            kit.show(lab.part_b(b_batch.value, b_lookups.value, b_device.value)),
+        ]
+    )
     return
 
 
@@ -225,17 +251,22 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · Shrink the tables"),
-        kit.message("Jun Park", "recommendations team lead",
-                    "We need both tables: a hundred million items and a billion users. Someone "
-                    "suggested INT8. Is quantization enough to land on one GPU?"),
-        mo.md(
-            "Shrinking trades information for bytes: a lower precision rounds every value, and "
-            "hashing maps several IDs to one shared row, which blurs the rarely seen long tail. "
-            "Find what it takes to fit."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · Shrink the tables"),
+            kit.message(
+                "Jun Park",
+                "recommendations team lead",
+                "We need both tables: a hundred million items and a billion users. Someone "
+                "suggested INT8. Is quantization enough to land on one GPU?",
+            ),
+            mo.md(
+                "Shrinking trades information for bytes: a lower precision rounds every value, and "
+                "hashing maps several IDs to one shared row, which blurs the rarely seen long tail. "
+                "Find what it takes to fit."
+            ),
+        ]
+    )
     return
 
 
@@ -273,11 +304,13 @@ def _(lab, saved):
 @app.cell
 def _(c_device, c_keep, c_precision, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_precision, c_keep], justify="start", wrap=True),
-        c_device,
-        kit.show(lab.part_c(c_precision.value, c_keep.value, c_device.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_precision, c_keep], justify="start", wrap=True),
+            c_device,
+            kit.show(lab.part_c(c_precision.value, c_keep.value, c_device.value)),
+        ]
+    )
     return
 
 
@@ -296,17 +329,22 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · Move or shard"),
-        kit.message("Dr. Maya Rodriguez", "CTO",
-                    "We will not give up accuracy. Keep the tables in full precision and tell me "
-                    "what it costs: more GPUs, or host memory?"),
-        mo.md(
-            "Two ways keep every row. **Move** the tables to host DRAM and pull the gathered rows "
-            "over PCIe, or **shard** them across GPUs so each holds a slice, and exchange the "
-            "pooled vectors all-to-all over NVLink. Both change which bandwidth the data term pays."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · Move or shard"),
+            kit.message(
+                "Dr. Maya Rodriguez",
+                "CTO",
+                "We will not give up accuracy. Keep the tables in full precision and tell me "
+                "what it costs: more GPUs, or host memory?",
+            ),
+            mo.md(
+                "Two ways keep every row. **Move** the tables to host DRAM and pull the gathered rows "
+                "over PCIe, or **shard** them across GPUs so each holds a slice, and exchange the "
+                "pooled vectors all-to-all over NVLink. Both change which bandwidth the data term pays."
+            ),
+        ]
+    )
     return
 
 
@@ -350,11 +388,13 @@ def _(lab, saved):
 @app.cell
 def _(d_batch, d_devices, d_lookups, d_usable, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_devices, d_usable], justify="start", wrap=True),
-        mo.hstack([d_batch, d_lookups], justify="start", wrap=True),
-        kit.show(lab.part_d(d_devices.value, d_usable.value, d_batch.value, d_lookups.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_devices, d_usable], justify="start", wrap=True),
+            mo.hstack([d_batch, d_lookups], justify="start", wrap=True),
+            kit.show(lab.part_d(d_devices.value, d_usable.value, d_batch.value, d_lookups.value)),
+        ]
+    )
     return
 
 
@@ -405,14 +445,74 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_device, a_dim, a_precision, a_rows, a_tables, b_batch, b_device, b_lookups, c_device, c_keep, c_precision, d_batch, d_devices, d_lookups, d_usable, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+async def _(
+    a_device,
+    a_dim,
+    a_precision,
+    a_rows,
+    a_tables,
+    b_batch,
+    b_device,
+    b_lookups,
+    c_device,
+    c_keep,
+    c_precision,
+    d_batch,
+    d_devices,
+    d_lookups,
+    d_usable,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_rows=a_rows, a_tables=a_tables, a_dim=a_dim, a_precision=a_precision, a_device=a_device, transfer_a=transfer_a, pred_b=pred_b, b_batch=b_batch, b_lookups=b_lookups, b_device=b_device, transfer_b=transfer_b, pred_c=pred_c, c_precision=c_precision, c_keep=c_keep, c_device=c_device, transfer_c=transfer_c, pred_d=pred_d, d_devices=d_devices, d_usable=d_usable, d_batch=d_batch, d_lookups=d_lookups, transfer_d=transfer_d),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_rows=a_rows,
+            a_tables=a_tables,
+            a_dim=a_dim,
+            a_precision=a_precision,
+            a_device=a_device,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_batch=b_batch,
+            b_lookups=b_lookups,
+            b_device=b_device,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_precision=c_precision,
+            c_keep=c_keep,
+            c_device=c_device,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_devices=d_devices,
+            d_usable=d_usable,
+            d_batch=d_batch,
+            d_lookups=d_lookups,
+            transfer_d=transfer_d,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'gpus': d_devices.value, 'usable_percent': d_usable.value, 'batch': d_batch.value, 'lookups': d_lookups.value},
+        design={
+            "gpus": d_devices.value,
+            "usable_percent": d_usable.value,
+            "batch": d_batch.value,
+            "lookups": d_lookups.value,
+        },
     )
     return
 

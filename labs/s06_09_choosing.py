@@ -36,17 +36,26 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.9",
-            "Comparing and Choosing Architectures",
-            "Put five workloads on one scale (intensity, bytes, energy), then let the budgets of a real "
-            "device pick the architecture.",
-            ["4 parts + synthesis", "about 25 minutes", "intensity", "workload memory", "energy and reuse",
-             "the camera trap", "three-phase selection"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.9",
+                "Comparing and Choosing Architectures",
+                "Put five workloads on one scale (intensity, bytes, energy), then let the budgets of a real "
+                "device pick the architecture.",
+                [
+                    "4 parts + synthesis",
+                    "about 25 minutes",
+                    "intensity",
+                    "workload memory",
+                    "energy and reuse",
+                    "the camera trap",
+                    "three-phase selection",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -70,14 +79,21 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · One scale for five workloads"),
-        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
-                    "Same accelerator, three requests: a camera frame, a chatbot token, a recommendation. "
-                    "Why does one keep the chip busy and the others leave it waiting?"),
-        mo.md("Arithmetic intensity (FLOPs per byte) puts every family on one axis. The chapter's Table 8 "
-              "uses a quick proxy, FLOPs per byte of FP32 weights; the engine counts all traffic."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · One scale for five workloads"),
+            kit.message(
+                "Dr. Maya Rodriguez",
+                "CTO, WildlifeVision",
+                "Same accelerator, three requests: a camera frame, a chatbot token, a recommendation. "
+                "Why does one keep the chip busy and the others leave it waiting?",
+            ),
+            mo.md(
+                "Arithmetic intensity (FLOPs per byte) puts every family on one axis. The chapter's Table 8 "
+                "uses a quick proxy, FLOPs per byte of FP32 weights; the engine counts all traffic."
+            ),
+        ]
+    )
     return
 
 
@@ -115,11 +131,13 @@ def _(lab, saved):
 @app.cell
 def _(a_batch, a_device, a_fused, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_batch, a_fused], justify="start", wrap=True),
-        a_device,
-        kit.show(lab.part_a(a_batch.value, a_device.value, a_fused.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_batch, a_fused], justify="start", wrap=True),
+            a_device,
+            kit.show(lab.part_a(a_batch.value, a_device.value, a_fused.value)),
+        ]
+    )
     return
 
 
@@ -138,14 +156,21 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · What each workload must hold"),
-        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
-                    "Research wants to fine-tune every lighthouse model on our single 80 GB card. "
-                    "Which ones will even fit?"),
-        mo.md("Serving stores weights in a narrow format; training carries a gradient and two optimizer "
-              "moments per FP32 weight. Switch between the columns of the chapter's Table 10."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · What each workload must hold"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "Research wants to fine-tune every lighthouse model on our single 80 GB card. "
+                "Which ones will even fit?",
+            ),
+            mo.md(
+                "Serving stores weights in a narrow format; training carries a gradient and two optimizer "
+                "moments per FP32 weight. Switch between the columns of the chapter's Table 10."
+            ),
+        ]
+    )
     return
 
 
@@ -183,10 +208,12 @@ def _(lab, saved):
 @app.cell
 def _(b_context, b_requests, b_state, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_state, mo.vstack([b_requests, b_context])], justify="start", wrap=True),
-        kit.show(lab.part_b(b_state.value, b_requests.value, b_context.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_state, mo.vstack([b_requests, b_context])], justify="start", wrap=True),
+            kit.show(lab.part_b(b_state.value, b_requests.value, b_context.value)),
+        ]
+    )
     return
 
 
@@ -205,14 +232,21 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · Energy follows reuse"),
-        kit.message("Alex Torres", "product manager, WildlifeVision",
-                    "The battery team says our chatbot burns far more energy per operation than the image "
-                    "model on the very same chip. Same arithmetic units: how can that be?"),
-        mo.md("Fetching a value from DRAM costs far more energy than the multiply-accumulate that uses "
-              "it. What matters is how many operations share each fetch."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · Energy follows reuse"),
+            kit.message(
+                "Alex Torres",
+                "product manager, WildlifeVision",
+                "The battery team says our chatbot burns far more energy per operation than the image "
+                "model on the very same chip. Same arithmetic units: how can that be?",
+            ),
+            mo.md(
+                "Fetching a value from DRAM costs far more energy than the multiply-accumulate that uses "
+                "it. What matters is how many operations share each fetch."
+            ),
+        ]
+    )
     return
 
 
@@ -250,10 +284,12 @@ def _(lab, saved):
 @app.cell
 def _(c_batch, c_precision, c_stage, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_batch, c_precision, c_stage], justify="start", wrap=True),
-        kit.show(lab.part_c(c_batch.value, c_precision.value, c_stage.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_batch, c_precision, c_stage], justify="start", wrap=True),
+            kit.show(lab.part_c(c_batch.value, c_precision.value, c_stage.value)),
+        ]
+    )
     return
 
 
@@ -272,15 +308,22 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · The camera trap, end to end"),
-        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
-                    "Offline camera traps, solar power, 50 species, under half a second per photo. The board "
-                    "is a Cortex-A53 with 512 MB. ResNet-50 is our best model: why not ship it?"),
-        mo.md("The chapter's worked example sizes candidates on a planning device, the registry's camera "
-              "SoC: a sustained INT8 rate, an active power draw, and a slice of its RAM set aside for "
-              "weights. Compare the chapter's napkin estimate with the engine's."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · The camera trap, end to end"),
+            kit.message(
+                "Dr. Sarah Kimani",
+                "ML architect, WildlifeVision",
+                "Offline camera traps, solar power, 50 species, under half a second per photo. The board "
+                "is a Cortex-A53 with 512 MB. ResNet-50 is our best model: why not ship it?",
+            ),
+            mo.md(
+                "The chapter's worked example sizes candidates on a planning device, the registry's camera "
+                "SoC: a sustained INT8 rate, an active power draw, and a slice of its RAM set aside for "
+                "weights. Compare the chapter's napkin estimate with the engine's."
+            ),
+        ]
+    )
     return
 
 
@@ -318,10 +361,12 @@ def _(lab, saved):
 @app.cell
 def _(d_model, d_per_day, d_precision, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_model, mo.vstack([d_precision, d_per_day])], justify="start", wrap=True),
-        kit.show(lab.part_d(d_model.value, d_precision.value, d_per_day.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_model, mo.vstack([d_precision, d_per_day])], justify="start", wrap=True),
+            kit.show(lab.part_d(d_model.value, d_precision.value, d_per_day.value)),
+        ]
+    )
     return
 
 
@@ -382,10 +427,12 @@ def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_ut
         not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
         kit.locked_note("the synthesis (answer all four predictions)"),
     )
-    mo.vstack([
-        mo.hstack([s_data, mo.vstack([s_fps, s_util, s_power])], justify="start", wrap=True),
-        kit.show(lab.synthesis(s_data.value, s_fps.value, s_util.value, s_power.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([s_data, mo.vstack([s_fps, s_util, s_power])], justify="start", wrap=True),
+            kit.show(lab.synthesis(s_data.value, s_fps.value, s_util.value, s_power.value)),
+        ]
+    )
     return
 
 
@@ -421,14 +468,76 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_batch, a_device, a_fused, b_context, b_requests, b_state, c_batch, c_precision, c_stage, d_model, d_per_day, d_precision, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+async def _(
+    a_batch,
+    a_device,
+    a_fused,
+    b_context,
+    b_requests,
+    b_state,
+    c_batch,
+    c_precision,
+    c_stage,
+    d_model,
+    d_per_day,
+    d_precision,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    s_data,
+    s_fps,
+    s_power,
+    s_util,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_batch=a_batch, a_device=a_device, a_fused=a_fused, transfer_a=transfer_a, pred_b=pred_b, b_state=b_state, b_requests=b_requests, b_context=b_context, transfer_b=transfer_b, pred_c=pred_c, c_batch=c_batch, c_precision=c_precision, c_stage=c_stage, transfer_c=transfer_c, pred_d=pred_d, d_model=d_model, d_precision=d_precision, d_per_day=d_per_day, transfer_d=transfer_d, s_data=s_data, s_fps=s_fps, s_util=s_util, s_power=s_power),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_batch=a_batch,
+            a_device=a_device,
+            a_fused=a_fused,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_state=b_state,
+            b_requests=b_requests,
+            b_context=b_context,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_batch=c_batch,
+            c_precision=c_precision,
+            c_stage=c_stage,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_model=d_model,
+            d_precision=d_precision,
+            d_per_day=d_per_day,
+            transfer_d=transfer_d,
+            s_data=s_data,
+            s_fps=s_fps,
+            s_util=s_util,
+            s_power=s_power,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'data': s_data.value, 'rate_per_s': s_fps.value, 'utilization': s_util.value, 'power_w': s_power.value},
+        design={
+            "data": s_data.value,
+            "rate_per_s": s_fps.value,
+            "utilization": s_util.value,
+            "power_w": s_power.value,
+        },
         synthesis=lab.synthesis,
         synthesis_args=(s_data.value, s_fps.value, s_util.value, s_power.value),
     )

@@ -36,17 +36,27 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Section 6.10",
-            "Fallacies and Pitfalls",
-            "Six beliefs that sink architecture decisions: state yours, run the experiment, and let the "
-            "engine's numbers argue back.",
-            ["4 parts", "about 20 minutes", "bigger is better?", "accuracy alone", "one bottleneck?",
-             "hybrids", "train vs deploy", "KV cache growth"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Section 6.10",
+                "Fallacies and Pitfalls",
+                "Six beliefs that sink architecture decisions: state yours, run the experiment, and let the "
+                "engine's numbers argue back.",
+                [
+                    "4 parts",
+                    "about 20 minutes",
+                    "bigger is better?",
+                    "accuracy alone",
+                    "one bottleneck?",
+                    "hybrids",
+                    "train vs deploy",
+                    "KV cache growth",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -70,14 +80,21 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · Fallacy: more complex architectures always perform better"),
-        kit.message("Jordan Lee", "ML engineer, WildlifeVision",
-                    "Transformers won everywhere else, so let's replace our ResNet-50 with a ViT. "
-                    "It can only get better, right?"),
-        mo.md("The engine prices an architecture: parameters, FLOPs, bytes, seconds. It cannot price "
-              "accuracy, which depends on data and training. Keep those two questions apart."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · Fallacy: more complex architectures always perform better"),
+            kit.message(
+                "Jordan Lee",
+                "ML engineer, WildlifeVision",
+                "Transformers won everywhere else, so let's replace our ResNet-50 with a ViT. "
+                "It can only get better, right?",
+            ),
+            mo.md(
+                "The engine prices an architecture: parameters, FLOPs, bytes, seconds. It cannot price "
+                "accuracy, which depends on data and training. Keep those two questions apart."
+            ),
+        ]
+    )
     return
 
 
@@ -109,10 +126,12 @@ def _(lab, saved):
 @app.cell
 def _(a_batch, a_device, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_device, a_batch], justify="start", wrap=True),
-        kit.show(lab.part_a(a_device.value, a_batch.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_device, a_batch], justify="start", wrap=True),
+            kit.show(lab.part_a(a_device.value, a_batch.value)),
+        ]
+    )
     return
 
 
@@ -131,14 +150,21 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · Pitfall: choosing on accuracy alone"),
-        kit.message("Alex Torres", "product manager, WildlifeVision",
-                    "The paper's model tops the leaderboard at 512 tokens. Our recordings need 2,048. "
-                    "Ship it: the accuracy table says it's the best."),
-        mo.md("Accuracy tables hide two costs: a recurrent model's chain of dependent steps, and a "
-              "transformer's score matrix that grows with the square of the sequence."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · Pitfall: choosing on accuracy alone"),
+            kit.message(
+                "Alex Torres",
+                "product manager, WildlifeVision",
+                "The paper's model tops the leaderboard at 512 tokens. Our recordings need 2,048. "
+                "Ship it: the accuracy table says it's the best.",
+            ),
+            mo.md(
+                "Accuracy tables hide two costs: a recurrent model's chain of dependent steps, and a "
+                "transformer's score matrix that grows with the square of the sequence."
+            ),
+        ]
+    )
     return
 
 
@@ -170,10 +196,12 @@ def _(lab, saved):
 @app.cell
 def _(b_device, b_seq, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_seq, b_device], justify="start", wrap=True),
-        kit.show(lab.part_b(b_seq.value, b_device.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_seq, b_device], justify="start", wrap=True),
+            kit.show(lab.part_b(b_seq.value, b_device.value)),
+        ]
+    )
     return
 
 
@@ -192,14 +220,21 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · Fallacy: one bottleneck per architecture · Pitfall: hybrids add up"),
-        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
-                    "We benchmarked the transformer during training: compute-bound. So serving is "
-                    "compute-bound too. And adding attention to the CNN only adds its accuracy, right?"),
-        mo.md("Compare where the time goes for one model in two phases, and for a CNN before and after "
-              "attention is bolted onto its feature map."),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · Fallacy: one bottleneck per architecture · Pitfall: hybrids add up"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "We benchmarked the transformer during training: compute-bound. So serving is "
+                "compute-bound too. And adding attention to the CNN only adds its accuracy, right?",
+            ),
+            mo.md(
+                "Compare where the time goes for one model in two phases, and for a CNN before and after "
+                "attention is bolted onto its feature map."
+            ),
+        ]
+    )
     return
 
 
@@ -249,11 +284,15 @@ def _(lab, saved):
 @app.cell
 def _(c_batch, c_device, c_flash, c_res, c_seq, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_seq, c_res, c_batch], justify="start", wrap=True),
-        mo.hstack([c_device, c_flash], justify="start", wrap=True),
-        kit.show(lab.part_c(c_seq.value, c_res.value, c_batch.value, c_device.value, c_flash.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_seq, c_res, c_batch], justify="start", wrap=True),
+            mo.hstack([c_device, c_flash], justify="start", wrap=True),
+            kit.show(
+                lab.part_c(c_seq.value, c_res.value, c_batch.value, c_device.value, c_flash.value)
+            ),
+        ]
+    )
     return
 
 
@@ -272,14 +311,23 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · Fallacy: training wins transfer · Pitfall: ignoring KV-cache growth"),
-        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
-                    "Our ranger-assistant chatbot ran beautifully on the training cluster. Put it on the "
-                    "Jetson in each ranger station and let every ranger use it."),
-        mo.md("Serving memory is weights plus a KV cache per conversation plus live activations plus "
-              "whatever the OS and runtime hold. Only the first term was visible on the cluster."),
-    ])
+    mo.vstack(
+        [
+            mo.md(
+                "## Part D · Fallacy: training wins transfer · Pitfall: ignoring KV-cache growth"
+            ),
+            kit.message(
+                "Dr. Maya Rodriguez",
+                "CTO, WildlifeVision",
+                "Our ranger-assistant chatbot ran beautifully on the training cluster. Put it on the "
+                "Jetson in each ranger station and let every ranger use it.",
+            ),
+            mo.md(
+                "Serving memory is weights plus a KV cache per conversation plus live activations plus "
+                "whatever the OS and runtime hold. Only the first term was visible on the cluster."
+            ),
+        ]
+    )
     return
 
 
@@ -329,11 +377,21 @@ def _(lab, saved):
 @app.cell
 def _(d_context, d_device, d_precision, d_reserve, d_users, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_users, d_context, d_reserve], justify="start", wrap=True),
-        mo.hstack([d_precision, d_device], justify="start", wrap=True),
-        kit.show(lab.part_d(d_precision.value, d_users.value, d_context.value, d_device.value, d_reserve.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_users, d_context, d_reserve], justify="start", wrap=True),
+            mo.hstack([d_precision, d_device], justify="start", wrap=True),
+            kit.show(
+                lab.part_d(
+                    d_precision.value,
+                    d_users.value,
+                    d_context.value,
+                    d_device.value,
+                    d_reserve.value,
+                )
+            ),
+        ]
+    )
     return
 
 
@@ -382,14 +440,67 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_batch, a_device, b_device, b_seq, c_batch, c_device, c_flash, c_res, c_seq, d_context, d_device, d_precision, d_reserve, d_users, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+async def _(
+    a_batch,
+    a_device,
+    b_device,
+    b_seq,
+    c_batch,
+    c_device,
+    c_flash,
+    c_res,
+    c_seq,
+    d_context,
+    d_device,
+    d_precision,
+    d_reserve,
+    d_users,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_device=a_device, a_batch=a_batch, transfer_a=transfer_a, pred_b=pred_b, b_seq=b_seq, b_device=b_device, transfer_b=transfer_b, pred_c=pred_c, c_seq=c_seq, c_res=c_res, c_batch=c_batch, c_device=c_device, c_flash=c_flash, transfer_c=transfer_c, pred_d=pred_d, d_precision=d_precision, d_users=d_users, d_context=d_context, d_device=d_device, d_reserve=d_reserve, transfer_d=transfer_d),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_device=a_device,
+            a_batch=a_batch,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_seq=b_seq,
+            b_device=b_device,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_seq=c_seq,
+            c_res=c_res,
+            c_batch=c_batch,
+            c_device=c_device,
+            c_flash=c_flash,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_precision=d_precision,
+            d_users=d_users,
+            d_context=d_context,
+            d_device=d_device,
+            d_reserve=d_reserve,
+            transfer_d=transfer_d,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'device': d_device.value, 'precision': d_precision.value, 'users': d_users.value},
+        design={"device": d_device.value, "precision": d_precision.value, "users": d_users.value},
     )
     return
 

@@ -8,7 +8,9 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="medium", app_title="6.P Computational Primitives: lowering, arrays, memory, movement")
+app = marimo.App(
+    width="medium", app_title="6.P Computational Primitives: lowering, arrays, memory, movement"
+)
 
 
 @app.cell
@@ -36,18 +38,26 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Computational Primitives (longer edition)",
-            "Computational Primitives",
-            "Every architecture lowers to a few primitives: matrix multiply, sliding windows, "
-            "memory accesses and data movement. Price each one: the buffer im2col costs, the cycles "
-            "a systolic array idles, the energy of a fetch and the depth of a reduction.",
-            ["4 parts", "about 25 minutes", "im2col vs implicit GEMM", "systolic arrays",
-             "access energy", "broadcast, gather, reduce"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Computational Primitives (longer edition)",
+                "Computational Primitives",
+                "Every architecture lowers to a few primitives: matrix multiply, sliding windows, "
+                "memory accesses and data movement. Price each one: the buffer im2col costs, the cycles "
+                "a systolic array idles, the energy of a fetch and the depth of a reduction.",
+                [
+                    "4 parts",
+                    "about 25 minutes",
+                    "im2col vs implicit GEMM",
+                    "systolic arrays",
+                    "access energy",
+                    "broadcast, gather, reduce",
+                ],
+            ),
+        ]
+    )
     return
 
 
@@ -71,18 +81,23 @@ def _(kit, lab, ledger):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · im2col vs implicit GEMM"),
-        kit.message("Ken Watanabe", "mobile runtime engineer",
-                    "Our convolution kernels call the GEMM library through im2col. Is that free, or does the "
-                    "lowering cost us memory we do not have on the phone?"),
-        mo.md(
-            "Matrix multiply is the primitive hardware is built for, so a convolution is usually lowered "
-            "to one. im2col unfolds every sliding-window position into a row of a patch matrix, then "
-            "runs one GEMM against the stacked filters. Implicit GEMM computes the same product but "
-            "assembles each patch tile on chip, so the patch matrix never exists in memory."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · im2col vs implicit GEMM"),
+            kit.message(
+                "Ken Watanabe",
+                "mobile runtime engineer",
+                "Our convolution kernels call the GEMM library through im2col. Is that free, or does the "
+                "lowering cost us memory we do not have on the phone?",
+            ),
+            mo.md(
+                "Matrix multiply is the primitive hardware is built for, so a convolution is usually lowered "
+                "to one. im2col unfolds every sliding-window position into a row of a patch matrix, then "
+                "runs one GEMM against the stacked filters. Implicit GEMM computes the same product but "
+                "assembles each patch tile on chip, so the patch matrix never exists in memory."
+            ),
+        ]
+    )
     return
 
 
@@ -126,11 +141,13 @@ def _(lab, saved):
 @app.cell
 def _(a_channels, a_kernel, a_size, a_stride, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_kernel, a_size], justify="start", wrap=True),
-        mo.hstack([a_stride, a_channels], justify="start", wrap=True),
-        kit.show(lab.part_a(a_kernel.value, a_size.value, a_stride.value, a_channels.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_kernel, a_size], justify="start", wrap=True),
+            mo.hstack([a_stride, a_channels], justify="start", wrap=True),
+            kit.show(lab.part_a(a_kernel.value, a_size.value, a_stride.value, a_channels.value)),
+        ]
+    )
     return
 
 
@@ -149,18 +166,23 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · The systolic array"),
-        kit.message("Dr. Ana Lima", "accelerator architect",
-                    "A TPU-style array does tens of thousands of multiply-accumulates per cycle. Why would it run "
-                    "a chatbot's single token so far below that?"),
-        mo.md(
-            "A systolic array is a grid of MAC cells that pass operands to their neighbours every cycle, "
-            "so each value fetched from memory is reused across a whole row or column of cells. In the "
-            "weight-stationary design modelled here, a tile of weights is loaded into the grid and input "
-            "rows stream through it; partial sums take a few cycles to cross the grid and leave it."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · The systolic array"),
+            kit.message(
+                "Dr. Ana Lima",
+                "accelerator architect",
+                "A TPU-style array does tens of thousands of multiply-accumulates per cycle. Why would it run "
+                "a chatbot's single token so far below that?",
+            ),
+            mo.md(
+                "A systolic array is a grid of MAC cells that pass operands to their neighbours every cycle, "
+                "so each value fetched from memory is reused across a whole row or column of cells. In the "
+                "weight-stationary design modelled here, a tile of weights is loaded into the grid and input "
+                "rows stream through it; partial sums take a few cycles to cross the grid and leave it."
+            ),
+        ]
+    )
     return
 
 
@@ -204,11 +226,13 @@ def _(lab, saved):
 @app.cell
 def _(b_array, b_double, b_rows, b_width, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_array, b_rows, b_width], justify="start", wrap=True),
-        b_double,
-        kit.show(lab.part_b(b_array.value, b_rows.value, b_width.value, b_double.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_array, b_rows, b_width], justify="start", wrap=True),
+            b_double,
+            kit.show(lab.part_b(b_array.value, b_rows.value, b_width.value, b_double.value)),
+        ]
+    )
     return
 
 
@@ -227,16 +251,21 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · What a memory access costs"),
-        kit.message("Sam Okoro", "firmware engineer",
-                    "We counted MACs to size the battery. Someone said the memory reads matter more. Do they?"),
-        mo.md(
-            "Horowitz's 45 nm energy table prices an access by where the data lives, from a small SRAM "
-            "next to the arithmetic to off-chip DRAM. Memory is read in whole 64-byte lines, whatever "
-            "the program asked for; compare how programs with different access patterns use them."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · What a memory access costs"),
+            kit.message(
+                "Sam Okoro",
+                "firmware engineer",
+                "We counted MACs to size the battery. Someone said the memory reads matter more. Do they?",
+            ),
+            mo.md(
+                "Horowitz's 45 nm energy table prices an access by where the data lives, from a small SRAM "
+                "next to the arithmetic to off-chip DRAM. Memory is read in whole 64-byte lines, whatever "
+                "the program asked for; compare how programs with different access patterns use them."
+            ),
+        ]
+    )
     return
 
 
@@ -274,11 +303,13 @@ def _(lab, saved):
 @app.cell
 def _(c_level, c_pattern, c_precision, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        c_pattern,
-        mo.hstack([c_level, c_precision], justify="start", wrap=True),
-        kit.show(lab.part_c(c_pattern.value, c_level.value, c_precision.value)),
-    ])
+    mo.vstack(
+        [
+            c_pattern,
+            mo.hstack([c_level, c_precision], justify="start", wrap=True),
+            kit.show(lab.part_c(c_pattern.value, c_level.value, c_precision.value)),
+        ]
+    )
     return
 
 
@@ -297,17 +328,22 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · Broadcast, gather, reduce"),
-        kit.message("Yara Haddad", "distributed-training engineer",
-                    "Attention is just matrix multiplies, so what is all this talk about data movement?"),
-        mo.md(
-            "Four patterns carry data between processing elements: broadcast (one value to many), "
-            "scatter (different values to different places), gather (many values to one place) and "
-            "reduction (many values combined into one). One attention head broadcasts its queries, "
-            "gathers every key and value for each of them and reduces each score row in the softmax."
-        ),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · Broadcast, gather, reduce"),
+            kit.message(
+                "Yara Haddad",
+                "distributed-training engineer",
+                "Attention is just matrix multiplies, so what is all this talk about data movement?",
+            ),
+            mo.md(
+                "Four patterns carry data between processing elements: broadcast (one value to many), "
+                "scatter (different values to different places), gather (many values to one place) and "
+                "reduction (many values combined into one). One attention head broadcasts its queries, "
+                "gathers every key and value for each of them and reduces each score row in the softmax."
+            ),
+        ]
+    )
     return
 
 
@@ -345,10 +381,12 @@ def _(lab, saved):
 @app.cell
 def _(d_batch, d_head, d_seq, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_seq, d_batch, d_head], justify="start", wrap=True),
-        kit.show(lab.part_d(d_seq.value, d_batch.value, d_head.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_seq, d_batch, d_head], justify="start", wrap=True),
+            kit.show(lab.part_d(d_seq.value, d_batch.value, d_head.value)),
+        ]
+    )
     return
 
 
@@ -367,8 +405,10 @@ def _(kit, lab, mo, pred_d, transfer_d, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
-            kit.locked_note("the takeaways (answer every prediction first)"))
+    mo.stop(
+        kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
+        kit.locked_note("the takeaways (answer every prediction first)"),
+    )
     mo.md("""
     ## Takeaways
 
@@ -397,14 +437,72 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_channels, a_kernel, a_size, a_stride, b_array, b_double, b_rows, b_width, c_level, c_pattern, c_precision, d_batch, d_head, d_seq, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student, transfer_a, transfer_b, transfer_c, transfer_d):
+async def _(
+    a_channels,
+    a_kernel,
+    a_size,
+    a_stride,
+    b_array,
+    b_double,
+    b_rows,
+    b_width,
+    c_level,
+    c_pattern,
+    c_precision,
+    d_batch,
+    d_head,
+    d_seq,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    saved,
+    student,
+    transfer_a,
+    transfer_b,
+    transfer_c,
+    transfer_d,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_kernel=a_kernel, a_size=a_size, a_stride=a_stride, a_channels=a_channels, transfer_a=transfer_a, pred_b=pred_b, b_array=b_array, b_rows=b_rows, b_width=b_width, b_double=b_double, transfer_b=transfer_b, pred_c=pred_c, c_pattern=c_pattern, c_level=c_level, c_precision=c_precision, transfer_c=transfer_c, pred_d=pred_d, d_seq=d_seq, d_batch=d_batch, d_head=d_head, transfer_d=transfer_d),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_kernel=a_kernel,
+            a_size=a_size,
+            a_stride=a_stride,
+            a_channels=a_channels,
+            transfer_a=transfer_a,
+            pred_b=pred_b,
+            b_array=b_array,
+            b_rows=b_rows,
+            b_width=b_width,
+            b_double=b_double,
+            transfer_b=transfer_b,
+            pred_c=pred_c,
+            c_pattern=c_pattern,
+            c_level=c_level,
+            c_precision=c_precision,
+            transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_seq=d_seq,
+            d_batch=d_batch,
+            d_head=d_head,
+            transfer_d=transfer_d,
+        ),
         saved=saved,
         student=student,
         justification=justification,
-        design={'array': b_array.value, 'rows': b_rows.value, 'pattern': c_pattern.value, 'level': c_level.value},
+        design={
+            "array": b_array.value,
+            "rows": b_rows.value,
+            "pattern": c_pattern.value,
+            "level": c_level.value,
+        },
     )
     return
 

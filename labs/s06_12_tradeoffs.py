@@ -33,25 +33,32 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Trade-offs",
-            "Accuracy, the Iron Law and Table 7",
-            "Put published accuracy beside cost, write the iron law out on the chapter's numbers, and "
-            "check every Table 7 formula against an exact count.",
-            ["3 parts", "about 25 minutes", "Figure 1 frontier", "D·A·M", "iron law", "Table 7"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Trade-offs",
+                "Accuracy, the Iron Law and Table 7",
+                "Put published accuracy beside cost, write the iron law out on the chapter's numbers, and "
+                "check every Table 7 formula against an exact count.",
+                [
+                    "3 parts",
+                    "about 25 minutes",
+                    "Figure 1 frontier",
+                    "D·A·M",
+                    "iron law",
+                    "Table 7",
+                ],
+            ),
+        ]
+    )
     return
-
 
 
 @app.cell
 def _(kit):
     unlocked = kit.unlock_requested()
     return (unlocked,)
-
 
 
 @app.cell
@@ -66,16 +73,19 @@ def _(kit, lab, ledger):
     return (saved,)
 
 
-
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · The efficiency frontier"),
-        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
-                    "Figure 1 says the MobileNets own the accuracy-per-MAC frontier. Our service runs on an H100, one image per request. Do we just pick from that plot?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · The efficiency frontier"),
+            kit.message(
+                "Dr. Sarah Kimani",
+                "ML architect, WildlifeVision",
+                "Figure 1 says the MobileNets own the accuracy-per-MAC frontier. Our service runs on an H100, one image per request. Do we just pick from that plot?",
+            ),
+        ]
+    )
     return
-
 
 
 @app.cell
@@ -91,12 +101,10 @@ def _(kit, lab, pred_a, saved, unlocked):
     return
 
 
-
 @app.cell
 def _(lab, saved):
     a_cost = lab.A_COST.widget(saved)
     return (a_cost,)
-
 
 
 @app.cell
@@ -105,12 +113,10 @@ def _(lab, saved):
     return (a_device,)
 
 
-
 @app.cell
 def _(lab, saved):
     a_bar = lab.A_BAR.widget(saved)
     return (a_bar,)
-
 
 
 @app.cell
@@ -119,27 +125,31 @@ def _(lab, saved):
     return (a_fused,)
 
 
-
 @app.cell
 def _(a_bar, a_cost, a_device, a_fused, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_cost, a_device, a_bar, a_fused], justify="start", wrap=True),
-        kit.show(lab.part_a(a_cost.value, a_device.value, a_bar.value, a_fused.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_cost, a_device, a_bar, a_fused], justify="start", wrap=True),
+            kit.show(lab.part_a(a_cost.value, a_device.value, a_bar.value, a_fused.value)),
+        ]
+    )
     return
-
 
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · The iron law, written out"),
-        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
-                    "The chapter adds three terms: bytes over bandwidth, work over compute, and a fixed latency. The engine takes a max per layer instead. Which number should go in the capacity plan?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · The iron law, written out"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "The chapter adds three terms: bytes over bandwidth, work over compute, and a fixed latency. The engine takes a max per layer instead. Which number should go in the capacity plan?",
+            ),
+        ]
+    )
     return
-
 
 
 @app.cell
@@ -155,12 +165,10 @@ def _(kit, lab, pred_b, saved, unlocked):
     return
 
 
-
 @app.cell
 def _(lab, saved):
     b_model = lab.B_MODEL.widget(saved)
     return (b_model,)
-
 
 
 @app.cell
@@ -169,12 +177,10 @@ def _(lab, saved):
     return (b_device,)
 
 
-
 @app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
     return (b_batch,)
-
 
 
 @app.cell
@@ -183,27 +189,31 @@ def _(lab, saved):
     return (b_fused,)
 
 
-
 @app.cell
 def _(b_batch, b_device, b_fused, b_model, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_model, b_device, b_batch, b_fused], justify="start", wrap=True),
-        kit.show(lab.part_b(b_model.value, b_device.value, b_batch.value, b_fused.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_model, b_device, b_batch, b_fused], justify="start", wrap=True),
+            kit.show(lab.part_b(b_model.value, b_device.value, b_batch.value, b_fused.value)),
+        ]
+    )
     return
-
 
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · Table 7 as one calculator"),
-        kit.message("Alex Torres", "product manager, WildlifeVision",
-                    "Table 7 fits every building block on one page. Can I size a design from those formulas, or do I need the exact counts?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · Table 7 as one calculator"),
+            kit.message(
+                "Alex Torres",
+                "product manager, WildlifeVision",
+                "Table 7 fits every building block on one page. Can I size a design from those formulas, or do I need the exact counts?",
+            ),
+        ]
+    )
     return
-
 
 
 @app.cell
@@ -219,12 +229,10 @@ def _(kit, lab, pred_c, saved, unlocked):
     return
 
 
-
 @app.cell
 def _(lab, saved):
     c_block = lab.C_BLOCK.widget(saved)
     return (c_block,)
-
 
 
 @app.cell
@@ -233,12 +241,10 @@ def _(lab, saved):
     return (c_width,)
 
 
-
 @app.cell
 def _(lab, saved):
     c_length = lab.C_LENGTH.widget(saved)
     return (c_length,)
-
 
 
 @app.cell
@@ -247,16 +253,16 @@ def _(lab, saved):
     return (c_rows,)
 
 
-
 @app.cell
 def _(c_block, c_length, c_rows, c_width, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_block, c_width, c_length, c_rows], justify="start", wrap=True),
-        kit.show(lab.part_c(c_block.value, c_width.value, c_length.value, c_rows.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_block, c_width, c_length, c_rows], justify="start", wrap=True),
+            kit.show(lab.part_c(c_block.value, c_width.value, c_length.value, c_rows.value)),
+        ]
+    )
     return
-
 
 
 @app.cell
@@ -272,10 +278,49 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_bar, a_cost, a_device, a_fused, b_batch, b_device, b_fused, b_model, c_block, c_length, c_rows, c_width, justification, kit, lab, ledger, pred_a, pred_b, pred_c, saved, student):
+async def _(
+    a_bar,
+    a_cost,
+    a_device,
+    a_fused,
+    b_batch,
+    b_device,
+    b_fused,
+    b_model,
+    c_block,
+    c_length,
+    c_rows,
+    c_width,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    saved,
+    student,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_cost=a_cost, a_device=a_device, a_bar=a_bar, a_fused=a_fused, pred_b=pred_b, b_model=b_model, b_device=b_device, b_batch=b_batch, b_fused=b_fused, pred_c=pred_c, c_block=c_block, c_width=c_width, c_length=c_length, c_rows=c_rows),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_cost=a_cost,
+            a_device=a_device,
+            a_bar=a_bar,
+            a_fused=a_fused,
+            pred_b=pred_b,
+            b_model=b_model,
+            b_device=b_device,
+            b_batch=b_batch,
+            b_fused=b_fused,
+            pred_c=pred_c,
+            c_block=c_block,
+            c_width=c_width,
+            c_length=c_length,
+            c_rows=c_rows,
+        ),
         saved=saved,
         student=student,
         justification=justification,

@@ -33,25 +33,32 @@ async def _():
 
 @app.cell(hide_code=True)
 def _(LAB_CSS, kit, mo):
-    mo.vstack([
-        LAB_CSS,
-        kit.header(
-            "Chapter 6 · Network Architectures · Shared building blocks",
-            "Gating and Mixture of Experts",
-            "Gating routes each token to a few experts: see what that does to parameters, FLOPs, batching, "
-            "load balance and the traffic between GPUs.",
-            ["4 parts", "about 20 minutes", "capacity vs compute", "batching", "load imbalance", "all-to-all"],
-        ),
-    ])
+    mo.vstack(
+        [
+            LAB_CSS,
+            kit.header(
+                "Chapter 6 · Network Architectures · Shared building blocks",
+                "Gating and Mixture of Experts",
+                "Gating routes each token to a few experts: see what that does to parameters, FLOPs, batching, "
+                "load balance and the traffic between GPUs.",
+                [
+                    "4 parts",
+                    "about 20 minutes",
+                    "capacity vs compute",
+                    "batching",
+                    "load imbalance",
+                    "all-to-all",
+                ],
+            ),
+        ]
+    )
     return
-
 
 
 @app.cell
 def _(kit):
     unlocked = kit.unlock_requested()
     return (unlocked,)
-
 
 
 @app.cell
@@ -66,16 +73,19 @@ def _(kit, lab, ledger):
     return (saved,)
 
 
-
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part A · Capacity without compute"),
-        kit.message("Dr. Maya Rodriguez", "CTO, WildlifeVision",
-                    "A vendor pitches a mixture-of-experts model: 'the quality of a 47B model at the cost of a 13B one'. What do we actually have to buy to serve it?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part A · Capacity without compute"),
+            kit.message(
+                "Dr. Maya Rodriguez",
+                "CTO, WildlifeVision",
+                "A vendor pitches a mixture-of-experts model: 'the quality of a 47B model at the cost of a 13B one'. What do we actually have to buy to serve it?",
+            ),
+        ]
+    )
     return
-
 
 
 @app.cell
@@ -91,12 +101,10 @@ def _(kit, lab, pred_a, saved, unlocked):
     return
 
 
-
 @app.cell
 def _(lab, saved):
     a_experts = lab.A_EXPERTS.widget(saved)
     return (a_experts,)
-
 
 
 @app.cell
@@ -105,34 +113,37 @@ def _(lab, saved):
     return (a_topk,)
 
 
-
 @app.cell
 def _(lab, saved):
     a_precision = lab.A_PRECISION.widget(saved)
     return (a_precision,)
 
 
-
 @app.cell
 def _(a_experts, a_precision, a_topk, kit, lab, mo, pred_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
-    mo.vstack([
-        mo.hstack([a_experts, a_topk, a_precision], justify="start", wrap=True),
-        kit.show(lab.part_a(a_experts.value, a_topk.value, a_precision.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([a_experts, a_topk, a_precision], justify="start", wrap=True),
+            kit.show(lab.part_a(a_experts.value, a_topk.value, a_precision.value)),
+        ]
+    )
     return
-
 
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part B · Batching an MoE"),
-        kit.message("Ravi Patel", "systems engineer, WildlifeVision",
-                    "For dense models, batching users amortizes the weight reads. Does it work the same way when every token picks its own experts?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part B · Batching an MoE"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "For dense models, batching users amortizes the weight reads. Does it work the same way when every token picks its own experts?",
+            ),
+        ]
+    )
     return
-
 
 
 @app.cell
@@ -148,12 +159,10 @@ def _(kit, lab, pred_b, saved, unlocked):
     return
 
 
-
 @app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
     return (b_batch,)
-
 
 
 @app.cell
@@ -162,34 +171,37 @@ def _(lab, saved):
     return (b_device,)
 
 
-
 @app.cell
 def _(lab, saved):
     b_precision = lab.B_PRECISION.widget(saved)
     return (b_precision,)
 
 
-
 @app.cell
 def _(b_batch, b_device, b_precision, kit, lab, mo, pred_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
-    mo.vstack([
-        mo.hstack([b_batch, b_device, b_precision], justify="start", wrap=True),
-        kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([b_batch, b_device, b_precision], justify="start", wrap=True),
+            kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value)),
+        ]
+    )
     return
-
 
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part C · When the router plays favourites"),
-        kit.message("Alex Torres", "product manager, WildlifeVision",
-                    "The training dashboard shows one expert getting far more tokens than the rest. The total work is the same, so why is the team worried?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part C · When the router plays favourites"),
+            kit.message(
+                "Alex Torres",
+                "product manager, WildlifeVision",
+                "The training dashboard shows one expert getting far more tokens than the rest. The total work is the same, so why is the team worried?",
+            ),
+        ]
+    )
     return
-
 
 
 @app.cell
@@ -205,12 +217,10 @@ def _(kit, lab, pred_c, saved, unlocked):
     return
 
 
-
 @app.cell
 def _(lab, saved):
     c_hot = lab.C_HOT.widget(saved)
     return (c_hot,)
-
 
 
 @app.cell
@@ -219,34 +229,37 @@ def _(lab, saved):
     return (c_capacity,)
 
 
-
 @app.cell
 def _(lab, saved):
     c_tokens = lab.C_TOKENS.widget(saved)
     return (c_tokens,)
 
 
-
 @app.cell
 def _(c_capacity, c_hot, c_tokens, kit, lab, mo, pred_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
-    mo.vstack([
-        mo.hstack([c_hot, c_capacity, c_tokens], justify="start", wrap=True),
-        kit.show(lab.part_c(c_hot.value, c_capacity.value, c_tokens.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([c_hot, c_capacity, c_tokens], justify="start", wrap=True),
+            kit.show(lab.part_c(c_hot.value, c_capacity.value, c_tokens.value)),
+        ]
+    )
     return
-
 
 
 @app.cell(hide_code=True)
 def _(kit, mo):
-    mo.vstack([
-        mo.md("## Part D · The scatter across GPUs"),
-        kit.message("Dr. Sarah Kimani", "ML architect, WildlifeVision",
-                    "To fit the experts we will spread them over several GPUs. What traffic does that add, and does it get better with more GPUs?"),
-    ])
+    mo.vstack(
+        [
+            mo.md("## Part D · The scatter across GPUs"),
+            kit.message(
+                "Dr. Sarah Kimani",
+                "ML architect, WildlifeVision",
+                "To fit the experts we will spread them over several GPUs. What traffic does that add, and does it get better with more GPUs?",
+            ),
+        ]
+    )
     return
-
 
 
 @app.cell
@@ -262,12 +275,10 @@ def _(kit, lab, pred_d, saved, unlocked):
     return
 
 
-
 @app.cell
 def _(lab, saved):
     d_devices = lab.D_DEVICES.widget(saved)
     return (d_devices,)
-
 
 
 @app.cell
@@ -276,23 +287,22 @@ def _(lab, saved):
     return (d_topk,)
 
 
-
 @app.cell
 def _(lab, saved):
     d_precision = lab.D_PRECISION.widget(saved)
     return (d_precision,)
 
 
-
 @app.cell
 def _(d_devices, d_precision, d_topk, kit, lab, mo, pred_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
-    mo.vstack([
-        mo.hstack([d_devices, d_topk, d_precision], justify="start", wrap=True),
-        kit.show(lab.part_d(d_devices.value, d_topk.value, d_precision.value)),
-    ])
+    mo.vstack(
+        [
+            mo.hstack([d_devices, d_topk, d_precision], justify="start", wrap=True),
+            kit.show(lab.part_d(d_devices.value, d_topk.value, d_precision.value)),
+        ]
+    )
     return
-
 
 
 @app.cell
@@ -308,10 +318,51 @@ def _(kit, saved):
 
 
 @app.cell
-async def _(a_experts, a_precision, a_topk, b_batch, b_device, b_precision, c_capacity, c_hot, c_tokens, d_devices, d_precision, d_topk, justification, kit, lab, ledger, pred_a, pred_b, pred_c, pred_d, saved, student):
+async def _(
+    a_experts,
+    a_precision,
+    a_topk,
+    b_batch,
+    b_device,
+    b_precision,
+    c_capacity,
+    c_hot,
+    c_tokens,
+    d_devices,
+    d_precision,
+    d_topk,
+    justification,
+    kit,
+    lab,
+    ledger,
+    pred_a,
+    pred_b,
+    pred_c,
+    pred_d,
+    saved,
+    student,
+):
     await kit.record(
-        ledger, lab,
-        widgets=dict(pred_a=pred_a, a_experts=a_experts, a_topk=a_topk, a_precision=a_precision, pred_b=pred_b, b_batch=b_batch, b_device=b_device, b_precision=b_precision, pred_c=pred_c, c_hot=c_hot, c_capacity=c_capacity, c_tokens=c_tokens, pred_d=pred_d, d_devices=d_devices, d_topk=d_topk, d_precision=d_precision),
+        ledger,
+        lab,
+        widgets=dict(
+            pred_a=pred_a,
+            a_experts=a_experts,
+            a_topk=a_topk,
+            a_precision=a_precision,
+            pred_b=pred_b,
+            b_batch=b_batch,
+            b_device=b_device,
+            b_precision=b_precision,
+            pred_c=pred_c,
+            c_hot=c_hot,
+            c_capacity=c_capacity,
+            c_tokens=c_tokens,
+            pred_d=pred_d,
+            d_devices=d_devices,
+            d_topk=d_topk,
+            d_precision=d_precision,
+        ),
         saved=saved,
         student=student,
         justification=justification,

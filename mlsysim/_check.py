@@ -135,7 +135,9 @@ def instance(name: str, v, cls: type | tuple[type, ...], what: str = ""):
     """``v`` itself when it is an instance of ``cls``, else a ValueError naming ``name``."""
     if not isinstance(v, cls):
         kinds = cls if isinstance(cls, tuple) else (cls,)
-        raise ValueError(f"{name} must be {what or ' or '.join('a ' + k.__name__ for k in kinds)}, got {v!r}")
+        raise ValueError(
+            f"{name} must be {what or ' or '.join('a ' + k.__name__ for k in kinds)}, got {v!r}"
+        )
     return v
 
 
@@ -147,7 +149,9 @@ def seed(name: str, v) -> int:
 def vector(name: str, v, max_len: int = MAX_LAYERS) -> list[float]:
     """A non-empty list or tuple of finite numbers (not a string, not a bool), as floats."""
     if not isinstance(v, list | tuple) or not 1 <= len(v) <= max_len:
-        raise ValueError(f"{name} must be a non-empty list of at most {max_len:,} finite numbers, got {v!r}")
+        raise ValueError(
+            f"{name} must be a non-empty list of at most {max_len:,} finite numbers, got {v!r}"
+        )
     return [real(f"{name}[{i}]", x, -math.inf) for i, x in enumerate(v)]
 
 
@@ -174,13 +178,15 @@ def text(name: str, v, optional: bool = False) -> str | None:
     raise ValueError(f"{name} must be a string{' or None' if optional else ''}, got {v!r}")
 
 
-def pair(name: str, v, lo: int = 1, hi: int = MAX_SIZE, allow_int: bool = True
-         ) -> int | tuple[int, int]:
+def pair(
+    name: str, v, lo: int = 1, hi: int = MAX_SIZE, allow_int: bool = True
+) -> int | tuple[int, int]:
     """An int, or a (height, width) pair of ints, each in ``[lo, hi]`` (only the pair when
     ``allow_int`` is False)."""
     if not allow_int and not (isinstance(v, tuple | list) and len(v) == 2):
-        raise ValueError(f"{name} must be a (height, width) pair of integers in "
-                         f"[{lo}, {_bound(hi)}], got {v!r}")
+        raise ValueError(
+            f"{name} must be a (height, width) pair of integers in [{lo}, {_bound(hi)}], got {v!r}"
+        )
     if isinstance(v, tuple | list) and len(v) == 2:
         a, b = _as_int(v[0]), _as_int(v[1])
         if a is None or b is None or not (lo <= a <= hi and lo <= b <= hi):
@@ -239,7 +245,11 @@ def _lower_bound(metadata) -> int:
 
 def _members(ann) -> tuple[list[type], list, bool]:
     """(base types, constraint metadata, optional) of a field annotation's union members."""
-    args = typing.get_args(ann) if typing.get_origin(ann) in (typing.Union, types.UnionType) else (ann,)
+    args = (
+        typing.get_args(ann)
+        if typing.get_origin(ann) in (typing.Union, types.UnionType)
+        else (ann,)
+    )
     bases, meta, optional = [], [], False
     for a in args:
         if a is type(None):
@@ -292,8 +302,12 @@ def layer_fields(cls, data):
         fast, lo, hi, optional, is_pair, check = sp
         if type(v) is fast and lo <= v <= hi or (v is None and optional):
             continue
-        if is_pair and type(v) is tuple and len(v) == 2 and type(v[0]) is int is type(v[1]) and (
-            lo <= v[0] <= hi and lo <= v[1] <= hi
+        if (
+            is_pair
+            and type(v) is tuple
+            and len(v) == 2
+            and type(v[0]) is int is type(v[1])
+            and (lo <= v[0] <= hi and lo <= v[1] <= hi)
         ):
             continue
         c = check(v)
@@ -316,8 +330,11 @@ ZERO_OK_ARGS = frozenset({"padding", "seed"})
 
 def _is_pair(ann) -> bool:
     args = [a for a in typing.get_args(ann) if a is not type(None)]
-    return len(args) == 1 and typing.get_args(args[0]) == (int, int) or typing.get_args(ann) == (
-        int, int)
+    return (
+        len(args) == 1
+        and typing.get_args(args[0]) == (int, int)
+        or typing.get_args(ann) == (int, int)
+    )
 
 
 def _arg_check(name: str, ann, rng) -> Callable | None:
@@ -328,8 +345,10 @@ def _arg_check(name: str, ann, rng) -> Callable | None:
         allowed = typing.get_args(ann)
         return lambda v: choice(name, v, allowed)
     bases, meta, optional = _members(ann)
-    lo, hi = rng or (0 if name in ZERO_OK_ARGS else 1,
-                     MAX_LAYERS if name in LAYER_COUNT_ARGS else MAX_SIZE)
+    lo, hi = rng or (
+        0 if name in ZERO_OK_ARGS else 1,
+        MAX_LAYERS if name in LAYER_COUNT_ARGS else MAX_SIZE,
+    )
     if bases == [bool]:
         check = lambda v: flag(name, v)  # noqa: E731
     elif bases == [int]:
@@ -394,8 +413,9 @@ def checked(fn: Callable, **ranges) -> Callable:
         try:
             return fn(*bound.args, **bound.kwargs)
         except pydantic.ValidationError as exc:
-            inner = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ")
-                              for e in exc.errors())
+            inner = "; ".join(
+                str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors()
+            )
             passed = ", ".join(f"{k}={_short(v)}" for k, v in bound.arguments.items())
             raise ValueError(
                 f"{fn.__name__}({passed}): these arguments build an invalid "
@@ -415,7 +435,11 @@ def check_module(namespace: dict, names, ranges: dict[str, dict[str, tuple]] | N
     ranges = ranges or {}
     for key in names:
         fn = namespace.get(key)
-        if callable(fn) and not inspect.isclass(fn) and not getattr(fn, "__wrapped_checks__", False):
+        if (
+            callable(fn)
+            and not inspect.isclass(fn)
+            and not getattr(fn, "__wrapped_checks__", False)
+        ):
             inner = inspect.unwrap(fn)
             if inspect.isfunction(inner) and inner.__module__ == namespace.get("__name__"):
                 namespace[key] = checked(fn, **ranges.get(key, {}))

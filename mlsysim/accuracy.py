@@ -68,7 +68,9 @@ class ImageNetResult(BaseModel):
     model_config = _FROZEN
     key: str = Field(min_length=1)
     name: str = Field(min_length=1)
-    family: Literal["legacy CNN", "dense CNN", "mobile", "EfficientNet", "modern CNN", "transformer"]
+    family: Literal[
+        "legacy CNN", "dense CNN", "mobile", "EfficientNet", "modern CNN", "transformer"
+    ]
     weights: str = Field(min_length=3)
     top1: float = Field(gt=0, lt=100)
     top5: float | None = Field(default=None, gt=0, lt=100)
@@ -81,9 +83,15 @@ class ImageNetResult(BaseModel):
     def model(self) -> Model:
         """The same network built by mlsysim (zoo entries only)."""
         if self.zoo is None:
-            raise ValueError(f"{self.key} is not in the mlsysim zoo; allowed: {', '.join(zoo_entries())}")
+            raise ValueError(
+                f"{self.key} is not in the mlsysim zoo; allowed: {', '.join(zoo_entries())}"
+            )
         builder, arg = self.zoo
-        return resnet(int(arg), self.resolution) if builder == "resnet" else mobilenet_v2(arg, self.resolution)
+        return (
+            resnet(int(arg), self.resolution)
+            if builder == "resnet"
+            else mobilenet_v2(arg, self.resolution)
+        )
 
 
 class LanguageResult(BaseModel):
@@ -108,29 +116,31 @@ class LanguageResult(BaseModel):
 _TV_DOCS = "https://docs.pytorch.org/vision/stable/models.html"
 _TV = Source(
     document="torchvision model weights metadata (Weights.meta['_metrics']['ImageNet-1K'], '_ops', "
-             "'num_params'); checked against the installed torchvision 0.29.1",
+    "'num_params'); checked against the installed torchvision 0.29.1",
     url=_TV_DOCS,
-    date=_dt.date(2022, 6, 28),  # torchvision 0.13: the multi-weight API that publishes these fields
+    date=_dt.date(
+        2022, 6, 28
+    ),  # torchvision 0.13: the multi-weight API that publishes these fields
     notes="single 224-px center crop unless stated; '_ops' is labelled GFLOPS but counts MACs",
 )
 _SLIM = Source(
     document="Sandler et al., MobileNetV2 (CVPR 2018), arXiv:1801.04381; checkpoint table of "
-             "tensorflow/models research/slim/nets/mobilenet/README.md (also in the Keras "
-             "MobileNetV2 docstring)",
+    "tensorflow/models research/slim/nets/mobilenet/README.md (also in the Keras "
+    "MobileNetV2 docstring)",
     url="https://github.com/tensorflow/models/blob/master/research/slim/nets/mobilenet/README.md",
     date=_dt.date(2018, 1, 13),
     notes="TF-slim checkpoints (1001 classes, so 'Parameters (M)' differs slightly from torchvision's "
-          "1000-class count); MACs (M) agree with mlsysim's count to within 1 M",
+    "1000-class count); MACs (M) agree with mlsysim's count to within 1 M",
 )
 _GPT2 = Source(
     document="Radford et al., Language Models are Unsupervised Multitask Learners (2019), Table 3 "
-             "(zero-shot); the 117M row is reproduced on the openai-community/gpt2 model card",
+    "(zero-shot); the 117M row is reproduced on the openai-community/gpt2 model card",
     url="https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf",
     date=_dt.date(2019, 2, 14),
 )
 _BERT = Source(
     document="Devlin et al., BERT: Pre-training of Deep Bidirectional Transformers for Language "
-             "Understanding (NAACL 2019), Table 1 (GLUE test server)",
+    "Understanding (NAACL 2019), Table 1 (GLUE test server)",
     url="https://arxiv.org/abs/1810.04805",
     date=_dt.date(2019, 5, 24),
     notes="GLUE average over 8 tasks (WNLI excluded), BERT-BASE row",
@@ -145,87 +155,307 @@ _LLAMA2 = Source(
 
 def _tv(key, name, family, weights, top1, top5, gmacs, params, zoo=None, resolution=224, notes=""):
     src = _TV if not notes else _TV.model_copy(update={"notes": f"{_TV.notes}; {notes}"})
-    return ImageNetResult(key=key, name=name, family=family, weights=f"torchvision {weights}", top1=top1,
-                          top5=top5, resolution=resolution, published_gmacs=gmacs, published_params=params,
-                          source=src, zoo=zoo)
+    return ImageNetResult(
+        key=key,
+        name=name,
+        family=family,
+        weights=f"torchvision {weights}",
+        top1=top1,
+        top5=top5,
+        resolution=resolution,
+        published_gmacs=gmacs,
+        published_params=params,
+        source=src,
+        zoo=zoo,
+    )
 
 
 def _slim(width, top1, top5, mmacs, mparams):
     tag = f"{width:g}".replace(".", "")
-    return ImageNetResult(key=f"MobileNetV2_{tag}", name=f"MobileNetV2 ×{width:g}", family="mobile",
-                          weights=f"TF-slim mobilenet_v2_{width:g}_224", top1=top1, top5=top5, resolution=224,
-                          published_gmacs=mmacs / 1000, published_params=round(mparams * 1e6), source=_SLIM,
-                          zoo=("mobilenet_v2", width))
+    return ImageNetResult(
+        key=f"MobileNetV2_{tag}",
+        name=f"MobileNetV2 ×{width:g}",
+        family="mobile",
+        weights=f"TF-slim mobilenet_v2_{width:g}_224",
+        top1=top1,
+        top5=top5,
+        resolution=224,
+        published_gmacs=mmacs / 1000,
+        published_params=round(mparams * 1e6),
+        source=_SLIM,
+        zoo=("mobilenet_v2", width),
+    )
 
 
 _ENTRIES = [
     # Figure 1's legacy CNNs (gray)
-    _tv("AlexNet", "AlexNet", "legacy CNN", "AlexNet_Weights.IMAGENET1K_V1", 56.522, 79.066, 0.714, 61_100_840,
-        notes="torchvision's retrained single model; the 2012 paper's single-model top-1 error was 40.7%"),
-    _tv("VGG16", "VGG-16", "legacy CNN", "VGG16_Weights.IMAGENET1K_V1", 71.592, 90.382, 15.47, 138_357_544),
-    _tv("GoogLeNet", "GoogLeNet (Inception v1)", "legacy CNN", "GoogLeNet_Weights.IMAGENET1K_V1", 69.778, 89.53,
-        1.498, 6_624_904),
-    _tv("InceptionV3", "Inception-v3", "legacy CNN", "Inception_V3_Weights.IMAGENET1K_V1", 77.294, 93.45, 5.713,
-        27_161_264, resolution=299, notes="299-px crop"),
+    _tv(
+        "AlexNet",
+        "AlexNet",
+        "legacy CNN",
+        "AlexNet_Weights.IMAGENET1K_V1",
+        56.522,
+        79.066,
+        0.714,
+        61_100_840,
+        notes="torchvision's retrained single model; the 2012 paper's single-model top-1 error was 40.7%",
+    ),
+    _tv(
+        "VGG16",
+        "VGG-16",
+        "legacy CNN",
+        "VGG16_Weights.IMAGENET1K_V1",
+        71.592,
+        90.382,
+        15.47,
+        138_357_544,
+    ),
+    _tv(
+        "GoogLeNet",
+        "GoogLeNet (Inception v1)",
+        "legacy CNN",
+        "GoogLeNet_Weights.IMAGENET1K_V1",
+        69.778,
+        89.53,
+        1.498,
+        6_624_904,
+    ),
+    _tv(
+        "InceptionV3",
+        "Inception-v3",
+        "legacy CNN",
+        "Inception_V3_Weights.IMAGENET1K_V1",
+        77.294,
+        93.45,
+        5.713,
+        27_161_264,
+        resolution=299,
+        notes="299-px crop",
+    ),
     # dense CNNs (blue): the zoo's ResNets
-    _tv("ResNet18", "ResNet-18", "dense CNN", "ResNet18_Weights.IMAGENET1K_V1", 69.758, 89.078, 1.814, 11_689_512,
-        zoo=("resnet", 18)),
-    _tv("ResNet34", "ResNet-34", "dense CNN", "ResNet34_Weights.IMAGENET1K_V1", 73.314, 91.42, 3.664, 21_797_672,
-        zoo=("resnet", 34)),
-    _tv("ResNet50", "ResNet-50", "dense CNN", "ResNet50_Weights.IMAGENET1K_V1", 76.13, 92.862, 4.089, 25_557_032,
-        zoo=("resnet", 50)),
-    _tv("ResNet50_V2", "ResNet-50 (2021 recipe)", "dense CNN", "ResNet50_Weights.IMAGENET1K_V2", 80.858, 95.434,
-        4.089, 25_557_032, zoo=("resnet", 50),
+    _tv(
+        "ResNet18",
+        "ResNet-18",
+        "dense CNN",
+        "ResNet18_Weights.IMAGENET1K_V1",
+        69.758,
+        89.078,
+        1.814,
+        11_689_512,
+        zoo=("resnet", 18),
+    ),
+    _tv(
+        "ResNet34",
+        "ResNet-34",
+        "dense CNN",
+        "ResNet34_Weights.IMAGENET1K_V1",
+        73.314,
+        91.42,
+        3.664,
+        21_797_672,
+        zoo=("resnet", 34),
+    ),
+    _tv(
+        "ResNet50",
+        "ResNet-50",
+        "dense CNN",
+        "ResNet50_Weights.IMAGENET1K_V1",
+        76.13,
+        92.862,
+        4.089,
+        25_557_032,
+        zoo=("resnet", 50),
+    ),
+    _tv(
+        "ResNet50_V2",
+        "ResNet-50 (2021 recipe)",
+        "dense CNN",
+        "ResNet50_Weights.IMAGENET1K_V2",
+        80.858,
+        95.434,
+        4.089,
+        25_557_032,
+        zoo=("resnet", 50),
         notes="same architecture and cost as ResNet50, newer training recipe (torchvision issue 3995); "
-              "evaluated with a 232-px resize"),
-    _tv("ResNet101", "ResNet-101", "dense CNN", "ResNet101_Weights.IMAGENET1K_V1", 77.374, 93.546, 7.801,
-        44_549_160, zoo=("resnet", 101)),
-    _tv("ResNet152", "ResNet-152", "dense CNN", "ResNet152_Weights.IMAGENET1K_V1", 78.312, 94.046, 11.514,
-        60_192_808, zoo=("resnet", 152)),
+        "evaluated with a 232-px resize",
+    ),
+    _tv(
+        "ResNet101",
+        "ResNet-101",
+        "dense CNN",
+        "ResNet101_Weights.IMAGENET1K_V1",
+        77.374,
+        93.546,
+        7.801,
+        44_549_160,
+        zoo=("resnet", 101),
+    ),
+    _tv(
+        "ResNet152",
+        "ResNet-152",
+        "dense CNN",
+        "ResNet152_Weights.IMAGENET1K_V1",
+        78.312,
+        94.046,
+        11.514,
+        60_192_808,
+        zoo=("resnet", 152),
+    ),
     # mobile (green): MobileNetV2 at its widths
     _slim(0.35, 60.3, 82.9, 59, 1.66),
     _slim(0.5, 65.4, 86.4, 97, 1.95),
     _slim(0.75, 69.8, 89.6, 209, 2.61),
-    _tv("MobileNetV2", "MobileNetV2", "mobile", "MobileNet_V2_Weights.IMAGENET1K_V1", 71.878, 90.286, 0.301,
-        3_504_872, zoo=("mobilenet_v2", 1.0)),
+    _tv(
+        "MobileNetV2",
+        "MobileNetV2",
+        "mobile",
+        "MobileNet_V2_Weights.IMAGENET1K_V1",
+        71.878,
+        90.286,
+        0.301,
+        3_504_872,
+        zoo=("mobilenet_v2", 1.0),
+    ),
     _slim(1.4, 75.0, 92.5, 582, 6.06),
-    _tv("MobileNetV3L", "MobileNetV3-Large", "mobile", "MobileNet_V3_Large_Weights.IMAGENET1K_V1", 74.042, 91.34,
-        0.217, 5_483_032),
+    _tv(
+        "MobileNetV3L",
+        "MobileNetV3-Large",
+        "mobile",
+        "MobileNet_V3_Large_Weights.IMAGENET1K_V1",
+        74.042,
+        91.34,
+        0.217,
+        5_483_032,
+    ),
     # EfficientNet class (violet)
-    _tv("EfficientNetB0", "EfficientNet-B0", "EfficientNet", "EfficientNet_B0_Weights.IMAGENET1K_V1", 77.692,
-        93.532, 0.386, 5_288_548),
+    _tv(
+        "EfficientNetB0",
+        "EfficientNet-B0",
+        "EfficientNet",
+        "EfficientNet_B0_Weights.IMAGENET1K_V1",
+        77.692,
+        93.532,
+        0.386,
+        5_288_548,
+    ),
     # modern CNN (orange)
-    _tv("ConvNeXtT", "ConvNeXt-T", "modern CNN", "ConvNeXt_Tiny_Weights.IMAGENET1K_V1", 82.52, 96.146, 4.456,
-        28_589_128),
+    _tv(
+        "ConvNeXtT",
+        "ConvNeXt-T",
+        "modern CNN",
+        "ConvNeXt_Tiny_Weights.IMAGENET1K_V1",
+        82.52,
+        96.146,
+        4.456,
+        28_589_128,
+    ),
     # transformers (red)
-    _tv("SwinT", "Swin-T", "transformer", "Swin_T_Weights.IMAGENET1K_V1", 81.474, 95.776, 4.491, 28_288_354),
-    _tv("ViTB16", "ViT-B/16", "transformer", "ViT_B_16_Weights.IMAGENET1K_V1", 81.072, 95.318, 17.564,
-        86_567_656, notes="trained on ImageNet-1k only, 224 px"),
-    _tv("ViTB16_SWAG384", "ViT-B/16 @384 (SWAG pretraining)", "transformer",
-        "ViT_B_16_Weights.IMAGENET1K_SWAG_E2E_V1", 85.304, 97.65, 55.484, 86_859_496, resolution=384,
+    _tv(
+        "SwinT",
+        "Swin-T",
+        "transformer",
+        "Swin_T_Weights.IMAGENET1K_V1",
+        81.474,
+        95.776,
+        4.491,
+        28_288_354,
+    ),
+    _tv(
+        "ViTB16",
+        "ViT-B/16",
+        "transformer",
+        "ViT_B_16_Weights.IMAGENET1K_V1",
+        81.072,
+        95.318,
+        17.564,
+        86_567_656,
+        notes="trained on ImageNet-1k only, 224 px",
+    ),
+    _tv(
+        "ViTB16_SWAG384",
+        "ViT-B/16 @384 (SWAG pretraining)",
+        "transformer",
+        "ViT_B_16_Weights.IMAGENET1K_SWAG_E2E_V1",
+        85.304,
+        97.65,
+        55.484,
+        86_859_496,
+        resolution=384,
         notes="pretrained on 3.6 B weakly labelled Instagram images (SWAG), fine-tuned at 384 px: more data, "
-              "not a different architecture"),
+        "not a different architecture",
+    ),
 ]
 
 #: Every published ImageNet result, by key.
 IMAGENET: dict[str, ImageNetResult] = {e.key: e for e in _ENTRIES}
 
 _LM = [
-    LanguageResult(key="GPT2Small_LAMBADA", name="GPT-2 small (117M/124M)", preset="GPT2Small",
-                   benchmark="LAMBADA", metric="accuracy", value=45.99, higher_is_better=True,
-                   setting="zero-shot", source=_GPT2),
-    LanguageResult(key="GPT2Small_WikiText103", name="GPT-2 small (117M/124M)", preset="GPT2Small",
-                   benchmark="WikiText-103", metric="perplexity", value=37.50, higher_is_better=False,
-                   setting="zero-shot", source=_GPT2),
-    LanguageResult(key="GPT2_LAMBADA", name="GPT-2 XL (1542M)", preset="GPT2", benchmark="LAMBADA",
-                   metric="accuracy", value=63.24, higher_is_better=True, setting="zero-shot", source=_GPT2),
-    LanguageResult(key="GPT2_WikiText103", name="GPT-2 XL (1542M)", preset="GPT2", benchmark="WikiText-103",
-                   metric="perplexity", value=17.48, higher_is_better=False, setting="zero-shot", source=_GPT2),
-    LanguageResult(key="BERTBase_GLUE", name="BERT-base", preset="BERTBase", benchmark="GLUE (test)",
-                   metric="score", value=79.6, higher_is_better=True, setting="fine-tuned per task",
-                   source=_BERT),
-    LanguageResult(key="Llama7B_MMLU", name="Llama-2 7B", preset="Llama7B", benchmark="MMLU",
-                   metric="accuracy", value=45.3, higher_is_better=True, setting="5-shot", source=_LLAMA2),
+    LanguageResult(
+        key="GPT2Small_LAMBADA",
+        name="GPT-2 small (117M/124M)",
+        preset="GPT2Small",
+        benchmark="LAMBADA",
+        metric="accuracy",
+        value=45.99,
+        higher_is_better=True,
+        setting="zero-shot",
+        source=_GPT2,
+    ),
+    LanguageResult(
+        key="GPT2Small_WikiText103",
+        name="GPT-2 small (117M/124M)",
+        preset="GPT2Small",
+        benchmark="WikiText-103",
+        metric="perplexity",
+        value=37.50,
+        higher_is_better=False,
+        setting="zero-shot",
+        source=_GPT2,
+    ),
+    LanguageResult(
+        key="GPT2_LAMBADA",
+        name="GPT-2 XL (1542M)",
+        preset="GPT2",
+        benchmark="LAMBADA",
+        metric="accuracy",
+        value=63.24,
+        higher_is_better=True,
+        setting="zero-shot",
+        source=_GPT2,
+    ),
+    LanguageResult(
+        key="GPT2_WikiText103",
+        name="GPT-2 XL (1542M)",
+        preset="GPT2",
+        benchmark="WikiText-103",
+        metric="perplexity",
+        value=17.48,
+        higher_is_better=False,
+        setting="zero-shot",
+        source=_GPT2,
+    ),
+    LanguageResult(
+        key="BERTBase_GLUE",
+        name="BERT-base",
+        preset="BERTBase",
+        benchmark="GLUE (test)",
+        metric="score",
+        value=79.6,
+        higher_is_better=True,
+        setting="fine-tuned per task",
+        source=_BERT,
+    ),
+    LanguageResult(
+        key="Llama7B_MMLU",
+        name="Llama-2 7B",
+        preset="Llama7B",
+        benchmark="MMLU",
+        metric="accuracy",
+        value=45.3,
+        higher_is_better=True,
+        setting="5-shot",
+        source=_LLAMA2,
+    ),
 ]
 
 #: Every published language-model result, by key.
@@ -235,7 +465,9 @@ LANGUAGE: dict[str, LanguageResult] = {e.key: e for e in _LM}
 def imagenet(key: str) -> ImageNetResult:
     """One ImageNet result by key; an unknown key names the allowed ones."""
     if key not in IMAGENET:
-        raise ValueError(f"model={key!r} has no published ImageNet result here; allowed: {', '.join(IMAGENET)}")
+        raise ValueError(
+            f"model={key!r} has no published ImageNet result here; allowed: {', '.join(IMAGENET)}"
+        )
     return IMAGENET[key]
 
 
@@ -259,7 +491,9 @@ def _check_ranking(items, cost, value) -> None:
             raise ValueError(f"{name} must be a function of a key, got {fn!r}")
 
 
-def pareto_front(items: Iterable[str], cost: Callable[[str], float], value: Callable[[str], float]) -> list[str]:
+def pareto_front(
+    items: Iterable[str], cost: Callable[[str], float], value: Callable[[str], float]
+) -> list[str]:
     """The items no other item beats on both axes (lower ``cost``, higher ``value``), cheapest first.
 
     An item is dominated when another costs no more and scores at least as well, strictly better
@@ -272,13 +506,17 @@ def pareto_front(items: Iterable[str], cost: Callable[[str], float], value: Call
     for k, (c, v) in pts.items():
         if not (c >= 0 and c == c and c != float("inf")) or v != v:
             raise ValueError(f"cost and value of {k!r} must be finite and cost >= 0, got {c}, {v}")
-    front = [k for k, (c, v) in pts.items()
-             if not any((c2 <= c and v2 >= v) and (c2 < c or v2 > v) for c2, v2 in pts.values())]
+    front = [
+        k
+        for k, (c, v) in pts.items()
+        if not any((c2 <= c and v2 >= v) and (c2 < c or v2 > v) for c2, v2 in pts.values())
+    ]
     return sorted(front, key=lambda k: pts[k])
 
 
-def cheapest_meeting(items: Sequence[str], bar: float, cost: Callable[[str], float],
-                     value: Callable[[str], float]) -> str | None:
+def cheapest_meeting(
+    items: Sequence[str], bar: float, cost: Callable[[str], float], value: Callable[[str], float]
+) -> str | None:
     """The cheapest item whose ``value`` is at least ``bar`` (ties: the higher value), or None
     when nothing clears the bar. The cheapest such item is always on the Pareto front."""
     _check_ranking(items, cost, value)

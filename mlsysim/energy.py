@@ -11,7 +11,13 @@ from __future__ import annotations
 from . import _check
 from .units import Q_, Quantity, bytes_per_value
 
-__all__ = ["OP_ENERGY_PJ", "ACCESS_ENERGY_PJ_PER_BYTE", "mac_energy", "access_energy", "move_vs_compute"]
+__all__ = [
+    "OP_ENERGY_PJ",
+    "ACCESS_ENERGY_PJ_PER_BYTE",
+    "mac_energy",
+    "access_energy",
+    "move_vs_compute",
+]
 
 #: picojoules per operation
 OP_ENERGY_PJ: dict[str, float] = {
@@ -34,21 +40,28 @@ ACCESS_ENERGY_PJ_PER_BYTE: dict[str, float] = {
     "dram": 640 / 4,
 }
 
-_MAC_PRECISIONS = {"fp32": ("fp32_mult", "fp32_add"), "fp16": ("fp16_mult", "fp16_add"),
-                   "int8": ("int8_mult", "int32_add")}
+_MAC_PRECISIONS = {
+    "fp32": ("fp32_mult", "fp32_add"),
+    "fp16": ("fp16_mult", "fp16_add"),
+    "int8": ("int8_mult", "int32_add"),
+}
 
 
 def mac_energy(precision: str = "fp32") -> Quantity:
     """One multiply-accumulate (int8 accumulates in int32)."""
     if precision not in _MAC_PRECISIONS:
-        raise ValueError(f"precision={precision!r} has no energy figure; allowed: {', '.join(_MAC_PRECISIONS)}")
+        raise ValueError(
+            f"precision={precision!r} has no energy figure; allowed: {', '.join(_MAC_PRECISIONS)}"
+        )
     mult, add = _MAC_PRECISIONS[precision]
     return Q_(OP_ENERGY_PJ[mult] + OP_ENERGY_PJ[add], "pJ")
 
 
 def access_energy(n_bytes: float, level: str = "dram") -> Quantity:
     if level not in ACCESS_ENERGY_PJ_PER_BYTE:
-        raise ValueError(f"level={level!r} is unknown; allowed: {', '.join(ACCESS_ENERGY_PJ_PER_BYTE)}")
+        raise ValueError(
+            f"level={level!r} is unknown; allowed: {', '.join(ACCESS_ENERGY_PJ_PER_BYTE)}"
+        )
     if n_bytes < 0:
         raise ValueError(f"n_bytes must be >= 0, got {n_bytes}")
     return Q_(n_bytes * ACCESS_ENERGY_PJ_PER_BYTE[level], "pJ")
@@ -64,7 +77,11 @@ def move_vs_compute(precision: str = "fp32", level: str = "dram", reuse: int = 1
 
 
 # every argument checked by name (mlsysim._check): n_bytes finite >= 0, reuse an integer >= 1
-_check.check_module(globals(), __all__, {
-    "access_energy": {"n_bytes": (0.0, 1e300)},
-    "move_vs_compute": {"reuse": (1, 2**62)},
-})
+_check.check_module(
+    globals(),
+    __all__,
+    {
+        "access_energy": {"n_bytes": (0.0, 1e300)},
+        "move_vs_compute": {"reuse": (1, 2**62)},
+    },
+)

@@ -23,7 +23,15 @@ from .layers import Layer
 from .models import Model, Row, to_frame
 from .units import PRECISIONS, Q_, Quantity, bytes_per_value
 
-__all__ = ["Engine", "Profile", "LayerTiming", "weight_only_intensity", "weight_reuse", "solve", "sweep"]
+__all__ = [
+    "Engine",
+    "Profile",
+    "LayerTiming",
+    "weight_only_intensity",
+    "weight_reuse",
+    "solve",
+    "sweep",
+]
 
 
 def _numpy():
@@ -92,9 +100,15 @@ class Profile:
         arr, B, b, rate, bw, tax = self._timing
         return tuple(
             LayerTiming(
-                arr.names[i], arr.types[i], arr.counts[i], arr.f1[i] * B,
-                (arr.w[i] + arr.a[i] * B) * b, arr.k[i],
-                arr.f1[i] * B / rate, (arr.w[i] + arr.a[i] * B) * b / bw, arr.k[i] * tax,
+                arr.names[i],
+                arr.types[i],
+                arr.counts[i],
+                arr.f1[i] * B,
+                (arr.w[i] + arr.a[i] * B) * b,
+                arr.k[i],
+                arr.f1[i] * B / rate,
+                (arr.w[i] + arr.a[i] * B) * b / bw,
+                arr.k[i] * tax,
             )
             for i in range(len(arr.f1))
         )
@@ -148,8 +162,10 @@ class Profile:
     def throughput(self) -> Quantity:
         """Samples (or sequences) per second."""
         if self.latency_s <= 0:
-            raise ValueError("throughput is undefined: this profile has zero latency (no work, "
-                             "no traffic and a device with zero dispatch tax)")
+            raise ValueError(
+                "throughput is undefined: this profile has zero latency (no work, "
+                "no traffic and a device with zero dispatch tax)"
+            )
         return Q_(self.batch_size / self.latency_s, "1/s")
 
     @property
@@ -293,8 +309,18 @@ def _arrays(rows: Sequence[Row], fused: bool = False) -> _Arrays:
         k.append(lay_k * c)
         live = max(live, lay.live_elements(1))
     params = sum(r.layer.params * r.count for r in rows)
-    return _Arrays(tuple(names), tuple(types), tuple(counts), tuple(f1), tuple(w), tuple(a),
-                   tuple(k), params, live, rows)
+    return _Arrays(
+        tuple(names),
+        tuple(types),
+        tuple(counts),
+        tuple(f1),
+        tuple(w),
+        tuple(a),
+        tuple(k),
+        params,
+        live,
+        rows,
+    )
 
 
 _ARRAY_CACHE: dict[tuple, _Arrays] = {}
@@ -325,8 +351,9 @@ def _coeffs(model, seq_len, phase, fused=False):
     return arr, name, is_lm
 
 
-def _validate(model, hardware, precision, efficiency, phase, sparse, fused, batches, seqs,
-              sweep: bool):
+def _validate(
+    model, hardware, precision, efficiency, phase, sparse, fused, batches, seqs, sweep: bool
+):
     """The one validation of ``Engine.solve`` and ``Engine.sweep`` arguments (``sweep`` only
     changes the names in messages: ``batch_sizes[2]`` instead of ``batch_size``).
 
@@ -353,18 +380,24 @@ def _validate(model, hardware, precision, efficiency, phase, sparse, fused, batc
     elif sweep:
         seqs = _check.integers("seq_lens", seqs, 1, _check.MAX_SIZE, 1, 10_000)
         if len(seqs) * len(batches) > MAX_SWEEP_POINTS:
-            raise ValueError(f"len(seq_lens) x len(batch_sizes) must be <= {MAX_SWEEP_POINTS:,} "
-                             f"points, got {len(seqs)} x {len(batches)}")
+            raise ValueError(
+                f"len(seq_lens) x len(batch_sizes) must be <= {MAX_SWEEP_POINTS:,} "
+                f"points, got {len(seqs)} x {len(batches)}"
+            )
     else:
         seqs = [_check.optional_integer("seq_len", seqs[0])]
     if not is_lm:
-        what = ("a single layer (set it on the layer itself)" if isinstance(model, Layer)
-                else f"{model.name}, which is not a language model")
+        what = (
+            "a single layer (set it on the layer itself)"
+            if isinstance(model, Layer)
+            else f"{model.name}, which is not a language model"
+        )
         if phase is not None:
             raise ValueError(f"phase={phase!r} applies to language models, not to {what}")
         if seqs != [None]:
-            raise ValueError(f"{'seq_lens' if sweep else 'seq_len'} applies to language models, "
-                             f"not to {what}")
+            raise ValueError(
+                f"{'seq_lens' if sweep else 'seq_len'} applies to language models, not to {what}"
+            )
     elif phase is None:
         phase = "decode"
     return dev, is_lm, phase, batches, seqs, precision, eff, sparse, fused
@@ -384,8 +417,13 @@ def _device_rates(dev: Device, precision: str, sparse: bool) -> tuple[float, flo
     hit = _DEVICE_CACHE.get(key)
     if hit is None or hit[0] is not dev:
         peak = dev.compute.peak(precision, sparse=sparse).m_as("FLOP/s")
-        hit = (dev, float(peak), float(dev.memory.bandwidth.m_as("B/s")),
-               float(dev.dispatch_tax.m_as("s")), bool(dev.compute.is_sustained))
+        hit = (
+            dev,
+            float(peak),
+            float(dev.memory.bandwidth.m_as("B/s")),
+            float(dev.dispatch_tax.m_as("s")),
+            bool(dev.compute.is_sustained),
+        )
         if len(_DEVICE_CACHE) > 256:
             _DEVICE_CACHE.clear()
         _DEVICE_CACHE[key] = hit
@@ -435,8 +473,7 @@ def _roofline(arr: _Arrays, rate: float, bw: float, b) -> _Roofline:
         pf.append(pf[-1] + f1)
         pw.append(pw[-1] + w)
         pa.append(pa[-1] + a)
-    roof = _Roofline(tuple(r[0] for r in keyed), tuple(pf), tuple(pw), tuple(pa),
-                     sum(arr.k), arr)
+    roof = _Roofline(tuple(r[0] for r in keyed), tuple(pf), tuple(pw), tuple(pa), sum(arr.k), arr)
     if len(_ROOF_CACHE) > 256:
         _ROOF_CACHE.clear()
     _ROOF_CACHE[key] = roof
@@ -461,7 +498,10 @@ def _point(roof: _Roofline, B: int, rate: float, bw: float, nb: int, db: int, ta
 
 
 def weight_only_intensity(
-    model: Model, precision: str = "fp32", batch: int = 1, seq_len: int | None = None,
+    model: Model,
+    precision: str = "fp32",
+    batch: int = 1,
+    seq_len: int | None = None,
     phase: str | None = None,
 ) -> float:
     """The chapter's proxy: FLOPs per byte of weights (activations ignored). For a language
@@ -473,12 +513,15 @@ def weight_only_intensity(
     wb = model.params * bytes_per_value(precision)
     flops = model.flops(batch, seq_len, phase)
     if wb <= 0:
-        raise ValueError(f"model={model.name!r} has no parameters; weight-only intensity is undefined")
+        raise ValueError(
+            f"model={model.name!r} has no parameters; weight-only intensity is undefined"
+        )
     return flops / float(wb)
 
 
-def weight_reuse(model: Model | Layer, batch: int = 1, seq_len: int | None = None,
-                 phase: str | None = None) -> float:
+def weight_reuse(
+    model: Model | Layer, batch: int = 1, seq_len: int | None = None, phase: str | None = None
+) -> float:
     """Uses of each weight per inference: MACs / parameters (one use = one multiply-accumulate,
     so FLOPs / 2 / params). ResNet-50 at 224x224: 4.089e9 / 25.557e6 = 160. For a language
     model the default is one decoded token (about 1 use per weight)."""
@@ -513,15 +556,25 @@ class Engine:
         is ``decode``, one new token; ``seq_len`` is the cache length after the step, the new
         token included, as transformers counts it; ``prefill``: a prompt of ``seq_len`` tokens)."""
         dev, is_lm, phase, (B,), (seq_len,), precision, efficiency, sparse, fused = _validate(
-            model, hardware, precision, efficiency, phase, sparse, fused, (batch_size,),
-            (seq_len,), sweep=False)
+            model,
+            hardware,
+            precision,
+            efficiency,
+            phase,
+            sparse,
+            fused,
+            (batch_size,),
+            (seq_len,),
+            sweep=False,
+        )
         arr, name, _ = _coeffs(model, seq_len, phase, fused)
         peak, bw, tax, sustained = _device_rates(dev, precision, sparse)
         bpv = bytes_per_value(precision)
         rate = peak if sustained else peak * efficiency  # never derates a sustained rate
         roof = _roofline(arr, rate, bw, bpv)
         lat, tc_sum, tm_sum, td_sum, att_c, att_m, flops, moved = _point(
-            roof, B, rate, bw, bpv.numerator, bpv.denominator, tax)
+            roof, B, rate, bw, bpv.numerator, bpv.denominator, tax
+        )
 
         if td_sum >= att_c and td_sum >= att_m and td_sum > 0:
             bottleneck = "Dispatch"
@@ -576,8 +629,17 @@ class Engine:
         numbers.
         """
         dev, is_lm, phase, batches, seqs, precision, efficiency, sparse, fused = _validate(
-            model, hardware, precision, efficiency, phase, sparse, fused, batch_sizes, seq_lens,
-            sweep=True)
+            model,
+            hardware,
+            precision,
+            efficiency,
+            phase,
+            sparse,
+            fused,
+            batch_sizes,
+            seq_lens,
+            sweep=True,
+        )
         if use_numpy is not None:
             use_numpy = _check.flag("use_numpy", use_numpy)
         np = _numpy() if use_numpy in (None, True) else None
@@ -587,15 +649,31 @@ class Engine:
         bpv = bytes_per_value(precision)
         nb, db = bpv.numerator, bpv.denominator
         rate = peak if sustained else peak * efficiency  # never derates a sustained rate
-        out: dict[str, list] = {k: [] for k in ("batch", "seq_len", "latency_s", "compute_s", "memory_s",
-                                                "dispatch_s", "flops", "bytes", "intensity", "mfu")}
+        out: dict[str, list] = {
+            k: []
+            for k in (
+                "batch",
+                "seq_len",
+                "latency_s",
+                "compute_s",
+                "memory_s",
+                "dispatch_s",
+                "flops",
+                "bytes",
+                "intensity",
+                "mfu",
+            )
+        }
         for s in seqs:
             roof = _roofline(_coeffs(model, s, phase, fused)[0], rate, bw, bpv)
             if np is not None and len(batches) > 64:
                 # the same exact arithmetic, element by element on object arrays
                 Bv = np.array(batches, dtype=object)
-                j = np.searchsorted(np.asarray(roof.thresholds, dtype=np.int64),
-                                    np.asarray(batches, dtype=np.int64), side="right")
+                j = np.searchsorted(
+                    np.asarray(roof.thresholds, dtype=np.int64),
+                    np.asarray(batches, dtype=np.int64),
+                    side="right",
+                )
                 pf, pw, pa = (np.array(p, dtype=object)[j] for p in (roof.pf, roof.pw, roof.pa))
                 F, W, A = roof.pf[-1], roof.pw[-1], roof.pa[-1]
                 scale = db * bw
@@ -639,7 +717,9 @@ def with_launch_cost(device: Device | str, seconds: float) -> Device:
     answer depends on that assumption (CUDA graphs and compiled runtimes cut it toward 0)."""
     _check.instance("device", device, (Device, str), "a Device or a registry key")
     if isinstance(device, str) and device not in Hardware.names():
-        raise ValueError(f"device={device!r} is not in the registry; allowed: {', '.join(Hardware.names())}")
+        raise ValueError(
+            f"device={device!r} is not in the registry; allowed: {', '.join(Hardware.names())}"
+        )
     dev = Hardware.get(device) if isinstance(device, str) else device
     seconds = _check.real("seconds", seconds, 0.0, 3600.0)  # the Device's own bound on dispatch_tax
     return dev.model_copy(update={"dispatch_tax": Q_(seconds, "s")})

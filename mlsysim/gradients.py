@@ -59,7 +59,11 @@ MAX_GAP_VALUES = 1 << 20
 def flow_verdict(norm: float) -> str:
     """'vanishes', 'explodes' or 'survives' for the gradient norm reaching the first layer (the
     output gradient being 1)."""
-    if isinstance(norm, bool) or not isinstance(norm, int | float) or not (math.isfinite(norm) and norm >= 0):
+    if (
+        isinstance(norm, bool)
+        or not isinstance(norm, int | float)
+        or not (math.isfinite(norm) and norm >= 0)
+    ):
         raise ValueError(f"norm must be a finite number >= 0, got {norm!r}")
     if norm < VANISH_BELOW:
         return "vanishes"
@@ -203,7 +207,12 @@ def _check_args(depth, width, kind, gain, branch_scale):
     if kind not in ACTIVATIONS:
         raise ValueError(f"activation={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
     for name, v in (("gain", gain), ("branch_scale", branch_scale)):
-        if isinstance(v, bool) or not isinstance(v, int | float) or not (0 < v <= 10) or math.isnan(v):
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, int | float)
+            or not (0 < v <= 10)
+            or math.isnan(v)
+        ):
             raise ValueError(f"{name} must be a number in (0, 10], got {v!r}")
 
 
@@ -222,15 +231,19 @@ def simulate(
     ``use_numpy=None`` uses numpy when installed, ``False`` forces pure Python, ``True`` requires
     numpy. ``branch_scale`` (residual only) defaults to ``1/sqrt(depth)``, which keeps every
     block's Jacobian ``I + alpha * f' W`` near the identity at any depth."""
-    alpha = (1.0 / math.sqrt(depth) if isinstance(depth, int) and depth > 0 else 1.0) \
-        if branch_scale is None else branch_scale
+    alpha = (
+        (1.0 / math.sqrt(depth) if isinstance(depth, int) and depth > 0 else 1.0)
+        if branch_scale is None
+        else branch_scale
+    )
     _check_args(depth, width, activation, gain, alpha)
     _check_int("seed", seed, 0, 2**31 - 1)
     np = _numpy() if use_numpy in (None, True) else None
     if use_numpy and np is None:
         raise ValueError("use_numpy=True but numpy is not installed")
-    return _simulate(depth, width, activation, float(gain), bool(residual), float(alpha), seed,
-                     np is not None)
+    return _simulate(
+        depth, width, activation, float(gain), bool(residual), float(alpha), seed, np is not None
+    )
 
 
 @lru_cache(maxsize=512)
@@ -240,8 +253,17 @@ def _simulate(depth, width, kind, gain, residual, alpha, seed, fast) -> Gradient
     g = _unit_vector(width, seed, "output-gradient")
     run = _run_numpy if fast else _run_python
     grads, wgrads, acts = run(mats, x0, g, kind, gain, residual, alpha)
-    return GradientFlow(depth, width, kind, gain, residual, alpha if residual else 0.0,
-                        tuple(grads), tuple(wgrads), tuple(acts))
+    return GradientFlow(
+        depth,
+        width,
+        kind,
+        gain,
+        residual,
+        alpha if residual else 0.0,
+        tuple(grads),
+        tuple(wgrads),
+        tuple(acts),
+    )
 
 
 def _norm(v) -> float:
@@ -354,8 +376,15 @@ class BPTTFlow:
         return self.first ** (1.0 / self.steps) if self.first > 0 else 0.0
 
 
-def bptt(steps: int, width: int = 16, activation: str = "tanh", gain: float = 1.0, additive: bool = False,
-         branch_scale: float | None = None, seed: int = 0) -> BPTTFlow:
+def bptt(
+    steps: int,
+    width: int = 16,
+    activation: str = "tanh",
+    gain: float = 1.0,
+    additive: bool = False,
+    branch_scale: float | None = None,
+    seed: int = 0,
+) -> BPTTFlow:
     """Gradient flow back through time in a seeded RNN (pure Python)::
 
         plain:     h_t = f(W_hh h_{t-1} + u_t)                 J_t = diag(f'(z_t)) W_hh
@@ -381,7 +410,10 @@ def _bptt(steps, width, kind, gain, additive, alpha, seed) -> BPTTFlow:
     h = [0.0] * width
     zs = []
     for u in us:
-        z = [gain * sum(w * x for w, x in zip(row, h, strict=True)) + ut for row, ut in zip(q, u, strict=True)]
+        z = [
+            gain * sum(w * x for w, x in zip(row, h, strict=True)) + ut
+            for row, ut in zip(q, u, strict=True)
+        ]
         a = [activation(kind, v) for v in z]
         h = [x + alpha * y for x, y in zip(h, a, strict=True)] if additive else a
         zs.append(z)
@@ -432,8 +464,10 @@ def batchnorm_train_serve_gap(
         trials = max(8, 4096 // positions)
     _check_int("trials", trials, 1, 100_000)
     if trials * positions > MAX_GAP_VALUES:
-        raise ValueError(f"trials x positions must be <= {MAX_GAP_VALUES:,} (the values drawn; "
-                         f"about a second of pure Python), got {trials} x {positions}")
+        raise ValueError(
+            f"trials x positions must be <= {MAX_GAP_VALUES:,} (the values drawn; "
+            f"about a second of pure Python), got {trials} x {positions}"
+        )
     rng = random.Random(f"mlsysim-batchnorm-{seed}-{batch}-{positions}")
     p, rest = positions, (batch - 1) * positions
     diff2 = serve2 = 0.0
@@ -460,9 +494,17 @@ def batchnorm_train_serve_gap(
 
 
 # every argument checked by name (mlsysim._check): z finite, sizes integers in their ranges
-_check.check_module(globals(), __all__, {
-    "simulate": {"depth": (1, MAX_DEPTH), "width": (2, MAX_WIDTH), "seed": (0, 2**31 - 1)},
-    "batchnorm_train_serve_gap": {"batch": (1, 1 << 20), "positions": (1, 1 << 17),
-                                  "trials": (1, 100_000), "seed": (0, 2**31 - 1),
-                                  "eps": (1e-12, 1.0)},
-})
+_check.check_module(
+    globals(),
+    __all__,
+    {
+        "simulate": {"depth": (1, MAX_DEPTH), "width": (2, MAX_WIDTH), "seed": (0, 2**31 - 1)},
+        "batchnorm_train_serve_gap": {
+            "batch": (1, 1 << 20),
+            "positions": (1, 1 << 17),
+            "trials": (1, 100_000),
+            "seed": (0, 2**31 - 1),
+            "eps": (1e-12, 1.0),
+        },
+    },
+)

@@ -53,7 +53,9 @@ def _quantity(value: Any, dim: str, field: str, positive: bool = False) -> Quant
         elif isinstance(value, str):
             value = Q_(value)
     except (TypeError, ValueError, AttributeError, pint.PintError) as exc:
-        raise ValueError(f"{field} must be a quantity with units of {dim}, got {value!r} ({exc})") from None
+        raise ValueError(
+            f"{field} must be a quantity with units of {dim}, got {value!r} ({exc})"
+        ) from None
     if not isinstance(value, Quantity):
         raise ValueError(f"{field} must be a quantity with units of {dim}, got {value!r}")
     if not value.check(dim):
@@ -65,7 +67,9 @@ def _quantity(value: Any, dim: str, field: str, positive: bool = False) -> Quant
         base = value.m_as(unit)
         ok = (lo <= base <= hi) and not (positive and base <= 0) and base >= 0
     if not ok:
-        raise ValueError(f"{field} must be a finite quantity in [{lo:g}, {hi:g}] {unit}, got {value}")
+        raise ValueError(
+            f"{field} must be a finite quantity in [{lo:g}, {hi:g}] {unit}, got {value}"
+        )
     return value
 
 
@@ -202,13 +206,16 @@ class Device(BaseModel):
     def _power(cls, v, info):
         return _quantity(v, "[energy] / [time]", info.field_name)
 
-    def sustained_flops(self, precision: str | None = None, efficiency: float = 1.0,
-                        sparse: bool = False) -> float:
+    def sustained_flops(
+        self, precision: str | None = None, efficiency: float = 1.0, sparse: bool = False
+    ) -> float:
         """The compute rate the engine uses, in FLOP/s: the dense (or sparse) peak x
         ``efficiency`` for a datasheet peak; the listed rate itself for a device whose rates are
         already sustained (``compute.rate_basis == "sustained"``): never derated twice."""
         eff = _efficiency(efficiency)
-        peak = self.compute.peak(self.compute.quoted_precision if precision is None else precision, sparse=sparse)
+        peak = self.compute.peak(
+            self.compute.quoted_precision if precision is None else precision, sparse=sparse
+        )
         rate = peak.m_as("FLOP/s")
         return rate if self.compute.is_sustained else rate * eff
 
@@ -218,20 +225,25 @@ class Device(BaseModel):
         peak = self.compute.peak(self.compute.quoted_precision if precision is None else precision)
         return (peak / self.memory.bandwidth).to("FLOP/B")
 
-    def sustained_ridge_point(self, precision: str | None = None, efficiency: float = 1.0) -> Quantity:
+    def sustained_ridge_point(
+        self, precision: str | None = None, efficiency: float = 1.0
+    ) -> Quantity:
         """The ridge the engine's roof bends at: ``sustained_flops`` / bandwidth, in FLOP/byte.
         Label it "sustained ridge point"; equal to ``ridge_point`` at efficiency 1 or on a
         sustained-basis device."""
         rate = self.sustained_flops(precision, efficiency)
         return Q_(rate / self.memory.bandwidth.m_as("B/s"), "FLOP/B")
 
-    def attainable_flops(self, intensity: float, precision: str | None = None,
-                         efficiency: float = 1.0) -> float:
+    def attainable_flops(
+        self, intensity: float, precision: str | None = None, efficiency: float = 1.0
+    ) -> float:
         """The roofline: min(sustained rate, intensity x bandwidth), in FLOP/s, for an
         intensity in FLOP/byte (``sustained_flops`` decides whether efficiency applies)."""
         intensity = _check.real("intensity", intensity, 0.0)
-        return min(self.sustained_flops(precision, efficiency),
-                   intensity * self.memory.bandwidth.m_as("B/s"))
+        return min(
+            self.sustained_flops(precision, efficiency),
+            intensity * self.memory.bandwidth.m_as("B/s"),
+        )
 
     def __repr__(self) -> str:  # short, for notebooks
         return f"Device({self.name})"
@@ -531,12 +543,16 @@ class _Registry:
         if isinstance(key, Device):
             return key
         if not isinstance(key, str):
-            raise ValueError(f"hardware must be a Device or a device key; allowed: "
-                             f"{', '.join(self.names())}; got {key!r}")
+            raise ValueError(
+                f"hardware must be a Device or a device key; allowed: "
+                f"{', '.join(self.names())}; got {key!r}"
+            )
         for dev in self.all():
             if dev.key == key:
                 return dev
-        raise ValueError(f"hardware={key!r} is not a known device; allowed: {', '.join(self.names())}")
+        raise ValueError(
+            f"hardware={key!r} is not a known device; allowed: {', '.join(self.names())}"
+        )
 
 
 Hardware = _Registry()

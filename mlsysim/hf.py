@@ -56,7 +56,13 @@ from pathlib import Path
 from . import layers as L
 from .models import Model, Row
 
-__all__ = ["from_hf_config", "from_shipped", "shipped_configs", "shipped_config", "SUPPORTED_MODEL_TYPES"]
+__all__ = [
+    "from_hf_config",
+    "from_shipped",
+    "shipped_configs",
+    "shipped_config",
+    "SUPPORTED_MODEL_TYPES",
+]
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 
@@ -67,55 +73,158 @@ _DERIVED = "=hidden_size/num_attention_heads"  # default: hidden_size // num_att
 #: transformers 5.24 config-class defaults of every field read here (a field missing from a
 #: config.json takes these, exactly as ``XConfig(**json)`` does).
 _DEFAULTS: dict[str, dict] = {
-    "gpt2": dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12,
-                 n_inner=None, activation_function="gelu_new", tie_word_embeddings=True,
-                 add_cross_attention=False),
-    "bert": dict(vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-                 intermediate_size=3072, hidden_act="gelu", max_position_embeddings=512,
-                 type_vocab_size=2, tie_word_embeddings=True, add_cross_attention=False,
-                 pad_token_id=0),
-    "roberta": dict(vocab_size=50265, hidden_size=768, num_hidden_layers=12,
-                    num_attention_heads=12, intermediate_size=3072, hidden_act="gelu",
-                    max_position_embeddings=512, type_vocab_size=2, tie_word_embeddings=True,
-                    add_cross_attention=False, pad_token_id=1),
-    "llama": dict(vocab_size=32000, hidden_size=4096, intermediate_size=11008,
-                  num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=_HEADS,
-                  head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=2048,
-                  tie_word_embeddings=False, attention_bias=False, mlp_bias=False),
-    "mistral": dict(vocab_size=32000, hidden_size=4096, intermediate_size=14336,
-                    num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
-                    head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=131072,
-                    tie_word_embeddings=False, sliding_window=4096),
-    "qwen2": dict(vocab_size=151936, hidden_size=4096, intermediate_size=22016,
-                  num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32,
-                  head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=32768,
-                  tie_word_embeddings=False, use_sliding_window=False, sliding_window=4096,
-                  max_window_layers=28),
-    "qwen3": dict(vocab_size=151936, hidden_size=4096, intermediate_size=22016,
-                  num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32,
-                  head_dim=128, hidden_act="silu", max_position_embeddings=32768,
-                  tie_word_embeddings=False, attention_bias=False, use_sliding_window=False,
-                  sliding_window=4096, max_window_layers=28),
-    "gemma": dict(vocab_size=256000, hidden_size=3072, intermediate_size=24576,
-                  num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=16,
-                  head_dim=256, hidden_act="gelu_pytorch_tanh", max_position_embeddings=8192,
-                  tie_word_embeddings=True, attention_bias=False),
-    "phi3": dict(vocab_size=32064, hidden_size=3072, intermediate_size=8192,
-                 num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=_HEADS,
-                 head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=4096,
-                 tie_word_embeddings=False, sliding_window=None),
-    "mixtral": dict(vocab_size=32000, hidden_size=4096, intermediate_size=14336,
-                    num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
-                    head_dim=_DERIVED, hidden_act="silu", max_position_embeddings=131072,
-                    tie_word_embeddings=False, sliding_window=None, num_local_experts=8,
-                    num_experts_per_tok=2),
+    "gpt2": dict(
+        vocab_size=50257,
+        n_positions=1024,
+        n_embd=768,
+        n_layer=12,
+        n_head=12,
+        n_inner=None,
+        activation_function="gelu_new",
+        tie_word_embeddings=True,
+        add_cross_attention=False,
+    ),
+    "bert": dict(
+        vocab_size=30522,
+        hidden_size=768,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=3072,
+        hidden_act="gelu",
+        max_position_embeddings=512,
+        type_vocab_size=2,
+        tie_word_embeddings=True,
+        add_cross_attention=False,
+        pad_token_id=0,
+    ),
+    "roberta": dict(
+        vocab_size=50265,
+        hidden_size=768,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=3072,
+        hidden_act="gelu",
+        max_position_embeddings=512,
+        type_vocab_size=2,
+        tie_word_embeddings=True,
+        add_cross_attention=False,
+        pad_token_id=1,
+    ),
+    "llama": dict(
+        vocab_size=32000,
+        hidden_size=4096,
+        intermediate_size=11008,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=_HEADS,
+        head_dim=_DERIVED,
+        hidden_act="silu",
+        max_position_embeddings=2048,
+        tie_word_embeddings=False,
+        attention_bias=False,
+        mlp_bias=False,
+    ),
+    "mistral": dict(
+        vocab_size=32000,
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        head_dim=_DERIVED,
+        hidden_act="silu",
+        max_position_embeddings=131072,
+        tie_word_embeddings=False,
+        sliding_window=4096,
+    ),
+    "qwen2": dict(
+        vocab_size=151936,
+        hidden_size=4096,
+        intermediate_size=22016,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=32,
+        head_dim=_DERIVED,
+        hidden_act="silu",
+        max_position_embeddings=32768,
+        tie_word_embeddings=False,
+        use_sliding_window=False,
+        sliding_window=4096,
+        max_window_layers=28,
+    ),
+    "qwen3": dict(
+        vocab_size=151936,
+        hidden_size=4096,
+        intermediate_size=22016,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=32,
+        head_dim=128,
+        hidden_act="silu",
+        max_position_embeddings=32768,
+        tie_word_embeddings=False,
+        attention_bias=False,
+        use_sliding_window=False,
+        sliding_window=4096,
+        max_window_layers=28,
+    ),
+    "gemma": dict(
+        vocab_size=256000,
+        hidden_size=3072,
+        intermediate_size=24576,
+        num_hidden_layers=28,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        head_dim=256,
+        hidden_act="gelu_pytorch_tanh",
+        max_position_embeddings=8192,
+        tie_word_embeddings=True,
+        attention_bias=False,
+    ),
+    "phi3": dict(
+        vocab_size=32064,
+        hidden_size=3072,
+        intermediate_size=8192,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=_HEADS,
+        head_dim=_DERIVED,
+        hidden_act="silu",
+        max_position_embeddings=4096,
+        tie_word_embeddings=False,
+        sliding_window=None,
+    ),
+    "mixtral": dict(
+        vocab_size=32000,
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        head_dim=_DERIVED,
+        hidden_act="silu",
+        max_position_embeddings=131072,
+        tie_word_embeddings=False,
+        sliding_window=None,
+        num_local_experts=8,
+        num_experts_per_tok=2,
+    ),
 }
 
 SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
 
-_PREFIX = {"gpt2": "GPT2", "bert": "Bert", "roberta": "Roberta", "llama": "Llama",
-           "mistral": "Mistral", "qwen2": "Qwen2", "qwen3": "Qwen3", "gemma": "Gemma",
-           "phi3": "Phi3", "mixtral": "Mixtral"}
+_PREFIX = {
+    "gpt2": "GPT2",
+    "bert": "Bert",
+    "roberta": "Roberta",
+    "llama": "Llama",
+    "mistral": "Mistral",
+    "qwen2": "Qwen2",
+    "qwen3": "Qwen3",
+    "gemma": "Gemma",
+    "phi3": "Phi3",
+    "mixtral": "Mixtral",
+}
 _ENCODERS = ("bert", "roberta")
 
 
@@ -126,17 +235,35 @@ def _classes(model_type: str) -> dict[str, str]:
     if model_type == "gpt2":
         return {"GPT2Model": "bare", "GPT2LMHeadModel": "lm", **cls}
     if model_type == "bert":
-        return {"BertModel": "bare", "BertForMaskedLM": "mlm", "BertForPreTraining": "pretraining", **cls}
+        return {
+            "BertModel": "bare",
+            "BertForMaskedLM": "mlm",
+            "BertForPreTraining": "pretraining",
+            **cls,
+        }
     if model_type == "roberta":
         return {"RobertaModel": "bare", "RobertaForMaskedLM": "mlm", **cls}
     return {f"{p}Model": "bare", f"{p}ForCausalLM": "lm", **cls}
 
 
 #: HF activation names -> mlsysim's elementwise cost classes (FLOPs of matmuls do not change).
-_ACT = {"gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_fast": "gelu",
-        "quick_gelu": "gelu", "gelu_python": "gelu", "gelu_accurate": "gelu", "gelu_10": "gelu",
-        "silu": "silu", "swish": "silu", "relu": "relu", "relu6": "relu6", "tanh": "tanh",
-        "sigmoid": "sigmoid", "linear": "identity"}
+_ACT = {
+    "gelu": "gelu",
+    "gelu_new": "gelu",
+    "gelu_pytorch_tanh": "gelu",
+    "gelu_fast": "gelu",
+    "quick_gelu": "gelu",
+    "gelu_python": "gelu",
+    "gelu_accurate": "gelu",
+    "gelu_10": "gelu",
+    "silu": "silu",
+    "swish": "silu",
+    "relu": "relu",
+    "relu6": "relu6",
+    "tanh": "tanh",
+    "sigmoid": "sigmoid",
+    "linear": "identity",
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,15 +282,21 @@ def _load(config) -> dict:
         try:
             data = json.loads(config)
         except json.JSONDecodeError as e:
-            raise ValueError(f"config is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+            raise ValueError(
+                f"config is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+            ) from None
     elif isinstance(config, str | os.PathLike):
         path = Path(config)
         if not path.is_file():
-            raise ValueError(f"config={str(config)!r} is neither a JSON object nor a path to a config.json file")
+            raise ValueError(
+                f"config={str(config)!r} is neither a JSON object nor a path to a config.json file"
+            )
         try:
             data = json.loads(path.read_text())
         except json.JSONDecodeError as e:
-            raise ValueError(f"{path} is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+            raise ValueError(
+                f"{path} is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+            ) from None
     else:
         raise ValueError(
             f"config must be a dict, a path to a config.json or its JSON text, got {type(config).__name__}"
@@ -257,8 +390,9 @@ def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
 # --------------------------------------------------------------------------------------------
 
 
-def from_hf_config(config, *, bare: bool = False, name: str | None = None,
-                   flash: bool = False) -> Model:
+def from_hf_config(
+    config, *, bare: bool = False, name: str | None = None, flash: bool = False
+) -> Model:
     """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.24
     builds it (details in the module docstring):
 
@@ -294,7 +428,9 @@ def from_hf_config(config, *, bare: bool = False, name: str | None = None,
     if name is not None and (not isinstance(name, str) or not name):
         raise ValueError(f"name must be a non-empty string, got {name!r}")
     path_name = raw.get("_name_or_path")
-    label = name or (path_name if isinstance(path_name, str) and path_name else f"{arch} (from config)")
+    label = name or (
+        path_name if isinstance(path_name, str) and path_name else f"{arch} (from config)"
+    )
     if mt == "gpt2":
         return _gpt2(c, arch, head, label, flash)
     if mt in _ENCODERS:
@@ -334,7 +470,9 @@ def _num_labels(raw: dict) -> int:
         return len(raw["id2label"])
     n = raw.get("num_labels", 2)
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FIELD:
-        raise ValueError(f"config['num_labels'] must be an integer in [1, 2**40], got {str(n)[:40]}")
+        raise ValueError(
+            f"config['num_labels'] must be an integer in [1, 2**40], got {str(n)[:40]}"
+        )
     return n
 
 
@@ -353,10 +491,20 @@ def _embed_rows(vocab, d, tokens, positions=None, type_vocab=0) -> list[Row]:
     rows = [Row("embed.tokens", L.Embedding(num_embeddings=vocab, embedding_dim=d, lookups=tokens))]
     n_sum = 0
     if positions:
-        rows.append(Row("embed.positions", L.Embedding(num_embeddings=positions, embedding_dim=d, lookups=tokens)))
+        rows.append(
+            Row(
+                "embed.positions",
+                L.Embedding(num_embeddings=positions, embedding_dim=d, lookups=tokens),
+            )
+        )
         n_sum += 1
     if type_vocab:
-        rows.append(Row("embed.token_type", L.Embedding(num_embeddings=type_vocab, embedding_dim=d, lookups=tokens)))
+        rows.append(
+            Row(
+                "embed.token_type",
+                L.Embedding(num_embeddings=type_vocab, embedding_dim=d, lookups=tokens),
+            )
+        )
         n_sum += 1
     if n_sum:
         rows.append(Row("embed.add", L.Elementwise(elements=tokens * d), n_sum))
@@ -404,24 +552,49 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
         rows += [Row(f"h.{k}", lay, n_layers) for k, lay in block]
         rows.append(Row("ln_f", L.LayerNorm(normalized_shape=d, elements=n)))
         if head == "lm":
-            rows.append(Row("lm_head", L.Dense(in_features=d, out_features=vocab, bias=False,
-                                               tokens=t, tied=tied)))
+            rows.append(
+                Row(
+                    "lm_head",
+                    L.Dense(in_features=d, out_features=vocab, bias=False, tokens=t, tied=tied),
+                )
+            )
         if head == "seqcls":  # logits at every position; the last one is kept
-            rows.append(Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t)))
+            rows.append(
+                Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t))
+            )
         return rows
 
     per_token = 2 * n_layers * d  # K and V of every layer
     return Model(
-        label, "transformer", build, is_lm=True, default_seq_len=positions,
+        label,
+        "transformer",
+        build,
+        is_lm=True,
+        default_seq_len=positions,
         kv_elements=None if head == "seqcls" else (lambda s: per_token * s),
-        config=_summary(arch, model_type="gpt2", d_model=d, n_layers=n_layers, n_heads=heads,
-                        kv_heads=heads, head_dim=d // heads, d_ff=inner, vocab_size=vocab,
-                        context_length=positions, tie_word_embeddings=tied, flash=flash),
+        config=_summary(
+            arch,
+            model_type="gpt2",
+            d_model=d,
+            n_layers=n_layers,
+            n_heads=heads,
+            kv_heads=heads,
+            head_dim=d // heads,
+            d_ff=inner,
+            vocab_size=vocab,
+            context_length=positions,
+            tie_word_embeddings=tied,
+            flash=flash,
+        ),
     )
 
 
 def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
-    d, n_layers, heads = c.int("hidden_size"), c.int("num_hidden_layers"), c.int("num_attention_heads")
+    d, n_layers, heads = (
+        c.int("hidden_size"),
+        c.int("num_hidden_layers"),
+        c.int("num_attention_heads"),
+    )
     ff, vocab = c.int("intermediate_size"), c.int("vocab_size")
     positions, types = c.int("max_position_embeddings"), c.int("type_vocab_size", minimum=0)
     act = c.act("hidden_act")
@@ -448,14 +621,16 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
         rows = _embed_rows(vocab, d, t, positions=positions, type_vocab=types)
         rows.append(Row("embed.norm", L.LayerNorm(normalized_shape=d, elements=n)))
         attn = L.MultiHeadAttention(d_model=d, n_heads=heads, seq_len=t, flash=flash)
-        block = [*attn.rows("attention"),
-                 ("attention.residual", L.ResidualAdd(elements=n)),
-                 ("attention.norm", L.LayerNorm(normalized_shape=d, elements=n)),
-                 ("intermediate", L.Dense(in_features=d, out_features=ff, tokens=t)),
-                 ("intermediate.act", L.Activation(kind=act, elements=t * ff)),
-                 ("output", L.Dense(in_features=ff, out_features=d, tokens=t)),
-                 ("output.residual", L.ResidualAdd(elements=n)),
-                 ("output.norm", L.LayerNorm(normalized_shape=d, elements=n))]
+        block = [
+            *attn.rows("attention"),
+            ("attention.residual", L.ResidualAdd(elements=n)),
+            ("attention.norm", L.LayerNorm(normalized_shape=d, elements=n)),
+            ("intermediate", L.Dense(in_features=d, out_features=ff, tokens=t)),
+            ("intermediate.act", L.Activation(kind=act, elements=t * ff)),
+            ("output", L.Dense(in_features=ff, out_features=d, tokens=t)),
+            ("output.residual", L.ResidualAdd(elements=n)),
+            ("output.norm", L.LayerNorm(normalized_shape=d, elements=n)),
+        ]
         rows += [Row(f"layer.{k}", lay, n_layers) for k, lay in block]
         if pooler:
             rows.append(Row("pooler.dense", L.Dense(in_features=d, out_features=d)))
@@ -474,16 +649,33 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
         if head == "seqcls" and c.mt == "bert":  # on the pooled [CLS] vector
             rows.append(Row("classifier", L.Dense(in_features=d, out_features=labels)))
         if head == "seqcls" and c.mt == "roberta":  # dense + tanh + out_proj on the <s> token
-            rows += [Row("classifier.dense", L.Dense(in_features=d, out_features=d)),
-                     Row("classifier.tanh", L.Activation(kind="tanh", elements=d)),
-                     Row("classifier.out_proj", L.Dense(in_features=d, out_features=labels))]
+            rows += [
+                Row("classifier.dense", L.Dense(in_features=d, out_features=d)),
+                Row("classifier.tanh", L.Activation(kind="tanh", elements=d)),
+                Row("classifier.out_proj", L.Dense(in_features=d, out_features=labels)),
+            ]
         return rows
 
     return Model(
-        label, "transformer", build, is_lm=True, default_seq_len=limit,
-        config=_summary(arch, model_type=c.mt, d_model=d, n_layers=n_layers, n_heads=heads,
-                        kv_heads=heads, head_dim=d // heads, d_ff=ff, vocab_size=vocab,
-                        context_length=limit, type_vocab_size=types, flash=flash),
+        label,
+        "transformer",
+        build,
+        is_lm=True,
+        default_seq_len=limit,
+        config=_summary(
+            arch,
+            model_type=c.mt,
+            d_model=d,
+            n_layers=n_layers,
+            n_heads=heads,
+            kv_heads=heads,
+            head_dim=d // heads,
+            d_ff=ff,
+            vocab_size=vocab,
+            context_length=limit,
+            type_vocab_size=types,
+            flash=flash,
+        ),
     )
 
 
@@ -518,15 +710,23 @@ def _layer_types(c: _Cfg, n_layers: int) -> tuple[int, int | None]:
         )
     n_sliding = types.count("sliding_attention")
     if n_sliding and window is None:
-        raise ValueError("config['layer_types'] lists sliding_attention layers but config['sliding_window'] is not set")
+        raise ValueError(
+            "config['layer_types'] lists sliding_attention layers but config['sliding_window'] is not set"
+        )
     return n_sliding, window
 
 
 def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     mt = c.mt
-    d, n_layers, heads = c.int("hidden_size"), c.int("num_hidden_layers"), c.int("num_attention_heads")
+    d, n_layers, heads = (
+        c.int("hidden_size"),
+        c.int("num_hidden_layers"),
+        c.int("num_attention_heads"),
+    )
     ff, vocab = c.int("intermediate_size"), c.int("vocab_size")
-    kv_heads = heads if c.get("num_key_value_heads") in (_HEADS, None) else c.int("num_key_value_heads")
+    kv_heads = (
+        heads if c.get("num_key_value_heads") in (_HEADS, None) else c.int("num_key_value_heads")
+    )
     hd_raw = c.get("head_dim")
     if hd_raw in (_DERIVED, None):
         if d % heads:
@@ -574,19 +774,42 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
         rows = _embed_rows(vocab, d, t)
 
         def sdpa(kv_len):
-            return L.Attention(d_model=d, n_heads=heads, head_dim=hd, kv_heads=kv_heads,
-                               seq_len=t, kv_len=kv_len, flash=flash)
+            return L.Attention(
+                d_model=d,
+                n_heads=heads,
+                head_dim=hd,
+                kv_heads=kv_heads,
+                seq_len=t,
+                kv_len=kv_len,
+                flash=flash,
+            )
 
         attn: list[tuple[str, L.Layer, int]] = []
         if fused:
-            attn.append(("self_attn.qkv_proj",
-                         L.Dense(in_features=d, out_features=q_dim + 2 * kv_dim, bias=False, tokens=t),
-                         n_layers))
+            attn.append(
+                (
+                    "self_attn.qkv_proj",
+                    L.Dense(in_features=d, out_features=q_dim + 2 * kv_dim, bias=False, tokens=t),
+                    n_layers,
+                )
+            )
         else:
             attn += [
-                ("self_attn.q_proj", L.Dense(in_features=d, out_features=q_dim, bias=qkv_bias, tokens=t), n_layers),
-                ("self_attn.k_proj", L.Dense(in_features=d, out_features=kv_dim, bias=qkv_bias, tokens=t), n_layers),
-                ("self_attn.v_proj", L.Dense(in_features=d, out_features=kv_dim, bias=qkv_bias, tokens=t), n_layers),
+                (
+                    "self_attn.q_proj",
+                    L.Dense(in_features=d, out_features=q_dim, bias=qkv_bias, tokens=t),
+                    n_layers,
+                ),
+                (
+                    "self_attn.k_proj",
+                    L.Dense(in_features=d, out_features=kv_dim, bias=qkv_bias, tokens=t),
+                    n_layers,
+                ),
+                (
+                    "self_attn.v_proj",
+                    L.Dense(in_features=d, out_features=kv_dim, bias=qkv_bias, tokens=t),
+                    n_layers,
+                ),
             ]
         if qk_norm:
             attn += [
@@ -602,51 +825,118 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
             attn.append(("self_attn.sdpa.sliding", sdpa(slide_kv), n_sliding))
         else:
             attn.append(("self_attn.sdpa", sdpa(slide_kv if n_sliding else full_kv), n_layers))
-        attn.append(("self_attn.o_proj", L.Dense(in_features=q_dim, out_features=d, bias=o_bias, tokens=t), n_layers))
+        attn.append(
+            (
+                "self_attn.o_proj",
+                L.Dense(in_features=q_dim, out_features=d, bias=o_bias, tokens=t),
+                n_layers,
+            )
+        )
 
-        rows.append(Row("layers.input_layernorm", L.RMSNorm(normalized_shape=d, elements=n), n_layers))
+        rows.append(
+            Row("layers.input_layernorm", L.RMSNorm(normalized_shape=d, elements=n), n_layers)
+        )
         rows += [Row(f"layers.{k}", lay, cnt) for k, lay, cnt in attn]
         rows.append(Row("layers.attn_residual", L.ResidualAdd(elements=n), n_layers))
-        rows.append(Row("layers.post_attention_layernorm", L.RMSNorm(normalized_shape=d, elements=n), n_layers))
+        rows.append(
+            Row(
+                "layers.post_attention_layernorm",
+                L.RMSNorm(normalized_shape=d, elements=n),
+                n_layers,
+            )
+        )
         if moe is not None:
-            mlp = [("moe", L.MoE(d_model=d, d_ff=ff, num_experts=moe[0], top_k=moe[1], tokens=t,
-                                 activation=act))]
+            mlp = [
+                (
+                    "moe",
+                    L.MoE(
+                        d_model=d,
+                        d_ff=ff,
+                        num_experts=moe[0],
+                        top_k=moe[1],
+                        tokens=t,
+                        activation=act,
+                    ),
+                )
+            ]
         else:
-            up = ([("mlp.gate_up_proj", L.Dense(in_features=d, out_features=2 * ff, bias=False, tokens=t))]
-                  if fused else
-                  [("mlp.gate_proj", L.Dense(in_features=d, out_features=ff, bias=mlp_bias, tokens=t)),
-                   ("mlp.up_proj", L.Dense(in_features=d, out_features=ff, bias=mlp_bias, tokens=t))])
-            mlp = [*up,
-                   ("mlp.act", L.Activation(kind=act, elements=t * ff)),
-                   ("mlp.mul", L.Elementwise(op="mul", elements=t * ff)),
-                   ("mlp.down_proj", L.Dense(in_features=ff, out_features=d, bias=mlp_bias, tokens=t))]
+            up = (
+                [
+                    (
+                        "mlp.gate_up_proj",
+                        L.Dense(in_features=d, out_features=2 * ff, bias=False, tokens=t),
+                    )
+                ]
+                if fused
+                else [
+                    (
+                        "mlp.gate_proj",
+                        L.Dense(in_features=d, out_features=ff, bias=mlp_bias, tokens=t),
+                    ),
+                    (
+                        "mlp.up_proj",
+                        L.Dense(in_features=d, out_features=ff, bias=mlp_bias, tokens=t),
+                    ),
+                ]
+            )
+            mlp = [
+                *up,
+                ("mlp.act", L.Activation(kind=act, elements=t * ff)),
+                ("mlp.mul", L.Elementwise(op="mul", elements=t * ff)),
+                ("mlp.down_proj", L.Dense(in_features=ff, out_features=d, bias=mlp_bias, tokens=t)),
+            ]
         rows += [Row(f"layers.{k}", lay, n_layers) for k, lay in mlp]
         rows.append(Row("layers.mlp_residual", L.ResidualAdd(elements=n), n_layers))
         rows.append(Row("norm", L.RMSNorm(normalized_shape=d, elements=n)))
         if head == "lm":
-            rows.append(Row("lm_head", L.Dense(in_features=d, out_features=vocab, bias=False,
-                                               tokens=t, tied=tied)))
+            rows.append(
+                Row(
+                    "lm_head",
+                    L.Dense(in_features=d, out_features=vocab, bias=False, tokens=t, tied=tied),
+                )
+            )
         if head == "seqcls":  # logits at every position; the last non-pad one is kept
-            rows.append(Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t)))
+            rows.append(
+                Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t))
+            )
         return rows
 
     def kv_elements(s: int) -> int:
         kept = s if window is None else min(s, window - 1)
         return 2 * kv_dim * (n_full * s + n_sliding * kept)
 
-    summary = _summary(arch, model_type=mt, d_model=d, n_layers=n_layers, n_heads=heads,
-                       kv_heads=kv_heads, head_dim=hd, d_ff=ff, vocab_size=vocab,
-                       context_length=c.int("max_position_embeddings"),
-                       tie_word_embeddings=tied, sliding_window=window,
-                       sliding_layers=n_sliding, flash=flash)
+    summary = _summary(
+        arch,
+        model_type=mt,
+        d_model=d,
+        n_layers=n_layers,
+        n_heads=heads,
+        kv_heads=kv_heads,
+        head_dim=hd,
+        d_ff=ff,
+        vocab_size=vocab,
+        context_length=c.int("max_position_embeddings"),
+        tie_word_embeddings=tied,
+        sliding_window=window,
+        sliding_layers=n_sliding,
+        flash=flash,
+    )
     if moe is not None:
         summary.update(num_experts=moe[0], experts_per_token=moe[1])
-    model = Model(label, "moe" if moe else "transformer", build, is_lm=True,
-                  default_seq_len=summary["context_length"],
-                  kv_elements=None if head == "seqcls" else kv_elements, config=summary)
+    model = Model(
+        label,
+        "moe" if moe else "transformer",
+        build,
+        is_lm=True,
+        default_seq_len=summary["context_length"],
+        kv_elements=None if head == "seqcls" else kv_elements,
+        config=summary,
+    )
     if moe is not None:
         expert = L.MoE(d_model=d, d_ff=ff, num_experts=moe[0], top_k=moe[1])
-        model.config["active_params"] = model.params - n_layers * (expert.params - expert.active_params)
+        model.config["active_params"] = model.params - n_layers * (
+            expert.params - expert.active_params
+        )
     return model
 
 
@@ -665,7 +955,9 @@ def shipped_config(name: str) -> dict:
     "published_params": ...}``. The ``config`` block is what ``from_hf_config`` takes."""
     names = shipped_configs()
     if name not in names:
-        raise ValueError(f"name={name!r} is not a shipped configuration; allowed: {', '.join(names)}")
+        raise ValueError(
+            f"name={name!r} is not a shipped configuration; allowed: {', '.join(names)}"
+        )
     return json.loads((CONFIG_DIR / f"{name}.json").read_text())
 
 
@@ -673,4 +965,3 @@ def from_shipped(name: str, **kw) -> Model:
     """``from_hf_config`` of a shipped configuration, named after its model card."""
     entry = shipped_config(name)
     return from_hf_config(entry["config"], name=kw.pop("name", entry["source"]["model"]), **kw)
-

@@ -212,11 +212,19 @@ class Dense(Layer):
         xs = _check.vector("x", list(x) if _is_array(x) else x, _check.MAX_SIZE)
         if len(xs) != self.in_features:
             raise ValueError(f"x must have in_features={self.in_features} values, got {len(xs)}")
-        w = _check.matrix("weights", [list(r) for r in weights] if _is_array(weights) else weights, _check.MAX_SIZE)
+        w = _check.matrix(
+            "weights",
+            [list(r) for r in weights] if _is_array(weights) else weights,
+            _check.MAX_SIZE,
+        )
         if len(w) != self.in_features or any(len(r) != self.out_features for r in w):
-            raise ValueError(f"weights must be {self.in_features} rows of {self.out_features} values")
+            raise ValueError(
+                f"weights must be {self.in_features} rows of {self.out_features} values"
+            )
         relu = _check.flag("relu", relu)
-        y = [sum(xs[i] * w[i][j] for i in range(self.in_features)) for j in range(self.out_features)]
+        y = [
+            sum(xs[i] * w[i][j] for i in range(self.in_features)) for j in range(self.out_features)
+        ]
         return [max(0.0, v) for v in y] if relu else y
 
     def _elementwise1(self) -> int:
@@ -619,7 +627,9 @@ class _Recurrent(Layer):
         if self.weights_resident:
             return self.params
         g, h, r = self.GATES, self.hidden_size, self.out_size
-        recurrent = (g * h * r + (r * h if self.proj_size else 0)) * self.num_layers * self.directions
+        recurrent = (
+            (g * h * r + (r * h if self.proj_size else 0)) * self.num_layers * self.directions
+        )
         return self.params + recurrent * (self.seq_len - 1)
 
     @property
@@ -775,7 +785,9 @@ class Attention(Layer):
         k_and_v = 2 * self.kv * self.n_kv_heads * self.d_head
         return check_batch(batch) * (q_and_out + passes * k_and_v)
 
-    def tiled_bytes(self, batch: int = 1, precision: str = "fp16", q_tile: int | None = None) -> int:
+    def tiled_bytes(
+        self, batch: int = 1, precision: str = "fp16", q_tile: int | None = None
+    ) -> int:
         """``tiled_traffic_elements`` in bytes."""
         return math.ceil(self.tiled_traffic_elements(batch, q_tile) * bytes_per_value(precision))
 
@@ -1093,7 +1105,9 @@ class MoE(Layer):
         return 2 + self.experts_read * (self._mats + 2)
 
     def _macs1(self) -> int:
-        per_token = self.d_model * self.num_experts + self.top_k * self._mats * self.d_model * self.d_ff
+        per_token = (
+            self.d_model * self.num_experts + self.top_k * self._mats * self.d_model * self.d_ff
+        )
         return self.tokens * per_token
 
     def _elementwise1(self) -> int:

@@ -76,14 +76,18 @@ class Model:
         if not callable(build):
             raise ValueError(f"build must be a function (seq_len, phase) -> rows, got {build!r}")
         if kv_per_token is not None and not callable(kv_per_token):
-            raise ValueError(f"kv_per_token must be None or a function of precision, got {kv_per_token!r}")
+            raise ValueError(
+                f"kv_per_token must be None or a function of precision, got {kv_per_token!r}"
+            )
         if config is not None and not isinstance(config, dict):
             raise ValueError(f"config must be None or a dict, got {config!r}")
         self.config = dict(config or {})
         self._build = build
         self._kv_per_token = kv_per_token
         if kv_elements is not None and not callable(kv_elements):
-            raise ValueError(f"kv_elements must be a function of seq_len or None, got {kv_elements!r}")
+            raise ValueError(
+                f"kv_elements must be a function of seq_len or None, got {kv_elements!r}"
+            )
         self._kv_elements = kv_elements
         self._cache: dict[tuple[int, str], list[Row]] = {}
 
@@ -94,9 +98,13 @@ class Model:
     def _key(self, seq_len: int | None, phase: str | None) -> tuple[int, str]:
         if not self.is_lm:
             if phase is not None:
-                raise ValueError(f"phase={phase!r} applies to language models; {self.name} is not one")
+                raise ValueError(
+                    f"phase={phase!r} applies to language models; {self.name} is not one"
+                )
             if seq_len is not None:
-                raise ValueError(f"seq_len={seq_len!r} applies to language models; {self.name} is not one")
+                raise ValueError(
+                    f"seq_len={seq_len!r} applies to language models; {self.name} is not one"
+                )
             return (1, "prefill")
         if phase not in (None, "prefill", "decode"):
             raise ValueError(f"phase={phase!r} is not valid; allowed: 'prefill', 'decode'")
@@ -178,9 +186,13 @@ def _checked_rows(rows, model_name: str) -> list[Row]:
     rows = list(rows)
     for r in rows:
         if not isinstance(r, Row) or not isinstance(r.layer, L.Layer):
-            raise ValueError(f"{model_name}: build must return Row(name, layer, count) items, got {r!r}")
+            raise ValueError(
+                f"{model_name}: build must return Row(name, layer, count) items, got {r!r}"
+            )
         _check.integer(f"Row {r.name!r} count", r.count)
     return rows
+
+
 def batchnorm_sync(model: Model) -> tuple[int, int]:
     """(all-reduces, values all-reduced) per forward pass when BatchNorm's mini-batch statistics
     are synchronized across devices: one collective per BatchNorm layer, of 2C values each
@@ -246,8 +258,12 @@ def mnist_mlp(bias: bool = True) -> Model:
 def mnist_cnn(bias: bool = False) -> Model:
     """The chapter's 2-conv MNIST CNN: 3x3 1->32, pool, 3x3 32->64, pool, FC 3136->128->10
     (421,408 weights without biases)."""
-    c1 = L.Conv2d(in_channels=1, out_channels=32, kernel_size=3, input_size=28, padding=1, bias=bias)
-    c2 = L.Conv2d(in_channels=32, out_channels=64, kernel_size=3, input_size=14, padding=1, bias=bias)
+    c1 = L.Conv2d(
+        in_channels=1, out_channels=32, kernel_size=3, input_size=28, padding=1, bias=bias
+    )
+    c2 = L.Conv2d(
+        in_channels=32, out_channels=64, kernel_size=3, input_size=14, padding=1, bias=bias
+    )
     rows = [
         Row("conv1", c1),
         Row("relu1", L.Activation(elements=c1.output_elements)),
@@ -304,7 +320,12 @@ class _CNN:
 
     def pool(self, name, k=None, stride=None, padding=0, kind="max"):
         p = L.Pool2d(
-            channels=self.c, input_size=self.hw, kernel_size=k, stride=stride, padding=padding, kind=kind
+            channels=self.c,
+            input_size=self.hw,
+            kernel_size=k,
+            stride=stride,
+            padding=padding,
+            kind=kind,
         )
         self.rows.append(Row(name, p))
         self.hw = p.output_size
@@ -315,8 +336,13 @@ class _CNN:
         self.c, self.hw = out, (1, 1)
 
 
-_RESNET = {18: ("basic", [2, 2, 2, 2]), 34: ("basic", [3, 4, 6, 3]), 50: ("bottleneck", [3, 4, 6, 3]),
-           101: ("bottleneck", [3, 4, 23, 3]), 152: ("bottleneck", [3, 8, 36, 3])}
+_RESNET = {
+    18: ("basic", [2, 2, 2, 2]),
+    34: ("basic", [3, 4, 6, 3]),
+    50: ("bottleneck", [3, 4, 6, 3]),
+    101: ("bottleneck", [3, 4, 23, 3]),
+    152: ("bottleneck", [3, 8, 36, 3]),
+}
 
 
 def _image_size(input_size) -> tuple[int, int]:
@@ -388,8 +414,11 @@ def resnet(
     if groups == 1 and width_per_group == 64:
         label = f"ResNet-{depth}"
     elif groups == 1:
-        label = f"Wide ResNet-{depth}-{width_per_group // 64}" if width_per_group % 64 == 0 else (
-            f"ResNet-{depth} (width {width_per_group})")
+        label = (
+            f"Wide ResNet-{depth}-{width_per_group // 64}"
+            if width_per_group % 64 == 0
+            else (f"ResNet-{depth} (width {width_per_group})")
+        )
     else:
         label = f"ResNeXt-{depth} {groups}x{width_per_group}d"
     return Model(
@@ -397,8 +426,13 @@ def resnet(
         "cnn",
         _fixed(net.rows),
         description=f"torchvision {label}, {_size_label(hw)} input",
-        config={"depth": depth, "input_size": input_size, "num_classes": num_classes,
-                "groups": groups, "width_per_group": width_per_group},
+        config={
+            "depth": depth,
+            "input_size": input_size,
+            "num_classes": num_classes,
+            "groups": groups,
+            "width_per_group": width_per_group,
+        },
     )
 
 
@@ -418,8 +452,15 @@ def mobilenet_v2(
     if not (0.1 <= width_mult <= 2.0):
         raise ValueError(f"width_mult must be in [0.1, 2.0], got {width_mult!r}")
     hw = _image_size(input_size)
-    settings = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
-                (6, 160, 3, 2), (6, 320, 1, 1)]
+    settings = [
+        (1, 16, 1, 1),
+        (6, 24, 2, 2),
+        (6, 32, 3, 2),
+        (6, 64, 4, 2),
+        (6, 96, 3, 1),
+        (6, 160, 3, 2),
+        (6, 320, 1, 1),
+    ]
     net = _CNN(3, hw)
     net.conv_bn("features.0", _make_divisible(32 * width_mult), 3, stride=2, act="relu6")
     idx = 1
@@ -465,8 +506,12 @@ def kws_dscnn(
         Row(
             "conv1",
             L.Conv2d(
-                in_channels=1, out_channels=channels, kernel_size=(10, 4), input_size=input_size,
-                stride=2, padding=(5, 1),
+                in_channels=1,
+                out_channels=channels,
+                kernel_size=(10, 4),
+                input_size=input_size,
+                stride=2,
+                padding=(5, 1),
             ),
         )
     )
@@ -514,8 +559,13 @@ def _lm(
     flash: bool = False,
     config: dict | None = None,
 ) -> Model:
-    for field, v in (("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads),
-                     ("d_ff", d_ff), ("vocab_size", vocab_size)):
+    for field, v in (
+        ("d_model", d_model),
+        ("n_layers", n_layers),
+        ("n_heads", n_heads),
+        ("d_ff", d_ff),
+        ("vocab_size", vocab_size),
+    ):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{field} must be an integer >= 1, got {v!r}")
     if d_model % n_heads:
@@ -532,19 +582,40 @@ def _lm(
                 f"allowed: 1..{positions}"
             )
         d = d_model
-        rows = [Row("embed.tokens", L.Embedding(num_embeddings=vocab_size, embedding_dim=d, lookups=tokens))]
+        rows = [
+            Row(
+                "embed.tokens",
+                L.Embedding(num_embeddings=vocab_size, embedding_dim=d, lookups=tokens),
+            )
+        ]
         if positions is not None:
-            rows.append(Row("embed.positions", L.Embedding(num_embeddings=positions, embedding_dim=d, lookups=tokens)))
+            rows.append(
+                Row(
+                    "embed.positions",
+                    L.Embedding(num_embeddings=positions, embedding_dim=d, lookups=tokens),
+                )
+            )
         if type_vocab:
-            rows.append(Row("embed.token_type", L.Embedding(num_embeddings=type_vocab, embedding_dim=d, lookups=tokens)))
+            rows.append(
+                Row(
+                    "embed.token_type",
+                    L.Embedding(num_embeddings=type_vocab, embedding_dim=d, lookups=tokens),
+                )
+            )
         if positions is not None or type_vocab:
             n_sum = (positions is not None) + bool(type_vocab)
             rows.append(Row("embed.add", L.Elementwise(elements=tokens * d), n_sum))
         if embed_norm:
             rows.append(Row("embed.norm", L.LayerNorm(normalized_shape=d, elements=tokens * d)))
         block = L.TransformerBlock(
-            d_model=d, n_heads=n_heads, d_ff=d_ff, seq_len=tokens, kv_heads=kv_heads,
-            kv_len=kv_len, variant=variant, flash=flash,
+            d_model=d,
+            n_heads=n_heads,
+            d_ff=d_ff,
+            seq_len=tokens,
+            kv_heads=kv_heads,
+            kv_len=kv_len,
+            variant=variant,
+            flash=flash,
         )
         rows += _leaf_rows("blocks", block, n_layers)
         if final_norm == "layernorm":
@@ -552,8 +623,18 @@ def _lm(
         elif final_norm == "rmsnorm":
             rows.append(Row("final_norm", L.RMSNorm(normalized_shape=d, elements=tokens * d)))
         if lm_head in ("tied", "untied"):
-            rows.append(Row("lm_head", L.Dense(in_features=d, out_features=vocab_size, bias=False,
-                                               tokens=tokens, tied=lm_head == "tied")))
+            rows.append(
+                Row(
+                    "lm_head",
+                    L.Dense(
+                        in_features=d,
+                        out_features=vocab_size,
+                        bias=False,
+                        tokens=tokens,
+                        tied=lm_head == "tied",
+                    ),
+                )
+            )
         if pooler:
             rows.append(Row("pooler.dense", L.Dense(in_features=d, out_features=d)))
             rows.append(Row("pooler.tanh", L.Activation(kind="tanh", elements=d)))
@@ -565,10 +646,24 @@ def _lm(
     def kv_per_token(precision: str) -> int:
         return math.ceil(2 * n_layers * n_kv * d_head * bytes_per_value(precision))
 
-    cfg = {"d_model": d_model, "n_layers": n_layers, "n_heads": n_heads, "d_ff": d_ff,
-           "vocab_size": vocab_size, "kv_heads": n_kv, **(config or {})}
-    return Model(name, family, build, is_lm=True, default_seq_len=default_seq_len,
-                 kv_per_token=kv_per_token, config=cfg)
+    cfg = {
+        "d_model": d_model,
+        "n_layers": n_layers,
+        "n_heads": n_heads,
+        "d_ff": d_ff,
+        "vocab_size": vocab_size,
+        "kv_heads": n_kv,
+        **(config or {}),
+    }
+    return Model(
+        name,
+        family,
+        build,
+        is_lm=True,
+        default_seq_len=default_seq_len,
+        kv_per_token=kv_per_token,
+        config=cfg,
+    )
 
 
 def gpt2(
@@ -584,9 +679,15 @@ def gpt2(
     4d GELU MLP, final LayerNorm, LM head tied to the token embedding."""
     return _lm(
         name or f"GPT-2 (d={d_model}, L={n_layers})",
-        d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=4 * d_model,
-        vocab_size=vocab_size, positions=context_length, default_seq_len=context_length,
-        flash=flash, config={"context_length": context_length, "flash": flash},
+        d_model=d_model,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        d_ff=4 * d_model,
+        vocab_size=vocab_size,
+        positions=context_length,
+        default_seq_len=context_length,
+        flash=flash,
+        config={"context_length": context_length, "flash": flash},
     )
 
 
@@ -604,9 +705,19 @@ def bert(
     LayerNorm, post-LN blocks, pooler)."""
     return _lm(
         name or f"BERT (d={d_model}, L={n_layers})",
-        d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=d_ff, vocab_size=vocab_size,
-        positions=max_position, type_vocab=2, embed_norm=True, final_norm=None, lm_head="none",
-        pooler=True, default_seq_len=max_position, flash=flash,
+        d_model=d_model,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        d_ff=d_ff,
+        vocab_size=vocab_size,
+        positions=max_position,
+        type_vocab=2,
+        embed_norm=True,
+        final_norm=None,
+        lm_head="none",
+        pooler=True,
+        default_seq_len=max_position,
+        flash=flash,
         config={"max_position": max_position, "flash": flash},
     )
 
@@ -627,10 +738,18 @@ def llama(
     with grouped-query K/V heads, SwiGLU FFN, untied LM head."""
     return _lm(
         name or f"Llama (d={d_model}, L={n_layers}, kv={kv_heads})",
-        d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=d_ff, vocab_size=vocab_size,
-        kv_heads=kv_heads, variant="llama", final_norm="rmsnorm",
-        lm_head="tied" if tie_embeddings else "untied", default_seq_len=context_length,
-        flash=flash, config={"context_length": context_length, "flash": flash},
+        d_model=d_model,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        d_ff=d_ff,
+        vocab_size=vocab_size,
+        kv_heads=kv_heads,
+        variant="llama",
+        final_norm="rmsnorm",
+        lm_head="tied" if tie_embeddings else "untied",
+        default_seq_len=context_length,
+        flash=flash,
+        config={"context_length": context_length, "flash": flash},
     )
 
 
@@ -664,19 +783,36 @@ def dlrm(
         rows.append(Row(f"bottom.fc{i + 1}", L.Dense(in_features=a, out_features=b)))
         rows.append(Row(f"bottom.relu{i + 1}", L.Activation(elements=b)))
     for t, n in enumerate(tables):
-        rows.append(Row(f"emb.{t}", L.Embedding(num_embeddings=n, embedding_dim=embedding_dim,
-                                                 lookups=lookups_per_table,
-                                                 pooling="sum" if lookups_per_table > 1 else "none")))
+        rows.append(
+            Row(
+                f"emb.{t}",
+                L.Embedding(
+                    num_embeddings=n,
+                    embedding_dim=embedding_dim,
+                    lookups=lookups_per_table,
+                    pooling="sum" if lookups_per_table > 1 else "none",
+                ),
+            )
+        )
     inter = L.FeatureInteraction(num_vectors=len(tables) + 1, dim=embedding_dim)
     rows.append(Row("interaction", inter))
     widths = [embedding_dim + inter.pairs, *top]
     for i, (a, b) in enumerate(zip(widths[:-1], widths[1:], strict=True)):
         rows.append(Row(f"top.fc{i + 1}", L.Dense(in_features=a, out_features=b)))
         last = i == len(widths) - 2
-        rows.append(Row(f"top.{'sigmoid' if last else f'relu{i + 1}'}",
-                        L.Activation(kind="sigmoid" if last else "relu", elements=b)))
-    return Model(name, "dlrm", _fixed(rows), description="embedding tables + MLPs",
-                 config={"embedding_rows": tables, "embedding_dim": embedding_dim})
+        rows.append(
+            Row(
+                f"top.{'sigmoid' if last else f'relu{i + 1}'}",
+                L.Activation(kind="sigmoid" if last else "relu", elements=b),
+            )
+        )
+    return Model(
+        name,
+        "dlrm",
+        _fixed(rows),
+        description="embedding tables + MLPs",
+        config={"embedding_rows": tables, "embedding_dim": embedding_dim},
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -56,9 +56,11 @@ class MoELayer(BaseModel):
     def expert_layers(self) -> tuple[L.Dense, ...]:
         d, f = self.d_model, self.d_ff
         if self.ffn == "swiglu":  # gate, up, down (Llama / Mixtral, no bias)
-            return (L.Dense(in_features=d, out_features=f, bias=False),
-                    L.Dense(in_features=d, out_features=f, bias=False),
-                    L.Dense(in_features=f, out_features=d, bias=False))
+            return (
+                L.Dense(in_features=d, out_features=f, bias=False),
+                L.Dense(in_features=d, out_features=f, bias=False),
+                L.Dense(in_features=f, out_features=d, bias=False),
+            )
         return (L.Dense(in_features=d, out_features=f), L.Dense(in_features=f, out_features=d))
 
     @cached_property
@@ -170,8 +172,8 @@ def _share(h: float, e: int) -> float:
 
 MIXTRAL_SOURCE = {
     "document": "Jiang et al., Mixtral of Experts, arXiv:2401.04088 (Table 1: dim 4096, 32 layers, "
-                "head_dim 128, hidden_dim 14336, 32 heads, 8 kv heads, vocab 32000, 8 experts, top-2); "
-                "Mistral AI, 'Mixtral of experts' (2023-12-11): 46.7B total, 12.9B used per token",
+    "head_dim 128, hidden_dim 14336, 32 heads, 8 kv heads, vocab 32000, 8 experts, top-2); "
+    "Mistral AI, 'Mixtral of experts' (2023-12-11): 46.7B total, 12.9B used per token",
     "url": "https://arxiv.org/abs/2401.04088",
     "date": _dt.date(2024, 1, 8),
 }
@@ -196,5 +198,11 @@ def mixtral_params(n_experts: int = 8, top_k: int = 2) -> MixtralCounts:
     d, n_layers, vocab = 4096, 32, 32000
     attn = L.MultiHeadAttention(d_model=d, n_heads=32, kv_heads=8, seq_len=1, bias=False)
     norms = 2 * L.RMSNorm(normalized_shape=d, elements=d).params
-    shared = n_layers * (attn.params + norms) + 2 * vocab * d + L.RMSNorm(normalized_shape=d, elements=d).params
-    return MixtralCounts(total=shared + n_layers * moe.params, active=shared + n_layers * moe.active_params)
+    shared = (
+        n_layers * (attn.params + norms)
+        + 2 * vocab * d
+        + L.RMSNorm(normalized_shape=d, elements=d).params
+    )
+    return MixtralCounts(
+        total=shared + n_layers * moe.params, active=shared + n_layers * moe.active_params
+    )

@@ -56,25 +56,39 @@ def softmax(row: Sequence[float]) -> list[float]:
     """Numerically stable softmax of one row (subtract the max before exponentiating)."""
     if not isinstance(row, list | tuple) or not row:
         raise ValueError(f"row must be a non-empty list of numbers, got {row!r}")
-    row = [-math.inf if v == -math.inf and not isinstance(v, bool) else _check.real(f"row[{i}]", v, -math.inf)
-           for i, v in enumerate(row)]  # -inf is a masked score
+    row = [
+        -math.inf
+        if v == -math.inf and not isinstance(v, bool)
+        else _check.real(f"row[{i}]", v, -math.inf)
+        for i, v in enumerate(row)
+    ]  # -inf is a masked score
     top = max(row)
     e = [0.0 if v == -math.inf else math.exp(v - top) for v in row]
     s = sum(e)
     return [v / s for v in e]
 
 
-def scores(x: Sequence[Sequence[float]], wq: Sequence[Sequence[float]],
-           wk: Sequence[Sequence[float]]) -> Matrix:
+def scores(
+    x: Sequence[Sequence[float]], wq: Sequence[Sequence[float]], wk: Sequence[Sequence[float]]
+) -> Matrix:
     """The scaled scores Q Kᵀ / √d_k (before softmax), one row per query token."""
-    x, wq, wk = _check.matrix("x", x, 4096), _check.matrix("wq", wq, 4096), _check.matrix("wk", wk, 4096)
+    x, wq, wk = (
+        _check.matrix("x", x, 4096),
+        _check.matrix("wq", wq, 4096),
+        _check.matrix("wk", wk, 4096),
+    )
     q, k = matmul(x, wq), matmul(x, wk)
     d = len(k[0])
     return [[sum(qi[t] * kj[t] for t in range(d)) / math.sqrt(d) for kj in k] for qi in q]
 
 
-def self_attention(x: Sequence[Sequence[float]], wq: Sequence[Sequence[float]],
-                   wk: Sequence[Sequence[float]], wv: Sequence[Sequence[float]], causal: bool = False) -> Matrix:
+def self_attention(
+    x: Sequence[Sequence[float]],
+    wq: Sequence[Sequence[float]],
+    wk: Sequence[Sequence[float]],
+    wv: Sequence[Sequence[float]],
+    causal: bool = False,
+) -> Matrix:
     """One head of scaled dot-product self-attention: softmax(Q Kᵀ / √d_k) V. ``causal=True`` sets
     the scores of later positions to −∞ before the softmax, so token t attends to tokens ≤ t only."""
     wv, causal = _check.matrix("wv", wv, 4096), _check.flag("causal", causal)
@@ -105,7 +119,8 @@ def permute(rows: Sequence[Sequence[float]], order: Sequence[int]) -> Matrix:
     """Rows reordered: new row i is old row ``order[i]`` (``order`` must be a permutation)."""
     rows = _check.matrix("rows", rows, 4096)
     if not isinstance(order, list | tuple) or sorted(
-            _check.integer(f"order[{i}]", v, 0, len(rows) - 1) for i, v in enumerate(order)) != list(range(len(rows))):
+        _check.integer(f"order[{i}]", v, 0, len(rows) - 1) for i, v in enumerate(order)
+    ) != list(range(len(rows))):
         raise ValueError(f"order must be a permutation of 0..{len(rows) - 1}, got {order!r}")
     return [list(rows[i]) for i in order]
 
@@ -117,13 +132,17 @@ def random_matrix(rows: int, cols: int, rng: random.Random) -> Matrix:
     return [[rng.uniform(-1.0, 1.0) for _ in range(cols)] for _ in range(rows)]
 
 
-def order_experiment(n_tokens: int = 5, d_model: int = 4, shift: int = 1, positions: bool = False,
-                     seed: int = 0) -> dict:
+def order_experiment(
+    n_tokens: int = 5, d_model: int = 4, shift: int = 1, positions: bool = False, seed: int = 0
+) -> dict:
     """Run one head of self-attention on ``n_tokens`` random token vectors, then on the same tokens
     rotated by ``shift`` places, with or without sinusoidal positional encodings added to the
     inputs. Returns both outputs, the second mapped back to the original token order, and the
     largest difference between them (0 up to rounding without positions: equivariance)."""
-    for name, v, lo, hi in (("n_tokens", n_tokens, 2, MAX_TOKENS), ("d_model", d_model, 1, MAX_DIM)):
+    for name, v, lo, hi in (
+        ("n_tokens", n_tokens, 2, MAX_TOKENS),
+        ("d_model", d_model, 1, MAX_DIM),
+    ):
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
     if isinstance(shift, bool) or not isinstance(shift, int) or not 0 <= shift < n_tokens:
@@ -131,7 +150,9 @@ def order_experiment(n_tokens: int = 5, d_model: int = 4, shift: int = 1, positi
     rng = random.Random(_check.seed("seed", seed))
     tokens = random_matrix(n_tokens, d_model, rng)
     wq, wk, wv = (random_matrix(d_model, d_model, rng) for _ in range(3))
-    order = [(i + shift) % n_tokens for i in range(n_tokens)]  # new position i holds old token order[i]
+    order = [
+        (i + shift) % n_tokens for i in range(n_tokens)
+    ]  # new position i holds old token order[i]
     moved = permute(tokens, order)
     if positions:
         pe = sinusoidal_positions(n_tokens, d_model)
@@ -144,15 +165,28 @@ def order_experiment(n_tokens: int = 5, d_model: int = 4, shift: int = 1, positi
     back = [None] * n_tokens  # out2 row i belongs to old token order[i]
     for i, old in enumerate(order):
         back[old] = out2[i]
-    diff = max(abs(a - b) for r1, r2 in zip(out1, back, strict=True) for a, b in zip(r1, r2, strict=True))
-    return {"order": order, "original": out1, "shuffled": out2, "shuffled_back": back, "max_diff": diff}
+    diff = max(
+        abs(a - b) for r1, r2 in zip(out1, back, strict=True) for a, b in zip(r1, r2, strict=True)
+    )
+    return {
+        "order": order,
+        "original": out1,
+        "shuffled": out2,
+        "shuffled_back": back,
+        "max_diff": diff,
+    }
 
 
-def causal_experiment(n_tokens: int = 5, d_model: int = 4, causal: bool = True, seed: int = 0) -> dict:
+def causal_experiment(
+    n_tokens: int = 5, d_model: int = 4, causal: bool = True, seed: int = 0
+) -> dict:
     """Change only the last token and measure how much every earlier token's output moves. With
     the causal mask the earlier outputs cannot see it (change 0): that is what lets one training
     pass predict every position from its past alone (teacher forcing) without leaking the answer."""
-    for name, v, lo, hi in (("n_tokens", n_tokens, 2, MAX_TOKENS), ("d_model", d_model, 1, MAX_DIM)):
+    for name, v, lo, hi in (
+        ("n_tokens", n_tokens, 2, MAX_TOKENS),
+        ("d_model", d_model, 1, MAX_DIM),
+    ):
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
     rng = random.Random(_check.seed("seed", seed))
@@ -162,5 +196,12 @@ def causal_experiment(n_tokens: int = 5, d_model: int = 4, causal: bool = True, 
     edited[-1] = random_matrix(1, d_model, rng)[0]
     a = self_attention(tokens, wq, wk, wv, causal)
     b = self_attention(edited, wq, wk, wv, causal)
-    earlier = max(abs(x - y) for ra, rb in zip(a[:-1], b[:-1], strict=True) for x, y in zip(ra, rb, strict=True))
-    return {"earlier_change": earlier, "last_change": max(abs(x - y) for x, y in zip(a[-1], b[-1], strict=True))}
+    earlier = max(
+        abs(x - y)
+        for ra, rb in zip(a[:-1], b[:-1], strict=True)
+        for x, y in zip(ra, rb, strict=True)
+    )
+    return {
+        "earlier_change": earlier,
+        "last_change": max(abs(x - y) for x, y in zip(a[-1], b[-1], strict=True)),
+    }

@@ -85,10 +85,18 @@ def gemm_shape(layer: L.Layer, batch: int = 1) -> GemmShape:
         return GemmShape(m=batch * layer.tokens, k=layer.in_features, n=layer.out_features)
     if isinstance(layer, L.Conv2d):
         ho, wo = layer.output_size
-        kh, kw = (layer.kernel_size, layer.kernel_size) if isinstance(layer.kernel_size, int) else layer.kernel_size
+        kh, kw = (
+            (layer.kernel_size, layer.kernel_size)
+            if isinstance(layer.kernel_size, int)
+            else layer.kernel_size
+        )
         g = layer.groups
-        return GemmShape(m=batch * ho * wo, k=kh * kw * (layer.in_channels // g),
-                         n=layer.out_channels // g, count=g)
+        return GemmShape(
+            m=batch * ho * wo,
+            k=kh * kw * (layer.in_channels // g),
+            n=layer.out_channels // g,
+            count=g,
+        )
     raise ValueError(f"layer must be a Dense or Conv2d layer, got {type(layer).__name__}")
 
 
@@ -114,11 +122,16 @@ def _check_clock(clock) -> Quantity:
     ok = isinstance(clock, Quantity) and clock.check("1 / [time]")
     if ok:
         m = clock.magnitude
-        ok = not isinstance(m, bool) and isinstance(m, int | float) and math.isfinite(m) and (
-            1.0 <= clock.m_as("Hz") <= 1e15)
+        ok = (
+            not isinstance(m, bool)
+            and isinstance(m, int | float)
+            and math.isfinite(m)
+            and (1.0 <= clock.m_as("Hz") <= 1e15)
+        )
     if not ok:
-        raise ValueError(f"clock must be a frequency in [1 Hz, 1e15 Hz] (e.g. Q_(700, 'MHz')), "
-                         f"got {clock!r}")
+        raise ValueError(
+            f"clock must be a frequency in [1 Hz, 1e15 Hz] (e.g. Q_(700, 'MHz')), got {clock!r}"
+        )
     return clock
 
 
@@ -182,9 +195,15 @@ def systolic_gemm(shape: GemmShape, size: int = 128, weight_load: bool = True) -
     if not isinstance(shape, GemmShape):
         raise ValueError(f"shape must be a GemmShape (see gemm_shape), got {type(shape).__name__}")
     tiles = shape.count * -(-shape.k // size) * -(-shape.n // size)  # exact integer ceilings
-    return SystolicRun(shape=shape, size=size, weight_load=bool(weight_load), tiles=tiles,
-                       stream_cycles=shape.m, fill_cycles=2 * (size - 1),
-                       load_cycles=size if weight_load else 0)
+    return SystolicRun(
+        shape=shape,
+        size=size,
+        weight_load=bool(weight_load),
+        tiles=tiles,
+        stream_cycles=shape.m,
+        fill_cycles=2 * (size - 1),
+        load_cycles=size if weight_load else 0,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,8 +229,13 @@ class AccessCost:
         return self.useful_bytes / self.fetched_bytes if self.fetched_bytes else 0.0
 
 
-def access_cost(pattern: str, n_items: int, item_bytes: int, stride_bytes: int | None = None,
-                line_bytes: int = LINE_BYTES) -> AccessCost:
+def access_cost(
+    pattern: str,
+    n_items: int,
+    item_bytes: int,
+    stride_bytes: int | None = None,
+    line_bytes: int = LINE_BYTES,
+) -> AccessCost:
     """Lines touched to read ``n_items`` contiguous runs of ``item_bytes`` each.
 
     - ``sequential``: the items are back to back (``stride_bytes`` ignored).
@@ -231,7 +255,9 @@ def access_cost(pattern: str, n_items: int, item_bytes: int, stride_bytes: int |
         lines = n_items * per_item
     else:
         if stride_bytes is None or stride_bytes < item_bytes:
-            raise ValueError(f"strided access needs stride_bytes >= item_bytes={item_bytes}, got {stride_bytes!r}")
+            raise ValueError(
+                f"strided access needs stride_bytes >= item_bytes={item_bytes}, got {stride_bytes!r}"
+            )
         if stride_bytes >= line_bytes:
             lines = n_items * per_item
         else:
@@ -278,7 +304,9 @@ def scatter_tiles(m: int, n: int, tile: int = 64, cores: int = A100_SMS) -> Tile
     """Scatter an m x n output in ``tile`` x ``tile`` blocks over ``cores``: ceil(m/tile) x
     ceil(n/tile) tiles run in ceil(tiles / cores) waves; the last wave leaves cores idle (the
     longer edition's 512 x 512 matmul example, L1555: 'load imbalance can reduce efficiency')."""
-    m, n, tile, cores = (_pos_int(k, v) for k, v in (("m", m), ("n", n), ("tile", tile), ("cores", cores)))
+    m, n, tile, cores = (
+        _pos_int(k, v) for k, v in (("m", m), ("n", n), ("tile", tile), ("cores", cores))
+    )
     tiles = math.ceil(m / tile) * math.ceil(n / tile)
     return TileScatter(tiles, cores, math.ceil(tiles / cores))
 
@@ -308,8 +336,9 @@ class AttentionMovement:
     reduce_len: int  # values per softmax row (= kv length)
 
 
-def attention_data_movement(seq_len: int, d_head: int = 64, batch: int = 1, n_heads: int = 1,
-                            kv_len: int | None = None) -> AttentionMovement:
+def attention_data_movement(
+    seq_len: int, d_head: int = 64, batch: int = 1, n_heads: int = 1, kv_len: int | None = None
+) -> AttentionMovement:
     """Broadcast / gather / reduce counts built on ``layers.Attention`` (its score GEMM and its
     value GEMM each do S x kv x d_head MACs per head, one gathered element per MAC)."""
     batch = L.check_batch(batch)
@@ -325,8 +354,16 @@ def attention_data_movement(seq_len: int, d_head: int = 64, batch: int = 1, n_he
 
 
 # every argument checked by name (mlsysim._check)
-_check.check_module(globals(), __all__, {
-    "systolic_gemm": {"size": (1, 2**20)},
-    "access_cost": {"n_items": (1, _check.MAX_SIZE), "item_bytes": (1, _check.MAX_SIZE),
-                    "stride_bytes": (1, _check.MAX_SIZE), "line_bytes": (1, 2**20)},
-})
+_check.check_module(
+    globals(),
+    __all__,
+    {
+        "systolic_gemm": {"size": (1, 2**20)},
+        "access_cost": {
+            "n_items": (1, _check.MAX_SIZE),
+            "item_bytes": (1, _check.MAX_SIZE),
+            "stride_bytes": (1, _check.MAX_SIZE),
+            "line_bytes": (1, 2**20),
+        },
+    },
+)

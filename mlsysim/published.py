@@ -52,21 +52,34 @@ _HE2016_URL = "https://arxiv.org/abs/1512.03385"
 #: against 8.8 percent for its 20-layer residual counterpart"; plain 56-layer nets did worse than
 #: plain 20-layer ones (Fig. 6, given as curves only).
 RESNET_CIFAR10 = {
-    20: (Published(8.75, "%", "ResNet-20 test error, CIFAR-10", _HE2016, "Table 6", _HE2016_URL),
-         Published(0.27e6, "params", "ResNet-20 parameters", _HE2016, "Table 6", _HE2016_URL)),
-    56: (Published(6.97, "%", "ResNet-56 test error, CIFAR-10", _HE2016, "Table 6", _HE2016_URL),
-         Published(0.85e6, "params", "ResNet-56 parameters", _HE2016, "Table 6", _HE2016_URL)),
+    20: (
+        Published(8.75, "%", "ResNet-20 test error, CIFAR-10", _HE2016, "Table 6", _HE2016_URL),
+        Published(0.27e6, "params", "ResNet-20 parameters", _HE2016, "Table 6", _HE2016_URL),
+    ),
+    56: (
+        Published(6.97, "%", "ResNet-56 test error, CIFAR-10", _HE2016, "Table 6", _HE2016_URL),
+        Published(0.85e6, "params", "ResNet-56 parameters", _HE2016, "Table 6", _HE2016_URL),
+    ),
 }
 
 #: Zhang and Sennrich 2019 (abstract): RMSNorm reduces running time by 7%-64% against LayerNorm
 #: on the models they tested.
 RMSNORM_RUNTIME_REDUCTION_PCT = Published(
-    (7.0, 64.0), "%", "RMSNorm running-time reduction vs LayerNorm",
-    "Zhang and Sennrich, 'Root Mean Square Layer Normalization', NeurIPS 2019", "abstract",
-    "https://arxiv.org/abs/1910.07467")
+    (7.0, 64.0),
+    "%",
+    "RMSNorm running-time reduction vs LayerNorm",
+    "Zhang and Sennrich, 'Root Mean Square Layer Normalization', NeurIPS 2019",
+    "abstract",
+    "https://arxiv.org/abs/1910.07467",
+)
 
 #: Ioffe and Szegedy 2015 (abstract): BatchNorm "achieves the same accuracy with 14 times fewer
 #: training steps" on an ImageNet classifier.
 BATCHNORM_FEWER_STEPS = Published(
-    14.0, "x", "training steps saved by BatchNorm (ImageNet, same accuracy)",
-    "Ioffe and Szegedy, 'Batch Normalization', ICML 2015", "abstract", "https://arxiv.org/abs/1502.03167")
+    14.0,
+    "x",
+    "training steps saved by BatchNorm (ImageNet, same accuracy)",
+    "Ioffe and Szegedy, 'Batch Normalization', ICML 2015",
+    "abstract",
+    "https://arxiv.org/abs/1502.03167",
+)

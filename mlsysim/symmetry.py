@@ -62,8 +62,13 @@ def conv2d_valid(image: Sequence[Sequence[float]], kernel: Sequence[Sequence[flo
     oh, ow = len(x) - kh + 1, len(x[0]) - kw + 1
     if oh < 1 or ow < 1:
         raise ValueError(f"kernel ({kh}x{kw}) is larger than the image ({len(x)}x{len(x[0])})")
-    return [[float(sum(k[u][v] * x[i + u][j + v] for u in range(kh) for v in range(kw))) for j in range(ow)]
-            for i in range(oh)]
+    return [
+        [
+            float(sum(k[u][v] * x[i + u][j + v] for u in range(kh) for v in range(kw)))
+            for j in range(ow)
+        ]
+        for i in range(oh)
+    ]
 
 
 def shift(image: Sequence[Sequence[float]], dx: int = 0, dy: int = 0) -> Grid:
@@ -73,8 +78,10 @@ def shift(image: Sequence[Sequence[float]], dx: int = 0, dy: int = 0) -> Grid:
         if isinstance(v, bool) or not isinstance(v, int):
             raise ValueError(f"{name} must be an integer, got {v!r}")
     h, w = len(x), len(x[0])
-    return [[x[i - dy][j - dx] if 0 <= i - dy < h and 0 <= j - dx < w else 0.0 for j in range(w)]
-            for i in range(h)]
+    return [
+        [x[i - dy][j - dx] if 0 <= i - dy < h and 0 <= j - dx < w else 0.0 for j in range(w)]
+        for i in range(h)
+    ]
 
 
 def dense_layer(n_in: int, n_out: int, seed: int = 0) -> Grid:
@@ -87,7 +94,9 @@ def dense_layer(n_in: int, n_out: int, seed: int = 0) -> Grid:
     return [[rng.uniform(-1.0, 1.0) for _ in range(n_in)] for _ in range(n_out)]
 
 
-def dense_apply(image: Sequence[Sequence[float]], weights: Sequence[Sequence[float]], out_shape: tuple[int, int]) -> Grid:
+def dense_apply(
+    image: Sequence[Sequence[float]], weights: Sequence[Sequence[float]], out_shape: tuple[int, int]
+) -> Grid:
     """y = W · flatten(x), reshaped to ``out_shape`` (rows, cols) so it can be compared with a map."""
     x = _check_grid(image, "image")
     w = _check_grid(weights, "weights")
@@ -98,7 +107,7 @@ def dense_apply(image: Sequence[Sequence[float]], weights: Sequence[Sequence[flo
     if len(w[0]) != len(flat) or len(w) != rows * cols:
         raise ValueError(f"weights must be {rows * cols} x {len(flat)}, got {len(w)} x {len(w[0])}")
     y = [sum(wi * xi for wi, xi in zip(row, flat, strict=True)) for row in w]
-    return [y[r * cols:(r + 1) * cols] for r in range(rows)]
+    return [y[r * cols : (r + 1) * cols] for r in range(rows)]
 
 
 def relu(fmap: Sequence[Sequence[float]]) -> Grid:

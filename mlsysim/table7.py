@@ -20,7 +20,17 @@ from . import layers as L
 from .models import gpt2
 from .units import bytes_per_value
 
-__all__ = ["BLOCKS", "Counts", "chapter", "exact", "DECODE_LAYERS", "DECODE_CONTEXT", "KERNEL", "HEAD_DIM", "FF_MULT"]
+__all__ = [
+    "BLOCKS",
+    "Counts",
+    "chapter",
+    "exact",
+    "DECODE_LAYERS",
+    "DECODE_CONTEXT",
+    "KERNEL",
+    "HEAD_DIM",
+    "FF_MULT",
+]
 
 #: Table 7's rows, in its order (key -> the chapter's row label).
 BLOCKS = {
@@ -60,12 +70,20 @@ def _check_sizes(block: str, width: int, length: int, rows: int) -> None:
     if block not in BLOCKS:
         raise ValueError(f"block={block!r}; allowed: {', '.join(BLOCKS)}")
     # 2**16 is 16x the notebook's sliders and keeps every block inside the layers' size caps
-    for name, v, hi in (("width", width, MAX_SIDE), ("length", length, MAX_SIDE), ("rows", rows, _check.MAX_SIZE)):
+    for name, v, hi in (
+        ("width", width, MAX_SIDE),
+        ("length", length, MAX_SIDE),
+        ("rows", rows, _check.MAX_SIZE),
+    ):
         _check.integer(name, v, 1, hi)
     if block == "decode" and length > DECODE_CONTEXT:
-        raise ValueError(f"length must be <= {DECODE_CONTEXT} (GPT-2's learned positions) for block='decode', got {length}")
+        raise ValueError(
+            f"length must be <= {DECODE_CONTEXT} (GPT-2's learned positions) for block='decode', got {length}"
+        )
     if block in ("transformer", "decode") and width % HEAD_DIM:
-        raise ValueError(f"width must be a multiple of {HEAD_DIM} (the head size) for block={block!r}, got {width}")
+        raise ValueError(
+            f"width must be a multiple of {HEAD_DIM} (the head size) for block={block!r}, got {width}"
+        )
 
 
 def chapter(block: str, width: int, length: int, rows: int = 1, precision: str = "fp16") -> Counts:
@@ -76,22 +94,40 @@ def chapter(block: str, width: int, length: int, rows: int = 1, precision: str =
     if block == "dense":
         return Counts(d * d, d * d, int(d * d * b), "weights (read once per batch)")
     if block == "conv":
-        return Counts(k * k * d * d, s * s * k * k * d * d, int(s * s * d * b), "output activations H·W·C_out")
+        return Counts(
+            k * k * d * d, s * s * k * k * d * d, int(s * s * d * b), "output activations H·W·C_out"
+        )
     if block == "dwsep":
-        return Counts(k * k * d + d * d, s * s * (k * k * d + d * d), int(s * s * d * b),
-                      "output activations H·W·C_out")
+        return Counts(
+            k * k * d + d * d,
+            s * s * (k * k * d + d * d),
+            int(s * s * d * b),
+            "output activations H·W·C_out",
+        )
     if block in ("rnn", "lstm"):
         g, st = (4, 2) if block == "lstm" else (1, 1)  # LSTM: 4 affine transforms, h and c (L707)
-        return Counts(g * (d * d + d * d), g * (d * d + d * d) * s, int(st * d * b),
-                      "state of d values at inference (2d for an LSTM)")
+        return Counts(
+            g * (d * d + d * d),
+            g * (d * d + d * d) * s,
+            int(st * d * b),
+            "state of d values at inference (2d for an LSTM)",
+        )
     if block == "transformer":
         heads = d // HEAD_DIM
-        return Counts(4 * d * d + 2 * d * ff, 4 * s * d * d + 2 * s * s * d + 2 * s * d * ff,
-                      int(heads * s * s * b), "S² scores per head, materialized")
+        return Counts(
+            4 * d * d + 2 * d * ff,
+            4 * s * d * d + 2 * s * s * d + 2 * s * d * ff,
+            int(heads * s * s * b),
+            "S² scores per head, materialized",
+        )
     if block == "decode":
         m = gpt2(d, DECODE_LAYERS, d // HEAD_DIM, context_length=DECODE_CONTEXT)
-        return Counts(m.params, m.params, int(m.params * b + 2 * DECODE_LAYERS * d * s * b),
-                      "every weight + KV cache of 2·N_L·d values per token")
+        return Counts(
+            m.params,
+            m.params,
+            int(m.params * b + 2 * DECODE_LAYERS * d * s * b),
+            "every weight + KV cache of 2·N_L·d values per token",
+        )
     return Counts(rows * d, 0, int(rows * d * b), "whole table resident: rows × width × bytes")
 
 
@@ -103,7 +139,9 @@ def exact(block: str, width: int, length: int, rows: int = 1, precision: str = "
         lay = L.Dense(in_features=d, out_features=d)
         return Counts(lay.params, lay.macs(), lay.weight_bytes(precision), "weights + bias")
     if block == "conv":
-        lay = L.Conv2d(in_channels=d, out_channels=d, kernel_size=KERNEL, input_size=s, padding=KERNEL // 2)
+        lay = L.Conv2d(
+            in_channels=d, out_channels=d, kernel_size=KERNEL, input_size=s, padding=KERNEL // 2
+        )
         return Counts(lay.params, lay.macs(), int(lay.output_elements * b), "output activations")
     if block == "dwsep":
         seq = L.depthwise_separable(d, d, KERNEL, s)
@@ -111,13 +149,24 @@ def exact(block: str, width: int, length: int, rows: int = 1, precision: str = "
     if block in ("rnn", "lstm"):
         cls = L.LSTM if block == "lstm" else L.RNN
         lay = cls(input_size=d, hidden_size=d, seq_len=s)
-        return Counts(lay.params, lay.macs(), lay.state_bytes(1, precision), "recurrent state (h, and c for an LSTM)")
+        return Counts(
+            lay.params,
+            lay.macs(),
+            lay.state_bytes(1, precision),
+            "recurrent state (h, and c for an LSTM)",
+        )
     if block == "transformer":
         blk = L.TransformerBlock(d_model=d, n_heads=d // HEAD_DIM, d_ff=FF_MULT * d, seq_len=s)
-        return Counts(blk.params, blk.macs(), blk.attn.core.score_bytes(1, precision), "materialized scores")
+        return Counts(
+            blk.params, blk.macs(), blk.attn.core.score_bytes(1, precision), "materialized scores"
+        )
     if block == "decode":
         m = gpt2(d, DECODE_LAYERS, d // HEAD_DIM, context_length=DECODE_CONTEXT)
-        return Counts(m.params, m.macs(1, s, "decode"), int(m.weight_bytes(precision) + m.kv_cache_bytes(s, 1, precision)),
-                      "weights + KV cache")
+        return Counts(
+            m.params,
+            m.macs(1, s, "decode"),
+            int(m.weight_bytes(precision) + m.kv_cache_bytes(s, 1, precision)),
+            "weights + KV cache",
+        )
     lay = L.Embedding(num_embeddings=rows, embedding_dim=d)
     return Counts(lay.params, lay.macs(), lay.weight_bytes(precision), "table bytes")

@@ -123,7 +123,11 @@ def list_notebooks(labs_dir: Path) -> list[Path]:
     """In the order labs/README.md's map lists them (files it does not name go last, by name)."""
     found = sorted(p for p in labs_dir.glob("*.py") if not p.name.startswith("_"))
     readme = labs_dir / "README.md"
-    listed = re.findall(r"`([\w.-]+\.py)`", readme.read_text(encoding="utf-8")) if readme.exists() else []
+    listed = (
+        re.findall(r"`([\w.-]+\.py)`", readme.read_text(encoding="utf-8"))
+        if readme.exists()
+        else []
+    )
     rank = {name: i for i, name in reversed(list(enumerate(listed)))}
     return sorted(found, key=lambda p: (rank.get(p.name, len(rank)), p.name))
 
@@ -199,8 +203,19 @@ def export_notebook(
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
     ledger_tmp = Path(tempfile.mkdtemp(prefix="mlsysim-build-ledger-"))
     env["MLSYSIM_DATA_DIR"] = str(ledger_tmp)
-    cmd = [sys.executable, "-m", "marimo", "export", "html-wasm", str(nb.resolve()), "-o", str(out_dir),
-           "--mode", "run", "-f"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "marimo",
+        "export",
+        "html-wasm",
+        str(nb.resolve()),
+        "-o",
+        str(out_dir),
+        "--mode",
+        "run",
+        "-f",
+    ]
     if prerender:
         cmd += ["--execute", "--no-sandbox"]
     try:
@@ -222,7 +237,9 @@ def export_notebook(
 #: follows marimo's theme: marimo draws each Plotly chart inside an (open) shadow root the page's
 #: CSS cannot reach, so a stylesheet is adopted into each one.
 BOOT_MARK = "<!-- mlsysim-boot -->"
-BOOT_HTML = BOOT_MARK + """
+BOOT_HTML = (
+    BOOT_MARK
+    + """
 <style>
 #ms-boot { position: fixed; top: 0; left: 0; right: 0; z-index: 1000; padding: 8px 16px;
   font: 600 14px/1.4 system-ui, sans-serif; background: #1e3a8a; color: #ffffff;
@@ -258,6 +275,7 @@ read on; the questions become active in a few seconds.</div>
 })();
 </script>
 """
+)
 
 
 def add_boot_line(page: Path) -> None:
@@ -331,8 +349,11 @@ def lab_map(labs_dir: Path) -> dict[str, dict]:
         if len(cells) >= 5:
             m = re.fullmatch(r"`([\w.-]+)\.py`", cells[1])
             if m:
-                rows[m.group(1)] = {"section": cells[2], "time": cells[3].lstrip("~"),
-                                    "goal": cells[4]}
+                rows[m.group(1)] = {
+                    "section": cells[2],
+                    "time": cells[3].lstrip("~"),
+                    "goal": cells[4],
+                }
     return rows
 
 
@@ -456,7 +477,9 @@ def write_index(out: Path, labs: list[tuple[str, str]], labs_dir: Path | None = 
     lab_keys = json.dumps(keys, sort_keys=True).replace("</", "<\\/")
     class_view = "".join(
         f' <a href="./{html.escape(t)}/">Open the class view</a> and drop the class\'s JSON reports on it'
-        " to see completion, answer distributions and first-attempt accuracy." for t in tools)
+        " to see completion, answer distributions and first-attempt accuracy."
+        for t in tools
+    )
     out.joinpath("index.html").write_text(
         f"""<!doctype html>
 <html lang="en">
@@ -864,7 +887,9 @@ def build_site(
             link.unlink()
         elif link.exists() and not inside:
             shutil.rmtree(link)
-        lockfile = build_mirror(offline_mirror, cache, [wheel])  # first: the exports pin to its lockfile
+        lockfile = build_mirror(
+            offline_mirror, cache, [wheel]
+        )  # first: the exports pin to its lockfile
         if not inside:
             link.symlink_to(offline_mirror, target_is_directory=True)
     labs = []

@@ -64,9 +64,17 @@ def wire(src: str) -> str:
     for i, (_, _, node) in enumerate(cells):
         t = text[i]
         body_src = t
-        if re.search(r"^\s*ledger = await DesignLedger\(\)\.load_async\(\)", t, re.M) and not has_saved:
-            t = t.rstrip("\n") + "\n\n\n" + (
-                "@app.cell\ndef _(kit, lab, ledger):\n    saved = kit.saved(ledger, lab)\n    return (saved,)\n")
+        if (
+            re.search(r"^\s*ledger = await DesignLedger\(\)\.load_async\(\)", t, re.M)
+            and not has_saved
+        ):
+            t = (
+                t.rstrip("\n")
+                + "\n\n\n"
+                + (
+                    "@app.cell\ndef _(kit, lab, ledger):\n    saved = kit.saved(ledger, lab)\n    return (saved,)\n"
+                )
+            )
         m = WIDGET.search(body_src)
         if m:
             var, spec, kind = m.group(2), m.group(3), m.group(4)
@@ -76,8 +84,14 @@ def wire(src: str) -> str:
                 t = _with_args(t, [*_args(node), "saved"])
             shown = re.search(rf"^\s*{var}\s*$", body_src, re.M)  # the cell displays the question
             if kind == "radio" and spec not in verdicts and shown:
-                t = t.rstrip("\n") + "\n\n\n" + _cell(
-                    f"kit.verdict(lab.{spec}, {var}, unlocked, saved)", ["kit", "lab", var, "saved", "unlocked"])
+                t = (
+                    t.rstrip("\n")
+                    + "\n\n\n"
+                    + _cell(
+                        f"kit.verdict(lab.{spec}, {var}, unlocked, saved)",
+                        ["kit", "lab", var, "saved", "unlocked"],
+                    )
+                )
         if "kit.show(" in t and RESPOND.search(t):
             t = RESPOND.sub("", t)
         new[i] = t
@@ -86,26 +100,40 @@ def wire(src: str) -> str:
     if rec_i is None:
         raise SystemExit("no kit.record cell")
     node = cells[rec_i][2]
-    call = next(n for n in ast.walk(node) if isinstance(n, ast.Call) and ast.unparse(n.func) == "kit.record")
+    call = next(
+        n for n in ast.walk(node) if isinstance(n, ast.Call) and ast.unparse(n.func) == "kit.record"
+    )
     d = next((k.value for k in call.keywords if k.arg == "design"), None)
     design = ast.unparse(d) if d is not None else None  # one canonical line: idempotent
-    syn = re.search(r"lab\.synthesis\(([^()]*)\)", "".join(t for i, t in text.items() if i != rec_i))
+    syn = re.search(
+        r"lab\.synthesis\(([^()]*)\)", "".join(t for i, t in text.items() if i != rec_i)
+    )
     names = [v for v, _, _ in widget_vars]
     widgets = ", ".join(f"{v}={v}" for v in names)
-    parts = [f"widgets=dict({widgets})", "saved=saved", "student=student", "justification=justification"]
+    parts = [
+        f"widgets=dict({widgets})",
+        "saved=saved",
+        "student=student",
+        "justification=justification",
+    ]
     if design:
         parts.append(f"design={design}")
     if syn:  # called by kit.record only once every prediction is answered (no ungated synthesis)
         args = syn.group(1).strip()
-        parts += ["synthesis=lab.synthesis", f"synthesis_args=({args}{',' if args and ',' not in args else ''})"]
+        parts += [
+            "synthesis=lab.synthesis",
+            f"synthesis_args=({args}{',' if args and ',' not in args else ''})",
+        ]
     body = "await kit.record(\n    ledger, lab,\n" + "".join(f"    {p},\n" for p in parts) + ")"
     deps = ["kit", "lab", "ledger", "saved", "student", "justification", *names]
     deps += re.findall(r"\b([a-z]\w*)\.value\b", design or "")
     rec = _cell(body, deps, is_async=True)
     pre = ""
     if "kit.justification_field(" not in whole:
-        pre += ("@app.cell\ndef _(kit, lab, saved):\n    justification = kit.justification_field(lab, saved)\n"
-                "    return (justification,)\n\n\n")
+        pre += (
+            "@app.cell\ndef _(kit, lab, saved):\n    justification = kit.justification_field(lab, saved)\n"
+            "    return (justification,)\n\n\n"
+        )
     if "kit.student_field(" not in whole:
         pre += "@app.cell\ndef _(kit, saved):\n    student = kit.student_field(saved)\n    return (student,)\n\n\n"
     new[rec_i] = pre + rec
@@ -126,13 +154,14 @@ def main(argv: list[str]) -> int:
         if "kit.record(" not in src:
             continue
         out = wire(src)
-        if out != src:
+        # compared as syntax trees: `ruff format` may lay the wiring out differently
+        if ast.dump(ast.parse(out)) != ast.dump(ast.parse(src)):
             if check:
                 print(f"not wired: {p}")
                 bad += 1
             else:
                 p.write_text(out, encoding="utf-8")
-                print(f"wired {p}")
+                print(f"wired {p} (run `ruff format` on it)")
     return 1 if bad else 0
 
 

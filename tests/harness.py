@@ -25,7 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 LABS = ROOT / "labs"
 #: notebooks that are tools, not student labs (no predictions): tested by their own tests
 TOOLS = {"instructor.py"}
-NOTEBOOKS = sorted(p for p in LABS.glob("*.py") if not p.name.startswith("_") and p.name not in TOOLS)
+NOTEBOOKS = sorted(
+    p for p in LABS.glob("*.py") if not p.name.startswith("_") and p.name not in TOOLS
+)
 
 _BAD_WORDS = re.compile(r"\b(nan|NaN|inf|-inf|Infinity|Error|Traceback|undefined)\b")
 _TAG = re.compile(r"<[^>]+>")
@@ -60,7 +62,9 @@ class Run:
         for m in _NEWPLOT.finditer(text):
             traces, end = dec.raw_decode(text, m.end())
             comma = text.index(",", end)
-            layout, _ = dec.raw_decode(text, comma + 1 + (len(text[comma + 1:]) - len(text[comma + 1:].lstrip())))
+            layout, _ = dec.raw_decode(
+                text, comma + 1 + (len(text[comma + 1 :]) - len(text[comma + 1 :].lstrip()))
+            )
             out.append((traces, layout))
         return out
 
@@ -122,8 +126,13 @@ def with_value(widget: UIElement, value):
     """A copy of ``widget`` holding ``value`` (for ``app.run(defs=...)`` overrides)."""
     kind = type(widget).__name__
     if kind == "slider":
-        return mo.ui.slider(start=widget.start, stop=widget.stop, step=widget.step, value=value,
-                            label=widget._args.label)
+        return mo.ui.slider(
+            start=widget.start,
+            stop=widget.stop,
+            step=widget.step,
+            value=value,
+            label=widget._args.label,
+        )
     if kind == "radio":
         label = next(k for k, v in widget.options.items() if v == value)
         return mo.ui.radio(options=dict(widget.options), value=label, label=widget._args.label)
@@ -133,8 +142,13 @@ def with_value(widget: UIElement, value):
     if kind == "switch":
         return mo.ui.switch(value=bool(value), label=widget._args.label)
     if kind == "number":
-        return mo.ui.number(start=widget.start, stop=widget.stop, step=widget.step, value=value,
-                            label=widget._args.label)
+        return mo.ui.number(
+            start=widget.start,
+            stop=widget.stop,
+            step=widget.step,
+            value=value,
+            label=widget._args.label,
+        )
     if kind in ("text", "text_area"):
         return getattr(mo.ui, kind)(value=str(value), label=widget._args.label)
     raise TypeError(f"harness cannot set a {kind} widget; add it to tests/harness.py")
@@ -160,7 +174,7 @@ def problems(result: Run) -> list[str]:
     """Everything a student should never see."""
     found = []
     for m in _BAD_WORDS.finditer(result.visible_text):
-        ctx = result.visible_text[max(0, m.start() - 60): m.end() + 60].replace("\n", " ")
+        ctx = result.visible_text[max(0, m.start() - 60) : m.end() + 60].replace("\n", " ")
         found.append(f"text shows {m.group(0)!r}: …{ctx}…")
     for i, (_, layout) in enumerate(result.charts):
         # plotly.js reads annotation coordinates on a log axis as log10 of the value: a raw
@@ -169,8 +183,15 @@ def problems(result: Run) -> list[str]:
             for axis in ("x", "y"):
                 ax = layout.get(f"{axis}axis", {})
                 v = ann.get(axis)
-                if ax.get("type") == "log" and ann.get(f"{axis}ref") == axis and isinstance(v, int | float) and abs(v) > 30:
-                    found.append(f"chart {i}: label {ann.get('text')!r} at {axis}={v} on a log axis")
+                if (
+                    ax.get("type") == "log"
+                    and ann.get(f"{axis}ref") == axis
+                    and isinstance(v, int | float)
+                    and abs(v) > 30
+                ):
+                    found.append(
+                        f"chart {i}: label {ann.get('text')!r} at {axis}={v} on a log axis"
+                    )
     found += chart_rule_problems(result)
     for i, traces in enumerate(result.figures):
         if not traces:
@@ -189,7 +210,8 @@ def problems(result: Run) -> list[str]:
 # ---------------------------------------------------------------- chart rules (kit: charts.py)
 _SERIES_COLORS = {"#2563eb", "#ea580c", "#16a34a", "#dc2626", "#7c3aed", "#0d9488"}
 _DECADE_TEXT = re.compile(
-    r"^(-?[\d,]+(\.\d+)?|10(<sup>)?[⁻\-]?[⁰¹²³⁴⁵⁶⁷⁸⁹\d]+(</sup>)?)( ?(B|kB|MB|GB|TB|PB|k|M))?$")
+    r"^(-?[\d,]+(\.\d+)?|10(<sup>)?[⁻\-]?[⁰¹²³⁴⁵⁶⁷⁸⁹\d]+(</sup>)?)( ?(B|kB|MB|GB|TB|PB|k|M))?$"
+)
 _BYTE_TICK = re.compile(r"\d\s?(B|kB|MB|GB|TB|PB|KiB|MiB|GiB|TiB)$")
 _KEYS_NOT_NAMES = None
 
@@ -200,7 +222,9 @@ def _device_keys() -> dict[str, str]:
     if _KEYS_NOT_NAMES is None:
         from mlsysim import Hardware
 
-        _KEYS_NOT_NAMES = {d.key: d.name for d in Hardware.all() if d.key.lower() not in d.name.lower()}
+        _KEYS_NOT_NAMES = {
+            d.key: d.name for d in Hardware.all() if d.key.lower() not in d.name.lower()
+        }
     return _KEYS_NOT_NAMES
 
 
@@ -229,13 +253,23 @@ def chart_rule_problems(result: Run) -> list[str]:
     if charts and n_alt < len(charts):
         found.append(f"{len(charts)} chart(s) but {n_alt} text alternative(s) (.ms-chart-alt)")
     for i, (traces, layout) in enumerate(charts):
+
         def is_reference(t):  # a constant dashed line trace (a limit drawn as a trace)
             xs, ys = t.get("x") or [], t.get("y") or []
             dashed = (t.get("line") or {}).get("dash") not in (None, "solid")
-            return dashed and len(ys) >= 2 and (len(set(map(str, ys))) == 1 or len(set(map(str, xs))) == 1)
+            return (
+                dashed
+                and len(ys) >= 2
+                and (len(set(map(str, ys))) == 1 or len(set(map(str, xs))) == 1)
+            )
 
-        series_colors = {str((t.get("line") or {}).get("color") or (t.get("marker") or {}).get("color") or "").lower()
-                         for t in traces if not is_reference(t)} | _SERIES_COLORS
+        series_colors = {
+            str(
+                (t.get("line") or {}).get("color") or (t.get("marker") or {}).get("color") or ""
+            ).lower()
+            for t in traces
+            if not is_reference(t)
+        } | _SERIES_COLORS
         series_colors.discard("")
         for name in [k for k in layout if re.fullmatch(r"[xy]axis\d*", k)]:
             ax = layout[name]
@@ -252,12 +286,20 @@ def chart_rule_problems(result: Run) -> list[str]:
                             found.append(f"chart {i} {name}: log tick label {txt!r}")
             if is_byte_title(title):
                 tt = ax.get("ticktext") or []
-                if not (tt and all(_BYTE_TICK.search(str(t)) for t in tt)) and ax.get("ticksuffix") not in ("B", " B"):
+                if not (tt and all(_BYTE_TICK.search(str(t)) for t in tt)) and ax.get(
+                    "ticksuffix"
+                ) not in ("B", " B"):
                     found.append(f"chart {i} {name} ({title!r}): byte axis without byte units")
-            if not is_count_title(title) and ax.get("type") != "category" and not ax.get("ticktext"):
+            if (
+                not is_count_title(title)
+                and ax.get("type") != "category"
+                and not ax.get("ticktext")
+            ):
                 fmt = _effective(layout, name, "exponentformat")
                 if fmt in (None, "B", "SI"):
-                    found.append(f"chart {i} {name} ({title!r}): k/M/B tick suffixes on a non-count axis")
+                    found.append(
+                        f"chart {i} {name} ({title!r}): k/M/B tick suffixes on a non-count axis"
+                    )
         # reference lines: dashed, neutral, never a data colour
         for sh in layout.get("shapes", []):
             if sh.get("type") != "line":
@@ -266,12 +308,21 @@ def chart_rule_problems(result: Run) -> list[str]:
             if line.get("dash") in (None, "solid"):
                 found.append(f"chart {i}: a reference line is solid")
             if str(line.get("color", "")).lower() in series_colors:
-                found.append(f"chart {i}: a reference line uses a data series colour {line.get('color')}")
+                found.append(
+                    f"chart {i}: a reference line uses a data series colour {line.get('color')}"
+                )
         # line labels: not on top of each other
         boxes = []
         for ann in layout.get("annotations", []):
             if ann.get("yref") == "y" and str(ann.get("xref", "")).endswith(("domain", "paper")):
-                boxes.append((ann.get("y"), ann.get("xanchor", "auto"), ann.get("yanchor", "auto"), ann.get("text")))
+                boxes.append(
+                    (
+                        ann.get("y"),
+                        ann.get("xanchor", "auto"),
+                        ann.get("yanchor", "auto"),
+                        ann.get("text"),
+                    )
+                )
         ys = [b for b in boxes if isinstance(b[0], int | float)]
         yax = layout.get("yaxis", {})
         if yax.get("range") and len(ys) > 1:
@@ -294,6 +345,8 @@ def chart_rule_problems(result: Run) -> list[str]:
         for key, name in _device_keys().items():
             for txt in texts:
                 if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", txt):
-                    found.append(f"chart {i}: registry key {key!r} instead of the device name ({name}) in {txt[:60]!r}")
+                    found.append(
+                        f"chart {i}: registry key {key!r} instead of the device name ({name}) in {txt[:60]!r}"
+                    )
                     break
     return found

@@ -27,11 +27,30 @@ HOSTILE = [
     '"><script>alert(8)</script>',
 ]
 
-_DANGEROUS_TAGS = {"script", "img", "iframe", "object", "embed", "svg", "math", "style", "link",
-                   "meta", "base", "form", "input"}
+_DANGEROUS_TAGS = {
+    "script",
+    "img",
+    "iframe",
+    "object",
+    "embed",
+    "svg",
+    "math",
+    "style",
+    "link",
+    "meta",
+    "base",
+    "form",
+    "input",
+}
 _URL_ATTRS = {"href", "src", "action", "formaction", "xlink:href", "data", "srcset"}
-_TEXT_ATTRS = {"data-options", "data-initial-value", "data-value", "data-data", "data-filename",
-               "data-placeholder"}
+_TEXT_ATTRS = {
+    "data-options",
+    "data-initial-value",
+    "data-value",
+    "data-data",
+    "data-filename",
+    "data-placeholder",
+}
 _CTRL = re.compile(r"[\x00-\x20]+")
 
 
@@ -92,7 +111,16 @@ def live_markup(html: str, allow_plotly_iframe: bool = False) -> list[str]:
                 found.append(f"<{tag} {k}=...>")
             if k in _URL_ATTRS and v is not None:
                 url = _CTRL.sub("", v).lower()
-                if re.match(r"[a-z][a-z0-9+.\-]*:", url) and not url.startswith(("http:", "https:", "mailto:", "data:text/markdown", "data:application/json", "data:text/csv")):
+                if re.match(r"[a-z][a-z0-9+.\-]*:", url) and not url.startswith(
+                    (
+                        "http:",
+                        "https:",
+                        "mailto:",
+                        "data:text/markdown",
+                        "data:application/json",
+                        "data:text/csv",
+                    )
+                ):
                     found.append(f"<{tag} {k}={v[:40]!r}>")
     return found
 

@@ -18,7 +18,9 @@ from pydantic import ValidationError
 
 from mlsysim import accuracy as A
 
-TV = json.loads((Path(__file__).parent / "reference" / "torchvision_accuracy.json").read_text())["weights"]
+TV = json.loads((Path(__file__).parent / "reference" / "torchvision_accuracy.json").read_text())[
+    "weights"
+]
 TV_ENTRIES = [k for k, e in A.IMAGENET.items() if e.weights.startswith("torchvision ")]
 
 
@@ -42,8 +44,12 @@ def test_resnet50_v1_is_the_documented_76_130():
 
 # TF-slim checkpoint table (tensorflow/models research/slim/nets/mobilenet/README.md; the same
 # table is in the Keras MobileNetV2 docstring): name | MACs (M) | Parameters (M) | Top 1 | Top 5
-SLIM = {0.35: (59, 1.66, 60.3, 82.9), 0.5: (97, 1.95, 65.4, 86.4), 0.75: (209, 2.61, 69.8, 89.6),
-        1.4: (582, 6.06, 75.0, 92.5)}
+SLIM = {
+    0.35: (59, 1.66, 60.3, 82.9),
+    0.5: (97, 1.95, 65.4, 86.4),
+    0.75: (209, 2.61, 69.8, 89.6),
+    1.4: (582, 6.06, 75.0, 92.5),
+}
 
 
 @pytest.mark.parametrize("width", sorted(SLIM))
@@ -66,7 +72,9 @@ def test_published_macs_agree_with_the_core(key):
     assert abs(gmacs - e.published_gmacs) <= tol
 
 
-@pytest.mark.parametrize("key", [k for k in A.zoo_entries() if A.IMAGENET[k].weights.startswith("torchvision")])
+@pytest.mark.parametrize(
+    "key", [k for k in A.zoo_entries() if A.IMAGENET[k].weights.startswith("torchvision")]
+)
 def test_published_params_equal_the_core(key):
     e = A.imagenet(key)
     assert e.model().params == e.published_params
@@ -85,8 +93,14 @@ def test_language_figures_match_their_papers():
     """GPT-2 paper Table 3 (zero-shot): 117M LAMBADA ACC 45.99, WikiText-103 PPL 37.50; 1542M
     LAMBADA ACC 63.24, WikiText-103 PPL 17.48. BERT paper Table 1: BERT-BASE GLUE average 79.6.
     Llama 2 paper Table 3: 7B MMLU (5-shot) 45.3."""
-    expect = {"GPT2Small_LAMBADA": 45.99, "GPT2Small_WikiText103": 37.50, "GPT2_LAMBADA": 63.24,
-              "GPT2_WikiText103": 17.48, "BERTBase_GLUE": 79.6, "Llama7B_MMLU": 45.3}
+    expect = {
+        "GPT2Small_LAMBADA": 45.99,
+        "GPT2Small_WikiText103": 37.50,
+        "GPT2_LAMBADA": 63.24,
+        "GPT2_WikiText103": 17.48,
+        "BERTBase_GLUE": 79.6,
+        "Llama7B_MMLU": 45.3,
+    }
     assert {k: e.value for k, e in A.LANGUAGE.items()} == expect
     assert not A.language("GPT2_WikiText103").higher_is_better
     assert A.language("GPT2_WikiText103").value < A.language("GPT2Small_WikiText103").value
@@ -128,7 +142,17 @@ def test_figure1_families_and_models_are_all_present():
     """Figure 1 (L72) names AlexNet, VGG, ResNet, Inception, MobileNetV2, EfficientNet, ViT, Swin
     and ConvNeXt, in six families."""
     names = " ".join(e.name for e in A.IMAGENET.values())
-    for model in ("AlexNet", "VGG", "ResNet", "Inception", "MobileNetV2", "EfficientNet", "ViT", "Swin", "ConvNeXt"):
+    for model in (
+        "AlexNet",
+        "VGG",
+        "ResNet",
+        "Inception",
+        "MobileNetV2",
+        "EfficientNet",
+        "ViT",
+        "Swin",
+        "ConvNeXt",
+    ):
         assert model in names
     assert {e.family for e in A.IMAGENET.values()} == set(A.FAMILIES)
 

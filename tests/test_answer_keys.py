@@ -65,13 +65,13 @@ def nearest(options: dict[str, float], value: float, within: float = 1.6) -> str
 # --------------------------------------------------------------------------------------------
 
 
-
-
 def lab06_c():
     deep, shallow = mlp([32] * 129, bias=False), mlp([256] * 3, bias=False)
     assert deep.flops() == shallow.flops()  # 128 x 32^2 == 2 x 256^2 MACs
-    ratio = (Engine.solve(deep, H100, efficiency=0.5).latency_s
-             / Engine.solve(shallow, H100, efficiency=0.5).latency_s)
+    ratio = (
+        Engine.solve(deep, H100, efficiency=0.5).latency_s
+        / Engine.solve(shallow, H100, efficiency=0.5).latency_s
+    )
     if ratio < 0.9:
         return "deep"
     if ratio < 1.1:
@@ -82,12 +82,18 @@ def lab06_c():
 def lab06_d():
     out = set()
     for eff in (0.5, 1.0):
-        mfu = {k: Engine.solve(Models.get(k), H100, precision="fp16", efficiency=eff).mfu
-               for k in ("GPT2", "ResNet50", "MobileNetV2")}
+        mfu = {
+            k: Engine.solve(Models.get(k), H100, precision="fp16", efficiency=eff).mfu
+            for k in ("GPT2", "ResNet50", "MobileNetV2")
+        }
         if max(mfu.values()) < 2 * min(mfu.values()):
             out.add("equal")
         else:
-            out.add({"GPT2": "gpt2", "ResNet50": "resnet", "MobileNetV2": "mobilenet"}[max(mfu, key=mfu.get)])
+            out.add(
+                {"GPT2": "gpt2", "ResNet50": "resnet", "MobileNetV2": "mobilenet"}[
+                    max(mfu, key=mfu.get)
+                ]
+            )
     assert len(out) == 1, out
     return out.pop()
 
@@ -99,7 +105,9 @@ def lab06_d():
 
 def s061_a():
     dense = L.Dense(in_features=224 * 224 * 3, out_features=1, bias=False).params
-    conv = L.Conv2d(in_channels=3, out_channels=1, kernel_size=3, input_size=224, padding=1, bias=False).params
+    conv = L.Conv2d(
+        in_channels=3, out_channels=1, kernel_size=3, input_size=224, padding=1, bias=False
+    ).params
     return nearest({"9": 9, "224": 224, "5575": 5575, "150k": 150_000}, dense / conv, within=1.01)
 
 
@@ -117,8 +125,11 @@ def s061_c():
     d = Engine.solve(Models.DLRM, H100, precision="fp32")
     assert Models.DLRM.weight_bytes("fp32") > H100.memory.capacity.m_as("B")
     word = {True: "c", False: "b"}
-    key = (word[r.bottleneck == "Compute"] + word[g.latency_compute_s >= g.latency_memory_s]
-           + ("c" if not d.feasible else "b"))
+    key = (
+        word[r.bottleneck == "Compute"]
+        + word[g.latency_compute_s >= g.latency_memory_s]
+        + ("c" if not d.feasible else "b")
+    )
     return key
 
 
@@ -129,9 +140,10 @@ def s061_c():
 
 def s062_a():
     mb = L.Dense(in_features=2048, out_features=2048, bias=False).weight_bytes("fp32") / 1e6
-    assert L.Dense(in_features=1024, out_features=1024, bias=False).weight_bytes("fp16") / 1e6 == pytest.approx(2.1, abs=0.01)
+    assert L.Dense(in_features=1024, out_features=1024, bias=False).weight_bytes(
+        "fp16"
+    ) / 1e6 == pytest.approx(2.1, abs=0.01)
     return nearest({"4.2": 4.2, "8.4": 8.4, "16.8": 16.8, "33.6": 33.6}, mb, within=1.05)
-
 
 
 def s062_c():
@@ -141,14 +153,15 @@ def s062_c():
     return "same" if ratio < 1.4 else ("cnn" if 3 <= ratio <= 5 else "none of the options")
 
 
-
 # --------------------------------------------------------------------------------------------
 # 6.3
 # --------------------------------------------------------------------------------------------
 
 
 def s063_a():
-    conv = L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False)
+    conv = L.Conv2d(
+        in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False
+    )
     dense = L.Dense(in_features=224 * 224 * 64, out_features=64, bias=False)
     if conv.params == dense.params:
         return "equal"
@@ -174,9 +187,11 @@ def s063_b():
     return "two" if steps == {2} else "none"
 
 
-
 def s063_d():
-    speedup = (Engine.solve(Models.ResNet50, H100).latency_s / Engine.solve(Models.MobileNetV2, H100).latency_s)
+    speedup = (
+        Engine.solve(Models.ResNet50, H100).latency_s
+        / Engine.solve(Models.MobileNetV2, H100).latency_s
+    )
     assert Models.ResNet50.flops() / Models.MobileNetV2.flops() > 13
     if speedup < 1.5:
         return "1x"
@@ -204,7 +219,6 @@ def s064_a():
     return "identity"
 
 
-
 def s064_c():
     x = L.ResidualAdd(elements=1_000_000).elementwise_intensity(1, "fp32")
     return nearest({"0.08": 1 / 12, "0.25": 0.25, "1": 1, "2": 2}, x, within=1.01)
@@ -219,7 +233,9 @@ def _accelerator(tflops: float):
     """The H100's memory system and launch cost with a different FP16 peak."""
     from mlsysim.hardware import Compute, PeakRate
 
-    compute = Compute(quoted_precision="fp16", precisions={"fp16": PeakRate(dense=Q_(tflops, "TFLOP/s"))})
+    compute = Compute(
+        quoted_precision="fp16", precisions={"fp16": PeakRate(dense=Q_(tflops, "TFLOP/s"))}
+    )
     return H100.model_copy(update={"compute": compute, "key": f"X{tflops}", "name": f"X{tflops}"})
 
 
@@ -243,7 +259,9 @@ def s065_b():
 def s065_c():
     s100 = L.RNN(input_size=512, hidden_size=512, seq_len=100).state_bytes(1, "fp32")
     s10k = L.RNN(input_size=512, hidden_size=512, seq_len=10_000).state_bytes(1, "fp32")
-    kv = L.MultiHeadAttention(d_model=512, n_heads=8, seq_len=1, kv_len=100).kv_cache_bytes_per_token("fp32")
+    kv = L.MultiHeadAttention(
+        d_model=512, n_heads=8, seq_len=1, kv_len=100
+    ).kv_cache_bytes_per_token("fp32")
     assert s100 == s10k == 2048 and kv > 0  # flat state vs a cache that grows per token
     # and RNNs are not faster than attention on a GPU (6.5 PRED_D): the 'speed' argument fails
     assert s065_d() != "rnn"
@@ -254,7 +272,10 @@ def s065_d():
     rnn = L.RNN(input_size=512, hidden_size=512, seq_len=4096)
     attn = L.MultiHeadAttention(d_model=512, n_heads=8, seq_len=4096)
     assert attn.flops() / rnn.flops() == pytest.approx(10, rel=0.05)
-    ratio = Engine.solve(rnn, H100, efficiency=0.5).latency_s / Engine.solve(attn, H100, efficiency=0.5).latency_s
+    ratio = (
+        Engine.solve(rnn, H100, efficiency=0.5).latency_s
+        / Engine.solve(attn, H100, efficiency=0.5).latency_s
+    )
     if ratio < 0.7:
         return "rnn"
     if ratio < 1.5:
@@ -285,7 +306,11 @@ def s066_c():
     lo, hi = 1, 1_000_000
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if L.Attention(d_model=768, n_heads=12, seq_len=mid).score_bytes() <= cap else (lo, mid)
+        lo, hi = (
+            (mid, hi)
+            if L.Attention(d_model=768, n_heads=12, seq_len=mid).score_bytes() <= cap
+            else (lo, mid)
+        )
     return nearest({"33k": 33_000, "58k": 58_000, "100k": 100_000, "10k": 10_000}, lo, within=1.05)
 
 
@@ -303,7 +328,6 @@ def s066_d():
 # --------------------------------------------------------------------------------------------
 # 6.7
 # --------------------------------------------------------------------------------------------
-
 
 
 def s067_b():
@@ -342,8 +366,11 @@ def s067_d():
 
 
 def s068_a():
-    share = 100 * L.Embedding(num_embeddings=100_000_000, embedding_dim=128).weight_bytes("fp32") \
+    share = (
+        100
+        * L.Embedding(num_embeddings=100_000_000, embedding_dim=128).weight_bytes("fp32")
         / Hardware.get("A100").memory.capacity.m_as("B")
+    )
     return nearest({"16": 16, "64": 64, "128": 128, "640": 640}, share, within=1.05)
 
 
@@ -361,10 +388,10 @@ def s068_b():
 
 
 def _selfcheck_tables(precision):
-    return sum(L.Embedding(num_embeddings=n, embedding_dim=128).weight_bytes(precision)
-               for n in (100_000_000, 1_000_000_000))
-
-
+    return sum(
+        L.Embedding(num_embeddings=n, embedding_dim=128).weight_bytes(precision)
+        for n in (100_000_000, 1_000_000_000)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -373,30 +400,42 @@ def _selfcheck_tables(precision):
 
 
 def s069_a():
-    ratio = weight_only_intensity(Models.ResNet50, "fp32") / weight_only_intensity(Models.GPT2, "fp32")
+    ratio = weight_only_intensity(Models.ResNet50, "fp32") / weight_only_intensity(
+        Models.GPT2, "fp32"
+    )
     return nearest({"2x": 2.6, "60x": 60, "160x": 160, "same": 1}, ratio, within=1.2)
 
 
 def s069_b():
     cap = Hardware.get("A100").memory.capacity.m_as("B")
-    fits = {k for k in ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS")
-            if 16 * Models.get(k).params <= cap}
-    table = {frozenset({"ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS"}): "all",
-             frozenset({"ResNet50", "GPT2", "MobileNetV2", "KWS"}): "no_dlrm",
-             frozenset({"ResNet50", "MobileNetV2", "KWS"}): "cnns", frozenset({"KWS"}): "kws"}
+    fits = {
+        k
+        for k in ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS")
+        if 16 * Models.get(k).params <= cap
+    }
+    table = {
+        frozenset({"ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS"}): "all",
+        frozenset({"ResNet50", "GPT2", "MobileNetV2", "KWS"}): "no_dlrm",
+        frozenset({"ResNet50", "MobileNetV2", "KWS"}): "cnns",
+        frozenset({"KWS"}): "kws",
+    }
     return table[frozenset(fits)]
 
 
 def s069_c():
     dense = L.Dense(in_features=2048, out_features=2048, bias=False)
-    conv = L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=1, bias=False)
+    conv = L.Conv2d(
+        in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=1, bias=False
+    )
     dense_reuse = dense.macs() / dense.params
     conv_reuse = conv.macs() / conv.params
     assert dense_reuse == 1 and conv_reuse == 56 * 56
     if dense_reuse > conv_reuse:
         return "more_macs"
     # a fetch costs more than a MAC at reuse 1 and less at the conv's reuse: the reuse decides
-    assert energy.move_vs_compute("fp32", "dram", 1) > 1 > energy.move_vs_compute("fp32", "dram", 3136)
+    assert (
+        energy.move_vs_compute("fp32", "dram", 1) > 1 > energy.move_vs_compute("fp32", "dram", 3136)
+    )
     return "reuse"
 
 
@@ -442,16 +481,15 @@ def s0610_a():
     return "bill"
 
 
-
-
-
 # --------------------------------------------------------------------------------------------
 # 6.11
 # --------------------------------------------------------------------------------------------
 
 
 def s0611_a():
-    x = L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=1).im2col_expansion
+    x = L.Conv2d(
+        in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=1
+    ).im2col_expansion
     return nearest({"1": 1, "3": 3, "9": 9, "81": 81}, x, within=1.01)
 
 
@@ -465,7 +503,9 @@ def lab06_a():
         return L.Dense(in_features=side * side * 3, out_features=units).weight_bytes(prec)
 
     def cb(side, prec):
-        return L.Conv2d(in_channels=3, out_channels=64, kernel_size=3, input_size=side, padding=1).weight_bytes(prec)
+        return L.Conv2d(
+            in_channels=3, out_channels=64, kernel_size=3, input_size=side, padding=1
+        ).weight_bytes(prec)
 
     dense = wb(448, 1000, "int8") / wb(224, 1000, "fp32")
     conv = cb(448, "int8") / cb(224, "fp32")
@@ -494,8 +534,10 @@ def lab06_ta():
 
 
 def lab06_tb():
-    live = {h: L.Attention(d_model=128 * h, n_heads=h, seq_len=131_072, flash=True).live_elements(1) * 2
-            for h in (32, 64)}
+    live = {
+        h: L.Attention(d_model=128 * h, n_heads=h, seq_len=131_072, flash=True).live_elements(1) * 2
+        for h in (32, 64)
+    }
     if live[64] > H100.memory.capacity.m_as("B"):
         return "over"
     return "same" if live[64] == live[32] else nearest({"fits": 8.6e9}, live[64], within=1.05)
@@ -506,8 +548,10 @@ def lab06_tc():
     for dev in (H100, Hardware.get("JetsonOrinNX")):
         prec = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
         deep, shallow = mlp([32] * 129, bias=False), mlp([256] * 3, bias=False)
-        ratios.append(Engine.solve(deep, dev, precision=prec, efficiency=0.5).latency_s
-                      / Engine.solve(shallow, dev, precision=prec, efficiency=0.5).latency_s)
+        ratios.append(
+            Engine.solve(deep, dev, precision=prec, efficiency=0.5).latency_s
+            / Engine.solve(shallow, dev, precision=prec, efficiency=0.5).latency_s
+        )
     h100, jetson = ratios
     if jetson < 2:
         return "gone"
@@ -515,8 +559,10 @@ def lab06_tc():
 
 
 def lab06_td():
-    mfu = {k: Engine.solve(Models.get(k), H100, batch_size=256, precision="fp16", efficiency=1.0).mfu
-           for k in ("ResNet50", "GPT2", "DLRM")}
+    mfu = {
+        k: Engine.solve(Models.get(k), H100, batch_size=256, precision="fp16", efficiency=1.0).mfu
+        for k in ("ResNet50", "GPT2", "DLRM")
+    }
     best = max(mfu, key=mfu.get)
     if best == "ResNet50":
         assert 0.10 < mfu[best] < 0.20  # "around 15%"
@@ -531,7 +577,9 @@ def lab06_td():
 def s061_ta():
     def saving(side):
         dense = L.Dense(in_features=side * side * 3, out_features=1, bias=False).params
-        conv = L.Conv2d(in_channels=3, out_channels=1, kernel_size=3, input_size=side, padding=1, bias=False).params
+        conv = L.Conv2d(
+            in_channels=3, out_channels=1, kernel_size=3, input_size=side, padding=1, bias=False
+        ).params
         return dense / conv
 
     r = saving(448) / saving(224)
@@ -557,12 +605,17 @@ def s061_tc():
 
 def _roof_share(layer, dev, precision):
     ai = layer.flops() / layer.bytes_moved(1, precision)
-    return min(1.0, dev.memory.bandwidth.m_as("B/s") * ai / dev.compute.peak(precision).m_as("FLOP/s"))
+    return min(
+        1.0, dev.memory.bandwidth.m_as("B/s") * ai / dev.compute.peak(precision).m_as("FLOP/s")
+    )
 
 
 def s062_b():
     dev = Hardware.get("A100_40GB")
-    small, big = (_roof_share(L.Dense(in_features=d, out_features=d, bias=False), dev, "fp32") for d in (2048, 4096))
+    small, big = (
+        _roof_share(L.Dense(in_features=d, out_features=d, bias=False), dev, "fp32")
+        for d in (2048, 4096)
+    )
     assert small < 0.1  # "only a few percent"
     if big == pytest.approx(small, rel=0.02):
         return "same"
@@ -570,7 +623,9 @@ def s062_b():
 
 
 def s062_d():
-    per_inference = energy.move_vs_compute("fp32", "dram", 8) / energy.move_vs_compute("fp32", "dram", 1)
+    per_inference = energy.move_vs_compute("fp32", "dram", 8) / energy.move_vs_compute(
+        "fp32", "dram", 1
+    )
     if per_inference == pytest.approx(1):
         return "same"
     return "eight" if per_inference == pytest.approx(1 / 8) else "up"
@@ -611,7 +666,14 @@ def s062_td():
 
 
 def _ds_saving(c_out: int, k: int) -> float:
-    std = L.Conv2d(in_channels=64, out_channels=c_out, kernel_size=k, input_size=224, padding=k // 2, bias=False)
+    std = L.Conv2d(
+        in_channels=64,
+        out_channels=c_out,
+        kernel_size=k,
+        input_size=224,
+        padding=k // 2,
+        bias=False,
+    )
     return std.macs() / L.depthwise_separable(64, c_out, k, 224).macs()
 
 
@@ -632,7 +694,9 @@ def s063_e():
     k = Y.EXAMPLE_KERNEL
     conv_err = Y.max_abs_difference(Y.conv2d_valid(tx, k), Y.shift(Y.conv2d_valid(x, k), 2))
     w = Y.dense_layer(49, 25, seed=0)
-    dense_err = Y.max_abs_difference(Y.dense_apply(tx, w, (5, 5)), Y.shift(Y.dense_apply(x, w, (5, 5)), 2))
+    dense_err = Y.max_abs_difference(
+        Y.dense_apply(tx, w, (5, 5)), Y.shift(Y.dense_apply(x, w, (5, 5)), 2)
+    )
     moved = Y.max_abs_difference(Y.conv2d_valid(tx, k), Y.conv2d_valid(x, k))
     if conv_err == 0 and dense_err == 0:
         return "both"
@@ -642,8 +706,12 @@ def s063_e():
 
 
 def s063_ta():
-    a, b = (L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=s, padding=1, bias=False)
-            for s in (224, 448))
+    a, b = (
+        L.Conv2d(
+            in_channels=64, out_channels=64, kernel_size=3, input_size=s, padding=1, bias=False
+        )
+        for s in (224, 448)
+    )
     if a.params == b.params:
         return "macs4" if b.macs() == 4 * a.macs() else "same"
     return "both4"
@@ -716,7 +784,9 @@ def s064_tb():
 
 
 def s064_tc():
-    x32, x256 = (L.ResidualAdd(elements=1_000_000).elementwise_intensity(b, "fp32") for b in (32, 256))
+    x32, x256 = (
+        L.ResidualAdd(elements=1_000_000).elementwise_intensity(b, "fp32") for b in (32, 256)
+    )
     if x256 == pytest.approx(x32):
         return "same"
     return "up" if x256 > x32 else "down"
@@ -737,8 +807,12 @@ def s065_e():
 
 def s065_ta():
     dev = _accelerator(10)
-    t1, t2 = (Engine.solve(L.RNN(input_size=512, hidden_size=512, seq_len=s), dev, efficiency=0.5).latency_s
-              for s in (1000, 2000))
+    t1, t2 = (
+        Engine.solve(
+            L.RNN(input_size=512, hidden_size=512, seq_len=s), dev, efficiency=0.5
+        ).latency_s
+        for s in (1000, 2000)
+    )
     return nearest({"same": 1, "double": 2, "quad": 4}, t2 / t1, within=1.2)
 
 
@@ -748,7 +822,10 @@ def s065_tb():
 
 
 def s065_tc():
-    s1, s2 = (L.RNN(input_size=512, hidden_size=512, seq_len=s).state_bytes(1, "fp32") for s in (1000, 100_000))
+    s1, s2 = (
+        L.RNN(input_size=512, hidden_size=512, seq_len=s).state_bytes(1, "fp32")
+        for s in (1000, 100_000)
+    )
     if s1 == s2:
         return "flat"
     return "grows" if s2 >= 50 * s1 else "log"
@@ -757,9 +834,15 @@ def s065_tc():
 def s065_td():
     dev = Hardware.get("STM32H743")
     prec = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
-    rnn = Engine.solve(L.RNN(input_size=512, hidden_size=512, seq_len=4096), dev, precision=prec, efficiency=0.5)
-    attn = Engine.solve(L.MultiHeadAttention(d_model=512, n_heads=8, seq_len=4096), dev, precision=prec,
-                        efficiency=0.5)
+    rnn = Engine.solve(
+        L.RNN(input_size=512, hidden_size=512, seq_len=4096), dev, precision=prec, efficiency=0.5
+    )
+    attn = Engine.solve(
+        L.MultiHeadAttention(d_model=512, n_heads=8, seq_len=4096),
+        dev,
+        precision=prec,
+        efficiency=0.5,
+    )
     ratio = attn.latency_s / rnn.latency_s
     if 0.7 < ratio < 1.5:
         return "same"
@@ -796,12 +879,16 @@ def s066_e():
 def s066_ta():
     a, b = (L.Attention(d_model=d, n_heads=1, seq_len=512) for d in (64, 128))
     mem, macs = b.score_bytes() / a.score_bytes(), b.macs() / a.macs()
-    return {(1, 1): "none", (1, 2): "macs", (2, 1): "bytes", (2, 2): "both"}[(round(mem), round(macs))]
+    return {(1, 1): "none", (1, 2): "macs", (2, 1): "bytes", (2, 2): "both"}[
+        (round(mem), round(macs))
+    ]
 
 
 def s066_tb():
-    r = (L.Attention(d_model=64 * 32, n_heads=32, seq_len=4096).score_bytes()
-         / L.Attention(d_model=64 * 12, n_heads=12, seq_len=4096).score_bytes())
+    r = (
+        L.Attention(d_model=64 * 32, n_heads=32, seq_len=4096).score_bytes()
+        / L.Attention(d_model=64 * 12, n_heads=12, seq_len=4096).score_bytes()
+    )
     return nearest({"lin": 32 / 12, "sq": (32 / 12) ** 2, "same": 1, "4x": 4}, r, within=1.01)
 
 
@@ -809,13 +896,18 @@ def _longest_scores(cap):
     lo, hi = 1, 1_000_000
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if L.Attention(d_model=768, n_heads=12, seq_len=mid).score_bytes() <= cap else (lo, mid)
+        lo, hi = (
+            (mid, hi)
+            if L.Attention(d_model=768, n_heads=12, seq_len=mid).score_bytes() <= cap
+            else (lo, mid)
+        )
     return lo
 
 
 def s066_tc():
     r = _longest_scores(Hardware.get("iPhone15Pro").memory.capacity.m_as("B")) / _longest_scores(
-        H100.memory.capacity.m_as("B"))
+        H100.memory.capacity.m_as("B")
+    )
     return nearest({"tenth": 0.1, "third": 1 / 3, "same": 1, "hundredth": 0.01}, r, within=1.2)
 
 
@@ -858,14 +950,22 @@ def s067_e():
 
 
 def s067_ta():
-    p = Engine.solve(Models.Llama7B, H100, precision="fp16", efficiency=0.5, phase="decode", seq_len=1024)
+    p = Engine.solve(
+        Models.Llama7B, H100, precision="fp16", efficiency=0.5, phase="decode", seq_len=1024
+    )
     return {"Memory": "memory", "Compute": "compute", "Dispatch": "launch"}[p.bottleneck]
 
 
 def s067_tb():
     def mfu(dev):
-        return Engine.solve(Models.Llama7B, Hardware.get(dev), precision="fp16", efficiency=0.5,
-                            phase="decode", seq_len=2048).mfu
+        return Engine.solve(
+            Models.Llama7B,
+            Hardware.get(dev),
+            precision="fp16",
+            efficiency=0.5,
+            phase="decode",
+            seq_len=2048,
+        ).mfu
 
     a, h = mfu("A100"), mfu("H100")
     if a == pytest.approx(h, rel=0.05):
@@ -887,14 +987,18 @@ def s067_tc():
         return hi
 
     kv = first(lambda s: w + m.kv_cache_bytes(s, 1, "fp16"))
-    tiled = first(lambda s: L.Attention(d_model=1600, n_heads=25, seq_len=s, flash=True).live_elements(1) * 2)
+    tiled = first(
+        lambda s: L.Attention(d_model=1600, n_heads=25, seq_len=s, flash=True).live_elements(1) * 2
+    )
     assert kv == pytest.approx(120_000, rel=0.05)
     return "kv" if kv < tiled else "scores"
 
 
 def _most_users(model, dev, context):
     def fits(u):
-        return Engine.solve(model, dev, batch_size=u, precision="fp16", phase="decode", seq_len=context).feasible
+        return Engine.solve(
+            model, dev, batch_size=u, precision="fp16", phase="decode", seq_len=context
+        ).feasible
 
     lo, hi = 0, 4096
     while hi - lo > 1:
@@ -942,8 +1046,10 @@ def s068_c():
         return "fp16"
     # rows can shrink by any factor: the largest kept share that fits, in FP32
     keep = cap / _selfcheck_tables("fp32")
-    hashed = sum(L.Embedding(num_embeddings=math.floor(n * keep), embedding_dim=128).weight_bytes("fp32")
-                 for n in (100_000_000, 1_000_000_000))
+    hashed = sum(
+        L.Embedding(num_embeddings=math.floor(n * keep), embedding_dim=128).weight_bytes("fp32")
+        for n in (100_000_000, 1_000_000_000)
+    )
     assert 0 < keep < 1 and hashed <= cap
     return "hash"
 
@@ -956,8 +1062,10 @@ def _remote_share(n_gpus: int, n_tables: int = 26) -> float:
 
 
 def s068_d():
-    pooled = sum(L.Embedding(num_embeddings=n, embedding_dim=128).activation_bytes(4096, "fp32")
-                 for n in (100_000_000, 1_000_000_000))
+    pooled = sum(
+        L.Embedding(num_embeddings=n, embedding_dim=128).activation_bytes(4096, "fp32")
+        for n in (100_000_000, 1_000_000_000)
+    )
     b2, b16 = pooled * _remote_share(2), pooled * _remote_share(16)
     assert 0 < b2 < b16 < pooled
     if b16 < b2:
@@ -966,7 +1074,11 @@ def s068_d():
 
 
 def s068_ta():
-    share = 100 * L.Embedding(num_embeddings=100_000_000, embedding_dim=64).weight_bytes("fp16") / _A100_CAP.m_as("B")
+    share = (
+        100
+        * L.Embedding(num_embeddings=100_000_000, embedding_dim=64).weight_bytes("fp16")
+        / _A100_CAP.m_as("B")
+    )
     return nearest({"16": 16, "32": 32, "64": 64, "8": 8}, share, within=1.1)
 
 
@@ -976,8 +1088,14 @@ def s068_tb():
     def gathered(model, batch):
         rows = [r for r in model.rows() if isinstance(r.layer, L.Embedding)]
         # every looked-up ID is one row read: the table's bytes moved minus the pooled output
-        return sum((r.layer.bytes_moved(batch, "fp32") - r.layer.activation_bytes(batch, "fp32")) * r.count
-                   for r in rows) / batch
+        return (
+            sum(
+                (r.layer.bytes_moved(batch, "fp32") - r.layer.activation_bytes(batch, "fp32"))
+                * r.count
+                for r in rows
+            )
+            / batch
+        )
 
     m8 = dlrm(lookups_per_table=8)
     assert gathered(m8, 1024) == pytest.approx(gathered(m8, 1))  # batching shares no row reads
@@ -1007,7 +1125,9 @@ def s068_td():
 
 
 def s069_ta():
-    r = weight_only_intensity(Models.ResNet50, "fp32", batch=64) / weight_only_intensity(Models.ResNet50, "fp32")
+    r = weight_only_intensity(Models.ResNet50, "fp32", batch=64) / weight_only_intensity(
+        Models.ResNet50, "fp32"
+    )
     return nearest({"64x": 64, "same": 1, "8x": 8}, r, within=1.05)
 
 
@@ -1021,7 +1141,9 @@ def s069_tb():
 
 
 def s069_tc():
-    conv = L.Conv2d(in_channels=512, out_channels=512, kernel_size=3, input_size=7, padding=1, bias=False)
+    conv = L.Conv2d(
+        in_channels=512, out_channels=512, kernel_size=3, input_size=7, padding=1, bias=False
+    )
     reuse = conv.macs() // conv.params
     assert reuse == 49
     r = energy.move_vs_compute("fp32", "dram", reuse)
@@ -1078,7 +1200,10 @@ def s0610_c():
 
 def _most_conversations(precision: str, device: str, reserve_b: float = 1e9) -> int:
     m, dev = Models.Llama7B, Hardware.get(device)
-    p1, p2 = (Engine.solve(m, dev, batch_size=b, precision=precision, phase="decode", seq_len=2048) for b in (1, 2))
+    p1, p2 = (
+        Engine.solve(m, dev, batch_size=b, precision=precision, phase="decode", seq_len=2048)
+        for b in (1, 2)
+    )
     per_user = p2.memory_footprint_bytes - p1.memory_footprint_bytes
     assert per_user >= m.kv_cache_bytes(2048, 1, precision)
     room = dev.memory.capacity.m_as("B") - reserve_b - m.weight_bytes(precision)
@@ -1086,7 +1211,9 @@ def _most_conversations(precision: str, device: str, reserve_b: float = 1e9) -> 
 
 
 def s0610_d():
-    r = _most_conversations("int8", "JetsonOrinNX") / max(1, _most_conversations("fp16", "JetsonOrinNX"))
+    r = _most_conversations("int8", "JetsonOrinNX") / max(
+        1, _most_conversations("fp16", "JetsonOrinNX")
+    )
     if r <= 1:
         return "none"
     return nearest({"2x": 2, "4x": 4}, r, within=1.3) if r < 5 else "many"
@@ -1095,8 +1222,15 @@ def s0610_d():
 def s0610_ta():
     cam = Hardware.get("CortexA53Camera")
     v, r = _vit_b16(), Models.ResNet50
-    ratio = Engine.solve(v, cam, precision="int8").latency_s / Engine.solve(r, cam, precision="int8").latency_s
-    return nearest({"flops": v.flops() / r.flops(), "params": v.params / r.params, "same": 1}, ratio, within=1.1)
+    ratio = (
+        Engine.solve(v, cam, precision="int8").latency_s
+        / Engine.solve(r, cam, precision="int8").latency_s
+    )
+    return nearest(
+        {"flops": v.flops() / r.flops(), "params": v.params / r.params, "same": 1},
+        ratio,
+        within=1.1,
+    )
 
 
 def s0610_tb():
@@ -1130,14 +1264,22 @@ def s0611_b():
     base = _util()
     assert base < 0.01
     # the smallest step of each lever; for rows that is a batch of 2 tokens
-    gains = {"matrix": _util(d=8192), "array": _util(array=256), "rows": _util(rows=2), "double": _util(double=True)}
+    gains = {
+        "matrix": _util(d=8192),
+        "array": _util(array=256),
+        "rows": _util(rows=2),
+        "double": _util(double=True),
+    }
     return max(gains, key=gains.get)
 
 
 def s0611_c():
     seq = primitives.access_cost("sequential", 4096, 4)
     rnd = primitives.access_cost("random", 4096, 4)
-    e = {c.pattern: energy.access_energy(c.fetched_bytes, "dram").m_as("pJ") / 4096 for c in (seq, rnd)}
+    e = {
+        c.pattern: energy.access_energy(c.fetched_bytes, "dram").m_as("pJ") / 4096
+        for c in (seq, rnd)
+    }
     r = e["random"] / e["sequential"]
     if r == pytest.approx(1):
         return "same"
@@ -1151,8 +1293,9 @@ def s0611_d():
 
 def s0611_ta():
     def x(stride):
-        return L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=1,
-                        stride=stride).im2col_expansion
+        return L.Conv2d(
+            in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=1, stride=stride
+        ).im2col_expansion
 
     r = x(2) / x(1)
     return nearest({"same": 1, "quarter": 0.25, "half": 0.5}, r, within=1.1)
@@ -1199,7 +1342,9 @@ def byom_a():
     m = _hf("mixtral-8x7b-v0.1")
     active = m.config["active_params"]
     assert m.params == pytest.approx(46.7e9, rel=0.01) and active == pytest.approx(12.9e9, rel=0.01)
-    resident = Engine.solve(m, H100, batch_size=1, precision="fp16", phase="decode", seq_len=1).weight_bytes
+    resident = Engine.solve(
+        m, H100, batch_size=1, precision="fp16", phase="decode", seq_len=1
+    ).weight_bytes
     if resident == pytest.approx(2 * m.params, rel=0.001):
         return "all"
     return "active" if resident == pytest.approx(2 * active, rel=0.01) else "avg"
@@ -1247,7 +1392,9 @@ def byom_e():
         lo, hi = 0, 1 << 14
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            ok = Engine.solve(m, H100, batch_size=mid, precision="fp16", phase="decode", seq_len=s).feasible
+            ok = Engine.solve(
+                m, H100, batch_size=mid, precision="fp16", phase="decode", seq_len=s
+            ).feasible
             lo, hi = (mid, hi) if ok else (lo, mid)
         return lo
 
@@ -1268,8 +1415,12 @@ def s0612_a():
     from mlsysim import accuracy as acc
 
     mnv2, r18 = acc.imagenet("MobileNetV2_075"), acc.imagenet("ResNet18")
-    assert abs(mnv2.top1 - r18.top1) < 0.5 and r18.published_gmacs / mnv2.published_gmacs == pytest.approx(8.7, rel=0.05)
-    t_m, t_r = (Engine.solve(e.model(), H100, batch_size=1, precision="fp16").latency_s for e in (mnv2, r18))
+    assert abs(
+        mnv2.top1 - r18.top1
+    ) < 0.5 and r18.published_gmacs / mnv2.published_gmacs == pytest.approx(8.7, rel=0.05)
+    t_m, t_r = (
+        Engine.solve(e.model(), H100, batch_size=1, precision="fp16").latency_s for e in (mnv2, r18)
+    )
     if t_r < t_m:
         return "resnet18"
     if t_m / t_r > 0.95:
@@ -1362,73 +1513,131 @@ def s0613_d():
 
 
 KEYS = {
-    ("lab06", "PRED_A"): lab06_a, ("lab06", "PRED_B"): lab06_b,
-    ("lab06", "PRED_C"): lab06_c, ("lab06", "PRED_D"): lab06_d,
-    ("lab06", "TRANSFER_A"): lab06_ta, ("lab06", "TRANSFER_B"): lab06_tb,
-    ("lab06", "TRANSFER_C"): lab06_tc, ("lab06", "TRANSFER_D"): lab06_td,
-    ("byom", "PRED_A"): byom_a, ("byom", "PRED_B"): byom_b,
-    ("byom", "PRED_C"): byom_c, ("byom", "PRED_D"): byom_d,
+    ("lab06", "PRED_A"): lab06_a,
+    ("lab06", "PRED_B"): lab06_b,
+    ("lab06", "PRED_C"): lab06_c,
+    ("lab06", "PRED_D"): lab06_d,
+    ("lab06", "TRANSFER_A"): lab06_ta,
+    ("lab06", "TRANSFER_B"): lab06_tb,
+    ("lab06", "TRANSFER_C"): lab06_tc,
+    ("lab06", "TRANSFER_D"): lab06_td,
+    ("byom", "PRED_A"): byom_a,
+    ("byom", "PRED_B"): byom_b,
+    ("byom", "PRED_C"): byom_c,
+    ("byom", "PRED_D"): byom_d,
     ("byom", "PRED_E"): byom_e,
-    ("s06_01_principles", "PRED_A"): s061_a, ("s06_01_principles", "PRED_B"): s061_b,
-    ("s06_01_principles", "PRED_C"): s061_c, ("s06_01_principles", "TRANSFER_A"): s061_ta,
-    ("s06_01_principles", "TRANSFER_B"): s061_tb, ("s06_01_principles", "TRANSFER_C"): s061_tc,
-    ("s06_02_mlps", "PRED_A"): s062_a, ("s06_02_mlps", "PRED_B"): s062_b,
-    ("s06_02_mlps", "PRED_C"): s062_c, ("s06_02_mlps", "PRED_D"): s062_d,
-    ("s06_02_mlps", "TRANSFER_A"): s062_ta, ("s06_02_mlps", "TRANSFER_B"): s062_tb,
-    ("s06_02_mlps", "TRANSFER_C"): s062_tc, ("s06_02_mlps", "TRANSFER_D"): s062_td,
-    ("s06_03_cnns", "PRED_A"): s063_a, ("s06_03_cnns", "PRED_B"): s063_b,
-    ("s06_03_cnns", "PRED_C"): s063_c, ("s06_03_cnns", "PRED_D"): s063_d,
-    ("s06_03_cnns", "PRED_E"): s063_e, ("s06_03_cnns", "TRANSFER_A"): s063_ta,
-    ("s06_03_cnns", "TRANSFER_B"): s063_tb, ("s06_03_cnns", "TRANSFER_C"): s063_tc,
-    ("s06_03_cnns", "TRANSFER_D"): s063_td, ("s06_03_cnns", "TRANSFER_E"): s063_te,
-    ("s06_04_skip_norm", "PRED_A"): s064_a, ("s06_04_skip_norm", "PRED_B"): s064_b,
-    ("s06_04_skip_norm", "PRED_C"): s064_c, ("s06_04_skip_norm", "TRANSFER_A"): s064_ta,
-    ("s06_04_skip_norm", "TRANSFER_B"): s064_tb, ("s06_04_skip_norm", "TRANSFER_C"): s064_tc,
-    ("s06_05_rnns", "PRED_A"): s065_a, ("s06_05_rnns", "PRED_B"): s065_b,
-    ("s06_05_rnns", "PRED_C"): s065_c, ("s06_05_rnns", "PRED_D"): s065_d,
-    ("s06_05_rnns", "PRED_E"): s065_e, ("s06_05_rnns", "TRANSFER_A"): s065_ta,
-    ("s06_05_rnns", "TRANSFER_B"): s065_tb, ("s06_05_rnns", "TRANSFER_C"): s065_tc,
-    ("s06_05_rnns", "TRANSFER_D"): s065_td, ("s06_05_rnns", "TRANSFER_E"): s065_te,
-    ("s06_06_attention", "PRED_A"): s066_a, ("s06_06_attention", "PRED_B"): s066_b,
-    ("s06_06_attention", "PRED_C"): s066_c, ("s06_06_attention", "PRED_D"): s066_d,
-    ("s06_06_attention", "PRED_E"): s066_e, ("s06_06_attention", "TRANSFER_A"): s066_ta,
-    ("s06_06_attention", "TRANSFER_B"): s066_tb, ("s06_06_attention", "TRANSFER_C"): s066_tc,
-    ("s06_06_attention", "TRANSFER_D"): s066_td, ("s06_06_attention", "TRANSFER_E"): s066_te,
-    ("s06_07_transformers", "PRED_A"): s067_a, ("s06_07_transformers", "PRED_B"): s067_b,
-    ("s06_07_transformers", "PRED_C"): s067_c, ("s06_07_transformers", "PRED_D"): s067_d,
-    ("s06_07_transformers", "PRED_E"): s067_e, ("s06_07_transformers", "TRANSFER_A"): s067_ta,
-    ("s06_07_transformers", "TRANSFER_B"): s067_tb, ("s06_07_transformers", "TRANSFER_C"): s067_tc,
-    ("s06_07_transformers", "TRANSFER_D"): s067_td, ("s06_07_transformers", "TRANSFER_E"): s067_te,
-    ("s06_08_dlrm", "PRED_A"): s068_a, ("s06_08_dlrm", "PRED_B"): s068_b,
-    ("s06_08_dlrm", "PRED_C"): s068_c, ("s06_08_dlrm", "PRED_D"): s068_d,
-    ("s06_08_dlrm", "TRANSFER_A"): s068_ta, ("s06_08_dlrm", "TRANSFER_B"): s068_tb,
-    ("s06_08_dlrm", "TRANSFER_C"): s068_tc, ("s06_08_dlrm", "TRANSFER_D"): s068_td,
-    ("s06_09_choosing", "PRED_A"): s069_a, ("s06_09_choosing", "PRED_B"): s069_b,
-    ("s06_09_choosing", "PRED_C"): s069_c, ("s06_09_choosing", "PRED_D"): s069_d,
-    ("s06_09_choosing", "TRANSFER_A"): s069_ta, ("s06_09_choosing", "TRANSFER_B"): s069_tb,
-    ("s06_09_choosing", "TRANSFER_C"): s069_tc, ("s06_09_choosing", "TRANSFER_D"): s069_td,
-    ("s06_10_fallacies", "PRED_A"): s0610_a, ("s06_10_fallacies", "PRED_B"): s0610_b,
-    ("s06_10_fallacies", "PRED_C"): s0610_c, ("s06_10_fallacies", "PRED_D"): s0610_d,
-    ("s06_10_fallacies", "TRANSFER_A"): s0610_ta, ("s06_10_fallacies", "TRANSFER_B"): s0610_tb,
-    ("s06_10_fallacies", "TRANSFER_C"): s0610_tc, ("s06_10_fallacies", "TRANSFER_D"): s0610_td,
-    ("s06_11_primitives", "PRED_A"): s0611_a, ("s06_11_primitives", "PRED_B"): s0611_b,
-    ("s06_11_primitives", "PRED_C"): s0611_c, ("s06_11_primitives", "PRED_D"): s0611_d,
-    ("s06_11_primitives", "TRANSFER_A"): s0611_ta, ("s06_11_primitives", "TRANSFER_B"): s0611_tb,
-    ("s06_11_primitives", "TRANSFER_C"): s0611_tc, ("s06_11_primitives", "TRANSFER_D"): s0611_td,
-    ("s06_12_tradeoffs", "PRED_A"): s0612_a, ("s06_12_tradeoffs", "PRED_B"): s0612_b,
+    ("s06_01_principles", "PRED_A"): s061_a,
+    ("s06_01_principles", "PRED_B"): s061_b,
+    ("s06_01_principles", "PRED_C"): s061_c,
+    ("s06_01_principles", "TRANSFER_A"): s061_ta,
+    ("s06_01_principles", "TRANSFER_B"): s061_tb,
+    ("s06_01_principles", "TRANSFER_C"): s061_tc,
+    ("s06_02_mlps", "PRED_A"): s062_a,
+    ("s06_02_mlps", "PRED_B"): s062_b,
+    ("s06_02_mlps", "PRED_C"): s062_c,
+    ("s06_02_mlps", "PRED_D"): s062_d,
+    ("s06_02_mlps", "TRANSFER_A"): s062_ta,
+    ("s06_02_mlps", "TRANSFER_B"): s062_tb,
+    ("s06_02_mlps", "TRANSFER_C"): s062_tc,
+    ("s06_02_mlps", "TRANSFER_D"): s062_td,
+    ("s06_03_cnns", "PRED_A"): s063_a,
+    ("s06_03_cnns", "PRED_B"): s063_b,
+    ("s06_03_cnns", "PRED_C"): s063_c,
+    ("s06_03_cnns", "PRED_D"): s063_d,
+    ("s06_03_cnns", "PRED_E"): s063_e,
+    ("s06_03_cnns", "TRANSFER_A"): s063_ta,
+    ("s06_03_cnns", "TRANSFER_B"): s063_tb,
+    ("s06_03_cnns", "TRANSFER_C"): s063_tc,
+    ("s06_03_cnns", "TRANSFER_D"): s063_td,
+    ("s06_03_cnns", "TRANSFER_E"): s063_te,
+    ("s06_04_skip_norm", "PRED_A"): s064_a,
+    ("s06_04_skip_norm", "PRED_B"): s064_b,
+    ("s06_04_skip_norm", "PRED_C"): s064_c,
+    ("s06_04_skip_norm", "TRANSFER_A"): s064_ta,
+    ("s06_04_skip_norm", "TRANSFER_B"): s064_tb,
+    ("s06_04_skip_norm", "TRANSFER_C"): s064_tc,
+    ("s06_05_rnns", "PRED_A"): s065_a,
+    ("s06_05_rnns", "PRED_B"): s065_b,
+    ("s06_05_rnns", "PRED_C"): s065_c,
+    ("s06_05_rnns", "PRED_D"): s065_d,
+    ("s06_05_rnns", "PRED_E"): s065_e,
+    ("s06_05_rnns", "TRANSFER_A"): s065_ta,
+    ("s06_05_rnns", "TRANSFER_B"): s065_tb,
+    ("s06_05_rnns", "TRANSFER_C"): s065_tc,
+    ("s06_05_rnns", "TRANSFER_D"): s065_td,
+    ("s06_05_rnns", "TRANSFER_E"): s065_te,
+    ("s06_06_attention", "PRED_A"): s066_a,
+    ("s06_06_attention", "PRED_B"): s066_b,
+    ("s06_06_attention", "PRED_C"): s066_c,
+    ("s06_06_attention", "PRED_D"): s066_d,
+    ("s06_06_attention", "PRED_E"): s066_e,
+    ("s06_06_attention", "TRANSFER_A"): s066_ta,
+    ("s06_06_attention", "TRANSFER_B"): s066_tb,
+    ("s06_06_attention", "TRANSFER_C"): s066_tc,
+    ("s06_06_attention", "TRANSFER_D"): s066_td,
+    ("s06_06_attention", "TRANSFER_E"): s066_te,
+    ("s06_07_transformers", "PRED_A"): s067_a,
+    ("s06_07_transformers", "PRED_B"): s067_b,
+    ("s06_07_transformers", "PRED_C"): s067_c,
+    ("s06_07_transformers", "PRED_D"): s067_d,
+    ("s06_07_transformers", "PRED_E"): s067_e,
+    ("s06_07_transformers", "TRANSFER_A"): s067_ta,
+    ("s06_07_transformers", "TRANSFER_B"): s067_tb,
+    ("s06_07_transformers", "TRANSFER_C"): s067_tc,
+    ("s06_07_transformers", "TRANSFER_D"): s067_td,
+    ("s06_07_transformers", "TRANSFER_E"): s067_te,
+    ("s06_08_dlrm", "PRED_A"): s068_a,
+    ("s06_08_dlrm", "PRED_B"): s068_b,
+    ("s06_08_dlrm", "PRED_C"): s068_c,
+    ("s06_08_dlrm", "PRED_D"): s068_d,
+    ("s06_08_dlrm", "TRANSFER_A"): s068_ta,
+    ("s06_08_dlrm", "TRANSFER_B"): s068_tb,
+    ("s06_08_dlrm", "TRANSFER_C"): s068_tc,
+    ("s06_08_dlrm", "TRANSFER_D"): s068_td,
+    ("s06_09_choosing", "PRED_A"): s069_a,
+    ("s06_09_choosing", "PRED_B"): s069_b,
+    ("s06_09_choosing", "PRED_C"): s069_c,
+    ("s06_09_choosing", "PRED_D"): s069_d,
+    ("s06_09_choosing", "TRANSFER_A"): s069_ta,
+    ("s06_09_choosing", "TRANSFER_B"): s069_tb,
+    ("s06_09_choosing", "TRANSFER_C"): s069_tc,
+    ("s06_09_choosing", "TRANSFER_D"): s069_td,
+    ("s06_10_fallacies", "PRED_A"): s0610_a,
+    ("s06_10_fallacies", "PRED_B"): s0610_b,
+    ("s06_10_fallacies", "PRED_C"): s0610_c,
+    ("s06_10_fallacies", "PRED_D"): s0610_d,
+    ("s06_10_fallacies", "TRANSFER_A"): s0610_ta,
+    ("s06_10_fallacies", "TRANSFER_B"): s0610_tb,
+    ("s06_10_fallacies", "TRANSFER_C"): s0610_tc,
+    ("s06_10_fallacies", "TRANSFER_D"): s0610_td,
+    ("s06_11_primitives", "PRED_A"): s0611_a,
+    ("s06_11_primitives", "PRED_B"): s0611_b,
+    ("s06_11_primitives", "PRED_C"): s0611_c,
+    ("s06_11_primitives", "PRED_D"): s0611_d,
+    ("s06_11_primitives", "TRANSFER_A"): s0611_ta,
+    ("s06_11_primitives", "TRANSFER_B"): s0611_tb,
+    ("s06_11_primitives", "TRANSFER_C"): s0611_tc,
+    ("s06_11_primitives", "TRANSFER_D"): s0611_td,
+    ("s06_12_tradeoffs", "PRED_A"): s0612_a,
+    ("s06_12_tradeoffs", "PRED_B"): s0612_b,
     ("s06_12_tradeoffs", "PRED_C"): s0612_c,
-    ("s06_13_building_blocks", "PRED_A"): s0613_a, ("s06_13_building_blocks", "PRED_B"): s0613_b,
-    ("s06_13_building_blocks", "PRED_C"): s0613_c, ("s06_13_building_blocks", "PRED_D"): s0613_d,
+    ("s06_13_building_blocks", "PRED_A"): s0613_a,
+    ("s06_13_building_blocks", "PRED_B"): s0613_b,
+    ("s06_13_building_blocks", "PRED_C"): s0613_c,
+    ("s06_13_building_blocks", "PRED_D"): s0613_d,
 }
 
 #: Keys whose answer is conceptual (no quantity in the core decides it), each with why; listed so
 #: that the lead sees them. Their key is still asserted.
 CONCEPTUAL = {
     ("s06_01_principles", "PRED_B"): "No Free Lunch is a theorem about learners, not a count",
-    ("s06_04_skip_norm", "PRED_B"): "eval-mode BatchNorm uses running statistics by definition; the "
-                                      "core's gap only rules out the one-value 'beta' collapse",
+    (
+        "s06_04_skip_norm",
+        "PRED_B",
+    ): "eval-mode BatchNorm uses running statistics by definition; the "
+    "core's gap only rules out the one-value 'beta' collapse",
     ("s06_11_primitives", "TRANSFER_D"): "rows reduce independently, so a row's stages are "
-                                         "reduction_stages(S) by construction; the batch never enters",
+    "reduction_stages(S) by construction; the batch never enters",
 }
 
 FINGERPRINTS = {
@@ -1550,7 +1759,8 @@ FINGERPRINTS = {
 def test_every_prediction_has_a_key():
     assert sorted(PREDICTIONS) == sorted(KEYS), (
         "predictions without an answer-key test (add one) or keys without a prediction (renamed?): "
-        f"{sorted(set(PREDICTIONS) ^ set(KEYS))}")
+        f"{sorted(set(PREDICTIONS) ^ set(KEYS))}"
+    )
 
 
 def test_conceptual_keys_are_listed_keys():
@@ -1562,7 +1772,8 @@ def test_prediction_unchanged(ref):
     assert ref in PREDICTIONS, f"{ref} no longer exists"
     assert fingerprint(PREDICTIONS[ref]) == FINGERPRINTS[ref], (
         f"{ref[0]}.{ref[1]} changed (question or options): re-derive its answer key in "
-        "tests/test_answer_keys.py, then update FINGERPRINTS")
+        "tests/test_answer_keys.py, then update FINGERPRINTS"
+    )
 
 
 @pytest.mark.parametrize("ref", sorted(KEYS), ids=lambda r: f"{r[0]}.{r[1]}")

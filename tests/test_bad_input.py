@@ -54,16 +54,23 @@ BAD: list[Bad] = [
     Bad("dense_tokens_0", lambda: L.Dense(in_features=4, out_features=4, tokens=0), "tokens"),
     Bad("rnn_hidden_0", lambda: L.RNN(input_size=4, hidden_size=0, seq_len=3), "hidden_size"),
     Bad("lstm_seq_0", lambda: L.LSTM(input_size=4, hidden_size=4, seq_len=0), "seq_len"),
-    Bad("gru_layers_0", lambda: L.GRU(input_size=4, hidden_size=4, seq_len=2, num_layers=0),
-        "num_layers"),
+    Bad(
+        "gru_layers_0",
+        lambda: L.GRU(input_size=4, hidden_size=4, seq_len=2, num_layers=0),
+        "num_layers",
+    ),
     Bad("attention_seq_0", lambda: L.Attention(d_model=8, n_heads=2, seq_len=0), "seq_len"),
-    Bad("embedding_rows_0", lambda: L.Embedding(num_embeddings=0, embedding_dim=8),
-        "num_embeddings"),
+    Bad(
+        "embedding_rows_0", lambda: L.Embedding(num_embeddings=0, embedding_dim=8), "num_embeddings"
+    ),
     Bad("layernorm_0", lambda: L.LayerNorm(normalized_shape=0, elements=8), "normalized_shape"),
     Bad("batchnorm_elements_0", lambda: L.BatchNorm2d(num_features=4, elements=0), "elements"),
     Bad("pool_input_0", lambda: L.Pool2d(channels=3, input_size=0), "input_size"),
-    Bad("pool_stride_0", lambda: L.Pool2d(channels=3, input_size=4, kernel_size=2, stride=0),
-        "stride"),
+    Bad(
+        "pool_stride_0",
+        lambda: L.Pool2d(channels=3, input_size=4, kernel_size=2, stride=0),
+        "stride",
+    ),
     Bad("interaction_1_vector", lambda: L.FeatureInteraction(num_vectors=1, dim=4), "num_vectors"),
     Bad("gpt2_d_model_0", lambda: M.gpt2(d_model=0), "d_model"),
     Bad("gpt2_layers_neg", lambda: M.gpt2(n_layers=-1), "n_layers"),
@@ -74,49 +81,82 @@ BAD: list[Bad] = [
     # non-integer sizes
     Bad("conv_channels_3.5", lambda: _conv(in_channels=3.5), "in_channels"),
     Bad("dense_features_2.5", lambda: L.Dense(in_features=2.5, out_features=4), "in_features"),
-    Bad("lstm_hidden_2.5", lambda: L.LSTM(input_size=4, hidden_size=2.5, seq_len=1),
-        "hidden_size"),
+    Bad("lstm_hidden_2.5", lambda: L.LSTM(input_size=4, hidden_size=2.5, seq_len=1), "hidden_size"),
     Bad("gpt2_d_model_float", lambda: M.gpt2(d_model=768.5), "d_model"),
     Bad("resnet_input_float", lambda: M.resnet(50, 224.5), "input_size"),
     # kernel larger than the padded input
     Bad("conv_kernel_gt_input", lambda: _conv(kernel_size=5, input_size=3), "kernel_size"),
-    Bad("conv_kernel_gt_padded", lambda: _conv(kernel_size=(3, 9), input_size=4, padding=2),
-        "kernel_size"),
-    Bad("pool_kernel_gt_input", lambda: L.Pool2d(channels=3, input_size=2, kernel_size=5),
-        "kernel_size"),
+    Bad(
+        "conv_kernel_gt_padded",
+        lambda: _conv(kernel_size=(3, 9), input_size=4, padding=2),
+        "kernel_size",
+    ),
+    Bad(
+        "pool_kernel_gt_input",
+        lambda: L.Pool2d(channels=3, input_size=2, kernel_size=5),
+        "kernel_size",
+    ),
     # groups / heads that do not divide
     Bad("conv_groups_in", lambda: _conv(in_channels=6, out_channels=8, groups=4), "groups"),
     Bad("conv_groups_out", lambda: _conv(in_channels=8, out_channels=6, groups=4), "groups"),
-    Bad("depthwise_sep_bad_pad", lambda: L.depthwise_separable(4, 8, 5, 2, padding=0),
-        "kernel_size"),
+    Bad(
+        "depthwise_sep_bad_pad", lambda: L.depthwise_separable(4, 8, 5, 2, padding=0), "kernel_size"
+    ),
     Bad("attention_heads", lambda: L.Attention(d_model=100, n_heads=12, seq_len=4), "n_heads"),
-    Bad("attention_kv_heads", lambda: L.Attention(d_model=96, n_heads=12, seq_len=4, kv_heads=5),
-        "kv_heads"),
+    Bad(
+        "attention_kv_heads",
+        lambda: L.Attention(d_model=96, n_heads=12, seq_len=4, kv_heads=5),
+        "kv_heads",
+    ),
     Bad("mha_heads", lambda: L.MultiHeadAttention(d_model=100, n_heads=12, seq_len=4), "n_heads"),
-    Bad("mha_kv_heads",
-        lambda: L.MultiHeadAttention(d_model=96, n_heads=12, seq_len=4, kv_heads=5), "kv_heads"),
-    Bad("block_heads",
-        lambda: L.TransformerBlock(d_model=100, n_heads=12, d_ff=8, seq_len=4), "n_heads"),
-    Bad("block_kv_heads",
-        lambda: L.TransformerBlock(d_model=96, n_heads=12, d_ff=8, seq_len=4, kv_heads=5,
-                                   variant="llama"), "kv_heads"),
+    Bad(
+        "mha_kv_heads",
+        lambda: L.MultiHeadAttention(d_model=96, n_heads=12, seq_len=4, kv_heads=5),
+        "kv_heads",
+    ),
+    Bad(
+        "block_heads",
+        lambda: L.TransformerBlock(d_model=100, n_heads=12, d_ff=8, seq_len=4),
+        "n_heads",
+    ),
+    Bad(
+        "block_kv_heads",
+        lambda: L.TransformerBlock(
+            d_model=96, n_heads=12, d_ff=8, seq_len=4, kv_heads=5, variant="llama"
+        ),
+        "kv_heads",
+    ),
     Bad("gpt2_heads", lambda: M.gpt2(d_model=100, n_heads=12), "n_heads"),
-    Bad("llama_kv_heads", lambda: M.llama(d_model=256, n_layers=2, n_heads=8, kv_heads=3),
-        "kv_heads"),
+    Bad(
+        "llama_kv_heads",
+        lambda: M.llama(d_model=256, n_layers=2, n_heads=8, kv_heads=3),
+        "kv_heads",
+    ),
     # unknown names
     Bad("precision_layer", lambda: _dense().weight_bytes("fp12"), "precision"),
     Bad("precision_bytes_moved", lambda: _dense().bytes_moved(1, "float16"), "precision"),
     Bad("precision_solve", lambda: _solve(precision="fp12"), "precision"),
-    Bad("precision_sweep", lambda: Engine.sweep(Models.ResNet50, H100, precision="half"),
-        "precision"),
+    Bad(
+        "precision_sweep",
+        lambda: Engine.sweep(Models.ResNet50, H100, precision="half"),
+        "precision",
+    ),
     Bad("precision_unlisted_a100_fp8", lambda: _solve(dev=A100, precision="fp8"), "precision"),
     Bad("precision_unlisted_h100_int4", lambda: _solve(precision="int4"), "precision"),
-    Bad("precision_in_compute_table",
-        lambda: Compute(quoted_precision="fp12", precisions={"fp12": PeakRate(dense=(1, "TFLOP/s"))}),
-        "precision"),
-    Bad("quoted_precision_unlisted",
-        lambda: Compute(quoted_precision="fp8", precisions={"fp16": PeakRate(dense=(1, "TFLOP/s"))}),
-        "quoted_precision"),
+    Bad(
+        "precision_in_compute_table",
+        lambda: Compute(
+            quoted_precision="fp12", precisions={"fp12": PeakRate(dense=(1, "TFLOP/s"))}
+        ),
+        "precision",
+    ),
+    Bad(
+        "quoted_precision_unlisted",
+        lambda: Compute(
+            quoted_precision="fp8", precisions={"fp16": PeakRate(dense=(1, "TFLOP/s"))}
+        ),
+        "quoted_precision",
+    ),
     Bad("sparse_unavailable", lambda: _solve(precision="fp32", sparse=True), "sparse"),
     Bad("device_h200", lambda: Hardware.get("H200"), "H200"),
     Bad("device_h200_solve", lambda: _solve(dev="H200"), "hardware"),
@@ -128,27 +168,48 @@ BAD: list[Bad] = [
     Bad("dlrm_bottom_width", lambda: M.dlrm(bottom_mlp=(64,)), "bottom_mlp"),
     Bad("dlrm_no_tables", lambda: M.dlrm(embedding_rows=()), "embedding_rows"),
     Bad("activation_kind", lambda: L.Activation(kind="swish", elements=4), "kind"),
-    Bad("layer_extra_field", lambda: L.Dense(in_features=4, out_features=4, dropout=0.1),
-        "dropout"),
+    Bad(
+        "layer_extra_field", lambda: L.Dense(in_features=4, out_features=4, dropout=0.1), "dropout"
+    ),
     # wrong units in hardware specs
-    Bad("capacity_as_bandwidth", lambda: Memory(capacity=(80, "GB/s"), bandwidth=(3.35, "TB/s")),
-        "capacity"),
-    Bad("bandwidth_as_bytes", lambda: Memory(capacity=(80, "GB"), bandwidth=(3.35, "TB")),
-        "bandwidth"),
+    Bad(
+        "capacity_as_bandwidth",
+        lambda: Memory(capacity=(80, "GB/s"), bandwidth=(3.35, "TB/s")),
+        "capacity",
+    ),
+    Bad(
+        "bandwidth_as_bytes",
+        lambda: Memory(capacity=(80, "GB"), bandwidth=(3.35, "TB")),
+        "bandwidth",
+    ),
     Bad("capacity_bare_number", lambda: Memory(capacity=80, bandwidth=(3.35, "TB/s")), "capacity"),
-    Bad("capacity_negative", lambda: Memory(capacity=(-80, "GB"), bandwidth=(3.35, "TB/s")),
-        "capacity"),
-    Bad("sram_as_time", lambda: Memory(capacity=(1, "MiB"), bandwidth=(1, "GB/s"), sram=(1, "s")),
-        "sram"),
+    Bad(
+        "capacity_negative",
+        lambda: Memory(capacity=(-80, "GB"), bandwidth=(3.35, "TB/s")),
+        "capacity",
+    ),
+    Bad(
+        "sram_as_time",
+        lambda: Memory(capacity=(1, "MiB"), bandwidth=(1, "GB/s"), sram=(1, "s")),
+        "sram",
+    ),
     Bad("peak_as_bandwidth", lambda: PeakRate(dense=(989.5, "TB/s")), "dense"),
     Bad("sparse_as_watts", lambda: PeakRate(dense=(1, "TFLOP/s"), sparse=(2, "W")), "sparse"),
-    Bad("dispatch_tax_as_power",
+    Bad(
+        "dispatch_tax_as_power",
         lambda: Device.model_validate({**H100.model_dump(), "dispatch_tax": (5, "W")}),
-        "dispatch_tax"),
-    Bad("tdp_as_energy", lambda: Device.model_validate({**H100.model_dump(), "tdp": (700, "J")}),
-        "tdp"),
-    Bad("provenance_url", lambda: Provenance(document="datasheet", url="ftp://x", date="2023-01-01"),
-        "url"),
+        "dispatch_tax",
+    ),
+    Bad(
+        "tdp_as_energy",
+        lambda: Device.model_validate({**H100.model_dump(), "tdp": (700, "J")}),
+        "tdp",
+    ),
+    Bad(
+        "provenance_url",
+        lambda: Provenance(document="datasheet", url="ftp://x", date="2023-01-01"),
+        "url",
+    ),
     # batch, efficiency, phase, sequence length
     Bad("batch_0", lambda: _solve(batch_size=0), "batch"),
     Bad("batch_neg", lambda: _solve(batch_size=-3), "batch"),
@@ -158,16 +219,22 @@ BAD: list[Bad] = [
     Bad("layer_bytes_batch_0", lambda: _dense().bytes_moved(0), "batch"),
     Bad("model_flops_batch_0", lambda: Models.ResNet50.flops(0), "batch"),
     Bad("sweep_batch_0", lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=[1, 0]), "batch"),
-    Bad("sweep_no_batches", lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=[]),
-        "batch_sizes"),
+    Bad(
+        "sweep_no_batches",
+        lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=[]),
+        "batch_sizes",
+    ),
     Bad("efficiency_0", lambda: _solve(efficiency=0), "efficiency"),
     Bad("efficiency_1.5", lambda: _solve(efficiency=1.5), "efficiency"),
     Bad("efficiency_nan", lambda: _solve(efficiency=NAN), "efficiency"),
     Bad("efficiency_neg", lambda: _solve(efficiency=-0.5), "efficiency"),
     Bad("efficiency_inf", lambda: _solve(efficiency=float("inf")), "efficiency"),
     Bad("efficiency_str", lambda: _solve(efficiency="0.5"), "efficiency"),
-    Bad("efficiency_sweep_nan", lambda: Engine.sweep(Models.ResNet50, H100, efficiency=NAN),
-        "efficiency"),
+    Bad(
+        "efficiency_sweep_nan",
+        lambda: Engine.sweep(Models.ResNet50, H100, efficiency=NAN),
+        "efficiency",
+    ),
     Bad("ridge_point_precision", lambda: H100.ridge_point("int4"), "precision"),
     Bad("phase_on_cnn_solve", lambda: _solve(phase="decode"), "phase"),
     Bad("phase_on_cnn_model", lambda: Models.ResNet50.flops(phase="prefill"), "phase"),
@@ -176,8 +243,11 @@ BAD: list[Bad] = [
     Bad("phase_unknown_model", lambda: Models.GPT2.flops(phase="training"), "phase"),
     Bad("gpt2_seq_1025", lambda: Models.GPT2.flops(seq_len=1025), "seq_len"),
     Bad("gpt2_seq_2048_solve", lambda: _solve(Models.GPT2, seq_len=2048), "seq_len"),
-    Bad("gpt2_small_seq_decode", lambda: _solve(Models.GPT2Small, seq_len=4096, phase="decode"),
-        "seq_len"),
+    Bad(
+        "gpt2_small_seq_decode",
+        lambda: _solve(Models.GPT2Small, seq_len=4096, phase="decode"),
+        "seq_len",
+    ),
     Bad("bert_seq_513", lambda: Models.BERTBase.flops(seq_len=513), "seq_len"),
     Bad("gpt2_seq_0", lambda: Models.GPT2.flops(seq_len=0), "seq_len"),
     Bad("gpt2_seq_float", lambda: Models.GPT2.flops(seq_len=12.5), "seq_len"),
@@ -228,30 +298,56 @@ def test_gpt2_context_boundary_is_inclusive():
 
 def _numbers(prof):
     return {
-        "latency": prof.latency_s, "compute": prof.latency_compute_s,
-        "memory": prof.latency_memory_s, "dispatch": prof.latency_dispatch_s,
-        "flops": prof.flops, "bytes": prof.bytes_moved, "mfu": prof.mfu,
-        "intensity": prof.arithmetic_intensity.magnitude, "footprint": prof.memory_footprint_bytes,
-        "over": prof.over.magnitude, "throughput": prof.throughput.magnitude,
+        "latency": prof.latency_s,
+        "compute": prof.latency_compute_s,
+        "memory": prof.latency_memory_s,
+        "dispatch": prof.latency_dispatch_s,
+        "flops": prof.flops,
+        "bytes": prof.bytes_moved,
+        "mfu": prof.mfu,
+        "intensity": prof.arithmetic_intensity.magnitude,
+        "footprint": prof.memory_footprint_bytes,
+        "over": prof.over.magnitude,
+        "throughput": prof.throughput.magnitude,
         "ridge": prof.ridge_point,
     }
 
 
 EXTREMES = [
-    ("tiny_dense_on_mcu", L.Dense(in_features=1, out_features=1, bias=False),
-     Hardware.Tiny.ArduinoNano33BLESense, dict(precision="int8")),
-    ("1x1_conv_1x1_input", L.Conv2d(in_channels=1, out_channels=1, kernel_size=1, input_size=1),
-     H100, {}),
-    ("kernel_equals_padded_input",
-     L.Conv2d(in_channels=2, out_channels=2, kernel_size=5, input_size=1, padding=2), H100, {}),
+    (
+        "tiny_dense_on_mcu",
+        L.Dense(in_features=1, out_features=1, bias=False),
+        Hardware.Tiny.ArduinoNano33BLESense,
+        dict(precision="int8"),
+    ),
+    (
+        "1x1_conv_1x1_input",
+        L.Conv2d(in_channels=1, out_channels=1, kernel_size=1, input_size=1),
+        H100,
+        {},
+    ),
+    (
+        "kernel_equals_padded_input",
+        L.Conv2d(in_channels=2, out_channels=2, kernel_size=5, input_size=1, padding=2),
+        H100,
+        {},
+    ),
     ("embedding_only", L.Embedding(num_embeddings=1, embedding_dim=1), H100, {}),
     ("global_pool_1x1", L.Pool2d(channels=1, input_size=1), H100, {}),
     ("attention_seq_1", L.Attention(d_model=1, n_heads=1, seq_len=1), H100, {}),
     ("huge_batch_resnet", Models.ResNet50, H100, dict(batch_size=1_000_000)),
-    ("resnet_on_arduino", Models.ResNet50, Hardware.Tiny.ArduinoNano33BLESense,
-     dict(precision="int8")),
-    ("tiny_efficiency", Models.MobileNetV2, Hardware.Mobile.iPhone15Pro,
-     dict(precision="int8", efficiency=1e-9)),
+    (
+        "resnet_on_arduino",
+        Models.ResNet50,
+        Hardware.Tiny.ArduinoNano33BLESense,
+        dict(precision="int8"),
+    ),
+    (
+        "tiny_efficiency",
+        Models.MobileNetV2,
+        Hardware.Mobile.iPhone15Pro,
+        dict(precision="int8", efficiency=1e-9),
+    ),
     ("efficiency_1", Models.KWS, Hardware.Tiny.STM32H743, dict(precision="int8", efficiency=1.0)),
     ("gpt2_decode_seq_1", Models.GPT2, H100, dict(phase="decode", seq_len=1)),
     ("gpt2_prefill_seq_1", Models.GPT2, H100, dict(phase="prefill", seq_len=1)),
@@ -279,7 +375,9 @@ def test_valid_extremes_are_finite_and_nonnegative(model, dev, kw):
 def test_valid_extremes_sweep_finite(model, dev, kw):
     kw = {k: v for k, v in kw.items() if k != "batch_size"}
     seq = kw.pop("seq_len", None)
-    out = Engine.sweep(model, dev, batch_sizes=[1, 3], seq_lens=None if seq is None else [seq], **kw)
+    out = Engine.sweep(
+        model, dev, batch_sizes=[1, 3], seq_lens=None if seq is None else [seq], **kw
+    )
     for key, values in out.items():
         if key == "seq_len":
             continue

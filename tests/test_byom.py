@@ -74,7 +74,9 @@ def test_largest_batch_is_the_edge_of_feasibility_and_halving_context_doubles_it
     best = lab.largest_batch(m, "H100", "fp16", 4096)
 
     def fits(b, s=4096):
-        return Engine.solve(m, "H100", batch_size=b, precision="fp16", phase="decode", seq_len=s).feasible
+        return Engine.solve(
+            m, "H100", batch_size=b, precision="fp16", phase="decode", seq_len=s
+        ).feasible
 
     assert fits(best) and not fits(best + 1)
     # independently: (80 GB - 16.06 GB of weights) / (536.9 MB of KV per sequence) ~ 119
@@ -127,8 +129,10 @@ def test_bad_pasted_config_is_a_sentence_in_the_notebook(text, says, tmp_path, m
     monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
     app = h.load_app(NOTEBOOK)
     widgets = h.run(app, unlock=True, path=NOTEBOOK).widgets()
-    defs = {"source": h.with_value(widgets["source"], lab.PASTE),
-            "config_text": mo.ui.text_area(value=text, label="config.json")}
+    defs = {
+        "source": h.with_value(widgets["source"], lab.PASTE),
+        "config_text": mo.ui.text_area(value=text, label="config.json"),
+    }
     r = h.run(app, defs=defs, unlock=True, path=NOTEBOOK)
     assert h.problems(r) == []
     assert "That input is not valid." in r.visible_text
@@ -141,8 +145,10 @@ def test_pasted_text_never_reaches_html_unescaped(tmp_path, monkeypatch):
     raw = {**json.loads(lab.EXAMPLE), "_name_or_path": "<script>alert(1)</script>"}
     app = h.load_app(NOTEBOOK)
     widgets = h.run(app, unlock=True, path=NOTEBOOK).widgets()
-    defs = {"source": h.with_value(widgets["source"], lab.PASTE),
-            "config_text": mo.ui.text_area(value=json.dumps(raw), label="config.json")}
+    defs = {
+        "source": h.with_value(widgets["source"], lab.PASTE),
+        "config_text": mo.ui.text_area(value=json.dumps(raw), label="config.json"),
+    }
     r = h.run(app, defs=defs, unlock=True, path=NOTEBOOK)
     assert h.problems(r) == [] and len(r.figures) >= 5
     html_out = "".join(mo.as_html(o).text for o in r.outputs if o is not None)
@@ -156,25 +162,64 @@ def test_pasted_text_never_reaches_html_unescaped(tmp_path, monkeypatch):
 def test_every_shipped_model_runs_every_part_on_the_largest_device():
     dev = Hardware.get("H100")
     for key in lab.SHIPPED:
-        for view in (lab.part_a(key, dev.key, "int8"), lab.part_b(key, dev.key, "int8", "decode"),
-                     lab.part_c(key, dev.key, "int8", 1024), lab.part_d(key, dev.key, "int8", 8),
-                     lab.part_e(key, dev.key, "int8", 2048)):
+        for view in (
+            lab.part_a(key, dev.key, "int8"),
+            lab.part_b(key, dev.key, "int8", "decode"),
+            lab.part_c(key, dev.key, "int8", 1024),
+            lab.part_d(key, dev.key, "int8", 8),
+            lab.part_e(key, dev.key, "int8", 2048),
+        ):
             assert view.figure.data
 
 
 @pytest.mark.parametrize(
     "config",
     [
-        {"model_type": "llama", "hidden_size": 2**20, "num_attention_heads": 1, "intermediate_size": 2**24,
-         "num_hidden_layers": 2**40, "vocab_size": 2**40, "max_position_embeddings": 2**40},
-        {"model_type": "mixtral", "hidden_size": 2**20, "num_attention_heads": 1, "num_key_value_heads": 1,
-         "intermediate_size": 2**30, "num_hidden_layers": 10_000, "vocab_size": 2**30,
-         "num_local_experts": 2**20, "num_experts_per_tok": 2**20},
-        {"model_type": "gpt2", "n_embd": 1, "n_head": 1, "n_layer": 1, "vocab_size": 1, "n_positions": 1},
-        {"model_type": "bert", "hidden_size": 1, "num_attention_heads": 1, "intermediate_size": 1,
-         "num_hidden_layers": 1, "vocab_size": 1, "max_position_embeddings": 1, "type_vocab_size": 0},
-        {"model_type": "qwen2", "num_hidden_layers": 2**40, "use_sliding_window": True, "sliding_window": 1,
-         "max_window_layers": 0},
+        {
+            "model_type": "llama",
+            "hidden_size": 2**20,
+            "num_attention_heads": 1,
+            "intermediate_size": 2**24,
+            "num_hidden_layers": 2**40,
+            "vocab_size": 2**40,
+            "max_position_embeddings": 2**40,
+        },
+        {
+            "model_type": "mixtral",
+            "hidden_size": 2**20,
+            "num_attention_heads": 1,
+            "num_key_value_heads": 1,
+            "intermediate_size": 2**30,
+            "num_hidden_layers": 10_000,
+            "vocab_size": 2**30,
+            "num_local_experts": 2**20,
+            "num_experts_per_tok": 2**20,
+        },
+        {
+            "model_type": "gpt2",
+            "n_embd": 1,
+            "n_head": 1,
+            "n_layer": 1,
+            "vocab_size": 1,
+            "n_positions": 1,
+        },
+        {
+            "model_type": "bert",
+            "hidden_size": 1,
+            "num_attention_heads": 1,
+            "intermediate_size": 1,
+            "num_hidden_layers": 1,
+            "vocab_size": 1,
+            "max_position_embeddings": 1,
+            "type_vocab_size": 0,
+        },
+        {
+            "model_type": "qwen2",
+            "num_hidden_layers": 2**40,
+            "use_sliding_window": True,
+            "sliding_window": 1,
+            "max_window_layers": 0,
+        },
     ],
     ids=["huge-llama", "huge-moe", "tiny-gpt2", "tiny-bert", "qwen2-window-1"],
 )
@@ -185,9 +230,13 @@ def test_extreme_pasted_configs_draw_finite_parts(config):
 
     key, err = lab.resolve(lab.PASTE, json.dumps(config))
     assert err is None, err
-    for view in (lab.part_a(key, "H100", "fp16"), lab.part_b(key, "H100", "fp16", "decode"),
-                 lab.part_c(key, "iPhone15Pro", "int8", 8192), lab.part_d(key, "H100", "fp32", 64),
-                 lab.part_e(key, "H100", "fp16", 32768)):
+    for view in (
+        lab.part_a(key, "H100", "fp16"),
+        lab.part_b(key, "H100", "fp16", "decode"),
+        lab.part_c(key, "iPhone15Pro", "int8", 8192),
+        lab.part_d(key, "H100", "fp32", 64),
+        lab.part_e(key, "H100", "fp16", 32768),
+    ):
         check_view(view)
     _, err = lab.resolve(lab.PASTE, json.dumps({**config, "vocab_size": 2**40 + 1}))
     assert "vocab_size" in err and "2**40" in err
@@ -199,8 +248,14 @@ def test_a_config_whose_layers_exceed_every_size_is_a_sentence_not_a_traceback()
     resolve either builds it (every part then draws) or names the problem; it never raises."""
     from test_parts import check_view
 
-    config = {"model_type": "llama", "hidden_size": 2**40, "num_attention_heads": 1,
-              "intermediate_size": 2**40, "num_hidden_layers": 1, "vocab_size": 2**40}
+    config = {
+        "model_type": "llama",
+        "hidden_size": 2**40,
+        "num_attention_heads": 1,
+        "intermediate_size": 2**40,
+        "num_hidden_layers": 1,
+        "vocab_size": 2**40,
+    }
     key, err = lab.resolve(lab.PASTE, json.dumps(config))
     if err is not None:
         assert "too large to model" in err and "prefill pass over 2,048 tokens" in err
@@ -210,7 +265,11 @@ def test_a_config_whose_layers_exceed_every_size_is_a_sentence_not_a_traceback()
 
 
 def test_sequence_classifier_runs_prefill_only():
-    raw = {**json.loads(lab.EXAMPLE), "architectures": ["Qwen2ForSequenceClassification"], "num_labels": 3}
+    raw = {
+        **json.loads(lab.EXAMPLE),
+        "architectures": ["Qwen2ForSequenceClassification"],
+        "num_labels": 3,
+    }
     key, err = lab.resolve(lab.PASTE, json.dumps(raw))
     assert err is None
     v = lab.part_c(key, "H100", "fp16", 1024)

@@ -66,9 +66,14 @@ def _num(v: str | None, cast=int):
 
 def _profile(c: dict[str, str]):
     return Engine.solve(
-        Models.get(c["model"]), c["device"], batch_size=_num(c.get("batch")) or 1,
-        precision=c.get("precision", "fp16"), efficiency=_num(c.get("efficiency"), float) or 0.5,
-        phase=c.get("phase"), seq_len=_num(c.get("seq_len")), fused=c.get("fused") == "True",
+        Models.get(c["model"]),
+        c["device"],
+        batch_size=_num(c.get("batch")) or 1,
+        precision=c.get("precision", "fp16"),
+        efficiency=_num(c.get("efficiency"), float) or 0.5,
+        phase=c.get("phase"),
+        seq_len=_num(c.get("seq_len")),
+        fused=c.get("fused") == "True",
     )
 
 
@@ -95,18 +100,31 @@ def _recompute(f: Fact) -> float | None:
     if q == "weight_bytes":
         return model.weight_bytes(c.get("precision", "fp16"))
     if q == "weight_reuse":
-        return weight_reuse(model, _num(c.get("batch")) or 1, _num(c.get("seq_len")), c.get("phase"))
+        return weight_reuse(
+            model, _num(c.get("batch")) or 1, _num(c.get("seq_len")), c.get("phase")
+        )
     if q == "weight_only_intensity":
-        return weight_only_intensity(model, c.get("precision", "fp32"), _num(c.get("batch")) or 1,
-                                     _num(c.get("seq_len")), c.get("phase"))
+        return weight_only_intensity(
+            model,
+            c.get("precision", "fp32"),
+            _num(c.get("batch")) or 1,
+            _num(c.get("seq_len")),
+            c.get("phase"),
+        )
     if q == "flops":
         return model.flops(_num(c.get("batch")) or 1, _num(c.get("seq_len")), c.get("phase"))
     if q == "kv_cache_bytes" and "seq_len" in c:
-        return model.kv_cache_bytes(int(c["seq_len"]), _num(c.get("batch")) or 1, c.get("precision", "fp16"))
+        return model.kv_cache_bytes(
+            int(c["seq_len"]), _num(c.get("batch")) or 1, c.get("precision", "fp16")
+        )
     if q in ("latency", "mfu", "intensity", "footprint") and device_ok:
         p = _profile(c)
-        return {"latency": p.latency_s, "mfu": p.mfu, "intensity": p.arithmetic_intensity.m_as("FLOP/B"),
-                "footprint": p.memory_footprint_bytes}[q]
+        return {
+            "latency": p.latency_s,
+            "mfu": p.mfu,
+            "intensity": p.arithmetic_intensity.m_as("FLOP/B"),
+            "footprint": p.memory_footprint_bytes,
+        }[q]
     return None
 
 
@@ -121,9 +139,14 @@ def test_same_quantity_same_value_everywhere(facts):
     seen: dict[str, list[tuple[str, float]]] = defaultdict(list)
     for where, f in facts:
         seen[f.key].append((where, f.value))
-    clashes = {k: v for k, v in seen.items()
-               if any(abs(x - v[0][1]) > 1e-9 * max(abs(x), abs(v[0][1]), 1e-300) for _, x in v)}
-    assert not clashes, "one quantity, several values:\n" + "\n".join(f"{k}: {v}" for k, v in clashes.items())
+    clashes = {
+        k: v
+        for k, v in seen.items()
+        if any(abs(x - v[0][1]) > 1e-9 * max(abs(x), abs(v[0][1]), 1e-300) for _, x in v)
+    }
+    assert not clashes, "one quantity, several values:\n" + "\n".join(
+        f"{k}: {v}" for k, v in clashes.items()
+    )
 
 
 def test_every_fact_matches_the_core(facts):

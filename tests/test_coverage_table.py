@@ -39,8 +39,11 @@ def _test_exists(ref: str) -> bool:
     file, name = ref.split("::")
     name = name.split(" ")[0]
     paths = list((ROOT / "tests").glob(f"{file}.py")) + list((ROOT / "tests").glob(f"{file}_*.py"))
-    return any(f"def {name}(" in p.read_text(encoding="utf-8") or f'"{name}"' in p.read_text(encoding="utf-8")
-               for p in paths)
+    return any(
+        f"def {name}(" in p.read_text(encoding="utf-8")
+        or f'"{name}"' in p.read_text(encoding="utf-8")
+        for p in paths
+    )
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r[1] for r in ROWS])
@@ -77,12 +80,21 @@ def test_summary_recomputed_from_the_rows():
     for sec in dict.fromkeys(r[0] for r in ROWS):
         st = [r[5] for r in ROWS if r[0] == sec]
         t, p = st.count("taught"), sum(s.startswith("pending") for s in st)
-        expect[sec] = (str(len(st)), str(t), f"{100 * t / len(st):.1f}%", f"{100 * (t + p) / len(st):.1f}%")
+        expect[sec] = (
+            str(len(st)),
+            str(t),
+            f"{100 * t / len(st):.1f}%",
+            f"{100 * (t + p) / len(st):.1f}%",
+        )
         tot, taught, pend = tot + len(st), taught + t, pend + p
     cov = _summary(COVERAGE)
     for sec, vals in expect.items():
         assert cov[sec] == vals
         assert _summary(README)[sec] == vals
-    assert cov["All"] == (f"**{tot}**", f"**{taught}**", f"**{100 * taught / tot:.1f}%**",
-                          f"**{100 * (taught + pend) / tot:.1f}%**")
+    assert cov["All"] == (
+        f"**{tot}**",
+        f"**{taught}**",
+        f"**{100 * taught / tot:.1f}%**",
+        f"**{100 * (taught + pend) / tot:.1f}%**",
+    )
     assert _summary(README)["All"][2:] == cov["All"][2:]

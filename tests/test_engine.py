@@ -47,12 +47,14 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("name,dev,b,prec,eff,seq,phase", CASES,
-                         ids=[f"{c[0]}-{c[1].key}-b{c[2]}-{c[6]}" for c in CASES])
+@pytest.mark.parametrize(
+    "name,dev,b,prec,eff,seq,phase", CASES, ids=[f"{c[0]}-{c[1].key}-b{c[2]}-{c[6]}" for c in CASES]
+)
 def test_latency_is_sum_of_row_maxima_plus_dispatch(name, dev, b, prec, eff, seq, phase):
     model = Models.get(name)
-    prof = Engine.solve(model, dev, batch_size=b, precision=prec, efficiency=eff,
-                        seq_len=seq, phase=phase)
+    prof = Engine.solve(
+        model, dev, batch_size=b, precision=prec, efficiency=eff, seq_len=seq, phase=phase
+    )
     expect = _independent_latency(model, dev, b, prec, eff, seq, phase)
     assert prof.latency_s == pytest.approx(expect, rel=1e-12)
     assert prof.latency.m_as("s") == prof.latency_s
@@ -61,14 +63,23 @@ def test_latency_is_sum_of_row_maxima_plus_dispatch(name, dev, b, prec, eff, seq
     assert prof.latency_dispatch_s == pytest.approx(kernels * dev.dispatch_tax.m_as("s"))
     assert prof.flops == model.flops(b, seq, phase)
     assert prof.bytes_moved == sum(
-        r.layer.bytes_moved(b, prec) * r.count for r in model.rows(seq, phase))
+        r.layer.bytes_moved(b, prec) * r.count for r in model.rows(seq, phase)
+    )
 
 
-@pytest.mark.parametrize("name,dev,b,prec,eff,seq,phase", CASES,
-                         ids=[f"{c[0]}-{c[1].key}-b{c[2]}-{c[6]}" for c in CASES])
+@pytest.mark.parametrize(
+    "name,dev,b,prec,eff,seq,phase", CASES, ids=[f"{c[0]}-{c[1].key}-b{c[2]}-{c[6]}" for c in CASES]
+)
 def test_bottleneck_label_is_largest_attributed_term(name, dev, b, prec, eff, seq, phase):
-    prof = Engine.solve(Models.get(name), dev, batch_size=b, precision=prec, efficiency=eff,
-                        seq_len=seq, phase=phase)
+    prof = Engine.solve(
+        Models.get(name),
+        dev,
+        batch_size=b,
+        precision=prec,
+        efficiency=eff,
+        seq_len=seq,
+        phase=phase,
+    )
     comp = sum(t.t_compute for t in prof.layers if t.t_compute >= t.t_memory)
     mem = sum(t.t_memory for t in prof.layers if t.t_compute < t.t_memory)
     disp = prof.latency_dispatch_s
@@ -236,8 +247,12 @@ def test_seed_lab_hardware_contract():
     phone = mlsysim.Hardware.Mobile.iPhone15Pro
     assert phone.memory.capacity.m_as("GB") == 8
     for dev in (hw, edge, phone):
-        for v in (dev.memory.capacity.m_as("GB"), dev.compute.peak_flops.m_as("TFLOPs/s"),
-                  dev.memory.bandwidth.m_as("GB/s"), dev.dispatch_tax.m_as("ms")):
+        for v in (
+            dev.memory.capacity.m_as("GB"),
+            dev.compute.peak_flops.m_as("TFLOPs/s"),
+            dev.memory.bandwidth.m_as("GB/s"),
+            dev.dispatch_tax.m_as("ms"),
+        ):
             assert isinstance(v, int | float) and math.isfinite(v) and v > 0
 
 
@@ -246,8 +261,11 @@ def test_seed_lab_model_and_engine_contract():
 
     assert CoreEngine is Engine
     for model in (mlsysim.Models.ResNet50, mlsysim.Models.GPT2, mlsysim.Models.MobileNetV2):
-        for hw in (mlsysim.Hardware.Cloud.H100, mlsysim.Hardware.Edge.JetsonOrinNX,
-                   mlsysim.Hardware.Mobile.iPhone15Pro):
+        for hw in (
+            mlsysim.Hardware.Cloud.H100,
+            mlsysim.Hardware.Edge.JetsonOrinNX,
+            mlsysim.Hardware.Mobile.iPhone15Pro,
+        ):
             prec = "fp16"
             res = CoreEngine.solve(model, hw, batch_size=8, precision=prec, efficiency=0.5)
             ai = res.arithmetic_intensity.magnitude
@@ -262,7 +280,9 @@ def test_seed_lab_model_and_engine_contract():
             # the label is the largest of the three attributed terms (tests/test_labels.py
             # checks the thresholds on both sides): launches are kernels x the registry's tax
             assert res.latency_dispatch_s == pytest.approx(
-                sum(r.layer.kernels * r.count for r in model.rows(*kw.values())) * hw.dispatch_tax.m_as("s"))
+                sum(r.layer.kernels * r.count for r in model.rows(*kw.values()))
+                * hw.dispatch_tax.m_as("s")
+            )
             assert res.bottleneck in ("Compute", "Memory", "Dispatch")
     assert mlsysim.Models.GPT2.name == "GPT-2 XL"
     assert mlsysim.Models.GPT2XL is mlsysim.Models.GPT2
@@ -313,8 +333,9 @@ def test_launch_cost_for_speedup_and_bad_input():
     m = Engine.solve(Models.MobileNetV2, "H100")
     t = launch_cost_for_speedup(r, m, 1.3)
     dev = with_launch_cost("H100", t)
-    assert (Engine.solve(Models.ResNet50, dev).latency_s / Engine.solve(Models.MobileNetV2, dev).latency_s
-            == pytest.approx(1.3))
+    assert Engine.solve(Models.ResNet50, dev).latency_s / Engine.solve(
+        Models.MobileNetV2, dev
+    ).latency_s == pytest.approx(1.3)
     assert launch_cost_for_speedup(r, m, 100.0) is None  # no cost >= 0 gives a 100x speedup
     for bad in (-1.0, float("nan"), True):
         with pytest.raises(ValueError, match="seconds"):

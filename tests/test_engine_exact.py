@@ -22,16 +22,17 @@ def test_fast_path_equals_row_by_row(model, device):
     for precision in dev.compute.precisions:
         for fused in (False, True):
             for batch in BATCHES:
-                p = Engine.solve(Models.get(model), dev, batch_size=batch, precision=precision,
-                                 fused=fused)
+                p = Engine.solve(
+                    Models.get(model), dev, batch_size=batch, precision=precision, fused=fused
+                )
                 rows = p.layers
                 slow = sum(max(t.t_compute, t.t_memory) for t in rows)
                 dispatch = sum(t.t_dispatch for t in rows)
                 assert p.latency_s == pytest.approx(slow + dispatch, rel=1e-12)
-                assert p.latency_compute_s == pytest.approx(sum(t.t_compute for t in rows),
-                                                            rel=1e-12)
-                assert p.latency_memory_s == pytest.approx(sum(t.t_memory for t in rows),
-                                                           rel=1e-12)
+                assert p.latency_compute_s == pytest.approx(
+                    sum(t.t_compute for t in rows), rel=1e-12
+                )
+                assert p.latency_memory_s == pytest.approx(sum(t.t_memory for t in rows), rel=1e-12)
                 assert p.flops == Models.get(model).flops(batch, p.seq_len, p.phase)
                 assert type(p.flops) is int
                 comp = sum(t.t_compute for t in rows if t.t_compute >= t.t_memory)

@@ -30,8 +30,9 @@ def _device(name, gb):
 
 
 def _pred(p):
-    return kit.Prediction(question=p, options={"a": p, "b": "plain option"}, answer="a",
-                          feedback={"a": p, "b": p})
+    return kit.Prediction(
+        question=p, options={"a": p, "b": "plain option"}, answer="a", feedback={"a": p, "b": p}
+    )
 
 
 def _lab(p):
@@ -48,14 +49,27 @@ def _lab(p):
 def _record(p, tmp_path):
     lab = _lab(p)
     led = DesignLedger(tmp_path / "l.json")
-    led.save(p, answers={"A": "b", "A.transfer": "a"}, required=["A"], widgets={"S_PICK": "x"},
-             text={"justification": p}, student=p)  # a chapter name from the ledger file, too
+    led.save(
+        p,
+        answers={"A": "b", "A.transfer": "a"},
+        required=["A"],
+        widgets={"S_PICK": "x"},
+        text={"justification": p},
+        student=p,
+    )  # a chapter name from the ledger file, too
     led = DesignLedger(tmp_path / "l.json")
     saved = kit.saved(led, lab)
-    return asyncio.run(kit.record(led, lab, widgets={"pred_a": "b"}, saved=saved,
-                                  student=kit.student_field(saved),
-                                  justification=kit.justification_field(lab, saved),
-                                  design={p: p}))
+    return asyncio.run(
+        kit.record(
+            led,
+            lab,
+            widgets={"pred_a": "b"},
+            saved=saved,
+            student=kit.student_field(saved),
+            justification=kit.justification_field(lab, saved),
+            design={p: p},
+        )
+    )
 
 
 COMPONENTS = {
@@ -76,8 +90,10 @@ COMPONENTS = {
     "slider": lambda p, _: kit.Slider(p, 0, 10, 5).widget(),
     "choice": lambda p, _: kit.Choice(p, {"a": p, "b": "x"}, "a").widget(),
     "toggle": lambda p, _: kit.Toggle(p).widget(),
-    "show": lambda p, _: kit.show(kit.View(go.Figure(go.Scatter(x=[1], y=[2])), [kit.Card(p, p, p)], p, p, [p]),
-                                  _pred(p).respond("b")),
+    "show": lambda p, _: kit.show(
+        kit.View(go.Figure(go.Scatter(x=[1], y=[2])), [kit.Card(p, p, p)], p, p, [p]),
+        _pred(p).respond("b"),
+    ),
     "record (ledger, student, justification, report buttons)": _record,
     "justification field": lambda p, _: kit.justification_field(_lab(p)),
 }
@@ -142,8 +158,21 @@ def test_markdown_report_is_inert(tmp_path):
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", ["NaN%", "nan", "inf ms", "-inf", "Infinity s", "None", "null",
-                                   "undefined", "Error: division by zero", "Traceback (most recent call last)"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "NaN%",
+        "nan",
+        "inf ms",
+        "-inf",
+        "Infinity s",
+        "None",
+        "null",
+        "undefined",
+        "Error: division by zero",
+        "Traceback (most recent call last)",
+    ],
+)
 def test_cards_refuse_what_a_failed_computation_prints(value):
     with pytest.raises(ValueError, match="would show"):
         kit.Card("Latency", value)
@@ -156,7 +185,9 @@ def test_cards_accept_ordinary_values(value):
     assert kit.Card("x", value).value == value
 
 
-@pytest.mark.parametrize("fmt", [kit.fmt_bytes, kit.fmt_count, kit.fmt_time, kit.fmt_rate, kit.fmt_ratio])
+@pytest.mark.parametrize(
+    "fmt", [kit.fmt_bytes, kit.fmt_count, kit.fmt_time, kit.fmt_rate, kit.fmt_ratio]
+)
 @pytest.mark.parametrize("bad", [-1, -1e-12, float("nan"), float("inf"), float("-inf"), None, True])
 def test_formatters_refuse_negative_and_non_finite(fmt, bad):
     with pytest.raises(ValueError, match="must be"):

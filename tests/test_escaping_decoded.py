@@ -97,7 +97,9 @@ COMPONENTS = {
     "feasibility.device.fits": lambda: kit.feasibility(1e9, HEV),
     "feasibility.device.oom": lambda: kit.feasibility(1e12, HEV),
     "error_note": lambda: kit.error_note(ValueError(EVIL)),
-    "error_note.multiline": lambda: kit.error_note(ValueError(f"1 validation error\n{EVIL}\n  more")),
+    "error_note.multiline": lambda: kit.error_note(
+        ValueError(f"1 validation error\n{EVIL}\n  more")
+    ),
     "math_peek.lines": lambda: kit.math_peek("t", [EVIL]),
     "record.summary": lambda: asyncio.run(kit.record(_Ledger(EVIL, None), _Lab, {"A": None})),
     "record.warning": lambda: asyncio.run(kit.record(_Ledger("ok", EVIL), _Lab, {"A": None})),
@@ -105,17 +107,20 @@ COMPONENTS = {
 }
 
 # Hardened by the ledger branch (its xfail markers are gone: these must stay escaped).
-COMPONENTS.update({
-    "math_peek.title": lambda: kit.math_peek(EVIL, ["x"]),
-    "show.summary": lambda: kit.show(kit.View(_fig(), [], EVIL, "t", ["x"])),
-    "prediction.feedback": lambda: _pred(feedback=EVIL).respond("b"),
-    "prediction.option": lambda: _pred(option=EVIL).respond("b"),
-    "prediction.first": lambda: _pred(option=EVIL).respond("b", first="a"),
-    "prediction.question": lambda: kit.Prediction(question=EVIL, options={"a": "x", "b": "y"}, answer="a",
-                                                  feedback={"a": "f", "b": "g"}).radio(),
-    "answer_key.option": lambda: kit.answer_key(_pred(option=EVIL)),
-    "answer_key.feedback": lambda: kit.answer_key(_pred(feedback=EVIL)),
-})
+COMPONENTS.update(
+    {
+        "math_peek.title": lambda: kit.math_peek(EVIL, ["x"]),
+        "show.summary": lambda: kit.show(kit.View(_fig(), [], EVIL, "t", ["x"])),
+        "prediction.feedback": lambda: _pred(feedback=EVIL).respond("b"),
+        "prediction.option": lambda: _pred(option=EVIL).respond("b"),
+        "prediction.first": lambda: _pred(option=EVIL).respond("b", first="a"),
+        "prediction.question": lambda: kit.Prediction(
+            question=EVIL, options={"a": "x", "b": "y"}, answer="a", feedback={"a": "f", "b": "g"}
+        ).radio(),
+        "answer_key.option": lambda: kit.answer_key(_pred(option=EVIL)),
+        "answer_key.feedback": lambda: kit.answer_key(_pred(feedback=EVIL)),
+    }
+)
 
 
 def _fig():
@@ -125,8 +130,12 @@ def _fig():
 
 
 def _pred(feedback="fine", option="right"):
-    return kit.Prediction(question="q", options={"a": option, "b": "wrong"}, answer="a",
-                          feedback={"a": "fine", "b": feedback})
+    return kit.Prediction(
+        question="q",
+        options={"a": option, "b": "wrong"},
+        answer="a",
+        feedback={"a": "fine", "b": feedback},
+    )
 
 
 @pytest.mark.parametrize("name", sorted(COMPONENTS))
@@ -137,7 +146,16 @@ def test_component_escapes(name):
 def test_every_public_component_is_covered():
     """Each display function of the kit appears above (a new one must be added here)."""
     covered = {n.split(".")[0] for n in COMPONENTS}
-    display = {"header", "message", "cards", "math_peek", "feasibility", "error_note", "locked_note",
-               "show", "record"}
+    display = {
+        "header",
+        "message",
+        "cards",
+        "math_peek",
+        "feasibility",
+        "error_note",
+        "locked_note",
+        "show",
+        "record",
+    }
     assert display <= covered
     assert set(kit.__all__) >= display

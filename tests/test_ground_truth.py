@@ -37,44 +37,72 @@ def _image(e):
 
 
 #: torchvision's ResNeXt / Wide ResNet constructors: (depth, groups, width_per_group)
-RESNET_VARIANTS = {"resnext50_32x4d": (50, 32, 4), "resnext101_32x8d": (101, 32, 8),
-                   "resnext101_64x4d": (101, 64, 4), "wide_resnet50_2": (50, 1, 128),
-                   "wide_resnet101_2": (101, 1, 128)}
+RESNET_VARIANTS = {
+    "resnext50_32x4d": (50, 32, 4),
+    "resnext101_32x8d": (101, 32, 8),
+    "resnext101_64x4d": (101, 64, 4),
+    "wide_resnet50_2": (50, 1, 128),
+    "wide_resnet101_2": (101, 1, 128),
+}
 
 
 def _resnet(e):
     arch = e["config"]["arch"]
     depth, groups, wpg = RESNET_VARIANTS.get(arch, (None, 1, 64))
     depth = depth or int(arch.removeprefix("resnet"))
-    return M.resnet(depth, input_size=_image(e), num_classes=e["config"]["num_classes"],
-                    groups=groups, width_per_group=wpg)
+    return M.resnet(
+        depth,
+        input_size=_image(e),
+        num_classes=e["config"]["num_classes"],
+        groups=groups,
+        width_per_group=wpg,
+    )
 
 
 def _mobilenet(e):
     c = e["config"]
-    return M.mobilenet_v2(c.get("width_mult", 1.0), input_size=_image(e), num_classes=c["num_classes"])
+    return M.mobilenet_v2(
+        c.get("width_mult", 1.0), input_size=_image(e), num_classes=c["num_classes"]
+    )
 
 
 def _gpt2(e):
     c = e["config"]
     assert c["n_inner"] is None and c["tie_word_embeddings"]  # 4d MLP, tied LM head
-    return M.gpt2(c["n_embd"], c["n_layer"], c["n_head"], vocab_size=c["vocab_size"],
-                  context_length=c["n_positions"])
+    return M.gpt2(
+        c["n_embd"],
+        c["n_layer"],
+        c["n_head"],
+        vocab_size=c["vocab_size"],
+        context_length=c["n_positions"],
+    )
 
 
 def _bert(e):
     c = e["config"]
     assert c["type_vocab_size"] == 2 and c["add_pooling_layer"]
-    return M.bert(c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"],
-                  c["intermediate_size"], c["vocab_size"], c["max_position_embeddings"])
+    return M.bert(
+        c["hidden_size"],
+        c["num_hidden_layers"],
+        c["num_attention_heads"],
+        c["intermediate_size"],
+        c["vocab_size"],
+        c["max_position_embeddings"],
+    )
 
 
 def _llama(e):
     c = e["config"]
     assert not c["tie_word_embeddings"] and not c["attention_bias"] and not c["mlp_bias"]
     assert c["head_dim"] == c["hidden_size"] // c["num_attention_heads"]
-    return M.llama(c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"],
-                   c["num_key_value_heads"], c["intermediate_size"], c["vocab_size"])
+    return M.llama(
+        c["hidden_size"],
+        c["num_hidden_layers"],
+        c["num_attention_heads"],
+        c["num_key_value_heads"],
+        c["intermediate_size"],
+        c["vocab_size"],
+    )
 
 
 # Whole models: (builder, flops(model, entry)).
@@ -83,7 +111,10 @@ MODEL_BUILDERS = {
     "resnext": (_resnet, lambda m, e: m.flops(_batch(e))),
     "wide_resnet": (_resnet, lambda m, e: m.flops(_batch(e))),
     # from_hf_config on the raw config.json dict (tests/test_hf_configs.py checks decode and cache)
-    "hf_": (lambda e: M.from_hf_config(e["config"]), lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
+    "hf_": (
+        lambda e: M.from_hf_config(e["config"]),
+        lambda m, e: m.flops(_batch(e), seq_len=_seq(e)),
+    ),
     "shipped_": (lambda e: M.from_shipped(e["config"]["shipped"]), None),
     "mobilenet_v2": (_mobilenet, lambda m, e: m.flops(_batch(e))),
     "gpt2": (_gpt2, lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
@@ -106,21 +137,34 @@ def _layer(e) -> tuple[L.Layer, int]:
     if i.startswith("mha"):
         b, s, d = e["input_shape"]
         src = e["source_shape"][1] if "source_shape" in e else None
-        return L.MultiHeadAttention(d_model=c["embed_dim"], n_heads=c["num_heads"], seq_len=s,
-                                    kdim=c.get("kdim"), vdim=c.get("vdim"), src_len=src), b
+        return L.MultiHeadAttention(
+            d_model=c["embed_dim"],
+            n_heads=c["num_heads"],
+            seq_len=s,
+            kdim=c.get("kdim"),
+            vdim=c.get("vdim"),
+            src_len=src,
+        ), b
     if i.startswith("encoder_layer"):
         b, s, d = e["input_shape"]
         # torch's default activation is ReLU; GELU vs ReLU changes no matmul FLOP or param.
         return (
-            L.TransformerBlock(d_model=c["d_model"], n_heads=c["nhead"], d_ff=c["dim_feedforward"],
-                               seq_len=s, activation="relu", bias=c.get("bias", True)),
+            L.TransformerBlock(
+                d_model=c["d_model"],
+                n_heads=c["nhead"],
+                d_ff=c["dim_feedforward"],
+                seq_len=s,
+                activation="relu",
+                bias=c.get("bias", True),
+            ),
             b,
         )
     if i.startswith("sdpa"):
         assert not c["is_causal"]
         return (
-            L.Attention(d_model=c["num_heads"] * c["head_dim"], n_heads=c["num_heads"],
-                        seq_len=c["seq_len"]),
+            L.Attention(
+                d_model=c["num_heads"] * c["head_dim"], n_heads=c["num_heads"], seq_len=c["seq_len"]
+            ),
             c["batch"],
         )
     if i.startswith("embedding"):
@@ -199,6 +243,9 @@ def test_attention_bmm_share_matches_fixture():
         if kind not in ("gpt2", "bert", "llama", "hf_") or e["flops"] is None:
             continue
         model = MODEL_BUILDERS[kind][0](e)
-        attn = sum(r.layer.flops(_batch(e)) * r.count
-                   for r in model.rows(_seq(e)) if isinstance(r.layer, L.Attention))
+        attn = sum(
+            r.layer.flops(_batch(e)) * r.count
+            for r in model.rows(_seq(e))
+            if isinstance(r.layer, L.Attention)
+        )
         assert attn == e["flops_by_op"]["bmm"], e["id"]

@@ -104,7 +104,8 @@ DATASHEET = [
 
 
 @pytest.mark.parametrize(
-    "dev,field,value,unit,note", DATASHEET,
+    "dev,field,value,unit,note",
+    DATASHEET,
     ids=[f"{d.key}-{f}" for d, f, *_ in DATASHEET],
 )
 def test_datasheet_value_in_quoted_unit(dev, field, value, unit, note):
@@ -116,7 +117,8 @@ def test_datasheet_value_in_quoted_unit(dev, field, value, unit, note):
 
 
 @pytest.mark.parametrize(
-    "dev,tax_us", [(H100, 5), (A100, 5), (ORIN, 20), (IPHONE, 50), (NANO, 20), (STM32, 5)],
+    "dev,tax_us",
+    [(H100, 5), (A100, 5), (ORIN, 20), (IPHONE, 50), (NANO, 20), (STM32, 5)],
     ids=lambda v: getattr(v, "key", str(v)),
 )
 def test_dispatch_tax_and_note(dev, tax_us):
@@ -259,4 +261,6 @@ def test_ridge_point_is_peak_over_bandwidth(dev):
     for prec, rate in dev.compute.precisions.items():
         expect = rate.dense.m_as("FLOP/s") / dev.memory.bandwidth.m_as("B/s")
         assert dev.ridge_point(prec).m_as("FLOP/B") == pytest.approx(expect, rel=1e-12)
-        assert dev.sustained_ridge_point(prec, 0.5).m_as("FLOP/B") == pytest.approx(expect / 2, rel=1e-12)
+        assert dev.sustained_ridge_point(prec, 0.5).m_as("FLOP/B") == pytest.approx(
+            expect / 2, rel=1e-12
+        )

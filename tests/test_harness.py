@@ -84,10 +84,20 @@ def test_chart_rules_catch_each_fault_and_the_kit_fixes_them():
     from mlsysim.labs.style import SERIES
 
     def bad_figure():
-        fig = go.Figure(go.Scatter(x=[1, 2, 3], y=[2e9, 5e9, 3e10], name="JetsonOrinNX weights",
-                                   line=dict(color=SERIES[0])))
-        fig.update_layout(title="Weights on the iPhone15Pro", yaxis_title="Weight bytes",
-                          xaxis_title="Parameter count", xaxis_exponentformat="B")
+        fig = go.Figure(
+            go.Scatter(
+                x=[1, 2, 3],
+                y=[2e9, 5e9, 3e10],
+                name="JetsonOrinNX weights",
+                line=dict(color=SERIES[0]),
+            )
+        )
+        fig.update_layout(
+            title="Weights on the iPhone15Pro",
+            yaxis_title="Weight bytes",
+            xaxis_title="Parameter count",
+            xaxis_exponentformat="B",
+        )
         fig.update_yaxes(type="log", exponentformat="B")
         fig.add_hline(y=8e9, line_color=SERIES[0], line_dash="solid", annotation_text="8 GB")
         fig.add_hline(y=8.2e9, line_color=SERIES[1], annotation_text="8.2 GB")
@@ -98,9 +108,15 @@ def test_chart_rules_catch_each_fault_and_the_kit_fixes_them():
         return h.Run(out, {}, h._render(out))
 
     found = " | ".join(h.chart_rule_problems(render([bad_figure()])))
-    for rule in ("text alternative", "log axis without decade ticks", "byte axis without byte units",
-                 "reference line is solid", "data series colour", "registry key 'JetsonOrinNX'",
-                 "registry key 'iPhone15Pro'"):
+    for rule in (
+        "text alternative",
+        "log axis without decade ticks",
+        "byte axis without byte units",
+        "reference line is solid",
+        "data series colour",
+        "registry key 'JetsonOrinNX'",
+        "registry key 'iPhone15Pro'",
+    ):
         assert rule in found, (rule, found)
     assert "xaxis ('Parameter count'): k/M/B" not in found  # a count axis may use k/M/B
 
@@ -110,7 +126,9 @@ def test_chart_rules_catch_each_fault_and_the_kit_fixes_them():
     layout = fig.layout
     assert list(layout.yaxis.ticktext) == ["1 GB", "10 GB", "100 GB"]
     assert {sh.line.color for sh in layout.shapes} == {REFERENCE_COLOR}
-    assert "Apple iPhone 15 Pro" in layout.title.text and "NVIDIA Jetson Orin NX" in fig.data[0].name
+    assert (
+        "Apple iPhone 15 Pro" in layout.title.text and "NVIDIA Jetson Orin NX" in fig.data[0].name
+    )
     # the two labels 0.2 GB apart do not sit on each other
     a, b = layout.annotations
     assert (a.xanchor, a.yanchor) != (b.xanchor, b.yanchor)

@@ -55,7 +55,10 @@ def test_decode_seq_len_includes_the_new_token(entry):
     cores = [r.layer for r in model.rows(s, "decode") if isinstance(r.layer, L.Attention)]
     window = model.config.get("sliding_window")
     expected = {min(s, window) if window else s} if model.config.get("sliding_layers") else {s}
-    if model.config.get("sliding_layers") and model.config["sliding_layers"] < model.config["n_layers"]:
+    if (
+        model.config.get("sliding_layers")
+        and model.config["sliding_layers"] < model.config["n_layers"]
+    ):
         expected.add(s)
     assert {c.kv for c in cores} == expected
     assert all(c.seq_len == 1 for c in cores)
@@ -67,7 +70,9 @@ def test_kv_cache_bytes_match_transformers_cache_tensors(entry):
     s = entry["input_shape"][1]
     assert model.kv_cache_bytes(s, precision="fp32") == entry["kv_cache_bytes_fp32"]
     # bytes scale with the value width and the batch exactly
-    assert model.kv_cache_bytes(s, batch=3, precision="fp16") == 3 * entry["kv_cache_bytes_fp32"] // 2
+    assert (
+        model.kv_cache_bytes(s, batch=3, precision="fp16") == 3 * entry["kv_cache_bytes_fp32"] // 2
+    )
 
 
 def test_sliding_window_caps_the_cache_at_window_minus_one():
@@ -100,9 +105,16 @@ def test_shipped_config_carries_its_source(name):
     assert len(src["released"]) == 10 and src["released"][4] == "-"
     assert src["reference"] and entry["published_params"]["source"]
     assert entry["config"]["architectures"][0] in {
-        "GPT2LMHeadModel", "BertForMaskedLM", "RobertaForMaskedLM", "LlamaForCausalLM",
-        "MistralForCausalLM", "MixtralForCausalLM", "Qwen2ForCausalLM", "GemmaForCausalLM",
-        "Phi3ForCausalLM"}
+        "GPT2LMHeadModel",
+        "BertForMaskedLM",
+        "RobertaForMaskedLM",
+        "LlamaForCausalLM",
+        "MistralForCausalLM",
+        "MixtralForCausalLM",
+        "Qwen2ForCausalLM",
+        "GemmaForCausalLM",
+        "Phi3ForCausalLM",
+    }
 
 
 def test_mixtral_active_parameters_match_the_published_12_9b():
@@ -171,8 +183,14 @@ def test_moe_engine_profile_reads_only_routed_experts_when_decoding():
     assert prefill.experts_read == 8
 
 
-BASE = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
-        "num_attention_heads": 4, "vocab_size": 100}
+BASE = {
+    "model_type": "llama",
+    "hidden_size": 64,
+    "intermediate_size": 96,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "vocab_size": 100,
+}
 
 
 @pytest.mark.parametrize(
@@ -201,7 +219,10 @@ def test_unmodelled_or_bad_fields_are_refused_by_name(change, named):
 
 
 def test_relative_position_embeddings_are_refused():
-    raw = {**shipped_config("bert-base-uncased")["config"], "position_embedding_type": "relative_key"}
+    raw = {
+        **shipped_config("bert-base-uncased")["config"],
+        "position_embedding_type": "relative_key",
+    }
     with pytest.raises(ValueError, match="position_embedding_type"):
         M.from_hf_config(raw)
 
@@ -233,7 +254,10 @@ def test_head_dim_different_from_hidden_over_heads():
 def test_unknown_fields_are_ignored_like_transformers_does():
     """A key the transformers class does not read (n_ctx in GPT-2's config.json) changes nothing."""
     raw = shipped_config("gpt2")["config"]
-    assert M.from_hf_config({**raw, "n_ctx": 7, "some_new_key": 1}).params == M.from_hf_config(raw).params
+    assert (
+        M.from_hf_config({**raw, "n_ctx": 7, "some_new_key": 1}).params
+        == M.from_hf_config(raw).params
+    )
 
 
 def test_a_config_object_with_to_dict_is_read_like_its_dict():

@@ -65,17 +65,21 @@ def test_llama_kv_heads_zero_or_negative_named():
 def test_lstm_with_huge_layer_count_refused_fast():
     # was: built, then exhausted memory on the first count
     t0 = time.perf_counter()
-    msg = _raises_naming(lambda: L.LSTM(input_size=4, hidden_size=4, seq_len=3, num_layers=10**15),
-                         "num_layers")
+    msg = _raises_naming(
+        lambda: L.LSTM(input_size=4, hidden_size=4, seq_len=3, num_layers=10**15), "num_layers"
+    )
     assert "10000" in msg  # the allowed range is stated
     assert time.perf_counter() - t0 < 1.0
 
 
 def test_huge_batch_refused_the_same_way_by_solve_and_sweep():
     # was: OverflowError from solve, inf/nan from sweep
-    a = _raises_naming(lambda: Engine.solve(Models.ResNet50, H100, batch_size=10**300), "batch_size")
+    a = _raises_naming(
+        lambda: Engine.solve(Models.ResNet50, H100, batch_size=10**300), "batch_size"
+    )
     b = _raises_naming(
-        lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=[1, 10**300]), "batch_sizes[1]")
+        lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=[1, 10**300]), "batch_sizes[1]"
+    )
     assert "2**31" in a and "2**31" in b
 
 
@@ -107,8 +111,9 @@ def test_sparse_must_be_a_bool(entry):
 @pytest.mark.parametrize("entry", ["solve", "sweep"])
 def test_subnormal_efficiency_refused(entry):
     # was: an infinite latency
-    msg = _raises_naming(lambda: getattr(Engine, entry)(Models.ResNet50, H100, efficiency=5e-324),
-                         "efficiency")
+    msg = _raises_naming(
+        lambda: getattr(Engine, entry)(Models.ResNet50, H100, efficiency=5e-324), "efficiency"
+    )
     assert "1e-12" in msg
 
 
@@ -167,8 +172,15 @@ def test_numpy_integers_accepted_by_solve_like_sweep():
 def test_model_table_totals_are_exact_past_int64():
     # was: int64 columns that wrapped negative for a 70B model at long context
     pytest.importorskip("pandas")
-    llama70 = M.llama(d_model=8192, n_layers=80, n_heads=64, kv_heads=8, d_ff=28672,
-                      vocab_size=128256, context_length=131072)
+    llama70 = M.llama(
+        d_model=8192,
+        n_layers=80,
+        n_heads=64,
+        kv_heads=8,
+        d_ff=28672,
+        vocab_size=128256,
+        context_length=131072,
+    )
     batch, seq = 1024, 131072
     table = llama70.table(batch=batch, seq_len=seq, phase="prefill")
     expect = llama70.flops(batch, seq, "prefill")
@@ -183,9 +195,17 @@ def test_model_table_totals_are_exact_past_int64():
 # --------------------------------------------------------------------------------------------
 
 SHARED = [
-    ("precision", "fp12"), ("precision", 16), ("efficiency", 0), ("efficiency", "0.5"),
-    ("efficiency", NAN), ("efficiency", 2), ("phase", "train"), ("sparse", "no"),
-    ("fused", None), ("hardware", "H200"), ("hardware", 3),
+    ("precision", "fp12"),
+    ("precision", 16),
+    ("efficiency", 0),
+    ("efficiency", "0.5"),
+    ("efficiency", NAN),
+    ("efficiency", 2),
+    ("phase", "train"),
+    ("sparse", "no"),
+    ("fused", None),
+    ("hardware", "H200"),
+    ("hardware", 3),
 ]
 
 
@@ -207,6 +227,7 @@ def test_solve_and_sweep_refuse_alike(arg, value):
 HOSTILE = [True, "7", 2.5, NAN, INF, -1, 0, 10**300, np.int64(3), None]
 HOSTILE_IDS = ["True", "str", "2.5", "nan", "inf", "-1", "0", "1e300", "np.int64", "None"]
 
+
 def _core_modules() -> list:
     """mlsysim and every public module under it, except the notebooks' UI kit (mlsysim.labs)."""
     import importlib
@@ -224,8 +245,15 @@ def _core_modules() -> list:
 _MODULES = _core_modules()
 
 # Result records: returned by the API, never constructed by callers (no row needed).
-RESULTS = {"Profile", "LayerTiming", "GradientFlow", "SystolicRun", "AccessCost",
-           "AttentionMovement", "Row"}
+RESULTS = {
+    "Profile",
+    "LayerTiming",
+    "GradientFlow",
+    "SystolicRun",
+    "AccessCost",
+    "AttentionMovement",
+    "Row",
+}
 # Not mlsysim's: pint's registry and quantity class, re-exported for convenience.
 FOREIGN = {"Q_", "Quantity", "ureg"}
 
@@ -236,127 +264,320 @@ ROWS: dict[str, tuple] = {
     # layers
     "layers.Layer": (L.Layer, {}),
     "layers.Dense": (L.Dense, dict(in_features=8, out_features=4, bias=True, tokens=2, tied=False)),
-    "layers.Conv2d": (L.Conv2d, dict(in_channels=4, out_channels=8, kernel_size=3, input_size=8,
-                                     stride=1, padding=1, groups=2, bias=False)),
+    "layers.Conv2d": (
+        L.Conv2d,
+        dict(
+            in_channels=4,
+            out_channels=8,
+            kernel_size=3,
+            input_size=8,
+            stride=1,
+            padding=1,
+            groups=2,
+            bias=False,
+        ),
+    ),
     "layers.BatchNorm2d": (L.BatchNorm2d, dict(num_features=4, elements=64)),
-    "layers.LayerNorm": (L.LayerNorm, dict(normalized_shape=8, elements=64, elementwise_affine=True)),
+    "layers.LayerNorm": (
+        L.LayerNorm,
+        dict(normalized_shape=8, elements=64, elementwise_affine=True),
+    ),
     "layers.RMSNorm": (L.RMSNorm, dict(normalized_shape=8, elements=64)),
     "layers.Activation": (L.Activation, dict(kind="gelu", elements=64)),
     "layers.ResidualAdd": (L.ResidualAdd, dict(elements=64, op="add")),
     "layers.Elementwise": (L.Elementwise, dict(elements=64, op="mul")),
-    "layers.Pool2d": (L.Pool2d, dict(channels=4, input_size=8, kernel_size=2, stride=2, padding=0,
-                                     kind="avg")),
-    "layers.Embedding": (L.Embedding, dict(num_embeddings=100, embedding_dim=8, lookups=3,
-                                           pooling="sum")),
-    "layers.RNN": (L.RNN, dict(input_size=4, hidden_size=8, seq_len=5, num_layers=2,
-                               bidirectional=True, bias=True, weights_resident=False)),
-    "layers.LSTM": (L.LSTM, dict(input_size=4, hidden_size=8, seq_len=5, num_layers=1,
-                                 bidirectional=False, bias=False, weights_resident=True)),
-    "layers.GRU": (L.GRU, dict(input_size=4, hidden_size=8, seq_len=5, num_layers=3,
-                               bidirectional=False, bias=True, weights_resident=False)),
-    "layers.Attention": (L.Attention, dict(d_model=16, n_heads=4, seq_len=4, kv_len=8, kv_heads=2,
-                                           flash=False)),
-    "layers.MultiHeadAttention": (L.MultiHeadAttention, dict(d_model=16, n_heads=4, seq_len=4,
-                                                             kv_heads=2, kv_len=8, bias=True,
-                                                             flash=False, name="attn",
-                                                             layers=())),
-    "layers.TransformerBlock": (L.TransformerBlock, dict(**_BLOCK, kv_heads=2, kv_len=None,
-                                                         variant="llama",
-                                                         bias=None, flash=True, activation="silu",
-                                                         name="block", layers=())),
-    "layers.Sequential": (L.Sequential, dict(name="s", layers=(L.Dense(in_features=2,
-                                                                       out_features=2),))),
+    "layers.Pool2d": (
+        L.Pool2d,
+        dict(channels=4, input_size=8, kernel_size=2, stride=2, padding=0, kind="avg"),
+    ),
+    "layers.Embedding": (
+        L.Embedding,
+        dict(num_embeddings=100, embedding_dim=8, lookups=3, pooling="sum"),
+    ),
+    "layers.RNN": (
+        L.RNN,
+        dict(
+            input_size=4,
+            hidden_size=8,
+            seq_len=5,
+            num_layers=2,
+            bidirectional=True,
+            bias=True,
+            weights_resident=False,
+        ),
+    ),
+    "layers.LSTM": (
+        L.LSTM,
+        dict(
+            input_size=4,
+            hidden_size=8,
+            seq_len=5,
+            num_layers=1,
+            bidirectional=False,
+            bias=False,
+            weights_resident=True,
+        ),
+    ),
+    "layers.GRU": (
+        L.GRU,
+        dict(
+            input_size=4,
+            hidden_size=8,
+            seq_len=5,
+            num_layers=3,
+            bidirectional=False,
+            bias=True,
+            weights_resident=False,
+        ),
+    ),
+    "layers.Attention": (
+        L.Attention,
+        dict(d_model=16, n_heads=4, seq_len=4, kv_len=8, kv_heads=2, flash=False),
+    ),
+    "layers.MultiHeadAttention": (
+        L.MultiHeadAttention,
+        dict(
+            d_model=16,
+            n_heads=4,
+            seq_len=4,
+            kv_heads=2,
+            kv_len=8,
+            bias=True,
+            flash=False,
+            name="attn",
+            layers=(),
+        ),
+    ),
+    "layers.TransformerBlock": (
+        L.TransformerBlock,
+        dict(
+            **_BLOCK,
+            kv_heads=2,
+            kv_len=None,
+            variant="llama",
+            bias=None,
+            flash=True,
+            activation="silu",
+            name="block",
+            layers=(),
+        ),
+    ),
+    "layers.Sequential": (
+        L.Sequential,
+        dict(name="s", layers=(L.Dense(in_features=2, out_features=2),)),
+    ),
     "layers.FeatureInteraction": (L.FeatureInteraction, dict(num_vectors=4, dim=8)),
-    "layers.depthwise_separable": (L.depthwise_separable, dict(in_channels=4, out_channels=8,
-                                                               kernel_size=3, input_size=8,
-                                                               stride=1, padding=None, bias=False)),
+    "layers.depthwise_separable": (
+        L.depthwise_separable,
+        dict(
+            in_channels=4,
+            out_channels=8,
+            kernel_size=3,
+            input_size=8,
+            stride=1,
+            padding=None,
+            bias=False,
+        ),
+    ),
     "layers.receptive_field": (L.receptive_field, dict(num_layers=5, kernel_size=3, stride=2)),
     "layers.check_batch": (L.check_batch, dict(batch=3, name="batch")),
     # models
-    "models.Model": (M.Model, dict(name="m", family="mlp",
-                                   build=lambda s, p: [M.Row("fc", L.Dense(in_features=2,
-                                                                           out_features=2))],
-                                   is_lm=False, default_seq_len=1, description="",
-                                   kv_per_token=None, config=None)),
+    "models.Model": (
+        M.Model,
+        dict(
+            name="m",
+            family="mlp",
+            build=lambda s, p: [M.Row("fc", L.Dense(in_features=2, out_features=2))],
+            is_lm=False,
+            default_seq_len=1,
+            description="",
+            kv_per_token=None,
+            config=None,
+        ),
+    ),
     "models.mlp": (M.mlp, dict(widths=[8, 4, 2], bias=True, activation="relu", name=None)),
     "models.mnist_mlp": (M.mnist_mlp, dict(bias=True)),
     "models.mnist_cnn": (M.mnist_cnn, dict(bias=False)),
     "models.resnet": (M.resnet, dict(depth=18, input_size=64, num_classes=10)),
     "models.mobilenet_v2": (M.mobilenet_v2, dict(width_mult=0.5, input_size=64, num_classes=10)),
-    "models.kws_dscnn": (M.kws_dscnn, dict(channels=16, ds_layers=2, input_size=(49, 10),
-                                           num_classes=12)),
-    "models.gpt2": (M.gpt2, dict(d_model=32, n_layers=2, n_heads=4, vocab_size=100,
-                                 context_length=64, name=None, flash=False)),
-    "models.bert": (M.bert, dict(d_model=32, n_layers=2, n_heads=4, d_ff=64, vocab_size=100,
-                                 max_position=64, name=None, flash=False)),
-    "models.llama": (M.llama, dict(d_model=32, n_layers=2, n_heads=4, kv_heads=2, d_ff=64,
-                                   vocab_size=100, context_length=64, tie_embeddings=False,
-                                   name=None, flash=False)),
-    "models.dlrm": (M.dlrm, dict(dense_features=13, embedding_rows=[100, 200], embedding_dim=8,
-                                 bottom_mlp=[16, 8], top_mlp=[16, 1], lookups_per_table=2,
-                                 name="d")),
+    "models.kws_dscnn": (
+        M.kws_dscnn,
+        dict(channels=16, ds_layers=2, input_size=(49, 10), num_classes=12),
+    ),
+    "models.gpt2": (
+        M.gpt2,
+        dict(
+            d_model=32,
+            n_layers=2,
+            n_heads=4,
+            vocab_size=100,
+            context_length=64,
+            name=None,
+            flash=False,
+        ),
+    ),
+    "models.bert": (
+        M.bert,
+        dict(
+            d_model=32,
+            n_layers=2,
+            n_heads=4,
+            d_ff=64,
+            vocab_size=100,
+            max_position=64,
+            name=None,
+            flash=False,
+        ),
+    ),
+    "models.llama": (
+        M.llama,
+        dict(
+            d_model=32,
+            n_layers=2,
+            n_heads=4,
+            kv_heads=2,
+            d_ff=64,
+            vocab_size=100,
+            context_length=64,
+            tie_embeddings=False,
+            name=None,
+            flash=False,
+        ),
+    ),
+    "models.dlrm": (
+        M.dlrm,
+        dict(
+            dense_features=13,
+            embedding_rows=[100, 200],
+            embedding_dim=8,
+            bottom_mlp=[16, 8],
+            top_mlp=[16, 1],
+            lookups_per_table=2,
+            name="d",
+        ),
+    ),
     "models.Models.get": (Models.get, dict(key="KWS")),
     # engine
-    "engine.Engine.solve": (Engine.solve, dict(model=Models.GPT2Small, hardware=H100, batch_size=2,
-                                               precision="fp16", efficiency=0.5, phase="prefill",
-                                               seq_len=16, sparse=False, fused=False)),
-    "engine.Engine.sweep": (Engine.sweep, dict(model=Models.GPT2Small, hardware=H100,
-                                               batch_sizes=[1, 2], precision="fp16",
-                                               efficiency=0.5, phase="decode", seq_lens=[16],
-                                               sparse=False, fused=False, use_numpy=None)),
-    "engine.weight_reuse": (E.weight_reuse, dict(model=Models.GPT2Small, batch=2, seq_len=16,
-                                                 phase="decode")),
-    "engine.weight_only_intensity": (E.weight_only_intensity, dict(model=Models.GPT2Small,
-                                                                   precision="fp32", batch=1,
-                                                                   seq_len=16, phase="prefill")),
+    "engine.Engine.solve": (
+        Engine.solve,
+        dict(
+            model=Models.GPT2Small,
+            hardware=H100,
+            batch_size=2,
+            precision="fp16",
+            efficiency=0.5,
+            phase="prefill",
+            seq_len=16,
+            sparse=False,
+            fused=False,
+        ),
+    ),
+    "engine.Engine.sweep": (
+        Engine.sweep,
+        dict(
+            model=Models.GPT2Small,
+            hardware=H100,
+            batch_sizes=[1, 2],
+            precision="fp16",
+            efficiency=0.5,
+            phase="decode",
+            seq_lens=[16],
+            sparse=False,
+            fused=False,
+            use_numpy=None,
+        ),
+    ),
+    "engine.weight_reuse": (
+        E.weight_reuse,
+        dict(model=Models.GPT2Small, batch=2, seq_len=16, phase="decode"),
+    ),
+    "engine.weight_only_intensity": (
+        E.weight_only_intensity,
+        dict(model=Models.GPT2Small, precision="fp32", batch=1, seq_len=16, phase="prefill"),
+    ),
     # hardware
-    "hardware.Provenance": (HW.Provenance, dict(document="doc", url="https://x.org",
-                                                date="2024-01-01", notes="")),
-    "hardware.PeakRate": (HW.PeakRate, dict(dense=(1, "TFLOP/s"), sparse=(2, "TFLOP/s"),
-                                            unit_kind="tensor")),
-    "hardware.Memory": (HW.Memory, dict(capacity=(8, "GB"), bandwidth=(100, "GB/s"), kind="",
-                                        sram=(1, "MiB"), flash=(2, "MiB"))),
-    "hardware.Compute": (HW.Compute, dict(quoted_precision="fp16",
-                                          precisions={"fp16": HW.PeakRate(dense=(1, "TFLOP/s"))},
-                                          rate_basis="datasheet_peak")),
+    "hardware.Provenance": (
+        HW.Provenance,
+        dict(document="doc", url="https://x.org", date="2024-01-01", notes=""),
+    ),
+    "hardware.PeakRate": (
+        HW.PeakRate,
+        dict(dense=(1, "TFLOP/s"), sparse=(2, "TFLOP/s"), unit_kind="tensor"),
+    ),
+    "hardware.Memory": (
+        HW.Memory,
+        dict(
+            capacity=(8, "GB"), bandwidth=(100, "GB/s"), kind="", sram=(1, "MiB"), flash=(2, "MiB")
+        ),
+    ),
+    "hardware.Compute": (
+        HW.Compute,
+        dict(
+            quoted_precision="fp16",
+            precisions={"fp16": HW.PeakRate(dense=(1, "TFLOP/s"))},
+            rate_basis="datasheet_peak",
+        ),
+    ),
     "hardware.Device": (HW.Device, {k: getattr(H100, k) for k in HW.Device.model_fields}),
     "hardware.Device.ridge_point": (H100.ridge_point, dict(precision="fp16")),
-    "hardware.Device.attainable_flops": (H100.attainable_flops, dict(intensity=10.0,
-                                                                     precision="fp16",
-                                                                     efficiency=0.5)),
+    "hardware.Device.attainable_flops": (
+        H100.attainable_flops,
+        dict(intensity=10.0, precision="fp16", efficiency=0.5),
+    ),
     "hardware.Compute.peak": (H100.compute.peak, dict(precision="fp16", sparse=True)),
     "hardware.Hardware.get": (Hardware.get, dict(key="H100")),
     # units, energy
     "units.bytes_per_value": (units.bytes_per_value, dict(precision="int4")),
     "energy.mac_energy": (energy.mac_energy, dict(precision="int8")),
     "energy.access_energy": (energy.access_energy, dict(n_bytes=64.0, level="sram_8kb")),
-    "energy.move_vs_compute": (energy.move_vs_compute, dict(precision="fp32", level="dram",
-                                                            reuse=4)),
+    "energy.move_vs_compute": (
+        energy.move_vs_compute,
+        dict(precision="fp32", level="dram", reuse=4),
+    ),
     # gradients
     "gradients.activation": (gradients.activation, dict(kind="tanh", z=0.5)),
     "gradients.derivative": (gradients.derivative, dict(kind="sigmoid", z=0.5)),
     "gradients.max_derivative": (gradients.max_derivative, dict(kind="sigmoid")),
-    "gradients.simulate": (gradients.simulate, dict(depth=4, width=4, activation="relu", gain=1.0,
-                                                    residual=True, branch_scale=None, seed=0,
-                                                    use_numpy=None)),
-    "gradients.batchnorm_train_serve_gap": (gradients.batchnorm_train_serve_gap,
-                                            dict(batch=4, positions=2, trials=8, seed=0,
-                                                 eps=1e-5)),
+    "gradients.simulate": (
+        gradients.simulate,
+        dict(
+            depth=4,
+            width=4,
+            activation="relu",
+            gain=1.0,
+            residual=True,
+            branch_scale=None,
+            seed=0,
+            use_numpy=None,
+        ),
+    ),
+    "gradients.batchnorm_train_serve_gap": (
+        gradients.batchnorm_train_serve_gap,
+        dict(batch=4, positions=2, trials=8, seed=0, eps=1e-5),
+    ),
     # primitives
     "primitives.GemmShape": (primitives.GemmShape, dict(m=4, k=8, n=8, count=1)),
-    "primitives.gemm_shape": (primitives.gemm_shape, dict(layer=L.Dense(in_features=4,
-                                                                        out_features=4),
-                                                          batch=2)),
-    "primitives.SystolicArray": (primitives.SystolicArray, dict(size=8, clock=mlsysim.Q_(1, "GHz"),
-                                                                name="a")),
-    "primitives.systolic_gemm": (primitives.systolic_gemm, dict(
-        shape=primitives.GemmShape(m=4, k=8, n=8), size=4, weight_load=True)),
-    "primitives.access_cost": (primitives.access_cost, dict(pattern="strided", n_items=8,
-                                                            item_bytes=4, stride_bytes=16,
-                                                            line_bytes=64)),
+    "primitives.gemm_shape": (
+        primitives.gemm_shape,
+        dict(layer=L.Dense(in_features=4, out_features=4), batch=2),
+    ),
+    "primitives.SystolicArray": (
+        primitives.SystolicArray,
+        dict(size=8, clock=mlsysim.Q_(1, "GHz"), name="a"),
+    ),
+    "primitives.systolic_gemm": (
+        primitives.systolic_gemm,
+        dict(shape=primitives.GemmShape(m=4, k=8, n=8), size=4, weight_load=True),
+    ),
+    "primitives.access_cost": (
+        primitives.access_cost,
+        dict(pattern="strided", n_items=8, item_bytes=4, stride_bytes=16, line_bytes=64),
+    ),
     "primitives.reduction_stages": (primitives.reduction_stages, dict(n=9, tree=True)),
-    "primitives.attention_data_movement": (primitives.attention_data_movement, dict(
-        seq_len=8, d_head=4, batch=2, n_heads=2, kv_len=None)),
+    "primitives.attention_data_movement": (
+        primitives.attention_data_movement,
+        dict(seq_len=8, d_head=4, batch=2, n_heads=2, kv_len=None),
+    ),
 }
 
 # The Hugging Face configurations and the mixture-of-experts layer (branch "hf"): their rows
@@ -364,12 +585,14 @@ ROWS: dict[str, tuple] = {
 if importlib.util.find_spec("mlsysim.hf") is not None:
     HF = importlib.import_module("mlsysim.hf")
     _GPT2_CFG = HF.shipped_config("gpt2")["config"]
-    ROWS.update({
-        "hf.from_hf_config": (HF.from_hf_config, dict(config=_GPT2_CFG)),
-        "hf.from_shipped": (HF.from_shipped, dict(name="gpt2")),
-        "hf.shipped_config": (HF.shipped_config, dict(name="gpt2")),
-        "hf.shipped_configs": (HF.shipped_configs, {}),
-    })
+    ROWS.update(
+        {
+            "hf.from_hf_config": (HF.from_hf_config, dict(config=_GPT2_CFG)),
+            "hf.from_shipped": (HF.from_shipped, dict(name="gpt2")),
+            "hf.shipped_config": (HF.shipped_config, dict(name="gpt2")),
+            "hf.shipped_configs": (HF.shipped_configs, {}),
+        }
+    )
 if hasattr(L, "MoE"):
     ROWS["layers.MoE"] = (L.MoE, dict(d_model=16, d_ff=32, num_experts=4, top_k=2, tokens=3))
 
@@ -397,74 +620,163 @@ def _top1(key):
     return ACC.imagenet(key).top1
 
 
-ROWS.update({
-    "engine.with_launch_cost": (E.with_launch_cost, dict(device=H100, seconds=5e-6)),
-    "engine.launch_cost_for_speedup": (E.launch_cost_for_speedup, dict(slow=_GPT_SLOW, fast=_GPT_FAST,
-                                                                       speedup=1.1)),
-    "models.batchnorm_sync": (M.batchnorm_sync, dict(model=Models.MNISTCNN)),
-    "gradients.flow_verdict": (gradients.flow_verdict, dict(norm=0.5)),
-    "gradients.bptt": (gradients.bptt, dict(steps=8, width=4, activation="tanh", gain=1.0,
-                                            additive=False, branch_scale=None, seed=0)),
-    "primitives.winograd_multiplications": (primitives.winograd_multiplications, dict(m=2, r=3)),
-    "primitives.scatter_tiles": (primitives.scatter_tiles, dict(m=256, n=512, tile=64, cores=108)),
-    "primitives.tiled_gemm_values": (primitives.tiled_gemm_values, dict(
-        shape=primitives.GemmShape(m=64, k=64, n=64), tile=16)),
-    "table7.chapter": (T7.chapter, dict(block="dense", width=64, length=16, rows=1, precision="fp16")),
-    "table7.exact": (T7.exact, dict(block="transformer", width=128, length=16, rows=1,
-                                    precision="fp16")),
-    "moe.MoELayer": (MOE.MoELayer, dict(d_model=16, d_ff=32, n_experts=4, top_k=2, ffn="swiglu")),
-    "moe.mixtral_params": (MOE.mixtral_params, dict(n_experts=8, top_k=2)),
-    "published.Published": (PUB.Published, dict(value=8.75, unit="%", what="error", source="paper",
-                                                locator="Table 6", url="https://arxiv.org/abs/1512.03385")),
-    "accuracy.Source": (ACC.Source, dict(document="doc", url="https://x.org", date="2024-01-01",
-                                         notes="")),
-    "accuracy.imagenet": (ACC.imagenet, dict(key="ResNet50")),
-    "accuracy.language": (ACC.language, dict(key="GPT2Small_LAMBADA")),
-    "accuracy.zoo_entries": (ACC.zoo_entries, {}),
-    "accuracy.pareto_front": (ACC.pareto_front, dict(items=_ZOO, cost=_gmacs, value=_top1)),
-    "accuracy.cheapest_meeting": (ACC.cheapest_meeting, dict(items=_ZOO, bar=70.0, cost=_gmacs,
-                                                             value=_top1)),
-    "symmetry.edge_image": (SYM.edge_image, dict(size=7, column=2)),
-    "symmetry.conv2d_valid": (SYM.conv2d_valid, dict(image=_IMG, kernel=_M2)),
-    "symmetry.shift": (SYM.shift, dict(image=_IMG, dx=1, dy=0)),
-    "symmetry.dense_layer": (SYM.dense_layer, dict(n_in=4, n_out=3, seed=0)),
-    "symmetry.dense_apply": (SYM.dense_apply, dict(image=_M2, weights=[[1.0] * 4] * 4,
-                                                   out_shape=(2, 2))),
-    "symmetry.relu": (SYM.relu, dict(fmap=_M2)),
-    "symmetry.global_average_pool": (SYM.global_average_pool, dict(fmap=_M2)),
-    "symmetry.max_abs_difference": (SYM.max_abs_difference, dict(a=_M2, b=_M2)),
-    "order.matmul": (ORD.matmul, dict(a=_M2, b=_M2)),
-    "order.softmax": (ORD.softmax, dict(row=[1.0, 2.0, 3.0])),
-    "order.scores": (ORD.scores, dict(x=_M2, wq=_M2, wk=_M2)),
-    "order.self_attention": (ORD.self_attention, dict(x=_M2, wq=_M2, wk=_M2, wv=_M2, causal=True)),
-    "order.sinusoidal_positions": (ORD.sinusoidal_positions, dict(n_tokens=4, d_model=4)),
-    "order.permute": (ORD.permute, dict(rows=_M2, order=[1, 0])),
-    "order.random_matrix": (ORD.random_matrix, dict(rows=2, cols=3, rng=__import__("random").Random(0))),
-    "order.order_experiment": (ORD.order_experiment, dict(n_tokens=5, d_model=4, shift=1,
-                                                          positions=False, seed=0)),
-    "order.causal_experiment": (ORD.causal_experiment, dict(n_tokens=5, d_model=4, causal=True,
-                                                            seed=0)),
-})
+ROWS.update(
+    {
+        "engine.with_launch_cost": (E.with_launch_cost, dict(device=H100, seconds=5e-6)),
+        "engine.launch_cost_for_speedup": (
+            E.launch_cost_for_speedup,
+            dict(slow=_GPT_SLOW, fast=_GPT_FAST, speedup=1.1),
+        ),
+        "models.batchnorm_sync": (M.batchnorm_sync, dict(model=Models.MNISTCNN)),
+        "gradients.flow_verdict": (gradients.flow_verdict, dict(norm=0.5)),
+        "gradients.bptt": (
+            gradients.bptt,
+            dict(
+                steps=8,
+                width=4,
+                activation="tanh",
+                gain=1.0,
+                additive=False,
+                branch_scale=None,
+                seed=0,
+            ),
+        ),
+        "primitives.winograd_multiplications": (
+            primitives.winograd_multiplications,
+            dict(m=2, r=3),
+        ),
+        "primitives.scatter_tiles": (
+            primitives.scatter_tiles,
+            dict(m=256, n=512, tile=64, cores=108),
+        ),
+        "primitives.tiled_gemm_values": (
+            primitives.tiled_gemm_values,
+            dict(shape=primitives.GemmShape(m=64, k=64, n=64), tile=16),
+        ),
+        "table7.chapter": (
+            T7.chapter,
+            dict(block="dense", width=64, length=16, rows=1, precision="fp16"),
+        ),
+        "table7.exact": (
+            T7.exact,
+            dict(block="transformer", width=128, length=16, rows=1, precision="fp16"),
+        ),
+        "moe.MoELayer": (
+            MOE.MoELayer,
+            dict(d_model=16, d_ff=32, n_experts=4, top_k=2, ffn="swiglu"),
+        ),
+        "moe.mixtral_params": (MOE.mixtral_params, dict(n_experts=8, top_k=2)),
+        "published.Published": (
+            PUB.Published,
+            dict(
+                value=8.75,
+                unit="%",
+                what="error",
+                source="paper",
+                locator="Table 6",
+                url="https://arxiv.org/abs/1512.03385",
+            ),
+        ),
+        "accuracy.Source": (
+            ACC.Source,
+            dict(document="doc", url="https://x.org", date="2024-01-01", notes=""),
+        ),
+        "accuracy.imagenet": (ACC.imagenet, dict(key="ResNet50")),
+        "accuracy.language": (ACC.language, dict(key="GPT2Small_LAMBADA")),
+        "accuracy.zoo_entries": (ACC.zoo_entries, {}),
+        "accuracy.pareto_front": (ACC.pareto_front, dict(items=_ZOO, cost=_gmacs, value=_top1)),
+        "accuracy.cheapest_meeting": (
+            ACC.cheapest_meeting,
+            dict(items=_ZOO, bar=70.0, cost=_gmacs, value=_top1),
+        ),
+        "symmetry.edge_image": (SYM.edge_image, dict(size=7, column=2)),
+        "symmetry.conv2d_valid": (SYM.conv2d_valid, dict(image=_IMG, kernel=_M2)),
+        "symmetry.shift": (SYM.shift, dict(image=_IMG, dx=1, dy=0)),
+        "symmetry.dense_layer": (SYM.dense_layer, dict(n_in=4, n_out=3, seed=0)),
+        "symmetry.dense_apply": (
+            SYM.dense_apply,
+            dict(image=_M2, weights=[[1.0] * 4] * 4, out_shape=(2, 2)),
+        ),
+        "symmetry.relu": (SYM.relu, dict(fmap=_M2)),
+        "symmetry.global_average_pool": (SYM.global_average_pool, dict(fmap=_M2)),
+        "symmetry.max_abs_difference": (SYM.max_abs_difference, dict(a=_M2, b=_M2)),
+        "order.matmul": (ORD.matmul, dict(a=_M2, b=_M2)),
+        "order.softmax": (ORD.softmax, dict(row=[1.0, 2.0, 3.0])),
+        "order.scores": (ORD.scores, dict(x=_M2, wq=_M2, wk=_M2)),
+        "order.self_attention": (
+            ORD.self_attention,
+            dict(x=_M2, wq=_M2, wk=_M2, wv=_M2, causal=True),
+        ),
+        "order.sinusoidal_positions": (ORD.sinusoidal_positions, dict(n_tokens=4, d_model=4)),
+        "order.permute": (ORD.permute, dict(rows=_M2, order=[1, 0])),
+        "order.random_matrix": (
+            ORD.random_matrix,
+            dict(rows=2, cols=3, rng=__import__("random").Random(0)),
+        ),
+        "order.order_experiment": (
+            ORD.order_experiment,
+            dict(n_tokens=5, d_model=4, shift=1, positions=False, seed=0),
+        ),
+        "order.causal_experiment": (
+            ORD.causal_experiment,
+            dict(n_tokens=5, d_model=4, causal=True, seed=0),
+        ),
+    }
+)
 # Records returned by the new API (not constructed by callers), and type aliases.
-RESULTS |= {"BPTTFlow", "Counts", "MixtralCounts", "TileScatter", "ImageNetResult", "LanguageResult"}
+RESULTS |= {
+    "BPTTFlow",
+    "Counts",
+    "MixtralCounts",
+    "TileScatter",
+    "ImageNetResult",
+    "LanguageResult",
+}
 ALIASES_OF_TYPES = {"Matrix", "Grid"}
 
 # Arguments whose result may legitimately be negative (an activation of a negative input).
-SIGNED = {"gradients.activation", "symmetry.conv2d_valid", "symmetry.shift", "symmetry.dense_layer",
-          "symmetry.dense_apply", "symmetry.relu", "symmetry.global_average_pool", "order.matmul",
-          "order.scores", "order.self_attention", "order.sinusoidal_positions", "order.permute",
-          "order.random_matrix", "order.order_experiment", "order.causal_experiment"}
+SIGNED = {
+    "gradients.activation",
+    "symmetry.conv2d_valid",
+    "symmetry.shift",
+    "symmetry.dense_layer",
+    "symmetry.dense_apply",
+    "symmetry.relu",
+    "symmetry.global_average_pool",
+    "order.matmul",
+    "order.scores",
+    "order.self_attention",
+    "order.sinusoidal_positions",
+    "order.permute",
+    "order.random_matrix",
+    "order.order_experiment",
+    "order.causal_experiment",
+}
 # What a refusal may name instead of the argument (the caller-facing name of the same thing).
-ALIASES = {("hardware.Hardware.get", "key"): "hardware", ("models.Models.get", "key"): "model",
-           ("accuracy.imagenet", "key"): "model", ("accuracy.language", "key"): "result"}
+ALIASES = {
+    ("hardware.Hardware.get", "key"): "hardware",
+    ("models.Models.get", "key"): "model",
+    ("accuracy.imagenet", "key"): "model",
+    ("accuracy.language", "key"): "result",
+}
 
 # Valid values for the arguments of public methods (found by name on each instance).
-METHOD_ARGS = {"batch": 2, "precision": "fp16", "seq_len": 16, "phase": None, "prefix": "p",
-               "clock": mlsysim.Q_(1, "GHz"), "efficiency": 0.5, "sparse": False,
-               "intensity": 10.0, "q_tile": 2,
-               # Dense.forward on the table's Dense(in_features=8, out_features=4)
-               "x": [0.5, -1.0, 2.0, 0.0, 1.0, 3.0, -2.0, 0.25], "weights": [[0.1, -0.2, 0.3, 0.4]] * 8,
-               "relu": True}
+METHOD_ARGS = {
+    "batch": 2,
+    "precision": "fp16",
+    "seq_len": 16,
+    "phase": None,
+    "prefix": "p",
+    "clock": mlsysim.Q_(1, "GHz"),
+    "efficiency": 0.5,
+    "sparse": False,
+    "intensity": 10.0,
+    "q_tile": 2,
+    # Dense.forward on the table's Dense(in_features=8, out_features=4)
+    "x": [0.5, -1.0, 2.0, 0.0, 1.0, 3.0, -2.0, 0.25],
+    "weights": [[0.1, -0.2, 0.3, 0.4]] * 8,
+    "relu": True,
+}
 
 
 def _public_callables() -> set[str]:
@@ -493,8 +805,11 @@ def _row_objects() -> set:
 def test_every_public_callable_has_a_row():
     covered = _row_objects()
     solve_sweep = {Engine.solve, Engine.sweep, E.solve, E.sweep, Engine}
-    missing = [getattr(o, "__qualname__", repr(o)) for o in _public_callables()
-               if o not in covered and o not in solve_sweep]
+    missing = [
+        getattr(o, "__qualname__", repr(o))
+        for o in _public_callables()
+        if o not in covered and o not in solve_sweep
+    ]
     assert not missing, f"public callables without a row in ROWS: {sorted(missing)}"
     for key in RESULTS:  # the exemptions are real public names
         assert any(key in getattr(m, "__all__", ()) for m in _MODULES), key
@@ -520,8 +835,15 @@ def _sane(obj, signed=False, where="result", depth=0):
         return
     _finite(obj, signed, where)
     if isinstance(obj, L.Layer):
-        for attr in ("params", "weight_elements", "input_elements", "output_elements", "kernels",
-                     "operand_reads_per_output", "sync_values"):  # the last two: Dense, BatchNorm2d
+        for attr in (
+            "params",
+            "weight_elements",
+            "input_elements",
+            "output_elements",
+            "kernels",
+            "operand_reads_per_output",
+            "sync_values",
+        ):  # the last two: Dense, BatchNorm2d
             if hasattr(obj, attr):
                 _finite(getattr(obj, attr), False, f"{where}.{attr}")
         for meth in ("macs", "flops", "elementwise_flops", "live_elements", "traffic_elements"):
@@ -533,9 +855,20 @@ def _sane(obj, signed=False, where="result", depth=0):
         _finite(obj.flops(2), False, f"{where}.flops")
         _finite(obj.kv_cache_bytes(3, 2), False, f"{where}.kv_cache_bytes")
     elif isinstance(obj, E.Profile):
-        for f in ("latency_s", "latency_compute_s", "latency_memory_s", "latency_dispatch_s",
-                  "flops", "bytes_moved", "mfu", "memory_footprint_bytes", "ridge_point",
-                  "iron_law_s", "roofline_s", "energy_per_sample_j"):
+        for f in (
+            "latency_s",
+            "latency_compute_s",
+            "latency_memory_s",
+            "latency_dispatch_s",
+            "flops",
+            "bytes_moved",
+            "mfu",
+            "memory_footprint_bytes",
+            "ridge_point",
+            "iron_law_s",
+            "roofline_s",
+            "energy_per_sample_j",
+        ):
             _finite(getattr(obj, f), False, f"{where}.{f}")
         _finite(obj.over, False, f"{where}.over")
         _finite(obj.throughput, False, f"{where}.throughput")
@@ -562,14 +895,19 @@ def _attack(fn, kwargs: dict, arg: str, value, name: str, signed: bool):
         result = fn(**call)
     except ValueError as exc:
         expected = ALIASES.get((name, arg), arg)
-        assert expected in str(exc), f"{name}({arg}={value!r}): message does not name {arg!r}: {exc}"
+        assert expected in str(exc), (
+            f"{name}({arg}={value!r}): message does not name {arg!r}: {exc}"
+        )
         return
     _sane(result, signed, f"{name}({arg}={value!r})")
 
 
 def _params(fn) -> list[inspect.Parameter]:
-    return [p for p in inspect.signature(fn).parameters.values()
-            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
 
 
 def _base(name: str) -> dict:
@@ -596,8 +934,11 @@ def test_hostile_argument(name, arg):
 def test_rows_list_every_required_argument():
     """Every parameter of every row's callable is attacked; a required one needs a valid value."""
     for name, (fn, kwargs) in ROWS.items():
-        missing = [p.name for p in _params(fn)
-                   if p.name not in kwargs and p.default is inspect.Parameter.empty]
+        missing = [
+            p.name
+            for p in _params(fn)
+            if p.name not in kwargs and p.default is inspect.Parameter.empty
+        ]
         assert not missing, f"{name}: no valid value for {missing}"
         unknown = set(kwargs) - {p.name for p in _params(fn)}
         assert not unknown, f"{name}: the row lists arguments the callable does not take: {unknown}"
@@ -605,8 +946,11 @@ def test_rows_list_every_required_argument():
 
 def _instances():
     """One instance of every public class with methods: every layer, a CNN and an LM, a device."""
-    out = {name: fn(**kw) for name, (fn, kw) in ROWS.items()
-           if inspect.isclass(fn) and issubclass(fn, L.Layer)}
+    out = {
+        name: fn(**kw)
+        for name, (fn, kw) in ROWS.items()
+        if inspect.isclass(fn) and issubclass(fn, L.Layer)
+    }
     out["models.Model(cnn)"] = Models.MNISTCNN
     out["models.Model(lm)"] = Models.GPT2Small
     out["hardware.Device"] = H100
@@ -627,8 +971,11 @@ def _methods():
                     continue
                 seen.add(mname)
                 meth = getattr(obj, mname)
-                params = [p for p in inspect.signature(meth).parameters.values()
-                          if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+                params = [
+                    p
+                    for p in inspect.signature(meth).parameters.values()
+                    if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                ]
                 cases.append((f"{iname}.{mname}", obj, mname, [p.name for p in params]))
     return cases
 
@@ -641,8 +988,7 @@ def test_every_method_argument_has_a_valid_value():
     assert not unknown, f"add a valid value to METHOD_ARGS for: {unknown}"
 
 
-@pytest.mark.parametrize("label,obj,mname,params", _METHOD_CASES,
-                         ids=[c[0] for c in _METHOD_CASES])
+@pytest.mark.parametrize("label,obj,mname,params", _METHOD_CASES, ids=[c[0] for c in _METHOD_CASES])
 def test_hostile_method_argument(label, obj, mname, params):
     meth = getattr(obj, mname)
     kwargs = {p: METHOD_ARGS[p] for p in params if p in METHOD_ARGS}
@@ -665,29 +1011,45 @@ def test_the_caps_are_the_documented_ones():
 def test_no_single_call_runs_away():
     """Work that grows with an argument is capped, with the cap in the message."""
     t0 = time.perf_counter()
-    _raises_naming(lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=range(1, 2_000_001)),
-                   "batch_sizes")
-    _raises_naming(lambda: Engine.sweep(Models.GPT2Small, H100, batch_sizes=range(1, 1001),
-                                        seq_lens=range(1, 1025)), "1,000,000")
-    _raises_naming(lambda: gradients.batchnorm_train_serve_gap(2, 1024, trials=100_000),
-                   "trials x positions")
+    _raises_naming(
+        lambda: Engine.sweep(Models.ResNet50, H100, batch_sizes=range(1, 2_000_001)), "batch_sizes"
+    )
+    _raises_naming(
+        lambda: Engine.sweep(
+            Models.GPT2Small, H100, batch_sizes=range(1, 1001), seq_lens=range(1, 1025)
+        ),
+        "1,000,000",
+    )
+    _raises_naming(
+        lambda: gradients.batchnorm_train_serve_gap(2, 1024, trials=100_000), "trials x positions"
+    )
     _raises_naming(lambda: M.mlp([4] * 20_000), "widths")
     _raises_naming(lambda: M.dlrm(embedding_rows=[10] * 20_000), "embedding_rows")
     assert time.perf_counter() - t0 < 5.0
 
 
-@pytest.mark.parametrize("build,name", [
-    (lambda: HW.Memory(capacity=(8, "GB"), bandwidth=(1e-300, "B/s")), "bandwidth"),
-    (lambda: HW.Memory(capacity=(8, "GB"), bandwidth=(NAN, "GB/s")), "bandwidth"),
-    (lambda: HW.Memory(capacity=(INF, "GB"), bandwidth=(1, "GB/s")), "capacity"),
-    (lambda: HW.PeakRate(dense=(1e-300, "FLOP/s")), "dense"),
-    (lambda: HW.PeakRate(dense=(1, "TFLOP/s"), sparse=(0, "TFLOP/s")), "sparse"),
-    (lambda: HW.Device.model_validate({**dict(H100), "dispatch_tax": (1e300, "s")}), "dispatch_tax"),
-    (lambda: HW.Device.model_validate({**dict(H100), "tdp": (-1, "W")}), "tdp"),
-    (lambda: primitives.SystolicArray(size=8, clock=mlsysim.Q_(1e-300, "Hz")), "clock"),
-    (lambda: primitives.systolic_gemm(primitives.GemmShape(m=1, k=1, n=1)).time(
-        mlsysim.Q_(INF, "GHz")), "clock"),
-])
+@pytest.mark.parametrize(
+    "build,name",
+    [
+        (lambda: HW.Memory(capacity=(8, "GB"), bandwidth=(1e-300, "B/s")), "bandwidth"),
+        (lambda: HW.Memory(capacity=(8, "GB"), bandwidth=(NAN, "GB/s")), "bandwidth"),
+        (lambda: HW.Memory(capacity=(INF, "GB"), bandwidth=(1, "GB/s")), "capacity"),
+        (lambda: HW.PeakRate(dense=(1e-300, "FLOP/s")), "dense"),
+        (lambda: HW.PeakRate(dense=(1, "TFLOP/s"), sparse=(0, "TFLOP/s")), "sparse"),
+        (
+            lambda: HW.Device.model_validate({**dict(H100), "dispatch_tax": (1e300, "s")}),
+            "dispatch_tax",
+        ),
+        (lambda: HW.Device.model_validate({**dict(H100), "tdp": (-1, "W")}), "tdp"),
+        (lambda: primitives.SystolicArray(size=8, clock=mlsysim.Q_(1e-300, "Hz")), "clock"),
+        (
+            lambda: primitives.systolic_gemm(primitives.GemmShape(m=1, k=1, n=1)).time(
+                mlsysim.Q_(INF, "GHz")
+            ),
+            "clock",
+        ),
+    ],
+)
 def test_device_figures_that_would_overflow_a_latency_are_refused(build, name):
     """A rate the engine divides by is at least 1 per second, and every figure is bounded, so
     no latency, energy or cycle time derived from a valid device can be inf."""
@@ -695,13 +1057,16 @@ def test_device_figures_that_would_overflow_a_latency_are_refused(build, name):
 
 
 def test_slowest_valid_device_gives_finite_latency_for_the_largest_model():
-    slow = HW.Device.model_validate({
-        **dict(H100),
-        "memory": HW.Memory(capacity=(1, "B"), bandwidth=(1, "B/s")),
-        "compute": HW.Compute(quoted_precision="fp64",
-                              precisions={"fp64": HW.PeakRate(dense=(1, "FLOP/s"))}),
-        "dispatch_tax": (3600, "s"),
-    })
+    slow = HW.Device.model_validate(
+        {
+            **dict(H100),
+            "memory": HW.Memory(capacity=(1, "B"), bandwidth=(1, "B/s")),
+            "compute": HW.Compute(
+                quoted_precision="fp64", precisions={"fp64": HW.PeakRate(dense=(1, "FLOP/s"))}
+            ),
+            "dispatch_tax": (3600, "s"),
+        }
+    )
     huge = L.Dense(in_features=2**40, out_features=2**40, tokens=2**40)
     p = Engine.solve(huge, slow, batch_size=2**31, precision="fp64", efficiency=1e-12)
     for v in (p.latency_s, p.latency_compute_s, p.latency_memory_s, p.mfu, p.over.magnitude):

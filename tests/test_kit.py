@@ -12,15 +12,26 @@ from mlsysim import Hardware
 from mlsysim.labs import components as kit
 
 
-@pytest.mark.parametrize("n, binary, text", [
-    (1e9, False, "1.0 GB"), (1_000_000, False, "1.0 MB"), (1_500, False, "1.5 KB"), (12, False, "12.0 B"),
-    (2**30, True, "1.0 GiB"), (1e9, True, "953.7 MiB"), (3 * 2**40, True, "3.0 TiB"), (80e9, False, "80.0 GB"),
-])
+@pytest.mark.parametrize(
+    "n, binary, text",
+    [
+        (1e9, False, "1.0 GB"),
+        (1_000_000, False, "1.0 MB"),
+        (1_500, False, "1.5 KB"),
+        (12, False, "12.0 B"),
+        (2**30, True, "1.0 GiB"),
+        (1e9, True, "953.7 MiB"),
+        (3 * 2**40, True, "3.0 TiB"),
+        (80e9, False, "80.0 GB"),
+    ],
+)
 def test_fmt_bytes_decimal_and_binary(n, binary, text):
     assert kit.fmt_bytes(n, binary=binary) == text
 
 
-@pytest.mark.xfail(strict=True, reason="the unit is picked before rounding: 999,999 B shows as '1,000.0 KB'")
+@pytest.mark.xfail(
+    strict=True, reason="the unit is picked before rounding: 999,999 B shows as '1,000.0 KB'"
+)
 def test_fmt_bytes_rounds_up_into_the_next_unit():
     assert kit.fmt_bytes(999_999) == "1.0 MB"
 
@@ -51,8 +62,12 @@ def test_feasibility_text_against_hand_arithmetic():
 
 
 def test_prediction_respond_names_the_right_answer():
-    p = kit.Prediction(question="q", options={"a": "Alpha", "b": "Beta"}, answer="a",
-                       feedback={"a": "yes", "b": "no"})
+    p = kit.Prediction(
+        question="q",
+        options={"a": "Alpha", "b": "Beta"},
+        answer="a",
+        feedback={"a": "yes", "b": "no"},
+    )
     assert "Correct." in _inner(p.respond("a"))
     wrong = _inner(p.respond("b"))
     assert "Not quite" in wrong and "Alpha" in wrong and "no" in wrong

@@ -66,7 +66,12 @@ def test_part_a_compares_like_with_like():
     # PRED_A (Lab 06 asks what 6.1 has not): at 448² in INT8 the dense layer is back at ~602 MB
     d448 = L.Dense(in_features=448 * 448 * 3, out_features=1000)
     assert d448.weight_bytes("int8") == 448 * 448 * 3 * 1000 + 1000 == 602_113_000
-    assert L.Conv2d(in_channels=3, out_channels=64, kernel_size=3, input_size=448, padding=1).weight_bytes("int8") == 1792
+    assert (
+        L.Conv2d(
+            in_channels=3, out_channels=64, kernel_size=3, input_size=448, padding=1
+        ).weight_bytes("int8")
+        == 1792
+    )
     assert lab06.PRED_A.answer == "cancel"
 
 
@@ -146,11 +151,19 @@ def test_synthesis_energy_uses_the_chapters_active_power():
     assert d["passed"]
 
 
-@pytest.mark.parametrize(("model", "device", "per_day", "fails"), [
-    ("ResNet50", "CortexA53Camera", 100, {"latency", "energy"}),  # 8.18 GOP / 2 GOPS = 4.1 s > 500 ms
-    ("MobileNetV2", "JetsonOrinNX", 100, {"power"}),               # 25 W > 2 W average
-    ("mnv2_075", "CortexA53Camera", 1000, {"energy"}),             # 1,000 × 43.9 mJ = 43.9 J > 10 J
-])
+@pytest.mark.parametrize(
+    ("model", "device", "per_day", "fails"),
+    [
+        (
+            "ResNet50",
+            "CortexA53Camera",
+            100,
+            {"latency", "energy"},
+        ),  # 8.18 GOP / 2 GOPS = 4.1 s > 500 ms
+        ("MobileNetV2", "JetsonOrinNX", 100, {"power"}),  # 25 W > 2 W average
+        ("mnv2_075", "CortexA53Camera", 1000, {"energy"}),  # 1,000 × 43.9 mJ = 43.9 J > 10 J
+    ],
+)
 def test_synthesis_designs_can_fail_each_requirement(model, device, per_day, fails):
     d = lab06.deployment(model, device, per_day, 10.0)
     assert {k for k, (ok, _) in d["checks"].items() if not ok} == fails
@@ -175,7 +188,10 @@ def test_prediction_feedback_numbers_are_the_engines():
     """Found reading the feedback at defaults: 'about 256 vs 4 kernels' is 255 vs 3 (128 dense
     layers + 127 activations; 2 + 1), and MobileNetV2 has 8.178 / 0.6015 = 13.6× fewer FLOPs than
     ResNet-50 (not 13.7×), with 151 kernels against 174 in eager mode."""
-    k = {d: sum(t.kernels for t in Engine.solve(lab06.depth_model(d), "H100").layers) for d in (128, 2)}
+    k = {
+        d: sum(t.kernels for t in Engine.solve(lab06.depth_model(d), "H100").layers)
+        for d in (128, 2)
+    }
     assert k == {128: 255, 2: 3}
     assert "255" in lab06.PRED_C.feedback["10x"] and " 3." in lab06.PRED_C.feedback["10x"]
     assert round(Models.ResNet50.flops() / Models.MobileNetV2.flops(), 1) == 13.6

@@ -48,12 +48,24 @@ def test_gemm_compute_vs_memory_at_the_ridge(tokens, label):
 def test_efficiency_moves_the_ridge():
     """At efficiency 0.5 the rate is r = PEAK / 2 and compute-bound means
     t (BW d - 2 r) >= r d  <=>  t >= 494.75 * 4096 / (13,721.6 - 989.5) = 159.16."""
-    assert solve(L.Dense(in_features=4096, out_features=4096, bias=False, tokens=346),
-                 efficiency=0.5).bottleneck == "Compute"
-    assert solve(L.Dense(in_features=4096, out_features=4096, bias=False, tokens=159),
-                 efficiency=0.5).bottleneck == "Memory"
-    assert solve(L.Dense(in_features=4096, out_features=4096, bias=False, tokens=160),
-                 efficiency=0.5).bottleneck == "Compute"
+    assert (
+        solve(
+            L.Dense(in_features=4096, out_features=4096, bias=False, tokens=346), efficiency=0.5
+        ).bottleneck
+        == "Compute"
+    )
+    assert (
+        solve(
+            L.Dense(in_features=4096, out_features=4096, bias=False, tokens=159), efficiency=0.5
+        ).bottleneck
+        == "Memory"
+    )
+    assert (
+        solve(
+            L.Dense(in_features=4096, out_features=4096, bias=False, tokens=160), efficiency=0.5
+        ).bottleneck
+        == "Compute"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -76,7 +88,10 @@ def test_activation_dispatch_vs_memory(n, label):
 
 @pytest.mark.parametrize("tokens, label", [(2359, "Dispatch"), (2360, "Compute")])
 def test_gemm_dispatch_vs_compute(tokens, label):
-    assert solve(L.Dense(in_features=1024, out_features=1024, bias=False, tokens=tokens)).bottleneck == label
+    assert (
+        solve(L.Dense(in_features=1024, out_features=1024, bias=False, tokens=tokens)).bottleneck
+        == label
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -87,10 +102,13 @@ def test_gemm_dispatch_vs_compute(tokens, label):
 # (4 n / BW): 2 launches = 10 µs.
 
 
-@pytest.mark.parametrize("n, label", [
-    (5_025_000, "Dispatch"),  # memory 6.0 µs: 10 >= 6.0 and 10 >= 6.0, although 6 + 6 > 10
-    (8_400_000, "Memory"),    # memory 10.03 µs > 10 µs of launches
-])
+@pytest.mark.parametrize(
+    "n, label",
+    [
+        (5_025_000, "Dispatch"),  # memory 6.0 µs: 10 >= 6.0 and 10 >= 6.0, although 6 + 6 > 10
+        (8_400_000, "Memory"),  # memory 10.03 µs > 10 µs of launches
+    ],
+)
 def test_dispatch_against_each_term(n, label):
     gemm = L.Dense(in_features=1024, out_features=1024, bias=False, tokens=2832)
     act = L.Activation(elements=n)
@@ -166,9 +184,11 @@ def test_resnet50_h100_dispatch_to_memory_crossover(batch, label):
 def test_row_bound_labels():
     """One 1024 GEMM at 2,360 tokens (compute 5.0002 µs > 5 µs launch > 3.5 µs memory) ->
     Compute; at 2,359 -> Dispatch; an activation of 4,188,000 values -> Memory."""
-    rows = [Row("a", L.Dense(in_features=1024, out_features=1024, bias=False, tokens=2360)),
-            Row("b", L.Dense(in_features=1024, out_features=1024, bias=False, tokens=2359)),
-            Row("c", L.Activation(elements=4_188_000))]
+    rows = [
+        Row("a", L.Dense(in_features=1024, out_features=1024, bias=False, tokens=2360)),
+        Row("b", L.Dense(in_features=1024, out_features=1024, bias=False, tokens=2359)),
+        Row("c", L.Activation(elements=4_188_000)),
+    ]
     m = Model("rows", "mlp", lambda _s, _p: rows)
     p = Engine.solve(m, H100, precision="fp16", efficiency=1.0)
     assert [t.bound for t in p.layers] == ["Compute", "Dispatch", "Memory"]
@@ -206,8 +226,11 @@ def test_llama7b_kv_cache_on_h100(batch, feasible):
 def test_mcu_weights_against_flash(out, feasible):
     """Arduino Nano 33 BLE Sense: 1 MiB flash holds the weights: a bias-free 1024 -> out INT8
     GEMM has 1024 x out bytes: 1,048,576 fits, 1,049,600 does not (SRAM holds 2 KB)."""
-    p = Engine.solve(L.Dense(in_features=1024, out_features=out, bias=False),
-                     "ArduinoNano33BLESense", precision="int8")
+    p = Engine.solve(
+        L.Dense(in_features=1024, out_features=out, bias=False),
+        "ArduinoNano33BLESense",
+        precision="int8",
+    )
     assert p.feasible is feasible
     assert p.limiting_memory == "flash" or feasible
 

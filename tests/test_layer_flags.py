@@ -35,7 +35,9 @@ def test_tied_dense_keeps_its_own_bias():
 
 def test_dilation_changes_extent_not_cost_per_output():
     """Output side = (H + 2P - D(K-1) - 1) / S + 1: 40 + 4 - 4 - 1 + 1 = 40 for K=3, D=2, P=2."""
-    c = L.Conv2d(in_channels=16, out_channels=32, kernel_size=3, input_size=(40, 56), padding=2, dilation=2)
+    c = L.Conv2d(
+        in_channels=16, out_channels=32, kernel_size=3, input_size=(40, 56), padding=2, dilation=2
+    )
     assert c.output_size == (40, 56)
     assert c.macs() == 40 * 56 * 32 * 16 * 9
     with pytest.raises(ValueError, match="dilation"):
@@ -44,7 +46,10 @@ def test_dilation_changes_extent_not_cost_per_output():
 
 def test_lstm_projection_shapes():
     """torch LSTM(10, 20, proj_size=5): W_ih 80x10, W_hh 80x5, biases 2x80, W_hr 5x20 = 1,460."""
-    assert L.LSTM(input_size=10, hidden_size=20, proj_size=5, seq_len=3).params == 800 + 400 + 160 + 100
+    assert (
+        L.LSTM(input_size=10, hidden_size=20, proj_size=5, seq_len=3).params
+        == 800 + 400 + 160 + 100
+    )
     with pytest.raises(ValueError, match="proj_size"):
         L.GRU(input_size=10, hidden_size=20, proj_size=5, seq_len=3)
     with pytest.raises(ValueError, match="proj_size"):
@@ -58,7 +63,9 @@ def test_cross_attention_projects_the_source_not_the_cache():
     cached = L.MultiHeadAttention(d_model=512, n_heads=8, seq_len=10, kv_len=1500)
     kv_flops = {n: lay.flops() for n, lay in cross.rows() if n in ("k_proj", "v_proj")}
     assert kv_flops["k_proj"] == 2 * 1500 * 512 * 512
-    assert sum(kv_flops.values()) == 150 * sum(lay.flops() for n, lay in cached.rows() if n in ("k_proj", "v_proj"))
+    assert sum(kv_flops.values()) == 150 * sum(
+        lay.flops() for n, lay in cached.rows() if n in ("k_proj", "v_proj")
+    )
     assert cross.core.flops() == cached.core.flops()  # same scores either way
     with pytest.raises(ValueError, match="src_len"):
         L.MultiHeadAttention(d_model=512, n_heads=8, seq_len=10, src_len=5, kv_len=5)
@@ -75,7 +82,10 @@ def test_moe_counts_all_experts_but_runs_top_k():
     expert = 3 * 4096 * 14336
     assert moe.params == 4096 * 8 + 8 * expert
     assert moe.macs() == 3 * (4096 * 8 + 2 * expert)
-    assert moe.experts_read == 6 and L.MoE(d_model=8, d_ff=8, num_experts=8, top_k=2, tokens=100).experts_read == 8
+    assert (
+        moe.experts_read == 6
+        and L.MoE(d_model=8, d_ff=8, num_experts=8, top_k=2, tokens=100).experts_read == 8
+    )
     with pytest.raises(ValueError, match="top_k"):
         L.MoE(d_model=8, d_ff=8, num_experts=2, top_k=3)
 

@@ -59,17 +59,30 @@ def test_a_failed_write_leaves_the_old_file_intact(path, monkeypatch):
     led.save("6.2", answers={"A": "y"})
     assert path.read_text() == before
     assert "cannot be saved" in led.warning
-    assert sorted(p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")) == ["ledger.json"]
+    assert sorted(p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")) == [
+        "ledger.json"
+    ]
 
 
 @pytest.mark.parametrize(
     ("content", "needle"),
     [
         ("{not json", "corrupt"),
-        (json.dumps({"app": "mlsysim", "schema_version": "2; DROP", "chapters": {}}), "schema version"),
-        (json.dumps({"app": "mlsysim", "schema_version": SCHEMA_VERSION + 1, "chapters": {}}), "schema version"),
+        (
+            json.dumps({"app": "mlsysim", "schema_version": "2; DROP", "chapters": {}}),
+            "schema version",
+        ),
+        (
+            json.dumps({"app": "mlsysim", "schema_version": SCHEMA_VERSION + 1, "chapters": {}}),
+            "schema version",
+        ),
         (json.dumps({"app": "something-else"}), "not an mlsysim ledger"),
-        (json.dumps({"app": "mlsysim", "schema_version": SCHEMA_VERSION, "chapters": {"6.1": 3}}), "schema"),
+        (
+            json.dumps(
+                {"app": "mlsysim", "schema_version": SCHEMA_VERSION, "chapters": {"6.1": 3}}
+            ),
+            "schema",
+        ),
         (json.dumps([1, 2, 3]), "not an mlsysim ledger"),
     ],
 )
@@ -142,8 +155,13 @@ def test_first_attempt_is_kept_with_time_and_correctness(path):
 
 
 def test_widgets_text_and_student_round_trip(path):
-    DesignLedger(path).save("6.2", answers={"A": "x"}, widgets={"A_UNITS": 2000, "B_FLASH": True},
-                            text={"justification": "Part B showed…"}, student="Ada Lovelace")
+    DesignLedger(path).save(
+        "6.2",
+        answers={"A": "x"},
+        widgets={"A_UNITS": 2000, "B_FLASH": True},
+        text={"justification": "Part B showed…"},
+        student="Ada Lovelace",
+    )
     rec = DesignLedger(path).chapter("6.2")
     assert rec.widgets == {"A_UNITS": 2000, "B_FLASH": True}
     assert rec.text == {"justification": "Part B showed…"}
@@ -152,8 +170,12 @@ def test_widgets_text_and_student_round_trip(path):
 
 def test_non_finite_values_are_refused_by_name_and_the_rest_saved(path):
     led = DesignLedger(path)
-    led.save("6.1", design={"latency": float("nan"), "mfu": float("inf"), "batch": 8},
-             answers={"A": "x"}, required=["A"])
+    led.save(
+        "6.1",
+        design={"latency": float("nan"), "mfu": float("inf"), "batch": 8},
+        answers={"A": "x"},
+        required=["A"],
+    )
     assert "latency=nan" in led.warning and "mfu=inf" in led.warning
     again = DesignLedger(path)
     assert again.chapter("6.1").design == {"batch": 8} and again.completed("6.1")
@@ -175,8 +197,14 @@ def test_unsupported_value_type_names_the_key(path):
 
 
 def test_version_1_ledger_is_migrated_without_loss(path):
-    v1 = {"app": "mlsysim", "schema_version": 1, "track": "edge",
-          "chapters": {"6.1": {"design": {"d": 1}, "answers": {"A": "x"}, "required": ["A"], "updated": ""}}}
+    v1 = {
+        "app": "mlsysim",
+        "schema_version": 1,
+        "track": "edge",
+        "chapters": {
+            "6.1": {"design": {"d": 1}, "answers": {"A": "x"}, "required": ["A"], "updated": ""}
+        },
+    }
     path.write_text(json.dumps(v1))
     led = DesignLedger(path)
     assert led.warning is None and led.track == "edge" and led.completed("6.1")
@@ -230,8 +258,10 @@ for i in range(n):
 def test_two_processes_saving_different_chapters_lose_nothing(path):
     n = 150
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), ch, str(n)], env=env)
-             for ch in ("6.6", "6.7")]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), ch, str(n)], env=env)
+        for ch in ("6.6", "6.7")
+    ]
     assert [p.wait(timeout=240) for p in procs] == [0, 0]
     data = json.loads(path.read_text())
     for ch in ("6.6", "6.7"):
@@ -280,7 +310,9 @@ def test_a_kill_mid_save_leaves_the_file_intact_and_no_orphan(path):
 # --------------------------------------------------------------------------------------------
 
 SEED = Path(__file__).parent / "fixtures" / "seed_lab06_architecture_tax_reference.py"
-SHARED_SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "lab06_architecture_tax_reference.py"
+SHARED_SEED = (
+    Path(__file__).resolve().parents[2] / "shared" / "seeds" / "lab06_architecture_tax_reference.py"
+)
 
 
 @pytest.mark.skipif(not SHARED_SEED.exists(), reason="no ../shared/seeds next to this checkout")
@@ -326,12 +358,23 @@ def test_notebook_restores_answers_and_widgets_after_a_reload(path, tmp_path, mo
     for name, radio in again.predictions().items():
         i = next(k for k, o in enumerate(outs) if radio.text in mo.as_html(o).text)
         verdict = h._render([outs[i + 1]])
-        assert "Correct." in verdict or "Not quite" in verdict, f"{name}: no verdict under the question"
+        assert "Correct." in verdict or "Not quite" in verdict, (
+            f"{name}: no verdict under the question"
+        )
 
 
 def test_every_notebook_is_wired_to_the_ledger():
-    proc = subprocess.run([sys.executable, str(h.ROOT / "scripts" / "wire_ledger.py"), "--check",
-                           *map(str, h.NOTEBOOKS)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(h.ROOT / "scripts" / "wire_ledger.py"),
+            "--check",
+            *map(str, h.NOTEBOOKS),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -366,8 +409,6 @@ def test_saved_reads_first_answers_made_after_loading(path):
     assert saved.first_for(lab06.PRED_A) == wrong
     html = kit.verdict(lab06.PRED_A, lab06.PRED_A.answer, saved=saved).text
     assert "committed prediction" in html
-
-
 
 
 def test_unanswered_parts_are_not_recorded(path):

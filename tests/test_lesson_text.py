@@ -14,15 +14,23 @@ import pytest
 from mlsysim import Hardware
 from mlsysim.labs.components import Choice, Toggle
 
-MODULES = ["s06_01_principles", "s06_02_mlps", "s06_03_cnns", "s06_04_skip_norm", "s06_05_rnns",
-           "s06_11_primitives"]
+MODULES = [
+    "s06_01_principles",
+    "s06_02_mlps",
+    "s06_03_cnns",
+    "s06_04_skip_norm",
+    "s06_05_rnns",
+    "s06_11_primitives",
+]
 KEYS = [d.key for d in Hardware.all() if d.key not in d.name]
 
 
 def _views(m):
     mod = importlib.import_module(f"mlsysim.labs.parts.{m}")
     for name, fn in inspect.getmembers(mod, inspect.isfunction):
-        if fn.__module__ != mod.__name__ or not (name.startswith("part_") and len(name) == 6 or name == "synthesis"):
+        if fn.__module__ != mod.__name__ or not (
+            name.startswith("part_") and len(name) == 6 or name == "synthesis"
+        ):
             continue
         letter = "S" if name == "synthesis" else name[-1].upper()
         params = list(inspect.signature(fn).parameters)
@@ -39,8 +47,15 @@ def _views(m):
 
 
 def _shown(v) -> str:
-    return " ".join([v.summary, *v.peek, str(v.figure.layout.title.text or ""),
-                     *(str(t.name) for t in v.figure.data), *(f"{c.label} {c.value} {c.note}" for c in v.cards)])
+    return " ".join(
+        [
+            v.summary,
+            *v.peek,
+            str(v.figure.layout.title.text or ""),
+            *(str(t.name) for t in v.figure.data),
+            *(f"{c.label} {c.value} {c.note}" for c in v.cards),
+        ]
+    )
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -10,12 +10,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "labs" / "README.md").read_text(encoding="utf-8")
-STEMS = ["s06_01_principles", "s06_02_mlps", "s06_03_cnns", "s06_04_skip_norm", "s06_05_rnns",
-         "s06_11_primitives"]
+STEMS = [
+    "s06_01_principles",
+    "s06_02_mlps",
+    "s06_03_cnns",
+    "s06_04_skip_norm",
+    "s06_05_rnns",
+    "s06_11_primitives",
+]
 
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_header_and_readme_agree_on_time(stem):
     row = re.search(rf"\| `{stem}\.py` \|[^|]+\| ~(\d+) min \|", README)
-    header = re.findall(r'"about (\d+) minutes"', (ROOT / "labs" / f"{stem}.py").read_text(encoding="utf-8"))
+    header = re.findall(
+        r'"about (\d+) minutes"', (ROOT / "labs" / f"{stem}.py").read_text(encoding="utf-8")
+    )
     assert row and header == [row.group(1)], (stem, row and row.group(1), header)

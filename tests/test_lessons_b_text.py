@@ -15,19 +15,33 @@ from viewtext import default_args, view_text
 from mlsysim.hardware import Hardware
 from mlsysim.labs.components import Choice
 
-STEMS = ("s06_06_attention", "s06_07_transformers", "s06_08_dlrm", "s06_09_choosing", "s06_10_fallacies", "lab06")
+STEMS = (
+    "s06_06_attention",
+    "s06_07_transformers",
+    "s06_08_dlrm",
+    "s06_09_choosing",
+    "s06_10_fallacies",
+    "lab06",
+)
 #: Registry keys that are not words: CamelCase or with an underscore.
-KEYS = [d.key for d in Hardware.all() if re.search(r"[a-z][A-Z]|_|\d[A-Z]", d.key) and d.key not in d.name] + [
-    "GPT2Small", "Llama7B", "ResNet50"]
+KEYS = [
+    d.key
+    for d in Hardware.all()
+    if re.search(r"[a-z][A-Z]|_|\d[A-Z]", d.key) and d.key not in d.name
+] + ["GPT2Small", "Llama7B", "ResNet50"]
 KEY_RE = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, KEYS)) + r")(?![\w])")
-CAPITAL_BOUND = re.compile(r"\b(Dispatch|Compute|Memory)-bound|[a-z,;:(] (Dispatch|Compute|Memory)\b(?! \w+:)")
+CAPITAL_BOUND = re.compile(
+    r"\b(Dispatch|Compute|Memory)-bound|[a-z,;:(] (Dispatch|Compute|Memory)\b(?! \w+:)"
+)
 
 
 def _views():
     for stem in STEMS:
         mod = importlib.import_module(f"mlsysim.labs.parts.{stem}")
         for name, fn in inspect.getmembers(mod, inspect.isfunction):
-            if fn.__module__ != mod.__name__ or not (re.fullmatch(r"part_[a-z]", name) or name == "synthesis"):
+            if fn.__module__ != mod.__name__ or not (
+                re.fullmatch(r"part_[a-z]", name) or name == "synthesis"
+            ):
                 continue
             letter = "S" if name == "synthesis" else name[-1].upper()
             base = default_args(mod, letter, fn)
@@ -49,12 +63,23 @@ def test_prose_not_registry_keys(case):
     text = view_text(fn(**args))
     assert not KEY_RE.search(text), f"{label}: registry key {KEY_RE.search(text).group(0)!r} shown"
     m = CAPITAL_BOUND.search(text)
-    assert not m, f"{label}: capitalised bottleneck mid-sentence: {text[max(0, m.start() - 40):m.end() + 20]!r}"
+    assert not m, (
+        f"{label}: capitalised bottleneck mid-sentence: {text[max(0, m.start() - 40) : m.end() + 20]!r}"
+    )
     assert "MFU 0.0%" not in text, label
 
 
-@pytest.mark.parametrize("stem", ["s06_06_attention", "s06_07_transformers", "s06_08_dlrm", "s06_09_choosing",
-                                  "s06_10_fallacies", "lab06_architecture_tax"])
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "s06_06_attention",
+        "s06_07_transformers",
+        "s06_08_dlrm",
+        "s06_09_choosing",
+        "s06_10_fallacies",
+        "lab06_architecture_tax",
+    ],
+)
 def test_readme_time_matches_the_notebook_header(stem):
     """Issue 10 #11: 6.7's header said 'about 20 minutes' while labs/README.md said ~25 min."""
     from pathlib import Path
@@ -63,7 +88,9 @@ def test_readme_time_matches_the_notebook_header(stem):
     readme = (root / "labs" / "README.md").read_text(encoding="utf-8")
     row = next(line for line in readme.splitlines() if f"`{stem}.py`" in line)
     header = (root / "labs" / f"{stem}.py").read_text(encoding="utf-8")
-    assert re.search(r"~(\d+) min", row).group(1) == re.search(r'"about (\d+) minutes"', header).group(1)
+    assert re.search(r"~(\d+) min", row).group(1) == re.search(
+        r'"about (\d+) minutes"', header
+    ).group(1)
 
 
 def test_one_number_for_the_longest_context_that_fits():
@@ -79,14 +106,25 @@ def test_one_number_for_the_longest_context_that_fits():
     assert (six["gb"], six["gib"]) == (seven["GB"], seven["GiB"]) == (40_000, 41_448)
 
 
-@pytest.mark.parametrize("stem", ["s06_06_attention", "s06_07_transformers", "s06_08_dlrm", "s06_09_choosing",
-                                  "s06_10_fallacies", "lab06_architecture_tax"])
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "s06_06_attention",
+        "s06_07_transformers",
+        "s06_08_dlrm",
+        "s06_09_choosing",
+        "s06_10_fallacies",
+        "lab06_architecture_tax",
+    ],
+)
 def test_takeaways_and_syntheses_are_gated_on_every_prediction(stem):
     """Issue 10: takeaways and syntheses summarise the answers, so they stay hidden until every
     prediction they summarise is answered (6.9's takeaways were shown on load)."""
     from pathlib import Path
 
-    src = (Path(__file__).resolve().parent.parent / "labs" / f"{stem}.py").read_text(encoding="utf-8")
+    src = (Path(__file__).resolve().parent.parent / "labs" / f"{stem}.py").read_text(
+        encoding="utf-8"
+    )
     cells = src.split("@app.cell")
     preds = sorted(set(re.findall(r"\bpred_[a-z]\b", src)))
     for cell in cells:
@@ -105,11 +143,15 @@ def test_roofline_chart_names_its_ridge():
     from mlsysim.labs.parts import lab06, s06_07_transformers
     from mlsysim.labs.vocab import LABELS
 
-    assert f"{LABELS['ridge_sustained']}, η = 0.5: 148 FLOP/B" in view_text(render(s06_07_transformers, "A"))
+    assert f"{LABELS['ridge_sustained']}, η = 0.5: 148 FLOP/B" in view_text(
+        render(s06_07_transformers, "A")
+    )
     assert f"{LABELS['ridge_peak']}: 295 FLOP/B" in view_text(render(lab06, "D"))
     cam = charts.roofline(Hardware.get("CortexA53Camera"), "int8", 0.5)
     text = " ".join(str(a.text) for a in cam.layout.annotations)
-    assert f"{LABELS['ridge_peak']}: 0.62 FLOP/B" in text  # 2 GOP/s / 3.2 GB/s = 0.625, not derated to 0.31
+    assert (
+        f"{LABELS['ridge_peak']}: 0.62 FLOP/B" in text
+    )  # 2 GOP/s / 3.2 GB/s = 0.625, not derated to 0.31
 
 
 def test_facts_agree_across_every_choice_state():
@@ -125,7 +167,14 @@ def test_facts_agree_across_every_choice_state():
         for f in fn(**args).all_facts():
             seen[f.key].add(round(f.value, 12))
             expect = tc._recompute(f)
-            assert expect is None or f.value == pytest.approx(expect, rel=1e-9), (label, f.key, f.value, expect)
+            assert expect is None or f.value == pytest.approx(expect, rel=1e-9), (
+                label,
+                f.key,
+                f.value,
+                expect,
+            )
     clashes = {k: v for k, v in seen.items() if len(v) > 1}
     assert not clashes, clashes
-    assert any(k.startswith("latency(") and "CortexA53Camera" in k and "ResNet50" in k for k in seen)
+    assert any(
+        k.startswith("latency(") and "CortexA53Camera" in k and "ResNet50" in k for k in seen
+    )

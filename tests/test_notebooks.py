@@ -127,6 +127,8 @@ def test_random_widget_states(nb):
 def test_marimo_check_strict_passes_on_every_notebook():
     proc = subprocess.run(
         [sys.executable, "-m", "marimo", "check", "--strict", *map(str, h.NOTEBOOKS)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -25,7 +25,9 @@ def test_self_attention_matches_numpy():
     rng = random.Random(3)
     x = order.random_matrix(6, 5, rng)
     wq, wk, wv = (order.random_matrix(5, 5, rng) for _ in range(3))
-    assert np.allclose(order.self_attention(x, wq, wk, wv), _np_attention(x, wq, wk, wv), atol=1e-12)
+    assert np.allclose(
+        order.self_attention(x, wq, wk, wv), _np_attention(x, wq, wk, wv), atol=1e-12
+    )
 
 
 def test_sinusoidal_positions_are_vaswanis():
@@ -56,8 +58,17 @@ def test_equal_query_and_key_projections_make_scores_symmetric():
     assert any(abs(s2[i][j] - s2[j][i]) > 1e-6 for i in range(4) for j in range(4))
 
 
-@pytest.mark.parametrize("kwargs", [dict(n_tokens=1), dict(d_model=0), dict(shift=5), dict(shift=-1),
-                                    dict(n_tokens=65), dict(shift=True)])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(n_tokens=1),
+        dict(d_model=0),
+        dict(shift=5),
+        dict(shift=-1),
+        dict(n_tokens=65),
+        dict(shift=True),
+    ],
+)
 def test_bad_input_names_the_argument(kwargs):
     name = next(iter(kwargs))
     with pytest.raises(ValueError, match=name):

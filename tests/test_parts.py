@@ -47,7 +47,9 @@ def _grid(mod, letter, fn):
     specs = []
     for p in inspect.signature(fn).parameters:
         spec = getattr(mod, f"{letter}_{p.upper()}", None)
-        assert isinstance(spec, Slider | Choice | Toggle), f"{mod.__name__}: no widget spec {letter}_{p.upper()}"
+        assert isinstance(spec, Slider | Choice | Toggle), (
+            f"{mod.__name__}: no widget spec {letter}_{p.upper()}"
+        )
         specs.append(spec.grid())
     combos = list(itertools.product(*specs))
     if len(combos) > MAX_COMBOS:

@@ -32,9 +32,16 @@ def conv2d(draw, **fixed):
     k = draw(st.integers(1, 7))
     pad = draw(st.integers(0, 3))
     size = draw(st.integers(max(1, k - 2 * pad), 40))
-    kw = dict(in_channels=c_in, out_channels=c_out, kernel_size=k, input_size=size,
-              stride=draw(st.integers(1, 3)), padding=pad, groups=groups,
-              bias=draw(st.booleans()))
+    kw = dict(
+        in_channels=c_in,
+        out_channels=c_out,
+        kernel_size=k,
+        input_size=size,
+        stride=draw(st.integers(1, 3)),
+        padding=pad,
+        groups=groups,
+        bias=draw(st.booleans()),
+    )
     kw.update(fixed)
     return L.Conv2d(**kw)
 
@@ -47,10 +54,16 @@ def conv2d_rect(draw):
     ph, pw = draw(st.integers(0, 3)), draw(st.integers(0, 3))
     h = draw(st.integers(max(1, kh - 2 * ph), 30))
     w = draw(st.integers(max(1, kw - 2 * pw), 30))
-    return L.Conv2d(in_channels=groups * draw(st.integers(1, 6)), out_channels=groups * draw(st.integers(1, 6)),
-                    kernel_size=(kh, kw), input_size=(h, w),
-                    stride=(draw(st.integers(1, 4)), draw(st.integers(1, 4))), padding=(ph, pw),
-                    groups=groups, bias=draw(st.booleans()))
+    return L.Conv2d(
+        in_channels=groups * draw(st.integers(1, 6)),
+        out_channels=groups * draw(st.integers(1, 6)),
+        kernel_size=(kh, kw),
+        input_size=(h, w),
+        stride=(draw(st.integers(1, 4)), draw(st.integers(1, 4))),
+        padding=(ph, pw),
+        groups=groups,
+        bias=draw(st.booleans()),
+    )
 
 
 def _pair2(v):
@@ -74,44 +87,69 @@ def _brute_conv(conv: L.Conv2d) -> tuple[int, int, int]:
 def attention(draw, flash=None):
     n_heads = draw(st.integers(1, 8))
     d_head = draw(st.integers(1, 32))
-    kv_heads = draw(st.sampled_from([None, *[k for k in range(1, n_heads + 1) if n_heads % k == 0]]))
-    return L.Attention(d_model=n_heads * d_head, n_heads=n_heads, seq_len=draw(st.integers(1, 256)),
-                       kv_heads=kv_heads, flash=draw(st.booleans()) if flash is None else flash)
+    kv_heads = draw(
+        st.sampled_from([None, *[k for k in range(1, n_heads + 1) if n_heads % k == 0]])
+    )
+    return L.Attention(
+        d_model=n_heads * d_head,
+        n_heads=n_heads,
+        seq_len=draw(st.integers(1, 256)),
+        kv_heads=kv_heads,
+        flash=draw(st.booleans()) if flash is None else flash,
+    )
 
 
 @st.composite
 def recurrent(draw, cls=None):
     cls = cls or draw(st.sampled_from([L.RNN, L.LSTM, L.GRU]))
-    return cls(input_size=draw(small), hidden_size=draw(small), seq_len=draw(st.integers(1, 50)),
-               num_layers=draw(st.integers(1, 3)), bidirectional=draw(st.booleans()),
-               bias=draw(st.booleans()))
+    return cls(
+        input_size=draw(small),
+        hidden_size=draw(small),
+        seq_len=draw(st.integers(1, 50)),
+        num_layers=draw(st.integers(1, 3)),
+        bidirectional=draw(st.booleans()),
+        bias=draw(st.booleans()),
+    )
 
 
 @st.composite
 def transformer_block(draw):
     n_heads = draw(st.integers(1, 4))
     d = n_heads * draw(st.integers(1, 16))
-    return L.TransformerBlock(d_model=d, n_heads=n_heads, d_ff=draw(st.integers(1, 128)),
-                              seq_len=draw(st.integers(1, 64)),
-                              variant=draw(st.sampled_from(["encoder", "llama"])),
-                              flash=draw(st.booleans()))
+    return L.TransformerBlock(
+        d_model=d,
+        n_heads=n_heads,
+        d_ff=draw(st.integers(1, 128)),
+        seq_len=draw(st.integers(1, 64)),
+        variant=draw(st.sampled_from(["encoder", "llama"])),
+        flash=draw(st.booleans()),
+    )
 
 
-dense = st.builds(L.Dense, in_features=small, out_features=small, bias=st.booleans(),
-                  tokens=st.integers(1, 16))
+dense = st.builds(
+    L.Dense, in_features=small, out_features=small, bias=st.booleans(), tokens=st.integers(1, 16)
+)
 any_layer = st.one_of(
     dense,
     conv2d(),
     attention(),
     recurrent(),
     transformer_block(),
-    st.builds(L.Embedding, num_embeddings=st.integers(1, 10_000), embedding_dim=small,
-              lookups=st.integers(1, 8), pooling=st.sampled_from(["none", "sum"])),
+    st.builds(
+        L.Embedding,
+        num_embeddings=st.integers(1, 10_000),
+        embedding_dim=small,
+        lookups=st.integers(1, 8),
+        pooling=st.sampled_from(["none", "sum"]),
+    ),
     st.builds(L.LayerNorm, normalized_shape=small, elements=st.integers(1, 4096)),
     st.builds(L.RMSNorm, normalized_shape=small, elements=st.integers(1, 4096)),
     st.builds(L.BatchNorm2d, num_features=small, elements=st.integers(1, 4096)),
-    st.builds(L.Activation, kind=st.sampled_from(["relu", "gelu", "silu", "tanh"]),
-              elements=st.integers(1, 4096)),
+    st.builds(
+        L.Activation,
+        kind=st.sampled_from(["relu", "gelu", "silu", "tanh"]),
+        elements=st.integers(1, 4096),
+    ),
     st.builds(L.ResidualAdd, elements=st.integers(1, 4096)),
     st.builds(L.FeatureInteraction, num_vectors=st.integers(2, 30), dim=small),
 )
@@ -125,10 +163,19 @@ any_layer = st.one_of(
 @FAST
 @given(layer=any_layer, batch=batches, precision=all_precisions)
 def test_counts_are_nonnegative_ints_and_flops_twice_macs(layer, batch, precision):
-    ints = [layer.params, layer.weight_elements, layer.kernels, layer.macs(batch),
-            layer.flops(batch), layer.elementwise_flops(batch), layer.weight_bytes(precision),
-            layer.activation_bytes(batch, precision), layer.bytes_moved(batch, precision),
-            layer.traffic_elements(batch), layer.live_elements(batch)]
+    ints = [
+        layer.params,
+        layer.weight_elements,
+        layer.kernels,
+        layer.macs(batch),
+        layer.flops(batch),
+        layer.elementwise_flops(batch),
+        layer.weight_bytes(precision),
+        layer.activation_bytes(batch, precision),
+        layer.bytes_moved(batch, precision),
+        layer.traffic_elements(batch),
+        layer.live_elements(batch),
+    ]
     for v in ints:
         assert isinstance(v, int) and not isinstance(v, bool)
         assert v >= 0
@@ -148,7 +195,9 @@ def test_conv_counts_by_enumeration(conv, batch, precision):
     assert conv.params == params
     h, w = _pair2(conv.input_size)
     per_example = conv.in_channels * h * w + conv.out_channels * ho * wo
-    assert conv.bytes_moved(batch, precision) == math.ceil((params + batch * per_example) * bytes_per_value(precision))
+    assert conv.bytes_moved(batch, precision) == math.ceil(
+        (params + batch * per_example) * bytes_per_value(precision)
+    )
 
 
 @FAST
@@ -188,9 +237,11 @@ def test_dense_linear_in_batch_weight_bytes_constant(layer, b1, b2, precision):
     w = layer.weight_bytes(precision)
     # bytes = weights once + per-example traffic x batch (affine in batch)
     assert layer.bytes_moved(b1 + b2, precision) == (
-        layer.bytes_moved(b1, precision) + layer.bytes_moved(b2, precision) - w)
+        layer.bytes_moved(b1, precision) + layer.bytes_moved(b2, precision) - w
+    )
     assert layer.weight_bytes(precision) == math.ceil(
-        layer.weight_elements * bytes_per_value(precision))
+        layer.weight_elements * bytes_per_value(precision)
+    )
 
 
 @FAST
@@ -219,13 +270,20 @@ def llama_shape(draw):
     n_heads = draw(st.sampled_from([1, 2, 4, 8]))
     kv_heads = draw(st.sampled_from([k for k in (1, 2, 4, 8) if n_heads % k == 0]))
     d_head = draw(st.sampled_from([8, 16, 32]))
-    return dict(d_model=n_heads * d_head, n_layers=draw(st.integers(1, 4)), n_heads=n_heads,
-                kv_heads=kv_heads, d_ff=draw(st.integers(1, 64)), vocab_size=draw(st.integers(2, 500)))
+    return dict(
+        d_model=n_heads * d_head,
+        n_layers=draw(st.integers(1, 4)),
+        n_heads=n_heads,
+        kv_heads=kv_heads,
+        d_ff=draw(st.integers(1, 64)),
+        vocab_size=draw(st.integers(2, 500)),
+    )
 
 
 @FAST
-@given(cfg=llama_shape(), seq=st.integers(0, 4096), batch=st.integers(1, 64),
-       precision=byte_precisions)
+@given(
+    cfg=llama_shape(), seq=st.integers(0, 4096), batch=st.integers(1, 64), precision=byte_precisions
+)
 def test_kv_cache_linear_in_seq_batch_layers_kv_heads(cfg, seq, batch, precision):
     model = M.llama(**cfg)
     kv = model.kv_cache_bytes(seq, batch, precision)
@@ -269,14 +327,17 @@ def test_lstm_4x_gru_3x_vanilla(rnn):
 def any_model(draw):
     kind = draw(st.sampled_from(["mlp", "resnet", "mobilenet", "gpt2", "llama", "bert", "kws"]))
     if kind == "mlp":
-        return M.mlp(draw(st.lists(st.integers(1, 256), min_size=2, max_size=5)),
-                     bias=draw(st.booleans())), None
+        return M.mlp(
+            draw(st.lists(st.integers(1, 256), min_size=2, max_size=5)), bias=draw(st.booleans())
+        ), None
     if kind == "resnet":
-        return M.resnet(draw(st.sampled_from([18, 34, 50])),
-                        draw(st.sampled_from([32, 64, 96, 160, 224]))), None
+        return M.resnet(
+            draw(st.sampled_from([18, 34, 50])), draw(st.sampled_from([32, 64, 96, 160, 224]))
+        ), None
     if kind == "mobilenet":
-        return M.mobilenet_v2(draw(st.sampled_from([0.35, 0.5, 0.75, 1.0, 1.4])),
-                              draw(st.sampled_from([32, 96, 224]))), None
+        return M.mobilenet_v2(
+            draw(st.sampled_from([0.35, 0.5, 0.75, 1.0, 1.4])), draw(st.sampled_from([32, 96, 224]))
+        ), None
     if kind == "kws":
         return M.kws_dscnn(channels=draw(st.integers(8, 64))), None
     seq = draw(st.integers(1, 128))
@@ -285,10 +346,21 @@ def any_model(draw):
     n_heads = draw(st.integers(1, 4))
     d = n_heads * draw(st.integers(1, 16))
     if kind == "gpt2":
-        return M.gpt2(d, draw(st.integers(1, 3)), n_heads, vocab_size=draw(st.integers(2, 300)),
-                      context_length=128), seq
-    return M.bert(d, draw(st.integers(1, 3)), n_heads, draw(st.integers(1, 64)),
-                  vocab_size=draw(st.integers(2, 300)), max_position=128), seq
+        return M.gpt2(
+            d,
+            draw(st.integers(1, 3)),
+            n_heads,
+            vocab_size=draw(st.integers(2, 300)),
+            context_length=128,
+        ), seq
+    return M.bert(
+        d,
+        draw(st.integers(1, 3)),
+        n_heads,
+        draw(st.integers(1, 64)),
+        vocab_size=draw(st.integers(2, 300)),
+        max_position=128,
+    ), seq
 
 
 def _weights_read(rows) -> int:
@@ -312,7 +384,9 @@ def _weights_read(rows) -> int:
 
 
 @SLOW
-@given(ms=any_model(), precision=byte_precisions, phase=st.sampled_from([None, "prefill", "decode"]))
+@given(
+    ms=any_model(), precision=byte_precisions, phase=st.sampled_from([None, "prefill", "decode"])
+)
 def test_model_weights_read_once_and_traffic_linear_in_batch(ms, precision, phase):
     """bytes(B) = (weights + B x per-example) x bytes/value: the weights read at batch 1, minus
     the per-example increment, equal the weights counted from parameters; the increment is the
@@ -323,15 +397,27 @@ def test_model_weights_read_once_and_traffic_linear_in_batch(ms, precision, phas
         phase = None
     solve_phase = (phase or "prefill") if model.is_lm else None
     rows = model.rows(seq, phase)
-    by = [Engine.solve(model, Hardware.Cloud.H100, batch_size=b, precision=precision, seq_len=seq,
-                       phase=solve_phase).bytes_moved for b in (1, 2, 3)]
+    by = [
+        Engine.solve(
+            model,
+            Hardware.Cloud.H100,
+            batch_size=b,
+            precision=precision,
+            seq_len=seq,
+            phase=solve_phase,
+        ).bytes_moved
+        for b in (1, 2, 3)
+    ]
     bpv = bytes_per_value(precision)
     assert by[2] - by[1] == by[1] - by[0]
     assert 2 * by[0] - by[1] == pytest.approx(_weights_read(rows) * float(bpv), rel=1e-12, abs=1e-9)
-    launches = sum(r.count * (3 if isinstance(r.layer, L.Attention) and not r.layer.flash else 1)
-                   for r in rows)
+    launches = sum(
+        r.count * (3 if isinstance(r.layer, L.Attention) and not r.layer.flash else 1) for r in rows
+    )
     prof = Engine.solve(model, Hardware.Cloud.H100, seq_len=seq, phase=solve_phase)
-    assert prof.latency_dispatch_s == pytest.approx(launches * Hardware.Cloud.H100.dispatch_tax.m_as("s"))
+    assert prof.latency_dispatch_s == pytest.approx(
+        launches * Hardware.Cloud.H100.dispatch_tax.m_as("s")
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -344,14 +430,20 @@ def _solvable(dev, precision):
 
 
 @SLOW
-@given(ms=any_model(), dev=devices, batch=st.integers(1, 256),
-       precision=st.sampled_from(["fp32", "fp16", "int8"]), eff=st.floats(0.05, 1.0),
-       fused=st.booleans())
+@given(
+    ms=any_model(),
+    dev=devices,
+    batch=st.integers(1, 256),
+    precision=st.sampled_from(["fp32", "fp16", "int8"]),
+    eff=st.floats(0.05, 1.0),
+    fused=st.booleans(),
+)
 def test_roofline_latency_bounds(ms, dev, batch, precision, eff, fused):
     assume(_solvable(dev, precision))
     model, seq = ms
-    p = Engine.solve(model, dev, batch_size=batch, precision=precision, efficiency=eff,
-                     seq_len=seq, fused=fused)
+    p = Engine.solve(
+        model, dev, batch_size=batch, precision=precision, efficiency=eff, seq_len=seq, fused=fused
+    )
     lc, lm, ld = p.latency_compute_s, p.latency_memory_s, p.latency_dispatch_s
     slack = 1e-12 * p.latency_s
     # sum over rows of max(c, m) >= max(sum c, sum m); and <= sum c + sum m
@@ -364,9 +456,15 @@ def test_roofline_latency_bounds(ms, dev, batch, precision, eff, fused):
 
 
 @FAST
-@given(d_in=st.integers(1, 2048), d_out=st.integers(1, 2048), grow_in=st.integers(0, 512),
-       grow_out=st.integers(0, 512), tokens=st.integers(1, 64), dev=devices,
-       precision=st.sampled_from(["fp32", "int8"]))
+@given(
+    d_in=st.integers(1, 2048),
+    d_out=st.integers(1, 2048),
+    grow_in=st.integers(0, 512),
+    grow_out=st.integers(0, 512),
+    tokens=st.integers(1, 64),
+    dev=devices,
+    precision=st.sampled_from(["fp32", "int8"]),
+)
 def test_bigger_dense_layer_never_faster(d_in, d_out, grow_in, grow_out, tokens, dev, precision):
     assume(_solvable(dev, precision))
     small_layer = L.Dense(in_features=d_in, out_features=d_out, tokens=tokens)
@@ -387,8 +485,12 @@ def test_latency_monotone_in_batch(conv, dev, b1, db):
 
 
 @FAST
-@given(layer=st.one_of(dense, conv2d(), attention(), transformer_block()), dev=devices,
-       batch=st.integers(1, 256), eff=st.floats(0.05, 1.0))
+@given(
+    layer=st.one_of(dense, conv2d(), attention(), transformer_block()),
+    dev=devices,
+    batch=st.integers(1, 256),
+    eff=st.floats(0.05, 1.0),
+)
 def test_single_layer_bottleneck_matches_intensity_vs_ridge(layer, dev, batch, eff):
     precision = "fp32"
     assume(_solvable(dev, precision))
@@ -396,7 +498,9 @@ def test_single_layer_bottleneck_matches_intensity_vs_ridge(layer, dev, batch, e
     assume(layer.rows().__len__() == 1)  # composites attribute per row; test leaves here
     intensity = p.arithmetic_intensity.m_as("FLOP/B")
     ridge = p.sustained_ridge_point
-    assert ridge == pytest.approx(dev.sustained_ridge_point(precision, eff).m_as("FLOP/B"), rel=1e-12)
+    assert ridge == pytest.approx(
+        dev.sustained_ridge_point(precision, eff).m_as("FLOP/B"), rel=1e-12
+    )
     assume(abs(intensity / ridge - 1) > 1e-9)  # no ties at the ridge
     roof = max(p.latency_compute_s, p.latency_memory_s)
     if p.latency_dispatch_s >= roof:
@@ -416,7 +520,8 @@ def test_single_layer_without_dispatch_term(layer, dev, batch):
     compute_bound = p.latency_compute_s >= p.latency_memory_s
     assert compute_bound == (intensity > ridge)
     assert p.latency_s - p.latency_dispatch_s == pytest.approx(
-        max(p.latency_compute_s, p.latency_memory_s), rel=1e-12)
+        max(p.latency_compute_s, p.latency_memory_s), rel=1e-12
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -453,8 +558,11 @@ def test_bytes_to_gb_within_one_ulp(n):
     assert Q_(n * 10**9, "B").m_as("GB") == pytest.approx(n, rel=2.3e-16, abs=0)
 
 
-@pytest.mark.xfail(strict=True, reason="pint converts B->GB by multiplying with float 1e-9, "
-                   "so some integer round trips are off by 1 ulp")
+@pytest.mark.xfail(
+    strict=True,
+    reason="pint converts B->GB by multiplying with float 1e-9, "
+    "so some integer round trips are off by 1 ulp",
+)
 def test_bytes_to_gb_round_trip_exact_known_wart():
     assert Q_(8_189_015 * 10**9, "B").m_as("GB") == 8_189_015
 

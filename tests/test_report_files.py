@@ -29,7 +29,12 @@ from html_safety import HOSTILE, live_markup, scan, text_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-KEYS = list(lab.PRED_A.options), list(lab.PRED_B.options), list(lab.PRED_C.options), list(lab.PRED_D.options)
+KEYS = (
+    list(lab.PRED_A.options),
+    list(lab.PRED_B.options),
+    list(lab.PRED_C.options),
+    list(lab.PRED_D.options),
+)
 PREDS = [lab.PRED_A, lab.PRED_B, lab.PRED_C, lab.PRED_D]
 
 
@@ -50,11 +55,23 @@ def _student_report(tmp: Path, i: int, name: str | None = None) -> reports.Repor
     led = DesignLedger(tmp / f"ledger{i}.json")
     firsts, finals = _pattern(i)
     correct = {k: PREDS["ABCD".index(k)].is_correct(v) for k, v in firsts.items()}
-    led.save(lab.CHAPTER, answers=firsts, correct=correct, required=lab.PARTS,
-             widgets={"S_MODEL": list(lab.S_MODEL.options)[-1], "S_DEVICE": list(lab.S_DEVICE.options)[-1]},
-             text={"justification": f"Part B showed the wall ({i})"}, student=name or f"Student {i:02d}")
-    led.save(lab.CHAPTER, answers=finals,
-             correct={k: PREDS["ABCD".index(k)].is_correct(v) for k, v in finals.items()})
+    led.save(
+        lab.CHAPTER,
+        answers=firsts,
+        correct=correct,
+        required=lab.PARTS,
+        widgets={
+            "S_MODEL": list(lab.S_MODEL.options)[-1],
+            "S_DEVICE": list(lab.S_DEVICE.options)[-1],
+        },
+        text={"justification": f"Part B showed the wall ({i})"},
+        student=name or f"Student {i:02d}",
+    )
+    led.save(
+        lab.CHAPTER,
+        answers=finals,
+        correct={k: PREDS["ABCD".index(k)].is_correct(v) for k, v in finals.items()},
+    )
     return reports.build(led, lab, design={"latency": 0.5})
 
 
@@ -86,8 +103,10 @@ def test_report_round_trips_through_json_and_markdown(tmp_path):
     assert a["A"].first_at and a["A"].changes == int(firsts["A"] != finals["A"])
     wrong = next(x for x in rep.answers if x.first_correct is False)
     assert wrong.misconception == PREDS["ABCD".index(wrong.key)].feedback[wrong.first]
-    assert rep.synthesis.choices == {lab.S_MODEL.label: list(lab.S_MODEL.options.values())[-1],
-                                     lab.S_DEVICE.label: list(lab.S_DEVICE.options.values())[-1]}
+    assert rep.synthesis.choices == {
+        lab.S_MODEL.label: list(lab.S_MODEL.options.values())[-1],
+        lab.S_DEVICE.label: list(lab.S_DEVICE.options.values())[-1],
+    }
     assert rep.synthesis.justification == "Part B showed the wall (1)"
     assert rep.synthesis.design["latency"] == 0.5
     md = reports.to_markdown(rep)
@@ -104,7 +123,11 @@ def test_transfer_questions_are_reported_by_name(tmp_path):
     saved = kit.saved(led, mod)
     import asyncio
 
-    asyncio.run(kit.record(led, mod, widgets={"pred_a": "150m", "transfer_a": lab.PRED_B.answer}, saved=saved))
+    asyncio.run(
+        kit.record(
+            led, mod, widgets={"pred_a": "150m", "transfer_a": lab.PRED_B.answer}, saved=saved
+        )
+    )
     rec = DesignLedger(tmp_path / "t.json").chapter("t")
     assert rec.answers == {"A": "150m", "A.transfer": lab.PRED_B.answer}
     assert rec.attempts["A.transfer"].first_correct is True
@@ -120,7 +143,10 @@ def test_transfer_questions_are_reported_by_name(tmp_path):
         (b"# notes\nno report here", "no mlsysim report found"),
         (b'{"app": "mlsysim"}', "not an mlsysim report"),
         (b'{"app": "mlsysim-report", "schema_version": 99, "chapter": "x"}', "schema version '99'"),
-        (b'{"app": "mlsysim-report", "schema_version": 1}', "does not match its schema (at chapter)"),
+        (
+            b'{"app": "mlsysim-report", "schema_version": 1}',
+            "does not match its schema (at chapter)",
+        ),
         (b"{broken", "JSON is damaged"),
     ],
 )
@@ -145,8 +171,12 @@ def test_summary_counts_first_attempts(class_dir):
         acc = next(p for p in s["parts"] if p["key"] == part)["first_attempt_accuracy"]
         assert acc == pytest.approx(right / sum(expected.values()))
     top = s["misconceptions"][0]
-    wrong_counts = {(p, o): n for p in "ABCD" for o, n in s["questions"][("lab06", p)]["counts"].items()
-                    if o != PREDS["ABCD".index(p)].answer}
+    wrong_counts = {
+        (p, o): n
+        for p in "ABCD"
+        for o, n in s["questions"][("lab06", p)]["counts"].items()
+        if o != PREDS["ABCD".index(p)].answer
+    }
     assert top["students"] == max(wrong_counts.values())
     assert s["completion"] == [{"notebook": "lab06", "students": 20, "completed": 18}]
 
@@ -161,8 +191,12 @@ def test_newest_report_per_student_wins(tmp_path):
 def test_cli_writes_the_class_csv(class_dir, tmp_path):
     (class_dir / "notes.md").write_text("not a report")
     out = tmp_path / "class.csv"
-    proc = subprocess.run([sys.executable, "-m", "mlsysim.labs.reports", str(class_dir), "-o", str(out)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mlsysim.labs.reports", str(class_dir), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "skipped notes.md: no mlsysim report found" in proc.stderr
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
@@ -173,12 +207,18 @@ def test_cli_writes_the_class_csv(class_dir, tmp_path):
         r = by[f"Student {i:02d}"]
         assert r["A_first"] == firsts["A"] and r["A_final"] == finals["A"]
         assert r["completed"] == str(i < 18)
-        assert r["first_correct"] == str(sum(PREDS["ABCD".index(k)].is_correct(v) for k, v in firsts.items()))
+        assert r["first_correct"] == str(
+            sum(PREDS["ABCD".index(k)].is_correct(v) for k, v in firsts.items())
+        )
 
 
 def test_cli_fails_clearly_without_reports(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "mlsysim.labs.reports", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mlsysim.labs.reports", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1 and "no mlsysim report" in proc.stderr
 
 
@@ -186,12 +226,13 @@ def test_csv_cells_never_start_a_formula(tmp_path):
     rep = _student_report(tmp_path, 0, name='=HYPERLINK("http://x","y")')
     text = reports.to_csv(reports.class_rows([rep]))
     row = next(csv.DictReader(io.StringIO(text)))
-    assert row["student"] == "'=HYPERLINK(\"http://x\",\"y\")"
+    assert row["student"] == '\'=HYPERLINK("http://x","y")'
 
 
 # --------------------------------------------------------------------------------------------
 # Notebooks: the download a student gets; the instructor notebook with twenty reports
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def downloads(monkeypatch):
@@ -204,7 +245,13 @@ def downloads(monkeypatch):
 
     def spy(*args, **kwargs):
         el = real(*args, **kwargs)
-        made.append((kwargs.get("mimetype"), kwargs.get("filename"), kwargs.get("data", args[0] if args else None)))
+        made.append(
+            (
+                kwargs.get("mimetype"),
+                kwargs.get("filename"),
+                kwargs.get("data", args[0] if args else None),
+            )
+        )
         return el
 
     monkeypatch.setattr(mo, "download", spy)
@@ -218,17 +265,33 @@ def test_a_notebook_offers_the_report_with_the_first_attempt(tmp_path, monkeypat
     wrong = next(k for k in lab.PRED_A.options if k != lab.PRED_A.answer)
     h.run(app, defs={"pred_a": h.with_value(w["pred_a"], wrong)})
     downloads.clear()
-    r = h.run(app, defs={"pred_a": h.with_value(w["pred_a"], lab.PRED_A.answer),
-                         "student": h.with_value(w["student"], "Grace H."),
-                         "justification": h.with_value(w["justification"], "Part A: dense is 150 M.")})
+    r = h.run(
+        app,
+        defs={
+            "pred_a": h.with_value(w["pred_a"], lab.PRED_A.answer),
+            "student": h.with_value(w["student"], "Grace H."),
+            "justification": h.with_value(w["justification"], "Part A: dense is 150 M."),
+        },
+    )
     assert "data:text/markdown" not in _raw(r)  # lazy: no report inside the page
     files = {mime: reports.parse(data(), name) for mime, name, data in downloads}
     assert set(files) == {"text/markdown", "application/json"}
-    assert {name for _, name, _ in downloads} == {"mlsysim-report-lab06-Grace-H.md", "mlsysim-report-lab06-Grace-H.json"}
+    assert {name for _, name, _ in downloads} == {
+        "mlsysim-report-lab06-Grace-H.md",
+        "mlsysim-report-lab06-Grace-H.json",
+    }
     for rep in files.values():
         a = rep.answers[0]
-        assert (a.key, a.first, a.first_correct, a.final, a.changes) == ("A", wrong, False, lab.PRED_A.answer, 1)
-        assert rep.student == "Grace H." and rep.synthesis.justification == "Part A: dense is 150 M."
+        assert (a.key, a.first, a.first_correct, a.final, a.changes) == (
+            "A",
+            wrong,
+            False,
+            lab.PRED_A.answer,
+            1,
+        )
+        assert (
+            rep.student == "Grace H." and rep.synthesis.justification == "Part A: dense is 150 M."
+        )
 
 
 def _raw(run) -> str:
@@ -242,9 +305,14 @@ def test_reload_restores_answers_widgets_and_unlocked_parts(tmp_path, monkeypatc
     monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
     app = h.load_app(h.LABS / "lab06_architecture_tax.py")
     w = h.run(app).widgets()
-    h.run(app, defs={"pred_b": h.with_value(w["pred_b"], lab.PRED_B.answer),
-                     "b_seq": h.with_value(w["b_seq"], lab.B_SEQ.stop),
-                     "b_flash": h.with_value(w["b_flash"], True)})
+    h.run(
+        app,
+        defs={
+            "pred_b": h.with_value(w["pred_b"], lab.PRED_B.answer),
+            "b_seq": h.with_value(w["b_seq"], lab.B_SEQ.stop),
+            "b_flash": h.with_value(w["b_flash"], True),
+        },
+    )
     again = h.run(app)  # a reload: fresh widgets, state from the ledger
     assert again.defs["pred_b"].value == lab.PRED_B.answer and again.defs["pred_a"].value is None
     assert again.defs["b_seq"].value == lab.B_SEQ.stop and again.defs["b_flash"].value is True
@@ -253,8 +321,11 @@ def test_reload_restores_answers_widgets_and_unlocked_parts(tmp_path, monkeypatc
 
 
 def _uploads(folder: Path):
-    return SimpleNamespace(value=[SimpleNamespace(name=p.name, contents=p.read_bytes())
-                                  for p in sorted(folder.iterdir())])
+    return SimpleNamespace(
+        value=[
+            SimpleNamespace(name=p.name, contents=p.read_bytes()) for p in sorted(folder.iterdir())
+        ]
+    )
 
 
 def test_instructor_notebook_with_twenty_reports(class_dir):
@@ -269,8 +340,10 @@ def test_instructor_notebook_with_twenty_reports(class_dir):
         counts = [sum(1 for i in range(20) if _pattern(i)[0].get(part) == k) for k in KEYS[j]]
         bars = r.figures[1 + order.index(part)][0]
         assert bars["x"] == counts
-    csv_text = next(base64.b64decode(m.group(1)).decode() for m in
-                    re.finditer(r"data:text/csv;base64,([A-Za-z0-9+/=]+)", _raw(r)))
+    csv_text = next(
+        base64.b64decode(m.group(1)).decode()
+        for m in re.finditer(r"data:text/csv;base64,([A-Za-z0-9+/=]+)", _raw(r))
+    )
     assert len(list(csv.DictReader(io.StringIO(csv_text)))) == 20
 
 
@@ -279,10 +352,21 @@ def test_instructor_notebook_shows_hostile_reports_as_text(tmp_path):
     folder.mkdir()
     for n, p in enumerate(HOSTILE):
         rep = _student_report(tmp_path, n, name=p)
-        rep = rep.model_copy(update={"notebook": p, "synthesis": rep.synthesis.model_copy(update={"justification": p})})
-        answers = [a.model_copy(update={"misconception": p, "question": p, "options": {k: p + k for k in a.options}})
-                   for a in rep.answers]
-        (folder / f"h{n}.json").write_text(reports.to_json(rep.model_copy(update={"answers": answers})))
+        rep = rep.model_copy(
+            update={
+                "notebook": p,
+                "synthesis": rep.synthesis.model_copy(update={"justification": p}),
+            }
+        )
+        answers = [
+            a.model_copy(
+                update={"misconception": p, "question": p, "options": {k: p + k for k in a.options}}
+            )
+            for a in rep.answers
+        ]
+        (folder / f"h{n}.json").write_text(
+            reports.to_json(rep.model_copy(update={"answers": answers}))
+        )
     (folder / "bad.json").write_text('{"app": "<script>alert(1)</script>"}')
     r = h.run(h.load_app(h.LABS / "instructor.py"), defs={"files": _uploads(folder)})
     from mlsysim.labs.style import LAB_CSS
@@ -298,8 +382,12 @@ def test_instructor_notebook_shows_hostile_reports_as_text(tmp_path):
 
 
 def test_instructor_notebook_passes_marimo_check():
-    proc = subprocess.run([sys.executable, "-m", "marimo", "check", "--strict", str(h.LABS / "instructor.py")],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "marimo", "check", "--strict", str(h.LABS / "instructor.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -320,4 +408,7 @@ def test_synthesis_numbers_are_computed_only_after_every_prediction(tmp_path):
     assert calls == [] and "latency" not in led.chapter(lab.CHAPTER).design
     every = {**some, "pred_c": lab.PRED_C.answer, "pred_d": lab.PRED_D.answer}
     asyncio.run(kit.record(led, lab, widgets=every, synthesis=synthesis, synthesis_args=("KWS",)))
-    assert calls == [("KWS",)] and DesignLedger(tmp_path / "s.json").chapter(lab.CHAPTER).design["latency"] == "1.2 ms"
+    assert (
+        calls == [("KWS",)]
+        and DesignLedger(tmp_path / "s.json").chapter(lab.CHAPTER).design["latency"] == "1.2 ms"
+    )

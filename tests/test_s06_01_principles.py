@@ -15,6 +15,7 @@ from mlsysim.labs.vocab import LABELS
 
 # ---- Part A: the 5,575x per-detector saving (Definition 6.1, L39; self-check L80) -------------
 
+
 def test_dense_detector_vs_shared_filter_224_rgb():
     dense, conv = lab._detectors(224, 3, 3)
     assert dense.params == 150_528  # 224 x 224 x 3
@@ -47,13 +48,17 @@ def test_part_a_default_view_states_the_chapter_numbers():
 
 # ---- Part B: Table 1 / Table 8 / Table 10 roster ---------------------------------------------
 
-@pytest.mark.parametrize(("key", "params", "rel"), [
-    ("ResNet50", 25.6e6, 5e-3),  # Table 8
-    ("GPT2", 1.5e9, 0.05),  # Table 8 (GPT-2 XL, 1.56 B exactly with embeddings)
-    ("DLRM", 25e9, 1e-3),  # Table 8: embedding entries
-    ("MobileNetV2", 3.5e6, 2e-3),  # Table 8
-    ("KWS", 200e3, 0.04),  # Table 8 (the preset DS-CNN has 207,588)
-])
+
+@pytest.mark.parametrize(
+    ("key", "params", "rel"),
+    [
+        ("ResNet50", 25.6e6, 5e-3),  # Table 8
+        ("GPT2", 1.5e9, 0.05),  # Table 8 (GPT-2 XL, 1.56 B exactly with embeddings)
+        ("DLRM", 25e9, 1e-3),  # Table 8: embedding entries
+        ("MobileNetV2", 3.5e6, 2e-3),  # Table 8
+        ("KWS", 200e3, 0.04),  # Table 8 (the preset DS-CNN has 207,588)
+    ],
+)
 def test_lighthouse_params(key, params, rel):
     assert Models.get(key).params == pytest.approx(params, rel=rel)
 
@@ -90,6 +95,7 @@ def test_strongest_bias_is_false():
 
 
 # ---- Part C: Table 8's weight-only intensity and checkpoint 6.7 ------------------------------
+
 
 def test_resnet50_proxy_80_vs_chapter_80_2():
     """Table 8 says 80.2 FLOP/B = 8.2 GFLOP / 102.2 MB (a rounded numerator). With the exact
@@ -140,7 +146,11 @@ def test_checkpoint_6_7_binding_terms():
     tok = Engine.solve(Models.GPT2, "H100", batch_size=1, precision="fp32", efficiency=1.0)
     assert tok.latency_memory_s > 10 * tok.latency_compute_s
     ridge = Hardware.get("H100").ridge_point("fp32").magnitude
-    assert weight_only_intensity(Models.GPT2, "fp32") < ridge < weight_only_intensity(Models.ResNet50, "fp32")
+    assert (
+        weight_only_intensity(Models.GPT2, "fp32")
+        < ridge
+        < weight_only_intensity(Models.ResNet50, "fp32")
+    )
     assert not Engine.solve(Models.DLRM, "H100", precision="fp32").feasible
     assert lab.PRED_C.answer == "cbc"
 
@@ -150,7 +160,9 @@ def test_proxy_grows_with_batch_but_engine_intensity_saturates():
     p1 = weight_only_intensity(Models.ResNet50, "fp32", 1)
     p64 = weight_only_intensity(Models.ResNet50, "fp32", 64)
     assert p64 == pytest.approx(64 * p1)
-    e64 = Engine.solve(Models.ResNet50, "H100", batch_size=64, precision="fp32").arithmetic_intensity.magnitude
+    e64 = Engine.solve(
+        Models.ResNet50, "H100", batch_size=64, precision="fp32"
+    ).arithmetic_intensity.magnitude
     assert e64 < p1
 
 
@@ -161,6 +173,7 @@ def test_device_without_the_precision_falls_back_and_says_so():
 
 
 # ---- Issue 10: one unit for reuse, one ridge point, regimes named ------------------------------
+
 
 def _texts(pred):
     return [pred.question, *pred.options.values(), *pred.feedback.values()]
@@ -195,8 +208,13 @@ def test_part_b_names_both_regimes(family):
     family at scale. On the H100 in FP32 the engine, at Table 1's regime, agrees with Table 1:
     a wide MLP streams weights (memory), batched ResNet-50 is compute-bound, a 1,024-token GPT-2
     XL prefill is compute-bound, the RNN chain is a sequence of launches, DLRM does not fit."""
-    expected = {"mlp": "memory-bound", "cnn": "compute-bound", "rnn": "dispatch-bound (kernel launches)",
-                "transformer": "compute-bound", "dlrm": "out of memory"}
+    expected = {
+        "mlp": "memory-bound",
+        "cnn": "compute-bound",
+        "rnn": "dispatch-bound (kernel launches)",
+        "transformer": "compute-bound",
+        "dlrm": "out of memory",
+    }
     v = lab.part_b(family, "H100", False)
     cards = {c.label: c.value for c in v.cards}
     assert cards["Table 1's regime"] == expected[family]
@@ -215,7 +233,10 @@ def test_part_b_shares_add_up():
     comp = sum(c for c, m in rows if c >= m)
     mem = sum(m for c, m in rows if c < m)
     assert comp + mem + p.latency_dispatch_s == pytest.approx(p.latency_s)
-    assert f"memory-bound rows {mem / p.latency_s:.0%}, compute-bound rows {comp / p.latency_s:.0%}" in v.summary
+    assert (
+        f"memory-bound rows {mem / p.latency_s:.0%}, compute-bound rows {comp / p.latency_s:.0%}"
+        in v.summary
+    )
 
 
 def test_no_registry_keys_in_sentences_or_charts():
@@ -223,12 +244,19 @@ def test_no_registry_keys_in_sentences_or_charts():
     keys = [d.key for d in Hardware.all() if d.key not in d.name]
     for dev in ("JetsonOrinNX", "STM32H743", "CortexA53Camera"):
         for v in (lab.part_b("transformer", dev, False), lab.part_c(dev, "fp32", 1)):
-            shown = " ".join([v.summary, str(v.figure.layout.title.text),
-                              *(str(t.name) for t in v.figure.data), *(c.note for c in v.cards)])
+            shown = " ".join(
+                [
+                    v.summary,
+                    str(v.figure.layout.title.text),
+                    *(str(t.name) for t in v.figure.data),
+                    *(c.note for c in v.cards),
+                ]
+            )
             assert not any(k in shown for k in keys), shown
 
 
 # ---- Transfer questions: each answer is what the part's own instruments show -------------------
+
 
 def test_transfer_a_saving_quadruples_when_the_side_doubles():
     dense224, conv224 = lab._detectors(224, 3, 3)
@@ -242,11 +270,13 @@ def test_transfer_a_saving_quadruples_when_the_side_doubles():
 def test_transfer_b_decoded_token_is_memory_bound_on_the_jetson():
     p = Engine.solve(Models.GPT2, "JetsonOrinNX", precision="fp32", efficiency=1.0)
     assert p.bottleneck == "Memory"
-    assert Models.GPT2.weight_bytes("fp32") / Hardware.get("JetsonOrinNX").memory.bandwidth.m_as("B/s") == \
-        pytest.approx(0.061, abs=0.002)
+    assert Models.GPT2.weight_bytes("fp32") / Hardware.get("JetsonOrinNX").memory.bandwidth.m_as(
+        "B/s"
+    ) == pytest.approx(0.061, abs=0.002)
     assert lab.TRANSFER_B.answer == "memory"
     assert {c.label: c.value for c in lab.part_b("transformer", "JetsonOrinNX", False).cards}[
-        "This row: batch 1"] == "memory-bound"
+        "This row: batch 1"
+    ] == "memory-bound"
 
 
 def test_transfer_c_int8_moves_resnet_left_of_the_ridge():
@@ -255,7 +285,9 @@ def test_transfer_c_int8_moves_resnet_left_of_the_ridge():
     assert int8 == pytest.approx(4 * fp32)
     assert fp32 > h100.ridge_point("fp32").magnitude  # 80 > 19.9
     assert int8 < h100.ridge_point("int8").magnitude  # 320 < 590.7
-    assert h100.ridge_point("int8").magnitude / h100.ridge_point("fp32").magnitude == pytest.approx(1979 / 67)  # datasheet INT8 TOPS / FP32 TFLOPS
+    assert h100.ridge_point("int8").magnitude / h100.ridge_point("fp32").magnitude == pytest.approx(
+        1979 / 67
+    )  # datasheet INT8 TOPS / FP32 TFLOPS
     assert lab.TRANSFER_C.answer == "left"
     card = next(c for c in lab.part_c("H100", "int8", 1).cards if c.label == "ResNet-50")
     assert card.note.startswith("memory side")

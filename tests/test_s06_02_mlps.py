@@ -125,7 +125,9 @@ def test_example_6_1_whole_network_counts():
 def test_example_6_1_per_detector_87x():
     """L131: 32 dense detectors need 25,088 weights, 32 3x3 filters 288: 87x fewer."""
     dense = lab.dense(784, 32)
-    conv = L.Conv2d(in_channels=1, out_channels=32, kernel_size=3, input_size=28, padding=1, bias=False)
+    conv = L.Conv2d(
+        in_channels=1, out_channels=32, kernel_size=3, input_size=28, padding=1, bias=False
+    )
     assert dense.params == 25_088
     assert conv.params == 288
     assert round(dense.params / conv.params) == 87
@@ -197,7 +199,9 @@ def test_pred_d_fetch_energy_per_inference_falls_with_batch():
     layer = lab.dense(2048, 2048)
     fetch1 = energy.access_energy(layer.weight_bytes("fp32"), "dram").m_as("uJ")
     assert fetch1 == pytest.approx(2048 * 2048 * 4 * 160e-6)
-    assert energy.move_vs_compute("fp32", "dram", 8) == pytest.approx(energy.move_vs_compute("fp32", "dram", 1) / 8)
+    assert energy.move_vs_compute("fp32", "dram", 8) == pytest.approx(
+        energy.move_vs_compute("fp32", "dram", 1) / 8
+    )
     assert lab.PRED_D.answer == "eight"
     assert "139" not in lab.PRED_D.question + " ".join(lab.PRED_D.options.values())
 
@@ -222,7 +226,11 @@ def test_example_6_2_worked_layer():
     layer = lab.dense(4, 3)
     z = layer.forward(lab.EXAMPLE_X, lab.EXAMPLE_W)
     assert z == [pytest.approx(0.59), pytest.approx(-0.09), pytest.approx(0.45)]
-    assert layer.forward(lab.EXAMPLE_X, lab.EXAMPLE_W, relu=True) == [pytest.approx(0.59), 0.0, pytest.approx(0.45)]
+    assert layer.forward(lab.EXAMPLE_X, lab.EXAMPLE_W, relu=True) == [
+        pytest.approx(0.59),
+        0.0,
+        pytest.approx(0.45),
+    ]
     peek = " ".join(lab.part_a(2048, 2048, "fp32").peek)
     assert "z = [0.59, -0.09, 0.45]" in peek and "ReLU [0.59, 0.00, 0.45]" in peek
     with pytest.raises(ValueError, match="in_features"):

@@ -20,7 +20,9 @@ from mlsysim.units import bytes_per_value
 
 def _conv(**kw) -> L.Conv2d:
     """The chapter's 3x3, 64 -> 64 layer on a 224x224 map, 'same' padding, weights only."""
-    args = dict(in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False)
+    args = dict(
+        in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False
+    )
     args.update(kw)
     return L.Conv2d(**args)
 
@@ -159,7 +161,9 @@ def test_mobilenetv2_not_10x_faster_on_datacenter_gpus(device, fused):
     least 10x faster on any data center GPU". The engine agrees it is false at every batch."""
     for batch in (1, 8, 64, 256):
         r = Engine.solve(Models.ResNet50, device, batch_size=batch, precision="fp16", fused=fused)
-        m = Engine.solve(Models.MobileNetV2, device, batch_size=batch, precision="fp16", fused=fused)
+        m = Engine.solve(
+            Models.MobileNetV2, device, batch_size=batch, precision="fp16", fused=fused
+        )
         assert r.latency_s / m.latency_s < 10
 
 
@@ -183,8 +187,11 @@ def test_depthwise_layers_are_low_intensity():
     for batch in (1, 64):
         m = Engine.solve(Models.MobileNetV2, "H100", batch_size=batch, precision="fp16")
         r = Engine.solve(Models.ResNet50, "H100", batch_size=batch, precision="fp16")
-        dw = [t for row, t in zip(rows, m.layers, strict=True)
-              if isinstance(row.layer, L.Conv2d) and row.layer.groups > 1]
+        dw = [
+            t
+            for row, t in zip(rows, m.layers, strict=True)
+            if isinstance(row.layer, L.Conv2d) and row.layer.groups > 1
+        ]
         dw_int = sum(t.flops for t in dw) / sum(t.bytes for t in dw)
         rc = [t for t in r.layers if t.type == "Conv2d"]
         assert dw_int < 5 < m.sustained_ridge_point < m.ridge_point
@@ -243,9 +250,15 @@ def test_no_zero_nanosecond_terms_and_no_registry_keys(device):
     """Issue 10 #11: '0.00 ns compute' (a term with no rows) and CamelCase registry keys."""
     for fused in (False, True):
         v = lab.part_d(device, 1, fused)
-        text = " ".join([v.summary, *v.peek, str(v.figure.layout.title.text), *(c.note for c in v.cards)])
+        text = " ".join(
+            [v.summary, *v.peek, str(v.figure.layout.title.text), *(c.note for c in v.cards)]
+        )
         assert "0.00 ns" not in text
-        assert "CortexA53Camera" not in text and "JetsonOrinNX" not in text and "Dispatch-bound" not in text
+        assert (
+            "CortexA53Camera" not in text
+            and "JetsonOrinNX" not in text
+            and "Dispatch-bound" not in text
+        )
 
 
 def test_launch_cost_where_the_answer_flips():
@@ -255,8 +268,10 @@ def test_launch_cost_where_the_answer_flips():
     for _ in range(60):
         mid = (lo + hi) / 2
         dev = with_launch_cost("H100", mid)
-        x = (Engine.solve(Models.ResNet50, dev, precision="fp16").latency_s
-             / Engine.solve(Models.MobileNetV2, dev, precision="fp16").latency_s)
+        x = (
+            Engine.solve(Models.ResNet50, dev, precision="fp16").latency_s
+            / Engine.solve(Models.MobileNetV2, dev, precision="fp16").latency_s
+        )
         lo, hi = (mid, hi) if x > 1.5 else (lo, mid)
     v = lab.part_d("H100", 1, False)
     card = next(c for c in v.cards if c.label.startswith("Launch cost where"))
@@ -275,8 +290,12 @@ def test_receptive_field_options_say_what_they_mean():
 
 def test_transfers_are_what_the_instruments_show():
     """Each transfer's correct answer, recomputed through the core."""
-    c224, c448 = _conv(), L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=448, padding=1,
-                                   bias=False)
+    c224, c448 = (
+        _conv(),
+        L.Conv2d(
+            in_channels=64, out_channels=64, kernel_size=3, input_size=448, padding=1, bias=False
+        ),
+    )
     assert c448.params == c224.params and c448.macs() == 4 * c224.macs()
     assert lab.TRANSFER_A.answer == "macs4"
     assert [L.receptive_field(n, 3, 2) for n in range(1, 7)] == [3, 7, 15, 31, 63, 127]
@@ -303,7 +322,9 @@ def test_kws_200k_params_800kb_fp32_200kb_int8():
     assert kws.weight_bytes("fp32") == 4 * kws.params
     assert kws.weight_bytes("fp32") / 1e3 == pytest.approx(800, rel=0.05)
     assert kws.weight_bytes("fp32") == 4 * kws.weight_bytes("int8")
-    assert kws.weight_bytes("fp32") * bytes_per_value("int8") / bytes_per_value("fp32") == kws.weight_bytes("int8")
+    assert kws.weight_bytes("fp32") * bytes_per_value("int8") / bytes_per_value(
+        "fp32"
+    ) == kws.weight_bytes("int8")
 
 
 def test_kws_fp32_fits_only_without_firmware():

@@ -32,11 +32,20 @@ def _rel(a: float, b: float) -> float:
 @pytest.mark.parametrize(("act", "residual"), list(itertools.product(G.ACTIVATIONS, (False, True))))
 def test_numpy_and_pure_python_paths_agree(act, residual):
     """Both paths see the same seeded network and must give the same numbers to 1e-9."""
-    for depth, width, gain in ((1, 8, 1.0), (17, 16, 0.7), (64, 16, 1.5), (40, 32, 2.0), (64, 24, 0.5)):
+    for depth, width, gain in (
+        (1, 8, 1.0),
+        (17, 16, 0.7),
+        (64, 16, 1.5),
+        (40, 32, 2.0),
+        (64, 24, 0.5),
+    ):
         py = G.simulate(depth, width, act, gain, residual=residual, use_numpy=False, seed=3)
         fast = G.simulate(depth, width, act, gain, residual=residual, use_numpy=True, seed=3)
-        for a, b in zip(py.grad_norms + py.weight_grad_norms + py.activation_norms,
-                        fast.grad_norms + fast.weight_grad_norms + fast.activation_norms, strict=True):
+        for a, b in zip(
+            py.grad_norms + py.weight_grad_norms + py.activation_norms,
+            fast.grad_norms + fast.weight_grad_norms + fast.activation_norms,
+            strict=True,
+        ):
             assert _rel(a, b) < 1e-9
 
 
@@ -56,8 +65,18 @@ def test_weights_are_orthogonal():
         assert dot == pytest.approx(1.0 if i == j else 0.0, abs=1e-12)
 
 
-@pytest.mark.parametrize("bad", [dict(depth=0), dict(depth=2.5), dict(width=1), dict(activation="gelu"),
-                                 dict(gain=0), dict(gain=float("nan")), dict(branch_scale=-1.0)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(depth=0),
+        dict(depth=2.5),
+        dict(width=1),
+        dict(activation="gelu"),
+        dict(gain=0),
+        dict(gain=float("nan")),
+        dict(branch_scale=-1.0),
+    ],
+)
 def test_bad_inputs_raise_value_error(bad):
     kw = dict(depth=4, width=8, activation="relu", gain=1.0)
     kw.update(bad)
@@ -104,7 +123,9 @@ def test_gain_1_5_explodes():
     assert list(flow.grad_norms) == sorted(flow.grad_norms, reverse=True)
 
 
-@pytest.mark.parametrize(("act", "gain"), list(itertools.product(G.ACTIVATIONS, (0.5, 1.0, 1.5, 2.0))))
+@pytest.mark.parametrize(
+    ("act", "gain"), list(itertools.product(G.ACTIVATIONS, (0.5, 1.0, 1.5, 2.0)))
+)
 def test_residual_keeps_the_gradient_alive(act, gain):
     """Eq. 6 and L579: with the identity in every factor (small branch), the gradient at layer 1
     stays order one at depth 64 whatever the activation and gain."""
@@ -143,7 +164,10 @@ def test_pred_b_serving_uses_running_statistics():
     1,024 here), and torch refuses training-mode BatchNorm on one value per channel; the one-token
     case is serving, where BatchNorm (eval mode) uses its running statistics."""
     assert lab.PRED_B.answer == "running"
-    assert "fine-tuned" not in lab.PRED_B.question and "training mode sees a batch of one" not in lab.PRED_B.question
+    assert (
+        "fine-tuned" not in lab.PRED_B.question
+        and "training mode sees a batch of one" not in lab.PRED_B.question
+    )
     assert "8 sequences × 128 tokens" in lab.PRED_B.question
     assert "B × S = 1,024" in lab.PRED_B.feedback["beta"] and 8 * 128 == 1024
     v = lab.part_b(1, "1", 768)
@@ -158,7 +182,10 @@ def test_gain_0_9_over_50_layers_is_labelled_vanishing():
     v = lab.part_a(50, "linear", 0.9)
     cards = {c.label: c for c in v.cards}
     assert cards["Plain: gradient at layer 1"].note.startswith("vanishes")
-    assert cards["Chapter check"].note.endswith("it vanishes") and cards["Chapter check"].status == "bad"
+    assert (
+        cards["Chapter check"].note.endswith("it vanishes")
+        and cards["Chapter check"].status == "bad"
+    )
     assert "it vanishes" in v.summary
     assert G.flow_verdict(1.1**50) == "explodes" and G.flow_verdict(1.0) == "survives"
     for bad in (-1.0, float("nan"), True):
@@ -231,7 +258,9 @@ def test_glue_is_memory_bound_everywhere(device, op):
         assert intensity < 3 < dev.ridge_point(precision).magnitude
         p = Engine.solve(lay, dev, batch_size=32, precision=precision)
         assert p.bottleneck == "Memory"
-        assert p.latency_memory_s > 10 * lay.elementwise_flops(32) / dev.compute.peak(precision).m_as("FLOP/s")
+        assert p.latency_memory_s > 10 * lay.elementwise_flops(32) / dev.compute.peak(
+            precision
+        ).m_as("FLOP/s")
 
 
 def test_stage1_shape_is_resnet50_layer1():
@@ -257,8 +286,6 @@ def test_prediction_c_answer():
     assert lab.PRED_C.answer == "0.08"
 
 
-
-
 # ---- Issue 14: published CIFAR-10 results, RMSNorm's measured range, BatchNorm's all-reduce ----
 
 
@@ -266,14 +293,22 @@ def _cifar_resnet_params(n: int) -> int:
     """He et al. 2016's CIFAR ResNet-(6n+2) built from mlsysim layers: a 3x3 conv to 16 channels,
     three stages of n basic blocks (two 3x3 convs each) at 16/32/64 channels, parameter-free
     (option A) shortcuts, BatchNorm after every conv, a 64 -> 10 classifier."""
-    total = L.Conv2d(in_channels=3, out_channels=16, kernel_size=3, input_size=32, padding=1, bias=False).params
+    total = L.Conv2d(
+        in_channels=3, out_channels=16, kernel_size=3, input_size=32, padding=1, bias=False
+    ).params
     total += L.BatchNorm2d(num_features=16, elements=16).params
     c_in = 16
     for c in (16, 32, 64):
         for _ in range(n):
             for conv_in in (c_in, c):
-                total += L.Conv2d(in_channels=conv_in, out_channels=c, kernel_size=3, input_size=32, padding=1,
-                                  bias=False).params
+                total += L.Conv2d(
+                    in_channels=conv_in,
+                    out_channels=c,
+                    kernel_size=3,
+                    input_size=32,
+                    padding=1,
+                    bias=False,
+                ).params
                 total += L.BatchNorm2d(num_features=c, elements=c).params
             c_in = c
     return total + L.Dense(in_features=64, out_features=10).params
@@ -284,7 +319,10 @@ def test_published_cifar10_resnets_match_the_chapter_and_their_architecture():
     6.97% and 8.75%). The table's 0.27 M / 0.85 M parameters are recomputed from the layers."""
     (e20, p20), (e56, p56) = published.RESNET_CIFAR10[20], published.RESNET_CIFAR10[56]
     assert round(e56.value, 1) == 7.0 and round(e20.value, 1) == 8.8
-    assert _cifar_resnet_params(3) == 269_722 and round(_cifar_resnet_params(3) / 1e6, 2) == p20.value / 1e6
+    assert (
+        _cifar_resnet_params(3) == 269_722
+        and round(_cifar_resnet_params(3) / 1e6, 2) == p20.value / 1e6
+    )
     assert round(_cifar_resnet_params(9) / 1e6, 2) == p56.value / 1e6
     assert "arxiv.org/abs/1512.03385" in e20.url and e20.locator == "Table 6"
     card = next(c for c in lab.part_a(50, "sigmoid", 1.0).cards if c.label.startswith("CIFAR-10"))
@@ -294,7 +332,9 @@ def test_published_cifar10_resnets_match_the_chapter_and_their_architecture():
 def test_rmsnorm_measured_range_is_the_chapters():
     """Footnote 18 and L636: 'reduced overall running time by 7-64 percent relative to LayerNorm'."""
     assert published.RMSNORM_RUNTIME_REDUCTION_PCT.value == (7.0, 64.0)
-    card = next(c for c in lab.part_b(8, "196", 768).cards if c.label.startswith("RMSNorm vs LayerNorm"))
+    card = next(
+        c for c in lab.part_b(8, "196", 768).cards if c.label.startswith("RMSNorm vs LayerNorm")
+    )
     assert card.value == "7–64% less running time"
     assert published.BATCHNORM_FEWER_STEPS.value == 14.0  # footnote 17: '14x fewer training steps'
 
@@ -306,6 +346,12 @@ def test_synchronized_batchnorm_all_reduces_for_resnet50():
     sum and a sum of squares: 53,120 values."""
     n, values = batchnorm_sync(Models.ResNet50)
     assert n == 1 + 16 * 3 + 4 == 53
-    assert values == 2 * (64 + (3 * 384 + 256) + (4 * 768 + 512) + (6 * 1536 + 1024) + (3 * 3072 + 2048)) == 53_120
-    card = next(c for c in lab.part_b(8, "196", 768).cards if c.label.startswith("BatchNorm across devices"))
+    assert (
+        values
+        == 2 * (64 + (3 * 384 + 256) + (4 * 768 + 512) + (6 * 1536 + 1024) + (3 * 3072 + 2048))
+        == 53_120
+    )
+    card = next(
+        c for c in lab.part_b(8, "196", 768).cards if c.label.startswith("BatchNorm across devices")
+    )
     assert card.value == "53 all-reduces per step" and "212.5 KB" in card.note

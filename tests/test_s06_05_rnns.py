@@ -62,7 +62,10 @@ def test_serial_chain_is_s_ordered_steps_and_latency_is_linear():
     engine's latency grows by the same amount for every added step."""
     assert L.RNN(input_size=512, hidden_size=512, seq_len=1000).serial_steps == 1000
     dev = lab.accelerator(10)
-    lat = [Engine.solve(L.RNN(input_size=512, hidden_size=512, seq_len=s), dev).latency_s for s in (1000, 2000, 3000)]
+    lat = [
+        Engine.solve(L.RNN(input_size=512, hidden_size=512, seq_len=s), dev).latency_s
+        for s in (1000, 2000, 3000)
+    ]
     assert lat[2] - lat[1] == pytest.approx(lat[1] - lat[0], rel=1e-9)
     layer = L.RNN(input_size=512, hidden_size=512, seq_len=1000)
     assert layer.kernels == 1 + 2 * 1000
@@ -74,7 +77,10 @@ def test_faster_arithmetic_shortens_steps_not_the_chain():
     never the full 10x."""
     layer = L.RNN(input_size=512, hidden_size=512, seq_len=1000)
     slow, fast = lab.accelerator(10), lab.accelerator(100)
-    assert slow.compute.peak("fp16").m_as("TFLOP/s") == 10 and fast.compute.peak("fp16").m_as("TFLOP/s") == 100
+    assert (
+        slow.compute.peak("fp16").m_as("TFLOP/s") == 10
+        and fast.compute.peak("fp16").m_as("TFLOP/s") == 100
+    )
     p10, p100 = Engine.solve(layer, slow), Engine.solve(layer, fast)
     assert p100.latency_s < p10.latency_s  # each step is shorter...
     assert p10.latency_s / p100.latency_s < 1.05  # ...but the chain barely moves
@@ -103,8 +109,10 @@ def test_512d_fp32_state_is_2kb_and_flat_in_s():
 def test_bptt_memory_is_o_s_d():
     """L701, self-check MCQ (L787): inference O(d), BPTT O(S d): doubling S doubles the retained
     state, doubling d doubles it too."""
+
     def bptt(s, d):
         return L.RNN(input_size=d, hidden_size=d, seq_len=s).bptt_bytes(1, "fp32")
+
     assert bptt(1000, 512) == 1000 * 2_048
     assert bptt(2000, 512) == 2 * bptt(1000, 512)
     assert bptt(1000, 1024) == 2 * bptt(1000, 512)
@@ -119,7 +127,9 @@ def test_rnns_are_not_obsolete_on_a_microcontroller():
     dev = Hardware.get("ArduinoNano33BLESense")
     sram = dev.memory.sram.m_as("B")
     assert sram == 256 * 1024
-    kv_per_token = L.MultiHeadAttention(d_model=128, n_heads=2, seq_len=1).kv_cache_bytes_per_token("fp32")
+    kv_per_token = L.MultiHeadAttention(d_model=128, n_heads=2, seq_len=1).kv_cache_bytes_per_token(
+        "fp32"
+    )
     assert kv_per_token == 1024
     assert sram // kv_per_token == 256
     view = lab.part_c(128, 1000, "rnn", "ArduinoNano33BLESense")
@@ -133,7 +143,9 @@ def test_gpu_on_chip_sizes_are_named_and_sourced():
     228 KB shared memory per SM; A100: 40 MB, 164 KB), in binary units as NVIDIA quotes them."""
     assert lab.on_chip("H100")["weights"] == ("L2 cache", 50 * 2**20)
     assert lab.on_chip("A100")["state"] == ("shared memory per SM", 164 * 2**10)
-    assert lab.on_chip("STM32H743")["weights"][1] == Hardware.get("STM32H743").memory.flash.m_as("B")
+    assert lab.on_chip("STM32H743")["weights"][1] == Hardware.get("STM32H743").memory.flash.m_as(
+        "B"
+    )
 
 
 # ---- Part D: the crossover against attention ---------------------------------------------------
@@ -152,9 +164,14 @@ def test_attention_beats_the_chain_at_4096_tokens_on_h100():
     assert lab.PRED_D.answer == "attn100"
 
 
-@pytest.mark.parametrize(("device", "width", "rival", "flash"),
-                         [("H100", 512, "mha", False), ("JetsonOrinNX", 512, "block", True),
-                          ("iPhone15Pro", 1024, "mha", False)])
+@pytest.mark.parametrize(
+    ("device", "width", "rival", "flash"),
+    [
+        ("H100", 512, "mha", False),
+        ("JetsonOrinNX", 512, "block", True),
+        ("iPhone15Pro", 1024, "mha", False),
+    ],
+)
 def test_crossover_is_the_first_length_where_attention_loses(device, width, rival, flash):
     """The search's answer is a true boundary of the engine's latencies: attention is faster one
     token earlier and no faster at the crossover."""
@@ -184,7 +201,9 @@ def test_transfers_are_what_the_instruments_show():
     assert lab.TRANSFER_A.answer == "double"
     wide = L.RNN(input_size=100, hidden_size=256, seq_len=1).macs()
     assert wide == 256 * 256 + 100 * 256 == 91_136
-    assert wide / L.RNN(input_size=100, hidden_size=128, seq_len=1).macs() == pytest.approx(3.12, abs=0.01)
+    assert wide / L.RNN(input_size=100, hidden_size=128, seq_len=1).macs() == pytest.approx(
+        3.12, abs=0.01
+    )
     assert lab.TRANSFER_B.answer == "three"
     assert lab.TRANSFER_C.answer == "flat"
     r, a, _, _ = lab._pair("STM32H743", 512, "mha", False, 4096)
@@ -230,7 +249,9 @@ def test_bptt_linear_gain_is_gain_to_the_steps():
 
 
 def test_part_e_default_vanishes_and_the_additive_path_survives():
-    v = lab.part_e(lab.E_STEPS.value, lab.E_ACTIVATION.value, lab.E_GAIN.value, lab.E_ADDITIVE.value)
+    v = lab.part_e(
+        lab.E_STEPS.value, lab.E_ACTIVATION.value, lab.E_GAIN.value, lab.E_ADDITIVE.value
+    )
     cards = {c.label: c for c in v.cards}
     plain = G.bptt(100, 16, "tanh", 1.0)
     assert plain.first < 1e-15 and G.flow_verdict(plain.first) == "vanishes"
@@ -256,7 +277,9 @@ def test_part_a_no_launch_cost_makes_10x_peak_pay_at_batch_1():
     _, p100 = lab._rnn_profile(1000, 1, "100", "0")
     assert p10.latency_dispatch_s == 0 and p10.latency_s / p100.latency_s < 1.5
     v = lab.part_a(1000, 1, "10")
-    assert next(c for c in v.cards if c.label.startswith("Launch cost where")).value == "none ≥ 0 µs"
+    assert (
+        next(c for c in v.cards if c.label.startswith("Launch cost where")).value == "none ≥ 0 µs"
+    )
     assert "Even with free launches" in v.summary
 
 
@@ -264,9 +287,14 @@ def test_part_a_flip_at_batch_64_by_bisection():
     lo, hi = 0.0, 100.0
     for _ in range(60):
         mid = (lo + hi) / 2
-        x = lab._rnn_profile(1000, 64, "10", str(mid))[1].latency_s / lab._rnn_profile(1000, 64, "100", str(mid))[1].latency_s
+        x = (
+            lab._rnn_profile(1000, 64, "10", str(mid))[1].latency_s
+            / lab._rnn_profile(1000, 64, "100", str(mid))[1].latency_s
+        )
         lo, hi = (mid, hi) if x > 1.5 else (lo, mid)
-    card = next(c for c in lab.part_a(1000, 64, "10").cards if c.label.startswith("Launch cost where"))
+    card = next(
+        c for c in lab.part_a(1000, 64, "10").cards if c.label.startswith("Launch cost where")
+    )
     assert card.value == f"{lo:,.2f} µs"
 
 

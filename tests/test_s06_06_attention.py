@@ -123,7 +123,9 @@ def test_live_tensors_fit_less_and_flash_fits_far_more():
     assert live < scores_only < flash
     att = L.Attention(d_model=1600, n_heads=25, seq_len=live)
     assert Engine.solve(att, "H100").feasible
-    assert not Engine.solve(L.Attention(d_model=1600, n_heads=25, seq_len=live + 1), "H100").feasible
+    assert not Engine.solve(
+        L.Attention(d_model=1600, n_heads=25, seq_len=live + 1), "H100"
+    ).feasible
     assert flash > 10**6
 
 
@@ -182,7 +184,9 @@ def test_tiled_traffic_lower_bound_is_the_engines_flash_count():
     a = L.Attention(d_model=768, n_heads=12, seq_len=8192, flash=True)
     assert a.tiled_traffic_elements(1) == 4 * 8192 * 768
     assert a.tiled_bytes(1, "fp16") == a.bytes_moved(1, "fp16") == 4 * 8192 * 768 * 2
-    assert a.tiled_bytes(1, "fp16", q_tile=8192) == a.tiled_bytes(1, "fp16")  # one tile: nothing re-read
+    assert a.tiled_bytes(1, "fp16", q_tile=8192) == a.tiled_bytes(
+        1, "fp16"
+    )  # one tile: nothing re-read
 
 
 def test_tiled_traffic_rereads_k_and_v_once_per_query_tile():

@@ -81,7 +81,9 @@ def test_gqa_shrinks_the_cache_by_n_heads_over_kv_heads(kv_heads):
     mha = Models.Llama7B.kv_cache_bytes(2048, 1, "fp16")
     gqa = lab.gqa_model(kv_heads).kv_cache_bytes(2048, 1, "fp16")
     assert mha / gqa == 32 / kv_heads
-    block = L.TransformerBlock(d_model=4096, n_heads=32, d_ff=11008, seq_len=1, kv_heads=kv_heads, variant="llama")
+    block = L.TransformerBlock(
+        d_model=4096, n_heads=32, d_ff=11008, seq_len=1, kv_heads=kv_heads, variant="llama"
+    )
     assert block.kv_cache_bytes_per_token("fp16") * 32 == gqa // 2048
 
 
@@ -132,17 +134,26 @@ def test_prefill_compute_bound_decode_bandwidth_bound():
     """Figure 13 / Table 9: prefill 'usually compute-bound', decode 'usually bandwidth-bound at small
     batch'; L1117: bandwidth dominates decode cleanly as models grow (7B: memory, not dispatch)."""
     for key in ("GPT2", "Llama7B"):
-        pre = Engine.solve(Models.get(key), H100, phase="prefill", seq_len=1024, efficiency=lab.EFFICIENCY)
+        pre = Engine.solve(
+            Models.get(key), H100, phase="prefill", seq_len=1024, efficiency=lab.EFFICIENCY
+        )
         assert pre.bottleneck == "Compute"
-        assert pre.arithmetic_intensity.magnitude > H100.sustained_ridge_point("fp16", lab.EFFICIENCY).magnitude
-    dec = Engine.solve(Models.Llama7B, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
+        assert (
+            pre.arithmetic_intensity.magnitude
+            > H100.sustained_ridge_point("fp16", lab.EFFICIENCY).magnitude
+        )
+    dec = Engine.solve(
+        Models.Llama7B, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY
+    )
     assert dec.bottleneck == "Memory"
 
 
 def test_batch1_decode_is_far_from_peak():
     """Self-check T/F (L1882): 'batch-1 decode achieves near-peak TFLOP/s' is false."""
     for key in ("GPT2", "Llama7B"):
-        p = Engine.solve(Models.get(key), H100, phase="decode", seq_len=2048 if key == "Llama7B" else 1024)
+        p = Engine.solve(
+            Models.get(key), H100, phase="decode", seq_len=2048 if key == "Llama7B" else 1024
+        )
         assert p.mfu < 0.01
     assert lab.PRED_B.answer == "false"
 
@@ -155,12 +166,21 @@ def test_batching_amortizes_weights_not_kv_caches():
     shared, per_seq = lab.decode_bytes_split(m, H100, 2048)
     kv = m.kv_cache_bytes(2048, 1, "fp16")
     assert kv <= per_seq < 1.05 * kv
-    p64 = Engine.solve(m, H100, batch_size=64, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY)
+    p64 = Engine.solve(
+        m, H100, batch_size=64, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY
+    )
     assert p64.bytes_moved == pytest.approx(shared + 64 * per_seq)
-    p256 = Engine.solve(m, H100, batch_size=256, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY)
+    p256 = Engine.solve(
+        m, H100, batch_size=256, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY
+    )
     assert p256.bottleneck == "Memory"
-    assert p256.arithmetic_intensity.magnitude < H100.sustained_ridge_point("fp16", lab.EFFICIENCY).magnitude
-    assert shared / kv == pytest.approx(12.3, abs=0.05)  # KV bytes pass weight bytes per token near batch 12
+    assert (
+        p256.arithmetic_intensity.magnitude
+        < H100.sustained_ridge_point("fp16", lab.EFFICIENCY).magnitude
+    )
+    assert shared / kv == pytest.approx(
+        12.3, abs=0.05
+    )  # KV bytes pass weight bytes per token near batch 12
 
 
 # --------------------------------------------------------------------------------------------
@@ -190,7 +210,9 @@ def test_figure14_scores_limit_first_then_the_cache():
     x = lab.crossings(H100.memory.capacity.m_as("B"))
     assert x["scores_fit"] < x["kv_fit"]
     assert x["kv_fit"] == 250_275
-    assert lab.tiled_live_bytes(x["kv_fit"]) < x["kv_fit"] * Models.GPT2.kv_cache_bytes_per_token("fp16")
+    assert lab.tiled_live_bytes(x["kv_fit"]) < x["kv_fit"] * Models.GPT2.kv_cache_bytes_per_token(
+        "fp16"
+    )
     assert lab.PRED_C.answer == "scores"
 
 
@@ -277,7 +299,9 @@ def test_llama2_70b_streams_about_140_gb_per_token():
     assert m.params == 68_976_648_192
     assert m.weight_bytes("fp16") == 2 * 68_976_648_192
     p = Engine.solve(m, H100, phase="decode", seq_len=lab.E_SEQ, efficiency=lab.EFFICIENCY)
-    assert p.bytes_moved > m.weight_bytes("fp16") and not p.feasible  # more than one 80 GB H100 holds
+    assert (
+        p.bytes_moved > m.weight_bytes("fp16") and not p.feasible
+    )  # more than one 80 GB H100 holds
     assert lab.TRANSFER_E.answer == "140"
 
 

@@ -129,9 +129,10 @@ def test_int8_tables_are_140_8_gb_still_1_76x_an_a100():
 def test_sharding_needs_8_gpus_not_7():
     """PRED_D: ceil(563.2 / 80) = 8 (7 x 80 GB = 560 GB is 3.2 GB short); with 90% usable, still 8."""
     assert lab.shard_plan(8, 100, 1024, 1)["needed"] == 8
-    assert 7 * H100.memory.capacity.m_as("B") < lab.tables_bytes((lab.ITEM_ROWS, lab.USER_ROWS), "fp32")
+    assert 7 * H100.memory.capacity.m_as("B") < lab.tables_bytes(
+        (lab.ITEM_ROWS, lab.USER_ROWS), "fp32"
+    )
     assert lab.shard_plan(8, 90, 1024, 1)["needed"] == 8
-
 
 
 def test_sharding_moves_more_bytes_across_nvlink_as_gpus_are_added():
@@ -149,13 +150,17 @@ def test_interconnect_constants_match_nvidia_h100_datasheet():
     assert lab.PCIE_GEN5_X16.m_as("GB/s") == 64
     assert lab.NVLINK4_TOTAL.m_as("GB/s") == 900
     assert lab.NVLINK4_PER_DIRECTION.m_as("GB/s") == 450
-    assert H100.memory.bandwidth.m_as("GB/s") / lab.PCIE_GEN5_X16.m_as("GB/s") == pytest.approx(52.3, abs=0.1)
+    assert H100.memory.bandwidth.m_as("GB/s") / lab.PCIE_GEN5_X16.m_as("GB/s") == pytest.approx(
+        52.3, abs=0.1
+    )
 
 
 def test_all_to_all_traffic_is_the_remote_share_of_pooled_vectors():
     """L1256: sharded tables turn lookups into all-to-all traffic; with n shards (n-1)/n of each
     request's pooled vectors live elsewhere. Pooling happens at the owner, so lookups do not add."""
-    pooled = sum(lab.table(n).activation_bytes(1024, "fp32") for n in (lab.ITEM_ROWS, lab.USER_ROWS))
+    pooled = sum(
+        lab.table(n).activation_bytes(1024, "fp32") for n in (lab.ITEM_ROWS, lab.USER_ROWS)
+    )
     assert pooled == 1024 * 2 * 512
     for n in (1, 2, 8):
         plan = lab.shard_plan(n, 90, 1024, 4)
@@ -165,5 +170,3 @@ def test_all_to_all_traffic_is_the_remote_share_of_pooled_vectors():
     assert plan["rows_moved"] == Q_(1024 * 2 * 512, "B").m_as("B")
     assert plan["t_pcie"] > plan["t_hbm"]
     assert math.isclose(plan["per_device"], 563.2e9 / 8)
-
-

@@ -98,10 +98,13 @@ def test_table8_dlrm_has_no_meaningful_proxy():
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("key", "fp32_mb", "int8_mb", "train_mb"), [
-    ("ResNet50", 102.2, 25.6, 408.9),
-    ("MobileNetV2", 14.0, 3.5, 56.1),
-])
+@pytest.mark.parametrize(
+    ("key", "fp32_mb", "int8_mb", "train_mb"),
+    [
+        ("ResNet50", 102.2, 25.6, 408.9),
+        ("MobileNetV2", 14.0, 3.5, 56.1),
+    ],
+)
 def test_table10_exact_rows(key, fp32_mb, int8_mb, train_mb):
     """ResNet-50 102.2 / 25.6 / 408.9 MB and MobileNetV2 14 / 3.5 / 56.1 MB use the exact counts
     (25,557,032 and 3,504,872). Rounded counts give 409.6 MB and 56.0 MB."""
@@ -110,11 +113,14 @@ def test_table10_exact_rows(key, fp32_mb, int8_mb, train_mb):
     assert r(lab.state_bytes(key, "train")[0] / MB, 1) == train_mb
 
 
-@pytest.mark.parametrize(("key", "fp32", "int8", "train", "unit"), [
-    ("GPT2", 6, 1.5, 24, GB),
-    ("DLRM", 100, 25, 400, GB),
-    ("KWS", 800, 200, 3200, 1e3),
-])
+@pytest.mark.parametrize(
+    ("key", "fp32", "int8", "train", "unit"),
+    [
+        ("GPT2", 6, 1.5, 24, GB),
+        ("DLRM", 100, 25, 400, GB),
+        ("KWS", 800, 200, 3200, 1e3),
+    ],
+)
 def test_table10_rounded_rows(key, fp32, int8, train, unit):
     """GPT-2 XL 6 / 1.5 / 24 GB (chapter: 1.5 B params; preset 1.558 B -> 6.2 / 1.6 / 24.9 GB),
     DLRM 100 / 25 / 400 GB, KWS 800 / 200 KB / 3.2 MB (chapter: 200K; preset 207,588 -> 830 KB /
@@ -186,8 +192,10 @@ def test_napkin_6_3_requirement_and_headroom():
     at 60 %, which the chapter leaves out). With the exact 8.178 GFLOP: 20.4×-24.5×."""
     flops = lab.round_sig(Models.ResNet50.flops())
     assert lab.NAPKIN_FPS * flops == pytest.approx(246e9)
-    lo, hi = (lab.throughput_headroom(flops, lab.NAPKIN_FPS, lab.NAPKIN_PEAK_FLOPS, u)
-              for u in lab.NAPKIN_UTILIZATION)
+    lo, hi = (
+        lab.throughput_headroom(flops, lab.NAPKIN_FPS, lab.NAPKIN_PEAK_FLOPS, u)
+        for u in lab.NAPKIN_UTILIZATION
+    )
     assert (r(lo, 1), r(hi, 1)) == (20.3, 24.4)
     exact = Models.ResNet50.flops()
     assert r(lab.throughput_headroom(exact, 30, lab.NAPKIN_PEAK_FLOPS, 0.5), 1) == 20.4
@@ -196,8 +204,10 @@ def test_napkin_6_3_requirement_and_headroom():
 def test_napkin_6_3_detector():
     """A 100 GFLOP detector at 30 FPS needs 3 TFLOP/s: 1.7× headroom at 5 TFLOP/s (2.0× at 6)."""
     assert lab.NAPKIN_FPS * lab.DETECTOR_FLOP == pytest.approx(3e12)
-    lo, hi = (lab.throughput_headroom(lab.DETECTOR_FLOP, lab.NAPKIN_FPS, lab.NAPKIN_PEAK_FLOPS, u)
-              for u in lab.NAPKIN_UTILIZATION)
+    lo, hi = (
+        lab.throughput_headroom(lab.DETECTOR_FLOP, lab.NAPKIN_FPS, lab.NAPKIN_PEAK_FLOPS, u)
+        for u in lab.NAPKIN_UTILIZATION
+    )
     assert (r(lo, 1), r(hi, 1)) == (1.7, 2.0)
 
 
@@ -243,7 +253,9 @@ def test_wildlife_engine_adds_memory_and_dispatch():
     assert ops == pytest.approx(sum(r_.layer.kernels * r_.count for r_ in p["model"].rows()))
     assert p["napkin_s"] < p["engine_s"] < lab.LATENCY_TARGET_S
     assert p["engine_s"] - p["napkin_s"] == pytest.approx(
-        prof.latency_dispatch_s + (prof.latency_s - prof.latency_compute_s - prof.latency_dispatch_s))
+        prof.latency_dispatch_s
+        + (prof.latency_s - prof.latency_compute_s - prof.latency_dispatch_s)
+    )
 
 
 def test_wildlife_largest_activation_is_112x112x96():
@@ -284,7 +296,9 @@ def test_framework_picks_the_camera_for_the_wildlife_budget():
     rows = lab.screen("spatial", 2, 1.0, lab.POWER_BUDGET_W)
     survivors = {(x["model"], x["device"]) for x in rows if x["passed"]}
     assert ("MobileNetV2-0.75", "CortexA53Camera") in survivors
-    assert not any(x["device"] in ("H100", "A100", "A100_40GB", "JetsonOrinNX") for x in rows if x["passed"])
+    assert not any(
+        x["device"] in ("H100", "A100", "A100_40GB", "JetsonOrinNX") for x in rows if x["passed"]
+    )
     gpu = [x for x in rows if x["device"] == "H100"]
     assert all(not x["gates"]["power"] for x in gpu)
 
@@ -293,7 +307,11 @@ def test_framework_memory_gate_is_engine_feasibility():
     rows = lab.screen("categorical", 1, 0.5, 1000)
     by_dev = {x["device"]: x for x in rows}
     for key, row in by_dev.items():
-        prec = "int8" if "int8" in Hardware.get(key).compute.precisions else Hardware.get(key).compute.quoted_precision
+        prec = (
+            "int8"
+            if "int8" in Hardware.get(key).compute.precisions
+            else Hardware.get(key).compute.quoted_precision
+        )
         assert row["gates"]["memory"] == Engine.solve(Models.DLRM, key, precision=prec).feasible
 
 
@@ -310,8 +328,11 @@ def test_synthesis_and_part_d_agree_on_the_camera_design():
     plan = lab.camera_plan("mnv2_075")
     assert plan["napkin_s"] == pytest.approx(0.209, abs=0.001)
     for util in (0.2, 0.5, 1.0):
-        row = next(r for r in lab.screen("spatial", 2, util, 2.0)
-                   if r["model"] == "MobileNetV2-0.75" and r["device"] == "CortexA53Camera")
+        row = next(
+            r
+            for r in lab.screen("spatial", 2, util, 2.0)
+            if r["model"] == "MobileNetV2-0.75" and r["device"] == "CortexA53Camera"
+        )
         assert row["latency_s"] == pytest.approx(plan["engine_s"])
         assert row["energy_j"] == pytest.approx(plan["energy_engine_j"])
         assert row["gates"]["throughput"]  # 2 GOPS / (2 frames/s × 0.42 GOP) = 2.4× headroom
@@ -319,7 +340,11 @@ def test_synthesis_and_part_d_agree_on_the_camera_design():
 
 def test_resnet50_on_the_camera_is_the_chapters_4_1_seconds():
     """8.18 GOP / 2 GOPS = 4.09 s (the chapter's 4.1 s), in part D and in the synthesis."""
-    row = next(r for r in lab.screen("spatial", 2, 0.5, 2.0) if r["model"] == "ResNet-50" and r["device"] == "CortexA53Camera")
+    row = next(
+        r
+        for r in lab.screen("spatial", 2, 0.5, 2.0)
+        if r["model"] == "ResNet-50" and r["device"] == "CortexA53Camera"
+    )
     assert row["latency_s"] == pytest.approx(Models.ResNet50.flops() / 2e9, rel=0.01)
 
 

@@ -152,7 +152,10 @@ def test_kv_cache_users():
     ≈ 34.4 GB, more than double the 14 GB of weights. The self-check prints '~34.3 GB', a
     truncation of 34.36 GB."""
     m = Models.Llama7B
-    assert (round(m.kv_cache_bytes(2048, 2) / GB, 2), round(m.kv_cache_bytes(2048, 4) / GB, 2)) == (2.15, 4.29)
+    assert (round(m.kv_cache_bytes(2048, 2) / GB, 2), round(m.kv_cache_bytes(2048, 4) / GB, 2)) == (
+        2.15,
+        4.29,
+    )
     assert round(m.kv_cache_bytes(2048, 8) / GB, 1) == 8.6
     kv32 = m.kv_cache_bytes(2048, 32)
     assert round(kv32 / GB, 2) == 34.36

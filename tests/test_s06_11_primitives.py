@@ -59,13 +59,27 @@ def test_listing_3_nine_macs_times_784_positions():
     assert c.macs() == 9 * 784
 
 
-@pytest.mark.parametrize("layer", [
-    L.Dense(in_features=784, out_features=128, bias=False),
-    L.Dense(in_features=768, out_features=2304, tokens=6),
-    L.Conv2d(in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False),
-    L.Conv2d(in_channels=96, out_channels=96, kernel_size=3, input_size=112, padding=1, groups=96),
-    L.Conv2d(in_channels=3, out_channels=32, kernel_size=(10, 4), input_size=(49, 10), stride=2, padding=(5, 1)),
-])
+@pytest.mark.parametrize(
+    "layer",
+    [
+        L.Dense(in_features=784, out_features=128, bias=False),
+        L.Dense(in_features=768, out_features=2304, tokens=6),
+        L.Conv2d(
+            in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False
+        ),
+        L.Conv2d(
+            in_channels=96, out_channels=96, kernel_size=3, input_size=112, padding=1, groups=96
+        ),
+        L.Conv2d(
+            in_channels=3,
+            out_channels=32,
+            kernel_size=(10, 4),
+            input_size=(49, 10),
+            stride=2,
+            padding=(5, 1),
+        ),
+    ],
+)
 @pytest.mark.parametrize("batch", [1, 8])
 def test_gemm_lowering_preserves_macs(layer, batch):
     """The GEMM view counts exactly the layer's MACs (im2col and implicit GEMM do the same work)."""
@@ -220,10 +234,14 @@ def test_pred_b_options_are_what_the_engine_shows():
     """PRED_B: more rows is the only change that lifts utilization far; a bigger matrix leaves it
     at 1/383, a bigger array halves it, double-buffering lifts it to 1/255."""
     base = lab._run(128, 1, 2048, False).utilization
-    assert lab._run(128, 1, 8192, False).utilization == pytest.approx(base) == pytest.approx(1 / 383)
+    assert (
+        lab._run(128, 1, 8192, False).utilization == pytest.approx(base) == pytest.approx(1 / 383)
+    )
     assert lab._run(256, 1, 2048, False).utilization == pytest.approx(1 / (1 + 2 * 255 + 256))
     assert lab._run(128, 1, 2048, True).utilization == pytest.approx(1 / 255)
-    assert lab._run(128, 64, 2048, False).utilization > 20 * lab._run(128, 1, 2048, True).utilization
+    assert (
+        lab._run(128, 64, 2048, False).utilization > 20 * lab._run(128, 1, 2048, True).utilization
+    )
     assert lab.PRED_B.answer == "rows"
 
 
@@ -244,8 +262,12 @@ def test_pred_d_one_more_stage_per_doubling():
     assert lab.PRED_D.answer == "one"
     a, b = P.attention_data_movement(512, 64, 32), P.attention_data_movement(512, 64, 64)
     assert a.reduce_len == b.reduce_len == 512 and b.reduce == 2 * a.reduce
-    stages = [next(c for c in lab.part_d(512, batch, "64").cards if c.label.startswith("Softmax row")).value
-              for batch in (32, 64)]
+    stages = [
+        next(
+            c for c in lab.part_d(512, batch, "64").cards if c.label.startswith("Softmax row")
+        ).value
+        for batch in (32, 64)
+    ]
     assert stages == ["9", "9"]
     assert lab.TRANSFER_D.answer == "same"
 
@@ -297,9 +319,18 @@ def test_scatter_512_matmul_over_a100_sms():
 
 def test_every_part_names_its_table_13_row():
     """Table 13 (Primitive-Hardware Co-Design, L2815-2824): each part's MathPeek names its row."""
-    rows = {"a": "sliding window", "b": "matrix multiplication", "c": "random access", "d": "gather/scatter"}
-    views = {"a": lab.part_a(3, 56, 1, 64), "b": lab.part_b(128, 1, 2048, False),
-             "c": lab.part_c("sequential", "dram", "fp32"), "d": lab.part_d(512, 32, "64")}
+    rows = {
+        "a": "sliding window",
+        "b": "matrix multiplication",
+        "c": "random access",
+        "d": "gather/scatter",
+    }
+    views = {
+        "a": lab.part_a(3, 56, 1, 64),
+        "b": lab.part_b(128, 1, 2048, False),
+        "c": lab.part_c("sequential", "dram", "fp32"),
+        "d": lab.part_d(512, 32, "64"),
+    }
     for k, v in views.items():
         assert rows[k] in " ".join(v.peek).lower() and "Table 13" in " ".join(v.peek)
 
@@ -310,7 +341,11 @@ def test_tiled_gemm_traffic_64_vs_256_tiles():
     (136.3 MB FP32); T = 256: 256*2048*8 + 2048*2048*1 + 256*2048 = 8,912,896 (35.7 MB). At one
     row (a GEMV) tiling saves nothing: every weight is read once anyway."""
     shape = P.gemm_shape(L.Dense(in_features=2048, out_features=2048, bias=False), 256)
-    assert P.tiled_gemm_values(shape, 64) == 256 * 2048 * 32 + 2048 * 2048 * 4 + 256 * 2048 == 34_078_720
+    assert (
+        P.tiled_gemm_values(shape, 64)
+        == 256 * 2048 * 32 + 2048 * 2048 * 4 + 256 * 2048
+        == 34_078_720
+    )
     assert P.tiled_gemm_values(shape, 256) == 256 * 2048 * 8 + 2048 * 2048 + 256 * 2048 == 8_912_896
     card = next(c for c in lab.part_b(128, 256, 2048, False).cards if c.label.startswith("Tiling"))
     assert card.value == "3.82× less traffic" and "136.3 MB vs 35.7 MB" in card.note

@@ -54,7 +54,13 @@ def test_part_a_compute_bound_device_restores_the_mac_ordering():
     assert lat["MobileNetV2_075"][0] < lat["ResNet18"][0]
     f = lab.cost_fn("latency", "CortexA53Camera", False)
     front = A.pareto_front(A.zoo_entries(), f, lambda k: A.imagenet(k).top1)
-    assert front[:5] == ["MobileNetV2_035", "MobileNetV2_05", "MobileNetV2_075", "MobileNetV2", "MobileNetV2_14"]
+    assert front[:5] == [
+        "MobileNetV2_035",
+        "MobileNetV2_05",
+        "MobileNetV2_075",
+        "MobileNetV2",
+        "MobileNetV2_14",
+    ]
 
 
 def test_part_a_cheapest_model_for_the_bar_depends_on_the_machine():
@@ -73,7 +79,9 @@ def test_part_a_data_axis_same_cost_different_accuracy():
 
 def test_part_a_resnet50_below_front_and_8_2_gflop():
     """L62: ResNet-50 sits well below the frontier; Table 2: 8.2 GFLOP = 2 × 4.09 GMACs."""
-    front = A.pareto_front(A.IMAGENET, lab.cost_fn("gmacs", "H100", False), lambda k: A.imagenet(k).top1)
+    front = A.pareto_front(
+        A.IMAGENET, lab.cost_fn("gmacs", "H100", False), lambda k: A.imagenet(k).top1
+    )
     assert "ResNet50" not in front
     assert round(2 * A.imagenet("ResNet50").published_gmacs, 1) == 8.2
 
@@ -82,8 +90,14 @@ def test_part_a_resnet50_below_front_and_8_2_gflop():
 # Part B: the iron law and its refinement
 # ---------------------------------------------------------------------------------------------
 
-GRID = list(itertools.product(["ResNet50", "MobileNetV2", "GPT2", "GPT2_prefill"], ["H100", "A100", "JetsonOrinNX"],
-                              [1, 8, 256], [False, True]))
+GRID = list(
+    itertools.product(
+        ["ResNet50", "MobileNetV2", "GPT2", "GPT2_prefill"],
+        ["H100", "A100", "JetsonOrinNX"],
+        [1, 8, 256],
+        [False, True],
+    )
+)
 
 
 @pytest.mark.parametrize(("model", "device", "batch", "fused"), GRID)
@@ -102,7 +116,9 @@ def test_part_b_iron_law_terms_recomputed_from_totals():
     assert p.latency_memory_s == pytest.approx(p.bytes_moved / 3.35e12)
     assert p.latency_compute_s == pytest.approx(p.flops / (989.5e12 * 0.5))
     assert h.memory.bandwidth.m_as("TB/s") == pytest.approx(3.35)
-    assert p.iron_law_s == pytest.approx(p.latency_memory_s + p.latency_compute_s + p.latency_dispatch_s)
+    assert p.iron_law_s == pytest.approx(
+        p.latency_memory_s + p.latency_compute_s + p.latency_dispatch_s
+    )
     assert p.roofline_s < p.latency_s < p.iron_law_s  # batched ResNet-50 mixes bound layers
 
 
@@ -183,7 +199,10 @@ def test_table7_lstm_four_times_rnn_and_embedding_has_no_macs():
     assert (l4.params, l4.macs, l4.bytes) == (4 * r.params, 4 * r.macs, 2 * r.bytes)
     assert table7.exact("lstm", 128, 10).macs == 4 * table7.exact("rnn", 128, 10).macs
     e = table7.exact("embedding", 128, 1, rows=100_000_000)
-    assert e.macs == 0 and table7.chapter("embedding", 128, 1, 100_000_000, "fp32").bytes == 51_200_000_000
+    assert (
+        e.macs == 0
+        and table7.chapter("embedding", 128, 1, 100_000_000, "fp32").bytes == 51_200_000_000
+    )
 
 
 @pytest.mark.parametrize("block", list(table7.BLOCKS))

@@ -75,14 +75,17 @@ def test_locked_notebook_gives_no_answer_away(path):
         pytest.skip(f"{path.name} has no part module (no predictions)")
     app = h.load_app(path)
     r = h.run(app, path=path)
-    radios = {getattr(w, "_id", None) for n, w in r.widgets().items()
-              if n.startswith(("pred_", "transfer_"))}
+    radios = {
+        getattr(w, "_id", None)
+        for n, w in r.widgets().items()
+        if n.startswith(("pred_", "transfer_"))
+    }
     text = _visible(r.outputs, radios)
     leaks = []
     for name, q in _questions(lab).items():
         for s in q.spoilers:
             if _significant(s) and (m := _pattern(s).search(text)):
-                ctx = text[max(0, m.start() - 80): m.end() + 80].replace("\n", " ")
+                ctx = text[max(0, m.start() - 80) : m.end() + 80].replace("\n", " ")
                 leaks.append(f"{name} answer {s!r} shown while locked: …{' '.join(ctx.split())}…")
     assert not leaks, "\n".join(leaks)
 
@@ -103,12 +106,23 @@ def test_readme_map_gives_no_answer_away():
 def test_spoiler_matching_is_strict_about_tokens():
     assert _pattern("160").search("reuses 160 times")
     assert not _pattern("160").search("1600 or 6.160")
-    assert _pattern("13.6×").search("is 13.6× faster") and _pattern("13.6×").search("is 13.6 × faster")
+    assert _pattern("13.6×").search("is 13.6× faster") and _pattern("13.6×").search(
+        "is 13.6 × faster"
+    )
     assert not _pattern("13.6×").search("13.65×") and not _pattern("16.8 MB").search("116.8 MB")
     assert _pattern("16.8 MB").search("weights: 16.8MB")
-    assert not _pattern("3×").search("ResNet-50's 3×3 share") and _pattern("3×").search("about 3× more")
+    assert not _pattern("3×").search("ResNet-50's 3×3 share") and _pattern("3×").search(
+        "about 3× more"
+    )
     assert not _significant("50") and _significant("16.15") and _significant("dispatch-bound")
-    q = Prediction("q", {"a": "About 139× (DRAM)", "b": "4 of them", "c": "16,384"}, "a",
-                   {"a": "", "b": "", "c": ""}, reveals=("fetch",))
+    q = Prediction(
+        "q",
+        {"a": "About 139× (DRAM)", "b": "4 of them", "c": "16,384"},
+        "a",
+        {"a": "", "b": "", "c": ""},
+        reveals=("fetch",),
+    )
     assert q.spoilers == ("fetch", "139×")
-    assert Prediction("q", {"c": "16,384 ms", "d": "x"}, "c", {"c": "", "d": ""}).spoilers == ("16,384 ms",)
+    assert Prediction("q", {"c": "16,384 ms", "d": "x"}, "c", {"c": "", "d": ""}).spoilers == (
+        "16,384 ms",
+    )

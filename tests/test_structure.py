@@ -20,13 +20,20 @@ from mlsysim.models import bert, gpt2, llama, mobilenet_v2, resnet
 REF = json.loads(Path(__file__).with_name("reference").joinpath("structure.json").read_text())
 
 BUILDERS = {
-    "resnet18": lambda: resnet(18), "resnet34": lambda: resnet(34), "resnet50": lambda: resnet(50),
-    "resnet101": lambda: resnet(101), "resnet152": lambda: resnet(152),
-    "mobilenet_v2_1": lambda: mobilenet_v2(1.0), "mobilenet_v2_0.75": lambda: mobilenet_v2(0.75),
+    "resnet18": lambda: resnet(18),
+    "resnet34": lambda: resnet(34),
+    "resnet50": lambda: resnet(50),
+    "resnet101": lambda: resnet(101),
+    "resnet152": lambda: resnet(152),
+    "mobilenet_v2_1": lambda: mobilenet_v2(1.0),
+    "mobilenet_v2_0.75": lambda: mobilenet_v2(0.75),
     "mobilenet_v2_0.5": lambda: mobilenet_v2(0.5),
-    "gpt2_small": lambda: gpt2(), "gpt2_xl": lambda: gpt2(1600, 48, 25),
+    "gpt2_small": lambda: gpt2(),
+    "gpt2_xl": lambda: gpt2(1600, 48, 25),
     "bert_base": lambda: bert(),
-    "llama_tiny": lambda: llama(d_model=256, n_layers=2, n_heads=8, kv_heads=2, d_ff=688, vocab_size=1000),
+    "llama_tiny": lambda: llama(
+        d_model=256, n_layers=2, n_heads=8, kv_heads=2, d_ff=688, vocab_size=1000
+    ),
 }
 MODELS = [k for k in REF if not k.startswith("_")]
 
@@ -84,7 +91,9 @@ def test_mobilenet_v2_residual_adds_sit_on_the_right_blocks(key):
 @pytest.mark.parametrize("key", [k for k in MODELS if k.startswith("resnet")])
 def test_resnet_projection_shortcuts_sit_on_the_right_blocks(key):
     rows = BUILDERS[key]().rows()
-    blocks = [r.name.removesuffix(".downsample.conv") for r in rows if r.name.endswith("downsample.conv")]
+    blocks = [
+        r.name.removesuffix(".downsample.conv") for r in rows if r.name.endswith("downsample.conv")
+    ]
     assert blocks == REF[key]["downsample_blocks"]
 
 
@@ -109,7 +118,9 @@ def test_transformer_module_calls_match_huggingface(key):
     assert got["Dense"] == gemms
 
 
-@pytest.mark.parametrize("key", [k for k in MODELS if k.startswith(("resnet", "mobilenet"))] + ["mnist_cnn", "kws"])
+@pytest.mark.parametrize(
+    "key", [k for k in MODELS if k.startswith(("resnet", "mobilenet"))] + ["mnist_cnn", "kws"]
+)
 def test_cnn_rows_chain_shapes(key):
     """Each row consumes what the row before produced (a projection shortcut consumes its
     block's input; an add combines two tensors of its size; a dense head reads the flattened
@@ -122,7 +133,11 @@ def test_cnn_rows_chain_shapes(key):
         lay = r.layer
         if r.name.endswith("downsample.conv") or r.name.endswith("downsample.bn"):
             continue
-        consumed = lay.elements if isinstance(lay, L.Elementwise | L.Activation | L.BatchNorm2d) else lay.input_elements
+        consumed = (
+            lay.elements
+            if isinstance(lay, L.Elementwise | L.Activation | L.BatchNorm2d)
+            else lay.input_elements
+        )
         if prev is not None:
             assert consumed == prev, r.name
         prev = lay.output_elements

@@ -30,7 +30,10 @@ def test_dense_layer_is_not_equivariant_and_pooling_is_invariant():
     assert Y.max_abs_difference(ftx, Y.shift(fx, 2)) > 0.5
     # Eq. 5: ReLU + global average pooling of the conv map: one +3 per row, 5 rows, over 25
     # positions = 15 / 25 = 0.6, wherever the edge sits (while it stays inside the image).
-    pooled = [Y.global_average_pool(Y.relu(Y.conv2d_valid(Y.shift(x, s), Y.EXAMPLE_KERNEL))) for s in range(5)]
+    pooled = [
+        Y.global_average_pool(Y.relu(Y.conv2d_valid(Y.shift(x, s), Y.EXAMPLE_KERNEL)))
+        for s in range(5)
+    ]
     assert pooled == [pytest.approx(5 * 3 / 25)] * 5
 
 

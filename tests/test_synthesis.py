@@ -91,8 +91,11 @@ def test_lab06_synthesis_against_registry(model, device, per_day, budget):
     assert _card(view, "latency").note.startswith(fmt_time(p.latency_s))
     assert _card(view, "Energy / inference").value == _joules_text(per_inf)
     failed = [k for k, ok in expected.items() if not ok]
-    assert (("It meets every requirement." in view.summary) if not failed
-            else (f"It fails on {', '.join(failed)}." in view.summary))
+    assert (
+        ("It meets every requirement." in view.summary)
+        if not failed
+        else (f"It fails on {', '.join(failed)}." in view.summary)
+    )
     assert f"{_joules_text(per_inf * per_day)} per day at {per_day} triggers" in view.summary
 
 
@@ -103,7 +106,10 @@ def test_lab06_camera_soc_is_the_chapters_design():
     assert "It meets every requirement." in pick.summary
     r50 = lab06.synthesis("ResNet50", "CortexA53Camera", 100, "100")
     assert "It fails on latency." in r50.summary
-    assert Engine.solve(Models.ResNet50, Hardware.get("CortexA53Camera"), precision="int8").latency_s > 4
+    assert (
+        Engine.solve(Models.ResNet50, Hardware.get("CortexA53Camera"), precision="int8").latency_s
+        > 4
+    )
 
 
 def _patched(dev, **memory):
@@ -145,20 +151,27 @@ def test_lab06_synthesis_reads_power_from_the_registry(monkeypatch):
     """Ten times the Jetson's TDP: ten times the energy per inference; a 1.5 W Jetson meets the
     2 W requirement; a 3 W camera SoC no longer does."""
     dev = Hardware.get("JetsonOrinNX")
-    cold = _card(lab06.synthesis("MobileNetV2", "JetsonOrinNX", 100, "10"), "Energy / inference").value
+    cold = _card(
+        lab06.synthesis("MobileNetV2", "JetsonOrinNX", 100, "10"), "Energy / inference"
+    ).value
     assert _card(lab06.synthesis("MobileNetV2", "JetsonOrinNX", 100, "10"), "power").status == "bad"
     hot = dev.model_copy(update={"tdp": dev.tdp * 10})
     monkeypatch.setattr(lab06, "Hardware", _Registry(JetsonOrinNX=hot))
-    base = _card(lab06.synthesis("MobileNetV2", "JetsonOrinNX", 100, "10"), "Energy / inference").value
+    base = _card(
+        lab06.synthesis("MobileNetV2", "JetsonOrinNX", 100, "10"), "Energy / inference"
+    ).value
     as_mj = {"J": 1e3, "mJ": 1.0}
-    assert (float(base.split()[0].replace(",", "")) * as_mj[base.split()[1]]
-            == pytest.approx(10 * float(cold.split()[0].replace(",", "")) * as_mj[cold.split()[1]], rel=0.01))
+    assert float(base.split()[0].replace(",", "")) * as_mj[base.split()[1]] == pytest.approx(
+        10 * float(cold.split()[0].replace(",", "")) * as_mj[cold.split()[1]], rel=0.01
+    )
     cool = dev.model_copy(update={"tdp": Q_(1.5, "W")})
     monkeypatch.setattr(lab06, "Hardware", _Registry(JetsonOrinNX=cool))
     assert _card(lab06.synthesis("MobileNetV2", "JetsonOrinNX", 100, "10"), "power").status == "ok"
     cam = Hardware.get("CortexA53Camera")
     assert _card(lab06.synthesis("mnv2_075", "CortexA53Camera", 100, "10"), "power").status == "ok"
-    monkeypatch.setattr(lab06, "Hardware", _Registry(CortexA53Camera=cam.model_copy(update={"tdp": Q_(3, "W")})))
+    monkeypatch.setattr(
+        lab06, "Hardware", _Registry(CortexA53Camera=cam.model_copy(update={"tdp": Q_(3, "W")}))
+    )
     assert _card(lab06.synthesis("mnv2_075", "CortexA53Camera", 100, "10"), "power").status == "bad"
 
 
@@ -166,8 +179,13 @@ def test_lab06_synthesis_reads_power_from_the_registry(monkeypatch):
 # 6.9 synthesis: every candidate of a family on every registry device
 # --------------------------------------------------------------------------------------------
 
-SCENARIOS = [("spatial", 2, 0.5, 2.0), ("temporal", 30, 0.6, 25.0), ("relational", 10, 0.5, 1000.0),
-             ("tabular", 60, 0.1, 0.2), ("categorical", 1, 1.0, 1000.0)]
+SCENARIOS = [
+    ("spatial", 2, 0.5, 2.0),
+    ("temporal", 30, 0.6, 25.0),
+    ("relational", 10, 0.5, 1000.0),
+    ("tabular", 60, 0.1, 0.2),
+    ("categorical", 1, 1.0, 1000.0),
+]
 
 
 @pytest.mark.parametrize("data, fps, util, power", SCENARIOS)
@@ -194,7 +212,9 @@ def test_69_screen_gates_per_device(data, fps, util, power):
             rate = peak if dev.compute.rate_basis == "sustained" else peak * util
             assert g["throughput"] is (rate >= fps * flops)
             # LMs: one decoded token against a cache of the model's full context
-            assert g["memory"] is _fits(m, dev, prec, seq_len=m.default_seq_len if m.is_lm else None)
+            assert g["memory"] is _fits(
+                m, dev, prec, seq_len=m.default_seq_len if m.is_lm else None
+            )
             p = Engine.solve(m, dev, precision=prec, efficiency=util)
             assert g["latency"] is (p.latency_s <= 1 / fps)
             assert r["energy_j"] == pytest.approx(dev.tdp.m_as("W") * p.latency_s, rel=1e-12)
@@ -247,7 +267,9 @@ def test_69_throughput_gate_reads_rate_basis(monkeypatch):
     cam = Hardware.get("CortexA53Camera")
     rows = {(r["model"], r["device"]): r for r in c69.screen("spatial", 2, 0.5, 1000.0)}
     assert rows[("MobileNetV2", "CortexA53Camera")]["gates"]["throughput"] is True
-    peak = cam.model_copy(update={"compute": cam.compute.model_copy(update={"rate_basis": "datasheet_peak"})})
+    peak = cam.model_copy(
+        update={"compute": cam.compute.model_copy(update={"rate_basis": "datasheet_peak"})}
+    )
     monkeypatch.setattr(c69, "Hardware", _Registry(CortexA53Camera=peak))
     rows = {(r["model"], r["device"]): r for r in c69.screen("spatial", 2, 0.5, 1000.0)}
     assert rows[("MobileNetV2", "CortexA53Camera")]["gates"]["throughput"] is False

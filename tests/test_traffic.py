@@ -45,25 +45,46 @@ def _engine_kernels(layer_or_model, **kw):
 def test_conv_non_square_stride_and_padding_shape():
     """3->8 channels, kernel 3x5, input 17x23, stride (2, 3), padding (1, 2):
     H_out = (17 + 2 - 3) // 2 + 1 = 9;  W_out = (23 + 4 - 5) // 3 + 1 = 8."""
-    c = L.Conv2d(in_channels=3, out_channels=8, kernel_size=(3, 5), input_size=(17, 23),
-                 stride=(2, 3), padding=(1, 2))
+    c = L.Conv2d(
+        in_channels=3,
+        out_channels=8,
+        kernel_size=(3, 5),
+        input_size=(17, 23),
+        stride=(2, 3),
+        padding=(1, 2),
+    )
     assert c.output_size == (9, 8)
     # the same layer with the stride swapped is a different layer:
     # H_out = (19 - 3) // 3 + 1 = 6;  W_out = (27 - 5) // 2 + 1 = 12
-    swapped = L.Conv2d(in_channels=3, out_channels=8, kernel_size=(3, 5), input_size=(17, 23),
-                       stride=(3, 2), padding=(1, 2))
+    swapped = L.Conv2d(
+        in_channels=3,
+        out_channels=8,
+        kernel_size=(3, 5),
+        input_size=(17, 23),
+        stride=(3, 2),
+        padding=(1, 2),
+    )
     assert swapped.output_size == (6, 12)
 
 
-@pytest.mark.parametrize("batch, precision, expected", [
-    # weights 8*3*3*5 + 8 = 368; input 3*17*23 = 1,173; output 8*9*8 = 576
-    (1, "fp16", (368 + 1 * (1173 + 576)) * 2),   # 4,234 B
-    (2, "fp16", (368 + 2 * (1173 + 576)) * 2),   # 7,732 B
-    (4, "fp32", (368 + 4 * (1173 + 576)) * 4),   # 29,456 B
-])
+@pytest.mark.parametrize(
+    "batch, precision, expected",
+    [
+        # weights 8*3*3*5 + 8 = 368; input 3*17*23 = 1,173; output 8*9*8 = 576
+        (1, "fp16", (368 + 1 * (1173 + 576)) * 2),  # 4,234 B
+        (2, "fp16", (368 + 2 * (1173 + 576)) * 2),  # 7,732 B
+        (4, "fp32", (368 + 4 * (1173 + 576)) * 4),  # 29,456 B
+    ],
+)
 def test_conv_non_square_bytes(batch, precision, expected):
-    c = L.Conv2d(in_channels=3, out_channels=8, kernel_size=(3, 5), input_size=(17, 23),
-                 stride=(2, 3), padding=(1, 2))
+    c = L.Conv2d(
+        in_channels=3,
+        out_channels=8,
+        kernel_size=(3, 5),
+        input_size=(17, 23),
+        stride=(2, 3),
+        padding=(1, 2),
+    )
     assert c.bytes_moved(batch, precision) == expected
     assert _engine_bytes(c, batch, precision) == expected
     # MACs: 9*8 outputs x 8 channels x 3*3*5 taps = 25,920 per example
@@ -74,8 +95,15 @@ def test_conv_non_square_bytes(batch, precision, expected):
 def test_conv_asymmetric_padding_and_grouped_bytes():
     """16->32, 3x3, groups 4, input 10x14, stride 1, padding (0, 1), no bias:
     out 8x14; weights 32 * (16/4) * 9 = 1,152; input 16*10*14 = 2,240; output 32*8*14 = 3,584."""
-    c = L.Conv2d(in_channels=16, out_channels=32, kernel_size=3, input_size=(10, 14),
-                 padding=(0, 1), groups=4, bias=False)
+    c = L.Conv2d(
+        in_channels=16,
+        out_channels=32,
+        kernel_size=3,
+        input_size=(10, 14),
+        padding=(0, 1),
+        groups=4,
+        bias=False,
+    )
     assert c.output_size == (8, 14)
     assert c.params == 1_152
     assert c.bytes_moved(3, "int8") == 1_152 + 3 * (2_240 + 3_584)
@@ -89,8 +117,9 @@ def test_conv_dilation_if_supported():
         pytest.skip("Conv2d has no dilation argument on this branch")
     c = L.Conv2d(in_channels=4, out_channels=4, kernel_size=3, input_size=12, padding=2, dilation=2)
     assert c.output_size == (12, 12)
-    c2 = L.Conv2d(in_channels=4, out_channels=4, kernel_size=3, input_size=12, padding=2,
-                  dilation=(2, 1))
+    c2 = L.Conv2d(
+        in_channels=4, out_channels=4, kernel_size=3, input_size=12, padding=2, dilation=(2, 1)
+    )
     assert c2.output_size == (12, 14)
     # weights 4*4*9 + 4 = 148 (dilation adds no weights); in 4*144 = 576; out 4*168 = 672
     assert c2.bytes_moved(1, "fp16") == (148 + 576 + 672) * 2
@@ -101,12 +130,15 @@ def test_conv_dilation_if_supported():
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bias, batch, precision, expected", [
-    # 300 -> 70 over 5 tokens: weights 300*70 (+70 bias); input 5*300 = 1,500; output 5*70 = 350
-    (True, 1, "fp16", (21_070 + 1_850) * 2),
-    (True, 3, "fp32", (21_070 + 3 * 1_850) * 4),
-    (False, 8, "int8", 21_000 + 8 * 1_850),
-])
+@pytest.mark.parametrize(
+    "bias, batch, precision, expected",
+    [
+        # 300 -> 70 over 5 tokens: weights 300*70 (+70 bias); input 5*300 = 1,500; output 5*70 = 350
+        (True, 1, "fp16", (21_070 + 1_850) * 2),
+        (True, 3, "fp32", (21_070 + 3 * 1_850) * 4),
+        (False, 8, "int8", 21_000 + 8 * 1_850),
+    ],
+)
 def test_dense_bytes(bias, batch, precision, expected):
     d = L.Dense(in_features=300, out_features=70, tokens=5, bias=bias)
     assert d.bytes_moved(batch, precision) == expected
@@ -232,23 +264,26 @@ def test_embedding_gathers_rows_not_the_table():
     assert e.weight_bytes("fp32") == 256_000
 
 
-@pytest.mark.parametrize("layer, weights, per_example", [
-    # BN over 16 channels x 10x10: gamma, beta, running mean, running var = 64; in 1,600, out 1,600
-    (L.BatchNorm2d(num_features=16, elements=1600), 64, 3200),
-    # LayerNorm over 64 features, 10 tokens: gamma + beta = 128; in 640, out 640
-    (L.LayerNorm(normalized_shape=64, elements=640), 128, 1280),
-    (L.LayerNorm(normalized_shape=64, elements=640, elementwise_affine=False), 0, 1280),
-    # RMSNorm: gamma only
-    (L.RMSNorm(normalized_shape=64, elements=640), 64, 1280),
-    (L.Activation(kind="gelu", elements=999), 0, 1998),
-    # a binary add or multiply reads two tensors and writes one
-    (L.ResidualAdd(elements=1000), 0, 3000),
-    (L.Elementwise(op="mul", elements=1000), 0, 3000),
-    # max pool 3x3 stride 2 pad 1 over 8 x 15x15: out 8x8x8 = 512; in 1,800
-    (L.Pool2d(channels=8, input_size=15, kernel_size=3, stride=2, padding=1), 0, 1800 + 512),
-    # global average pool over 8 x 7x7: in 392, out 8
-    (L.Pool2d(channels=8, input_size=7, kind="avg"), 0, 392 + 8),
-])
+@pytest.mark.parametrize(
+    "layer, weights, per_example",
+    [
+        # BN over 16 channels x 10x10: gamma, beta, running mean, running var = 64; in 1,600, out 1,600
+        (L.BatchNorm2d(num_features=16, elements=1600), 64, 3200),
+        # LayerNorm over 64 features, 10 tokens: gamma + beta = 128; in 640, out 640
+        (L.LayerNorm(normalized_shape=64, elements=640), 128, 1280),
+        (L.LayerNorm(normalized_shape=64, elements=640, elementwise_affine=False), 0, 1280),
+        # RMSNorm: gamma only
+        (L.RMSNorm(normalized_shape=64, elements=640), 64, 1280),
+        (L.Activation(kind="gelu", elements=999), 0, 1998),
+        # a binary add or multiply reads two tensors and writes one
+        (L.ResidualAdd(elements=1000), 0, 3000),
+        (L.Elementwise(op="mul", elements=1000), 0, 3000),
+        # max pool 3x3 stride 2 pad 1 over 8 x 15x15: out 8x8x8 = 512; in 1,800
+        (L.Pool2d(channels=8, input_size=15, kernel_size=3, stride=2, padding=1), 0, 1800 + 512),
+        # global average pool over 8 x 7x7: in 392, out 8
+        (L.Pool2d(channels=8, input_size=7, kind="avg"), 0, 392 + 8),
+    ],
+)
 def test_elementwise_layers_bytes_and_one_kernel(layer, weights, per_example):
     for batch, precision, b in ((1, "fp16", 2), (5, "fp32", 4)):
         assert layer.bytes_moved(batch, precision) == (weights + batch * per_example) * b
@@ -262,14 +297,21 @@ def test_residual_add_fp32_intensity_is_one_twelfth():
 
 def _block(n_ch=8, hw=6):
     """conv -> BN -> ReLU -> conv -> BN -> add(skip) -> ReLU, 8 channels at 6x6, no conv bias."""
-    conv = L.Conv2d(in_channels=n_ch, out_channels=n_ch, kernel_size=3, input_size=hw, padding=1,
-                    bias=False)
+    conv = L.Conv2d(
+        in_channels=n_ch, out_channels=n_ch, kernel_size=3, input_size=hw, padding=1, bias=False
+    )
     n = n_ch * hw * hw
-    return L.Sequential(layers=(
-        conv, L.BatchNorm2d(num_features=n_ch, elements=n), L.Activation(elements=n),
-        conv, L.BatchNorm2d(num_features=n_ch, elements=n), L.ResidualAdd(elements=n),
-        L.Activation(elements=n),
-    ))
+    return L.Sequential(
+        layers=(
+            conv,
+            L.BatchNorm2d(num_features=n_ch, elements=n),
+            L.Activation(elements=n),
+            conv,
+            L.BatchNorm2d(num_features=n_ch, elements=n),
+            L.ResidualAdd(elements=n),
+            L.Activation(elements=n),
+        )
+    )
 
 
 def test_residual_block_eager_and_fused_bytes_and_kernels():
@@ -324,8 +366,17 @@ CTX, BATCH = 32_768, 16
 
 
 def _gqa_model():
-    return llama(d_model=D, n_layers=LAYERS, n_heads=HEADS, kv_heads=KV_HEADS, d_ff=D_FF,
-                 vocab_size=VOCAB, context_length=CTX, flash=True, name="GQA 8B")
+    return llama(
+        d_model=D,
+        n_layers=LAYERS,
+        n_heads=HEADS,
+        kv_heads=KV_HEADS,
+        d_ff=D_FF,
+        vocab_size=VOCAB,
+        context_length=CTX,
+        flash=True,
+        name="GQA 8B",
+    )
 
 
 def _hand_decode_rows():
@@ -334,25 +385,27 @@ def _hand_decode_rows():
     d, f, kv_dim = D, D_FF, KV_HEADS * (D // HEADS)
     kv_read = 2 * CTX * kv_dim  # K and V of every cached token, once per K/V head
     per_layer = [
-        (0, d, 2 * d, 1),                                    # RMSNorm: gamma; read x, write y
-        (2 * d * d, d * d, 2 * d, 1),                        # q_proj
-        (2 * d * kv_dim, d * kv_dim, d + kv_dim, 1),         # k_proj
-        (2 * d * kv_dim, d * kv_dim, d + kv_dim, 1),         # v_proj
-        (2 * 2 * CTX * d, 0, d + kv_read + d, 1),            # attention core, flash
-        (2 * d * d, d * d, 2 * d, 1),                        # o_proj
-        (0, 0, 3 * d, 1),                                    # residual add
-        (0, d, 2 * d, 1),                                    # RMSNorm
-        (2 * d * f, d * f, d + f, 1),                        # gate
-        (2 * d * f, d * f, d + f, 1),                        # up
-        (0, 0, 2 * f, 1),                                    # SiLU
-        (0, 0, 3 * f, 1),                                    # gate * up
-        (2 * f * d, f * d, f + d, 1),                        # down
-        (0, 0, 3 * d, 1),                                    # residual add
+        (0, d, 2 * d, 1),  # RMSNorm: gamma; read x, write y
+        (2 * d * d, d * d, 2 * d, 1),  # q_proj
+        (2 * d * kv_dim, d * kv_dim, d + kv_dim, 1),  # k_proj
+        (2 * d * kv_dim, d * kv_dim, d + kv_dim, 1),  # v_proj
+        (2 * 2 * CTX * d, 0, d + kv_read + d, 1),  # attention core, flash
+        (2 * d * d, d * d, 2 * d, 1),  # o_proj
+        (0, 0, 3 * d, 1),  # residual add
+        (0, d, 2 * d, 1),  # RMSNorm
+        (2 * d * f, d * f, d + f, 1),  # gate
+        (2 * d * f, d * f, d + f, 1),  # up
+        (0, 0, 2 * f, 1),  # SiLU
+        (0, 0, 3 * f, 1),  # gate * up
+        (2 * f * d, f * d, f + d, 1),  # down
+        (0, 0, 3 * d, 1),  # residual add
     ]
-    rows = [(0, 0, 2 * d, 1, 1)]                             # token embedding: gather 1 row, write it
+    rows = [(0, 0, 2 * d, 1, 1)]  # token embedding: gather 1 row, write it
     rows += [(fl, w, a, k, LAYERS) for fl, w, a, k in per_layer]
-    rows += [(0, d, 2 * d, 1, 1),                            # final RMSNorm
-             (2 * d * VOCAB, d * VOCAB, d + VOCAB, 1, 1)]    # untied LM head
+    rows += [
+        (0, d, 2 * d, 1, 1),  # final RMSNorm
+        (2 * d * VOCAB, d * VOCAB, d + VOCAB, 1, 1),
+    ]  # untied LM head
     return rows
 
 
@@ -368,8 +421,15 @@ def test_gqa_decode_latency_at_32k_batch16_by_hand():
         kernels += n * k
         moved += n * by
     t += kernels * H100_TAX
-    p = Engine.solve(_gqa_model(), H100, batch_size=BATCH, precision="fp16", efficiency=0.5,
-                     phase="decode", seq_len=CTX)
+    p = Engine.solve(
+        _gqa_model(),
+        H100,
+        batch_size=BATCH,
+        precision="fp16",
+        efficiency=0.5,
+        phase="decode",
+        seq_len=CTX,
+    )
     assert kernels == 3 + 14 * 32
     assert p.bytes_moved == moved
     assert p.latency_s == pytest.approx(t, rel=1e-12)
@@ -380,12 +440,27 @@ def test_gqa_decode_latency_at_32k_batch16_by_hand():
     assert 25e-3 < p.latency_s < 28e-3  # 20.5 ms of KV + 4.5 ms of weights + 2.3 ms launches
     assert p.bottleneck == "Memory"
     # the same decode with one K/V head per query head reads 4x the cache: ~3x the latency
-    mha = Engine.solve(llama(d_model=D, n_layers=LAYERS, n_heads=HEADS, kv_heads=HEADS, d_ff=D_FF,
-                             vocab_size=VOCAB, context_length=CTX, flash=True),
-                       H100, batch_size=BATCH, precision="fp16", efficiency=0.5, phase="decode",
-                       seq_len=CTX)
-    assert mha.bytes_moved - p.bytes_moved == pytest.approx(3 * kv_bytes + 2 * LAYERS * (
-        D * 3072 * 2 + BATCH * 3072 * 2), rel=1e-12)
+    mha = Engine.solve(
+        llama(
+            d_model=D,
+            n_layers=LAYERS,
+            n_heads=HEADS,
+            kv_heads=HEADS,
+            d_ff=D_FF,
+            vocab_size=VOCAB,
+            context_length=CTX,
+            flash=True,
+        ),
+        H100,
+        batch_size=BATCH,
+        precision="fp16",
+        efficiency=0.5,
+        phase="decode",
+        seq_len=CTX,
+    )
+    assert mha.bytes_moved - p.bytes_moved == pytest.approx(
+        3 * kv_bytes + 2 * LAYERS * (D * 3072 * 2 + BATCH * 3072 * 2), rel=1e-12
+    )
     assert 3.0 < mha.latency_s / p.latency_s < 3.5
 
 
@@ -401,7 +476,9 @@ def test_gqa_kv_cache_footprint_matches_published_figure():
 def test_model_rows_from_a_custom_model():
     """A hand-assembled Model's bytes are the layer definitions' bytes, copies included."""
     d = L.Dense(in_features=10, out_features=20)
-    m = Model("tiny", "mlp", lambda _s, _p: [Row("fc", d, 3), Row("act", L.Activation(elements=20))])
+    m = Model(
+        "tiny", "mlp", lambda _s, _p: [Row("fc", d, 3), Row("act", L.Activation(elements=20))]
+    )
     p = Engine.solve(m, H100, batch_size=2, precision="fp32")
     # fc: 3 copies x (220 weights + 2 x 30); act: 2 x 40
     assert p.bytes_moved == (3 * (220 + 60) + 80) * 4
@@ -456,10 +533,19 @@ def test_dlrm_interaction_pairs_and_top_mlp_width():
     assert inter[0].macs() == 26 * 26 * 128
 
 
-@pytest.mark.parametrize("precision, num, den", [
-    ("fp64", 8, 1), ("fp32", 4, 1), ("tf32", 4, 1), ("bf16", 2, 1), ("fp16", 2, 1), ("fp8", 1, 1),
-    ("int8", 1, 1), ("int4", 1, 2),
-])
+@pytest.mark.parametrize(
+    "precision, num, den",
+    [
+        ("fp64", 8, 1),
+        ("fp32", 4, 1),
+        ("tf32", 4, 1),
+        ("bf16", 2, 1),
+        ("fp16", 2, 1),
+        ("fp8", 1, 1),
+        ("int8", 1, 1),
+        ("int4", 1, 2),
+    ],
+)
 def test_bytes_per_value_by_format_width(precision, num, den):
     """IEEE binary64/32/16, bfloat16 (16 bits), TF32 stored in 32-bit words, FP8/INT8 one byte,
     INT4 half a byte: a bias-free 300 -> 70 GEMM over 5 tokens moves 22,850 values."""

@@ -30,7 +30,9 @@ def test_peak_ridge_is_the_chapters_and_the_sustained_one_has_its_own_name():
     h100, a100 = Hardware.get("H100"), Hardware.get("A100")
     assert h100.ridge_point("fp16").m_as("FLOP/B") == pytest.approx(989.5 / 3.35, rel=1e-12)
     assert a100.ridge_point("fp16").m_as("FLOP/B") == pytest.approx(312 / 2.039, rel=1e-12)
-    assert h100.sustained_ridge_point("fp16", 0.5).m_as("FLOP/B") == pytest.approx(989.5 / 3.35 / 2, rel=1e-12)
+    assert h100.sustained_ridge_point("fp16", 0.5).m_as("FLOP/B") == pytest.approx(
+        989.5 / 3.35 / 2, rel=1e-12
+    )
     assert LABELS["ridge_peak"] != LABELS["ridge_sustained"]
     with pytest.raises(TypeError):
         h100.ridge_point("fp16", 0.5)  # no efficiency argument on the peak ridge
@@ -56,7 +58,9 @@ def test_datasheet_peaks_are_derated_by_efficiency():
     p1 = Engine.solve(Models.ResNet50, h100, batch_size=256, efficiency=1.0)
     p5 = Engine.solve(Models.ResNet50, h100, batch_size=256, efficiency=0.5)
     assert p5.latency_compute_s == pytest.approx(2 * p1.latency_compute_s, rel=1e-12)
-    assert p5.ridge_point == pytest.approx(p1.ridge_point) and p5.sustained_ridge_point == pytest.approx(p1.ridge_point / 2)
+    assert p5.ridge_point == pytest.approx(
+        p1.ridge_point
+    ) and p5.sustained_ridge_point == pytest.approx(p1.ridge_point / 2)
 
 
 @pytest.mark.parametrize("bad", [0, -0.1, 1.5, float("nan"), float("inf"), True, "0.5"])
@@ -68,7 +72,10 @@ def test_efficiency_out_of_range_is_refused_by_name(bad):
 def test_every_device_states_its_rate_basis():
     for dev in Hardware.all():
         assert dev.compute.rate_basis in ("datasheet_peak", "sustained")
-        if "sustained" in dev.provenance.notes.lower() and "not a peak" in dev.provenance.notes.lower():
+        if (
+            "sustained" in dev.provenance.notes.lower()
+            and "not a peak" in dev.provenance.notes.lower()
+        ):
             assert dev.compute.is_sustained, dev.key
 
 

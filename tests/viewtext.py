@@ -9,7 +9,9 @@ from mlsysim.labs.components import View
 
 def default_args(mod, letter: str, fn) -> dict:
     """The part function's arguments at its widget specs' defaults (``X_<PARAM>.value``)."""
-    return {p: getattr(mod, f"{letter}_{p.upper()}").value for p in inspect.signature(fn).parameters}
+    return {
+        p: getattr(mod, f"{letter}_{p.upper()}").value for p in inspect.signature(fn).parameters
+    }
 
 
 def render(mod, letter: str, **override) -> View:

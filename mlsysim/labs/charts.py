@@ -25,8 +25,18 @@ from .style import SERIES, apply_plotly_theme
 REFERENCE_COLOR = "#64748b"
 REFERENCE_DASHES = ("dash", "dot", "dashdot", "longdash")
 
-__all__ = ["memory_lines", "roofline", "figure", "place_line_labels", "finalize", "text_alternative",
-           "device_label", "REFERENCE_COLOR", "is_byte_title", "is_count_title"]
+__all__ = [
+    "memory_lines",
+    "roofline",
+    "figure",
+    "place_line_labels",
+    "finalize",
+    "text_alternative",
+    "device_label",
+    "REFERENCE_COLOR",
+    "is_byte_title",
+    "is_count_title",
+]
 
 
 def figure(title: str, x_title: str, y_title: str, *, log_x=False, log_y=False, height=380):
@@ -78,23 +88,46 @@ def roofline(
 
     # where the roof bends: the sustained rate / bandwidth (a sustained-basis device is never derated)
     ridge = device.sustained_ridge_point(precision, efficiency).m_as("FLOP/B")
-    named = (LABELS["ridge_peak"] if efficiency == 1 or device.compute.is_sustained
-             else f"{LABELS['ridge_sustained']}, η = {efficiency:g}")
+    named = (
+        LABELS["ridge_peak"]
+        if efficiency == 1 or device.compute.is_sustained
+        else f"{LABELS['ridge_sustained']}, η = {efficiency:g}"
+    )
     lo, hi = x_range
     xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
     ys = [device.attainable_flops(x, precision, efficiency) / 1e12 for x in xs]
-    fig = figure(title or f"Roofline: {device.name} ({precision}, dense)", "Arithmetic intensity (FLOP/byte)",
-                 "Attainable TFLOP/s", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="roofline", line=dict(color=SERIES[6], width=3)))
-    fig.add_vline(x=ridge, line_dash="dot", line_color=REFERENCE_COLOR,
-                  annotation_text=f"{named}: {ridge:,.0f} FLOP/B" if ridge >= 10 else f"{named}: {ridge:.2g} FLOP/B",
-                  annotation_position="bottom right")
+    fig = figure(
+        title or f"Roofline: {device.name} ({precision}, dense)",
+        "Arithmetic intensity (FLOP/byte)",
+        "Attainable TFLOP/s",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(x=xs, y=ys, mode="lines", name="roofline", line=dict(color=SERIES[6], width=3))
+    )
+    fig.add_vline(
+        x=ridge,
+        line_dash="dot",
+        line_color=REFERENCE_COLOR,
+        annotation_text=f"{named}: {ridge:,.0f} FLOP/B"
+        if ridge >= 10
+        else f"{named}: {ridge:.2g} FLOP/B",
+        annotation_position="bottom right",
+    )
     for i, (label, intensity, flops_s) in enumerate(points):
-        fig.add_trace(go.Scatter(x=[intensity], y=[flops_s / 1e12], mode="markers+text", name=label,
-                                 text=[label], textposition="top center",
-                                 marker=dict(size=12, color=SERIES[i % 6])))
+        fig.add_trace(
+            go.Scatter(
+                x=[intensity],
+                y=[flops_s / 1e12],
+                mode="markers+text",
+                name=label,
+                text=[label],
+                textposition="top center",
+                marker=dict(size=12, color=SERIES[i % 6]),
+            )
+        )
     return fig
-
 
 
 def device_label(dev: Device) -> str:
@@ -154,7 +187,7 @@ _SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 def _decade_text(k: int, kind: str, plain: bool = True) -> str:
     """A decade's label; ``plain`` numbers (0.001 ... 100,000) or, for an axis that goes
     beyond them, powers of ten on every tick of that axis (never a mix)."""
-    v = 10.0 ** k
+    v = 10.0**k
     if kind == "bytes":
         for exp, unit in ((12, "TB"), (9, "GB"), (6, "MB"), (3, "kB"), (0, "B")):
             if k >= exp:
@@ -235,7 +268,7 @@ def _format_axis(fig, name: str) -> None:
         step = max(1, math.ceil(len(ks) / 8))
         ks = [k for k in ks if k % step == 0] or ks[:1]
         ax.range = [lo_l, hi_l]
-        ax.tickvals = [10.0 ** k for k in ks]
+        ax.tickvals = [10.0**k for k in ks]
         plain = all(-3 <= k <= 5 for k in ks)
         ax.ticktext = [_decade_text(k, kind, plain) for k in ks]
         ax.minor = dict(showgrid=False, ticks="")
@@ -243,9 +276,12 @@ def _format_axis(fig, name: str) -> None:
     if kind == "bytes" and vals:
         hi = max(abs(v) for v in vals) or 1.0
         lo = min(0.0, min(vals))
-        exp, unit = next((e, u) for e, u in ((12, "TB"), (9, "GB"), (6, "MB"), (3, "kB"), (0, "B"))
-                         if hi >= 10 ** e or e == 0)
-        scale = 10.0 ** exp
+        exp, unit = next(
+            (e, u)
+            for e, u in ((12, "TB"), (9, "GB"), (6, "MB"), (3, "kB"), (0, "B"))
+            if hi >= 10**e or e == 0
+        )
+        scale = 10.0**exp
         step = _nice_step((hi - lo) / scale * 1.05) * scale
         n0, n1 = math.floor(lo / step), math.ceil(hi * 1.05 / step)
         ticks = [i * step for i in range(n0, n1 + 1)]
@@ -306,11 +342,19 @@ def _layout_title(fig) -> None:
         fig.layout.title.text = _wrap(humanize(t), 44)  # fits a 390 px phone at 15 px
         n = fig.layout.title.text.count("<br>") + 1
         # plotly anchors a multi-line title by its first line: pad the extra lines in
-        fig.layout.title.update(x=0, xanchor="left", y=1, yanchor="top", yref="container",
-                                pad=dict(t=10 + 19 * (n - 1), l=4), font=dict(size=15))
+        fig.layout.title.update(
+            x=0,
+            xanchor="left",
+            y=1,
+            yanchor="top",
+            yref="container",
+            pad=dict(t=10 + 19 * (n - 1), l=4),
+            font=dict(size=15),
+        )
         fig.layout.margin.t = 34 + 21 * n
-    fig.layout.legend.update(orientation="h", yref="container", y=0, yanchor="bottom",
-                             x=0, xanchor="left")
+    fig.layout.legend.update(
+        orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"
+    )
     if len([t for t in fig.data if t.showlegend is not False]) > 1:
         fig.layout.margin.b = max(fig.layout.margin.b or 0, 96)
 
@@ -348,7 +392,9 @@ def _to_px(fig, axis: str, v: float, in_log: bool = False) -> float | None:
 def _spread_line_labels(fig) -> None:
     """Horizontal-line labels: keep each clear of the other labels and of the other lines, by
     trying the four corners of its own line (left/right, above/below)."""
-    anns = [a for a in fig.layout.annotations or () if a.yref == "y" and a.xref in ("x domain", "paper")]
+    anns = [
+        a for a in fig.layout.annotations or () if a.yref == "y" and a.xref in ("x domain", "paper")
+    ]
     if len(anns) < 1:
         return
     lines = [sh for sh in fig.layout.shapes or () if sh.type == "line" and sh.yref == "y"]
@@ -366,8 +412,10 @@ def _spread_line_labels(fig) -> None:
             y0, y1 = (py, py + h_lab) if above else (py - h_lab, py)
             box = (x0, y0, x0 + width, y1)
             hits_line = any(y0 + 1 < lp < y1 - 1 for lp in line_px)
-            hits_label = any(not (box[2] <= b[0] or b[2] <= box[0] or box[3] <= b[1] or b[3] <= box[1])
-                             for b in placed)
+            hits_label = any(
+                not (box[2] <= b[0] or b[2] <= box[0] or box[3] <= b[1] or b[3] <= box[1])
+                for b in placed
+            )
             if not hits_line and not hits_label:
                 best = (side, above, box)
                 break
@@ -381,8 +429,11 @@ def _spread_line_labels(fig) -> None:
 def _dodge_vertical_lines(fig) -> None:
     """A point's text label centred on the point is struck through by a vertical reference line
     (the ridge) at about the same x: move that label to the side away from the line."""
-    xs_lines = [p for sh in fig.layout.shapes or () if sh.type == "line" and sh.xref == "x"
-                and (p := _to_px(fig, "x", sh.x0)) is not None]
+    xs_lines = [
+        p
+        for sh in fig.layout.shapes or ()
+        if sh.type == "line" and sh.xref == "x" and (p := _to_px(fig, "x", sh.x0)) is not None
+    ]
     if not xs_lines:
         return
     for t in fig.data:
@@ -407,6 +458,7 @@ def _dodge_vertical_lines(fig) -> None:
 def text_alternative(fig, summary: str = "") -> str:
     """What a screen reader hears for a chart: its title, axes, each series' range of values
     (the key numbers) and the part's one-sentence summary."""
+
     def plain(s):
         return re.sub(r"<[^>]+>", " ", str(s or "")).replace("  ", " ").strip()
 
@@ -423,9 +475,15 @@ def text_alternative(fig, summary: str = "") -> str:
         if len(ys) == 1:
             parts.append(f"{name}: {_num(ys[0])}" + (f" at {_num(xs[0])}." if xs else "."))
         elif xs and all(isinstance(x, str) for x in xs) and len(xs) <= 8:
-            parts.append(f"{name}: " + ", ".join(f"{x} {_num(y)}" for x, y in zip(xs, ys, strict=False)) + ".")
+            parts.append(
+                f"{name}: "
+                + ", ".join(f"{x} {_num(y)}" for x, y in zip(xs, ys, strict=False))
+                + "."
+            )
         else:
-            parts.append(f"{name}: from {_num(ys[0])} to {_num(ys[-1])} (min {_num(min(ys))}, max {_num(max(ys))}).")
+            parts.append(
+                f"{name}: from {_num(ys[0])} to {_num(ys[-1])} (min {_num(min(ys))}, max {_num(max(ys))})."
+            )
     for a in list(fig.layout.annotations or ())[:6]:
         if a.text:
             parts.append(f"Marked: {plain(a.text)}.")
@@ -501,7 +559,10 @@ def finalize(fig):
             ax.title.text = humanize(ax.title.text)
     _style_reference_lines(fig)
     _layout_title(fig)
-    for name in [k for k in fig.layout.to_plotly_json() if re.fullmatch(r"[xy]axis\d*", k)] or ["xaxis", "yaxis"]:
+    for name in [k for k in fig.layout.to_plotly_json() if re.fullmatch(r"[xy]axis\d*", k)] or [
+        "xaxis",
+        "yaxis",
+    ]:
         _format_axis(fig, name)
     place_line_labels(fig)
     _spread_line_labels(fig)

@@ -86,7 +86,11 @@ def _md_src(text) -> str:
     s = _e(text)
     s = _LINK_OPEN.sub(lambda m: "](" if _SAFE_URL.match(s, m.end()) else "]\\(", s)
     return _REF_DEF.sub(
-        lambda m: m.group(0) if _SAFE_URL.match(m.group(4)) else f"{m.group(1)}\\[{m.group(2)}]:{m.group(3)}{m.group(4)}",
+        lambda m: (
+            m.group(0)
+            if _SAFE_URL.match(m.group(4))
+            else f"{m.group(1)}\\[{m.group(2)}]:{m.group(3)}{m.group(4)}"
+        ),
         s,
     )
 
@@ -100,7 +104,7 @@ def plain(text, tag: str = "span", cls: str = ""):
     """Any text as plain text: never markdown, never HTML (use for ledger/report/student text)."""
     klass = f' class="{_e(cls)}"' if cls else ""
     body = _e(text).replace("\n", "<br>")
-    return _mo().Html(f"<{tag}{klass} style=\"white-space: pre-wrap\">{body}</{tag}>")
+    return _mo().Html(f'<{tag}{klass} style="white-space: pre-wrap">{body}</{tag}>')
 
 
 def _callout(inner_html: str, kind: str):
@@ -135,7 +139,14 @@ def _scaled(x: float, units: Sequence[tuple[float, str]], digits: int) -> str:
 
 
 _BYTES = [(1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1, "B")]
-_BIBYTES = [(2**50, "PiB"), (2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"), (1, "B")]
+_BIBYTES = [
+    (2**50, "PiB"),
+    (2**40, "TiB"),
+    (2**30, "GiB"),
+    (2**20, "MiB"),
+    (2**10, "KiB"),
+    (1, "B"),
+]
 
 
 def fmt_bytes(n: float, digits: int = 1, binary: bool = False) -> str:
@@ -161,9 +172,11 @@ def fmt_time(seconds: float, digits: int = 2) -> str:
 
 
 def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
-    return _scaled(_finite(flops_per_s, "rate"),
-                   [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"),
-                    (1, "FLOP/s")], digits)
+    return _scaled(
+        _finite(flops_per_s, "rate"),
+        [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"), (1, "FLOP/s")],
+        digits,
+    )
 
 
 def fmt_ratio(x: float, digits: int = 1) -> str:
@@ -179,7 +192,9 @@ def fmt_ratio(x: float, digits: int = 1) -> str:
 
 
 #: A number in an option label, with its unit when it has one ("139×", "16.8 MB", "4.1 s").
-_NUMBER = re.compile(r"(?<![\w.])(\d[\d,.]*\d|\d)(\s?(?:×(?!\s?\d)|%|[kKMGTP]?i?B\b|FLOP/B\b|FLOP/byte|ms\b|µs\b|ns\b|s\b|tokens?\b|million\b|billion\b))?")
+_NUMBER = re.compile(
+    r"(?<![\w.])(\d[\d,.]*\d|\d)(\s?(?:×(?!\s?\d)|%|[kKMGTP]?i?B\b|FLOP/B\b|FLOP/byte|ms\b|µs\b|ns\b|s\b|tokens?\b|million\b|billion\b))?"
+)
 
 #: What each kind of question is called above its options.
 _KIND_PREFIX = {"predict": "**Predict first.**", "transfer": "**Now try a new case.**"}
@@ -206,7 +221,9 @@ class Prediction:
 
     def __post_init__(self):
         if self.answer not in self.options:
-            raise ValueError(f"answer={self.answer!r} is not one of the options {list(self.options)}")
+            raise ValueError(
+                f"answer={self.answer!r} is not one of the options {list(self.options)}"
+            )
         missing = [k for k in self.options if k not in self.feedback]
         if missing:
             raise ValueError(f"feedback is missing for options {missing}")
@@ -255,14 +272,18 @@ class Prediction:
             body = f"<strong>Correct.</strong> {text}"
             kind = "success"
         else:
-            body = (f"<strong>Not quite: the answer is <em>{_e(self.options[self.answer])}</em>.</strong> "
-                    f"{text}")
+            body = (
+                f"<strong>Not quite: the answer is <em>{_e(self.options[self.answer])}</em>.</strong> "
+                f"{text}"
+            )
             kind = "warn"
         if first is not None and first in self.options and first != value:
             ok = "correct" if self.is_correct(first) else "not correct"
-            body += (f'<div class="ms-first">Your committed prediction (recorded, {ok}): '
-                     f"<em>{_e(self.options[first])}</em>. You may explore the other options; "
-                     "your report shows the first.</div>")
+            body += (
+                f'<div class="ms-first">Your committed prediction (recorded, {ok}): '
+                f"<em>{_e(self.options[first])}</em>. You may explore the other options; "
+                "your report shows the first.</div>"
+            )
         return body, kind
 
     def respond(self, value, unlocked: bool = False, first: str | None = None):
@@ -347,7 +368,7 @@ def header(kicker: str, title: str, goal: str, badges: Iterable[str] = ()):
     chips = "".join(f'<span class="ms-badge">{_e(b)}</span>' for b in badges)
     return mo.Html(
         f'<div class="ms-header"><div class="ms-kicker">{_e(kicker)}</div>'
-        f"<h1>{_e(title)}</h1><div class=\"ms-goal\">{_e(goal)}</div>"
+        f'<h1>{_e(title)}</h1><div class="ms-goal">{_e(goal)}</div>'
         f'<div class="ms-badges">{chips}</div></div>'
     )
 
@@ -363,7 +384,9 @@ def message(sender: str, role: str, text: str):
 
 # what a failed computation prints: nan/inf in any case, Python's None, JS's null/undefined, an
 # error or a traceback ("none" in lower case is an English word: "Crossover: none")
-_BAD_VALUE = re.compile(r"(?i:\b(nan|inf|infinity)\b|^\s*error\b|traceback)|\b(None|null|undefined|NULL)\b")
+_BAD_VALUE = re.compile(
+    r"(?i:\b(nan|inf|infinity)\b|^\s*error\b|traceback)|\b(None|null|undefined|NULL)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -389,7 +412,9 @@ def fact(quantity: str, value: float, **context) -> Fact:
     from .vocab import QUANTITIES
 
     if quantity not in QUANTITIES:
-        raise ValueError(f"quantity={quantity!r} is not in vocab.QUANTITIES; allowed: {', '.join(QUANTITIES)}")
+        raise ValueError(
+            f"quantity={quantity!r} is not in vocab.QUANTITIES; allowed: {', '.join(QUANTITIES)}"
+        )
     v = _finite(value, quantity)
     ctx = tuple(sorted((k, str(x)) for k, x in context.items() if x is not None))
     return Fact(quantity, v, ctx)
@@ -456,7 +481,9 @@ def error_note(exc: Exception):
     """Show a validation error to a student as a sentence, never as a traceback."""
     msg = str(exc).splitlines()
     useful = [m for m in msg if m.strip() and not m.strip().startswith("For further information")]
-    return _callout("<strong>That input is not valid.</strong> " + _e(" ".join(useful[-2:])), "danger")
+    return _callout(
+        "<strong>That input is not valid.</strong> " + _e(" ".join(useful[-2:])), "danger"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -478,7 +505,9 @@ class Slider:
 
     def __post_init__(self):
         if not (self.start <= self.value <= self.stop):
-            raise ValueError(f"{self.label}: value {self.value} outside [{self.start}, {self.stop}]")
+            raise ValueError(
+                f"{self.label}: value {self.value} outside [{self.start}, {self.stop}]"
+            )
 
     def restore(self, v) -> float:
         """A saved position if it is still reachable, else the default."""
@@ -489,9 +518,14 @@ class Slider:
         return type(self.value)(v) if isinstance(self.value, int) and float(v).is_integer() else v
 
     def widget(self, saved: Saved | None = None):
-        el = _mo().ui.slider(start=self.start, stop=self.stop, step=self.step,
-                             value=self.restore(_restored(saved, self)), label=_md_src(self.label),
-                             show_value=True)
+        el = _mo().ui.slider(
+            start=self.start,
+            stop=self.stop,
+            step=self.step,
+            value=self.restore(_restored(saved, self)),
+            label=_md_src(self.label),
+            show_value=True,
+        )
         if saved is not None:
             saved.created(self, el)
         return el
@@ -522,7 +556,9 @@ class Choice:
         if self.dropdown:
             el = _mo().ui.dropdown(options=opts, value=value, label=_md_src(self.label))
         else:
-            el = _mo().ui.radio(options=opts, value=value, label=_md_src(self.label), inline=self.inline)
+            el = _mo().ui.radio(
+                options=opts, value=value, label=_md_src(self.label), inline=self.inline
+            )
         if saved is not None:
             saved.created(self, el)
         return el
@@ -562,8 +598,13 @@ class TextBox:
         return v if isinstance(v, str) and len(v) <= self.max_length else self.value
 
     def widget(self, saved: Saved | None = None):
-        el = _mo().ui.text_area(value=self.restore(_restored(saved, self)), label=_md_src(self.label),
-                                rows=self.rows, max_length=self.max_length, full_width=True)
+        el = _mo().ui.text_area(
+            value=self.restore(_restored(saved, self)),
+            label=_md_src(self.label),
+            rows=self.rows,
+            max_length=self.max_length,
+            full_width=True,
+        )
         if saved is not None:
             saved.created(self, el)
         return el
@@ -705,17 +746,25 @@ def saved(ledger, lab) -> Saved:
 def student_field(saved: Saved | None = None):
     """Optional name or student ID for the report (restored from the ledger)."""
     value = saved.student if saved is not None else ""
-    return _mo().ui.text(value=value, label="Your name or student ID (optional, only in your report)",
-                         max_length=200, full_width=True)
+    return _mo().ui.text(
+        value=value,
+        label="Your name or student ID (optional, only in your report)",
+        max_length=200,
+        full_width=True,
+    )
 
 
-SYNTHESIS_PROMPT = ("Justify your synthesis choice against the requirements stated above: which "
-                    "requirement decides it, and which numbers from the parts support it? Cite the "
-                    "parts (e.g. \"Part B showed ...\").")
+SYNTHESIS_PROMPT = (
+    "Justify your synthesis choice against the requirements stated above: which "
+    "requirement decides it, and which numbers from the parts support it? Cite the "
+    'parts (e.g. "Part B showed ...").'
+)
 
 
-REFLECTION_PROMPT = ("In two or three sentences: which result in this notebook contradicted your "
-                     "prediction, and what would you now tell the person who asked? Cite the parts.")
+REFLECTION_PROMPT = (
+    "In two or three sentences: which result in this notebook contradicted your "
+    "prediction, and what would you now tell the person who asked? Cite the parts."
+)
 
 
 def justification_field(lab, saved: Saved | None = None):
@@ -724,19 +773,29 @@ def justification_field(lab, saved: Saved | None = None):
     value = saved.text.get("justification", "") if saved is not None else ""
     default = SYNTHESIS_PROMPT if hasattr(lab, "synthesis") else REFLECTION_PROMPT
     prompt = getattr(lab, "SYNTHESIS_PROMPT", default)
-    return _mo().ui.text_area(value=value, label=_md_src(prompt), rows=5, max_length=5000,
-                              full_width=True)
+    return _mo().ui.text_area(
+        value=value, label=_md_src(prompt), rows=5, max_length=5000, full_width=True
+    )
 
 
 def _value(x):
     return getattr(x, "value", x)
 
 
-async def record(ledger, lab, answers: Mapping[str, object] | None = None,
-                 design: Mapping[str, object] | View | None = None, *,
-                 widgets: Mapping[str, object] | None = None, saved: Saved | None = None,
-                 student=None, justification=None, synthesis=None, synthesis_args: Sequence = (),
-                 notebook: str | None = None):
+async def record(
+    ledger,
+    lab,
+    answers: Mapping[str, object] | None = None,
+    design: Mapping[str, object] | View | None = None,
+    *,
+    widgets: Mapping[str, object] | None = None,
+    saved: Saved | None = None,
+    student=None,
+    justification=None,
+    synthesis=None,
+    synthesis_args: Sequence = (),
+    notebook: str | None = None,
+):
     """Save this notebook's answers, widget positions and design to the ledger and show the
     progress line, the report fields and the "Download my report" buttons.
 
@@ -777,12 +836,24 @@ async def record(ledger, lab, answers: Mapping[str, object] | None = None,
         text["justification"] = str(_value(justification) or "")
     name = None if student is None else str(_value(student) or "")
     if any(v is not None for v in ans.values()):
-        await ledger.save_async(chapter=lab.CHAPTER, design=numbers, answers=ans, required=lab.PARTS,
-                                correct=correct, widgets=positions, text=text, student=name)
+        await ledger.save_async(
+            chapter=lab.CHAPTER,
+            design=numbers,
+            answers=ans,
+            required=lab.PARTS,
+            correct=correct,
+            widgets=positions,
+            text=text,
+            student=name,
+        )
     items = [el for el in (justification, student) if isinstance(el, UIElement)]
     if items:
         items.insert(0, mo.md("## Your report"))
-    items.append(mo.Html(f'<div class="ms-ledger"><strong>Design ledger:</strong> {_e(ledger.summary())}</div>'))
+    items.append(
+        mo.Html(
+            f'<div class="ms-ledger"><strong>Design ledger:</strong> {_e(ledger.summary())}</div>'
+        )
+    )
     if ledger.warning:
         items.append(_callout(_e(ledger.warning), "warn"))
     # lazy: the report is built from the ledger when the button is pressed (nothing of it sits in
@@ -790,14 +861,33 @@ async def record(ledger, lab, answers: Mapping[str, object] | None = None,
     justification_text = text.get("justification", "")
 
     def report():
-        return reports.build(ledger, lab, student=name or "", notebook=notebook, design=numbers,
-                             justification=justification_text)
+        return reports.build(
+            ledger,
+            lab,
+            student=name or "",
+            notebook=notebook,
+            design=numbers,
+            justification=justification_text,
+        )
 
     stem = reports.file_stem(notebook or lab.__name__.rsplit(".", 1)[-1], name or "")
-    items.append(mo.hstack([
-        mo.download(data=lambda: reports.to_markdown(report()).encode("utf-8"), filename=f"{stem}.md",
-                    mimetype="text/markdown", label="Download my report"),
-        mo.download(data=lambda: reports.to_json(report()).encode("utf-8"), filename=f"{stem}.json",
-                    mimetype="application/json", label="Report as JSON (for your instructor)"),
-    ], justify="start"))
+    items.append(
+        mo.hstack(
+            [
+                mo.download(
+                    data=lambda: reports.to_markdown(report()).encode("utf-8"),
+                    filename=f"{stem}.md",
+                    mimetype="text/markdown",
+                    label="Download my report",
+                ),
+                mo.download(
+                    data=lambda: reports.to_json(report()).encode("utf-8"),
+                    filename=f"{stem}.json",
+                    mimetype="application/json",
+                    label="Report as JSON (for your instructor)",
+                ),
+            ],
+            justify="start",
+        )
+    )
     return mo.vstack(items)

@@ -155,8 +155,14 @@ def _finite_only(values: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def build(ledger, lab, student: str = "", notebook: str | None = None,
-          design: Mapping[str, Any] | None = None, justification: str | None = None) -> Report:
+def build(
+    ledger,
+    lab,
+    student: str = "",
+    notebook: str | None = None,
+    design: Mapping[str, Any] | None = None,
+    justification: str | None = None,
+) -> Report:
     """The report of one notebook from the ledger's record of ``lab.CHAPTER``."""
     from .. import __version__
     from .components import Choice, questions
@@ -168,23 +174,29 @@ def build(ledger, lab, student: str = "", notebook: str | None = None,
         att = rec.attempts.get(key) if rec else None
         final = rec.answers.get(key) if rec else None
         first = att.first if att else final
-        answers.append(Answer(
-            key=clean_text(key),
-            part=_part_of(key, parts),
-            kind="transfer" if getattr(pred, "kind", "predict") == "transfer" or not attr.startswith("PRED_")
-            else "prediction",
-            question=clean_text(pred.question),
-            options={k: clean_text(v) for k, v in pred.options.items()},
-            correct_option=clean_text(pred.answer) if first is not None else "",  # no spoiler
-            first=first,
-            first_correct=None if first is None else pred.is_correct(first),
-            first_at=att.first_at if att else "",
-            final=final,
-            final_correct=None if final is None else pred.is_correct(final),
-            changes=att.changes if att else 0,
-            misconception=(clean_text(pred.feedback.get(first, ""))
-                           if first is not None and not pred.is_correct(first) else ""),
-        ))
+        answers.append(
+            Answer(
+                key=clean_text(key),
+                part=_part_of(key, parts),
+                kind="transfer"
+                if getattr(pred, "kind", "predict") == "transfer" or not attr.startswith("PRED_")
+                else "prediction",
+                question=clean_text(pred.question),
+                options={k: clean_text(v) for k, v in pred.options.items()},
+                correct_option=clean_text(pred.answer) if first is not None else "",  # no spoiler
+                first=first,
+                first_correct=None if first is None else pred.is_correct(first),
+                first_at=att.first_at if att else "",
+                final=final,
+                final_correct=None if final is None else pred.is_correct(final),
+                changes=att.changes if att else 0,
+                misconception=(
+                    clean_text(pred.feedback.get(first, ""))
+                    if first is not None and not pred.is_correct(first)
+                    else ""
+                ),
+            )
+        )
     widgets = dict(rec.widgets) if rec else {}
     choices = {}
     for name, value in widgets.items():
@@ -194,7 +206,11 @@ def build(ledger, lab, student: str = "", notebook: str | None = None,
             choices[clean_text(getattr(spec, "label", name))] = clean_text(shown)
     numbers = dict(rec.design) if rec else {}
     numbers.update(design_numbers(design))
-    text = justification if justification is not None else (rec.text.get("justification", "") if rec else "")
+    text = (
+        justification
+        if justification is not None
+        else (rec.text.get("justification", "") if rec else "")
+    )
     return Report(
         mlsysim_version=__version__,
         chapter=clean_text(lab.CHAPTER),
@@ -205,7 +221,9 @@ def build(ledger, lab, student: str = "", notebook: str | None = None,
         parts=parts,
         completed=bool(rec and rec.completed),
         answers=answers,
-        synthesis=Synthesis(choices=choices, design=_finite_only(numbers), justification=clean_text(text)),
+        synthesis=Synthesis(
+            choices=choices, design=_finite_only(numbers), justification=clean_text(text)
+        ),
         widgets=_finite_only(widgets),
     )
 
@@ -218,8 +236,14 @@ def file_stem(notebook: str, student: str = "") -> str:
 
 
 def to_json(rep: Report) -> str:
-    return clean_text(json.dumps(rep.model_dump(mode="json", exclude={"source"}), ensure_ascii=False,
-                      allow_nan=False, indent=2))
+    return clean_text(
+        json.dumps(
+            rep.model_dump(mode="json", exclude={"source"}),
+            ensure_ascii=False,
+            allow_nan=False,
+            indent=2,
+        )
+    )
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~])")
@@ -242,23 +266,30 @@ def to_markdown(rep: Report) -> str:
     HTML comment so the instructor's tools read this file too."""
     m = md_text
     out = [f"# mlsysim report: {m(rep.notebook)} (chapter {m(rep.chapter)})", ""]
-    out += [f"- Student: {m(rep.student) or '(not given)'}",
-            f"- Generated: {m(rep.generated)}",
-            f"- Completed: {'yes' if rep.completed else 'no'} "
-            f"({sum(1 for a in rep.answers if a.kind == 'prediction' and a.final)} of "
-            f"{len(rep.parts)} parts answered)",
-            f"- mlsysim {m(rep.mlsysim_version)}; notebook SHA-256 {m(rep.notebook_sha256[:16])}", ""]
+    out += [
+        f"- Student: {m(rep.student) or '(not given)'}",
+        f"- Generated: {m(rep.generated)}",
+        f"- Completed: {'yes' if rep.completed else 'no'} "
+        f"({sum(1 for a in rep.answers if a.kind == 'prediction' and a.final)} of "
+        f"{len(rep.parts)} parts answered)",
+        f"- mlsysim {m(rep.mlsysim_version)}; notebook SHA-256 {m(rep.notebook_sha256[:16])}",
+        "",
+    ]
     for a in rep.answers:
         title = f"Part {a.part}" if a.kind == "prediction" else f"Transfer question ({m(a.key)})"
         out += [f"## {title}", "", m(a.question), ""]
         if a.first is None:
             out += ["Not answered.", ""]
             continue
-        out.append(f"- First answer (committed {m(a.first_at) or 'time not recorded'}): "
-                   f"{m(a.options.get(a.first, a.first))} ({_verdict(a.first_correct)})")
+        out.append(
+            f"- First answer (committed {m(a.first_at) or 'time not recorded'}): "
+            f"{m(a.options.get(a.first, a.first))} ({_verdict(a.first_correct)})"
+        )
         if a.changes or a.final != a.first:
-            out.append(f"- Final answer after {a.changes} change(s): {m(a.options.get(a.final or '', a.final))} "
-                       f"({_verdict(a.final_correct)})")
+            out.append(
+                f"- Final answer after {a.changes} change(s): {m(a.options.get(a.final or '', a.final))} "
+                f"({_verdict(a.final_correct)})"
+            )
         out.append(f"- Correct option: {m(a.options.get(a.correct_option, a.correct_option))}")
         if a.misconception:
             out.append(f"- Feedback on the first answer: {m(a.misconception)}")
@@ -268,7 +299,9 @@ def to_markdown(rep: Report) -> str:
     if s.choices:
         out += [f"- {m(k)}: {m(v)}" for k, v in s.choices.items()]
     if s.design:
-        out += ["", "Key numbers of the design:", ""] + [f"- {m(k)}: {m(v)}" for k, v in s.design.items()]
+        out += ["", "Key numbers of the design:", ""] + [
+            f"- {m(k)}: {m(v)}" for k, v in s.design.items()
+        ]
     out += ["", "Justification:", "", m(s.justification) or "(none written)", ""]
     blob = to_json(rep).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     out += [f"<!-- {_MD_MARK}", blob, "-->", ""]
@@ -291,18 +324,24 @@ def parse(data: bytes | str, name: str = "report") -> Report:
     if not text.startswith("{"):
         m = _MD_BLOCK.search(text)
         if not m:
-            raise ReportError(f"{name}: no mlsysim report found (expected the .json or .md file a "
-                              "notebook's \"Download my report\" button saves)")
+            raise ReportError(
+                f"{name}: no mlsysim report found (expected the .json or .md file a "
+                'notebook\'s "Download my report" button saves)'
+            )
         text = m.group(1)
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ReportError(f"{name}: the report's JSON is damaged ({e.msg} at line {e.lineno})") from None
+        raise ReportError(
+            f"{name}: the report's JSON is damaged ({e.msg} at line {e.lineno})"
+        ) from None
     if not isinstance(obj, dict) or obj.get("app") != REPORT_APP:
         raise ReportError(f"{name}: this JSON is not an mlsysim report")
     if obj.get("schema_version") != REPORT_SCHEMA:
-        raise ReportError(f"{name}: report schema version {str(obj.get('schema_version'))[:20]!r}; "
-                          f"this mlsysim reads version {REPORT_SCHEMA}")
+        raise ReportError(
+            f"{name}: report schema version {str(obj.get('schema_version'))[:20]!r}; "
+            f"this mlsysim reads version {REPORT_SCHEMA}"
+        )
     obj.pop("source", None)
     try:
         rep = Report.model_validate(obj)
@@ -356,12 +395,24 @@ def summarize(reports: Sequence[Report]) -> dict:
     wrong: Counter = Counter()
     for r in reps:
         for a in r.answers:
-            q = questions.setdefault((r.notebook, a.key), {
-                "notebook": r.notebook, "chapter": r.chapter, "key": a.key, "part": a.part,
-                "kind": a.kind, "question": a.question, "options": dict(a.options),
-                "correct_option": a.correct_option, "counts": Counter(), "answered": 0,
-                "first_correct": 0, "final_correct": 0, "students": 0,
-            })
+            q = questions.setdefault(
+                (r.notebook, a.key),
+                {
+                    "notebook": r.notebook,
+                    "chapter": r.chapter,
+                    "key": a.key,
+                    "part": a.part,
+                    "kind": a.kind,
+                    "question": a.question,
+                    "options": dict(a.options),
+                    "correct_option": a.correct_option,
+                    "counts": Counter(),
+                    "answered": 0,
+                    "first_correct": 0,
+                    "final_correct": 0,
+                    "students": 0,
+                },
+            )
             q["students"] += 1
             q["correct_option"] = q["correct_option"] or a.correct_option
             if a.first is None:
@@ -375,22 +426,56 @@ def summarize(reports: Sequence[Report]) -> dict:
     misconceptions = []
     for (nb, key, opt), n in wrong.most_common():
         q = questions[(nb, key)]
-        fb = next((a.misconception for r in reps if r.notebook == nb for a in r.answers
-                   if a.key == key and a.first == opt and a.misconception), "")
-        misconceptions.append({"notebook": nb, "key": key, "part": q["part"], "option": opt,
-                               "label": q["options"].get(opt, opt), "students": n,
-                               "share": n / q["answered"] if q["answered"] else 0.0, "feedback": fb})
+        fb = next(
+            (
+                a.misconception
+                for r in reps
+                if r.notebook == nb
+                for a in r.answers
+                if a.key == key and a.first == opt and a.misconception
+            ),
+            "",
+        )
+        misconceptions.append(
+            {
+                "notebook": nb,
+                "key": key,
+                "part": q["part"],
+                "option": opt,
+                "label": q["options"].get(opt, opt),
+                "students": n,
+                "share": n / q["answered"] if q["answered"] else 0.0,
+                "feedback": fb,
+            }
+        )
     parts = []
     for q in questions.values():
-        parts.append({"notebook": q["notebook"], "key": q["key"], "part": q["part"], "kind": q["kind"],
-                      "answered": q["answered"], "students": q["students"],
-                      "first_attempt_accuracy": q["first_correct"] / q["answered"] if q["answered"] else None,
-                      "final_accuracy": q["final_correct"] / q["answered"] if q["answered"] else None})
+        parts.append(
+            {
+                "notebook": q["notebook"],
+                "key": q["key"],
+                "part": q["part"],
+                "kind": q["kind"],
+                "answered": q["answered"],
+                "students": q["students"],
+                "first_attempt_accuracy": q["first_correct"] / q["answered"]
+                if q["answered"]
+                else None,
+                "final_accuracy": q["final_correct"] / q["answered"] if q["answered"] else None,
+            }
+        )
     by_nb = Counter(r.notebook for r in reps)
     done = Counter(r.notebook for r in reps if r.completed)
-    completion = [{"notebook": nb, "students": n, "completed": done[nb]} for nb, n in sorted(by_nb.items())]
-    return {"reports": len(reps), "completion": completion, "questions": questions,
-            "misconceptions": misconceptions, "parts": parts}
+    completion = [
+        {"notebook": nb, "students": n, "completed": done[nb]} for nb, n in sorted(by_nb.items())
+    ]
+    return {
+        "reports": len(reps),
+        "completion": completion,
+        "questions": questions,
+        "misconceptions": misconceptions,
+        "parts": parts,
+    }
 
 
 def class_rows(reports: Sequence[Report]) -> list[dict[str, Any]]:
@@ -399,13 +484,17 @@ def class_rows(reports: Sequence[Report]) -> list[dict[str, Any]]:
     rows = []
     for r in latest(reports):
         row: dict[str, Any] = {
-            "student": r.student, "notebook": r.notebook, "chapter": r.chapter,
+            "student": r.student,
+            "notebook": r.notebook,
+            "chapter": r.chapter,
             "completed": r.completed,
             "answered": sum(1 for a in r.answers if a.kind == "prediction" and a.first is not None),
             "parts": len(r.parts),
             "first_correct": sum(1 for a in r.answers if a.first_correct),
-            "generated": r.generated, "mlsysim_version": r.mlsysim_version,
-            "notebook_sha256": r.notebook_sha256, "file": r.source,
+            "generated": r.generated,
+            "mlsysim_version": r.mlsysim_version,
+            "notebook_sha256": r.notebook_sha256,
+            "file": r.source,
         }
         for a in r.answers:
             row[f"{a.key}_first"] = a.first or ""
@@ -474,16 +563,27 @@ def distribution_figure(q: Mapping[str, Any]):
     keys = list(q["options"]) or sorted(q["counts"])
     extra = [k for k in q["counts"] if k not in keys]  # answers no longer among the options
     keys += extra
-    fig = figure(f"{_plot_text(question_title(q), 80)}: first attempts ({q['answered']} of {q['students']})",
-                 "Students", "", height=120 + 46 * len(keys))
-    fig.add_trace(go.Bar(
-        x=[q["counts"].get(k, 0) for k in keys],
-        y=[_plot_text(q["options"].get(k, k)) for k in keys],
-        orientation="h",
-        marker_color=[COLORS["GreenLine"] if k == q["correct_option"] else COLORS["GreyLine"] for k in keys],
-        text=[q["counts"].get(k, 0) for k in keys], textposition="auto",
-        name="first attempts", showlegend=False,
-    ))
+    fig = figure(
+        f"{_plot_text(question_title(q), 80)}: first attempts ({q['answered']} of {q['students']})",
+        "Students",
+        "",
+        height=120 + 46 * len(keys),
+    )
+    fig.add_trace(
+        go.Bar(
+            x=[q["counts"].get(k, 0) for k in keys],
+            y=[_plot_text(q["options"].get(k, k)) for k in keys],
+            orientation="h",
+            marker_color=[
+                COLORS["GreenLine"] if k == q["correct_option"] else COLORS["GreyLine"]
+                for k in keys
+            ],
+            text=[q["counts"].get(k, 0) for k in keys],
+            textposition="auto",
+            name="first attempts",
+            showlegend=False,
+        )
+    )
     fig.update_yaxes(autorange="reversed")
     return fig
 
@@ -496,9 +596,15 @@ def accuracy_figure(summary: Mapping[str, Any]):
 
     rows = [p for p in summary["parts"] if p["first_attempt_accuracy"] is not None]
     x = [_plot_text(f"{p['notebook']} · {p['key']}", 60) for p in rows]
-    fig = figure("Accuracy per question: first attempt vs final answer", "", "Students correct (%)",
-                 height=360)
-    fig.add_trace(go.Bar(x=x, y=[100 * p["first_attempt_accuracy"] for p in rows], name="first attempt"))
+    fig = figure(
+        "Accuracy per question: first attempt vs final answer",
+        "",
+        "Students correct (%)",
+        height=360,
+    )
+    fig.add_trace(
+        go.Bar(x=x, y=[100 * p["first_attempt_accuracy"] for p in rows], name="first attempt")
+    )
     fig.add_trace(go.Bar(x=x, y=[100 * p["final_accuracy"] for p in rows], name="final answer"))
     fig.update_layout(barmode="group")
     fig.update_yaxes(range=[0, 100])
@@ -515,7 +621,9 @@ def html_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str
         return html.escape(clean_text("" if v is None else v))
 
     head = "".join(f"<th>{cell(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{cell(r.get(c, ''))}</td>" for c in columns) + "</tr>" for r in rows)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{cell(r.get(c, ''))}</td>" for c in columns) + "</tr>" for r in rows
+    )
     return f'<table class="ms-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -527,9 +635,12 @@ def html_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m mlsysim.labs.reports",
-        description="Collect students' mlsysim reports (.json or .md) into one CSV.")
+        description="Collect students' mlsysim reports (.json or .md) into one CSV.",
+    )
     ap.add_argument("folder", type=Path, help="folder holding the reports")
-    ap.add_argument("-o", "--output", type=Path, default=None, help="CSV file to write (default: stdout)")
+    ap.add_argument(
+        "-o", "--output", type=Path, default=None, help="CSV file to write (default: stdout)"
+    )
     args = ap.parse_args(argv)
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
@@ -546,12 +657,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         args.output.write_text(text, encoding="utf-8")
     s = summarize(reports)
-    print(f"{s['reports']} reports ({len(reports)} files, {len(errors)} skipped)"
-          + (f" -> {args.output}" if args.output else ""), file=sys.stderr)
+    print(
+        f"{s['reports']} reports ({len(reports)} files, {len(errors)} skipped)"
+        + (f" -> {args.output}" if args.output else ""),
+        file=sys.stderr,
+    )
     for p in s["parts"]:
         acc = p["first_attempt_accuracy"]
-        print(f"  {p['notebook']} {p['key']}: {p['answered']}/{p['students']} answered, first-attempt "
-              f"accuracy {'-' if acc is None else f'{acc:.0%}'}", file=sys.stderr)
+        print(
+            f"  {p['notebook']} {p['key']}: {p['answered']}/{p['students']} answered, first-attempt "
+            f"accuracy {'-' if acc is None else f'{acc:.0%}'}",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -148,11 +148,23 @@ class _Update:
             ok = self.correct.get(key)
             old = attempts.get(key)
             if old is None:
-                attempts[key] = Attempt(first=value, first_correct=ok, first_at=now, final=value,
-                                        final_correct=ok, final_at=now)
+                attempts[key] = Attempt(
+                    first=value,
+                    first_correct=ok,
+                    first_at=now,
+                    final=value,
+                    final_correct=ok,
+                    final_at=now,
+                )
             elif old.final != value:
-                attempts[key] = old.model_copy(update={"final": value, "final_correct": ok,
-                                                       "final_at": now, "changes": old.changes + 1})
+                attempts[key] = old.model_copy(
+                    update={
+                        "final": value,
+                        "final_correct": ok,
+                        "final_at": now,
+                        "changes": old.changes + 1,
+                    }
+                )
         rec = ChapterRecord(
             design={**rec.design, **self.design},
             answers={**rec.answers, **self.answers},
@@ -196,7 +208,9 @@ class DesignLedger:
         return self.data
 
     def _warn(self, text: str) -> None:
-        self.warning = text if not self.warning or text in self.warning else f"{self.warning} {text}"
+        self.warning = (
+            text if not self.warning or text in self.warning else f"{self.warning} {text}"
+        )
 
     # ---- reading ----
     def _read_disk(self) -> LedgerData | None:
@@ -206,17 +220,23 @@ class DesignLedger:
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as e:
-            self._warn(f"The progress ledger could not be read ({getattr(e, 'strerror', None) or e}); "
-                       "starting empty.")
+            self._warn(
+                f"The progress ledger could not be read ({getattr(e, 'strerror', None) or e}); "
+                "starting empty."
+            )
             return None
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError:
-            self._set_aside("The saved progress ledger was corrupt: it was set aside and a new one started.")
+            self._set_aside(
+                "The saved progress ledger was corrupt: it was set aside and a new one started."
+            )
             return None
         if not isinstance(obj, dict) or obj.get("app") != "mlsysim":
-            self._set_aside("The saved progress ledger was not an mlsysim ledger: it was set aside and a "
-                            "new one started.")
+            self._set_aside(
+                "The saved progress ledger was not an mlsysim ledger: it was set aside and a "
+                "new one started."
+            )
             return None
         version = obj.get("schema_version")
         if version == 1:  # version 1 is a subset of version 2: migrate in place
@@ -230,8 +250,10 @@ class DesignLedger:
         try:
             return LedgerData.model_validate(obj)
         except ValidationError:
-            self._set_aside("The saved progress ledger did not match its schema: it was set aside and a "
-                            "new one started.")
+            self._set_aside(
+                "The saved progress ledger did not match its schema: it was set aside and a "
+                "new one started."
+            )
             return None
 
     def _set_aside(self, warning: str) -> None:
@@ -296,8 +318,9 @@ class DesignLedger:
             os.close(fd)  # closing releases flock/msvcrt locks
 
     def _write(self) -> None:
-        payload = json.dumps(self.data.model_dump(mode="json"), ensure_ascii=False, allow_nan=False,
-                             indent=2)
+        payload = json.dumps(
+            self.data.model_dump(mode="json"), ensure_ascii=False, allow_nan=False, indent=2
+        )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=TMP_PREFIX, suffix=TMP_SUFFIX)
         try:
@@ -341,11 +364,15 @@ class DesignLedger:
             elif isinstance(v, str):
                 out[key] = clean_text(v)
             else:
-                raise TypeError(f"{what}[{key!r}] must be a str, int, float, bool or None; got "
-                                f"{type(v).__name__}")
+                raise TypeError(
+                    f"{what}[{key!r}] must be a str, int, float, bool or None; got "
+                    f"{type(v).__name__}"
+                )
         if dropped:
-            self._warn(f"Not saved ({what}): {', '.join(dropped)} is not a finite number; the rest "
-                       "was saved.")
+            self._warn(
+                f"Not saved ({what}): {', '.join(dropped)} is not a finite number; the rest "
+                "was saved."
+            )
         return out
 
     def _make_update(self, chapter, design, answers, required, correct, widgets, text, student):
@@ -378,9 +405,13 @@ class DesignLedger:
         student: str | None = None,
     ) -> ChapterRecord:
         """Record and persist (CPython). In Pyodide use ``await save_async(...)``."""
-        update = self._make_update(chapter, design, answers, required, correct, widgets, text, student)
+        update = self._make_update(
+            chapter, design, answers, required, correct, widgets, text, student
+        )
         if self.is_wasm:
-            raise RuntimeError("in the browser, call `await ledger.save_async(...)`: saves must be awaited")
+            raise RuntimeError(
+                "in the browser, call `await ledger.save_async(...)`: saves must be awaited"
+            )
         return self._persist_sync(update)
 
     def _persist_sync(self, update: _Update) -> ChapterRecord:
@@ -390,8 +421,10 @@ class DesignLedger:
                     return self._merge_and_write(update)
             except OSError as e:
                 self.persistent = False
-                self._warn(f"Progress cannot be saved here ({e.strerror or e}); it is kept for this "
-                           "session only.")
+                self._warn(
+                    f"Progress cannot be saved here ({e.strerror or e}); it is kept for this "
+                    "session only."
+                )
         return update.apply(self.data)
 
     async def save_async(
@@ -407,7 +440,9 @@ class DesignLedger:
         student: str | None = None,
     ) -> ChapterRecord:
         """Record, persist, await the flush to storage, and read it back."""
-        update = self._make_update(chapter, design, answers, required, correct, widgets, text, student)
+        update = self._make_update(
+            chapter, design, answers, required, correct, widgets, text, student
+        )
         if not self.is_wasm:
             return self._persist_sync(update)
         if not self._mounted:
@@ -420,8 +455,10 @@ class DesignLedger:
                 rec = self._merge_and_write(update)
             except OSError as e:
                 self.persistent = False
-                self._warn(f"Progress cannot be saved here ({e.strerror or e}); it is kept for this "
-                           "session only.")
+                self._warn(
+                    f"Progress cannot be saved here ({e.strerror or e}); it is kept for this "
+                    "session only."
+                )
                 return update.apply(self.data)
             await self._syncfs(populate=False)
         if self.persistent:
@@ -440,7 +477,9 @@ class DesignLedger:
             from pyodide.ffi import JsException  # type: ignore[import-not-found]
         except ImportError as e:
             self.persistent = False
-            self._warn(f"Browser storage is unavailable ({e}); progress is kept for this session only.")
+            self._warn(
+                f"Browser storage is unavailable ({e}); progress is kept for this session only."
+            )
             return
         try:
             fs = pyodide_js.FS
@@ -450,7 +489,9 @@ class DesignLedger:
             self._mounted = True
         except (JsException, AttributeError, OSError) as e:
             self.persistent = False
-            self._warn(f"Browser storage is unavailable ({e}); progress is kept for this session only.")
+            self._warn(
+                f"Browser storage is unavailable ({e}); progress is kept for this session only."
+            )
             return
         await self._syncfs(populate=True)
 
@@ -470,7 +511,9 @@ class DesignLedger:
         err = await fut
         if err:
             self.persistent = False
-            self._warn(f"Browser storage refused the save ({err}); progress is kept for this session only.")
+            self._warn(
+                f"Browser storage refused the save ({err}); progress is kept for this session only."
+            )
 
     @contextlib.asynccontextmanager
     async def _web_lock(self):
@@ -533,6 +576,10 @@ class DesignLedger:
             rec = self.data.chapters[name]
             if not rec.required:
                 continue
-            status = "completed" if rec.completed else f"{rec.answered}/{len(rec.required)} parts answered"
+            status = (
+                "completed"
+                if rec.completed
+                else f"{rec.answered}/{len(rec.required)} parts answered"
+            )
             lines.append(f"{name}: {status}")
         return "; ".join(lines) if lines else "No progress saved yet."

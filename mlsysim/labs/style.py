@@ -31,8 +31,18 @@ COLORS: dict[str, str] = {
 }
 
 #: Trace colors in a fixed order (one per device or model, the same across notebooks).
-SERIES = [COLORS[k] for k in ("BlueLine", "OrangeLine", "GreenLine", "RedLine", "PurpleLine",
-                              "TealLine", "GreyLine")]
+SERIES = [
+    COLORS[k]
+    for k in (
+        "BlueLine",
+        "OrangeLine",
+        "GreenLine",
+        "RedLine",
+        "PurpleLine",
+        "TealLine",
+        "GreyLine",
+    )
+]
 
 
 class Css(str):
@@ -107,8 +117,13 @@ def _template():
         import plotly.graph_objects as go
         import plotly.io as pio
 
-        grid = dict(gridcolor="rgba(128,128,128,0.25)", zerolinecolor="rgba(128,128,128,0.4)",
-                    linecolor="rgba(128,128,128,0.5)", exponentformat="power", automargin=True)
+        grid = dict(
+            gridcolor="rgba(128,128,128,0.25)",
+            zerolinecolor="rgba(128,128,128,0.4)",
+            linecolor="rgba(128,128,128,0.5)",
+            exponentformat="power",
+            automargin=True,
+        )
         t = go.layout.Template(pio.templates["plotly_white"])
         t.layout.update(
             paper_bgcolor="rgba(0,0,0,0)",
@@ -118,7 +133,9 @@ def _template():
             font=dict(family="Inter, system-ui, sans-serif", size=13, color="#6b7789"),
             margin=dict(l=60, r=30, t=60, b=50),
             # the legend below the plot (never under a wrapped title); charts.finalize sizes it
-            legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, xanchor="left", x=0),
+            legend=dict(
+                orientation="h", yref="container", yanchor="bottom", y=0, xanchor="left", x=0
+            ),
             colorway=SERIES,
             xaxis=grid,
             yaxis=grid,
@@ -131,8 +148,12 @@ def _template():
             if not pio.renderers.default or pio.renderers.default not in pio.renderers:
                 pio.renderers.default = "browser"  # what marimo picks in that case
             r = pio.renderers[pio.renderers.default]
-            r.config = {**(r.config or {}), "displayModeBar": False, "displaylogo": False,
-                        "responsive": True}
+            r.config = {
+                **(r.config or {}),
+                "displayModeBar": False,
+                "displaylogo": False,
+                "responsive": True,
+            }
         _TEMPLATE = t
     return _TEMPLATE
 

@@ -10,22 +10,36 @@ from __future__ import annotations
 from types import MappingProxyType
 
 #: key -> (label shown to students, the one core function that computes it, its unit)
-QUANTITIES = MappingProxyType({
-    "ridge_peak": ("ridge point (peak)", "Device.ridge_point", "FLOP/B"),
-    "ridge_sustained": ("sustained ridge point (× efficiency)", "Device.sustained_ridge_point", "FLOP/B"),
-    "sustained_rate": ("sustained rate", "Device.sustained_flops", "FLOP/s"),
-    "weight_reuse": ("uses per weight (MACs ÷ parameters)", "engine.weight_reuse", "uses"),
-    "weight_only_intensity": ("weight-only intensity", "engine.weight_only_intensity", "FLOP/B"),
-    "intensity": ("arithmetic intensity (weights + activations)", "Profile.arithmetic_intensity", "FLOP/B"),
-    "latency": ("latency", "Profile.latency_s", "s"),
-    "mfu": ("MFU (share of peak)", "Profile.mfu", ""),
-    "params": ("parameters", "Model.params", ""),
-    "flops": ("FLOPs per inference", "Model.flops", "FLOP"),
-    "weight_bytes": ("weight memory", "Model.weight_bytes", "B"),
-    "kv_cache_bytes": ("KV-cache memory", "Model.kv_cache_bytes", "B"),
-    "footprint": ("memory footprint", "Profile.memory_footprint_bytes", "B"),
-    "energy": ("energy per inference", "energy", "J"),
-})
+QUANTITIES = MappingProxyType(
+    {
+        "ridge_peak": ("ridge point (peak)", "Device.ridge_point", "FLOP/B"),
+        "ridge_sustained": (
+            "sustained ridge point (× efficiency)",
+            "Device.sustained_ridge_point",
+            "FLOP/B",
+        ),
+        "sustained_rate": ("sustained rate", "Device.sustained_flops", "FLOP/s"),
+        "weight_reuse": ("uses per weight (MACs ÷ parameters)", "engine.weight_reuse", "uses"),
+        "weight_only_intensity": (
+            "weight-only intensity",
+            "engine.weight_only_intensity",
+            "FLOP/B",
+        ),
+        "intensity": (
+            "arithmetic intensity (weights + activations)",
+            "Profile.arithmetic_intensity",
+            "FLOP/B",
+        ),
+        "latency": ("latency", "Profile.latency_s", "s"),
+        "mfu": ("MFU (share of peak)", "Profile.mfu", ""),
+        "params": ("parameters", "Model.params", ""),
+        "flops": ("FLOPs per inference", "Model.flops", "FLOP"),
+        "weight_bytes": ("weight memory", "Model.weight_bytes", "B"),
+        "kv_cache_bytes": ("KV-cache memory", "Model.kv_cache_bytes", "B"),
+        "footprint": ("memory footprint", "Profile.memory_footprint_bytes", "B"),
+        "energy": ("energy per inference", "energy", "J"),
+    }
+)
 
 #: key -> label, for sentences and cards
 LABELS = MappingProxyType({k: v[0] for k, v in QUANTITIES.items()})

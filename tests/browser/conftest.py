@@ -69,7 +69,11 @@ FAILED_INSTALL = re.compile(
     r"Failed to load notebook dependencies|No known package with name|ValueError: Requested"
 )
 # student labs only: the instructor notebook has no prediction (tests/browser/test_reports.py)
-NOTEBOOKS = [p for p in (build_site.list_notebooks(LABS_DIR) if LABS_DIR.is_dir() else []) if p.name != "instructor.py"]
+NOTEBOOKS = [
+    p
+    for p in (build_site.list_notebooks(LABS_DIR) if LABS_DIR.is_dir() else [])
+    if p.name != "instructor.py"
+]
 
 # Marks in page time (ms since navigation start), kept by a MutationObserver from the first byte:
 # header (the lab's h1 shown), content (header + the first part's h2 shown, in document order),
@@ -170,8 +174,10 @@ def site_dir(tmp_path_factory) -> Path:
         assert (d / "index.html").is_file(), f"MLSYSIM_SITE_DIR={d} has no index.html"
     else:
         if shutil.which("uv") is None:
-            pytest.skip("uv not installed (marimo export html-wasm needs it): "
-                        "bash scripts/install_browser_deps.sh")
+            pytest.skip(
+                "uv not installed (marimo export html-wasm needs it): "
+                "bash scripts/install_browser_deps.sh"
+            )
         d = tmp_path_factory.mktemp("site")
         t = time.time()
         build_site.build_site(d, LABS_DIR, d / build_site.MIRROR_NAME, CACHE)
@@ -203,8 +209,10 @@ def browser():
     except ImportError:
         pytest.skip("playwright not installed: bash scripts/install_browser_deps.sh")
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found (Debian chromium; never downloaded): "
-                    "bash scripts/install_browser_deps.sh")
+        pytest.skip(
+            f"{CHROMIUM} not found (Debian chromium; never downloaded): "
+            "bash scripts/install_browser_deps.sh"
+        )
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield b
@@ -230,18 +238,32 @@ def axe_js() -> str:
 def metrics(request, tmp_path_factory):
     rows: dict = {}
     yield rows
-    path = Path(os.environ.get("MLSYSIM_SITE_METRICS")
-                or tmp_path_factory.getbasetemp() / "site-metrics.json")
+    path = Path(
+        os.environ.get("MLSYSIM_SITE_METRICS")
+        or tmp_path_factory.getbasetemp() / "site-metrics.json"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
     tr = request.config.pluginmanager.get_plugin("terminalreporter")
-    cols = [("content_s", 8.1), ("question_s", 8.1), ("behind_control_s", 8.2),
-            ("chart_s", 8.2), ("MB_question", 8.1), ("requests", 6.0), ("duplicates", 5.0)]
-    lines = [f"site metrics -> {path}",
-             f"{'page':<28}{'ok':>4}" + "".join(f"{c[:8]:>{w.__int__() + 2}}" for c, w in cols)]
+    cols = [
+        ("content_s", 8.1),
+        ("question_s", 8.1),
+        ("behind_control_s", 8.2),
+        ("chart_s", 8.2),
+        ("MB_question", 8.1),
+        ("requests", 6.0),
+        ("duplicates", 5.0),
+    ]
+    lines = [
+        f"site metrics -> {path}",
+        f"{'page':<28}{'ok':>4}" + "".join(f"{c[:8]:>{w.__int__() + 2}}" for c, w in cols),
+    ]
     for nb, m in sorted(rows.items()):
-        vals = {**m, "MB_question": m.get("bytes_to_question", 0) / 1e6,
-                "duplicates": len(m.get("duplicates", []))}
+        vals = {
+            **m,
+            "MB_question": m.get("bytes_to_question", 0) / 1e6,
+            "duplicates": len(m.get("duplicates", [])),
+        }
         cells = []
         for c, w in cols:
             v = vals.get(c)
@@ -259,8 +281,16 @@ class LabPage:
     """One notebook page in its own browser context: every request, console line and file served
     is recorded; requests outside 127.0.0.1/localhost are aborted and listed."""
 
-    def __init__(self, browser, server, stem: str, *, color_scheme: str = "light",
-                 viewport: tuple[int, int] = (1280, 900), query: str = ""):
+    def __init__(
+        self,
+        browser,
+        server,
+        stem: str,
+        *,
+        color_scheme: str = "light",
+        viewport: tuple[int, int] = (1280, 900),
+        query: str = "",
+    ):
         base, self._served = server
         self.stem = stem
         self.url = f"{base}/{stem}/{query}"
@@ -269,14 +299,16 @@ class LabPage:
         self.console: list[tuple[str, str]] = []
         self.http_errors: list[str] = []
         self.warnings: set[str] = set()
-        self.ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]},
-                                       color_scheme=color_scheme)
+        self.ctx = browser.new_context(
+            viewport={"width": viewport[0], "height": viewport[1]}, color_scheme=color_scheme
+        )
         self.ctx.route("**/*", self._route)
         self.ctx.add_init_script(MARKS_JS)
         self.page = self.ctx.new_page()
         self.page.on("request", lambda r: self.requests.append(r.url))
-        self.page.on("response",
-                     lambda r: r.status >= 400 and self.http_errors.append(f"{r.status} {r.url}"))
+        self.page.on(
+            "response", lambda r: r.status >= 400 and self.http_errors.append(f"{r.status} {r.url}")
+        )
         self.page.on("console", lambda msg: self.console.append((msg.type, msg.text)))
         self.page.on("pageerror", lambda e: self.console.append(("pageerror", str(e))))
         self.n0 = len(self._served)
@@ -298,8 +330,10 @@ class LabPage:
     def marks(self) -> dict:
         """The page's marks in seconds since navigation (None: not reached)."""
         m = self.page.evaluate("() => window.__mlsysim || {}")
-        return {k: (round(v / 1000, 2) if isinstance(v, int | float) and k != "order" else v)
-                for k, v in m.items()}
+        return {
+            k: (round(v / 1000, 2) if isinstance(v, int | float) and k != "order" else v)
+            for k, v in m.items()
+        }
 
     def wait_live(self, timeout_s: float = TIMEOUT_S, quiet_ms: int = 400) -> float:
         """Seconds from navigation until the first prediction radio is visible and the kernel's
@@ -310,20 +344,24 @@ class LabPage:
         try:
             self.page.locator(RADIO).filter(visible=True).first.wait_for(timeout=timeout_s * 1000)
         except PWTimeout as e:
-            raise AssertionError(f"{self.stem}: no radio within {timeout_s:.0f}s; "
-                                 f"errors: {self.python_errors()}") from e
+            raise AssertionError(
+                f"{self.stem}: no radio within {timeout_s:.0f}s; errors: {self.python_errors()}"
+            ) from e
         while time.time() < deadline:
             live = self.page.evaluate(
                 f"() => {{ const M = window.__mlsysim; return M && M.live !== null && "
-                f"performance.now() - M.live > {quiet_ms} ? M.live : null; }}")
+                f"performance.now() - M.live > {quiet_ms} ? M.live : null; }}"
+            )
             if live is not None:
                 return round(live / 1000, 2)
             self.page.wait_for_timeout(100)
-        raise AssertionError(f"{self.stem}: the kernel never finished its first run within "
-                             f"{timeout_s:.0f}s; errors: {self.python_errors()}")
+        raise AssertionError(
+            f"{self.stem}: the kernel never finished its first run within "
+            f"{timeout_s:.0f}s; errors: {self.python_errors()}"
+        )
 
     def served(self) -> list[tuple[str, int, int]]:
-        return self._served[self.n0:]
+        return self._served[self.n0 :]
 
     def duplicates(self) -> list[str]:
         c = collections.Counter(p for p, _, _ in self.served())
@@ -357,8 +395,10 @@ class LabPage:
     def fit_viewport_to_content(self, width: int | None = None, max_h: int = 12000) -> int:
         """marimo scrolls inside #App: grow the viewport to the app's height so a screenshot
         shows the whole notebook."""
-        h = self.page.evaluate("() => { const a = document.querySelector('#App'); "
-                               "return a ? a.scrollHeight : document.documentElement.scrollHeight; }")
+        h = self.page.evaluate(
+            "() => { const a = document.querySelector('#App'); "
+            "return a ? a.scrollHeight : document.documentElement.scrollHeight; }"
+        )
         vp = self.page.viewport_size
         self.page.set_viewport_size({"width": width or vp["width"], "height": min(int(h), max_h)})
         self.page.wait_for_timeout(300)

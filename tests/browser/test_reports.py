@@ -60,7 +60,9 @@ def _wait_ledger(page, predicate, timeout_s: float = 30.0) -> dict:
         if data and predicate(data):
             return data
         page.wait_for_timeout(300)
-    raise AssertionError(f"the ledger never reached the expected state; last seen: {json.dumps(data)[:800]}")
+    raise AssertionError(
+        f"the ledger never reached the expected state; last seen: {json.dumps(data)[:800]}"
+    )
 
 
 def _chapter(stem: str) -> str:
@@ -89,11 +91,15 @@ def test_reload_restores_the_answer_and_the_unlocked_part(open_notebook):
     lp.wait_live()
     assert lp.page.locator(PLOT).count() == 0, "a chart was shown before any answer"
     first_group = lp.page.locator("[role=radiogroup]").first
-    assert first_group.locator("[aria-checked=true]").count() == 0, "the question has a default answer"
+    assert first_group.locator("[aria-checked=true]").count() == 0, (
+        "the question has a default answer"
+    )
     _answer_first_question(lp)
     key, option = _first_option_key(FIRST)
     chapter = _chapter(FIRST)
-    _wait_ledger(lp.page, lambda d: d["chapters"].get(chapter, {}).get("answers", {}).get(key) == option)
+    _wait_ledger(
+        lp.page, lambda d: d["chapters"].get(chapter, {}).get("answers", {}).get(key) == option
+    )
     lp.page.reload()
     lp.wait_live()
     lp.page.locator(PLOT).filter(visible=True).first.wait_for(timeout=90_000)  # unlocked again
@@ -126,8 +132,11 @@ def test_two_tabs_saving_different_chapters_lose_nothing(open_notebook):
         if g.is_visible() and g.locator("[aria-checked=true]").count() == 0:
             g.locator(RADIO).first.click()
             break
-    after = _wait_ledger(lp.page, lambda d: len(d["chapters"].get(ch1, {}).get("answers", {})) > n_before,
-                         timeout_s=60)
+    after = _wait_ledger(
+        lp.page,
+        lambda d: len(d["chapters"].get(ch1, {}).get("answers", {})) > n_before,
+        timeout_s=60,
+    )
     assert {ch1, ch2} <= set(after["chapters"]), f"a chapter was lost: {sorted(after['chapters'])}"
     assert after["chapters"][ch2]["answers"], "the second tab's answer was overwritten"
     other.close()
@@ -139,7 +148,9 @@ def test_download_my_report(open_notebook, tmp_path):
     _answer_first_question(lp)
     key, option = _first_option_key(FIRST)
     chapter = _chapter(FIRST)
-    _wait_ledger(lp.page, lambda d: d["chapters"].get(chapter, {}).get("answers", {}).get(key) == option)
+    _wait_ledger(
+        lp.page, lambda d: d["chapters"].get(chapter, {}).get("answers", {}).get(key) == option
+    )
     button = lp.page.get_by_text("Download my report", exact=False).first
     button.scroll_into_view_if_needed()
     with lp.page.expect_download(timeout=60_000) as dl:
@@ -157,7 +168,10 @@ def _class_reports(folder: Path, n: int = 20) -> list[Path]:
     files = []
     for i in range(n):
         led = DesignLedger(folder / f"l{i}.json")
-        answers = {part: opts[(i + j) % len(opts)] for j, (part, opts) in enumerate(zip("ABCD", keys, strict=True))}
+        answers = {
+            part: opts[(i + j) % len(opts)]
+            for j, (part, opts) in enumerate(zip("ABCD", keys, strict=True))
+        }
         led.save(lab06.CHAPTER, answers=answers, required=lab06.PARTS, student=f"Student {i:02d}")
         p = folder / f"report{i:02d}.json"
         p.write_text(reports.to_json(reports.build(led, lab06)), encoding="utf-8")
@@ -174,7 +188,8 @@ def test_instructor_notebook_loads_twenty_reports(open_notebook, tmp_path):
     # first run is over (no output busy for 400 ms; conftest's marks), or the files are dropped
     lp.page.wait_for_function(
         "() => { const M = window.__mlsysim; return M && M.live !== null && performance.now() - M.live > 400; }",
-        timeout=180_000)
+        timeout=180_000,
+    )
     upload.first.set_input_files([str(p) for p in files])
     lp.page.locator(PLOT).nth(4).wait_for(timeout=120_000)  # accuracy + 4 questions
     assert lp.page.get_by_text("Download class.csv").count() >= 1

@@ -88,10 +88,16 @@ def control(browser, server, metrics):
     lp = LabPage(browser, server, CONTROL).goto()
     try:
         live = lp.wait_live()
-        m = {"ok": True, "question_s": live, "content_s": lp.marks().get("header"),
-             "bytes_to_question": sum(b for _, _, b in lp.served()),
-             "requests": len(lp.requests), "duplicates": lp.duplicates(),
-             "external_requests": lp.offenders(), "failed_installs": lp.failed_installs()}
+        m = {
+            "ok": True,
+            "question_s": live,
+            "content_s": lp.marks().get("header"),
+            "bytes_to_question": sum(b for _, _, b in lp.served()),
+            "requests": len(lp.requests),
+            "duplicates": lp.duplicates(),
+            "external_requests": lp.offenders(),
+            "failed_installs": lp.failed_installs(),
+        }
     finally:
         lp.close()
     metrics[CONTROL] = m
@@ -106,8 +112,9 @@ def test_labs_found():
 def test_pins_equal_what_the_mirror_serves(site_dir):
     """Every PEP 723 pin marimo embedded in a page is a version the offline mirror's lockfile
     serves (a pin it does not serve makes micropip fail and fetch the other wheels twice)."""
-    lock = json.loads((site_dir / build_site.MIRROR_NAME / "pyodide" / "pyodide-lock.json")
-                      .read_text())["packages"]
+    lock = json.loads(
+        (site_dir / build_site.MIRROR_NAME / "pyodide" / "pyodide-lock.json").read_text()
+    )["packages"]
     served = {k: v["version"] for k, v in lock.items()}
     served["marimo"] = served["marimo-base"]
     bad = {}
@@ -145,10 +152,15 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
 
     live = lp.wait_live()
     marks = lp.marks()
-    m.update(question_s=live, header_s=marks["header"], content_s=marks["content"],
-             kernel_busy_s=marks["busy"], control_question_s=ctl_live,
-             behind_control_s=round(live - ctl_live, 2),
-             content_vs_control=round(marks["content"] / ctl_live, 2) if marks["content"] else None)
+    m.update(
+        question_s=live,
+        header_s=marks["header"],
+        content_s=marks["content"],
+        kernel_busy_s=marks["busy"],
+        control_question_s=ctl_live,
+        behind_control_s=round(live - ctl_live, 2),
+        content_vs_control=round(marks["content"] / ctl_live, 2) if marks["content"] else None,
+    )
     m["bytes_to_question"] = sum(b for _, _, b in lp.served())
     m["extra_bytes_vs_control"] = m["bytes_to_question"] - control["bytes_to_question"]
     m["requests_to_question"] = len(lp.requests)
@@ -160,12 +172,16 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
         if not marks["order"]:
             problems.append("the first part's heading was shown above the lab's header")
         if marks["busy"] is not None and marks["content"] > marks["busy"]:
-            problems.append(f"content shown only after the kernel started ({marks['content']} s > "
-                            f"{marks['busy']} s): the export is not pre-rendered")
+            problems.append(
+                f"content shown only after the kernel started ({marks['content']} s > "
+                f"{marks['busy']} s): the export is not pre-rendered"
+            )
     lp.page.wait_for_timeout(500)
     problems += lp.python_errors()
-    boot = lp.page.evaluate("() => [document.documentElement.classList.contains('ms-booting'), "
-                            "document.getElementById('ms-boot')?.hidden]")
+    boot = lp.page.evaluate(
+        "() => [document.documentElement.classList.contains('ms-booting'), "
+        "document.getElementById('ms-boot')?.hidden]"
+    )
     if boot != [False, True]:
         problems.append(f"loading line / held widgets still up after the first run: {boot}")
 
@@ -185,7 +201,8 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
         m["axe_answered_marimo_chrome"] = sorted({f"{v['id']}: {v['target']}" for v in chrome})
         problems += [f"axe (answered) {v['id']} at {v['target']}: {v['summary']}" for v in own]
         label = lp.page.locator(f"{PLOT}").first.evaluate(
-            "e => (e.closest('[aria-label]') || e).getAttribute('aria-label') || ''")
+            "e => (e.closest('[aria-label]') || e).getAttribute('aria-label') || ''"
+        )
         alt = lp.page.locator(".ms-chart-alt").count()
         if not (label or alt):
             problems.append("the chart has no text alternative (aria-label or .ms-chart-alt)")
@@ -225,8 +242,10 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
 
     m["external_requests"] = lp.offenders()
     if m["external_requests"]:
-        problems.append(f"{len(m['external_requests'])} request(s) outside 127.0.0.1: "
-                        + ", ".join(m["external_requests"][:20]))
+        problems.append(
+            f"{len(m['external_requests'])} request(s) outside 127.0.0.1: "
+            + ", ".join(m["external_requests"][:20])
+        )
     m["http_errors"] = sorted(set(lp.http_errors))
     m["warnings"] = sorted(lp.warnings)
     m["problems"] = sorted(set(problems))
@@ -271,14 +290,17 @@ def test_phone_width(open_notebook, artifacts, metrics):
         problems.append(f"chart title {t} overlaps the legend {lg}")
     if geo["modebar"]:
         problems.append("Plotly's toolbar is shown at phone width")
-    boot = lp.page.evaluate("() => [document.documentElement.classList.contains('ms-booting'), "
-                            "document.getElementById('ms-boot')?.hidden]")
+    boot = lp.page.evaluate(
+        "() => [document.documentElement.classList.contains('ms-booting'), "
+        "document.getElementById('ms-boot')?.hidden]"
+    )
     if boot != [False, True]:
         problems.append(f"the loading line is still up after the kernel's first run: {boot}")
     h = lp.fit_viewport_to_content(PHONE[0])
     lp.page.screenshot(path=str(artifacts / f"{stem}-phone.png"))
-    metrics.setdefault("_phone", {}).update(ok=not problems, stem=stem, height_px=h, geometry=geo,
-                                          problems=problems)
+    metrics.setdefault("_phone", {}).update(
+        ok=not problems, stem=stem, height_px=h, geometry=geo, problems=problems
+    )
     assert not problems, problems
 
 
@@ -293,8 +315,9 @@ def test_index_page(site_dir, server, browser, open_notebook, axe_js, artifacts)
     try:
         lp.page.goto(lp.url)
         lp.page.wait_for_selector(".lab-card")
-        stems = lp.page.eval_on_selector_all(".lab-card a.lab-open",
-                                             "els => els.map(a => a.getAttribute('href'))")
+        stems = lp.page.eval_on_selector_all(
+            ".lab-card a.lab-open", "els => els.map(a => a.getAttribute('href'))"
+        )
         assert [s.strip("./") for s in stems] == order
         for card in lp.page.locator(".lab-card").all():
             txt = card.inner_text()

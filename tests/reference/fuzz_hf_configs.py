@@ -30,12 +30,24 @@ from regenerate import CPU, _cache_bytes, _hf_model, count_flops, n_params  # no
 from mlsysim.models import from_hf_config  # noqa: E402
 
 transformers.logging.set_verbosity_error()
-PREFIX = {"llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen2", "qwen3": "Qwen3",
-          "gemma": "Gemma", "phi3": "Phi3", "mixtral": "Mixtral"}
-ARCH = {"gpt2": ["GPT2LMHeadModel", "GPT2Model", "GPT2ForSequenceClassification"],
-        "bert": ["BertModel", "BertForMaskedLM", "BertForPreTraining", "BertForSequenceClassification"],
-        "roberta": ["RobertaModel", "RobertaForMaskedLM", "RobertaForSequenceClassification"],
-        **{k: [f"{p}ForCausalLM", f"{p}Model", f"{p}ForSequenceClassification"] for k, p in PREFIX.items()}}
+PREFIX = {
+    "llama": "Llama",
+    "mistral": "Mistral",
+    "qwen2": "Qwen2",
+    "qwen3": "Qwen3",
+    "gemma": "Gemma",
+    "phi3": "Phi3",
+    "mixtral": "Mixtral",
+}
+ARCH = {
+    "gpt2": ["GPT2LMHeadModel", "GPT2Model", "GPT2ForSequenceClassification"],
+    "bert": ["BertModel", "BertForMaskedLM", "BertForPreTraining", "BertForSequenceClassification"],
+    "roberta": ["RobertaModel", "RobertaForMaskedLM", "RobertaForSequenceClassification"],
+    **{
+        k: [f"{p}ForCausalLM", f"{p}Model", f"{p}ForSequenceClassification"]
+        for k, p in PREFIX.items()
+    },
+}
 ENCODERS = ("bert", "roberta")
 
 
@@ -49,22 +61,40 @@ def random_config(rng: random.Random, mt: str) -> dict:
         if "Sequence" in c["architectures"][0] and rng.random() < 0.5:
             c["num_labels"] = rng.randint(1, 7)
     if mt == "gpt2":
-        c.update(n_embd=h * hd, n_head=h, n_layer=rng.randint(1, 3), vocab_size=rng.randint(50, 300),
-                 n_positions=64, tie_word_embeddings=rng.random() < 0.5,
-                 activation_function=rng.choice(["gelu_new", "relu", "gelu"]))
+        c.update(
+            n_embd=h * hd,
+            n_head=h,
+            n_layer=rng.randint(1, 3),
+            vocab_size=rng.randint(50, 300),
+            n_positions=64,
+            tie_word_embeddings=rng.random() < 0.5,
+            activation_function=rng.choice(["gelu_new", "relu", "gelu"]),
+        )
         if rng.random() < 0.5:
             c["n_inner"] = rng.randint(20, 100)
         return c
     if mt in ENCODERS:
-        c.update(hidden_size=h * hd, num_attention_heads=h, num_hidden_layers=rng.randint(1, 3),
-                 intermediate_size=rng.randint(20, 100), vocab_size=rng.randint(50, 300),
-                 max_position_embeddings=40, type_vocab_size=rng.randint(1, 4),
-                 tie_word_embeddings=rng.random() < 0.5)
+        c.update(
+            hidden_size=h * hd,
+            num_attention_heads=h,
+            num_hidden_layers=rng.randint(1, 3),
+            intermediate_size=rng.randint(20, 100),
+            vocab_size=rng.randint(50, 300),
+            max_position_embeddings=40,
+            type_vocab_size=rng.randint(1, 4),
+            tie_word_embeddings=rng.random() < 0.5,
+        )
         return c
     d = h * hd if rng.random() < 0.6 else rng.choice([32, 48, 64])
-    c.update(hidden_size=d, num_attention_heads=h, num_key_value_heads=kv,
-             num_hidden_layers=rng.randint(1, 4), intermediate_size=rng.randint(20, 100),
-             vocab_size=rng.randint(50, 300), tie_word_embeddings=rng.random() < 0.5)
+    c.update(
+        hidden_size=d,
+        num_attention_heads=h,
+        num_key_value_heads=kv,
+        num_hidden_layers=rng.randint(1, 4),
+        intermediate_size=rng.randint(20, 100),
+        vocab_size=rng.randint(50, 300),
+        tie_word_embeddings=rng.random() < 0.5,
+    )
     if d != h * hd or rng.random() < 0.5:
         c["head_dim"] = hd
     if mt in ("llama", "qwen3", "gemma"):
@@ -74,8 +104,11 @@ def random_config(rng: random.Random, mt: str) -> dict:
     if mt in ("mistral", "phi3", "mixtral"):
         c["sliding_window"] = rng.choice([None, 3, 6, 9, 40])
     if mt in ("qwen2", "qwen3"):
-        c.update(use_sliding_window=rng.random() < 0.5, sliding_window=rng.choice([4, 7, 30]),
-                 max_window_layers=rng.randint(0, 3))
+        c.update(
+            use_sliding_window=rng.random() < 0.5,
+            sliding_window=rng.choice([4, 7, 30]),
+            max_window_layers=rng.randint(0, 3),
+        )
     if mt == "mixtral":
         e = rng.randint(2, 5)
         c.update(num_local_experts=e, num_experts_per_tok=rng.randint(1, e))
@@ -88,8 +121,9 @@ def torch_model(raw: dict):
     if raw.get("architectures") or raw["model_type"] in ENCODERS:
         return _hf_model(raw, CPU)
     kw = {k: v for k, v in raw.items() if k != "model_type"}
-    cfg = transformers.AutoConfig.for_model(raw["model_type"], attn_implementation="eager",
-                                            experts_implementation="eager", **kw)
+    cfg = transformers.AutoConfig.for_model(
+        raw["model_type"], attn_implementation="eager", experts_implementation="eager", **kw
+    )
     return transformers.AutoModelForCausalLM.from_config(cfg).eval()
 
 
@@ -114,14 +148,18 @@ def main() -> int:
                 want["flops"] = count_flops(lambda: m(input_ids=ids, use_cache=False))[0]
                 cache = m(input_ids=ids[:, : s - 1], use_cache=True).past_key_values
                 want["decode_flops"] = count_flops(
-                    lambda: m(input_ids=ids[:, s - 1 :], past_key_values=cache, use_cache=True))[0]
+                    lambda: m(input_ids=ids[:, s - 1 :], past_key_values=cache, use_cache=True)
+                )[0]
                 want["cache_len"] = int(cache.get_seq_length())
                 want["kv_bytes"] = _cache_bytes(cache)
         ours = from_hf_config(raw)
         got = {"params": ours.params, "flops": ours.flops(seq_len=s)}
         if mt not in ENCODERS and not seqcls:
-            got.update(decode_flops=ours.flops(seq_len=s, phase="decode"), cache_len=s,
-                       kv_bytes=ours.kv_cache_bytes(s, precision="fp32"))
+            got.update(
+                decode_flops=ours.flops(seq_len=s, phase="decode"),
+                cache_len=s,
+                kv_bytes=ours.kv_cache_bytes(s, precision="fp32"),
+            )
         diff = {k: (got[k], want[k]) for k in want if got[k] != want[k]}
         if diff:
             bad += 1

@@ -16,6 +16,7 @@ Run with the ground-truth venv (see README.md):
 The output is deterministic (no timestamps), so a re-run on the same versions
 yields a byte-identical file.
 """
+
 from __future__ import annotations
 
 import json
@@ -59,7 +60,10 @@ def count_flops(fn):
     # their fused "fast path" (_native_multi_head_attention etc.) only when grad is disabled.
     with sdpa_kernel(SDPBackend.MATH), torch.backends.mkldnn.flags(enabled=False), fc:
         fn()
-    by_op = {str(k).replace("aten.", ""): int(v) for k, v in fc.get_flop_counts().get("Global", {}).items()}
+    by_op = {
+        str(k).replace("aten.", ""): int(v)
+        for k, v in fc.get_flop_counts().get("Global", {}).items()
+    }
     by_op = {k: by_op[k] for k in sorted(by_op) if by_op[k]}
     return int(fc.get_total_flops()), by_op
 
@@ -82,8 +86,10 @@ def add(id_, source, config, params, flops, input_shape, by_op=None, note=None):
     if note:
         e["note"] = note
     ENTRIES.append(e)
-    print(f"  {id_:32s} params={params:>15,d}  flops={'-' if flops is None else format(flops, ',d'):>20s}",
-          flush=True)
+    print(
+        f"  {id_:32s} params={params:>15,d}  flops={'-' if flops is None else format(flops, ',d'):>20s}",
+        flush=True,
+    )
 
 
 # --------------------------------------------------------------------------- torchvision
@@ -104,20 +110,45 @@ def torchvision_entries():
         m = tv_model(arch, META)
         shape = [1, 3, 224, 224]
         fl, by = tv_flops(m, shape, META)
-        add(arch, f"torchvision.models.{arch}(weights=None)", {"arch": arch, "num_classes": 1000},
-            n_params(m), fl, shape, by)
+        add(
+            arch,
+            f"torchvision.models.{arch}(weights=None)",
+            {"arch": arch, "num_classes": 1000},
+            n_params(m),
+            fl,
+            shape,
+            by,
+        )
         if arch == "resnet50":
             shape = [1, 3, 160, 160]
             fl, by = tv_flops(m, shape, META)
-            add("resnet50_r160", "torchvision.models.resnet50(weights=None)",
-                {"arch": "resnet50", "num_classes": 1000}, n_params(m), fl, shape, by)
+            add(
+                "resnet50_r160",
+                "torchvision.models.resnet50(weights=None)",
+                {"arch": "resnet50", "num_classes": 1000},
+                n_params(m),
+                fl,
+                shape,
+                by,
+            )
 
-    for id_, wm in [("mobilenet_v2", 1.0), ("mobilenet_v2_w0.75", 0.75), ("mobilenet_v2_w0.5", 0.5)]:
+    for id_, wm in [
+        ("mobilenet_v2", 1.0),
+        ("mobilenet_v2_w0.75", 0.75),
+        ("mobilenet_v2_w0.5", 0.5),
+    ]:
         m = tv_model("mobilenet_v2", META, width_mult=wm)
         shape = [1, 3, 224, 224]
         fl, by = tv_flops(m, shape, META)
-        add(id_, f"torchvision.models.mobilenet_v2(weights=None, width_mult={wm})",
-            {"arch": "mobilenet_v2", "width_mult": wm, "num_classes": 1000}, n_params(m), fl, shape, by)
+        add(
+            id_,
+            f"torchvision.models.mobilenet_v2(weights=None, width_mult={wm})",
+            {"arch": "mobilenet_v2", "width_mult": wm, "num_classes": 1000},
+            n_params(m),
+            fl,
+            shape,
+            by,
+        )
 
 
 # --------------------------------------------------------------------------- HF transformers
@@ -137,7 +168,10 @@ def hf_flops(m, seq, device):
     else:
         # Causal LMs: an explicit all-ones 2-D mask; without it HF's packed-sequence detection
         # on position_ids calls .item(), which meta tensors cannot do.  All-ones == no padding.
-        kw = {"attention_mask": torch.ones(1, seq, dtype=torch.long, device=device), "use_cache": False}
+        kw = {
+            "attention_mask": torch.ones(1, seq, dtype=torch.long, device=device),
+            "use_cache": False,
+        }
     return count_flops(lambda: m(input_ids=ids, **kw))
 
 
@@ -147,11 +181,36 @@ def hf_cfg_summary(cfg, keys):
     return d
 
 
-GPT2_KEYS = ["n_embd", "n_layer", "n_head", "n_inner", "vocab_size", "n_positions", "tie_word_embeddings"]
-BERT_KEYS = ["hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size",
-             "max_position_embeddings", "type_vocab_size"]
-LLAMA_KEYS = ["hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-              "num_key_value_heads", "head_dim", "vocab_size", "tie_word_embeddings", "attention_bias", "mlp_bias"]
+GPT2_KEYS = [
+    "n_embd",
+    "n_layer",
+    "n_head",
+    "n_inner",
+    "vocab_size",
+    "n_positions",
+    "tie_word_embeddings",
+]
+BERT_KEYS = [
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "intermediate_size",
+    "vocab_size",
+    "max_position_embeddings",
+    "type_vocab_size",
+]
+LLAMA_KEYS = [
+    "hidden_size",
+    "intermediate_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "vocab_size",
+    "tie_word_embeddings",
+    "attention_bias",
+    "mlp_bias",
+]
 
 
 def hf_entries(crosscheck: bool):
@@ -163,17 +222,40 @@ def hf_entries(crosscheck: bool):
         LlamaConfig,
         LlamaForCausalLM,
     )
+
     print("transformers:")
     specs = [
         # id, model class, config class, explicit kwargs, summary keys, seq lens, crosscheck seq
         ("gpt2_small", GPT2LMHeadModel, GPT2Config, {}, GPT2_KEYS, [128, 1024], 128),
-        ("gpt2_xl", GPT2LMHeadModel, GPT2Config, dict(n_embd=1600, n_layer=48, n_head=25), GPT2_KEYS,
-         [1024], None),
+        (
+            "gpt2_xl",
+            GPT2LMHeadModel,
+            GPT2Config,
+            dict(n_embd=1600, n_layer=48, n_head=25),
+            GPT2_KEYS,
+            [1024],
+            None,
+        ),
         ("bert_base", BertModel, BertConfig, {}, BERT_KEYS, [128], 128),
-        ("llama_tiny", LlamaForCausalLM, LlamaConfig,
-         dict(hidden_size=256, intermediate_size=688, num_hidden_layers=2, num_attention_heads=8,
-              num_key_value_heads=2, vocab_size=1000, tie_word_embeddings=False, attention_bias=False,
-              mlp_bias=False), LLAMA_KEYS, [64], 64),
+        (
+            "llama_tiny",
+            LlamaForCausalLM,
+            LlamaConfig,
+            dict(
+                hidden_size=256,
+                intermediate_size=688,
+                num_hidden_layers=2,
+                num_attention_heads=8,
+                num_key_value_heads=2,
+                vocab_size=1000,
+                tie_word_embeddings=False,
+                attention_bias=False,
+                mlp_bias=False,
+            ),
+            LLAMA_KEYS,
+            [64],
+            64,
+        ),
     ]
     for base, mcls, ccls, kwargs, keys, seqs, xseq in specs:
         cfg = ccls(attn_implementation="eager", **kwargs)
@@ -181,15 +263,26 @@ def hf_entries(crosscheck: bool):
         p = n_params(m)
         assert p == m.num_parameters(), (p, m.num_parameters())
         kw_src = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
-        src = f"transformers.{mcls.__name__}({ccls.__name__}({kw_src})), attn_implementation='eager'"
+        src = (
+            f"transformers.{mcls.__name__}({ccls.__name__}({kw_src})), attn_implementation='eager'"
+        )
         config = {"config_kwargs": kwargs, **hf_cfg_summary(m.config, keys)}
         if mcls is BertModel:
             config["add_pooling_layer"] = True
         for s in seqs:
             fl, by = hf_flops(m, s, META)
-            add(f"{base}_s{s}", src, config, p, fl, [1, s], by,
+            add(
+                f"{base}_s{s}",
+                src,
+                config,
+                p,
+                fl,
+                [1, s],
+                by,
                 note="full forward incl. lm_head over all S positions, use_cache=False"
-                if mcls is not BertModel else "BertModel forward incl. pooler; no MLM head")
+                if mcls is not BertModel
+                else "BertModel forward incl. pooler; no MLM head",
+            )
             if crosscheck and s == xseq:
                 torch.manual_seed(0)
                 mr = hf_build(mcls, cfg, CPU)
@@ -207,86 +300,246 @@ def hf_entries(crosscheck: bool):
 #: (AutoConfig.for_model), run on CPU with real weights (MoE routing cannot run on meta).
 HF_SEQ = 12
 HF_CONFIGS = {
-    "gpt2_ninner_untied": {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 64,
-                           "n_layer": 2, "n_head": 4, "n_inner": 100, "vocab_size": 500,
-                           "n_positions": 64, "tie_word_embeddings": False},
-    "gpt2_bare": {"model_type": "gpt2", "architectures": ["GPT2Model"], "n_embd": 48, "n_layer": 3,
-                  "n_head": 3, "vocab_size": 300, "n_positions": 32},
-    "bert_mlm_types3": {"model_type": "bert", "architectures": ["BertForMaskedLM"], "hidden_size": 64,
-                        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 96,
-                        "vocab_size": 400, "max_position_embeddings": 40, "type_vocab_size": 3},
-    "bert_pretraining_untied": {"model_type": "bert", "architectures": ["BertForPreTraining"],
-                                "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
-                                "intermediate_size": 80, "vocab_size": 333,
-                                "max_position_embeddings": 24, "tie_word_embeddings": False},
-    "bert_bare_no_arch": {"model_type": "bert", "hidden_size": 48, "num_hidden_layers": 1,
-                          "num_attention_heads": 6, "intermediate_size": 64, "vocab_size": 250,
-                          "max_position_embeddings": 20, "type_vocab_size": 1},
-    "roberta_mlm": {"model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "hidden_size": 64,
-                    "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
-                    "vocab_size": 420, "max_position_embeddings": 34, "type_vocab_size": 1,
-                    "pad_token_id": 1},
-    "roberta_bare": {"model_type": "roberta", "architectures": ["RobertaModel"], "hidden_size": 32,
-                     "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 64,
-                     "vocab_size": 100, "max_position_embeddings": 30},
-    "llama_bias_headdim_tied": {"model_type": "llama", "architectures": ["LlamaForCausalLM"],
-                                "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
-                                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 24,
-                                "vocab_size": 300, "attention_bias": True, "mlp_bias": True,
-                                "tie_word_embeddings": True},
-    "llama_bare": {"model_type": "llama", "architectures": ["LlamaModel"], "hidden_size": 64,
-                   "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 8,
-                   "vocab_size": 256},
-    "mistral_sliding": {"model_type": "mistral", "architectures": ["MistralForCausalLM"],
-                        "hidden_size": 64, "intermediate_size": 112, "num_hidden_layers": 2,
-                        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 320,
-                        "sliding_window": 8},
-    "qwen2_bias_sliding_tied": {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"],
-                                "hidden_size": 64, "intermediate_size": 80, "num_hidden_layers": 3,
-                                "num_attention_heads": 4, "num_key_value_heads": 1, "vocab_size": 350,
-                                "tie_word_embeddings": True, "use_sliding_window": True,
-                                "sliding_window": 6, "max_window_layers": 1},
-    "qwen3_headdim_bias": {"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"],
-                           "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
-                           "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32,
-                           "vocab_size": 300, "attention_bias": True},
-    "gemma_headdim_mqa": {"model_type": "gemma", "architectures": ["GemmaForCausalLM"],
-                          "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-                          "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 48,
-                          "vocab_size": 500},
-    "phi3_gqa_sliding": {"model_type": "phi3", "architectures": ["Phi3ForCausalLM"], "hidden_size": 64,
-                         "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 8,
-                         "num_key_value_heads": 2, "vocab_size": 310, "sliding_window": 7,
-                         "pad_token_id": 0},
-    "mixtral_moe": {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], "hidden_size": 64,
-                    "intermediate_size": 80, "num_hidden_layers": 2, "num_attention_heads": 4,
-                    "num_key_value_heads": 2, "vocab_size": 300, "num_local_experts": 4,
-                    "num_experts_per_tok": 2},
-    "roberta_mlm_untied": {"model_type": "roberta", "architectures": ["RobertaForMaskedLM"],
-                           "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
-                           "intermediate_size": 48, "vocab_size": 150, "max_position_embeddings": 20,
-                           "tie_word_embeddings": False},
-    "mixtral_top1_sliding": {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"],
-                             "hidden_size": 48, "intermediate_size": 64, "num_hidden_layers": 2,
-                             "num_attention_heads": 6, "num_key_value_heads": 3, "head_dim": 16,
-                             "vocab_size": 200, "num_local_experts": 3, "num_experts_per_tok": 1,
-                             "sliding_window": 5},
-    "bert_seqcls_3labels": {"model_type": "bert", "architectures": ["BertForSequenceClassification"],
-                            "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
-                            "intermediate_size": 40, "vocab_size": 120, "max_position_embeddings": 16,
-                            "type_vocab_size": 2,
-                            "id2label": {"0": "neg", "1": "neu", "2": "pos"},
-                            "label2id": {"neg": 0, "neu": 1, "pos": 2}},
-    "roberta_seqcls_5labels": {"model_type": "roberta", "architectures": ["RobertaForSequenceClassification"],
-                               "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
-                               "intermediate_size": 48, "vocab_size": 130, "max_position_embeddings": 20,
-                               "num_labels": 5},
-    "qwen2_seqcls": {"model_type": "qwen2", "architectures": ["Qwen2ForSequenceClassification"],
-                     "hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 1,
-                     "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
-                     "num_labels": 4, "pad_token_id": 0},
-    "gpt2_seqcls": {"model_type": "gpt2", "architectures": ["GPT2ForSequenceClassification"], "n_embd": 32,
-                    "n_layer": 1, "n_head": 2, "vocab_size": 90, "n_positions": 16, "pad_token_id": 0},
+    "gpt2_ninner_untied": {
+        "model_type": "gpt2",
+        "architectures": ["GPT2LMHeadModel"],
+        "n_embd": 64,
+        "n_layer": 2,
+        "n_head": 4,
+        "n_inner": 100,
+        "vocab_size": 500,
+        "n_positions": 64,
+        "tie_word_embeddings": False,
+    },
+    "gpt2_bare": {
+        "model_type": "gpt2",
+        "architectures": ["GPT2Model"],
+        "n_embd": 48,
+        "n_layer": 3,
+        "n_head": 3,
+        "vocab_size": 300,
+        "n_positions": 32,
+    },
+    "bert_mlm_types3": {
+        "model_type": "bert",
+        "architectures": ["BertForMaskedLM"],
+        "hidden_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "intermediate_size": 96,
+        "vocab_size": 400,
+        "max_position_embeddings": 40,
+        "type_vocab_size": 3,
+    },
+    "bert_pretraining_untied": {
+        "model_type": "bert",
+        "architectures": ["BertForPreTraining"],
+        "hidden_size": 32,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 80,
+        "vocab_size": 333,
+        "max_position_embeddings": 24,
+        "tie_word_embeddings": False,
+    },
+    "bert_bare_no_arch": {
+        "model_type": "bert",
+        "hidden_size": 48,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 6,
+        "intermediate_size": 64,
+        "vocab_size": 250,
+        "max_position_embeddings": 20,
+        "type_vocab_size": 1,
+    },
+    "roberta_mlm": {
+        "model_type": "roberta",
+        "architectures": ["RobertaForMaskedLM"],
+        "hidden_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "intermediate_size": 128,
+        "vocab_size": 420,
+        "max_position_embeddings": 34,
+        "type_vocab_size": 1,
+        "pad_token_id": 1,
+    },
+    "roberta_bare": {
+        "model_type": "roberta",
+        "architectures": ["RobertaModel"],
+        "hidden_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 4,
+        "intermediate_size": 64,
+        "vocab_size": 100,
+        "max_position_embeddings": 30,
+    },
+    "llama_bias_headdim_tied": {
+        "model_type": "llama",
+        "architectures": ["LlamaForCausalLM"],
+        "hidden_size": 64,
+        "intermediate_size": 96,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 24,
+        "vocab_size": 300,
+        "attention_bias": True,
+        "mlp_bias": True,
+        "tie_word_embeddings": True,
+    },
+    "llama_bare": {
+        "model_type": "llama",
+        "architectures": ["LlamaModel"],
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "vocab_size": 256,
+    },
+    "mistral_sliding": {
+        "model_type": "mistral",
+        "architectures": ["MistralForCausalLM"],
+        "hidden_size": 64,
+        "intermediate_size": 112,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": 320,
+        "sliding_window": 8,
+    },
+    "qwen2_bias_sliding_tied": {
+        "model_type": "qwen2",
+        "architectures": ["Qwen2ForCausalLM"],
+        "hidden_size": 64,
+        "intermediate_size": 80,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
+        "vocab_size": 350,
+        "tie_word_embeddings": True,
+        "use_sliding_window": True,
+        "sliding_window": 6,
+        "max_window_layers": 1,
+    },
+    "qwen3_headdim_bias": {
+        "model_type": "qwen3",
+        "architectures": ["Qwen3ForCausalLM"],
+        "hidden_size": 64,
+        "intermediate_size": 96,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 32,
+        "vocab_size": 300,
+        "attention_bias": True,
+    },
+    "gemma_headdim_mqa": {
+        "model_type": "gemma",
+        "architectures": ["GemmaForCausalLM"],
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
+        "head_dim": 48,
+        "vocab_size": 500,
+    },
+    "phi3_gqa_sliding": {
+        "model_type": "phi3",
+        "architectures": ["Phi3ForCausalLM"],
+        "hidden_size": 64,
+        "intermediate_size": 96,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "vocab_size": 310,
+        "sliding_window": 7,
+        "pad_token_id": 0,
+    },
+    "mixtral_moe": {
+        "model_type": "mixtral",
+        "architectures": ["MixtralForCausalLM"],
+        "hidden_size": 64,
+        "intermediate_size": 80,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": 300,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+    },
+    "roberta_mlm_untied": {
+        "model_type": "roberta",
+        "architectures": ["RobertaForMaskedLM"],
+        "hidden_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "intermediate_size": 48,
+        "vocab_size": 150,
+        "max_position_embeddings": 20,
+        "tie_word_embeddings": False,
+    },
+    "mixtral_top1_sliding": {
+        "model_type": "mixtral",
+        "architectures": ["MixtralForCausalLM"],
+        "hidden_size": 48,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 6,
+        "num_key_value_heads": 3,
+        "head_dim": 16,
+        "vocab_size": 200,
+        "num_local_experts": 3,
+        "num_experts_per_tok": 1,
+        "sliding_window": 5,
+    },
+    "bert_seqcls_3labels": {
+        "model_type": "bert",
+        "architectures": ["BertForSequenceClassification"],
+        "hidden_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 4,
+        "intermediate_size": 40,
+        "vocab_size": 120,
+        "max_position_embeddings": 16,
+        "type_vocab_size": 2,
+        "id2label": {"0": "neg", "1": "neu", "2": "pos"},
+        "label2id": {"neg": 0, "neu": 1, "pos": 2},
+    },
+    "roberta_seqcls_5labels": {
+        "model_type": "roberta",
+        "architectures": ["RobertaForSequenceClassification"],
+        "hidden_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "intermediate_size": 48,
+        "vocab_size": 130,
+        "max_position_embeddings": 20,
+        "num_labels": 5,
+    },
+    "qwen2_seqcls": {
+        "model_type": "qwen2",
+        "architectures": ["Qwen2ForSequenceClassification"],
+        "hidden_size": 32,
+        "intermediate_size": 40,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": 100,
+        "num_labels": 4,
+        "pad_token_id": 0,
+    },
+    "gpt2_seqcls": {
+        "model_type": "gpt2",
+        "architectures": ["GPT2ForSequenceClassification"],
+        "n_embd": 32,
+        "n_layer": 1,
+        "n_head": 2,
+        "vocab_size": 90,
+        "n_positions": 16,
+        "pad_token_id": 0,
+    },
 }
 
 
@@ -295,8 +548,9 @@ def _hf_model(raw: dict, device):
     kw = {k: v for k, v in raw.items() if k != "model_type"}
     # experts_implementation="eager": MoE experts run as one F.linear per expert (the default
     # grouped kernel is not seen by FlopCounterMode); a no-op for dense models.
-    cfg = transformers.AutoConfig.for_model(raw["model_type"], attn_implementation="eager",
-                                            experts_implementation="eager", **kw)
+    cfg = transformers.AutoConfig.for_model(
+        raw["model_type"], attn_implementation="eager", experts_implementation="eager", **kw
+    )
     with device:
         if raw.get("architectures"):
             m = getattr(transformers, raw["architectures"][0])(cfg)
@@ -335,16 +589,28 @@ def hf_config_entries():
                 # decode convention: a prompt of S-1 tokens, then one step for the S-th token
                 out = m(input_ids=ids[:, : s - 1], use_cache=True)
                 cache = out.past_key_values
-                dfl, dby = count_flops(lambda: m(input_ids=ids[:, s - 1 :], past_key_values=cache,
-                                                 use_cache=True))
-                extra = {"decode_flops": dfl, "decode_flops_by_op": dby,
-                         "cache_seq_length": int(cache.get_seq_length()),
-                         "kv_cache_bytes_fp32": _cache_bytes(cache)}
+                dfl, dby = count_flops(
+                    lambda: m(input_ids=ids[:, s - 1 :], past_key_values=cache, use_cache=True)
+                )
+                extra = {
+                    "decode_flops": dfl,
+                    "decode_flops_by_op": dby,
+                    "cache_seq_length": int(cache.get_seq_length()),
+                    "kv_cache_bytes_fp32": _cache_bytes(cache),
+                }
         src = f"transformers.{raw.get('architectures', ['AutoModel'])[0]} from AutoConfig.for_model(**config), eager"
-        add(f"hf_{name}_s{s}", src, raw, p, fl, [1, s], by,
+        add(
+            f"hf_{name}_s{s}",
+            src,
+            raw,
+            p,
+            fl,
+            [1, s],
+            by,
             note="config is the raw config.json dict; decode_* = one step at seq_len S after a prompt "
-                 "of S-1 tokens (cache_seq_length == S); kv_cache_bytes_fp32: bytes of every cache "
-                 "key/value tensor after that step")
+            "of S-1 tokens (cache_seq_length == S); kv_cache_bytes_fp32: bytes of every cache "
+            "key/value tensor after that step",
+        )
         ENTRIES[-1].update(extra)
 
 
@@ -355,8 +621,15 @@ def shipped_config_entries():
     for path in sorted(cfg_dir.glob("*.json")):
         raw = json.loads(path.read_text())["config"]
         m = _hf_model(raw, META)
-        add(f"shipped_{path.stem}", f"transformers.{raw['architectures'][0]}, mlsysim/configs/{path.name}",
-            {"shipped": path.stem}, n_params(m), None, None, note="params only")
+        add(
+            f"shipped_{path.stem}",
+            f"transformers.{raw['architectures'][0]}, mlsysim/configs/{path.name}",
+            {"shipped": path.stem},
+            n_params(m),
+            None,
+            None,
+            note="params only",
+        )
         del m
 
 
@@ -372,8 +645,15 @@ def variant_entries():
     ]:
         m = tv_model(arch, META, **kw)
         fl, by = tv_flops(m, shape, META)
-        add(id_, f"torchvision.models.{arch}(weights=None)", {"arch": arch, "num_classes": 1000},
-            n_params(m), fl, shape, by)
+        add(
+            id_,
+            f"torchvision.models.{arch}(weights=None)",
+            {"arch": arch, "num_classes": 1000},
+            n_params(m),
+            fl,
+            shape,
+            by,
+        )
 
 
 # --------------------------------------------------------------------------- single layers
@@ -393,37 +673,78 @@ def layer_entries():
     print("torch.nn layers:")
     L = layer_entry
     L("dense_784_128", nn.Linear, dict(in_features=784, out_features=128, bias=True), [1, 784])
-    L("dense_2048_2048_nobias", nn.Linear, dict(in_features=2048, out_features=2048, bias=False), [1, 2048])
+    L(
+        "dense_2048_2048_nobias",
+        nn.Linear,
+        dict(in_features=2048, out_features=2048, bias=False),
+        [1, 2048],
+    )
     L("dense_784_128_b32", nn.Linear, dict(in_features=784, out_features=128, bias=True), [32, 784])
 
     def conv(in_c, out_c, k, stride=1, padding=0, groups=1, bias=True):
-        return dict(in_channels=in_c, out_channels=out_c, kernel_size=k, stride=stride, padding=padding,
-                    groups=groups, bias=bias)
+        return dict(
+            in_channels=in_c,
+            out_channels=out_c,
+            kernel_size=k,
+            stride=stride,
+            padding=padding,
+            groups=groups,
+            bias=bias,
+        )
 
     L("conv_3_64_k3_224_p1", nn.Conv2d, conv(3, 64, 3, padding=1), [1, 3, 224, 224])
-    L("conv_64_64_k3_56_p1_nobias", nn.Conv2d, conv(64, 64, 3, padding=1, bias=False), [1, 64, 56, 56])
-    L("conv_3_64_k7_224_s2_p3_nobias", nn.Conv2d, conv(3, 64, 7, stride=2, padding=3, bias=False),
-      [1, 3, 224, 224])
-    L("conv_dw_32_k3_112_s2_p1", nn.Conv2d, conv(32, 32, 3, stride=2, padding=1, groups=32, bias=False),
-      [1, 32, 112, 112])
+    L(
+        "conv_64_64_k3_56_p1_nobias",
+        nn.Conv2d,
+        conv(64, 64, 3, padding=1, bias=False),
+        [1, 64, 56, 56],
+    )
+    L(
+        "conv_3_64_k7_224_s2_p3_nobias",
+        nn.Conv2d,
+        conv(3, 64, 7, stride=2, padding=3, bias=False),
+        [1, 3, 224, 224],
+    )
+    L(
+        "conv_dw_32_k3_112_s2_p1",
+        nn.Conv2d,
+        conv(32, 32, 3, stride=2, padding=1, groups=32, bias=False),
+        [1, 32, 112, 112],
+    )
     L("conv_32_64_k3_28_g4", nn.Conv2d, conv(32, 64, 3, groups=4), [1, 32, 28, 28])
     L("conv_64_128_k1_56", nn.Conv2d, conv(64, 128, 1), [1, 64, 56, 56])
 
     # Recurrent layers: batch_first=False, so input is [seq_len=10, batch=1, input_size].
-    rnn_note = ("input [seq_len=10, batch=1, features]; FlopCounterMode counts the decomposed "
-                "input-to-hidden and hidden-to-hidden matmuls (CPU, oneDNN off); gate math not counted")
+    rnn_note = (
+        "input [seq_len=10, batch=1, features]; FlopCounterMode counts the decomposed "
+        "input-to-hidden and hidden-to-hidden matmuls (CPU, oneDNN off); gate math not counted"
+    )
     L("rnn_100_128", nn.RNN, dict(input_size=100, hidden_size=128), [10, 1, 100], note=rnn_note)
     L("lstm_100_128", nn.LSTM, dict(input_size=100, hidden_size=128), [10, 1, 100], note=rnn_note)
     L("gru_100_128", nn.GRU, dict(input_size=100, hidden_size=128), [10, 1, 100], note=rnn_note)
-    L("lstm_100_128_l2_bi", nn.LSTM, dict(input_size=100, hidden_size=128, num_layers=2, bidirectional=True),
-      [10, 1, 100], note=rnn_note)
+    L(
+        "lstm_100_128_l2_bi",
+        nn.LSTM,
+        dict(input_size=100, hidden_size=128, num_layers=2, bidirectional=True),
+        [10, 1, 100],
+        note=rnn_note,
+    )
 
-    L("mha_768_12", nn.MultiheadAttention, dict(embed_dim=768, num_heads=12, batch_first=True), [1, 128, 768],
-      make_call=lambda m, x: (lambda: m(x, x, x, need_weights=False)),
-      note="self-attention q=k=v=x, need_weights=False, math SDPA; in/out projections + QK^T + AV")
-    L("encoder_layer_768_12_3072", nn.TransformerEncoderLayer,
-      dict(d_model=768, nhead=12, dim_feedforward=3072, batch_first=True), [1, 128, 768],
-      note="eval mode, grad enabled (no fused fast path), math SDPA")
+    L(
+        "mha_768_12",
+        nn.MultiheadAttention,
+        dict(embed_dim=768, num_heads=12, batch_first=True),
+        [1, 128, 768],
+        make_call=lambda m, x: lambda: m(x, x, x, need_weights=False),
+        note="self-attention q=k=v=x, need_weights=False, math SDPA; in/out projections + QK^T + AV",
+    )
+    L(
+        "encoder_layer_768_12_3072",
+        nn.TransformerEncoderLayer,
+        dict(d_model=768, nhead=12, dim_feedforward=3072, batch_first=True),
+        [1, 128, 768],
+        note="eval mode, grad enabled (no fused fast path), math SDPA",
+    )
 
     # Bare SDPA (no parameters).
     for s in (512, 1024):
@@ -431,41 +752,93 @@ def layer_entries():
         torch.manual_seed(0)
         q, k, v = (torch.randn(*shape) for _ in range(3))
         fl, by = count_flops(lambda: F.scaled_dot_product_attention(q, k, v))
-        add(f"sdpa_h12_s{s}_d64", "torch.nn.functional.scaled_dot_product_attention(q, k, v) [math backend]",
-            {"batch": 1, "num_heads": 12, "seq_len": s, "head_dim": 64, "is_causal": False}, 0, fl, shape, by,
-            note="input_shape is the shape of each of q, k, v")
+        add(
+            f"sdpa_h12_s{s}_d64",
+            "torch.nn.functional.scaled_dot_product_attention(q, k, v) [math backend]",
+            {"batch": 1, "num_heads": 12, "seq_len": s, "head_dim": 64, "is_causal": False},
+            0,
+            fl,
+            shape,
+            by,
+            note="input_shape is the shape of each of q, k, v",
+        )
 
-    L("conv_16_32_k3_40x56_d2_p2", nn.Conv2d, dict(conv(16, 32, 3, padding=2), dilation=2), [1, 16, 40, 56])
-    L("conv_8_8_k3_33x21_d3_s2_g2", nn.Conv2d, dict(conv(8, 8, 3, stride=2, groups=2), dilation=3),
-      [1, 8, 33, 21])
-    L("lstm_100_128_proj32_l2_bi", nn.LSTM, dict(input_size=100, hidden_size=128, num_layers=2,
-                                                 bidirectional=True, proj_size=32), [10, 1, 100], note=rnn_note)
-    L("mha_cross_64_4_kdim32_vdim48", nn.MultiheadAttention,
-      dict(embed_dim=64, num_heads=4, kdim=32, vdim=48, batch_first=True), [1, 10, 64],
-      make_call=lambda m, x: (lambda: m(x, torch.randn(1, 50, 32), torch.randn(1, 50, 48), need_weights=False)),
-      note="cross-attention: query [1, 10, 64], key [1, 50, 32], value [1, 50, 48] (source length 50)")
+    L(
+        "conv_16_32_k3_40x56_d2_p2",
+        nn.Conv2d,
+        dict(conv(16, 32, 3, padding=2), dilation=2),
+        [1, 16, 40, 56],
+    )
+    L(
+        "conv_8_8_k3_33x21_d3_s2_g2",
+        nn.Conv2d,
+        dict(conv(8, 8, 3, stride=2, groups=2), dilation=3),
+        [1, 8, 33, 21],
+    )
+    L(
+        "lstm_100_128_proj32_l2_bi",
+        nn.LSTM,
+        dict(input_size=100, hidden_size=128, num_layers=2, bidirectional=True, proj_size=32),
+        [10, 1, 100],
+        note=rnn_note,
+    )
+    L(
+        "mha_cross_64_4_kdim32_vdim48",
+        nn.MultiheadAttention,
+        dict(embed_dim=64, num_heads=4, kdim=32, vdim=48, batch_first=True),
+        [1, 10, 64],
+        make_call=lambda m, x: (
+            lambda: m(x, torch.randn(1, 50, 32), torch.randn(1, 50, 48), need_weights=False)
+        ),
+        note="cross-attention: query [1, 10, 64], key [1, 50, 32], value [1, 50, 48] (source length 50)",
+    )
     ENTRIES[-1]["source_shape"] = [1, 50, 32]
-    L("mha_cross_64_8_src37", nn.MultiheadAttention, dict(embed_dim=64, num_heads=8, batch_first=True),
-      [1, 5, 64], make_call=lambda m, x: (lambda: m(x, torch.randn(1, 37, 64), torch.randn(1, 37, 64),
-                                                    need_weights=False)),
-      note="cross-attention: query [1, 5, 64], key = value [1, 37, 64] (source length 37)")
+    L(
+        "mha_cross_64_8_src37",
+        nn.MultiheadAttention,
+        dict(embed_dim=64, num_heads=8, batch_first=True),
+        [1, 5, 64],
+        make_call=lambda m, x: (
+            lambda: m(x, torch.randn(1, 37, 64), torch.randn(1, 37, 64), need_weights=False)
+        ),
+        note="cross-attention: query [1, 5, 64], key = value [1, 37, 64] (source length 37)",
+    )
     ENTRIES[-1]["source_shape"] = [1, 37, 64]
-    L("encoder_layer_nobias_256_4_512", nn.TransformerEncoderLayer,
-      dict(d_model=256, nhead=4, dim_feedforward=512, batch_first=True, bias=False), [1, 16, 256],
-      note="bias=False: no bias in Linear layers nor LayerNorms; eval mode, grad enabled, math SDPA")
+    L(
+        "encoder_layer_nobias_256_4_512",
+        nn.TransformerEncoderLayer,
+        dict(d_model=256, nhead=4, dim_feedforward=512, batch_first=True, bias=False),
+        [1, 16, 256],
+        note="bias=False: no bias in Linear layers nor LayerNorms; eval mode, grad enabled, math SDPA",
+    )
 
     norm_note = "params only (FlopCounterMode counts 0 FLOPs for this op)"
-    L("embedding_30522_768", nn.Embedding, dict(num_embeddings=30522, embedding_dim=768), None, flops=False,
-      note=norm_note)
+    L(
+        "embedding_30522_768",
+        nn.Embedding,
+        dict(num_embeddings=30522, embedding_dim=768),
+        None,
+        flops=False,
+        note=norm_note,
+    )
     L("layernorm_768", nn.LayerNorm, dict(normalized_shape=768), None, flops=False, note=norm_note)
-    L("batchnorm_64", nn.BatchNorm2d, dict(num_features=64), None, flops=False,
-      note=norm_note + "; running_mean/var/num_batches_tracked are buffers, not parameters")
+    L(
+        "batchnorm_64",
+        nn.BatchNorm2d,
+        dict(num_features=64),
+        None,
+        flops=False,
+        note=norm_note + "; running_mean/var/num_batches_tracked are buffers, not parameters",
+    )
     L("rmsnorm_768", nn.RMSNorm, dict(normalized_shape=768), None, flops=False, note=norm_note)
 
     # Sanity: the "params only" layers really are 0 FLOPs under FlopCounterMode.
-    for m, x in [(nn.Embedding(30522, 768), torch.zeros(1, 128, dtype=torch.long)),
-                 (nn.LayerNorm(768), torch.randn(1, 128, 768)), (nn.BatchNorm2d(64).eval(), torch.randn(1, 64, 8, 8)),
-                 (nn.RMSNorm(768), torch.randn(1, 128, 768))]:
+    for m, x in [
+        (nn.Embedding(30522, 768), torch.zeros(1, 128, dtype=torch.long)),
+        (nn.LayerNorm(768), torch.randn(1, 128, 768)),
+        (nn.BatchNorm2d(64).eval(), torch.randn(1, 64, 8, 8)),
+        (nn.RMSNorm(768), torch.randn(1, 128, 768)),
+    ]:
         assert count_flops(lambda: m(x))[0] == 0, m
 
 

@@ -55,8 +55,11 @@ class AddCounter(TorchFunctionMode):
 
 def structure(model: torch.nn.Module, run, add_shape=None) -> dict:
     calls: Counter = Counter()
-    hooks = [m.register_forward_hook(lambda mod, _i, _o: calls.update([type(mod).__name__]))
-             for m in model.modules() if m is not model]
+    hooks = [
+        m.register_forward_hook(lambda mod, _i, _o: calls.update([type(mod).__name__]))
+        for m in model.modules()
+        if m is not model
+    ]
     counter = AddCounter(add_shape)
     with torch.no_grad(), counter:
         run()
@@ -71,20 +74,31 @@ def torchvision_entries() -> dict:
     for depth in (18, 34, 50, 101, 152):
         with META:
             m = getattr(torchvision.models, f"resnet{depth}")(weights=None).eval()
-        downsample = [f"layer{s}.{i}" for s in range(1, 5) for i, blk in enumerate(getattr(m, f"layer{s}"))
-                      if blk.downsample is not None]
-        out[f"resnet{depth}"] = {"source": f"torchvision.models.resnet{depth}(weights=None)",
-                                 "input_shape": [1, 3, 224, 224], **structure(m, lambda m=m: m(x)),
-                                 "downsample_blocks": downsample}
+        downsample = [
+            f"layer{s}.{i}"
+            for s in range(1, 5)
+            for i, blk in enumerate(getattr(m, f"layer{s}"))
+            if blk.downsample is not None
+        ]
+        out[f"resnet{depth}"] = {
+            "source": f"torchvision.models.resnet{depth}(weights=None)",
+            "input_shape": [1, 3, 224, 224],
+            **structure(m, lambda m=m: m(x)),
+            "downsample_blocks": downsample,
+        }
     for wm in (1.0, 0.75, 0.5):
         with META:
             m = torchvision.models.mobilenet_v2(weights=None, width_mult=wm).eval()
         out[f"mobilenet_v2_{wm:g}"] = {
             "source": f"torchvision.models.mobilenet_v2(weights=None, width_mult={wm})",
-            "config": {"width_mult": wm}, "input_shape": [1, 3, 224, 224],
+            "config": {"width_mult": wm},
+            "input_shape": [1, 3, 224, 224],
             **structure(m, lambda m=m: m(x)),
-            "residual_blocks": [f"features.{i}" for i, f in enumerate(m.features)
-                                if getattr(f, "use_res_connect", False)],
+            "residual_blocks": [
+                f"features.{i}"
+                for i, f in enumerate(m.features)
+                if getattr(f, "use_res_connect", False)
+            ],
         }
     return out
 
@@ -104,10 +118,22 @@ def hf_entries() -> dict:
         ("gpt2_small", GPT2LMHeadModel, GPT2Config, {}),
         ("gpt2_xl", GPT2LMHeadModel, GPT2Config, dict(n_embd=1600, n_layer=48, n_head=25)),
         ("bert_base", BertModel, BertConfig, {}),
-        ("llama_tiny", LlamaForCausalLM, LlamaConfig,
-         dict(hidden_size=256, intermediate_size=688, num_hidden_layers=2, num_attention_heads=8,
-              num_key_value_heads=2, vocab_size=1000, tie_word_embeddings=False, attention_bias=False,
-              mlp_bias=False)),
+        (
+            "llama_tiny",
+            LlamaForCausalLM,
+            LlamaConfig,
+            dict(
+                hidden_size=256,
+                intermediate_size=688,
+                num_hidden_layers=2,
+                num_attention_heads=8,
+                num_key_value_heads=2,
+                vocab_size=1000,
+                tie_word_embeddings=False,
+                attention_bias=False,
+                mlp_bias=False,
+            ),
+        ),
     ]
     out = {}
     for key, mcls, ccls, kwargs in specs:
@@ -119,13 +145,18 @@ def hf_entries() -> dict:
         if mcls is BertModel:
             kw = {}
         else:
-            kw = {"attention_mask": torch.ones(1, seq, dtype=torch.long, device=META), "use_cache": False}
+            kw = {
+                "attention_mask": torch.ones(1, seq, dtype=torch.long, device=META),
+                "use_cache": False,
+            }
         kw_src = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
         out[key] = {
             "source": f"transformers.{mcls.__name__}({ccls.__name__}({kw_src})), attn_implementation='eager'",
             "config": {"config_kwargs": kwargs, "n_layers": cfg.num_hidden_layers, "d_model": d},
             "input_shape": [1, seq],
-            **structure(m, lambda m=m, ids=ids, kw=kw: m(input_ids=ids, **kw), add_shape=(1, seq, d)),
+            **structure(
+                m, lambda m=m, ids=ids, kw=kw: m(input_ids=ids, **kw), add_shape=(1, seq, d)
+            ),
         }
     return out
 

@@ -40,18 +40,29 @@ PARTS = ("A", "B", "C", "D", "E")
 SHIPPED = tuple(shipped_configs())
 MODEL_LABELS = {n: shipped_config(n)["source"]["model"] for n in SHIPPED}
 PASTE = "paste"
-DEVICES = {"H100": "H100 (80 GB)", "A100": "A100 (80 GB)", "A100_40GB": "A100 (40 GB)",
-           "JetsonOrinNX": "Jetson Orin NX (16 GB)", "iPhone15Pro": "iPhone 15 Pro (8 GB)"}
+DEVICES = {
+    "H100": "H100 (80 GB)",
+    "A100": "A100 (80 GB)",
+    "A100_40GB": "A100 (40 GB)",
+    "JetsonOrinNX": "Jetson Orin NX (16 GB)",
+    "iPhone15Pro": "iPhone 15 Pro (8 GB)",
+}
 PRECISIONS = {"fp16": "FP16 (2 B)", "int8": "INT8 (1 B)", "fp32": "FP32 (4 B)"}
 EFFICIENCY = 0.5  # the engine's default share of peak a tuned kernel sustains
 MAX_TEXT = 200_000  # characters of pasted config accepted
 
 #: The notebook's model picker: a shipped configuration or "paste your own".
-SOURCE = Choice("Model", {**MODEL_LABELS, PASTE: "Paste my own config.json (box below)"},
-                "llama-3-8b", dropdown=True)
+SOURCE = Choice(
+    "Model",
+    {**MODEL_LABELS, PASTE: "Paste my own config.json (box below)"},
+    "llama-3-8b",
+    dropdown=True,
+)
 MODEL = Choice("Model", MODEL_LABELS, "llama-3-8b", dropdown=True)
 DEVICE = Choice("Device", DEVICES, "H100", dropdown=True)
-PRECISION = Choice("Precision (weights, activations and KV cache)", PRECISIONS, "fp16", dropdown=True)
+PRECISION = Choice(
+    "Precision (weights, activations and KV cache)", PRECISIONS, "fp16", dropdown=True
+)
 EXAMPLE = json.dumps(shipped_config("qwen2.5-7b")["config"], indent=1)
 CONFIG_TEXT = TextBox("config.json (replace this example with yours)", EXAMPLE, rows=12)
 
@@ -74,11 +85,17 @@ def resolve(source: str, text: str) -> tuple[str | None, str | None]:
     if not text.strip():
         return None, "Paste a config.json into the box, or pick a shipped model."
     if len(text) > MAX_TEXT:
-        return None, f"The pasted text is {len(text):,} characters; a config.json is far shorter (limit {MAX_TEXT:,})."
+        return (
+            None,
+            f"The pasted text is {len(text):,} characters; a config.json is far shorter (limit {MAX_TEXT:,}).",
+        )
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as e:
-        return None, f"The pasted text is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}."
+        return (
+            None,
+            f"The pasted text is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}.",
+        )
     if not isinstance(raw, dict):
         return None, "A config.json is a JSON object ({ ... }), not a list or a single value."
     key = "pasted:" + hashlib.sha256(text.encode()).hexdigest()[:12]
@@ -98,8 +115,10 @@ def resolve(source: str, text: str) -> tuple[str | None, str | None]:
                 model.rows(seq, phase)
             except ValueError as e:
                 inner = " ".join(line.strip() for line in str(e).splitlines()[:2])
-                return None, (f"This configuration is too large to model: a {phase} pass over "
-                              f"{seq:,} tokens builds a layer past mlsysim's limits ({inner}).")
+                return None, (
+                    f"This configuration is too large to model: a {phase} pass over "
+                    f"{seq:,} tokens builds a layer past mlsysim's limits ({inner})."
+                )
         if len(_PASTED) > 16:
             _PASTED.clear()
         _PASTED[key] = model
@@ -139,7 +158,11 @@ def model_cards(key: str) -> list[Card]:
     """The architecture as read from the config (no costs: those are the parts' answers)."""
     m = get_model(key)
     c = m.config
-    heads = f"{c['n_heads']} query, {c['kv_heads']} K/V" if c["kv_heads"] != c["n_heads"] else f"{c['n_heads']}"
+    heads = (
+        f"{c['n_heads']} query, {c['kv_heads']} K/V"
+        if c["kv_heads"] != c["n_heads"]
+        else f"{c['n_heads']}"
+    )
     cards = [
         Card("Class counted", c["architecture"], c["model_type"]),
         Card("Layers × width", f"{c['n_layers']} × {c['d_model']:,}", f"FFN {c['d_ff']:,}"),
@@ -147,15 +170,33 @@ def model_cards(key: str) -> list[Card]:
         Card("Vocabulary", f"{c['vocab_size']:,}", f"context {c['context_length']:,} tokens"),
     ]
     if "num_experts" in c:
-        cards.append(Card("Experts", f"{c['experts_per_token']} of {c['num_experts']} per token",
-                          "mixture of experts"))
+        cards.append(
+            Card(
+                "Experts",
+                f"{c['experts_per_token']} of {c['num_experts']} per token",
+                "mixture of experts",
+            )
+        )
     return cards
 
 
-def _solve(m: Model, device: str, precision: str, batch: int = 1, phase: str | None = None,
-           seq_len: int | None = None):
-    return Engine.solve(m, device, batch_size=batch, precision=precision, efficiency=EFFICIENCY,
-                        phase=phase or _phase(m), seq_len=seq_len)
+def _solve(
+    m: Model,
+    device: str,
+    precision: str,
+    batch: int = 1,
+    phase: str | None = None,
+    seq_len: int | None = None,
+):
+    return Engine.solve(
+        m,
+        device,
+        batch_size=batch,
+        precision=precision,
+        efficiency=EFFICIENCY,
+        phase=phase or _phase(m),
+        seq_len=seq_len,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -163,23 +204,27 @@ def _solve(m: Model, device: str, precision: str, batch: int = 1, phase: str | N
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("A mixture-of-experts model sends each token through 2 of its 8 experts. Which "
-              "parameter count decides whether its weights fit in a GPU's memory?"),
-    options={"active": "The active parameters (the 2 experts a token uses)",
-             "all": "All parameters: every expert must be resident",
-             "avg": "Somewhere between the two, depending on the traffic",
-             "attn": "Only the attention weights; experts stream in from the host as needed"},
+    question=(
+        "A mixture-of-experts model sends each token through 2 of its 8 experts. Which "
+        "parameter count decides whether its weights fit in a GPU's memory?"
+    ),
+    options={
+        "active": "The active parameters (the 2 experts a token uses)",
+        "all": "All parameters: every expert must be resident",
+        "avg": "Somewhere between the two, depending on the traffic",
+        "attn": "Only the attention weights; experts stream in from the host as needed",
+    },
     answer="all",
     feedback={
         "active": "Active parameters set the FLOPs per token, not the memory: the next token may be "
-                  "routed to any expert, so all of them must be resident (Mixtral-8x7B: 46.7B stored "
-                  "for 12.9B used per token).",
+        "routed to any expert, so all of them must be resident (Mixtral-8x7B: 46.7B stored "
+        "for 12.9B used per token).",
         "all": "Any token may pick any expert, so every expert's weights must be in memory; only the "
-               "compute per token shrinks to the active share.",
+        "compute per token shrinks to the active share.",
         "avg": "Routing changes which weights are *read* per token, not which must be *stored*: a "
-               "model that fits only on average fails on the first token routed to a missing expert.",
+        "model that fits only on average fails on the first token routed to a missing expert.",
         "attn": "Streaming experts over PCIe (~64 GB/s) is 50× slower than HBM: that is offloading, "
-                "a different (slower) system, not the memory the model needs to run.",
+        "a different (slower) system, not the memory the model needs to run.",
     },
     reveals=("every expert must be resident",),
 )
@@ -195,43 +240,79 @@ def part_a(model: str, device: str, precision: str) -> View:
     p = _solve(m, device, precision, seq_len=ctx)
     weights, kv, act = p.weight_bytes, p.kv_cache_bytes, p.activation_bytes
     cap = p.capacity_bytes
-    fig = figure(f"{_name(m)}: memory at batch 1, {ctx:,}-token context ({precision.upper()})",
-                 "Bytes (GB)", "", height=300)
+    fig = figure(
+        f"{_name(m)}: memory at batch 1, {ctx:,}-token context ({precision.upper()})",
+        "Bytes (GB)",
+        "",
+        height=300,
+    )
     for label, value in (("weights", weights), ("KV cache", kv), ("activations", act)):
         fig.add_trace(go.Bar(x=[value / 1e9], y=[_name(m)], name=label, orientation="h"))
     fig.update_layout(barmode="stack")
     for i, key in enumerate(DEVICES):
         d = Hardware.get(key)
-        fig.add_vline(x=d.memory.capacity.m_as("GB"), line_dash="dash" if key != device else "solid",
-                      annotation_text=key, annotation_position="top" if i % 2 else "bottom")
+        fig.add_vline(
+            x=d.memory.capacity.m_as("GB"),
+            line_dash="dash" if key != device else "solid",
+            annotation_text=key,
+            annotation_position="top" if i % 2 else "bottom",
+        )
     ctx_tags = dict(model=_tag(model), precision=precision)
     active = m.config.get("active_params")
     over = p.memory_footprint_bytes - cap
     cards = [
-        Card("Parameters", fmt_count(m.params), f"{m.config['architecture']}",
-             fact=fact("params", m.params, model=_tag(model))),
-        Card("Active per token", fmt_count(active) if active else fmt_count(m.params),
-             "router + routed experts" if active else "dense: every weight runs"),
-        Card(LABELS["weight_bytes"].capitalize(), fmt_bytes(weights), precision.upper(),
-             fact=fact("weight_bytes", weights, **ctx_tags)),
-        Card("Fits on " + dev.key, "yes" if over <= 0 else "no",
-             f"{fmt_bytes(-over)} to spare" if over <= 0 else f"{fmt_bytes(over)} over {fmt_bytes(cap)}",
-             "ok" if over <= 0 else "bad"),
+        Card(
+            "Parameters",
+            fmt_count(m.params),
+            f"{m.config['architecture']}",
+            fact=fact("params", m.params, model=_tag(model)),
+        ),
+        Card(
+            "Active per token",
+            fmt_count(active) if active else fmt_count(m.params),
+            "router + routed experts" if active else "dense: every weight runs",
+        ),
+        Card(
+            LABELS["weight_bytes"].capitalize(),
+            fmt_bytes(weights),
+            precision.upper(),
+            fact=fact("weight_bytes", weights, **ctx_tags),
+        ),
+        Card(
+            "Fits on " + dev.key,
+            "yes" if over <= 0 else "no",
+            f"{fmt_bytes(-over)} to spare"
+            if over <= 0
+            else f"{fmt_bytes(over)} over {fmt_bytes(cap)}",
+            "ok" if over <= 0 else "bad",
+        ),
     ]
-    fits = [k for k in DEVICES if p.memory_footprint_bytes <= Hardware.get(k).memory.capacity.m_as("B")]
-    summary = (f"{_name(m)} holds {fmt_count(m.params)} parameters: {fmt_bytes(weights)} of "
-               f"{precision.upper()} weights, plus {fmt_bytes(kv)} of KV cache at {ctx:,} tokens. "
-               f"At batch 1 it fits on {', '.join(fits) if fits else 'none of these devices'}.")
+    fits = [
+        k for k in DEVICES if p.memory_footprint_bytes <= Hardware.get(k).memory.capacity.m_as("B")
+    ]
+    summary = (
+        f"{_name(m)} holds {fmt_count(m.params)} parameters: {fmt_bytes(weights)} of "
+        f"{precision.upper()} weights, plus {fmt_bytes(kv)} of KV cache at {ctx:,} tokens. "
+        f"At batch 1 it fits on {', '.join(fits) if fits else 'none of these devices'}."
+    )
     if active:
-        summary += (f" Only {fmt_count(active)} parameters run per token, but all "
-                    f"{fmt_count(m.params)} must be resident.")
+        summary += (
+            f" Only {fmt_count(active)} parameters run per token, but all "
+            f"{fmt_count(m.params)} must be resident."
+        )
     peek = [
         f"weights   = params × bytes/value = {m.params:,} × {weights / m.params:g} B = {fmt_bytes(weights)}",
         f"KV cache  = 2 × layers × kv_heads × head_dim × tokens × bytes = {fmt_bytes(kv)} at {ctx:,} tokens",
         f"footprint = weights + KV + activations = {fmt_bytes(p.memory_footprint_bytes)} vs {fmt_bytes(cap)}",
     ]
-    return View(fig, cards, summary, "Memory footprint", peek,
-                alert=feasibility(p.memory_footprint_bytes, dev, f"{_name(m)} at batch 1"))
+    return View(
+        fig,
+        cards,
+        summary,
+        "Memory footprint",
+        peek,
+        alert=feasibility(p.memory_footprint_bytes, dev, f"{_name(m)} at batch 1"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -239,36 +320,46 @@ def part_a(model: str, device: str, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("Generating one token at batch 1 with a few thousand tokens of context: which "
-              "layers take most of the step's time?"),
-    options={"scores": "The attention score computation: it is the quadratic part",
-             "weights": "The weight matrices (projections, FFN): each weight is read for one multiply-add",
-             "head": "The LM head alone: the vocabulary is the largest matrix",
-             "norms": "Norms and activations: there are so many small kernels"},
+    question=(
+        "Generating one token at batch 1 with a few thousand tokens of context: which "
+        "layers take most of the step's time?"
+    ),
+    options={
+        "scores": "The attention score computation: it is the quadratic part",
+        "weights": "The weight matrices (projections, FFN): each weight is read for one multiply-add",
+        "head": "The LM head alone: the vocabulary is the largest matrix",
+        "norms": "Norms and activations: there are so many small kernels",
+    },
     answer="weights",
     feedback={
         "scores": "Quadratic is the *prefill* cost (S × S scores); one new token scores S keys, "
-                  "linear in S, and reads a KV cache far smaller than the weights at this context.",
+        "linear in S, and reads a KV cache far smaller than the weights at this context.",
         "weights": "Decode streams every weight matrix from memory to do one multiply-add per weight: "
-                   "about 1 FLOP per byte in FP16, far left of the ridge. The projections and FFN "
-                   "hold almost all weights, so they hold almost all the time.",
+        "about 1 FLOP per byte in FP16, far left of the ridge. The projections and FFN "
+        "hold almost all weights, so they hold almost all the time.",
         "head": "The LM head is one matrix among many: the FFNs of all layers together are several "
-                "times larger. It binds the same way (memory), just not most of the time.",
+        "times larger. It binds the same way (memory), just not most of the time.",
         "norms": "Launch overhead matters for tiny models; for a billion-parameter model each step "
-                 "moves gigabytes, and moving them dwarfs the microseconds of launches.",
+        "moves gigabytes, and moving them dwarfs the microseconds of launches.",
     },
     reveals=("weight matrices",),
 )
 B_MODEL, B_DEVICE, B_PRECISION = MODEL, DEVICE, PRECISION
-B_PHASE = Choice("Phase", {"decode": "Decode (one new token)", "prefill": "Prefill (the prompt)"}, "decode")
+B_PHASE = Choice(
+    "Phase", {"decode": "Decode (one new token)", "prefill": "Prefill (the prompt)"}, "decode"
+)
 CONTEXT_B = 2048
 
-_GROUPS = (("attention projections", ("q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "c_attn",
-                                      "attn.c_proj", "attention.")),
-           ("attention scores (QKᵀ, PV)", ("sdpa",)),
-           ("FFN / experts", ("mlp.", "moe", "intermediate", "output", "c_fc")),
-           ("LM / MLM head", ("lm_head", "mlm.", "pooler", "nsp")),
-           ("embeddings", ("embed",)))
+_GROUPS = (
+    (
+        "attention projections",
+        ("q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "c_attn", "attn.c_proj", "attention."),
+    ),
+    ("attention scores (QKᵀ, PV)", ("sdpa",)),
+    ("FFN / experts", ("mlp.", "moe", "intermediate", "output", "c_fc")),
+    ("LM / MLM head", ("lm_head", "mlm.", "pooler", "nsp")),
+    ("embeddings", ("embed",)),
+)
 
 
 def _group(name: str, kind: str) -> str:
@@ -302,40 +393,84 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
     p = _solve(m, device, precision, phase=ph, seq_len=ctx)
     groups = _grouped(p)
     points = [(g, f / b, f / t) for g, f, b, _, t in groups if f > 0 and b > 0 and t > 0]
-    fig = roofline(dev, precision, EFFICIENCY, points=points,
-                   title=f"{_name(m)} {ph}, {ctx:,} tokens: layer groups on the {dev.key} roofline")
+    fig = roofline(
+        dev,
+        precision,
+        EFFICIENCY,
+        points=points,
+        title=f"{_name(m)} {ph}, {ctx:,} tokens: layer groups on the {dev.key} roofline",
+    )
     total = p.latency_s
     top = groups[0]
     bound = top[3]
     ridge = p.sustained_ridge_point
     top_i = top[1] / top[2] if top[2] else 0.0
-    rows = [f"| {g} | {fmt_count(f)} | {fmt_bytes(b)} | {(f / b if b else 0):,.1f} | {fmt_time(t)} | "
-            f"{t / total:.0%} | {bound_phrase(bd)} |" for g, f, b, bd, t in groups]
-    table = "\n".join(["| layer group | FLOPs | bytes | FLOP/B | time | share | bound |",
-                       "|---|---:|---:|---:|---:|---:|---|", *rows])
+    rows = [
+        f"| {g} | {fmt_count(f)} | {fmt_bytes(b)} | {(f / b if b else 0):,.1f} | {fmt_time(t)} | "
+        f"{t / total:.0%} | {bound_phrase(bd)} |"
+        for g, f, b, bd, t in groups
+    ]
+    table = "\n".join(
+        [
+            "| layer group | FLOPs | bytes | FLOP/B | time | share | bound |",
+            "|---|---:|---:|---:|---:|---:|---|",
+            *rows,
+        ]
+    )
     cards = [
-        Card("Step latency", fmt_time(total), f"{ph}, batch 1, {EFFICIENCY:.0%} of peak",
-             fact=fact("latency", total, model=_tag(model), device=device, precision=precision, batch=1,
-                       phase=ph, seq_len=ctx, efficiency=EFFICIENCY)),
+        Card(
+            "Step latency",
+            fmt_time(total),
+            f"{ph}, batch 1, {EFFICIENCY:.0%} of peak",
+            fact=fact(
+                "latency",
+                total,
+                model=_tag(model),
+                device=device,
+                precision=precision,
+                batch=1,
+                phase=ph,
+                seq_len=ctx,
+                efficiency=EFFICIENCY,
+            ),
+        ),
         Card("Binding group", top[0], f"{top[4] / total:.0%} of the step"),
-        Card("Its intensity", f"{top_i:,.1f} FLOP/B", f"{LABELS['ridge_sustained']}: {ridge:,.0f} FLOP/B"),
+        Card(
+            "Its intensity",
+            f"{top_i:,.1f} FLOP/B",
+            f"{LABELS['ridge_sustained']}: {ridge:,.0f} FLOP/B",
+        ),
         Card("Bottleneck", bound_phrase(p.bottleneck), "whole step"),
     ]
-    why = {"Memory": "its intensity is below the ridge, so bytes, not FLOPs, set its time",
-           "Compute": "its intensity is above the ridge, so the math units set its time",
-           "Dispatch": "its kernels are so small that launching them costs more than running them"}[bound]
+    why = {
+        "Memory": "its intensity is below the ridge, so bytes, not FLOPs, set its time",
+        "Compute": "its intensity is above the ridge, so the math units set its time",
+        "Dispatch": "its kernels are so small that launching them costs more than running them",
+    }[bound]
     slowest = sorted(p.layers, key=lambda t: -t.time)[:6]
-    layer_rows = [f"| `{t.name}` | ×{t.count} | {t.type} | {t.intensity:,.1f} | {fmt_time(t.time)} | "
-                  f"{bound_phrase(t.bound)} |" for t in slowest]
-    layer_table = "\n".join(["| layer (all copies) | copies | type | FLOP/B | time | bound |",
-                             "|---|---:|---|---:|---:|---|", *layer_rows])
-    summary = (f"**{top[0][0].upper() + top[0][1:]}** take {top[4] / total:.0%} of the {ph} step and are "
-               f"{bound_phrase(bound)}: {why} ({top_i:,.1f} vs {ridge:,.0f} FLOP/B).\n\n{table}\n\n"
-               f"The six slowest layers:\n\n{layer_table}")
-    peek = [f"time(row) = max(FLOPs / (peak × {EFFICIENCY}), bytes / bandwidth) + kernels × launch",
-            f"{LABELS['ridge_sustained']} = peak × efficiency / bandwidth = {ridge:,.1f} FLOP/B on the {dev.key} "
-            f"in {precision.upper()}",
-            f"{top[0]}: {fmt_count(top[1])} FLOPs / {fmt_bytes(top[2])} = {top_i:,.2f} FLOP/B"]
+    layer_rows = [
+        f"| `{t.name}` | ×{t.count} | {t.type} | {t.intensity:,.1f} | {fmt_time(t.time)} | "
+        f"{bound_phrase(t.bound)} |"
+        for t in slowest
+    ]
+    layer_table = "\n".join(
+        [
+            "| layer (all copies) | copies | type | FLOP/B | time | bound |",
+            "|---|---:|---|---:|---:|---|",
+            *layer_rows,
+        ]
+    )
+    summary = (
+        f"**{top[0][0].upper() + top[0][1:]}** take {top[4] / total:.0%} of the {ph} step and are "
+        f"{bound_phrase(bound)}: {why} ({top_i:,.1f} vs {ridge:,.0f} FLOP/B).\n\n{table}\n\n"
+        f"The six slowest layers:\n\n{layer_table}"
+    )
+    peek = [
+        f"time(row) = max(FLOPs / (peak × {EFFICIENCY}), bytes / bandwidth) + kernels × launch",
+        f"{LABELS['ridge_sustained']} = peak × efficiency / bandwidth = {ridge:,.1f} FLOP/B on the {dev.key} "
+        f"in {precision.upper()}",
+        f"{top[0]}: {fmt_count(top[1])} FLOPs / {fmt_bytes(top[2])} = {top_i:,.2f} FLOP/B",
+    ]
     return View(fig, cards, summary, "Per-layer roofline", peek)
 
 
@@ -344,23 +479,27 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("The same model on the same GPU: what share of the peak FLOP/s (MFU) does generating "
-              "one token at batch 1 reach, compared with processing the prompt?"),
-    options={"same": "About the same: the same weights do the same math",
-             "low": "Decode is a few percent or less; prefill is many times higher",
-             "high": "Decode is higher: one token is a small, cache-friendly job",
-             "half": "Both sit near 50%, the efficiency the engine assumes"},
+    question=(
+        "The same model on the same GPU: what share of the peak FLOP/s (MFU) does generating "
+        "one token at batch 1 reach, compared with processing the prompt?"
+    ),
+    options={
+        "same": "About the same: the same weights do the same math",
+        "low": "Decode is a few percent or less; prefill is many times higher",
+        "high": "Decode is higher: one token is a small, cache-friendly job",
+        "half": "Both sit near 50%, the efficiency the engine assumes",
+    },
     answer="low",
     feedback={
         "same": "Same math per token, but prefill reuses each weight it reads across every prompt "
-                "token, while decode reads every weight for one token: a GPU-busy profile is not a "
-                "FLOP-busy one.",
+        "token, while decode reads every weight for one token: a GPU-busy profile is not a "
+        "FLOP-busy one.",
         "low": "Decode at batch 1 does about 1 FLOP per byte it moves, hundreds of times below the "
-               "ridge: the math units idle while weights stream in. Prefill reuses each weight "
-               "across the prompt and runs near the compute roof.",
+        "ridge: the math units idle while weights stream in. Prefill reuses each weight "
+        "across the prompt and runs near the compute roof.",
         "high": "Small is not fast here: the whole model must still be read for that one token.",
         "half": "50% is the compute efficiency a tuned kernel reaches when it is compute-bound; a "
-                "memory-bound step never reaches the compute roof at all.",
+        "memory-bound step never reaches the compute roof at all.",
     },
     reveals=("a few percent or less",),
 )
@@ -376,44 +515,91 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
     pre = _solve(m, device, precision, phase="prefill", seq_len=s)
     causal = _causal(m)
     batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
-    fig = figure(f"{_name(m)} on the {device}: MFU vs batch", "Batch (sequences)", "MFU (share of peak)",
-                 log_x=True)
+    fig = figure(
+        f"{_name(m)} on the {device}: MFU vs batch",
+        "Batch (sequences)",
+        "MFU (share of peak)",
+        log_x=True,
+    )
     if causal:
         dec = [_solve(m, device, precision, batch=b, phase="decode", seq_len=s) for b in batches]
-        fig.add_trace(go.Scatter(x=batches, y=[p.mfu for p in dec], name="decode (1 token/sequence)",
-                                 mode="lines+markers"))
+        fig.add_trace(
+            go.Scatter(
+                x=batches,
+                y=[p.mfu for p in dec],
+                name="decode (1 token/sequence)",
+                mode="lines+markers",
+            )
+        )
     pre_b = [_solve(m, device, precision, batch=b, phase="prefill", seq_len=s) for b in batches]
-    fig.add_trace(go.Scatter(x=batches, y=[p.mfu for p in pre_b], name=f"prefill ({s:,} tokens)",
-                             mode="lines+markers"))
-    ctx = dict(model=_tag(model), device=device, precision=precision, batch=1, seq_len=s,
-               efficiency=EFFICIENCY)
+    fig.add_trace(
+        go.Scatter(
+            x=batches,
+            y=[p.mfu for p in pre_b],
+            name=f"prefill ({s:,} tokens)",
+            mode="lines+markers",
+        )
+    )
+    ctx = dict(
+        model=_tag(model),
+        device=device,
+        precision=precision,
+        batch=1,
+        seq_len=s,
+        efficiency=EFFICIENCY,
+    )
     cards = [
-        Card("Prefill latency", fmt_time(pre.latency_s), f"{s:,} tokens, batch 1",
-             fact=fact("latency", pre.latency_s, phase="prefill", **ctx)),
-        Card("Prefill MFU", f"{pre.mfu:.1%}", bound_phrase(pre.bottleneck),
-             fact=fact("mfu", pre.mfu, phase="prefill", **ctx)),
+        Card(
+            "Prefill latency",
+            fmt_time(pre.latency_s),
+            f"{s:,} tokens, batch 1",
+            fact=fact("latency", pre.latency_s, phase="prefill", **ctx),
+        ),
+        Card(
+            "Prefill MFU",
+            f"{pre.mfu:.1%}",
+            bound_phrase(pre.bottleneck),
+            fact=fact("mfu", pre.mfu, phase="prefill", **ctx),
+        ),
     ]
     if causal:
         d1 = dec[0]
         cards += [
-            Card("Decode latency", fmt_time(d1.latency_s), f"one token at {s:,} of context",
-                 fact=fact("latency", d1.latency_s, phase="decode", **ctx)),
-            Card("Decode MFU", f"{d1.mfu:.1%}", bound_phrase(d1.bottleneck), "warn",
-                 fact=fact("mfu", d1.mfu, phase="decode", **ctx)),
+            Card(
+                "Decode latency",
+                fmt_time(d1.latency_s),
+                f"one token at {s:,} of context",
+                fact=fact("latency", d1.latency_s, phase="decode", **ctx),
+            ),
+            Card(
+                "Decode MFU",
+                f"{d1.mfu:.1%}",
+                bound_phrase(d1.bottleneck),
+                "warn",
+                fact=fact("mfu", d1.mfu, phase="decode", **ctx),
+            ),
         ]
-        summary = (f"Prefill spends {fmt_time(pre.latency_s / s)} per prompt token at {pre.mfu:.0%} MFU; "
-                   f"decode spends {fmt_time(d1.latency_s)} per generated token at {d1.mfu:.1%} MFU "
-                   f"({d1.latency_s / (pre.latency_s / s):,.0f}× more time per token). Batching "
-                   f"decode raises MFU to {dec[-1].mfu:.0%} at {batches[-1]} sequences.")
+        summary = (
+            f"Prefill spends {fmt_time(pre.latency_s / s)} per prompt token at {pre.mfu:.0%} MFU; "
+            f"decode spends {fmt_time(d1.latency_s)} per generated token at {d1.mfu:.1%} MFU "
+            f"({d1.latency_s / (pre.latency_s / s):,.0f}× more time per token). Batching "
+            f"decode raises MFU to {dec[-1].mfu:.0%} at {batches[-1]} sequences."
+        )
     else:
-        summary = (f"{_name(m)} has no decode phase (an encoder or a classifier: no KV cache). One pass over {s:,} tokens takes "
-                   f"{fmt_time(pre.latency_s)} at {pre.mfu:.0%} MFU ({bound_phrase(pre.bottleneck)}).")
-    peek = [f"MFU = FLOPs / (latency × peak) = {fmt_count(pre.flops)} / ({fmt_time(pre.latency_s)} × "
-            f"{fmt_rate(pre.peak_flops_s)}) = {pre.mfu:.3f} (prefill)",
-            f"prefill intensity = {pre.arithmetic_intensity.m_as('FLOP/B'):,.1f} FLOP/B; "
-            f"{LABELS['ridge_sustained']} = {pre.sustained_ridge_point:,.1f} FLOP/B"]
+        summary = (
+            f"{_name(m)} has no decode phase (an encoder or a classifier: no KV cache). One pass over {s:,} tokens takes "
+            f"{fmt_time(pre.latency_s)} at {pre.mfu:.0%} MFU ({bound_phrase(pre.bottleneck)})."
+        )
+    peek = [
+        f"MFU = FLOPs / (latency × peak) = {fmt_count(pre.flops)} / ({fmt_time(pre.latency_s)} × "
+        f"{fmt_rate(pre.peak_flops_s)}) = {pre.mfu:.3f} (prefill)",
+        f"prefill intensity = {pre.arithmetic_intensity.m_as('FLOP/B'):,.1f} FLOP/B; "
+        f"{LABELS['ridge_sustained']} = {pre.sustained_ridge_point:,.1f} FLOP/B",
+    ]
     if causal:
-        peek.append(f"decode intensity = {dec[0].arithmetic_intensity.m_as('FLOP/B'):,.2f} FLOP/B at batch 1")
+        peek.append(
+            f"decode intensity = {dec[0].arithmetic_intensity.m_as('FLOP/B'):,.2f} FLOP/B at batch 1"
+        )
     return View(fig, cards, summary, "MFU", peek)
 
 
@@ -423,19 +609,21 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
 
 PRED_D = Prediction(
     question="As the context a model keeps grows, its KV cache grows…",
-    options={"quad": "Quadratically: attention compares every pair of tokens",
-             "linear": "Linearly: one key and one value per token per layer",
-             "const": "Not at all: the cache has a fixed size set by the model",
-             "log": "Sub-linearly: old tokens are compressed"},
+    options={
+        "quad": "Quadratically: attention compares every pair of tokens",
+        "linear": "Linearly: one key and one value per token per layer",
+        "const": "Not at all: the cache has a fixed size set by the model",
+        "log": "Sub-linearly: old tokens are compressed",
+    },
     answer="linear",
     feedback={
         "quad": "The *score matrix* of a prefill is S × S; the cache stores only each token's key and "
-                "value vectors, so it is linear in S (a sliding-window layer even caps it).",
+        "value vectors, so it is linear in S (a sliding-window layer even caps it).",
         "linear": "Each token adds 2 × layers × kv_heads × head_dim values; doubling the context "
-                  "doubles the cache, until the device runs out.",
+        "doubles the cache, until the device runs out.",
         "const": "Fixed-size state is a recurrent network's property; a transformer keeps every token.",
         "log": "Standard attention keeps every token's keys and values uncompressed; only a sliding "
-               "window drops old ones.",
+        "window drops old ones.",
     },
     reveals=("one key and one value per token",),
 )
@@ -451,42 +639,89 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
     grid = sorted({min(top, 2**k) for k in range(7, 21)})
     weights = m.weight_bytes(precision)
     kv = [m.kv_cache_bytes(s, b, precision) for s in grid]
-    fig = figure(f"{_name(m)}: memory vs context (batch {b}, {precision.upper()})", "Context (tokens)",
-                 "Bytes (log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=grid, y=[max(k, 1) for k in kv], name="KV cache", mode="lines+markers"))
+    fig = figure(
+        f"{_name(m)}: memory vs context (batch {b}, {precision.upper()})",
+        "Context (tokens)",
+        "Bytes (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(x=grid, y=[max(k, 1) for k in kv], name="KV cache", mode="lines+markers")
+    )
     fig.add_trace(go.Scatter(x=grid, y=[weights] * len(grid), name="weights", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[weights + k for k in kv], name="weights + KV", mode="lines"))
+    fig.add_trace(
+        go.Scatter(x=grid, y=[weights + k for k in kv], name="weights + KV", mode="lines")
+    )
     memory_lines(fig, [dev], unit="B")
     per_token = m.kv_cache_bytes(1, 1, precision)
     cap = dev.memory.capacity.m_as("B")
     room = cap - weights
-    max_ctx = next((s for s in reversed(grid) if weights + m.kv_cache_bytes(s, b, precision) <= cap), None)
+    max_ctx = next(
+        (s for s in reversed(grid) if weights + m.kv_cache_bytes(s, b, precision) <= cap), None
+    )
     kv_top = kv[-1]
     cards = [
-        Card("KV per token", fmt_bytes(per_token), "all layers, one sequence",
-             fact=fact("kv_cache_bytes", per_token, model=_tag(model), precision=precision, batch=1, seq_len=1)),
-        Card(f"KV at {top:,} tokens", fmt_bytes(kv_top), f"batch {b}",
-             "bad" if weights + kv_top > cap else "ok",
-             fact=fact("kv_cache_bytes", kv_top, model=_tag(model), precision=precision, batch=b, seq_len=top)),
+        Card(
+            "KV per token",
+            fmt_bytes(per_token),
+            "all layers, one sequence",
+            fact=fact(
+                "kv_cache_bytes",
+                per_token,
+                model=_tag(model),
+                precision=precision,
+                batch=1,
+                seq_len=1,
+            ),
+        ),
+        Card(
+            f"KV at {top:,} tokens",
+            fmt_bytes(kv_top),
+            f"batch {b}",
+            "bad" if weights + kv_top > cap else "ok",
+            fact=fact(
+                "kv_cache_bytes",
+                kv_top,
+                model=_tag(model),
+                precision=precision,
+                batch=b,
+                seq_len=top,
+            ),
+        ),
         Card("Weights", fmt_bytes(weights), precision.upper()),
-        Card("Longest context that fits", f"{max_ctx:,} tokens" if max_ctx else "none",
-             f"of the grid, on the {dev.key}", "ok" if max_ctx == top else "warn" if max_ctx else "bad"),
+        Card(
+            "Longest context that fits",
+            f"{max_ctx:,} tokens" if max_ctx else "none",
+            f"of the grid, on the {dev.key}",
+            "ok" if max_ctx == top else "warn" if max_ctx else "bad",
+        ),
     ]
     if not _causal(m):
-        summary = f"{_name(m)} keeps no KV cache (an encoder or a classifier), so only its weights count."
+        summary = (
+            f"{_name(m)} keeps no KV cache (an encoder or a classifier), so only its weights count."
+        )
     else:
         window = m.config.get("sliding_window")
-        note = (f" Its {m.config['sliding_layers']} sliding-window layers keep at most {window - 1:,} tokens "
-                "each, which bends the curve." if window and m.config.get("sliding_layers") else "")
-        summary = (f"Each token adds {fmt_bytes(per_token)} per sequence; at {top:,} tokens and batch {b} "
-                   f"the cache is {fmt_bytes(kv_top)} next to {fmt_bytes(weights)} of weights "
-                   f"({'over' if weights + kv_top > cap else 'within'} the {dev.key}'s {fmt_bytes(cap)}).{note}")
+        note = (
+            f" Its {m.config['sliding_layers']} sliding-window layers keep at most {window - 1:,} tokens "
+            "each, which bends the curve."
+            if window and m.config.get("sliding_layers")
+            else ""
+        )
+        summary = (
+            f"Each token adds {fmt_bytes(per_token)} per sequence; at {top:,} tokens and batch {b} "
+            f"the cache is {fmt_bytes(kv_top)} next to {fmt_bytes(weights)} of weights "
+            f"({'over' if weights + kv_top > cap else 'within'} the {dev.key}'s {fmt_bytes(cap)}).{note}"
+        )
     c = m.config
-    peek = [f"KV/token = 2 × layers × kv_heads × head_dim × bytes = 2 × {c['n_layers']} × {c['kv_heads']} × "
-            f"{c['head_dim']} × {per_token / max(1, 2 * c['n_layers'] * c['kv_heads'] * c['head_dim']):g} B"
-            f" = {fmt_bytes(per_token)}",
-            f"room for KV = capacity − weights = {fmt_bytes(cap)} − {fmt_bytes(weights)} = "
-            f"{fmt_bytes(room) if room > 0 else 'none'}"]
+    peek = [
+        f"KV/token = 2 × layers × kv_heads × head_dim × bytes = 2 × {c['n_layers']} × {c['kv_heads']} × "
+        f"{c['head_dim']} × {per_token / max(1, 2 * c['n_layers'] * c['kv_heads'] * c['head_dim']):g} B"
+        f" = {fmt_bytes(per_token)}",
+        f"room for KV = capacity − weights = {fmt_bytes(cap)} − {fmt_bytes(weights)} = "
+        f"{fmt_bytes(room) if room > 0 else 'none'}",
+    ]
     return View(fig, cards, summary, "KV cache", peek)
 
 
@@ -495,19 +730,23 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_E = Prediction(
-    question=("Your model fits with memory to spare at some context. You halve the context length. "
-              "How many concurrent sequences can you now serve?"),
-    options={"same": "The same number: the weights are what fill the memory",
-             "double": "About twice as many: each sequence's KV cache halves",
-             "four": "About four times as many: attention memory is quadratic",
-             "half": "Half as many: shorter prompts need bigger batches"},
+    question=(
+        "Your model fits with memory to spare at some context. You halve the context length. "
+        "How many concurrent sequences can you now serve?"
+    ),
+    options={
+        "same": "The same number: the weights are what fill the memory",
+        "double": "About twice as many: each sequence's KV cache halves",
+        "four": "About four times as many: attention memory is quadratic",
+        "half": "Half as many: shorter prompts need bigger batches",
+    },
     answer="double",
     feedback={
         "same": "The weights are a fixed cost paid once; every extra sequence pays only its own KV "
-                "cache (and activations), so the free memory divides by a per-sequence size that halved.",
+        "cache (and activations), so the free memory divides by a per-sequence size that halved.",
         "double": "The room left after the weights is split into per-sequence KV caches; halving the "
-                  "context halves each one, so about twice as many fit (a little less where "
-                  "activations grow with the batch too).",
+        "context halves each one, so about twice as many fit (a little less where "
+        "activations grow with the batch too).",
         "four": "The cache is linear in context (one K and V per token), not quadratic: 2×, not 4×.",
         "half": "Batch size is limited by memory per sequence, and that shrank.",
     },
@@ -521,6 +760,7 @@ MAX_BATCH = 1 << 20
 def largest_batch(m: Model, device: str, precision: str, seq_len: int) -> int:
     """The largest batch whose footprint (weights + KV cache + activations, the engine's
     ``Profile.feasible``) fits the device at ``seq_len``; 0 when not even one sequence fits."""
+
     def fits(b: int) -> bool:
         return _solve(m, device, precision, batch=b, seq_len=seq_len).feasible
 
@@ -548,36 +788,79 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
     bs = sorted({1, *[max(1, round(top_b * k / 16)) for k in range(1, 17)], max(best, 1)})
     profs = [_solve(m, device, precision, batch=b, seq_len=s) for b in bs]
     fig = figure(f"{_name(m)}: memory vs batch at {s:,} tokens", "Batch (sequences)", "Bytes (GB)")
-    fig.add_trace(go.Scatter(x=bs, y=[p.weight_bytes / 1e9 for p in profs], name="weights", mode="lines"))
-    fig.add_trace(go.Scatter(x=bs, y=[p.memory_footprint_bytes / 1e9 for p in profs],
-                             name="weights + KV + activations", mode="lines+markers"))
+    fig.add_trace(
+        go.Scatter(x=bs, y=[p.weight_bytes / 1e9 for p in profs], name="weights", mode="lines")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=bs,
+            y=[p.memory_footprint_bytes / 1e9 for p in profs],
+            name="weights + KV + activations",
+            mode="lines+markers",
+        )
+    )
     memory_lines(fig, [dev], unit="GB")
     if best:
         at = _solve(m, device, precision, batch=best, seq_len=s)
-        fig.add_trace(go.Scatter(x=[best], y=[at.memory_footprint_bytes / 1e9], mode="markers",
-                                 name="largest batch that fits", marker=dict(size=13, symbol="diamond")))
+        fig.add_trace(
+            go.Scatter(
+                x=[best],
+                y=[at.memory_footprint_bytes / 1e9],
+                mode="markers",
+                name="largest batch that fits",
+                marker=dict(size=13, symbol="diamond"),
+            )
+        )
         per_seq = m.kv_cache_bytes(s, 1, precision)
         tokens_s = best / at.latency_s if _causal(m) else best * s / at.latency_s
         cards = [
             Card("Largest batch", f"{best:,} sequences", f"at {s:,} tokens each", "ok"),
-            Card("KV per sequence", fmt_bytes(per_seq), f"{s:,} tokens",
-                 fact=fact("kv_cache_bytes", per_seq, model=_tag(model), precision=precision, batch=1, seq_len=s)),
+            Card(
+                "KV per sequence",
+                fmt_bytes(per_seq),
+                f"{s:,} tokens",
+                fact=fact(
+                    "kv_cache_bytes",
+                    per_seq,
+                    model=_tag(model),
+                    precision=precision,
+                    batch=1,
+                    seq_len=s,
+                ),
+            ),
             Card("Footprint there", fmt_bytes(at.memory_footprint_bytes), f"of {fmt_bytes(cap)}"),
-            Card("Throughput there", f"{tokens_s:,.0f} tokens/s", f"{_phase(m)}, {EFFICIENCY:.0%} of peak"),
+            Card(
+                "Throughput there",
+                f"{tokens_s:,.0f} tokens/s",
+                f"{_phase(m)}, {EFFICIENCY:.0%} of peak",
+            ),
         ]
-        summary = (f"At {s:,} tokens per sequence the {dev.key} holds {best:,} sequences of {_name(m)} "
-                   f"in {precision.upper()}: the weights take {fmt_bytes(at.weight_bytes)} once, each "
-                   f"sequence adds {fmt_bytes(per_seq)} of KV cache.")
+        summary = (
+            f"At {s:,} tokens per sequence the {dev.key} holds {best:,} sequences of {_name(m)} "
+            f"in {precision.upper()}: the weights take {fmt_bytes(at.weight_bytes)} once, each "
+            f"sequence adds {fmt_bytes(per_seq)} of KV cache."
+        )
         alert = None
     else:
         p1 = profs[0]
-        cards = [Card("Largest batch", "0", "not even one sequence fits", "bad"),
-                 Card("Footprint at batch 1", fmt_bytes(p1.memory_footprint_bytes), f"of {fmt_bytes(cap)}", "bad")]
-        summary = (f"{_name(m)} does not fit on the {dev.key} even at batch 1 and {s:,} tokens: "
-                   "pick a bigger device, a lower precision or a shorter context.")
+        cards = [
+            Card("Largest batch", "0", "not even one sequence fits", "bad"),
+            Card(
+                "Footprint at batch 1",
+                fmt_bytes(p1.memory_footprint_bytes),
+                f"of {fmt_bytes(cap)}",
+                "bad",
+            ),
+        ]
+        summary = (
+            f"{_name(m)} does not fit on the {dev.key} even at batch 1 and {s:,} tokens: "
+            "pick a bigger device, a lower precision or a shorter context."
+        )
         alert = feasibility(p1.memory_footprint_bytes, dev, f"{_name(m)} at batch 1")
     if s < int(context):
         summary += f" (The context is capped at the model's {s:,} positions.)"
-    peek = ["batch_max = largest B with weights + B × (KV/sequence + activations/sequence) ≤ capacity",
-            f"capacity = {fmt_bytes(cap)}; weights = {fmt_bytes(m.weight_bytes(precision))}"]
+    peek = [
+        "batch_max = largest B with weights + B × (KV/sequence + activations/sequence) ≤ capacity",
+        f"capacity = {fmt_bytes(cap)}; weights = {fmt_bytes(m.weight_bytes(precision))}",
+    ]
     return View(fig, cards, summary, "Largest batch", peek, alert=alert)

@@ -33,36 +33,46 @@ from ..vocab import LABELS, bound_phrase
 CHAPTER = "lab06"
 PARTS = ("A", "B", "C", "D")
 
-DEVICES = {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX", "iPhone15Pro": "Mobile: iPhone 15 Pro"}
+DEVICES = {
+    "H100": "Cloud: H100",
+    "JetsonOrinNX": "Edge: Jetson Orin NX",
+    "iPhone15Pro": "Mobile: iPhone 15 Pro",
+}
 
 # ---------------------------------------------------------------------------------------------
 # Part A: the parameter explosion of a dense first layer
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("Two first layers read a 224×224 RGB image: a dense layer with 1,000 units (602 MB of FP32 weights) "
-              "and a 3×3 convolution with 64 filters. You double the image side to 448 and quantize both to INT8. "
-              "Their weight memory…"),
-    options={"both_shrink": "Both shrink 4×: INT8 is a quarter of FP32",
-             "both_grow": "Both grow 4×: four times the pixels",
-             "cancel": "The dense layer's stays at about 602 MB (4× the inputs, ¼ the bytes each); the conv's falls 4×",
-             "dense_only": "The dense layer's grows 4×; the conv's does not change"},
+    question=(
+        "Two first layers read a 224×224 RGB image: a dense layer with 1,000 units (602 MB of FP32 weights) "
+        "and a 3×3 convolution with 64 filters. You double the image side to 448 and quantize both to INT8. "
+        "Their weight memory…"
+    ),
+    options={
+        "both_shrink": "Both shrink 4×: INT8 is a quarter of FP32",
+        "both_grow": "Both grow 4×: four times the pixels",
+        "cancel": "The dense layer's stays at about 602 MB (4× the inputs, ¼ the bytes each); the conv's falls 4×",
+        "dense_only": "The dense layer's grows 4×; the conv's does not change",
+    },
     answer="cancel",
     feedback={
         "both_shrink": "Quantization divides bytes per weight by 4, but the dense layer also gains 4× the weights: "
-                       "one weight per input value, and the input has 4× the pixels.",
+        "one weight per input value, and the input has 4× the pixels.",
         "both_grow": "A convolution's weights are shared across positions: its count does not see the image size, "
-                     "so only quantization acts on it.",
+        "so only quantization acts on it.",
         "cancel": "Dense: 602,112 inputs × 1,000 units × 1 B ≈ 602 MB, what 224² cost in FP32. Conv: 1,792 "
-                  "weights, 7.2 KB → 1.8 KB. Resolution is a lever only on the layer without weight sharing.",
+        "weights, 7.2 KB → 1.8 KB. Resolution is a lever only on the layer without weight sharing.",
         "dense_only": "Right about resolution, but INT8 still quarters both: the dense layer lands back at "
-                      "602 MB and the conv at 1.8 KB.",
+        "602 MB and the conv at 1.8 KB.",
     },
     reveals=("back at 602 MB", "1.8 KB"),
 )
 A_RESOLUTION = Slider("Image side (pixels)", 28, 512, 224, step=28)
 A_UNITS = Slider("Hidden units in the dense layer", 100, 4000, 1000, step=100)
-A_PRECISION = Choice("Weight precision", {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}, "fp32")
+A_PRECISION = Choice(
+    "Weight precision", {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}, "fp32"
+)
 
 
 def part_a(resolution: int, units: int, precision: str) -> View:
@@ -76,13 +86,32 @@ def part_a(resolution: int, units: int, precision: str) -> View:
     sides = list(range(int(A_RESOLUTION.start), int(A_RESOLUTION.stop) + 1, int(A_RESOLUTION.step)))
     dense_curve = [L.Dense(in_features=s * s * 3, out_features=int(units)).params for s in sides]
 
-    fig = figure(f"First-layer parameters vs image size ({int(units):,} dense units)", "Image side (pixels)",
-                 "Parameters (log scale)", log_y=True)
+    fig = figure(
+        f"First-layer parameters vs image size ({int(units):,} dense units)",
+        "Image side (pixels)",
+        "Parameters (log scale)",
+        log_y=True,
+    )
     fig.add_trace(go.Scatter(x=sides, y=dense_curve, name="Dense (MLP)", mode="lines"))
-    fig.add_trace(go.Scatter(x=sides, y=[conv3.params] * len(sides), name="Conv 3×3, 64 filters", mode="lines"))
-    fig.add_trace(go.Scatter(x=sides, y=[conv5.params] * len(sides), name="Conv 5×5, 64 filters", mode="lines"))
-    fig.add_trace(go.Scatter(x=[res], y=[dense.params], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig.add_trace(
+        go.Scatter(
+            x=sides, y=[conv3.params] * len(sides), name="Conv 3×3, 64 filters", mode="lines"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=sides, y=[conv5.params] * len(sides), name="Conv 5×5, 64 filters", mode="lines"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[res],
+            y=[dense.params],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     devs = [Hardware.get(k) for k in DEVICES]
     per_param = dense.weight_bytes(precision) / dense.params
     memory_lines(fig, devs, unit="B", scale=1 / per_param)
@@ -91,16 +120,26 @@ def part_a(resolution: int, units: int, precision: str) -> View:
     per_detector = (res * res * 3) / (3 * 3 * 3)
     fits = [d.name for d in devs if weight_bytes <= d.memory.capacity.m_as("B")]
     cards = [
-        Card("Dense layer params", fmt_count(dense.params), f"{res}×{res}×3 → {int(units):,}", "bad"),
-        Card("Dense weights", fmt_bytes(weight_bytes), precision.upper(),
-             "ok" if len(fits) == len(devs) else "warn" if fits else "bad"),
+        Card(
+            "Dense layer params", fmt_count(dense.params), f"{res}×{res}×3 → {int(units):,}", "bad"
+        ),
+        Card(
+            "Dense weights",
+            fmt_bytes(weight_bytes),
+            precision.upper(),
+            "ok" if len(fits) == len(devs) else "warn" if fits else "bad",
+        ),
         Card("Conv 3×3 params", fmt_count(conv3.params), "independent of image size", "ok"),
-        Card("Per-detector saving", fmt_ratio(per_detector, 0), "one dense unit vs one 3×3×3 filter"),
+        Card(
+            "Per-detector saving", fmt_ratio(per_detector, 0), "one dense unit vs one 3×3×3 filter"
+        ),
     ]
-    summary = (f"At {res}×{res}, one dense unit needs {res * res * 3:,} weights while a 3×3 filter over "
-               f"3 channels needs 27: a {per_detector:,.0f}× saving per detector. The dense layer's "
-               f"{fmt_bytes(weight_bytes)} of {precision.upper()} weights fit on "
-               f"{', '.join(fits) if fits else 'none of the devices'}.")
+    summary = (
+        f"At {res}×{res}, one dense unit needs {res * res * 3:,} weights while a 3×3 filter over "
+        f"3 channels needs 27: a {per_detector:,.0f}× saving per detector. The dense layer's "
+        f"{fmt_bytes(weight_bytes)} of {precision.upper()} weights fit on "
+        f"{', '.join(fits) if fits else 'none of the devices'}."
+    )
     peek = [
         f"dense params = d_in × d_out + d_out = {res * res * 3:,} × {int(units):,} + {int(units):,} = {dense.params:,}",
         f"dense bytes  = params × bytes/value  = {dense.params:,} × {per_param:g} B = {fmt_bytes(weight_bytes)}",
@@ -115,24 +154,28 @@ def part_a(resolution: int, units: int, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("Section 6.6 showed the score matrix quadruples when the context doubles. At 131,072 tokens with 32 "
-              "heads (d_head 128, FP16), one layer's materialized attention needs about 2.2 TB live. Switch on "
-              "FlashAttention: what does that layer need live on an 80 GB H100?"),
-    options={"still": "Still far over 80 GB: the S² scores are computed, so they must be stored",
-             "fits": "It fits: only Q, K, V and the output remain, linear in S",
-             "half": "About half: tiling keeps half the scores at a time",
-             "same": "The same: FlashAttention only makes the kernel faster"},
+    question=(
+        "Section 6.6 showed the score matrix quadruples when the context doubles. At 131,072 tokens with 32 "
+        "heads (d_head 128, FP16), one layer's materialized attention needs about 2.2 TB live. Switch on "
+        "FlashAttention: what does that layer need live on an 80 GB H100?"
+    ),
+    options={
+        "still": "Still far over 80 GB: the S² scores are computed, so they must be stored",
+        "fits": "It fits: only Q, K, V and the output remain, linear in S",
+        "half": "About half: tiling keeps half the scores at a time",
+        "same": "The same: FlashAttention only makes the kernel faster",
+    },
     answer="fits",
     feedback={
         "still": "Computed is not stored: tiles of scores live in on-chip SRAM and are discarded after the online "
-                 "softmax. What stays in memory is linear in S.",
+        "softmax. What stays in memory is linear in S.",
         "fits": "4 × 131,072 × 4,096 × 2 B = 4.3 GB for Q, K, V and the output, against 2.2 TB with the scores (two "
-                "1.1 TB copies: logits and probabilities). The FLOPs are unchanged; the memory wall moves from S² "
-                "to S.",
+        "1.1 TB copies: logits and probabilities). The FLOPs are unchanged; the memory wall moves from S² "
+        "to S.",
         "half": "No fraction of the S × S matrix is kept in main memory: each tile lives on chip and is gone after "
-                "its rows are reduced.",
+        "its rows are reduced.",
         "same": "Speed is the side effect; the change is in storage. The scores are never written out, so the "
-                "live memory loses its S² term.",
+        "live memory loses its S² term.",
     },
     reveals=("4.3 GB", "linear in S"),
 )
@@ -150,18 +193,43 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
     grid = [512 * 2**i for i in range(9)]
 
     def live(n):
-        return L.Attention(d_model=d_model, n_heads=h, seq_len=n, flash=bool(flash)).live_elements(1) * 2
+        return (
+            L.Attention(d_model=d_model, n_heads=h, seq_len=n, flash=bool(flash)).live_elements(1)
+            * 2
+        )
 
     def scores(n):
         return L.Attention(d_model=d_model, n_heads=h, seq_len=n).score_bytes(1, "fp16")
 
-    fig = figure(f"Attention memory for one layer ({h} heads, FP16)", "Sequence length (tokens)",
-                 "Bytes (log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=grid, y=[scores(n) for n in grid], name="score matrix S×S×heads", mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=grid, y=[live(n) for n in grid],
-                             name="live tensors" + (" (FlashAttention)" if flash else " (materialized)"), mode="lines"))
-    fig.add_trace(go.Scatter(x=[s], y=[live(s)], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig = figure(
+        f"Attention memory for one layer ({h} heads, FP16)",
+        "Sequence length (tokens)",
+        "Bytes (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid, y=[scores(n) for n in grid], name="score matrix S×S×heads", mode="lines+markers"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[live(n) for n in grid],
+            name="live tensors" + (" (FlashAttention)" if flash else " (materialized)"),
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[s],
+            y=[live(s)],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     devs = [Hardware.Cloud.H100, Hardware.Edge.JetsonOrinNX]
     memory_lines(fig, devs, unit="B")
 
@@ -170,16 +238,46 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
     h100 = Hardware.Cloud.H100.memory.capacity.m_as("B")
     status = "bad" if live_b > h100 else "ok"
     cards = [
-        Card("Score matrix", fmt_bytes(score_b), f"{h} × {s:,}² × 2 B", "bad" if score_b > h100 else "warn"),
-        Card("Live memory this layer", fmt_bytes(live_b), "FlashAttention" if flash else "materialized", status),
-        Card("Attention FLOPs", f"{core.flops() / 1e9:,.1f} GFLOP", "same with or without FlashAttention"),
-        Card("vs half the context", fmt_ratio(score_b / max(1, L.Attention(d_model=d_model, n_heads=h, seq_len=max(1, s // 2)).score_bytes(1, "fp16")), 1)),
+        Card(
+            "Score matrix",
+            fmt_bytes(score_b),
+            f"{h} × {s:,}² × 2 B",
+            "bad" if score_b > h100 else "warn",
+        ),
+        Card(
+            "Live memory this layer",
+            fmt_bytes(live_b),
+            "FlashAttention" if flash else "materialized",
+            status,
+        ),
+        Card(
+            "Attention FLOPs",
+            f"{core.flops() / 1e9:,.1f} GFLOP",
+            "same with or without FlashAttention",
+        ),
+        Card(
+            "vs half the context",
+            fmt_ratio(
+                score_b
+                / max(
+                    1,
+                    L.Attention(d_model=d_model, n_heads=h, seq_len=max(1, s // 2)).score_bytes(
+                        1, "fp16"
+                    ),
+                ),
+                1,
+            ),
+        ),
     ]
-    summary = (f"At {s:,} tokens with {h} heads, one layer's FP16 scores take {fmt_bytes(score_b)} "
-               + ("but FlashAttention never stores them: live memory is only Q, K, V and the output, "
-                  f"{fmt_bytes(live_b)}, while the FLOPs ({core.flops():,}) do not change."
-                  if flash else
-                  f"and they must all be live at once ({fmt_bytes(live_b)} with Q, K, V and the output)."))
+    summary = (
+        f"At {s:,} tokens with {h} heads, one layer's FP16 scores take {fmt_bytes(score_b)} "
+        + (
+            "but FlashAttention never stores them: live memory is only Q, K, V and the output, "
+            f"{fmt_bytes(live_b)}, while the FLOPs ({core.flops():,}) do not change."
+            if flash
+            else f"and they must all be live at once ({fmt_bytes(live_b)} with Q, K, V and the output)."
+        )
+    )
     peek = [
         f"scores = heads × S² × 2 B = {h} × {s:,}² × 2 = {score_b:,} B = {fmt_bytes(score_b)}",
         f"FLOPs  = 2 × (2 × S² × d_model) = 4 × {s:,}² × {d_model:,} = {core.flops():,}",
@@ -194,27 +292,42 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("Two MLPs do the same FLOPs: 128 layers of width 32, and 2 layers of width 256. At batch 1 "
-              "on an H100, which is faster?"),
-    options={"same": "Same speed: same FLOPs", "deep": "The deep one", "2x": "The shallow one, by about 2×",
-             "10x": "The shallow one, by more than 10×"},
+    question=(
+        "Two MLPs do the same FLOPs: 128 layers of width 32, and 2 layers of width 256. At batch 1 "
+        "on an H100, which is faster?"
+    ),
+    options={
+        "same": "Same speed: same FLOPs",
+        "deep": "The deep one",
+        "2x": "The shallow one, by about 2×",
+        "10x": "The shallow one, by more than 10×",
+    },
     answer="10x",
     feedback={
         "same": "FLOPs are one term of the iron law. Each layer is at least one kernel launch, and 128 launches "
-                "of a few microseconds dwarf the nanoseconds of math.",
+        "of a few microseconds dwarf the nanoseconds of math.",
         "deep": "Depth adds launches and a serial chain; nothing about it is faster here.",
         "2x": "The gap is set by the launch count (255 vs 3 kernels), not by the FLOPs: far more than 2×.",
         "10x": "Both nets' math takes nanoseconds; the deep net pays 255 kernel launches against 3.",
     },
-    reveals=('more than 10×',),
+    reveals=("more than 10×",),
 )
 C_DEPTH = Slider("Depth (layers)", 2, 128, 64, step=2)
 C_DEVICE = Choice("Deployment", DEVICES, "H100")
 C_EFFICIENCY = Slider("Compute efficiency (share of peak)", 0.1, 1.0, 0.5, step=0.05)
 #: The engine's assumption PRED_C's answer rests on: a fixed cost per kernel launch.
-C_LAUNCH = Choice("Launch cost per kernel (an engine assumption)",
-                  {"registry": "the device's planning value", "0": "0 µs (one compiled graph)", "0.1": "0.1 µs",
-                   "1": "1 µs", "5": "5 µs", "20": "20 µs"}, "registry")
+C_LAUNCH = Choice(
+    "Launch cost per kernel (an engine assumption)",
+    {
+        "registry": "the device's planning value",
+        "0": "0 µs (one compiled graph)",
+        "0.1": "0.1 µs",
+        "1": "1 µs",
+        "5": "5 µs",
+        "20": "20 µs",
+    },
+    "registry",
+)
 
 
 def with_launch(dev, launch: str):
@@ -230,8 +343,12 @@ def tenfold_launch_ns(device: str, precision: str, efficiency: float) -> int:
 
     def ratio_ok(ns: int) -> bool:
         dev = with_launch_cost(base, Q_(ns, "ns").m_as("s"))
-        deep = Engine.solve(depth_model(128), dev, precision=precision, efficiency=efficiency).latency_s
-        flat = Engine.solve(depth_model(2), dev, precision=precision, efficiency=efficiency).latency_s
+        deep = Engine.solve(
+            depth_model(128), dev, precision=precision, efficiency=efficiency
+        ).latency_s
+        flat = Engine.solve(
+            depth_model(2), dev, precision=precision, efficiency=efficiency
+        ).latency_s
         return deep >= 10 * flat
 
     lo, hi = 0, 10**6
@@ -241,6 +358,7 @@ def tenfold_launch_ns(device: str, precision: str, efficiency: float) -> int:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ratio_ok(mid) else (mid, hi)
     return hi
+
 
 #: The fixed budget: depth × width² (= MACs per example, bias-free).
 C_BUDGET = 2 * 256 * 256
@@ -263,33 +381,76 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
     dev = with_launch(Hardware.get(device), launch)
     precision = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
     depths = list(range(int(C_DEPTH.start), int(C_DEPTH.stop) + 1, int(C_DEPTH.step)))
-    profs = [Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency) for d in depths]
-    fig = figure(f"Latency vs depth at (about) equal FLOPs: {dev.name}", "Depth (layers)", "Latency (µs)")
-    fig.add_trace(go.Scatter(x=depths, y=[p.latency_s * 1e6 for p in profs], name="total", mode="lines"))
-    fig.add_trace(go.Scatter(x=depths, y=[p.latency_dispatch_s * 1e6 for p in profs], name="dispatch (launches)",
-                             mode="lines", line=dict(dash="dash")))
-    fig.add_trace(go.Scatter(x=depths, y=[(p.latency_s - p.latency_dispatch_s) * 1e6 for p in profs],
-                             name="compute/memory", mode="lines", line=dict(dash="dot")))
+    profs = [
+        Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency)
+        for d in depths
+    ]
+    fig = figure(
+        f"Latency vs depth at (about) equal FLOPs: {dev.name}", "Depth (layers)", "Latency (µs)"
+    )
+    fig.add_trace(
+        go.Scatter(x=depths, y=[p.latency_s * 1e6 for p in profs], name="total", mode="lines")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=depths,
+            y=[p.latency_dispatch_s * 1e6 for p in profs],
+            name="dispatch (launches)",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=depths,
+            y=[(p.latency_s - p.latency_dispatch_s) * 1e6 for p in profs],
+            name="compute/memory",
+            mode="lines",
+            line=dict(dash="dot"),
+        )
+    )
     d = int(depth)
     p = Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency)
     ref = Engine.solve(depth_model(2), dev, precision=precision, efficiency=efficiency)
-    fig.add_trace(go.Scatter(x=[d], y=[p.latency_s * 1e6], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig.add_trace(
+        go.Scatter(
+            x=[d],
+            y=[p.latency_s * 1e6],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     share = p.latency_dispatch_s / p.latency_s
     flip = tenfold_launch_ns(device, precision, float(efficiency)) * 1e-9
     cards = [
         Card("Width at this depth", f"{width_for(d)}", f"{d} × {width_for(d)}² MACs"),
         Card("FLOPs", fmt_count(p.flops), "≈ constant across depths"),
-        Card("Latency", fmt_time(p.latency_s), bound_phrase(p.bottleneck), "bad" if p.bottleneck == "Dispatch" else "ok"),
+        Card(
+            "Latency",
+            fmt_time(p.latency_s),
+            bound_phrase(p.bottleneck),
+            "bad" if p.bottleneck == "Dispatch" else "ok",
+        ),
         Card("Launch share", f"{share:.0%}", f"{dev.dispatch_tax.m_as('us'):g} µs per kernel"),
-        Card("vs 2 layers × 256", fmt_ratio(p.latency_s / ref.latency_s), "slower" if p.latency_s > ref.latency_s else "faster"),
-        Card("128 × 32 is 10× slower from", f"{fmt_time(flip)} per launch",
-             "below this launch cost the gap is under 10×", "warn"),
+        Card(
+            "vs 2 layers × 256",
+            fmt_ratio(p.latency_s / ref.latency_s),
+            "slower" if p.latency_s > ref.latency_s else "faster",
+        ),
+        Card(
+            "128 × 32 is 10× slower from",
+            f"{fmt_time(flip)} per launch",
+            "below this launch cost the gap is under 10×",
+            "warn",
+        ),
     ]
-    summary = (f"{d} layers of width {width_for(d)} on the {dev.name}: {fmt_time(p.latency_s)}, of which "
-               f"{share:.0%} is kernel launches ({sum(t.kernels for t in p.layers):,} kernels). "
-               f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time. The verdict rests on the launch "
-               f"cost: 128 layers × 32 take 10× as long as 2 × 256 from {fmt_time(flip)} per kernel upward.")
+    summary = (
+        f"{d} layers of width {width_for(d)} on the {dev.name}: {fmt_time(p.latency_s)}, of which "
+        f"{share:.0%} is kernel launches ({sum(t.kernels for t in p.layers):,} kernels). "
+        f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time. The verdict rests on the launch "
+        f"cost: 128 layers × 32 take 10× as long as 2 × 256 from {fmt_time(flip)} per kernel upward."
+    )
     peek = [
         "t = Σ_layers max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"peak = {dev.compute.peak(precision):~P} ({precision}, dense), η = {efficiency:g}, BW = {dev.memory.bandwidth:~P}",
@@ -305,57 +466,117 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
 
 PRED_D = Prediction(
     question="At batch 1 on an H100 (FP16), which lighthouse reaches the highest MFU?",
-    options={"gpt2": "GPT-2 XL (a modern transformer)", "resnet": "ResNet-50 (a CNN)",
-             "mobilenet": "MobileNetV2 (the efficient CNN)", "equal": "All roughly equal"},
+    options={
+        "gpt2": "GPT-2 XL (a modern transformer)",
+        "resnet": "ResNet-50 (a CNN)",
+        "mobilenet": "MobileNetV2 (the efficient CNN)",
+        "equal": "All roughly equal",
+    },
     answer="resnet",
     feedback={
         "gpt2": "Decoding one token reads all 3 GB of weights for ~3 GFLOP: about 1 FLOP per byte, far below "
-                "the ridge. Newer is not more hardware-efficient.",
+        "the ridge. Newer is not more hardware-efficient.",
         "resnet": "Its convolutions reuse each weight across thousands of positions. All of them are launch-bound "
-                  "at batch 1, but ResNet-50 does the most work per launch.",
+        "at batch 1, but ResNet-50 does the most work per launch.",
         "mobilenet": "MobileNetV2 has 13.6× fewer FLOPs but a similar number of kernels (151 vs 174), so it spends a larger "
-                     "share of its time launching: FLOPs are not speed.",
+        "share of its time launching: FLOPs are not speed.",
         "equal": "They differ by an order of magnitude: intensity and work per kernel set utilization.",
     },
-    reveals=('ResNet-50 reaches the highest MFU',),
+    reveals=("ResNet-50 reaches the highest MFU",),
 )
 D_BATCH = Slider("Batch size", 1, 256, 1)
 D_DEVICE = Choice("Device", DEVICES, "H100")
 D_FUSED = Toggle("Compiled inference graph (BN folded, activations fused)", False)
 
-D_MODELS = {"ResNet50": "ResNet-50", "GPT2": "GPT-2 XL (decode, 1,024-token cache)",
-            "MobileNetV2": "MobileNetV2", "DLRM": "DLRM"}
+D_MODELS = {
+    "ResNet50": "ResNet-50",
+    "GPT2": "GPT-2 XL (decode, 1,024-token cache)",
+    "MobileNetV2": "MobileNetV2",
+    "DLRM": "DLRM",
+}
 
 
 def part_d(batch: int, device: str, fused: bool) -> View:
     dev = Hardware.get(device)
     precision = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
-    profiles = {k: Engine.solve(Models.get(k), dev, batch_size=int(batch), precision=precision,
-                                efficiency=1.0, fused=bool(fused)) for k in D_MODELS}
-    points = [(D_MODELS[k].split(" (")[0], p.arithmetic_intensity.magnitude, p.flops / p.latency_s)
-              for k, p in profiles.items()]
-    fig = roofline(dev, precision, 1.0, points, title=f"Workload signatures on the {dev.name} (batch {int(batch)})")
+    profiles = {
+        k: Engine.solve(
+            Models.get(k),
+            dev,
+            batch_size=int(batch),
+            precision=precision,
+            efficiency=1.0,
+            fused=bool(fused),
+        )
+        for k in D_MODELS
+    }
+    points = [
+        (D_MODELS[k].split(" (")[0], p.arithmetic_intensity.magnitude, p.flops / p.latency_s)
+        for k, p in profiles.items()
+    ]
+    fig = roofline(
+        dev,
+        precision,
+        1.0,
+        points,
+        title=f"Workload signatures on the {dev.name} (batch {int(batch)})",
+    )
     cards = []
     for k, p in profiles.items():
         status = "bad" if not p.feasible else ("warn" if p.bottleneck == "Dispatch" else "ok")
-        note = (f"intensity {p.arithmetic_intensity.magnitude:,.1f} FLOP/B · {bound_phrase(p.bottleneck)}" if p.feasible
-                else f"out of memory by {fmt_bytes(p.over.m_as('B'))}")
-        cards.append(Card(D_MODELS[k].split(" (")[0], f"MFU {100 * p.mfu:.2g}%", note, status,
-                          fact=fact("mfu", p.mfu, model=k, device=device, batch=int(batch), precision=precision,
-                                    efficiency=1.0, fused=bool(fused))))
+        note = (
+            f"intensity {p.arithmetic_intensity.magnitude:,.1f} FLOP/B · {bound_phrase(p.bottleneck)}"
+            if p.feasible
+            else f"out of memory by {fmt_bytes(p.over.m_as('B'))}"
+        )
+        cards.append(
+            Card(
+                D_MODELS[k].split(" (")[0],
+                f"MFU {100 * p.mfu:.2g}%",
+                note,
+                status,
+                fact=fact(
+                    "mfu",
+                    p.mfu,
+                    model=k,
+                    device=device,
+                    batch=int(batch),
+                    precision=precision,
+                    efficiency=1.0,
+                    fused=bool(fused),
+                ),
+            )
+        )
     best = max(profiles, key=lambda k: profiles[k].mfu)
-    other = {k: Engine.solve(Models.get(k), dev, batch_size=int(batch), precision=precision, efficiency=1.0,
-                             fused=not bool(fused)).mfu for k in D_MODELS}
+    other = {
+        k: Engine.solve(
+            Models.get(k),
+            dev,
+            batch_size=int(batch),
+            precision=precision,
+            efficiency=1.0,
+            fused=not bool(fused),
+        ).mfu
+        for k in D_MODELS
+    }
     best_other = max(other, key=other.get)
     mode, other_mode = ("compiled", "eager") if fused else ("eager", "compiled")
-    summary = (f"At batch {int(batch)} on the {dev.name}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
-               f"({100 * profiles[best].mfu:.2g}%). Bottlenecks: "
-               + ", ".join(f"{D_MODELS[k].split(' (')[0]} {bound_phrase(p.bottleneck)}" for k, p in profiles.items()) + ". "
-               + (f"The ranking's top does not depend on the {mode} vs {other_mode} assumption: {other_mode}, "
-                  f"{D_MODELS[best_other].split(' (')[0]} leads too ({100 * other[best_other]:.2g}%)."
-                  if best_other == best else
-                  f"The answer flips with the graph: {other_mode}, {D_MODELS[best_other].split(' (')[0]} leads "
-                  f"({100 * other[best_other]:.2g}%)."))
+    summary = (
+        f"At batch {int(batch)} on the {dev.name}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
+        f"({100 * profiles[best].mfu:.2g}%). Bottlenecks: "
+        + ", ".join(
+            f"{D_MODELS[k].split(' (')[0]} {bound_phrase(p.bottleneck)}"
+            for k, p in profiles.items()
+        )
+        + ". "
+        + (
+            f"The ranking's top does not depend on the {mode} vs {other_mode} assumption: {other_mode}, "
+            f"{D_MODELS[best_other].split(' (')[0]} leads too ({100 * other[best_other]:.2g}%)."
+            if best_other == best
+            else f"The answer flips with the graph: {other_mode}, {D_MODELS[best_other].split(' (')[0]} leads "
+            f"({100 * other[best_other]:.2g}%)."
+        )
+    )
     peek = [
         f"{LABELS['ridge_peak']} = peak / BW = {dev.compute.peak(precision):~P} / {dev.memory.bandwidth:~P} = "
         f"{dev.ridge_point(precision).magnitude:,.0f} FLOP/B (efficiency 1 here: the roof is the datasheet peak)",
@@ -376,14 +597,32 @@ LATENCY_REQ_S = 0.5
 POWER_REQ_W = 2.0
 WEIGHT_ALLOCATION_B = 100e6
 
-S_MODEL = Choice("Model", {"ResNet50": "ResNet-50", "MobileNetV2": "MobileNetV2 1.0×",
-                           "mnv2_075": "MobileNetV2 0.75× (the chapter's pick)"}, "MobileNetV2", inline=False)
-S_DEVICE = Choice("Device", {"CortexA53Camera": "Camera SoC: Cortex-A53 (2 GOPS INT8 sustained, 200 mW active)",
-                             "JetsonOrinNX": "Edge: Jetson Orin NX", "iPhone15Pro": "Mobile: iPhone 15 Pro SoC"},
-                  "JetsonOrinNX", inline=False)
+S_MODEL = Choice(
+    "Model",
+    {
+        "ResNet50": "ResNet-50",
+        "MobileNetV2": "MobileNetV2 1.0×",
+        "mnv2_075": "MobileNetV2 0.75× (the chapter's pick)",
+    },
+    "MobileNetV2",
+    inline=False,
+)
+S_DEVICE = Choice(
+    "Device",
+    {
+        "CortexA53Camera": "Camera SoC: Cortex-A53 (2 GOPS INT8 sustained, 200 mW active)",
+        "JetsonOrinNX": "Edge: Jetson Orin NX",
+        "iPhone15Pro": "Mobile: iPhone 15 Pro SoC",
+    },
+    "JetsonOrinNX",
+    inline=False,
+)
 S_PER_DAY = Slider("Triggers per day (the chapter: 100)", 10, 2000, 100, step=10)
-S_ENERGY = Choice("Your daily energy budget for inference", {"1": "1 J/day", "10": "10 J/day", "100": "100 J/day"},
-                  "10")
+S_ENERGY = Choice(
+    "Your daily energy budget for inference",
+    {"1": "1 J/day", "10": "10 J/day", "100": "100 J/day"},
+    "10",
+)
 
 
 @lru_cache(maxsize=8)
@@ -399,24 +638,52 @@ def deployment(model: str, device: str, per_day: int, energy_budget_j: float) ->
     dev = Hardware.get(device)
     m = s_model(model)
     precision = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
-    p = Engine.solve(m, dev, precision=precision, efficiency=0.5)  # a sustained-rate device is not derated
+    p = Engine.solve(
+        m, dev, precision=precision, efficiency=0.5
+    )  # a sustained-rate device is not derated
     power = dev.tdp.m_as("W")
     per_inf = p.energy_per_sample_j  # the registry's power × engine latency (batch 1)
     day = per_inf * int(per_day)
     tests = {
         "latency": (p.latency_s, LATENCY_REQ_S, fmt_time, fmt_time(LATENCY_REQ_S, 0), ""),
-        "weights": (p.weight_bytes, WEIGHT_ALLOCATION_B, fmt_bytes, fmt_bytes(WEIGHT_ALLOCATION_B, 0), " allocation"),
-        "memory": (p.memory_footprint_bytes, p.capacity_bytes, fmt_bytes, fmt_bytes(p.capacity_bytes, 0), " RAM"),
+        "weights": (
+            p.weight_bytes,
+            WEIGHT_ALLOCATION_B,
+            fmt_bytes,
+            fmt_bytes(WEIGHT_ALLOCATION_B, 0),
+            " allocation",
+        ),
+        "memory": (
+            p.memory_footprint_bytes,
+            p.capacity_bytes,
+            fmt_bytes,
+            fmt_bytes(p.capacity_bytes, 0),
+            " RAM",
+        ),
         "power": (power, POWER_REQ_W, lambda w: f"{w:g} W", f"{POWER_REQ_W:g} W", " average"),
-        "energy": (day, energy_budget_j, lambda j: f"{_joules(j)}/day", f"{_joules(energy_budget_j)}/day", ""),
+        "energy": (
+            day,
+            energy_budget_j,
+            lambda j: f"{_joules(j)}/day",
+            f"{_joules(energy_budget_j)}/day",
+            "",
+        ),
     }
     checks = {}
     for k, (have, limit, fmt, limit_txt, what) in tests.items():
         ok = have <= limit
         checks[k] = (ok, f"{fmt(have)} {'≤' if ok else '>'} {limit_txt}{what}")
-    return {"device": dev, "model": m, "precision": precision, "profile": p, "power_w": power,
-            "energy_j": per_inf, "energy_day_j": day, "checks": checks,
-            "passed": all(ok for ok, _ in checks.values())}
+    return {
+        "device": dev,
+        "model": m,
+        "precision": precision,
+        "profile": p,
+        "power_w": power,
+        "energy_j": per_inf,
+        "energy_day_j": day,
+        "checks": checks,
+        "passed": all(ok for ok, _ in checks.values()),
+    }
 
 
 def _joules(j: float) -> str:
@@ -429,38 +696,99 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
     budget = float(energy)
     d = deployment(model, device, per_day, budget)
     dev, m, p = d["device"], d["model"], d["profile"]
-    others = {(mk, dk): deployment(mk, dk, per_day, budget) for mk in S_MODEL.options for dk in S_DEVICE.options}
-    fig = figure(f"Every design against the requirements ({int(per_day)} triggers per day)",
-                 "Latency per frame (s, log scale)", "Inference energy per day (J, log scale)", log_x=True, log_y=True)
-    for ok, name, symbol in ((True, "meets every requirement", "circle"), (False, "fails one or more", "x")):
+    others = {
+        (mk, dk): deployment(mk, dk, per_day, budget)
+        for mk in S_MODEL.options
+        for dk in S_DEVICE.options
+    }
+    fig = figure(
+        f"Every design against the requirements ({int(per_day)} triggers per day)",
+        "Latency per frame (s, log scale)",
+        "Inference energy per day (J, log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    for ok, name, symbol in (
+        (True, "meets every requirement", "circle"),
+        (False, "fails one or more", "x"),
+    ):
         pts = [v for v in others.values() if v["passed"] == ok]
         if pts:
-            fig.add_trace(go.Scatter(x=[v["profile"].latency_s for v in pts], y=[v["energy_day_j"] for v in pts],
-                                     mode="markers", name=name, marker=dict(size=11, symbol=symbol),
-                                     text=[f"{v['model'].name} on {v['device'].name}" for v in pts]))
-    fig.add_trace(go.Scatter(x=[p.latency_s], y=[d["energy_day_j"]], name="your design", mode="markers",
-                             marker=dict(size=15, symbol="diamond-open")))
-    fig.add_vline(x=LATENCY_REQ_S, line_dash="dash", annotation_text="500 ms requirement",
-                  annotation_position="top left")
-    fig.add_hline(y=budget, line_dash="dot", annotation_text=f"your budget {_joules(budget)}/day",
-                  annotation_position="bottom right")
-    cards = [Card(k, "meets" if ok else "fails", txt, "ok" if ok else "bad") for k, (ok, txt) in d["checks"].items()]
-    if model in Models.names():  # a registry preset: tag its latency (no efficiency for a sustained device)
-        cards[0] = Card(cards[0].label, cards[0].value, cards[0].note, cards[0].status,
-                        fact=fact("latency", p.latency_s, model=model, device=device, batch=1, precision=d["precision"],
-                                  efficiency=None if dev.compute.is_sustained else 0.5))
-    cards.append(Card("Energy / inference", _joules(d["energy_j"]),
-                      f"{d['power_w']:g} W × {fmt_time(p.latency_s)} ({'chapter: active' if dev.compute.is_sustained else 'TDP'})"))
+            fig.add_trace(
+                go.Scatter(
+                    x=[v["profile"].latency_s for v in pts],
+                    y=[v["energy_day_j"] for v in pts],
+                    mode="markers",
+                    name=name,
+                    marker=dict(size=11, symbol=symbol),
+                    text=[f"{v['model'].name} on {v['device'].name}" for v in pts],
+                )
+            )
+    fig.add_trace(
+        go.Scatter(
+            x=[p.latency_s],
+            y=[d["energy_day_j"]],
+            name="your design",
+            mode="markers",
+            marker=dict(size=15, symbol="diamond-open"),
+        )
+    )
+    fig.add_vline(
+        x=LATENCY_REQ_S,
+        line_dash="dash",
+        annotation_text="500 ms requirement",
+        annotation_position="top left",
+    )
+    fig.add_hline(
+        y=budget,
+        line_dash="dot",
+        annotation_text=f"your budget {_joules(budget)}/day",
+        annotation_position="bottom right",
+    )
+    cards = [
+        Card(k, "meets" if ok else "fails", txt, "ok" if ok else "bad")
+        for k, (ok, txt) in d["checks"].items()
+    ]
+    if (
+        model in Models.names()
+    ):  # a registry preset: tag its latency (no efficiency for a sustained device)
+        cards[0] = Card(
+            cards[0].label,
+            cards[0].value,
+            cards[0].note,
+            cards[0].status,
+            fact=fact(
+                "latency",
+                p.latency_s,
+                model=model,
+                device=device,
+                batch=1,
+                precision=d["precision"],
+                efficiency=None if dev.compute.is_sustained else 0.5,
+            ),
+        )
+    cards.append(
+        Card(
+            "Energy / inference",
+            _joules(d["energy_j"]),
+            f"{d['power_w']:g} W × {fmt_time(p.latency_s)} ({'chapter: active' if dev.compute.is_sustained else 'TDP'})",
+        )
+    )
     failed = [k for k, (ok, _) in d["checks"].items() if not ok]
-    summary = (f"{m.name} in {d['precision'].upper()} on the {dev.name}: {fmt_time(p.latency_s)} per frame "
-               f"({bound_phrase(p.bottleneck)}), {_joules(d['energy_j'])} per inference, "
-               f"{_joules(d['energy_day_j'])} per day at {int(per_day)} triggers. "
-               + ("It meets every requirement." if not failed else f"It fails on {', '.join(failed)}.")
-               + f" {sum(v['passed'] for v in others.values())} of {len(others)} model × device designs pass.")
+    summary = (
+        f"{m.name} in {d['precision'].upper()} on the {dev.name}: {fmt_time(p.latency_s)} per frame "
+        f"({bound_phrase(p.bottleneck)}), {_joules(d['energy_j'])} per inference, "
+        f"{_joules(d['energy_day_j'])} per day at {int(per_day)} triggers. "
+        + ("It meets every requirement." if not failed else f"It fails on {', '.join(failed)}.")
+        + f" {sum(v['passed'] for v in others.values())} of {len(others)} model × device designs pass."
+    )
     peek = [
         f"latency = Engine.solve(model, device, {d['precision']}).latency = {fmt_time(p.latency_s)} "
-        + ("(the camera SoC's 2 GOPS is already sustained: not derated)" if dev.compute.is_sustained
-           else "(datasheet peak × 0.5 sustained)"),
+        + (
+            "(the camera SoC's 2 GOPS is already sustained: not derated)"
+            if dev.compute.is_sustained
+            else "(datasheet peak × 0.5 sustained)"
+        ),
         f"energy/day = power × latency × triggers = {d['power_w']:g} W × {fmt_time(p.latency_s)} × {int(per_day)} = "
         f"{_joules(d['energy_day_j'])}",
         "power: the camera SoC's 200 mW is the chapter's active inference power; other devices list their TDP "
@@ -478,12 +806,16 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
 
 TRANSFER_A = Prediction(
     question="Still at 448×448 in INT8, widen the dense layer from 1,000 to 4,000 units. Its weights take about…",
-    options={"2.4": "2.4 GB: weights grow with inputs × units", "602": "Still 602 MB: the input did not change",
-             "9.6": "9.6 GB", "150": "150 MB"},
+    options={
+        "2.4": "2.4 GB: weights grow with inputs × units",
+        "602": "Still 602 MB: the input did not change",
+        "9.6": "9.6 GB",
+        "150": "150 MB",
+    },
     answer="2.4",
     feedback={
         "2.4": "602,112 × 4,000 + 4,000 = 2.41 B weights × 1 B. Set 4,000 units: the conv's 1,792 weights "
-               "would not notice either change.",
+        "would not notice either change.",
         "602": "Every unit has its own weight per input value: 4× the units, 4× the weights.",
         "9.6": "That is FP32 (4 B per weight); the layer is in INT8.",
         "150": "That is the 224×224 INT8 layer with 1,000 units.",
@@ -493,12 +825,15 @@ TRANSFER_A = Prediction(
 
 TRANSFER_B = Prediction(
     question="Same 131,072 tokens with FlashAttention, but 64 heads of 128 (d = 8,192). The layer's live memory is…",
-    options={"fits": "About 8.6 GB: it doubles with the width and still fits", "over": "Over 80 GB: heads multiply the scores",
-             "same": "The same 4.3 GB"},
+    options={
+        "fits": "About 8.6 GB: it doubles with the width and still fits",
+        "over": "Over 80 GB: heads multiply the scores",
+        "same": "The same 4.3 GB",
+    },
     answer="fits",
     feedback={
         "fits": "Q, K, V and the output are S × d each: twice the width, twice the bytes, 8.6 GB. Set 64 heads with "
-                "FlashAttention on.",
+        "FlashAttention on.",
         "over": "More heads would multiply a stored score matrix; tiled attention stores none.",
         "same": "The remaining tensors are S × d_model: d doubled.",
     },
@@ -507,13 +842,15 @@ TRANSFER_B = Prediction(
 
 TRANSFER_C = Prediction(
     question="Run the same two MLPs on the Jetson Orin NX (20 µs per launch). Compared with the H100, the deep net's slowdown vs 2 × 256 is…",
-    options={"similar": "About the same ratio: launches dominate both nets on both devices",
-             "gone": "Gone: the Jetson's slower compute hides the launches",
-             "larger": "Much larger: 20 µs launches"},
+    options={
+        "similar": "About the same ratio: launches dominate both nets on both devices",
+        "gone": "Gone: the Jetson's slower compute hides the launches",
+        "larger": "Much larger: 20 µs launches",
+    },
     answer="similar",
     feedback={
         "similar": "Launches dominate both nets, so the ratio is close to their kernel-count ratio on either device "
-                   "(about 85× on the H100, about 82× on the Jetson). Pick the Jetson.",
+        "(about 85× on the H100, about 82× on the Jetson). Pick the Jetson.",
         "gone": "The math takes nanoseconds even at the Jetson's rate; launches still dominate.",
         "larger": "Both nets pay the larger launch cost, so the ratio of their kernel counts changes little.",
     },
@@ -522,12 +859,15 @@ TRANSFER_C = Prediction(
 
 TRANSFER_D = Prediction(
     question="Raise the batch to 256 on the H100 (eager mode). Which lighthouse now reaches the highest MFU?",
-    options={"resnet": "ResNet-50, now around 15%", "gpt2": "GPT-2 XL: batching fixes decode",
-             "dlrm": "DLRM: its MLPs batch well"},
+    options={
+        "resnet": "ResNet-50, now around 15%",
+        "gpt2": "GPT-2 XL: batching fixes decode",
+        "dlrm": "DLRM: its MLPs batch well",
+    },
     answer="resnet",
     feedback={
         "resnet": "Batching amortizes launches and weights for all of them; ResNet-50's convolutions still do the "
-                  "most work per byte. Set the batch to 256.",
+        "most work per byte. Set the batch to 256.",
         "gpt2": "Batching raises decode's intensity, but each sequence still reads its own KV cache: about 3%.",
         "dlrm": "The gathers do no MACs and the MLPs are small: DLRM stays well under 1%.",
     },

@@ -47,38 +47,48 @@ SELF_CHECK_UNITS = 1000
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("One feature detector looks for an edge in a 224×224 RGB image. A dense unit gives every "
-              "input value its own weight; a convolutional detector reuses one 3×3 filter at every "
-              "position. How many times more weights does the dense detector need?"),
-    options={"9": "About 9× (the filter's area)", "224": "About 224× (one image side)",
-             "5575": "About 5,575×", "150k": "About 150,000× (one per input value)"},
+    question=(
+        "One feature detector looks for an edge in a 224×224 RGB image. A dense unit gives every "
+        "input value its own weight; a convolutional detector reuses one 3×3 filter at every "
+        "position. How many times more weights does the dense detector need?"
+    ),
+    options={
+        "9": "About 9× (the filter's area)",
+        "224": "About 224× (one image side)",
+        "5575": "About 5,575×",
+        "150k": "About 150,000× (one per input value)",
+    },
     answer="5575",
     feedback={
         "9": "9 is the filter's area K². The dense detector spans the whole image: 224×224×3 = 150,528 "
-             "weights against the filter's 3×3×3 = 27, a 5,575× gap.",
+        "weights against the filter's 3×3×3 = 27, a 5,575× gap.",
         "224": "The gap grows with the image's area, not its side: 150,528 / 27 = 5,575×.",
         "5575": "224×224×3 = 150,528 weights against 3×3×3 = 27. The saving is H·W/K², so it grows with "
-                "resolution and shrinks as the filter widens.",
+        "resolution and shrinks as the filter widens.",
         "150k": "150,528 is the dense detector's own weight count. The shared filter is not one weight but "
-                "3×3×3 = 27, so the ratio is 150,528 / 27 = 5,575×.",
+        "3×3×3 = 27, so the ratio is 150,528 / 27 = 5,575×.",
     },
     reveals=("5,575",),
 )
 
 TRANSFER_A = Prediction(
-    question=("Keep the 3×3 RGB filter and double the image side from 224 to 448 pixels. What happens to the "
-              "saving per detector (dense weights ÷ shared weights)?"),
-    options={"same": "It stays the same: the filter did not change",
-             "x2": "It doubles: the image side doubled",
-             "x4": "It grows 4×: the dense detector grows with the image's area, the filter not at all"},
+    question=(
+        "Keep the 3×3 RGB filter and double the image side from 224 to 448 pixels. What happens to the "
+        "saving per detector (dense weights ÷ shared weights)?"
+    ),
+    options={
+        "same": "It stays the same: the filter did not change",
+        "x2": "It doubles: the image side doubled",
+        "x4": "It grows 4×: the dense detector grows with the image's area, the filter not at all",
+    },
     answer="x4",
     feedback={
         "same": "The shared filter's 27 weights stay put, but the dense detector needs a weight per input value: "
-                "448×448×3 = 602,112, four times as many. Set the slider to 448 and read the saving card.",
+        "448×448×3 = 602,112, four times as many. Set the slider to 448 and read the saving card.",
         "x2": "The dense side grows with H·W, not with H: doubling the side quadruples its weights, so the saving "
-              "goes from 5,575× to 22,300×.",
+        "goes from 5,575× to 22,300×.",
         "x4": "H·W/K²: 448²/9 = 22,300×, four times 5,575×. The higher the resolution, the more the locality "
-              "bias is worth.",
+        "bias is worth.",
     },
     kind="transfer",
     reveals=("22,300",),
@@ -91,8 +101,14 @@ A_CHANNELS = Choice("Input channels", {"1": "Grayscale (1)", "3": "RGB (3)"}, "3
 def _detectors(res: int, kernel: int, channels: int) -> tuple[L.Dense, L.Conv2d]:
     """One dense detector (every input value -> 1 unit) and one shared K×K filter ('same' padding)."""
     dense = L.Dense(in_features=res * res * channels, out_features=1, bias=False)
-    conv = L.Conv2d(in_channels=channels, out_channels=1, kernel_size=kernel, input_size=res,
-                    padding=kernel // 2, bias=False)
+    conv = L.Conv2d(
+        in_channels=channels,
+        out_channels=1,
+        kernel_size=kernel,
+        input_size=res,
+        padding=kernel // 2,
+        bias=False,
+    )
     return dense, conv
 
 
@@ -105,30 +121,65 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
     layer_1000 = L.Dense(in_features=dense.in_features, out_features=SELF_CHECK_UNITS, bias=False)
     sides = list(range(int(A_RESOLUTION.start), int(A_RESOLUTION.stop) + 1, int(A_RESOLUTION.step)))
 
-    fig = figure("Weights of one feature detector vs image size", "Image side (pixels)",
-                 "Weights per detector (log scale)", log_y=True)
-    fig.add_trace(go.Scatter(x=sides, y=[_detectors(s, k, c)[0].params for s in sides],
-                             name="Dense detector (a weight per input value)", mode="lines"))
-    fig.add_trace(go.Scatter(x=sides, y=[_detectors(s, k, c)[1].params for s in sides],
-                             name=f"Shared {k}×{k} filter", mode="lines"))
+    fig = figure(
+        "Weights of one feature detector vs image size",
+        "Image side (pixels)",
+        "Weights per detector (log scale)",
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=sides,
+            y=[_detectors(s, k, c)[0].params for s in sides],
+            name="Dense detector (a weight per input value)",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=sides,
+            y=[_detectors(s, k, c)[1].params for s in sides],
+            name=f"Shared {k}×{k} filter",
+            mode="lines",
+        )
+    )
     if k != 3:
-        fig.add_trace(go.Scatter(x=sides, y=[_detectors(s, 3, c)[1].params for s in sides],
-                                 name="Shared 3×3 filter (chapter)", mode="lines", line=dict(dash="dot")))
-    fig.add_trace(go.Scatter(x=[res, res], y=[dense.params, conv.params], name="your setting",
-                             mode="markers", marker=dict(size=12, symbol="diamond")))
+        fig.add_trace(
+            go.Scatter(
+                x=sides,
+                y=[_detectors(s, 3, c)[1].params for s in sides],
+                name="Shared 3×3 filter (chapter)",
+                mode="lines",
+                line=dict(dash="dot"),
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[res, res],
+            y=[dense.params, conv.params],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=12, symbol="diamond"),
+        )
+    )
 
     cards = [
         Card("Dense detector", fmt_count(dense.params), f"{res}×{res}×{c} weights", "bad"),
         Card("Shared filter", fmt_count(conv.params), f"{k}×{k}×{c} weights, any image size", "ok"),
         Card("Saving per detector", fmt_ratio(ratio, 0), "dense ÷ shared"),
         Card("Uses of each filter weight", fmt_count(conv.weight_reuse), f"{res}×{res} positions"),
-        Card(f"Dense layer, {SELF_CHECK_UNITS:,} units", fmt_count(layer_1000.params),
-             "the self-check's first layer"),
+        Card(
+            f"Dense layer, {SELF_CHECK_UNITS:,} units",
+            fmt_count(layer_1000.params),
+            "the self-check's first layer",
+        ),
     ]
-    summary = (f"At {res}×{res}×{c}, one dense detector learns {dense.params:,} weights; a shared {k}×{k} "
-               f"filter learns {conv.params:,} and reuses each of them at {conv.weight_reuse:,} positions: "
-               f"{ratio:,.0f}× fewer weights for the same detector. Locality plus sharing is the bias; "
-               "the saving is what it buys when images really are local.")
+    summary = (
+        f"At {res}×{res}×{c}, one dense detector learns {dense.params:,} weights; a shared {k}×{k} "
+        f"filter learns {conv.params:,} and reuses each of them at {conv.weight_reuse:,} positions: "
+        f"{ratio:,.0f}× fewer weights for the same detector. Locality plus sharing is the bias; "
+        "the saving is what it buys when images really are local."
+    )
     peek = [
         f"dense detector = H × W × C = {res} × {res} × {c} = {dense.params:,} weights",
         f"shared filter  = K × K × C = {k} × {k} × {c} = {conv.params:,} weights",
@@ -144,51 +195,78 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("True or false: because an inductive bias restricts the hypothesis space, engineers should "
-              "always pick the architecture with the strongest bias."),
-    options={"true": "True: a stronger prior always needs less data and less compute",
-             "false": "False: a bias pays off only where the data has that structure",
-             "hw": "Neither: pick whichever bias the accelerator runs fastest"},
+    question=(
+        "True or false: because an inductive bias restricts the hypothesis space, engineers should "
+        "always pick the architecture with the strongest bias."
+    ),
+    options={
+        "true": "True: a stronger prior always needs less data and less compute",
+        "false": "False: a bias pays off only where the data has that structure",
+        "hw": "Neither: pick whichever bias the accelerator runs fastest",
+    },
     answer="false",
     feedback={
         "true": "A prior saves data only when its assumption holds (No Free Lunch). Locality is wrong for a "
-                "table whose columns have no neighbours, and it links distant words less directly than "
-                "attention does.",
+        "table whose columns have no neighbours, and it links distant words less directly than "
+        "attention does.",
         "false": "By No Free Lunch, a bias helps only where it matches the data. Each Table-1 family pairs "
-                 "one data structure with the bottleneck it exposes.",
+        "one data structure with the bottleneck it exposes.",
         "hw": "Hardware speed never rescues a mismatched bias: a fast model that cannot learn the task is "
-              "worthless. Match the bias to the data first, then check what it costs the machine.",
+        "worthless. Match the bias to the data first, then check what it costs the machine.",
     },
     reveals=("No Free Lunch",),
 )
 
 TRANSFER_B = Prediction(
-    question=("Move the transformer row (GPT-2 XL, one decoded token, FP32 weights) from the H100 to the "
-              "Jetson Orin NX. What binds it there at batch 1?"),
-    options={"dispatch": "Kernel launches, as on the H100",
-             "memory": "Memory bandwidth: every weight is streamed once per token",
-             "compute": "Compute: the Jetson's arithmetic is too slow for a 1.6-billion-parameter model"},
+    question=(
+        "Move the transformer row (GPT-2 XL, one decoded token, FP32 weights) from the H100 to the "
+        "Jetson Orin NX. What binds it there at batch 1?"
+    ),
+    options={
+        "dispatch": "Kernel launches, as on the H100",
+        "memory": "Memory bandwidth: every weight is streamed once per token",
+        "compute": "Compute: the Jetson's arithmetic is too slow for a 1.6-billion-parameter model",
+    },
     answer="memory",
     feedback={
         "dispatch": "Launch costs are similar on both devices, but streaming 6.2 GB of FP32 weights over the "
-                    "Jetson's 102 GB/s takes about 60 ms, far longer than the launches.",
+        "Jetson's 102 GB/s takes about 60 ms, far longer than the launches.",
         "memory": "One token does about one MAC per weight: far too little arithmetic per byte. On the H100 the "
-                  "bus is fast enough that launches take the larger share; on the Jetson the stream of weights "
-                  "dominates, as Table 1 predicts for a decoded token.",
+        "bus is fast enough that launches take the larger share; on the Jetson the stream of weights "
+        "dominates, as Table 1 predicts for a decoded token.",
         "compute": "A decoded token does one MAC per weight, so the weights' bytes, not the arithmetic, set the "
-                   "time: the Jetson's FP32 rate would finish the math in a fraction of the streaming time.",
+        "time: the Jetson's FP32 rate would finish the math in a fraction of the streaming time.",
     },
     kind="transfer",
 )
 
 #: Table 1 (L53-60): data type, core innovation and system bottleneck of each family.
 FAMILIES = {
-    "mlp": ("MLP", "Tabular / unstructured", "Dense connectivity", "Bandwidth with streamed weights at small batch"),
-    "cnn": ("CNN", "Spatial (images)", "Local filters + weight sharing", "Compute throughput with sufficient reuse"),
+    "mlp": (
+        "MLP",
+        "Tabular / unstructured",
+        "Dense connectivity",
+        "Bandwidth with streamed weights at small batch",
+    ),
+    "cnn": (
+        "CNN",
+        "Spatial (images)",
+        "Local filters + weight sharing",
+        "Compute throughput with sufficient reuse",
+    ),
     "rnn": ("RNN", "Sequential (time series)", "Recurrent state", "Sequential dependencies"),
-    "transformer": ("Transformer", "Relational (language)", "Dynamic attention",
-                    "Quadratic score compute; optional S² storage"),
-    "dlrm": ("DLRM", "Categorical (recommendations)", "Embedding tables", "Capacity when tables exceed device memory"),
+    "transformer": (
+        "Transformer",
+        "Relational (language)",
+        "Dynamic attention",
+        "Quadratic score compute; optional S² storage",
+    ),
+    "dlrm": (
+        "DLRM",
+        "Categorical (recommendations)",
+        "Embedding tables",
+        "Capacity when tables exceed device memory",
+    ),
 }
 
 #: Table 9 names "None (DLRM's dense MLPs)" as the MLP row's workload: DLRM's bottom MLP over its
@@ -198,7 +276,9 @@ TABULAR_MLP = (13, 512, 256, 128)
 #: the 1,000-step sequence of section 6.5.5 (L763).
 RNN_INPUT, RNN_HIDDEN, RNN_STEPS = 100, 128, 1000
 
-B_FAMILY = Choice("Family (Table 1)", {k: f"{v[0]}: {v[1]}" for k, v in FAMILIES.items()}, "cnn", inline=False)
+B_FAMILY = Choice(
+    "Family (Table 1)", {k: f"{v[0]}: {v[1]}" for k, v in FAMILIES.items()}, "cnn", inline=False
+)
 B_DEVICE = Choice("Device", DEVICES, "H100", inline=False)
 B_INT8 = Toggle("INT8 weights (serving format; off = FP32, the chapter's tables)", False)
 
@@ -207,12 +287,19 @@ B_INT8 = Toggle("INT8 weights (serving format; off = FP32, the chapter's tables)
 def family_workload(family: str):
     """(label, model or layer, is_lighthouse) standing for a Table-1 family."""
     if family == "mlp":
-        return "DLRM bottom MLP", mlp(list(TABULAR_MLP), name="DLRM bottom MLP 13-512-256-128"), False
+        return (
+            "DLRM bottom MLP",
+            mlp(list(TABULAR_MLP), name="DLRM bottom MLP 13-512-256-128"),
+            False,
+        )
     if family == "cnn":
         return "ResNet-50", Models.ResNet50, True
     if family == "rnn":
-        return (f"Elman RNN {RNN_INPUT}→{RNN_HIDDEN}, {RNN_STEPS:,} steps",
-                L.RNN(input_size=RNN_INPUT, hidden_size=RNN_HIDDEN, seq_len=RNN_STEPS), False)
+        return (
+            f"Elman RNN {RNN_INPUT}→{RNN_HIDDEN}, {RNN_STEPS:,} steps",
+            L.RNN(input_size=RNN_INPUT, hidden_size=RNN_HIDDEN, seq_len=RNN_STEPS),
+            False,
+        )
     if family == "transformer":
         return "GPT-2 XL (one decoded token)", Models.GPT2, True
     if family == "dlrm":
@@ -225,10 +312,28 @@ def family_workload(family: str):
 #: Table 1 speaks of each family at the scale where its bottleneck shows; the batch-1 row is
 #: usually too small for that on a GPU, and kernel launches take the larger share.
 TABLE1_REGIME = {
-    "mlp": ("a wide 4,096-4,096-4,096 MLP at batch 1 (weights streamed)", "wide_mlp", 1, None, None),
+    "mlp": (
+        "a wide 4,096-4,096-4,096 MLP at batch 1 (weights streamed)",
+        "wide_mlp",
+        1,
+        None,
+        None,
+    ),
     "cnn": ("ResNet-50 on a batch of 256 images", "ResNet50", 256, None, None),
-    "rnn": (f"the same {RNN_STEPS:,}-step chain (each step waits for the last)", "rnn", 1, None, None),
-    "transformer": ("GPT-2 XL prefilling a 1,024-token prompt (S² scores)", "GPT2", 1, "prefill", 1024),
+    "rnn": (
+        f"the same {RNN_STEPS:,}-step chain (each step waits for the last)",
+        "rnn",
+        1,
+        None,
+        None,
+    ),
+    "transformer": (
+        "GPT-2 XL prefilling a 1,024-token prompt (S² scores)",
+        "GPT2",
+        1,
+        "prefill",
+        1024,
+    ),
     "dlrm": ("DLRM with its full tables", "DLRM", 1, None, None),
 }
 #: The wide MLP of Table 1's regime (4,096 hidden units: the chapter's UAT self-check, L1660).
@@ -257,7 +362,13 @@ def verdict_text(prof) -> str:
 LIGHTHOUSE_KEY = {"cnn": "ResNet50", "transformer": "GPT2", "dlrm": "DLRM"}
 
 #: The five lighthouses (Table 8 order) plus the two non-lighthouse stand-ins, for the roster chart.
-ROSTER = {"ResNet50": "cnn", "GPT2": "transformer", "DLRM": "dlrm", "MobileNetV2": "cnn", "KWS": "cnn"}
+ROSTER = {
+    "ResNet50": "cnn",
+    "GPT2": "transformer",
+    "DLRM": "dlrm",
+    "MobileNetV2": "cnn",
+    "KWS": "cnn",
+}
 
 
 def _work(model) -> tuple[int, int]:
@@ -278,34 +389,70 @@ def part_b(family: str, device: str, int8: bool) -> View:
     name, data, innovation, bottleneck = FAMILIES[family]
     bpv = bytes_per_value(precision)
 
-    fig = figure(f"Weights vs work per inference ({precision.upper()} weights) against the {dev.name}",
-                 "Weight bytes (log scale)", "FLOPs per inference (log scale)", log_x=True, log_y=True)
+    fig = figure(
+        f"Weights vs work per inference ({precision.upper()} weights) against the {dev.name}",
+        "Weight bytes (log scale)",
+        "FLOPs per inference (log scale)",
+        log_x=True,
+        log_y=True,
+    )
     for key in ROSTER:
         m = Models.get(key)
         _, flops = _work(m)
-        fig.add_trace(go.Scatter(x=[m.weight_bytes(precision)], y=[flops], mode="markers+text", name=m.name,
-                                 text=[m.name], textposition="top center", marker=dict(size=11),
-                                 showlegend=False))
+        fig.add_trace(
+            go.Scatter(
+                x=[m.weight_bytes(precision)],
+                y=[flops],
+                mode="markers+text",
+                name=m.name,
+                text=[m.name],
+                textposition="top center",
+                marker=dict(size=11),
+                showlegend=False,
+            )
+        )
     params, flops = _work(work)
     wbytes = float(params * bpv)
-    fig.add_trace(go.Scatter(x=[wbytes], y=[flops], mode="markers", name=f"selected: {label}",
-                             marker=dict(size=20, symbol="diamond-open", line=dict(width=3))))
+    fig.add_trace(
+        go.Scatter(
+            x=[wbytes],
+            y=[flops],
+            mode="markers",
+            name=f"selected: {label}",
+            marker=dict(size=20, symbol="diamond-open", line=dict(width=3)),
+        )
+    )
     cap = dev.memory.flash if dev.memory.flash is not None else dev.memory.capacity
     ys = [t.y[0] for t in fig.data]
-    fig.add_trace(go.Scatter(x=[cap.m_as("B")] * 2, y=[min(ys) / 3, max(ys) * 3], mode="lines",
-                             name=f"{dev.name} {'flash' if dev.memory.flash is not None else 'memory'} {cap:~P}",
-                             line=dict(dash="dash")))
+    fig.add_trace(
+        go.Scatter(
+            x=[cap.m_as("B")] * 2,
+            y=[min(ys) / 3, max(ys) * 3],
+            mode="lines",
+            name=f"{dev.name} {'flash' if dev.memory.flash is not None else 'memory'} {cap:~P}",
+            line=dict(dash="dash"),
+        )
+    )
 
     prof = Engine.solve(work, dev, batch_size=1, precision=precision, efficiency=1.0)
     t_model, t_batch, t_phase, t_seq = table1_workload(family)
-    t1 = Engine.solve(t_model, dev, batch_size=t_batch, precision=precision, efficiency=1.0, phase=t_phase,
-                      seq_len=t_seq)
+    t1 = Engine.solve(
+        t_model,
+        dev,
+        batch_size=t_batch,
+        precision=precision,
+        efficiency=1.0,
+        phase=t_phase,
+        seq_len=t_seq,
+    )
     regime = TABLE1_REGIME[family][0]
     row = verdict_text(prof)
     if prof.feasible:
         comp, mem, launch = prof.time_split
-        shares = (f"launches {launch / prof.latency_s:.0%}, memory-bound rows {mem / prof.latency_s:.0%}, "
-                  f"compute-bound rows {comp / prof.latency_s:.0%} of {fmt_time(prof.latency_s)}")
+        shares = (
+            f"launches {launch / prof.latency_s:.0%}, memory-bound rows {mem / prof.latency_s:.0%}, "
+            f"compute-bound rows {comp / prof.latency_s:.0%} of {fmt_time(prof.latency_s)}"
+        )
         fit = f"fits on the {dev.name} and is {row} at batch 1 ({shares})"
     else:
         over = prof.over.m_as("B")
@@ -316,37 +463,74 @@ def part_b(family: str, device: str, int8: bool) -> View:
         Card("Data it assumes", data, name),
         Card("Core innovation", innovation, "the family's bias"),
         Card("Table 1 bottleneck", bottleneck, "at the scale Table 1 describes"),
-        Card("Weights", fmt_bytes(wbytes), f"{fmt_count(params)} params, {precision.upper()}",
-             fact=fact("weight_bytes", wbytes, model=key, precision=precision) if key else None),
-        Card("Work per inference", f"{fmt_count(flops)} FLOP", "1 MAC = 2 FLOPs",
-             fact=fact("flops", flops, model=key, batch=1, phase="decode" if family == "transformer" else None,
-                       seq_len=1 if family == "transformer" else None) if key else None),
-        Card("This row: batch 1", row, f"{dev.name}, {precision.upper()}"
-             + (", one decoded token" if family == "transformer" else ""),
-             "bad" if not prof.feasible else "warn" if prof.bottleneck == "Dispatch" else "ok"),
+        Card(
+            "Weights",
+            fmt_bytes(wbytes),
+            f"{fmt_count(params)} params, {precision.upper()}",
+            fact=fact("weight_bytes", wbytes, model=key, precision=precision) if key else None,
+        ),
+        Card(
+            "Work per inference",
+            f"{fmt_count(flops)} FLOP",
+            "1 MAC = 2 FLOPs",
+            fact=fact(
+                "flops",
+                flops,
+                model=key,
+                batch=1,
+                phase="decode" if family == "transformer" else None,
+                seq_len=1 if family == "transformer" else None,
+            )
+            if key
+            else None,
+        ),
+        Card(
+            "This row: batch 1",
+            row,
+            f"{dev.name}, {precision.upper()}"
+            + (", one decoded token" if family == "transformer" else ""),
+            "bad" if not prof.feasible else "warn" if prof.bottleneck == "Dispatch" else "ok",
+        ),
         Card("Table 1's regime", verdict_text(t1), regime, "bad" if not t1.feasible else "ok"),
     ]
     kind = "a lighthouse" if lighthouse else "a stand-in (no lighthouse in Table 9)"
     same = verdict_text(t1) == row
-    summary = (f"The {name} family assumes {data.lower()} data and buys efficiency with {innovation.lower()}. "
-               f"{label}, {kind}, "
-               f"holds {fmt_bytes(wbytes)} of {precision.upper()} weights for {fmt_count(flops)} FLOP per inference "
-               f"and {fit}. Table 1 describes the family at a larger scale: for {regime} the engine finds it "
-               f"{verdict_text(t1)}"
-               + (", the same regime." if same else
-                  f", not {row}. One small inference on a fast device is often too short for its family's "
-                  "bottleneck to show, and fixed launch costs take the larger share.")
-               + " Each family's bias decides which resource runs out first at scale, not just how many FLOPs it does.")
+    summary = (
+        f"The {name} family assumes {data.lower()} data and buys efficiency with {innovation.lower()}. "
+        f"{label}, {kind}, "
+        f"holds {fmt_bytes(wbytes)} of {precision.upper()} weights for {fmt_count(flops)} FLOP per inference "
+        f"and {fit}. Table 1 describes the family at a larger scale: for {regime} the engine finds it "
+        f"{verdict_text(t1)}"
+        + (
+            ", the same regime."
+            if same
+            else f", not {row}. One small inference on a fast device is often too short for its family's "
+            "bottleneck to show, and fixed launch costs take the larger share."
+        )
+        + " Each family's bias decides which resource runs out first at scale, not just how many FLOPs it does."
+    )
     peek = [
         f"weights = params × bytes/value = {params:,} × {float(bpv):g} B = {fmt_bytes(wbytes)}",
-        f"FLOPs   = 2 × MACs = {flops:,}" + (" (one decoded token)" if family == "transformer" else ""),
+        f"FLOPs   = 2 × MACs = {flops:,}"
+        + (" (one decoded token)" if family == "transformer" else ""),
         f"{LABELS['weight_reuse']} = {flops // 2:,} / {params:,} = {reuse:,.3g} (one use = one MAC)",
         "t = Σ_rows max(FLOPs / peak, bytes / BW) + kernels × launch cost; the largest term names the regime",
         f"device {'flash' if dev.memory.flash is not None else 'memory'}: {cap:~P}; fit is checked before any roofline",
     ]
-    facts = [fact("weight_reuse", reuse, model=key, batch=1,
-                  phase="decode" if family == "transformer" else None,
-                  seq_len=1 if family == "transformer" else None)] if key else []
+    facts = (
+        [
+            fact(
+                "weight_reuse",
+                reuse,
+                model=key,
+                batch=1,
+                phase="decode" if family == "transformer" else None,
+                seq_len=1 if family == "transformer" else None,
+            )
+        ]
+        if key
+        else []
+    )
     return View(fig, cards, summary, "The roster on one device", peek, facts=facts)
 
 
@@ -355,47 +539,59 @@ def part_b(family: str, device: str, int8: bool) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("One accelerator, three requests: a batched ResNet-50 frame, a batch-1 GPT-2 XL token and a "
-              "DLRM lookup. Which term binds each one, in that order?"),
-    options={"cbc": "Compute, bandwidth, capacity", "ccc": "Compute for all three: FLOPs decide",
-             "bcb": "Bandwidth, compute, bandwidth",
-             "ccb": "Compute, compute, bandwidth (GPT-2 XL is the biggest, so it needs the most math)"},
+    question=(
+        "One accelerator, three requests: a batched ResNet-50 frame, a batch-1 GPT-2 XL token and a "
+        "DLRM lookup. Which term binds each one, in that order?"
+    ),
+    options={
+        "cbc": "Compute, bandwidth, capacity",
+        "ccc": "Compute for all three: FLOPs decide",
+        "bcb": "Bandwidth, compute, bandwidth",
+        "ccb": "Compute, compute, bandwidth (GPT-2 XL is the biggest, so it needs the most math)",
+    },
     answer="cbc",
     feedback={
         "cbc": "ResNet-50 uses each weight about 160 times per image (160 MACs per weight: 80 FLOP/B in FP32) "
-               "and sits right of the ridge point once batched; a GPT-2 XL token uses each weight once "
-               "(0.5 FLOP/B in FP32); DLRM's 100 GB of tables must first find a home.",
+        "and sits right of the ridge point once batched; a GPT-2 XL token uses each weight once "
+        "(0.5 FLOP/B in FP32); DLRM's 100 GB of tables must first find a home.",
         "ccc": "FLOPs set only one term. The weight-only proxy spans 160× between ResNet-50 and GPT-2 XL, "
-               "and a DLRM lookup does almost no arithmetic at all.",
+        "and a DLRM lookup does almost no arithmetic at all.",
         "bcb": "Reversed for the first two: convolutions reuse weights (high intensity), decoding streams "
-               "them (low intensity). DLRM is stopped by capacity before bandwidth matters.",
+        "them (low intensity). DLRM is stopped by capacity before bandwidth matters.",
         "ccb": "Size is not intensity: one token does ~2 FLOPs per weight read, 0.5 FLOP/B in FP32, far "
-               "left of any GPU's ridge. DLRM is stopped by capacity before bandwidth matters.",
+        "left of any GPU's ridge. DLRM is stopped by capacity before bandwidth matters.",
     },
     reveals=("Compute, bandwidth, capacity",),
 )
 
 TRANSFER_C = Prediction(
-    question=("On the same H100 at batch 1, switch the weights from FP32 to INT8 (the roof becomes the INT8 "
-              "peak). Where does ResNet-50's weight-only proxy land?"),
-    options={"right": "Further right of the ridge: a quarter of the bytes per weight is 4× the intensity",
-             "left": "Left of the ridge: the intensity rises 4×, but the INT8 ridge point is about 30× the FP32 one",
-             "same": "Where it was: precision does not change the FLOPs per weight"},
+    question=(
+        "On the same H100 at batch 1, switch the weights from FP32 to INT8 (the roof becomes the INT8 "
+        "peak). Where does ResNet-50's weight-only proxy land?"
+    ),
+    options={
+        "right": "Further right of the ridge: a quarter of the bytes per weight is 4× the intensity",
+        "left": "Left of the ridge: the intensity rises 4×, but the INT8 ridge point is about 30× the FP32 one",
+        "same": "Where it was: precision does not change the FLOPs per weight",
+    },
     answer="left",
     feedback={
         "right": "The intensity does rise 4× (80 → 320 FLOP/B), but the roof rises more: the H100's INT8 peak over "
-                 "the same bandwidth puts the ridge point near 591 FLOP/B, against about 20 in FP32. Quantizing "
-                 "moves a model toward the memory side.",
+        "the same bandwidth puts the ridge point near 591 FLOP/B, against about 20 in FP32. Quantizing "
+        "moves a model toward the memory side.",
         "left": "320 FLOP/B against an INT8 ridge point of about 591: faster arithmetic needs more reuse to stay "
-                "busy. Pick INT8 in the precision control and compare the cards.",
+        "busy. Pick INT8 in the precision control and compare the cards.",
         "same": "The FLOPs are the same but each weight is a quarter of the bytes, so FLOPs per byte rise 4×; and "
-                "the roof itself moves to the INT8 peak.",
+        "the roof itself moves to the INT8 peak.",
     },
     kind="transfer",
 )
 C_DEVICE = Choice("Device", DEVICES, "H100", inline=False)
-C_PRECISION = Choice("Weight precision", {"fp32": "FP32 (the chapter's proxy)", "fp16": "FP16", "int8": "INT8"},
-                     "fp32")
+C_PRECISION = Choice(
+    "Weight precision",
+    {"fp32": "FP32 (the chapter's proxy)", "fp16": "FP16", "int8": "INT8"},
+    "fp32",
+)
 C_BATCH = Slider("Batch (images, or sequences decoded together)", 1, 256, 1)
 
 #: The lighthouses the proxy is defined for (Table 8: "not defined for DLRM's embedding lookups").
@@ -421,42 +617,83 @@ def part_c(device: str, precision: str, batch: int) -> View:
     points = [(SPECTRUM[k], i, dev.attainable_flops(i, roof)) for k, i in proxy.items()]
     lo = min(0.05, min(proxy.values()) / 2)
     hi = max(5000.0, max(proxy.values()) * 2)
-    fig = roofline(dev, roof, 1.0, points, x_range=(lo, hi),
-                   title=f"Weight-only intensity on the {dev.name} roofline (batch {b})")
-    for i, tr in enumerate(fig.data[1:1 + len(points)]):
+    fig = roofline(
+        dev,
+        roof,
+        1.0,
+        points,
+        x_range=(lo, hi),
+        title=f"Weight-only intensity on the {dev.name} roofline (batch {b})",
+    )
+    for i, tr in enumerate(fig.data[1 : 1 + len(points)]):
         tr.textposition = "top center" if i % 2 == 0 else "bottom center"
-    engine = {k: Engine.solve(Models.get(k), dev, batch_size=b, precision=roof, efficiency=1.0) for k in SPECTRUM}
-    fig.add_trace(go.Scatter(
-        x=[p.arithmetic_intensity.magnitude for p in engine.values()],
-        y=[dev.attainable_flops(p.arithmetic_intensity.magnitude, roof) / 1e12 for p in engine.values()],
-        mode="markers", name="engine count (weights + activations)",
-        marker=dict(size=10, symbol="circle-open", line=dict(width=2))))
+    engine = {
+        k: Engine.solve(Models.get(k), dev, batch_size=b, precision=roof, efficiency=1.0)
+        for k in SPECTRUM
+    }
+    fig.add_trace(
+        go.Scatter(
+            x=[p.arithmetic_intensity.magnitude for p in engine.values()],
+            y=[
+                dev.attainable_flops(p.arithmetic_intensity.magnitude, roof) / 1e12
+                for p in engine.values()
+            ],
+            mode="markers",
+            name="engine count (weights + activations)",
+            marker=dict(size=10, symbol="circle-open", line=dict(width=2)),
+        )
+    )
 
     cards = []
     for k, i in proxy.items():
         side = "compute side" if i >= ridge else "memory side"
-        cards.append(Card(SPECTRUM[k], f"{i:,.1f} FLOP/B", f"{side} · engine {engine[k].arithmetic_intensity.magnitude:,.1f}",
-                          "ok" if i >= ridge else "warn",
-                          fact=fact("weight_only_intensity", i, model=k, precision=precision, batch=b)))
+        cards.append(
+            Card(
+                SPECTRUM[k],
+                f"{i:,.1f} FLOP/B",
+                f"{side} · engine {engine[k].arithmetic_intensity.magnitude:,.1f}",
+                "ok" if i >= ridge else "warn",
+                fact=fact("weight_only_intensity", i, model=k, precision=precision, batch=b),
+            )
+        )
     dlrm = Models.DLRM.weight_bytes(precision)
     cap = dev.memory.capacity.m_as("B")
-    cards.append(Card("DLRM", "capacity first", f"{fmt_bytes(dlrm)} of tables vs {fmt_bytes(cap)}",
-                      "bad" if dlrm > cap else "ok"))
-    cards.append(Card(LABELS["ridge_peak"].capitalize(), f"{ridge:,.1f} FLOP/B",
-                      f"{dev.compute.peak(roof):~P} ÷ {dev.memory.bandwidth:~P}",
-                      fact=fact("ridge_peak", ridge, device=device, precision=roof)))
+    cards.append(
+        Card(
+            "DLRM",
+            "capacity first",
+            f"{fmt_bytes(dlrm)} of tables vs {fmt_bytes(cap)}",
+            "bad" if dlrm > cap else "ok",
+        )
+    )
+    cards.append(
+        Card(
+            LABELS["ridge_peak"].capitalize(),
+            f"{ridge:,.1f} FLOP/B",
+            f"{dev.compute.peak(roof):~P} ÷ {dev.memory.bandwidth:~P}",
+            fact=fact("ridge_peak", ridge, device=device, precision=roof),
+        )
+    )
     if roof != precision:
-        cards.append(Card("Roof precision", roof.upper(),
-                          f"the {dev.name} lists no {precision.upper()} rate", "warn"))
+        cards.append(
+            Card(
+                "Roof precision",
+                roof.upper(),
+                f"the {dev.name} lists no {precision.upper()} rate",
+                "warn",
+            )
+        )
 
     gap = proxy["ResNet50"] / proxy["GPT2"]
-    summary = (f"On the {dev.name} ({roof.upper()}) the {LABELS['ridge_peak']} is {ridge:,.1f} FLOP/B. At batch {b} "
-               f"ResNet-50's weight-only proxy is {proxy['ResNet50']:,.1f} FLOP/B and a GPT-2 XL token's is "
-               f"{proxy['GPT2']:,.2f}: a {gap:,.0f}× gap. DLRM is not on the plot: its "
-               f"{fmt_bytes(dlrm)} of tables {'do not fit' if dlrm > cap else 'fit'} in {fmt_bytes(cap)}, "
-               "and that check comes before any roofline. The engine's fuller count (weights + activations) "
-               f"puts ResNet-50 at {engine['ResNet50'].arithmetic_intensity.magnitude:,.1f} FLOP/B: the proxy ignores "
-               "activation traffic, which grows with the batch.")
+    summary = (
+        f"On the {dev.name} ({roof.upper()}) the {LABELS['ridge_peak']} is {ridge:,.1f} FLOP/B. At batch {b} "
+        f"ResNet-50's weight-only proxy is {proxy['ResNet50']:,.1f} FLOP/B and a GPT-2 XL token's is "
+        f"{proxy['GPT2']:,.2f}: a {gap:,.0f}× gap. DLRM is not on the plot: its "
+        f"{fmt_bytes(dlrm)} of tables {'do not fit' if dlrm > cap else 'fit'} in {fmt_bytes(cap)}, "
+        "and that check comes before any roofline. The engine's fuller count (weights + activations) "
+        f"puts ResNet-50 at {engine['ResNet50'].arithmetic_intensity.magnitude:,.1f} FLOP/B: the proxy ignores "
+        "activation traffic, which grows with the batch."
+    )
     peek = [
         f"proxy I = FLOPs / weight bytes = 2 × MACs × batch / (params × bytes per {precision.upper()} value)",
         f"ResNet-50: {Models.ResNet50.flops(b):,} / {Models.ResNet50.weight_bytes(precision):,} B = {proxy['ResNet50']:,.2f} FLOP/B",

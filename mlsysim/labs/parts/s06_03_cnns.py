@@ -46,8 +46,15 @@ CHANNELS = 64
 
 def _conv(c_in: int, c_out: int, k: int, side: int, stride: int = 1) -> L.Conv2d:
     """A bias-free K x K conv with 'same' padding (the chapter's counting: weights only)."""
-    return L.Conv2d(in_channels=c_in, out_channels=c_out, kernel_size=k, input_size=side,
-                    stride=stride, padding=k // 2, bias=False)
+    return L.Conv2d(
+        in_channels=c_in,
+        out_channels=c_out,
+        kernel_size=k,
+        input_size=side,
+        stride=stride,
+        padding=k // 2,
+        bias=False,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -55,9 +62,11 @@ def _conv(c_in: int, c_out: int, k: int, side: int, stride: int = 1) -> L.Conv2d
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("A 3×3 convolution with 64 input and 64 output channels runs on a 224×224 feature map. "
-              "A dense layer maps the same flattened 224×224×64 input to 64 scalar outputs. How do their "
-              "weight counts compare?"),
+    question=(
+        "A 3×3 convolution with 64 input and 64 output channels runs on a 224×224 feature map. "
+        "A dense layer maps the same flattened 224×224×64 input to 64 scalar outputs. How do their "
+        "weight counts compare?"
+    ),
     options={
         "equal": "The same: both are 64-to-64 channel transformations",
         "shared": "Conv 36,864 vs dense about 205 million, and the outputs are not the same shape",
@@ -67,31 +76,35 @@ PRED_A = Prediction(
     answer="shared",
     feedback={
         "equal": "Channel counts alone do not set the bill. The dense layer gives every one of its 64 outputs its "
-                 "own weight for each of the 3.2 million input values; the conv reuses 3×3×64 weights per "
-                 "filter at every position.",
+        "own weight for each of the 3.2 million input values; the conv reuses 3×3×64 weights per "
+        "filter at every position.",
         "shared": "3×3×64×64 = 36,864 weights at any resolution, against 224²×64×64 ≈ 205.5 million. The dense "
-                  "layer outputs 64 scalars, the conv 64 full feature maps, so the two are not interchangeable.",
+        "layer outputs 64 scalars, the conv 64 full feature maps, so the two are not interchangeable.",
         "nine": "Sharing is across positions, not across channels: each of the 64 filters needs a 3×3 slice for "
-                "each of the 64 input channels, 3×3×64×64 = 36,864 weights.",
+        "each of the 64 input channels, 3×3×64×64 = 36,864 weights.",
         "reversed": "Swapped: the dense layer is the one whose weights scale with the input area (224²×64×64).",
     },
     reveals=("205.5 million",),
 )
 
 TRANSFER_A = Prediction(
-    question=("The same 3×3, 64→64 convolution now runs on 448×448 feature maps instead of 224×224. What "
-              "happens to its weights and to its MACs per image?"),
-    options={"both4": "Both grow 4×: a bigger image needs a bigger layer",
-             "macs4": "Weights unchanged, MACs 4×: the same filters slide over four times as many positions",
-             "same": "Both unchanged: the layer is the same layer"},
+    question=(
+        "The same 3×3, 64→64 convolution now runs on 448×448 feature maps instead of 224×224. What "
+        "happens to its weights and to its MACs per image?"
+    ),
+    options={
+        "both4": "Both grow 4×: a bigger image needs a bigger layer",
+        "macs4": "Weights unchanged, MACs 4×: the same filters slide over four times as many positions",
+        "same": "Both unchanged: the layer is the same layer",
+    },
     answer="macs4",
     feedback={
         "both4": "Sharing makes the weights independent of resolution: 36,864 at any size. Only the work and "
-                 "the output maps grow with the area.",
+        "the output maps grow with the area.",
         "macs4": "36,864 weights either way; each is used once per output position, and 448² is 4× 224². Set "
-                 "the resolution to 448 and watch the weight card stay put while the MACs quadruple.",
+        "the resolution to 448 and watch the weight card stay put while the MACs quadruple.",
         "same": "The weights stay, but the work does not: every output position costs K²·C_in·C_out MACs, and "
-                "there are four times as many positions.",
+        "there are four times as many positions.",
     },
     kind="transfer",
 )
@@ -111,38 +124,97 @@ def part_a(resolution: int, channels: int, kernel: str) -> View:
     sides = list(range(int(A_RESOLUTION.start), int(A_RESOLUTION.stop) + 1, int(A_RESOLUTION.step)))
     convs = [_conv(c, c, k, s) for s in sides]
 
-    fig = figure(f"What grows with resolution: {k}×{k} conv, {c}→{c} channels", "Feature-map side (pixels)",
-                 "Count per image (log scale)", log_y=True)
-    fig.add_trace(go.Scatter(x=sides, y=[L.Dense(in_features=s * s * c, out_features=c, bias=False).params
-                                         for s in sides],
-                             name=f"dense weights (flattened map → {c} outputs)", mode="lines"))
-    fig.add_trace(go.Scatter(x=sides, y=[cv.macs() for cv in convs], name="conv MACs", mode="lines"))
-    fig.add_trace(go.Scatter(x=sides, y=[cv.im2col_elements for cv in convs], name="im2col buffer (values)",
-                             mode="lines", line=dict(dash="dot")))
-    fig.add_trace(go.Scatter(x=sides, y=[cv.output_elements for cv in convs], name="conv output activations",
-                             mode="lines", line=dict(dash="dash")))
-    fig.add_trace(go.Scatter(x=sides, y=[cv.params for cv in convs], name="conv weights", mode="lines"))
-    fig.add_trace(go.Scatter(x=[res], y=[conv.params], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig = figure(
+        f"What grows with resolution: {k}×{k} conv, {c}→{c} channels",
+        "Feature-map side (pixels)",
+        "Count per image (log scale)",
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=sides,
+            y=[L.Dense(in_features=s * s * c, out_features=c, bias=False).params for s in sides],
+            name=f"dense weights (flattened map → {c} outputs)",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(x=sides, y=[cv.macs() for cv in convs], name="conv MACs", mode="lines")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=sides,
+            y=[cv.im2col_elements for cv in convs],
+            name="im2col buffer (values)",
+            mode="lines",
+            line=dict(dash="dot"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=sides,
+            y=[cv.output_elements for cv in convs],
+            name="conv output activations",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(x=sides, y=[cv.params for cv in convs], name="conv weights", mode="lines")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[res],
+            y=[conv.params],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
 
     toy = L.Conv2d(in_channels=1, out_channels=1, kernel_size=2, input_size=3, bias=False)
     ratio = dense.params / conv.params
     im2col_bytes = conv.im2col_elements * b32
     cards = [
-        Card("Conv weights", fmt_count(conv.params), f"{fmt_bytes(conv.weight_bytes('fp32'))} FP32, at any resolution",
-             "ok"),
-        Card("Conv MACs per image", fmt_count(conv.macs(), 2), f"{fmt_count(conv.flops(), 2)} FLOPs (1 MAC = 2 FLOPs)"),
-        Card("Uses of each weight", f"{conv.weight_reuse:,}", f"one per output position ({res}×{res})"),
-        Card("Output activations", fmt_bytes(conv.activation_bytes(1, "fp32")), "FP32, per image in the batch", "warn"),
-        Card("im2col buffer", fmt_bytes(im2col_bytes), f"{fmt_ratio(conv.im2col_expansion, 2)} the input; "
-             "implicit GEMM never builds it", "warn" if conv.im2col_expansion > 1 else "ok"),
-        Card("Dense equivalent", fmt_count(dense.params), f"{ratio:,.0f}× the conv's weights", "bad"),
+        Card(
+            "Conv weights",
+            fmt_count(conv.params),
+            f"{fmt_bytes(conv.weight_bytes('fp32'))} FP32, at any resolution",
+            "ok",
+        ),
+        Card(
+            "Conv MACs per image",
+            fmt_count(conv.macs(), 2),
+            f"{fmt_count(conv.flops(), 2)} FLOPs (1 MAC = 2 FLOPs)",
+        ),
+        Card(
+            "Uses of each weight",
+            f"{conv.weight_reuse:,}",
+            f"one per output position ({res}×{res})",
+        ),
+        Card(
+            "Output activations",
+            fmt_bytes(conv.activation_bytes(1, "fp32")),
+            "FP32, per image in the batch",
+            "warn",
+        ),
+        Card(
+            "im2col buffer",
+            fmt_bytes(im2col_bytes),
+            f"{fmt_ratio(conv.im2col_expansion, 2)} the input; implicit GEMM never builds it",
+            "warn" if conv.im2col_expansion > 1 else "ok",
+        ),
+        Card(
+            "Dense equivalent", fmt_count(dense.params), f"{ratio:,.0f}× the conv's weights", "bad"
+        ),
     ]
-    summary = (f"At {res}×{res}, the {k}×{k} conv keeps {conv.params:,} weights ({fmt_bytes(conv.weight_bytes('fp32'))} "
-               f"in FP32) and uses each one {conv.weight_reuse:,} times, for {fmt_count(conv.macs(), 2)} MACs. Its output "
-               f"maps take {fmt_bytes(conv.activation_bytes(1, 'fp32'))} and a materialized im2col buffer "
-               f"{fmt_bytes(im2col_bytes)}: weights are flat in resolution, everything else grows with the area. "
-               f"A dense layer to {c} scalars would need {fmt_count(dense.params)} weights.")
+    summary = (
+        f"At {res}×{res}, the {k}×{k} conv keeps {conv.params:,} weights ({fmt_bytes(conv.weight_bytes('fp32'))} "
+        f"in FP32) and uses each one {conv.weight_reuse:,} times, for {fmt_count(conv.macs(), 2)} MACs. Its output "
+        f"maps take {fmt_bytes(conv.activation_bytes(1, 'fp32'))} and a materialized im2col buffer "
+        f"{fmt_bytes(im2col_bytes)}: weights are flat in resolution, everything else grows with the area. "
+        f"A dense layer to {c} scalars would need {fmt_count(dense.params)} weights."
+    )
     peek = [
         f"conv weights = K² × C_in × C_out = {k * k} × {c} × {c} = {conv.params:,}   (no H, no W)",
         f"conv MACs    = H_out × W_out × K² × C_in × C_out = {res}² × {k * k} × {c} × {c} = {conv.macs():,}",
@@ -161,8 +233,10 @@ def part_a(resolution: int, channels: int, kernel: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("Stacked 3×3 convolutions, stride 1, with padding. By how much does the receptive field's side "
-              "grow with each added layer?"),
+    question=(
+        "Stacked 3×3 convolutions, stride 1, with padding. By how much does the receptive field's side "
+        "grow with each added layer?"
+    ),
     options={
         "nine": "By 9 pixels per layer (the kernel area), so 3 layers cover a 224×224 image",
         "double": "It doubles every layer (2^L), like a pyramid",
@@ -172,31 +246,35 @@ PRED_B = Prediction(
     answer="two",
     feedback={
         "nine": "Nine is the kernel's area, not the growth of its side. Each stride-1 layer adds K − 1 = 2 pixels "
-                "to the side: 3, 5, 7, …",
+        "to the side: 3, 5, 7, …",
         "double": "Doubling per layer needs downsampling (stride 2 or pooling) between layers: then each layer's "
-                  "step doubles. At stride 1 the side grows linearly: 1 + L(K − 1).",
+        "step doubles. At stride 1 the side grows linearly: 1 + L(K − 1).",
         "two": "1 + L(K − 1): 3, 5, 7. Reaching a 100-pixel object this way takes 50 layers, which is why real "
-               "networks stride and pool.",
+        "networks stride and pool.",
         "fixed": "Each layer's 3×3 window looks at outputs that already summarize 3×3 windows, so the region of the "
-                 "input that reaches a unit grows with depth; sharing does not stop that.",
+        "input that reaches a unit grows with depth; sharing does not stop that.",
     },
     reveals=("layer 3 sees 7×7", "1 + L(K − 1)"),
 )
 
 TRANSFER_B = Prediction(
-    question=("Keep 3×3 filters but give every layer stride 2. How many layers does a unit need to see a "
-              "100-pixel object?"),
-    options={"same": "As many as at stride 1: the kernel did not change",
-             "half": "Half as many: each layer moves twice as far",
-             "log": "Only a handful (about six): each stride-2 layer doubles the step of the next"},
+    question=(
+        "Keep 3×3 filters but give every layer stride 2. How many layers does a unit need to see a "
+        "100-pixel object?"
+    ),
+    options={
+        "same": "As many as at stride 1: the kernel did not change",
+        "half": "Half as many: each layer moves twice as far",
+        "log": "Only a handful (about six): each stride-2 layer doubles the step of the next",
+    },
     answer="log",
     feedback={
         "same": "The kernel is the same, but the grid it reads is not: after a stride-2 layer one step of the next "
-                "layer spans two input pixels, then four, eight… The side grows geometrically.",
+        "layer spans two input pixels, then four, eight… The side grows geometrically.",
         "half": "Stride compounds: the steps are 2, 4, 8, 16… input pixels, so the side grows geometrically and six "
-                "layers (3, 7, 15, 31, 63, 127) are enough, not 25.",
+        "layers (3, 7, 15, 31, 63, 127) are enough, not 25.",
         "log": "3, 7, 15, 31, 63, 127: six layers against fifty at stride 1. Set the stride control to 2 and read "
-               "the layers card; the price is a map shrunk to a few pixels.",
+        "the layers card; the price is a map shrunk to a few pixels.",
     },
     kind="transfer",
 )
@@ -218,18 +296,49 @@ def part_b(kernel: str, stride: str, depth: int) -> View:
 
     k, s, n = int(kernel), int(stride), int(depth)
     depths = list(range(0, int(B_DEPTH.stop) + 1))
-    fig = figure(f"Receptive field of stacked {k}×{k} convolutions", "Layers stacked",
-                 "Receptive-field side (pixels, log scale)", log_y=True)
-    fig.add_trace(go.Scatter(x=depths, y=[L.receptive_field(d, k, 1) for d in depths], name="stride 1",
-                             mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=depths, y=[L.receptive_field(d, k, 2) for d in depths], name="stride 2 every layer",
-                             mode="lines+markers", line=dict(dash="dash")))
+    fig = figure(
+        f"Receptive field of stacked {k}×{k} convolutions",
+        "Layers stacked",
+        "Receptive-field side (pixels, log scale)",
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=depths,
+            y=[L.receptive_field(d, k, 1) for d in depths],
+            name="stride 1",
+            mode="lines+markers",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=depths,
+            y=[L.receptive_field(d, k, 2) for d in depths],
+            name="stride 2 every layer",
+            mode="lines+markers",
+            line=dict(dash="dash"),
+        )
+    )
     rf = L.receptive_field(n, k, s)
-    fig.add_trace(go.Scatter(x=[n], y=[rf], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig.add_trace(
+        go.Scatter(
+            x=[n],
+            y=[rf],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     for px, what in ((OBJECT_PX, "object"), (IMAGE_PX, "image")):
-        fig.add_trace(go.Scatter(x=[depths[0], depths[-1]], y=[px, px], name=f"{px}-pixel {what}", mode="lines",
-                                 line=dict(dash="dot", width=1)))
+        fig.add_trace(
+            go.Scatter(
+                x=[depths[0], depths[-1]],
+                y=[px, px],
+                name=f"{px}-pixel {what}",
+                mode="lines",
+                line=dict(dash="dot", width=1),
+            )
+        )
 
     def side_after(stride: int) -> int:
         side = IMAGE_PX
@@ -244,19 +353,37 @@ def part_b(kernel: str, stride: str, depth: int) -> View:
     stack = n * _conv(CHANNELS, CHANNELS, k, IMAGE_PX).params
     single = _conv(CHANNELS, CHANNELS, rf1, IMAGE_PX).params
     cards = [
-        Card("Receptive field", f"{rf:,}×{rf:,}", f"after {n} layer{'s' if n != 1 else ''}, stride {s}"
-             + (f"; wider than the {IMAGE_PX}-px image" if rf > IMAGE_PX else "")),
-        Card(f"Layers to see {OBJECT_PX} px", f"{need1} at stride 1", f"{need2} at stride 2",
-             "bad" if need1 > 20 else "ok"),
-        Card("Map side left", f"{side}×{side}", f"from {IMAGE_PX}×{IMAGE_PX}", "warn" if side < 14 else ""),
-        Card(f"Stack vs one {rf1}×{rf1} conv", fmt_ratio(single / stack, 1),
-             f"{n} × {k}×{k} ({stack:,} weights) vs {single:,} at {CHANNELS} channels"),
+        Card(
+            "Receptive field",
+            f"{rf:,}×{rf:,}",
+            f"after {n} layer{'s' if n != 1 else ''}, stride {s}"
+            + (f"; wider than the {IMAGE_PX}-px image" if rf > IMAGE_PX else ""),
+        ),
+        Card(
+            f"Layers to see {OBJECT_PX} px",
+            f"{need1} at stride 1",
+            f"{need2} at stride 2",
+            "bad" if need1 > 20 else "ok",
+        ),
+        Card(
+            "Map side left",
+            f"{side}×{side}",
+            f"from {IMAGE_PX}×{IMAGE_PX}",
+            "warn" if side < 14 else "",
+        ),
+        Card(
+            f"Stack vs one {rf1}×{rf1} conv",
+            fmt_ratio(single / stack, 1),
+            f"{n} × {k}×{k} ({stack:,} weights) vs {single:,} at {CHANNELS} channels",
+        ),
     ]
-    summary = (f"{n} stacked {k}×{k} layers at stride {s} see a {rf}×{rf} patch. At stride 1 the side grows by "
-               f"{k - 1} pixels per layer, so a {OBJECT_PX}-pixel object needs {need1} layers; striding every layer "
-               f"needs {need2} layers but shrinks a {IMAGE_PX}-pixel map to {side2}×{side2} after {n}, so real networks "
-               f"mix stride-1 stacks with occasional downsampling.")
-    terms = " + ".join(f"{k - 1}×{s ** j}" for j in range(min(n, 4))) + (" + …" if n > 4 else "")
+    summary = (
+        f"{n} stacked {k}×{k} layers at stride {s} see a {rf}×{rf} patch. At stride 1 the side grows by "
+        f"{k - 1} pixels per layer, so a {OBJECT_PX}-pixel object needs {need1} layers; striding every layer "
+        f"needs {need2} layers but shrinks a {IMAGE_PX}-pixel map to {side2}×{side2} after {n}, so real networks "
+        f"mix stride-1 stacks with occasional downsampling."
+    )
+    terms = " + ".join(f"{k - 1}×{s**j}" for j in range(min(n, 4))) + (" + …" if n > 4 else "")
     peek = [
         "r = 1 + Σ_l (K − 1) × (product of the strides before layer l)",
         f"r = 1 + {terms if n else '0'} = {rf}",
@@ -271,42 +398,50 @@ def part_b(kernel: str, stride: str, depth: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("A 3×3 convolution with 64 input channels is replaced by a depthwise-separable pair (3×3 depthwise, "
-              "then 1×1 pointwise). Now widen the layer: C_out goes from 64 to 1,024. What happens to the MAC "
-              "saving (standard ÷ separable)?"),
-    options={"unbounded": "It grows without limit: the wider the layer, the more the split saves",
-             "limit": "It creeps up toward the kernel area (K²) and never passes it",
-             "same": "It stays the same: the saving depends only on the kernel",
-             "shrinks": "It shrinks: the pointwise step's C_in × C_out work takes over"},
+    question=(
+        "A 3×3 convolution with 64 input channels is replaced by a depthwise-separable pair (3×3 depthwise, "
+        "then 1×1 pointwise). Now widen the layer: C_out goes from 64 to 1,024. What happens to the MAC "
+        "saving (standard ÷ separable)?"
+    ),
+    options={
+        "unbounded": "It grows without limit: the wider the layer, the more the split saves",
+        "limit": "It creeps up toward the kernel area (K²) and never passes it",
+        "same": "It stays the same: the saving depends only on the kernel",
+        "shrinks": "It shrinks: the pointwise step's C_in × C_out work takes over",
+    },
     answer="limit",
     feedback={
         "unbounded": "The depthwise step does K² MACs per channel and the pointwise step C_out per channel, against "
-                     "K²·C_out for the standard conv: the ratio is 1/(1/C_out + 1/K²), capped by K².",
+        "K²·C_out for the standard conv: the ratio is 1/(1/C_out + 1/K²), capped by K².",
         "limit": "1/C_out + 1/K²: the 1/C_out term fades as the layer widens, so the saving climbs from 7.9× at 64 "
-                 "channels to 8.9× at 1,024 and can never exceed 9× for a 3×3 kernel. The chapter's '8–9×' holds only "
-                 "for wide layers.",
+        "channels to 8.9× at 1,024 and can never exceed 9× for a 3×3 kernel. The chapter's '8–9×' holds only "
+        "for wide layers.",
         "same": "The pointwise step's share, 1/C_out, depends on the width: narrow layers save noticeably less than "
-                "wide ones (about 5.8× at 16 channels, 8.9× at 1,024).",
+        "wide ones (about 5.8× at 16 channels, 8.9× at 1,024).",
         "shrinks": "The pointwise work grows with C_out, but the standard conv's K²·C_in·C_out grows just as fast, "
-                   "so the ratio rises toward K², not down.",
+        "so the ratio rises toward K², not down.",
     },
     reveals=("never passes it", "8.9×"),
 )
 
 TRANSFER_C = Prediction(
-    question=("Back at 64 output channels, swap the 3×3 kernel for a 5×5 one. Does the depthwise-separable split "
-              "save more or less than it did at 3×3?"),
-    options={"more": "More: a bigger kernel has more spatial work to split off (about twice the saving)",
-             "less": "Less: bigger kernels make the depthwise step expensive",
-             "same": "The same: the channel count sets the saving"},
+    question=(
+        "Back at 64 output channels, swap the 3×3 kernel for a 5×5 one. Does the depthwise-separable split "
+        "save more or less than it did at 3×3?"
+    ),
+    options={
+        "more": "More: a bigger kernel has more spatial work to split off (about twice the saving)",
+        "less": "Less: bigger kernels make the depthwise step expensive",
+        "same": "The same: the channel count sets the saving",
+    },
     answer="more",
     feedback={
         "more": "1/64 + 1/25 = 0.056 of the standard cost: 18.0× against 7.9× at 3×3. The cap is K² = 25 now. Pick "
-                "5×5 in the kernel control and read the saving card.",
+        "5×5 in the kernel control and read the saving card.",
         "less": "The depthwise step does grow with K², but the standard conv grows with K²·C_out, far faster: "
-                "the ratio 1/(1/C_out + 1/K²) rises with K.",
+        "the ratio 1/(1/C_out + 1/K²) rises with K.",
         "same": "Both terms matter: 1/C_out from the pointwise step and 1/K² from the depthwise one. A larger kernel "
-                "shrinks the second: 18.0× instead of 7.9×.",
+        "shrinks the second: 18.0× instead of 7.9×.",
     },
     kind="transfer",
 )
@@ -338,32 +473,73 @@ def part_c(c_out: int, kernel: str) -> View:
     dw, pw = ds.layers
     red = std.macs() / ds.macs()
     grid = [8, 16, 24, 32, 48, 64, 72, 96, 128, 192, 256, 384, 512, 768, 1024]
-    fig = figure(f"Depthwise-separable savings ({CHANNELS} input channels)", "Output channels C_out (log scale)",
-                 "MACs saved (standard ÷ separable)", log_x=True)
+    fig = figure(
+        f"Depthwise-separable savings ({CHANNELS} input channels)",
+        "Output channels C_out (log scale)",
+        "MACs saved (standard ÷ separable)",
+        log_x=True,
+    )
     for kk in (3, 5, 7):
-        fig.add_trace(go.Scatter(x=grid, y=[_ds_reduction(c, kk) for c in grid], name=f"{kk}×{kk}",
-                                 mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=[co], y=[red], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
-    for y, label, dash in ((8, "8× (the chapter's low end)", "dot"), (k * k, f"limit K² = {k * k}", "dash")):
-        fig.add_trace(go.Scatter(x=[grid[0], grid[-1]], y=[y, y], name=label, mode="lines",
-                                 line=dict(dash=dash, width=1)))
+        fig.add_trace(
+            go.Scatter(
+                x=grid,
+                y=[_ds_reduction(c, kk) for c in grid],
+                name=f"{kk}×{kk}",
+                mode="lines+markers",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[co],
+            y=[red],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
+    for y, label, dash in (
+        (8, "8× (the chapter's low end)", "dot"),
+        (k * k, f"limit K² = {k * k}", "dash"),
+    ):
+        fig.add_trace(
+            go.Scatter(
+                x=[grid[0], grid[-1]],
+                y=[y, y],
+                name=label,
+                mode="lines",
+                line=dict(dash=dash, width=1),
+            )
+        )
 
     c8 = _c_out_for(8, 3)
     inter = dw.activation_bytes(1, "fp32")
     cards = [
         Card("Standard MACs", fmt_count(std.macs(), 2), f"{k}×{k}, {CHANNELS}→{co} at {IMAGE_PX}²"),
-        Card("Separable MACs", fmt_count(ds.macs(), 2),
-             f"depthwise {fmt_count(dw.macs(), 2)} + pointwise {fmt_count(pw.macs(), 2)}"),
-        Card("MACs saved", fmt_ratio(red, 2), f"weights: {fmt_ratio(std.params / ds.params, 2)}",
-             "ok" if red >= 8 else "warn"),
+        Card(
+            "Separable MACs",
+            fmt_count(ds.macs(), 2),
+            f"depthwise {fmt_count(dw.macs(), 2)} + pointwise {fmt_count(pw.macs(), 2)}",
+        ),
+        Card(
+            "MACs saved",
+            fmt_ratio(red, 2),
+            f"weights: {fmt_ratio(std.params / ds.params, 2)}",
+            "ok" if red >= 8 else "warn",
+        ),
         Card("C_out for 8× (3×3)", f"{c8}", "the chapter's '8–9×' needs at least this"),
-        Card("Extra intermediate map", fmt_bytes(inter), "FP32 depthwise output, written then re-read", "warn"),
+        Card(
+            "Extra intermediate map",
+            fmt_bytes(inter),
+            "FP32 depthwise output, written then re-read",
+            "warn",
+        ),
     ]
-    summary = (f"With {co} output channels and {k}×{k} filters the separable pair does {fmt_ratio(red, 2)} fewer MACs "
-               f"({fmt_count(ds.macs(), 2)} instead of {fmt_count(std.macs(), 2)}), approaching K² = {k * k} only as C_out "
-               f"grows; 3×3 filters reach 8× at C_out = {c8}. The MAC count hides the {fmt_bytes(inter)} "
-               f"intermediate map the pair may write and read back.")
+    summary = (
+        f"With {co} output channels and {k}×{k} filters the separable pair does {fmt_ratio(red, 2)} fewer MACs "
+        f"({fmt_count(ds.macs(), 2)} instead of {fmt_count(std.macs(), 2)}), approaching K² = {k * k} only as C_out "
+        f"grows; 3×3 filters reach 8× at C_out = {c8}. The MAC count hides the {fmt_bytes(inter)} "
+        f"intermediate map the pair may write and read back."
+    )
     peek = [
         "separable / standard = (K² C_in + C_in C_out) / (K² C_in C_out) = 1/C_out + 1/K²",
         f"= 1/{co} + 1/{k * k} = {1 / red:.4f}  →  {red:.2f}× fewer MACs",
@@ -378,9 +554,11 @@ def part_c(c_out: int, kernel: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question=("True or false, and by how much? 'MobileNetV2 needs roughly 14× fewer FLOPs than ResNet-50, so it "
-              "runs at least 10× faster on a data-center GPU.' At batch 1 on an H100 (eager PyTorch), "
-              "MobileNetV2 is…"),
+    question=(
+        "True or false, and by how much? 'MobileNetV2 needs roughly 14× fewer FLOPs than ResNet-50, so it "
+        "runs at least 10× faster on a data-center GPU.' At batch 1 on an H100 (eager PyTorch), "
+        "MobileNetV2 is…"
+    ),
     options={
         "14x": "About 14× faster: time follows FLOPs",
         "10x": "At least 10× faster",
@@ -390,46 +568,67 @@ PRED_D = Prediction(
     answer="1x",
     feedback={
         "14x": "FLOPs are one term of the iron law. At batch 1 both networks spend most of their time launching "
-               "~150 small kernels each, and MobileNetV2 launches about as many as ResNet-50.",
+        "~150 small kernels each, and MobileNetV2 launches about as many as ResNet-50.",
         "10x": "The self-check's statement is false: the speedup is bounded by launch overhead and memory traffic, "
-               "which MobileNetV2 does not cut by 14×.",
+        "which MobileNetV2 does not cut by 14×.",
         "3x": "Even that overstates it at batch 1 on a GPU: the launch term is nearly the same for both networks. "
-              "Larger batches and a compiled graph move the ratio up, but nowhere near 14×.",
+        "Larger batches and a compiled graph move the ratio up, but nowhere near 14×.",
         "1x": "About 1.2× in the roofline engine: launches dominate both, and MobileNetV2's depthwise layers "
-              "move many bytes for few FLOPs. FLOPs measure work, not time. The answer rests on the launch cost: "
-              "the part shows it as a control and where the answer flips.",
+        "move many bytes for few FLOPs. FLOPs measure work, not time. The answer rests on the launch cost: "
+        "the part shows it as a control and where the answer flips.",
     },
     reveals=("1.2×", "Less than 1.5×"),
 )
 
 TRANSFER_D = Prediction(
-    question=("Now the chapter's camera-trap SoC (a Cortex-A53 at a sustained 2 GOP/s INT8), batch 1. How much "
-              "faster is MobileNetV2 than ResNet-50 there?"),
-    options={"1x": "Barely faster, as on the H100: launches dominate everywhere",
-             "flops": "About as much faster as it has fewer FLOPs (about 13×): compute binds on this chip",
-             "more": "Far more than the FLOP ratio: small models fit the cache"},
+    question=(
+        "Now the chapter's camera-trap SoC (a Cortex-A53 at a sustained 2 GOP/s INT8), batch 1. How much "
+        "faster is MobileNetV2 than ResNet-50 there?"
+    ),
+    options={
+        "1x": "Barely faster, as on the H100: launches dominate everywhere",
+        "flops": "About as much faster as it has fewer FLOPs (about 13×): compute binds on this chip",
+        "more": "Far more than the FLOP ratio: small models fit the cache",
+    },
     answer="flops",
     feedback={
         "1x": "Launch overhead is fixed per kernel; on a chip this slow each layer's arithmetic takes "
-              "milliseconds, so the 150 launches are a rounding error and the FLOPs set the time.",
+        "milliseconds, so the 150 launches are a rounding error and the FLOPs set the time.",
         "flops": "4.11 s against 0.31 s: 13.2× for 13.6× fewer FLOPs. Where compute binds, time follows FLOPs; "
-                 "the GPU result is a property of the regime, not of the model.",
+        "the GPU result is a property of the regime, not of the model.",
         "more": "The engine's time is FLOPs over the sustained rate on this compute-bound chip, so the speedup "
-                "can approach the FLOP ratio but not beat it.",
+        "can approach the FLOP ratio but not beat it.",
     },
     kind="transfer",
     reveals=("13.2×",),
 )
-D_DEVICES = {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX", "iPhone15Pro": "Mobile: iPhone 15 Pro",
-             "CortexA53Camera": "Camera SoC: Cortex-A53 (sustained 2 GOP/s)"}
+D_DEVICES = {
+    "H100": "Cloud: H100",
+    "JetsonOrinNX": "Edge: Jetson Orin NX",
+    "iPhone15Pro": "Mobile: iPhone 15 Pro",
+    "CortexA53Camera": "Camera SoC: Cortex-A53 (sustained 2 GOP/s)",
+}
 D_DEVICE = Choice("Device", D_DEVICES, "H100")
 D_BATCH = Slider("Batch size", 1, 128, 1)
 D_FUSED = Toggle("Compiled graph (BN folded, activations fused)", False)
 #: The engine's launch-cost assumption, as a control: the device's planning value, or a stated
 #: cost per kernel in microseconds (CUDA graphs and compiled runtimes push it toward 0).
-D_LAUNCH = Choice("Launch cost per kernel", {"device": "the device's planning value", "0": "0 µs", "0.5": "0.5 µs",
-                                             "2": "2 µs", "10": "10 µs", "50": "50 µs"}, "device", inline=False)
-D_EFFICIENCY = Slider("Sustained efficiency (share of the datasheet peak)", 0.1, 1.0, 0.5, step=0.05)
+D_LAUNCH = Choice(
+    "Launch cost per kernel",
+    {
+        "device": "the device's planning value",
+        "0": "0 µs",
+        "0.5": "0.5 µs",
+        "2": "2 µs",
+        "10": "10 µs",
+        "50": "50 µs",
+    },
+    "device",
+    inline=False,
+)
+D_EFFICIENCY = Slider(
+    "Sustained efficiency (share of the datasheet peak)", 0.1, 1.0, 0.5, step=0.05
+)
 #: The speedup PRED_D's answer turns on ("less than 1.5x").
 D_THRESHOLD = 1.5
 
@@ -448,15 +647,21 @@ def _t(x: float) -> str:
     return fmt_time(x) if x > 0 else "none"
 
 
-def part_d(device: str, batch: int, fused: bool, launch: str = "device", efficiency: float = 0.5) -> View:
+def part_d(
+    device: str, batch: int, fused: bool, launch: str = "device", efficiency: float = 0.5
+) -> View:
     import plotly.graph_objects as go
 
     base = Hardware.get(device)
     dev = base if launch == "device" else with_launch_cost(base, Q_(float(launch), "us").m_as("s"))
     prec = _precision(dev)
     B, eta = int(batch), round(float(efficiency), 4)
-    res = Engine.solve(Models.ResNet50, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta)
-    mob = Engine.solve(Models.MobileNetV2, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta)
+    res = Engine.solve(
+        Models.ResNet50, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta
+    )
+    mob = Engine.solve(
+        Models.MobileNetV2, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta
+    )
     flop_ratio = res.flops / mob.flops
     speedup = res.latency_s / mob.latency_s
     flip = launch_cost_for_speedup(res, mob, D_THRESHOLD)
@@ -464,17 +669,29 @@ def part_d(device: str, batch: int, fused: bool, launch: str = "device", efficie
 
     names = ["ResNet-50", "MobileNetV2"]
     parts = [res.time_split, mob.time_split]
-    fig = figure(f"Where the time goes: {dev.name}, batch {B}, {prec.upper()}, "
-                 f"{'compiled' if fused else 'eager'}", "", "Latency per batch (ms)")
+    fig = figure(
+        f"Where the time goes: {dev.name}, batch {B}, {prec.upper()}, "
+        f"{'compiled' if fused else 'eager'}",
+        "",
+        "Latency per batch (ms)",
+    )
     for i, label in enumerate(("compute-bound rows", "memory-bound rows", "kernel launches")):
         fig.add_trace(go.Bar(x=names, y=[p[i] * 1e3 for p in parts], name=label))
-    fig.add_trace(go.Bar(x=["MobileNetV2 if time ∝ FLOPs"], y=[res.latency_s / flop_ratio * 1e3],
-                         name="FLOP-proportional expectation"))
+    fig.add_trace(
+        go.Bar(
+            x=["MobileNetV2 if time ∝ FLOPs"],
+            y=[res.latency_s / flop_ratio * 1e3],
+            name="FLOP-proportional expectation",
+        )
+    )
     fig.update_layout(barmode="stack")
 
     rows = Models.MobileNetV2.rows()
-    dw = [t for r, t in zip(rows, mob.layers, strict=True)
-          if isinstance(r.layer, L.Conv2d) and r.layer.groups > 1]
+    dw = [
+        t
+        for r, t in zip(rows, mob.layers, strict=True)
+        if isinstance(r.layer, L.Conv2d) and r.layer.groups > 1
+    ]
     dw_int = sum(t.flops for t in dw) / sum(t.bytes for t in dw)
     dw_share = sum(t.time for t in dw) / mob.latency_s
     rconv = [t for t in res.layers if t.type == "Conv2d"]
@@ -484,50 +701,101 @@ def part_d(device: str, batch: int, fused: bool, launch: str = "device", efficie
     ridge = res.sustained_ridge_point
     sustained = dev.compute.is_sustained
     tracks = speedup >= 0.9 * flop_ratio
+
     def _lat(key, p):  # tagged only at the device's own launch cost (the registry's assumption)
-        return None if launch != "device" else fact("latency", p.latency_s, model=key, device=device, batch=B,
-                                                    precision=prec, efficiency=eta, fused=bool(fused))
+        return (
+            None
+            if launch != "device"
+            else fact(
+                "latency",
+                p.latency_s,
+                model=key,
+                device=device,
+                batch=B,
+                precision=prec,
+                efficiency=eta,
+                fused=bool(fused),
+            )
+        )
 
     cards = [
-        Card("ResNet-50", fmt_time(res.latency_s), f"{res.flops / 1e9:,.2f} GFLOP · {bound_phrase(res.bottleneck)}",
-             fact=_lat("ResNet50", res)),
-        Card("MobileNetV2", fmt_time(mob.latency_s), f"{mob.flops / 1e9:,.2f} GFLOP · {bound_phrase(mob.bottleneck)}",
-             fact=_lat("MobileNetV2", mob)),
-        Card("Speedup", fmt_ratio(speedup, 2), f"vs {fmt_ratio(flop_ratio)} fewer FLOPs",
-             "ok" if tracks else "bad" if speedup < 0.5 * flop_ratio else "warn"),
-        Card("Depthwise intensity", f"{dw_int:,.1f} FLOP/B",
-             f"ResNet convs {_num(r_int)}; {LABELS['ridge_sustained'].split(' (')[0]} {_num(ridge)} FLOP/B",
-             "warn" if dw_int < ridge else "ok"),
-        Card("Depthwise share", f"{dw_share:.0%}", "of MobileNetV2's time, for "
-             f"{sum(t.flops for t in dw) / mob.flops:.0%} of its FLOPs"),
-        Card("Kernels launched", f"{kern_r} vs {kern_m}", f"{tax_us:g} µs each" + ("" if fused else " (eager)")),
-        Card(f"Launch cost where the speedup crosses {D_THRESHOLD:g}×",
-             "never (≥ 0 µs)" if flip is None else f"{flip * 1e6:,.2f} µs",
-             "above it MobileNetV2 gains less" if flip is not None else "same side at any launch cost"),
+        Card(
+            "ResNet-50",
+            fmt_time(res.latency_s),
+            f"{res.flops / 1e9:,.2f} GFLOP · {bound_phrase(res.bottleneck)}",
+            fact=_lat("ResNet50", res),
+        ),
+        Card(
+            "MobileNetV2",
+            fmt_time(mob.latency_s),
+            f"{mob.flops / 1e9:,.2f} GFLOP · {bound_phrase(mob.bottleneck)}",
+            fact=_lat("MobileNetV2", mob),
+        ),
+        Card(
+            "Speedup",
+            fmt_ratio(speedup, 2),
+            f"vs {fmt_ratio(flop_ratio)} fewer FLOPs",
+            "ok" if tracks else "bad" if speedup < 0.5 * flop_ratio else "warn",
+        ),
+        Card(
+            "Depthwise intensity",
+            f"{dw_int:,.1f} FLOP/B",
+            f"ResNet convs {_num(r_int)}; {LABELS['ridge_sustained'].split(' (')[0]} {_num(ridge)} FLOP/B",
+            "warn" if dw_int < ridge else "ok",
+        ),
+        Card(
+            "Depthwise share",
+            f"{dw_share:.0%}",
+            f"of MobileNetV2's time, for {sum(t.flops for t in dw) / mob.flops:.0%} of its FLOPs",
+        ),
+        Card(
+            "Kernels launched",
+            f"{kern_r} vs {kern_m}",
+            f"{tax_us:g} µs each" + ("" if fused else " (eager)"),
+        ),
+        Card(
+            f"Launch cost where the speedup crosses {D_THRESHOLD:g}×",
+            "never (≥ 0 µs)" if flip is None else f"{flip * 1e6:,.2f} µs",
+            "above it MobileNetV2 gains less"
+            if flip is not None
+            else "same side at any launch cost",
+        ),
     ]
     if sustained:
-        rate_note = (f"{fmt_rate(res.sustained_flops_s)} ({prec.upper()}), a rate already sustained, never derated "
-                     "again (the efficiency control does not apply)")
+        rate_note = (
+            f"{fmt_rate(res.sustained_flops_s)} ({prec.upper()}), a rate already sustained, never derated "
+            "again (the efficiency control does not apply)"
+        )
     else:
-        rate_note = (f"{fmt_rate(res.peak_flops_s)} datasheet peak × efficiency {eta:g} = "
-                     f"{fmt_rate(res.sustained_flops_s)} ({prec.upper()})")
+        rate_note = (
+            f"{fmt_rate(res.peak_flops_s)} datasheet peak × efficiency {eta:g} = "
+            f"{fmt_rate(res.sustained_flops_s)} ({prec.upper()})"
+        )
     if tracks:
-        verdict = (f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs and runs {fmt_ratio(speedup, 2)} faster "
-                   f"({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}): on this compute-bound setting time "
-                   "follows FLOPs, which is what the FLOP count promises and what a GPU at batch 1 does not deliver.")
+        verdict = (
+            f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs and runs {fmt_ratio(speedup, 2)} faster "
+            f"({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}): on this compute-bound setting time "
+            "follows FLOPs, which is what the FLOP count promises and what a GPU at batch 1 does not deliver."
+        )
     else:
-        verdict = (f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs but runs only {fmt_ratio(speedup, 2)} "
-                   f"faster ({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}). Launches take "
-                   f"{fmt_time(mob.latency_dispatch_s)} of its time, and its depthwise layers run at "
-                   f"{dw_int:,.1f} FLOP/B against a {LABELS['ridge_sustained']} of {_num(ridge)}: {dw_share:.0%} of "
-                   f"the time for {sum(t.flops for t in dw) / mob.flops:.0%} of the FLOPs.")
+        verdict = (
+            f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs but runs only {fmt_ratio(speedup, 2)} "
+            f"faster ({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}). Launches take "
+            f"{fmt_time(mob.latency_dispatch_s)} of its time, and its depthwise layers run at "
+            f"{dw_int:,.1f} FLOP/B against a {LABELS['ridge_sustained']} of {_num(ridge)}: {dw_share:.0%} of "
+            f"the time for {sum(t.flops for t in dw) / mob.flops:.0%} of the FLOPs."
+        )
     if flip is None:
-        flips = (f"No launch cost would carry the speedup across {D_THRESHOLD:g}× here: it stays "
-                 f"{'above' if speedup > D_THRESHOLD else 'below'} at any cost per kernel.")
+        flips = (
+            f"No launch cost would carry the speedup across {D_THRESHOLD:g}× here: it stays "
+            f"{'above' if speedup > D_THRESHOLD else 'below'} at any cost per kernel."
+        )
     else:
-        flips = (f"The answer rests on the launch cost: at {tax_us:g} µs per kernel the speedup is "
-                 f"{fmt_ratio(speedup, 2)}; it crosses {D_THRESHOLD:g}× at {flip * 1e6:,.2f} µs per kernel, "
-                 f"{'below' if speedup < D_THRESHOLD else 'above'} which it is {'larger' if speedup < D_THRESHOLD else 'smaller'}.")
+        flips = (
+            f"The answer rests on the launch cost: at {tax_us:g} µs per kernel the speedup is "
+            f"{fmt_ratio(speedup, 2)}; it crosses {D_THRESHOLD:g}× at {flip * 1e6:,.2f} µs per kernel, "
+            f"{'below' if speedup < D_THRESHOLD else 'above'} which it is {'larger' if speedup < D_THRESHOLD else 'smaller'}."
+        )
     summary = f"On the {dev.name} at batch {B}: {verdict} {flips} Sustained rate: {rate_note}."
     peek = [
         "t = Σ_rows max(FLOPs / sustained rate, bytes / BW) + kernels × launch cost",
@@ -541,8 +809,10 @@ def part_d(device: str, batch: int, fused: bool, launch: str = "device", efficie
         + ("none ≥ 0" if flip is None else f"{flip * 1e6:,.3f} µs"),
         f"FLOPs ratio {res.flops:,.0f} / {mob.flops:,.0f} = {flop_ratio:.2f} (the chapter rounds 8.2 G / 0.6 G = 13.7)",
     ]
-    facts = [fact("ridge_peak", res.ridge_point, device=device, precision=prec),
-             fact("ridge_sustained", ridge, device=device, precision=prec, efficiency=eta)]
+    facts = [
+        fact("ridge_peak", res.ridge_point, device=device, precision=prec),
+        fact("ridge_sustained", ridge, device=device, precision=prec, efficiency=eta),
+    ]
     return View(fig, cards, summary, "Iron law per layer", peek, facts=facts)
 
 
@@ -551,9 +821,11 @@ def part_d(device: str, batch: int, fused: bool, launch: str = "device", efficie
 # ---------------------------------------------------------------------------------------------
 
 PRED_E = Prediction(
-    question=("Example 6.3: a 7×7 image with a vertical edge at column 3 goes through a 3×3 vertical-edge filter "
-              "(a 5×5 map) and, separately, through a dense layer with 25 outputs. Shift the edge two columns "
-              "right. What happens to each output?"),
+    question=(
+        "Example 6.3: a 7×7 image with a vertical edge at column 3 goes through a 3×3 vertical-edge filter "
+        "(a 5×5 map) and, separately, through a dense layer with 25 outputs. Shift the edge two columns "
+        "right. What happens to each output?"
+    ),
     options={
         "both": "Both shift two positions: both layers see the same shifted input",
         "conv": "The conv map shifts two columns with the edge; the dense outputs change in no orderly way",
@@ -563,36 +835,40 @@ PRED_E = Prediction(
     answer="conv",
     feedback={
         "both": "Only a shared filter guarantees it: every conv output applies the same 9 weights to its own "
-                "window, so moving the input moves the map (Eq. 4). Each dense output has its own weight for every "
-                "input pixel, so moving the input mixes it through different weights.",
+        "window, so moving the input moves the map (Eq. 4). Each dense output has its own weight for every "
+        "input pixel, so moving the input mixes it through different weights.",
         "conv": "f(T x) = T f(x) for the convolution: the +3/−3 columns move from positions 1 and 3 to 3 and 5. The "
-                "dense layer has 25 × 49 = 1,225 independent weights, and nothing ties the output for one position "
-                "to the output for its neighbour. Equivariance is what weight sharing buys, beyond fewer weights.",
+        "dense layer has 25 × 49 = 1,225 independent weights, and nothing ties the output for one position "
+        "to the output for its neighbour. Equivariance is what weight sharing buys, beyond fewer weights.",
         "neither": "That is invariance (Eq. 5), which pooling provides later. The conv map itself keeps the edge's "
-                   "position: a detector must know where the edge is.",
+        "position: a detector must know where the edge is.",
         "reversed": "Sharing is what makes the conv move with its input: the same filter at every position responds "
-                    "wherever the edge now is.",
+        "wherever the edge now is.",
     },
     reveals=("change in no orderly way",),
 )
 
 TRANSFER_E = Prediction(
-    question=("Put the edge at column 7, on the right border, and shift it two columns left. Does f(T x) = T f(x) "
-              "still hold exactly for the convolution?"),
-    options={"yes": "Yes: a convolution is always exactly equivariant",
-             "no": "No: the original map lost the edge's right-hand response at the border, so shifting that map "
-                   "cannot bring it back",
-             "dense": "Only if the dense layer is used instead"},
+    question=(
+        "Put the edge at column 7, on the right border, and shift it two columns left. Does f(T x) = T f(x) "
+        "still hold exactly for the convolution?"
+    ),
+    options={
+        "yes": "Yes: a convolution is always exactly equivariant",
+        "no": "No: the original map lost the edge's right-hand response at the border, so shifting that map "
+        "cannot bring it back",
+        "dense": "Only if the dense layer is used instead",
+    },
     answer="no",
     feedback={
         "yes": "Eq. 4 holds for a stride-1 convolution up to boundary effects: a valid 5×5 map has no output for "
-               "windows that would cross the border, so a response cut off there is missing from T f(x) but present "
-               "in f(T x). Set the edge to column 7 and the shift to −2.",
+        "windows that would cross the border, so a response cut off there is missing from T f(x) but present "
+        "in f(T x). Set the edge to column 7 and the shift to −2.",
         "no": "The edge at column 7 gives only a +3 column (its −3 side would need a window past the border). After "
-              "the shift the convolution sees the whole edge and produces both columns; the shifted old map has only "
-              "one: a difference of 3. 'Up to boundary conditions' is exactly this.",
+        "the shift the convolution sees the whole edge and produces both columns; the shifted old map has only "
+        "one: a difference of 3. 'Up to boundary conditions' is exactly this.",
         "dense": "The dense layer is not equivariant anywhere; the convolution is, except where windows meet the "
-                 "border.",
+        "border.",
     },
     kind="transfer",
 )
@@ -619,40 +895,97 @@ def part_e(column: int, shift: int) -> View:
     conv_tx, t_conv = Y.conv2d_valid(tx, k), Y.shift(Y.conv2d_valid(x, k), dx)
     w, shape = _dense_weights()
     dense_tx, t_dense = Y.dense_apply(tx, w, shape), Y.shift(Y.dense_apply(x, w, shape), dx)
-    err_conv, err_dense = Y.max_abs_difference(conv_tx, t_conv), Y.max_abs_difference(dense_tx, t_dense)
+    err_conv, err_dense = (
+        Y.max_abs_difference(conv_tx, t_conv),
+        Y.max_abs_difference(dense_tx, t_dense),
+    )
     pooled_x = Y.global_average_pool(Y.relu(Y.conv2d_valid(x, k)))
     pooled_tx = Y.global_average_pool(Y.relu(conv_tx))
 
     pos = list(range(1, shape[1] + 1))
-    fig = figure(f"Edge at column {col}, shifted {dx:+d}: one row of each output", "Output column",
-                 "Response (row 3 of the 5×5 output)")
+    fig = figure(
+        f"Edge at column {col}, shifted {dx:+d}: one row of each output",
+        "Output column",
+        "Response (row 3 of the 5×5 output)",
+    )
     mid = shape[0] // 2
-    fig.add_trace(go.Scatter(x=pos, y=conv_tx[mid], name="conv of the shifted image, f(Tx)", mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=pos, y=t_conv[mid], name="shifted conv map, T f(x)", mode="markers",
-                             marker=dict(size=14, symbol="circle-open", line=dict(width=2))))
-    fig.add_trace(go.Scatter(x=pos, y=dense_tx[mid], name="dense of the shifted image, f(Tx)", mode="lines+markers",
-                             line=dict(dash="dot")))
-    fig.add_trace(go.Scatter(x=pos, y=t_dense[mid], name="shifted dense outputs, T f(x)", mode="markers",
-                             marker=dict(size=12, symbol="x")))
+    fig.add_trace(
+        go.Scatter(
+            x=pos, y=conv_tx[mid], name="conv of the shifted image, f(Tx)", mode="lines+markers"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=pos,
+            y=t_conv[mid],
+            name="shifted conv map, T f(x)",
+            mode="markers",
+            marker=dict(size=14, symbol="circle-open", line=dict(width=2)),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=pos,
+            y=dense_tx[mid],
+            name="dense of the shifted image, f(Tx)",
+            mode="lines+markers",
+            line=dict(dash="dot"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=pos,
+            y=t_dense[mid],
+            name="shifted dense outputs, T f(x)",
+            mode="markers",
+            marker=dict(size=12, symbol="x"),
+        )
+    )
 
     n_in, n_out = len(w[0]), len(w)
     eq = err_conv == 0
     cards = [
-        Card("Conv: max |f(Tx) − T f(x)|", f"{err_conv:g}", "Eq. 4 holds" if eq else "boundary effect", "ok" if eq else "warn"),
-        Card("Dense: max |f(Tx) − T f(x)|", f"{err_dense:.2f}", "no equivariance", "bad" if err_dense > 0 else "ok"),
-        Card("ReLU + global average pool", f"{pooled_x:g} → {pooled_tx:g}", "before → after the shift (Eq. 5)",
-             "ok" if pooled_x == pooled_tx else "warn"),
-        Card("Weights", f"{sum(len(r) for r in k)} vs {n_in * n_out:,}", f"3×3 filter vs dense {n_in}→{n_out}"),
+        Card(
+            "Conv: max |f(Tx) − T f(x)|",
+            f"{err_conv:g}",
+            "Eq. 4 holds" if eq else "boundary effect",
+            "ok" if eq else "warn",
+        ),
+        Card(
+            "Dense: max |f(Tx) − T f(x)|",
+            f"{err_dense:.2f}",
+            "no equivariance",
+            "bad" if err_dense > 0 else "ok",
+        ),
+        Card(
+            "ReLU + global average pool",
+            f"{pooled_x:g} → {pooled_tx:g}",
+            "before → after the shift (Eq. 5)",
+            "ok" if pooled_x == pooled_tx else "warn",
+        ),
+        Card(
+            "Weights",
+            f"{sum(len(r) for r in k)} vs {n_in * n_out:,}",
+            f"3×3 filter vs dense {n_in}→{n_out}",
+        ),
     ]
-    summary = (f"Shifting the edge from column {col} by {dx:+d}: the convolution's map "
-               + ("moves with it exactly (f(Tx) = T f(x), Eq. 4)" if eq else
-                  f"differs from the shifted old map by {err_conv:g}: a response cut off at the border is missing "
-                  "from T f(x) (equivariance holds up to boundary effects)")
-               + f", while the dense layer's outputs differ from a shifted copy by up to {err_dense:.2f}: its "
-               f"{n_in * n_out:,} weights tie no output to its neighbour. Pooling the rectified map over every position "
-               f"gives {pooled_x:g} before and {pooled_tx:g} after"
-               + (": invariant (Eq. 5), the position is gone." if pooled_x == pooled_tx else
-                  ": the border changed what there was to pool."))
+    summary = (
+        f"Shifting the edge from column {col} by {dx:+d}: the convolution's map "
+        + (
+            "moves with it exactly (f(Tx) = T f(x), Eq. 4)"
+            if eq
+            else f"differs from the shifted old map by {err_conv:g}: a response cut off at the border is missing "
+            "from T f(x) (equivariance holds up to boundary effects)"
+        )
+        + f", while the dense layer's outputs differ from a shifted copy by up to {err_dense:.2f}: its "
+        f"{n_in * n_out:,} weights tie no output to its neighbour. Pooling the rectified map over every position "
+        f"gives {pooled_x:g} before and {pooled_tx:g} after"
+        + (
+            ": invariant (Eq. 5), the position is gone."
+            if pooled_x == pooled_tx
+            else ": the border changed what there was to pool."
+        )
+    )
     peek = [
         "equivariant: f(T x) = T f(x)  (Eq. 4);   invariant: f(T x) = f(x)  (Eq. 5)",
         "conv: out[i][j] = Σ_u,v W[u][v] · x[i+u][j+v]   (3×3 vertical-edge filter, stride 1, no padding)",
@@ -668,13 +1001,24 @@ def part_e(column: int, shift: int) -> View:
 # Synthesis: ship the keyword spotter on a microcontroller
 # ---------------------------------------------------------------------------------------------
 
-S_DEVICE = Choice("Microcontroller", {"ArduinoNano33BLESense": "Arduino Nano 33 BLE Sense (Cortex-M4)",
-                                      "STM32H743": "STM32H743 (Cortex-M7)"}, "ArduinoNano33BLESense",
-                  inline=False)
-S_PRECISION = Choice("Weights and activations", {"fp32": "FP32 (4 B)", "int8": "INT8 (1 B)"}, "fp32")
-S_FLASH_RESERVE = Slider("Flash used by firmware (KiB): bootloader, RTOS, runtime, audio front end", 0, 512, 256,
-                         step=32)
-S_SRAM_RESERVE = Slider("SRAM used by firmware (KiB): stack, audio buffers, runtime", 0, 128, 64, step=16)
+S_DEVICE = Choice(
+    "Microcontroller",
+    {
+        "ArduinoNano33BLESense": "Arduino Nano 33 BLE Sense (Cortex-M4)",
+        "STM32H743": "STM32H743 (Cortex-M7)",
+    },
+    "ArduinoNano33BLESense",
+    inline=False,
+)
+S_PRECISION = Choice(
+    "Weights and activations", {"fp32": "FP32 (4 B)", "int8": "INT8 (1 B)"}, "fp32"
+)
+S_FLASH_RESERVE = Slider(
+    "Flash used by firmware (KiB): bootloader, RTOS, runtime, audio front end", 0, 512, 256, step=32
+)
+S_SRAM_RESERVE = Slider(
+    "SRAM used by firmware (KiB): stack, audio buffers, runtime", 0, 128, 64, step=16
+)
 
 
 def _left_for_model(dev, flash_kib: int, sram_kib: int):
@@ -682,8 +1026,13 @@ def _left_for_model(dev, flash_kib: int, sram_kib: int):
     mem = dev.memory
     flash = max(0.0, mem.flash.m_as("B") - Q_(flash_kib, "KiB").m_as("B"))
     sram = max(0.0, mem.sram.m_as("B") - Q_(sram_kib, "KiB").m_as("B"))
-    return dev.model_copy(update={"memory": mem.model_copy(update={
-        "flash": Q_(flash, "B"), "sram": Q_(sram, "B"), "capacity": Q_(sram, "B")})})
+    return dev.model_copy(
+        update={
+            "memory": mem.model_copy(
+                update={"flash": Q_(flash, "B"), "sram": Q_(sram, "B"), "capacity": Q_(sram, "B")}
+            )
+        }
+    )
 
 
 def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int) -> View:
@@ -700,30 +1049,57 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
     fig = figure(f"KWS DS-CNN on the {dev.name}", "", "Kilobytes (1 KB = 1,000 B)")
     cats = ["flash: weights", "SRAM: peak activations"]
     for prec, pr in profs.items():
-        fig.add_trace(go.Bar(x=cats, y=[pr.weight_bytes / 1e3, pr.activation_bytes / 1e3], name=f"{prec.upper()} needs"))
+        fig.add_trace(
+            go.Bar(
+                x=cats,
+                y=[pr.weight_bytes / 1e3, pr.activation_bytes / 1e3],
+                name=f"{prec.upper()} needs",
+            )
+        )
     fig.add_trace(go.Bar(x=cats, y=[flash_left / 1e3, sram_left / 1e3], name="left for the model"))
     fig.update_layout(barmode="group")
 
-    verdict = ("fits" if p.feasible
-               else f"does not fit: {fmt_bytes(p.over.m_as('B'))} over in {p.limiting_memory}")
+    verdict = (
+        "fits"
+        if p.feasible
+        else f"does not fit: {fmt_bytes(p.over.m_as('B'))} over in {p.limiting_memory}"
+    )
     cards = [
         Card("Parameters", fmt_count(kws.params), "the chapter's '200K'"),
-        Card("Weights → flash", fmt_bytes(p.weight_bytes), f"{precision.upper()}; {fmt_bytes(flash_left)} left",
-             "ok" if p.weight_bytes <= flash_left else "bad"),
-        Card("Activations → SRAM", fmt_bytes(p.activation_bytes), f"peak live tensors; {fmt_bytes(sram_left)} left",
-             "ok" if p.activation_bytes <= sram_left else "bad"),
-        Card("Verdict", "fits" if p.feasible else "does not fit",
-             f"tightest: {p.limiting_memory}" if p.feasible else f"{fmt_bytes(p.over.m_as('B'))} over in {p.limiting_memory}",
-             "ok" if p.feasible else "bad"),
+        Card(
+            "Weights → flash",
+            fmt_bytes(p.weight_bytes),
+            f"{precision.upper()}; {fmt_bytes(flash_left)} left",
+            "ok" if p.weight_bytes <= flash_left else "bad",
+        ),
+        Card(
+            "Activations → SRAM",
+            fmt_bytes(p.activation_bytes),
+            f"peak live tensors; {fmt_bytes(sram_left)} left",
+            "ok" if p.activation_bytes <= sram_left else "bad",
+        ),
+        Card(
+            "Verdict",
+            "fits" if p.feasible else "does not fit",
+            f"tightest: {p.limiting_memory}"
+            if p.feasible
+            else f"{fmt_bytes(p.over.m_as('B'))} over in {p.limiting_memory}",
+            "ok" if p.feasible else "bad",
+        ),
         Card("Latency", fmt_time(p.latency_s), f"{bound_phrase(p.bottleneck)}, batch 1"),
-        Card("Whole chip, no firmware", "fits" if raw.feasible else "does not fit",
-             f"{fmt_bytes(dev.memory.flash.m_as('B'))} flash, {fmt_bytes(dev.memory.sram.m_as('B'))} SRAM"),
+        Card(
+            "Whole chip, no firmware",
+            "fits" if raw.feasible else "does not fit",
+            f"{fmt_bytes(dev.memory.flash.m_as('B'))} flash, {fmt_bytes(dev.memory.sram.m_as('B'))} SRAM",
+        ),
     ]
-    summary = (f"At {precision.upper()} the keyword spotter's {fmt_count(kws.params)} parameters take "
-               f"{fmt_bytes(p.weight_bytes)} of flash and its peak activations {fmt_bytes(p.activation_bytes)} of "
-               f"SRAM; after the firmware's share the {dev.name} has {fmt_bytes(flash_left)} and "
-               f"{fmt_bytes(sram_left)} left, so it {verdict}. INT8 cuts both fourfold "
-               f"({fmt_bytes(profs['int8'].weight_bytes)} and {fmt_bytes(profs['int8'].activation_bytes)}).")
+    summary = (
+        f"At {precision.upper()} the keyword spotter's {fmt_count(kws.params)} parameters take "
+        f"{fmt_bytes(p.weight_bytes)} of flash and its peak activations {fmt_bytes(p.activation_bytes)} of "
+        f"SRAM; after the firmware's share the {dev.name} has {fmt_bytes(flash_left)} and "
+        f"{fmt_bytes(sram_left)} left, so it {verdict}. INT8 cuts both fourfold "
+        f"({fmt_bytes(profs['int8'].weight_bytes)} and {fmt_bytes(profs['int8'].activation_bytes)})."
+    )
     peek = [
         f"weights = params × bytes/value = {kws.params:,} × {float(bytes_per_value(precision)):g} B = {fmt_bytes(p.weight_bytes)}",
         "chapter: 200K × 4 B = 800 KB (FP32) → 200 KB (INT8)",

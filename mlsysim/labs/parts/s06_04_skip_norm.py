@@ -55,51 +55,60 @@ def _verdict(x: float) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("A plain 50-layer stack passes the gradient back with a gain of 0.9 per layer, so about 0.9^50 of "
-              "it reaches the first layer. Now wrap every layer in a residual block y = F(x) + x whose branch is "
-              "small. What reaches the first layer, and why?"),
+    question=(
+        "A plain 50-layer stack passes the gradient back with a gain of 0.9 per layer, so about 0.9^50 of "
+        "it reaches the first layer. Now wrap every layer in a residual block y = F(x) + x whose branch is "
+        "small. What reaches the first layer, and why?"
+    ),
     options={
         "same": "Still about 0.5%: the shortcut adds a path, but the chain-rule product is unchanged",
         "identity": "Close to all of it: each block's Jacobian is I + ∂F/∂x, so the identity term carries the "
-                    "gradient",
+        "gradient",
         "zero": "Nothing useful: the shortcut forces F's weights to zero, leaving an identity network",
         "explode": "It explodes: the shortcut doubles every singular value",
     },
     answer="identity",
     feedback={
         "same": "The product changes: every factor becomes I + ∂F/∂x instead of ∂F/∂x. With a small branch each "
-                "factor is near the identity, so the product stays near 1 instead of 0.9^50 ≈ 0.005.",
+        "factor is near the identity, so the product stays near 1 instead of 0.9^50 ≈ 0.005.",
         "identity": "∂L/∂x = ∂L/∂y (∂F/∂x + I): the identity term hands the gradient straight to the layer below. "
-                    "Near-identity factors can still compound, so it is better conditioning, not exact unit gain.",
+        "Near-identity factors can still compound, so it is better conditioning, not exact unit gain.",
         "zero": "The shortcut constrains nothing about F's weights; F still learns. It only adds x to the output, "
-                "which adds I to the Jacobian.",
+        "which adds I to the Jacobian.",
         "explode": "Adding I shifts the Jacobian's singular values toward 1 when ∂F/∂x is small; it does not "
-                   "double them. Large branches can still grow the product, which is why the branch is kept small.",
+        "double them. Large branches can still grow the product, which is why the branch is kept small.",
     },
     reveals=("I + ∂F/∂x",),
 )
 
 TRANSFER_A = Prediction(
-    question=("A plain 50-layer linear stack again, but now each layer's gain is 1.1 instead of 0.9. What reaches "
-              "the first layer?"),
-    options={"safe": "About all of it: a gain above 1 cannot vanish",
-             "explodes": "It explodes: about a hundred times the output gradient (1.1^50)",
-             "vanishes": "It still vanishes: depth always shrinks gradients"},
+    question=(
+        "A plain 50-layer linear stack again, but now each layer's gain is 1.1 instead of 0.9. What reaches "
+        "the first layer?"
+    ),
+    options={
+        "safe": "About all of it: a gain above 1 cannot vanish",
+        "explodes": "It explodes: about a hundred times the output gradient (1.1^50)",
+        "vanishes": "It still vanishes: depth always shrinks gradients",
+    },
     answer="explodes",
     feedback={
         "safe": "Above 1 the product compounds the other way: 1.1^50 ≈ 117. Training then takes wild steps in the "
-                "first layers; only a gain of exactly 1 (or a residual path) keeps the product near 1.",
+        "first layers; only a gain of exactly 1 (or a residual path) keeps the product near 1.",
         "explodes": "1.1^50 ≈ 117: a 10% error in the gain becomes two orders of magnitude over 50 layers, in "
-                    "either direction. Set the activation to linear and the gain to 1.1 and compare the residual "
-                    "curve.",
+        "either direction. Set the activation to linear and the gain to 1.1 and compare the residual "
+        "curve.",
         "vanishes": "Depth compounds whatever the per-layer factor is: below 1 it vanishes, above 1 it explodes "
-                    "(1.1^50 ≈ 117).",
+        "(1.1^50 ≈ 117).",
     },
     kind="transfer",
 )
 A_DEPTH = Slider("Depth (layers)", 2, 64, CHAPTER_DEPTH)
-A_ACTIVATION = Choice("Activation", {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "ReLU",
-                                     "linear": "linear (no activation)"}, "sigmoid")
+A_ACTIVATION = Choice(
+    "Activation",
+    {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "ReLU", "linear": "linear (no activation)"},
+    "sigmoid",
+)
 A_GAIN = Slider("Weight gain (each layer scales every direction by this)", 0.5, 2.0, 1.0, step=0.05)
 
 
@@ -119,43 +128,99 @@ def part_a(depth: int, activation: str, gain: float) -> View:
     layers = list(range(1, n + 1))
     bound = [(g * fmax) ** k for k in plain.layers_passed]
 
-    fig = figure(f"Gradient reaching each layer: {n}-layer {activation} network, gain {g:g}",
-                 "Layer (1 = input side)", "Gradient norm (output gradient = 1, log scale)", log_y=True)
-    fig.add_trace(go.Scatter(x=layers, y=list(plain.grad_norms), name="plain", mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=layers, y=list(res.grad_norms), name="residual (y = x + αF(x))",
-                             mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=layers, y=bound, name=f"bound (gain × max f′)^k = ({g:g} × {fmax:g})^k",
-                             mode="lines", line=dict(dash="dot")))
+    fig = figure(
+        f"Gradient reaching each layer: {n}-layer {activation} network, gain {g:g}",
+        "Layer (1 = input side)",
+        "Gradient norm (output gradient = 1, log scale)",
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(x=layers, y=list(plain.grad_norms), name="plain", mode="lines+markers")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=layers, y=list(res.grad_norms), name="residual (y = x + αF(x))", mode="lines+markers"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=layers,
+            y=bound,
+            name=f"bound (gain × max f′)^k = ({g:g} × {fmax:g})^k",
+            mode="lines",
+            line=dict(dash="dot"),
+        )
+    )
     other = "relu" if activation != "relu" else "sigmoid"
-    fig.add_trace(go.Scatter(x=layers, y=list(_flows(n, other, g)[0].grad_norms), name=f"plain, {other} instead",
-                             mode="lines", line=dict(dash="dash", width=1)))
+    fig.add_trace(
+        go.Scatter(
+            x=layers,
+            y=list(_flows(n, other, g)[0].grad_norms),
+            name=f"plain, {other} instead",
+            mode="lines",
+            line=dict(dash="dash", width=1),
+        )
+    )
 
     v_plain, s_plain = _verdict(plain.first)
     v_res, s_res = _verdict(res.first)
-    w_ratio = plain.weight_grad_norms[0] / plain.weight_grad_norms[-1] if plain.weight_grad_norms[-1] else 0.0
+    w_ratio = (
+        plain.weight_grad_norms[0] / plain.weight_grad_norms[-1]
+        if plain.weight_grad_norms[-1]
+        else 0.0
+    )
     chapter = G.simulate(CHAPTER_DEPTH, WIDTH, "linear", CHAPTER_GAIN).first
     (r20, p20), (r56, p56) = RESNET_CIFAR10[20], RESNET_CIFAR10[56]
     cards = [
-        Card("Plain: gradient at layer 1", _sci(plain.first), f"{v_plain}; ×{plain.per_layer_factor:.3f} per layer",
-             s_plain),
-        Card("Residual: gradient at layer 1", _sci(res.first), f"{v_res}; ×{res.per_layer_factor:.3f} per layer",
-             s_res),
+        Card(
+            "Plain: gradient at layer 1",
+            _sci(plain.first),
+            f"{v_plain}; ×{plain.per_layer_factor:.3f} per layer",
+            s_plain,
+        ),
+        Card(
+            "Residual: gradient at layer 1",
+            _sci(res.first),
+            f"{v_res}; ×{res.per_layer_factor:.3f} per layer",
+            s_res,
+        ),
         Card("Bound on the plain stack", _sci(bound[0]), f"({g:g} × max f′ {fmax:g})^{n}"),
-        Card("Plain: layer-1 vs layer-N weight gradient", _sci(w_ratio), "how much slower the first layer learns"
-             if w_ratio < 1 else "how much faster the first layer moves", "bad" if not 1e-3 < w_ratio < 1e3 else ""),
-        Card("Chapter check", _sci(chapter), f"linear, gain {CHAPTER_GAIN}, {CHAPTER_DEPTH} layers: 0.9^50, it "
-             f"{G.flow_verdict(chapter)}", _verdict(chapter)[1]),
-        Card("CIFAR-10, residual: 20 → 56 layers", f"{r20.value:g}% → {r56.value:g}%",
-             f"test error, deeper is better once the identity path is there ({r56.citation})", "ok"),
+        Card(
+            "Plain: layer-1 vs layer-N weight gradient",
+            _sci(w_ratio),
+            "how much slower the first layer learns"
+            if w_ratio < 1
+            else "how much faster the first layer moves",
+            "bad" if not 1e-3 < w_ratio < 1e3 else "",
+        ),
+        Card(
+            "Chapter check",
+            _sci(chapter),
+            f"linear, gain {CHAPTER_GAIN}, {CHAPTER_DEPTH} layers: 0.9^50, it "
+            f"{G.flow_verdict(chapter)}",
+            _verdict(chapter)[1],
+        ),
+        Card(
+            "CIFAR-10, residual: 20 → 56 layers",
+            f"{r20.value:g}% → {r56.value:g}%",
+            f"test error, deeper is better once the identity path is there ({r56.citation})",
+            "ok",
+        ),
     ]
-    summary = (f"Through {n} plain {activation} layers with gain {g:g}, {_sci(plain.first)} of the output gradient "
-               f"reaches layer 1 (×{plain.per_layer_factor:.3f} per layer: it {v_plain}); with residual blocks "
-               f"{_sci(res.first)} arrives (it {v_res}). The bound (gain × max f′)^depth is {_sci(bound[0])}"
-               + (": sigmoid's 0.25 ceiling alone forces the plain stack down." if activation == "sigmoid"
-                  else ": ReLU lifts the derivative ceiling to 1 but zeroes about half the units, so the plain "
-                  "stack needs a gain near √2 (He initialization), and even then a narrow stack wanders by orders "
-                  "of magnitude: ReLU does nothing to steady the product."
-                  if activation == "relu" else "."))
+    summary = (
+        f"Through {n} plain {activation} layers with gain {g:g}, {_sci(plain.first)} of the output gradient "
+        f"reaches layer 1 (×{plain.per_layer_factor:.3f} per layer: it {v_plain}); with residual blocks "
+        f"{_sci(res.first)} arrives (it {v_res}). The bound (gain × max f′)^depth is {_sci(bound[0])}"
+        + (
+            ": sigmoid's 0.25 ceiling alone forces the plain stack down."
+            if activation == "sigmoid"
+            else ": ReLU lifts the derivative ceiling to 1 but zeroes about half the units, so the plain "
+            "stack needs a gain near √2 (He initialization), and even then a narrow stack wanders by orders "
+            "of magnitude: ReLU does nothing to steady the product."
+            if activation == "relu"
+            else "."
+        )
+    )
     peek = [
         "plain:    ∂L/∂h_(l-1) = W_lᵀ (f′(z_l) ⊙ ∂L/∂h_l)            ‖·‖ ≤ gain × max f′ per layer",
         f"          max f′ = {fmax:g} ({activation}), so ≤ ({g:g} × {fmax:g})^{n} = {_sci(bound[0])}",
@@ -176,53 +241,67 @@ def part_a(depth: int, activation: str, gain: float) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("A language model with BatchNorm layers is trained with teacher forcing on batches of 8 sequences × "
-              "128 tokens, then served one token at a time. What does each BatchNorm layer compute when serving?"),
+    question=(
+        "A language model with BatchNorm layers is trained with teacher forcing on batches of 8 sequences × "
+        "128 tokens, then served one token at a time. What does each BatchNorm layer compute when serving?"
+    ),
     options={
         "ln": "The same as LayerNorm would: normalization is normalization",
         "beta": "Statistics of the one token it sees: each value is its own mean, so every feature outputs β",
         "divzero": "A division by zero, because one value has no variance",
         "running": "It normalizes with the running mean and variance saved during training, not with any "
-                   "statistics of the token",
+        "statistics of the token",
     },
     answer="running",
     feedback={
         "ln": "LayerNorm takes its statistics across the token's own features, in training and serving alike; "
-              "BatchNorm takes them across the batch (and positions) in training and switches to stored averages "
-              "when serving.",
+        "BatchNorm takes them across the batch (and positions) in training and switches to stored averages "
+        "when serving.",
         "beta": "That would be training-mode BatchNorm on one value per channel, which PyTorch refuses ('Expected "
-                "more than 1 value per channel when training'). Fine-tuning sees B × S = 1,024 tokens per channel; "
-                "serving runs in eval mode with the running statistics.",
+        "more than 1 value per channel when training'). Fine-tuning sees B × S = 1,024 tokens per channel; "
+        "serving runs in eval mode with the running statistics.",
         "divzero": "Serving never computes a variance from the batch: it uses the running averages (and ε keeps "
-                   "√(σ² + ε) finite anyway).",
+        "√(σ² + ε) finite anyway).",
         "running": "Eval mode uses the running averages, so serving computes something other than what training "
-                   "saw: the train/serve skew the chapter warns about, largest when each statistic came from few "
-                   "values. LayerNorm and RMSNorm compute the same thing in both modes, one reason sequence models "
-                   "use them.",
+        "saw: the train/serve skew the chapter warns about, largest when each statistic came from few "
+        "values. LayerNorm and RMSNorm compute the same thing in both modes, one reason sequence models "
+        "use them.",
     },
     reveals=("running mean and variance saved", "running averages"),
 )
 
 TRANSFER_B = Prediction(
-    question=("Which BatchNorm differs more between training and serving: a CNN stage of 56×56 feature maps at "
-              "batch 2, or a token model at batch 64?"),
-    options={"cnn": "The CNN: batch 2 is far too small",
-             "tokens": "The token model: 64 values per statistic against the CNN's 6,272",
-             "same": "Neither: the running averages make them identical"},
+    question=(
+        "Which BatchNorm differs more between training and serving: a CNN stage of 56×56 feature maps at "
+        "batch 2, or a token model at batch 64?"
+    ),
+    options={
+        "cnn": "The CNN: batch 2 is far too small",
+        "tokens": "The token model: 64 values per statistic against the CNN's 6,272",
+        "same": "Neither: the running averages make them identical",
+    },
     answer="tokens",
     feedback={
         "cnn": "A statistic counts batch × H × W values: 2 × 3,136 = 6,272 for the CNN, 64 × 1 for the tokens. "
-               "Feature maps rescue small batches; tokens do not.",
+        "Feature maps rescue small batches; tokens do not.",
         "tokens": "About 15% of the signal for the tokens against under 2% for the CNN: the number of values per "
-                  "statistic, not the batch size, sets the gap. Try both settings on the chart.",
+        "statistic, not the batch size, sets the gap. Try both settings on the chart.",
         "same": "The running averages are what serving uses; training uses each batch's own statistics, which are "
-                "noisy when few values feed them. That noise is the gap.",
+        "noisy when few values feed them. That noise is the gap.",
     },
     kind="transfer",
 )
 B_BATCH = Slider("Batch size", 1, 64, 8)
-B_POSITIONS = Choice("Each example is", {"1": "one token", "49": "a 7×7 feature map", "196": "a 14×14 feature map",
-                                         "3136": "a 56×56 feature map"}, "196")
+B_POSITIONS = Choice(
+    "Each example is",
+    {
+        "1": "one token",
+        "49": "a 7×7 feature map",
+        "196": "a 14×14 feature map",
+        "3136": "a 56×56 feature map",
+    },
+    "196",
+)
 B_FEATURES = Slider("Channels / features (C or d)", 64, 4096, 768, step=64)
 
 _BATCH_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -241,49 +320,108 @@ def part_b(batch: int, positions: str, features: int) -> View:
     rms = L.RMSNorm(normalized_shape=d, elements=d * P)
     per_stat_bn = B * bn.elements // bn.num_features  # B x H x W values per channel statistic
 
-    fig = figure("BatchNorm's training output vs its serving output", "Batch size (log scale)",
-                 "Train/serve difference (% of the signal)", log_x=True)
+    fig = figure(
+        "BatchNorm's training output vs its serving output",
+        "Batch size (log scale)",
+        "Train/serve difference (% of the signal)",
+        log_x=True,
+    )
     grid = list(_BATCH_GRID)
-    fig.add_trace(go.Scatter(x=grid, y=[_gap_pct(b, 1) for b in grid], name="BatchNorm, tokens",
-                             mode="lines+markers"))
+    fig.add_trace(
+        go.Scatter(
+            x=grid, y=[_gap_pct(b, 1) for b in grid], name="BatchNorm, tokens", mode="lines+markers"
+        )
+    )
     if P != 1:
-        fig.add_trace(go.Scatter(x=grid, y=[_gap_pct(b, P) for b in grid],
-                                 name=f"BatchNorm, {B_POSITIONS.options[positions]}", mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=grid, y=[0.0] * len(grid), name="LayerNorm / RMSNorm (any batch)", mode="lines",
-                             line=dict(dash="dash")))
+        fig.add_trace(
+            go.Scatter(
+                x=grid,
+                y=[_gap_pct(b, P) for b in grid],
+                name=f"BatchNorm, {B_POSITIONS.options[positions]}",
+                mode="lines+markers",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[0.0] * len(grid),
+            name="LayerNorm / RMSNorm (any batch)",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
     gap = _gap_pct(B, P)
-    fig.add_trace(go.Scatter(x=[B], y=[gap], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig.add_trace(
+        go.Scatter(
+            x=[B],
+            y=[gap],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
 
-    ops = {k: lay.elementwise_flops() / lay.elements for k, lay in (("BN", bn), ("LN", ln), ("RMS", rms))}
+    ops = {
+        k: lay.elementwise_flops() / lay.elements
+        for k, lay in (("BN", bn), ("LN", ln), ("RMS", rms))
+    }
     lo, hi = RMSNORM_RUNTIME_REDUCTION_PCT.value
     n_sync, sync_values = batchnorm_sync(Models.ResNet50)
     cards = [
-        Card("BatchNorm statistic", f"{per_stat_bn:,} value{'s' if per_stat_bn != 1 else ''}",
-             "per channel: batch × H × W",
-             "bad" if per_stat_bn < 16 else "ok"),
-        Card("LayerNorm statistic", f"{ln.normalized_shape:,} values", "per token: its own d features, any batch",
-             "ok"),
-        Card("BatchNorm train vs serve", f"{gap:.1f}%", "output difference, batch statistics vs running",
-             "bad" if gap > 20 else "warn" if gap > 5 else "ok"),
+        Card(
+            "BatchNorm statistic",
+            f"{per_stat_bn:,} value{'s' if per_stat_bn != 1 else ''}",
+            "per channel: batch × H × W",
+            "bad" if per_stat_bn < 16 else "ok",
+        ),
+        Card(
+            "LayerNorm statistic",
+            f"{ln.normalized_shape:,} values",
+            "per token: its own d features, any batch",
+            "ok",
+        ),
+        Card(
+            "BatchNorm train vs serve",
+            f"{gap:.1f}%",
+            "output difference, batch statistics vs running",
+            "bad" if gap > 20 else "warn" if gap > 5 else "ok",
+        ),
         Card("LayerNorm / RMSNorm", "0%", "same computation in training and serving", "ok"),
-        Card("Learned parameters", f"{bn.params:,} / {ln.params:,} / {rms.params:,}",
-             f"BN 2C (+{bn.weight_elements - bn.params:,} running buffers) / LN 2d / RMSNorm d"),
-        Card("Ops per element", f"{ops['BN']:g} / {ops['LN']:g} / {ops['RMS']:g}",
-             "BN (inference, folded) / LN / RMSNorm"),
-        Card("RMSNorm vs LayerNorm, measured", f"{lo:g}–{hi:g}% less running time",
-             f"whole models ({RMSNORM_RUNTIME_REDUCTION_PCT.citation})"),
-        Card("BatchNorm across devices (ResNet-50)", f"{n_sync} all-reduces per step",
-             f"one per BatchNorm layer, {sync_values:,} statistics in all ({fmt_bytes(4 * sync_values)} FP32)", "warn"),
+        Card(
+            "Learned parameters",
+            f"{bn.params:,} / {ln.params:,} / {rms.params:,}",
+            f"BN 2C (+{bn.weight_elements - bn.params:,} running buffers) / LN 2d / RMSNorm d",
+        ),
+        Card(
+            "Ops per element",
+            f"{ops['BN']:g} / {ops['LN']:g} / {ops['RMS']:g}",
+            "BN (inference, folded) / LN / RMSNorm",
+        ),
+        Card(
+            "RMSNorm vs LayerNorm, measured",
+            f"{lo:g}–{hi:g}% less running time",
+            f"whole models ({RMSNORM_RUNTIME_REDUCTION_PCT.citation})",
+        ),
+        Card(
+            "BatchNorm across devices (ResNet-50)",
+            f"{n_sync} all-reduces per step",
+            f"one per BatchNorm layer, {sync_values:,} statistics in all ({fmt_bytes(4 * sync_values)} FP32)",
+            "warn",
+        ),
     ]
     what = B_POSITIONS.options[positions]
-    summary = (f"At batch {B} with each example {what}, BatchNorm estimates every channel's mean and variance from "
-               f"{per_stat_bn:,} value{'s' if per_stat_bn != 1 else ''}, and its training output differs from its serving output by {gap:.1f}% of "
-               f"the signal; LayerNorm and RMSNorm use the {d:,} features of each token and compute the same thing "
-               f"in both modes. "
-               + ("With one value per statistic, training-mode BatchNorm would output β alone (PyTorch refuses to "
-                  "train that way); serving uses the running averages."
-                  if per_stat_bn == 1 else "Feature maps give BatchNorm many values per statistic; tokens do not."))
+    summary = (
+        f"At batch {B} with each example {what}, BatchNorm estimates every channel's mean and variance from "
+        f"{per_stat_bn:,} value{'s' if per_stat_bn != 1 else ''}, and its training output differs from its serving output by {gap:.1f}% of "
+        f"the signal; LayerNorm and RMSNorm use the {d:,} features of each token and compute the same thing "
+        f"in both modes. "
+        + (
+            "With one value per statistic, training-mode BatchNorm would output β alone (PyTorch refuses to "
+            "train that way); serving uses the running averages."
+            if per_stat_bn == 1
+            else "Feature maps give BatchNorm many values per statistic; tokens do not."
+        )
+    )
     peek = [
         "BN:  μ_c, σ²_c over B × H × W values of channel c;  ŷ = γ (x − μ_c)/√(σ²_c + ε) + β",
         f"     B × H × W = {B} × {P} = {per_stat_bn:,}; serving uses running μ, σ² instead",
@@ -306,14 +444,20 @@ def part_b(batch: int, positions: str, features: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("An unfused FP32 residual add y = F(x) + x loads two values and stores one for every addition. "
-              "How many FLOPs does it do per byte moved?"),
-    options={"0.08": "About 0.08 (1 FLOP per 12 bytes)", "0.25": "0.25 (1 FLOP per 4-byte value)",
-             "1": "About 1", "2": "About 2, like a dense layer at batch 4"},
+    question=(
+        "An unfused FP32 residual add y = F(x) + x loads two values and stores one for every addition. "
+        "How many FLOPs does it do per byte moved?"
+    ),
+    options={
+        "0.08": "About 0.08 (1 FLOP per 12 bytes)",
+        "0.25": "0.25 (1 FLOP per 4-byte value)",
+        "1": "About 1",
+        "2": "About 2, like a dense layer at batch 4",
+    },
     answer="0.08",
     feedback={
         "0.08": "Two 4-byte loads and one 4-byte store per FLOP: 1/12 ≈ 0.083 FLOP/B, hundreds of times below any "
-                "accelerator's ridge, so the add runs at memory speed.",
+        "accelerator's ridge, so the add runs at memory speed.",
         "0.25": "That counts only one operand. The add reads x and F(x) and writes y: 12 bytes per FLOP.",
         "1": "That is FP16 decode's weight-only intensity. An elementwise add has no reuse at all: 1/12 in FP32.",
         "2": "Nothing is reused: each value is touched once, so no batch raises an elementwise op's intensity.",
@@ -322,31 +466,58 @@ PRED_C = Prediction(
 )
 
 TRANSFER_C = Prediction(
-    question=("Raise the batch from 32 to 256 for the same FP32 residual add. What happens to its FLOPs per byte?"),
-    options={"up": "It rises about 8×: batching amortizes the traffic, as it does for a dense layer",
-             "same": "Nothing: every value is still read once and used once",
-             "down": "It falls: the larger skip tensor spills out of cache"},
+    question=(
+        "Raise the batch from 32 to 256 for the same FP32 residual add. What happens to its FLOPs per byte?"
+    ),
+    options={
+        "up": "It rises about 8×: batching amortizes the traffic, as it does for a dense layer",
+        "same": "Nothing: every value is still read once and used once",
+        "down": "It falls: the larger skip tensor spills out of cache",
+    },
     answer="same",
     feedback={
         "up": "Batching helps a dense layer because every fetched weight feeds B MACs. An add has no weights: "
-              "each of its values is used once, so eight times the values means eight times the bytes.",
+        "each of its values is used once, so eight times the values means eight times the bytes.",
         "same": "1/12 FLOP/B at any batch: the op has no reuse to amortize. Only fusion (doing the add while the "
-                "value is still in registers) removes its traffic. Move the batch slider and watch the intensity "
-                "card stay put.",
+        "value is still in registers) removes its traffic. Move the batch slider and watch the intensity "
+        "card stay put.",
         "down": "The engine counts each value read and written once, whatever the cache: the ratio stays 1/12. "
-                "Spilling would raise the bytes of other layers, not the add's own ratio.",
+        "Spilling would raise the bytes of other layers, not the add's own ratio.",
     },
     kind="transfer",
 )
-C_OP = Choice("Operation", {"add": "residual add", "bn": "BatchNorm (inference)", "ln": "LayerNorm",
-                            "rms": "RMSNorm", "relu": "ReLU"}, "add", inline=False)
+C_OP = Choice(
+    "Operation",
+    {
+        "add": "residual add",
+        "bn": "BatchNorm (inference)",
+        "ln": "LayerNorm",
+        "rms": "RMSNorm",
+        "relu": "ReLU",
+    },
+    "add",
+    inline=False,
+)
 C_PRECISION = Choice("Precision", {"fp32": "FP32", "fp16": "FP16"}, "fp32")
 C_BATCH = Slider("Batch size", 1, 256, 32)
-C_DEVICE = Choice("Device", {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX",
-                             "iPhone15Pro": "Mobile: iPhone 15 Pro"}, "H100")
+C_DEVICE = Choice(
+    "Device",
+    {
+        "H100": "Cloud: H100",
+        "JetsonOrinNX": "Edge: Jetson Orin NX",
+        "iPhone15Pro": "Mobile: iPhone 15 Pro",
+    },
+    "H100",
+)
 
-_GROUPS = {"Conv2d": "convolutions", "BatchNorm2d": "BatchNorm", "Activation": "ReLU",
-           "ResidualAdd": "residual adds", "Pool2d": "pool + classifier", "Dense": "pool + classifier"}
+_GROUPS = {
+    "Conv2d": "convolutions",
+    "BatchNorm2d": "BatchNorm",
+    "Activation": "ReLU",
+    "ResidualAdd": "residual adds",
+    "Pool2d": "pool + classifier",
+    "Dense": "pool + classifier",
+}
 _SIDE = ("BatchNorm2d", "Activation", "ResidualAdd")
 
 
@@ -361,10 +532,13 @@ def _stage1_shape() -> tuple[int, int]:
 
 def _op(kind: str) -> L.Layer:
     c, n = _stage1_shape()
-    return {"add": lambda: L.ResidualAdd(elements=n), "bn": lambda: L.BatchNorm2d(num_features=c, elements=n),
-            "ln": lambda: L.LayerNorm(normalized_shape=c, elements=n),
-            "rms": lambda: L.RMSNorm(normalized_shape=c, elements=n),
-            "relu": lambda: L.Activation(kind="relu", elements=n)}[kind]()
+    return {
+        "add": lambda: L.ResidualAdd(elements=n),
+        "bn": lambda: L.BatchNorm2d(num_features=c, elements=n),
+        "ln": lambda: L.LayerNorm(normalized_shape=c, elements=n),
+        "rms": lambda: L.RMSNorm(normalized_shape=c, elements=n),
+        "relu": lambda: L.Activation(kind="relu", elements=n),
+    }[kind]()
 
 
 def _by_group(prof) -> dict[str, float]:
@@ -389,11 +563,17 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
     eager = Engine.solve(Models.ResNet50, dev, batch_size=B, precision=precision)
     fused = Engine.solve(Models.ResNet50, dev, batch_size=B, precision=precision, fused=True)
     ge, gf = _by_group(eager), _by_group(fused)
-    fig = figure(f"ResNet-50 on the {dev.name}: batch {B}, {precision.upper()}", "",
-                 "Latency per batch (ms)")
+    fig = figure(
+        f"ResNet-50 on the {dev.name}: batch {B}, {precision.upper()}", "", "Latency per batch (ms)"
+    )
     for g in ge:
-        fig.add_trace(go.Bar(x=["eager (every op a kernel)", "compiled (BN folded, epilogues fused)"],
-                             y=[ge[g] * 1e3, gf[g] * 1e3], name=g))
+        fig.add_trace(
+            go.Bar(
+                x=["eager (every op a kernel)", "compiled (BN folded, epilogues fused)"],
+                y=[ge[g] * 1e3, gf[g] * 1e3],
+                name=g,
+            )
+        )
     fig.update_layout(barmode="stack")
 
     side_e = sum(x.time for x in eager.layers if x.type in _SIDE) / eager.latency_s
@@ -402,22 +582,48 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
     skip = L.ResidualAdd(elements=n).activation_bytes(B, precision)
     name = C_OP.options[op]
     cards = [
-        Card(f"{name} intensity", f"{intensity:.3f} FLOP/B", f"{LABELS['ridge_peak']} {ridge:,.0f} FLOP/B: "
-             f"{ridge / intensity:,.0f}× higher", "bad"),
-        Card(f"{name} on the device", fmt_time(prof.latency_s), f"memory {fmt_time(t.t_memory)} + launch "
-             f"{fmt_time(t.t_dispatch)}; {bound_phrase(prof.bottleneck)}", "warn"),
-        Card("Its arithmetic alone", fmt_time(math_s), f"{lay.elementwise_flops(B):,} ops at dense peak"),
-        Card("ResNet-50 eager: BN/ReLU/add", f"{side_e:.0%}", f"of {fmt_time(eager.latency_s)}", "bad" if side_e > 0.3
-             else "warn"),
-        Card("Compiled: BN/ReLU/add", f"{side_f:.0%}", f"of {fmt_time(fused.latency_s)}; "
-             f"{fmt_ratio(eager.latency_s / fused.latency_s, 2)} faster", "ok"),
-        Card("Skip tensor kept live", fmt_bytes(skip), f"x of a {c}-channel stage-1 block, batch {B}"),
+        Card(
+            f"{name} intensity",
+            f"{intensity:.3f} FLOP/B",
+            f"{LABELS['ridge_peak']} {ridge:,.0f} FLOP/B: {ridge / intensity:,.0f}× higher",
+            "bad",
+        ),
+        Card(
+            f"{name} on the device",
+            fmt_time(prof.latency_s),
+            f"memory {fmt_time(t.t_memory)} + launch "
+            f"{fmt_time(t.t_dispatch)}; {bound_phrase(prof.bottleneck)}",
+            "warn",
+        ),
+        Card(
+            "Its arithmetic alone",
+            fmt_time(math_s),
+            f"{lay.elementwise_flops(B):,} ops at dense peak",
+        ),
+        Card(
+            "ResNet-50 eager: BN/ReLU/add",
+            f"{side_e:.0%}",
+            f"of {fmt_time(eager.latency_s)}",
+            "bad" if side_e > 0.3 else "warn",
+        ),
+        Card(
+            "Compiled: BN/ReLU/add",
+            f"{side_f:.0%}",
+            f"of {fmt_time(fused.latency_s)}; "
+            f"{fmt_ratio(eager.latency_s / fused.latency_s, 2)} faster",
+            "ok",
+        ),
+        Card(
+            "Skip tensor kept live", fmt_bytes(skip), f"x of a {c}-channel stage-1 block, batch {B}"
+        ),
     ]
-    summary = (f"A {name} over ResNet-50's stage-1 tensor ({c} channels, {n:,} values per image) does "
-               f"{intensity:.3f} FLOP/B in {precision.upper()}, so on the {dev.name} it takes "
-               f"{fmt_time(prof.latency_s)} ({bound_phrase(prof.bottleneck)}) for arithmetic worth "
-               f"{fmt_time(math_s)}. In eager ResNet-50, BatchNorm, ReLU and residual-add rows take {side_e:.0%} of "
-               f"the time; compiled, with BN folded and the rest fused into the convolutions, {side_f:.0%}.")
+    summary = (
+        f"A {name} over ResNet-50's stage-1 tensor ({c} channels, {n:,} values per image) does "
+        f"{intensity:.3f} FLOP/B in {precision.upper()}, so on the {dev.name} it takes "
+        f"{fmt_time(prof.latency_s)} ({bound_phrase(prof.bottleneck)}) for arithmetic worth "
+        f"{fmt_time(math_s)}. In eager ResNet-50, BatchNorm, ReLU and residual-add rows take {side_e:.0%} of "
+        f"the time; compiled, with BN folded and the rest fused into the convolutions, {side_f:.0%}."
+    )
     peek = [
         "intensity = elementwise ops / bytes moved (inputs read + output written)",
         f"{name}: {lay.elementwise_flops(B):,} ops / {lay.bytes_moved(B, precision):,} B = {intensity:.4f} FLOP/B",
@@ -427,9 +633,27 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
         "compiled graph: BN folded into the conv weights, ReLU and add in the conv's epilogue (the add still "
         "reads its skip input)",
     ]
-    facts = [fact("ridge_peak", ridge, device=device, precision=precision),
-             fact("latency", eager.latency_s, model="ResNet50", device=device, batch=B, precision=precision,
-                  efficiency=eager.efficiency, fused=False),
-             fact("latency", fused.latency_s, model="ResNet50", device=device, batch=B, precision=precision,
-                  efficiency=fused.efficiency, fused=True)]
+    facts = [
+        fact("ridge_peak", ridge, device=device, precision=precision),
+        fact(
+            "latency",
+            eager.latency_s,
+            model="ResNet50",
+            device=device,
+            batch=B,
+            precision=precision,
+            efficiency=eager.efficiency,
+            fused=False,
+        ),
+        fact(
+            "latency",
+            fused.latency_s,
+            model="ResNet50",
+            device=device,
+            batch=B,
+            precision=precision,
+            efficiency=fused.efficiency,
+            fused=True,
+        ),
+    ]
     return View(fig, cards, summary, "Memory-bound glue", peek, facts=facts)

@@ -42,8 +42,14 @@ CELL_NAMES = {"rnn": "Vanilla RNN", "gru": "GRU", "lstm": "LSTM"}
 
 #: The engine's launch-cost assumption as a control: the device's planning value or a stated cost
 #: per kernel in microseconds (CUDA graphs, persistent kernels and compiled runtimes cut it).
-LAUNCH_OPTIONS = {"device": "the device's planning value", "0": "0 µs", "0.5": "0.5 µs", "2": "2 µs",
-                  "10": "10 µs", "50": "50 µs"}
+LAUNCH_OPTIONS = {
+    "device": "the device's planning value",
+    "0": "0 µs",
+    "0.5": "0.5 µs",
+    "2": "2 µs",
+    "10": "10 µs",
+    "50": "50 µs",
+}
 
 
 def _with_launch(dev: Device, launch: str) -> Device:
@@ -69,49 +75,61 @@ A_PEAKS_TFLOPS = {"10": 10, "100": 100}
 def accelerator(peak_tflops: int) -> Device:
     """The H100 with its FP16 dense peak replaced by ``peak_tflops`` (the self-check's part)."""
     base = Hardware.get("H100")
-    compute = Compute(quoted_precision="fp16",
-                      precisions={"fp16": PeakRate(dense=Q_(peak_tflops, "TFLOP/s"))})
-    return base.model_copy(update={"name": f"{peak_tflops} TFLOP/s accelerator",
-                                   "key": f"Accel{peak_tflops}", "compute": compute})
+    compute = Compute(
+        quoted_precision="fp16", precisions={"fp16": PeakRate(dense=Q_(peak_tflops, "TFLOP/s"))}
+    )
+    return base.model_copy(
+        update={
+            "name": f"{peak_tflops} TFLOP/s accelerator",
+            "key": f"Accel{peak_tflops}",
+            "compute": compute,
+        }
+    )
 
 
 PRED_A = Prediction(
-    question=("A 512-wide RNN reads a 1,000-step sequence at batch 1. You move it from a 10 TFLOP/s "
-              "accelerator to a 100 TFLOP/s one with the same memory and the same kernel-launch cost. "
-              "What happens to its latency?"),
-    options={"10x": "About 10× faster: ten times the arithmetic",
-             "steps": "Each step gets a little shorter; the 1,000 ordered steps remain, so it is barely faster",
-             "parallel": "The 1,000 steps can now run side by side, so it is far more than 10× faster",
-             "same": "Exactly the same: an RNN does no matrix arithmetic"},
+    question=(
+        "A 512-wide RNN reads a 1,000-step sequence at batch 1. You move it from a 10 TFLOP/s "
+        "accelerator to a 100 TFLOP/s one with the same memory and the same kernel-launch cost. "
+        "What happens to its latency?"
+    ),
+    options={
+        "10x": "About 10× faster: ten times the arithmetic",
+        "steps": "Each step gets a little shorter; the 1,000 ordered steps remain, so it is barely faster",
+        "parallel": "The 1,000 steps can now run side by side, so it is far more than 10× faster",
+        "same": "Exactly the same: an RNN does no matrix arithmetic",
+    },
     answer="steps",
     feedback={
         "10x": "Peak FLOP/s only shrinks the arithmetic inside each step. At batch 1 that arithmetic is a "
-               "sliver of each step; the step still waits for the previous state and still pays its "
-               "kernel launches, so the 1,000-step chain barely moves.",
+        "sliver of each step; the step still waits for the previous state and still pays its "
+        "kernel launches, so the 1,000-step chain barely moves.",
         "steps": "Step t needs h(t-1), so all 1,000 updates stay in order. The faster part shortens the "
-                 "math inside each step, but at batch 1 each step is mostly launch overhead: the chain "
-                 "sets the floor. Set the launch cost to 0 µs: re-reading W_hh at every step still binds.",
+        "math inside each step, but at batch 1 each step is mostly launch overhead: the chain "
+        "sets the floor. Set the launch cost to 0 µs: re-reading W_hh at every step still binds.",
         "parallel": "No hardware can start step t before step t-1 has produced its state: the dependency "
-                    "chain is part of the algorithm, not of the machine.",
+        "chain is part of the algorithm, not of the machine.",
         "same": "Each step is two matrix-vector products (d² + d·d_in MACs). They are just too small at "
-                "batch 1 to dominate the launch cost.",
+        "batch 1 to dominate the launch cost.",
     },
     reveals=("barely faster",),
 )
 
 TRANSFER_A = Prediction(
     question="Same RNN on the same accelerator, but the sequence doubles from 1,000 to 2,000 steps. Its latency…",
-    options={"same": "Stays about the same: the accelerator has plenty of headroom",
-             "double": "About doubles: twice as many steps, each waiting for the last",
-             "quad": "Quadruples, like attention's cost"},
+    options={
+        "same": "Stays about the same: the accelerator has plenty of headroom",
+        "double": "About doubles: twice as many steps, each waiting for the last",
+        "quad": "Quadruples, like attention's cost",
+    },
     answer="double",
     feedback={
         "same": "Headroom in the ALUs does not help a chain: step 1,001 cannot start before step 1,000. Twice the "
-                "steps is twice the time.",
+        "steps is twice the time.",
         "double": "The chain is linear in S: each step costs the same launches and the same small matrix-vector "
-                  "work. Set the sequence slider to 2,000 and read the latency card.",
+        "work. Set the sequence slider to 2,000 and read the latency card.",
         "quad": "Recurrence costs O(S): each step reads a fixed-size state, never the whole history. The S² "
-                "belongs to attention.",
+        "belongs to attention.",
     },
     kind="transfer",
 )
@@ -127,7 +145,9 @@ A_THRESHOLD = 1.5
 def _rnn_profile(seq: int, batch: int, peak: str, launch: str = "device"):
     layer = L.RNN(input_size=A_WIDTH, hidden_size=A_WIDTH, seq_len=seq)
     dev = _with_launch(accelerator(A_PEAKS_TFLOPS[peak]), launch)
-    return layer, Engine.solve(layer, dev, batch_size=batch, precision="fp16", efficiency=EFFICIENCY)
+    return layer, Engine.solve(
+        layer, dev, batch_size=batch, precision="fp16", efficiency=EFFICIENCY
+    )
 
 
 def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
@@ -142,16 +162,32 @@ def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
     flip = launch_cost_for_speedup(p10, p100, A_THRESHOLD)
     grid = [10, *range(500, 10001, 500)]
 
-    fig = figure(f"RNN latency vs sequence length (d = {A_WIDTH}, batch {b}, FP16)",
-                 "Sequence length S (steps)", "Latency (ms)")
+    fig = figure(
+        f"RNN latency vs sequence length (d = {A_WIDTH}, batch {b}, FP16)",
+        "Sequence length S (steps)",
+        "Latency (ms)",
+    )
     for key in ("10", "100"):
         ys = [_rnn_profile(n, b, key, launch)[1].latency_s * 1e3 for n in grid]
         fig.add_trace(go.Scatter(x=grid, y=ys, name=f"{A_PEAKS_TFLOPS[key]} TFLOP/s", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[_rnn_profile(n, b, peak, launch)[1].latency_dispatch_s * 1e3 for n in grid],
-                             name="kernel launches alone (1 + 2S kernels)", mode="lines",
-                             line=dict(dash="dash")))
-    fig.add_trace(go.Scatter(x=[s], y=[p.latency_s * 1e3], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[_rnn_profile(n, b, peak, launch)[1].latency_dispatch_s * 1e3 for n in grid],
+            name="kernel launches alone (1 + 2S kernels)",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[s],
+            y=[p.latency_s * 1e3],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
 
     dev = _with_launch(accelerator(A_PEAKS_TFLOPS[peak]), launch)
     tax = dev.dispatch_tax.m_as("s")
@@ -159,27 +195,49 @@ def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
     speedup = p10.latency_s / p100.latency_s
     share = p.latency_dispatch_s / p.latency_s
     cards = [
-        Card("Latency", fmt_time(p.latency_s), f"{A_PEAKS_TFLOPS[peak]} TFLOP/s · {bound_phrase(p.bottleneck)}"),
-        Card(f"At {A_PEAKS_TFLOPS[other]} TFLOP/s", fmt_time(q.latency_s), "same memory, same launch cost"),
-        Card("10× peak buys", fmt_ratio(speedup, 2), "latency(10 TF) / latency(100 TF)",
-             "bad" if speedup < 2 else "warn" if speedup < 5 else "ok"),
+        Card(
+            "Latency",
+            fmt_time(p.latency_s),
+            f"{A_PEAKS_TFLOPS[peak]} TFLOP/s · {bound_phrase(p.bottleneck)}",
+        ),
+        Card(
+            f"At {A_PEAKS_TFLOPS[other]} TFLOP/s",
+            fmt_time(q.latency_s),
+            "same memory, same launch cost",
+        ),
+        Card(
+            "10× peak buys",
+            fmt_ratio(speedup, 2),
+            "latency(10 TF) / latency(100 TF)",
+            "bad" if speedup < 2 else "warn" if speedup < 5 else "ok",
+        ),
         Card("Serial steps", fmt_count(layer.serial_steps), "ordered; no hardware removes them"),
         Card("Time per step", fmt_time(per_step), f"{share:.0%} of it kernel launches"),
-        Card(f"Launch cost where 10× peak buys {A_THRESHOLD:g}×", "none ≥ 0 µs" if flip is None else
-             f"{flip * 1e6:,.2f} µs", "the memory term binds even without launches" if flip is None
-             else "below it the upgrade pays more"),
+        Card(
+            f"Launch cost where 10× peak buys {A_THRESHOLD:g}×",
+            "none ≥ 0 µs" if flip is None else f"{flip * 1e6:,.2f} µs",
+            "the memory term binds even without launches"
+            if flip is None
+            else "below it the upgrade pays more",
+        ),
     ]
     if flip is None:
-        flips = (f"Even with free launches 10× the peak would not buy {A_THRESHOLD:g}×: each step re-reads W_hh, "
-                 "and that memory time does not shrink with the peak; only batching (more sequences per read of "
-                 "W_hh) moves it.")
+        flips = (
+            f"Even with free launches 10× the peak would not buy {A_THRESHOLD:g}×: each step re-reads W_hh, "
+            "and that memory time does not shrink with the peak; only batching (more sequences per read of "
+            "W_hh) moves it."
+        )
     else:
-        flips = (f"The answer rests on the launch cost: at {tax * 1e6:g} µs per kernel, 10× the peak buys "
-                 f"{speedup:,.2f}×; it buys {A_THRESHOLD:g}× at {flip * 1e6:,.2f} µs per kernel.")
-    summary = (f"{s:,} steps at batch {b}: {fmt_time(p10.latency_s)} at 10 TFLOP/s and "
-               f"{fmt_time(p100.latency_s)} at 100 TFLOP/s, {speedup:,.2f}× faster for 10× the peak. "
-               f"The {layer.serial_steps:,} ordered steps each pay {2 * tax * 1e6:g} µs of launches "
-               f"({fmt_time(p.latency_dispatch_s)} in all), and that floor grows linearly with S. " + flips)
+        flips = (
+            f"The answer rests on the launch cost: at {tax * 1e6:g} µs per kernel, 10× the peak buys "
+            f"{speedup:,.2f}×; it buys {A_THRESHOLD:g}× at {flip * 1e6:,.2f} µs per kernel."
+        )
+    summary = (
+        f"{s:,} steps at batch {b}: {fmt_time(p10.latency_s)} at 10 TFLOP/s and "
+        f"{fmt_time(p100.latency_s)} at 100 TFLOP/s, {speedup:,.2f}× faster for 10× the peak. "
+        f"The {layer.serial_steps:,} ordered steps each pay {2 * tax * 1e6:g} µs of launches "
+        f"({fmt_time(p.latency_dispatch_s)} in all), and that floor grows linearly with S. " + flips
+    )
     peek = [
         "t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"kernels = 1 + 2S = {layer.kernels:,};  dispatch = {layer.kernels:,} × {tax * 1e6:g} µs = "
@@ -198,37 +256,43 @@ def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("A vanilla RNN layer has input dimension 100 and hidden state dimension 128. How many "
-              "multiply-accumulates does one time step take to compute the pre-activation hidden state?"),
-    options={"12800": "12,800: only the input projection is a matrix product",
-             "29184": "29,184: 128 × 128 recurrent + 100 × 128 input",
-             "1.28m": "1,280,000: each step multiplies against all past states",
-             "256": "256: a step is one vector addition"},
+    question=(
+        "A vanilla RNN layer has input dimension 100 and hidden state dimension 128. How many "
+        "multiply-accumulates does one time step take to compute the pre-activation hidden state?"
+    ),
+    options={
+        "12800": "12,800: only the input projection is a matrix product",
+        "29184": "29,184: 128 × 128 recurrent + 100 × 128 input",
+        "1.28m": "1,280,000: each step multiplies against all past states",
+        "256": "256: a step is one vector addition",
+    },
     answer="29184",
     feedback={
         "12800": "That forgets W_hh · h(t-1), the recurrent product: 128 × 128 = 16,384 more MACs.",
         "29184": "16,384 (recurrent) + 12,800 (input) = 29,184 MACs per step per sequence, whatever the "
-                 "sequence length. An LSTM does 4× that, a GRU 3×.",
+        "sequence length. An LSTM does 4× that, a GRU 3×.",
         "1.28m": "The step only reads the fixed-size state h(t-1), never the whole history: that is the "
-                 "point of recurrence (and the quadratic cost belongs to attention).",
+        "point of recurrence (and the quadratic cost belongs to attention).",
         "256": "Adding 128 + 128 values is the bias-and-sum at the end; the two matrix-vector products "
-               "before it are where the MACs are.",
+        "before it are where the MACs are.",
     },
 )
 
 TRANSFER_B = Prediction(
     question="Double the vanilla RNN's hidden size from 128 to 256 (input still 100). Its MACs per step…",
-    options={"double": "Double: the layer is twice as wide",
-             "three": "Grow about 3×: the recurrent d × d term quadruples, the input term only doubles",
-             "four": "Quadruple: everything scales with d²"},
+    options={
+        "double": "Double: the layer is twice as wide",
+        "three": "Grow about 3×: the recurrent d × d term quadruples, the input term only doubles",
+        "four": "Quadruple: everything scales with d²",
+    },
     answer="three",
     feedback={
         "double": "Only the input term d_in × d grows linearly; the recurrent W_hh is d × d and quadruples: "
-                  "65,536 + 25,600 = 91,136 against 29,184.",
+        "65,536 + 25,600 = 91,136 against 29,184.",
         "three": "256² + 100 × 256 = 91,136 MACs, 3.1× the 29,184 at d = 128. The recurrent term dominates wide "
-                 "cells. Set d to 256 and read the MAC card.",
+        "cells. Set d to 256 and read the MAC card.",
         "four": "The input projection grows with d, not d²: 100 × 256 = 25,600, twice 12,800, so the total grows "
-                "3.1×, a little less than 4×.",
+        "3.1×, a little less than 4×.",
     },
     kind="transfer",
 )
@@ -250,31 +314,68 @@ def part_b(hidden: int, d_in: int, bias: bool) -> View:
     rnn, gru, lstm = cells["rnn"], cells["gru"], cells["lstm"]
     widths = list(range(int(B_HIDDEN.start), int(B_HIDDEN.stop) + 1, 48))
 
-    fig = figure(f"MACs per time step vs hidden size (d_in = {d_in})", "Hidden size d",
-                 "MACs per step (log scale)", log_y=True)
+    fig = figure(
+        f"MACs per time step vs hidden size (d_in = {d_in})",
+        "Hidden size d",
+        "MACs per step (log scale)",
+        log_y=True,
+    )
     for k in ("lstm", "gru", "rnn"):
-        fig.add_trace(go.Scatter(x=widths, y=[_cell(k, w, d_in, b).macs() for w in widths],
-                                 name=CELL_NAMES[k], mode="lines"))
-    fig.add_trace(go.Scatter(x=[d, d, d], y=[c.macs() for c in (lstm, gru, rnn)], name="your setting",
-                             mode="markers", marker=dict(size=12, symbol="diamond")))
+        fig.add_trace(
+            go.Scatter(
+                x=widths,
+                y=[_cell(k, w, d_in, b).macs() for w in widths],
+                name=CELL_NAMES[k],
+                mode="lines",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[d, d, d],
+            y=[c.macs() for c in (lstm, gru, rnn)],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=12, symbol="diamond"),
+        )
+    )
 
     long_seq = {k: _cell(k, d, d_in, b, 1000) for k in CELLS}
     cards = [
         Card("Vanilla MACs / step", fmt_count(rnn.macs()), f"{d}² + {d}·{d_in}"),
-        Card("GRU MACs / step", fmt_count(gru.macs()), f"{fmt_ratio(gru.macs() / rnn.macs(), 0)} (2 gates + candidate)"),
-        Card("LSTM MACs / step", fmt_count(lstm.macs()), f"{fmt_ratio(lstm.macs() / rnn.macs(), 0)} (3 gates + candidate)", "warn"),
-        Card("Params (RNN / GRU / LSTM)", f"{fmt_count(rnn.params)} / {fmt_count(gru.params)} / {fmt_count(lstm.params)}",
-             "with biases" if b else "weights only"),
-        Card("State values (RNN / LSTM)", f"{rnn.state_elements:,} / {lstm.state_elements:,}",
-             "LSTM keeps h and the cell c"),
-        Card("Serial steps at S = 1,000", " / ".join(f"{long_seq[k].serial_steps:,}" for k in ("rnn", "gru", "lstm")),
-             "gates add work per step, not steps"),
+        Card(
+            "GRU MACs / step",
+            fmt_count(gru.macs()),
+            f"{fmt_ratio(gru.macs() / rnn.macs(), 0)} (2 gates + candidate)",
+        ),
+        Card(
+            "LSTM MACs / step",
+            fmt_count(lstm.macs()),
+            f"{fmt_ratio(lstm.macs() / rnn.macs(), 0)} (3 gates + candidate)",
+            "warn",
+        ),
+        Card(
+            "Params (RNN / GRU / LSTM)",
+            f"{fmt_count(rnn.params)} / {fmt_count(gru.params)} / {fmt_count(lstm.params)}",
+            "with biases" if b else "weights only",
+        ),
+        Card(
+            "State values (RNN / LSTM)",
+            f"{rnn.state_elements:,} / {lstm.state_elements:,}",
+            "LSTM keeps h and the cell c",
+        ),
+        Card(
+            "Serial steps at S = 1,000",
+            " / ".join(f"{long_seq[k].serial_steps:,}" for k in ("rnn", "gru", "lstm")),
+            "gates add work per step, not steps",
+        ),
     ]
-    summary = (f"At d = {d} and d_in = {d_in}, a vanilla step is {rnn.macs():,} MACs; a GRU step "
-               f"{gru.macs():,} ({gru.macs() // rnn.macs()}×) and an LSTM step {lstm.macs():,} "
-               f"({lstm.macs() // rnn.macs()}×), with twice the state. All three still take one step per "
-               f"token: fusing an LSTM's four projections into one wider matrix product raises its "
-               f"arithmetic intensity but leaves the chain as long as before.")
+    summary = (
+        f"At d = {d} and d_in = {d_in}, a vanilla step is {rnn.macs():,} MACs; a GRU step "
+        f"{gru.macs():,} ({gru.macs() // rnn.macs()}×) and an LSTM step {lstm.macs():,} "
+        f"({lstm.macs() // rnn.macs()}×), with twice the state. All three still take one step per "
+        f"token: fusing an LSTM's four projections into one wider matrix product raises its "
+        f"arithmetic intensity but leaves the chain as long as before."
+    )
     peek = [
         f"vanilla: MACs/step = d² + d·d_in = {d}² + {d}·{d_in} = {rnn.macs():,}",
         f"GRU:     3 × (d² + d·d_in) = {gru.macs():,}   (reset, update, candidate)",
@@ -300,11 +401,21 @@ C_PRECISION = "fp32"
 #: A100: "NVIDIA A100 Tensor Core GPU Architecture" whitepaper (2020): 40 MB L2 cache,
 #:   up to 164 KB of shared memory per SM.
 GPU_ON_CHIP = {
-    "H100": {"state": ("shared memory per SM", Q_(228, "KiB")), "bulk": ("L2 cache", Q_(50, "MiB"))},
-    "A100": {"state": ("shared memory per SM", Q_(164, "KiB")), "bulk": ("L2 cache", Q_(40, "MiB"))},
+    "H100": {
+        "state": ("shared memory per SM", Q_(228, "KiB")),
+        "bulk": ("L2 cache", Q_(50, "MiB")),
+    },
+    "A100": {
+        "state": ("shared memory per SM", Q_(164, "KiB")),
+        "bulk": ("L2 cache", Q_(40, "MiB")),
+    },
 }
-C_DEVICES = {"ArduinoNano33BLESense": "Tiny: Arduino Nano 33 BLE Sense", "STM32H743": "Tiny: STM32H743",
-             "A100": "Cloud: A100", "H100": "Cloud: H100"}
+C_DEVICES = {
+    "ArduinoNano33BLESense": "Tiny: Arduino Nano 33 BLE Sense",
+    "STM32H743": "Tiny: STM32H743",
+    "A100": "Cloud: A100",
+    "H100": "Cloud: H100",
+}
 
 
 def on_chip(device: str) -> dict[str, tuple[str, float]]:
@@ -313,45 +424,61 @@ def on_chip(device: str) -> dict[str, tuple[str, float]]:
     dev = Hardware.get(device)
     if dev.memory.sram is not None and dev.memory.flash is not None:
         sram = dev.memory.sram.m_as("B")
-        return {"state": ("SRAM", sram), "kv": ("SRAM", sram), "weights": ("flash", dev.memory.flash.m_as("B"))}
+        return {
+            "state": ("SRAM", sram),
+            "kv": ("SRAM", sram),
+            "weights": ("flash", dev.memory.flash.m_as("B")),
+        }
     (sname, sq), (bname, bq) = GPU_ON_CHIP[device]["state"], GPU_ON_CHIP[device]["bulk"]
-    return {"state": (sname, sq.m_as("B")), "kv": (bname, bq.m_as("B")), "weights": (bname, bq.m_as("B"))}
+    return {
+        "state": (sname, sq.m_as("B")),
+        "kv": (bname, bq.m_as("B")),
+        "weights": (bname, bq.m_as("B")),
+    }
 
 
 PRED_C = Prediction(
-    question=("True or false: transformers parallelize better and model long-range context better, so "
-              "RNNs are obsolete and have no valid deployment use."),
-    options={"true": "True",
-             "false_state": "False: a fixed-size state streams forever in kilobytes, where attention's "
-                            "stored context grows with every token",
-             "false_speed": "False: RNNs run faster than attention on GPUs"},
+    question=(
+        "True or false: transformers parallelize better and model long-range context better, so "
+        "RNNs are obsolete and have no valid deployment use."
+    ),
+    options={
+        "true": "True",
+        "false_state": "False: a fixed-size state streams forever in kilobytes, where attention's "
+        "stored context grows with every token",
+        "false_speed": "False: RNNs run faster than attention on GPUs",
+    },
     answer="false_state",
     feedback={
         "true": "On a microcontroller with a few hundred KB of SRAM, a model whose memory grows with the "
-                "stream eventually cannot run; an RNN's state stays the same size at token 10 and at token "
-                "10 million.",
+        "stream eventually cannot run; an RNN's state stays the same size at token 10 and at token "
+        "10 million.",
         "false_state": "The inference state is O(d): 2 KB for a 512-wide FP32 state, flat in S. Attention "
-                       "keeps keys and values for every past token, which outgrows on-chip memory within a "
-                       "few hundred tokens on a microcontroller. (Training is another matter: BPTT keeps "
-                       "every step's state, O(S·d).)",
+        "keeps keys and values for every past token, which outgrows on-chip memory within a "
+        "few hundred tokens on a microcontroller. (Training is another matter: BPTT keeps "
+        "every step's state, O(S·d).)",
         "false_speed": "Right verdict, wrong reason: on a GPU the serial chain usually makes the RNN the "
-                       "slower of the two (Part D). Its edge is memory, not speed.",
+        "slower of the two (Part D). Its edge is memory, not speed.",
     },
     reveals=("streams forever in kilobytes",),
 )
 
 TRANSFER_C = Prediction(
-    question=("On the same microcontroller, the stream grows from 1,000 to 100,000 tokens. What happens to the "
-              "RNN's inference state?"),
-    options={"grows": "It grows 100× with the stream",
-             "flat": "Nothing: it is one hidden vector, the same size at any length",
-             "log": "It grows slowly, with the logarithm of the length"},
+    question=(
+        "On the same microcontroller, the stream grows from 1,000 to 100,000 tokens. What happens to the "
+        "RNN's inference state?"
+    ),
+    options={
+        "grows": "It grows 100× with the stream",
+        "flat": "Nothing: it is one hidden vector, the same size at any length",
+        "log": "It grows slowly, with the logarithm of the length",
+    },
     answer="flat",
     feedback={
         "grows": "That is attention's KV cache, which keeps every past token. The RNN keeps only h(t), d values, "
-                 "overwritten at every step.",
+        "overwritten at every step.",
         "flat": "d values whatever S is, while attention's stored keys and values grow 100×. Move the stream slider: "
-                "the RNN line stays flat.",
+        "the RNN line stays flat.",
         "log": "No part of the state depends on S: h(t) has d entries at token 10 and at token 10 million.",
     },
     kind="transfer",
@@ -375,51 +502,127 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
     bptt = layer.bptt_bytes(1, C_PRECISION)
     kv = kv_tok * s
     # weights read once (resident): the params in bytes, not re-streamed every step
-    weights = CELLS[cell](input_size=d, hidden_size=d, seq_len=s, weights_resident=True).weight_bytes(C_PRECISION)
+    weights = CELLS[cell](
+        input_size=d, hidden_size=d, seq_len=s, weights_resident=True
+    ).weight_bytes(C_PRECISION)
     mem = on_chip(device)
-    (state_name, state_cap), (kv_name, kv_cap), (w_name, w_cap) = mem["state"], mem["kv"], mem["weights"]
+    (state_name, state_cap), (kv_name, kv_cap), (w_name, w_cap) = (
+        mem["state"],
+        mem["kv"],
+        mem["weights"],
+    )
     dev = Hardware.get(device)
 
     grid = [10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]
-    fig = figure(f"Memory vs stream length: {CELL_NAMES[cell]}, d = {d}, FP32", "Stream length S (tokens)",
-                 "Bytes (log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=grid, y=[CELLS[cell](input_size=d, hidden_size=d, seq_len=n).state_bytes(1, C_PRECISION)
-                                        for n in grid], name="inference state (h, c)", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[CELLS[cell](input_size=d, hidden_size=d, seq_len=n).bptt_bytes(1, C_PRECISION)
-                                        for n in grid], name="training (BPTT keeps every step)", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[kv_tok * n for n in grid], name=f"attention KV cache (d = {d})",
-                             mode="lines", line=dict(dash="dot")))
-    fig.add_trace(go.Scatter(x=[s, s, s], y=[state, bptt, kv], name="your setting", mode="markers",
-                             marker=dict(size=11, symbol="diamond")))
-    fig.add_hline(y=state_cap, line_dash="dash", annotation_text=f"{dev.name} {state_name} {fmt_bytes(state_cap, binary=True)}",
-                  annotation_position="top left")
+    fig = figure(
+        f"Memory vs stream length: {CELL_NAMES[cell]}, d = {d}, FP32",
+        "Stream length S (tokens)",
+        "Bytes (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[
+                CELLS[cell](input_size=d, hidden_size=d, seq_len=n).state_bytes(1, C_PRECISION)
+                for n in grid
+            ],
+            name="inference state (h, c)",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[
+                CELLS[cell](input_size=d, hidden_size=d, seq_len=n).bptt_bytes(1, C_PRECISION)
+                for n in grid
+            ],
+            name="training (BPTT keeps every step)",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[kv_tok * n for n in grid],
+            name=f"attention KV cache (d = {d})",
+            mode="lines",
+            line=dict(dash="dot"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[s, s, s],
+            y=[state, bptt, kv],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=11, symbol="diamond"),
+        )
+    )
+    fig.add_hline(
+        y=state_cap,
+        line_dash="dash",
+        annotation_text=f"{dev.name} {state_name} {fmt_bytes(state_cap, binary=True)}",
+        annotation_position="top left",
+    )
     if kv_name != state_name:
-        fig.add_hline(y=kv_cap, line_dash="dash", annotation_text=f"{dev.name} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
-                      annotation_position="top left")
+        fig.add_hline(
+            y=kv_cap,
+            line_dash="dash",
+            annotation_text=f"{dev.name} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
+            annotation_position="top left",
+        )
 
     kv_tokens = int(kv_cap // kv_tok)
     state_ok = state <= state_cap
     cards = [
-        Card("Inference state", fmt_bytes(state), f"flat in S · {state_name} {fmt_bytes(state_cap, binary=True)}",
-             "ok" if state_ok else "bad"),
-        Card(f"BPTT at S = {s:,}", fmt_bytes(bptt), "O(S·d): every step's state kept",
-             "ok" if bptt <= state_cap else "warn"),
-        Card(f"KV cache at S = {s:,}", fmt_bytes(kv), f"{fmt_bytes(kv_tok)} per token",
-             "ok" if kv <= kv_cap else "bad"),
-        Card(f"Tokens of KV that fit the {kv_name}", fmt_count(kv_tokens), "the RNN's state never grows",
-             "bad" if kv_tokens < s else "warn"),
-        Card(f"Weights in {w_name}", fmt_bytes(weights), f"of {fmt_bytes(w_cap, binary=True)}",
-             "ok" if weights <= w_cap else "bad"),
+        Card(
+            "Inference state",
+            fmt_bytes(state),
+            f"flat in S · {state_name} {fmt_bytes(state_cap, binary=True)}",
+            "ok" if state_ok else "bad",
+        ),
+        Card(
+            f"BPTT at S = {s:,}",
+            fmt_bytes(bptt),
+            "O(S·d): every step's state kept",
+            "ok" if bptt <= state_cap else "warn",
+        ),
+        Card(
+            f"KV cache at S = {s:,}",
+            fmt_bytes(kv),
+            f"{fmt_bytes(kv_tok)} per token",
+            "ok" if kv <= kv_cap else "bad",
+        ),
+        Card(
+            f"Tokens of KV that fit the {kv_name}",
+            fmt_count(kv_tokens),
+            "the RNN's state never grows",
+            "bad" if kv_tokens < s else "warn",
+        ),
+        Card(
+            f"Weights in {w_name}",
+            fmt_bytes(weights),
+            f"of {fmt_bytes(w_cap, binary=True)}",
+            "ok" if weights <= w_cap else "bad",
+        ),
     ]
     name = C_DEVICES[device].split(": ")[1]
     cell_name = CELL_NAMES[cell].replace("Vanilla", "vanilla")
-    summary = (f"A {d}-wide {cell_name} keeps {fmt_bytes(state)} of state at every stream length (here "
-               f"{s:,} tokens); it {'fits' if state_ok else 'does not fit'} the {name}'s {state_name} "
-               f"({fmt_bytes(state_cap, binary=True)}). Training through time would keep {fmt_bytes(bptt)}, "
-               f"and an attention layer of the same width would hold {fmt_bytes(kv)} of keys and values, "
-               f"filling the {kv_name} after {kv_tokens:,} tokens."
-               + ("" if weights <= w_cap else
-                  f" The weights ({fmt_bytes(weights)}) do not fit the {w_name}: shrink d."))
+    summary = (
+        f"A {d}-wide {cell_name} keeps {fmt_bytes(state)} of state at every stream length (here "
+        f"{s:,} tokens); it {'fits' if state_ok else 'does not fit'} the {name}'s {state_name} "
+        f"({fmt_bytes(state_cap, binary=True)}). Training through time would keep {fmt_bytes(bptt)}, "
+        f"and an attention layer of the same width would hold {fmt_bytes(kv)} of keys and values, "
+        f"filling the {kv_name} after {kv_tokens:,} tokens."
+        + (
+            ""
+            if weights <= w_cap
+            else f" The weights ({fmt_bytes(weights)}) do not fit the {w_name}: shrink d."
+        )
+    )
     state_terms = "2 × d (h and c)" if cell == "lstm" else "d"
     peek = [
         f"state = {state_terms} × 4 B = {layer.state_elements:,} × 4 B = {state:,} B  (independent of S)",
@@ -442,48 +645,66 @@ S_REF = 4096
 S_MIN, S_MAX = 16, 2**22
 
 PRED_D = Prediction(
-    question=("On an H100 at batch 1, a 512-wide RNN layer and a 512-wide self-attention layer (8 heads) "
-              "each process the same 4,096-token sequence. The attention layer does 10× more arithmetic. "
-              "Which finishes first?"),
-    options={"rnn": "The RNN, by about 10×: it has a tenth of the work",
-             "same": "About the same",
-             "attn10": "Attention, by about 10×",
-             "attn100": "Attention, by about 100×"},
+    question=(
+        "On an H100 at batch 1, a 512-wide RNN layer and a 512-wide self-attention layer (8 heads) "
+        "each process the same 4,096-token sequence. The attention layer does 10× more arithmetic. "
+        "Which finishes first?"
+    ),
+    options={
+        "rnn": "The RNN, by about 10×: it has a tenth of the work",
+        "same": "About the same",
+        "attn10": "Attention, by about 10×",
+        "attn100": "Attention, by about 100×",
+    },
     answer="attn100",
     feedback={
         "rnn": "FLOPs are not time. The RNN's 4,096 steps run one after another, each paying its launches; "
-               "attention's 10× more arithmetic runs in a handful of wide, parallel kernels.",
+        "attention's 10× more arithmetic runs in a handful of wide, parallel kernels.",
         "same": "The two are bound by different things: the RNN by its 4,096-step chain, attention by "
-                "moving its score matrix. They differ by two orders of magnitude.",
+        "moving its score matrix. They differ by two orders of magnitude.",
         "attn10": "More than that: the RNN's chain costs about 8,200 kernel launches (40 ms), attention a few "
-                  "hundred microseconds, about 110× apart.",
+        "hundred microseconds, about 110× apart.",
         "attn100": "The chain of 4,096 steps costs about 41 ms of launches; attention's S² work is done in "
-                   "parallel in about 0.4 ms. Its quadratic cost only catches up at hundreds of thousands of "
-                   "tokens. The lead is a launch-cost effect: the part shows where it falls to 10×.",
+        "parallel in about 0.4 ms. Its quadratic cost only catches up at hundreds of thousands of "
+        "tokens. The lead is a launch-cost effect: the part shows where it falls to 10×.",
     },
     reveals=("by about 100×",),
 )
 
 TRANSFER_D = Prediction(
     question="Run the same 4,096-token comparison on the STM32H743 microcontroller instead of the H100. Which finishes first?",
-    options={"attn": "Attention, as on the H100: parallel beats serial everywhere",
-             "rnn": "The RNN: without wide parallel hardware, attention's extra arithmetic is paid in full",
-             "same": "About the same"},
+    options={
+        "attn": "Attention, as on the H100: parallel beats serial everywhere",
+        "rnn": "The RNN: without wide parallel hardware, attention's extra arithmetic is paid in full",
+        "same": "About the same",
+    },
     answer="rnn",
     feedback={
         "attn": "Parallelism only pays where the hardware is wide and each step is dominated by launch overhead. A "
-                "Cortex-M7 does its arithmetic one MAC at a time, so attention's S² work costs its full time.",
+        "Cortex-M7 does its arithmetic one MAC at a time, so attention's S² work costs its full time.",
         "rnn": "On the microcontroller the engine has the RNN ahead at every length: the chain's steps are cheap "
-               "there and attention's quadratic work is not hidden by parallel units. Pick the STM32H743 and read "
-               "the crossover card.",
+        "there and attention's quadratic work is not hidden by parallel units. Pick the STM32H743 and read "
+        "the crossover card.",
         "same": "The two scale differently (S against S²), so at 4,096 tokens they are far apart on any device.",
     },
     kind="transfer",
 )
-D_DEVICE = Choice("Device", {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX",
-                             "iPhone15Pro": "Mobile: iPhone 15 Pro", "STM32H743": "Tiny: STM32H743"}, "H100")
+D_DEVICE = Choice(
+    "Device",
+    {
+        "H100": "Cloud: H100",
+        "JetsonOrinNX": "Edge: Jetson Orin NX",
+        "iPhone15Pro": "Mobile: iPhone 15 Pro",
+        "STM32H743": "Tiny: STM32H743",
+    },
+    "H100",
+)
 D_WIDTH = Slider("Width d (hidden size = d_model)", 64, 1024, 512, step=64)
-D_RIVAL = Choice("Parallel rival", {"mha": "Self-attention layer", "block": "Transformer block (d_ff = 4d)"}, "mha")
+D_RIVAL = Choice(
+    "Parallel rival",
+    {"mha": "Self-attention layer", "block": "Transformer block (d_ff = 4d)"},
+    "mha",
+)
 D_FLASH = Toggle("FlashAttention in the rival (scores never stored)", False)
 D_LAUNCH = Choice("Launch cost per kernel", LAUNCH_OPTIONS, "device", inline=False)
 #: The lead PRED_D's answer turns on: "about 100x" rather than "about 10x".
@@ -498,11 +719,17 @@ def _pair(device: str, width: int, rival: str, flash: bool, seq: int, launch: st
     heads = max(1, width // HEAD_DIM)
     rnn = L.RNN(input_size=width, hidden_size=width, seq_len=seq)
     if rival == "block":
-        other = L.TransformerBlock(d_model=width, n_heads=heads, d_ff=4 * width, seq_len=seq, flash=flash)
+        other = L.TransformerBlock(
+            d_model=width, n_heads=heads, d_ff=4 * width, seq_len=seq, flash=flash
+        )
     else:
         other = L.MultiHeadAttention(d_model=width, n_heads=heads, seq_len=seq, flash=flash)
-    return (Engine.solve(rnn, dev, precision=prec, efficiency=EFFICIENCY),
-            Engine.solve(other, dev, precision=prec, efficiency=EFFICIENCY), other, rnn)
+    return (
+        Engine.solve(rnn, dev, precision=prec, efficiency=EFFICIENCY),
+        Engine.solve(other, dev, precision=prec, efficiency=EFFICIENCY),
+        other,
+        rnn,
+    )
 
 
 def _attn_slower(device, width, rival, flash, seq, launch="device") -> bool:
@@ -511,7 +738,9 @@ def _attn_slower(device, width, rival, flash, seq, launch="device") -> bool:
 
 
 @lru_cache(maxsize=256)
-def crossover(device: str, width: int, rival: str, flash: bool, launch: str = "device") -> int | None:
+def crossover(
+    device: str, width: int, rival: str, flash: bool, launch: str = "device"
+) -> int | None:
     """Smallest S in [S_MIN, S_MAX] at which the rival is no faster than the RNN (searched with the
     engine: doubling, then bisection). ``S_MIN`` when the rival never wins; ``None`` when it still
     wins at ``S_MAX``."""
@@ -543,71 +772,147 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
     grid = [2**k for k in range(4, 23)]
     pairs = [_pair(device, w, rival, f, n, launch) for n in grid]
 
-    fig = figure(f"RNN vs {rname} on the {dev.name} (d = {w}, batch 1, {prec.upper()})",
-                 "Sequence length S (tokens)", "Latency (s, log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=grid, y=[p[0].latency_s for p in pairs], name="RNN: S steps in order", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[p[1].latency_s for p in pairs],
-                             name=f"{rname}: S² work in parallel" + (" (FlashAttention)" if f else ""), mode="lines"))
+    fig = figure(
+        f"RNN vs {rname} on the {dev.name} (d = {w}, batch 1, {prec.upper()})",
+        "Sequence length S (tokens)",
+        "Latency (s, log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid, y=[p[0].latency_s for p in pairs], name="RNN: S steps in order", mode="lines"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[p[1].latency_s for p in pairs],
+            name=f"{rname}: S² work in parallel" + (" (FlashAttention)" if f else ""),
+            mode="lines",
+        )
+    )
     oom = [(n, p[1].latency_s) for n, p in zip(grid, pairs, strict=True) if not p[1].feasible]
     if oom:
-        fig.add_trace(go.Scatter(x=[n for n, _ in oom], y=[t for _, t in oom], name=f"{rname} out of memory",
-                                 mode="markers", marker=dict(symbol="x", size=9)))
+        fig.add_trace(
+            go.Scatter(
+                x=[n for n, _ in oom],
+                y=[t for _, t in oom],
+                name=f"{rname} out of memory",
+                mode="markers",
+                marker=dict(symbol="x", size=9),
+            )
+        )
     cross = crossover(device, w, rival, f, launch)
 
     r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF, launch)
     ratio = r_ref.latency_s / a_ref.latency_s
     flip = launch_cost_for_speedup(r_ref, a_ref, D_THRESHOLD)
     cards = [
-        Card(f"RNN at {S_REF:,} tokens", fmt_time(r_ref.latency_s), f"{bound_phrase(r_ref.bottleneck)} · "
-             f"{rnn_ref.kernels:,} kernels"),
-        Card(f"{rname.capitalize()} at {S_REF:,}", fmt_time(a_ref.latency_s), f"{bound_phrase(a_ref.bottleneck)} · "
-             f"{other_ref.kernels} kernels"),
-        Card("Work ratio (rival / RNN)", fmt_ratio(other_ref.flops() / rnn_ref.flops()), "FLOPs at 4,096 tokens"),
-        Card(f"Faster at {S_REF:,} tokens", rname if ratio > 1 else "RNN",
-             f"by {fmt_ratio(ratio if ratio > 1 else 1 / ratio)}", "ok" if ratio > 1 else "warn"),
+        Card(
+            f"RNN at {S_REF:,} tokens",
+            fmt_time(r_ref.latency_s),
+            f"{bound_phrase(r_ref.bottleneck)} · {rnn_ref.kernels:,} kernels",
+        ),
+        Card(
+            f"{rname.capitalize()} at {S_REF:,}",
+            fmt_time(a_ref.latency_s),
+            f"{bound_phrase(a_ref.bottleneck)} · {other_ref.kernels} kernels",
+        ),
+        Card(
+            "Work ratio (rival / RNN)",
+            fmt_ratio(other_ref.flops() / rnn_ref.flops()),
+            "FLOPs at 4,096 tokens",
+        ),
+        Card(
+            f"Faster at {S_REF:,} tokens",
+            rname if ratio > 1 else "RNN",
+            f"by {fmt_ratio(ratio if ratio > 1 else 1 / ratio)}",
+            "ok" if ratio > 1 else "warn",
+        ),
     ]
     if cross is None:
-        cards.append(Card("Crossover", f"beyond {S_MAX:,}", "the rival is faster over the whole range", "ok"))
-        verdict = (f"The {rname} stays faster up to {S_MAX:,} tokens: its quadratic work never catches up "
-                   f"with the RNN's {2 * dev.dispatch_tax.m_as('us'):g} µs of launches per step in this range.")
+        cards.append(
+            Card("Crossover", f"beyond {S_MAX:,}", "the rival is faster over the whole range", "ok")
+        )
+        verdict = (
+            f"The {rname} stays faster up to {S_MAX:,} tokens: its quadratic work never catches up "
+            f"with the RNN's {2 * dev.dispatch_tax.m_as('us'):g} µs of launches per step in this range."
+        )
     elif cross == S_MIN:
         cards.append(Card("Crossover", "none", "the RNN is faster at every length here", "warn"))
-        verdict = (f"On the {dev.name} the RNN wins at every length from {S_MIN} to {S_MAX:,} tokens: launches "
-                   f"are cheap next to arithmetic, and "
-                   f"the {rname}'s projections alone do more work per token than a recurrent step.")
+        verdict = (
+            f"On the {dev.name} the RNN wins at every length from {S_MIN} to {S_MAX:,} tokens: launches "
+            f"are cheap next to arithmetic, and "
+            f"the {rname}'s projections alone do more work per token than a recurrent step."
+        )
     else:
         r_x, a_x, _, _ = _pair(device, w, rival, f, cross, launch)
-        fig.add_vline(x=cross, line_dash="dot", annotation_text=f"crossover ≈ {cross:,}",
-                      annotation_position="top left")
-        fig.add_trace(go.Scatter(x=[cross], y=[a_x.latency_s], name="crossover", mode="markers",
-                                 marker=dict(size=13, symbol="diamond")))
+        fig.add_vline(
+            x=cross,
+            line_dash="dot",
+            annotation_text=f"crossover ≈ {cross:,}",
+            annotation_position="top left",
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[cross],
+                y=[a_x.latency_s],
+                name="crossover",
+                mode="markers",
+                marker=dict(size=13, symbol="diamond"),
+            )
+        )
         fits = "fit" if a_x.feasible else "do NOT fit"
-        cards.append(Card("Crossover length", f"{cross:,} tokens", f"its tensors {fits} in memory",
-                          "ok" if a_x.feasible else "bad"))
-        verdict = (f"The lines cross near {cross:,} tokens ({fmt_time(a_x.latency_s)} each); past that, the "
-                   f"{rname}'s S² work outgrows the RNN's chain, and there its live tensors {fits} in the "
-                   f"{dev.name}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}.")
-    cards.append(Card(f"Launch cost where the {rname}'s lead is {D_THRESHOLD:g}×",
-                      "none ≥ 0 µs" if flip is None else f"{flip * 1e6:,.2f} µs",
-                      f"at {S_REF:,} tokens; the lead {'shrinks below it' if flip is not None else 'never reaches it'}"))
+        cards.append(
+            Card(
+                "Crossover length",
+                f"{cross:,} tokens",
+                f"its tensors {fits} in memory",
+                "ok" if a_x.feasible else "bad",
+            )
+        )
+        verdict = (
+            f"The lines cross near {cross:,} tokens ({fmt_time(a_x.latency_s)} each); past that, the "
+            f"{rname}'s S² work outgrows the RNN's chain, and there its live tensors {fits} in the "
+            f"{dev.name}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}."
+        )
+    cards.append(
+        Card(
+            f"Launch cost where the {rname}'s lead is {D_THRESHOLD:g}×",
+            "none ≥ 0 µs" if flip is None else f"{flip * 1e6:,.2f} µs",
+            f"at {S_REF:,} tokens; the lead {'shrinks below it' if flip is not None else 'never reaches it'}",
+        )
+    )
     tax_us = dev.dispatch_tax.m_as("us")
     if flip is None:
-        flips = (f"No launch cost gives the {rname} a {D_THRESHOLD:g}× lead at {S_REF:,} tokens on this device.")
+        flips = f"No launch cost gives the {rname} a {D_THRESHOLD:g}× lead at {S_REF:,} tokens on this device."
     elif ratio <= 1:
-        flips = (f"Here the RNN leads; the {rname} would lead by {D_THRESHOLD:g}× only if each launch cost "
-                 f"{flip * 1e6:,.0f} µs.")
+        flips = (
+            f"Here the RNN leads; the {rname} would lead by {D_THRESHOLD:g}× only if each launch cost "
+            f"{flip * 1e6:,.0f} µs."
+        )
     else:
-        flips = (f"The lead rests on the launch cost ({tax_us:g} µs per kernel here): it would be {D_THRESHOLD:g}× at "
-                 f"{flip * 1e6:,.2f} µs per kernel, less below that.")
-    winner = f"the {rname} is {ratio:,.1f}× faster" if ratio > 1 else f"the RNN is {1 / ratio:,.1f}× faster"
-    summary = (f"At {S_REF:,} tokens the RNN takes {fmt_time(r_ref.latency_s)} and the {rname} "
-               f"{fmt_time(a_ref.latency_s)}: {winner}, while the {rname} does "
-               f"{other_ref.flops() / rnn_ref.flops():,.1f}× the FLOPs. " + verdict + " " + flips)
+        flips = (
+            f"The lead rests on the launch cost ({tax_us:g} µs per kernel here): it would be {D_THRESHOLD:g}× at "
+            f"{flip * 1e6:,.2f} µs per kernel, less below that."
+        )
+    winner = (
+        f"the {rname} is {ratio:,.1f}× faster"
+        if ratio > 1
+        else f"the RNN is {1 / ratio:,.1f}× faster"
+    )
+    summary = (
+        f"At {S_REF:,} tokens the RNN takes {fmt_time(r_ref.latency_s)} and the {rname} "
+        f"{fmt_time(a_ref.latency_s)}: {winner}, while the {rname} does "
+        f"{other_ref.flops() / rnn_ref.flops():,.1f}× the FLOPs. " + verdict + " " + flips
+    )
     peek = [
         "t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax   (per layer, batch 1)",
         f"RNN:   kernels = 1 + 2S, FLOPs = 2·S·(d² + d·d_in) = {fmt_count(rnn_ref.flops())} FLOPs at S = {S_REF:,}",
         f"rival: {other_ref.kernels} kernels, FLOPs = {fmt_count(other_ref.flops())} FLOPs "
-        "(projections 8·S·d², scores and context 4·S²·d" + (", FFN 16·S·d²)" if rival == "block" else ")"),
+        "(projections 8·S·d², scores and context 4·S²·d"
+        + (", FFN 16·S·d²)" if rival == "block" else ")"),
         f"peak = {dev.compute.peak(prec):~P} ({prec}, dense) × η = {EFFICIENCY:g}; BW = {dev.memory.bandwidth:~P}; "
         f"dispatch = {dev.dispatch_tax.m_as('us'):g} µs per kernel",
         f"heads = d / {HEAD_DIM}; crossover searched over S with the engine (doubling, then bisection)",
@@ -620,49 +925,58 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
 # ---------------------------------------------------------------------------------------------
 
 PRED_E = Prediction(
-    question=("A tanh RNN is trained with backpropagation through time over 100 steps. Its W_hh preserves the length "
-              "of every vector (gain 1). How much of the gradient at the last state reaches h_0?"),
+    question=(
+        "A tanh RNN is trained with backpropagation through time over 100 steps. Its W_hh preserves the length "
+        "of every vector (gain 1). How much of the gradient at the last state reaches h_0?"
+    ),
     options={
         "all": "All of it: W_hh preserves lengths, so the product of 100 steps does too",
         "vanish": "Almost nothing: each step also multiplies by diag(tanh′), below 1, so the product shrinks "
-                  "geometrically",
+        "geometrically",
         "explode": "It explodes: a product of 100 matrices always blows up",
         "state": "As much as the state holds: the state is O(d) at every step, so its gradient is too",
     },
     answer="vanish",
     feedback={
         "all": "Each step's Jacobian is diag(f′(z_t)) W_hh, not W_hh alone. tanh′ is at most 1 and about 0.5 on "
-               "average here, so 100 steps multiply the gradient by roughly 0.5^100.",
+        "average here, so 100 steps multiply the gradient by roughly 0.5^100.",
         "vanish": "J_t = diag(tanh′(z_t)) W_hh; with |W_hh v| = |v| the derivative factors alone, about 0.54 on "
-                  "average, compound over 100 steps to about 10⁻²¹. The same product as 6.4's deep network, with one "
-                  "matrix shared by every step: a plain RNN cannot learn across more than a few dozen steps.",
+        "average, compound over 100 steps to about 10⁻²¹. The same product as 6.4's deep network, with one "
+        "matrix shared by every step: a plain RNN cannot learn across more than a few dozen steps.",
         "explode": "A product explodes only when its factors expand; here W_hh preserves lengths and tanh′ ≤ 1 "
-                   "contracts them, so it vanishes. Raise the gain or use a linear recurrence to see it explode.",
+        "contracts them, so it vanishes. Raise the gain or use a linear recurrence to see it explode.",
         "state": "The state's size is O(d); the gradient's size is a product over time. Training also keeps every "
-                 "step's state (O(S·d)) to evaluate that product.",
+        "step's state (O(S·d)) to evaluate that product.",
     },
     reveals=("product shrinks geometrically",),
 )
 
 TRANSFER_E = Prediction(
-    question=("Give the state a path around W_hh, the way an LSTM's cell state does: h_t = h_(t−1) + α·tanh(W_hh "
-              "h_(t−1) + u_t). After the same 100 steps, how much of the gradient reaches h_0?"),
-    options={"vanish": "Still almost nothing: tanh′ still multiplies every step",
-             "survive": "An amount of order one or more: each step's Jacobian is now I + α·diag(tanh′) W_hh",
-             "zero": "Exactly none: the path bypasses the weights, so they get no gradient"},
+    question=(
+        "Give the state a path around W_hh, the way an LSTM's cell state does: h_t = h_(t−1) + α·tanh(W_hh "
+        "h_(t−1) + u_t). After the same 100 steps, how much of the gradient reaches h_0?"
+    ),
+    options={
+        "vanish": "Still almost nothing: tanh′ still multiplies every step",
+        "survive": "An amount of order one or more: each step's Jacobian is now I + α·diag(tanh′) W_hh",
+        "zero": "Exactly none: the path bypasses the weights, so they get no gradient",
+    },
     answer="survive",
     feedback={
         "vanish": "tanh′ now multiplies only the α-scaled branch; the identity term passes the gradient on "
-                  "unchanged, as in 6.4's residual blocks. Toggle the additive path and compare the curves.",
+        "unchanged, as in 6.4's residual blocks. Toggle the additive path and compare the curves.",
         "survive": "I + α·diag(tanh′) W_hh stays near the identity, so the product no longer decays geometrically "
-                   "(it can even grow, which is why LSTMs gate the path with a forget gate below 1).",
+        "(it can even grow, which is why LSTMs gate the path with a forget gate below 1).",
         "zero": "The path adds the identity to the Jacobian; the branch through W_hh still gets its own gradient.",
     },
     kind="transfer",
 )
 E_STEPS = Slider("Time steps S", 5, 200, 100, step=5)
-E_ACTIVATION = Choice("Activation", {"tanh": "tanh", "sigmoid": "sigmoid", "relu": "ReLU",
-                                     "linear": "linear (no activation)"}, "tanh")
+E_ACTIVATION = Choice(
+    "Activation",
+    {"tanh": "tanh", "sigmoid": "sigmoid", "relu": "ReLU", "linear": "linear (no activation)"},
+    "tanh",
+)
 E_GAIN = Slider("Gain of W_hh (it scales every direction by this)", 0.5, 2.0, 1.0, step=0.05)
 E_ADDITIVE = Toggle("Additive path around W_hh (h_t = h_(t−1) + α f(…), LSTM-like)", False)
 #: Width of the simulated state (small, so the pure-Python pass stays fast in the browser).
@@ -683,34 +997,72 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
     deep = G.simulate(n, E_WIDTH, activation, g)  # 6.4's network: a different matrix per layer
     fmax = G.max_derivative(activation)
     ts = list(range(n + 1))
-    fig = figure(f"Gradient reaching each state: {n}-step {activation} RNN, gain {g:g}", "Time step t (0 = h_0)",
-                 "‖∂L/∂h_t‖ (‖∂L/∂h_S‖ = 1, log scale)", log_y=True)
-    fig.add_trace(go.Scatter(x=ts, y=list(plain.grad_norms), name="plain: J_t = diag(f′) W_hh", mode="lines"))
-    fig.add_trace(go.Scatter(x=ts, y=list(path.grad_norms), name="additive path: J_t = I + α diag(f′) W_hh",
-                             mode="lines"))
-    fig.add_trace(go.Scatter(x=ts, y=[(g * fmax) ** (n - t) for t in ts], name=f"bound ({g:g} × max f′ {fmax:g})^(S − t)",
-                             mode="lines", line=dict(dash="dot")))
+    fig = figure(
+        f"Gradient reaching each state: {n}-step {activation} RNN, gain {g:g}",
+        "Time step t (0 = h_0)",
+        "‖∂L/∂h_t‖ (‖∂L/∂h_S‖ = 1, log scale)",
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(x=ts, y=list(plain.grad_norms), name="plain: J_t = diag(f′) W_hh", mode="lines")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=ts,
+            y=list(path.grad_norms),
+            name="additive path: J_t = I + α diag(f′) W_hh",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=ts,
+            y=[(g * fmax) ** (n - t) for t in ts],
+            name=f"bound ({g:g} × max f′ {fmax:g})^(S − t)",
+            mode="lines",
+            line=dict(dash="dot"),
+        )
+    )
     v_shown = G.flow_verdict(shown.first)
     cards = [
-        Card("Gradient at h_0", _sci(shown.first), f"it {v_shown}; ×{shown.per_step_factor:.3f} per step",
-             "ok" if v_shown == "survives" else "bad"),
-        Card("Mean |f′| per step", f"{plain.mean_derivative:.2f}", f"{activation}: at most {fmax:g}"),
-        Card("Other recurrence", _sci((plain if additive else path).first),
-             "plain" if additive else "with the additive path"),
-        Card("6.4's deep net, same depth", _sci(deep.first), "a different matrix per layer, same activation and gain"),
-        Card("Stored for BPTT", f"{n:,} states", f"O(S·d): {n:,} × {E_WIDTH} values, against {E_WIDTH} for inference"),
+        Card(
+            "Gradient at h_0",
+            _sci(shown.first),
+            f"it {v_shown}; ×{shown.per_step_factor:.3f} per step",
+            "ok" if v_shown == "survives" else "bad",
+        ),
+        Card(
+            "Mean |f′| per step", f"{plain.mean_derivative:.2f}", f"{activation}: at most {fmax:g}"
+        ),
+        Card(
+            "Other recurrence",
+            _sci((plain if additive else path).first),
+            "plain" if additive else "with the additive path",
+        ),
+        Card(
+            "6.4's deep net, same depth",
+            _sci(deep.first),
+            "a different matrix per layer, same activation and gain",
+        ),
+        Card(
+            "Stored for BPTT",
+            f"{n:,} states",
+            f"O(S·d): {n:,} × {E_WIDTH} values, against {E_WIDTH} for inference",
+        ),
     ]
-    summary = (f"Backpropagating through {n} steps of a {activation} RNN with gain {g:g}: the plain recurrence hands "
-               f"{_sci(plain.first)} of the gradient to h_0 (it {G.flow_verdict(plain.first)}); each step multiplies by "
-               f"diag(f′) W_hh, with |f′| averaging {plain.mean_derivative:.2f}. With an additive path around W_hh, "
-               f"{_sci(path.first)} arrives (it {G.flow_verdict(path.first)}). The product is the one 6.4 studied "
-               f"through depth, where the same settings leave {_sci(deep.first)}: that stack is fed once and its "
-               "activations shrink toward zero, where f′ is largest, while an RNN takes a new input at every step "
-               "that keeps its units where f′ is smaller.")
+    summary = (
+        f"Backpropagating through {n} steps of a {activation} RNN with gain {g:g}: the plain recurrence hands "
+        f"{_sci(plain.first)} of the gradient to h_0 (it {G.flow_verdict(plain.first)}); each step multiplies by "
+        f"diag(f′) W_hh, with |f′| averaging {plain.mean_derivative:.2f}. With an additive path around W_hh, "
+        f"{_sci(path.first)} arrives (it {G.flow_verdict(path.first)}). The product is the one 6.4 studied "
+        f"through depth, where the same settings leave {_sci(deep.first)}: that stack is fed once and its "
+        "activations shrink toward zero, where f′ is largest, while an RNN takes a new input at every step "
+        "that keeps its units where f′ is smaller."
+    )
     peek = [
         "∂L/∂h_0 = ∂L/∂h_S · Π_t J_t,   J_t = ∂h_t/∂h_(t−1) = diag(f′(z_t)) W_hh   (z_t = W_hh h_(t−1) + u_t)",
         f"‖J_t v‖ ≤ gain × max f′ × ‖v‖ = {g:g} × {fmax:g}, so ≤ ({g:g} × {fmax:g})^{n} = {_sci((g * fmax) ** n)}",
-        f"simulated: {_sci(plain.first)} (plain), {_sci(path.first)} (additive, α = 1/√S = {1 / n ** 0.5:.3f})",
+        f"simulated: {_sci(plain.first)} (plain), {_sci(path.first)} (additive, α = 1/√S = {1 / n**0.5:.3f})",
         f"state: {E_WIDTH} units, W_hh = gain × one seeded orthogonal matrix, seeded inputs u_t",
         f"verdict: vanishes below {G.VANISH_BELOW:g}, explodes above {G.EXPLODE_ABOVE:g}× (mlsysim.gradients)",
     ]

@@ -49,8 +49,11 @@ S_NAPKIN, NAPKIN_HEADS, NAPKIN_LAYERS = 100_000, 12, 32  # Napkin Math 6.1 (L930
 #: Model shapes (d_model, heads): Napkin 6.1's 12 heads at GPT-2 small's width (L937, L1028);
 #: GPT-2 XL as drawn in Figure 14 (L1113); the 7B shape of the KV-cache footnote (L1105).
 SHAPES = {"napkin": (768, 12), "gpt2xl": (1600, 25), "7b": (4096, 32)}
-SHAPE_LABELS = {"napkin": "12 heads, d = 768 (Napkin 6.1)", "gpt2xl": "25 heads, d = 1,600 (GPT-2 XL, Fig. 14)",
-                "7b": "32 heads, d = 4,096 (7B class)"}
+SHAPE_LABELS = {
+    "napkin": "12 heads, d = 768 (Napkin 6.1)",
+    "gpt2xl": "25 heads, d = 1,600 (GPT-2 XL, Fig. 14)",
+    "7b": "32 heads, d = 4,096 (7B class)",
+}
 #: Figure 14's device is unnamed (L1113). 80 GB (the H100/A100 capacity in the registry) gives
 #: 40,000 tokens; reading the capacity as 80 GiB gives the 41,000 the figure quotes.
 FIG14_CAPACITY_GIB = Q_(80, "GiB")
@@ -67,25 +70,33 @@ def _att(shape: str, seq: int, flash: bool = False) -> L.Attention:
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("An attention head with sequence length S = 512 and head dimension d_head = 64 computes its "
-              "query-key scores QKᵀ. How many multiply-accumulates is that (softmax and the value "
-              "product excluded)?"),
-    options={"32k": "32,768 (512 × 64)", "262k": "262,144 (512 × 512)",
-             "1m": "1,048,576 (512 × 512 × 4)", "16.8m": "16,777,216 (512 × 512 × 64)"},
+    question=(
+        "An attention head with sequence length S = 512 and head dimension d_head = 64 computes its "
+        "query-key scores QKᵀ. How many multiply-accumulates is that (softmax and the value "
+        "product excluded)?"
+    ),
+    options={
+        "32k": "32,768 (512 × 64)",
+        "262k": "262,144 (512 × 512)",
+        "1m": "1,048,576 (512 × 512 × 4)",
+        "16.8m": "16,777,216 (512 × 512 × 64)",
+    },
     answer="16.8m",
     feedback={
         "32k": "That is one query row against the d_head features: a single projection row, not the S × S grid "
-               "of scores.",
+        "of scores.",
         "262k": "That counts the scores (512² entries) but each one is a 64-term dot product: multiply by d_head.",
         "1m": "The 4 has no source: each of the 512 × 512 scores costs d_head = 64 MACs.",
         "16.8m": "S × S scores × d_head MACs each = 512 × 512 × 64 = 16.8 M MACs; the value product PV costs "
-                 "another 16.8 M.",
+        "another 16.8 M.",
     },
-    reveals=('16,777,216', '16.8 M MACs'),
+    reveals=("16,777,216", "16.8 M MACs"),
 )
 A_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
 A_D_HEAD = Slider("Head dimension d_head", 16, 256, 64, step=16)
-A_PRECISION = Choice("Score precision", {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "fp8": "FP8 (1 B)"}, "fp16")
+A_PRECISION = Choice(
+    "Score precision", {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "fp8": "FP8 (1 B)"}, "fp16"
+)
 
 
 def head_gemms(seq: int, d_head: int) -> tuple[L.Dense, L.Dense]:
@@ -105,32 +116,72 @@ def part_a(seq: int, d_head: int, precision: str) -> View:
     score_b = head.score_bytes(1, precision)
     grid = [128 * 2**k for k in range(7)]
 
-    fig = figure(f"One head: score GEMM and score matrix vs S (d_head = {dh})", "Sequence length S",
-                 "MACs or bytes (log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=grid, y=[head_gemms(n, dh)[0].macs() for n in grid], name="QKᵀ MACs", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[L.Attention(d_model=dh, n_heads=1, seq_len=n).score_bytes(1, precision)
-                                        for n in grid], name=f"score bytes ({precision.upper()})", mode="lines"))
-    fig.add_trace(go.Scatter(x=[s, s], y=[qk.macs(), score_b], name="your setting", mode="markers",
-                             marker=dict(size=12, symbol="diamond")))
+    fig = figure(
+        f"One head: score GEMM and score matrix vs S (d_head = {dh})",
+        "Sequence length S",
+        "MACs or bytes (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid, y=[head_gemms(n, dh)[0].macs() for n in grid], name="QKᵀ MACs", mode="lines"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[
+                L.Attention(d_model=dh, n_heads=1, seq_len=n).score_bytes(1, precision)
+                for n in grid
+            ],
+            name=f"score bytes ({precision.upper()})",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[s, s],
+            y=[qk.macs(), score_b],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=12, symbol="diamond"),
+        )
+    )
     ch_macs = head_gemms(S_LISTING7, D_HEAD_LISTING7)[0].macs()
     ch_bytes = L.Attention(d_model=HEAD_DIM, n_heads=1, seq_len=S_SELF).score_bytes(1, PRECISION)
-    fig.add_trace(go.Scatter(x=[S_LISTING7, S_SELF], y=[ch_macs, ch_bytes], name="chapter: 16.8 M MACs; 33.6 MB",
-                             mode="markers", marker=dict(size=10, symbol="x")))
+    fig.add_trace(
+        go.Scatter(
+            x=[S_LISTING7, S_SELF],
+            y=[ch_macs, ch_bytes],
+            name="chapter: 16.8 M MACs; 33.6 MB",
+            mode="markers",
+            marker=dict(size=10, symbol="x"),
+        )
+    )
 
     scale = math.sqrt(head.d_head)
     cards = [
         Card("Scores per head", fmt_count(head.score_elements), f"{s:,} × {s:,}"),
         Card("QKᵀ MACs", fmt_count(qk.macs()), f"S² × d_head = {s:,}² × {dh}"),
         Card("PV MACs", fmt_count(pv.macs()), "the same again for the values"),
-        Card("Score matrix", fmt_bytes(score_b), f"{precision.upper()}, one head, one layer",
-             "warn" if score_b > 10**7 else ""),
-        Card("Score scale", f"1/{scale:,.2f}", f"1/√d_head: a {dh}-term dot product spreads as √{dh}"),
+        Card(
+            "Score matrix",
+            fmt_bytes(score_b),
+            f"{precision.upper()}, one head, one layer",
+            "warn" if score_b > 10**7 else "",
+        ),
+        Card(
+            "Score scale", f"1/{scale:,.2f}", f"1/√d_head: a {dh}-term dot product spreads as √{dh}"
+        ),
     ]
-    summary = (f"Each of the {s:,} queries is scored against all {s:,} keys, and each score is a {dh}-term dot "
-               f"product: QKᵀ costs {qk.macs():,} MACs and PV as many again ({head.macs():,} MACs in all, "
-               f"{head.flops():,} FLOPs at 1 MAC = 2 FLOPs). Kept in {precision.upper()}, the {s:,} × {s:,} "
-               f"matrix takes {fmt_bytes(score_b)} for this one head. Dividing by √d_head = {scale:,.2f} only "
-               f"keeps the scores' size in check before softmax; it changes neither count.")
+    summary = (
+        f"Each of the {s:,} queries is scored against all {s:,} keys, and each score is a {dh}-term dot "
+        f"product: QKᵀ costs {qk.macs():,} MACs and PV as many again ({head.macs():,} MACs in all, "
+        f"{head.flops():,} FLOPs at 1 MAC = 2 FLOPs). Kept in {precision.upper()}, the {s:,} × {s:,} "
+        f"matrix takes {fmt_bytes(score_b)} for this one head. Dividing by √d_head = {scale:,.2f} only "
+        f"keeps the scores' size in check before softmax; it changes neither count."
+    )
     peek = [
         f"QKᵀ MACs = S × S × d_head = {s:,} × {s:,} × {dh} = {qk.macs():,}",
         f"PV  MACs = S × S × d_head = {pv.macs():,}   (core total: {head.macs():,})",
@@ -146,21 +197,27 @@ def part_a(seq: int, d_head: int, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("One layer with 12 heads keeps 402.7 MB of FP16 scores at 4,096 tokens. Doubling the context "
-              "to 8,192 tokens multiplies the score memory and the score FLOPs by…"),
-    options={"2x2x": "2× and 2×", "4x4x": "4× and 4×", "4x2x": "4× memory, 2× FLOPs",
-             "2x4x": "2× memory, 4× FLOPs"},
+    question=(
+        "One layer with 12 heads keeps 402.7 MB of FP16 scores at 4,096 tokens. Doubling the context "
+        "to 8,192 tokens multiplies the score memory and the score FLOPs by…"
+    ),
+    options={
+        "2x2x": "2× and 2×",
+        "4x4x": "4× and 4×",
+        "4x2x": "4× memory, 2× FLOPs",
+        "2x4x": "2× memory, 4× FLOPs",
+    },
     answer="4x4x",
     feedback={
         "2x2x": "That would be true of anything computed per token (the KV cache, the projections). Every "
-                "query scores every key: S × S entries, so 2S gives 4× both stored scores and their MACs.",
+        "query scores every key: S × S entries, so 2S gives 4× both stored scores and their MACs.",
         "4x4x": "(2S)² = 4S²: 402.7 MB → 1.61 GB per layer, and 32 retained layers go from 12.9 GB to "
-                "51.5 GB. The QKᵀ and PV MACs grow the same 4×.",
+        "51.5 GB. The QKᵀ and PV MACs grow the same 4×.",
         "4x2x": "The FLOPs are S² × d too: each stored score cost d_head MACs to produce, so they grow "
-                "together.",
+        "together.",
         "2x4x": "Storage counts the same S × S entries the FLOPs produce: both quadruple.",
     },
-    reveals=('4× and 4×', '4× memory and 4× FLOPs'),
+    reveals=("4× and 4×", "4× memory and 4× FLOPs"),
 )
 B_SEQ = Slider("Context S (tokens)", 512, 131072, 4096, step=512)
 B_HEADS = Slider("Attention heads", 1, 64, 12)
@@ -178,38 +235,84 @@ def part_b(seq: int, heads: int, layers: int) -> View:
     grid = sorted({512 * 2**k for k in range(9)} | {S_NAPKIN})
 
     def layer_bytes(n, heads_=h):
-        return L.Attention(d_model=heads_ * HEAD_DIM, n_heads=heads_, seq_len=n).score_bytes(1, PRECISION)
+        return L.Attention(d_model=heads_ * HEAD_DIM, n_heads=heads_, seq_len=n).score_bytes(
+            1, PRECISION
+        )
 
-    fig = figure(f"FP16 score memory vs context ({h} heads)", "Context S (tokens)", "Bytes (log scale)",
-                 log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=grid, y=[layer_bytes(n) for n in grid], name="one layer", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[n_layers * layer_bytes(n) for n in grid], name=f"{n_layers} layers kept",
-                             mode="lines", line=dict(dash="dash")))
-    fig.add_trace(go.Scatter(x=[s], y=[score_b], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig = figure(
+        f"FP16 score memory vs context ({h} heads)",
+        "Context S (tokens)",
+        "Bytes (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(x=grid, y=[layer_bytes(n) for n in grid], name="one layer", mode="lines")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[n_layers * layer_bytes(n) for n in grid],
+            name=f"{n_layers} layers kept",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[s],
+            y=[score_b],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     ch = [S_SELF, S_DOUBLE, S_NAPKIN]
-    fig.add_trace(go.Scatter(x=ch, y=[layer_bytes(n, SELF_HEADS) for n in ch],
-                             name="chapter, 12 heads: 402.7 MB, 1.61 GB, 240 GB", mode="markers",
-                             marker=dict(size=10, symbol="x")))
+    fig.add_trace(
+        go.Scatter(
+            x=ch,
+            y=[layer_bytes(n, SELF_HEADS) for n in ch],
+            name="chapter, 12 heads: 402.7 MB, 1.61 GB, 240 GB",
+            mode="markers",
+            marker=dict(size=10, symbol="x"),
+        )
+    )
     memory_lines(fig, [Hardware.get("H100"), Hardware.get("JetsonOrinNX")], unit="B")
 
     h100 = Hardware.get("H100").memory.capacity.m_as("B")
     kept = n_layers * score_b
     cards = [
-        Card("One layer's scores", fmt_bytes(score_b), f"{h} × {s:,}² × 2 B", "bad" if score_b > h100 else ""),
-        Card(f"{n_layers} layers kept", fmt_bytes(kept), "what naive training retains for backward",
-             "bad" if kept > h100 else "warn"),
-        Card(f"At {2 * s:,} tokens", fmt_bytes(dbl.score_bytes(1, PRECISION), 2),
-             f"{fmt_ratio(dbl.score_bytes(1, PRECISION) / score_b, 0)} the memory"),
-        Card("Score GFLOP per layer", f"{att.flops() / 1e9:,.1f} → {dbl.flops() / 1e9:,.1f}",
-             f"{fmt_ratio(dbl.flops() / att.flops(), 0)} at 2S (QKᵀ + PV)"),
+        Card(
+            "One layer's scores",
+            fmt_bytes(score_b),
+            f"{h} × {s:,}² × 2 B",
+            "bad" if score_b > h100 else "",
+        ),
+        Card(
+            f"{n_layers} layers kept",
+            fmt_bytes(kept),
+            "what naive training retains for backward",
+            "bad" if kept > h100 else "warn",
+        ),
+        Card(
+            f"At {2 * s:,} tokens",
+            fmt_bytes(dbl.score_bytes(1, PRECISION), 2),
+            f"{fmt_ratio(dbl.score_bytes(1, PRECISION) / score_b, 0)} the memory",
+        ),
+        Card(
+            "Score GFLOP per layer",
+            f"{att.flops() / 1e9:,.1f} → {dbl.flops() / 1e9:,.1f}",
+            f"{fmt_ratio(dbl.flops() / att.flops(), 0)} at 2S (QKᵀ + PV)",
+        ),
     ]
     napkin = L.Attention(d_model=NAPKIN_HEADS * HEAD_DIM, n_heads=NAPKIN_HEADS, seq_len=S_NAPKIN)
-    summary = (f"At {s:,} tokens and {h} heads one layer's FP16 scores take {fmt_bytes(score_b)}; keeping "
-               f"{n_layers} layers for the backward pass takes {fmt_bytes(kept)}. Doubling to {2 * s:,} tokens "
-               f"makes both {dbl.score_elements // att.score_elements}× larger, and the score FLOPs too. At "
-               f"Napkin Math 6.1's 100,000 tokens (12 heads) one layer needs "
-               f"{fmt_bytes(napkin.score_bytes(1, PRECISION), 0)}.")
+    summary = (
+        f"At {s:,} tokens and {h} heads one layer's FP16 scores take {fmt_bytes(score_b)}; keeping "
+        f"{n_layers} layers for the backward pass takes {fmt_bytes(kept)}. Doubling to {2 * s:,} tokens "
+        f"makes both {dbl.score_elements // att.score_elements}× larger, and the score FLOPs too. At "
+        f"Napkin Math 6.1's 100,000 tokens (12 heads) one layer needs "
+        f"{fmt_bytes(napkin.score_bytes(1, PRECISION), 0)}."
+    )
     peek = [
         f"scores/layer = heads × S² × 2 B = {h} × {s:,}² × 2 = {score_b:,} B = {fmt_bytes(score_b)}",
         f"kept layers  = {n_layers} × {fmt_bytes(score_b)} = {fmt_bytes(kept)}",
@@ -254,39 +357,65 @@ def longest_live(shape: str, device: str, flash: bool) -> int:
     """Longest context for which the engine finds the attention core's live tensors (Q, K, V, the
     output and, unless tiled, logits and probabilities) feasible on ``device``."""
     dev = Hardware.get(device)
-    return largest_fitting(lambda s: Engine.solve(_att(shape, s, flash), dev, precision=PRECISION).feasible)
+    return largest_fitting(
+        lambda s: Engine.solve(_att(shape, s, flash), dev, precision=PRECISION).feasible
+    )
 
 
 def figure14_check() -> dict[str, int]:
     """Figure 14's claim recomputed: GPT-2 XL's shape (25 heads), FP16, one layer's scores."""
     gb80 = Hardware.get("H100").memory.capacity.m_as("B")
-    return {"gb": longest_scores("gpt2xl", gb80), "gib": longest_scores("gpt2xl", FIG14_CAPACITY_GIB.m_as("B")),
-            "quoted_bytes": _att("gpt2xl", FIG14_QUOTED).score_bytes(1, PRECISION)}
+    return {
+        "gb": longest_scores("gpt2xl", gb80),
+        "gib": longest_scores("gpt2xl", FIG14_CAPACITY_GIB.m_as("B")),
+        "quoted_bytes": _att("gpt2xl", FIG14_QUOTED).score_bytes(1, PRECISION),
+    }
 
 
 PRED_C = Prediction(
-    question=("Napkin Math 6.1: at 100,000 tokens one 12-head layer's FP16 scores take 240 GB. What is the "
-              "longest context whose one-layer scores fit in an 80 GB H100?"),
-    options={"33k": "About 33,000 tokens (80/240 of 100,000)", "58k": "About 58,000 tokens",
-             "100k": "All 100,000: the 240 GB is split across 12 heads", "10k": "About 10,000 tokens"},
+    question=(
+        "Napkin Math 6.1: at 100,000 tokens one 12-head layer's FP16 scores take 240 GB. What is the "
+        "longest context whose one-layer scores fit in an 80 GB H100?"
+    ),
+    options={
+        "33k": "About 33,000 tokens (80/240 of 100,000)",
+        "58k": "About 58,000 tokens",
+        "100k": "All 100,000: the 240 GB is split across 12 heads",
+        "10k": "About 10,000 tokens",
+    },
     answer="58k",
     feedback={
         "33k": "That scales the context linearly with memory. Memory grows as S², so S grows as the square "
-               "root: √(80/240) × 100,000 ≈ 57,700.",
+        "root: √(80/240) × 100,000 ≈ 57,700.",
         "58k": "Memory ∝ S², so the context that fits scales as √memory: √(80/240) × 100,000 ≈ 57,735 tokens, "
-               "which the search below finds.",
+        "which the search below finds.",
         "100k": "All 12 heads run in the same layer at the same time and their scores are live together: the "
-                "layer needs the whole 240 GB.",
+        "layer needs the whole 240 GB.",
         "10k": "Too pessimistic: a third of the memory still allows √(1/3) ≈ 58% of the context, not a tenth.",
     },
-    reveals=('57,735', '58,000', 'square root of the memory'),
+    reveals=("57,735", "58,000", "square root of the memory"),
 )
-C_DEVICE = Choice("Device", {"H100": "Cloud: H100 (80 GB)", "A100_40GB": "Cloud: A100 40GB",
-                             "JetsonOrinNX": "Edge: Jetson Orin NX (16 GB)", "iPhone15Pro": "Mobile: iPhone 15 Pro (8 GB)"},
-                  "H100", inline=False)
+C_DEVICE = Choice(
+    "Device",
+    {
+        "H100": "Cloud: H100 (80 GB)",
+        "A100_40GB": "Cloud: A100 40GB",
+        "JetsonOrinNX": "Edge: Jetson Orin NX (16 GB)",
+        "iPhone15Pro": "Mobile: iPhone 15 Pro (8 GB)",
+    },
+    "H100",
+    inline=False,
+)
 C_SHAPE = Choice("Model shape", SHAPE_LABELS, "napkin", inline=False)
-C_WHAT = Choice("What must fit", {"scores": "One layer's score matrix (Figure 14's test)",
-                                  "live": "All of one attention core's live tensors (engine)"}, "scores", inline=False)
+C_WHAT = Choice(
+    "What must fit",
+    {
+        "scores": "One layer's score matrix (Figure 14's test)",
+        "live": "All of one attention core's live tensors (engine)",
+    },
+    "scores",
+    inline=False,
+)
 
 
 def part_c(device: str, shape: str, what: str) -> View:
@@ -300,45 +429,107 @@ def part_c(device: str, shape: str, what: str) -> View:
     fig14 = figure14_check()
 
     grid = [1024 * 2**k for k in range(9)]
-    fig = figure(f"When one layer outgrows the {dev.name} ({h} heads, FP16)", "Context S (tokens)",
-                 "Bytes (log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=grid, y=[_att(shape, n).score_bytes(1, PRECISION) for n in grid],
-                             name="one layer's score matrix", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[Engine.solve(_att(shape, n), dev, precision=PRECISION).memory_footprint_bytes
-                                        for n in grid], name="core's live tensors (engine)", mode="lines",
-                             line=dict(dash="dash")))
+    fig = figure(
+        f"When one layer outgrows the {dev.name} ({h} heads, FP16)",
+        "Context S (tokens)",
+        "Bytes (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[_att(shape, n).score_bytes(1, PRECISION) for n in grid],
+            name="one layer's score matrix",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[
+                Engine.solve(_att(shape, n), dev, precision=PRECISION).memory_footprint_bytes
+                for n in grid
+            ],
+            name="core's live tensors (engine)",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
     memory_lines(fig, [dev], unit="B")
-    at_best = (_att(shape, best).score_bytes(1, PRECISION) if what == "scores"
-               else Engine.solve(_att(shape, best), dev, precision=PRECISION).memory_footprint_bytes) if best else 0
+    at_best = (
+        (
+            _att(shape, best).score_bytes(1, PRECISION)
+            if what == "scores"
+            else Engine.solve(_att(shape, best), dev, precision=PRECISION).memory_footprint_bytes
+        )
+        if best
+        else 0
+    )
     if best:
-        fig.add_trace(go.Scatter(x=[best], y=[at_best], name=f"longest that fits: {best:,}", mode="markers",
-                                 marker=dict(size=13, symbol="diamond")))
+        fig.add_trace(
+            go.Scatter(
+                x=[best],
+                y=[at_best],
+                name=f"longest that fits: {best:,}",
+                mode="markers",
+                marker=dict(size=13, symbol="diamond"),
+            )
+        )
     if shape == "gpt2xl":
-        fig.add_hline(y=FIG14_CAPACITY_GIB.m_as("B"), line_dash="dot",
-                      annotation_text="80 GiB: the reading that gives Figure 14's 41,000",
-                      annotation_position="bottom right")
+        fig.add_hline(
+            y=FIG14_CAPACITY_GIB.m_as("B"),
+            line_dash="dot",
+            annotation_text="80 GiB: the reading that gives Figure 14's 41,000",
+            annotation_position="bottom right",
+        )
 
-    what_txt = ("one layer's score matrix fits" if what == "scores"
-                else "the core's live tensors (Q, K, V, output, logits, probabilities) fit")
+    what_txt = (
+        "one layer's score matrix fits"
+        if what == "scores"
+        else "the core's live tensors (Q, K, V, output, logits, probabilities) fit"
+    )
     cards = [
-        Card("Longest context that fits", f"{best:,} tokens",
-             f"{'scores' if what == 'scores' else 'live tensors'} ≤ {fmt_bytes(cap)}", "warn"),
-        Card("Same core, FlashAttention", f"{flash_best:,} tokens", "live tensors only: no S × S storage", "ok"),
-        Card("Figure 14 (GPT-2 XL, 25 heads)", f"{fig14['gb']:,} / {fig14['gib']:,}",
-             "longest S for 80 GB / 80 GiB; chapter: near 41,000", "bad"),
-        Card("41,000 tokens, one layer", fmt_bytes(fig14["quoted_bytes"], 2), "already over 80 GB", "bad"),
+        Card(
+            "Longest context that fits",
+            f"{best:,} tokens",
+            f"{'scores' if what == 'scores' else 'live tensors'} ≤ {fmt_bytes(cap)}",
+            "warn",
+        ),
+        Card(
+            "Same core, FlashAttention",
+            f"{flash_best:,} tokens",
+            "live tensors only: no S × S storage",
+            "ok",
+        ),
+        Card(
+            "Figure 14 (GPT-2 XL, 25 heads)",
+            f"{fig14['gb']:,} / {fig14['gib']:,}",
+            "longest S for 80 GB / 80 GiB; chapter: near 41,000",
+            "bad",
+        ),
+        Card(
+            "41,000 tokens, one layer",
+            fmt_bytes(fig14["quoted_bytes"], 2),
+            "already over 80 GB",
+            "bad",
+        ),
     ]
-    summary = (f"With {h} heads (d = {d:,}) in FP16, {what_txt} the {dev.name}'s {fmt_bytes(cap)} up to "
-               f"{best:,} tokens; one token more and it does not. The edge sits at √capacity because memory "
-               f"grows as S². Figure 14 puts GPT-2 XL's edge 'near 41,000 tokens': with 80 GB it is "
-               f"{fig14['gb']:,}, and 41,000 tokens already need {fmt_bytes(fig14['quoted_bytes'], 2)}; "
-               f"the figure's number holds only for 80 GiB ({fig14['gib']:,}).")
+    summary = (
+        f"With {h} heads (d = {d:,}) in FP16, {what_txt} the {dev.name}'s {fmt_bytes(cap)} up to "
+        f"{best:,} tokens; one token more and it does not. The edge sits at √capacity because memory "
+        f"grows as S². Figure 14 puts GPT-2 XL's edge 'near 41,000 tokens': with 80 GB it is "
+        f"{fig14['gb']:,}, and 41,000 tokens already need {fmt_bytes(fig14['quoted_bytes'], 2)}; "
+        f"the figure's number holds only for 80 GiB ({fig14['gib']:,})."
+    )
     peek = [
-        f"fits(S): heads × S² × 2 B ≤ capacity = {cap:,.0f} B" if what == "scores" else
-        f"fits(S): Engine.solve(Attention(S)).feasible, live = (Q+K+V+O) + 2 × heads × S², × 2 B ≤ {cap:,.0f} B",
+        f"fits(S): heads × S² × 2 B ≤ capacity = {cap:,.0f} B"
+        if what == "scores"
+        else f"fits(S): Engine.solve(Attention(S)).feasible, live = (Q+K+V+O) + 2 × heads × S², × 2 B ≤ {cap:,.0f} B",
         f"search: double S until it does not fit, then bisect → S = {best:,}",
         f"check:  {h} × {best:,}² × 2 = {_att(shape, best).score_bytes(1, PRECISION) if best else 0:,} B (fits); "
-        f"{h} × {best + 1:,}² × 2 = {_att(shape, best + 1).score_bytes(1, PRECISION):,} B" + ("" if what == "scores" else " (scores alone)"),
+        f"{h} × {best + 1:,}² × 2 = {_att(shape, best + 1).score_bytes(1, PRECISION):,} B"
+        + ("" if what == "scores" else " (scores alone)"),
         f"Figure 14: 25 × S² × 2 B ≤ 80 GB → {fig14['gb']:,};  ≤ 80 GiB (85.9 GB) → {fig14['gib']:,}",
         "GB = 1e9 B, GiB = 2^30 B: the 7% between them is the 40,000 vs 41,448 gap",
     ]
@@ -350,27 +541,34 @@ def part_c(device: str, shape: str, what: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question=("True or false: IO-aware algorithms like FlashAttention reduce dense self-attention from O(S²) "
-              "to O(S) floating-point operations."),
-    options={"true": "True: tiling makes attention linear in S",
-             "false_bytes": "False: the FLOPs stay O(S²); it stops storing and re-reading the S × S scores",
-             "false_sparse": "False: it skips small scores, so it is approximate, not linear"},
+    question=(
+        "True or false: IO-aware algorithms like FlashAttention reduce dense self-attention from O(S²) "
+        "to O(S) floating-point operations."
+    ),
+    options={
+        "true": "True: tiling makes attention linear in S",
+        "false_bytes": "False: the FLOPs stay O(S²); it stops storing and re-reading the S × S scores",
+        "false_sparse": "False: it skips small scores, so it is approximate, not linear",
+    },
     answer="false_bytes",
     feedback={
         "true": "Tiling changes where the scores live, not how many are computed: every query still meets "
-                "every key, S² dot products. What drops to O(S) is the memory the kernel keeps.",
+        "every key, S² dot products. What drops to O(S) is the memory the kernel keeps.",
         "false_bytes": "Exact tiled attention computes all S² scores block by block in on-chip SRAM with an "
-                       "online softmax, so the FLOPs are identical while the bytes moved and the live memory "
-                       "lose their S² term.",
+        "online softmax, so the FLOPs are identical while the bytes moved and the live memory "
+        "lose their S² term.",
         "false_sparse": "Right verdict, wrong mechanism: FlashAttention is exact. Sparse attention is the "
-                        "family that skips scores.",
+        "family that skips scores.",
     },
-    reveals=('FLOPs stay O(S²)',),
+    reveals=("FLOPs stay O(S²)",),
 )
 D_SEQ = Slider("Context S (tokens)", 1024, 131072, 8192, step=1024)
 D_SHAPE = Choice("Model shape", SHAPE_LABELS, "napkin", inline=False)
-D_DEVICE = Choice("Device", {"H100": "Cloud: H100", "A100": "Cloud: A100", "JetsonOrinNX": "Edge: Jetson Orin NX"},
-                  "H100")
+D_DEVICE = Choice(
+    "Device",
+    {"H100": "Cloud: H100", "A100": "Cloud: A100", "JetsonOrinNX": "Edge: Jetson Orin NX"},
+    "H100",
+)
 D_FLASH = Toggle("Run FlashAttention (tiled; scores never stored)", False)
 #: Query rows per tile: FlashAttention-2 uses blocks of 64 or 128 rows (Dao 2023, "FlashAttention-2",
 #: Sec. 3.3, https://arxiv.org/abs/2307.08691). Each tile streams all of K and V unless the cache keeps them.
@@ -391,38 +589,89 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
     mine = fl if f else std
     grid = [1024 * 2**k for k in range(8)]
 
-    fig = figure(f"Attention core on the {dev.name}: the two terms of the roofline", "Context S (tokens)",
-                 "Time (s, log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=grid, y=[_solve(shape, n, False, device).latency_compute_s for n in grid],
-                             name="compute term (both kernels)", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[_solve(shape, n, False, device).latency_memory_s for n in grid],
-                             name="memory term, scores materialized", mode="lines"))
-    fig.add_trace(go.Scatter(x=grid, y=[_solve(shape, n, True, device).latency_memory_s for n in grid],
-                             name="memory term, FlashAttention", mode="lines", line=dict(dash="dash")))
-    fig.add_trace(go.Scatter(x=[s], y=[mine.latency_s], name="your kernel: total latency", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig = figure(
+        f"Attention core on the {dev.name}: the two terms of the roofline",
+        "Context S (tokens)",
+        "Time (s, log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[_solve(shape, n, False, device).latency_compute_s for n in grid],
+            name="compute term (both kernels)",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[_solve(shape, n, False, device).latency_memory_s for n in grid],
+            name="memory term, scores materialized",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=[_solve(shape, n, True, device).latency_memory_s for n in grid],
+            name="memory term, FlashAttention",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[s],
+            y=[mine.latency_s],
+            name="your kernel: total latency",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
 
     d, h = SHAPES[shape]
     low = fl.bytes_moved
     reread = _att(shape, s, True).tiled_bytes(1, PRECISION, Q_TILE)
     cards = [
-        Card("GFLOP", f"{std.flops / 1e9:,.1f}", "identical with FlashAttention" if std.flops == fl.flops else "differ",
-             "ok"),
-        Card("Bytes moved", f"{fmt_bytes(std.bytes_moved)} → {fmt_bytes(low)}",
-             f"tiled: a lower bound, {fmt_ratio(std.bytes_moved / low)} less (K and V read once)"),
-        Card(f"Tiled, K and V re-read per {Q_TILE}-row tile", fmt_bytes(reread),
-             f"{fmt_ratio(std.bytes_moved / reread)} less than materialized, if no cache keeps K and V", "warn"),
-        Card("Latency", f"{fmt_time(std.latency_s)} → {fmt_time(fl.latency_s)}",
-             f"{bound_phrase(std.bottleneck)} → {bound_phrase(fl.bottleneck)}"),
-        Card("Live memory", f"{fmt_bytes(std.memory_footprint_bytes)} → {fmt_bytes(fl.memory_footprint_bytes)}",
-             "materialized → tiled", "ok" if mine.feasible else "bad"),
+        Card(
+            "GFLOP",
+            f"{std.flops / 1e9:,.1f}",
+            "identical with FlashAttention" if std.flops == fl.flops else "differ",
+            "ok",
+        ),
+        Card(
+            "Bytes moved",
+            f"{fmt_bytes(std.bytes_moved)} → {fmt_bytes(low)}",
+            f"tiled: a lower bound, {fmt_ratio(std.bytes_moved / low)} less (K and V read once)",
+        ),
+        Card(
+            f"Tiled, K and V re-read per {Q_TILE}-row tile",
+            fmt_bytes(reread),
+            f"{fmt_ratio(std.bytes_moved / reread)} less than materialized, if no cache keeps K and V",
+            "warn",
+        ),
+        Card(
+            "Latency",
+            f"{fmt_time(std.latency_s)} → {fmt_time(fl.latency_s)}",
+            f"{bound_phrase(std.bottleneck)} → {bound_phrase(fl.bottleneck)}",
+        ),
+        Card(
+            "Live memory",
+            f"{fmt_bytes(std.memory_footprint_bytes)} → {fmt_bytes(fl.memory_footprint_bytes)}",
+            "materialized → tiled",
+            "ok" if mine.feasible else "bad",
+        ),
     ]
-    summary = (f"At {s:,} tokens ({h} heads, d = {d:,}) both kernels do the same {std.flops / 1e9:,.1f} GFLOP. "
-               f"Materializing the scores moves {fmt_bytes(std.bytes_moved)} ({std.bottleneck.lower()}-bound, "
-               f"{fmt_time(std.latency_s)}); FlashAttention moves at least "
-               f"{fmt_bytes(fl.bytes_moved)} ({fl.bottleneck.lower()}-bound, {fmt_time(fl.latency_s)}), and up to {fmt_bytes(reread)} if every "
-               f"{Q_TILE}-row tile re-reads K and V from memory. The compute line is the same for "
-               f"both and still grows as S²: tiling removes storage and traffic, not arithmetic.")
+    summary = (
+        f"At {s:,} tokens ({h} heads, d = {d:,}) both kernels do the same {std.flops / 1e9:,.1f} GFLOP. "
+        f"Materializing the scores moves {fmt_bytes(std.bytes_moved)} ({std.bottleneck.lower()}-bound, "
+        f"{fmt_time(std.latency_s)}); FlashAttention moves at least "
+        f"{fmt_bytes(fl.bytes_moved)} ({fl.bottleneck.lower()}-bound, {fmt_time(fl.latency_s)}), and up to {fmt_bytes(reread)} if every "
+        f"{Q_TILE}-row tile re-reads K and V from memory. The compute line is the same for "
+        f"both and still grows as S²: tiling removes storage and traffic, not arithmetic."
+    )
     peek = [
         f"FLOPs = 2 × (QKᵀ + PV MACs) = 4 × S² × d = 4 × {s:,}² × {d:,} = {std.flops:,.0f}  (both)",
         f"bytes, materialized = (Q+K+V+O) + 4 × heads × S² (scores written and read twice) → {fmt_bytes(std.bytes_moved)}",
@@ -433,8 +682,11 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
         f"kernels: {_att(shape, s).kernels} (QKᵀ, softmax, PV) materialized vs {_att(shape, s, True).kernels} fused; "
         "GB = 1e9 B",
     ]
-    alert = feasibility(mine.memory_footprint_bytes, dev,
-                        f"This attention core ({'FlashAttention' if f else 'materialized scores'}, {s:,} tokens)")
+    alert = feasibility(
+        mine.memory_footprint_bytes,
+        dev,
+        f"This attention core ({'FlashAttention' if f else 'materialized scores'}, {s:,} tokens)",
+    )
     return View(fig, cards, summary, "Bytes, not FLOPs", peek, alert)
 
 
@@ -444,14 +696,18 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
 
 TRANSFER_A = Prediction(
     question="Keep S = 512 but double the head dimension to 128. The score matrix's bytes and the QKᵀ MACs…",
-    options={"both": "Both double", "macs": "Bytes unchanged, MACs double",
-             "none": "Neither changes", "bytes": "Bytes double, MACs unchanged"},
+    options={
+        "both": "Both double",
+        "macs": "Bytes unchanged, MACs double",
+        "none": "Neither changes",
+        "bytes": "Bytes double, MACs unchanged",
+    },
     answer="macs",
     feedback={
         "both": "The matrix has one entry per (query, key) pair whatever d_head is: S² entries. Only the cost of "
-                "each entry, a d_head-term dot product, doubles.",
+        "each entry, a d_head-term dot product, doubles.",
         "macs": "S² scores of 2 B each do not depend on d_head; each score's dot product does. Set d_head to 128 "
-                "and read the two cards.",
+        "and read the two cards.",
         "none": "Each score is a d_head-term dot product: twice as long, twice the MACs.",
         "bytes": "Reversed: storage counts (query, key) pairs; the dot product length sets the MACs.",
     },
@@ -460,24 +716,34 @@ TRANSFER_A = Prediction(
 
 TRANSFER_B = Prediction(
     question="Same 4,096-token context, but 32 heads instead of 12. One layer's score memory becomes…",
-    options={"lin": "32/12 ≈ 2.7× larger: linear in heads", "sq": "(32/12)² ≈ 7× larger",
-             "same": "The same: heads only split the width", "4x": "4× larger"},
+    options={
+        "lin": "32/12 ≈ 2.7× larger: linear in heads",
+        "sq": "(32/12)² ≈ 7× larger",
+        "same": "The same: heads only split the width",
+        "4x": "4× larger",
+    },
     answer="lin",
     feedback={
         "lin": "Every head keeps its own S × S matrix: heads × S² × 2 B. Set heads to 32 and compare the cards.",
         "sq": "Only the context is squared; heads multiply the count of matrices linearly.",
         "same": "Splitting the width shrinks each head's dot products, not its score matrix: every head has "
-                "S × S scores of its own.",
+        "S × S scores of its own.",
         "4x": "4× is what doubling the context does; heads scale the memory linearly.",
     },
     kind="transfer",
 )
 
 TRANSFER_C = Prediction(
-    question=("Move the same 12-head model from the 80 GB H100 to an 8 GB iPhone 15 Pro. The longest context "
-              "whose one-layer scores fit becomes about…"),
-    options={"tenth": "A tenth (about 5,800 tokens)", "third": "About a third (about 18,000 tokens)",
-             "same": "The same: memory does not limit context", "hundredth": "A hundredth"},
+    question=(
+        "Move the same 12-head model from the 80 GB H100 to an 8 GB iPhone 15 Pro. The longest context "
+        "whose one-layer scores fit becomes about…"
+    ),
+    options={
+        "tenth": "A tenth (about 5,800 tokens)",
+        "third": "About a third (about 18,000 tokens)",
+        "same": "The same: memory does not limit context",
+        "hundredth": "A hundredth",
+    },
     answer="third",
     feedback={
         "tenth": "That scales context with memory. Memory grows as S², so S scales as √(1/10) ≈ 0.32.",
@@ -489,13 +755,20 @@ TRANSFER_C = Prediction(
 )
 
 TRANSFER_D = Prediction(
-    question=("With FlashAttention on, double the context from 8,192 to 16,384 tokens. The lower-bound bytes moved "
-              "and the FLOPs grow by…"),
-    options={"2x4x": "2× bytes, 4× FLOPs", "4x4x": "4× both", "2x2x": "2× both", "1x4x": "Bytes unchanged, 4× FLOPs"},
+    question=(
+        "With FlashAttention on, double the context from 8,192 to 16,384 tokens. The lower-bound bytes moved "
+        "and the FLOPs grow by…"
+    ),
+    options={
+        "2x4x": "2× bytes, 4× FLOPs",
+        "4x4x": "4× both",
+        "2x2x": "2× both",
+        "1x4x": "Bytes unchanged, 4× FLOPs",
+    },
     answer="2x4x",
     feedback={
         "2x4x": "Q, K, V and O are S × d each: linear. Every query still meets every key: S². Slide the context "
-                "and read both cards.",
+        "and read both cards.",
         "4x4x": "That is the materialized kernel: with tiling the S² scores never reach memory.",
         "2x2x": "Tiling does not remove a single score computation: the FLOPs stay S².",
         "1x4x": "The tensors that remain (Q, K, V, O) grow with S.",
@@ -509,23 +782,27 @@ TRANSFER_D = Prediction(
 # ---------------------------------------------------------------------------------------------
 
 PRED_E = Prediction(
-    question=("Feed the same 5 token vectors to one self-attention head, first in their original order, then "
-              "rotated by one place. No positional encodings are added. Each token's output…"),
-    options={"moves": "Is exactly what it was, only moved to the token's new position",
-             "changes": "Changes: attention weights depend on where a token sits",
-             "fixed": "Stays at the same position: outputs do not move with their tokens",
-             "same": "Becomes the same for every token: attention averages the sequence"},
+    question=(
+        "Feed the same 5 token vectors to one self-attention head, first in their original order, then "
+        "rotated by one place. No positional encodings are added. Each token's output…"
+    ),
+    options={
+        "moves": "Is exactly what it was, only moved to the token's new position",
+        "changes": "Changes: attention weights depend on where a token sits",
+        "fixed": "Stays at the same position: outputs do not move with their tokens",
+        "same": "Becomes the same for every token: attention averages the sequence",
+    },
     answer="moves",
     feedback={
         "moves": "Q, K and V are computed row by row, so shuffling the tokens shuffles the scores on both axes and "
-                 "each token meets the same keys with the same weights. Attention is permutation-equivariant: it "
-                 "cannot tell 'dog bites man' from 'man bites dog' unless positions are added to the inputs.",
+        "each token meets the same keys with the same weights. Attention is permutation-equivariant: it "
+        "cannot tell 'dog bites man' from 'man bites dog' unless positions are added to the inputs.",
         "changes": "Nothing in softmax(QKᵀ/√d)V refers to a position: the scores are dot products of token "
-                   "vectors. Order reaches attention only through positional encodings.",
+        "vectors. Order reaches attention only through positional encodings.",
         "fixed": "Each output row belongs to its token, not to a slot: when the token moves, its output moves "
-                 "with it, unchanged.",
+        "with it, unchanged.",
         "same": "Each token weights the values by its own scores, so outputs differ from token to token; they "
-                "just do not depend on order.",
+        "just do not depend on order.",
     },
     reveals=("permutation-equivariant", "only moved"),
 )
@@ -545,34 +822,60 @@ def part_e(shift: int, positions: bool) -> View:
     k, pe = int(shift), bool(positions)
     run = order.order_experiment(ORDER_TOKENS, ORDER_DIM, k, pe)
     names = [f"token {i + 1}" for i in range(ORDER_TOKENS)]
-    fig = figure(f"One head's output (feature 1) per token, tokens rotated by {k}"
-                 + (" (positional encodings added)" if pe else " (no positions)"), "Token", "Output feature 1")
+    fig = figure(
+        f"One head's output (feature 1) per token, tokens rotated by {k}"
+        + (" (positional encodings added)" if pe else " (no positions)"),
+        "Token",
+        "Output feature 1",
+    )
     fig.add_trace(go.Bar(x=names, y=[r[0] for r in run["original"]], name="original order"))
-    fig.add_trace(go.Bar(x=names, y=[r[0] for r in run["shuffled_back"]], name="rotated run, read back per token"))
+    fig.add_trace(
+        go.Bar(
+            x=names, y=[r[0] for r in run["shuffled_back"]], name="rotated run, read back per token"
+        )
+    )
     fig.update_layout(barmode="group")
 
     fused = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL)
     separate = 3 * L.Dense(in_features=QKV_D_MODEL, out_features=QKV_D_MODEL).params
     same = run["max_diff"] < 1e-9
     cards = [
-        Card("Largest change per token", f"{run['max_diff']:.2g}", "after undoing the rotation",
-             "ok" if same else "warn"),
-        Card("Verdict", "moved, unchanged" if same else "changed", "equivariant" if same else "order now matters"),
-        Card(f"Fused QKV projection, d = {QKV_D_MODEL}", f"{fused.params:,} params",
-             f"one {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} GEMM; three separate: {separate:,}"),
+        Card(
+            "Largest change per token",
+            f"{run['max_diff']:.2g}",
+            "after undoing the rotation",
+            "ok" if same else "warn",
+        ),
+        Card(
+            "Verdict",
+            "moved, unchanged" if same else "changed",
+            "equivariant" if same else "order now matters",
+        ),
+        Card(
+            f"Fused QKV projection, d = {QKV_D_MODEL}",
+            f"{fused.params:,} params",
+            f"one {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} GEMM; three separate: {separate:,}",
+        ),
     ]
     if k == 0:
         first = "Not rotated: both runs see the same input; move the slider to shuffle the tokens. "
     elif same:
-        first = (f"Rotated by {k}, every token's output is the one it had before, only moved with it (largest "
-                 f"difference {run['max_diff']:.1g}, rounding). ")
+        first = (
+            f"Rotated by {k}, every token's output is the one it had before, only moved with it (largest "
+            f"difference {run['max_diff']:.1g}, rounding). "
+        )
     else:
-        first = (f"With positional encodings added, rotating the tokens changes their outputs by up to "
-                 f"{run['max_diff']:.2g}: the same token at another position is another input. ")
-    summary = (first + "Self-attention sees a set, not a sequence; order enters only through the positions added "
-               "to its inputs. Q, K and V come from three projections so that what a token looks for, what it is "
-               "found by and what it passes on can differ; fused, they are one GEMM with the same "
-               f"{fused.params:,} parameters.")
+        first = (
+            f"With positional encodings added, rotating the tokens changes their outputs by up to "
+            f"{run['max_diff']:.2g}: the same token at another position is another input. "
+        )
+    summary = (
+        first
+        + "Self-attention sees a set, not a sequence; order enters only through the positions added "
+        "to its inputs. Q, K and V come from three projections so that what a token looks for, what it is "
+        "found by and what it passes on can differ; fused, they are one GEMM with the same "
+        f"{fused.params:,} parameters."
+    )
     peek = [
         "out = softmax(Q Kᵀ / √d) V,  Q = X W_Q, K = X W_K, V = X W_V",
         "permute X's rows by P: Q, K, V → P Q, P K, P V;  scores → P S Pᵀ;  out → P out  (equivariant)",
@@ -586,14 +889,19 @@ def part_e(shift: int, positions: bool) -> View:
 
 
 TRANSFER_E = Prediction(
-    question=("Now add sinusoidal positional encodings to the inputs and rotate the tokens by 2 places. Does each "
-              "token get back its original output?"),
-    options={"no": "No: a token at a new position is a different input, so its output changes",
-             "yes": "Yes: attention still ignores order", "only": "Only the first token changes"},
+    question=(
+        "Now add sinusoidal positional encodings to the inputs and rotate the tokens by 2 places. Does each "
+        "token get back its original output?"
+    ),
+    options={
+        "no": "No: a token at a new position is a different input, so its output changes",
+        "yes": "Yes: attention still ignores order",
+        "only": "Only the first token changes",
+    },
     answer="no",
     feedback={
         "no": "The encodings are added to the token vectors, so moving a token changes its input and hence its "
-              "queries, keys and values. Switch the toggle on: the change is far above rounding.",
+        "queries, keys and values. Switch the toggle on: the change is far above rounding.",
         "yes": "Attention itself still ignores order, but its inputs now carry it: token + position.",
         "only": "Every rotated token lands on a different position with a different encoding: all of them change.",
     },

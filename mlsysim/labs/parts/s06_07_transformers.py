@@ -75,33 +75,53 @@ def first_crossing(f, target: float, lo: int = 1, hi: int = 1 << 26) -> int:
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("The same GPT-2 XL weights (FP16, H100) first process a 1,024-token prompt (prefill), then generate "
-              "one token at a time (decode). Compared with prefill, decode's arithmetic intensity is…"),
-    options={"same": "About the same: same weights, same FLOPs per weight",
-             "180x": "About 180× lower: prefill shares each weight read across the prompt, decode uses it once",
-             "1024x": "Exactly 1,024× lower: the number of tokens",
-             "higher": "Higher: decode touches only one token's activations"},
+    question=(
+        "The same GPT-2 XL weights (FP16, H100) first process a 1,024-token prompt (prefill), then generate "
+        "one token at a time (decode). Compared with prefill, decode's arithmetic intensity is…"
+    ),
+    options={
+        "same": "About the same: same weights, same FLOPs per weight",
+        "180x": "About 180× lower: prefill shares each weight read across the prompt, decode uses it once",
+        "1024x": "Exactly 1,024× lower: the number of tokens",
+        "higher": "Higher: decode touches only one token's activations",
+    },
     answer="180x",
     feedback={
         "same": "The FLOPs per weight differ: prefill does 2 FLOPs per weight for each of 1,024 tokens from one "
-                "read of the weights; decode reads every weight for one token's 2 FLOPs.",
+        "read of the weights; decode reads every weight for one token's 2 FLOPs.",
         "180x": "Prefill runs at about 179 FLOP/B and decode at about 1.0 (2 FLOPs per 2-byte weight). The ratio "
-                "is below 1,024 because prefill also moves activations and attention scores that grow with the prompt.",
+        "is below 1,024 because prefill also moves activations and attention scores that grow with the prompt.",
         "1024x": "That assumes prefill moves only the weights. Its activations and S × S scores grow with the "
-                 "prompt, so its intensity is about 179 FLOP/B, not 1,024: the ratio is about 180×.",
+        "prompt, so its intensity is about 179 FLOP/B, not 1,024: the ratio is about 180×.",
         "higher": "One token's activations are tiny, but every weight is still read for it: bytes are dominated by "
-                  "the weights, and the FLOPs per byte fall to about 1.",
+        "the weights, and the FLOPs per byte fall to about 1.",
     },
     reveals=("179 FLOP/B", "180×"),
 )
 A_MODEL = Choice("Model", MODELS, "GPT2")
-A_DEVICE = Choice("Device", {"H100": "H100 (3.35 TB/s)", "A100": "A100 80 GB (2.0 TB/s)",
-                             "JetsonOrinNX": "Jetson Orin NX (102 GB/s)"}, "H100")
+A_DEVICE = Choice(
+    "Device",
+    {
+        "H100": "H100 (3.35 TB/s)",
+        "A100": "A100 80 GB (2.0 TB/s)",
+        "JetsonOrinNX": "Jetson Orin NX (102 GB/s)",
+    },
+    "H100",
+)
 A_PROMPT = Slider("Prompt length (tokens)", 16, 2048, 1024, step=16)
 #: The engine's assumption the decode verdict depends on: a fixed cost per kernel launch.
-A_LAUNCH = Choice("Launch cost per kernel (an engine assumption)",
-                  {"registry": "the device's planning value", "0": "0 µs (whole step in one graph)", "1": "1 µs",
-                   "2": "2 µs", "5": "5 µs", "20": "20 µs"}, "registry")
+A_LAUNCH = Choice(
+    "Launch cost per kernel (an engine assumption)",
+    {
+        "registry": "the device's planning value",
+        "0": "0 µs (whole step in one graph)",
+        "1": "1 µs",
+        "2": "2 µs",
+        "5": "5 µs",
+        "20": "20 µs",
+    },
+    "registry",
+)
 
 
 def with_launch(dev, launch: str):
@@ -119,7 +139,9 @@ def launch_flip_ns(model_key: str, device: str, seq: int) -> int:
 
     def dispatch(ns: int) -> int:
         d = with_launch_cost(dev, Q_(ns, "ns").m_as("s"))
-        p = Engine.solve(m, d, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=seq)
+        p = Engine.solve(
+            m, d, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=seq
+        )
         return int(p.bottleneck == "Dispatch")
 
     return first_crossing(dispatch, 1, lo=0, hi=10**7)
@@ -138,8 +160,12 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
     m = Models.get(model)
     dev = with_launch(Hardware.get(device), launch)
     s, capped = _prompt_for(model, int(prompt))
-    pre = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=s)
-    dec = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s)
+    pre = Engine.solve(
+        m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=s
+    )
+    dec = Engine.solve(
+        m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s
+    )
     kernels = sum(t.kernels for t in dec.layers)
     no_launch = dec.latency_s - dec.latency_dispatch_s
     points = [
@@ -147,46 +173,96 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         ("decode (1 token)", dec.arithmetic_intensity.magnitude, dec.flops / dec.latency_s),
         ("decode, launches left out", dec.arithmetic_intensity.magnitude, dec.flops / no_launch),
     ]
-    fig = roofline(dev, PRECISION, EFFICIENCY, points,
-                   title=f"{_mname(model)} on the {dev.name}: two regimes (FP16, roof at η = {EFFICIENCY:g})")
+    fig = roofline(
+        dev,
+        PRECISION,
+        EFFICIENCY,
+        points,
+        title=f"{_mname(model)} on the {dev.name}: two regimes (FP16, roof at η = {EFFICIENCY:g})",
+    )
 
     ratio = dec.latency_dispatch_s / dec.latency_memory_s
     tax = dev.dispatch_tax.m_as("s")
     flip = launch_flip_ns(model, device, s) * 1e-9
     cards = [
-        Card("Prefill intensity", f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
-             f"{bound_phrase(pre.bottleneck)} · {fmt_time(pre.latency_s)} for the prompt",
-             "ok" if pre.bottleneck == "Compute" else "warn",
-             fact=fact("intensity", pre.arithmetic_intensity.magnitude, model=model, device=device, batch=1,
-                       precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=s)),
-        Card("Decode intensity", f"{dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
-             f"{bound_phrase(dec.bottleneck)} · {fmt_time(dec.latency_s)} per token", "bad",
-             fact=fact("intensity", dec.arithmetic_intensity.magnitude, model=model, device=device, batch=1,
-                       precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s)),
-        Card("Decode: memory term", fmt_time(dec.latency_memory_s),
-             f"weights + KV cache at {dev.memory.bandwidth:~P}"),
-        Card("Decode: kernel launches", fmt_time(dec.latency_dispatch_s),
-             f"{kernels:,} kernels × {fmt_time(tax)} = {fmt_ratio(ratio)} the memory term",
-             "bad" if dec.bottleneck == "Dispatch" else ""),
-        Card("Verdict flips at", f"{fmt_time(flip)} per kernel",
-             "launch-bound above this launch cost, memory-bound below", "warn"),
+        Card(
+            "Prefill intensity",
+            f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
+            f"{bound_phrase(pre.bottleneck)} · {fmt_time(pre.latency_s)} for the prompt",
+            "ok" if pre.bottleneck == "Compute" else "warn",
+            fact=fact(
+                "intensity",
+                pre.arithmetic_intensity.magnitude,
+                model=model,
+                device=device,
+                batch=1,
+                precision=PRECISION,
+                efficiency=EFFICIENCY,
+                phase="prefill",
+                seq_len=s,
+            ),
+        ),
+        Card(
+            "Decode intensity",
+            f"{dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
+            f"{bound_phrase(dec.bottleneck)} · {fmt_time(dec.latency_s)} per token",
+            "bad",
+            fact=fact(
+                "intensity",
+                dec.arithmetic_intensity.magnitude,
+                model=model,
+                device=device,
+                batch=1,
+                precision=PRECISION,
+                efficiency=EFFICIENCY,
+                phase="decode",
+                seq_len=s,
+            ),
+        ),
+        Card(
+            "Decode: memory term",
+            fmt_time(dec.latency_memory_s),
+            f"weights + KV cache at {dev.memory.bandwidth:~P}",
+        ),
+        Card(
+            "Decode: kernel launches",
+            fmt_time(dec.latency_dispatch_s),
+            f"{kernels:,} kernels × {fmt_time(tax)} = {fmt_ratio(ratio)} the memory term",
+            "bad" if dec.bottleneck == "Dispatch" else "",
+        ),
+        Card(
+            "Verdict flips at",
+            f"{fmt_time(flip)} per kernel",
+            "launch-bound above this launch cost, memory-bound below",
+            "warn",
+        ),
         Card("Decode MFU", f"{dec.mfu:.2%}", f"prefill reaches {pre.mfu:.1%}"),
     ]
     if dec.bottleneck == "Dispatch":
-        verdict = (f"Decode is launch-bound here: reading the weights takes {fmt_time(dec.latency_memory_s)} but "
-                   f"launching the step's {kernels:,} kernels takes {fmt_time(dec.latency_dispatch_s)} "
-                   f"({fmt_ratio(ratio)})."
-                   + (" The chapter: the weight read is 'a few times shorter' than the launches." if model == "GPT2" else ""))
+        verdict = (
+            f"Decode is launch-bound here: reading the weights takes {fmt_time(dec.latency_memory_s)} but "
+            f"launching the step's {kernels:,} kernels takes {fmt_time(dec.latency_dispatch_s)} "
+            f"({fmt_ratio(ratio)})."
+            + (
+                " The chapter: the weight read is 'a few times shorter' than the launches."
+                if model == "GPT2"
+                else ""
+            )
+        )
     else:
-        verdict = (f"Decode is {dec.bottleneck.lower()}-bound: streaming the weights takes "
-                   f"{fmt_time(dec.latency_memory_s)}, more than the {fmt_time(dec.latency_dispatch_s)} of launches.")
-    summary = (f"The same {_mname(model)} weights give two regimes: prefill of {s:,} tokens reuses each "
-               f"weight {s:,} times and runs at {pre.arithmetic_intensity.magnitude:,.0f} FLOP/B "
-               f"({pre.bottleneck.lower()}-bound), while decoding one token reuses it once: "
-               f"{dec.arithmetic_intensity.magnitude:.2f} FLOP/B. {verdict}"
-               + f" The verdict rests on the launch cost: at {fmt_time(flip)} per kernel or more the launches "
-               "dominate; below it the weight stream does."
-               + (" GPT-2 has 1,024 learned positions, so the prompt is capped there." if capped else ""))
+        verdict = (
+            f"Decode is {dec.bottleneck.lower()}-bound: streaming the weights takes "
+            f"{fmt_time(dec.latency_memory_s)}, more than the {fmt_time(dec.latency_dispatch_s)} of launches."
+        )
+    summary = (
+        f"The same {_mname(model)} weights give two regimes: prefill of {s:,} tokens reuses each "
+        f"weight {s:,} times and runs at {pre.arithmetic_intensity.magnitude:,.0f} FLOP/B "
+        f"({pre.bottleneck.lower()}-bound), while decoding one token reuses it once: "
+        f"{dec.arithmetic_intensity.magnitude:.2f} FLOP/B. {verdict}"
+        + f" The verdict rests on the launch cost: at {fmt_time(flip)} per kernel or more the launches "
+        "dominate; below it the weight stream does."
+        + (" GPT-2 has 1,024 learned positions, so the prompt is capped there." if capped else "")
+    )
     ridge = dev.sustained_ridge_point(PRECISION, EFFICIENCY).magnitude
     peek = [
         f"{LABELS['ridge_sustained']} = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / "
@@ -202,11 +278,26 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         f"{fmt_time(Hardware.get(device).dispatch_tax.m_as('s'))})",
         f"achieved decode rate = {fmt_rate(dec.flops / dec.latency_s)} of {fmt_rate(dec.peak_flops_s)} dense peak",
     ]
-    facts = [fact("ridge_peak", dev.ridge_point(PRECISION).magnitude, device=device, precision=PRECISION),
-             fact("ridge_sustained", ridge, device=device, precision=PRECISION, efficiency=EFFICIENCY)]
+    facts = [
+        fact(
+            "ridge_peak", dev.ridge_point(PRECISION).magnitude, device=device, precision=PRECISION
+        ),
+        fact("ridge_sustained", ridge, device=device, precision=PRECISION, efficiency=EFFICIENCY),
+    ]
     if launch == "registry":  # latency and MFU depend on the launch cost: tag only the registry's
-        facts.append(fact("mfu", dec.mfu, model=model, device=device, batch=1, precision=PRECISION,
-                          efficiency=EFFICIENCY, phase="decode", seq_len=s))
+        facts.append(
+            fact(
+                "mfu",
+                dec.mfu,
+                model=model,
+                device=device,
+                batch=1,
+                precision=PRECISION,
+                efficiency=EFFICIENCY,
+                phase="decode",
+                seq_len=s,
+            )
+        )
     return View(fig, cards, summary, "Two regimes on the roofline", peek, facts=facts)
 
 
@@ -219,24 +310,28 @@ _H100_ROOF_AT_1 = Hardware.get("H100").memory.bandwidth.m_as("B/s")
 _H100_PEAK = Hardware.get("H100").compute.peak(PRECISION).m_as("FLOP/s")
 
 PRED_B = Prediction(
-    question=("True or false: single-token generation at batch 1 reaches near-peak TFLOP/s, "
-              "because matrix-vector kernels are highly optimized."),
-    options={"true": "True: GEMV kernels are highly optimized",
-             "false": "False: it runs far below 1% of peak; the bytes set the pace",
-             "warm": "True once the KV cache is warm",
-             "batch": "False at batch 1, but batching enough users reaches peak at any context"},
+    question=(
+        "True or false: single-token generation at batch 1 reaches near-peak TFLOP/s, "
+        "because matrix-vector kernels are highly optimized."
+    ),
+    options={
+        "true": "True: GEMV kernels are highly optimized",
+        "false": "False: it runs far below 1% of peak; the bytes set the pace",
+        "warm": "True once the KV cache is warm",
+        "batch": "False at batch 1, but batching enough users reaches peak at any context",
+    },
     answer="false",
     feedback={
         "true": "A perfect kernel still waits for the weights: at 1 FLOP/byte the H100 can do at most "
-                f"{fmt_rate(_H100_ROOF_AT_1)} of its {fmt_rate(_H100_PEAK)} dense FP16 peak, and launches cut that further.",
+        f"{fmt_rate(_H100_ROOF_AT_1)} of its {fmt_rate(_H100_PEAK)} dense FP16 peak, and launches cut that further.",
         "false": f"At about 1 FLOP/byte the bandwidth roof caps decode near {_H100_ROOF_AT_1 / _H100_PEAK:.1%} of an "
-                 "H100's dense peak. Batching raises it, until each sequence's own KV cache dominates the bytes.",
+        "H100's dense peak. Batching raises it, until each sequence's own KV cache dominates the bytes.",
         "warm": "A warm cache saves recomputing old tokens, but every step still streams all weights and "
-                "now the cache too: the bytes per FLOP go up, not down.",
+        "now the cache too: the bytes per FLOP go up, not down.",
         "batch": "Batching amortizes the weights but not the caches: each sequence reads its own KV "
-                 "cache, so at long contexts the bytes per token stop falling and decode stays memory-bound.",
+        "cache, so at long contexts the bytes per token stop falling and decode stays memory-bound.",
     },
-    reveals=('far below 1% of peak',),
+    reveals=("far below 1% of peak",),
 )
 B_BATCH = Slider("Concurrent sequences (batch)", 1, 256, 1)
 B_CONTEXT = Slider("Context per sequence (tokens)", 128, 8192, 2048, step=128)
@@ -248,8 +343,15 @@ _BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 
 
 def _decode(model, dev, batch: int, context: int):
-    return Engine.solve(model, dev, batch_size=batch, precision=PRECISION, efficiency=EFFICIENCY,
-                        phase="decode", seq_len=context)
+    return Engine.solve(
+        model,
+        dev,
+        batch_size=batch,
+        precision=PRECISION,
+        efficiency=EFFICIENCY,
+        phase="decode",
+        seq_len=context,
+    )
 
 
 def decode_bytes_split(model, dev, context: int) -> tuple[float, float]:
@@ -270,46 +372,103 @@ def part_b(batch: int, context: int, device: str) -> View:
     shared, per_seq = decode_bytes_split(m, dev, ctx)
     kv1 = m.kv_cache_bytes(ctx, 1, PRECISION)
     xs = sorted({*_BATCHES, B})
-    fig = figure(f"{_mname(B_MODEL)} decode: bytes read per generated token ({ctx:,}-token contexts)",
-                 "Concurrent sequences (batch)", "Bytes per token (log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=xs, y=[shared / x for x in xs], name="weights (shared by the batch)", mode="lines"))
-    fig.add_trace(go.Scatter(x=xs, y=[kv1] * len(xs), name="own KV cache (never shared)", mode="lines"))
-    fig.add_trace(go.Scatter(x=xs, y=[shared / x + per_seq for x in xs], name="total", mode="lines",
-                             line=dict(dash="dash")))
-    fig.add_trace(go.Scatter(x=[B], y=[shared / B + per_seq], name="your batch", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig = figure(
+        f"{_mname(B_MODEL)} decode: bytes read per generated token ({ctx:,}-token contexts)",
+        "Concurrent sequences (batch)",
+        "Bytes per token (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs, y=[shared / x for x in xs], name="weights (shared by the batch)", mode="lines"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(x=xs, y=[kv1] * len(xs), name="own KV cache (never shared)", mode="lines")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[shared / x + per_seq for x in xs],
+            name="total",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[B],
+            y=[shared / B + per_seq],
+            name="your batch",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
 
     p = _decode(m, dev, B, ctx)
     p1 = _decode(m, dev, 1, ctx)
     even = shared / kv1
     cards = [
-        Card("Bytes per token", fmt_bytes(p.bytes_moved / B), f"batch 1: {fmt_bytes(p1.bytes_moved)}"),
-        Card("Intensity", f"{p.arithmetic_intensity.magnitude:,.1f} FLOP/B",
-             f"{bound_phrase(p.bottleneck)} · {LABELS['ridge_sustained']} {p.sustained_ridge_point:,.0f} at η = {EFFICIENCY:g}", "bad" if p.bottleneck != "Compute" else "ok"),
-        Card("MFU", f"{p.mfu:.2%}" if p.feasible else "does not run",
-             f"batch 1: {p1.mfu:.2%} of dense FP16 peak" if p.feasible else
-             f"needs {fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}: no rate to measure",
-             "bad" if (p.mfu < 0.1 or not p.feasible) else "warn"),
+        Card(
+            "Bytes per token", fmt_bytes(p.bytes_moved / B), f"batch 1: {fmt_bytes(p1.bytes_moved)}"
+        ),
+        Card(
+            "Intensity",
+            f"{p.arithmetic_intensity.magnitude:,.1f} FLOP/B",
+            f"{bound_phrase(p.bottleneck)} · {LABELS['ridge_sustained']} {p.sustained_ridge_point:,.0f} at η = {EFFICIENCY:g}",
+            "bad" if p.bottleneck != "Compute" else "ok",
+        ),
+        Card(
+            "MFU",
+            f"{p.mfu:.2%}" if p.feasible else "does not run",
+            f"batch 1: {p1.mfu:.2%} of dense FP16 peak"
+            if p.feasible
+            else f"needs {fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}: no rate to measure",
+            "bad" if (p.mfu < 0.1 or not p.feasible) else "warn",
+        ),
         Card("KV = weights per token at", f"batch {even:,.1f}", "beyond it the caches dominate"),
-        Card("Memory needed", fmt_bytes(p.memory_footprint_bytes),
-             f"KV {fmt_bytes(p.kv_cache_bytes)} for {B} sequence{'s' if B > 1 else ''}", "ok" if p.feasible else "bad"),
+        Card(
+            "Memory needed",
+            fmt_bytes(p.memory_footprint_bytes),
+            f"KV {fmt_bytes(p.kv_cache_bytes)} for {B} sequence{'s' if B > 1 else ''}",
+            "ok" if p.feasible else "bad",
+        ),
     ]
-    run = (f"Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU {p.mfu:.2%}" if p.feasible else
-           f"This batch does not run on the {dev.name}: it needs {fmt_bytes(p.memory_footprint_bytes)}, so there is "
-           f"no MFU to report; were memory unlimited its intensity would be {p.arithmetic_intensity.magnitude:,.1f} FLOP/B")
-    summary = (f"At batch {B} each generated token reads {fmt_bytes(shared / B)} of weights (shared) plus its own "
-               f"{fmt_bytes(kv1)} KV cache. {run}: batching divides the weight bytes, but past batch {even:,.0f} the "
-               f"caches, which no batch can share, set the pace.")
+    run = (
+        f"Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU {p.mfu:.2%}"
+        if p.feasible
+        else f"This batch does not run on the {dev.name}: it needs {fmt_bytes(p.memory_footprint_bytes)}, so there is "
+        f"no MFU to report; were memory unlimited its intensity would be {p.arithmetic_intensity.magnitude:,.1f} FLOP/B"
+    )
+    summary = (
+        f"At batch {B} each generated token reads {fmt_bytes(shared / B)} of weights (shared) plus its own "
+        f"{fmt_bytes(kv1)} KV cache. {run}: batching divides the weight bytes, but past batch {even:,.0f} the "
+        f"caches, which no batch can share, set the pace."
+    )
     peek = [
         "bytes per step = W + B × A   (W: weights, read once; A: one sequence's KV cache + activations)",
         f"W = {fmt_bytes(shared)},  A = {fmt_bytes(per_seq)}  (KV cache {fmt_bytes(kv1)} at {ctx:,} tokens)",
         f"bytes per token = W / B + A = {fmt_bytes(shared)} / {B} + {fmt_bytes(per_seq)} = {fmt_bytes(p.bytes_moved / B)}",
         f"intensity → FLOPs per token / A as B grows: at most {p.flops / B / per_seq:,.1f} FLOP/B here",
-        (f"MFU = FLOPs / (latency × peak) = {_flop(p.flops)} / ({fmt_time(p.latency_s)} × {dev.compute.peak(PRECISION):~P}) = {p.mfu:.2%}"
-         if p.feasible else "MFU: not reported; the configuration does not fit, so it never runs"),
+        (
+            f"MFU = FLOPs / (latency × peak) = {_flop(p.flops)} / ({fmt_time(p.latency_s)} × {dev.compute.peak(PRECISION):~P}) = {p.mfu:.2%}"
+            if p.feasible
+            else "MFU: not reported; the configuration does not fit, so it never runs"
+        ),
     ]
-    return View(fig, cards, summary, "Bytes per generated token", peek,
-                alert=feasibility(p.memory_footprint_bytes, dev, f"Decoding {B} sequence{'s' if B > 1 else ''} at {ctx:,} tokens"))
+    return View(
+        fig,
+        cards,
+        summary,
+        "Bytes per generated token",
+        peek,
+        alert=feasibility(
+            p.memory_footprint_bytes,
+            dev,
+            f"Decoding {B} sequence{'s' if B > 1 else ''} at {ctx:,} tokens",
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,25 +476,34 @@ def part_b(batch: int, context: int, device: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("A single request's context grows on an 80 GB accelerator, with GPT-2 XL's shape in "
-              "FP16 and attention scores materialized. Which memory fills the device first?"),
-    options={"weights": "The weights", "kv": "The KV cache",
-             "scores": "One layer's attention scores", "never": "Nothing, even at a million tokens"},
+    question=(
+        "A single request's context grows on an 80 GB accelerator, with GPT-2 XL's shape in "
+        "FP16 and attention scores materialized. Which memory fills the device first?"
+    ),
+    options={
+        "weights": "The weights",
+        "kv": "The KV cache",
+        "scores": "One layer's attention scores",
+        "never": "Nothing, even at a million tokens",
+    },
     answer="scores",
     feedback={
         "weights": "The 3.1 GB of weights never grow with context: they are the flat line.",
         "kv": "The cache passes the weights near 10,000 tokens but grows only linearly (307.2 KB per "
-              "token): it needs about 250,000 tokens to fill 80 GB.",
+        "token): it needs about 250,000 tokens to fill 80 GB.",
         "scores": "One layer's 25 × S² × 2 B scores reach 80 GB at 40,000 tokens, long before the linear "
-                  "cache. Tiled attention never stores them; then the KV cache is the limit.",
+        "cache. Tiled attention never stores them; then the KV cache is the limit.",
         "never": "Quadratic growth catches up fast: one layer's scores alone exceed 80 GB at 40,000 tokens.",
     },
-    reveals=('scores fill the device first',),
+    reveals=("scores fill the device first",),
 )
 C_CONTEXT = Slider("Context length (tokens)", 1024, 262144, 16384, step=1024)
 C_FLASH = Toggle("Tiled attention (FlashAttention: scores never stored)", False)
-C_DEVICE = Choice("Device", {"H100": "H100 80 GB", "A100_40GB": "A100 40 GB",
-                             "JetsonOrinNX": "Jetson Orin NX 16 GB"}, "H100")
+C_DEVICE = Choice(
+    "Device",
+    {"H100": "H100 80 GB", "A100_40GB": "A100 40 GB", "JetsonOrinNX": "Jetson Orin NX 16 GB"},
+    "H100",
+)
 
 #: Figure 14's model shape: GPT-2 XL (48 layers, width 1,600, 25 heads), FP16 (L1115).
 C_MODEL = "GPT2"
@@ -356,15 +524,17 @@ def score_bytes(context: int) -> int:
 def tiled_live_bytes(context: int) -> int:
     """What one layer's tiled attention keeps live instead: Q, K, V and the output."""
     d, h = _shape()
-    return L.Attention(d_model=d, n_heads=h, seq_len=int(context), flash=True).live_elements(1) * int(
-        bytes_per_value(PRECISION))
+    return L.Attention(d_model=d, n_heads=h, seq_len=int(context), flash=True).live_elements(
+        1
+    ) * int(bytes_per_value(PRECISION))
 
 
 def block_macs(context: int) -> tuple[int, int]:
     """(attention-product MACs, projection + FFN MACs) of one GPT-2 XL block over ``context`` tokens."""
     cfg = Models.get(C_MODEL).config
-    block = L.TransformerBlock(d_model=cfg["d_model"], n_heads=cfg["n_heads"], d_ff=cfg["d_ff"],
-                               seq_len=int(context))
+    block = L.TransformerBlock(
+        d_model=cfg["d_model"], n_heads=cfg["n_heads"], d_ff=cfg["d_ff"], seq_len=int(context)
+    )
     attn = sum(layer.macs() for _, layer in block.rows() if isinstance(layer, L.Attention))
     dense = sum(layer.macs() for _, layer in block.rows() if isinstance(layer, L.Dense))
     return attn, dense
@@ -379,8 +549,10 @@ def figure14_device_crossings() -> dict[str, int]:
     """Where one layer's scores fill an 80 GB device (the H100 in the registry) and 80 GiB.
     The chapter's 'near 41,000 tokens' (L1115) matches 80 GiB, not 80 GB."""
     gb = Hardware.get("H100").memory.capacity
-    return {"GB": crossings(gb.m_as("B"))["scores_fit"],
-            "GiB": crossings(Q_(gb.m_as("GB"), "GiB").m_as("B"))["scores_fit"]}
+    return {
+        "GB": crossings(gb.m_as("B"))["scores_fit"],
+        "GiB": crossings(Q_(gb.m_as("GB"), "GiB").m_as("B"))["scores_fit"],
+    }
 
 
 @lru_cache(maxsize=16)
@@ -393,7 +565,10 @@ def crossings(capacity_bytes: float) -> dict[str, int]:
         # longest contexts that still fit (the same definition as 6.6's search): one below the first
         # length whose bytes exceed the capacity
         "scores_fit": first_crossing(score_bytes, math.floor(capacity_bytes) + 1) - 1,
-        "kv_fit": first_crossing(lambda s: w + m.kv_cache_bytes(s, 1, PRECISION), math.floor(capacity_bytes) + 1) - 1,
+        "kv_fit": first_crossing(
+            lambda s: w + m.kv_cache_bytes(s, 1, PRECISION), math.floor(capacity_bytes) + 1
+        )
+        - 1,
         "attention_over_dense": first_crossing(lambda s: _attn_minus_dense(s), 0),
     }
 
@@ -411,27 +586,73 @@ def part_c(context: int, flash: bool, device: str) -> View:
     gib = crossings(Q_(dev.memory.capacity.m_as("GB"), "GiB").m_as("B"))["scores_fit"]
     fig14 = figure14_device_crossings()
 
-    fig = figure("Three memory regimes of a long context (GPT-2 XL shape, FP16, one request)",
-                 "Context length (tokens)", "Bytes (log scale)", log_x=True, log_y=True)
+    fig = figure(
+        "Three memory regimes of a long context (GPT-2 XL shape, FP16, one request)",
+        "Context length (tokens)",
+        "Bytes (log scale)",
+        log_x=True,
+        log_y=True,
+    )
     fig.add_trace(go.Scatter(x=_GRID, y=[w] * len(_GRID), name="weights (flat)", mode="lines"))
-    fig.add_trace(go.Scatter(x=_GRID, y=[m.kv_cache_bytes(n, 1, PRECISION) for n in _GRID],
-                             name=f"KV cache, all {cfg['n_layers']} layers (linear)", mode="lines"))
+    fig.add_trace(
+        go.Scatter(
+            x=_GRID,
+            y=[m.kv_cache_bytes(n, 1, PRECISION) for n in _GRID],
+            name=f"KV cache, all {cfg['n_layers']} layers (linear)",
+            mode="lines",
+        )
+    )
     if flash:
-        fig.add_trace(go.Scatter(x=_GRID, y=[tiled_live_bytes(n) for n in _GRID],
-                                 name="one layer, tiled attention: Q, K, V, output (linear)", mode="lines"))
+        fig.add_trace(
+            go.Scatter(
+                x=_GRID,
+                y=[tiled_live_bytes(n) for n in _GRID],
+                name="one layer, tiled attention: Q, K, V, output (linear)",
+                mode="lines",
+            )
+        )
     else:
-        fig.add_trace(go.Scatter(x=_GRID, y=[score_bytes(n) for n in _GRID],
-                                 name="one layer's scores (quadratic)", mode="lines"))
+        fig.add_trace(
+            go.Scatter(
+                x=_GRID,
+                y=[score_bytes(n) for n in _GRID],
+                name="one layer's scores (quadratic)",
+                mode="lines",
+            )
+        )
     marks = [(x["kv_over_weights"], w, "KV = weights")]
     if not flash:
-        marks.append((x["scores_fit"], score_bytes(x["scores_fit"]), "longest context whose scores fit"))
-    marks.append((x["kv_fit"], m.kv_cache_bytes(x["kv_fit"], 1, PRECISION), "longest context whose weights + KV fit"))
-    fig.add_trace(go.Scatter(x=[k[0] for k in marks], y=[k[1] for k in marks], name="crossings",
-                             mode="markers+text", text=[k[2] for k in marks], textposition="bottom right",
-                             marker=dict(size=10, symbol="x")))
+        marks.append(
+            (x["scores_fit"], score_bytes(x["scores_fit"]), "longest context whose scores fit")
+        )
+    marks.append(
+        (
+            x["kv_fit"],
+            m.kv_cache_bytes(x["kv_fit"], 1, PRECISION),
+            "longest context whose weights + KV fit",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[k[0] for k in marks],
+            y=[k[1] for k in marks],
+            name="crossings",
+            mode="markers+text",
+            text=[k[2] for k in marks],
+            textposition="bottom right",
+            marker=dict(size=10, symbol="x"),
+        )
+    )
     layer_now = tiled_live_bytes(s) if flash else score_bytes(s)
-    fig.add_trace(go.Scatter(x=[s, s], y=[m.kv_cache_bytes(s, 1, PRECISION), layer_now], name="your context",
-                             mode="markers", marker=dict(size=13, symbol="diamond")))
+    fig.add_trace(
+        go.Scatter(
+            x=[s, s],
+            y=[m.kv_cache_bytes(s, 1, PRECISION), layer_now],
+            name="your context",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     memory_lines(fig, [dev], unit="B")
 
     kv_now = m.kv_cache_bytes(s, 1, PRECISION)
@@ -439,21 +660,45 @@ def part_c(context: int, flash: bool, device: str) -> View:
     first = "the KV cache" if flash else "one layer's scores"
     limit = x["kv_fit"] if flash else min(x["scores_fit"], x["kv_fit"])
     cards = [
-        Card("KV cache per token", fmt_bytes(m.kv_cache_bytes_per_token(PRECISION)),
-             f"2 × {cfg['n_layers']} layers × {cfg['d_model']:,} × 2 B"),
-        Card("KV cache now", fmt_bytes(kv_now), f"{fmt_ratio(kv_now / w)} the weights", "warn" if kv_now > w else ""),
-        Card("One layer now", fmt_bytes(layer_now), "tiled: no scores stored" if flash else "materialized scores",
-             "bad" if layer_now > cap else ("warn" if layer_now > w else "")),
+        Card(
+            "KV cache per token",
+            fmt_bytes(m.kv_cache_bytes_per_token(PRECISION)),
+            f"2 × {cfg['n_layers']} layers × {cfg['d_model']:,} × 2 B",
+        ),
+        Card(
+            "KV cache now",
+            fmt_bytes(kv_now),
+            f"{fmt_ratio(kv_now / w)} the weights",
+            "warn" if kv_now > w else "",
+        ),
+        Card(
+            "One layer now",
+            fmt_bytes(layer_now),
+            "tiled: no scores stored" if flash else "materialized scores",
+            "bad" if layer_now > cap else ("warn" if layer_now > w else ""),
+        ),
         Card("KV passes weights at", f"{x['kv_over_weights']:,} tokens", "chapter: near 10,000"),
-        Card("Longest context whose scores fit", f"{x['scores_fit']:,} tokens",
-             f"{dev.memory.capacity:~P}; read as GiB: {gib:,}", "" if flash else "bad"),
-        Card("Attention MACs = dense MACs at", f"{x['attention_over_dense']:,} tokens",
-             f"S > 6d, d = {cfg['d_model']:,}"),
+        Card(
+            "Longest context whose scores fit",
+            f"{x['scores_fit']:,} tokens",
+            f"{dev.memory.capacity:~P}; read as GiB: {gib:,}",
+            "" if flash else "bad",
+        ),
+        Card(
+            "Attention MACs = dense MACs at",
+            f"{x['attention_over_dense']:,} tokens",
+            f"S > 6d, d = {cfg['d_model']:,}",
+        ),
     ]
-    summary = (f"At {s:,} tokens the cache holds {fmt_bytes(kv_now)} against {fmt_bytes(w)} of weights, and one "
-               + (f"layer's tiled attention keeps only {fmt_bytes(layer_now)} live. " if flash else
-                  f"layer's scores take {fmt_bytes(layer_now)}. ")
-               + f"On the {dev.name}, {first} set{'s' if flash else ''} the limit first, near {limit:,} tokens.")
+    summary = (
+        f"At {s:,} tokens the cache holds {fmt_bytes(kv_now)} against {fmt_bytes(w)} of weights, and one "
+        + (
+            f"layer's tiled attention keeps only {fmt_bytes(layer_now)} live. "
+            if flash
+            else f"layer's scores take {fmt_bytes(layer_now)}. "
+        )
+        + f"On the {dev.name}, {first} set{'s' if flash else ''} the limit first, near {limit:,} tokens."
+    )
     peek = [
         f"weights = params × 2 B = {m.params:,} × 2 = {fmt_bytes(w)}  (flat)",
         f"KV = 2 × {cfg['n_layers']} × {cfg['d_model']:,} × S × 2 B = {fmt_bytes(m.kv_cache_bytes_per_token(PRECISION))} × {s:,} = {fmt_bytes(kv_now)}  (linear)",
@@ -463,8 +708,16 @@ def part_c(context: int, flash: bool, device: str) -> View:
         f"Figure 14's 'near 41,000' fits 80 GiB ({fig14['GiB']:,} tokens); 80 GB fills at {fig14['GB']:,}",
         f"compute: projections + FFN = 12·S·d², attention = 2·S²·d, equal at S = 6d = {x['attention_over_dense']:,}",
     ]
-    return View(fig, cards, summary, "Memory against context", peek,
-                alert=feasibility(need, dev, f"This request (weights, KV cache, one layer's attention at {s:,} tokens)"))
+    return View(
+        fig,
+        cards,
+        summary,
+        "Memory against context",
+        peek,
+        alert=feasibility(
+            need, dev, f"This request (weights, KV cache, one layer's attention at {s:,} tokens)"
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -478,27 +731,39 @@ _SC_KV1 = Models.Llama7B.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
 _SC_W = Models.Llama7B.weight_bytes(PRECISION)
 
 PRED_D = Prediction(
-    question=("A 7B model (32 layers, 32 heads, d_head 128, FP16: about 14 GB of weights) serves 32 "
-              "users with 2,048-token contexts. Their KV caches total about…"),
-    options={"1": "1.07 GB", "8.6": "8.6 GB", "34": "About 34 GB, more than twice the weights",
-             "137": "137 GB"},  # 1 user; the chapter's 8 users (L1105); 32 users; 4-byte values, 64 users
+    question=(
+        "A 7B model (32 layers, 32 heads, d_head 128, FP16: about 14 GB of weights) serves 32 "
+        "users with 2,048-token contexts. Their KV caches total about…"
+    ),
+    options={
+        "1": "1.07 GB",
+        "8.6": "8.6 GB",
+        "34": "About 34 GB, more than twice the weights",
+        "137": "137 GB",
+    },  # 1 user; the chapter's 8 users (L1105); 32 users; 4-byte values, 64 users
     answer="34",
     feedback={
         "1": "1.07 GB is one request's cache. Every user keeps their own: multiply by 32.",
         "8.6": "8.6 GB is the chapter's 8-user figure; 32 users hold four times as much.",
         "34": f"32 × 2 × 32 × 2,048 × 128 × 2 B = {fmt_bytes(_SC_KV1, 2)} per user; × 32 users = "
-              f"{fmt_bytes(_SC_KV, 2)} (the chapter writes 34.3), {fmt_ratio(_SC_KV / _SC_W)} the "
-              f"{fmt_bytes(_SC_W)} of weights. A weights-only budget misses most of the memory.",
+        f"{fmt_bytes(_SC_KV, 2)} (the chapter writes 34.3), {fmt_ratio(_SC_KV / _SC_W)} the "
+        f"{fmt_bytes(_SC_W)} of weights. A weights-only budget misses most of the memory.",
         "137": "That would be 4 bytes per value over 64 users. The cache is FP16 (2 B) and there are 32 users.",
     },
-    reveals=('34.4 GB', '34.3 GB'),
+    reveals=("34.4 GB", "34.3 GB"),
 )
 D_USERS = Slider("Concurrent users", 1, 64, 8)
 D_CONTEXT = Slider("Context per user (tokens)", 512, 32768, 2048, step=512)
-D_KV_HEADS = Choice("Key/value heads (of 32 query heads)",
-                    {"32": "32 (MHA)", "8": "8 (GQA)", "4": "4 (GQA)", "1": "1 (MQA)"}, "32")
-D_DEVICE = Choice("Device", {"H100": "H100 80 GB", "A100_40GB": "A100 40 GB",
-                             "JetsonOrinNX": "Jetson Orin NX 16 GB"}, "H100")
+D_KV_HEADS = Choice(
+    "Key/value heads (of 32 query heads)",
+    {"32": "32 (MHA)", "8": "8 (GQA)", "4": "4 (GQA)", "1": "1 (MQA)"},
+    "32",
+)
+D_DEVICE = Choice(
+    "Device",
+    {"H100": "H100 80 GB", "A100_40GB": "A100 40 GB", "JetsonOrinNX": "Jetson Orin NX 16 GB"},
+    "H100",
+)
 
 _USERS = [1, 2, 4, 8, 16, 32, 64]
 
@@ -512,8 +777,15 @@ def gqa_model(kv_heads: int):
 
 
 def _serve(model, dev, users: int, context: int):
-    return Engine.solve(model, dev, batch_size=int(users), precision=PRECISION, efficiency=EFFICIENCY,
-                        phase="decode", seq_len=int(context))
+    return Engine.solve(
+        model,
+        dev,
+        batch_size=int(users),
+        precision=PRECISION,
+        efficiency=EFFICIENCY,
+        phase="decode",
+        seq_len=int(context),
+    )
 
 
 @lru_cache(maxsize=256)
@@ -522,7 +794,9 @@ def max_users(kv_heads: int, device: str, context: int) -> int:
     m, dev = gqa_model(kv_heads), Hardware.get(device)
     if not _serve(m, dev, 1, context).feasible:
         return 0
-    return first_crossing(lambda u: 0 if _serve(m, dev, u, context).feasible else 1, 1, 1, 1 << 20) - 1
+    return (
+        first_crossing(lambda u: 0 if _serve(m, dev, u, context).feasible else 1, 1, 1, 1 << 20) - 1
+    )
 
 
 def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
@@ -533,18 +807,47 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
     mha, m = gqa_model(Models.Llama7B.config["kv_heads"]), gqa_model(k)
     u, ctx = int(users), int(context)
     xs = sorted({*_USERS, u})
-    fig = figure(f"Serving memory vs concurrent users ({ctx:,}-token contexts, FP16)", "Concurrent users",
-                 "Memory (GB)")
-    fig.add_trace(go.Scatter(x=xs, y=[m.weight_bytes(PRECISION) / 1e9] * len(xs), name="weights only", mode="lines",
-                             line=dict(dash="dot")))
-    fig.add_trace(go.Scatter(x=xs, y=[_serve(mha, dev, x, ctx).memory_footprint_bytes / 1e9 for x in xs],
-                             name=f"weights + KV, {Models.Llama7B.config['kv_heads']} KV heads (MHA)", mode="lines"))
+    fig = figure(
+        f"Serving memory vs concurrent users ({ctx:,}-token contexts, FP16)",
+        "Concurrent users",
+        "Memory (GB)",
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[m.weight_bytes(PRECISION) / 1e9] * len(xs),
+            name="weights only",
+            mode="lines",
+            line=dict(dash="dot"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[_serve(mha, dev, x, ctx).memory_footprint_bytes / 1e9 for x in xs],
+            name=f"weights + KV, {Models.Llama7B.config['kv_heads']} KV heads (MHA)",
+            mode="lines",
+        )
+    )
     if k != Models.Llama7B.config["kv_heads"]:
-        fig.add_trace(go.Scatter(x=xs, y=[_serve(m, dev, x, ctx).memory_footprint_bytes / 1e9 for x in xs],
-                                 name=f"weights + KV, {k} KV head{'s' if k > 1 else ''}", mode="lines"))
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=[_serve(m, dev, x, ctx).memory_footprint_bytes / 1e9 for x in xs],
+                name=f"weights + KV, {k} KV head{'s' if k > 1 else ''}",
+                mode="lines",
+            )
+        )
     p = _serve(m, dev, u, ctx)
-    fig.add_trace(go.Scatter(x=[u], y=[p.memory_footprint_bytes / 1e9], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig.add_trace(
+        go.Scatter(
+            x=[u],
+            y=[p.memory_footprint_bytes / 1e9],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     memory_lines(fig, [dev], unit="GB")
 
     kv1 = m.kv_cache_bytes(ctx, 1, PRECISION)
@@ -554,26 +857,55 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
     cfg = m.config
     heads, d_head = cfg["n_heads"], cfg["d_model"] // cfg["n_heads"]
     cards = [
-        Card("KV cache per user", fmt_bytes(kv1), f"{k} KV head{'s' if k > 1 else ''} · {ctx:,} tokens",
-             fact=fact("kv_cache_bytes", kv1, model="Llama7B", seq_len=ctx, batch=1, precision=PRECISION)
-             if m is Models.Llama7B else None),
-        Card("KV cache, all users", fmt_bytes(p.kv_cache_bytes), f"{fmt_ratio(p.kv_cache_bytes / wb)} the weights",
-             "warn" if p.kv_cache_bytes > wb else ""),
+        Card(
+            "KV cache per user",
+            fmt_bytes(kv1),
+            f"{k} KV head{'s' if k > 1 else ''} · {ctx:,} tokens",
+            fact=fact(
+                "kv_cache_bytes", kv1, model="Llama7B", seq_len=ctx, batch=1, precision=PRECISION
+            )
+            if m is Models.Llama7B
+            else None,
+        ),
+        Card(
+            "KV cache, all users",
+            fmt_bytes(p.kv_cache_bytes),
+            f"{fmt_ratio(p.kv_cache_bytes / wb)} the weights",
+            "warn" if p.kv_cache_bytes > wb else "",
+        ),
         Card("Weights", fmt_bytes(wb), "the only term a weights-only budget counts"),
-        Card("Fits", "yes" if p.feasible else "no",
-             f"{fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}" if p.feasible else
-             f"over by {fmt_bytes(p.over.m_as('B'))}", "ok" if p.feasible else "bad"),
-        Card("Most users that fit", f"{fit:,}", f"at {ctx:,} tokens on the {dev.name}", "ok" if fit >= u else "bad"),
-        Card("Cache shrink vs MHA", fmt_ratio(shrink, 0) if k != heads else "none: this is MHA",
-             f"{heads} query heads / {k} KV head{'s' if k > 1 else ''}"),
+        Card(
+            "Fits",
+            "yes" if p.feasible else "no",
+            f"{fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}"
+            if p.feasible
+            else f"over by {fmt_bytes(p.over.m_as('B'))}",
+            "ok" if p.feasible else "bad",
+        ),
+        Card(
+            "Most users that fit",
+            f"{fit:,}",
+            f"at {ctx:,} tokens on the {dev.name}",
+            "ok" if fit >= u else "bad",
+        ),
+        Card(
+            "Cache shrink vs MHA",
+            fmt_ratio(shrink, 0) if k != heads else "none: this is MHA",
+            f"{heads} query heads / {k} KV head{'s' if k > 1 else ''}",
+        ),
     ]
-    summary = (f"{u} users × {ctx:,} tokens hold {fmt_bytes(p.kv_cache_bytes)} of KV cache on top of "
-               f"{fmt_bytes(wb)} of weights: {fmt_bytes(p.memory_footprint_bytes)} in all, which "
-               + ("fits" if p.feasible else "does not fit")
-               + f" the {dev.name}. "
-               + (f"With {k} KV head{'s' if k > 1 else ''} the cache is {fmt_ratio(shrink, 0)} smaller than MHA, and "
-                  if k != heads else "Every query head keeps its own keys and values (MHA), and ")
-               + f"{fit:,} users fit at this context.")
+    summary = (
+        f"{u} users × {ctx:,} tokens hold {fmt_bytes(p.kv_cache_bytes)} of KV cache on top of "
+        f"{fmt_bytes(wb)} of weights: {fmt_bytes(p.memory_footprint_bytes)} in all, which "
+        + ("fits" if p.feasible else "does not fit")
+        + f" the {dev.name}. "
+        + (
+            f"With {k} KV head{'s' if k > 1 else ''} the cache is {fmt_ratio(shrink, 0)} smaller than MHA, and "
+            if k != heads
+            else "Every query head keeps its own keys and values (MHA), and "
+        )
+        + f"{fit:,} users fit at this context."
+    )
     peek = [
         "KV = users × layers × 2 (K, V) × kv_heads × S × d_head × 2 B",
         f"   = {u} × {cfg['n_layers']} × 2 × {k} × {ctx:,} × {d_head} × 2 B = {fmt_bytes(p.kv_cache_bytes)}",
@@ -581,8 +913,18 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
         f"{fmt_bytes(p.activation_bytes)} = {fmt_bytes(p.memory_footprint_bytes)}",
         f"GQA: cache × kv_heads / n_heads = × {k}/{heads}; the K and V projections shrink with it",
     ]
-    return View(fig, cards, summary, "Serving memory budget", peek,
-                alert=feasibility(p.memory_footprint_bytes, dev, f"Serving {u} user{'s' if u > 1 else ''} at {ctx:,} tokens"))
+    return View(
+        fig,
+        cards,
+        summary,
+        "Serving memory budget",
+        peek,
+        alert=feasibility(
+            p.memory_footprint_bytes,
+            dev,
+            f"Serving {u} user{'s' if u > 1 else ''} at {ctx:,} tokens",
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -590,15 +932,19 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 TRANSFER_A = Prediction(
-    question=("Switch the model to Llama-2 7B on the same H100 with the device's planning launch cost. Is its "
-              "batch-1 decode launch-bound like GPT-2 XL's?"),
-    options={"launch": "Yes: decode is always launch-bound at batch 1",
-             "memory": "No: 4.3× the weight bytes with fewer kernels makes the memory term the larger",
-             "compute": "No: a bigger model is compute-bound"},
+    question=(
+        "Switch the model to Llama-2 7B on the same H100 with the device's planning launch cost. Is its "
+        "batch-1 decode launch-bound like GPT-2 XL's?"
+    ),
+    options={
+        "launch": "Yes: decode is always launch-bound at batch 1",
+        "memory": "No: 4.3× the weight bytes with fewer kernels makes the memory term the larger",
+        "compute": "No: a bigger model is compute-bound",
+    },
     answer="memory",
     feedback={
         "launch": "Launch-bound is a ratio, not a law: 13.5 GB of weights take about 4 ms at 3.35 TB/s, more than "
-                  "its launches. Its flip point is about 8 µs per kernel.",
+        "its launches. Its flip point is about 8 µs per kernel.",
         "memory": "Pick Llama-2 7B: the decode card reads memory-bound, and the flip card moves to about 8 µs.",
         "compute": "Size does not change decode's intensity: still about 1 FLOP/B, far below the ridge.",
     },
@@ -606,16 +952,21 @@ TRANSFER_A = Prediction(
 )
 
 TRANSFER_B = Prediction(
-    question=("Decode at batch 1 on an A100 80 GB (312 TFLOP/s, 2.0 TB/s) instead of the H100 (989.5 TFLOP/s, "
-              "3.35 TB/s). Its MFU is…"),
-    options={"higher": "Higher on the A100: a smaller peak with proportionally more bandwidth",
-             "lower": "Lower on the A100: it is the slower GPU", "same": "The same: the model is the same"},
+    question=(
+        "Decode at batch 1 on an A100 80 GB (312 TFLOP/s, 2.0 TB/s) instead of the H100 (989.5 TFLOP/s, "
+        "3.35 TB/s). Its MFU is…"
+    ),
+    options={
+        "higher": "Higher on the A100: a smaller peak with proportionally more bandwidth",
+        "lower": "Lower on the A100: it is the slower GPU",
+        "same": "The same: the model is the same",
+    },
     answer="higher",
     feedback={
         "higher": "Memory-bound MFU is bandwidth × intensity / peak: 2.0/312 beats 3.35/989.5. Pick the A100: "
-                  "0.48% against 0.21%. A faster GPU is not a better-utilized one.",
+        "0.48% against 0.21%. A faster GPU is not a better-utilized one.",
         "lower": "It is slower per token, but MFU divides by its smaller peak: the A100's ridge is lower, so a "
-                 "bandwidth-bound workload uses a larger share of it.",
+        "bandwidth-bound workload uses a larger share of it.",
         "same": "MFU depends on the device's balance of bandwidth to compute, which differs.",
     },
     kind="transfer",
@@ -623,12 +974,15 @@ TRANSFER_B = Prediction(
 
 TRANSFER_C = Prediction(
     question="On the 40 GB A100, with tiled attention on, what fills the device first as the context grows?",
-    options={"kv": "The KV cache, near 120,000 tokens", "scores": "One layer's scores",
-             "weights": "The weights"},
+    options={
+        "kv": "The KV cache, near 120,000 tokens",
+        "scores": "One layer's scores",
+        "weights": "The weights",
+    },
     answer="kv",
     feedback={
         "kv": "Tiled attention never stores the scores, so the linear cache is the limit: weights + KV reach 40 GB "
-              "near 120,000 tokens. Pick the A100 40 GB and switch tiling on.",
+        "near 120,000 tokens. Pick the A100 40 GB and switch tiling on.",
         "scores": "With tiling the scores never reach memory; without it they would fill 40 GB near 28,000 tokens.",
         "weights": "3.1 GB of weights is flat and far below 40 GB.",
     },
@@ -636,16 +990,22 @@ TRANSFER_C = Prediction(
 )
 
 TRANSFER_D = Prediction(
-    question=("On the H100 at 2,048 tokens, MHA fits 61 users. With GQA at 8 KV heads (a 4× smaller cache), "
-              "about how many fit?"),
-    options={"4x": "About 4× as many (about 250)", "more": "More than 4×: the weights shrink too",
-             "less": "Fewer than 2×: the weights still dominate", "same": "The same: GQA saves compute, not memory"},
+    question=(
+        "On the H100 at 2,048 tokens, MHA fits 61 users. With GQA at 8 KV heads (a 4× smaller cache), "
+        "about how many fit?"
+    ),
+    options={
+        "4x": "About 4× as many (about 250)",
+        "more": "More than 4×: the weights shrink too",
+        "less": "Fewer than 2×: the weights still dominate",
+        "same": "The same: GQA saves compute, not memory",
+    },
     answer="4x",
     feedback={
         "4x": "The room beside the 13.5 GB of weights is fixed; each cache is 4× smaller, so about 4× the users "
-              "(253). Pick 8 KV heads and read the card.",
+        "(253). Pick 8 KV heads and read the card.",
         "more": "GQA shrinks only the K and V projections, a small share of the weights: the room grows slightly, "
-                "the count about 4×.",
+        "the count about 4×.",
         "less": "At 61 users the caches (65 GB) dominate, not the weights: shrinking them 4× multiplies users ~4×.",
         "same": "GQA's purpose is the cache: fewer key/value heads, fewer bytes per token.",
     },
@@ -665,27 +1025,36 @@ LLAMA70B = dict(d_model=8192, n_layers=80, n_heads=64, kv_heads=8, d_ff=28672)
 E_D_MODEL, E_SEQ = 4096, 2048
 
 PRED_E = Prediction(
-    question=("A 4,096-wide attention layer over 2,048 tokens is split into 32 heads of 128 instead of one head of "
-              "4,096. Its attention FLOPs…"),
-    options={"32x": "Grow 32×: every head computes its own S × S scores",
-             "same": "Stay the same, though 32 score matrices must now be stored instead of one",
-             "fewer": "Fall 32×: each head is 32× narrower",
-             "same_all": "Stay the same, and so does everything else the layer stores"},
+    question=(
+        "A 4,096-wide attention layer over 2,048 tokens is split into 32 heads of 128 instead of one head of "
+        "4,096. Its attention FLOPs…"
+    ),
+    options={
+        "32x": "Grow 32×: every head computes its own S × S scores",
+        "same": "Stay the same, though 32 score matrices must now be stored instead of one",
+        "fewer": "Fall 32×: each head is 32× narrower",
+        "same_all": "Stay the same, and so does everything else the layer stores",
+    },
     answer="same",
     feedback={
         "32x": "Each head's scores cost S² × d_head MACs, and the heads' widths add up to d: h × S² × (d/h) = S² × d. "
-               "Heads partition the work; they do not repeat it.",
+        "Heads partition the work; they do not repeat it.",
         "same": "h × S² × d/h = S² × d MACs for any h (the chapter's self-check answer). What does grow with h is the "
-                "number of S × S score matrices a materialized kernel stores: h of them.",
+        "number of S × S score matrices a materialized kernel stores: h of them.",
         "fewer": "Each head is narrower, but there are h of them: the product is unchanged.",
         "same_all": "The FLOPs are unchanged, but a materialized kernel stores one S × S matrix per head: 32× the "
-                    "score memory of a single head.",
+        "score memory of a single head.",
     },
     reveals=("S² × d MACs for any h", "h × S² × d/h"),
 )
-E_HEADS = Choice("Heads (d = 4,096 split across them)", {"1": "1", "8": "8", "32": "32", "64": "64"}, "32")
-E_MODEL = Choice("Model decoding one token at batch 1",
-                 {"Llama7B": "Llama-2 7B", "70b": "Llama-2 70B (the chapter's 70B example)"}, "Llama7B")
+E_HEADS = Choice(
+    "Heads (d = 4,096 split across them)", {"1": "1", "8": "8", "32": "32", "64": "64"}, "32"
+)
+E_MODEL = Choice(
+    "Model decoding one token at batch 1",
+    {"Llama7B": "Llama-2 7B", "70b": "Llama-2 70B (the chapter's 70B example)"},
+    "Llama7B",
+)
 
 
 @lru_cache(maxsize=4)
@@ -700,46 +1069,94 @@ def part_e(heads: str, model: str) -> View:
     grid = [int(k) for k in E_HEADS.options]
     layers = {n: L.Attention(d_model=E_D_MODEL, n_heads=n, seq_len=E_SEQ) for n in grid}
     att = layers[h]
-    fig = figure(f"One attention layer, d = {E_D_MODEL:,}, {E_SEQ:,} tokens, FP16", "Heads", "Relative to one head")
-    fig.add_trace(go.Bar(x=[str(n) for n in grid], y=[layers[n].flops() / layers[1].flops() for n in grid],
-                         name="attention FLOPs"))
-    fig.add_trace(go.Bar(x=[str(n) for n in grid],
-                         y=[layers[n].score_bytes(1, PRECISION) / layers[1].score_bytes(1, PRECISION) for n in grid],
-                         name="materialized score memory"))
+    fig = figure(
+        f"One attention layer, d = {E_D_MODEL:,}, {E_SEQ:,} tokens, FP16",
+        "Heads",
+        "Relative to one head",
+    )
+    fig.add_trace(
+        go.Bar(
+            x=[str(n) for n in grid],
+            y=[layers[n].flops() / layers[1].flops() for n in grid],
+            name="attention FLOPs",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=[str(n) for n in grid],
+            y=[
+                layers[n].score_bytes(1, PRECISION) / layers[1].score_bytes(1, PRECISION)
+                for n in grid
+            ],
+            name="materialized score memory",
+        )
+    )
     fig.update_layout(barmode="group")
 
     m = e_model(model)
     dev = Hardware.get("H100")
-    dec = Engine.solve(m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=E_SEQ)
-    train = m.flops(1, E_SEQ, "prefill")  # one teacher-forced pass: every position predicts its next token
+    dec = Engine.solve(
+        m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=E_SEQ
+    )
+    train = m.flops(
+        1, E_SEQ, "prefill"
+    )  # one teacher-forced pass: every position predicts its next token
     per_token_dec = m.flops(1, E_SEQ, "decode")
     floor = dec.bytes_moved / dev.memory.bandwidth.m_as("B/s")
     masked, unmasked = order.causal_experiment(causal=True), order.causal_experiment(causal=False)
     cards = [
-        Card(f"Attention FLOPs, {h} head{'s' if h > 1 else ''}", _flop(att.flops()),
-             "the same as one head's" if att.flops() == layers[1].flops() else
-             f"{fmt_ratio(att.flops() / layers[1].flops(), 0)} one head's"),
-        Card("Score memory", fmt_bytes(att.score_bytes(1, PRECISION)), f"{h} × {E_SEQ:,}² × 2 B",
-             "warn" if h > 1 else ""),
-        Card("One training pass", f"{E_SEQ:,} predictions",
-             f"teacher forcing + causal mask; {_flop(train / E_SEQ)} per prediction"),
-        Card("One decode step", "1 prediction", f"{_flop(per_token_dec)} for it, after the {E_SEQ:,}-token context"),
-        Card("Edit the last token: earlier outputs move by", f"{masked['earlier_change']:.2g}",
-             f"with the causal mask; without it {unmasked['earlier_change']:.2g} (5 tokens, one head)",
-             "ok" if masked["earlier_change"] == 0 else "bad"),
-        Card(f"{m.name}: bytes per token", fmt_bytes(dec.bytes_moved), "every weight + the KV cache, batch 1",
-             "bad" if not dec.feasible else "warn"),
-        Card("Bandwidth floor per token", fmt_time(floor),
-             f"at most {1 / floor:,.0f} tokens/s on one H100" + ("" if dec.feasible else "; does not fit one H100"),
-             "bad" if not dec.feasible else ""),
+        Card(
+            f"Attention FLOPs, {h} head{'s' if h > 1 else ''}",
+            _flop(att.flops()),
+            "the same as one head's"
+            if att.flops() == layers[1].flops()
+            else f"{fmt_ratio(att.flops() / layers[1].flops(), 0)} one head's",
+        ),
+        Card(
+            "Score memory",
+            fmt_bytes(att.score_bytes(1, PRECISION)),
+            f"{h} × {E_SEQ:,}² × 2 B",
+            "warn" if h > 1 else "",
+        ),
+        Card(
+            "One training pass",
+            f"{E_SEQ:,} predictions",
+            f"teacher forcing + causal mask; {_flop(train / E_SEQ)} per prediction",
+        ),
+        Card(
+            "One decode step",
+            "1 prediction",
+            f"{_flop(per_token_dec)} for it, after the {E_SEQ:,}-token context",
+        ),
+        Card(
+            "Edit the last token: earlier outputs move by",
+            f"{masked['earlier_change']:.2g}",
+            f"with the causal mask; without it {unmasked['earlier_change']:.2g} (5 tokens, one head)",
+            "ok" if masked["earlier_change"] == 0 else "bad",
+        ),
+        Card(
+            f"{m.name}: bytes per token",
+            fmt_bytes(dec.bytes_moved),
+            "every weight + the KV cache, batch 1",
+            "bad" if not dec.feasible else "warn",
+        ),
+        Card(
+            "Bandwidth floor per token",
+            fmt_time(floor),
+            f"at most {1 / floor:,.0f} tokens/s on one H100"
+            + ("" if dec.feasible else "; does not fit one H100"),
+            "bad" if not dec.feasible else "",
+        ),
     ]
-    summary = (f"Splitting d = {E_D_MODEL:,} into {h} head{'s' if h > 1 else ''} leaves the attention FLOPs at "
-               f"{_flop(att.flops())} (S² × d for any head count) but stores {h} score matrices "
-               f"({fmt_bytes(att.score_bytes(1, PRECISION))}). In training, a causal mask lets one pass over "
-               f"{E_SEQ:,} known tokens make {E_SEQ:,} next-token predictions (teacher forcing), about "
-               f"{_flop(train / E_SEQ)} each; generation makes one per step, about {_flop(per_token_dec)}: similar "
-               f"arithmetic per token, but each step streams {fmt_bytes(dec.bytes_moved)} for {m.name}, at least "
-               f"{fmt_time(floor)} at {dev.memory.bandwidth:~P}.")
+    summary = (
+        f"Splitting d = {E_D_MODEL:,} into {h} head{'s' if h > 1 else ''} leaves the attention FLOPs at "
+        f"{_flop(att.flops())} (S² × d for any head count) but stores {h} score matrices "
+        f"({fmt_bytes(att.score_bytes(1, PRECISION))}). In training, a causal mask lets one pass over "
+        f"{E_SEQ:,} known tokens make {E_SEQ:,} next-token predictions (teacher forcing), about "
+        f"{_flop(train / E_SEQ)} each; generation makes one per step, about {_flop(per_token_dec)}: similar "
+        f"arithmetic per token, but each step streams {fmt_bytes(dec.bytes_moved)} for {m.name}, at least "
+        f"{fmt_time(floor)} at {dev.memory.bandwidth:~P}."
+    )
     peek = [
         f"multi-head MACs = h × 2 × S² × (d/h) = 2 × S² × d = 2 × {E_SEQ:,}² × {E_D_MODEL:,} = {att.macs():,} (any h)",
         f"score bytes = h × S² × 2 B = {h} × {E_SEQ:,}² × 2 = {att.score_bytes(1, PRECISION):,} B",
@@ -757,17 +1174,22 @@ def part_e(heads: str, model: str) -> View:
 
 
 TRANSFER_E = Prediction(
-    question=("Switch to the chapter's 70B model (FP16). At batch 1, roughly how many bytes must stream from memory "
-              "for each generated token?"),
-    options={"140": "About 140 GB: every weight, every token", "2": "About 2 GB: one layer at a time",
-             "kv": "About 0.3 MB: only the new token's keys and values"},
+    question=(
+        "Switch to the chapter's 70B model (FP16). At batch 1, roughly how many bytes must stream from memory "
+        "for each generated token?"
+    ),
+    options={
+        "140": "About 140 GB: every weight, every token",
+        "2": "About 2 GB: one layer at a time",
+        "kv": "About 0.3 MB: only the new token's keys and values",
+    },
     answer="140",
     feedback={
         "140": "68,976,648,192 parameters × 2 B = 138 GB (the chapter rounds to 140 GB), plus the KV cache: more "
-               "than an 80 GB H100 holds, and at 3.35 TB/s at least 41 ms per token. Pick the 70B model.",
+        "than an 80 GB H100 holds, and at 3.35 TB/s at least 41 ms per token. Pick the 70B model.",
         "2": "Layers run one after another, but all of them run for every token: every layer's weights are read.",
         "kv": "That is what a token adds to the cache; producing it requires reading every weight and the whole "
-              "cache.",
+        "cache.",
     },
     kind="transfer",
 )

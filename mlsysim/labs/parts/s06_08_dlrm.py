@@ -58,14 +58,22 @@ NVLINK4_TOTAL = Q_(900, "GB/s")
 #: One direction of NVLink 4 (what one GPU can send while it receives the same amount).
 NVLINK4_PER_DIRECTION = NVLINK4_TOTAL / 2
 
-DEVICES = {"A100": "A100 80 GB", "H100": "H100 80 GB", "A100_40GB": "A100 40 GB",
-           "JetsonOrinNX": "Jetson Orin NX 16 GB"}
+DEVICES = {
+    "A100": "A100 80 GB",
+    "H100": "H100 80 GB",
+    "A100_40GB": "A100 40 GB",
+    "JetsonOrinNX": "Jetson Orin NX 16 GB",
+}
 PRECISIONS = {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}
 
 
 def table(rows: int, dim: int = EMB_DIM, lookups: int = 1) -> L.Embedding:
-    return L.Embedding(num_embeddings=int(rows), embedding_dim=int(dim), lookups=int(lookups),
-                       pooling="sum" if lookups > 1 else "none")
+    return L.Embedding(
+        num_embeddings=int(rows),
+        embedding_dim=int(dim),
+        lookups=int(lookups),
+        pooling="sum" if lookups > 1 else "none",
+    )
 
 
 def tables_bytes(rows: tuple[int, ...], precision: str, dim: int = EMB_DIM) -> int:
@@ -78,24 +86,32 @@ def tables_bytes(rows: tuple[int, ...], precision: str, dim: int = EMB_DIM) -> i
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("A store's item table has 100M rows of 128 FP32 values. What share of an 80 GB A100 "
-              "does that one table take?"),
-    options={"16": "About 16%", "64": "About 64%", "128": "About 128%: it does not fit",
-             "640": "About 640%"},
+    question=(
+        "A store's item table has 100M rows of 128 FP32 values. What share of an 80 GB A100 "
+        "does that one table take?"
+    ),
+    options={
+        "16": "About 16%",
+        "64": "About 64%",
+        "128": "About 128%: it does not fit",
+        "640": "About 640%",
+    },
     answer="64",
     feedback={
         "16": "16% counts values, not bytes: 100M × 128 = 12.8 billion values, and each FP32 value is "
-              "4 bytes, so 51.2 GB.",
+        "4 bytes, so 51.2 GB.",
         "64": "100M × 128 × 4 B = 51.2 GB = 64% of 80 GB. One table fits; a second of the same size "
-              "(128%) does not.",
+        "(128%) does not.",
         "128": "128% is two such tables. One takes 51.2 GB, 64% of the device.",
         "640": "640% is a 512 GB table: the chapter's billion-user table, ten times as many rows.",
     },
-    reveals=('51.2 GB', '64%'),
+    reveals=("51.2 GB", "64%"),
 )
 A_ROWS = Slider("Rows per table (millions)", 10, 2000, NAPKIN_ROWS // 10**6, step=10)
 A_TABLES = Slider("Tables of this size", 1, 8, 1)
-A_DIM = Choice("Embedding width (values per row)", {"32": "32", "64": "64", "128": "128", "256": "256"}, "128")
+A_DIM = Choice(
+    "Embedding width (values per row)", {"32": "32", "64": "64", "128": "128", "256": "256"}, "128"
+)
 A_PRECISION = Choice("Table precision", PRECISIONS, "fp32")
 A_DEVICE = Choice("Device", DEVICES, "A100")
 
@@ -111,35 +127,85 @@ def part_a(rows: int, tables: int, dim: str, precision: str, device: str) -> Vie
     total = tables_bytes((n,) * t, precision, d)
     cap = dev.memory.capacity.m_as("B")
 
-    fig = figure(f"Embedding tables vs device memory ({t} table{'s' if t > 1 else ''} × {d} values per row)",
-                 "Rows per table (millions, log scale)", "Table bytes (GB, log scale)", log_x=True, log_y=True)
+    fig = figure(
+        f"Embedding tables vs device memory ({t} table{'s' if t > 1 else ''} × {d} values per row)",
+        "Rows per table (millions, log scale)",
+        "Table bytes (GB, log scale)",
+        log_x=True,
+        log_y=True,
+    )
     for p, label in PRECISIONS.items():
-        fig.add_trace(go.Scatter(x=_ROW_GRID_M, y=[tables_bytes((m * 10**6,) * t, p, d) / 1e9 for m in _ROW_GRID_M],
-                                 name=label, mode="lines"))
-    fig.add_trace(go.Scatter(x=[int(rows)], y=[total / 1e9], name="your tables", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+        fig.add_trace(
+            go.Scatter(
+                x=_ROW_GRID_M,
+                y=[tables_bytes((m * 10**6,) * t, p, d) / 1e9 for m in _ROW_GRID_M],
+                name=label,
+                mode="lines",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[int(rows)],
+            y=[total / 1e9],
+            name="your tables",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     memory_lines(fig, [dev], unit="GB")
 
     fit_count = int(cap // one)
     cards = [
-        Card("One table", fmt_bytes(one), f"{n / 1e6:,.0f}M × {d} × {PRECISIONS[precision].split(' ')[0]}"),
-        Card("Share of the device", f"{one / cap:.0%}", f"one table on {fmt_bytes(cap)}",
-             "ok" if one <= cap else "bad"),
-        Card("All tables", fmt_bytes(total), f"{total / cap:.0%} of the device", "ok" if total <= cap else "bad"),
-        Card("Tables that fit", f"{fit_count:,}", "with nothing else on the device", "bad" if fit_count < t else "ok"),
-        Card("Row size", fmt_bytes(table(n, d).gather_bytes_per_lookup(precision)), "one contiguous gather"),
+        Card(
+            "One table",
+            fmt_bytes(one),
+            f"{n / 1e6:,.0f}M × {d} × {PRECISIONS[precision].split(' ')[0]}",
+        ),
+        Card(
+            "Share of the device",
+            f"{one / cap:.0%}",
+            f"one table on {fmt_bytes(cap)}",
+            "ok" if one <= cap else "bad",
+        ),
+        Card(
+            "All tables",
+            fmt_bytes(total),
+            f"{total / cap:.0%} of the device",
+            "ok" if total <= cap else "bad",
+        ),
+        Card(
+            "Tables that fit",
+            f"{fit_count:,}",
+            "with nothing else on the device",
+            "bad" if fit_count < t else "ok",
+        ),
+        Card(
+            "Row size",
+            fmt_bytes(table(n, d).gather_bytes_per_lookup(precision)),
+            "one contiguous gather",
+        ),
     ]
-    summary = (f"{t} table{'s' if t > 1 else ''} of {n / 1e6:,.0f}M rows × {d} values in {precision.upper()} "
-               f"take{'s' if t == 1 else ''} {fmt_bytes(total)}, {total / cap:.0%} of the {dev.name}'s "
-               f"{fmt_bytes(cap)}. Capacity decides whether the model can run here at all, before any FLOP is counted.")
+    summary = (
+        f"{t} table{'s' if t > 1 else ''} of {n / 1e6:,.0f}M rows × {d} values in {precision.upper()} "
+        f"take{'s' if t == 1 else ''} {fmt_bytes(total)}, {total / cap:.0%} of the {dev.name}'s "
+        f"{fmt_bytes(cap)}. Capacity decides whether the model can run here at all, before any FLOP is counted."
+    )
     peek = [
         f"table bytes = rows × width × bytes/value = {n:,} × {d} × {table(n, d).gather_bytes_per_lookup(precision) // d} B = {fmt_bytes(one)}",
         f"share = {fmt_bytes(one)} / {fmt_bytes(cap)} = {one / cap:.1%};  {t} table{'s' if t > 1 else ''}: {total / cap:.1%}",
         "the whole table is resident; a lookup copies one row and does no multiply-accumulates",
         "GB = 1e9 bytes (decimal)",
     ]
-    return View(fig, cards, summary, "Capacity wall", peek,
-                alert=feasibility(total, dev, f"Holding {t} table{'s' if t > 1 else ''} in {precision.upper()}"))
+    return View(
+        fig,
+        cards,
+        summary,
+        "Capacity wall",
+        peek,
+        alert=feasibility(
+            total, dev, f"Holding {t} table{'s' if t > 1 else ''} in {precision.upper()}"
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -147,41 +213,58 @@ def part_a(rows: int, tables: int, dim: str, precision: str, device: str) -> Vie
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("A DLRM server batches 1,024 requests instead of 1. What happens to the embedding bytes "
-              "gathered per request?"),
-    options={"fall": "They fall about 1,024× like the MLP weight reads",
-             "same": "They stay the same: every request gathers its own rows",
-             "rise": "They rise: more requests collide in the tables",
-             "zero": "They drop to almost nothing once the rows are cached"},
+    question=(
+        "A DLRM server batches 1,024 requests instead of 1. What happens to the embedding bytes "
+        "gathered per request?"
+    ),
+    options={
+        "fall": "They fall about 1,024× like the MLP weight reads",
+        "same": "They stay the same: every request gathers its own rows",
+        "rise": "They rise: more requests collide in the tables",
+        "zero": "They drop to almost nothing once the rows are cached",
+    },
     answer="same",
     feedback={
         "fall": "The MLP weights are read once per batch and shared; a gathered row belongs to one request's "
-                "ID, so each request still pays its own rows.",
+        "ID, so each request still pays its own rows.",
         "same": "Gathers do not amortize: the bytes per request stay flat while the MLP's per-request weight "
-                "bytes fall with the batch, so the gathers take over the traffic.",
+        "bytes fall with the batch, so the gathers take over the traffic.",
         "rise": "The per-request bytes are set by the lookups, not by the batch; collisions would, if anything, "
-                "let a cache help.",
+        "let a cache help.",
         "zero": "Popularity skew lets a cache keep the hot rows, but the long tail still misses to memory; "
-                "batching raises reuse only when requests share rows (Listing 9).",
+        "batching raises reuse only when requests share rows (Listing 9).",
     },
-    reveals=('every request gathers its own rows',),
+    reveals=("every request gathers its own rows",),
 )
-B_BATCH = Choice("Requests per batch", {"1": "1", "64": "64", "1024": "1,024", "8192": "8,192"}, "1")
+B_BATCH = Choice(
+    "Requests per batch", {"1": "1", "64": "64", "1024": "1,024", "8192": "8,192"}, "1"
+)
 B_LOOKUPS = Slider("Lookups per table per request (multi-hot)", 1, 64, 1)
 B_DEVICE = Choice("Device", {"A100": "A100 80 GB", "H100": "H100 80 GB"}, "A100")
 
 _BATCH_GRID = [1, 4, 16, 64, 256, 1024, 4096, 8192]
-_STAGES = {"bottom": "bottom MLP", "emb": "embedding gathers", "interaction": "interaction", "top": "top MLP"}
+_STAGES = {
+    "bottom": "bottom MLP",
+    "emb": "embedding gathers",
+    "interaction": "interaction",
+    "top": "top MLP",
+}
 
 
 @lru_cache(maxsize=64)
 def dlrm_with(lookups: int):
     """The DLRM lighthouse (25 tables, 100 GB FP32) with ``lookups`` IDs per table per request."""
-    return Models.DLRM if int(lookups) == 1 else dlrm(lookups_per_table=int(lookups), name=f"DLRM, {lookups} lookups")
+    return (
+        Models.DLRM
+        if int(lookups) == 1
+        else dlrm(lookups_per_table=int(lookups), name=f"DLRM, {lookups} lookups")
+    )
 
 
 def _solve(model, dev, batch: int):
-    return Engine.solve(model, dev, batch_size=int(batch), precision=TABLE_PRECISION, efficiency=EFFICIENCY)
+    return Engine.solve(
+        model, dev, batch_size=int(batch), precision=TABLE_PRECISION, efficiency=EFFICIENCY
+    )
 
 
 def stage_totals(profile) -> dict[str, dict[str, float]]:
@@ -197,8 +280,11 @@ def stage_totals(profile) -> dict[str, dict[str, float]]:
 
 def gather_bytes_per_request(model) -> int:
     """Rows gathered for one request: lookups x row bytes, summed over the tables."""
-    return sum(r.layer.lookups * r.layer.gather_bytes_per_lookup(TABLE_PRECISION) * r.count
-               for r in model.rows() if isinstance(r.layer, L.Embedding))
+    return sum(
+        r.layer.lookups * r.layer.gather_bytes_per_lookup(TABLE_PRECISION) * r.count
+        for r in model.rows()
+        if isinstance(r.layer, L.Embedding)
+    )
 
 
 def pooling_intensity(lookups: int) -> float:
@@ -215,45 +301,91 @@ def part_b(batch: str, lookups: int, device: str) -> View:
     m = dlrm_with(k)
     per_stage = {b: stage_totals(_solve(m, dev, b)) for b in sorted({*_BATCH_GRID, B})}
     xs = list(per_stage)
-    fig = figure(f"DLRM bytes moved per request ({k} lookup{'s' if k > 1 else ''} per table, FP32)",
-                 "Requests per batch (log scale)", "Bytes per request (log scale)", log_x=True, log_y=True)
+    fig = figure(
+        f"DLRM bytes moved per request ({k} lookup{'s' if k > 1 else ''} per table, FP32)",
+        "Requests per batch (log scale)",
+        "Bytes per request (log scale)",
+        log_x=True,
+        log_y=True,
+    )
     for key, label in _STAGES.items():
-        fig.add_trace(go.Scatter(x=xs, y=[per_stage[b][key]["bytes"] / b for b in xs], name=label, mode="lines"))
-    fig.add_trace(go.Scatter(x=[B], y=[per_stage[B]["emb"]["bytes"] / B], name="your batch (gathers)",
-                             mode="markers", marker=dict(size=13, symbol="diamond")))
+        fig.add_trace(
+            go.Scatter(
+                x=xs, y=[per_stage[b][key]["bytes"] / b for b in xs], name=label, mode="lines"
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[B],
+            y=[per_stage[B]["emb"]["bytes"] / B],
+            name="your batch (gathers)",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
 
     p = _solve(m, dev, B)
     st = per_stage[B]
     all_bytes = sum(v["bytes"] for v in st.values())
     all_flops = sum(v["flops"] for v in st.values())
     emb_rows = [t for t in p.layers if t.name.startswith("emb")]
-    emb_bound = max({t.bound for t in emb_rows}, key=lambda b: sum(1 for t in emb_rows if t.bound == b))
+    emb_bound = max(
+        {t.bound for t in emb_rows}, key=lambda b: sum(1 for t in emb_rows if t.bound == b)
+    )
     gathered = gather_bytes_per_request(m)
     n_tables = sum(1 for r in m.rows() if isinstance(r.layer, L.Embedding))
     row_bytes = table(USER_ROWS).gather_bytes_per_lookup(TABLE_PRECISION)
     cards = [
-        Card("Gathered per request", fmt_bytes(gathered), f"{n_tables} tables × {k} × {fmt_bytes(row_bytes, 0)} rows"),
-        Card("Gathers: share of bytes", f"{st['emb']['bytes'] / all_bytes:.1%}", f"at batch {B:,}",
-             "warn" if st["emb"]["bytes"] > all_bytes / 2 else ""),
-        Card("Gathers: share of FLOPs", f"{st['emb']['flops'] / all_flops:.1%}" if st["emb"]["flops"] else "none",
-             "a lookup copies a row: no MACs"),
-        Card("Pooling intensity", f"{pooling_intensity(k):.2f} FLOP/B",
-             "one add per 4-byte value; tends to 0.25" if k > 1 else "one lookup: nothing to add"),
-        Card("Each gather kernel", bound_phrase(emb_bound),
-             "a fixed cost per gather dominates: latency-bound" if emb_bound == "Dispatch"
-             else "the bytes dominate: bandwidth-bound in aggregate",
-             "warn"),
-        Card("Tables fit?", "no" if not p.feasible else "yes",
-             f"over by {fmt_bytes(p.over.m_as('B'))}" if not p.feasible else f"{fmt_bytes(p.memory_footprint_bytes)}",
-             "bad" if not p.feasible else "ok"),
+        Card(
+            "Gathered per request",
+            fmt_bytes(gathered),
+            f"{n_tables} tables × {k} × {fmt_bytes(row_bytes, 0)} rows",
+        ),
+        Card(
+            "Gathers: share of bytes",
+            f"{st['emb']['bytes'] / all_bytes:.1%}",
+            f"at batch {B:,}",
+            "warn" if st["emb"]["bytes"] > all_bytes / 2 else "",
+        ),
+        Card(
+            "Gathers: share of FLOPs",
+            f"{st['emb']['flops'] / all_flops:.1%}" if st["emb"]["flops"] else "none",
+            "a lookup copies a row: no MACs",
+        ),
+        Card(
+            "Pooling intensity",
+            f"{pooling_intensity(k):.2f} FLOP/B",
+            "one add per 4-byte value; tends to 0.25" if k > 1 else "one lookup: nothing to add",
+        ),
+        Card(
+            "Each gather kernel",
+            bound_phrase(emb_bound),
+            "a fixed cost per gather dominates: latency-bound"
+            if emb_bound == "Dispatch"
+            else "the bytes dominate: bandwidth-bound in aggregate",
+            "warn",
+        ),
+        Card(
+            "Tables fit?",
+            "no" if not p.feasible else "yes",
+            f"over by {fmt_bytes(p.over.m_as('B'))}"
+            if not p.feasible
+            else f"{fmt_bytes(p.memory_footprint_bytes)}",
+            "bad" if not p.feasible else "ok",
+        ),
     ]
-    summary = (f"At batch {B:,}, each request gathers {fmt_bytes(gathered)} of embedding rows whatever the batch, "
-               f"while the MLPs' weight reads are shared: the gathers are {st['emb']['bytes'] / all_bytes:.1%} of "
-               f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the FLOPs. The engine prints "
-               f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
-               + (f"on one {dev.name} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
-                  f"over by {fmt_bytes(p.over.m_as('B'))})." if not p.feasible else
-                  f"here they fit ({fmt_bytes(p.memory_footprint_bytes)})."))
+    summary = (
+        f"At batch {B:,}, each request gathers {fmt_bytes(gathered)} of embedding rows whatever the batch, "
+        f"while the MLPs' weight reads are shared: the gathers are {st['emb']['bytes'] / all_bytes:.1%} of "
+        f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the FLOPs. The engine prints "
+        f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
+        + (
+            f"on one {dev.name} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
+            f"over by {fmt_bytes(p.over.m_as('B'))})."
+            if not p.feasible
+            else f"here they fit ({fmt_bytes(p.memory_footprint_bytes)})."
+        )
+    )
     peek = [
         f"gather bytes / request = tables × lookups × width × 4 B = {n_tables} × {k} × {EMB_DIM} × 4 = {fmt_bytes(gathered)}",
         "MLP weight bytes / request = weights / batch; gather bytes / request = constant (no sharing)",
@@ -262,8 +394,14 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         f"{fmt_time(emb_rows[0].t_dispatch)} launch: {emb_bound.lower()} wins at batch {B:,}",
         "the iron law times a placement; capacity decides whether that placement exists",
     ]
-    return View(fig, cards, summary, "Gathers vs dense work", peek,
-                alert=feasibility(p.memory_footprint_bytes, dev, "The DLRM lighthouse in FP32"))
+    return View(
+        fig,
+        cards,
+        summary,
+        "Gathers vs dense work",
+        peek,
+        alert=feasibility(p.memory_footprint_bytes, dev, "The DLRM lighthouse in FP32"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -271,27 +409,33 @@ def part_b(batch: str, lookups: int, device: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("The self-check's item and user tables (10^8 and 10^9 rows, 128 FP32 values each) are about 7× an "
-              "80 GB A100. Which single lever can close that gap on its own?"),
-    options={"int8": "Quantizing to INT8",
-             "hash": "Hashing IDs into fewer shared rows, at an accuracy cost on rare IDs",
-             "fp16": "Halving to FP16",
-             "batch": "Serving smaller batches"},
+    question=(
+        "The self-check's item and user tables (10^8 and 10^9 rows, 128 FP32 values each) are about 7× an "
+        "80 GB A100. Which single lever can close that gap on its own?"
+    ),
+    options={
+        "int8": "Quantizing to INT8",
+        "hash": "Hashing IDs into fewer shared rows, at an accuracy cost on rare IDs",
+        "fp16": "Halving to FP16",
+        "batch": "Serving smaller batches",
+    },
     answer="hash",
     feedback={
         "int8": "Precision has a floor: INT8 divides the bytes by 4 (563.2 → 140.8 GB), still 1.76× the device. "
-                "Quantization is not an unlimited memory lever.",
+        "Quantization is not an unlimited memory lever.",
         "hash": "Rows can shrink by any factor: in FP32 at most 14% of the rows fit, in INT8 56%. The price is "
-                "collisions: rarely seen users share rows with others.",
+        "collisions: rarely seen users share rows with others.",
         "fp16": "FP16 halves the bytes to 281.6 GB, 3.5× the device: a factor of 2 cannot close a factor of 7.",
         "batch": "The tables are resident whatever the batch: batch size changes activations and traffic, not "
-                 "table capacity.",
+        "table capacity.",
     },
     reveals=("at most 14% of the rows", "Hashing IDs"),
 )
 C_PRECISION = Choice("Table precision", PRECISIONS, "fp32")
 C_KEEP = Slider("Rows kept after hashing (% of IDs)", 5, 100, 100, step=5)
-C_DEVICE = Choice("Device", {"A100": "A100 80 GB", "H100": "H100 80 GB", "A100_40GB": "A100 40 GB"}, "A100")
+C_DEVICE = Choice(
+    "Device", {"A100": "A100 80 GB", "H100": "H100 80 GB", "A100_40GB": "A100 40 GB"}, "A100"
+)
 
 _KEEP_GRID = list(range(5, 101, 5))
 
@@ -315,42 +459,89 @@ def part_c(precision: str, keep: int, device: str) -> View:
     dev = Hardware.get(device)
     cap = dev.memory.capacity.m_as("B")
     kp = int(keep)
-    fig = figure("Shrinking the item + user tables (10^8 + 10^9 rows × 128)", "Rows kept after hashing (% of IDs)",
-                 "Table bytes (GB)", log_y=True)
+    fig = figure(
+        "Shrinking the item + user tables (10^8 + 10^9 rows × 128)",
+        "Rows kept after hashing (% of IDs)",
+        "Table bytes (GB)",
+        log_y=True,
+    )
     for p, label in PRECISIONS.items():
-        fig.add_trace(go.Scatter(x=_KEEP_GRID, y=[hashed_bytes(x, p) / 1e9 for x in _KEEP_GRID], name=label,
-                                 mode="lines"))
+        fig.add_trace(
+            go.Scatter(
+                x=_KEEP_GRID,
+                y=[hashed_bytes(x, p) / 1e9 for x in _KEEP_GRID],
+                name=label,
+                mode="lines",
+            )
+        )
     need = hashed_bytes(kp, precision)
-    fig.add_trace(go.Scatter(x=[kp], y=[need / 1e9], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig.add_trace(
+        go.Scatter(
+            x=[kp],
+            y=[need / 1e9],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     memory_lines(fig, [dev], unit="GB")
 
     full = hashed_bytes(100, TABLE_PRECISION)
     best = largest_keep_that_fits(precision, cap)
     ids_per_row = 100 / kp
     cards = [
-        Card("Tables now", fmt_bytes(need), f"{precision.upper()}, {kp}% of rows", "ok" if need <= cap else "bad"),
-        Card("vs the device", fmt_ratio(need / cap, 2), f"of {fmt_bytes(cap)}", "ok" if need <= cap else "bad"),
+        Card(
+            "Tables now",
+            fmt_bytes(need),
+            f"{precision.upper()}, {kp}% of rows",
+            "ok" if need <= cap else "bad",
+        ),
+        Card(
+            "vs the device",
+            fmt_ratio(need / cap, 2),
+            f"of {fmt_bytes(cap)}",
+            "ok" if need <= cap else "bad",
+        ),
         Card("Shrink vs FP32, all rows", fmt_ratio(full / need), f"from {fmt_bytes(full)}"),
-        Card("IDs sharing a row", fmt_ratio(ids_per_row), "hash collisions blur long-tail users",
-             "warn" if kp < 100 else ""),
-        Card(f"Most rows that fit in {precision.upper()}", f"{best}%" if best else "under 1%",
-             f"on the {dev.name}", "ok" if best >= kp else "bad"),
+        Card(
+            "IDs sharing a row",
+            fmt_ratio(ids_per_row),
+            "hash collisions blur long-tail users",
+            "warn" if kp < 100 else "",
+        ),
+        Card(
+            f"Most rows that fit in {precision.upper()}",
+            f"{best}%" if best else "under 1%",
+            f"on the {dev.name}",
+            "ok" if best >= kp else "bad",
+        ),
     ]
-    summary = (f"In {precision.upper()} with {kp}% of the rows kept, the two tables take {fmt_bytes(need)}: "
-               f"{fmt_ratio(need / cap, 2)} the {dev.name}'s {fmt_bytes(cap)}. "
-               + (f"They fit, at the price of {fmt_ratio(ids_per_row)} IDs per row." if need <= cap and kp < 100 else
-                  "They fit." if need <= cap else
-                  f"At this precision at most {best}% of the rows fit, so each row would serve "
-                  f"{fmt_ratio(100 / best) if best else 'over 100×'} as many IDs."))
+    summary = (
+        f"In {precision.upper()} with {kp}% of the rows kept, the two tables take {fmt_bytes(need)}: "
+        f"{fmt_ratio(need / cap, 2)} the {dev.name}'s {fmt_bytes(cap)}. "
+        + (
+            f"They fit, at the price of {fmt_ratio(ids_per_row)} IDs per row."
+            if need <= cap and kp < 100
+            else "They fit."
+            if need <= cap
+            else f"At this precision at most {best}% of the rows fit, so each row would serve "
+            f"{fmt_ratio(100 / best) if best else 'over 100×'} as many IDs."
+        )
+    )
     peek = [
         f"bytes = (10^8 + 10^9) × keep × 128 × bytes/value = {fmt_bytes(need)}",
         f"FP32, all rows: 51.2 GB + 512 GB = {fmt_bytes(full)} = {fmt_ratio(full / cap, 2)} of {fmt_bytes(cap)}",
         "precision divides the bytes by 2 (FP16) or 4 (INT8); hashing divides them by IDs per row",
         "both lose information: rounding every value, or merging rarely seen IDs into shared rows",
     ]
-    return View(fig, cards, summary, "Shrink", peek,
-                alert=feasibility(need, dev, f"Holding both tables ({precision.upper()}, {kp}% of rows)"))
+    return View(
+        fig,
+        cards,
+        summary,
+        "Shrink",
+        peek,
+        alert=feasibility(need, dev, f"Holding both tables ({precision.upper()}, {kp}% of rows)"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,19 +549,23 @@ def part_c(precision: str, keep: int, device: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question=("The 563.2 GB of FP32 tables are sharded across H100s (each GPU holds some tables; each request's "
-              "pooled vectors are gathered where its tables live). Going from 2 to 16 GPUs, the bytes that cross "
-              "NVLink per batch…"),
-    options={"fall": "Fall about 8×: each GPU holds less",
-             "grow": "Grow toward all of the pooled vectors: (n − 1)/n of them live on another GPU",
-             "zero": "Stay near zero: each GPU looks up only its own rows",
-             "double": "Double with every doubling of GPUs"},
+    question=(
+        "The 563.2 GB of FP32 tables are sharded across H100s (each GPU holds some tables; each request's "
+        "pooled vectors are gathered where its tables live). Going from 2 to 16 GPUs, the bytes that cross "
+        "NVLink per batch…"
+    ),
+    options={
+        "fall": "Fall about 8×: each GPU holds less",
+        "grow": "Grow toward all of the pooled vectors: (n − 1)/n of them live on another GPU",
+        "zero": "Stay near zero: each GPU looks up only its own rows",
+        "double": "Double with every doubling of GPUs",
+    },
     answer="grow",
     feedback={
         "fall": "Capacity per GPU falls as 1/n, but communication does not: with more shards, a larger share of "
-                "each request's tables sits on other GPUs. Sharding buys capacity with traffic.",
+        "each request's tables sits on other GPUs. Sharding buys capacity with traffic.",
         "grow": "2 GPUs: half the pooled vectors cross (2.1 MB per 4,096-request batch); 16: fifteen sixteenths "
-                "(3.9 MB). Each GPU's share shrinks, so the time per link falls a little, but the bytes do not.",
+        "(3.9 MB). Each GPU's share shrinks, so the time per link falls a little, but the bytes do not.",
         "zero": "A request needs vectors from every table; only 1/n of the tables are on its own GPU.",
         "double": "The crossing share (n − 1)/n approaches 1: the bytes grow, but they saturate, they do not double.",
     },
@@ -392,13 +587,19 @@ def shard_plan(devices: int, usable_percent: float, batch: int, lookups: int) ->
     total = sum(t.weight_bytes(TABLE_PRECISION) for t in tabs)
     usable = dev.memory.capacity.m_as("B") * usable_percent / 100
     n = int(devices)
-    rows_moved = sum(int(batch) * t.lookups * t.gather_bytes_per_lookup(TABLE_PRECISION) for t in tabs)
+    rows_moved = sum(
+        int(batch) * t.lookups * t.gather_bytes_per_lookup(TABLE_PRECISION) for t in tabs
+    )
     pooled = sum(t.activation_bytes(int(batch), TABLE_PRECISION) for t in tabs)
     remote = pooled * (n - 1) / n  # pooled vectors owned by another shard than the request's GPU
     launch = dev.dispatch_tax.m_as("s")  # one kernel (gather, copy or collective) per batch
     return {
-        "total": total, "usable": usable, "needed": math.ceil(total / usable), "per_device": total / n,
-        "rows_moved": rows_moved, "all_to_all": remote,
+        "total": total,
+        "usable": usable,
+        "needed": math.ceil(total / usable),
+        "per_device": total / n,
+        "rows_moved": rows_moved,
+        "all_to_all": remote,
         "t_hbm": rows_moved / dev.memory.bandwidth.m_as("B/s") + launch,
         "t_pcie": rows_moved / PCIE_GEN5_X16.m_as("B/s") + launch,
         "t_nvlink": (remote / n) / NVLINK4_PER_DIRECTION.m_as("B/s") + launch if n > 1 else 0.0,
@@ -412,33 +613,80 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     n = int(devices)
     plan = shard_plan(n, usable, int(batch), int(lookups))
     xs = list(range(int(D_DEVICES.start), int(D_DEVICES.stop) + 1))
-    fig = figure("Sharding 563.2 GB of FP32 tables across H100s", "GPUs", "Table bytes per GPU (GB, log scale)",
-                 log_y=True)
-    fig.add_trace(go.Scatter(x=xs, y=[plan["total"] / x / 1e9 for x in xs], name="tables per GPU", mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=xs, y=[plan["usable"] / 1e9] * len(xs), name=f"usable for tables ({int(usable)}%)",
-                             mode="lines", line=dict(dash="dot")))
-    fig.add_trace(go.Scatter(x=[n], y=[plan["per_device"] / 1e9], name="your plan", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig = figure(
+        "Sharding 563.2 GB of FP32 tables across H100s",
+        "GPUs",
+        "Table bytes per GPU (GB, log scale)",
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[plan["total"] / x / 1e9 for x in xs],
+            name="tables per GPU",
+            mode="lines+markers",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[plan["usable"] / 1e9] * len(xs),
+            name=f"usable for tables ({int(usable)}%)",
+            mode="lines",
+            line=dict(dash="dot"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[n],
+            y=[plan["per_device"] / 1e9],
+            name="your plan",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     memory_lines(fig, [dev], unit="GB")
 
     fits = plan["per_device"] <= plan["usable"]
     row_bytes = table(USER_ROWS).gather_bytes_per_lookup(TABLE_PRECISION)
     cards = [
-        Card("GPUs needed", f"{plan['needed']:,}", f"ceil({fmt_bytes(plan['total'])} / {fmt_bytes(plan['usable'])})",
-             "ok" if n >= plan["needed"] else "bad"),
-        Card("Tables per GPU", fmt_bytes(plan["per_device"]), f"{n} GPU{'s' if n > 1 else ''}",
-             "ok" if fits else "bad"),
-        Card("All-to-all per batch", fmt_bytes(plan["all_to_all"]),
-             f"{fmt_time(plan['t_nvlink'])} on NVLink 4" if n > 1 else "one GPU: nothing crosses", "warn" if n > 1 else ""),
-        Card("Host DRAM over PCIe", fmt_time(plan["t_pcie"]), f"{fmt_bytes(plan['rows_moved'])} of rows per batch", "warn"),
-        Card("If it all fit in HBM", fmt_time(plan["t_hbm"]),
-             f"HBM has {fmt_ratio(dev.memory.bandwidth.m_as('B/s') / PCIE_GEN5_X16.m_as('B/s'), 0)} PCIe's bandwidth"),
+        Card(
+            "GPUs needed",
+            f"{plan['needed']:,}",
+            f"ceil({fmt_bytes(plan['total'])} / {fmt_bytes(plan['usable'])})",
+            "ok" if n >= plan["needed"] else "bad",
+        ),
+        Card(
+            "Tables per GPU",
+            fmt_bytes(plan["per_device"]),
+            f"{n} GPU{'s' if n > 1 else ''}",
+            "ok" if fits else "bad",
+        ),
+        Card(
+            "All-to-all per batch",
+            fmt_bytes(plan["all_to_all"]),
+            f"{fmt_time(plan['t_nvlink'])} on NVLink 4" if n > 1 else "one GPU: nothing crosses",
+            "warn" if n > 1 else "",
+        ),
+        Card(
+            "Host DRAM over PCIe",
+            fmt_time(plan["t_pcie"]),
+            f"{fmt_bytes(plan['rows_moved'])} of rows per batch",
+            "warn",
+        ),
+        Card(
+            "If it all fit in HBM",
+            fmt_time(plan["t_hbm"]),
+            f"HBM has {fmt_ratio(dev.memory.bandwidth.m_as('B/s') / PCIE_GEN5_X16.m_as('B/s'), 0)} PCIe's bandwidth",
+        ),
     ]
-    summary = (f"Sharded over {n} H100{'s' if n > 1 else ''}, each holds {fmt_bytes(plan['per_device'])} of tables "
-               + ("(fits" if fits else "(does not fit")
-               + f" the {int(usable)}% set aside); {plan['needed']} GPUs are needed. A batch of {int(batch):,} then sends "
-               f"{fmt_bytes(plan['all_to_all'])} all-to-all ({fmt_time(plan['t_nvlink'])} on NVLink 4), while keeping the "
-               f"tables in host DRAM pulls {fmt_bytes(plan['rows_moved'])} over PCIe Gen5 ({fmt_time(plan['t_pcie'])}).")
+    summary = (
+        f"Sharded over {n} H100{'s' if n > 1 else ''}, each holds {fmt_bytes(plan['per_device'])} of tables "
+        + ("(fits" if fits else "(does not fit")
+        + f" the {int(usable)}% set aside); {plan['needed']} GPUs are needed. A batch of {int(batch):,} then sends "
+        f"{fmt_bytes(plan['all_to_all'])} all-to-all ({fmt_time(plan['t_nvlink'])} on NVLink 4), while keeping the "
+        f"tables in host DRAM pulls {fmt_bytes(plan['rows_moved'])} over PCIe Gen5 ({fmt_time(plan['t_pcie'])})."
+    )
     peek = [
         f"GPUs = ceil(tables / (capacity × usable)) = ceil({fmt_bytes(plan['total'])} / {fmt_bytes(plan['usable'])}) = {plan['needed']}",
         f"all-to-all = batch × tables × width × 4 B × (n−1)/n = {fmt_bytes(plan['all_to_all'])}; per GPU ÷ {n}, "
@@ -449,8 +697,14 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
         "real links add their own latency",
         f"assumes pooled vectors cross NVLink (each shard sums its own rows) and the host has room for {fmt_bytes(plan['total'])}",
     ]
-    return View(fig, cards, summary, "Move or shard", peek,
-                alert=feasibility(plan["per_device"], dev, "Each GPU's shard of the tables"))
+    return View(
+        fig,
+        cards,
+        summary,
+        "Move or shard",
+        peek,
+        alert=feasibility(plan["per_device"], dev, "Each GPU's shard of the tables"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,14 +712,20 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 TRANSFER_A = Prediction(
-    question=("The catalogue stays at 100M rows but the embedding width halves to 64 and the table is stored in "
-              "FP16. On the 80 GB A100, the one table now takes about…"),
-    options={"16": "16% of the device (a quarter of 51.2 GB)", "32": "32%", "64": "Still 64%: rows set the size",
-             "8": "8%"},
+    question=(
+        "The catalogue stays at 100M rows but the embedding width halves to 64 and the table is stored in "
+        "FP16. On the 80 GB A100, the one table now takes about…"
+    ),
+    options={
+        "16": "16% of the device (a quarter of 51.2 GB)",
+        "32": "32%",
+        "64": "Still 64%: rows set the size",
+        "8": "8%",
+    },
     answer="16",
     feedback={
         "16": "Bytes = rows × width × bytes per value: half the width and half the bytes per value = a quarter: "
-              "12.8 GB. Set the width to 64 and the precision to FP16.",
+        "12.8 GB. Set the width to 64 and the precision to FP16.",
         "32": "That halves only one factor; width and precision both halve.",
         "64": "Rows are one of three factors: width and bytes per value multiply them.",
         "8": "That is an eighth: only two factors of two changed.",
@@ -474,14 +734,19 @@ TRANSFER_A = Prediction(
 )
 
 TRANSFER_B = Prediction(
-    question=("Each request now looks up 8 IDs per table (multi-hot) instead of 1. At batch 1,024, the gathered "
-              "bytes per request…"),
-    options={"8x": "Grow 8×, and batching still does not share them", "same": "Stay the same: pooling sums them",
-             "fall": "Fall: more lookups make caching work"},
+    question=(
+        "Each request now looks up 8 IDs per table (multi-hot) instead of 1. At batch 1,024, the gathered "
+        "bytes per request…"
+    ),
+    options={
+        "8x": "Grow 8×, and batching still does not share them",
+        "same": "Stay the same: pooling sums them",
+        "fall": "Fall: more lookups make caching work",
+    },
     answer="8x",
     feedback={
         "8x": "Every ID is its own row read; pooling adds them after they are gathered. Set lookups to 8 and read "
-              "the gathered-bytes card.",
+        "the gathered-bytes card.",
         "same": "Pooling reduces what leaves the table (one vector), not what is read (eight rows).",
         "fall": "Caching helps only when requests share hot rows; the part's engine assumes every row is read.",
     },
@@ -490,12 +755,16 @@ TRANSFER_B = Prediction(
 
 TRANSFER_C = Prediction(
     question="Store both tables in INT8 on an 80 GB H100 instead of the A100. The most rows you can keep is about…",
-    options={"56": "56%, the same as the A100 80 GB", "100": "All of them: the H100 is a newer GPU",
-             "14": "14%", "28": "28%"},
+    options={
+        "56": "56%, the same as the A100 80 GB",
+        "100": "All of them: the H100 is a newer GPU",
+        "14": "14%",
+        "28": "28%",
+    },
     answer="56",
     feedback={
         "56": "Capacity decides, and both have 80 GB: 140.8 GB of INT8 tables need hashing to 56% of the rows on "
-              "either. Pick the H100 and INT8.",
+        "either. Pick the H100 and INT8.",
         "100": "A newer GPU has more compute and bandwidth, not more memory here: both are 80 GB.",
         "14": "14% is the FP32 figure; INT8 keeps four times as many rows.",
         "28": "28% would be FP16 on 80 GB; INT8 halves the bytes again.",
@@ -505,8 +774,11 @@ TRANSFER_C = Prediction(
 
 TRANSFER_D = Prediction(
     question="Shard the 563.2 GB over 4 H100s with 90% of each GPU for tables. Do the shards fit?",
-    options={"no": "No: 140.8 GB per GPU against 72 GB usable; it takes 8", "yes": "Yes: 4 × 80 GB = 320 GB",
-             "barely": "Just barely"},
+    options={
+        "no": "No: 140.8 GB per GPU against 72 GB usable; it takes 8",
+        "yes": "Yes: 4 × 80 GB = 320 GB",
+        "barely": "Just barely",
+    },
     answer="no",
     feedback={
         "no": "563.2 / 4 = 140.8 GB per GPU, about twice the 72 GB set aside. Set 4 GPUs and read the cards.",

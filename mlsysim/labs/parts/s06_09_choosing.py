@@ -37,8 +37,13 @@ CHAPTER = "6.9"
 PARTS = ("A", "B", "C", "D")
 
 #: Display names of the chapter's five lighthouses (Table 8 order: L1329-L1333).
-LIGHTHOUSE_NAMES = {"ResNet50": "ResNet-50", "GPT2": "GPT-2 XL", "DLRM": "DLRM",
-                    "MobileNetV2": "MobileNetV2", "KWS": "KWS DS-CNN"}
+LIGHTHOUSE_NAMES = {
+    "ResNet50": "ResNet-50",
+    "GPT2": "GPT-2 XL",
+    "DLRM": "DLRM",
+    "MobileNetV2": "MobileNetV2",
+    "KWS": "KWS DS-CNN",
+}
 ORDER = tuple(k for k in ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS") if k in LIGHTHOUSES)
 
 #: Training state per parameter = FP32 weights + gradients + two Adam moments (L1366, Table 10):
@@ -84,26 +89,35 @@ def _joules(j: float) -> str:
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("Table 8 puts the lighthouses on one scale: FLOPs per byte of FP32 weights. ResNet-50's "
-              "value is how many times GPT-2 XL's (one decoded token, batch 1)?"),
-    options={"2x": "About 2.6× (it does 2.6× the FLOPs)", "60x": "About 60× (it has 60× fewer weight bytes)",
-             "160x": "About 160×: the FLOPs ratio times the bytes ratio", "same": "About the same: both read every weight once per inference"},
+    question=(
+        "Table 8 puts the lighthouses on one scale: FLOPs per byte of FP32 weights. ResNet-50's "
+        "value is how many times GPT-2 XL's (one decoded token, batch 1)?"
+    ),
+    options={
+        "2x": "About 2.6× (it does 2.6× the FLOPs)",
+        "60x": "About 60× (it has 60× fewer weight bytes)",
+        "160x": "About 160×: the FLOPs ratio times the bytes ratio",
+        "same": "About the same: both read every weight once per inference",
+    },
     answer="160x",
     feedback={
         "2x": "That counts only the numerator. Intensity divides the FLOPs by the bytes, and ResNet-50 also "
-              "has about 61× fewer weight bytes: the two factors multiply to about 160×.",
+        "has about 61× fewer weight bytes: the two factors multiply to about 160×.",
         "60x": "That counts only the denominator. ResNet-50 also does about 2.6× the FLOPs per inference "
-               "that GPT-2 XL does per token: together about 160×.",
+        "that GPT-2 XL does per token: together about 160×.",
         "160x": "8.2 GFLOP over 102.2 MB is about 80 FLOP/B; 3.1 GFLOP over 6.2 GB is about 0.5 FLOP/B. Each "
-                "ResNet-50 filter is reused across its whole feature map; each GPT-2 weight serves one token.",
+        "ResNet-50 filter is reused across its whole feature map; each GPT-2 weight serves one token.",
         "same": "Both read each weight once, but a convolution then uses it at every output position "
-                "(thousands of MACs per weight) while a decode step uses it once: reuse is the difference.",
+        "(thousands of MACs per weight) while a decode step uses it once: reuse is the difference.",
     },
-    reveals=('160×',),
+    reveals=("160×",),
 )
 A_BATCH = Slider("Batch size (images, tokens or requests)", 1, 256, 1)
-A_DEVICE = Choice("Device (for the engine's intensity and the ridge)",
-                  {"H100": "H100", "A100": "A100 80GB", "JetsonOrinNX": "Jetson Orin NX"}, "H100")
+A_DEVICE = Choice(
+    "Device (for the engine's intensity and the ridge)",
+    {"H100": "H100", "A100": "A100 80GB", "JetsonOrinNX": "Jetson Orin NX"},
+    "H100",
+)
 A_FUSED = Toggle("Compiled inference graph (BN folded, activations fused)", True)
 
 
@@ -129,38 +143,75 @@ def part_a(batch: int, device: str, fused: bool) -> View:
     names = [LIGHTHOUSE_NAMES[k] for k in ORDER]
     proxy = {k: table8_proxy(k) for k in ORDER}
     proxy_b = {k: table8_proxy(k, b) for k in ORDER}
-    prof = {k: Engine.solve(_lh(k), dev, batch_size=b, precision=prec, fused=bool(fused)) for k in ORDER}
+    prof = {
+        k: Engine.solve(_lh(k), dev, batch_size=b, precision=prec, fused=bool(fused)) for k in ORDER
+    }
     real = {k: prof[k].arithmetic_intensity.magnitude for k in ORDER}
     ridge = dev.ridge_point(prec).magnitude
 
-    fig = figure(f"Arithmetic intensity of the lighthouses (batch {b})", "Lighthouse",
-                 "FLOP per byte (log scale)", log_y=True)
-    fig.add_trace(go.Bar(x=names, y=[proxy[k] for k in ORDER], name="Table 8 proxy: FP32 weights, batch 1"))
-    fig.add_trace(go.Bar(x=names, y=[proxy_b[k] for k in ORDER], name=f"weight-only proxy at batch {b}"))
-    fig.add_trace(go.Bar(x=names, y=[real[k] for k in ORDER],
-                         name=f"engine: all traffic, {prec.upper()}, batch {b}"))
-    fig.add_hline(y=ridge, line_dash="dot", annotation_text=f"{dev.name}: {LABELS['ridge_peak']} {ridge:,.0f} FLOP/B ({prec})",
-                  annotation_position="top left")
+    fig = figure(
+        f"Arithmetic intensity of the lighthouses (batch {b})",
+        "Lighthouse",
+        "FLOP per byte (log scale)",
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Bar(x=names, y=[proxy[k] for k in ORDER], name="Table 8 proxy: FP32 weights, batch 1")
+    )
+    fig.add_trace(
+        go.Bar(x=names, y=[proxy_b[k] for k in ORDER], name=f"weight-only proxy at batch {b}")
+    )
+    fig.add_trace(
+        go.Bar(
+            x=names,
+            y=[real[k] for k in ORDER],
+            name=f"engine: all traffic, {prec.upper()}, batch {b}",
+        )
+    )
+    fig.add_hline(
+        y=ridge,
+        line_dash="dot",
+        annotation_text=f"{dev.name}: {LABELS['ridge_peak']} {ridge:,.0f} FLOP/B ({prec})",
+        annotation_position="top left",
+    )
     fig.update_layout(barmode="group")
 
     gap = proxy["ResNet50"] / proxy["GPT2"]
     cards = [
-        Card("ResNet-50 proxy", f"{proxy['ResNet50']:,.1f} FLOP/B",
-             f"Table 8: {table8_printed('ResNet50'):,.1f} (8.2 GFLOP rounded)",
-             fact=fact("weight_only_intensity", proxy["ResNet50"], model="ResNet50", precision="fp32", batch=1)),
-        Card("GPT-2 XL proxy", f"{proxy['GPT2']:,.2f} FLOP/B", "one token: ≈2 FLOPs per 4-byte weight"),
+        Card(
+            "ResNet-50 proxy",
+            f"{proxy['ResNet50']:,.1f} FLOP/B",
+            f"Table 8: {table8_printed('ResNet50'):,.1f} (8.2 GFLOP rounded)",
+            fact=fact(
+                "weight_only_intensity",
+                proxy["ResNet50"],
+                model="ResNet50",
+                precision="fp32",
+                batch=1,
+            ),
+        ),
+        Card(
+            "GPT-2 XL proxy",
+            f"{proxy['GPT2']:,.2f} FLOP/B",
+            "one token: ≈2 FLOPs per 4-byte weight",
+        ),
         Card("Gap", fmt_ratio(gap, 0), "chapter: roughly 160×"),
-        Card("MobileNetV2 proxy", f"{proxy['MobileNetV2']:,.1f} FLOP/B",
-             f"Table 8: {table8_printed('MobileNetV2'):,.1f} (600 MFLOP rounded)"),
+        Card(
+            "MobileNetV2 proxy",
+            f"{proxy['MobileNetV2']:,.1f} FLOP/B",
+            f"Table 8: {table8_printed('MobileNetV2'):,.1f} (600 MFLOP rounded)",
+        ),
         Card("KWS proxy", f"{proxy['KWS']:,.1f} FLOP/B", "Table 8: 25 from '20 MFLOP / 800 KB'"),
     ]
     mode = "compiled graph" if fused else "eager mode"
-    summary = (f"On the weight-only proxy ResNet-50 sits {gap:,.0f}× above GPT-2 XL. With all traffic counted "
-               f"(activations, KV cache; {mode}) at batch {b} in {prec.upper()}, ResNet-50 reaches "
-               f"{real['ResNet50']:,.1f} FLOP/B ({prof['ResNet50'].bottleneck.lower()}-bound) and GPT-2 XL "
-               f"{real['GPT2']:,.1f} ({prof['GPT2'].bottleneck.lower()}-bound) against the {dev.name}'s {LABELS['ridge_peak']} of "
-               f"{ridge:,.0f}. DLRM's proxy is near zero (Table 8 leaves it blank: a gather is a copy, not "
-               "arithmetic); its engine number counts only the dense MLPs, and capacity binds it first.")
+    summary = (
+        f"On the weight-only proxy ResNet-50 sits {gap:,.0f}× above GPT-2 XL. With all traffic counted "
+        f"(activations, KV cache; {mode}) at batch {b} in {prec.upper()}, ResNet-50 reaches "
+        f"{real['ResNet50']:,.1f} FLOP/B ({prof['ResNet50'].bottleneck.lower()}-bound) and GPT-2 XL "
+        f"{real['GPT2']:,.1f} ({prof['GPT2'].bottleneck.lower()}-bound) against the {dev.name}'s {LABELS['ridge_peak']} of "
+        f"{ridge:,.0f}. DLRM's proxy is near zero (Table 8 leaves it blank: a gather is a copy, not "
+        "arithmetic); its engine number counts only the dense MLPs, and capacity binds it first."
+    )
     r50 = _lh("ResNet50")
     peek = [
         "proxy = FLOPs / (params × 4 B)        (weights only; FP32; GPT-2 XL per decoded token)",
@@ -185,30 +236,47 @@ def part_a(batch: int, device: str, fused: bool) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("Training state is FP32 weights + gradients + two Adam moments: 16 bytes per parameter, before "
-              "any activations. Which lighthouses fit that state on one 80 GB accelerator?"),
-    options={"all": "All five: if it serves on one device, it trains on one",
-             "no_dlrm": "All but DLRM", "cnns": "Only the three CNNs: GPT-2 XL's 1.5 B parameters are too many",
-             "kws": "Only KWS"},
+    question=(
+        "Training state is FP32 weights + gradients + two Adam moments: 16 bytes per parameter, before "
+        "any activations. Which lighthouses fit that state on one 80 GB accelerator?"
+    ),
+    options={
+        "all": "All five: if it serves on one device, it trains on one",
+        "no_dlrm": "All but DLRM",
+        "cnns": "Only the three CNNs: GPT-2 XL's 1.5 B parameters are too many",
+        "kws": "Only KWS",
+    },
     answer="no_dlrm",
     feedback={
         "all": "Training multiplies the FP32 weights by four. DLRM's 25 B embedding entries are 100 GB in FP32 "
-               "and 400 GB of training state: even its FP32 weights alone overflow one 80 GB device.",
+        "and 400 GB of training state: even its FP32 weights alone overflow one 80 GB device.",
         "no_dlrm": "GPT-2 XL needs 1.56 B × 16 B ≈ 24.9 GB (the chapter rounds to 24 GB): it fits. Only DLRM "
-                   "(400 GB) does not, and activations still add to every row.",
+        "(400 GB) does not, and activations still add to every row.",
         "cnns": "1.5 B parameters sound large, but × 16 B is about 25 GB, under a third of 80 GB.",
         "kws": "ResNet-50's training state is only 408.9 MB and MobileNetV2's 56.1 MB: megabytes, not gigabytes.",
     },
-    reveals=('All but DLRM',),
+    reveals=("All but DLRM",),
 )
-B_STATE = Choice("Which state", {"fp32": "FP32 weights", "int8": "INT8 weights",
-                                 "train": "Training state (16 B/param)",
-                                 "serve": "Serving: FP16 weights + per-request state"}, "train", inline=False)
+B_STATE = Choice(
+    "Which state",
+    {
+        "fp32": "FP32 weights",
+        "int8": "INT8 weights",
+        "train": "Training state (16 B/param)",
+        "serve": "Serving: FP16 weights + per-request state",
+    },
+    "train",
+    inline=False,
+)
 B_REQUESTS = Slider("Concurrent requests (images or sequences)", 1, 64, 1)
-B_CONTEXT = Slider("GPT-2 XL tokens held in the KV cache", 128, GPT2_CONTEXT, GPT2_CONTEXT, step=128)
+B_CONTEXT = Slider(
+    "GPT-2 XL tokens held in the KV cache", 128, GPT2_CONTEXT, GPT2_CONTEXT, step=128
+)
 
 
-def state_bytes(key: str, state: str, requests: int = 1, context: int = GPT2_CONTEXT) -> tuple[float, float]:
+def state_bytes(
+    key: str, state: str, requests: int = 1, context: int = GPT2_CONTEXT
+) -> tuple[float, float]:
     """(weight-like bytes, per-request bytes) of one lighthouse for a Table 10 column."""
     m = _lh(key)
     if state == "fp32":
@@ -234,11 +302,21 @@ def part_b(state: str, requests: int, context: int) -> View:
     total = {k: sum(v) for k, v in parts.items()}
     label = B_STATE.options[state]
     fig = figure(f"Lighthouse memory: {label}", "Lighthouse", "Bytes (log scale)", log_y=True)
-    fig.add_trace(go.Bar(x=names, y=[parts[k][0] for k in ORDER],
-                         name="FP16 weights" if state == "serve" else label))
+    fig.add_trace(
+        go.Bar(
+            x=names,
+            y=[parts[k][0] for k in ORDER],
+            name="FP16 weights" if state == "serve" else label,
+        )
+    )
     if state == "serve":
-        fig.add_trace(go.Bar(x=names, y=[max(1.0, parts[k][1]) for k in ORDER],
-                             name=f"per-request state × {int(requests)}"))
+        fig.add_trace(
+            go.Bar(
+                x=names,
+                y=[max(1.0, parts[k][1]) for k in ORDER],
+                name=f"per-request state × {int(requests)}",
+            )
+        )
         fig.update_layout(barmode="group")
     memory_lines(fig, [dev], unit="B")
 
@@ -249,10 +327,16 @@ def part_b(state: str, requests: int, context: int) -> View:
         cards.append(Card(LIGHTHOUSE_NAMES[k], fmt_bytes(total[k]), note, "ok" if fits else "bad"))
     fitting = [LIGHTHOUSE_NAMES[k] for k in ORDER if total[k] <= cap]
     missing = [LIGHTHOUSE_NAMES[k] for k in ORDER if total[k] > cap]
-    summary = (f"{label}: {', '.join(fitting) if fitting else 'no lighthouse'} fit one 80 GB accelerator"
-               + (f"; {', '.join(missing)} does not." if missing else ".")
-               + (f" GPT-2 XL's KV cache alone is {fmt_bytes(_lh('GPT2').kv_cache_bytes(int(context), int(requests)))} "
-                  f"for {int(requests)} × {int(context):,} tokens." if state == "serve" else ""))
+    summary = (
+        f"{label}: {', '.join(fitting) if fitting else 'no lighthouse'} fit one 80 GB accelerator"
+        + (f"; {', '.join(missing)} does not." if missing else ".")
+        + (
+            f" GPT-2 XL's KV cache alone is {fmt_bytes(_lh('GPT2').kv_cache_bytes(int(context), int(requests)))} "
+            f"for {int(requests)} × {int(context):,} tokens."
+            if state == "serve"
+            else ""
+        )
+    )
     r50, mnv2, g, kws = _lh("ResNet50"), _lh("MobileNetV2"), _lh("GPT2"), _lh("KWS")
     peek = [
         "FP32 = params × 4 B;  INT8 = params × 1 B;  training = params × 16 B (4 FP32 copies)",
@@ -272,29 +356,36 @@ def part_b(state: str, requests: int, context: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("On the same accelerator, why does a batch-1 MLP layer or transformer decode step spend far more "
-              "energy per useful operation than a convolution layer?"),
-    options={"more_macs": "It performs more multiply-accumulates per weight",
-             "skip": "The convolution's locality lets it skip most of its MACs",
-             "same": "It doesn't: every family loads its weights once per batch, so energy per op is equal",
-             "reuse": "Each weight fetched from DRAM is used about once, while a filter is reused at every position"},
+    question=(
+        "On the same accelerator, why does a batch-1 MLP layer or transformer decode step spend far more "
+        "energy per useful operation than a convolution layer?"
+    ),
+    options={
+        "more_macs": "It performs more multiply-accumulates per weight",
+        "skip": "The convolution's locality lets it skip most of its MACs",
+        "same": "It doesn't: every family loads its weights once per batch, so energy per op is equal",
+        "reuse": "Each weight fetched from DRAM is used about once, while a filter is reused at every position",
+    },
     answer="reuse",
     feedback={
         "more_macs": "The opposite: a dense or decode step does about one MAC per weight fetched, a convolution "
-                     "thousands. The fetch, not the arithmetic, is the expensive part.",
+        "thousands. The fetch, not the arithmetic, is the expensive part.",
         "skip": "A convolution does all of its MACs (H × W × K² × C_in × C_out); it just reuses each loaded "
-                "weight for many of them.",
+        "weight for many of them.",
         "same": "All load each weight once per batch, but the number of MACs each loaded weight feeds differs "
-                "by thousands: that divides the fetch energy.",
+        "by thousands: that divides the fetch energy.",
         "reuse": "A 32-bit DRAM read costs about 139 FP32 MACs. At reuse 1 that fetch dominates; a 56×56 "
-                 "convolution divides it by 3,136.",
+        "convolution divides it by 3,136.",
     },
-    reveals=('used about once',),
+    reveals=("used about once",),
 )
 C_BATCH = Slider("Batch size (reuse of each fetched weight for a dense layer)", 1, 256, 1)
 C_PRECISION = Choice("Precision", {"fp32": "FP32", "fp16": "FP16", "int8": "INT8"}, "fp32")
-C_STAGE = Choice("ResNet-50 3×3 convolution", {"layer1": "stage 1", "layer2": "stage 2", "layer3": "stage 3",
-                                               "layer4": "stage 4"}, "layer1")
+C_STAGE = Choice(
+    "ResNet-50 3×3 convolution",
+    {"layer1": "stage 1", "layer2": "stage 2", "layer3": "stage 3", "layer4": "stage 4"},
+    "layer1",
+)
 C_LEVEL = "dram"  # Systems Perspective 6.2 compares DRAM fetches with MACs (L1385)
 C_GRID = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 
@@ -324,17 +415,47 @@ def part_c(batch: int, precision: str, stage: str) -> View:
     conv = stage_conv(stage)
     hw = conv.weight_reuse
     ho, wo = conv.output_size
-    fig = figure(f"DRAM fetch energy per weight use ÷ MAC energy ({precision.upper()})", "Batch size",
-                 "Fetch ÷ MAC energy (log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=C_GRID, y=[energy.move_vs_compute(precision, C_LEVEL, n) for n in C_GRID],
-                             name="dense layer / decode step (reuse = batch)", mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=C_GRID, y=[energy.move_vs_compute(precision, C_LEVEL, hw * n) for n in C_GRID],
-                             name=f"ResNet-50 {C_STAGE.options[stage]} conv (reuse = {ho}×{wo} × batch)",
-                             mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=[b, b], y=[energy.move_vs_compute(precision, C_LEVEL, b),
-                                          energy.move_vs_compute(precision, C_LEVEL, hw * b)],
-                             name="your batch", mode="markers", marker=dict(size=13, symbol="diamond")))
-    fig.add_hline(y=1.0, line_dash="dot", annotation_text="fetch = arithmetic", annotation_position="bottom right")
+    fig = figure(
+        f"DRAM fetch energy per weight use ÷ MAC energy ({precision.upper()})",
+        "Batch size",
+        "Fetch ÷ MAC energy (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=C_GRID,
+            y=[energy.move_vs_compute(precision, C_LEVEL, n) for n in C_GRID],
+            name="dense layer / decode step (reuse = batch)",
+            mode="lines+markers",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=C_GRID,
+            y=[energy.move_vs_compute(precision, C_LEVEL, hw * n) for n in C_GRID],
+            name=f"ResNet-50 {C_STAGE.options[stage]} conv (reuse = {ho}×{wo} × batch)",
+            mode="lines+markers",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[b, b],
+            y=[
+                energy.move_vs_compute(precision, C_LEVEL, b),
+                energy.move_vs_compute(precision, C_LEVEL, hw * b),
+            ],
+            name="your batch",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
+    fig.add_hline(
+        y=1.0,
+        line_dash="dot",
+        annotation_text="fetch = arithmetic",
+        annotation_position="bottom right",
+    )
 
     r1 = energy.move_vs_compute(precision, C_LEVEL, 1)
     dense = energy.move_vs_compute(precision, C_LEVEL, b)
@@ -345,19 +466,31 @@ def part_c(batch: int, precision: str, stage: str) -> View:
     g_share = g_fetch / (g_fetch + g_mac)
     r_share = r_fetch / (r_fetch + r_mac)
     cards = [
-        Card("Fetch ÷ MAC at reuse 1", fmt_ratio(r1, 0), f"{precision.upper()} DRAM read vs one MAC"),
-        Card("Dense / decode at this batch", fmt_ratio(dense, 2), f"reuse {b}",
-             "bad" if dense > 1 else "ok"),
+        Card(
+            "Fetch ÷ MAC at reuse 1", fmt_ratio(r1, 0), f"{precision.upper()} DRAM read vs one MAC"
+        ),
+        Card(
+            "Dense / decode at this batch",
+            fmt_ratio(dense, 2),
+            f"reuse {b}",
+            "bad" if dense > 1 else "ok",
+        ),
         Card(f"Conv {ho}×{wo} at this batch", fmt_ratio(cnn, 4), f"reuse {hw * b:,}", "ok"),
-        Card("GPT-2 XL decode: fetch share", f"{g_share:.0%}", "of weight + MAC energy per token",
-             "bad" if g_share > 0.5 else "ok"),
+        Card(
+            "GPT-2 XL decode: fetch share",
+            f"{g_share:.0%}",
+            "of weight + MAC energy per token",
+            "bad" if g_share > 0.5 else "ok",
+        ),
         Card("ResNet-50: fetch share", f"{r_share:.1%}", "of weight + MAC energy per image", "ok"),
     ]
-    summary = (f"Fetching one {precision.upper()} weight from DRAM costs {r1:,.0f} MACs. A dense layer or decode "
-               f"step at batch {b} uses it {b} time{'s' if b > 1 else ''} ({dense:,.2f}× the arithmetic per use); "
-               f"the {ho}×{wo} convolution uses it {hw * b:,} times ({cnn:,.4f}×). A dense layer needs batch "
-               f"{parity:,} just to break even. Lower precision makes the MAC cheaper faster than the fetch, so the "
-               "ratio grows.")
+    summary = (
+        f"Fetching one {precision.upper()} weight from DRAM costs {r1:,.0f} MACs. A dense layer or decode "
+        f"step at batch {b} uses it {b} time{'s' if b > 1 else ''} ({dense:,.2f}× the arithmetic per use); "
+        f"the {ho}×{wo} convolution uses it {hw * b:,} times ({cnn:,.4f}×). A dense layer needs batch "
+        f"{parity:,} just to break even. Lower precision makes the MAC cheaper faster than the fetch, so the "
+        "ratio grows."
+    )
     mac = energy.mac_energy(precision).m_as("pJ")
     fetch1 = energy.access_energy(float(bytes_per_value(precision)), C_LEVEL).m_as("pJ")
     peek = [
@@ -380,41 +513,60 @@ def part_c(batch: int, precision: str, stage: str) -> View:
 
 CAMERA = "CortexA53Camera"
 #: Scenario inputs of the worked example.
-LATENCY_TARGET_S = 0.5        # "<500 ms per detection" (Table 12, L1503)
-WEIGHT_ALLOCATION_B = 100e6   # "reserves 100 MB of the available RAM for model weights" (L1506)
-RUNTIME_BUDGET_B = 50e6       # "reserves 50 MB for OS and runtime buffers" (L1514)
-POWER_BUDGET_W = 2.0          # "~2 W average (solar + battery)" (Table 12, L1502)
+LATENCY_TARGET_S = 0.5  # "<500 ms per detection" (Table 12, L1503)
+WEIGHT_ALLOCATION_B = 100e6  # "reserves 100 MB of the available RAM for model weights" (L1506)
+RUNTIME_BUDGET_B = 50e6  # "reserves 50 MB for OS and runtime buffers" (L1514)
+POWER_BUDGET_W = 2.0  # "~2 W average (solar + battery)" (Table 12, L1502)
 
 PRED_D = Prediction(
-    question=("The worked example rejects ResNet-50 for the camera trap (Cortex-A53, 2 GOPS INT8 sustained, "
-              "512 MB RAM, 100 MB for weights, <500 ms). Which budget does it actually fail?"),
-    options={"fp32": "Memory: its FP32 weights (102.2 MB) exceed the 100 MB allocation",
-             "ram": "Memory: it does not fit in 512 MB of RAM",
-             "latency": "Latency: about 4.1 s per frame, far over the target",
-             "power": "Power: it draws more than the 2 W budget"},
+    question=(
+        "The worked example rejects ResNet-50 for the camera trap (Cortex-A53, 2 GOPS INT8 sustained, "
+        "512 MB RAM, 100 MB for weights, <500 ms). Which budget does it actually fail?"
+    ),
+    options={
+        "fp32": "Memory: its FP32 weights (102.2 MB) exceed the 100 MB allocation",
+        "ram": "Memory: it does not fit in 512 MB of RAM",
+        "latency": "Latency: about 4.1 s per frame, far over the target",
+        "power": "Power: it draws more than the 2 W budget",
+    },
     answer="latency",
     feedback={
         "fp32": "That is the answer key's argument (L1949), but the main text deploys INT8 weights: 25.6 MB, well "
-                "inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations at 2 G per second.",
+        "inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations at 2 G per second.",
         "ram": "INT8 ResNet-50 weights are 25.6 MB; even FP32 is 102.2 MB, a fifth of 512 MB.",
         "latency": "8.2 G ops ÷ 2 G ops/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out "
-                   "(the answer key's FP32-size reason contradicts the main text).",
+        "(the answer key's FP32-size reason contradicts the main text).",
         "power": "The SoC draws about 200 mW whatever it runs; ResNet-50 costs more energy per frame "
-                 "(longer at the same power), not more power.",
+        "(longer at the same power), not more power.",
     },
-    reveals=('4.1 s per frame',),
+    reveals=("4.1 s per frame",),
 )
-D_MODEL = Choice("Candidate", {"mnv2_075": "MobileNetV2 0.75× (the chapter's pick)",
-                               "mnv2_100": "MobileNetV2 1.0×", "mnv2_050": "MobileNetV2 0.5×",
-                               "resnet50": "ResNet-50", "kws": "KWS DS-CNN (audio: wrong task)"},
-                 "mnv2_075", inline=False)
-D_PRECISION = Choice("Weights and arithmetic", {"int8": "INT8 (2 GOPS sustained)", "fp32": "FP32"}, "int8")
+D_MODEL = Choice(
+    "Candidate",
+    {
+        "mnv2_075": "MobileNetV2 0.75× (the chapter's pick)",
+        "mnv2_100": "MobileNetV2 1.0×",
+        "mnv2_050": "MobileNetV2 0.5×",
+        "resnet50": "ResNet-50",
+        "kws": "KWS DS-CNN (audio: wrong task)",
+    },
+    "mnv2_075",
+    inline=False,
+)
+D_PRECISION = Choice(
+    "Weights and arithmetic", {"int8": "INT8 (2 GOPS sustained)", "fp32": "FP32"}, "int8"
+)
 D_PER_DAY = Slider("Inferences per day (trigger rate)", 10, 1000, 100, step=10)
 
 #: Candidates that are registry presets (their facts can be recomputed from ``Models``).
 REGISTRY_KEYS = {"resnet50": "ResNet50", "mnv2_100": "MobileNetV2"}
-CANDIDATES = {"mnv2_075": "MobileNetV2-0.75", "mnv2_100": "MobileNetV2", "mnv2_050": "MobileNetV2-0.5",
-              "resnet50": "ResNet-50", "kws": "KWS"}
+CANDIDATES = {
+    "mnv2_075": "MobileNetV2-0.75",
+    "mnv2_100": "MobileNetV2",
+    "mnv2_050": "MobileNetV2-0.5",
+    "resnet50": "ResNet-50",
+    "kws": "KWS",
+}
 
 
 @lru_cache(maxsize=16)
@@ -450,10 +602,21 @@ def camera_plan(key: str, precision: str = "int8", per_day: int = 100) -> dict:
     weights = m.weight_bytes(precision)
     power = dev.tdp.m_as("W")
     return {
-        "model": m, "device": dev, "flops": m.flops(), "rate": rate, "napkin_s": napkin_s, "profile": prof,
-        "engine_s": prof.latency_s, "weights": weights, "act_name": name, "act_layer": layer, "act_b": act_b,
-        "screen": weights + act_b + RUNTIME_BUDGET_B, "energy_j": power * napkin_s,
-        "energy_engine_j": prof.energy_per_sample_j, "per_day_j": power * napkin_s * int(per_day),
+        "model": m,
+        "device": dev,
+        "flops": m.flops(),
+        "rate": rate,
+        "napkin_s": napkin_s,
+        "profile": prof,
+        "engine_s": prof.latency_s,
+        "weights": weights,
+        "act_name": name,
+        "act_layer": layer,
+        "act_b": act_b,
+        "screen": weights + act_b + RUNTIME_BUDGET_B,
+        "energy_j": power * napkin_s,
+        "energy_engine_j": prof.energy_per_sample_j,
+        "per_day_j": power * napkin_s * int(per_day),
         "power_w": power,
     }
 
@@ -465,47 +628,109 @@ def part_d(model: str, precision: str, per_day: int) -> View:
     p = plans[model]
     dev = p["device"]
     names = [CANDIDATES[k] for k in D_MODEL.options]
-    fig = figure(f"Latency per frame on the camera SoC ({precision.upper()})", "Candidate",
-                 "Seconds per frame (log scale)", log_y=True)
-    fig.add_trace(go.Bar(x=names, y=[plans[k]["napkin_s"] for k in D_MODEL.options],
-                         name="napkin: ops ÷ sustained rate"))
-    fig.add_trace(go.Bar(x=names, y=[plans[k]["engine_s"] for k in D_MODEL.options],
-                         name="engine: + memory-bound layers + per-operator dispatch"))
-    fig.add_hline(y=LATENCY_TARGET_S, line_dash="dash", annotation_text=f"{fmt_time(LATENCY_TARGET_S, 0)} target",
-                  annotation_position="top left")
+    fig = figure(
+        f"Latency per frame on the camera SoC ({precision.upper()})",
+        "Candidate",
+        "Seconds per frame (log scale)",
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=names,
+            y=[plans[k]["napkin_s"] for k in D_MODEL.options],
+            name="napkin: ops ÷ sustained rate",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=names,
+            y=[plans[k]["engine_s"] for k in D_MODEL.options],
+            name="engine: + memory-bound layers + per-operator dispatch",
+        )
+    )
+    fig.add_hline(
+        y=LATENCY_TARGET_S,
+        line_dash="dash",
+        annotation_text=f"{fmt_time(LATENCY_TARGET_S, 0)} target",
+        annotation_position="top left",
+    )
     fig.update_layout(barmode="group")
 
     prof = p["profile"]
     layer = p["act_layer"]
-    shape = (f"{layer.output_size[0]}×{layer.output_size[1]}×{layer.out_channels}"
-             if isinstance(layer, L.Conv2d) else f"{layer.output_elements:,} values")
+    shape = (
+        f"{layer.output_size[0]}×{layer.output_size[1]}×{layer.out_channels}"
+        if isinstance(layer, L.Conv2d)
+        else f"{layer.output_elements:,} values"
+    )
     ok_lat = p["napkin_s"] <= LATENCY_TARGET_S
     ok_w = p["weights"] <= WEIGHT_ALLOCATION_B
     cap = dev.memory.capacity.m_as("B")
     ok_mem = p["screen"] <= cap
     cards = [
-        Card("Napkin latency", fmt_time(p["napkin_s"]), f"{_ops(p['flops'])} ops ÷ {_rate(p['rate'], precision)}",
-             "ok" if ok_lat else "bad"),
-        Card("Engine latency", fmt_time(p["engine_s"]), f"{bound_phrase(prof.bottleneck)}; dispatch {fmt_time(prof.latency_dispatch_s)}",
-             "ok" if p["engine_s"] <= LATENCY_TARGET_S else "bad",
-             # efficiency is not a setting of a sustained-rate device: left out of the fact's context
-             fact=fact("latency", p["engine_s"], model=REGISTRY_KEYS.get(model), device=CAMERA, batch=1,
-                       precision=precision) if model in REGISTRY_KEYS else None),
-        Card("Weights", fmt_bytes(p["weights"]), f"of the {fmt_bytes(WEIGHT_ALLOCATION_B, 0)} allocation", "ok" if ok_w else "bad"),
-        Card("Memory screen", fmt_bytes(p["screen"]), f"weights + {shape} + {fmt_bytes(RUNTIME_BUDGET_B, 0)}; not a fit proof",
-             "ok" if ok_mem else "bad"),
-        Card("Energy / inference (napkin latency)", _joules(p["energy_j"]),
-             f"{p['power_w'] * 1e3:,.0f} mW active × napkin latency; engine latency: {_joules(p['energy_engine_j'])}"),
-        Card("Energy / day (napkin latency)", _joules(p["per_day_j"]), f"{int(per_day)} inferences, model only"),
+        Card(
+            "Napkin latency",
+            fmt_time(p["napkin_s"]),
+            f"{_ops(p['flops'])} ops ÷ {_rate(p['rate'], precision)}",
+            "ok" if ok_lat else "bad",
+        ),
+        Card(
+            "Engine latency",
+            fmt_time(p["engine_s"]),
+            f"{bound_phrase(prof.bottleneck)}; dispatch {fmt_time(prof.latency_dispatch_s)}",
+            "ok" if p["engine_s"] <= LATENCY_TARGET_S else "bad",
+            # efficiency is not a setting of a sustained-rate device: left out of the fact's context
+            fact=fact(
+                "latency",
+                p["engine_s"],
+                model=REGISTRY_KEYS.get(model),
+                device=CAMERA,
+                batch=1,
+                precision=precision,
+            )
+            if model in REGISTRY_KEYS
+            else None,
+        ),
+        Card(
+            "Weights",
+            fmt_bytes(p["weights"]),
+            f"of the {fmt_bytes(WEIGHT_ALLOCATION_B, 0)} allocation",
+            "ok" if ok_w else "bad",
+        ),
+        Card(
+            "Memory screen",
+            fmt_bytes(p["screen"]),
+            f"weights + {shape} + {fmt_bytes(RUNTIME_BUDGET_B, 0)}; not a fit proof",
+            "ok" if ok_mem else "bad",
+        ),
+        Card(
+            "Energy / inference (napkin latency)",
+            _joules(p["energy_j"]),
+            f"{p['power_w'] * 1e3:,.0f} mW active × napkin latency; engine latency: {_joules(p['energy_engine_j'])}",
+        ),
+        Card(
+            "Energy / day (napkin latency)",
+            _joules(p["per_day_j"]),
+            f"{int(per_day)} inferences, model only",
+        ),
     ]
-    verdict = ("passes the latency screen" if ok_lat else
-               f"fails on compute: {p['napkin_s'] / LATENCY_TARGET_S:,.1f}× the {fmt_time(LATENCY_TARGET_S, 0)} target")
-    summary = (f"{CANDIDATES[model]} in {precision.upper()}: {_ops(p['flops'])} ops at {_rate(p['rate'], precision)} "
-               f"take {fmt_time(p['napkin_s'])} ({verdict}); its weights are {fmt_bytes(p['weights'])} and "
-               f"{p['power_w'] * 1e3:,.0f} mW × {fmt_time(p['napkin_s'])} = {_joules(p['energy_j'])} per frame, "
-               f"{_joules(p['per_day_j'])} per day at {int(per_day)} frames. The engine adds "
-               f"{fmt_time(p['engine_s'] - p['napkin_s'])} of memory-bound layers and operator dispatch."
-               + (" KWS is an audio model: its size says nothing about species accuracy." if model == "kws" else ""))
+    verdict = (
+        "passes the latency screen"
+        if ok_lat
+        else f"fails on compute: {p['napkin_s'] / LATENCY_TARGET_S:,.1f}× the {fmt_time(LATENCY_TARGET_S, 0)} target"
+    )
+    summary = (
+        f"{CANDIDATES[model]} in {precision.upper()}: {_ops(p['flops'])} ops at {_rate(p['rate'], precision)} "
+        f"take {fmt_time(p['napkin_s'])} ({verdict}); its weights are {fmt_bytes(p['weights'])} and "
+        f"{p['power_w'] * 1e3:,.0f} mW × {fmt_time(p['napkin_s'])} = {_joules(p['energy_j'])} per frame, "
+        f"{_joules(p['per_day_j'])} per day at {int(per_day)} frames. The engine adds "
+        f"{fmt_time(p['engine_s'] - p['napkin_s'])} of memory-bound layers and operator dispatch."
+        + (
+            " KWS is an audio model: its size says nothing about species accuracy."
+            if model == "kws"
+            else ""
+        )
+    )
     lat_ms = p["napkin_s"] * 1e3
     peek = [
         f"latency = ops / sustained rate = {p['flops']:,} / {p['rate']:,.0f} = {lat_ms:,.1f} ms",
@@ -513,12 +738,17 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         f"engine  = Σ max(FLOPs/rate, bytes/{dev.memory.bandwidth:~P}) + {prof.latency_dispatch_s / dev.dispatch_tax.m_as('s'):,.0f} ops × "
         f"{dev.dispatch_tax.m_as('us'):g} µs = {fmt_time(prof.latency_compute_s)} + {fmt_time(p['engine_s'] - prof.latency_compute_s - prof.latency_dispatch_s)} extra memory time + {fmt_time(prof.latency_dispatch_s)}",
         f"largest tensor: {p['act_name']} {shape} = {p['act_b']:,} B"
-        + (" (the chapter's 112×112×72 skips make_divisible: 0.75 × 16 = 12 rounds up to 16 channels, "
-           "so the expansion is 6 × 16 = 96)" if model == "mnv2_075" else ""),
+        + (
+            " (the chapter's 112×112×72 skips make_divisible: 0.75 × 16 = 12 rounds up to 16 channels, "
+            "so the expansion is 6 × 16 = 96)"
+            if model == "mnv2_075"
+            else ""
+        ),
         f"screen  = {fmt_bytes(p['weights'])} + {fmt_bytes(p['act_b'])} + {fmt_bytes(RUNTIME_BUDGET_B, 0)} = {fmt_bytes(p['screen'])} of {fmt_bytes(cap, 0)}",
         f"energy  = {p['power_w']:g} W × {lat_ms:,.1f} ms = {_joules(p['energy_j'])};  × {int(per_day)}/day = {_joules(p['per_day_j'])}",
         f"engine footprint = weights + peak live tensors (input + output) = {fmt_bytes(prof.memory_footprint_bytes)}: "
-        + ("fits" if prof.feasible else "does not fit") + f" the {fmt_bytes(cap, 0)} (runtime, workspace and OS not included)",
+        + ("fits" if prof.feasible else "does not fit")
+        + f" the {fmt_bytes(cap, 0)} (runtime, workspace and OS not included)",
         "ResNet-50: the answer key blames FP32 size (102.2 MB > 100 MB); in INT8 it is 25.6 MB; compute (4.1 s) is the failure",
     ]
     return View(fig, cards, summary, "Camera-trap sizing", peek)
@@ -529,36 +759,49 @@ def part_d(model: str, precision: str, per_day: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 #: Napkin Math 6.3 (L1472-L1485): a 30 FPS stream on a mid-range GPU.
-NAPKIN_FPS = 30                      # "30 FPS required" (L1479)
-NAPKIN_PEAK_FLOPS = 10e12            # "10 TFLOP/s peak" (L1481)
-NAPKIN_UTILIZATION = (0.5, 0.6)      # "50-60 percent utilization" (L1481)
-DETECTOR_FLOP = 100e9                # "object detection model at 100 GFLOP per frame" (L1483)
+NAPKIN_FPS = 30  # "30 FPS required" (L1479)
+NAPKIN_PEAK_FLOPS = 10e12  # "10 TFLOP/s peak" (L1481)
+NAPKIN_UTILIZATION = (0.5, 0.6)  # "50-60 percent utilization" (L1481)
+DETECTOR_FLOP = 100e9  # "object detection model at 100 GFLOP per frame" (L1483)
 
 
-def throughput_headroom(flop_per_frame: float, fps: float, peak_flops_s: float, utilization: float) -> float:
+def throughput_headroom(
+    flop_per_frame: float, fps: float, peak_flops_s: float, utilization: float
+) -> float:
     """Napkin 6.3: effective throughput (peak × utilization) over required (frames/s × FLOP/frame)."""
     return peak_flops_s * utilization / (fps * flop_per_frame)
 
 
-S_DATA = Choice("Phase 1 · the data's structure", {
-    "spatial": "Images / spatial grids → CNNs",
-    "temporal": "Ordered streams (audio, sensors) → recurrence or 1-D/2-D conv",
-    "relational": "Text: any token may relate to any other → transformers",
-    "tabular": "Tabular features, no geometry → MLPs",
-    "categorical": "High-cardinality IDs (users, items) → embedding tables",
-}, "spatial", inline=False)
+S_DATA = Choice(
+    "Phase 1 · the data's structure",
+    {
+        "spatial": "Images / spatial grids → CNNs",
+        "temporal": "Ordered streams (audio, sensors) → recurrence or 1-D/2-D conv",
+        "relational": "Text: any token may relate to any other → transformers",
+        "tabular": "Tabular features, no geometry → MLPs",
+        "categorical": "High-cardinality IDs (users, items) → embedding tables",
+    },
+    "spatial",
+    inline=False,
+)
 S_FPS = Slider("Phase 2 · required rate (inferences per second, batch 1)", 1, 60, 2)
 S_UTIL = Slider("Phase 2 · sustained share of peak (Napkin 6.3: 0.5-0.6)", 0.1, 1.0, 0.5, step=0.05)
-S_POWER = Choice("Phase 2 · power budget", {"0.2": "0.2 W", "2": "2 W (camera trap)", "25": "25 W",
-                                           "1000": "1 kW (data center)"}, "2")
+S_POWER = Choice(
+    "Phase 2 · power budget",
+    {"0.2": "0.2 W", "2": "2 W (camera trap)", "25": "25 W", "1000": "1 kW (data center)"},
+    "2",
+)
 
 
 @lru_cache(maxsize=4)
 def _lstm_tagger() -> Model:
     """A two-layer LSTM over 100 frames of 40 audio features, then a 12-way classifier."""
     lstm = L.LSTM(input_size=40, hidden_size=256, seq_len=100, num_layers=2)
-    return Model("LSTM 2×256 (100 frames)", "rnn",
-                 lambda _s, _p: [Row("lstm", lstm), Row("fc", L.Dense(in_features=256, out_features=12))])
+    return Model(
+        "LSTM 2×256 (100 frames)",
+        "rnn",
+        lambda _s, _p: [Row("lstm", lstm), Row("fc", L.Dense(in_features=256, out_features=12))],
+    )
 
 
 @lru_cache(maxsize=4)
@@ -595,16 +838,27 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
         for dev in Hardware.all():
             prec = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
             prof = Engine.solve(m, dev, precision=prec, efficiency=float(util))
-            sustained = dev.sustained_flops(prec, float(util))  # never derates an already-sustained rate
+            sustained = dev.sustained_flops(
+                prec, float(util)
+            )  # never derates an already-sustained rate
             gates = {
                 "memory": prof.feasible,
                 "throughput": throughput_headroom(flops, fps, sustained, 1.0) >= 1,
                 "latency": prof.latency_s <= 1 / fps,
                 "power": dev.tdp.m_as("W") <= power_w,
             }
-            out.append({"model": m.name, "device": dev.key, "device_name": dev.name, "latency_s": prof.latency_s, "gates": gates,
-                        "energy_j": prof.energy_per_sample_j, "precision": prec,
-                        "passed": all(gates.values())})
+            out.append(
+                {
+                    "model": m.name,
+                    "device": dev.key,
+                    "device_name": dev.name,
+                    "latency_s": prof.latency_s,
+                    "gates": gates,
+                    "energy_j": prof.energy_per_sample_j,
+                    "precision": prec,
+                    "passed": all(gates.values()),
+                }
+            )
     return out
 
 
@@ -615,36 +869,83 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
     rows = screen(data, fps, util, power_w)
     passed = [r for r in rows if r["passed"]]
     failed = [r for r in rows if not r["passed"]]
-    fig = figure("Phase 2: every candidate on every registry device", "Latency per inference (s, log scale)",
-                 "Energy per inference: power × engine latency (J, log scale)", log_x=True, log_y=True)
-    for group, name, symbol in ((passed, "passes all four gates", "circle"), (failed, "fails a gate", "x")):
+    fig = figure(
+        "Phase 2: every candidate on every registry device",
+        "Latency per inference (s, log scale)",
+        "Energy per inference: power × engine latency (J, log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    for group, name, symbol in (
+        (passed, "passes all four gates", "circle"),
+        (failed, "fails a gate", "x"),
+    ):
         if group:
-            fig.add_trace(go.Scatter(x=[r["latency_s"] for r in group], y=[r["energy_j"] for r in group],
-                                     mode="markers", name=name, marker=dict(size=11, symbol=symbol),
-                                     text=[f"{r['model']} on {r['device_name']}" for r in group]))
-    fig.add_vline(x=1 / fps, line_dash="dash", annotation_text=f"deadline {fmt_time(1 / fps)}",
-                  annotation_position="top left")
-    fails = {g: sum(not r["gates"][g] for r in rows) for g in ("memory", "throughput", "latency", "power")}
+            fig.add_trace(
+                go.Scatter(
+                    x=[r["latency_s"] for r in group],
+                    y=[r["energy_j"] for r in group],
+                    mode="markers",
+                    name=name,
+                    marker=dict(size=11, symbol=symbol),
+                    text=[f"{r['model']} on {r['device_name']}" for r in group],
+                )
+            )
+    fig.add_vline(
+        x=1 / fps,
+        line_dash="dash",
+        annotation_text=f"deadline {fmt_time(1 / fps)}",
+        annotation_position="top left",
+    )
+    fails = {
+        g: sum(not r["gates"][g] for r in rows)
+        for g in ("memory", "throughput", "latency", "power")
+    }
     best = min(passed, key=lambda r: r["energy_j"]) if passed else None
     cards = [
-        Card("Candidates × devices", f"{len(rows)}", f"family: {S_DATA.options[data].split(' → ')[-1]}"),
+        Card(
+            "Candidates × devices",
+            f"{len(rows)}",
+            f"family: {S_DATA.options[data].split(' → ')[-1]}",
+        ),
         Card("Survive phase 2", f"{len(passed)}", "go to phase 3", "ok" if passed else "bad"),
         *[Card(f"Fail {g}", f"{n}", "", "warn" if n else "") for g, n in fails.items()],
     ]
     if best:
-        cards.append(Card("Lowest energy survivor", f"{best['model']}", f"{best['device_name']}: "
-                          f"{_joules(best['energy_j'])}, {fmt_time(best['latency_s'])}", "ok"))
-    summary = ((f"{len(passed)} of {len(rows)} pairs pass memory, throughput, latency and power at {fps:g}/s and "
-                f"{power_w:g} W" + (f"; the most frugal is {best['model']} on the {best['device_name']}. " if best else ". ")
-                if passed else
-                f"No pair passes at {fps:g}/s within {power_w:g} W: scale the model down (width, INT8, a smaller "
-                "family) before leaving the device, as the framework's loop says. ")
-               + "Phase 3 is still ahead: accuracy on the target data, and on-device latency, peak memory, "
-                 "thermals and energy must be measured, not estimated.")
+        cards.append(
+            Card(
+                "Lowest energy survivor",
+                f"{best['model']}",
+                f"{best['device_name']}: "
+                f"{_joules(best['energy_j'])}, {fmt_time(best['latency_s'])}",
+                "ok",
+            )
+        )
+    summary = (
+        (
+            f"{len(passed)} of {len(rows)} pairs pass memory, throughput, latency and power at {fps:g}/s and "
+            f"{power_w:g} W"
+            + (
+                f"; the most frugal is {best['model']} on the {best['device_name']}. "
+                if best
+                else ". "
+            )
+            if passed
+            else f"No pair passes at {fps:g}/s within {power_w:g} W: scale the model down (width, INT8, a smaller "
+            "family) before leaving the device, as the framework's loop says. "
+        )
+        + "Phase 3 is still ahead: accuracy on the target data, and on-device latency, peak memory, "
+        "thermals and energy must be measured, not estimated."
+    )
     r50 = Models.ResNet50.flops()
     need = NAPKIN_FPS * r50
-    lo, hi = (throughput_headroom(r50, NAPKIN_FPS, NAPKIN_PEAK_FLOPS, u) for u in NAPKIN_UTILIZATION)
-    dlo, dhi = (throughput_headroom(DETECTOR_FLOP, NAPKIN_FPS, NAPKIN_PEAK_FLOPS, u) for u in NAPKIN_UTILIZATION)
+    lo, hi = (
+        throughput_headroom(r50, NAPKIN_FPS, NAPKIN_PEAK_FLOPS, u) for u in NAPKIN_UTILIZATION
+    )
+    dlo, dhi = (
+        throughput_headroom(DETECTOR_FLOP, NAPKIN_FPS, NAPKIN_PEAK_FLOPS, u)
+        for u in NAPKIN_UTILIZATION
+    )
     peek = [
         "Napkin 6.3: required = rate × FLOP/frame;  headroom = peak × utilization / required",
         f"ResNet-50 at 30 FPS: 30 × {r50 / 1e9:,.2f} GFLOP = {fmt_rate(need)}; 10 TFLOP/s × 0.5-0.6 -> {lo:,.1f}×-{hi:,.1f}×",
@@ -669,12 +970,15 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
 
 TRANSFER_A = Prediction(
     question="Raise the batch from 1 to 64. ResNet-50's weight-only proxy (FLOPs per byte of weights) becomes…",
-    options={"64x": "64× larger: the weights are read once per batch", "same": "The same: it is a property of the model",
-             "8x": "8× larger (√64)"},
+    options={
+        "64x": "64× larger: the weights are read once per batch",
+        "same": "The same: it is a property of the model",
+        "8x": "8× larger (√64)",
+    },
     answer="64x",
     feedback={
         "64x": "Weights are read once per batch and used by every example: the proxy scales with the batch. The "
-               "engine's all-traffic intensity grows less, because activations grow with the batch too.",
+        "engine's all-traffic intensity grows less, because activations grow with the batch too.",
         "same": "The proxy divides FLOPs (∝ batch) by weight bytes (fixed per batch): it scales with the batch.",
         "8x": "Nothing here goes as a square root: FLOPs grow with the batch, weight bytes do not.",
     },
@@ -682,14 +986,19 @@ TRANSFER_A = Prediction(
 )
 
 TRANSFER_B = Prediction(
-    question=("Serve GPT-2 XL in FP16 to 64 sequences of 1,024 tokens on one 80 GB accelerator. Does the state "
-              "fit?"),
-    options={"yes": "Yes: about 20 GB of KV cache plus 3.1 GB of weights", "no": "No: 64 users are too many for "
-             "one device", "weights": "Yes, and the weights dominate"},
+    question=(
+        "Serve GPT-2 XL in FP16 to 64 sequences of 1,024 tokens on one 80 GB accelerator. Does the state "
+        "fit?"
+    ),
+    options={
+        "yes": "Yes: about 20 GB of KV cache plus 3.1 GB of weights",
+        "no": "No: 64 users are too many for one device",
+        "weights": "Yes, and the weights dominate",
+    },
     answer="yes",
     feedback={
         "yes": "307.2 KB per token × 1,024 × 64 = 20.1 GB of cache beside 3.1 GB of weights. Choose serving, 64 "
-               "requests: the cache is now six times the weights.",
+        "requests: the cache is now six times the weights.",
         "no": "The cache is linear in users and tokens: 20.1 GB here, well inside 80 GB.",
         "weights": "It fits, but the caches (20.1 GB) are six times the weights (3.1 GB).",
     },
@@ -697,17 +1006,21 @@ TRANSFER_B = Prediction(
 )
 
 TRANSFER_C = Prediction(
-    question=("Pick ResNet-50's stage-4 3×3 convolution (a 7×7 output map) at batch 1, FP32. Is fetching its "
-              "weights from DRAM still cheap next to using them?"),
-    options={"cheap": "Yes: convolutions always reuse each weight enough",
-             "no": "No: each weight serves only 49 positions, so a fetch still costs about 2.8× its MACs",
-             "same": "It costs the full 139×, like a dense layer"},
+    question=(
+        "Pick ResNet-50's stage-4 3×3 convolution (a 7×7 output map) at batch 1, FP32. Is fetching its "
+        "weights from DRAM still cheap next to using them?"
+    ),
+    options={
+        "cheap": "Yes: convolutions always reuse each weight enough",
+        "no": "No: each weight serves only 49 positions, so a fetch still costs about 2.8× its MACs",
+        "same": "It costs the full 139×, like a dense layer",
+    },
     answer="no",
     feedback={
         "cheap": "Reuse is H_out × W_out: 3,136 at 56×56 but 49 at 7×7. Late stages of a CNN behave more like "
-                 "dense layers; batching is what rescues them.",
+        "dense layers; batching is what rescues them.",
         "no": "139 / 49 ≈ 2.8: the fetch still outweighs the arithmetic. Pick stage 4, then raise the batch: "
-              "from batch 3 the fetch is cheaper than its MACs.",
+        "from batch 3 the fetch is cheaper than its MACs.",
         "same": "Each fetched weight is still used 49 times, dividing the 139× by 49.",
     },
     kind="transfer",
@@ -715,11 +1028,15 @@ TRANSFER_C = Prediction(
 
 TRANSFER_D = Prediction(
     question="Try MobileNetV2 1.0× in INT8 on the same camera SoC. Does it meet the 500 ms budget?",
-    options={"yes": "Yes: about 0.3 s per frame", "no": "No: it is over 500 ms", "memory": "No: its weights exceed 100 MB"},
+    options={
+        "yes": "Yes: about 0.3 s per frame",
+        "no": "No: it is over 500 ms",
+        "memory": "No: its weights exceed 100 MB",
+    },
     answer="yes",
     feedback={
         "yes": "0.6 G ops ÷ 2 G ops/s ≈ 0.3 s; the engine says about 0.31 s. Pick it: it passes, with less "
-               "margin than the 0.75× model.",
+        "margin than the 0.75× model.",
         "no": "Its 0.6 G operations take about 0.3 s at 2 GOPS: inside 500 ms.",
         "memory": "3.5 M INT8 weights are 3.5 MB, far inside the 100 MB allocation.",
     },

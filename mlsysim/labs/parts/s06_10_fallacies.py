@@ -51,32 +51,56 @@ def _terms(p) -> tuple[float, float, float]:
 # ---------------------------------------------------------------------------------------------
 
 #: Dataset sizes behind the chapter's ViT argument (L1558: "pretraining on far larger datasets").
-IMAGENET_1K_IMAGES = 1.3e6   # "~1.3 million" labeled images (chapter L64)
-JFT_IMAGES = 303e6           # Dosovitskiy et al. 2021, Sec. 4.1: JFT, 18k classes, 303M images
-IMAGENET_21K_IMAGES = 14e6   # same paper: ImageNet-21k, 21k classes, 14M images
+IMAGENET_1K_IMAGES = 1.3e6  # "~1.3 million" labeled images (chapter L64)
+JFT_IMAGES = 303e6  # Dosovitskiy et al. 2021, Sec. 4.1: JFT, 18k classes, 303M images
+IMAGENET_21K_IMAGES = 14e6  # same paper: ImageNet-21k, 21k classes, 14M images
 
 
 @lru_cache(maxsize=8)
-def vit(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff: int = 3072, image: int = 224,
-        patch: int = 16, classes: int = 1000, name: str = "ViT-B/16") -> Model:
+def vit(
+    d_model: int = 768,
+    layers: int = 12,
+    heads: int = 12,
+    d_ff: int = 3072,
+    image: int = 224,
+    patch: int = 16,
+    classes: int = 1000,
+    name: str = "ViT-B/16",
+) -> Model:
     """A Vision Transformer (timm/torchvision layout): patch-embedding conv, class token and
     learned positions, ``layers`` pre-LN encoder blocks, final LayerNorm, linear head.
     ViT-B/16 at 224² has 86,567,656 parameters, the published count."""
-    embed = L.Conv2d(in_channels=3, out_channels=d_model, kernel_size=patch, stride=patch, input_size=image)
+    embed = L.Conv2d(
+        in_channels=3, out_channels=d_model, kernel_size=patch, stride=patch, input_size=image
+    )
     tokens = embed.output_size[0] * embed.output_size[1] + 1
     block = L.TransformerBlock(d_model=d_model, n_heads=heads, d_ff=d_ff, seq_len=tokens)
-    rows = [Row("patch_embed", embed),
-            Row("cls_token", L.Embedding(num_embeddings=1, embedding_dim=d_model)),
-            Row("pos_embed", L.Embedding(num_embeddings=tokens, embedding_dim=d_model, lookups=tokens)),
-            Row("pos_add", L.ResidualAdd(elements=tokens * d_model))]
+    rows = [
+        Row("patch_embed", embed),
+        Row("cls_token", L.Embedding(num_embeddings=1, embedding_dim=d_model)),
+        Row("pos_embed", L.Embedding(num_embeddings=tokens, embedding_dim=d_model, lookups=tokens)),
+        Row("pos_add", L.ResidualAdd(elements=tokens * d_model)),
+    ]
     rows += [Row(f"blocks.{n}", leaf, layers) for n, leaf in block.rows()]
-    rows += [Row("norm", L.LayerNorm(normalized_shape=d_model, elements=tokens * d_model)),
-             Row("head", L.Dense(in_features=d_model, out_features=classes))]
-    return Model(name, "transformer", lambda _s, _p: rows, description=f"{name}, {image}x{image}",
-                 config={"d_model": d_model, "layers": layers, "tokens": tokens})
+    rows += [
+        Row("norm", L.LayerNorm(normalized_shape=d_model, elements=tokens * d_model)),
+        Row("head", L.Dense(in_features=d_model, out_features=classes)),
+    ]
+    return Model(
+        name,
+        "transformer",
+        lambda _s, _p: rows,
+        description=f"{name}, {image}x{image}",
+        config={"d_model": d_model, "layers": layers, "tokens": tokens},
+    )
 
 
-A_MODELS = {"MobileNetV2": "MobileNetV2", "ResNet50": "ResNet-50", "vit_b": "ViT-B/16", "vit_l": "ViT-L/16"}
+A_MODELS = {
+    "MobileNetV2": "MobileNetV2",
+    "ResNet50": "ResNet-50",
+    "vit_b": "ViT-B/16",
+    "vit_l": "ViT-L/16",
+}
 
 
 def a_model(key: str) -> Model:
@@ -88,28 +112,39 @@ def a_model(key: str) -> Model:
 
 
 PRED_A = Prediction(
-    question=("A teammate wants to swap the ResNet-50 classifier for ViT-B/16 because 'transformers beat CNNs'. "
-              "Before anyone trains it on your data, what can the cost engine establish?"),
-    options={"better": "That ViT-B/16 will be more accurate: it has more parameters",
-             "cheaper": "That it is cheaper: attention has no sliding windows",
-             "bill": "Only the bill: about 3.4× the parameters and 4.3× the FLOPs; accuracy is unproven",
-             "same": "Nothing useful: they are both ~100-layer image models of similar cost"},
+    question=(
+        "A teammate wants to swap the ResNet-50 classifier for ViT-B/16 because 'transformers beat CNNs'. "
+        "Before anyone trains it on your data, what can the cost engine establish?"
+    ),
+    options={
+        "better": "That ViT-B/16 will be more accurate: it has more parameters",
+        "cheaper": "That it is cheaper: attention has no sliding windows",
+        "bill": "Only the bill: about 3.4× the parameters and 4.3× the FLOPs; accuracy is unproven",
+        "same": "Nothing useful: they are both ~100-layer image models of similar cost",
+    },
     answer="bill",
     feedback={
         "better": "The engine counts parameters, FLOPs, bytes and seconds; it cannot see accuracy. ViTs matched "
-                  "CNNs only after pretraining on far larger datasets (or heavy augmentation and distillation): "
-                  "a weak prior is paid for with data you may not have.",
+        "CNNs only after pretraining on far larger datasets (or heavy augmentation and distillation): "
+        "a weak prior is paid for with data you may not have.",
         "cheaper": "ViT-B/16 does 35 GFLOP per image against ResNet-50's 8.2: more arithmetic, not less. "
-                   "Removing the locality prior removes its savings too.",
+        "Removing the locality prior removes its savings too.",
         "bill": "86.6 M vs 25.6 M parameters and 35.1 vs 8.2 GFLOP. Whether that buys accuracy depends on data "
-                "and training; the bitter lesson favors weak priors only when data and compute pay for them.",
+        "and training; the bitter lesson favors weak priors only when data and compute pay for them.",
         "same": "They differ by 3.4× in parameters and 4.3× in FLOPs; the engine makes that difference concrete "
-                "on every device.",
+        "on every device.",
     },
-    reveals=('only the bill',),
+    reveals=("only the bill",),
 )
-A_DEVICE = Choice("Deployment device", {"JetsonOrinNX": "Jetson Orin NX", "H100": "H100",
-                                        "CortexA53Camera": "Camera SoC (Cortex-A53)"}, "JetsonOrinNX")
+A_DEVICE = Choice(
+    "Deployment device",
+    {
+        "JetsonOrinNX": "Jetson Orin NX",
+        "H100": "H100",
+        "CortexA53Camera": "Camera SoC (Cortex-A53)",
+    },
+    "JetsonOrinNX",
+)
 A_BATCH = Slider("Batch size", 1, 64, 1)
 
 
@@ -120,46 +155,86 @@ def part_a(device: str, batch: int) -> View:
     prec = _precision(dev, "fp16")
     b = int(batch)
     models = {k: a_model(k) for k in A_MODELS}
-    prof = {k: Engine.solve(m, dev, batch_size=b, precision=prec, efficiency=0.5) for k, m in models.items()}
+    prof = {
+        k: Engine.solve(m, dev, batch_size=b, precision=prec, efficiency=0.5)
+        for k, m in models.items()
+    }
     base = "ResNet50"
     metrics = {
         "parameters": {k: float(m.params) for k, m in models.items()},
         "FLOPs per image": {k: float(m.flops()) for k, m in models.items()},
         "latency": {k: p.latency_s for k, p in prof.items()},
-        "energy per image (TDP × latency / batch)": {k: p.energy_per_sample_j for k, p in prof.items()},
+        "energy per image (TDP × latency / batch)": {
+            k: p.energy_per_sample_j for k, p in prof.items()
+        },
     }
-    fig = figure(f"Cost relative to ResNet-50 on the {dev.name} (batch {b}, {prec.upper()})", "Model",
-                 "× ResNet-50 (log scale)", log_y=True)
+    fig = figure(
+        f"Cost relative to ResNet-50 on the {dev.name} (batch {b}, {prec.upper()})",
+        "Model",
+        "× ResNet-50 (log scale)",
+        log_y=True,
+    )
     for label, vals in metrics.items():
-        fig.add_trace(go.Bar(x=list(A_MODELS.values()), y=[vals[k] / vals[base] for k in A_MODELS], name=label))
+        fig.add_trace(
+            go.Bar(
+                x=list(A_MODELS.values()), y=[vals[k] / vals[base] for k in A_MODELS], name=label
+            )
+        )
     fig.update_layout(barmode="group")
-    fig.add_hline(y=1.0, line_dash="dot", annotation_text="ResNet-50", annotation_position="bottom right")
+    fig.add_hline(
+        y=1.0, line_dash="dot", annotation_text="ResNet-50", annotation_position="bottom right"
+    )
 
     vb, r50 = models["vit_b"], models[base]
     pv, pr = prof["vit_b"], prof[base]
     cards = [
-        Card("ViT-B/16 parameters", fmt_count(vb.params), f"{fmt_ratio(vb.params / r50.params)} ResNet-50's"),
-        Card("ViT-B/16 FLOPs", f"{vb.flops() / 1e9:,.1f} G", f"{fmt_ratio(vb.flops() / r50.flops())} ResNet-50's"),
-        Card("Latency ViT-B/16", fmt_time(pv.latency_s), f"ResNet-50 {fmt_time(pr.latency_s)}; {bound_phrase(pv.bottleneck)}",
-             "warn" if pv.latency_s > pr.latency_s else "ok"),
-        Card("Memory ViT-B/16", fmt_bytes(pv.memory_footprint_bytes), "fits" if pv.feasible else
-             f"over by {fmt_bytes(pv.over.m_as('B'))}", "ok" if pv.feasible else "bad"),
+        Card(
+            "ViT-B/16 parameters",
+            fmt_count(vb.params),
+            f"{fmt_ratio(vb.params / r50.params)} ResNet-50's",
+        ),
+        Card(
+            "ViT-B/16 FLOPs",
+            f"{vb.flops() / 1e9:,.1f} G",
+            f"{fmt_ratio(vb.flops() / r50.flops())} ResNet-50's",
+        ),
+        Card(
+            "Latency ViT-B/16",
+            fmt_time(pv.latency_s),
+            f"ResNet-50 {fmt_time(pr.latency_s)}; {bound_phrase(pv.bottleneck)}",
+            "warn" if pv.latency_s > pr.latency_s else "ok",
+        ),
+        Card(
+            "Memory ViT-B/16",
+            fmt_bytes(pv.memory_footprint_bytes),
+            "fits" if pv.feasible else f"over by {fmt_bytes(pv.over.m_as('B'))}",
+            "ok" if pv.feasible else "bad",
+        ),
         Card("Accuracy", "not computed", "needs data and training, not an engine", "warn"),
-        Card("ViT pretraining data", fmt_ratio(JFT_IMAGES / IMAGENET_1K_IMAGES, 0),
-             "JFT-300M vs ImageNet-1k images (quoted)"),
+        Card(
+            "ViT pretraining data",
+            fmt_ratio(JFT_IMAGES / IMAGENET_1K_IMAGES, 0),
+            "JFT-300M vs ImageNet-1k images (quoted)",
+        ),
     ]
-    summary = (f"On the {dev.name} at batch {b}, ViT-B/16 costs {fmt_ratio(vb.params / r50.params)} the parameters, "
-               f"{fmt_ratio(vb.flops() / r50.flops())} the FLOPs and {fmt_ratio(pv.latency_s / pr.latency_s)} the "
-               "latency of ResNet-50. That is all the engine can say: the original ViT matched CNNs only after "
-               f"pretraining on up to {JFT_IMAGES / 1e6:,.0f} M images, {JFT_IMAGES / IMAGENET_1K_IMAGES:,.0f}× "
-               "ImageNet. Without that data you pay the weak prior's cost without its benefit.")
+    summary = (
+        f"On the {dev.name} at batch {b}, ViT-B/16 costs {fmt_ratio(vb.params / r50.params)} the parameters, "
+        f"{fmt_ratio(vb.flops() / r50.flops())} the FLOPs and {fmt_ratio(pv.latency_s / pr.latency_s)} the "
+        "latency of ResNet-50. That is all the engine can say: the original ViT matched CNNs only after "
+        f"pretraining on up to {JFT_IMAGES / 1e6:,.0f} M images, {JFT_IMAGES / IMAGENET_1K_IMAGES:,.0f}× "
+        "ImageNet. Without that data you pay the weak prior's cost without its benefit."
+    )
     peek = [
         "params, FLOPs: sums over the model's layers (1 MAC = 2 FLOPs)",
         f"ViT-B/16: 196 patches + 1 class token = {vb.config['tokens']} tokens × 12 blocks of d = 768",
         f"  {vb.params:,} params, {vb.flops():,} FLOPs per 224² image",
         f"ResNet-50: {r50.params:,} params, {r50.flops():,} FLOPs",
         f"latency = Engine.solve(..., efficiency 0.5): Σ max(compute, memory) + kernels × {dev.dispatch_tax.m_as('us'):g} µs"
-        + ("  (the SoC's rate is already sustained: efficiency does not derate it)" if dev.compute.is_sustained else ""),
+        + (
+            "  (the SoC's rate is already sustained: efficiency does not derate it)"
+            if dev.compute.is_sustained
+            else ""
+        ),
         "accuracy is not an engine output: ViT's result depends on pretraining data (Dosovitskiy et al. 2021)",
     ]
     return View(fig, cards, summary, "The cost of a weaker prior", peek)
@@ -169,28 +244,32 @@ def part_a(device: str, batch: int) -> View:
 # Part B: "Selecting on accuracy alone" (pitfall 2, L1562)
 # ---------------------------------------------------------------------------------------------
 
-B_REF_SEQ = 512       # "Sequence length 2,048 ... than length 512" (L1564)
-B_D_MODEL = 768       # a BERT-base / GPT-2 small width (the chapter's 12-head examples)
+B_REF_SEQ = 512  # "Sequence length 2,048 ... than length 512" (L1564)
+B_D_MODEL = 768  # a BERT-base / GPT-2 small width (the chapter's 12-head examples)
 B_HEADS = 12
 B_GRID = [128, 256, 512, 1024, 2048, 4096, 8192]
 
 PRED_B = Prediction(
-    question=("A paper reports its transformer's accuracy at 512 tokens; you will serve 2,048. Section 6.6's square "
-              "law says one layer's score memory grows 16×. On an H100, a transformer block's latency (d = 768, "
-              "12 heads, materialized scores) grows by about…"),
-    options={"16x": "16×: latency follows the S² term",
-             "3x": "About 3×: the per-token projections and FFN (linear in S) and fixed launches still dominate",
-             "4x": "4×: exactly the token ratio",
-             "same": "Not at all: the GPU processes all tokens in parallel"},
+    question=(
+        "A paper reports its transformer's accuracy at 512 tokens; you will serve 2,048. Section 6.6's square "
+        "law says one layer's score memory grows 16×. On an H100, a transformer block's latency (d = 768, "
+        "12 heads, materialized scores) grows by about…"
+    ),
+    options={
+        "16x": "16×: latency follows the S² term",
+        "3x": "About 3×: the per-token projections and FFN (linear in S) and fixed launches still dominate",
+        "4x": "4×: exactly the token ratio",
+        "same": "Not at all: the GPU processes all tokens in parallel",
+    },
     answer="3x",
     feedback={
         "16x": "The S² scores are one term. At 2,048 tokens the projections and FFN (12·S·d² MACs, linear) still "
-               "outweigh attention's 2·S²·d (they cross at S = 6d = 4,608), and launches cost the same at any S.",
+        "outweigh attention's 2·S²·d (they cross at S = 6d = 4,608), and launches cost the same at any S.",
         "3x": "97 µs → 269 µs, about 2.8×: below the 4× token ratio because launches are fixed, far below 16× because "
-              "the quadratic term is still the smaller one. Memory, not time, is what the 16× hits first.",
+        "the quadratic term is still the smaller one. Memory, not time, is what the 16× hits first.",
         "4x": "Close, but fixed launch costs do not grow and the memory-bound rows do not scale cleanly: about 2.8×.",
         "same": "Parallel hardware still does 4× the linear work and 16× the score work; only the fixed launch "
-                "cost stays flat.",
+        "cost stays flat.",
     },
     reveals=("2.8×", "269 µs"),
 )
@@ -225,32 +304,71 @@ def part_b(seq: int, device: str) -> View:
     ref = stats(B_REF_SEQ)
     grid = {n: stats(n) for n in B_GRID}
     now = stats(s)
-    fig = figure(f"What grows with sequence length (relative to {B_REF_SEQ} tokens, {dev.name})",
-                 "Sequence length (tokens)", f"× the value at {B_REF_SEQ} tokens (log scale)", log_x=True, log_y=True)
-    series = {"attention score memory (S²)": "scores", "LSTM serial steps (S)": "steps",
-              "LSTM latency (serial chain)": "lstm_s", "transformer block latency (parallel)": "block_s"}
+    fig = figure(
+        f"What grows with sequence length (relative to {B_REF_SEQ} tokens, {dev.name})",
+        "Sequence length (tokens)",
+        f"× the value at {B_REF_SEQ} tokens (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    series = {
+        "attention score memory (S²)": "scores",
+        "LSTM serial steps (S)": "steps",
+        "LSTM latency (serial chain)": "lstm_s",
+        "transformer block latency (parallel)": "block_s",
+    }
     for label, key in series.items():
-        fig.add_trace(go.Scatter(x=B_GRID, y=[grid[n][key] / ref[key] for n in B_GRID], name=label,
-                                 mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=[s], y=[now["scores"] / ref["scores"]], name="your length", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+        fig.add_trace(
+            go.Scatter(
+                x=B_GRID,
+                y=[grid[n][key] / ref[key] for n in B_GRID],
+                name=label,
+                mode="lines+markers",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[s],
+            y=[now["scores"] / ref["scores"]],
+            name="your length",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
 
     attn, lstm, block = _seq_layers(s)
     lp = Engine.solve(lstm, dev, precision=prec)
     bp = Engine.solve(block, dev, precision=prec)
     cards = [
         Card("Score memory / layer", fmt_bytes(now["scores"]), f"{B_HEADS} heads × {s:,}² × FP16"),
-        Card(f"vs {B_REF_SEQ} tokens", fmt_ratio(now["scores"] / ref["scores"], 1), "quadratic",
-             "bad" if now["scores"] > ref["scores"] else ""),
-        Card("LSTM critical path", f"{lstm.serial_steps:,} steps", "no hardware can parallelize them"),
-        Card("LSTM latency", fmt_time(lp.latency_s), f"{bound_phrase(lp.bottleneck)}; {lstm.kernels:,} kernels", "warn"),
-        Card("Transformer block", fmt_time(bp.latency_s), f"{bound_phrase(bp.bottleneck)}; all {s:,} tokens at once"),
+        Card(
+            f"vs {B_REF_SEQ} tokens",
+            fmt_ratio(now["scores"] / ref["scores"], 1),
+            "quadratic",
+            "bad" if now["scores"] > ref["scores"] else "",
+        ),
+        Card(
+            "LSTM critical path", f"{lstm.serial_steps:,} steps", "no hardware can parallelize them"
+        ),
+        Card(
+            "LSTM latency",
+            fmt_time(lp.latency_s),
+            f"{bound_phrase(lp.bottleneck)}; {lstm.kernels:,} kernels",
+            "warn",
+        ),
+        Card(
+            "Transformer block",
+            fmt_time(bp.latency_s),
+            f"{bound_phrase(bp.bottleneck)}; all {s:,} tokens at once",
+        ),
     ]
-    summary = (f"At {s:,} tokens, materialized attention scores take {fmt_bytes(now['scores'])} per layer, "
-               f"{now['scores'] / ref['scores']:,.1f}× the {B_REF_SEQ}-token figure; an LSTM of the same width keeps a "
-               f"tiny state but walks {lstm.serial_steps:,} dependent steps ({fmt_time(lp.latency_s)} against "
-               f"{fmt_time(bp.latency_s)} for a transformer block on the {dev.name}). Neither cost appears in an "
-               "accuracy table.")
+    summary = (
+        f"At {s:,} tokens, materialized attention scores take {fmt_bytes(now['scores'])} per layer, "
+        f"{now['scores'] / ref['scores']:,.1f}× the {B_REF_SEQ}-token figure; an LSTM of the same width keeps a "
+        f"tiny state but walks {lstm.serial_steps:,} dependent steps ({fmt_time(lp.latency_s)} against "
+        f"{fmt_time(bp.latency_s)} for a transformer block on the {dev.name}). Neither cost appears in an "
+        "accuracy table."
+    )
     peek = [
         f"scores = heads × S² × bytes = {B_HEADS} × {s:,}² × 2 = {now['scores']:,} B",
         f"ratio  = (S / {B_REF_SEQ})² = ({s:,} / {B_REF_SEQ})² = {(s / B_REF_SEQ) ** 2:,.2f}   (2,048 vs 512: 16×)",
@@ -273,22 +391,26 @@ HYBRID_HEADS = 16
 GPT2_BATCH = 1
 
 PRED_C = Prediction(
-    question=("A team replaces ResNet-50's last stage with 3 attention blocks over its feature map (896² images: "
-              "3,136 tokens, batch 8, FP16 on an H100), expecting the cost of the removed stage plus the blocks' "
-              "FLOPs. Against the CNN alone, the hybrid is…"),
-    options={"same": "About as fast: the blocks replace a stage of similar cost",
-             "faster": "Faster: attention has no sliding windows to pay for",
-             "shift": "Several times slower, and a different term binds (compute → memory)",
-             "additive": "Slower only by the blocks' FLOPs, with the same compute-bound profile"},
+    question=(
+        "A team replaces ResNet-50's last stage with 3 attention blocks over its feature map (896² images: "
+        "3,136 tokens, batch 8, FP16 on an H100), expecting the cost of the removed stage plus the blocks' "
+        "FLOPs. Against the CNN alone, the hybrid is…"
+    ),
+    options={
+        "same": "About as fast: the blocks replace a stage of similar cost",
+        "faster": "Faster: attention has no sliding windows to pay for",
+        "shift": "Several times slower, and a different term binds (compute → memory)",
+        "additive": "Slower only by the blocks' FLOPs, with the same compute-bound profile",
+    },
     answer="shift",
     feedback={
         "same": "Tokens grow with the image's area and scores with its square: 3,136 tokens give 16 × 3,136² "
-                "scores per block, far more than the stage they replace.",
+        "scores per block, far more than the stage they replace.",
         "faster": "Attention over 3,136 tokens is 2·S²·d MACs per block; no window keeps it local.",
         "shift": "3.40 ms compute-bound → 16.37 ms memory-bound, 4.8×: the materialized scores move more bytes "
-                 "than the blocks' arithmetic can hide. Patterns do not combine additively (pitfall 4).",
+        "than the blocks' arithmetic can hide. Patterns do not combine additively (pitfall 4).",
         "additive": "Adding the parts' benchmarks misses the interaction: the S² score traffic makes the hybrid "
-                    "memory-bound, so its time is set by bytes, not by FLOPs.",
+        "memory-bound, so its time is set by bytes, not by FLOPs.",
     },
     reveals=("4.8×", "16.37 ms"),
 )
@@ -308,11 +430,17 @@ def hybrid(image: int, flash: bool = False) -> tuple[Model, Model, int]:
     h, w = last.output_size
     tokens = h * w
     d = last.out_channels
-    block = L.TransformerBlock(d_model=d, n_heads=HYBRID_HEADS, d_ff=4 * d, seq_len=tokens, flash=bool(flash))
+    block = L.TransformerBlock(
+        d_model=d, n_heads=HYBRID_HEADS, d_ff=4 * d, seq_len=tokens, flash=bool(flash)
+    )
     rows = rows + [Row(f"attn_blocks.{n}", leaf, HYBRID_BLOCKS) for n, leaf in block.rows()]
     rows.append(Row("head", L.Dense(in_features=d, out_features=1000)))
-    model = Model(f"ResNet-50 + attention ({image}²)", "hybrid", lambda _s, _p: rows,
-                  config={"tokens": tokens, "d_model": d})
+    model = Model(
+        f"ResNet-50 + attention ({image}²)",
+        "hybrid",
+        lambda _s, _p: rows,
+        config={"tokens": tokens, "d_model": d},
+    )
     return cnn, model, tokens
 
 
@@ -326,18 +454,29 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     g = Models.GPT2
     kw = dict(precision=prec, efficiency=0.5, fused=True)
     profs = {
-        "GPT-2 XL prefill": Engine.solve(g, dev, batch_size=GPT2_BATCH, phase="prefill", seq_len=s, **kw),
-        "GPT-2 XL decode": Engine.solve(g, dev, batch_size=GPT2_BATCH, phase="decode", seq_len=s, **kw),
+        "GPT-2 XL prefill": Engine.solve(
+            g, dev, batch_size=GPT2_BATCH, phase="prefill", seq_len=s, **kw
+        ),
+        "GPT-2 XL decode": Engine.solve(
+            g, dev, batch_size=GPT2_BATCH, phase="decode", seq_len=s, **kw
+        ),
         f"ResNet-50 {int(res)}²": Engine.solve(cnn, dev, batch_size=b, **kw),
         f"+ attention ({tokens:,} tokens)": Engine.solve(hyb, dev, batch_size=b, **kw),
     }
     labels = [f"{k}<br>{fmt_time(p.latency_s)}" for k, p in profs.items()]
     terms = {k: _terms(p) for k, p in profs.items()}
-    fig = figure(f"Where the time goes ({prec.upper()}, compiled graph, {dev.name}; GPT-2 XL at batch 1, "
-                 f"images at batch {b})", "Workload",
-                 "Share of latency (%)")
+    fig = figure(
+        f"Where the time goes ({prec.upper()}, compiled graph, {dev.name}; GPT-2 XL at batch 1, "
+        f"images at batch {b})",
+        "Workload",
+        "Share of latency (%)",
+    )
     for i, name in enumerate(("compute-bound layers", "memory-bound layers", "kernel launches")):
-        fig.add_trace(go.Bar(x=labels, y=[100 * terms[k][i] / p.latency_s for k, p in profs.items()], name=name))
+        fig.add_trace(
+            go.Bar(
+                x=labels, y=[100 * terms[k][i] / p.latency_s for k, p in profs.items()], name=name
+            )
+        )
     fig.update_layout(barmode="stack")
 
     pre, dec = profs["GPT-2 XL prefill"], profs["GPT-2 XL decode"]
@@ -345,27 +484,46 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     attn_rows = [t for t in ph.layers if t.name.startswith("attn_blocks")]
     attn_share = sum(t.time for t in attn_rows) / ph.latency_s
     cards = [
-        Card("Prefill", bound_phrase(pre.bottleneck), f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B (compiled graph)",
-             "ok" if pre.bottleneck == "Compute" else "warn"),
-        Card("Decode", bound_phrase(dec.bottleneck), f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B (compiled graph)",
-             "warn"),
+        Card(
+            "Prefill",
+            bound_phrase(pre.bottleneck),
+            f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B (compiled graph)",
+            "ok" if pre.bottleneck == "Compute" else "warn",
+        ),
+        Card(
+            "Decode",
+            bound_phrase(dec.bottleneck),
+            f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B (compiled graph)",
+            "warn",
+        ),
         Card("CNN alone", bound_phrase(pc.bottleneck), f"{fmt_time(pc.latency_s)}"),
-        Card("CNN + attention", bound_phrase(ph.bottleneck), f"{fmt_time(ph.latency_s)}; attention {attn_share:.0%} of it",
-             "warn" if ph.bottleneck != pc.bottleneck else ""),
-        Card("Hybrid vs CNN", fmt_ratio(ph.latency_s / pc.latency_s), "slower" if ph.latency_s > pc.latency_s
-             else "faster"),
+        Card(
+            "CNN + attention",
+            bound_phrase(ph.bottleneck),
+            f"{fmt_time(ph.latency_s)}; attention {attn_share:.0%} of it",
+            "warn" if ph.bottleneck != pc.bottleneck else "",
+        ),
+        Card(
+            "Hybrid vs CNN",
+            fmt_ratio(ph.latency_s / pc.latency_s),
+            "slower" if ph.latency_s > pc.latency_s else "faster",
+        ),
     ]
-    summary = (f"Same GPT-2 XL weights at batch 1: prefill of {s:,} tokens is {pre.bottleneck.lower()}-bound at "
-               f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B, decode is {dec.bottleneck.lower()}-bound at "
-               f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B. Swapping ResNet-50's last stage for {HYBRID_BLOCKS} "
-               f"attention blocks over {tokens:,} tokens (batch {b}) "
-               + (f"turns a {pc.bottleneck.lower()}-bound {fmt_time(pc.latency_s)} into a "
-                  f"{ph.bottleneck.lower()}-bound {fmt_time(ph.latency_s)}"
-                  if ph.bottleneck != pc.bottleneck else
-                  f"keeps it {ph.bottleneck.lower()}-bound but takes {fmt_time(ph.latency_s)} instead of "
-                  f"{fmt_time(pc.latency_s)}, {attn_share:.0%} of it in attention")
-               + ": the interaction (tokens grow with image area, scores with its square) is in neither part's "
-                 "benchmark.")
+    summary = (
+        f"Same GPT-2 XL weights at batch 1: prefill of {s:,} tokens is {pre.bottleneck.lower()}-bound at "
+        f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B, decode is {dec.bottleneck.lower()}-bound at "
+        f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B. Swapping ResNet-50's last stage for {HYBRID_BLOCKS} "
+        f"attention blocks over {tokens:,} tokens (batch {b}) "
+        + (
+            f"turns a {pc.bottleneck.lower()}-bound {fmt_time(pc.latency_s)} into a "
+            f"{ph.bottleneck.lower()}-bound {fmt_time(ph.latency_s)}"
+            if ph.bottleneck != pc.bottleneck
+            else f"keeps it {ph.bottleneck.lower()}-bound but takes {fmt_time(ph.latency_s)} instead of "
+            f"{fmt_time(pc.latency_s)}, {attn_share:.0%} of it in attention"
+        )
+        + ": the interaction (tokens grow with image area, scores with its square) is in neither part's "
+        "benchmark."
+    )
     sc = L.Attention(d_model=hyb.config["d_model"], n_heads=HYBRID_HEADS, seq_len=tokens)
     peek = [
         "each layer row is charged max(FLOPs / (peak × 0.5), bytes / BW); launches are added on top",
@@ -374,12 +532,20 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
         f"{LABELS['ridge_peak']} of the {dev.name}: {dev.ridge_point(prec).magnitude:,.0f} FLOP/B at {prec.upper()}; "
         f"{LABELS['ridge_sustained']} at η = 0.5: {dev.sustained_ridge_point(prec, 0.5).magnitude:,.0f} (the roof charged here)",
         f"hybrid tokens = ({int(res)} / 16)² = {tokens:,};  scores per block = {HYBRID_HEADS} × {tokens:,}² × 2 B = "
-        f"{fmt_bytes(sc.score_bytes(b, prec) / b)} per image" + (" (tiled: never stored)" if flash else ""),
+        f"{fmt_bytes(sc.score_bytes(b, prec) / b)} per image"
+        + (" (tiled: never stored)" if flash else ""),
         "compiled graph: BN folded and activations fused, so the CNN's own convs set its regime",
     ]
-    facts = [fact("ridge_peak", dev.ridge_point(prec).magnitude, device=device, precision=prec),
-             fact("ridge_sustained", dev.sustained_ridge_point(prec, 0.5).magnitude, device=device, precision=prec,
-                  efficiency=0.5)]
+    facts = [
+        fact("ridge_peak", dev.ridge_point(prec).magnitude, device=device, precision=prec),
+        fact(
+            "ridge_sustained",
+            dev.sustained_ridge_point(prec, 0.5).magnitude,
+            device=device,
+            precision=prec,
+            efficiency=0.5,
+        ),
+    ]
     return View(fig, cards, summary, "Regime and composition", peek, facts=facts)
 
 
@@ -387,46 +553,72 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
 # Part D: training wins transfer? (fallacy 5, L1574) · weights-only budgets (pitfall 6, L1578)
 # ---------------------------------------------------------------------------------------------
 
-TRAINING_GPUS = 8          # "8× A100 GPUs (640 GB total memory)" (L1576)
-CHAPTER_MODEL_GB = 8       # the self-check's vision model: "weights require only 8 GB" (L1593)
+TRAINING_GPUS = 8  # "8× A100 GPUs (640 GB total memory)" (L1576)
+CHAPTER_MODEL_GB = 8  # the self-check's vision model: "weights require only 8 GB" (L1593)
 
 PRED_D = Prediction(
-    question=("A 7B chat model whose FP16 weights (13.5 GB) nearly fill a 16 GB Jetson Orin NX serves 2,048-token "
-              "conversations beside a 1 GB runtime reserve. Quantizing weights and KV cache to INT8 multiplies the "
-              "number of conversations that fit by about…"),
-    options={"2x": "2×: half the bytes per value, twice the conversations",
-             "none": "Not at all: the KV cache, not the weights, limits conversations",
-             "many": "Far more than 2×: the room beside the weights grows several-fold and each cache halves",
-             "4x": "4×: INT8 is a quarter of FP32"},
+    question=(
+        "A 7B chat model whose FP16 weights (13.5 GB) nearly fill a 16 GB Jetson Orin NX serves 2,048-token "
+        "conversations beside a 1 GB runtime reserve. Quantizing weights and KV cache to INT8 multiplies the "
+        "number of conversations that fit by about…"
+    ),
+    options={
+        "2x": "2×: half the bytes per value, twice the conversations",
+        "none": "Not at all: the KV cache, not the weights, limits conversations",
+        "many": "Far more than 2×: the room beside the weights grows several-fold and each cache halves",
+        "4x": "4×: INT8 is a quarter of FP32",
+    },
     answer="many",
     feedback={
         "2x": "Halving every byte would double the conversations only if nothing else shared the device. The "
-              "weights take most of it: halving them multiplies the leftover room several times, and each "
-              "cache also halves. Budgets with a large fixed term respond non-linearly.",
+        "weights take most of it: halving them multiplies the leftover room several times, and each "
+        "cache also halves. Budgets with a large fixed term respond non-linearly.",
         "none": "The caches are quantized too (half the bytes each), and the weights they compete with shrink "
-                "from 13.5 to 6.7 GB: both terms move.",
+        "from 13.5 to 6.7 GB: both terms move.",
         "many": "FP16: 16 − 1 − 13.5 = 1.5 GB of room, one 1.07 GB cache. INT8: 16 − 1 − 6.7 = 8.3 GB of room "
-                "for 0.54 GB caches, 15 conversations. The fixed weight term is what a weights-only budget hides.",
+        "for 0.54 GB caches, 15 conversations. The fixed weight term is what a weights-only budget hides.",
         "4x": "The baseline is FP16 (2 B), not FP32: INT8 halves the bytes. The gain is larger than 2× for "
-              "another reason: the weights stop crowding out the caches.",
+        "another reason: the weights stop crowding out the caches.",
     },
     reveals=("15 conversations", "Far more than 2×"),
 )
 D_PRECISION = Choice("Weights and KV cache", {"fp16": "FP16", "int8": "INT8"}, "fp16")
 D_USERS = Slider("Concurrent conversations", 1, 32, 2)
 D_CONTEXT = Slider("Tokens per conversation", 256, 4096, 2048, step=256)
-D_DEVICE = Choice("Deployment device", {"JetsonOrinNX": "Jetson Orin NX 16 GB", "A100_40GB": "A100 40 GB",
-                                        "A100": "A100 80 GB", "H100": "H100 80 GB"}, "JetsonOrinNX", inline=False)
-D_RESERVE = Slider("OS, runtime and workspace you reserve (GB, your assumption)", 0.0, 4.0, 1.0, step=0.5)
+D_DEVICE = Choice(
+    "Deployment device",
+    {
+        "JetsonOrinNX": "Jetson Orin NX 16 GB",
+        "A100_40GB": "A100 40 GB",
+        "A100": "A100 80 GB",
+        "H100": "H100 80 GB",
+    },
+    "JetsonOrinNX",
+    inline=False,
+)
+D_RESERVE = Slider(
+    "OS, runtime and workspace you reserve (GB, your assumption)", 0.0, 4.0, 1.0, step=0.5
+)
 D_GRID = [1, 2, 4, 8, 16, 32]
 
 
 def llm_footprint(users: int, context: int, precision: str, device: str = "JetsonOrinNX") -> dict:
     """Weights, KV cache and live activations of the 7B model decoding ``users`` conversations."""
-    p = Engine.solve(Models.Llama7B, device, batch_size=int(users), precision=precision, phase="decode",
-                     seq_len=int(context))
-    return {"weights": p.weight_bytes, "kv": p.kv_cache_bytes, "act": p.activation_bytes,
-            "total": p.memory_footprint_bytes, "profile": p}
+    p = Engine.solve(
+        Models.Llama7B,
+        device,
+        batch_size=int(users),
+        precision=precision,
+        phase="decode",
+        seq_len=int(context),
+    )
+    return {
+        "weights": p.weight_bytes,
+        "kv": p.kv_cache_bytes,
+        "act": p.activation_bytes,
+        "total": p.memory_footprint_bytes,
+        "profile": p,
+    }
 
 
 def max_users(context: int, precision: str, device: str, reserve_b: float) -> int:
@@ -448,15 +640,41 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
     fp = {n: llm_footprint(n, c, precision, device) for n in D_GRID}
     now = llm_footprint(u, c, precision, device)
     total = now["total"] + reserve_b
-    fig = figure(f"Memory for the 7B model ({precision.upper()}, {c:,} tokens per conversation)",
-                 "Concurrent conversations", "GB")
-    fig.add_trace(go.Scatter(x=D_GRID, y=[fp[n]["weights"] / 1e9 for n in D_GRID], name="weights", mode="lines"))
-    fig.add_trace(go.Scatter(x=D_GRID, y=[(fp[n]["weights"] + fp[n]["kv"]) / 1e9 for n in D_GRID],
-                             name="+ KV cache", mode="lines"))
-    fig.add_trace(go.Scatter(x=D_GRID, y=[(fp[n]["total"] + reserve_b) / 1e9 for n in D_GRID],
-                             name="+ activations + your reserve", mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=[u], y=[total / 1e9], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+    fig = figure(
+        f"Memory for the 7B model ({precision.upper()}, {c:,} tokens per conversation)",
+        "Concurrent conversations",
+        "GB",
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=D_GRID, y=[fp[n]["weights"] / 1e9 for n in D_GRID], name="weights", mode="lines"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=D_GRID,
+            y=[(fp[n]["weights"] + fp[n]["kv"]) / 1e9 for n in D_GRID],
+            name="+ KV cache",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=D_GRID,
+            y=[(fp[n]["total"] + reserve_b) / 1e9 for n in D_GRID],
+            name="+ activations + your reserve",
+            mode="lines+markers",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[u],
+            y=[total / 1e9],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
     memory_lines(fig, [jetson] if dev.key == jetson.key else [jetson, dev], unit="GB")
 
     cluster = TRAINING_GPUS * a100.memory.capacity.m_as("B")
@@ -464,20 +682,43 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
     kv_one = Models.Llama7B.kv_cache_bytes(c, 1, precision)
     cards = [
         Card("Training cluster", fmt_bytes(cluster), f"{TRAINING_GPUS} × A100 80 GB"),
-        Card("This device", fmt_bytes(dev.memory.capacity.m_as("B")),
-             f"{cluster / dev.memory.capacity.m_as('B'):,.0f}× less than the cluster"),
-        Card("Weights", fmt_bytes(now["weights"]), f"{Models.Llama7B.params / 1e9:,.2f} B params × {precision.upper()}"),
-        Card("KV cache / conversation", fmt_bytes(kv_one), f"{c:,} tokens",
-             fact=fact("kv_cache_bytes", kv_one, model="Llama7B", seq_len=c, batch=1, precision=precision)),
-        Card(f"Total at {u} conversation{'s' if u > 1 else ''}", fmt_bytes(total), "incl. your reserve",
-             "ok" if total <= dev.memory.capacity.m_as("B") else "bad"),
-        Card("Conversations that fit", f"{fit_n}", f"with {float(reserve):g} GB reserved",
-             "bad" if fit_n == 0 else ("warn" if fit_n < u else "ok")),
+        Card(
+            "This device",
+            fmt_bytes(dev.memory.capacity.m_as("B")),
+            f"{cluster / dev.memory.capacity.m_as('B'):,.0f}× less than the cluster",
+        ),
+        Card(
+            "Weights",
+            fmt_bytes(now["weights"]),
+            f"{Models.Llama7B.params / 1e9:,.2f} B params × {precision.upper()}",
+        ),
+        Card(
+            "KV cache / conversation",
+            fmt_bytes(kv_one),
+            f"{c:,} tokens",
+            fact=fact(
+                "kv_cache_bytes", kv_one, model="Llama7B", seq_len=c, batch=1, precision=precision
+            ),
+        ),
+        Card(
+            f"Total at {u} conversation{'s' if u > 1 else ''}",
+            fmt_bytes(total),
+            "incl. your reserve",
+            "ok" if total <= dev.memory.capacity.m_as("B") else "bad",
+        ),
+        Card(
+            "Conversations that fit",
+            f"{fit_n}",
+            f"with {float(reserve):g} GB reserved",
+            "bad" if fit_n == 0 else ("warn" if fit_n < u else "ok"),
+        ),
     ]
-    summary = (f"On the {dev.name}, the weights take {fmt_bytes(now['weights'])} and each {c:,}-token conversation "
-               f"adds {fmt_bytes(kv_one)} of KV cache: {fit_n} conversation{'s fit' if fit_n != 1 else ' fits'} beside a "
-               f"{float(reserve):g} GB reserve. The training cluster's {fmt_bytes(cluster)} made none of this visible; "
-               "budget weights, cache and runtime together on the deployment target.")
+    summary = (
+        f"On the {dev.name}, the weights take {fmt_bytes(now['weights'])} and each {c:,}-token conversation "
+        f"adds {fmt_bytes(kv_one)} of KV cache: {fit_n} conversation{'s fit' if fit_n != 1 else ' fits'} beside a "
+        f"{float(reserve):g} GB reserve. The training cluster's {fmt_bytes(cluster)} made none of this visible; "
+        "budget weights, cache and runtime together on the deployment target."
+    )
     cfg = Models.Llama7B.config
     d_head = cfg["d_model"] // cfg["n_heads"]
     peek = [
@@ -491,7 +732,9 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
         f"{fmt_bytes(jetson.memory.capacity.m_as('B') - CHAPTER_MODEL_GB * 1e9)} left for activations, KV, workspace, OS",
         f"cluster = {TRAINING_GPUS} × {fmt_bytes(a100.memory.capacity.m_as('B'))} = {fmt_bytes(cluster)}  (GB = 1e9 B)",
     ]
-    alert = feasibility(total, dev, f"{u} conversation{'s' if u > 1 else ''} of {c:,} tokens plus your reserve")
+    alert = feasibility(
+        total, dev, f"{u} conversation{'s' if u > 1 else ''} of {c:,} tokens plus your reserve"
+    )
     return View(fig, cards, summary, "Deployment memory budget", peek, alert)
 
 
@@ -501,12 +744,15 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
 
 TRANSFER_A = Prediction(
     question="Deploy on the camera SoC (2 GOPS sustained) instead. ViT-B/16's latency relative to ResNet-50's is about…",
-    options={"flops": "4.3×, the FLOP ratio: the SoC is compute-bound", "params": "3.4×, the parameter ratio",
-             "same": "About 1×: both are dominated by launches"},
+    options={
+        "flops": "4.3×, the FLOP ratio: the SoC is compute-bound",
+        "params": "3.4×, the parameter ratio",
+        "same": "About 1×: both are dominated by launches",
+    },
     answer="flops",
     feedback={
         "flops": "At 2 GOPS every model is compute-bound, so latency follows FLOPs: 17.6 s against 4.1 s. Pick the "
-                 "camera SoC.",
+        "camera SoC.",
         "params": "Parameters set memory, not time on a compute-bound chip: latency follows the 4.3× FLOPs.",
         "same": "Launches cost microseconds; seconds of arithmetic dominate on a 2 GOPS chip.",
     },
@@ -515,12 +761,15 @@ TRANSFER_A = Prediction(
 
 TRANSFER_B = Prediction(
     question="Now serve 8,192 tokens instead of 2,048. The transformer block's latency grows by…",
-    options={"mid": "Between 4× and 16× (about 8.6×): the S² term now outweighs the linear ones",
-             "4x": "4×: latency is linear in tokens", "16x": "16×, exactly the square law"},
+    options={
+        "mid": "Between 4× and 16× (about 8.6×): the S² term now outweighs the linear ones",
+        "4x": "4×: latency is linear in tokens",
+        "16x": "16×, exactly the square law",
+    },
     answer="mid",
     feedback={
         "mid": "Past S = 6d = 4,608 attention's 2·S²·d MACs exceed the projections and FFN: 269 µs → 2.31 ms. "
-               "Slide to 8,192 and read the block card.",
+        "Slide to 8,192 and read the block card.",
         "4x": "That holds only while the linear terms dominate; past 6d the S² term takes over.",
         "16x": "The linear terms and launches are still part of the time: the growth approaches 16× only as S → ∞.",
     },
@@ -529,12 +778,15 @@ TRANSFER_B = Prediction(
 
 TRANSFER_C = Prediction(
     question="Switch the hybrid to tiled attention (scores never stored). What binds it now?",
-    options={"compute": "Compute: without the score traffic, the blocks' arithmetic dominates",
-             "memory": "Still memory: attention is always memory-bound", "dispatch": "Kernel launches"},
+    options={
+        "compute": "Compute: without the score traffic, the blocks' arithmetic dominates",
+        "memory": "Still memory: attention is always memory-bound",
+        "dispatch": "Kernel launches",
+    },
     answer="compute",
     feedback={
         "compute": "Tiling removes the S² bytes, not the S² MACs: the hybrid returns to compute-bound, about 9 ms "
-                   "instead of 16 ms, still slower than the CNN. Flip the toggle.",
+        "instead of 16 ms, still slower than the CNN. Flip the toggle.",
         "memory": "The memory-bound rows were the materialized scores; tiling never writes them.",
         "dispatch": "At batch 8 and 3,136 tokens every kernel has milliseconds of work: launches are a small share.",
     },
@@ -542,9 +794,16 @@ TRANSFER_C = Prediction(
 )
 
 TRANSFER_D = Prediction(
-    question=("Same FP16 7B model, 2,048-token conversations, 1 GB reserved, on an A100 40 GB. How many "
-              "conversations fit?"),
-    options={"23": "About 23", "37": "About 37 (40 GB / 1.07 GB)", "2": "Still about 2", "40": "About 40"},
+    question=(
+        "Same FP16 7B model, 2,048-token conversations, 1 GB reserved, on an A100 40 GB. How many "
+        "conversations fit?"
+    ),
+    options={
+        "23": "About 23",
+        "37": "About 37 (40 GB / 1.07 GB)",
+        "2": "Still about 2",
+        "40": "About 40",
+    },
     answer="23",
     feedback={
         "23": "40 − 1 − 13.5 = 25.5 GB of room for 1.07 GB caches (plus activations): 23. Pick the A100 40 GB.",

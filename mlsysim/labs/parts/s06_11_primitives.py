@@ -45,17 +45,23 @@ BUFFER_PRECISION = "fp32"
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("A 3×3, stride-1 convolution over a 56×56 feature map ('same' padding) is lowered to one "
-              "matrix multiply with im2col. How large is the unfolded patch matrix compared with the input?"),
-    options={"1": "The same size: im2col only reorders the data", "3": "About 3× (the kernel side)",
-             "9": "About 9× (the kernel area)", "81": "About 81×"},
+    question=(
+        "A 3×3, stride-1 convolution over a 56×56 feature map ('same' padding) is lowered to one "
+        "matrix multiply with im2col. How large is the unfolded patch matrix compared with the input?"
+    ),
+    options={
+        "1": "The same size: im2col only reorders the data",
+        "3": "About 3× (the kernel side)",
+        "9": "About 9× (the kernel area)",
+        "81": "About 81×",
+    },
     answer="9",
     feedback={
         "1": "Overlapping windows share pixels, and im2col copies each window into its own row: an interior "
-             "pixel appears in K² = 9 rows. The longer edition's self-check calls 'no extra memory' false.",
+        "pixel appears in K² = 9 rows. The longer edition's self-check calls 'no extra memory' false.",
         "3": "Each pixel lies in K windows along a row and K along a column: K × K = 9 copies, not K.",
         "9": "Every output position gets a row of K²·C_in values, and there are as many positions as input "
-             "pixels at stride 1 with 'same' padding: 9× the input.",
+        "pixels at stride 1 with 'same' padding: 9× the input.",
         "81": "That squares the kernel area. Each pixel is copied once per window that covers it: K² = 9.",
     },
     reveals=("9×",),
@@ -63,15 +69,17 @@ PRED_A = Prediction(
 
 TRANSFER_A = Prediction(
     question="Keep the 3×3 kernel but use stride 2 on the same 56×56 map. What happens to the im2col expansion?",
-    options={"same": "It stays at the kernel area: the kernel did not change",
-             "quarter": "It drops to about a quarter of the stride-1 figure: a quarter as many windows",
-             "half": "It halves: the window moves twice as far"},
+    options={
+        "same": "It stays at the kernel area: the kernel did not change",
+        "quarter": "It drops to about a quarter of the stride-1 figure: a quarter as many windows",
+        "half": "It halves: the window moves twice as far",
+    },
     answer="quarter",
     feedback={
         "same": "Each window still holds K²·C_in values, but stride 2 leaves 28×28 windows instead of 56×56: "
-                "the buffer shrinks 4×, to K²/s² = 2.25× the input.",
+        "the buffer shrinks 4×, to K²/s² = 2.25× the input.",
         "quarter": "28×28 windows of 9·C_in values against 56×56 input pixels: 2.25×, i.e. K²/s². Set the stride "
-                   "slider to 2 and read the expansion card.",
+        "slider to 2 and read the expansion card.",
         "half": "Stride acts on both axes: half the windows across and half down, a quarter in all (2.25×).",
     },
     kind="transfer",
@@ -85,8 +93,15 @@ A_CHANNELS = Slider("Input channels C_in (= C_out)", 1, 512, 64)
 @lru_cache(maxsize=512)
 def conv(kernel: int, size: int, stride: int, channels: int) -> L.Conv2d:
     """A K×K convolution with 'same' padding (K // 2)."""
-    return L.Conv2d(in_channels=int(channels), out_channels=int(channels), kernel_size=int(kernel),
-                    input_size=int(size), stride=int(stride), padding=int(kernel) // 2, bias=False)
+    return L.Conv2d(
+        in_channels=int(channels),
+        out_channels=int(channels),
+        kernel_size=int(kernel),
+        input_size=int(size),
+        stride=int(stride),
+        padding=int(kernel) // 2,
+        bias=False,
+    )
 
 
 def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
@@ -100,35 +115,74 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
     inp = float(layer.input_elements * bpv)
     sides = list(range(int(A_SIZE.start), int(A_SIZE.stop) + 1, int(A_SIZE.step)))
 
-    fig = figure(f"im2col patch matrix ÷ input tensor (stride {st})", "Input side H = W",
-                 "Expansion (× the input)")
+    fig = figure(
+        f"im2col patch matrix ÷ input tensor (stride {st})",
+        "Input side H = W",
+        "Expansion (× the input)",
+    )
     for kk in range(1, int(A_KERNEL.stop) + 1, 2):
-        fig.add_trace(go.Scatter(x=sides, y=[conv(kk, x, st, 1).im2col_expansion for x in sides],
-                                 name=f"{kk}×{kk} im2col", mode="lines", line=dict(width=3 if kk == k else 1.5)))
-    fig.add_trace(go.Scatter(x=[sides[0], sides[-1]], y=[0, 0], name="implicit GEMM (no patch buffer)",
-                             mode="lines", line=dict(dash="dash")))
-    fig.add_trace(go.Scatter(x=[s], y=[layer.im2col_expansion], name="your layer", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+        fig.add_trace(
+            go.Scatter(
+                x=sides,
+                y=[conv(kk, x, st, 1).im2col_expansion for x in sides],
+                name=f"{kk}×{kk} im2col",
+                mode="lines",
+                line=dict(width=3 if kk == k else 1.5),
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[sides[0], sides[-1]],
+            y=[0, 0],
+            name="implicit GEMM (no patch buffer)",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[s],
+            y=[layer.im2col_expansion],
+            name="your layer",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
 
     ho, wo = layer.output_size
     direct, wino = P.winograd_multiplications(2, k)
     cards = [
         Card("Sliding windows", f"{ho}×{wo}", f"{k}×{k} window, stride {st}"),
-        Card("GEMM shape", f"{shape.m:,} × {shape.k:,} × {shape.n:,}", "positions × K²·C_in × C_out"),
+        Card(
+            "GEMM shape", f"{shape.m:,} × {shape.k:,} × {shape.n:,}", "positions × K²·C_in × C_out"
+        ),
         Card("Input tensor", fmt_bytes(inp), f"{c}×{s}×{s}, {BUFFER_PRECISION.upper()}"),
-        Card("im2col buffer", fmt_bytes(buf), f"{ho * wo:,} rows × {shape.k:,} values",
-             "bad" if layer.im2col_expansion > 4 else "warn" if layer.im2col_expansion > 1 else "ok"),
-        Card("Expansion", fmt_ratio(layer.im2col_expansion, 2), f"→ K² / stride² = {k * k / (st * st):g} for large maps"),
+        Card(
+            "im2col buffer",
+            fmt_bytes(buf),
+            f"{ho * wo:,} rows × {shape.k:,} values",
+            "bad" if layer.im2col_expansion > 4 else "warn" if layer.im2col_expansion > 1 else "ok",
+        ),
+        Card(
+            "Expansion",
+            fmt_ratio(layer.im2col_expansion, 2),
+            f"→ K² / stride² = {k * k / (st * st):g} for large maps",
+        ),
         Card("Implicit GEMM buffer", fmt_bytes(0), "patches built tile by tile on chip", "ok"),
-        Card(f"Winograd F(2×2, {k}×{k})", fmt_ratio(direct / wino, 2) + " fewer multiplies",
-             f"{direct} direct vs {wino} per 2×2 output tile (stride 1 only; more additions, more rounding)",
-             "ok" if direct > wino else ""),
+        Card(
+            f"Winograd F(2×2, {k}×{k})",
+            fmt_ratio(direct / wino, 2) + " fewer multiplies",
+            f"{direct} direct vs {wino} per 2×2 output tile (stride 1 only; more additions, more rounding)",
+            "ok" if direct > wino else "",
+        ),
     ]
-    summary = (f"A {k}×{k}, stride-{st} convolution on {c}×{s}×{s} slides its window over {ho}×{wo} positions. "
-               f"im2col copies every window into a row of {shape.k:,} value{'s' if shape.k != 1 else ''}: a {fmt_bytes(buf)} buffer, "
-               f"{layer.im2col_expansion:,.2f}× the {fmt_bytes(inp)} input. The GEMM that follows is the same "
-               f"{fmt_count(layer.macs())} MACs either way; implicit GEMM gathers the patches into on-chip tiles "
-               "and never writes the buffer.")
+    summary = (
+        f"A {k}×{k}, stride-{st} convolution on {c}×{s}×{s} slides its window over {ho}×{wo} positions. "
+        f"im2col copies every window into a row of {shape.k:,} value{'s' if shape.k != 1 else ''}: a {fmt_bytes(buf)} buffer, "
+        f"{layer.im2col_expansion:,.2f}× the {fmt_bytes(inp)} input. The GEMM that follows is the same "
+        f"{fmt_count(layer.macs())} MACs either way; implicit GEMM gathers the patches into on-chip tiles "
+        "and never writes the buffer."
+    )
     peek = [
         f"windows     = (H + 2p − K) / s + 1 = ({s} + {2 * (k // 2)} − {k}) / {st} + 1 = {ho}",
         f"im2col      = H_out·W_out × K²·C_in = {ho * wo:,} × {shape.k:,} = {layer.im2col_elements:,} values",
@@ -148,42 +202,50 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("A 128×128 weight-stationary systolic array multiplies one token's activations (batch 1) by a "
-              "2,048×2,048 weight matrix and keeps well under 1% of its MAC slots busy. Which change raises that "
-              "share the most?"),
-    options={"matrix": "A bigger weight matrix (8,192×8,192): more work to spread over the array",
-             "array": "A bigger array (256×256): more MAC cells working at once",
-             "rows": "More rows through each weight tile: batch the tokens",
-             "double": "Double-buffer the weights so the next tile loads while this one computes"},
+    question=(
+        "A 128×128 weight-stationary systolic array multiplies one token's activations (batch 1) by a "
+        "2,048×2,048 weight matrix and keeps well under 1% of its MAC slots busy. Which change raises that "
+        "share the most?"
+    ),
+    options={
+        "matrix": "A bigger weight matrix (8,192×8,192): more work to spread over the array",
+        "array": "A bigger array (256×256): more MAC cells working at once",
+        "rows": "More rows through each weight tile: batch the tokens",
+        "double": "Double-buffer the weights so the next tile loads while this one computes",
+    },
     answer="rows",
     feedback={
         "matrix": "Size is not reuse: a bigger matrix is just more tiles, each still streaming one row for 254 "
-                  "fill/drain and 128 load cycles. Utilization stays at 0.26%.",
+        "fill/drain and 128 load cycles. Utilization stays at 0.26%.",
         "array": "A bigger array has more cells to fill and a longer pipeline (2(N − 1) cycles) for the same one "
-                 "row: 0.13% at 256×256, half of what 128×128 manages.",
+        "row: 0.13% at 256×256, half of what 128×128 manages.",
         "rows": "Each weight tile costs 2(N − 1) = 254 fill/drain cycles plus 128 to load its weights; the useful "
-                "work is one cycle per streamed row. Half utilization needs as many rows as that overhead: 382 "
-                "rows without double-buffering, 254 with it. Batching is the systolic version of GEMV → GEMM.",
+        "work is one cycle per streamed row. Half utilization needs as many rows as that overhead: 382 "
+        "rows without double-buffering, 254 with it. Batching is the systolic version of GEMV → GEMM.",
         "double": "It hides the 128 load cycles (0.26% → 0.39%) but not the 254 fill/drain cycles, which only more "
-                  "rows per tile amortize.",
+        "rows per tile amortize.",
     },
     reveals=("More rows through each weight tile", "382 rows"),
 )
 
 TRANSFER_B = Prediction(
-    question=("An edge NPU has a 32×32 array. On the same batch-1 GEMV (2,048×2,048), does it keep a larger or a "
-              "smaller share of its MAC slots busy than the 128×128 array?"),
-    options={"smaller": "Smaller: a weaker array does worse",
-             "larger": "Larger: its fill-and-drain pipeline is four times shorter",
-             "same": "The same: one row is one row on any array"},
+    question=(
+        "An edge NPU has a 32×32 array. On the same batch-1 GEMV (2,048×2,048), does it keep a larger or a "
+        "smaller share of its MAC slots busy than the 128×128 array?"
+    ),
+    options={
+        "smaller": "Smaller: a weaker array does worse",
+        "larger": "Larger: its fill-and-drain pipeline is four times shorter",
+        "same": "The same: one row is one row on any array",
+    },
     answer="larger",
     feedback={
         "smaller": "A small array finishes less work per cycle, but it wastes fewer cycles per tile: 2 × 31 fill/drain "
-                   "and 32 load cycles for its one useful row, about 1.1% against 0.26%.",
+        "and 32 load cycles for its one useful row, about 1.1% against 0.26%.",
         "larger": "One useful cycle per tile against 62 + 32 overhead cycles: about 1.1%, four times the 128×128 "
-                  "share. Small arrays suit small batches; big arrays need big batches. Set the array side to 32.",
+        "share. Small arrays suit small batches; big arrays need big batches. Set the array side to 32.",
         "same": "The overhead per tile scales with the array side (2(N − 1) + N cycles), so the share of useful "
-                "cycles does too.",
+        "cycles does too.",
     },
     kind="transfer",
 )
@@ -214,15 +276,32 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
     n, m, d, db = int(array), int(rows), int(width), bool(double)
     run = _run(n, m, d, db)
     arr = P.SystolicArray(size=n, clock=CLOCK)
-    fig = figure(f"Utilization of a systolic array on a {d:,}×{d:,} GEMM", "Rows streamed per weight tile M (log)",
-                 "Useful MAC slots (%)", log_x=True)
+    fig = figure(
+        f"Utilization of a systolic array on a {d:,}×{d:,} GEMM",
+        "Rows streamed per weight tile M (log)",
+        "Useful MAC slots (%)",
+        log_x=True,
+    )
     sweep = sorted(set(ROW_SWEEP) | {m})
     for size in sorted({32, n, 256}):
-        fig.add_trace(go.Scatter(x=sweep, y=[100 * _run(size, x, d, db).utilization for x in sweep],
-                                 name=f"{size}×{size} array", mode="lines",
-                                 line=dict(width=3 if size == n else 1.5)))
-    fig.add_trace(go.Scatter(x=[m], y=[100 * run.utilization], name="your setting", mode="markers",
-                             marker=dict(size=13, symbol="diamond")))
+        fig.add_trace(
+            go.Scatter(
+                x=sweep,
+                y=[100 * _run(size, x, d, db).utilization for x in sweep],
+                name=f"{size}×{size} array",
+                mode="lines",
+                line=dict(width=3 if size == n else 1.5),
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[m],
+            y=[100 * run.utilization],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=13, symbol="diamond"),
+        )
+    )
 
     t = run.time(CLOCK).m_as("s")
     overhead = run.fill_cycles + run.load_cycles
@@ -231,22 +310,38 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
     bpv = float(bytes_per_value(BUFFER_PRECISION))
     cards = [
         Card("Weight tiles", fmt_count(run.tiles), f"⌈{d:,}/{n}⌉² of {n}×{n}"),
-        Card("Cycles per tile", f"{run.cycles_per_tile:,}",
-             f"{m:,} streaming + {run.fill_cycles} fill/drain + {run.load_cycles} load"),
-        Card("Utilization", f"{run.utilization:.2%}", "useful MACs ÷ offered slots",
-             "bad" if run.utilization < 0.1 else "warn" if run.utilization < 0.5 else "ok"),
+        Card(
+            "Cycles per tile",
+            f"{run.cycles_per_tile:,}",
+            f"{m:,} streaming + {run.fill_cycles} fill/drain + {run.load_cycles} load",
+        ),
+        Card(
+            "Utilization",
+            f"{run.utilization:.2%}",
+            "useful MACs ÷ offered slots",
+            "bad" if run.utilization < 0.1 else "warn" if run.utilization < 0.5 else "ok",
+        ),
         Card("Time at 700 MHz", fmt_time(t), f"{run.cycles:,} cycles"),
-        Card("Achieved rate", fmt_rate(2 * run.macs / t), f"of {fmt_rate(arr.peak.m_as('FLOP/s'))} peak"),
+        Card(
+            "Achieved rate",
+            fmt_rate(2 * run.macs / t),
+            f"of {fmt_rate(arr.peak.m_as('FLOP/s'))} peak",
+        ),
         Card("Rows for 50%", f"{overhead:,}", "M equal to the per-tile overhead"),
-        Card(f"Tiling: {TILES[0]}² vs {TILES[1]}² output tiles", fmt_ratio(moved[0] / moved[1], 2) + " less traffic",
-             f"{fmt_bytes(moved[0] * bpv)} vs {fmt_bytes(moved[1] * bpv)} moved ({BUFFER_PRECISION.upper()}), "
-             "operands re-read once per tile"),
+        Card(
+            f"Tiling: {TILES[0]}² vs {TILES[1]}² output tiles",
+            fmt_ratio(moved[0] / moved[1], 2) + " less traffic",
+            f"{fmt_bytes(moved[0] * bpv)} vs {fmt_bytes(moved[1] * bpv)} moved ({BUFFER_PRECISION.upper()}), "
+            "operands re-read once per tile",
+        ),
     ]
-    summary = (f"The {d:,}² weight matrix splits into {run.tiles:,} tile{'s' if run.tiles != 1 else ''} of {n}×{n}. "
-               f"Each tile streams {m:,} row{'s' if m != 1 else ''} but pays {overhead:,} cycles to "
-               f"{'fill and drain' if db else 'fill, drain and load weights'}, so {run.utilization:.2%} "
-               f"of the array's MAC slots do useful work. The array only pays off when many rows share each weight "
-               "tile: batching is the systolic version of GEMV → GEMM.")
+    summary = (
+        f"The {d:,}² weight matrix splits into {run.tiles:,} tile{'s' if run.tiles != 1 else ''} of {n}×{n}. "
+        f"Each tile streams {m:,} row{'s' if m != 1 else ''} but pays {overhead:,} cycles to "
+        f"{'fill and drain' if db else 'fill, drain and load weights'}, so {run.utilization:.2%} "
+        f"of the array's MAC slots do useful work. The array only pays off when many rows share each weight "
+        "tile: batching is the systolic version of GEMV → GEMM."
+    )
     peek = [
         f"tiles       = ⌈K/N⌉ × ⌈N_out/N⌉ = ⌈{d}/{n}⌉ × ⌈{d}/{n}⌉ = {run.tiles:,}",
         f"cycles/tile = M + 2(N − 1) + load = {m:,} + {run.fill_cycles} + {run.load_cycles} = {run.cycles_per_tile:,}",
@@ -267,36 +362,44 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("A kernel reads 4,096 FP32 scalars from DRAM, once in order and once at random addresses (64-byte "
-              "cache lines). How does the energy per useful value compare?"),
-    options={"same": "The same: it is the same 16 KB of data",
-             "line": "Random costs about 16× more: every scalar drags in a whole 64-byte line",
-             "double": "Random costs about 2× more: the prefetcher misses"},
+    question=(
+        "A kernel reads 4,096 FP32 scalars from DRAM, once in order and once at random addresses (64-byte "
+        "cache lines). How does the energy per useful value compare?"
+    ),
+    options={
+        "same": "The same: it is the same 16 KB of data",
+        "line": "Random costs about 16× more: every scalar drags in a whole 64-byte line",
+        "double": "Random costs about 2× more: the prefetcher misses",
+    },
     answer="line",
     feedback={
         "same": "DRAM delivers whole lines, not bytes. In order, all 16 values of a line are used; at random, one "
-                "of them is: the other 60 bytes are paid for and thrown away.",
+        "of them is: the other 60 bytes are paid for and thrown away.",
         "line": "64 B per line over 4 B used: 16× the bytes, so 16× the energy per useful value (10,240 pJ "
-                "against 640 pJ). Layout decides how many bytes you pay for.",
+        "against 640 pJ). Layout decides how many bytes you pay for.",
         "double": "Energy counts the bytes fetched: one full line per useful scalar is 16× the traffic of a "
-                  "sequential stream, whatever the prefetcher does (prefetching affects latency, not bytes).",
+        "sequential stream, whatever the prefetcher does (prefetching affects latency, not bytes).",
     },
     reveals=("drags in a whole 64-byte line",),
 )
 
 TRANSFER_C = Prediction(
-    question=("DLRM gathers embedding rows at random, but each row is 128 FP32 values (512 B). Per useful value, "
-              "is that closer to a sequential stream or to random scalars?"),
-    options={"random": "Random scalars: the addresses are random",
-             "sequential": "A sequential stream: each row fills whole lines",
-             "between": "Halfway between the two"},
+    question=(
+        "DLRM gathers embedding rows at random, but each row is 128 FP32 values (512 B). Per useful value, "
+        "is that closer to a sequential stream or to random scalars?"
+    ),
+    options={
+        "random": "Random scalars: the addresses are random",
+        "sequential": "A sequential stream: each row fills whole lines",
+        "between": "Halfway between the two",
+    },
     answer="sequential",
     feedback={
         "random": "What wastes energy is a line fetched for one value. A 512-byte row fills 8 whole lines, so every "
-                  "fetched byte is used, as in a stream.",
+        "fetched byte is used, as in a stream.",
         "sequential": "8 full lines per row: 100% line use and 640 pJ per value from DRAM, the same as a stream. "
-                      "Pick 'random rows' in the pattern control. Random rows still defeat prefetching, which "
-                      "costs latency, not energy.",
+        "Pick 'random rows' in the pattern control. Random rows still defeat prefetching, which "
+        "costs latency, not energy.",
         "between": "Line use is what counts: a 512-byte row is eight complete lines, so nothing is wasted.",
     },
     kind="transfer",
@@ -311,8 +414,15 @@ SCENARIOS = {
     "random": ("Random: gather scalars (sparse features)", "random", 4096, 1, 1),
     "rows": ("Random rows: gather 128-value embedding rows (DLRM)", "random", 32, 128, 128),
 }
-LEVEL_NAMES = {"sram_8kb": "8 KB SRAM", "sram_32kb": "32 KB SRAM", "sram_1mb": "1 MB SRAM", "dram": "DRAM"}
-C_PATTERN = Choice("Access pattern", {k: v[0] for k, v in SCENARIOS.items()}, "sequential", inline=False)
+LEVEL_NAMES = {
+    "sram_8kb": "8 KB SRAM",
+    "sram_32kb": "32 KB SRAM",
+    "sram_1mb": "1 MB SRAM",
+    "dram": "DRAM",
+}
+C_PATTERN = Choice(
+    "Access pattern", {k: v[0] for k, v in SCENARIOS.items()}, "sequential", inline=False
+)
 C_LEVEL = Choice("Memory level", LEVEL_NAMES, "dram")
 C_PRECISION = Choice("Value precision", {"fp32": "FP32", "fp16": "FP16", "int8": "INT8"}, "fp32")
 
@@ -334,33 +444,66 @@ def part_c(pattern: str, level: str, precision: str) -> View:
     import plotly.graph_objects as go
 
     mac = energy.mac_energy(precision).m_as("pJ")
-    fig = figure(f"Energy per useful {precision.upper()} value fetched (64 B lines)", "",
-                 "pJ per value (log scale)", log_y=True)
+    fig = figure(
+        f"Energy per useful {precision.upper()} value fetched (64 B lines)",
+        "",
+        "pJ per value (log scale)",
+        log_y=True,
+    )
     names = [SCENARIOS[k][0].split(":")[0] for k in SCENARIOS]
     for lvl, label in LEVEL_NAMES.items():
-        fig.add_trace(go.Bar(x=names, y=[energy_per_value(k, lvl, precision) for k in SCENARIOS], name=label,
-                             marker=dict(line=dict(width=3 if lvl == level else 0))))
-    fig.add_trace(go.Scatter(x=names, y=[mac] * len(names), name=f"one {precision.upper()} MAC", mode="lines",
-                             line=dict(dash="dash")))
+        fig.add_trace(
+            go.Bar(
+                x=names,
+                y=[energy_per_value(k, lvl, precision) for k in SCENARIOS],
+                name=label,
+                marker=dict(line=dict(width=3 if lvl == level else 0)),
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=names,
+            y=[mac] * len(names),
+            name=f"one {precision.upper()} MAC",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
     fig.update_layout(barmode="group")
 
     cost = scenario_cost(pattern, precision)
     e = energy_per_value(pattern, level, precision)
     seq = energy_per_value("sequential", level, precision)
-    dram_vs_sram = energy_per_value(pattern, "dram", precision) / energy_per_value(pattern, "sram_8kb", precision)
+    dram_vs_sram = energy_per_value(pattern, "dram", precision) / energy_per_value(
+        pattern, "sram_8kb", precision
+    )
     cards = [
-        Card("Energy per useful value", f"{e:,.1f} pJ", f"{SCENARIOS[pattern][0].split(':')[0]}, {LEVEL_NAMES[level]}"),
-        Card(f"vs one {precision.upper()} MAC", fmt_ratio(e / mac), f"MAC = {mac:g} pJ",
-             "bad" if e / mac > 10 else "warn" if e / mac > 1 else "ok"),
-        Card("Line use", f"{cost.efficiency:.1%}", f"{fmt_bytes(cost.useful_bytes)} used of {fmt_bytes(cost.fetched_bytes)}",
-             "ok" if cost.efficiency > 0.9 else "bad"),
+        Card(
+            "Energy per useful value",
+            f"{e:,.1f} pJ",
+            f"{SCENARIOS[pattern][0].split(':')[0]}, {LEVEL_NAMES[level]}",
+        ),
+        Card(
+            f"vs one {precision.upper()} MAC",
+            fmt_ratio(e / mac),
+            f"MAC = {mac:g} pJ",
+            "bad" if e / mac > 10 else "warn" if e / mac > 1 else "ok",
+        ),
+        Card(
+            "Line use",
+            f"{cost.efficiency:.1%}",
+            f"{fmt_bytes(cost.useful_bytes)} used of {fmt_bytes(cost.fetched_bytes)}",
+            "ok" if cost.efficiency > 0.9 else "bad",
+        ),
         Card("vs sequential", fmt_ratio(e / seq), "same level, same values"),
         Card("DRAM vs 8 KB SRAM", fmt_ratio(dram_vs_sram, 0), "same pattern"),
     ]
-    summary = (f"{SCENARIOS[pattern][0]} from {LEVEL_NAMES[level]}: {cost.efficiency:.1%} of each fetched 64 B line is "
-               f"used, so each useful {precision.upper()} value costs {e:,.1f} pJ, {e / mac:,.1f}× a MAC and "
-               f"{e / seq:,.1f}× a sequential read. Where data lives sets the price per byte ({dram_vs_sram:,.0f}× from "
-               "8 KB SRAM to DRAM); how it is laid out sets how many bytes you pay for.")
+    summary = (
+        f"{SCENARIOS[pattern][0]} from {LEVEL_NAMES[level]}: {cost.efficiency:.1%} of each fetched 64 B line is "
+        f"used, so each useful {precision.upper()} value costs {e:,.1f} pJ, {e / mac:,.1f}× a MAC and "
+        f"{e / seq:,.1f}× a sequential read. Where data lives sets the price per byte ({dram_vs_sram:,.0f}× from "
+        "8 KB SRAM to DRAM); how it is laid out sets how many bytes you pay for."
+    )
     peek = [
         f"E/value = access_energy(fetched bytes, level) / values used = {e:,.2f} pJ",
         f"fetched = lines × 64 B = {cost.lines:,} × 64 = {cost.fetched_bytes:,} B for {cost.useful_bytes:,} B used",
@@ -378,40 +521,48 @@ def part_c(pattern: str, level: str, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question=("A softmax row sums S exponentials with a tree reduction (pairs added in parallel, stage after "
-              "stage). The sequence doubles from 512 to 1,024 tokens. What happens to the number of dependent "
-              "stages?"),
-    options={"double": "It doubles, like the number of additions",
-             "one": "It grows by one stage",
-             "same": "Nothing: every addition happens in parallel anyway",
-             "four": "It quadruples, like the attention scores"},
+    question=(
+        "A softmax row sums S exponentials with a tree reduction (pairs added in parallel, stage after "
+        "stage). The sequence doubles from 512 to 1,024 tokens. What happens to the number of dependent "
+        "stages?"
+    ),
+    options={
+        "double": "It doubles, like the number of additions",
+        "one": "It grows by one stage",
+        "same": "Nothing: every addition happens in parallel anyway",
+        "four": "It quadruples, like the attention scores",
+    },
     answer="one",
     feedback={
         "double": "The work doubles (511 → 1,023 adds), but the critical path is ⌈log₂ S⌉ stages: one more halving, "
-                  "from 9 to 10.",
+        "from 9 to 10.",
         "one": "⌈log₂ S⌉: 9 stages at 512, 10 at 1,024. The work is still S − 1 additions; only the dependency "
-               "chain shrinks from O(S) to O(log S).",
+        "chain shrinks from O(S) to O(log S).",
         "same": "Additions combine pairs, so each stage can only halve the count: more values need more halvings.",
         "four": "The scores per head grow with S², but each softmax row has S of them; its reduction adds one "
-                "stage per doubling.",
+        "stage per doubling.",
     },
     reveals=("grows by one stage",),
 )
 
 TRANSFER_D = Prediction(
-    question=("Keep S = 512 but double the batch from 32 to 64 sequences. How many dependent stages does each "
-              "softmax row's tree reduction take now?"),
-    options={"same": "The same: more sequences add rows that reduce side by side, not longer rows",
-             "plus_one": "One more: twice the values to reduce",
-             "double": "Twice as many: twice the work"},
+    question=(
+        "Keep S = 512 but double the batch from 32 to 64 sequences. How many dependent stages does each "
+        "softmax row's tree reduction take now?"
+    ),
+    options={
+        "same": "The same: more sequences add rows that reduce side by side, not longer rows",
+        "plus_one": "One more: twice the values to reduce",
+        "double": "Twice as many: twice the work",
+    },
     answer="same",
     feedback={
         "same": "Each row still sums 512 values: ⌈log₂ 512⌉ stages. The batch doubles the number of rows (and the "
-                "scores to reduce), all of which run in parallel. Move the batch slider: the stages card stays put.",
+        "scores to reduce), all of which run in parallel. Move the batch slider: the stages card stays put.",
         "plus_one": "The extra values belong to other rows, not to this one. Stages depend on the row length S, "
-                    "not on how many rows there are.",
+        "not on how many rows there are.",
         "double": "The total work doubles, but it is spread over twice as many independent rows; each row's "
-                  "critical path is unchanged.",
+        "critical path is unchanged.",
     },
     kind="transfer",
 )
@@ -434,16 +585,46 @@ def part_d(seq: int, batch: int, head: str) -> View:
     mv = P.attention_data_movement(s, dh, b)
     seqs = sorted({128 * 2**i for i in range(7)} | {s})
     curves = [P.attention_data_movement(x, dh, b) for x in seqs]
-    fig = figure(f"Elements moved by one attention head (batch {b}, d_head {dh})", "Sequence length S (log)",
-                 "Elements (log scale)", log_x=True, log_y=True)
-    fig.add_trace(go.Scatter(x=seqs, y=[c.broadcast for c in curves], name="broadcast: queries (S × d_head)",
-                             mode="lines"))
-    fig.add_trace(go.Scatter(x=seqs, y=[c.gather_keys for c in curves], name="gather: keys per query (S² × d_head)",
-                             mode="lines"))
-    fig.add_trace(go.Scatter(x=seqs, y=[c.reduce for c in curves], name="reduce: softmax over scores (S²)",
-                             mode="lines"))
-    fig.add_trace(go.Scatter(x=[s, s, s], y=[mv.broadcast, mv.gather_keys, mv.reduce], name="your setting",
-                             mode="markers", marker=dict(size=12, symbol="diamond")))
+    fig = figure(
+        f"Elements moved by one attention head (batch {b}, d_head {dh})",
+        "Sequence length S (log)",
+        "Elements (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=seqs,
+            y=[c.broadcast for c in curves],
+            name="broadcast: queries (S × d_head)",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=seqs,
+            y=[c.gather_keys for c in curves],
+            name="gather: keys per query (S² × d_head)",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=seqs,
+            y=[c.reduce for c in curves],
+            name="reduce: softmax over scores (S²)",
+            mode="lines",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[s, s, s],
+            y=[mv.broadcast, mv.gather_keys, mv.reduce],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=12, symbol="diamond"),
+        )
+    )
 
     tree, serial = P.reduction_stages(mv.reduce_len), P.reduction_stages(mv.reduce_len, tree=False)
     sc = P.scatter_tiles(SCATTER_SIDE, SCATTER_SIDE, SCATTER_TILE, P.A100_SMS)
@@ -454,16 +635,25 @@ def part_d(seq: int, batch: int, head: str) -> View:
         Card("Gather: value elements", fmt_count(mv.gather_values), "the same again for P·V"),
         Card("Reduce: scores", fmt_count(mv.reduce), f"{b} × {s:,} × {s:,}"),
         Card("Softmax row: tree stages", f"{tree}", f"vs {serial:,} serial adds", "ok"),
-        Card("Scores if materialized", fmt_bytes(scores), f"one head, {SCORE_PRECISION.upper()}",
-             "bad" if scores > 1e9 else "warn"),
-        Card(f"Scatter: {SCATTER_SIDE}² matmul, {SCATTER_TILE}² tiles", f"{sc.core_utilization:.0%} of cores busy",
-             f"{sc.tiles} tiles over {sc.cores} A100 SMs in {sc.waves} wave{'s' if sc.waves != 1 else ''}",
-             "warn" if sc.core_utilization < 0.8 else "ok"),
+        Card(
+            "Scores if materialized",
+            fmt_bytes(scores),
+            f"one head, {SCORE_PRECISION.upper()}",
+            "bad" if scores > 1e9 else "warn",
+        ),
+        Card(
+            f"Scatter: {SCATTER_SIDE}² matmul, {SCATTER_TILE}² tiles",
+            f"{sc.core_utilization:.0%} of cores busy",
+            f"{sc.tiles} tiles over {sc.cores} A100 SMs in {sc.waves} wave{'s' if sc.waves != 1 else ''}",
+            "warn" if sc.core_utilization < 0.8 else "ok",
+        ),
     ]
-    summary = (f"At S = {s:,} and batch {b}, one head broadcasts {fmt_count(mv.broadcast)} query elements, gathers "
-               f"{fmt_count(mv.gather_keys)} key elements (and as many values) and reduces {fmt_count(mv.reduce)} scores. "
-               f"Broadcasts grow with S, gathers and reductions with S². Each softmax row is a {s:,}-value reduction: "
-               f"{tree} tree stages instead of {serial:,} serial adds, the same work on a far shorter critical path.")
+    summary = (
+        f"At S = {s:,} and batch {b}, one head broadcasts {fmt_count(mv.broadcast)} query elements, gathers "
+        f"{fmt_count(mv.gather_keys)} key elements (and as many values) and reduces {fmt_count(mv.reduce)} scores. "
+        f"Broadcasts grow with S, gathers and reductions with S². Each softmax row is a {s:,}-value reduction: "
+        f"{tree} tree stages instead of {serial:,} serial adds, the same work on a far shorter critical path."
+    )
     peek = [
         f"broadcast = B × S × d_head = {b} × {s:,} × {dh} = {mv.broadcast:,}",
         f"gather    = B × S × S × d_head = {mv.gather_keys:,} (keys; values the same)",

@@ -38,10 +38,20 @@ from ..components import (
 CHAPTER = "6.12"
 PARTS = ("A", "B", "C")
 
-DEVICES = {"H100": "Cloud: H100", "JetsonOrinNX": "Edge: Jetson Orin NX", "iPhone15Pro": "Mobile: iPhone 15 Pro",
-           "CortexA53Camera": "Camera trap: Cortex-A53 SoC"}
-FAMILY_COLORS = {"legacy CNN": "#8c8c8c", "dense CNN": "#1f77b4", "mobile": "#2ca02c", "EfficientNet": "#9467bd",
-                 "modern CNN": "#ff7f0e", "transformer": "#d62728"}
+DEVICES = {
+    "H100": "Cloud: H100",
+    "JetsonOrinNX": "Edge: Jetson Orin NX",
+    "iPhone15Pro": "Mobile: iPhone 15 Pro",
+    "CortexA53Camera": "Camera trap: Cortex-A53 SoC",
+}
+FAMILY_COLORS = {
+    "legacy CNN": "#8c8c8c",
+    "dense CNN": "#1f77b4",
+    "mobile": "#2ca02c",
+    "EfficientNet": "#9467bd",
+    "modern CNN": "#ff7f0e",
+    "transformer": "#d62728",
+}
 
 
 def precision_for(device: str) -> str:
@@ -55,31 +65,43 @@ def precision_for(device: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("On Figure 1, MobileNetV2 ×0.75 matches ResNet-18's ImageNet accuracy (both about 69.8% top-1) "
-              "with about 8.7× fewer multiply-accumulates. Served one image at a time on an H100, which "
-              "answers first?"),
-    options={"mnv2_8x": "MobileNetV2 ×0.75, about 8.7× sooner: latency follows MACs",
-             "mnv2_less": "MobileNetV2 ×0.75, but by less than 8.7×",
-             "resnet18": "ResNet-18",
-             "tie": "A tie: at batch 1 both wait on memory bandwidth"},
+    question=(
+        "On Figure 1, MobileNetV2 ×0.75 matches ResNet-18's ImageNet accuracy (both about 69.8% top-1) "
+        "with about 8.7× fewer multiply-accumulates. Served one image at a time on an H100, which "
+        "answers first?"
+    ),
+    options={
+        "mnv2_8x": "MobileNetV2 ×0.75, about 8.7× sooner: latency follows MACs",
+        "mnv2_less": "MobileNetV2 ×0.75, but by less than 8.7×",
+        "resnet18": "ResNet-18",
+        "tie": "A tie: at batch 1 both wait on memory bandwidth",
+    },
     answer="resnet18",
     reveals=("launch-bound", "half as many kernels"),
     feedback={
         "mnv2_8x": "That is the chapter's Systems Perspective 6.1 misconception, FLOPs equal speed. At batch 1 "
-                   "an H100 finishes each small kernel in microseconds, so time goes to launching kernels, and "
-                   "MobileNetV2's 17 inverted-residual blocks launch about twice as many as ResNet-18.",
+        "an H100 finishes each small kernel in microseconds, so time goes to launching kernels, and "
+        "MobileNetV2's 17 inverted-residual blocks launch about twice as many as ResNet-18.",
         "mnv2_less": "Closer, but the ordering flips: the H100 is launch-bound on both networks, and MobileNetV2 "
-                     "×0.75 launches about twice as many kernels as ResNet-18, so it answers later.",
+        "×0.75 launches about twice as many kernels as ResNet-18, so it answers later.",
         "resnet18": "Both are launch-bound at batch 1 on an H100, and ResNet-18 launches about half as many kernels. "
-                    "Switch the cost axis to published GMACs to see Figure 1 itself, or the device to the Cortex-A53 "
-                    "camera SoC: there compute binds, and Figure 1's MAC ordering comes back.",
+        "Switch the cost axis to published GMACs to see Figure 1 itself, or the device to the Cortex-A53 "
+        "camera SoC: there compute binds, and Figure 1's MAC ordering comes back.",
         "tie": "Neither is bandwidth-bound: ResNet-18's 11.7 M weights stream from HBM in a few microseconds. "
-               "The binding term is the launch overhead (L_lat), where the counts of kernels differ by about 2×.",
+        "The binding term is the launch overhead (L_lat), where the counts of kernels differ by about 2×.",
     },
 )
-A_COST = Choice("Cost axis", {"gmacs": "Published GMACs (Figure 1)", "latency": "Engine: batch-1 latency",
-                              "energy": "Engine: energy per image (TDP × latency)",
-                              "memory": "Engine: weights + activations"}, "latency", inline=False)
+A_COST = Choice(
+    "Cost axis",
+    {
+        "gmacs": "Published GMACs (Figure 1)",
+        "latency": "Engine: batch-1 latency",
+        "energy": "Engine: energy per image (TDP × latency)",
+        "memory": "Engine: weights + activations",
+    },
+    "latency",
+    inline=False,
+)
 A_DEVICE = Choice("Device (engine axes)", DEVICES, "H100", inline=False)
 A_BAR = Slider("Accuracy bar: ImageNet top-1 (%)", 60, 82, 69.5, step=0.5)
 A_FUSED = Toggle("Compiled inference graph (BN folded, activations fused)", False)
@@ -91,7 +113,9 @@ def engine_costs(device: str, fused: bool) -> dict[str, tuple[float, float, str,
     prec = precision_for(device)
     out = {}
     for k in acc.zoo_entries():
-        p = Engine.solve(acc.imagenet(k).model(), device, batch_size=1, precision=prec, fused=bool(fused))
+        p = Engine.solve(
+            acc.imagenet(k).model(), device, batch_size=1, precision=prec, fused=bool(fused)
+        )
         out[k] = (p.latency_s, p.memory_footprint_bytes, p.bottleneck, p.energy_per_sample_j)
     return out
 
@@ -124,45 +148,96 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
     f = cost_fn(cost, device, fused)
     front = acc.pareto_front(keys, f, _top1)
     best = acc.cheapest_meeting(keys, float(bar), f, _top1)
-    axis = {"gmacs": "GMACs per image (published, log scale)",
-            "latency": f"Batch-1 latency on {device} (s, log scale)",
-            "energy": f"Energy per image on {device} at TDP (J, log scale)",
-            "memory": f"Weights + activations on {device} (bytes, log scale)"}[cost]
-    fig = figure("Accuracy against cost: the efficiency frontier", axis, "ImageNet top-1 (%)", log_x=True, height=430)
+    axis = {
+        "gmacs": "GMACs per image (published, log scale)",
+        "latency": f"Batch-1 latency on {device} (s, log scale)",
+        "energy": f"Energy per image on {device} at TDP (J, log scale)",
+        "memory": f"Weights + activations on {device} (bytes, log scale)",
+    }[cost]
+    fig = figure(
+        "Accuracy against cost: the efficiency frontier",
+        axis,
+        "ImageNet top-1 (%)",
+        log_x=True,
+        height=430,
+    )
     for fam in acc.FAMILIES:
         ks = [k for k in keys if acc.imagenet(k).family == fam]
         if ks:
-            fig.add_trace(go.Scatter(x=[f(k) for k in ks], y=[_top1(k) for k in ks], mode="markers+text",
-                                     text=[acc.imagenet(k).name for k in ks], textposition="top center",
-                                     marker={"size": 10, "color": FAMILY_COLORS[fam]}, name=fam))
-    fig.add_trace(go.Scatter(x=[f(k) for k in front], y=[_top1(k) for k in front], mode="lines",
-                             line={"dash": "dash", "color": "#444"}, name="Pareto front"))
-    fig.add_hline(y=float(bar), line_dash="dot", annotation_text=f"bar {bar:g}%", annotation_position="bottom right")
+            fig.add_trace(
+                go.Scatter(
+                    x=[f(k) for k in ks],
+                    y=[_top1(k) for k in ks],
+                    mode="markers+text",
+                    text=[acc.imagenet(k).name for k in ks],
+                    textposition="top center",
+                    marker={"size": 10, "color": FAMILY_COLORS[fam]},
+                    name=fam,
+                )
+            )
+    fig.add_trace(
+        go.Scatter(
+            x=[f(k) for k in front],
+            y=[_top1(k) for k in front],
+            mode="lines",
+            line={"dash": "dash", "color": "#444"},
+            name="Pareto front",
+        )
+    )
+    fig.add_hline(
+        y=float(bar),
+        line_dash="dot",
+        annotation_text=f"bar {bar:g}%",
+        annotation_position="bottom right",
+    )
 
     r18, mn = "ResNet18", "MobileNetV2_075"
     fr, fm = f(r18), f(mn)
     cards = [
-        Card("Cheapest that clears the bar", acc.imagenet(best).name if best else "nothing clears it",
-             (f"{_top1(best):.1f}% at {_fmt_cost(cost, f(best))}" if best else f"highest is {max(map(_top1, keys)):.1f}%"),
-             "ok" if best else "bad"),
-        Card("On the front", f"{len(front)} of {len(keys)}", ", ".join(acc.imagenet(k).name for k in front)),
-        Card("ResNet-18 / MobileNetV2 ×0.75", fmt_ratio(fr / fm, 2), f"cost ratio on this axis ({_fmt_cost(cost, fr)} "
-             f"vs {_fmt_cost(cost, fm)})"),
-        Card("ResNet-50: new recipe", f"{acc.imagenet('ResNet50_V2').top1:.1f}%",
-             f"vs {acc.imagenet('ResNet50').top1:.1f}% at identical cost (training, not architecture)"),
+        Card(
+            "Cheapest that clears the bar",
+            acc.imagenet(best).name if best else "nothing clears it",
+            (
+                f"{_top1(best):.1f}% at {_fmt_cost(cost, f(best))}"
+                if best
+                else f"highest is {max(map(_top1, keys)):.1f}%"
+            ),
+            "ok" if best else "bad",
+        ),
+        Card(
+            "On the front",
+            f"{len(front)} of {len(keys)}",
+            ", ".join(acc.imagenet(k).name for k in front),
+        ),
+        Card(
+            "ResNet-18 / MobileNetV2 ×0.75",
+            fmt_ratio(fr / fm, 2),
+            f"cost ratio on this axis ({_fmt_cost(cost, fr)} vs {_fmt_cost(cost, fm)})",
+        ),
+        Card(
+            "ResNet-50: new recipe",
+            f"{acc.imagenet('ResNet50_V2').top1:.1f}%",
+            f"vs {acc.imagenet('ResNet50').top1:.1f}% at identical cost (training, not architecture)",
+        ),
     ]
     if cost == "gmacs":
-        where = ("On published GMACs (Figure 1) the mobile and EfficientNet families lead the front and "
-                 "ResNet-50 sits below it.")
+        where = (
+            "On published GMACs (Figure 1) the mobile and EfficientNet families lead the front and "
+            "ResNet-50 sits below it."
+        )
     else:
         binds = {v[2] for k, v in engine_costs(device, bool(fused)).items()}
-        where = (f"On the engine's {cost} at batch 1 on the {device} ({precision_for(device).upper()}, "
-                 f"{'compiled' if fused else 'eager'}), the binding terms are {', '.join(sorted(binds)).lower()}; "
-                 f"the front is {', '.join(acc.imagenet(k).name for k in front)}.")
-    summary = (f"{where} For a {bar:g}% bar the cheapest choice is "
-               f"{acc.imagenet(best).name if best else 'out of reach'}. D·A·M: the data fixes what accuracy is "
-               "possible (ResNet-50's newer recipe gains 4.7 points at the same cost), the algorithm sets the MACs, "
-               "and the machine decides which cost binds, so the front moves when the device changes.")
+        where = (
+            f"On the engine's {cost} at batch 1 on the {device} ({precision_for(device).upper()}, "
+            f"{'compiled' if fused else 'eager'}), the binding terms are {', '.join(sorted(binds)).lower()}; "
+            f"the front is {', '.join(acc.imagenet(k).name for k in front)}."
+        )
+    summary = (
+        f"{where} For a {bar:g}% bar the cheapest choice is "
+        f"{acc.imagenet(best).name if best else 'out of reach'}. D·A·M: the data fixes what accuracy is "
+        "possible (ResNet-50's newer recipe gains 4.7 points at the same cost), the algorithm sets the MACs, "
+        "and the machine decides which cost binds, so the front moves when the device changes."
+    )
     e50 = acc.imagenet("ResNet50")
     peek = [
         "front = models no other model beats on both axes (lower cost AND higher top-1)",
@@ -181,32 +256,47 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("Three estimates of one forward pass use the same totals. (1) The serialized iron law "
-              "D_vol/BW + O/(R_peak·η) + L_lat. (2) The whole-model roofline max(D_vol/BW, O/(R_peak·η)) + L_lat. "
-              "(3) The engine: each layer's max(compute, memory), summed, + L_lat. How do they order, for "
-              "every model and device?"),
-    options={"r_e_i": "(2) ≤ (3) ≤ (1)", "e_r_i": "(3) ≤ (2) ≤ (1): each layer's max is smaller, so their sum is smallest",
-             "equal": "(1) = (2) = (3): the terms never overlap in practice",
-             "any": "Any order is possible; it depends on the model"},
+    question=(
+        "Three estimates of one forward pass use the same totals. (1) The serialized iron law "
+        "D_vol/BW + O/(R_peak·η) + L_lat. (2) The whole-model roofline max(D_vol/BW, O/(R_peak·η)) + L_lat. "
+        "(3) The engine: each layer's max(compute, memory), summed, + L_lat. How do they order, for "
+        "every model and device?"
+    ),
+    options={
+        "r_e_i": "(2) ≤ (3) ≤ (1)",
+        "e_r_i": "(3) ≤ (2) ≤ (1): each layer's max is smaller, so their sum is smallest",
+        "equal": "(1) = (2) = (3): the terms never overlap in practice",
+        "any": "Any order is possible; it depends on the model",
+    },
     answer="r_e_i",
     reveals=("(2) ≤ (3) ≤ (1)",),
     feedback={
         "r_e_i": "A sum of per-layer maxima is at least the max of the sums, and at most the sum of the sums. "
-                 "The engine sits between the two bounds; how close to which depends on how many layers "
-                 "switch between compute- and memory-bound.",
+        "The engine sits between the two bounds; how close to which depends on how many layers "
+        "switch between compute- and memory-bound.",
         "e_r_i": "The max does not distribute over a sum: Σ max(cᵢ, mᵢ) ≥ max(Σcᵢ, Σmᵢ). A model is not one "
-                 "point on the roofline; each layer is, and a memory-bound layer cannot borrow a compute-bound "
-                 "layer's idle bandwidth.",
+        "point on the roofline; each layer is, and a memory-bound layer cannot borrow a compute-bound "
+        "layer's idle bandwidth.",
         "equal": "They coincide only when compute and data movement never overlap (then (1)) or every layer is "
-                 "bound by the same term (then (2) = (3)). Batching moves layers across the ridge one at a time.",
+        "bound by the same term (then (2) = (3)). Batching moves layers across the ridge one at a time.",
         "any": "The order is a theorem, not an accident: max(Σc, Σm) ≤ Σ max(cᵢ, mᵢ) ≤ Σc + Σm for any "
-               "non-negative times. Only the gaps depend on the model.",
+        "non-negative times. Only the gaps depend on the model.",
     },
 )
-B_MODEL = Choice("Workload", {"ResNet50": "ResNet-50 (one image)", "MobileNetV2": "MobileNetV2 (one image)",
-                              "GPT2": "GPT-2 XL decode (one token, 1,024 cached)",
-                              "GPT2_prefill": "GPT-2 XL prefill (1,024 tokens)"}, "GPT2", inline=False)
-B_DEVICE = Choice("Device", {"H100": "H100", "A100": "A100 80GB", "JetsonOrinNX": "Jetson Orin NX"}, "H100")
+B_MODEL = Choice(
+    "Workload",
+    {
+        "ResNet50": "ResNet-50 (one image)",
+        "MobileNetV2": "MobileNetV2 (one image)",
+        "GPT2": "GPT-2 XL decode (one token, 1,024 cached)",
+        "GPT2_prefill": "GPT-2 XL prefill (1,024 tokens)",
+    },
+    "GPT2",
+    inline=False,
+)
+B_DEVICE = Choice(
+    "Device", {"H100": "H100", "A100": "A100 80GB", "JetsonOrinNX": "Jetson Orin NX"}, "H100"
+)
 B_BATCH = Slider("Batch size", 1, 256, 1)
 B_FUSED = Toggle("Compiled inference graph (fewer launches)", False)
 
@@ -217,9 +307,18 @@ def iron_law_profile(model: str, device: str, batch: int, fused: bool):
     """The engine's profile of the chosen workload (FP16)."""
     if model.startswith("GPT2"):
         phase = "prefill" if model.endswith("prefill") else "decode"
-        return Engine.solve(Models.GPT2, device, batch_size=int(batch), precision="fp16", phase=phase,
-                            seq_len=GPT2_CONTEXT, fused=bool(fused))
-    return Engine.solve(Models.get(model), device, batch_size=int(batch), precision="fp16", fused=bool(fused))
+        return Engine.solve(
+            Models.GPT2,
+            device,
+            batch_size=int(batch),
+            precision="fp16",
+            phase=phase,
+            seq_len=GPT2_CONTEXT,
+            fused=bool(fused),
+        )
+    return Engine.solve(
+        Models.get(model), device, batch_size=int(batch), precision="fp16", fused=bool(fused)
+    )
 
 
 def weight_read_s(device: str) -> float:
@@ -232,8 +331,11 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
 
     p = iron_law_profile(model, device, batch, fused)
     c, m, d = p.latency_compute_s, p.latency_memory_s, p.latency_dispatch_s
-    fig = figure(f"Three estimates of one step: {p.model_name}, batch {p.batch_size}, {p.device.key}",
-                 "Estimate", "Time (s)")
+    fig = figure(
+        f"Three estimates of one step: {p.model_name}, batch {p.batch_size}, {p.device.key}",
+        "Estimate",
+        "Time (s)",
+    )
     names = ["(1) iron law: sum", "(3) engine: Σ per-layer max", "(2) roofline: max of sums"]
     overlap = p.latency_s - d
     fig.add_trace(go.Bar(x=names, y=[m, 0, 0], name="D_vol / BW"))
@@ -244,20 +346,45 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
     n_k = round(d / p.device.dispatch_tax.m_as("s"))
     cards = [
         Card("(1) Iron law", fmt_time(p.iron_law_s), "no overlap: upper bound"),
-        Card("(3) Engine", fmt_time(p.latency_s), f"{p.bottleneck.lower()} is the largest share",
-             fact=fact("latency", p.latency_s, model=model.removesuffix("_prefill"), device=p.device.key,
-                       batch=p.batch_size, precision=p.precision, efficiency=p.efficiency, phase=p.phase,
-                       seq_len=p.seq_len if model.startswith("GPT2") else None, fused=bool(fused))),
+        Card(
+            "(3) Engine",
+            fmt_time(p.latency_s),
+            f"{p.bottleneck.lower()} is the largest share",
+            fact=fact(
+                "latency",
+                p.latency_s,
+                model=model.removesuffix("_prefill"),
+                device=p.device.key,
+                batch=p.batch_size,
+                precision=p.precision,
+                efficiency=p.efficiency,
+                phase=p.phase,
+                seq_len=p.seq_len if model.startswith("GPT2") else None,
+                fused=bool(fused),
+            ),
+        ),
         Card("(2) Roofline", fmt_time(p.roofline_s), "perfect overlap: lower bound"),
-        Card("L_lat", fmt_time(d), f"{n_k:,} kernels × {fmt_time(p.device.dispatch_tax.m_as('s'))}"),
-        Card("GPT-2 XL weight read", fmt_time(weight_read_s(device)), "chapter: ≈0.9 ms on a data-center GPU"),
+        Card(
+            "L_lat", fmt_time(d), f"{n_k:,} kernels × {fmt_time(p.device.dispatch_tax.m_as('s'))}"
+        ),
+        Card(
+            "GPT-2 XL weight read",
+            fmt_time(weight_read_s(device)),
+            "chapter: ≈0.9 ms on a data-center GPU",
+        ),
     ]
     gap = (p.iron_law_s - p.latency_s) / p.iron_law_s if p.iron_law_s else 0.0
-    summary = (f"The serialized iron law gives {fmt_time(p.iron_law_s)}; the engine, taking each layer's larger "
-               f"term, gives {fmt_time(p.latency_s)} ({gap:.0%} less), and the whole-model roofline "
-               f"{fmt_time(p.roofline_s)}. Launch overhead (L_lat, which a roofline drawing leaves out) is "
-               f"{d / p.latency_s:.0%} of the engine's time at batch {p.batch_size}"
-               + (": here it decides the answer." if d >= max(c, m) else "; batching amortizes it over the batch."))
+    summary = (
+        f"The serialized iron law gives {fmt_time(p.iron_law_s)}; the engine, taking each layer's larger "
+        f"term, gives {fmt_time(p.latency_s)} ({gap:.0%} less), and the whole-model roofline "
+        f"{fmt_time(p.roofline_s)}. Launch overhead (L_lat, which a roofline drawing leaves out) is "
+        f"{d / p.latency_s:.0%} of the engine's time at batch {p.batch_size}"
+        + (
+            ": here it decides the answer."
+            if d >= max(c, m)
+            else "; batching amortizes it over the batch."
+        )
+    )
     peek = [
         "T = D_vol/BW + O/(R_peak·η) + L_lat                       (chapter's serialized iron law, L86)",
         f"  = {p.bytes_moved:,.0f} B / {p.device.memory.bandwidth:~P} + {p.flops:,.0f} FLOP / "
@@ -277,23 +404,27 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("Table 7 gives a transformer block 4Sd² + 2S²d + 2Sd·d_ff multiply-accumulates and 4d² + 2d·d_ff "
-              "weights. Against an exact count of a real block (torch's layout: biases, two LayerNorms, GELU, "
-              "softmax), which of the two formulas is off?"),
-    options={"both": "Both, by 10% or more: the formulas drop too much",
-             "macs": "The MACs: softmax and the norms are real work the formula skips",
-             "weights": "Only the weights, and by well under 1%: the MAC formula is exact",
-             "neither": "Neither: both are exact"},
+    question=(
+        "Table 7 gives a transformer block 4Sd² + 2S²d + 2Sd·d_ff multiply-accumulates and 4d² + 2d·d_ff "
+        "weights. Against an exact count of a real block (torch's layout: biases, two LayerNorms, GELU, "
+        "softmax), which of the two formulas is off?"
+    ),
+    options={
+        "both": "Both, by 10% or more: the formulas drop too much",
+        "macs": "The MACs: softmax and the norms are real work the formula skips",
+        "weights": "Only the weights, and by well under 1%: the MAC formula is exact",
+        "neither": "Neither: both are exact",
+    },
     answer="weights",
     reveals=("MAC formula is exact",),
     feedback={
         "both": "Biases and norm scales are O(d) next to O(d²) weights: about 1/d, 0.14% at d = 768 and 0.07% at "
-                "GPT-2 XL's 1,600. The MAC count is exact, because every matmul is in the formula.",
+        "GPT-2 XL's 1,600. The MAC count is exact, because every matmul is in the formula.",
         "macs": "Softmax, norms, activations and bias adds are elementwise work, counted apart (not MACs) by the "
-                "chapter's and torch's convention. Every multiply-accumulate is in 4Sd² + 2S²d + 2Sd·d_ff.",
+        "chapter's and torch's convention. Every multiply-accumulate is in 4Sd² + 2S²d + 2Sd·d_ff.",
         "weights": "The MAC formula names every matmul (QKVO, the two attention products, the FFN), so it is "
-                   "exact; the weight formula omits biases and LayerNorm scales, 9d + d_ff values next to "
-                   "12d², about 1/d: 0.07% at GPT-2 XL's width.",
+        "exact; the weight formula omits biases and LayerNorm scales, 9d + d_ff values next to "
+        "12d², about 1/d: 0.07% at GPT-2 XL's width.",
         "neither": "The weight formula leaves out 9d + d_ff biases and norm parameters: small, but not zero.",
     },
 )
@@ -312,7 +443,7 @@ WHY = {
     "lstm": "four gates' biases (2 × 4d); the ×4 on weights and MACs is exact",
     "transformer": "biases and the two LayerNorms (9d + d_ff values); the MAC formula covers every matmul",
     "decode": "'about one MAC per weight' misses the attention over the cache (2·S·d per layer) and the tied LM "
-              "head (vocab × d MACs) while embeddings are weights without MACs",
+    "head (vocab × d MACs) while embeddings are weights without MACs",
     "embedding": "nothing: a lookup copies rows (zero MACs) and the table is rows × width",
 }
 
@@ -321,28 +452,55 @@ def part_c(block: str, width: int, length: int, rows: int) -> View:
     import plotly.graph_objects as go
 
     w, s, n = int(width), int(length), int(rows) * 1000
-    limit = CONV_SIDE_MAX if block in ("conv", "dwsep") else table7.DECODE_CONTEXT if block == "decode" else s
+    limit = (
+        CONV_SIDE_MAX
+        if block in ("conv", "dwsep")
+        else table7.DECODE_CONTEXT
+        if block == "decode"
+        else s
+    )
     capped = s > limit
     s = min(s, limit)
     ch, ex = table7.chapter(block, w, s, n), table7.exact(block, w, s, n)
-    fig = figure(f"Table 7, {table7.BLOCKS[block]}: chapter formula vs exact count", "Quantity",
-                 "Count or bytes (log scale)", log_y=True)
+    fig = figure(
+        f"Table 7, {table7.BLOCKS[block]}: chapter formula vs exact count",
+        "Quantity",
+        "Count or bytes (log scale)",
+        log_y=True,
+    )
     labels = ["weights", "MACs per example", "bytes (FP16)"]
-    fig.add_trace(go.Bar(x=labels, y=[max(ch.params, 1), max(ch.macs, 1), max(ch.bytes, 1)], name="chapter formula"))
-    fig.add_trace(go.Bar(x=labels, y=[max(ex.params, 1), max(ex.macs, 1), max(ex.bytes, 1)], name="exact (core)"))
+    fig.add_trace(
+        go.Bar(
+            x=labels,
+            y=[max(ch.params, 1), max(ch.macs, 1), max(ch.bytes, 1)],
+            name="chapter formula",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=labels, y=[max(ex.params, 1), max(ex.macs, 1), max(ex.bytes, 1)], name="exact (core)"
+        )
+    )
     fig.update_layout(barmode="group")
 
     def dev(a: int, b: int) -> str:
         return "both 0" if a == b == 0 else f"{(b - a) / a:+.2%}" if a else "n/a"
 
     cards = [
-        Card("Weights", fmt_count(ex.params), f"formula {fmt_count(ch.params)} ({dev(ch.params, ex.params)})"),
+        Card(
+            "Weights",
+            fmt_count(ex.params),
+            f"formula {fmt_count(ch.params)} ({dev(ch.params, ex.params)})",
+        ),
         Card("MACs", fmt_count(ex.macs), f"formula {fmt_count(ch.macs)} ({dev(ch.macs, ex.macs)})"),
         Card("Bytes", fmt_bytes(ex.bytes), f"{ex.what}; formula {fmt_bytes(ch.bytes)}"),
     ]
-    summary = (f"{table7.BLOCKS[block]} at width {w:,} and length {s:,}: the exact count departs from the chapter's "
-               f"formula by {dev(ch.params, ex.params)} in weights and {dev(ch.macs, ex.macs)} in MACs. Why: "
-               f"{WHY[block]}." + (f" (Length clamped to {limit:,}: the largest this row takes.)" if capped else ""))
+    summary = (
+        f"{table7.BLOCKS[block]} at width {w:,} and length {s:,}: the exact count departs from the chapter's "
+        f"formula by {dev(ch.params, ex.params)} in weights and {dev(ch.macs, ex.macs)} in MACs. Why: "
+        f"{WHY[block]}."
+        + (f" (Length clamped to {limit:,}: the largest this row takes.)" if capped else "")
+    )
     forms = {
         "dense": "weights d_in·d_out; MACs d_in·d_out",
         "conv": "weights K²·C_in·C_out; MACs H·W·K²·C_in·C_out; activations H·W·C_out",

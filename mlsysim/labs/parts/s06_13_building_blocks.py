@@ -36,24 +36,28 @@ PRECISIONS = {"fp16": "FP16 (2 B)", "fp8": "FP8 (1 B)", "int8": "INT8 (1 B)"}
 # ---------------------------------------------------------------------------------------------
 
 PRED_A = Prediction(
-    question=("Mixtral 8x7B routes each token to 2 of the 8 experts in every layer, so a token uses about 12.9 B "
-              "of its parameters. How much accelerator memory do its FP16 weights need to serve it?"),
-    options={"active": "About 26 GB: only the parameters a token uses",
-             "all": "About 93 GB: every expert must be resident",
-             "one": "About 11 GB: one expert per layer, swapped in per token",
-             "half": "About 48 GB: half the experts"},
+    question=(
+        "Mixtral 8x7B routes each token to 2 of the 8 experts in every layer, so a token uses about 12.9 B "
+        "of its parameters. How much accelerator memory do its FP16 weights need to serve it?"
+    ),
+    options={
+        "active": "About 26 GB: only the parameters a token uses",
+        "all": "About 93 GB: every expert must be resident",
+        "one": "About 11 GB: one expert per layer, swapped in per token",
+        "half": "About 48 GB: half the experts",
+    },
     answer="all",
     reveals=("every expert must be resident",),
     feedback={
         "active": "That confuses FLOPs with capacity. The router picks experts per token and per layer, so "
-                  "the next token may need any expert: all 46.7 B parameters stay resident, 93.4 GB in FP16, "
-                  "more than one 80 GB H100.",
+        "the next token may need any expert: all 46.7 B parameters stay resident, 93.4 GB in FP16, "
+        "more than one 80 GB H100.",
         "all": "46.7 B parameters × 2 B = 93.4 GB. A token *computes* with 12.9 B of them, but any token may "
-               "pick any expert, so every expert stays resident: Mixtral does not fit one 80 GB H100 in FP16.",
+        "pick any expert, so every expert stays resident: Mixtral does not fit one 80 GB H100 in FP16.",
         "one": "Swapping experts in per token would stream gigabytes over PCIe for every token, and a token uses "
-               "two experts in each of the 32 layers: all of them must stay resident.",
+        "two experts in each of the 32 layers: all of them must stay resident.",
         "half": "There is no fixed half: each of the 32 layers routes each token afresh, so within a few tokens "
-                "every expert is needed, and all of them must be resident.",
+        "every expert is needed, and all of them must be resident.",
     },
 )
 A_EXPERTS = Slider("Experts per layer (E)", 2, 64, 8)
@@ -69,21 +73,43 @@ def part_a(experts: int, topk: int, precision: str) -> View:
     b = float(bytes_per_value(precision))
     total_b, active_b = c.total * b, c.active * b
     h100 = Hardware.get("H100")
-    fig = figure(f"Mixtral-shaped model, {e} experts, top-{k}: what it holds vs what a token uses",
-                 "Quantity", f"Bytes in {precision.upper()}")
-    fig.add_trace(go.Bar(x=["all weights (resident)", "weights a token uses"], y=[total_b, active_b],
-                         name="weight bytes"))
+    fig = figure(
+        f"Mixtral-shaped model, {e} experts, top-{k}: what it holds vs what a token uses",
+        "Quantity",
+        f"Bytes in {precision.upper()}",
+    )
+    fig.add_trace(
+        go.Bar(
+            x=["all weights (resident)", "weights a token uses"],
+            y=[total_b, active_b],
+            name="weight bytes",
+        )
+    )
     memory_lines(fig, [h100], unit="B")
     cards = [
         Card("Parameters held", fmt_count(c.total), f"{fmt_bytes(total_b)} in {precision.upper()}"),
-        Card("Parameters per token", fmt_count(c.active), f"2 FLOPs each: {fmt_count(2 * c.active)} FLOP/token"),
-        Card("Capacity / compute", fmt_ratio(c.total / c.active), "parameters held per parameter used"),
-        Card("Fits one H100", "yes" if total_b <= h100.memory.capacity.m_as("B") else "no",
-             f"{h100.memory.capacity:~P} of HBM", "ok" if total_b <= h100.memory.capacity.m_as("B") else "bad"),
+        Card(
+            "Parameters per token",
+            fmt_count(c.active),
+            f"2 FLOPs each: {fmt_count(2 * c.active)} FLOP/token",
+        ),
+        Card(
+            "Capacity / compute",
+            fmt_ratio(c.total / c.active),
+            "parameters held per parameter used",
+        ),
+        Card(
+            "Fits one H100",
+            "yes" if total_b <= h100.memory.capacity.m_as("B") else "no",
+            f"{h100.memory.capacity:~P} of HBM",
+            "ok" if total_b <= h100.memory.capacity.m_as("B") else "bad",
+        ),
     ]
-    summary = (f"With {e} experts and top-{k} routing the model holds {fmt_count(c.total)} parameters but each token "
-               f"computes with {fmt_count(c.active)}: FLOPs follow the routed experts, memory follows all of them. "
-               "Gating buys capacity without FLOPs, and the bill moves to memory and to the routing itself.")
+    summary = (
+        f"With {e} experts and top-{k} routing the model holds {fmt_count(c.total)} parameters but each token "
+        f"computes with {fmt_count(c.active)}: FLOPs follow the routed experts, memory follows all of them. "
+        "Gating buys capacity without FLOPs, and the bill moves to memory and to the routing itself."
+    )
     lay = moe.MoELayer(**{**moe.MIXTRAL_8X7B.model_dump(), "n_experts": e, "top_k": k})
     peek = [
         "expert (SwiGLU): gate d×d_ff + up d×d_ff + down d_ff×d = 3·d·d_ff   (layers.Dense, no bias)",
@@ -102,22 +128,26 @@ def part_a(experts: int, topk: int, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_B = Prediction(
-    question=("Decoding one token, each Mixtral layer reads 2 of its 8 experts' weights. Serving 32 users at once "
-              "(32 tokens per step, routing spread evenly), how many experts per layer does one step read?"),
-    options={"two": "2: each token uses 2, and the batch shares them",
-             "all": "Nearly all 8",
-             "sixty4": "64: 2 for each of the 32 tokens",
-             "four": "About 4: half the experts"},
+    question=(
+        "Decoding one token, each Mixtral layer reads 2 of its 8 experts' weights. Serving 32 users at once "
+        "(32 tokens per step, routing spread evenly), how many experts per layer does one step read?"
+    ),
+    options={
+        "two": "2: each token uses 2, and the batch shares them",
+        "all": "Nearly all 8",
+        "sixty4": "64: 2 for each of the 32 tokens",
+        "four": "About 4: half the experts",
+    },
     answer="all",
     reveals=("nearly all 8", "7.999"),
     feedback={
         "two": "Each token picks its own 2; with 32 tokens the chance that an expert is picked by none of them is "
-               "(6/8)^32 ≈ 0.0001. 'Active parameters' equal the bytes a step reads only at batch 1.",
+        "(6/8)^32 ≈ 0.0001. 'Active parameters' equal the bytes a step reads only at batch 1.",
         "all": "Each expert is missed by a token with probability 6/8, so by all 32 with (6/8)^32 ≈ 10⁻⁴: a step "
-               "reads 7.999 of 8 experts. Batched MoE decode reads almost the whole layer while each token still "
-               "computes with 2 experts: its intensity grows more slowly with batch than a dense model's.",
+        "reads 7.999 of 8 experts. Batched MoE decode reads almost the whole layer while each token still "
+        "computes with 2 experts: its intensity grows more slowly with batch than a dense model's.",
         "sixty4": "An expert's weights are read once per step however many tokens it serves (that is batching's "
-                  "point); there are only 8 experts to read.",
+        "point); there are only 8 experts to read.",
         "four": "Half would need each expert to be missed by all 32 tokens half the time; the chance is (6/8)^32.",
     },
 )
@@ -132,27 +162,58 @@ def part_b(batch: int, device: str, precision: str) -> View:
     lay = moe.MIXTRAL_8X7B
     t = int(batch)
     xs = list(range(1, 129))
-    fig = figure("Experts one step reads, per layer (uniform routing)", "Tokens per step", "Experts read")
-    fig.add_trace(go.Scatter(x=xs, y=[lay.experts_touched(x) for x in xs], mode="lines", name="experts read"))
-    fig.add_trace(go.Scatter(x=xs, y=[float(lay.top_k)] * len(xs), mode="lines", line={"dash": "dot"},
-                             name="experts per token (top-k)"))
-    fig.add_trace(go.Scatter(x=[t], y=[lay.experts_touched(t)], mode="markers", marker={"size": 12},
-                             name=f"{t} tokens"))
+    fig = figure(
+        "Experts one step reads, per layer (uniform routing)", "Tokens per step", "Experts read"
+    )
+    fig.add_trace(
+        go.Scatter(x=xs, y=[lay.experts_touched(x) for x in xs], mode="lines", name="experts read")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[float(lay.top_k)] * len(xs),
+            mode="lines",
+            line={"dash": "dot"},
+            name="experts per token (top-k)",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[t],
+            y=[lay.experts_touched(t)],
+            mode="markers",
+            marker={"size": 12},
+            name=f"{t} tokens",
+        )
+    )
     touched = lay.experts_touched(t)
     rd = lay.weight_bytes_read(t, precision)
     s = lay.weight_read_s(t, device, precision)
     per_token_flops = 2 * lay.macs_per_token()
     cards = [
-        Card("Experts read per layer", f"{touched:,.2f} of {lay.n_experts}", f"{t} tokens, top-{lay.top_k}"),
-        Card("Expert weights read per layer", fmt_bytes(rd), f"{precision.upper()}; batch 1 reads "
-             f"{fmt_bytes(lay.weight_bytes_read(1, precision))}"),
-        Card("Data term per layer", fmt_time(s), f"bytes / {Hardware.get(device).memory.bandwidth:~P}"),
+        Card(
+            "Experts read per layer",
+            f"{touched:,.2f} of {lay.n_experts}",
+            f"{t} tokens, top-{lay.top_k}",
+        ),
+        Card(
+            "Expert weights read per layer",
+            fmt_bytes(rd),
+            f"{precision.upper()}; batch 1 reads {fmt_bytes(lay.weight_bytes_read(1, precision))}",
+        ),
+        Card(
+            "Data term per layer",
+            fmt_time(s),
+            f"bytes / {Hardware.get(device).memory.bandwidth:~P}",
+        ),
         Card("FLOP per byte read", f"{t * per_token_flops / rd:,.1f}", "MoE layer weights only"),
     ]
-    summary = (f"At {t} token(s) per step a layer reads {touched:,.2f} of its {lay.n_experts} experts "
-               f"({fmt_bytes(rd)}). The weights a step reads climb toward the whole layer within a few dozen tokens, "
-               "while the FLOPs per token stay at top-k experts: batching amortizes an MoE's weights more slowly than "
-               "a dense model's.")
+    summary = (
+        f"At {t} token(s) per step a layer reads {touched:,.2f} of its {lay.n_experts} experts "
+        f"({fmt_bytes(rd)}). The weights a step reads climb toward the whole layer within a few dozen tokens, "
+        "while the FLOPs per token stay at top-k experts: batching amortizes an MoE's weights more slowly than "
+        "a dense model's."
+    )
     peek = [
         "P(expert missed by one token) = 1 − k/E;   by T tokens: (1 − k/E)^T",
         f"experts read = E·(1 − (1 − k/E)^T) = 8 × (1 − 0.75^{t}) = {touched:,.4f}",
@@ -168,24 +229,28 @@ def part_b(batch: int, device: str, precision: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_C = Prediction(
-    question=("Eight experts run in parallel, one per GPU. The router sends 25% of a batch's assignments to one "
-              "expert instead of the balanced 12.5%, and capacity is large enough that nothing is dropped. Total "
-              "FLOPs are unchanged. How long does the layer's step take, relative to balanced routing?"),
-    options={"same": "The same: the FLOPs are the same",
-             "x2": "Twice as long",
-             "x1_25": "About 1.25× (25% on one expert)",
-             "faster": "Faster: the hot expert's weights stay in cache"},
+    question=(
+        "Eight experts run in parallel, one per GPU. The router sends 25% of a batch's assignments to one "
+        "expert instead of the balanced 12.5%, and capacity is large enough that nothing is dropped. Total "
+        "FLOPs are unchanged. How long does the layer's step take, relative to balanced routing?"
+    ),
+    options={
+        "same": "The same: the FLOPs are the same",
+        "x2": "Twice as long",
+        "x1_25": "About 1.25× (25% on one expert)",
+        "faster": "Faster: the hot expert's weights stay in cache",
+    },
     answer="x2",
     reveals=("twice as long", "waits for the busiest"),
     feedback={
         "same": "Total FLOPs are the same, but they are not spread evenly: the step ends when the busiest expert "
-                "finishes, and it has 0.25 / 0.125 = 2× the mean work. The other seven GPUs idle half the step.",
+        "finishes, and it has 0.25 / 0.125 = 2× the mean work. The other seven GPUs idle half the step.",
         "x2": "The step waits for the busiest expert, which has 2× the balanced load (0.25 × 8): the layer takes "
-              "twice as long while seven GPUs idle for half of it. Capping with a capacity factor bounds the "
-              "time by dropping the overflow instead.",
+        "twice as long while seven GPUs idle for half of it. Capping with a capacity factor bounds the "
+        "time by dropping the overflow instead.",
         "x1_25": "The stretch is the hot expert's load over the mean: 25% against 12.5% is 2×, not 1.25×.",
         "faster": "Weight reuse is the same per step (each expert is read once); the hot expert simply has twice "
-                  "the tokens to push through its GEMMs.",
+        "the tokens to push through its GEMMs.",
     },
 )
 C_HOT = Slider("Share of assignments to the hottest expert (%)", 12.5, 50, 25, step=2.5)
@@ -204,25 +269,53 @@ def part_c(hot: float, capacity: float, tokens: int) -> View:
     stretch = lay.step_stretch(t, c, h)
     free = lay.step_stretch(t, float(lay.n_experts), h)
     fig = figure(f"Assignments per expert ({t:,} tokens, top-{lay.top_k})", "Expert", "Assignments")
-    fig.add_trace(go.Bar(x=[f"expert {i}" for i in range(lay.n_experts)], y=[min(x, cap) for x in loads],
-                         name="processed"))
-    fig.add_trace(go.Bar(x=[f"expert {i}" for i in range(lay.n_experts)], y=[max(0.0, x - cap) for x in loads],
-                         name="over capacity (dropped)"))
-    fig.add_hline(y=cap, line_dash="dash", annotation_text=f"capacity {cap:,} (c = {c:g})",
-                  annotation_position="top right")
+    fig.add_trace(
+        go.Bar(
+            x=[f"expert {i}" for i in range(lay.n_experts)],
+            y=[min(x, cap) for x in loads],
+            name="processed",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=[f"expert {i}" for i in range(lay.n_experts)],
+            y=[max(0.0, x - cap) for x in loads],
+            name="over capacity (dropped)",
+        )
+    )
+    fig.add_hline(
+        y=cap,
+        line_dash="dash",
+        annotation_text=f"capacity {cap:,} (c = {c:g})",
+        annotation_position="top right",
+    )
     fig.update_layout(barmode="stack")
     total = t * lay.top_k
     cards = [
-        Card("Step time vs balanced", fmt_ratio(stretch, 2), "busiest expert's processed load / mean load"),
+        Card(
+            "Step time vs balanced",
+            fmt_ratio(stretch, 2),
+            "busiest expert's processed load / mean load",
+        ),
         Card("Without a capacity cap", fmt_ratio(free, 2), "the hot share × E"),
-        Card("Assignments dropped", f"{dropped / total:.1%}", f"{dropped:,.0f} of {total:,}",
-             "bad" if dropped else "ok"),
-        Card("Capacity per expert", f"{cap:,}", f"⌈c · T · k / E⌉ = ⌈{c:g} × {t:,} × {lay.top_k} / {lay.n_experts}⌉"),
+        Card(
+            "Assignments dropped",
+            f"{dropped / total:.1%}",
+            f"{dropped:,.0f} of {total:,}",
+            "bad" if dropped else "ok",
+        ),
+        Card(
+            "Capacity per expert",
+            f"{cap:,}",
+            f"⌈c · T · k / E⌉ = ⌈{c:g} × {t:,} × {lay.top_k} / {lay.n_experts}⌉",
+        ),
     ]
-    summary = (f"With {h:.1%} of assignments on one expert the step takes {stretch:.2f}× the balanced time at "
-               f"capacity factor {c:g}, and {dropped / total:.1%} of assignments overflow. A larger factor drops "
-               "less but lets the hottest expert stretch the step; a smaller one bounds the step and drops tokens. "
-               "That is why MoE training adds a load-balancing loss: the scatter is input-dependent.")
+    summary = (
+        f"With {h:.1%} of assignments on one expert the step takes {stretch:.2f}× the balanced time at "
+        f"capacity factor {c:g}, and {dropped / total:.1%} of assignments overflow. A larger factor drops "
+        "less but lets the hottest expert stretch the step; a smaller one bounds the step and drops tokens. "
+        "That is why MoE training adds a load-balancing loss: the scatter is input-dependent."
+    )
     peek = [
         f"loads: hottest = h·T·k = {loads[0]:,.0f};  others = (1 − h)/(E − 1)·T·k = {loads[1]:,.0f}",
         f"capacity = ⌈c·T·k/E⌉ = {cap:,}",
@@ -238,22 +331,26 @@ def part_c(hot: float, capacity: float, tokens: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question=("Experts are spread over N GPUs (expert parallelism), so each token's hidden vector must travel to "
-              "its top-2 experts and back: an all-to-all. As N grows from 2 to 64 GPUs, the bytes each token sends "
-              "and receives..."),
-    options={"linear": "grow in proportion to N: more GPUs, more destinations",
-             "flat": "approach a constant: about 2 × top-k × d × bytes per value",
-             "shrink": "shrink as 1/N: each GPU handles fewer tokens",
-             "zero": "fall to zero once every expert has its own GPU"},
+    question=(
+        "Experts are spread over N GPUs (expert parallelism), so each token's hidden vector must travel to "
+        "its top-2 experts and back: an all-to-all. As N grows from 2 to 64 GPUs, the bytes each token sends "
+        "and receives..."
+    ),
+    options={
+        "linear": "grow in proportion to N: more GPUs, more destinations",
+        "flat": "approach a constant: about 2 × top-k × d × bytes per value",
+        "shrink": "shrink as 1/N: each GPU handles fewer tokens",
+        "zero": "fall to zero once every expert has its own GPU",
+    },
     answer="flat",
     reveals=("approach a constant",),
     feedback={
         "linear": "A token goes to its k experts, not to every GPU: the destinations per token are k, whatever N is. "
-                  "Only the chance that a destination is remote, (N − 1)/N, depends on N, and it saturates at 1.",
+        "Only the chance that a destination is remote, (N − 1)/N, depends on N, and it saturates at 1.",
         "flat": "Each of the k copies leaves its GPU with probability (N − 1)/N and returns: 2·k·d·b·(N − 1)/N, "
-                "which approaches 2·k·d·b (32.8 KB per token per layer for Mixtral in FP16) from below.",
+        "which approaches 2·k·d·b (32.8 KB per token per layer for Mixtral in FP16) from below.",
         "shrink": "The per-GPU share of the traffic shrinks, but each token's own traffic does not: its k copies "
-                  "still have to reach their experts and come back.",
+        "still have to reach their experts and come back.",
         "zero": "One expert per GPU makes nearly every destination remote: the traffic is at its maximum, not zero.",
     },
 )
@@ -271,19 +368,29 @@ def part_d(devices: int, topk: int, precision: str) -> View:
     ys = [lay.all_to_all_bytes_per_token(x, precision) for x in xs]
     per_tok = lay.all_to_all_bytes_per_token(n, precision)
     limit = lay.all_to_all_bytes_per_token(10**9, precision)
-    fig = figure("All-to-all bytes per token per MoE layer", "GPUs holding the experts (N)", "Bytes per token")
+    fig = figure(
+        "All-to-all bytes per token per MoE layer",
+        "GPUs holding the experts (N)",
+        "Bytes per token",
+    )
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"top-{k}"))
-    fig.add_trace(go.Scatter(x=[n], y=[per_tok], mode="markers", marker={"size": 12}, name=f"N = {n}"))
-    fig.add_hline(y=limit, line_dash="dot", annotation_text="2·k·d·b", annotation_position="bottom right")
+    fig.add_trace(
+        go.Scatter(x=[n], y=[per_tok], mode="markers", marker={"size": 12}, name=f"N = {n}")
+    )
+    fig.add_hline(
+        y=limit, line_dash="dot", annotation_text="2·k·d·b", annotation_position="bottom right"
+    )
     cards = [
         Card("Per token, per layer", fmt_bytes(per_tok), f"N = {n}, top-{k}, {precision.upper()}"),
         Card("Per token, 32 layers", fmt_bytes(32 * per_tok), "dispatch + combine in every layer"),
         Card("Limit as N grows", fmt_bytes(limit), "2 · k · d · bytes per value"),
         Card("Remote share", f"{(n - 1) / n:.1%}", "(N − 1)/N of the k copies leave their GPU"),
     ]
-    summary = (f"On {n} GPU(s) each token moves {fmt_bytes(per_tok)} per MoE layer, {fmt_bytes(32 * per_tok)} through "
-               "Mixtral's 32 layers: a scatter whose destinations the router picks at run time, and a gather back. "
-               "Adding GPUs spreads the traffic but does not shrink any token's share.")
+    summary = (
+        f"On {n} GPU(s) each token moves {fmt_bytes(per_tok)} per MoE layer, {fmt_bytes(32 * per_tok)} through "
+        "Mixtral's 32 layers: a scatter whose destinations the router picks at run time, and a gather back. "
+        "Adding GPUs spreads the traffic but does not shrink any token's share."
+    )
     peek = [
         "bytes/token = (dispatch + combine) × k copies × d × b × P(remote)",
         f"            = 2 × {k} × {lay.d_model:,} × {bytes_per_value(precision)} B × ({n} − 1)/{n} = {per_tok:,.0f} B",
