@@ -255,7 +255,24 @@ read on; the questions become active in a few seconds.</div>
   root.classList.add('ms-booting');
   const BUSY = '.marimo-output-stale, .marimo-output-loading, .running-app-icon';
   let seen = false, quiet = null;
-  const done = () => { root.classList.remove('ms-booting'); line.hidden = true; obs.disconnect(); };
+  // once the first run is over, while the student reads: load the chart code marimo would load
+  // on the first chart (its Plotly chunk, and the MathJax script its plugin waits for), from the
+  // same URLs, so the first answer does not wait for them (data-warm-*: set by build_site.py)
+  const warm = () => {
+    const w = line.dataset;
+    if (w.warmScript && !document.querySelector(`script[src="${w.warmScript}"]`)) {
+      const s = document.createElement('script');
+      s.src = w.warmScript; s.async = true; s.dataset.status = 'loading';
+      s.addEventListener('load', () => { s.dataset.status = 'ready'; });
+      s.addEventListener('error', () => { s.dataset.status = 'error'; });
+      document.body.append(s);
+    }
+    if (w.warmModule) import(w.warmModule).catch((e) => console.warn('chart code preload:', e));
+  };
+  const done = () => {
+    root.classList.remove('ms-booting'); line.hidden = true; obs.disconnect();
+    setTimeout(warm, 50);
+  };
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(":host-context(.dark) .main-svg :is(.xtick, .ytick, .g-xtitle, .g-ytitle, " +
     ".legendtext, .annotation-text, .textpoint) text, :host-context(.dark) .main-svg " +
@@ -276,6 +293,40 @@ read on; the questions become active in a few seconds.</div>
 </script>
 """
 )
+
+
+#: marimo's lazily loaded Plotly renderer chunk and the MathJax script its plugin waits for,
+#: as the page's own JavaScript names them (``./Plot-<hash>.js``; the MathJax URL after the
+#: mirror rewrite).
+PLOT_CHUNK = re.compile(r"`\./(Plot-[A-Za-z0-9_-]+\.js)`")
+MATHJAX_SRC = re.compile(r"`([^`\s]*mathjax[^`\s]*\.js)`")
+
+
+def set_warm_assets(page: Path) -> dict[str, str]:
+    """Tell the boot script which chart code to preload once the first run is over (the
+    ``data-warm-module`` / ``data-warm-script`` attributes of the loading line); run after
+    ``point_page_at_mirror``, whose MathJax URL it copies. Returns what it set."""
+    idx = page / "index.html"
+    s = idx.read_text(encoding="utf-8")
+    found: dict[str, str] = {}
+    for js in sorted((page / "assets").glob("*.js")):
+        text = js.read_text(encoding="utf-8", errors="surrogateescape")
+        if "Plot-" not in text or "mathjax" not in text:
+            continue
+        plot, mj = PLOT_CHUNK.search(text), MATHJAX_SRC.search(text)
+        if plot and mj:
+            found = {
+                "data-warm-module": f"./assets/{plot.group(1)}",
+                "data-warm-script": mj.group(1),
+            }
+            break
+    tag = '<div id="ms-boot"'
+    if not found or tag not in s:
+        return {}
+    s = re.sub(r'(<div id="ms-boot")(?: data-warm-[a-z]+="[^"]*")*', r"\1", s, count=1)
+    attrs = "".join(f' {k}="{html.escape(v)}"' for k, v in found.items())
+    idx.write_text(s.replace(tag, tag + attrs, 1), encoding="utf-8")
+    return found
 
 
 def add_boot_line(page: Path) -> None:
@@ -835,6 +886,7 @@ def add_page(out: Path, nb: Path, name: str, prerender: bool = True) -> Path:
     export_notebook(nb, page, lock if lock.is_file() else None, prerender)
     if lock.is_file():
         point_page_at_mirror(page, f"../{MIRROR_NAME}")
+    set_warm_assets(page)
     return page
 
 
@@ -908,6 +960,8 @@ def build_site(
         vendor_mathjax(offline_mirror, cache, mathjax)
         for stem, _ in labs:
             point_page_at_mirror(out / stem, f"../{MIRROR_NAME}")
+    for stem, _ in labs:
+        set_warm_assets(out / stem)
     write_index(out, labs, labs_dir)
     info = {
         "out": str(out),

@@ -102,6 +102,26 @@ MARKS_JS = """(() => {
   if (document.documentElement) start(); else document.addEventListener('readystatechange', start, {once: true});
 })();"""
 
+# A hash of every drawn Plotly chart's traces, titles and annotations, looked up through open
+# shadow roots (marimo draws each chart inside one); null while no chart is drawn.
+PLOT_HASH_JS = """() => {
+  const plots = [];
+  const walk = (root) => {
+    root.querySelectorAll('.js-plotly-plot').forEach((e) => plots.push(e));
+    for (const n of root.querySelectorAll('*')) if (n.shadowRoot) walk(n.shadowRoot);
+  };
+  walk(document);
+  const drawn = plots.filter((e) => e.data);
+  if (!drawn.length) return null;
+  const s = JSON.stringify(drawn.map((e) => [
+    e.data.map((t) => [t.x, t.y, t.text, t.name]),
+    e.layout && e.layout.title, e.layout && e.layout.annotations,
+  ]));
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
+  return h;
+}"""
+
 STORAGE_JS = """async () => {
   const out = {localStorage: [], indexedDB: []};
   try { for (let i = 0; i < localStorage.length; i++) out.localStorage.push(localStorage.key(i)); }
@@ -143,6 +163,15 @@ def is_external(url: str) -> bool:
 
 
 # ------------------------------------------------------------------ server and site
+class Served(tuple):
+    """(path, status, bytes) of one file sent, and ``.at``: when its last byte was sent."""
+
+    def __new__(cls, path: str, status: int, n: int):
+        row = super().__new__(cls, (path, status, n))
+        row.at = time.time()
+        return row
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -162,7 +191,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         while chunk := source.read(64 * 1024):
             outputfile.write(chunk)
             n += len(chunk)
-        self.served.append((self.path.split("?", 1)[0], 200, n))
+        self.served.append(Served(self.path.split("?", 1)[0], 200, n))
 
 
 @pytest.fixture(scope="session")
@@ -250,6 +279,7 @@ def metrics(request, tmp_path_factory):
         ("question_s", 8.1),
         ("behind_control_s", 8.2),
         ("chart_s", 8.2),
+        ("slider_step_s", 8.3),
         ("MB_question", 8.1),
         ("requests", 6.0),
         ("duplicates", 5.0),
@@ -362,6 +392,35 @@ class LabPage:
 
     def served(self) -> list[tuple[str, int, int]]:
         return self._served[self.n0 :]
+
+    def slider_step(self, timeout_ms: int = 4_000) -> float | None:
+        """Seconds from one ArrowRight on the first visible slider until a chart shows the new
+        data (marimo re-runs the part; Plotly redraws). None when no slider is shown or the step
+        changes no chart within ``timeout_ms``."""
+        slider = self.page.locator("[role=slider]").filter(visible=True).first
+        if not slider.count():
+            return None
+        before = self.page.evaluate(PLOT_HASH_JS)
+        slider.focus()
+        t = time.time()
+        self.page.keyboard.press("ArrowRight")
+        from playwright.sync_api import TimeoutError as PWTimeout
+
+        try:
+            self.page.wait_for_function(
+                f"(h0) => {{ const h = ({PLOT_HASH_JS})(); return h !== null && h !== h0; }}",
+                arg=before,
+                polling="raf",
+                timeout=timeout_ms,
+            )
+        except PWTimeout:
+            return None  # this slider changes no chart (only cards or text)
+        return round(time.time() - t, 3)
+
+    def bytes_until(self, seconds: float) -> int:
+        """Bytes sent for this page within ``seconds`` of navigation (e.g. until its question was
+        live: what the page preloads afterwards, while the student reads, is not counted)."""
+        return sum(r[2] for r in self.served() if r.at - self.t0 <= seconds)
 
     def duplicates(self) -> list[str]:
         c = collections.Counter(p for p, _, _ in self.served())
