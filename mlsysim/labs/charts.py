@@ -342,19 +342,16 @@ def _layout_title(fig) -> None:
         fig.layout.title.text = _wrap(humanize(t), 44)  # fits a 390 px phone at 15 px
         n = fig.layout.title.text.count("<br>") + 1
         # plotly anchors a multi-line title by its first line: pad the extra lines in
-        fig.layout.title.update(
-            x=0,
-            xanchor="left",
-            y=1,
-            yanchor="top",
-            yref="container",
-            pad=dict(t=10 + 19 * (n - 1), l=4),
-            font=dict(size=15),
-        )
+        # one relayout per object (plotly's ``update`` on a figure's child walks every path)
+        title = fig.layout.title.to_plotly_json()
+        title.update(x=0, xanchor="left", y=1, yanchor="top", yref="container")
+        title["pad"] = {**title.get("pad", {}), "t": 10 + 19 * (n - 1), "l": 4}
+        title["font"] = {**title.get("font", {}), "size": 15}
+        fig.layout.title = title
         fig.layout.margin.t = 34 + 21 * n
-    fig.layout.legend.update(
-        orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"
-    )
+    legend = fig.layout.legend.to_plotly_json()
+    legend.update(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
+    fig.layout.legend = legend
     if len([t for t in fig.data if t.showlegend is not False]) > 1:
         fig.layout.margin.b = max(fig.layout.margin.b or 0, 96)
 
