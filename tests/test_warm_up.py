@@ -131,3 +131,33 @@ def test_boot_script_preloads_only_after_the_first_run():
     assert "setTimeout(warm" in done[: done.index("};")]
     # the MathJax script is marked the way marimo's loader reads it, so it is not loaded twice
     assert "dataset.status = 'ready'" in js and "script[src=" in js
+
+
+def test_mirror_copy_of_plotly_drops_only_what_no_page_reads(tmp_path):
+    import zipfile
+
+    src = tmp_path / "plotly-9.9.9-py3-none-any.whl"
+    keep = ["plotly/__init__.py", "plotly/package_data/templates/plotly.json", "plotly/io/_html.py"]
+    drop = [
+        "plotly/labextension/static/x.js",
+        "plotly/package_data/plotly.min.js",
+        "plotly/package_data/datasets/iris.csv.gz",
+        "plotly-9.9.9.data/data/share/jupyter/labextensions/x.js",
+    ]
+    record = "plotly-9.9.9.dist-info/RECORD"
+    with zipfile.ZipFile(src, "w") as z:
+        for n in keep + drop:
+            z.writestr(n, "x")
+        z.writestr(record, "".join(f"{n},sha256=x,1\n" for n in keep + drop + [record]))
+    dst = tmp_path / "out" / src.name
+    dst.parent.mkdir()
+    assert build_site.slim_wheel(src, dst)
+    with zipfile.ZipFile(dst) as z:
+        assert sorted(z.namelist()) == sorted(keep + [record])
+        listed = [ln.split(",", 1)[0] for ln in z.read(record).decode().splitlines()]
+    assert sorted(listed) == sorted(keep + [record])
+    # any other wheel is copied as it is (nothing written here)
+    other = tmp_path / "pint-0.26.2-py3-none-any.whl"
+    other.write_bytes(src.read_bytes())
+    assert not build_site.slim_wheel(other, tmp_path / "out" / other.name)
+    assert not (tmp_path / "out" / other.name).exists()
