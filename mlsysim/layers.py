@@ -68,7 +68,9 @@ class Layer(BaseModel):
     """Base class. Subclasses define the per-example element counts; the byte and FLOP
     arithmetic lives here once."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: each layer class's validator is built when it is first used, not at import
+    # (a notebook's first run imports every layer class and uses none of them)
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     @model_validator(mode="before")
     @classmethod

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from . import _check
 from . import layers as L
@@ -882,5 +882,16 @@ _BUILDER_RANGES: dict[str, dict[str, tuple]] = {
 
 _check.check_module(globals(), __all__, _BUILDER_RANGES)
 
-# Hugging Face configurations (defined in mlsysim.hf, which builds on Model and Row above).
-from .hf import from_hf_config, from_shipped, shipped_configs  # noqa: E402
+# Hugging Face configurations (defined in mlsysim.hf, which builds on Model and Row above),
+# imported on first use: a notebook that never reads a config.json does not pay for it.
+_HF = ("from_hf_config", "from_shipped", "shipped_configs")
+if TYPE_CHECKING:
+    from .hf import from_hf_config, from_shipped, shipped_configs  # noqa: F401
+
+
+def __getattr__(name: str):
+    if name in _HF:
+        from . import hf
+
+        return getattr(hf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -187,11 +187,14 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def copyfile(self, source, outputfile):
-        n = 0
-        while chunk := source.read(64 * 1024):
-            outputfile.write(chunk)
-            n += len(chunk)
-        self.served.append(Served(self.path.split("?", 1)[0], 200, n))
+        n, status = 0, 200
+        try:
+            while chunk := source.read(64 * 1024):
+                outputfile.write(chunk)
+                n += len(chunk)
+        except (ConnectionResetError, BrokenPipeError):
+            status = 499  # the page was closed mid-transfer (e.g. during a preload): bytes sent
+        self.served.append(Served(self.path.split("?", 1)[0], status, n))
 
 
 @pytest.fixture(scope="session")
