@@ -14,7 +14,7 @@ import pytest
 
 import mlsysim.labs.parts as parts_pkg
 from mlsysim.labs import components as kit
-from mlsysim.labs.components import Choice, Slider, Toggle, View
+from mlsysim.labs.components import Choice, Slider, TextBox, Toggle, View
 from mlsysim.labs.state import DesignLedger
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,14 +56,18 @@ def test_first_part_restores_a_saved_position(tmp_path):
     assert args[0] == lab.A_RESOLUTION.value
 
 
-def test_every_first_part_widget_kind_is_restorable():
-    kinds = set()
-    for name in LABS:
-        lab = _lab(name)
-        letter = lab.PARTS[0]
-        kinds |= {type(v) for k, v in vars(lab).items() if k.startswith(f"{letter}_")}
-    assert kinds & {Slider, Choice, Toggle}
-    assert all(hasattr(k, "restore") for k in kinds if k in (Slider, Choice, Toggle))
+@pytest.mark.parametrize("name", LABS)
+def test_each_first_part_argument_is_a_widget_spec_of_that_name(name):
+    """README's convention: ``part_a(units, ...)`` reads the spec ``A_UNITS``, a widget the
+    student moves (so the unseen draw starts where the student's widgets start)."""
+    import inspect
+
+    lab = _lab(name)
+    letter = lab.PARTS[0]
+    fn = getattr(lab, f"part_{letter.lower()}")
+    for arg in inspect.signature(fn).parameters:
+        spec = getattr(lab, f"{letter}_{arg.upper()}", None)
+        assert isinstance(spec, Slider | Choice | Toggle | TextBox), (name, arg, type(spec))
 
 
 def test_warm_up_does_nothing_outside_the_browser():
