@@ -47,6 +47,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build_wheel  # noqa: E402
 
+
+def _browser_later() -> dict[str, str]:
+    """``LATER`` of mlsysim/labs/browser.py (read, not imported: building needs no mlsysim)."""
+    tree = ast.parse((ROOT / "mlsysim" / "labs" / "browser.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "LATER":
+            return ast.literal_eval(node.value)
+    raise SystemExit("mlsysim/labs/browser.py defines no LATER")
+
+
+#: packages a page loads after its first question (mlsysim.labs.browser): module -> package
+LATER = _browser_later()
+
 #: Each page gets its own copy of the wheel in <page>/wheels/, plus a manifest (name, version,
 #: file, sha256). The notebooks' boot cell installs <page>/wheels/<wheel>: the page URL is the
 #: web worker's URL cut at "/assets/" (relative URLs resolve against the worker, not the page).
@@ -374,6 +387,37 @@ def page_pins(page: Path) -> dict[str, str]:
         spec = next(iter(r.specifier), None)
         pins[canonicalize_name(r.name)] = spec.version if spec and spec.operator == "==" else ""
     return pins
+
+
+def defer_packages(page: Path, later: Sequence[str] = tuple(LATER.values())) -> list[str]:
+    """Drop the packages ``later`` (mlsysim.labs.browser.LATER: loaded after the first question)
+    from the PEP 723 header marimo embedded in an exported page, in both copies (the JSON string
+    the page boots from and the URL-encoded <marimo-code>), so the page does not install them
+    before its first run. Returns the dependencies left."""
+    from urllib.parse import quote
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    idx = page / "index.html"
+    s = idx.read_text(encoding="utf-8")
+    m = re.search(r'notebookCode: (".*?"),\n', s)
+    d = _HEADER_DEPS.search(json.loads(m.group(1))) if m else None
+    if d is None:
+        raise SystemExit(f"{idx}: no embedded dependency header (marimo export changed?)")
+    deps = json.loads(d.group(1))
+    keep = [x for x in deps if canonicalize_name(Requirement(x).name) not in set(later)]
+    old_line = d.group(0)
+    new_line = f"# dependencies = {json.dumps(keep)}\n"
+    for old, new in (
+        (json.dumps(old_line)[1:-1], json.dumps(new_line)[1:-1]),
+        (quote(old_line, safe=""), quote(new_line, safe="")),
+    ):
+        if s.count(old) != 1:
+            raise SystemExit(f"{idx}: expected the dependency header once as {old!r}")
+        s = s.replace(old, new)
+    idx.write_text(s, encoding="utf-8")
+    return keep
 
 
 def place_wheel(wheel: Path, page_dir: Path, version: str) -> None:
@@ -838,6 +882,79 @@ def slim_wheel(src: Path, dst: Path) -> bool:
     return True
 
 
+#: What ``import mlsysim`` loads beyond marimo (mlsysim, pint and pydantic with their
+#: dependencies; plotly is imported only when the first chart is drawn). The mirror's copies carry
+#: bytecode for the page's Python (scripts/bytecode.py): without it Pyodide compiles every one of
+#: these modules from source on every page load, ~0.5 s before the first question.
+BYTECODE = frozenset(
+    {
+        "mlsysim",
+        "pint",
+        "flexcache",
+        "flexparser",
+        "platformdirs",
+        "typing_extensions",
+        "pydantic",
+        "pydantic_core",
+        "annotated_types",
+        "typing_inspection",
+    }
+)
+
+
+def _project(wheel_name: str) -> str:
+    return wheel_name.split("-", 1)[0].lower()
+
+
+def _node() -> str | None:
+    """A Node.js binary: the one on PATH (npm's), else the one Playwright ships with."""
+    node = shutil.which("node")
+    if node:
+        return node
+    try:
+        from playwright._impl._driver import compute_driver_executable
+    except ImportError:
+        return None
+    exe = compute_driver_executable()
+    node = exe[0] if isinstance(exe, tuple) else None
+    return node if node and Path(node).is_file() else None
+
+
+def add_bytecode(core: Path, wheels: Sequence[Path], cache: Path) -> int:
+    """Rewrite each wheel in place with the bytecode of Pyodide's Python added
+    (scripts/bytecode.py run inside Pyodide under Node; cached by the wheel's and the script's
+    sha256). Returns how many wheels carry bytecode; 0 when no Node.js is found (the site still
+    works, Pyodide then compiles them on each load)."""
+    script = Path(__file__).resolve().with_name("bytecode.py")
+    runner = script.with_suffix(".mjs")
+    salt = hashlib.sha256(script.read_bytes() + runner.read_bytes()).hexdigest()[:12]
+    cache.mkdir(parents=True, exist_ok=True)
+    todo = []
+    for w in wheels:
+        key = hashlib.sha256(w.read_bytes()).hexdigest()[:16]
+        hit = cache / f"{key}-{salt}-{w.name}"
+        if hit.is_file():
+            shutil.copy2(hit, w)
+        else:
+            todo.append((w, hit))
+    if todo:
+        node = _node()
+        if node is None:
+            log("note: no Node.js found, the mirror's wheels carry no bytecode (slower page start)")
+            return 0
+        with tempfile.TemporaryDirectory() as tmp:
+            pairs = []
+            for i, (w, _) in enumerate(todo):
+                src = Path(tmp) / f"{i}-{w.name}"
+                shutil.copy2(w, src)
+                pairs += [str(src), str(w)]
+            run([node, str(runner), str(core), str(script), *pairs])
+        for w, hit in todo:
+            shutil.copy2(w, hit)
+    log(f"bytecode for Pyodide's Python in {len(wheels)} wheels ({len(todo)} compiled now)")
+    return len(wheels)
+
+
 def build_mirror(mirror: Path, cache: Path, extra_wheels: Sequence[Path] = ()) -> Path:
     """The Pyodide core, the pinned wheels (+ ``extra_wheels``: the mlsysim wheel, so Pyodide's
     own loader fetches it and its dependencies in parallel when a notebook imports mlsysim),
@@ -853,9 +970,16 @@ def build_mirror(mirror: Path, cache: Path, extra_wheels: Sequence[Path] = ()) -
         shutil.copy2(core / f, pyo / f)
     base_lock = json.loads((core / "pyodide-lock.json").read_text())
     metas = {}
-    for w in [*sorted(wheel_dir.glob("*.whl")), *extra_wheels]:
+    wheels = [*sorted(wheel_dir.glob("*.whl")), *extra_wheels]
+    for w in wheels:
         if not slim_wheel(w, pyo / w.name):
             shutil.copy2(w, pyo / w.name)
+    add_bytecode(
+        core,
+        [pyo / w.name for w in wheels if _project(w.name) in BYTECODE],
+        cache / f"bytecode-{version}",
+    )
+    for w in wheels:
         key, name, ver, reqs, imports = _wheel_meta(w)
         sha = hashlib.sha256((pyo / w.name).read_bytes()).hexdigest()
         metas[key] = (name, ver, w.name, reqs, imports, sha)
@@ -872,7 +996,10 @@ def build_mirror(mirror: Path, cache: Path, extra_wheels: Sequence[Path] = ()) -
             "sha256": sha,
             "package_type": "package",
             "imports": imports,
-            "depends": [r for r in reqs if r in metas],
+            # a package the page loads after its first question is not loaded with mlsysim
+            "depends": [
+                r for r in reqs if r in metas and not (key == "mlsysim" and r in LATER.values())
+            ],
             "unvendored_tests": False,
         }
         d = mirror / "simple" / key
@@ -924,6 +1051,7 @@ def add_page(out: Path, nb: Path, name: str, prerender: bool = True) -> Path:
     page = out / name
     export_notebook(nb, page, lock if lock.is_file() else None, prerender)
     if lock.is_file():
+        defer_packages(page)
         point_page_at_mirror(page, f"../{MIRROR_NAME}")
     set_warm_assets(page)
     return page
@@ -988,6 +1116,8 @@ def build_site(
         t = time.time()
         page = out / nb.stem
         export_notebook(nb, page, lockfile, prerender)
+        if lockfile is not None:
+            defer_packages(page)
         place_wheel(wheel, page, version)
         labs.append((nb.stem, notebook_title(nb)))
         log(f"exported {nb.name} -> {page.relative_to(out)}/ ({time.time() - t:.1f}s)")

@@ -802,25 +802,44 @@ _WARMED: set[str] = set()
 
 
 def warm_up(lab, saved: Saved | None = None, delay_s: float = 0.1):
-    """In the browser only, once per lab: shortly after the notebook's first run, draw its first
-    part once, unseen, so that the student's first answer finds plotly's figure code, the core and
-    the part's caches already loaded (in Pyodide the first draw costs ~0.7 s, the next ~20 ms).
-    Scheduled on the event loop, so it runs while the student reads the question; an error in it
-    is reported on the browser console by the event loop, never hidden. Returns the timer handle
-    (``None`` outside Pyodide or when already scheduled)."""
+    """In the browser only, once per lab: shortly after the notebook's first run, load the
+    packages the page left for later (plotly: ``browser.preload``) and draw the first part once,
+    unseen, so that the student's first answer finds plotly, the core and the part's caches
+    already loaded (in Pyodide the first draw costs ~0.7 s, the next ~20 ms). Scheduled on the
+    event loop, so it runs while the student reads the question; an error in it is printed to
+    the browser console, never hidden. Returns the timer handle (``None`` outside Pyodide or when
+    already scheduled)."""
     import sys
 
     if sys.platform != "emscripten" or lab.__name__ in _WARMED:
         return None
     import asyncio
 
+    from . import browser
+
     _WARMED.add(lab.__name__)
 
-    def _draw():
+    async def _draw():
+        await browser.preload()
         fn, args = first_part(lab, saved)
         show(fn(*args))
 
-    return asyncio.get_event_loop().call_later(delay_s, _draw)
+    def _report(task):
+        if not task.cancelled() and task.exception() is not None:
+            import traceback
+
+            traceback.print_exception(task.exception(), file=sys.stderr)
+
+    def _start():
+        _TASKS.add(task := asyncio.ensure_future(_draw()))
+        task.add_done_callback(_TASKS.discard)
+        task.add_done_callback(_report)
+
+    return asyncio.get_event_loop().call_later(delay_s, _start)
+
+
+#: warm-up tasks under way (the event loop keeps only weak references to tasks)
+_TASKS: set = set()
 
 
 async def record(

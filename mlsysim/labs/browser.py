@@ -1,0 +1,127 @@
+"""Packages a browser page loads after its first question, not before.
+
+The offline site (``scripts/build_site.py``) leaves ``LATER`` out of what Pyodide loads before a
+notebook's first run: plotly is ~0.5 s of fetching and unpacking on a 2-core laptop, and nothing
+needs it until the first chart. ``kit.warm_up`` starts loading it as soon as the first question
+is live (:func:`preload`); if a student answers first, the import itself waits for it
+(:class:`LoadOnImport`, installed by ``mlsysim.labs`` in Pyodide only): with JSPI (Chromium) it
+waits on Pyodide's own ``loadPackage``; elsewhere it fetches the wheel the lockfile names with a
+synchronous request (allowed in the web worker that runs Python) and unpacks it.
+
+Outside Pyodide nothing here does anything: the packages are installed with mlsysim.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Callable
+
+#: Top-level modules a page may import before they are loaded, and the package that has them.
+LATER: dict[str, str] = {"plotly": "plotly"}
+
+
+class LoadOnImport(importlib.abc.MetaPathFinder):
+    """A ``sys.meta_path`` finder that, the first time a module of ``LATER`` is imported and is
+    not installed, loads its package with ``load`` and then lets the normal finders find it."""
+
+    def __init__(self, load: Callable[[str], None], later: dict[str, str] | None = None):
+        self.load = load
+        self.later = dict(LATER if later is None else later)
+        self.loaded: set[str] = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        top = fullname.partition(".")[0]
+        package = self.later.get(top)
+        if package is None or package in self.loaded or path is not None:
+            return None
+        if importlib.machinery.PathFinder.find_spec(top) is None:
+            self.load(package)  # a failed load raises here, as the import's own error
+            importlib.invalidate_caches()
+        self.loaded.add(package)
+        return importlib.machinery.PathFinder.find_spec(fullname, path)
+
+
+def _has(obj, key: str) -> bool:
+    from js import Object
+
+    return bool(Object.hasOwn(obj, key))
+
+
+def _lock_entry(package: str):
+    import pyodide_js
+
+    packages = pyodide_js.lockfile.packages
+    if not _has(packages, package):
+        raise LookupError(f"the page's lockfile has no package {package!r}")
+    return getattr(packages, package)
+
+
+def _fetch(url: str) -> bytes:
+    from js import XMLHttpRequest
+
+    req = XMLHttpRequest.new()
+    req.open("GET", url, False)  # synchronous: allowed in a web worker
+    req.responseType = "arraybuffer"
+    req.send(None)
+    if req.status != 200:
+        raise OSError(f"GET {url}: HTTP {req.status}")
+    return req.response.to_bytes()
+
+
+def _unpack(package: str, seen: set[str]) -> None:
+    """Fetch ``package`` (and its lockfile dependencies not yet loaded) and unpack it into
+    site-packages, synchronously."""
+    import io
+    import sysconfig
+    import zipfile
+
+    import pyodide_js
+
+    if package in seen or _has(pyodide_js.loadedPackages, package):
+        return
+    seen.add(package)
+    entry = _lock_entry(package)
+    for dep in entry.depends:
+        _unpack(dep, seen)
+    base = pyodide_js.lockfileBaseUrl or ""
+    with zipfile.ZipFile(io.BytesIO(_fetch(f"{base}{entry.file_name}"))) as wheel:
+        wheel.extractall(sysconfig.get_path("purelib"))
+
+
+def load_now(package: str) -> None:
+    """Load ``package`` before returning: Pyodide's ``loadPackage`` awaited synchronously where
+    the browser has JSPI, else the wheel fetched and unpacked by :func:`_unpack`."""
+    import pyodide_js
+    from pyodide.ffi import can_run_sync, run_sync
+
+    if can_run_sync():
+        run_sync(pyodide_js.loadPackage(package))
+    else:
+        _unpack(package, set())
+
+
+async def preload(packages=None) -> None:
+    """Load ``LATER``'s packages in the background (Pyodide's ``loadPackage``; it waits for a load
+    already under way instead of fetching twice). Outside Pyodide: nothing."""
+    if sys.platform != "emscripten":
+        return
+    import pyodide_js
+
+    for package in sorted(set(LATER.values()) if packages is None else packages):
+        if importlib.machinery.PathFinder.find_spec(package) is None:
+            await pyodide_js.loadPackage(package)
+
+
+def install() -> LoadOnImport | None:
+    """Put a :class:`LoadOnImport` finder first on ``sys.meta_path``, in Pyodide only (once)."""
+    if sys.platform != "emscripten":
+        return None
+    for finder in sys.meta_path:
+        if isinstance(finder, LoadOnImport):
+            return finder
+    finder = LoadOnImport(load_now)
+    sys.meta_path.insert(0, finder)
+    return finder

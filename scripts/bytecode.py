@@ -1,0 +1,90 @@
+"""Add the running interpreter's bytecode to a wheel, next to its sources.
+
+    python scripts/bytecode.py IN.whl OUT.whl
+
+Every ``.py`` file of the wheel gets ``__pycache__/<name>.<cache tag>.pyc`` beside it, written as
+an *unchecked* hash-based pyc (PEP 552): the importer uses it without comparing timestamps, so a
+package unpacked into a fresh file system imports without compiling anything. Sources stay (so
+tracebacks and ``inspect`` still work); RECORD lists the new files with their sha256 and size.
+
+The site build runs this module inside Pyodide (under Node) so the bytecode is that of the
+Python the browser runs: Pyodide compiles nothing it was not given compiled, and a page
+otherwise compiles pint, pydantic and mlsysim from source on every load. Pure standard library,
+so it runs anywhere; under another Python it writes that Python's cache tag (what the unit test
+checks), which a different Python simply ignores.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import io
+import sys
+import zipfile
+from importlib._bootstrap_external import _code_to_hash_pyc  # the importer's own pyc writer
+
+#: Files whose bytecode is not added: ones the importer never loads from a package directory.
+SKIP_PARTS = (".dist-info/", ".data/")
+
+
+def _record_line(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def pyc_name(py_name: str) -> str:
+    """``pkg/mod.py`` -> ``pkg/__pycache__/mod.<cache tag>.pyc`` for the running Python."""
+    head, _, tail = py_name.rpartition("/")
+    tag = sys.implementation.cache_tag
+    stem = tail[:-3]
+    return f"{head}/__pycache__/{stem}.{tag}.pyc" if head else f"__pycache__/{stem}.{tag}.pyc"
+
+
+def add_bytecode(src: bytes) -> tuple[bytes, int]:
+    """The wheel ``src`` with a pyc for each of its ``.py`` files; returns (wheel, pycs added).
+    A file that does not compile under this Python keeps its source only."""
+    out = io.BytesIO()
+    added: list[str] = []
+    with zipfile.ZipFile(io.BytesIO(src)) as zin:
+        names = set(zin.namelist())
+        record = next((n for n in names if n.endswith(".dist-info/RECORD")), None)
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+            for info in zin.infolist():
+                if info.filename == record:
+                    continue
+                data = zin.read(info)
+                zout.writestr(info, data)
+                name = info.filename
+                if not name.endswith(".py") or any(p in name for p in SKIP_PARTS):
+                    continue
+                target = pyc_name(name)
+                if target in names:
+                    continue
+                try:
+                    code = compile(data, name, "exec", dont_inherit=True)
+                except (SyntaxError, ValueError):
+                    continue
+                pyc = bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False))
+                zout.writestr(target, pyc)
+                added.append(_record_line(target, pyc))
+            if record is not None:
+                lines = zin.read(record).decode("utf-8").splitlines()
+                lines = [ln for ln in lines if ln and not ln.startswith(record + ",")]
+                text = "\n".join([*lines, *added, f"{record},,"]) + "\n"
+                zout.writestr(record, text)
+    return out.getvalue(), len(added)
+
+
+def add_bytecode_file(src: str, dst: str) -> int:
+    with open(src, "rb") as f:
+        data, n = add_bytecode(f.read())
+    with open(dst, "wb") as f:
+        f.write(data)
+    return n
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        raise SystemExit(__doc__)
+    print(add_bytecode_file(sys.argv[1], sys.argv[2]))

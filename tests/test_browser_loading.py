@@ -1,0 +1,169 @@
+"""What a browser page loads after its first question (``mlsysim.labs.browser``) and the bytecode
+the site's mirror adds to the wheels loaded before it (``scripts/bytecode.py``)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import io
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mlsysim.labs import browser
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_site  # noqa: E402
+import bytecode  # noqa: E402
+
+
+def _write_package(root: Path, name: str, body: str = "VALUE = 41 + 1\n") -> None:
+    (root / name).mkdir(parents=True)
+    (root / name / "__init__.py").write_text(body)
+
+
+def test_finder_loads_a_later_package_once_on_its_first_import(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    loads = []
+
+    def load(package):  # what Pyodide's loadPackage does: the package appears on sys.path
+        loads.append(package)
+        _write_package(site, "later_pkg")
+
+    finder = browser.LoadOnImport(load, {"later_pkg": "later-pkg"})
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    monkeypatch.delitem(sys.modules, "later_pkg", raising=False)
+    mod = importlib.import_module("later_pkg")
+    assert mod.VALUE == 42 and loads == ["later-pkg"]
+    del sys.modules["later_pkg"]
+    importlib.import_module("later_pkg")  # imported again: not loaded again
+    assert loads == ["later-pkg"]
+
+
+def test_finder_ignores_other_modules_and_installed_packages(tmp_path, monkeypatch):
+    _write_package(tmp_path, "here_pkg")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    loads = []
+    finder = browser.LoadOnImport(loads.append, {"here_pkg": "here-pkg"})
+    assert finder.find_spec("json") is None
+    spec = finder.find_spec("here_pkg")  # installed already: found without loading
+    assert spec is not None and spec.name == "here_pkg" and loads == []
+
+
+def test_a_failed_load_is_the_imports_own_error(monkeypatch):
+    def load(package):
+        raise OSError(f"GET {package}.whl: HTTP 404")
+
+    finder = browser.LoadOnImport(load, {"nowhere_pkg": "nowhere"})
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    with pytest.raises(OSError, match="nowhere.whl: HTTP 404"):
+        importlib.import_module("nowhere_pkg")
+
+
+def test_nothing_is_installed_or_preloaded_outside_the_browser():
+    import asyncio
+
+    assert browser.install() is None
+    assert not any(isinstance(f, browser.LoadOnImport) for f in sys.meta_path)
+    assert asyncio.run(browser.preload()) is None
+
+
+def test_build_reads_the_same_later_packages():
+    assert build_site.LATER == browser.LATER == {"plotly": "plotly"}
+
+
+def _page_with_header(tmp_path, deps: list[str]) -> Path:
+    import json
+    from urllib.parse import quote
+
+    code = f"# /// script\n# dependencies = {json.dumps(deps)}\n# ///\nimport marimo\n"
+    page = tmp_path / "page"
+    page.mkdir()
+    (page / "index.html").write_text(
+        f'<marimo-code hidden="">{quote(code, safe="")}</marimo-code>\n'
+        f"<script>window.x = {{ notebookCode: {json.dumps(code)},\n}}</script>\n"
+    )
+    return page
+
+
+def test_page_header_drops_later_packages_in_both_copies(tmp_path):
+    from urllib.parse import unquote
+
+    page = _page_with_header(tmp_path, ["marimo==0.25.2", "pint==0.26.2", "plotly==7.1.0"])
+    assert build_site.defer_packages(page) == ["marimo==0.25.2", "pint==0.26.2"]
+    assert build_site.page_pins(page) == {"marimo": "0.25.2", "pint": "0.26.2"}
+    html = (page / "index.html").read_text()
+    assert "plotly" not in html and "plotly" not in unquote(html)
+    assert build_site.defer_packages(page) == ["marimo==0.25.2", "pint==0.26.2"]  # idempotent
+
+
+def _wheel(files: dict[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+        z.writestr("demo-1.0.dist-info/RECORD", "".join(f"{n},sha256=x,1\n" for n in files))
+    return buf.getvalue()
+
+
+def test_bytecode_is_added_beside_each_source_and_recorded(tmp_path):
+    src = _wheel(
+        {
+            "demo/__init__.py": "from .calc import twice\n",
+            "demo/calc.py": "def twice(x):\n    return 2 * x\n",
+            "demo/broken.py": "def (:\n",  # does not compile: keeps its source only
+            "demo-1.0.dist-info/METADATA": "Name: demo\n",
+        }
+    )
+    out, added = bytecode.add_bytecode(src)
+    tag = sys.implementation.cache_tag
+    with zipfile.ZipFile(io.BytesIO(out)) as z:
+        names = set(z.namelist())
+        record = z.read("demo-1.0.dist-info/RECORD").decode()
+        z.extractall(tmp_path)
+    assert added == 2
+    assert {f"demo/__pycache__/__init__.{tag}.pyc", f"demo/__pycache__/calc.{tag}.pyc"} < names
+    assert not any("broken" in n and n.endswith(".pyc") for n in names)
+    assert "demo/calc.py" in names  # sources stay
+    for pyc in (f"demo/__pycache__/__init__.{tag}.pyc", f"demo/__pycache__/calc.{tag}.pyc"):
+        assert sum(line.startswith(pyc + ",sha256=") for line in record.splitlines()) == 1
+    # unchecked hash-based pyc (PEP 552 flags == 0b01): used without looking at the source
+    data = (tmp_path / f"demo/__pycache__/calc.{tag}.pyc").read_bytes()
+    assert data[:4] == importlib.util.MAGIC_NUMBER and int.from_bytes(data[4:8], "little") == 1
+    # the importer runs the bytecode, not the source: change the source, keep the pyc
+    (tmp_path / "demo" / "calc.py").write_text("def twice(x):\n    return 3 * x\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for m in [m for m in sys.modules if m == "demo" or m.startswith("demo.")]:
+            del sys.modules[m]
+        assert importlib.import_module("demo").twice(21) == 42
+    finally:
+        sys.path.remove(str(tmp_path))
+        for m in [m for m in sys.modules if m == "demo" or m.startswith("demo.")]:
+            del sys.modules[m]
+
+
+def test_mirror_bytecode_covers_what_import_mlsysim_loads():
+    """Every distribution ``import mlsysim`` (with the lab kit) loads, other than marimo's own,
+    is in build_site.BYTECODE; plotly, loaded after the first question, is not."""
+    import importlib.metadata as md
+
+    import mlsysim.labs.components  # noqa: F401
+    import mlsysim.labs.state  # noqa: F401
+
+    top = {name.partition(".")[0] for name in sys.modules}
+    dists = md.packages_distributions()
+    loaded = {
+        d.lower().replace("-", "_")
+        for t in top
+        for d in dists.get(t, [])
+        if d.lower() in {"pint", "pydantic", "pydantic_core", "pydantic-core"}
+        or d.lower().startswith(("flex", "typing", "annotated"))
+    }
+    assert loaded <= build_site.BYTECODE
+    assert "plotly" not in build_site.BYTECODE
