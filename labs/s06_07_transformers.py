@@ -16,8 +16,8 @@ async def _():
     import importlib.util
     import sys
 
-    # in the browser: the offline site's lockfile already loaded mlsysim (with pint, pydantic and
-    # plotly, in parallel); elsewhere install the wheel published with the site
+    # in the browser: the offline site's lockfile already loaded mlsysim (with pint and
+    # pydantic); elsewhere install the wheel published with the site
     if sys.platform == "emscripten" and importlib.util.find_spec("mlsysim") is None:
         import micropip
         from js import location  # the worker script: <site>/<notebook>/assets/worker-*.js

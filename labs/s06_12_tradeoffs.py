@@ -13,9 +13,12 @@ app = marimo.App(width="medium", app_title="6.12 Trade-offs: accuracy, the iron 
 
 @app.cell
 async def _():
+    import importlib.util
     import sys
 
-    if sys.platform == "emscripten":  # in the browser: install the wheel published with the site
+    # in the browser: the offline site's lockfile already loaded mlsysim (with pint and
+    # pydantic); elsewhere install the wheel published with the site
+    if sys.platform == "emscripten" and importlib.util.find_spec("mlsysim") is None:
         import micropip
         from js import location  # the worker script: <site>/<notebook>/assets/worker-*.js
 

@@ -243,8 +243,8 @@ def _effective(layout: dict, axis_name: str, prop: str):
 def chart_rule_problems(result: Run) -> list[str]:
     """The chart rules the kit enforces (mlsysim/labs/charts.py), checked on every chart a run
     shows: decade-only log ticks, byte units on byte axes, k/M/B only on count axes, neutral
-    dashed reference lines, line labels clear of each other, human device names, and one text
-    alternative per chart."""
+    dashed reference lines, line labels clear of each other, human device names, a plot that
+    keeps its height under a phone's stacked legend, and one text alternative per chart."""
     from mlsysim.labs.charts import is_byte_title, is_count_title
 
     found = []
@@ -311,6 +311,18 @@ def chart_rule_problems(result: Run) -> list[str]:
                 found.append(
                     f"chart {i}: a reference line uses a data series colour {line.get('color')}"
                 )
+        # phone width (390 px): each legend entry takes a row (20 px a line) under the x-axis
+        # title and ticks (~44 px); the plot keeps at least 190 px between them and the title
+        entries = [t for t in traces if t.get("showlegend") is not False]
+        rows = sum(1 + str(t.get("name") or "").count("<br>") for t in entries)
+        rows = rows if len(entries) > 1 else 0
+        margin = layout.get("margin", {})
+        bottom = max(margin.get("b") or 80, 44 + 20 * rows + 8)
+        plot_px = (layout.get("height") or 450) - (margin.get("t") or 100) - bottom
+        if rows and plot_px < 190:  # without a legend the plot's height does not change
+            found.append(
+                f"chart {i}: at phone width the plot keeps {plot_px} px ({rows} legend lines)"
+            )
         # line labels: not on top of each other
         boxes = []
         for ann in layout.get("annotations", []):

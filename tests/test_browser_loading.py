@@ -167,3 +167,34 @@ def test_mirror_bytecode_covers_what_import_mlsysim_loads():
     }
     assert loaded <= build_site.BYTECODE
     assert "plotly" not in build_site.BYTECODE
+
+
+def _boot_block(path: Path) -> str:
+    """The first cell's statements before ``import marimo as mo``, as a syntax tree dump."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    cell = next(
+        n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.decorator_list
+    )
+    block = []
+    for stmt in cell.body:
+        if isinstance(stmt, ast.Import) and stmt.names[0].name == "marimo":
+            break
+        block.append(ast.dump(stmt))
+    return "\n".join(block)
+
+
+NOTEBOOKS = sorted((ROOT / "labs").glob("[!_]*.py"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_boot_cell_installs_the_wheel_only_when_the_page_did_not(path):
+    """Every notebook boots the same way: in the browser it installs the page's wheel only when
+    Pyodide has not loaded mlsysim from the mirror's lockfile (an unconditional micropip.install
+    re-installed mlsysim and pulled plotly before the first question: ~1 s)."""
+    block = _boot_block(path)
+    assert "find_spec" in block and "'mlsysim'" in block and "micropip" in block
+    assert block == _boot_block(ROOT / "labs" / "s06_02_mlps.py")

@@ -132,3 +132,36 @@ def test_chart_rules_catch_each_fault_and_the_kit_fixes_them():
     # the two labels 0.2 GB apart do not sit on each other
     a, b = layout.annotations
     assert (a.xanchor, a.yanchor) != (b.xanchor, b.yanchor)
+
+
+def test_phone_legend_rule_fires_and_the_kit_keeps_the_plot_tall():
+    """Six series (one name long enough to wrap) on a 380 px chart: stacked one per row on a
+    phone, the legend leaves the plot under 190 px; ``finalize`` grows the figure instead."""
+    import marimo as mo
+    import plotly.graph_objects as go
+
+    from mlsysim.labs.charts import finalize, legend_rows, text_alternative
+
+    def many_series():
+        fig = go.Figure()
+        names = ["FP32", "FP16", "INT8", "weights + KV cache at 4k tokens, batch 8", "A", "B"]
+        for k, name in enumerate(names):
+            fig.add_trace(go.Scatter(x=[1, 2], y=[k + 1, k + 2], name=name))
+        fig.update_layout(title="Memory", xaxis_title="Batch", yaxis_title="Memory (GB)")
+        fig.update_layout(height=380, margin=dict(t=55, b=96))
+        return fig
+
+    def render(fig, alt=True):
+        items = [fig, mo.Html(f'<p class="ms-chart-alt">{text_alternative(fig)}</p>')]
+        out = (mo.vstack(items if alt else items[:1]),)
+        return h.Run(out, {}, h._render(out))
+
+    bad = " | ".join(h.chart_rule_problems(render(many_series())))
+    assert "at phone width the plot keeps" in bad, bad
+    fig = finalize(many_series())
+    assert legend_rows(fig) == 7  # six entries, one wrapped onto a second line
+    # title margin + 190 px of plot + x-axis title and ticks (44) + 7 legend lines + padding
+    assert fig.layout.height == fig.layout.margin.t + 190 + 44 + 20 * 7 + 8 > 380
+    assert not [p for p in h.chart_rule_problems(render(fig)) if "phone" in p]
+    one = finalize(go.Figure(go.Scatter(x=[1, 2], y=[1, 2], name="only")))
+    assert legend_rows(one) == 0 and one.layout.height is None  # no legend: left to Plotly

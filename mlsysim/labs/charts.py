@@ -8,7 +8,9 @@ chart rules every part's figure passes through before display (``components.show
   neutral grey, never a data series' colour;
 - line labels placed so they neither overlap each other nor sit on another line;
 - registry keys (``JetsonOrinNX``) shown as the device's human name (``Device.name``);
-- a long title wrapped, the legend below the plot (never under the title);
+- a long title wrapped, the legend below the plot (never under the title), the figure tall
+  enough that on a phone, where each legend entry takes its own row, the plot keeps at least
+  ``PHONE_MIN_PLOT_PX`` of height;
 - ``text_alternative`` gives a chart's screen-reader text (title, axes, key numbers, summary).
 """
 
@@ -352,8 +354,28 @@ def _layout_title(fig) -> None:
     legend = fig.layout.legend.to_plotly_json()
     legend.update(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
     fig.layout.legend = legend
-    if len([t for t in fig.data if t.showlegend is not False]) > 1:
+    entries = [t for t in fig.data if t.showlegend is not False]
+    if len(entries) > 1:
         fig.layout.margin.b = max(fig.layout.margin.b or 0, 96)
+        # on a phone each entry gets its own row and Plotly takes the rows from the plot:
+        # make the figure tall enough to keep PHONE_MIN_PLOT_PX of plot under its title
+        bottom = max(fig.layout.margin.b, X_AXIS_PX + LEGEND_ROW_PX * legend_rows(fig) + 8)
+        need = (fig.layout.margin.t or 100) + PHONE_MIN_PLOT_PX + bottom
+        fig.layout.height = max(fig.layout.height or 450, need)
+
+
+#: Height of one legend line, and of the x-axis title and ticks under the plot (Plotly, 12 px).
+LEGEND_ROW_PX, X_AXIS_PX = 20, 44
+#: Least plot height a chart keeps at a 390 px phone width.
+PHONE_MIN_PLOT_PX = 190
+
+
+def legend_rows(fig) -> int:
+    """Lines the legend takes on a phone: one per entry (plus one per ``<br>`` in its name)."""
+    entries = [t for t in fig.data if t.showlegend is not False]
+    if len(entries) < 2:
+        return 0
+    return sum(1 + str(getattr(t, "name", "") or "").count("<br>") for t in entries)
 
 
 def _plot_px(fig) -> float:

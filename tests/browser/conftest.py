@@ -164,11 +164,13 @@ def is_external(url: str) -> bool:
 
 # ------------------------------------------------------------------ server and site
 class Served(tuple):
-    """(path, status, bytes) of one file sent, and ``.at``: when its last byte was sent."""
+    """(path, status, bytes) of one file sent, ``.start``: when its first byte was sent, and
+    ``.at``: when its last was."""
 
-    def __new__(cls, path: str, status: int, n: int):
+    def __new__(cls, path: str, status: int, n: int, start: float | None = None):
         row = super().__new__(cls, (path, status, n))
         row.at = time.time()
+        row.start = row.at if start is None else start
         return row
 
 
@@ -187,14 +189,14 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def copyfile(self, source, outputfile):
-        n, status = 0, 200
+        n, status, start = 0, 200, time.time()
         try:
             while chunk := source.read(64 * 1024):
                 outputfile.write(chunk)
                 n += len(chunk)
         except (ConnectionResetError, BrokenPipeError):
             status = 499  # the page was closed mid-transfer (e.g. during a preload): bytes sent
-        self.served.append(Served(self.path.split("?", 1)[0], status, n))
+        self.served.append(Served(self.path.split("?", 1)[0], status, n, start))
 
 
 @pytest.fixture(scope="session")
@@ -394,7 +396,9 @@ class LabPage:
         )
 
     def served(self) -> list[tuple[str, int, int]]:
-        return self._served[self.n0 :]
+        # a transfer the previous page started (a preload cut short by closing it) can end
+        # after this page's navigation: it is not this page's
+        return [r for r in self._served[self.n0 :] if r.start >= self.t0]
 
     def slider_step(self, timeout_ms: int = 4_000) -> float | None:
         """Seconds from one ArrowRight on the first visible slider until a chart shows the new

@@ -232,9 +232,12 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
         own, chrome = run_axe(lp, axe_js)
         m["axe_answered_marimo_chrome"] = sorted({f"{v['id']}: {v['target']}" for v in chrome})
         problems += [f"axe (answered) {v['id']} at {v['target']}: {v['summary']}" for v in own]
-        # one slider step of the part just unlocked: kernel re-run + Plotly redraw (recorded,
-        # not asserted: a timing, reported in README's table)
-        m["slider_step_s"] = lp.slider_step()
+        # five steps of the first slider of the part just unlocked, each a kernel re-run and a
+        # Plotly redraw (recorded, not asserted: timings, reported in README's table)
+        steps = [lp.slider_step() for _ in range(5)]
+        timed = sorted(x for x in steps if x is not None)
+        m["slider_steps_s"] = steps
+        m["slider_step_s"] = timed[len(timed) // 2] if timed else None  # median of five steps
         label = lp.page.locator(f"{PLOT}").first.evaluate(
             "e => (e.closest('[aria-label]') || e).getAttribute('aria-label') || ''"
         )
