@@ -296,8 +296,9 @@ PHONE = (390, 844)
 
 def test_phone_width(open_notebook, artifacts, metrics):
     """One lab at 390 x 844, its first prediction answered from the keyboard: nothing wider than
-    the screen, the chart's title and legend inside the chart and apart, no toolbar over the
-    chart, the whole page saved as a screenshot."""
+    the screen, the chart's title and legend inside the chart and apart, the plot area at least
+    150 px tall under the stacked legend, the y-axis title below the chart title, no toolbar
+    over the chart; the screen at the chart and the whole page saved as screenshots."""
     stem = next((p.stem for p in NOTEBOOKS if p.stem == "s06_02_mlps"), NOTEBOOKS[0].stem)
     lp = open_notebook(stem, viewport=PHONE)
     lp.wait_live()
@@ -312,6 +313,7 @@ def test_phone_width(open_notebook, artifacts, metrics):
       const vis = (x) => x && getComputedStyle(x).display !== 'none' && x.getBoundingClientRect().width > 0;
       const mb = e.querySelector('.modebar .modebar-btn');
       return {plot: r(e), title: r(e.querySelector('.gtitle')), legend: r(e.querySelector('.legend')),
+              area: r(e.querySelector('.nsewdrag')), ytitle: r(e.querySelector('.ytitle')),
               modebar: vis(mb), page: document.documentElement.scrollWidth,
               app: (document.querySelector('#App') || document.body).scrollWidth};
     }""")
@@ -328,6 +330,17 @@ def test_phone_width(open_notebook, artifacts, metrics):
         problems.append(f"chart title {t} overlaps the legend {lg}")
     if geo["modebar"]:
         problems.append("Plotly's toolbar is shown at phone width")
+    area, yt = geo["area"], geo["ytitle"]
+    if area and area[3] - area[1] < 150:
+        problems.append(
+            f"the plot area is {area[3] - area[1]:.0f} px tall (legend rows take the rest)"
+        )
+    if yt and t and yt[1] < t[3] - 1:
+        problems.append(f"the y-axis title {yt} runs up into the chart title {t}")
+    # what the student sees: the real 390 x 844 screen, scrolled to the chart
+    lp.page.locator(PLOT).first.scroll_into_view_if_needed()
+    lp.page.wait_for_timeout(300)
+    lp.page.screenshot(path=str(artifacts / f"{stem}-phone-chart.png"))
     boot = lp.page.evaluate(
         "() => [document.documentElement.classList.contains('ms-booting'), "
         "document.getElementById('ms-boot')?.hidden]"
