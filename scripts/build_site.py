@@ -369,18 +369,23 @@ def set_page_theme(page: Path, theme: str = PAGE_THEME) -> None:
 _HEADER_DEPS = re.compile(r"# dependencies = (\[.*?\])\n")
 
 
+def _embedded_header(idx: Path, s: str) -> re.Match | None:
+    """The ``# dependencies = [...]`` line of the notebook code marimo embedded in the page
+    text ``s`` (of ``idx``), None when the notebook has no such header."""
+    m = re.search(r'notebookCode: (".*?"),\n', s)
+    if not m:
+        raise SystemExit(f"{idx}: no embedded notebook code (marimo export changed?)")
+    return _HEADER_DEPS.search(json.loads(m.group(1)))
+
+
 def page_pins(page: Path) -> dict[str, str]:
     """The ``name==version`` pins of the PEP 723 header marimo embedded in an exported page
     (what micropip installs before the first cell), canonical name -> version."""
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
-    s = (page / "index.html").read_text(encoding="utf-8")
-    m = re.search(r'notebookCode: (".*?"),\n', s)
-    if not m:
-        raise SystemExit(f"{page}/index.html: no embedded notebook code (marimo export changed?)")
-    code = json.loads(m.group(1))
-    d = _HEADER_DEPS.search(code)
+    idx = page / "index.html"
+    d = _embedded_header(idx, idx.read_text(encoding="utf-8"))
     pins = {}
     for dep in json.loads(d.group(1)) if d else []:
         r = Requirement(dep)
@@ -401,12 +406,13 @@ def defer_packages(page: Path, later: Sequence[str] = tuple(LATER.values())) -> 
 
     idx = page / "index.html"
     s = idx.read_text(encoding="utf-8")
-    m = re.search(r'notebookCode: (".*?"),\n', s)
-    d = _HEADER_DEPS.search(json.loads(m.group(1))) if m else None
+    d = _embedded_header(idx, s)
     if d is None:
         raise SystemExit(f"{idx}: no embedded dependency header (marimo export changed?)")
-    deps = json.loads(d.group(1))
-    keep = [x for x in deps if canonicalize_name(Requirement(x).name) not in set(later)]
+    later = set(later)
+    keep = [
+        x for x in json.loads(d.group(1)) if canonicalize_name(Requirement(x).name) not in later
+    ]
     old_line = d.group(0)
     new_line = f"# dependencies = {json.dumps(keep)}\n"
     for old, new in (
@@ -845,6 +851,11 @@ def vendor_mathjax(mirror: Path, cache: Path, refs: dict[str, set[str]]) -> None
         log(f"vendored mathjax-full@{ver} ({', '.join(sorted(paths))})")
 
 
+def _project(wheel_name: str) -> str:
+    """A wheel file's project name as its file name spells it, lower case (``pydantic_core``)."""
+    return wheel_name.split("-", 1)[0].lower()
+
+
 #: Files of a pinned wheel that nothing in a Pyodide page reads, dropped from the mirror's copy
 #: (same name and version; the lockfile's sha256 is the slim file's). plotly: its JupyterLab /
 #: notebook extensions and the bundled plotly.js (marimo draws with its own plotly.js; figures
@@ -863,7 +874,7 @@ SLIM = {
 def slim_wheel(src: Path, dst: Path) -> bool:
     """Copy ``src`` to ``dst`` without the files ``SLIM`` lists for its project (RECORD updated);
     False (nothing written) for a wheel with nothing to drop."""
-    drop = SLIM.get(src.name.split("-", 1)[0].lower())
+    drop = SLIM.get(_project(src.name))
     if not drop:
         return False
 
@@ -900,10 +911,6 @@ BYTECODE = frozenset(
         "typing_inspection",
     }
 )
-
-
-def _project(wheel_name: str) -> str:
-    return wheel_name.split("-", 1)[0].lower()
 
 
 def _node() -> str | None:

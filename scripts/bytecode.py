@@ -33,10 +33,11 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def pyc_name(py_name: str) -> str:
-    """``pkg/mod.py`` -> ``pkg/__pycache__/mod.<cache tag>.pyc`` for the running Python."""
+def pyc_name(py_name: str, tag: str | None = None) -> str:
+    """``pkg/mod.py`` -> ``pkg/__pycache__/mod.<cache tag>.pyc`` for the running Python (or for
+    the cache tag ``tag``, e.g. ``cpython-314``)."""
     head, _, tail = py_name.rpartition("/")
-    tag = sys.implementation.cache_tag
+    tag = tag or sys.implementation.cache_tag
     stem = tail[:-3]
     return f"{head}/__pycache__/{stem}.{tag}.pyc" if head else f"__pycache__/{stem}.{tag}.pyc"
 

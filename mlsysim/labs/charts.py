@@ -354,12 +354,12 @@ def _layout_title(fig) -> None:
     legend = fig.layout.legend.to_plotly_json()
     legend.update(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
     fig.layout.legend = legend
-    entries = [t for t in fig.data if t.showlegend is not False]
-    if len(entries) > 1:
+    rows = legend_rows(fig)
+    if rows:
         fig.layout.margin.b = max(fig.layout.margin.b or 0, 96)
         # on a phone each entry gets its own row and Plotly takes the rows from the plot:
         # make the figure tall enough to keep PHONE_MIN_PLOT_PX of plot under its title
-        bottom = max(fig.layout.margin.b, X_AXIS_PX + LEGEND_ROW_PX * legend_rows(fig) + 8)
+        bottom = max(fig.layout.margin.b, X_AXIS_PX + LEGEND_ROW_PX * rows + 8)
         need = (fig.layout.margin.t or 100) + PHONE_MIN_PLOT_PX + bottom
         fig.layout.height = max(fig.layout.height or 450, need)
 
@@ -371,7 +371,8 @@ PHONE_MIN_PLOT_PX = 190
 
 
 def legend_rows(fig) -> int:
-    """Lines the legend takes on a phone: one per entry (plus one per ``<br>`` in its name)."""
+    """Lines the legend takes on a phone: one per entry (plus one per ``<br>`` in its name);
+    0 when there is no legend (fewer than two entries)."""
     entries = [t for t in fig.data if t.showlegend is not False]
     if len(entries) < 2:
         return 0

@@ -127,16 +127,13 @@ def test_pins_equal_what_the_mirror_serves(site_dir):
     assert not bad, f"pins (page, mirror) that differ: {bad}"
 
 
-def _pyc(py: str, tag: str) -> str:
-    head, _, tail = py.rpartition("/")
-    return f"{head}/__pycache__/{tail[:-3]}.{tag}.pyc".lstrip("/")
-
-
 def test_first_run_loads_compiled_wheels_and_no_plotly(site_dir):
     """Before its first question a page loads mlsysim, pint and pydantic (with theirs) only, as
     wheels that carry bytecode for the page's Python (no module compiled in the browser); plotly
     is neither a page pin nor a dependency Pyodide loads with mlsysim (it loads after)."""
     import zipfile
+
+    import bytecode  # scripts/, on the path via conftest
 
     mirror = site_dir / build_site.MIRROR_NAME / "pyodide"
     lock = json.loads((mirror / "pyodide-lock.json").read_text())
@@ -150,7 +147,7 @@ def test_first_run_loads_compiled_wheels_and_no_plotly(site_dir):
         with zipfile.ZipFile(mirror / pkg["file_name"]) as z:
             names = set(z.namelist())
         py = [n for n in names if n.endswith(".py") and ".dist-info/" not in n]
-        missing = [n for n in py if _pyc(n, tag) not in names]
+        missing = [n for n in py if bytecode.pyc_name(n, tag) not in names]
         # scripts/bytecode.py skips only a file its Python cannot compile (none of these)
         assert py and not missing, f"{pkg['file_name']}: no bytecode for {missing[:5]}"
         compiled.add(build_site._project(pkg["file_name"]))
