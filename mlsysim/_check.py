@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Sequence
@@ -376,6 +377,34 @@ def _short(v, limit: int = 60) -> str:
     return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
+def _argument_hints(fn: Callable) -> dict:
+    """``fn``'s argument annotations, evaluated one by one: an annotation that cannot be
+    evaluated here (a return type imported only for type checkers) leaves only itself out."""
+    import inspect
+
+    namespace = inspect.unwrap(fn).__globals__
+    hints = {}
+    for name, ann in inspect.get_annotations(fn).items():
+        if name == "return":
+            continue
+        try:
+            hints[name] = eval(ann, namespace) if isinstance(ann, str) else ann  # noqa: S307
+        except (NameError, TypeError, AttributeError):
+            continue
+    return hints
+
+
+class _NotRaised(Exception):
+    """Stands for pydantic's ``ValidationError`` while pydantic is not imported."""
+
+
+def _validation_error() -> type[Exception]:
+    """pydantic's ``ValidationError``, without importing pydantic to name it: none can be raised
+    before pydantic is imported (a notebook's first run in the browser imports none)."""
+    pydantic = sys.modules.get("pydantic")
+    return _NotRaised if pydantic is None else pydantic.ValidationError
+
+
 def checked(fn: Callable, **ranges) -> Callable:
     """``fn`` with every argument checked against its annotation before it runs (``int``: a
     size in [1, MAX_SIZE], or ``ranges[name] = (lo, hi)``; ``bool``: a flag; ``float``: a finite
@@ -384,8 +413,6 @@ def checked(fn: Callable, **ranges) -> Callable:
     import functools
     import inspect
 
-    import pydantic
-
     sig = inspect.signature(fn)
     checks: dict[str, Callable] | None = None
 
@@ -393,10 +420,7 @@ def checked(fn: Callable, **ranges) -> Callable:
     def wrapper(*args, **kwargs):
         nonlocal checks
         if checks is None:
-            try:
-                hints = typing.get_type_hints(fn)
-            except (NameError, TypeError, AttributeError):  # an annotation not resolvable here
-                hints = {}
+            hints = _argument_hints(fn)
             checks = {}
             for name in sig.parameters:
                 c = _arg_check(name, hints.get(name, ""), ranges.get(name))
@@ -412,7 +436,7 @@ def checked(fn: Callable, **ranges) -> Callable:
                 bound.arguments[name] = c(v)
         try:
             return fn(*bound.args, **bound.kwargs)
-        except pydantic.ValidationError as exc:
+        except _validation_error() as exc:
             inner = "; ".join(
                 str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors()
             )

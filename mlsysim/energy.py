@@ -8,8 +8,13 @@ costs ~139x the MAC that uses it.
 
 from __future__ import annotations
 
-from . import _check
-from .units import Q_, Quantity, bytes_per_value
+from typing import TYPE_CHECKING
+
+from . import _check, units
+from .units import bytes_per_value
+
+if TYPE_CHECKING:
+    from .units import Quantity
 
 __all__ = [
     "OP_ENERGY_PJ",
@@ -54,7 +59,7 @@ def mac_energy(precision: str = "fp32") -> Quantity:
             f"precision={precision!r} has no energy figure; allowed: {', '.join(_MAC_PRECISIONS)}"
         )
     mult, add = _MAC_PRECISIONS[precision]
-    return Q_(OP_ENERGY_PJ[mult] + OP_ENERGY_PJ[add], "pJ")
+    return units.Q_(OP_ENERGY_PJ[mult] + OP_ENERGY_PJ[add], "pJ")
 
 
 def access_energy(n_bytes: float, level: str = "dram") -> Quantity:
@@ -64,7 +69,7 @@ def access_energy(n_bytes: float, level: str = "dram") -> Quantity:
         )
     if n_bytes < 0:
         raise ValueError(f"n_bytes must be >= 0, got {n_bytes}")
-    return Q_(n_bytes * ACCESS_ENERGY_PJ_PER_BYTE[level], "pJ")
+    return units.Q_(n_bytes * ACCESS_ENERGY_PJ_PER_BYTE[level], "pJ")
 
 
 def move_vs_compute(precision: str = "fp32", level: str = "dram", reuse: int = 1) -> float:

@@ -16,6 +16,7 @@ import pint
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from . import _check
+from .catalogue import identity
 from .units import PRECISIONS, Q_, Quantity
 
 __all__ = [
@@ -278,9 +279,7 @@ _GPU_TAX_NOTE = (
 )
 
 H100 = Device(
-    name="NVIDIA H100 SXM5 80GB",
-    key="H100",
-    tier="Cloud",
+    **identity("H100"),
     memory=Memory(capacity=(80, "GB"), bandwidth=(3.35, "TB/s"), kind="HBM3"),
     compute=Compute(
         quoted_precision="fp16",
@@ -306,9 +305,7 @@ H100 = Device(
 )
 
 A100 = Device(
-    name="NVIDIA A100 SXM 80GB",
-    key="A100",
-    tier="Cloud",
+    **identity("A100"),
     memory=Memory(capacity=(80, "GB"), bandwidth=(2039, "GB/s"), kind="HBM2e"),
     compute=Compute(
         quoted_precision="fp16",
@@ -333,9 +330,7 @@ A100 = Device(
 )
 
 A100_40GB = Device(
-    name="NVIDIA A100 SXM 40GB",
-    key="A100_40GB",
-    tier="Cloud",
+    **identity("A100_40GB"),
     memory=Memory(capacity=(40, "GB"), bandwidth=(1555, "GB/s"), kind="HBM2"),
     compute=A100.compute,
     dispatch_tax=(5, "us"),
@@ -350,9 +345,7 @@ A100_40GB = Device(
 )
 
 CORTEX_A53_CAMERA = Device(
-    name="Camera-trap SoC (Arm Cortex-A53 @ 1.2 GHz, NEON)",
-    key="CortexA53Camera",
-    tier="Edge",
+    **identity("CortexA53Camera"),
     memory=Memory(capacity=(512, "MB"), bandwidth=(3.2, "GB/s"), kind="LPDDR2"),
     compute=Compute(
         quoted_precision="int8",
@@ -378,9 +371,7 @@ CORTEX_A53_CAMERA = Device(
 )
 
 JETSON_ORIN_NX = Device(
-    name="NVIDIA Jetson Orin NX 16GB",
-    key="JetsonOrinNX",
-    tier="Edge",
+    **identity("JetsonOrinNX"),
     memory=Memory(capacity=(16, "GB"), bandwidth=(102.4, "GB/s"), kind="LPDDR5"),
     compute=Compute(
         quoted_precision="fp16",
@@ -414,9 +405,7 @@ JETSON_ORIN_NX = Device(
 )
 
 IPHONE_15_PRO = Device(
-    name="Apple iPhone 15 Pro (A17 Pro)",
-    key="iPhone15Pro",
-    tier="Mobile",
+    **identity("iPhone15Pro"),
     memory=Memory(capacity=(8, "GB"), bandwidth=(51.2, "GB/s"), kind="LPDDR5"),
     compute=Compute(
         quoted_precision="int8",
@@ -446,9 +435,7 @@ IPHONE_15_PRO = Device(
 )
 
 NANO_33_BLE_SENSE = Device(
-    name="Arduino Nano 33 BLE Sense (nRF52840, Cortex-M4F @ 64 MHz)",
-    key="ArduinoNano33BLESense",
-    tier="Tiny",
+    **identity("ArduinoNano33BLESense"),
     memory=Memory(
         capacity=(256, "KiB"),
         bandwidth=(256, "MB/s"),
@@ -481,9 +468,7 @@ NANO_33_BLE_SENSE = Device(
 )
 
 STM32H743 = Device(
-    name="STMicroelectronics STM32H743 (Cortex-M7 @ 480 MHz)",
-    key="STM32H743",
-    tier="Tiny",
+    **identity("STM32H743"),
     memory=Memory(
         capacity=(1, "MiB"),
         bandwidth=(1.92, "GB/s"),

@@ -53,8 +53,10 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from . import layers as L
-from .models import Model, Row
+from ._lazy import lazy
+
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
 
 __all__ = [
     "from_hf_config",
@@ -392,7 +394,7 @@ def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
 
 def from_hf_config(
     config, *, bare: bool = False, name: str | None = None, flash: bool = False
-) -> Model:
+) -> M.Model:
     """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.24
     builds it (details in the module docstring):
 
@@ -487,12 +489,14 @@ def _summary(arch: str, **kw) -> dict:
     return {"architecture": arch, **kw}
 
 
-def _embed_rows(vocab, d, tokens, positions=None, type_vocab=0) -> list[Row]:
-    rows = [Row("embed.tokens", L.Embedding(num_embeddings=vocab, embedding_dim=d, lookups=tokens))]
+def _embed_rows(vocab, d, tokens, positions=None, type_vocab=0) -> list[M.Row]:
+    rows = [
+        M.Row("embed.tokens", L.Embedding(num_embeddings=vocab, embedding_dim=d, lookups=tokens))
+    ]
     n_sum = 0
     if positions:
         rows.append(
-            Row(
+            M.Row(
                 "embed.positions",
                 L.Embedding(num_embeddings=positions, embedding_dim=d, lookups=tokens),
             )
@@ -500,14 +504,14 @@ def _embed_rows(vocab, d, tokens, positions=None, type_vocab=0) -> list[Row]:
         n_sum += 1
     if type_vocab:
         rows.append(
-            Row(
+            M.Row(
                 "embed.token_type",
                 L.Embedding(num_embeddings=type_vocab, embedding_dim=d, lookups=tokens),
             )
         )
         n_sum += 1
     if n_sum:
-        rows.append(Row("embed.add", L.Elementwise(elements=tokens * d), n_sum))
+        rows.append(M.Row("embed.add", L.Elementwise(elements=tokens * d), n_sum))
     return rows
 
 
@@ -518,7 +522,7 @@ def _check_len(label: str, seq_len: int, limit: int | None) -> None:
         )
 
 
-def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
+def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     d, n_layers, heads = c.int("n_embd"), c.int("n_layer"), c.int("n_head")
     vocab, positions = c.int("vocab_size"), c.int("n_positions")
     inner = 4 * d if c.get("n_inner") is None else c.int("n_inner")
@@ -529,7 +533,7 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
 
     labels = _num_labels(c.raw) if head == "seqcls" else 0
 
-    def build(seq_len: int, phase: str) -> list[Row]:
+    def build(seq_len: int, phase: str) -> list[M.Row]:
         if phase == "decode" and head == "seqcls":
             _no_decode(label, arch)
         _check_len(label, seq_len, positions)
@@ -549,23 +553,23 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
             ("mlp.c_proj", L.Dense(in_features=inner, out_features=d, tokens=t)),
             ("mlp_residual", L.ResidualAdd(elements=n)),
         ]
-        rows += [Row(f"h.{k}", lay, n_layers) for k, lay in block]
-        rows.append(Row("ln_f", L.LayerNorm(normalized_shape=d, elements=n)))
+        rows += [M.Row(f"h.{k}", lay, n_layers) for k, lay in block]
+        rows.append(M.Row("ln_f", L.LayerNorm(normalized_shape=d, elements=n)))
         if head == "lm":
             rows.append(
-                Row(
+                M.Row(
                     "lm_head",
                     L.Dense(in_features=d, out_features=vocab, bias=False, tokens=t, tied=tied),
                 )
             )
         if head == "seqcls":  # logits at every position; the last one is kept
             rows.append(
-                Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t))
+                M.Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t))
             )
         return rows
 
     per_token = 2 * n_layers * d  # K and V of every layer
-    return Model(
+    return M.Model(
         label,
         "transformer",
         build,
@@ -589,7 +593,7 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     )
 
 
-def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
+def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     d, n_layers, heads = (
         c.int("hidden_size"),
         c.int("num_hidden_layers"),
@@ -610,7 +614,7 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     pooler = head in ("bare", "pretraining") or (head == "seqcls" and c.mt == "bert")
     labels = _num_labels(c.raw) if head == "seqcls" else 0
 
-    def build(seq_len: int, phase: str) -> list[Row]:
+    def build(seq_len: int, phase: str) -> list[M.Row]:
         if phase == "decode":
             raise ValueError(
                 f"phase='decode' applies to causal decoders; {label} ({arch}) is an encoder: "
@@ -619,7 +623,7 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
         _check_len(label, seq_len, limit)
         t, n = seq_len, seq_len * d
         rows = _embed_rows(vocab, d, t, positions=positions, type_vocab=types)
-        rows.append(Row("embed.norm", L.LayerNorm(normalized_shape=d, elements=n)))
+        rows.append(M.Row("embed.norm", L.LayerNorm(normalized_shape=d, elements=n)))
         attn = L.MultiHeadAttention(d_model=d, n_heads=heads, seq_len=t, flash=flash)
         block = [
             *attn.rows("attention"),
@@ -631,32 +635,34 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
             ("output.residual", L.ResidualAdd(elements=n)),
             ("output.norm", L.LayerNorm(normalized_shape=d, elements=n)),
         ]
-        rows += [Row(f"layer.{k}", lay, n_layers) for k, lay in block]
+        rows += [M.Row(f"layer.{k}", lay, n_layers) for k, lay in block]
         if pooler:
-            rows.append(Row("pooler.dense", L.Dense(in_features=d, out_features=d)))
-            rows.append(Row("pooler.tanh", L.Activation(kind="tanh", elements=d)))
+            rows.append(M.Row("pooler.dense", L.Dense(in_features=d, out_features=d)))
+            rows.append(M.Row("pooler.tanh", L.Activation(kind="tanh", elements=d)))
         if head in ("mlm", "pretraining"):
             rows += [
-                Row("mlm.transform", L.Dense(in_features=d, out_features=d, tokens=t)),
-                Row("mlm.act", L.Activation(kind=act, elements=n)),
-                Row("mlm.norm", L.LayerNorm(normalized_shape=d, elements=n)),
-                Row("mlm.decoder", L.Dense(in_features=d, out_features=vocab, tokens=t, tied=tied)),
+                M.Row("mlm.transform", L.Dense(in_features=d, out_features=d, tokens=t)),
+                M.Row("mlm.act", L.Activation(kind=act, elements=n)),
+                M.Row("mlm.norm", L.LayerNorm(normalized_shape=d, elements=n)),
+                M.Row(
+                    "mlm.decoder", L.Dense(in_features=d, out_features=vocab, tokens=t, tied=tied)
+                ),
             ]
             if not tied:
-                rows.append(Row("mlm.bias", _unused_parameter_cls()(numel=vocab)))
+                rows.append(M.Row("mlm.bias", _unused_parameter_cls()(numel=vocab)))
         if head == "pretraining":
-            rows.append(Row("nsp", L.Dense(in_features=d, out_features=2)))
+            rows.append(M.Row("nsp", L.Dense(in_features=d, out_features=2)))
         if head == "seqcls" and c.mt == "bert":  # on the pooled [CLS] vector
-            rows.append(Row("classifier", L.Dense(in_features=d, out_features=labels)))
+            rows.append(M.Row("classifier", L.Dense(in_features=d, out_features=labels)))
         if head == "seqcls" and c.mt == "roberta":  # dense + tanh + out_proj on the <s> token
             rows += [
-                Row("classifier.dense", L.Dense(in_features=d, out_features=d)),
-                Row("classifier.tanh", L.Activation(kind="tanh", elements=d)),
-                Row("classifier.out_proj", L.Dense(in_features=d, out_features=labels)),
+                M.Row("classifier.dense", L.Dense(in_features=d, out_features=d)),
+                M.Row("classifier.tanh", L.Activation(kind="tanh", elements=d)),
+                M.Row("classifier.out_proj", L.Dense(in_features=d, out_features=labels)),
             ]
         return rows
 
-    return Model(
+    return M.Model(
         label,
         "transformer",
         build,
@@ -716,7 +722,7 @@ def _layer_types(c: _Cfg, n_layers: int) -> tuple[int, int | None]:
     return n_sliding, window
 
 
-def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
+def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     mt = c.mt
     d, n_layers, heads = (
         c.int("hidden_size"),
@@ -766,7 +772,7 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     q_dim, kv_dim = heads * hd, kv_heads * hd
     labels = _num_labels(c.raw) if head == "seqcls" else 0
 
-    def build(seq_len: int, phase: str) -> list[Row]:
+    def build(seq_len: int, phase: str) -> list[M.Row]:
         if phase == "decode" and head == "seqcls":
             _no_decode(label, arch)
         t = 1 if phase == "decode" else seq_len
@@ -834,12 +840,12 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
         )
 
         rows.append(
-            Row("layers.input_layernorm", L.RMSNorm(normalized_shape=d, elements=n), n_layers)
+            M.Row("layers.input_layernorm", L.RMSNorm(normalized_shape=d, elements=n), n_layers)
         )
-        rows += [Row(f"layers.{k}", lay, cnt) for k, lay, cnt in attn]
-        rows.append(Row("layers.attn_residual", L.ResidualAdd(elements=n), n_layers))
+        rows += [M.Row(f"layers.{k}", lay, cnt) for k, lay, cnt in attn]
+        rows.append(M.Row("layers.attn_residual", L.ResidualAdd(elements=n), n_layers))
         rows.append(
-            Row(
+            M.Row(
                 "layers.post_attention_layernorm",
                 L.RMSNorm(normalized_shape=d, elements=n),
                 n_layers,
@@ -885,19 +891,19 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
                 ("mlp.mul", L.Elementwise(op="mul", elements=t * ff)),
                 ("mlp.down_proj", L.Dense(in_features=ff, out_features=d, bias=mlp_bias, tokens=t)),
             ]
-        rows += [Row(f"layers.{k}", lay, n_layers) for k, lay in mlp]
-        rows.append(Row("layers.mlp_residual", L.ResidualAdd(elements=n), n_layers))
-        rows.append(Row("norm", L.RMSNorm(normalized_shape=d, elements=n)))
+        rows += [M.Row(f"layers.{k}", lay, n_layers) for k, lay in mlp]
+        rows.append(M.Row("layers.mlp_residual", L.ResidualAdd(elements=n), n_layers))
+        rows.append(M.Row("norm", L.RMSNorm(normalized_shape=d, elements=n)))
         if head == "lm":
             rows.append(
-                Row(
+                M.Row(
                     "lm_head",
                     L.Dense(in_features=d, out_features=vocab, bias=False, tokens=t, tied=tied),
                 )
             )
         if head == "seqcls":  # logits at every position; the last non-pad one is kept
             rows.append(
-                Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t))
+                M.Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t))
             )
         return rows
 
@@ -923,7 +929,7 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> Model:
     )
     if moe is not None:
         summary.update(num_experts=moe[0], experts_per_token=moe[1])
-    model = Model(
+    model = M.Model(
         label,
         "moe" if moe else "transformer",
         build,
@@ -961,7 +967,7 @@ def shipped_config(name: str) -> dict:
     return json.loads((CONFIG_DIR / f"{name}.json").read_text())
 
 
-def from_shipped(name: str, **kw) -> Model:
+def from_shipped(name: str, **kw) -> M.Model:
     """``from_hf_config`` of a shipped configuration, named after its model card."""
     entry = shipped_config(name)
     return from_hf_config(entry["config"], name=kw.pop("name", entry["source"]["model"]), **kw)

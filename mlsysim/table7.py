@@ -16,9 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import _check
-from . import layers as L
-from .models import gpt2
+from ._lazy import lazy
 from .units import bytes_per_value
+
+# run on first use: the table's row names (``BLOCKS``) need neither pint nor pydantic
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
 
 __all__ = [
     "BLOCKS",
@@ -121,7 +124,7 @@ def chapter(block: str, width: int, length: int, rows: int = 1, precision: str =
             "S² scores per head, materialized",
         )
     if block == "decode":
-        m = gpt2(d, DECODE_LAYERS, d // HEAD_DIM, context_length=DECODE_CONTEXT)
+        m = M.gpt2(d, DECODE_LAYERS, d // HEAD_DIM, context_length=DECODE_CONTEXT)
         return Counts(
             m.params,
             m.params,
@@ -161,7 +164,7 @@ def exact(block: str, width: int, length: int, rows: int = 1, precision: str = "
             blk.params, blk.macs(), blk.attn.core.score_bytes(1, precision), "materialized scores"
         )
     if block == "decode":
-        m = gpt2(d, DECODE_LAYERS, d // HEAD_DIM, context_length=DECODE_CONTEXT)
+        m = M.gpt2(d, DECODE_LAYERS, d // HEAD_DIM, context_length=DECODE_CONTEXT)
         return Counts(
             m.params,
             m.macs(1, s, "decode"),

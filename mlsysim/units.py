@@ -12,9 +12,16 @@ Conventions:
 
 from __future__ import annotations
 
+import threading
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import pint
+if TYPE_CHECKING:
+    import pint
+
+    ureg: pint.UnitRegistry
+    Q_ = pint.Quantity
+    Quantity = pint.Quantity
 
 __all__ = ["ureg", "Q_", "Quantity", "BYTES_PER_VALUE", "bytes_per_value", "PRECISIONS"]
 
@@ -54,6 +61,8 @@ hertz = 1 / second = Hz
 
 
 def _build_registry() -> pint.UnitRegistry:
+    import pint
+
     reg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False, cache_folder=None)
     for line in _DEFINITIONS.strip().splitlines():
         line = line.strip()
@@ -63,10 +72,22 @@ def _build_registry() -> pint.UnitRegistry:
     return reg
 
 
-ureg: pint.UnitRegistry = _build_registry()
-pint.set_application_registry(ureg)
-Q_ = ureg.Quantity
-Quantity = ureg.Quantity
+def __getattr__(name: str):
+    """``ureg``, ``Q_`` and ``Quantity`` are made on first use (PEP 562): the precision table
+    below needs no pint, and a browser page's first run imports none."""
+    if name not in ("ureg", "Q_", "Quantity"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    with _BUILDING:  # one registry even if two threads ask at once
+        if "ureg" not in globals():
+            import pint
+
+            reg = _build_registry()
+            pint.set_application_registry(reg)
+            globals().update(ureg=reg, Q_=reg.Quantity, Quantity=reg.Quantity)
+    return globals()[name]
+
+
+_BUILDING = threading.Lock()
 
 #: Bytes per stored value, per precision name. tf32 is stored in 32-bit words.
 BYTES_PER_VALUE: dict[str, Fraction] = {

@@ -60,6 +60,18 @@ def _browser_later() -> dict[str, str]:
 #: packages a page loads after its first question (mlsysim.labs.browser): module -> package
 LATER = _browser_later()
 
+#: Pages whose first run needs some of ``LATER`` at once: byom shows the chosen model's counts
+#: before any question (its layers are pydantic models; pint waits for the first chart), the
+#: instructor page reads the class's reports (pydantic). Their headers keep those packages, so Pyodide loads them with marimo, in
+#: parallel, before the kernel starts, instead of one by one on first import.
+AT_ONCE: dict[str, tuple[str, ...]] = {"byom": ("pydantic",), "instructor": ("pydantic",)}
+
+
+def page_later(stem: str) -> list[str]:
+    """The packages the page ``stem`` loads after its first question."""
+    return [p for p in LATER.values() if p not in AT_ONCE.get(stem, ())]
+
+
 #: Each page gets its own copy of the wheel in <page>/wheels/, plus a manifest (name, version,
 #: file, sha256). The notebooks' boot cell installs <page>/wheels/<wheel>: the page URL is the
 #: web worker's URL cut at "/assets/" (relative URLs resolve against the worker, not the page).
@@ -1058,7 +1070,7 @@ def add_page(out: Path, nb: Path, name: str, prerender: bool = True) -> Path:
     page = out / name
     export_notebook(nb, page, lock if lock.is_file() else None, prerender)
     if lock.is_file():
-        defer_packages(page)
+        defer_packages(page, page_later(name))
         point_page_at_mirror(page, f"../{MIRROR_NAME}")
     set_warm_assets(page)
     return page
@@ -1124,7 +1136,7 @@ def build_site(
         page = out / nb.stem
         export_notebook(nb, page, lockfile, prerender)
         if lockfile is not None:
-            defer_packages(page)
+            defer_packages(page, page_later(nb.stem))
         place_wheel(wheel, page, version)
         labs.append((nb.stem, notebook_title(nb)))
         log(f"exported {nb.name} -> {page.relative_to(out)}/ ({time.time() - t:.1f}s)")

@@ -74,7 +74,11 @@ def test_nothing_is_installed_or_preloaded_outside_the_browser():
 
 
 def test_build_reads_the_same_later_packages():
-    assert build_site.LATER == browser.LATER == {"plotly": "plotly"}
+    assert (
+        build_site.LATER
+        == browser.LATER
+        == {"plotly": "plotly", "pint": "pint", "pydantic": "pydantic"}
+    )
 
 
 def _page_with_header(tmp_path, deps: list[str]) -> Path:
@@ -94,12 +98,14 @@ def _page_with_header(tmp_path, deps: list[str]) -> Path:
 def test_page_header_drops_later_packages_in_both_copies(tmp_path):
     from urllib.parse import unquote
 
-    page = _page_with_header(tmp_path, ["marimo==0.25.2", "pint==0.26.2", "plotly==7.1.0"])
-    assert build_site.defer_packages(page) == ["marimo==0.25.2", "pint==0.26.2"]
-    assert build_site.page_pins(page) == {"marimo": "0.25.2", "pint": "0.26.2"}
+    deps = ["marimo==0.25.2", "pint==0.26.2", "plotly==7.1.0", "markdown==3.11.3"]
+    page = _page_with_header(tmp_path, deps)
+    assert build_site.defer_packages(page) == ["marimo==0.25.2", "markdown==3.11.3"]
+    assert build_site.page_pins(page) == {"marimo": "0.25.2", "markdown": "3.11.3"}
     html = (page / "index.html").read_text()
-    assert "plotly" not in html and "plotly" not in unquote(html)
-    assert build_site.defer_packages(page) == ["marimo==0.25.2", "pint==0.26.2"]  # idempotent
+    for name in ("plotly", "pint"):
+        assert name not in html and name not in unquote(html)
+    assert build_site.defer_packages(page) == ["marimo==0.25.2", "markdown==3.11.3"]
 
 
 def _wheel(files: dict[str, str]) -> bytes:
@@ -198,3 +204,48 @@ def test_boot_cell_installs_the_wheel_only_when_the_page_did_not(path):
     block = _boot_block(path)
     assert "find_spec" in block and "'mlsysim'" in block and "micropip" in block
     assert block == _boot_block(ROOT / "labs" / "s06_02_mlps.py")
+
+
+# A first visit's first run, as a browser page runs it: a notebook executed headlessly with an
+# empty ledger in a fresh interpreter (a page runs one notebook; in one interpreter, the next
+# notebook's ``marimo.App()`` walks every module with ``inspect.stack()``, which runs the lazy
+# ones), recording which of ``LATER``'s packages it imports. A page that needs some at once
+# (``build_site.AT_ONCE``: byom, the instructor page) keeps them in its header, and may import
+# those only. Every other notebook shows only questions, sliders and locked parts: it must import
+# none of them, or its page would load them one by one before its first question after all.
+_FIRST_RUN = """
+import json, runpy, sys
+before = set(sys.modules)
+runpy.run_path(sys.argv[2])["app"].run()
+new = {m.partition(".")[0] for m in set(sys.modules) - before}
+print(json.dumps(sorted(new & set(json.loads(sys.argv[1])))))
+"""
+_FIRST_VISITS = sorted(p.name for p in (ROOT / "labs").glob("*.py"))
+
+
+@pytest.mark.parametrize("name", _FIRST_VISITS)
+def test_first_visit_first_run_imports_no_later_package(name, tmp_path):
+    import json
+    import os
+    import subprocess
+
+    env = {**os.environ, "MLSYSIM_DATA_DIR": str(tmp_path / "ledger"), "PYTHONPATH": str(ROOT)}
+    res = subprocess.run(
+        [sys.executable, "-c", _FIRST_RUN, json.dumps(sorted(browser.LATER)), f"labs/{name}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    imported = json.loads(res.stdout.strip().splitlines()[-1])
+    assert set(imported) <= set(build_site.AT_ONCE.get(name.removesuffix(".py"), ())), imported
+    assert not (tmp_path / "ledger" / "mlsysim-ledger.json").exists()  # nothing answered yet
+
+
+def test_first_visit_check_covers_the_labs():
+    assert len(_FIRST_VISITS) >= 14 and "s06_01_principles.py" in _FIRST_VISITS
+    assert build_site.page_later("s06_01_principles") == list(browser.LATER.values())
+    assert build_site.page_later("byom") == ["plotly", "pint"]
+    assert set(build_site.AT_ONCE) <= {p.stem for p in (ROOT / "labs").glob("*.py")}

@@ -264,3 +264,15 @@ def test_ridge_point_is_peak_over_bandwidth(dev):
         assert dev.sustained_ridge_point(prec, 0.5).m_as("FLOP/B") == pytest.approx(
             expect / 2, rel=1e-12
         )
+
+
+def test_catalogue_lists_every_registry_device_in_order():
+    """``mlsysim.catalogue`` (plain data a notebook's dropdown reads before pint loads) is where
+    each device's key, tier and name come from; the registry holds exactly its devices, in its
+    order."""
+    from mlsysim.catalogue import CATALOGUE, label
+
+    assert [(d.key, d.tier, d.name) for d in Hardware.all()] == [
+        (k, e.tier, e.name) for k, e in CATALOGUE.items()
+    ]
+    assert label("H100") == "Cloud: NVIDIA H100 SXM5 80GB"

@@ -253,6 +253,7 @@ RESULTS = {
     "AccessCost",
     "AttentionMovement",
     "Row",
+    "Entry",
 }
 # Not mlsysim's: pint's registry and quantity class, re-exported for convenience.
 FOREIGN = {"Q_", "Quantity", "ureg"}
@@ -599,6 +600,7 @@ if hasattr(L, "MoE"):
 # Modules merged with the lessons branches: the chapter's tables, the toy experiments of 6.2/6.5
 # and the accuracy tables.
 from mlsysim import accuracy as ACC  # noqa: E402
+from mlsysim import catalogue as CAT  # noqa: E402
 from mlsysim import moe as MOE  # noqa: E402
 from mlsysim import order as ORD  # noqa: E402
 from mlsysim import published as PUB  # noqa: E402
@@ -653,6 +655,8 @@ ROWS.update(
             primitives.tiled_gemm_values,
             dict(shape=primitives.GemmShape(m=64, k=64, n=64), tile=16),
         ),
+        "catalogue.identity": (CAT.identity, dict(key="H100")),
+        "catalogue.label": (CAT.label, dict(key="JetsonOrinNX")),
         "table7.chapter": (
             T7.chapter,
             dict(block="dense", width=64, length=16, rows=1, precision="fp16"),

@@ -147,10 +147,10 @@ def test_sharding_moves_more_bytes_across_nvlink_as_gpus_are_added():
 
 def test_interconnect_constants_match_nvidia_h100_datasheet():
     """PCIe Gen5 x16: 128 GB/s both ways = 64 GB/s per direction; NVLink 4: 900 GB/s total per H100."""
-    assert lab.PCIE_GEN5_X16.m_as("GB/s") == 64
-    assert lab.NVLINK4_TOTAL.m_as("GB/s") == 900
-    assert lab.NVLINK4_PER_DIRECTION.m_as("GB/s") == 450
-    assert H100.memory.bandwidth.m_as("GB/s") / lab.PCIE_GEN5_X16.m_as("GB/s") == pytest.approx(
+    assert Q_(lab.PCIE_GEN5_X16).m_as("GB/s") == 64
+    assert Q_(lab.NVLINK4_TOTAL).m_as("GB/s") == 900
+    assert lab.nvlink_per_direction().m_as("GB/s") == 450
+    assert H100.memory.bandwidth.m_as("GB/s") / Q_(lab.PCIE_GEN5_X16).m_as("GB/s") == pytest.approx(
         52.3, abs=0.1
     )
 

@@ -366,3 +366,11 @@ def test_reuse_is_counted_in_macs_per_weight():
     text = view_text(render(lab, "C"))
     assert "uses per weight (MACs ÷ parameters) is 160" in text
     assert "320" not in text and "about 80 times" not in text
+
+
+def test_order_is_the_registry_lighthouses():
+    """The part's chart order is written out (a notebook's first run reads no model registry);
+    it must be exactly the lighthouses the registry lists, in its order."""
+    from mlsysim.models import LIGHTHOUSES
+
+    assert lab.ORDER == tuple(LIGHTHOUSES)

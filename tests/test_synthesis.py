@@ -136,7 +136,7 @@ def test_lab06_synthesis_reads_capacity_from_the_registry(monkeypatch, device):
     tensors still fit, ResNet-50's 25.6 MB do not (yet stay inside the 100 MB allocation); the
     card shows the new capacity."""
     small = _patched(Hardware.get(device), capacity=Q_(10, "MB"))
-    monkeypatch.setattr(lab06, "Hardware", _Registry(**{device: small}))
+    monkeypatch.setattr(lab06.HW, "Hardware", _Registry(**{device: small}))
     r50 = lab06.synthesis("ResNet50", device, 100, "100")
     assert _card(r50, "memory").note.endswith("10 MB RAM")
     assert _card(r50, "memory").status == "bad" and "memory" in r50.summary.split("It fails on")[1]
@@ -156,7 +156,7 @@ def test_lab06_synthesis_reads_power_from_the_registry(monkeypatch):
     ).value
     assert _card(lab06.synthesis("MobileNetV2", "JetsonOrinNX", 100, "10"), "power").status == "bad"
     hot = dev.model_copy(update={"tdp": dev.tdp * 10})
-    monkeypatch.setattr(lab06, "Hardware", _Registry(JetsonOrinNX=hot))
+    monkeypatch.setattr(lab06.HW, "Hardware", _Registry(JetsonOrinNX=hot))
     base = _card(
         lab06.synthesis("MobileNetV2", "JetsonOrinNX", 100, "10"), "Energy / inference"
     ).value
@@ -165,12 +165,12 @@ def test_lab06_synthesis_reads_power_from_the_registry(monkeypatch):
         10 * float(cold.split()[0].replace(",", "")) * as_mj[cold.split()[1]], rel=0.01
     )
     cool = dev.model_copy(update={"tdp": Q_(1.5, "W")})
-    monkeypatch.setattr(lab06, "Hardware", _Registry(JetsonOrinNX=cool))
+    monkeypatch.setattr(lab06.HW, "Hardware", _Registry(JetsonOrinNX=cool))
     assert _card(lab06.synthesis("MobileNetV2", "JetsonOrinNX", 100, "10"), "power").status == "ok"
     cam = Hardware.get("CortexA53Camera")
     assert _card(lab06.synthesis("mnv2_075", "CortexA53Camera", 100, "10"), "power").status == "ok"
     monkeypatch.setattr(
-        lab06, "Hardware", _Registry(CortexA53Camera=cam.model_copy(update={"tdp": Q_(3, "W")}))
+        lab06.HW, "Hardware", _Registry(CortexA53Camera=cam.model_copy(update={"tdp": Q_(3, "W")}))
     )
     assert _card(lab06.synthesis("mnv2_075", "CortexA53Camera", 100, "10"), "power").status == "bad"
 
@@ -239,7 +239,7 @@ def test_69_synthesis_cards_count_the_registry(data, fps, util, power):
 def test_69_memory_gate_reads_capacity(monkeypatch):
     """Give the Jetson 1 MB: MobileNetV2 no longer passes its memory gate there."""
     small = _patched(Hardware.get("JetsonOrinNX"), capacity=Q_(1, "MB"))
-    monkeypatch.setattr(c69, "Hardware", _Registry(JetsonOrinNX=small))
+    monkeypatch.setattr(c69.HW, "Hardware", _Registry(JetsonOrinNX=small))
     rows = {(r["model"], r["device"]): r for r in c69.screen("spatial", 1, 0.5, 1000.0)}
     assert rows[("MobileNetV2", "JetsonOrinNX")]["gates"]["memory"] is False
     assert rows[("MobileNetV2", "H100")]["gates"]["memory"] is True
@@ -247,7 +247,7 @@ def test_69_memory_gate_reads_capacity(monkeypatch):
 
 def test_69_power_gate_reads_tdp(monkeypatch):
     cool = Hardware.get("H100").model_copy(update={"tdp": Q_(1.5, "W")})
-    monkeypatch.setattr(c69, "Hardware", _Registry(H100=cool))
+    monkeypatch.setattr(c69.HW, "Hardware", _Registry(H100=cool))
     rows = {(r["model"], r["device"]): r for r in c69.screen("spatial", 1, 0.5, 2.0)}
     assert rows[("MobileNetV2", "H100")]["gates"]["power"] is True
     monkeypatch.undo()
@@ -270,6 +270,6 @@ def test_69_throughput_gate_reads_rate_basis(monkeypatch):
     peak = cam.model_copy(
         update={"compute": cam.compute.model_copy(update={"rate_basis": "datasheet_peak"})}
     )
-    monkeypatch.setattr(c69, "Hardware", _Registry(CortexA53Camera=peak))
+    monkeypatch.setattr(c69.HW, "Hardware", _Registry(CortexA53Camera=peak))
     rows = {(r["model"], r["device"]): r for r in c69.screen("spatial", 2, 0.5, 1000.0)}
     assert rows[("MobileNetV2", "CortexA53Camera")]["gates"]["throughput"] is False

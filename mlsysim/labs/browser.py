@@ -1,9 +1,13 @@
 """Packages a browser page loads after its first question, not before.
 
 The offline site (``scripts/build_site.py``) leaves ``LATER`` out of what Pyodide loads before a
-notebook's first run: plotly is ~0.5 s of fetching and unpacking on a 2-core laptop, and nothing
-needs it until the first chart. ``kit.warm_up`` starts loading it as soon as the first question
-is live (:func:`preload`); if a student answers first, the import itself waits for it
+notebook's first run. A first run shows questions, sliders and locked parts: the lab modules
+reach the cost models lazily (``mlsysim._lazy``) and the ledger reads its schema only when
+something is saved, so a first visit needs neither pint nor pydantic, and nothing needs plotly
+until the first chart. Loading them first cost ~1 s on a 2-core laptop (plotly ~0.5 s; pint,
+pydantic and pydantic-core's wasm library with their imports the rest). ``kit.warm_up`` starts
+loading them as soon as the first question is live (:func:`preload`); if a student answers
+first, or a saved ledger is read, the import itself waits for them
 (:class:`LoadOnImport`, installed by ``mlsysim.labs`` in Pyodide only): with JSPI (Chromium) it
 waits on Pyodide's own ``loadPackage``; elsewhere it fetches the wheel the lockfile names with a
 synchronous request (allowed in the web worker that runs Python) and unpacks it.
@@ -20,7 +24,7 @@ import sys
 from collections.abc import Callable
 
 #: Top-level modules a page may import before they are loaded, and the package that has them.
-LATER: dict[str, str] = {"plotly": "plotly"}
+LATER: dict[str, str] = {"plotly": "plotly", "pint": "pint", "pydantic": "pydantic"}
 
 
 class LoadOnImport(importlib.abc.MetaPathFinder):
@@ -109,10 +113,12 @@ async def preload(packages=None) -> None:
     if sys.platform != "emscripten":
         return
     import pyodide_js
+    from pyodide.ffi import to_js
 
-    for package in sorted(set(LATER.values()) if packages is None else packages):
-        if importlib.machinery.PathFinder.find_spec(package) is None:
-            await pyodide_js.loadPackage(package)
+    wanted = sorted(set(LATER.values()) if packages is None else packages)
+    missing = [p for p in wanted if importlib.machinery.PathFinder.find_spec(p) is None]
+    if missing:  # one call: Pyodide fetches them in parallel
+        await pyodide_js.loadPackage(to_js(missing))
 
 
 def install() -> LoadOnImport | None:

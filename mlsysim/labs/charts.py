@@ -19,9 +19,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from ..hardware import Device
 from .style import SERIES, apply_plotly_theme
+
+if TYPE_CHECKING:
+    from ..hardware import Device
 
 #: reference lines (device limits, ridge, targets): neutral, dashed, never a data colour
 REFERENCE_COLOR = "#64748b"

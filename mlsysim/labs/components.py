@@ -13,8 +13,11 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
+
+from .state import clean_text
 
 __all__ = [
     "Prediction",
@@ -64,15 +67,11 @@ def _mo():
 
 
 def _clean(text) -> str:
-    from .state import clean_text
-
     return clean_text(text)
 
 
 def _e(text) -> str:
     """Escape for HTML (text and attribute values); lone surrogates become U+FFFD."""
-    from .state import clean_text
-
     return html.escape(clean_text(text), quote=True)
 
 
@@ -202,6 +201,31 @@ _NUMBER = re.compile(
 _KIND_PREFIX = {"predict": "**Predict first.**", "transfer": "**Now try a new case.**"}
 
 
+class Deferred(Mapping):
+    """A read-only mapping made the first time it is read. Feedback whose numbers come from the
+    core is written ``feedback=Deferred(lambda: {...})``, so defining a question (a notebook's
+    first run) computes nothing and imports no cost model; the student sees the numbers only
+    after answering."""
+
+    def __init__(self, make: Callable[[], Mapping]):
+        self._make = make
+        self._data: dict | None = None
+
+    def _resolved(self) -> dict:
+        if self._data is None:
+            self._data = dict(self._make())
+        return self._data
+
+    def __getitem__(self, key):
+        return self._resolved()[key]
+
+    def __iter__(self):
+        return iter(self._resolved())
+
+    def __len__(self) -> int:
+        return len(self._resolved())
+
+
 @dataclass(frozen=True)
 class Prediction:
     """A prediction question: options (key -> label), the correct key, and per-option feedback
@@ -226,7 +250,9 @@ class Prediction:
             raise ValueError(
                 f"answer={self.answer!r} is not one of the options {list(self.options)}"
             )
-        missing = [k for k in self.options if k not in self.feedback]
+        # deferred feedback is checked when it is made (tests/test_kit.py reads every lab's)
+        deferred = isinstance(self.feedback, Deferred)
+        missing = [] if deferred else [k for k in self.options if k not in self.feedback]
         if missing:
             raise ValueError(f"feedback is missing for options {missing}")
         labels = list(self.options.values())
@@ -668,12 +694,18 @@ def show(view: View, feedback=None):
 _SPEC_TYPES = (Prediction, Slider, Choice, Toggle, TextBox)
 
 
+def _own_values(lab):
+    """A lab module's names and values, the modules it imports left out: a cost model it reaches
+    lazily (``mlsysim._lazy``) is imported by the first look at it, even ``isinstance``."""
+    return [(k, v) for k, v in vars(lab).items() if not isinstance(v, ModuleType)]
+
+
 def questions(lab) -> dict[str, tuple[str, Prediction]]:
     """Every prediction of a lab module, in definition order: ledger key -> (attribute, spec).
     ``PRED_X`` is recorded as ``X`` (the part letter), ``TRANSFER_X`` as ``X.transfer``, any other
     ``Prediction`` under its attribute name."""
     out = {}
-    for name, obj in vars(lab).items():
+    for name, obj in _own_values(lab):
         if isinstance(obj, Prediction) and name.isupper():
             if name.startswith("PRED_"):
                 key = name[5:]
@@ -703,7 +735,7 @@ class Saved:
         # a spec bound to two names (``E_DEVICE = DEVICE``, for a part's widget grid) is saved
         # under the first, the one its widget cell uses
         self._names: dict[int, str] = {}
-        for k, v in vars(lab).items():
+        for k, v in _own_values(lab):
             if isinstance(v, _SPEC_TYPES):
                 self._names.setdefault(id(v), k)
         self._keys = {id(spec): key for key, (_, spec) in questions(lab).items()}
@@ -798,14 +830,36 @@ def first_part(lab, saved: Saved | None = None):
     return fn, args
 
 
+def design_numbers(design) -> dict[str, object]:
+    """A design as storable key numbers: a mapping is kept (non-finite numbers dropped by the
+    ledger with a warning); a ``View`` (the synthesis) gives its cards, label -> shown value."""
+    if design is None:
+        return {}
+    if hasattr(design, "cards") and not isinstance(design, Mapping):
+        return {clean_text(c.label): clean_text(c.value) for c in design.cards}
+    out = {}
+    for k, v in dict(design).items():
+        v = getattr(v, "value", v)
+        out[clean_text(k)] = clean_text(v) if isinstance(v, str) else v
+    return out
+
+
+def report_stem(notebook: str, student: str = "") -> str:
+    """A report file's name without extension: ``mlsysim-report-<notebook>[-<name>]``, ASCII
+    letters, digits and ``_`` only."""
+    nb = re.sub(r"[^A-Za-z0-9_]+", "-", clean_text(notebook)).strip("-")[:60] or "notebook"
+    who = re.sub(r"[^A-Za-z0-9]+", "-", clean_text(student)).strip("-")[:40]
+    return f"mlsysim-report-{nb}" + (f"-{who}" if who else "")
+
+
 _WARMED: set[str] = set()
 
 
 def warm_up(lab, saved: Saved | None = None, delay_s: float = 0.1):
     """In the browser only, once per lab: shortly after the notebook's first run, load the
-    packages the page left for later (plotly: ``browser.preload``) and draw the first part once,
-    unseen, so that the student's first answer finds plotly, the core and the part's caches
-    already loaded (in Pyodide the first draw costs ~0.7 s, the next ~20 ms). Scheduled on the
+    packages the page left for later (plotly, pint, pydantic: ``browser.preload``) and draw the
+    first part once, unseen, so that the student's first answer finds them, the core and the
+    part's caches already loaded (in Pyodide the first draw costs ~0.7 s, the next ~20 ms). Scheduled on the
     event loop, so it runs while the student reads the question; an error in it is printed to
     the browser console, never hidden. Returns the timer handle (``None`` outside Pyodide or when
     already scheduled)."""
@@ -869,8 +923,11 @@ async def record(
     ``View`` is also accepted). Nothing is saved until something is answered (completion comes from real answers)."""
     from marimo._plugins.ui._core.ui_element import UIElement
 
-    from . import reports
+    from .._lazy import lazy
 
+    # the report module (pydantic) is imported when there is something to report, not in a
+    # first visit's first run
+    reports = lazy("mlsysim.labs.reports")
     # the record cell reads every widget, so it is the last cell of a notebook's first run: the
     # unseen first draw is scheduled from here (a no-op outside the browser and after the first)
     warm_up(lab, saved)
@@ -886,14 +943,14 @@ async def record(
         else:
             positions[name] = _value(el)
     correct = {k: qs[k][1].is_correct(v) for k, v in ans.items() if k in qs and v is not None}
-    numbers = reports.design_numbers(design)
+    numbers = design_numbers(design)
     preds = [k for k, (attr, _) in qs.items() if attr.startswith("PRED_")]
     if callable(synthesis) and all(ans.get(k) is not None for k in preds):
         # the synthesis (``lab.synthesis`` and its widget values) is computed for the report only
         # once every prediction is answered, like the synthesis cell itself
-        numbers.update(reports.design_numbers(synthesis(*synthesis_args)))
+        numbers.update(design_numbers(synthesis(*synthesis_args)))
     elif synthesis is not None and not callable(synthesis):
-        numbers.update(reports.design_numbers(synthesis))
+        numbers.update(design_numbers(synthesis))
     text = {}
     if justification is not None:
         text["justification"] = str(_value(justification) or "")
@@ -933,7 +990,7 @@ async def record(
             justification=justification_text,
         )
 
-    stem = reports.file_stem(notebook or lab.__name__.rsplit(".", 1)[-1], name or "")
+    stem = report_stem(notebook or lab.__name__.rsplit(".", 1)[-1], name or "")
     items.append(
         mo.hstack(
             [

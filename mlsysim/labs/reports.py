@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .components import design_numbers
 from .state import clean_text
 
 __all__ = [
@@ -121,20 +122,6 @@ def notebook_sha256(lab) -> str:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return ""
-
-
-def design_numbers(design) -> dict[str, Any]:
-    """A design as storable key numbers: a mapping is kept (non-finite numbers dropped by the
-    ledger with a warning); a ``View`` (the synthesis) gives its cards, label -> shown value."""
-    if design is None:
-        return {}
-    if hasattr(design, "cards") and not isinstance(design, Mapping):
-        return {clean_text(c.label): clean_text(c.value) for c in design.cards}
-    out = {}
-    for k, v in dict(design).items():
-        v = getattr(v, "value", v)
-        out[clean_text(k)] = clean_text(v) if isinstance(v, str) else v
-    return out
 
 
 def _part_of(key: str, parts: Sequence[str]) -> str:
@@ -226,13 +213,6 @@ def build(
         ),
         widgets=_finite_only(widgets),
     )
-
-
-def file_stem(notebook: str, student: str = "") -> str:
-    """``mlsysim-report-<notebook>[-<name>]``, ASCII letters and digits only."""
-    nb = re.sub(r"[^A-Za-z0-9_]+", "-", clean_text(notebook)).strip("-")[:60] or "notebook"
-    who = re.sub(r"[^A-Za-z0-9]+", "-", clean_text(student)).strip("-")[:40]
-    return f"mlsysim-report-{nb}" + (f"-{who}" if who else "")
 
 
 def to_json(rep: Report) -> str:

@@ -32,9 +32,15 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from .._lazy import lazy
+
+if TYPE_CHECKING:
+    from .records import Attempt, ChapterRecord, LedgerData
+
+#: the file schema (pydantic), imported when there is a ledger to read or save
+R = lazy("mlsysim.labs.records")
 
 __all__ = [
     "DesignLedger",
@@ -71,46 +77,12 @@ def clean_text(text: object) -> str:
         return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-class Attempt(BaseModel):
-    """One prediction: the first answer (kept forever) and the latest."""
-
-    model_config = ConfigDict(extra="ignore")
-    first: str
-    first_correct: bool | None = None
-    first_at: str = ""
-    final: str
-    final_correct: bool | None = None
-    final_at: str = ""
-    changes: int = 0
-
-
-class ChapterRecord(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    design: dict[str, JSONScalar] = Field(default_factory=dict)
-    answers: dict[str, str] = Field(default_factory=dict)
-    attempts: dict[str, Attempt] = Field(default_factory=dict)
-    widgets: dict[str, JSONScalar] = Field(default_factory=dict)
-    text: dict[str, str] = Field(default_factory=dict)
-    required: list[str] = Field(default_factory=list)
-    updated: str = ""
-
-    @property
-    def completed(self) -> bool:
-        """Computed from real answers: every required part has an answer."""
-        return bool(self.required) and all(self.answers.get(p) for p in self.required)
-
-    @property
-    def answered(self) -> int:
-        return sum(1 for p in self.required if self.answers.get(p))
-
-
-class LedgerData(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    app: str = "mlsysim"
-    schema_version: int = SCHEMA_VERSION
-    track: str | None = None
-    student: str = ""
-    chapters: dict[str, ChapterRecord] = Field(default_factory=dict)
+def __getattr__(name: str):
+    """``state.LedgerData``, ``state.ChapterRecord``, ``state.Attempt``: the schema, from
+    ``records`` (imported on first use)."""
+    if name in ("LedgerData", "ChapterRecord", "Attempt"):
+        return getattr(R, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_path() -> Path:
@@ -142,13 +114,13 @@ class _Update:
 
     def apply(self, data: LedgerData) -> ChapterRecord:
         now = _now()
-        rec = data.chapters.get(self.chapter, ChapterRecord())
+        rec = data.chapters.get(self.chapter, R.ChapterRecord())
         attempts = dict(rec.attempts)
         for key, value in self.answers.items():
             ok = self.correct.get(key)
             old = attempts.get(key)
             if old is None:
-                attempts[key] = Attempt(
+                attempts[key] = R.Attempt(
                     first=value,
                     first_correct=ok,
                     first_at=now,
@@ -165,7 +137,7 @@ class _Update:
                         "changes": old.changes + 1,
                     }
                 )
-        rec = ChapterRecord(
+        rec = R.ChapterRecord(
             design={**rec.design, **self.design},
             answers={**rec.answers, **self.answers},
             attempts=attempts,
@@ -193,7 +165,7 @@ class DesignLedger:
     def __init__(self, path: str | os.PathLike | None = None):
         self.is_wasm = sys.platform == "emscripten"
         self.path = Path(WASM_DIR) / FILE_NAME if self.is_wasm else Path(path or default_path())
-        self.data = LedgerData()
+        self._data: LedgerData | None = None  # made on first use (imports pydantic)
         self.warning: str | None = None
         self.persistent = True
         self._mounted = False
@@ -201,6 +173,18 @@ class DesignLedger:
         self._last_mtime_ns = 0
         if not self.is_wasm:
             self.load()
+
+    @property
+    def data(self) -> LedgerData:
+        """The ledger's data: what the file held at the last load or save, with this session's
+        changes (empty until then)."""
+        if self._data is None:
+            self._data = R.LedgerData()
+        return self._data
+
+    @data.setter
+    def data(self, value: LedgerData) -> None:
+        self._data = value
 
     @property
     def _state(self) -> LedgerData:
@@ -248,8 +232,8 @@ class DesignLedger:
             )
             return None
         try:
-            return LedgerData.model_validate(obj)
-        except ValidationError:
+            return R.LedgerData.model_validate(obj)
+        except R.ValidationError:
             self._set_aside(
                 "The saved progress ledger did not match its schema: it was set aside and a "
                 "new one started."
@@ -274,9 +258,11 @@ class DesignLedger:
     def _refresh(self) -> None:
         """Adopt what the file holds now (the file wins over memory, chapter by chapter)."""
         disk = self._read_disk()
-        if disk is not None:
-            chapters = {**self.data.chapters, **disk.chapters}
-            self.data = disk.model_copy(update={"chapters": chapters})
+        if disk is not None and self._data is None:
+            self._data = disk
+        elif disk is not None:
+            chapters = {**self._data.chapters, **disk.chapters}
+            self._data = disk.model_copy(update={"chapters": chapters})
 
     def load(self) -> DesignLedger:
         if not self.is_wasm:
@@ -462,7 +448,7 @@ class DesignLedger:
                 return update.apply(self.data)
             await self._syncfs(populate=False)
         if self.persistent:
-            saved = LedgerData.model_validate_json(self.path.read_text(encoding="utf-8"))
+            saved = R.LedgerData.model_validate_json(self.path.read_text(encoding="utf-8"))
             if saved.chapters.get(update.chapter) != rec:
                 self._warn("Progress was saved but did not read back intact; it may not persist.")
         return rec
@@ -548,9 +534,10 @@ class DesignLedger:
             proxy.destroy()
 
     # ---- views ----
+    # the views below answer from an empty ledger without making one (no pydantic import)
     @property
     def track(self) -> str | None:
-        return self.data.track
+        return None if self._data is None else self._data.track
 
     def set_track(self, track: str | None) -> None:
         self.data.track = track
@@ -558,18 +545,18 @@ class DesignLedger:
 
     @property
     def student(self) -> str:
-        return self.data.student
+        return "" if self._data is None else self._data.student
 
     def chapter(self, chapter: str) -> ChapterRecord | None:
-        return self.data.chapters.get(str(chapter))
+        return None if self._data is None else self._data.chapters.get(str(chapter))
 
     def completed(self, chapter: str) -> bool:
-        rec = self.data.chapters.get(str(chapter))
+        rec = self.chapter(chapter)
         return bool(rec and rec.completed)
 
     def summary(self) -> str:
         """One line per chapter, for the notebook's progress display (plain text)."""
-        if not self.data.chapters:
+        if self._data is None or not self._data.chapters:
             return "No progress saved yet."
         lines = []
         for name in sorted(self.data.chapters):

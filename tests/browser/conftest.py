@@ -429,6 +429,10 @@ class LabPage:
         live: what the page preloads afterwards, while the student reads, is not counted)."""
         return sum(r[2] for r in self.served() if r.at - self.t0 <= seconds)
 
+    def paths_until(self, seconds: float) -> list[str]:
+        """Paths sent for this page within ``seconds`` of navigation."""
+        return [r[0] for r in self.served() if r.at - self.t0 <= seconds]
+
     def duplicates(self) -> list[str]:
         c = collections.Counter(p for p, _, _ in self.served())
         return sorted(f"{p} x{n}" for p, n in c.items() if n > 1)

@@ -37,6 +37,30 @@ from conftest import (
 
 pytestmark = pytest.mark.browser
 
+
+def later_projects(site_dir) -> set[str]:
+    """The mirror's wheels (by project) that only ``LATER``'s packages need: what a page fetches
+    after its first question (marimo's own dependencies and mlsysim load before it)."""
+    packages = json.loads(
+        (site_dir / build_site.MIRROR_NAME / "pyodide" / "pyodide-lock.json").read_text()
+    )["packages"]
+
+    def closure(names: set[str]) -> set[str]:
+        out: set[str] = set()
+        todo = list(names)
+        while todo:
+            n = todo.pop()
+            if n not in out:
+                out.add(n)
+                todo += packages[n]["depends"]
+        return out
+
+    later = closure(set(build_site.LATER.values())) - closure(
+        {"marimo-base", "micropip", "mlsysim"}
+    )
+    return {build_site._project(packages[n]["file_name"]) for n in later}
+
+
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 AXE_RUN = """async (tags) => {
   const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
@@ -128,9 +152,9 @@ def test_pins_equal_what_the_mirror_serves(site_dir):
 
 
 def test_first_run_loads_compiled_wheels_and_no_plotly(site_dir):
-    """Before its first question a page loads mlsysim, pint and pydantic (with theirs) only, as
-    wheels that carry bytecode for the page's Python (no module compiled in the browser); plotly
-    is neither a page pin nor a dependency Pyodide loads with mlsysim (it loads after)."""
+    """The wheels a page loads (mlsysim first; pint, pydantic and theirs after the question)
+    carry bytecode for the page's Python (no module compiled in the browser); pint, pydantic and
+    plotly are neither page pins nor dependencies Pyodide loads with mlsysim (they load after)."""
     import zipfile
 
     import bytecode  # scripts/, on the path via conftest
@@ -139,7 +163,8 @@ def test_first_run_loads_compiled_wheels_and_no_plotly(site_dir):
     lock = json.loads((mirror / "pyodide-lock.json").read_text())
     major, minor = lock["info"]["python"].split(".")[:2]
     tag = f"cpython-{major}{minor}"
-    assert set(lock["packages"]["mlsysim"]["depends"]) == {"pint", "pydantic"}
+    # what mlsysim needs before a first run: nothing (pint, pydantic and plotly load later)
+    assert lock["packages"]["mlsysim"]["depends"] == []
     compiled = set()
     for pkg in lock["packages"].values():
         if build_site._project(pkg["file_name"]) not in build_site.BYTECODE:
@@ -153,7 +178,8 @@ def test_first_run_loads_compiled_wheels_and_no_plotly(site_dir):
         compiled.add(build_site._project(pkg["file_name"]))
     assert compiled == build_site.BYTECODE
     for nb in NOTEBOOKS:
-        assert "plotly" not in build_site.page_pins(site_dir / nb.stem), nb.stem
+        pins = build_site.page_pins(site_dir / nb.stem)
+        assert not set(pins) & set(build_site.page_later(nb.stem)), nb.stem
 
 
 def test_control_page(control):
@@ -195,6 +221,22 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
     m["requests_to_question"] = len(lp.requests)
     top = sorted(lp.served(), key=lambda r: -r[2])[:6]
     m["largest_downloads"] = [f"{b / 1e6:.1f} MB {p}" for p, _, b in top]
+    # what the page leaves for later (mlsysim.labs.browser.LATER) is not fetched before the
+    # question: a first visit's first run shows questions, sliders and locked parts only (pages
+    # in build_site.AT_ONCE load some of them at once)
+    later = later_projects(site_dir)
+    assert {"plotly", "pint", "pydantic", "pydantic_core"} <= later
+    early = sorted(
+        {
+            p.rsplit("/", 1)[-1]
+            for p, _, _ in lp.served()
+            if p.endswith(".whl") and build_site._project(p.rsplit("/", 1)[-1]) in later
+        }
+        & {p.rsplit("/", 1)[-1] for p in lp.paths_until(live)}
+    )
+    m["later_fetched_before_question"] = early
+    if early and stem not in build_site.AT_ONCE:
+        problems.append(f"fetched before the first question, though left for later: {early}")
     if marks["content"] is None:
         problems.append("the header and the first part's heading were never shown")
     else:

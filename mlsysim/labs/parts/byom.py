@@ -13,10 +13,7 @@ import html
 import json
 from functools import lru_cache
 
-from ...engine import Engine
-from ...hardware import Hardware
-from ...hf import from_hf_config, from_shipped, shipped_config, shipped_configs
-from ...models import Model
+from ..._lazy import lazy
 from ..charts import figure, memory_lines, roofline
 from ..components import (
     Card,
@@ -34,11 +31,16 @@ from ..components import (
 )
 from ..vocab import LABELS, bound_phrase
 
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+hf = lazy("mlsysim.hf")
+M = lazy("mlsysim.models")
+
 CHAPTER = "byom"
 PARTS = ("A", "B", "C", "D", "E")
 
-SHIPPED = tuple(shipped_configs())
-MODEL_LABELS = {n: shipped_config(n)["source"]["model"] for n in SHIPPED}
+SHIPPED = tuple(hf.shipped_configs())
+MODEL_LABELS = {n: hf.shipped_config(n)["source"]["model"] for n in SHIPPED}
 PASTE = "paste"
 DEVICES = {
     "H100": "H100 (80 GB)",
@@ -63,15 +65,15 @@ DEVICE = Choice("Device", DEVICES, "H100", dropdown=True)
 PRECISION = Choice(
     "Precision (weights, activations and KV cache)", PRECISIONS, "fp16", dropdown=True
 )
-EXAMPLE = json.dumps(shipped_config("qwen2.5-7b")["config"], indent=1)
+EXAMPLE = json.dumps(hf.shipped_config("qwen2.5-7b")["config"], indent=1)
 CONFIG_TEXT = TextBox("config.json (replace this example with yours)", EXAMPLE, rows=12)
 
-_PASTED: dict[str, Model] = {}
+_PASTED: dict[str, M.Model] = {}
 
 
 @lru_cache(maxsize=32)
-def _shipped(name: str) -> Model:
-    return from_shipped(name)
+def _shipped(name: str) -> M.Model:
+    return hf.from_shipped(name)
 
 
 def resolve(source: str, text: str) -> tuple[str | None, str | None]:
@@ -101,8 +103,8 @@ def resolve(source: str, text: str) -> tuple[str | None, str | None]:
     key = "pasted:" + hashlib.sha256(text.encode()).hexdigest()[:12]
     if key not in _PASTED:
         try:
-            arch = from_hf_config(raw).config["architecture"]
-            model = from_hf_config(raw, name=f"your config ({arch})")
+            arch = hf.from_hf_config(raw).config["architecture"]
+            model = hf.from_hf_config(raw, name=f"your config ({arch})")
         except ValueError as e:
             return None, str(e)
         # build the longest passes the parts run, so a size no layer accepts is reported here,
@@ -125,7 +127,7 @@ def resolve(source: str, text: str) -> tuple[str | None, str | None]:
     return key, None
 
 
-def get_model(key: str) -> Model:
+def get_model(key: str) -> M.Model:
     if key in MODEL_LABELS:
         return _shipped(key)
     if key in _PASTED:
@@ -133,7 +135,7 @@ def get_model(key: str) -> Model:
     raise ValueError(f"model={key!r} is neither a shipped configuration nor a pasted one")
 
 
-def _name(m: Model) -> str:
+def _name(m: M.Model) -> str:
     return html.escape(m.name)
 
 
@@ -141,16 +143,16 @@ def _tag(key: str) -> str:
     return f"hf:{key}"
 
 
-def _causal(m: Model) -> bool:
+def _causal(m: M.Model) -> bool:
     """A model that decodes token by token with a KV cache (not an encoder or a classifier)."""
     return m.kv_cache_bytes(1, 1, "fp16") > 0
 
 
-def _phase(m: Model) -> str:
+def _phase(m: M.Model) -> str:
     return "decode" if _causal(m) else "prefill"
 
 
-def _context(m: Model, want: int) -> int:
+def _context(m: M.Model, want: int) -> int:
     return max(1, min(int(want), m.config["context_length"]))
 
 
@@ -181,14 +183,14 @@ def model_cards(key: str) -> list[Card]:
 
 
 def _solve(
-    m: Model,
+    m: M.Model,
     device: str,
     precision: str,
     batch: int = 1,
     phase: str | None = None,
     seq_len: int | None = None,
 ):
-    return Engine.solve(
+    return E.Engine.solve(
         m,
         device,
         batch_size=batch,
@@ -235,7 +237,7 @@ CONTEXT_A = 4096  # the context the KV cache of part A is shown at (clipped to t
 def part_a(model: str, device: str, precision: str) -> View:
     import plotly.graph_objects as go
 
-    m, dev = get_model(model), Hardware.get(device)
+    m, dev = get_model(model), HW.Hardware.get(device)
     ctx = _context(m, CONTEXT_A)
     p = _solve(m, device, precision, seq_len=ctx)
     weights, kv, act = p.weight_bytes, p.kv_cache_bytes, p.activation_bytes
@@ -250,7 +252,7 @@ def part_a(model: str, device: str, precision: str) -> View:
         fig.add_trace(go.Bar(x=[value / 1e9], y=[_name(m)], name=label, orientation="h"))
     fig.update_layout(barmode="stack")
     for i, key in enumerate(DEVICES):
-        d = Hardware.get(key)
+        d = HW.Hardware.get(key)
         fig.add_vline(
             x=d.memory.capacity.m_as("GB"),
             line_dash="dash" if key != device else "solid",
@@ -288,7 +290,9 @@ def part_a(model: str, device: str, precision: str) -> View:
         ),
     ]
     fits = [
-        k for k in DEVICES if p.memory_footprint_bytes <= Hardware.get(k).memory.capacity.m_as("B")
+        k
+        for k in DEVICES
+        if p.memory_footprint_bytes <= HW.Hardware.get(k).memory.capacity.m_as("B")
     ]
     summary = (
         f"{_name(m)} holds {fmt_count(m.params)} parameters: {fmt_bytes(weights)} of "
@@ -387,7 +391,7 @@ def _grouped(p) -> list[tuple[str, float, float, str, float]]:
 
 
 def part_b(model: str, device: str, precision: str, phase: str) -> View:
-    m, dev = get_model(model), Hardware.get(device)
+    m, dev = get_model(model), HW.Hardware.get(device)
     ph = phase if _causal(m) else "prefill"
     ctx = _context(m, CONTEXT_B)
     p = _solve(m, device, precision, phase=ph, seq_len=ctx)
@@ -634,7 +638,7 @@ D_BATCH = Slider("Concurrent sequences (batch)", 1, 64, 1)
 def part_d(model: str, device: str, precision: str, batch: int) -> View:
     import plotly.graph_objects as go
 
-    m, dev, b = get_model(model), Hardware.get(device), int(batch)
+    m, dev, b = get_model(model), HW.Hardware.get(device), int(batch)
     top = m.config["context_length"]
     grid = sorted({min(top, 2**k) for k in range(7, 21)})
     weights = m.weight_bytes(precision)
@@ -757,7 +761,7 @@ E_CONTEXT = Slider("Context per sequence (tokens)", 256, 32768, 4096, step=256)
 MAX_BATCH = 1 << 20
 
 
-def largest_batch(m: Model, device: str, precision: str, seq_len: int) -> int:
+def largest_batch(m: M.Model, device: str, precision: str, seq_len: int) -> int:
     """The largest batch whose footprint (weights + KV cache + activations, the engine's
     ``Profile.feasible``) fits the device at ``seq_len``; 0 when not even one sequence fits."""
 
@@ -780,7 +784,7 @@ def largest_batch(m: Model, device: str, precision: str, seq_len: int) -> int:
 def part_e(model: str, device: str, precision: str, context: int) -> View:
     import plotly.graph_objects as go
 
-    m, dev = get_model(model), Hardware.get(device)
+    m, dev = get_model(model), HW.Hardware.get(device)
     s = _context(m, context)
     best = largest_batch(m, device, precision, s)
     cap = dev.memory.capacity.m_as("B")

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ... import layers as L
-from ...engine import Engine, with_launch_cost
-from ...hardware import Hardware
-from ...models import Models, mlp, mobilenet_v2
-from ...units import Q_
+from ..._lazy import lazy
 from ..charts import figure, memory_lines, roofline
 from ..components import (
     Card,
@@ -29,6 +25,12 @@ from ..components import (
     fmt_time,
 )
 from ..vocab import LABELS, bound_phrase
+
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
+U = lazy("mlsysim.units")
 
 CHAPTER = "lab06"
 PARTS = ("A", "B", "C", "D")
@@ -112,7 +114,7 @@ def part_a(resolution: int, units: int, precision: str) -> View:
             marker=dict(size=13, symbol="diamond"),
         )
     )
-    devs = [Hardware.get(k) for k in DEVICES]
+    devs = [HW.Hardware.get(k) for k in DEVICES]
     per_param = dense.weight_bytes(precision) / dense.params
     memory_lines(fig, devs, unit="B", scale=1 / per_param)
 
@@ -230,12 +232,12 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
             marker=dict(size=13, symbol="diamond"),
         )
     )
-    devs = [Hardware.Cloud.H100, Hardware.Edge.JetsonOrinNX]
+    devs = [HW.Hardware.Cloud.H100, HW.Hardware.Edge.JetsonOrinNX]
     memory_lines(fig, devs, unit="B")
 
     score_b = core.score_bytes(1, "fp16")
     live_b = live(s)
-    h100 = Hardware.Cloud.H100.memory.capacity.m_as("B")
+    h100 = HW.Hardware.Cloud.H100.memory.capacity.m_as("B")
     status = "bad" if live_b > h100 else "ok"
     cards = [
         Card(
@@ -332,21 +334,25 @@ C_LAUNCH = Choice(
 
 def with_launch(dev, launch: str):
     """The device with its per-kernel launch cost replaced (``"registry"`` keeps the planning value)."""
-    return dev if launch == "registry" else with_launch_cost(dev, Q_(float(launch), "us").m_as("s"))
+    return (
+        dev
+        if launch == "registry"
+        else E.with_launch_cost(dev, U.Q_(float(launch), "us").m_as("s"))
+    )
 
 
 @lru_cache(maxsize=64)
 def tenfold_launch_ns(device: str, precision: str, efficiency: float) -> int:
     """Smallest launch cost (ns per kernel) at which 128 layers × 32 take 10× as long as 2 × 256
     (PRED_C's threshold), found by re-solving the engine."""
-    base = Hardware.get(device)
+    base = HW.Hardware.get(device)
 
     def ratio_ok(ns: int) -> bool:
-        dev = with_launch_cost(base, Q_(ns, "ns").m_as("s"))
-        deep = Engine.solve(
+        dev = E.with_launch_cost(base, U.Q_(ns, "ns").m_as("s"))
+        deep = E.Engine.solve(
             depth_model(128), dev, precision=precision, efficiency=efficiency
         ).latency_s
-        flat = Engine.solve(
+        flat = E.Engine.solve(
             depth_model(2), dev, precision=precision, efficiency=efficiency
         ).latency_s
         return deep >= 10 * flat
@@ -372,17 +378,17 @@ def width_for(depth: int) -> int:
 @lru_cache(maxsize=128)
 def depth_model(depth: int):
     w = width_for(depth)
-    return mlp([w] * (depth + 1), bias=False, name=f"MLP {depth}×{w}")
+    return M.mlp([w] * (depth + 1), bias=False, name=f"MLP {depth}×{w}")
 
 
 def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
     import plotly.graph_objects as go
 
-    dev = with_launch(Hardware.get(device), launch)
+    dev = with_launch(HW.Hardware.get(device), launch)
     precision = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
     depths = list(range(int(C_DEPTH.start), int(C_DEPTH.stop) + 1, int(C_DEPTH.step)))
     profs = [
-        Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency)
+        E.Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency)
         for d in depths
     ]
     fig = figure(
@@ -410,8 +416,8 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
         )
     )
     d = int(depth)
-    p = Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency)
-    ref = Engine.solve(depth_model(2), dev, precision=precision, efficiency=efficiency)
+    p = E.Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency)
+    ref = E.Engine.solve(depth_model(2), dev, precision=precision, efficiency=efficiency)
     fig.add_trace(
         go.Scatter(
             x=[d],
@@ -497,11 +503,11 @@ D_MODELS = {
 
 
 def part_d(batch: int, device: str, fused: bool) -> View:
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     precision = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
     profiles = {
-        k: Engine.solve(
-            Models.get(k),
+        k: E.Engine.solve(
+            M.Models.get(k),
             dev,
             batch_size=int(batch),
             precision=precision,
@@ -549,8 +555,8 @@ def part_d(batch: int, device: str, fused: bool) -> View:
         )
     best = max(profiles, key=lambda k: profiles[k].mfu)
     other = {
-        k: Engine.solve(
-            Models.get(k),
+        k: E.Engine.solve(
+            M.Models.get(k),
             dev,
             batch_size=int(batch),
             precision=precision,
@@ -627,7 +633,7 @@ S_ENERGY = Choice(
 
 @lru_cache(maxsize=8)
 def s_model(key: str):
-    return mobilenet_v2(0.75) if key == "mnv2_075" else Models.get(key)
+    return M.mobilenet_v2(0.75) if key == "mnv2_075" else M.Models.get(key)
 
 
 def deployment(model: str, device: str, per_day: int, energy_budget_j: float) -> dict:
@@ -635,10 +641,10 @@ def deployment(model: str, device: str, per_day: int, energy_budget_j: float) ->
     allocation, footprint against RAM, the device's power against the 2 W average, and inference
     energy per day (power × engine latency × triggers) against the designer's budget. The power is
     the registry's: the camera SoC's is the chapter's active 200 mW; other devices list their TDP."""
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     m = s_model(model)
     precision = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
-    p = Engine.solve(
+    p = E.Engine.solve(
         m, dev, precision=precision, efficiency=0.5
     )  # a sustained-rate device is not derated
     power = dev.tdp.m_as("W")
@@ -750,7 +756,7 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
         for k, (ok, txt) in d["checks"].items()
     ]
     if (
-        model in Models.names()
+        model in M.Models.names()
     ):  # a registry preset: tag its latency (no efficiency for a sustained device)
         cards[0] = Card(
             cards[0].label,

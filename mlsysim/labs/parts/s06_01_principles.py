@@ -11,11 +11,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ... import layers as L
-from ...engine import Engine, weight_only_intensity, weight_reuse
-from ...hardware import Hardware
-from ...models import Models, mlp
-from ...units import bytes_per_value
+from ... import catalogue
+from ..._lazy import lazy
 from ..charts import figure, roofline
 from ..components import (
     Card,
@@ -32,11 +29,17 @@ from ..components import (
 )
 from ..vocab import LABELS, bound_phrase
 
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
+U = lazy("mlsysim.units")
+
 CHAPTER = "6.1"
 PARTS = ("A", "B", "C")
 
 #: Every device in the registry, labelled by tier.
-DEVICES = {d.key: f"{d.tier}: {d.name}" for d in Hardware.all()}
+DEVICES = {key: catalogue.label(key) for key in catalogue.CATALOGUE}
 
 #: Units in the dense first layer of the chapter's 6.1 self-check (L80: "roughly 150 million
 #: weights for a 1,000-unit layer").
@@ -289,11 +292,11 @@ def family_workload(family: str):
     if family == "mlp":
         return (
             "DLRM bottom MLP",
-            mlp(list(TABULAR_MLP), name="DLRM bottom MLP 13-512-256-128"),
+            M.mlp(list(TABULAR_MLP), name="DLRM bottom MLP 13-512-256-128"),
             False,
         )
     if family == "cnn":
-        return "ResNet-50", Models.ResNet50, True
+        return "ResNet-50", M.Models.ResNet50, True
     if family == "rnn":
         return (
             f"Elman RNN {RNN_INPUT}→{RNN_HIDDEN}, {RNN_STEPS:,} steps",
@@ -301,9 +304,9 @@ def family_workload(family: str):
             False,
         )
     if family == "transformer":
-        return "GPT-2 XL (one decoded token)", Models.GPT2, True
+        return "GPT-2 XL (one decoded token)", M.Models.GPT2, True
     if family == "dlrm":
-        return "DLRM", Models.DLRM, True
+        return "DLRM", M.Models.DLRM, True
     raise ValueError(f"family={family!r} is unknown; allowed: {', '.join(FAMILIES)}")
 
 
@@ -344,10 +347,10 @@ WIDE_MLP = (4096, 4096, 4096)
 def table1_workload(family: str):
     _, key, batch, phase, seq = TABLE1_REGIME[family]
     if key == "wide_mlp":
-        return mlp(list(WIDE_MLP), name="MLP 4096-4096-4096"), batch, phase, seq
+        return M.mlp(list(WIDE_MLP), name="MLP 4096-4096-4096"), batch, phase, seq
     if key == "rnn":
         return family_workload("rnn")[1], batch, phase, seq
-    return Models.get(key), batch, phase, seq
+    return M.Models.get(key), batch, phase, seq
 
 
 def verdict_text(prof) -> str:
@@ -383,11 +386,11 @@ def _work(model) -> tuple[int, int]:
 def part_b(family: str, device: str, int8: bool) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     precision = "int8" if int8 else "fp32"
     label, work, lighthouse = family_workload(family)
     name, data, innovation, bottleneck = FAMILIES[family]
-    bpv = bytes_per_value(precision)
+    bpv = U.bytes_per_value(precision)
 
     fig = figure(
         f"Weights vs work per inference ({precision.upper()} weights) against the {dev.name}",
@@ -397,7 +400,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
         log_y=True,
     )
     for key in ROSTER:
-        m = Models.get(key)
+        m = M.Models.get(key)
         _, flops = _work(m)
         fig.add_trace(
             go.Scatter(
@@ -434,9 +437,9 @@ def part_b(family: str, device: str, int8: bool) -> View:
         )
     )
 
-    prof = Engine.solve(work, dev, batch_size=1, precision=precision, efficiency=1.0)
+    prof = E.Engine.solve(work, dev, batch_size=1, precision=precision, efficiency=1.0)
     t_model, t_batch, t_phase, t_seq = table1_workload(family)
-    t1 = Engine.solve(
+    t1 = E.Engine.solve(
         t_model,
         dev,
         batch_size=t_batch,
@@ -457,7 +460,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
     else:
         over = prof.over.m_as("B")
         fit = f"does not fit on the {dev.name} ({fmt_bytes(over)} over its {prof.limiting_memory})"
-    reuse = weight_reuse(work)
+    reuse = E.weight_reuse(work)
     key = LIGHTHOUSE_KEY.get(family)
     cards = [
         Card("Data it assumes", data, name),
@@ -608,12 +611,12 @@ def roof_precision(dev, precision: str) -> str:
 def part_c(device: str, precision: str, batch: int) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     b = int(batch)
     roof = roof_precision(dev, precision)
     ridge = dev.ridge_point(roof).magnitude
 
-    proxy = {k: weight_only_intensity(Models.get(k), precision, b) for k in SPECTRUM}
+    proxy = {k: E.weight_only_intensity(M.Models.get(k), precision, b) for k in SPECTRUM}
     points = [(SPECTRUM[k], i, dev.attainable_flops(i, roof)) for k, i in proxy.items()]
     lo = min(0.05, min(proxy.values()) / 2)
     hi = max(5000.0, max(proxy.values()) * 2)
@@ -628,7 +631,7 @@ def part_c(device: str, precision: str, batch: int) -> View:
     for i, tr in enumerate(fig.data[1 : 1 + len(points)]):
         tr.textposition = "top center" if i % 2 == 0 else "bottom center"
     engine = {
-        k: Engine.solve(Models.get(k), dev, batch_size=b, precision=roof, efficiency=1.0)
+        k: E.Engine.solve(M.Models.get(k), dev, batch_size=b, precision=roof, efficiency=1.0)
         for k in SPECTRUM
     }
     fig.add_trace(
@@ -656,7 +659,7 @@ def part_c(device: str, precision: str, batch: int) -> View:
                 fact=fact("weight_only_intensity", i, model=k, precision=precision, batch=b),
             )
         )
-    dlrm = Models.DLRM.weight_bytes(precision)
+    dlrm = M.Models.DLRM.weight_bytes(precision)
     cap = dev.memory.capacity.m_as("B")
     cards.append(
         Card(
@@ -696,8 +699,8 @@ def part_c(device: str, precision: str, batch: int) -> View:
     )
     peek = [
         f"proxy I = FLOPs / weight bytes = 2 × MACs × batch / (params × bytes per {precision.upper()} value)",
-        f"ResNet-50: {Models.ResNet50.flops(b):,} / {Models.ResNet50.weight_bytes(precision):,} B = {proxy['ResNet50']:,.2f} FLOP/B",
-        f"GPT-2 XL:  {Models.GPT2.flops(b, 1, 'decode'):,} / {Models.GPT2.weight_bytes(precision):,} B = {proxy['GPT2']:,.3f} FLOP/B",
+        f"ResNet-50: {M.Models.ResNet50.flops(b):,} / {M.Models.ResNet50.weight_bytes(precision):,} B = {proxy['ResNet50']:,.2f} FLOP/B",
+        f"GPT-2 XL:  {M.Models.GPT2.flops(b, 1, 'decode'):,} / {M.Models.GPT2.weight_bytes(precision):,} B = {proxy['GPT2']:,.3f} FLOP/B",
         f"{LABELS['ridge_peak']} = dense peak / BW = {dev.compute.peak(roof):~P} / {dev.memory.bandwidth:~P} = "
         f"{ridge:,.1f} FLOP/B (no efficiency factor: the chapter's ridge)",
         "attainable = min(peak, I × BW); the engine's count adds activation traffic, which the proxy omits",

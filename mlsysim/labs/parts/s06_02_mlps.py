@@ -11,12 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ... import energy
-from ... import layers as L
-from ...engine import Engine, weight_only_intensity
-from ...hardware import Hardware
-from ...models import mlp, mnist_cnn
-from ...units import bytes_per_value
+from ..._lazy import lazy
 from ..charts import figure, roofline
 from ..components import (
     Card,
@@ -32,6 +27,13 @@ from ..components import (
     fmt_time,
 )
 from ..vocab import LABELS
+
+energy = lazy("mlsysim.energy")
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
+U = lazy("mlsysim.units")
 
 CHAPTER = "6.2"
 PARTS = ("A", "B", "C", "D")
@@ -136,7 +138,7 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
             marker=dict(size=13, symbol="diamond"),
         )
     )
-    mcus = [Hardware.get(k) for k in MCU_KEYS]
+    mcus = [HW.Hardware.get(k) for k in MCU_KEYS]
     for mcu in mcus:
         fig.add_trace(
             go.Scatter(
@@ -272,12 +274,12 @@ SWEEP_BATCHES = [2**i for i in range(10)]  # 1 ... 512
 @lru_cache(maxsize=64)
 def square_mlp(width: int):
     """The same layer as a one-layer model, for the chapter's weight-only proxy."""
-    return mlp([width, width], bias=False)
+    return M.mlp([width, width], bias=False)
 
 
 def roofline_share(layer, dev, batch: int, precision: str) -> float:
     """Share of the dense peak the roofline allows (launch overhead excluded)."""
-    p = Engine.solve(layer, dev, batch_size=batch, precision=precision, efficiency=1.0)
+    p = E.Engine.solve(layer, dev, batch_size=batch, precision=precision, efficiency=1.0)
     return p.flops / (p.latency_s - p.latency_dispatch_s) / p.peak_flops_s
 
 
@@ -286,7 +288,7 @@ def crossing_batch(layer, dev, precision: str, limit: int = 1 << 20) -> int | No
     does up to ``limit``: activation traffic caps the intensity)."""
 
     def compute_bound(b: int) -> bool:
-        p = Engine.solve(layer, dev, batch_size=b, precision=precision, efficiency=1.0)
+        p = E.Engine.solve(layer, dev, batch_size=b, precision=precision, efficiency=1.0)
         return p.latency_compute_s >= p.latency_memory_s
 
     if not compute_bound(limit):
@@ -304,16 +306,16 @@ def crossing_batch(layer, dev, precision: str, limit: int = 1 << 20) -> int | No
 def part_b(batch: int, device: str, precision: str, width: int) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     b, d = int(batch), int(width)
     layer = dense(d, d)
     peak = dev.compute.peak(precision).m_as("FLOP/s")
-    sw = Engine.sweep(layer, dev, batch_sizes=SWEEP_BATCHES, precision=precision, efficiency=1.0)
+    sw = E.Engine.sweep(layer, dev, batch_sizes=SWEEP_BATCHES, precision=precision, efficiency=1.0)
     attain = [
         f / (t - td)
         for f, t, td in zip(sw["flops"], sw["latency_s"], sw["dispatch_s"], strict=True)
     ]
-    proxies = [weight_only_intensity(square_mlp(d), precision, x) for x in SWEEP_BATCHES]
+    proxies = [E.weight_only_intensity(square_mlp(d), precision, x) for x in SWEEP_BATCHES]
 
     fig = roofline(
         dev,
@@ -340,7 +342,7 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
             line=dict(dash="dash"),
         )
     )
-    p = Engine.solve(layer, dev, batch_size=b, precision=precision, efficiency=1.0)
+    p = E.Engine.solve(layer, dev, batch_size=b, precision=precision, efficiency=1.0)
     share = roofline_share(layer, dev, b, precision)
     fig.add_trace(
         go.Scatter(
@@ -352,7 +354,7 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
         )
     )
 
-    proxy = weight_only_intensity(square_mlp(d), precision, b)
+    proxy = E.weight_only_intensity(square_mlp(d), precision, b)
     cross = crossing_batch(layer, dev, precision)
     ridge = dev.ridge_point(precision).magnitude
     kind = "GEMV" if b == 1 else "GEMM"
@@ -394,7 +396,7 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
         + " Batching helps because every fetched weight now feeds B multiply-accumulates."
     )
     peek = [
-        f"weight-only I = 2·B·d² / (bytes·d²) = 2 × {b} / {float(bytes_per_value(precision)):g} = {proxy:,.2f} FLOP/B",
+        f"weight-only I = 2·B·d² / (bytes·d²) = 2 × {b} / {float(U.bytes_per_value(precision)):g} = {proxy:,.2f} FLOP/B",
         f"engine I      = 2·B·d² / (bytes·(d² + 2·B·d)) = {p.arithmetic_intensity.magnitude:,.3f} FLOP/B",
         f"attainable    = min(peak, I × BW) = min({fmt_rate(peak)}, {p.arithmetic_intensity.magnitude:,.3f} × {dev.memory.bandwidth:~P})",
         f"share         = {fmt_rate(share * peak)} / {fmt_rate(peak)} = {share:.2%} (dense peak, launch time excluded)",
@@ -465,7 +467,7 @@ MLP_TAIL = (64, 10)
 
 @lru_cache(maxsize=32)
 def mnist_mlp_width(hidden: int):
-    return mlp([MNIST_INPUTS, hidden, *MLP_TAIL], bias=False)
+    return M.mlp([MNIST_INPUTS, hidden, *MLP_TAIL], bias=False)
 
 
 def part_c(features: int, kernel: int, hidden: int) -> View:
@@ -473,7 +475,7 @@ def part_c(features: int, kernel: int, hidden: int) -> View:
 
     f, k, h = int(features), int(kernel), int(hidden)
     net_mlp = mnist_mlp_width(h)
-    net_cnn = mnist_cnn()
+    net_cnn = M.mnist_cnn()
     head = sum(r.layer.params for r in net_cnn.rows() if isinstance(r.layer, L.Dense))
     dense_det = dense(MNIST_INPUTS, f)
     conv_det = L.Conv2d(
@@ -663,7 +665,7 @@ def part_d(batch: int, level: str, precision: str) -> View:
         ),
         Card(
             "Fetch one weight",
-            f"{energy.access_energy(float(bytes_per_value(precision)), level).m_as('pJ'):,.1f} pJ",
+            f"{energy.access_energy(float(U.bytes_per_value(precision)), level).m_as('pJ'):,.1f} pJ",
             D_LEVEL.options[level],
         ),
         Card(

@@ -10,12 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ... import layers as L
-from ... import symmetry as Y
-from ...engine import Engine, launch_cost_for_speedup, with_launch_cost
-from ...hardware import Hardware
-from ...models import Models
-from ...units import Q_, bytes_per_value
+from ..._lazy import lazy
 from ..charts import figure
 from ..components import (
     Card,
@@ -32,6 +27,13 @@ from ..components import (
     fmt_time,
 )
 from ..vocab import LABELS, bound_phrase
+
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
+Y = lazy("mlsysim.symmetry")
+U = lazy("mlsysim.units")
 
 CHAPTER = "6.3"
 PARTS = ("A", "B", "C", "D", "E")
@@ -120,7 +122,7 @@ def part_a(resolution: int, channels: int, kernel: str) -> View:
     res, c, k = int(resolution), int(channels), int(kernel)
     conv = _conv(c, c, k, res)
     dense = L.Dense(in_features=res * res * c, out_features=c, bias=False)
-    b32 = bytes_per_value("fp32")
+    b32 = U.bytes_per_value("fp32")
     sides = list(range(int(A_RESOLUTION.start), int(A_RESOLUTION.stop) + 1, int(A_RESOLUTION.step)))
     convs = [_conv(c, c, k, s) for s in sides]
 
@@ -652,19 +654,23 @@ def part_d(
 ) -> View:
     import plotly.graph_objects as go
 
-    base = Hardware.get(device)
-    dev = base if launch == "device" else with_launch_cost(base, Q_(float(launch), "us").m_as("s"))
+    base = HW.Hardware.get(device)
+    dev = (
+        base
+        if launch == "device"
+        else E.with_launch_cost(base, U.Q_(float(launch), "us").m_as("s"))
+    )
     prec = _precision(dev)
     B, eta = int(batch), round(float(efficiency), 4)
-    res = Engine.solve(
-        Models.ResNet50, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta
+    res = E.Engine.solve(
+        M.Models.ResNet50, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta
     )
-    mob = Engine.solve(
-        Models.MobileNetV2, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta
+    mob = E.Engine.solve(
+        M.Models.MobileNetV2, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta
     )
     flop_ratio = res.flops / mob.flops
     speedup = res.latency_s / mob.latency_s
-    flip = launch_cost_for_speedup(res, mob, D_THRESHOLD)
+    flip = E.launch_cost_for_speedup(res, mob, D_THRESHOLD)
     tax_us = dev.dispatch_tax.m_as("us")
 
     names = ["ResNet-50", "MobileNetV2"]
@@ -686,7 +692,7 @@ def part_d(
     )
     fig.update_layout(barmode="stack")
 
-    rows = Models.MobileNetV2.rows()
+    rows = M.Models.MobileNetV2.rows()
     dw = [
         t
         for r, t in zip(rows, mob.layers, strict=True)
@@ -1024,12 +1030,16 @@ S_SRAM_RESERVE = Slider(
 def _left_for_model(dev, flash_kib: int, sram_kib: int):
     """The device as the model sees it: flash and SRAM minus what the firmware keeps."""
     mem = dev.memory
-    flash = max(0.0, mem.flash.m_as("B") - Q_(flash_kib, "KiB").m_as("B"))
-    sram = max(0.0, mem.sram.m_as("B") - Q_(sram_kib, "KiB").m_as("B"))
+    flash = max(0.0, mem.flash.m_as("B") - U.Q_(flash_kib, "KiB").m_as("B"))
+    sram = max(0.0, mem.sram.m_as("B") - U.Q_(sram_kib, "KiB").m_as("B"))
     return dev.model_copy(
         update={
             "memory": mem.model_copy(
-                update={"flash": Q_(flash, "B"), "sram": Q_(sram, "B"), "capacity": Q_(sram, "B")}
+                update={
+                    "flash": U.Q_(flash, "B"),
+                    "sram": U.Q_(sram, "B"),
+                    "capacity": U.Q_(sram, "B"),
+                }
             )
         }
     )
@@ -1038,11 +1048,11 @@ def _left_for_model(dev, flash_kib: int, sram_kib: int):
 def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
-    kws = Models.KWS
+    dev = HW.Hardware.get(device)
+    kws = M.Models.KWS
     left = _left_for_model(dev, int(flash_reserve), int(sram_reserve))
-    profs = {p: Engine.solve(kws, left, precision=p) for p in ("fp32", "int8")}
-    raw = Engine.solve(kws, dev, precision=precision)
+    profs = {p: E.Engine.solve(kws, left, precision=p) for p in ("fp32", "int8")}
+    raw = E.Engine.solve(kws, dev, precision=precision)
     p = profs[precision]
     flash_left, sram_left = left.memory.flash.m_as("B"), left.memory.sram.m_as("B")
 
@@ -1101,7 +1111,7 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
         f"({fmt_bytes(profs['int8'].weight_bytes)} and {fmt_bytes(profs['int8'].activation_bytes)})."
     )
     peek = [
-        f"weights = params × bytes/value = {kws.params:,} × {float(bytes_per_value(precision)):g} B = {fmt_bytes(p.weight_bytes)}",
+        f"weights = params × bytes/value = {kws.params:,} × {float(U.bytes_per_value(precision)):g} B = {fmt_bytes(p.weight_bytes)}",
         "chapter: 200K × 4 B = 800 KB (FP32) → 200 KB (INT8)",
         f"flash left = {dev.memory.flash:~P} − {int(flash_reserve)} KiB = {fmt_bytes(flash_left)}; "
         f"SRAM left = {dev.memory.sram:~P} − {int(sram_reserve)} KiB = {fmt_bytes(sram_left)}",

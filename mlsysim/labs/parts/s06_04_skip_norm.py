@@ -10,12 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ... import gradients as G
-from ... import layers as L
-from ...engine import Engine
-from ...hardware import Hardware
-from ...models import Models, batchnorm_sync
-from ...published import BATCHNORM_FEWER_STEPS, RESNET_CIFAR10, RMSNORM_RUNTIME_REDUCTION_PCT
+from ..._lazy import lazy
 from ..charts import figure
 from ..components import (
     Card,
@@ -29,6 +24,13 @@ from ..components import (
     fmt_time,
 )
 from ..vocab import LABELS, bound_phrase
+
+E = lazy("mlsysim.engine")
+G = lazy("mlsysim.gradients")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
+pub = lazy("mlsysim.published")
 
 CHAPTER = "6.4"
 PARTS = ("A", "B", "C")
@@ -170,7 +172,7 @@ def part_a(depth: int, activation: str, gain: float) -> View:
         else 0.0
     )
     chapter = G.simulate(CHAPTER_DEPTH, WIDTH, "linear", CHAPTER_GAIN).first
-    (r20, p20), (r56, p56) = RESNET_CIFAR10[20], RESNET_CIFAR10[56]
+    (r20, p20), (r56, p56) = pub.RESNET_CIFAR10[20], pub.RESNET_CIFAR10[56]
     cards = [
         Card(
             "Plain: gradient at layer 1",
@@ -365,8 +367,8 @@ def part_b(batch: int, positions: str, features: int) -> View:
         k: lay.elementwise_flops() / lay.elements
         for k, lay in (("BN", bn), ("LN", ln), ("RMS", rms))
     }
-    lo, hi = RMSNORM_RUNTIME_REDUCTION_PCT.value
-    n_sync, sync_values = batchnorm_sync(Models.ResNet50)
+    lo, hi = pub.RMSNORM_RUNTIME_REDUCTION_PCT.value
+    n_sync, sync_values = M.batchnorm_sync(M.Models.ResNet50)
     cards = [
         Card(
             "BatchNorm statistic",
@@ -400,7 +402,7 @@ def part_b(batch: int, positions: str, features: int) -> View:
         Card(
             "RMSNorm vs LayerNorm, measured",
             f"{lo:g}–{hi:g}% less running time",
-            f"whole models ({RMSNORM_RUNTIME_REDUCTION_PCT.citation})",
+            f"whole models ({pub.RMSNORM_RUNTIME_REDUCTION_PCT.citation})",
         ),
         Card(
             "BatchNorm across devices (ResNet-50)",
@@ -432,9 +434,9 @@ def part_b(batch: int, positions: str, features: int) -> View:
         "gap simulated over seeded N(0, 1) mini-batches (mlsysim.gradients.batchnorm_train_serve_gap)",
         f"across devices: true batch statistics need one all-reduce per BatchNorm layer (2C values: Σx, Σx²); "
         f"ResNet-50: {n_sync} collectives, {sync_values:,} values per step, each adding a round of communication",
-        f"measured: RMSNorm {lo:g}–{hi:g}% less running time than LayerNorm ({RMSNORM_RUNTIME_REDUCTION_PCT.url}); BatchNorm "
-        f"reached the same ImageNet accuracy in {BATCHNORM_FEWER_STEPS.value:g}× fewer steps "
-        f"({BATCHNORM_FEWER_STEPS.url})",
+        f"measured: RMSNorm {lo:g}–{hi:g}% less running time than LayerNorm ({pub.RMSNORM_RUNTIME_REDUCTION_PCT.url}); BatchNorm "
+        f"reached the same ImageNet accuracy in {pub.BATCHNORM_FEWER_STEPS.value:g}× fewer steps "
+        f"({pub.BATCHNORM_FEWER_STEPS.url})",
     ]
     return View(fig, cards, summary, "Normalization statistics", peek)
 
@@ -524,7 +526,7 @@ _SIDE = ("BatchNorm2d", "Activation", "ResidualAdd")
 @lru_cache(maxsize=1)
 def _stage1_shape() -> tuple[int, int]:
     """(channels, elements per image) of ResNet-50's first residual add (torchvision layer1)."""
-    rows = Models.ResNet50.rows()
+    rows = M.Models.ResNet50.rows()
     i = next(j for j, r in enumerate(rows) if isinstance(r.layer, L.ResidualAdd))
     bn = next(r.layer for r in reversed(rows[:i]) if isinstance(r.layer, L.BatchNorm2d))
     return bn.num_features, rows[i].layer.elements
@@ -551,17 +553,17 @@ def _by_group(prof) -> dict[str, float]:
 def part_c(op: str, precision: str, batch: int, device: str) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     B = int(batch)
     lay = _op(op)
-    prof = Engine.solve(lay, dev, batch_size=B, precision=precision)
+    prof = E.Engine.solve(lay, dev, batch_size=B, precision=precision)
     t = prof.layers[0]
     intensity = lay.elementwise_flops(B) / lay.bytes_moved(B, precision)
     ridge = dev.ridge_point(precision).magnitude
     math_s = lay.elementwise_flops(B) / dev.compute.peak(precision).m_as("FLOP/s")
 
-    eager = Engine.solve(Models.ResNet50, dev, batch_size=B, precision=precision)
-    fused = Engine.solve(Models.ResNet50, dev, batch_size=B, precision=precision, fused=True)
+    eager = E.Engine.solve(M.Models.ResNet50, dev, batch_size=B, precision=precision)
+    fused = E.Engine.solve(M.Models.ResNet50, dev, batch_size=B, precision=precision, fused=True)
     ge, gf = _by_group(eager), _by_group(fused)
     fig = figure(
         f"ResNet-50 on the {dev.name}: batch {B}, {precision.upper()}", "", "Latency per batch (ms)"

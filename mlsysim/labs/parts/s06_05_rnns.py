@@ -11,11 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ... import gradients as G
-from ... import layers as L
-from ...engine import Engine, launch_cost_for_speedup, with_launch_cost
-from ...hardware import Compute, Device, Hardware, PeakRate
-from ...units import Q_
+from ..._lazy import lazy
 from ..charts import figure
 from ..components import (
     Card,
@@ -31,12 +27,18 @@ from ..components import (
 )
 from ..vocab import bound_phrase
 
+E = lazy("mlsysim.engine")
+G = lazy("mlsysim.gradients")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+U = lazy("mlsysim.units")
+
 CHAPTER = "6.5"
 PARTS = ("A", "B", "C", "D", "E")
 
 #: Share of the dense peak the engine assumes the kernels reach (the engine's default).
 EFFICIENCY = 0.5
-CELLS = {"rnn": L.RNN, "gru": L.GRU, "lstm": L.LSTM}
+CELLS = {"rnn": "RNN", "gru": "GRU", "lstm": "LSTM"}  # key -> mlsysim.layers class
 CELL_NAMES = {"rnn": "Vanilla RNN", "gru": "GRU", "lstm": "LSTM"}
 
 
@@ -52,11 +54,13 @@ LAUNCH_OPTIONS = {
 }
 
 
-def _with_launch(dev: Device, launch: str) -> Device:
-    return dev if launch == "device" else with_launch_cost(dev, Q_(float(launch), "us").m_as("s"))
+def _with_launch(dev: HW.Device, launch: str) -> HW.Device:
+    return (
+        dev if launch == "device" else E.with_launch_cost(dev, U.Q_(float(launch), "us").m_as("s"))
+    )
 
 
-def _precision(dev: Device) -> str:
+def _precision(dev: HW.Device) -> str:
     return "fp16" if "fp16" in dev.compute.precisions else "fp32"
 
 
@@ -72,11 +76,12 @@ A_PEAKS_TFLOPS = {"10": 10, "100": 100}
 
 
 @lru_cache(maxsize=4)
-def accelerator(peak_tflops: int) -> Device:
+def accelerator(peak_tflops: int) -> HW.Device:
     """The H100 with its FP16 dense peak replaced by ``peak_tflops`` (the self-check's part)."""
-    base = Hardware.get("H100")
-    compute = Compute(
-        quoted_precision="fp16", precisions={"fp16": PeakRate(dense=Q_(peak_tflops, "TFLOP/s"))}
+    base = HW.Hardware.get("H100")
+    compute = HW.Compute(
+        quoted_precision="fp16",
+        precisions={"fp16": HW.PeakRate(dense=U.Q_(peak_tflops, "TFLOP/s"))},
     )
     return base.model_copy(
         update={
@@ -145,7 +150,7 @@ A_THRESHOLD = 1.5
 def _rnn_profile(seq: int, batch: int, peak: str, launch: str = "device"):
     layer = L.RNN(input_size=A_WIDTH, hidden_size=A_WIDTH, seq_len=seq)
     dev = _with_launch(accelerator(A_PEAKS_TFLOPS[peak]), launch)
-    return layer, Engine.solve(
+    return layer, E.Engine.solve(
         layer, dev, batch_size=batch, precision="fp16", efficiency=EFFICIENCY
     )
 
@@ -159,7 +164,7 @@ def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
     _, q = _rnn_profile(s, b, other, launch)
     p10 = _rnn_profile(s, b, "10", launch)[1]
     p100 = _rnn_profile(s, b, "100", launch)[1]
-    flip = launch_cost_for_speedup(p10, p100, A_THRESHOLD)
+    flip = E.launch_cost_for_speedup(p10, p100, A_THRESHOLD)
     grid = [10, *range(500, 10001, 500)]
 
     fig = figure(
@@ -303,7 +308,7 @@ B_BIAS = Toggle("Count bias vectors (PyTorch keeps two per gate)", False)
 
 @lru_cache(maxsize=256)
 def _cell(cell: str, hidden: int, inp: int, bias: bool, seq: int = 1):
-    return CELLS[cell](input_size=inp, hidden_size=hidden, seq_len=seq, bias=bias)
+    return getattr(L, CELLS[cell])(input_size=inp, hidden_size=hidden, seq_len=seq, bias=bias)
 
 
 def part_b(hidden: int, d_in: int, bias: bool) -> View:
@@ -400,14 +405,14 @@ C_PRECISION = "fp32"
 #:   up to 228 KB of shared memory per SM.
 #: A100: "NVIDIA A100 Tensor Core GPU Architecture" whitepaper (2020): 40 MB L2 cache,
 #:   up to 164 KB of shared memory per SM.
-GPU_ON_CHIP = {
+GPU_ON_CHIP = {  # sizes as quantity text, read with the one registry (mlsysim.units)
     "H100": {
-        "state": ("shared memory per SM", Q_(228, "KiB")),
-        "bulk": ("L2 cache", Q_(50, "MiB")),
+        "state": ("shared memory per SM", "228 KiB"),
+        "bulk": ("L2 cache", "50 MiB"),
     },
     "A100": {
-        "state": ("shared memory per SM", Q_(164, "KiB")),
-        "bulk": ("L2 cache", Q_(40, "MiB")),
+        "state": ("shared memory per SM", "164 KiB"),
+        "bulk": ("L2 cache", "40 MiB"),
     },
 }
 C_DEVICES = {
@@ -421,7 +426,7 @@ C_DEVICES = {
 def on_chip(device: str) -> dict[str, tuple[str, float]]:
     """Where the state lives and where the weights / a KV cache would have to stay resident, in
     bytes: the registry's SRAM and flash for MCUs, the whitepaper constants above for GPUs."""
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     if dev.memory.sram is not None and dev.memory.flash is not None:
         sram = dev.memory.sram.m_as("B")
         return {
@@ -430,10 +435,11 @@ def on_chip(device: str) -> dict[str, tuple[str, float]]:
             "weights": ("flash", dev.memory.flash.m_as("B")),
         }
     (sname, sq), (bname, bq) = GPU_ON_CHIP[device]["state"], GPU_ON_CHIP[device]["bulk"]
+    state, bulk = U.Q_(sq).m_as("B"), U.Q_(bq).m_as("B")
     return {
-        "state": (sname, sq.m_as("B")),
-        "kv": (bname, bq.m_as("B")),
-        "weights": (bname, bq.m_as("B")),
+        "state": (sname, state),
+        "kv": (bname, bulk),
+        "weights": (bname, bulk),
     }
 
 
@@ -493,7 +499,7 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
     import plotly.graph_objects as go
 
     d, s = int(hidden), int(seq)
-    layer = CELLS[cell](input_size=d, hidden_size=d, seq_len=s)
+    layer = getattr(L, CELLS[cell])(input_size=d, hidden_size=d, seq_len=s)
     # standard multi-head attention caches K and V for every head: 2·d values per token whatever the
     # head count, so one head stands in for any split of the same width
     attn = L.MultiHeadAttention(d_model=d, n_heads=1, seq_len=1)
@@ -502,7 +508,7 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
     bptt = layer.bptt_bytes(1, C_PRECISION)
     kv = kv_tok * s
     # weights read once (resident): the params in bytes, not re-streamed every step
-    weights = CELLS[cell](
+    weights = getattr(L, CELLS[cell])(
         input_size=d, hidden_size=d, seq_len=s, weights_resident=True
     ).weight_bytes(C_PRECISION)
     mem = on_chip(device)
@@ -511,7 +517,7 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
         mem["kv"],
         mem["weights"],
     )
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
 
     grid = [10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]
     fig = figure(
@@ -525,7 +531,9 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
         go.Scatter(
             x=grid,
             y=[
-                CELLS[cell](input_size=d, hidden_size=d, seq_len=n).state_bytes(1, C_PRECISION)
+                getattr(L, CELLS[cell])(input_size=d, hidden_size=d, seq_len=n).state_bytes(
+                    1, C_PRECISION
+                )
                 for n in grid
             ],
             name="inference state (h, c)",
@@ -536,7 +544,9 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
         go.Scatter(
             x=grid,
             y=[
-                CELLS[cell](input_size=d, hidden_size=d, seq_len=n).bptt_bytes(1, C_PRECISION)
+                getattr(L, CELLS[cell])(input_size=d, hidden_size=d, seq_len=n).bptt_bytes(
+                    1, C_PRECISION
+                )
                 for n in grid
             ],
             name="training (BPTT keeps every step)",
@@ -714,7 +724,7 @@ D_THRESHOLD = 10.0
 @lru_cache(maxsize=4096)
 def _pair(device: str, width: int, rival: str, flash: bool, seq: int, launch: str = "device"):
     """(RNN profile, rival profile, rival layer, rnn layer) at one sequence length, batch 1."""
-    dev = _with_launch(Hardware.get(device), launch)
+    dev = _with_launch(HW.Hardware.get(device), launch)
     prec = _precision(dev)
     heads = max(1, width // HEAD_DIM)
     rnn = L.RNN(input_size=width, hidden_size=width, seq_len=seq)
@@ -725,8 +735,8 @@ def _pair(device: str, width: int, rival: str, flash: bool, seq: int, launch: st
     else:
         other = L.MultiHeadAttention(d_model=width, n_heads=heads, seq_len=seq, flash=flash)
     return (
-        Engine.solve(rnn, dev, precision=prec, efficiency=EFFICIENCY),
-        Engine.solve(other, dev, precision=prec, efficiency=EFFICIENCY),
+        E.Engine.solve(rnn, dev, precision=prec, efficiency=EFFICIENCY),
+        E.Engine.solve(other, dev, precision=prec, efficiency=EFFICIENCY),
         other,
         rnn,
     )
@@ -766,7 +776,7 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
     import plotly.graph_objects as go
 
     w, f = int(width), bool(flash)
-    dev = _with_launch(Hardware.get(device), launch)
+    dev = _with_launch(HW.Hardware.get(device), launch)
     prec = _precision(dev)
     rname = "transformer block" if rival == "block" else "self-attention"
     grid = [2**k for k in range(4, 23)]
@@ -807,7 +817,7 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
 
     r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF, launch)
     ratio = r_ref.latency_s / a_ref.latency_s
-    flip = launch_cost_for_speedup(r_ref, a_ref, D_THRESHOLD)
+    flip = E.launch_cost_for_speedup(r_ref, a_ref, D_THRESHOLD)
     cards = [
         Card(
             f"RNN at {S_REF:,} tokens",

@@ -14,10 +14,7 @@ import math
 from collections.abc import Callable
 from functools import lru_cache
 
-from ... import layers as L
-from ...engine import Engine
-from ...hardware import Hardware
-from ...units import Q_, bytes_per_value
+from ..._lazy import lazy
 from ..charts import figure, memory_lines
 from ..components import (
     Card,
@@ -33,6 +30,11 @@ from ..components import (
     fmt_time,
 )
 from ..vocab import bound_phrase
+
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+U = lazy("mlsysim.units")
 
 CHAPTER = "6.6"
 PARTS = ("A", "B", "C", "D", "E")
@@ -56,7 +58,7 @@ SHAPE_LABELS = {
 }
 #: Figure 14's device is unnamed (L1113). 80 GB (the H100/A100 capacity in the registry) gives
 #: 40,000 tokens; reading the capacity as 80 GiB gives the 41,000 the figure quotes.
-FIG14_CAPACITY_GIB = Q_(80, "GiB")
+FIG14_CAPACITY = "80 GiB"
 FIG14_QUOTED = 41_000  # "near 41,000 tokens" (L1113, L1115)
 
 
@@ -185,7 +187,7 @@ def part_a(seq: int, d_head: int, precision: str) -> View:
     peek = [
         f"QKᵀ MACs = S × S × d_head = {s:,} × {s:,} × {dh} = {qk.macs():,}",
         f"PV  MACs = S × S × d_head = {pv.macs():,}   (core total: {head.macs():,})",
-        f"scores   = S² × bytes = {s:,}² × {float(bytes_per_value(precision)):g} B = {score_b:,} B = {fmt_bytes(score_b)}",
+        f"scores   = S² × bytes = {s:,}² × {float(U.bytes_per_value(precision)):g} B = {score_b:,} B = {fmt_bytes(score_b)}",
         "scale    = 1/√d_head: with unit-variance q and k, q·k has variance d_head; the scale restores ~1",
         "FLOPs = 2 × MACs; GB = 1e9 B",
     ]
@@ -277,9 +279,9 @@ def part_b(seq: int, heads: int, layers: int) -> View:
             marker=dict(size=10, symbol="x"),
         )
     )
-    memory_lines(fig, [Hardware.get("H100"), Hardware.get("JetsonOrinNX")], unit="B")
+    memory_lines(fig, [HW.Hardware.get("H100"), HW.Hardware.get("JetsonOrinNX")], unit="B")
 
-    h100 = Hardware.get("H100").memory.capacity.m_as("B")
+    h100 = HW.Hardware.get("H100").memory.capacity.m_as("B")
     kept = n_layers * score_b
     cards = [
         Card(
@@ -356,18 +358,18 @@ def longest_scores(shape: str, capacity_bytes: float) -> int:
 def longest_live(shape: str, device: str, flash: bool) -> int:
     """Longest context for which the engine finds the attention core's live tensors (Q, K, V, the
     output and, unless tiled, logits and probabilities) feasible on ``device``."""
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     return largest_fitting(
-        lambda s: Engine.solve(_att(shape, s, flash), dev, precision=PRECISION).feasible
+        lambda s: E.Engine.solve(_att(shape, s, flash), dev, precision=PRECISION).feasible
     )
 
 
 def figure14_check() -> dict[str, int]:
     """Figure 14's claim recomputed: GPT-2 XL's shape (25 heads), FP16, one layer's scores."""
-    gb80 = Hardware.get("H100").memory.capacity.m_as("B")
+    gb80 = HW.Hardware.get("H100").memory.capacity.m_as("B")
     return {
         "gb": longest_scores("gpt2xl", gb80),
-        "gib": longest_scores("gpt2xl", FIG14_CAPACITY_GIB.m_as("B")),
+        "gib": longest_scores("gpt2xl", U.Q_(FIG14_CAPACITY).m_as("B")),
         "quoted_bytes": _att("gpt2xl", FIG14_QUOTED).score_bytes(1, PRECISION),
     }
 
@@ -421,7 +423,7 @@ C_WHAT = Choice(
 def part_c(device: str, shape: str, what: str) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     cap = dev.memory.capacity.m_as("B")
     d, h = SHAPES[shape]
     best = longest_scores(shape, cap) if what == "scores" else longest_live(shape, device, False)
@@ -448,7 +450,7 @@ def part_c(device: str, shape: str, what: str) -> View:
         go.Scatter(
             x=grid,
             y=[
-                Engine.solve(_att(shape, n), dev, precision=PRECISION).memory_footprint_bytes
+                E.Engine.solve(_att(shape, n), dev, precision=PRECISION).memory_footprint_bytes
                 for n in grid
             ],
             name="core's live tensors (engine)",
@@ -461,7 +463,7 @@ def part_c(device: str, shape: str, what: str) -> View:
         (
             _att(shape, best).score_bytes(1, PRECISION)
             if what == "scores"
-            else Engine.solve(_att(shape, best), dev, precision=PRECISION).memory_footprint_bytes
+            else E.Engine.solve(_att(shape, best), dev, precision=PRECISION).memory_footprint_bytes
         )
         if best
         else 0
@@ -478,7 +480,7 @@ def part_c(device: str, shape: str, what: str) -> View:
         )
     if shape == "gpt2xl":
         fig.add_hline(
-            y=FIG14_CAPACITY_GIB.m_as("B"),
+            y=U.Q_(FIG14_CAPACITY).m_as("B"),
             line_dash="dot",
             annotation_text="80 GiB: the reading that gives Figure 14's 41,000",
             annotation_position="bottom right",
@@ -577,14 +579,14 @@ Q_TILE = 128
 
 @lru_cache(maxsize=1024)
 def _solve(shape: str, seq: int, flash: bool, device: str):
-    return Engine.solve(_att(shape, seq, flash), device, precision=PRECISION)
+    return E.Engine.solve(_att(shape, seq, flash), device, precision=PRECISION)
 
 
 def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
     import plotly.graph_objects as go
 
     s, f = int(seq), bool(flash)
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     std, fl = _solve(shape, s, False, device), _solve(shape, s, True, device)
     mine = fl if f else std
     grid = [1024 * 2**k for k in range(8)]

@@ -12,16 +12,12 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from ... import layers as L
-from ... import order
-from ...engine import Engine, with_launch_cost
-from ...hardware import Hardware
-from ...models import Models, llama
-from ...units import Q_, bytes_per_value
+from ..._lazy import lazy
 from ..charts import figure, memory_lines, roofline
 from ..components import (
     Card,
     Choice,
+    Deferred,
     Prediction,
     Slider,
     Toggle,
@@ -34,6 +30,13 @@ from ..components import (
     fmt_time,
 )
 from ..vocab import LABELS, bound_phrase
+
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
+order = lazy("mlsysim.order")
+U = lazy("mlsysim.units")
 
 CHAPTER = "6.7"
 PARTS = ("A", "B", "C", "D", "E")
@@ -128,18 +131,18 @@ def with_launch(dev, launch: str):
     """The device with its per-kernel launch cost replaced (``"registry"`` keeps the planning value)."""
     if launch == "registry":
         return dev
-    return with_launch_cost(dev, Q_(float(launch), "us").m_as("s"))
+    return E.with_launch_cost(dev, U.Q_(float(launch), "us").m_as("s"))
 
 
 @lru_cache(maxsize=64)
 def launch_flip_ns(model_key: str, device: str, seq: int) -> int:
     """Smallest launch cost (ns per kernel) at which the engine calls batch-1 decode launch-bound,
     found by evaluating the engine, never from a rearranged formula."""
-    m, dev = Models.get(model_key), Hardware.get(device)
+    m, dev = M.Models.get(model_key), HW.Hardware.get(device)
 
     def dispatch(ns: int) -> int:
-        d = with_launch_cost(dev, Q_(ns, "ns").m_as("s"))
-        p = Engine.solve(
+        d = E.with_launch_cost(dev, U.Q_(ns, "ns").m_as("s"))
+        p = E.Engine.solve(
             m, d, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=seq
         )
         return int(p.bottleneck == "Dispatch")
@@ -149,7 +152,7 @@ def launch_flip_ns(model_key: str, device: str, seq: int) -> int:
 
 def _prompt_for(model_key: str, prompt: int) -> tuple[int, bool]:
     """GPT-2 has 1,024 learned positions (its config's context_length): longer prompts are capped."""
-    m = Models.get(model_key)
+    m = M.Models.get(model_key)
     limit = m.config.get("context_length") if model_key.startswith("GPT2") else None
     if limit is not None and prompt > limit:
         return int(limit), True
@@ -157,13 +160,13 @@ def _prompt_for(model_key: str, prompt: int) -> tuple[int, bool]:
 
 
 def part_a(model: str, device: str, prompt: int, launch: str) -> View:
-    m = Models.get(model)
-    dev = with_launch(Hardware.get(device), launch)
+    m = M.Models.get(model)
+    dev = with_launch(HW.Hardware.get(device), launch)
     s, capped = _prompt_for(model, int(prompt))
-    pre = Engine.solve(
+    pre = E.Engine.solve(
         m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=s
     )
-    dec = Engine.solve(
+    dec = E.Engine.solve(
         m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s
     )
     kernels = sum(t.kernels for t in dec.layers)
@@ -274,8 +277,8 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"decode: {fmt_time(no_launch)} (compute/memory) + {kernels:,} × {fmt_time(tax)} = {fmt_time(dec.latency_s)}",
         f"flip: the smallest launch cost at which launches outweigh the memory term = {fmt_time(flip)} per kernel "
-        f"(found by re-solving; the {Hardware.get(device).name}'s planning value is "
-        f"{fmt_time(Hardware.get(device).dispatch_tax.m_as('s'))})",
+        f"(found by re-solving; the {HW.Hardware.get(device).name}'s planning value is "
+        f"{fmt_time(HW.Hardware.get(device).dispatch_tax.m_as('s'))})",
         f"achieved decode rate = {fmt_rate(dec.flops / dec.latency_s)} of {fmt_rate(dec.peak_flops_s)} dense peak",
     ]
     facts = [
@@ -305,9 +308,22 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
 # Part B: batching decode amortizes weights, not KV caches
 # ---------------------------------------------------------------------------------------------
 
-#: The H100's bandwidth roof at 1 FLOP/byte (bandwidth x 1 FLOP/B) and its dense FP16 peak.
-_H100_ROOF_AT_1 = Hardware.get("H100").memory.bandwidth.m_as("B/s")
-_H100_PEAK = Hardware.get("H100").compute.peak(PRECISION).m_as("FLOP/s")
+
+def _feedback_b() -> dict[str, str]:
+    # the H100's bandwidth roof at 1 FLOP/byte (bandwidth x 1 FLOP/B) and its dense FP16 peak
+    h100 = HW.Hardware.get("H100")
+    roof, peak = h100.memory.bandwidth.m_as("B/s"), h100.compute.peak(PRECISION).m_as("FLOP/s")
+    return {
+        "true": "A perfect kernel still waits for the weights: at 1 FLOP/byte the H100 can do at most "
+        f"{fmt_rate(roof)} of its {fmt_rate(peak)} dense FP16 peak, and launches cut that further.",
+        "false": f"At about 1 FLOP/byte the bandwidth roof caps decode near {roof / peak:.1%} of an "
+        "H100's dense peak. Batching raises it, until each sequence's own KV cache dominates the bytes.",
+        "warm": "A warm cache saves recomputing old tokens, but every step still streams all weights and "
+        "now the cache too: the bytes per FLOP go up, not down.",
+        "batch": "Batching amortizes the weights but not the caches: each sequence reads its own KV "
+        "cache, so at long contexts the bytes per token stop falling and decode stays memory-bound.",
+    }
+
 
 PRED_B = Prediction(
     question=(
@@ -321,16 +337,7 @@ PRED_B = Prediction(
         "batch": "False at batch 1, but batching enough users reaches peak at any context",
     },
     answer="false",
-    feedback={
-        "true": "A perfect kernel still waits for the weights: at 1 FLOP/byte the H100 can do at most "
-        f"{fmt_rate(_H100_ROOF_AT_1)} of its {fmt_rate(_H100_PEAK)} dense FP16 peak, and launches cut that further.",
-        "false": f"At about 1 FLOP/byte the bandwidth roof caps decode near {_H100_ROOF_AT_1 / _H100_PEAK:.1%} of an "
-        "H100's dense peak. Batching raises it, until each sequence's own KV cache dominates the bytes.",
-        "warm": "A warm cache saves recomputing old tokens, but every step still streams all weights and "
-        "now the cache too: the bytes per FLOP go up, not down.",
-        "batch": "Batching amortizes the weights but not the caches: each sequence reads its own KV "
-        "cache, so at long contexts the bytes per token stop falling and decode stays memory-bound.",
-    },
+    feedback=Deferred(_feedback_b),
     reveals=("far below 1% of peak",),
 )
 B_BATCH = Slider("Concurrent sequences (batch)", 1, 256, 1)
@@ -343,7 +350,7 @@ _BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 
 
 def _decode(model, dev, batch: int, context: int):
-    return Engine.solve(
+    return E.Engine.solve(
         model,
         dev,
         batch_size=batch,
@@ -366,8 +373,8 @@ def decode_bytes_split(model, dev, context: int) -> tuple[float, float]:
 def part_b(batch: int, context: int, device: str) -> View:
     import plotly.graph_objects as go
 
-    m = Models.get(B_MODEL)
-    dev = Hardware.get(device)
+    m = M.Models.get(B_MODEL)
+    dev = HW.Hardware.get(device)
     B, ctx = int(batch), int(context)
     shared, per_seq = decode_bytes_split(m, dev, ctx)
     kv1 = m.kv_cache_bytes(ctx, 1, PRECISION)
@@ -511,7 +518,7 @@ _GRID = [1024 * 2**i for i in range(9)]  # 1K .. 256K tokens
 
 
 def _shape() -> tuple[int, int]:
-    cfg = Models.get(C_MODEL).config
+    cfg = M.Models.get(C_MODEL).config
     return cfg["d_model"], cfg["n_heads"]
 
 
@@ -526,12 +533,12 @@ def tiled_live_bytes(context: int) -> int:
     d, h = _shape()
     return L.Attention(d_model=d, n_heads=h, seq_len=int(context), flash=True).live_elements(
         1
-    ) * int(bytes_per_value(PRECISION))
+    ) * int(U.bytes_per_value(PRECISION))
 
 
 def block_macs(context: int) -> tuple[int, int]:
     """(attention-product MACs, projection + FFN MACs) of one GPT-2 XL block over ``context`` tokens."""
-    cfg = Models.get(C_MODEL).config
+    cfg = M.Models.get(C_MODEL).config
     block = L.TransformerBlock(
         d_model=cfg["d_model"], n_heads=cfg["n_heads"], d_ff=cfg["d_ff"], seq_len=int(context)
     )
@@ -548,17 +555,17 @@ def _attn_minus_dense(context: int) -> int:
 def figure14_device_crossings() -> dict[str, int]:
     """Where one layer's scores fill an 80 GB device (the H100 in the registry) and 80 GiB.
     The chapter's 'near 41,000 tokens' (L1115) matches 80 GiB, not 80 GB."""
-    gb = Hardware.get("H100").memory.capacity
+    gb = HW.Hardware.get("H100").memory.capacity
     return {
         "GB": crossings(gb.m_as("B"))["scores_fit"],
-        "GiB": crossings(Q_(gb.m_as("GB"), "GiB").m_as("B"))["scores_fit"],
+        "GiB": crossings(U.Q_(gb.m_as("GB"), "GiB").m_as("B"))["scores_fit"],
     }
 
 
 @lru_cache(maxsize=16)
 def crossings(capacity_bytes: float) -> dict[str, int]:
     """Context lengths where Figure 14's curves cross, each found by evaluating the core."""
-    m = Models.get(C_MODEL)
+    m = M.Models.get(C_MODEL)
     w = m.weight_bytes(PRECISION)
     return {
         "kv_over_weights": first_crossing(lambda s: m.kv_cache_bytes(s, 1, PRECISION), w),
@@ -576,14 +583,14 @@ def crossings(capacity_bytes: float) -> dict[str, int]:
 def part_c(context: int, flash: bool, device: str) -> View:
     import plotly.graph_objects as go
 
-    m = Models.get(C_MODEL)
+    m = M.Models.get(C_MODEL)
     cfg = m.config
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     s = int(context)
     cap = dev.memory.capacity.m_as("B")
     w = m.weight_bytes(PRECISION)
     x = crossings(cap)
-    gib = crossings(Q_(dev.memory.capacity.m_as("GB"), "GiB").m_as("B"))["scores_fit"]
+    gib = crossings(U.Q_(dev.memory.capacity.m_as("GB"), "GiB").m_as("B"))["scores_fit"]
     fig14 = figure14_device_crossings()
 
     fig = figure(
@@ -726,9 +733,22 @@ def part_c(context: int, flash: bool, device: str) -> View:
 
 #: The self-check's serving scenario: 32 users, 2,048-token contexts, FP16 (L1863, L1975).
 SELF_CHECK_USERS, SELF_CHECK_CONTEXT = 32, 2048
-_SC_KV = Models.Llama7B.kv_cache_bytes(SELF_CHECK_CONTEXT, SELF_CHECK_USERS, PRECISION)
-_SC_KV1 = Models.Llama7B.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
-_SC_W = Models.Llama7B.weight_bytes(PRECISION)
+
+
+def _feedback_d() -> dict[str, str]:
+    llama = M.Models.Llama7B
+    kv1 = llama.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
+    kv = llama.kv_cache_bytes(SELF_CHECK_CONTEXT, SELF_CHECK_USERS, PRECISION)
+    w = llama.weight_bytes(PRECISION)
+    return {
+        "1": "1.07 GB is one request's cache. Every user keeps their own: multiply by 32.",
+        "8.6": "8.6 GB is the chapter's 8-user figure; 32 users hold four times as much.",
+        "34": f"32 × 2 × 32 × 2,048 × 128 × 2 B = {fmt_bytes(kv1, 2)} per user; × 32 users = "
+        f"{fmt_bytes(kv, 2)} (the chapter writes 34.3), {fmt_ratio(kv / w)} the "
+        f"{fmt_bytes(w)} of weights. A weights-only budget misses most of the memory.",
+        "137": "That would be 4 bytes per value over 64 users. The cache is FP16 (2 B) and there are 32 users.",
+    }
+
 
 PRED_D = Prediction(
     question=(
@@ -742,14 +762,7 @@ PRED_D = Prediction(
         "137": "137 GB",
     },  # 1 user; the chapter's 8 users (L1105); 32 users; 4-byte values, 64 users
     answer="34",
-    feedback={
-        "1": "1.07 GB is one request's cache. Every user keeps their own: multiply by 32.",
-        "8.6": "8.6 GB is the chapter's 8-user figure; 32 users hold four times as much.",
-        "34": f"32 × 2 × 32 × 2,048 × 128 × 2 B = {fmt_bytes(_SC_KV1, 2)} per user; × 32 users = "
-        f"{fmt_bytes(_SC_KV, 2)} (the chapter writes 34.3), {fmt_ratio(_SC_KV / _SC_W)} the "
-        f"{fmt_bytes(_SC_W)} of weights. A weights-only budget misses most of the memory.",
-        "137": "That would be 4 bytes per value over 64 users. The cache is FP16 (2 B) and there are 32 users.",
-    },
+    feedback=Deferred(_feedback_d),
     reveals=("34.4 GB", "34.3 GB"),
 )
 D_USERS = Slider("Concurrent users", 1, 64, 8)
@@ -771,13 +784,13 @@ _USERS = [1, 2, 4, 8, 16, 32, 64]
 @lru_cache(maxsize=8)
 def gqa_model(kv_heads: int):
     """The chapter's 7B shape with ``kv_heads`` shared key/value heads (32 = the Llama-2 7B preset)."""
-    if int(kv_heads) == Models.Llama7B.config["kv_heads"]:
-        return Models.Llama7B
-    return llama(kv_heads=int(kv_heads), name=f"7B, {int(kv_heads)} KV heads")
+    if int(kv_heads) == M.Models.Llama7B.config["kv_heads"]:
+        return M.Models.Llama7B
+    return M.llama(kv_heads=int(kv_heads), name=f"7B, {int(kv_heads)} KV heads")
 
 
 def _serve(model, dev, users: int, context: int):
-    return Engine.solve(
+    return E.Engine.solve(
         model,
         dev,
         batch_size=int(users),
@@ -791,7 +804,7 @@ def _serve(model, dev, users: int, context: int):
 @lru_cache(maxsize=256)
 def max_users(kv_heads: int, device: str, context: int) -> int:
     """Most concurrent users whose weights + caches + activations fit (0 if not even one)."""
-    m, dev = gqa_model(kv_heads), Hardware.get(device)
+    m, dev = gqa_model(kv_heads), HW.Hardware.get(device)
     if not _serve(m, dev, 1, context).feasible:
         return 0
     return (
@@ -803,8 +816,8 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
     import plotly.graph_objects as go
 
     k = int(kv_heads)
-    dev = Hardware.get(device)
-    mha, m = gqa_model(Models.Llama7B.config["kv_heads"]), gqa_model(k)
+    dev = HW.Hardware.get(device)
+    mha, m = gqa_model(M.Models.Llama7B.config["kv_heads"]), gqa_model(k)
     u, ctx = int(users), int(context)
     xs = sorted({*_USERS, u})
     fig = figure(
@@ -825,11 +838,11 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
         go.Scatter(
             x=xs,
             y=[_serve(mha, dev, x, ctx).memory_footprint_bytes / 1e9 for x in xs],
-            name=f"weights + KV, {Models.Llama7B.config['kv_heads']} KV heads (MHA)",
+            name=f"weights + KV, {M.Models.Llama7B.config['kv_heads']} KV heads (MHA)",
             mode="lines",
         )
     )
-    if k != Models.Llama7B.config["kv_heads"]:
+    if k != M.Models.Llama7B.config["kv_heads"]:
         fig.add_trace(
             go.Scatter(
                 x=xs,
@@ -864,7 +877,7 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
             fact=fact(
                 "kv_cache_bytes", kv1, model="Llama7B", seq_len=ctx, batch=1, precision=PRECISION
             )
-            if m is Models.Llama7B
+            if m is M.Models.Llama7B
             else None,
         ),
         Card(
@@ -1059,7 +1072,7 @@ E_MODEL = Choice(
 
 @lru_cache(maxsize=4)
 def e_model(key: str):
-    return llama(**LLAMA70B, name="Llama-2 70B") if key == "70b" else Models.get(key)
+    return M.llama(**LLAMA70B, name="Llama-2 70B") if key == "70b" else M.Models.get(key)
 
 
 def part_e(heads: str, model: str) -> View:
@@ -1094,8 +1107,8 @@ def part_e(heads: str, model: str) -> View:
     fig.update_layout(barmode="group")
 
     m = e_model(model)
-    dev = Hardware.get("H100")
-    dec = Engine.solve(
+    dev = HW.Hardware.get("H100")
+    dec = E.Engine.solve(
         m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=E_SEQ
     )
     train = m.flops(

@@ -13,11 +13,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from ... import layers as L
-from ...engine import Engine
-from ...hardware import Hardware
-from ...models import Models, dlrm
-from ...units import Q_
+from ..._lazy import lazy
 from ..charts import figure, memory_lines
 from ..components import (
     Card,
@@ -31,6 +27,12 @@ from ..components import (
     fmt_time,
 )
 from ..vocab import bound_phrase
+
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
+U = lazy("mlsysim.units")
 
 CHAPTER = "6.8"
 PARTS = ("A", "B", "C", "D")
@@ -51,12 +53,16 @@ EFFICIENCY = 0.5
 #: "PCIe Gen5: 128GB/s" (both directions together), i.e. 64 GB/s each way;
 #: https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet
 #: (PCI-SIG: 32 GT/s per lane x 16 lanes, 128b/130b encoding = 63 GB/s per direction.)
-PCIE_GEN5_X16 = Q_(64, "GB/s")
+PCIE_GEN5_X16 = "64 GB/s"
 #: NVLink 4 on one H100 SXM5, both directions together: "NVLink: 900GB/s" (same datasheet;
 #: https://www.nvidia.com/en-us/data-center/nvlink/ "900 GB/s total bandwidth per GPU").
-NVLINK4_TOTAL = Q_(900, "GB/s")
-#: One direction of NVLink 4 (what one GPU can send while it receives the same amount).
-NVLINK4_PER_DIRECTION = NVLINK4_TOTAL / 2
+NVLINK4_TOTAL = "900 GB/s"
+
+
+def nvlink_per_direction():
+    """One direction of NVLink 4 (what one GPU can send while it receives the same amount)."""
+    return U.Q_(NVLINK4_TOTAL) / 2
+
 
 DEVICES = {
     "A100": "A100 80 GB",
@@ -121,7 +127,7 @@ _ROW_GRID_M = [10, 20, 50, 100, 200, 500, 1000, 2000]
 def part_a(rows: int, tables: int, dim: str, precision: str, device: str) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     n, t, d = int(rows) * 10**6, int(tables), int(dim)
     one = table(n, d).weight_bytes(precision)
     total = tables_bytes((n,) * t, precision, d)
@@ -255,14 +261,14 @@ _STAGES = {
 def dlrm_with(lookups: int):
     """The DLRM lighthouse (25 tables, 100 GB FP32) with ``lookups`` IDs per table per request."""
     return (
-        Models.DLRM
+        M.Models.DLRM
         if int(lookups) == 1
-        else dlrm(lookups_per_table=int(lookups), name=f"DLRM, {lookups} lookups")
+        else M.dlrm(lookups_per_table=int(lookups), name=f"DLRM, {lookups} lookups")
     )
 
 
 def _solve(model, dev, batch: int):
-    return Engine.solve(
+    return E.Engine.solve(
         model, dev, batch_size=int(batch), precision=TABLE_PRECISION, efficiency=EFFICIENCY
     )
 
@@ -296,7 +302,7 @@ def pooling_intensity(lookups: int) -> float:
 def part_b(batch: str, lookups: int, device: str) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     B, k = int(batch), int(lookups)
     m = dlrm_with(k)
     per_stage = {b: stage_totals(_solve(m, dev, b)) for b in sorted({*_BATCH_GRID, B})}
@@ -456,7 +462,7 @@ def largest_keep_that_fits(precision: str, capacity_bytes: float) -> int:
 def part_c(precision: str, keep: int, device: str) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     cap = dev.memory.capacity.m_as("B")
     kp = int(keep)
     fig = figure(
@@ -582,7 +588,7 @@ D_DEVICE = "H100"
 
 def shard_plan(devices: int, usable_percent: float, batch: int, lookups: int) -> dict[str, float]:
     """Capacity per shard and the bytes each placement moves per batch (FP32 tables)."""
-    dev = Hardware.get(D_DEVICE)
+    dev = HW.Hardware.get(D_DEVICE)
     tabs = [table(n, EMB_DIM, lookups) for n in (ITEM_ROWS, USER_ROWS)]
     total = sum(t.weight_bytes(TABLE_PRECISION) for t in tabs)
     usable = dev.memory.capacity.m_as("B") * usable_percent / 100
@@ -601,15 +607,15 @@ def shard_plan(devices: int, usable_percent: float, batch: int, lookups: int) ->
         "rows_moved": rows_moved,
         "all_to_all": remote,
         "t_hbm": rows_moved / dev.memory.bandwidth.m_as("B/s") + launch,
-        "t_pcie": rows_moved / PCIE_GEN5_X16.m_as("B/s") + launch,
-        "t_nvlink": (remote / n) / NVLINK4_PER_DIRECTION.m_as("B/s") + launch if n > 1 else 0.0,
+        "t_pcie": rows_moved / U.Q_(PCIE_GEN5_X16).m_as("B/s") + launch,
+        "t_nvlink": (remote / n) / nvlink_per_direction().m_as("B/s") + launch if n > 1 else 0.0,
     }
 
 
 def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(D_DEVICE)
+    dev = HW.Hardware.get(D_DEVICE)
     n = int(devices)
     plan = shard_plan(n, usable, int(batch), int(lookups))
     xs = list(range(int(D_DEVICES.start), int(D_DEVICES.stop) + 1))
@@ -677,7 +683,7 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
         Card(
             "If it all fit in HBM",
             fmt_time(plan["t_hbm"]),
-            f"HBM has {fmt_ratio(dev.memory.bandwidth.m_as('B/s') / PCIE_GEN5_X16.m_as('B/s'), 0)} PCIe's bandwidth",
+            f"HBM has {fmt_ratio(dev.memory.bandwidth.m_as('B/s') / U.Q_(PCIE_GEN5_X16).m_as('B/s'), 0)} PCIe's bandwidth",
         ),
     ]
     summary = (
@@ -690,8 +696,8 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     peek = [
         f"GPUs = ceil(tables / (capacity × usable)) = ceil({fmt_bytes(plan['total'])} / {fmt_bytes(plan['usable'])}) = {plan['needed']}",
         f"all-to-all = batch × tables × width × 4 B × (n−1)/n = {fmt_bytes(plan['all_to_all'])}; per GPU ÷ {n}, "
-        f"at {NVLINK4_PER_DIRECTION:~P} per direction (NVLink 4: {NVLINK4_TOTAL:~P} total)",
-        f"host DRAM: batch × tables × lookups × {fmt_bytes(row_bytes, 0)} = {fmt_bytes(plan['rows_moved'])} at {PCIE_GEN5_X16:~P} (PCIe Gen5 x16, one way)",
+        f"at {nvlink_per_direction():~P} per direction (NVLink 4: {U.Q_(NVLINK4_TOTAL):~P} total)",
+        f"host DRAM: batch × tables × lookups × {fmt_bytes(row_bytes, 0)} = {fmt_bytes(plan['rows_moved'])} at {U.Q_(PCIE_GEN5_X16):~P} (PCIe Gen5 x16, one way)",
         f"HBM: the same rows at {dev.memory.bandwidth:~P} = {fmt_time(plan['t_hbm'])}",
         f"each time adds one {fmt_time(dev.dispatch_tax.m_as('s'))} launch (the engine's dispatch term); "
         "real links add their own latency",

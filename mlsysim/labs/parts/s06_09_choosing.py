@@ -11,12 +11,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from ... import energy
-from ... import layers as L
-from ...engine import Engine, weight_only_intensity, weight_reuse
-from ...hardware import Hardware
-from ...models import LIGHTHOUSES, Model, Models, Row, kws_dscnn, mlp, mobilenet_v2, resnet
-from ...units import bytes_per_value
+from ..._lazy import lazy
 from ..charts import figure, memory_lines
 from ..components import (
     Card,
@@ -33,6 +28,13 @@ from ..components import (
 )
 from ..vocab import LABELS, bound_phrase
 
+energy = lazy("mlsysim.energy")
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
+U = lazy("mlsysim.units")
+
 CHAPTER = "6.9"
 PARTS = ("A", "B", "C", "D")
 
@@ -44,7 +46,8 @@ LIGHTHOUSE_NAMES = {
     "MobileNetV2": "MobileNetV2",
     "KWS": "KWS DS-CNN",
 }
-ORDER = tuple(k for k in ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS") if k in LIGHTHOUSES)
+#: The five lighthouses in the chapter's order (``mlsysim.models.LIGHTHOUSES``; a test checks).
+ORDER = ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS")
 
 #: Training state per parameter = FP32 weights + gradients + two Adam moments (L1366, Table 10):
 #: four FP32 copies, 16 bytes per parameter, activations excluded.
@@ -59,8 +62,8 @@ def _precision(dev, wanted: str = "fp16") -> str:
     return wanted if wanted in dev.compute.precisions else dev.compute.quoted_precision
 
 
-def _lh(key: str) -> Model:
-    return Models.get(key)
+def _lh(key: str) -> M.Model:
+    return M.Models.get(key)
 
 
 def round_sig(x: float, digits: int = 2) -> float:
@@ -123,7 +126,7 @@ A_FUSED = Toggle("Compiled inference graph (BN folded, activations fused)", True
 
 def table8_proxy(key: str, batch: int = 1) -> float:
     """The chapter's weight-only proxy: FLOPs per byte of FP32 weights (LMs: one decoded token)."""
-    return weight_only_intensity(_lh(key), "fp32", batch=batch)
+    return E.weight_only_intensity(_lh(key), "fp32", batch=batch)
 
 
 def table8_printed(key: str) -> float:
@@ -137,14 +140,15 @@ def table8_printed(key: str) -> float:
 def part_a(batch: int, device: str, fused: bool) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     prec = _precision(dev)
     b = int(batch)
     names = [LIGHTHOUSE_NAMES[k] for k in ORDER]
     proxy = {k: table8_proxy(k) for k in ORDER}
     proxy_b = {k: table8_proxy(k, b) for k in ORDER}
     prof = {
-        k: Engine.solve(_lh(k), dev, batch_size=b, precision=prec, fused=bool(fused)) for k in ORDER
+        k: E.Engine.solve(_lh(k), dev, batch_size=b, precision=prec, fused=bool(fused))
+        for k in ORDER
     }
     real = {k: prof[k].arithmetic_intensity.magnitude for k in ORDER}
     ridge = dev.ridge_point(prec).magnitude
@@ -287,7 +291,7 @@ def state_bytes(
         return float(TRAINING_COPIES * m.weight_bytes("fp32")), 0.0
     if state == "serve":
         kw = {"seq_len": int(context)} if m.is_lm else {}
-        p = Engine.solve(m, FIT_DEVICE, batch_size=int(requests), precision="fp16", **kw)
+        p = E.Engine.solve(m, FIT_DEVICE, batch_size=int(requests), precision="fp16", **kw)
         return p.weight_bytes, p.activation_bytes + p.kv_cache_bytes
     raise ValueError(f"state={state!r} is not one of {list(B_STATE.options)}")
 
@@ -295,7 +299,7 @@ def state_bytes(
 def part_b(state: str, requests: int, context: int) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(FIT_DEVICE)
+    dev = HW.Hardware.get(FIT_DEVICE)
     cap = dev.memory.capacity.m_as("B")
     names = [LIGHTHOUSE_NAMES[k] for k in ORDER]
     parts = {k: state_bytes(k, state, requests, context) for k in ORDER}
@@ -492,7 +496,7 @@ def part_c(batch: int, precision: str, stage: str) -> View:
         "ratio grows."
     )
     mac = energy.mac_energy(precision).m_as("pJ")
-    fetch1 = energy.access_energy(float(bytes_per_value(precision)), C_LEVEL).m_as("pJ")
+    fetch1 = energy.access_energy(float(U.bytes_per_value(precision)), C_LEVEL).m_as("pJ")
     peek = [
         f"fetch/MAC = E_DRAM(one {precision.upper()} value) / E_MAC / reuse = {fetch1:g} pJ / {mac:g} pJ / reuse",
         f"reuse 1: {r1:,.1f}×   (FP32: 640 pJ / 4.6 pJ = 139×, Horowitz 45 nm)",
@@ -500,10 +504,10 @@ def part_c(batch: int, precision: str, stage: str) -> View:
         f"conv: reuse = H_out × W_out × batch = {ho} × {wo} × {b} = {hw * b:,}  ->  {cnn:,.5f}×",
         f"GPT-2 XL per token: fetch {g_fetch / 1e9:,.3f} mJ vs MACs {g_mac / 1e9:,.3f} mJ (weights only)",
         f"ResNet-50 per image: fetch {r_fetch / 1e9:,.3f} mJ vs MACs {r_mac / 1e9:,.3f} mJ (weights only; "
-        f"its average {LABELS['weight_reuse']} is {weight_reuse(_lh('ResNet50')):,.0f}, far below a 56×56 layer's)",
+        f"its average {LABELS['weight_reuse']} is {E.weight_reuse(_lh('ResNet50')):,.0f}, far below a 56×56 layer's)",
         "energies are Horowitz's 45 nm figures; 1 pJ = 1e-12 J, 1 mJ = 1e9 pJ",
     ]
-    facts = [fact("weight_reuse", weight_reuse(_lh("ResNet50")), model="ResNet50", batch=1)]
+    facts = [fact("weight_reuse", E.weight_reuse(_lh("ResNet50")), model="ResNet50", batch=1)]
     return View(fig, cards, summary, "Energy per weight use", peek, facts=facts)
 
 
@@ -570,21 +574,21 @@ CANDIDATES = {
 
 
 @lru_cache(maxsize=16)
-def candidate(key: str) -> Model:
+def candidate(key: str) -> M.Model:
     if key == "mnv2_075":
-        return mobilenet_v2(0.75)
+        return M.mobilenet_v2(0.75)
     if key == "mnv2_100":
-        return mobilenet_v2(1.0)
+        return M.mobilenet_v2(1.0)
     if key == "mnv2_050":
-        return mobilenet_v2(0.5)
+        return M.mobilenet_v2(0.5)
     if key == "resnet50":
-        return resnet(50)
+        return M.resnet(50)
     if key == "kws":
-        return kws_dscnn()
+        return M.kws_dscnn()
     raise ValueError(f"model={key!r} is not one of {list(D_MODEL.options)}")
 
 
-def largest_activation(model: Model, precision: str) -> tuple[str, L.Layer, int]:
+def largest_activation(model: M.Model, precision: str) -> tuple[str, L.Layer, int]:
     """The row whose output tensor is largest (the chapter's single-tensor screen)."""
     row = max(model.rows(), key=lambda r: r.layer.activation_bytes(1, precision))
     return row.name, row.layer, row.layer.activation_bytes(1, precision)
@@ -593,11 +597,13 @@ def largest_activation(model: Model, precision: str) -> tuple[str, L.Layer, int]
 def camera_plan(key: str, precision: str = "int8", per_day: int = 100) -> dict:
     """The worked example's numbers for one candidate: napkin (ops / sustained rate), engine, memory
     screen and energy. One FLOP is counted as one INT8 operation, as the chapter does."""
-    dev = Hardware.get(CAMERA)
+    dev = HW.Hardware.get(CAMERA)
     m = candidate(key)
     rate = dev.compute.peak(precision).m_as("FLOP/s")  # GOP/s and GFLOP/s share one dimension
     napkin_s = m.flops() / rate
-    prof = Engine.solve(m, dev, precision=precision, efficiency=1.0)  # 2 GOPS is already sustained
+    prof = E.Engine.solve(
+        m, dev, precision=precision, efficiency=1.0
+    )  # 2 GOPS is already sustained
     name, layer, act_b = largest_activation(m, precision)
     weights = m.weight_bytes(precision)
     power = dev.tdp.m_as("W")
@@ -794,20 +800,23 @@ S_POWER = Choice(
 
 
 @lru_cache(maxsize=4)
-def _lstm_tagger() -> Model:
+def _lstm_tagger() -> M.Model:
     """A two-layer LSTM over 100 frames of 40 audio features, then a 12-way classifier."""
     lstm = L.LSTM(input_size=40, hidden_size=256, seq_len=100, num_layers=2)
-    return Model(
+    return M.Model(
         "LSTM 2×256 (100 frames)",
         "rnn",
-        lambda _s, _p: [Row("lstm", lstm), Row("fc", L.Dense(in_features=256, out_features=12))],
+        lambda _s, _p: [
+            M.Row("lstm", lstm),
+            M.Row("fc", L.Dense(in_features=256, out_features=12)),
+        ],
     )
 
 
 @lru_cache(maxsize=4)
-def _tabular_mlp() -> Model:
+def _tabular_mlp() -> M.Model:
     """An MLP over DLRM's 13 dense features (its bottom-MLP widths) with a 1-unit head."""
-    return mlp([13, 512, 256, 128, 1], name="Tabular MLP 13-512-256-128-1")
+    return M.mlp([13, 512, 256, 128, 1], name="Tabular MLP 13-512-256-128-1")
 
 
 FAMILY = {
@@ -819,14 +828,14 @@ FAMILY = {
 }
 
 
-def _family_model(key: str) -> Model:
+def _family_model(key: str) -> M.Model:
     if key == "lstm":
         return _lstm_tagger()
     if key == "tabular":
         return _tabular_mlp()
     if key == "mnv2_075":
         return candidate("mnv2_075")
-    return Models.get(key)
+    return M.Models.get(key)
 
 
 def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
@@ -835,9 +844,9 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
     for mk in FAMILY[data]:
         m = _family_model(mk)
         flops = m.flops(1, 1, "decode") if m.is_lm else m.flops()
-        for dev in Hardware.all():
+        for dev in HW.Hardware.all():
             prec = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
-            prof = Engine.solve(m, dev, precision=prec, efficiency=float(util))
+            prof = E.Engine.solve(m, dev, precision=prec, efficiency=float(util))
             sustained = dev.sustained_flops(
                 prec, float(util)
             )  # never derates an already-sustained rate
@@ -937,7 +946,7 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
         + "Phase 3 is still ahead: accuracy on the target data, and on-device latency, peak memory, "
         "thermals and energy must be measured, not estimated."
     )
-    r50 = Models.ResNet50.flops()
+    r50 = M.Models.ResNet50.flops()
     need = NAPKIN_FPS * r50
     lo, hi = (
         throughput_headroom(r50, NAPKIN_FPS, NAPKIN_PEAK_FLOPS, u) for u in NAPKIN_UTILIZATION

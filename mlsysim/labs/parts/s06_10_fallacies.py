@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ... import layers as L
-from ...engine import Engine
-from ...hardware import Hardware
-from ...models import Model, Models, Row, resnet
+from ..._lazy import lazy
 from ..charts import figure, memory_lines
 from ..components import (
     Card,
@@ -30,6 +27,11 @@ from ..components import (
     fmt_time,
 )
 from ..vocab import LABELS, bound_phrase
+
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
 
 CHAPTER = "6.10"
 PARTS = ("A", "B", "C", "D")
@@ -66,7 +68,7 @@ def vit(
     patch: int = 16,
     classes: int = 1000,
     name: str = "ViT-B/16",
-) -> Model:
+) -> M.Model:
     """A Vision Transformer (timm/torchvision layout): patch-embedding conv, class token and
     learned positions, ``layers`` pre-LN encoder blocks, final LayerNorm, linear head.
     ViT-B/16 at 224² has 86,567,656 parameters, the published count."""
@@ -76,17 +78,19 @@ def vit(
     tokens = embed.output_size[0] * embed.output_size[1] + 1
     block = L.TransformerBlock(d_model=d_model, n_heads=heads, d_ff=d_ff, seq_len=tokens)
     rows = [
-        Row("patch_embed", embed),
-        Row("cls_token", L.Embedding(num_embeddings=1, embedding_dim=d_model)),
-        Row("pos_embed", L.Embedding(num_embeddings=tokens, embedding_dim=d_model, lookups=tokens)),
-        Row("pos_add", L.ResidualAdd(elements=tokens * d_model)),
+        M.Row("patch_embed", embed),
+        M.Row("cls_token", L.Embedding(num_embeddings=1, embedding_dim=d_model)),
+        M.Row(
+            "pos_embed", L.Embedding(num_embeddings=tokens, embedding_dim=d_model, lookups=tokens)
+        ),
+        M.Row("pos_add", L.ResidualAdd(elements=tokens * d_model)),
     ]
-    rows += [Row(f"blocks.{n}", leaf, layers) for n, leaf in block.rows()]
+    rows += [M.Row(f"blocks.{n}", leaf, layers) for n, leaf in block.rows()]
     rows += [
-        Row("norm", L.LayerNorm(normalized_shape=d_model, elements=tokens * d_model)),
-        Row("head", L.Dense(in_features=d_model, out_features=classes)),
+        M.Row("norm", L.LayerNorm(normalized_shape=d_model, elements=tokens * d_model)),
+        M.Row("head", L.Dense(in_features=d_model, out_features=classes)),
     ]
-    return Model(
+    return M.Model(
         name,
         "transformer",
         lambda _s, _p: rows,
@@ -103,12 +107,12 @@ A_MODELS = {
 }
 
 
-def a_model(key: str) -> Model:
+def a_model(key: str) -> M.Model:
     if key == "vit_b":
         return vit()
     if key == "vit_l":
         return vit(1024, 24, 16, 4096, name="ViT-L/16")
-    return Models.get(key)
+    return M.Models.get(key)
 
 
 PRED_A = Prediction(
@@ -151,12 +155,12 @@ A_BATCH = Slider("Batch size", 1, 64, 1)
 def part_a(device: str, batch: int) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     prec = _precision(dev, "fp16")
     b = int(batch)
     models = {k: a_model(k) for k in A_MODELS}
     prof = {
-        k: Engine.solve(m, dev, batch_size=b, precision=prec, efficiency=0.5)
+        k: E.Engine.solve(m, dev, batch_size=b, precision=prec, efficiency=0.5)
         for k, m in models.items()
     }
     base = "ResNet50"
@@ -288,7 +292,7 @@ def _seq_layers(s: int):
 def part_b(seq: int, device: str) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     prec = _precision(dev, "fp16")
     s = int(seq)
 
@@ -297,8 +301,8 @@ def part_b(seq: int, device: str) -> View:
         return {
             "scores": attn.score_bytes(1, prec),
             "steps": lstm.serial_steps,
-            "lstm_s": Engine.solve(lstm, dev, precision=prec).latency_s,
-            "block_s": Engine.solve(block, dev, precision=prec).latency_s,
+            "lstm_s": E.Engine.solve(lstm, dev, precision=prec).latency_s,
+            "block_s": E.Engine.solve(block, dev, precision=prec).latency_s,
         }
 
     ref = stats(B_REF_SEQ)
@@ -337,8 +341,8 @@ def part_b(seq: int, device: str) -> View:
     )
 
     attn, lstm, block = _seq_layers(s)
-    lp = Engine.solve(lstm, dev, precision=prec)
-    bp = Engine.solve(block, dev, precision=prec)
+    lp = E.Engine.solve(lstm, dev, precision=prec)
+    bp = E.Engine.solve(block, dev, precision=prec)
     cards = [
         Card("Score memory / layer", fmt_bytes(now["scores"]), f"{B_HEADS} heads × {s:,}² × FP16"),
         Card(
@@ -422,9 +426,9 @@ C_FLASH = Toggle("Hybrid uses tiled attention (scores never stored)", False)
 
 
 @lru_cache(maxsize=32)
-def hybrid(image: int, flash: bool = False) -> tuple[Model, Model, int]:
+def hybrid(image: int, flash: bool = False) -> tuple[M.Model, M.Model, int]:
     """(ResNet-50 at ``image``, the CNN + attention hybrid, attention tokens)."""
-    cnn = resnet(50, input_size=int(image))
+    cnn = M.resnet(50, input_size=int(image))
     rows = [r for r in cnn.rows() if not r.name.startswith(("layer4", "avgpool", "fc"))]
     last = [r.layer for r in rows if isinstance(r.layer, L.Conv2d)][-1]
     h, w = last.output_size
@@ -433,9 +437,9 @@ def hybrid(image: int, flash: bool = False) -> tuple[Model, Model, int]:
     block = L.TransformerBlock(
         d_model=d, n_heads=HYBRID_HEADS, d_ff=4 * d, seq_len=tokens, flash=bool(flash)
     )
-    rows = rows + [Row(f"attn_blocks.{n}", leaf, HYBRID_BLOCKS) for n, leaf in block.rows()]
-    rows.append(Row("head", L.Dense(in_features=d, out_features=1000)))
-    model = Model(
+    rows = rows + [M.Row(f"attn_blocks.{n}", leaf, HYBRID_BLOCKS) for n, leaf in block.rows()]
+    rows.append(M.Row("head", L.Dense(in_features=d, out_features=1000)))
+    model = M.Model(
         f"ResNet-50 + attention ({image}²)",
         "hybrid",
         lambda _s, _p: rows,
@@ -447,21 +451,21 @@ def hybrid(image: int, flash: bool = False) -> tuple[Model, Model, int]:
 def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     prec = _precision(dev, "fp16")
     b, s = int(batch), int(seq)
     cnn, hyb, tokens = hybrid(int(res), bool(flash))
-    g = Models.GPT2
+    g = M.Models.GPT2
     kw = dict(precision=prec, efficiency=0.5, fused=True)
     profs = {
-        "GPT-2 XL prefill": Engine.solve(
+        "GPT-2 XL prefill": E.Engine.solve(
             g, dev, batch_size=GPT2_BATCH, phase="prefill", seq_len=s, **kw
         ),
-        "GPT-2 XL decode": Engine.solve(
+        "GPT-2 XL decode": E.Engine.solve(
             g, dev, batch_size=GPT2_BATCH, phase="decode", seq_len=s, **kw
         ),
-        f"ResNet-50 {int(res)}²": Engine.solve(cnn, dev, batch_size=b, **kw),
-        f"+ attention ({tokens:,} tokens)": Engine.solve(hyb, dev, batch_size=b, **kw),
+        f"ResNet-50 {int(res)}²": E.Engine.solve(cnn, dev, batch_size=b, **kw),
+        f"+ attention ({tokens:,} tokens)": E.Engine.solve(hyb, dev, batch_size=b, **kw),
     }
     labels = [f"{k}<br>{fmt_time(p.latency_s)}" for k, p in profs.items()]
     terms = {k: _terms(p) for k, p in profs.items()}
@@ -604,8 +608,8 @@ D_GRID = [1, 2, 4, 8, 16, 32]
 
 def llm_footprint(users: int, context: int, precision: str, device: str = "JetsonOrinNX") -> dict:
     """Weights, KV cache and live activations of the 7B model decoding ``users`` conversations."""
-    p = Engine.solve(
-        Models.Llama7B,
+    p = E.Engine.solve(
+        M.Models.Llama7B,
         device,
         batch_size=int(users),
         precision=precision,
@@ -625,16 +629,16 @@ def max_users(context: int, precision: str, device: str, reserve_b: float) -> in
     """Most conversations that fit beside the weights and the reserve (the footprint is linear in users)."""
     one = llm_footprint(1, context, precision, device)
     per_user = one["kv"] + one["act"]
-    room = Hardware.get(device).memory.capacity.m_as("B") - reserve_b - one["weights"]
+    room = HW.Hardware.get(device).memory.capacity.m_as("B") - reserve_b - one["weights"]
     return max(0, int(room // per_user))
 
 
 def part_d(precision: str, users: int, context: int, device: str, reserve: float) -> View:
     import plotly.graph_objects as go
 
-    dev = Hardware.get(device)
-    jetson = Hardware.get("JetsonOrinNX")
-    a100 = Hardware.get("A100")
+    dev = HW.Hardware.get(device)
+    jetson = HW.Hardware.get("JetsonOrinNX")
+    a100 = HW.Hardware.get("A100")
     u, c = int(users), int(context)
     reserve_b = float(reserve) * 1e9
     fp = {n: llm_footprint(n, c, precision, device) for n in D_GRID}
@@ -679,7 +683,7 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
 
     cluster = TRAINING_GPUS * a100.memory.capacity.m_as("B")
     fit_n = max_users(c, precision, device, reserve_b)
-    kv_one = Models.Llama7B.kv_cache_bytes(c, 1, precision)
+    kv_one = M.Models.Llama7B.kv_cache_bytes(c, 1, precision)
     cards = [
         Card("Training cluster", fmt_bytes(cluster), f"{TRAINING_GPUS} × A100 80 GB"),
         Card(
@@ -690,7 +694,7 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
         Card(
             "Weights",
             fmt_bytes(now["weights"]),
-            f"{Models.Llama7B.params / 1e9:,.2f} B params × {precision.upper()}",
+            f"{M.Models.Llama7B.params / 1e9:,.2f} B params × {precision.upper()}",
         ),
         Card(
             "KV cache / conversation",
@@ -719,12 +723,12 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
         f"{float(reserve):g} GB reserve. The training cluster's {fmt_bytes(cluster)} made none of this visible; "
         "budget weights, cache and runtime together on the deployment target."
     )
-    cfg = Models.Llama7B.config
+    cfg = M.Models.Llama7B.config
     d_head = cfg["d_model"] // cfg["n_heads"]
     peek = [
         f"KV per conversation = layers × 2 × kv_heads × S × d_head × bytes = {cfg['n_layers']} × 2 × {cfg['kv_heads']} × "
         f"{c:,} × {d_head} × {1 if precision == 'int8' else 2} = {kv_one:,} B",
-        f"weights = {Models.Llama7B.params:,} × {1 if precision == 'int8' else 2} B = {fmt_bytes(now['weights'])} "
+        f"weights = {M.Models.Llama7B.params:,} × {1 if precision == 'int8' else 2} B = {fmt_bytes(now['weights'])} "
         "(the chapter's '7B × 2 B = 14 GB' rounds the count)",
         f"total = weights + users × KV + live activations + reserve = {fmt_bytes(now['weights'])} + "
         f"{fmt_bytes(now['kv'])} + {fmt_bytes(now['act'])} + {fmt_bytes(reserve_b)} = {fmt_bytes(total)}",

@@ -15,10 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ... import energy
-from ... import layers as L
-from ... import primitives as P
-from ...units import bytes_per_value
+from ..._lazy import lazy
 from ..charts import figure
 from ..components import (
     Card,
@@ -33,6 +30,11 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+
+energy = lazy("mlsysim.energy")
+L = lazy("mlsysim.layers")
+P = lazy("mlsysim.primitives")
+U = lazy("mlsysim.units")
 
 CHAPTER = "6.P"
 PARTS = ("A", "B", "C", "D")
@@ -110,7 +112,7 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
     k, s, st, c = int(kernel), int(size), int(stride), int(channels)
     layer = conv(k, s, st, c)
     shape = P.gemm_shape(layer)
-    bpv = bytes_per_value(BUFFER_PRECISION)
+    bpv = U.bytes_per_value(BUFFER_PRECISION)
     buf = float(layer.im2col_elements * bpv)
     inp = float(layer.input_elements * bpv)
     sides = list(range(int(A_SIZE.start), int(A_SIZE.stop) + 1, int(A_SIZE.step)))
@@ -258,9 +260,6 @@ B_DOUBLE = Toggle("Double-buffered weights (next tile loads while this one compu
 #: (L2901).
 TILES = (64, 256)
 
-#: The array's clock: the TPU v1's 700 MHz (Jouppi et al. 2017), the systolic design the
-#: longer edition names.
-CLOCK = P.TPU_V1.clock
 ROW_SWEEP = [2**i for i in range(13)]  # 1 ... 4096
 
 
@@ -275,7 +274,7 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
 
     n, m, d, db = int(array), int(rows), int(width), bool(double)
     run = _run(n, m, d, db)
-    arr = P.SystolicArray(size=n, clock=CLOCK)
+    arr = P.SystolicArray(size=n, clock=P.TPU_V1.clock)
     fig = figure(
         f"Utilization of a systolic array on a {d:,}×{d:,} GEMM",
         "Rows streamed per weight tile M (log)",
@@ -303,11 +302,11 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         )
     )
 
-    t = run.time(CLOCK).m_as("s")
+    t = run.time(P.TPU_V1.clock).m_as("s")
     overhead = run.fill_cycles + run.load_cycles
     shape = P.gemm_shape(L.Dense(in_features=d, out_features=d, bias=False), m)
     moved = [P.tiled_gemm_values(shape, tile) for tile in TILES]
-    bpv = float(bytes_per_value(BUFFER_PRECISION))
+    bpv = float(U.bytes_per_value(BUFFER_PRECISION))
     cards = [
         Card("Weight tiles", fmt_count(run.tiles), f"⌈{d:,}/{n}⌉² of {n}×{n}"),
         Card(
@@ -346,7 +345,7 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         f"tiles       = ⌈K/N⌉ × ⌈N_out/N⌉ = ⌈{d}/{n}⌉ × ⌈{d}/{n}⌉ = {run.tiles:,}",
         f"cycles/tile = M + 2(N − 1) + load = {m:,} + {run.fill_cycles} + {run.load_cycles} = {run.cycles_per_tile:,}",
         f"utilization = MACs / (cycles × N²) = {run.macs:,} / ({run.cycles:,} × {n * n:,}) = {run.utilization:.4f}",
-        f"peak        = 2 × N² × clock = 2 × {n * n:,} × {CLOCK:~P} = {fmt_rate(arr.peak.m_as('FLOP/s'))}",
+        f"peak        = 2 × N² × clock = 2 × {n * n:,} × {P.TPU_V1.clock:~P} = {fmt_rate(arr.peak.m_as('FLOP/s'))}",
         "model: weight-stationary, tiles run back to back (Kung 1982; TPU v1, Jouppi et al. 2017)",
         "Table 13, matrix multiplication: Tensor Cores · batching, GEMM libraries · challenge: parallelization, "
         "precision",
@@ -429,14 +428,14 @@ C_PRECISION = Choice("Value precision", {"fp32": "FP32", "fp16": "FP16", "int8":
 
 def scenario_cost(key: str, precision: str) -> P.AccessCost:
     _, pattern, n, vals, stride = SCENARIOS[key]
-    b = int(bytes_per_value(precision))
+    b = int(U.bytes_per_value(precision))
     return P.access_cost(pattern, n, vals * b, stride * b)
 
 
 def energy_per_value(key: str, level: str, precision: str) -> float:
     """pJ per useful value: the fetched lines' access energy spread over the values used."""
     cost = scenario_cost(key, precision)
-    values = cost.useful_bytes / float(bytes_per_value(precision))
+    values = cost.useful_bytes / float(U.bytes_per_value(precision))
     return energy.access_energy(cost.fetched_bytes, level).m_as("pJ") / values
 
 

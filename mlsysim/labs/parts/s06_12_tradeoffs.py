@@ -15,11 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ... import accuracy as acc
-from ... import table7
-from ...engine import Engine
-from ...hardware import Hardware
-from ...models import Models
+from ..._lazy import lazy
 from ..charts import figure
 from ..components import (
     Card,
@@ -34,6 +30,12 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+
+acc = lazy("mlsysim.accuracy")
+E = lazy("mlsysim.engine")
+HW = lazy("mlsysim.hardware")
+M = lazy("mlsysim.models")
+table7 = lazy("mlsysim.table7")
 
 CHAPTER = "6.12"
 PARTS = ("A", "B", "C")
@@ -56,7 +58,7 @@ FAMILY_COLORS = {
 
 def precision_for(device: str) -> str:
     """FP16 where the device lists it, else the precision its datasheet quotes (INT8 on the A53)."""
-    dev = Hardware.get(device)
+    dev = HW.Hardware.get(device)
     return "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
 
 
@@ -113,7 +115,7 @@ def engine_costs(device: str, fused: bool) -> dict[str, tuple[float, float, str,
     prec = precision_for(device)
     out = {}
     for k in acc.zoo_entries():
-        p = Engine.solve(
+        p = E.Engine.solve(
             acc.imagenet(k).model(), device, batch_size=1, precision=prec, fused=bool(fused)
         )
         out[k] = (p.latency_s, p.memory_footprint_bytes, p.bottleneck, p.energy_per_sample_j)
@@ -307,8 +309,8 @@ def iron_law_profile(model: str, device: str, batch: int, fused: bool):
     """The engine's profile of the chosen workload (FP16)."""
     if model.startswith("GPT2"):
         phase = "prefill" if model.endswith("prefill") else "decode"
-        return Engine.solve(
-            Models.GPT2,
+        return E.Engine.solve(
+            M.Models.GPT2,
             device,
             batch_size=int(batch),
             precision="fp16",
@@ -316,14 +318,14 @@ def iron_law_profile(model: str, device: str, batch: int, fused: bool):
             seq_len=GPT2_CONTEXT,
             fused=bool(fused),
         )
-    return Engine.solve(
-        Models.get(model), device, batch_size=int(batch), precision="fp16", fused=bool(fused)
+    return E.Engine.solve(
+        M.Models.get(model), device, batch_size=int(batch), precision="fp16", fused=bool(fused)
     )
 
 
 def weight_read_s(device: str) -> float:
     """The chapter's decode floor (L1117): GPT-2 XL's FP16 weights / HBM bandwidth."""
-    return Models.GPT2.weight_bytes("fp16") / Hardware.get(device).memory.bandwidth.m_as("B/s")
+    return M.Models.GPT2.weight_bytes("fp16") / HW.Hardware.get(device).memory.bandwidth.m_as("B/s")
 
 
 def part_b(model: str, device: str, batch: int, fused: bool) -> View:
@@ -393,7 +395,7 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
         "engine: T = Σ_layers max(FLOPsᵢ/(R_peak·η), bytesᵢ/BW) + kernels × tax    (Table 7 caption's max, per layer)",
         f"  = {fmt_time(overlap)} + {fmt_time(d)} = {fmt_time(p.latency_s)}",
         f"roofline: max({fmt_time(m)}, {fmt_time(c)}) + {fmt_time(d)} = {fmt_time(p.roofline_s)}",
-        f"GPT-2 XL decode floor: {Models.GPT2.weight_bytes('fp16'):,} B / {Hardware.get(device).memory.bandwidth:~P} "
+        f"GPT-2 XL decode floor: {M.Models.GPT2.weight_bytes('fp16'):,} B / {HW.Hardware.get(device).memory.bandwidth:~P} "
         f"= {fmt_time(weight_read_s(device))}",
     ]
     return View(fig, cards, summary, "Iron law, roofline and engine", peek)

@@ -10,9 +10,7 @@ input-dependent one. Every number comes from ``mlsysim.moe`` (experts and router
 
 from __future__ import annotations
 
-from ... import moe
-from ...hardware import Hardware
-from ...units import bytes_per_value
+from ..._lazy import lazy
 from ..charts import figure, memory_lines
 from ..components import (
     Card,
@@ -25,6 +23,10 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+
+HW = lazy("mlsysim.hardware")
+moe = lazy("mlsysim.moe")
+U = lazy("mlsysim.units")
 
 CHAPTER = "6.13"
 PARTS = ("A", "B", "C", "D")
@@ -70,9 +72,9 @@ def part_a(experts: int, topk: int, precision: str) -> View:
 
     e, k = int(experts), min(int(topk), int(experts))
     c = moe.mixtral_params(e, k)
-    b = float(bytes_per_value(precision))
+    b = float(U.bytes_per_value(precision))
     total_b, active_b = c.total * b, c.active * b
-    h100 = Hardware.get("H100")
+    h100 = HW.Hardware.get("H100")
     fig = figure(
         f"Mixtral-shaped model, {e} experts, top-{k}: what it holds vs what a token uses",
         "Quantity",
@@ -204,7 +206,7 @@ def part_b(batch: int, device: str, precision: str) -> View:
         Card(
             "Data term per layer",
             fmt_time(s),
-            f"bytes / {Hardware.get(device).memory.bandwidth:~P}",
+            f"bytes / {HW.Hardware.get(device).memory.bandwidth:~P}",
         ),
         Card("FLOP per byte read", f"{t * per_token_flops / rd:,.1f}", "MoE layer weights only"),
     ]
@@ -217,8 +219,8 @@ def part_b(batch: int, device: str, precision: str) -> View:
     peek = [
         "P(expert missed by one token) = 1 − k/E;   by T tokens: (1 − k/E)^T",
         f"experts read = E·(1 − (1 − k/E)^T) = 8 × (1 − 0.75^{t}) = {touched:,.4f}",
-        f"bytes = experts read × {lay.expert_params:,} params × {bytes_per_value(precision)} B + router = {rd:,.0f}",
-        f"data term = bytes / BW = {fmt_time(s)} per layer ({Hardware.get(device).key})",
+        f"bytes = experts read × {lay.expert_params:,} params × {U.bytes_per_value(precision)} B + router = {rd:,.0f}",
+        f"data term = bytes / BW = {fmt_time(s)} per layer ({HW.Hardware.get(device).key})",
         "uniform routing is the best case for reuse only if the router is balanced; skew is Part C",
     ]
     return View(fig, cards, summary, "Experts touched by a batch", peek)
@@ -393,8 +395,8 @@ def part_d(devices: int, topk: int, precision: str) -> View:
     )
     peek = [
         "bytes/token = (dispatch + combine) × k copies × d × b × P(remote)",
-        f"            = 2 × {k} × {lay.d_model:,} × {bytes_per_value(precision)} B × ({n} − 1)/{n} = {per_tok:,.0f} B",
-        f"limit N → ∞: 2 × {k} × {lay.d_model:,} × {bytes_per_value(precision)} = {limit:,.0f} B",
+        f"            = 2 × {k} × {lay.d_model:,} × {U.bytes_per_value(precision)} B × ({n} − 1)/{n} = {per_tok:,.0f} B",
+        f"limit N → ∞: 2 × {k} × {lay.d_model:,} × {U.bytes_per_value(precision)} = {limit:,.0f} B",
         "the time is these bytes over the all-to-all bandwidth, paid in every MoE layer (Figure 16's scatter)",
     ]
     return View(fig, cards, summary, "All-to-all bytes", peek)

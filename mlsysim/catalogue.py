@@ -1,0 +1,54 @@
+"""Which devices the hardware registry holds: each key's tier and human name, in the registry's
+order, as plain data.
+
+``mlsysim.hardware`` builds every ``Device`` from its entry here (its ``key``, ``tier`` and
+``name``); the specs themselves (pint quantities, validated by pydantic, with provenance) live
+there. This table needs neither, so a notebook can list the devices in a dropdown before the
+cost models load (a browser page's first run imports neither pint nor pydantic).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = ["Entry", "CATALOGUE", "identity", "label"]
+
+
+class Entry(NamedTuple):
+    tier: str  # Cloud, Edge, Mobile, Tiny
+    name: str
+
+
+CATALOGUE: dict[str, Entry] = {
+    "H100": Entry("Cloud", "NVIDIA H100 SXM5 80GB"),
+    "A100": Entry("Cloud", "NVIDIA A100 SXM 80GB"),
+    "A100_40GB": Entry("Cloud", "NVIDIA A100 SXM 40GB"),
+    "JetsonOrinNX": Entry("Edge", "NVIDIA Jetson Orin NX 16GB"),
+    "CortexA53Camera": Entry("Edge", "Camera-trap SoC (Arm Cortex-A53 @ 1.2 GHz, NEON)"),
+    "iPhone15Pro": Entry("Mobile", "Apple iPhone 15 Pro (A17 Pro)"),
+    "ArduinoNano33BLESense": Entry(
+        "Tiny", "Arduino Nano 33 BLE Sense (nRF52840, Cortex-M4F @ 64 MHz)"
+    ),
+    "STM32H743": Entry("Tiny", "STMicroelectronics STM32H743 (Cortex-M7 @ 480 MHz)"),
+}
+
+
+def _entry(key: str) -> Entry:
+    entry = CATALOGUE.get(key) if isinstance(key, str) else None
+    if entry is None:
+        raise ValueError(
+            f"key={key!r} is not a device of the registry; allowed: {', '.join(CATALOGUE)}"
+        )
+    return entry
+
+
+def identity(key: str) -> dict[str, str]:
+    """``key``, ``tier`` and ``name`` of a registry device, as ``Device`` fields."""
+    entry = _entry(key)
+    return {"key": key, "tier": entry.tier, "name": entry.name}
+
+
+def label(key: str) -> str:
+    """``"Tier: human name"``, the way a device is offered in a dropdown."""
+    entry = _entry(key)
+    return f"{entry.tier}: {entry.name}"
