@@ -55,6 +55,21 @@ def test_finder_ignores_other_modules_and_installed_packages(tmp_path, monkeypat
     assert spec is not None and spec.name == "here_pkg" and loads == []
 
 
+def test_finder_waits_for_a_load_under_way_though_the_files_are_there(tmp_path, monkeypatch):
+    """The warm-up's ``loadPackage`` installs one package after another: a package's files can
+    be on the path before its dependencies are. Its loaded state, not its files, decides."""
+    _write_package(tmp_path, "busy_pkg")  # unpacked, its dependencies not yet
+    monkeypatch.syspath_prepend(str(tmp_path))
+    done: list[str] = []
+    finder = browser.LoadOnImport(
+        done.append, {"busy_pkg": "busy-pkg"}, is_loaded=lambda _top, pkg: pkg in done
+    )
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    monkeypatch.delitem(sys.modules, "busy_pkg", raising=False)
+    assert importlib.import_module("busy_pkg").VALUE == 42
+    assert done == ["busy-pkg"]  # waited for the load (Pyodide's loadPackage waits for its own)
+
+
 def test_a_failed_load_is_the_imports_own_error(monkeypatch):
     def load(package):
         raise OSError(f"GET {package}.whl: HTTP 404")

@@ -28,12 +28,21 @@ LATER: dict[str, str] = {"plotly": "plotly", "pint": "pint", "pydantic": "pydant
 
 
 class LoadOnImport(importlib.abc.MetaPathFinder):
-    """A ``sys.meta_path`` finder that, the first time a module of ``LATER`` is imported and is
-    not installed, loads its package with ``load`` and then lets the normal finders find it."""
+    """A ``sys.meta_path`` finder that, the first time a module of ``LATER`` is imported and its
+    package is not loaded, loads it with ``load`` and then lets the normal finders find it.
+    ``is_loaded(top_module, package)`` says whether it is (default: the module is on the path)."""
 
-    def __init__(self, load: Callable[[str], None], later: dict[str, str] | None = None):
+    def __init__(
+        self,
+        load: Callable[[str], None],
+        later: dict[str, str] | None = None,
+        is_loaded: Callable[[str, str], bool] | None = None,
+    ):
         self.load = load
         self.later = dict(LATER if later is None else later)
+        self.is_loaded = is_loaded or (
+            lambda top, _package: importlib.machinery.PathFinder.find_spec(top) is not None
+        )
         self.loaded: set[str] = set()
 
     def find_spec(self, fullname, path=None, target=None):
@@ -41,7 +50,7 @@ class LoadOnImport(importlib.abc.MetaPathFinder):
         package = self.later.get(top)
         if package is None or package in self.loaded or path is not None:
             return None
-        if importlib.machinery.PathFinder.find_spec(top) is None:
+        if not self.is_loaded(top, package):
             self.load(package)  # a failed load raises here, as the import's own error
             importlib.invalidate_caches()
         self.loaded.add(package)
@@ -75,7 +84,12 @@ def _fetch(url: str) -> bytes:
     return req.response.to_bytes()
 
 
-def _unpack(package: str, seen: set[str]) -> None:
+#: packages :func:`_unpack` has put in site-packages (Pyodide's ``loadedPackages`` does not
+#: know them): a dependency two of them share (typing-extensions) is fetched once
+UNPACKED: set[str] = set()
+
+
+def _unpack(package: str) -> None:
     """Fetch ``package`` (and its lockfile dependencies not yet loaded) and unpack it into
     site-packages, synchronously."""
     import io
@@ -84,15 +98,36 @@ def _unpack(package: str, seen: set[str]) -> None:
 
     import pyodide_js
 
-    if package in seen or _has(pyodide_js.loadedPackages, package):
+    if package in UNPACKED or _has(pyodide_js.loadedPackages, package):
         return
+    UNPACKED.add(package)  # before its dependencies: a cycle ends here
+    done = False
+    try:
+        entry = _lock_entry(package)
+        for dep in entry.depends:
+            _unpack(dep)
+        base = pyodide_js.lockfileBaseUrl or ""
+        with zipfile.ZipFile(io.BytesIO(_fetch(f"{base}{entry.file_name}"))) as wheel:
+            wheel.extractall(sysconfig.get_path("purelib"))
+        done = True
+    finally:
+        if not done:  # not there: a later import tries again (the error goes on)
+            UNPACKED.discard(package)
+
+
+def _loaded(package: str, seen: set[str] | None = None) -> bool:
+    """Pyodide has installed ``package`` and every lockfile dependency of it. Its files on the
+    path are not enough: a ``loadPackage`` under way (the warm-up's) installs one package after
+    another, so pint can be there before flexcache, which it imports."""
+    import pyodide_js
+
+    seen = set() if seen is None else seen
+    if package in seen:
+        return True
     seen.add(package)
-    entry = _lock_entry(package)
-    for dep in entry.depends:
-        _unpack(dep, seen)
-    base = pyodide_js.lockfileBaseUrl or ""
-    with zipfile.ZipFile(io.BytesIO(_fetch(f"{base}{entry.file_name}"))) as wheel:
-        wheel.extractall(sysconfig.get_path("purelib"))
+    if package not in UNPACKED and not _has(pyodide_js.loadedPackages, package):
+        return False
+    return all(_loaded(dep, seen) for dep in _lock_entry(package).depends)
 
 
 def load_now(package: str) -> None:
@@ -104,7 +139,7 @@ def load_now(package: str) -> None:
     if can_run_sync():
         run_sync(pyodide_js.loadPackage(package))
     else:
-        _unpack(package, set())
+        _unpack(package)
 
 
 async def preload(packages=None) -> None:
@@ -116,7 +151,7 @@ async def preload(packages=None) -> None:
     from pyodide.ffi import to_js
 
     wanted = sorted(set(LATER.values()) if packages is None else packages)
-    missing = [p for p in wanted if importlib.machinery.PathFinder.find_spec(p) is None]
+    missing = [p for p in wanted if not _loaded(p)]
     if missing:  # one call: Pyodide fetches them in parallel
         await pyodide_js.loadPackage(to_js(missing))
 
@@ -128,6 +163,6 @@ def install() -> LoadOnImport | None:
     for finder in sys.meta_path:
         if isinstance(finder, LoadOnImport):
             return finder
-    finder = LoadOnImport(load_now)
+    finder = LoadOnImport(load_now, is_loaded=lambda _top, package: _loaded(package))
     sys.meta_path.insert(0, finder)
     return finder

@@ -442,6 +442,7 @@ class LabPage:
 
     def python_errors(self) -> list[str]:
         errs = []
+        stderr = [t for k, t in self.console if k != "pageerror" and "[STDERR]" in t]
         for kind, text in self.console:
             if kind == "pageerror":
                 if BENIGN_PAGE_ERRORS.search(text):
@@ -449,7 +450,10 @@ class LabPage:
                 else:
                     errs.append(f"page error: {text[:300]}")
             elif "[STDERR]" in text and STDERR_ERROR.search(text):
-                errs.append(f"python stderr: {text.split(']', 1)[-1].strip()[:600]}")
+                # marimo logs stderr a line per message: the traceback is the lines that follow
+                i = stderr.index(text)
+                lines = [t.split("]", 1)[-1].strip() for t in stderr[i : i + 40]]
+                errs.append(f"python stderr: {' | '.join(lines)[:3000]}")
         dom = self.page.locator(ERROR_DOM)
         for i in range(min(dom.count(), 5)):
             if dom.nth(i).is_visible():

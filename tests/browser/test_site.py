@@ -182,6 +182,39 @@ def test_first_run_loads_compiled_wheels_and_no_plotly(site_dir):
         assert not set(pins) & set(build_site.page_later(nb.stem)), nb.stem
 
 
+def test_deferred_packages_load_on_import_without_jspi(site_dir):
+    """A browser without JSPI (so far, Chromium is the only one with it) loads what the page left
+    for later on first import by the synchronous path of ``mlsysim.labs.browser``: the wheel the
+    lockfile names, fetched with a synchronous request (a web worker may) and unpacked, then
+    imported (pydantic-core's wasm library too). Run in Node on the site's own mirror
+    (``tests/browser/fallback.mjs``), which stands in for the worker's request; CI's Chromium has
+    JSPI and takes the other path."""
+    import subprocess
+    from pathlib import Path
+
+    node = build_site._node()
+    assert node, "no Node.js (npm's or Playwright's) to run Pyodide with"
+    res = subprocess.run(
+        [
+            node,
+            str(Path(__file__).with_name("fallback.mjs")),
+            str(site_dir / build_site.MIRROR_NAME / "pyodide"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["before"] == []  # importing a lab module loads none of them
+    assert out["after"] == ["pint", "plotly", "pydantic"]
+    assert out["chart"].startswith("plotly.")
+    fetched = {build_site._project(f) for f in out["fetched"]}
+    assert {"pint", "pydantic", "pydantic_core", "plotly"} <= fetched
+    assert len(out["fetched"]) == len(set(out["fetched"]))  # each wheel once
+    assert "16.8 MB" in out["cards"]  # 2,048 x 2,048 FP32 weights = 16,777,216 B
+
+
 def test_control_page(control):
     assert control["question_s"] > 0
     assert not control["external_requests"], control["external_requests"]
