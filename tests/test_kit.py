@@ -72,3 +72,36 @@ def test_prediction_respond_names_the_right_answer():
     wrong = _inner(p.respond("b"))
     assert "Not quite" in wrong and "Alpha" in wrong and "no" in wrong
     assert p.is_correct("a") and not p.is_correct("b") and not p.is_correct(None)
+
+
+def test_deferred_feedback_is_made_once_when_first_read():
+    calls = []
+
+    def make():
+        calls.append(1)
+        return {"a": "yes", "b": "no, that is the misconception"}
+
+    pred = kit.Prediction(
+        question="q", options={"a": "A", "b": "B"}, answer="a", feedback=kit.Deferred(make)
+    )
+    assert calls == []  # defining the question computed nothing
+    assert pred.feedback["b"].startswith("no")
+    assert set(pred.feedback) == {"a", "b"} and len(calls) == 1  # made once, then kept
+
+
+def test_every_lab_prediction_has_feedback_for_each_option():
+    """Deferred feedback is checked here, when it is made (a Prediction checks plain feedback
+    when it is defined)."""
+    import importlib
+    import pkgutil
+
+    import mlsysim.labs.parts as parts
+
+    n = 0
+    for info in pkgutil.iter_modules(parts.__path__):
+        lab = importlib.import_module(f"mlsysim.labs.parts.{info.name}")
+        for _, (_, pred) in kit.questions(lab).items():
+            assert set(pred.feedback) == set(pred.options), (info.name, pred.question[:40])
+            assert all(isinstance(t, str) and t for t in pred.feedback.values())
+            n += 1
+    assert n > 100

@@ -21,6 +21,9 @@ from .state import clean_text
 
 __all__ = [
     "Prediction",
+    "Deferred",
+    "design_numbers",
+    "report_stem",
     "Fact",
     "fact",
     "Card",
