@@ -62,8 +62,8 @@ LATER = _browser_later()
 
 #: Pages whose first run needs some of ``LATER`` at once: byom shows the chosen model's counts
 #: before any question (its layers are pydantic models; pint waits for the first chart), the
-#: instructor page reads the class's reports (pydantic). Their headers keep those packages, so Pyodide loads them with marimo, in
-#: parallel, before the kernel starts, instead of one by one on first import.
+#: instructor page reads the class's reports (pydantic). Their headers keep those packages, so
+#: Pyodide loads them with marimo, before the kernel starts, instead of on first import.
 AT_ONCE: dict[str, tuple[str, ...]] = {"byom": ("pydantic",), "instructor": ("pydantic",)}
 
 

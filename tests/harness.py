@@ -245,7 +245,14 @@ def chart_rule_problems(result: Run) -> list[str]:
     shows: decade-only log ticks, byte units on byte axes, k/M/B only on count axes, neutral
     dashed reference lines, line labels clear of each other, human device names, a plot that
     keeps its height under a phone's stacked legend, and one text alternative per chart."""
-    from mlsysim.labs.charts import is_byte_title, is_count_title
+    from mlsysim.labs.charts import (
+        LEGEND_ROW_PX,
+        PHONE_MIN_PLOT_PX,
+        X_AXIS_PX,
+        is_byte_title,
+        is_count_title,
+        legend_rows,
+    )
 
     found = []
     charts = result.charts
@@ -311,15 +318,13 @@ def chart_rule_problems(result: Run) -> list[str]:
                 found.append(
                     f"chart {i}: a reference line uses a data series colour {line.get('color')}"
                 )
-        # phone width (390 px): each legend entry takes a row (20 px a line) under the x-axis
-        # title and ticks (~44 px); the plot keeps at least 190 px between them and the title
-        entries = [t for t in traces if t.get("showlegend") is not False]
-        rows = sum(1 + str(t.get("name") or "").count("<br>") for t in entries)
-        rows = rows if len(entries) > 1 else 0
+        # phone width (390 px): each legend line takes a row under the x-axis title and ticks;
+        # the plot keeps at least PHONE_MIN_PLOT_PX between them and the title
+        rows = legend_rows(traces)
         margin = layout.get("margin", {})
-        bottom = max(margin.get("b") or 80, 44 + 20 * rows + 8)
+        bottom = max(margin.get("b") or 80, X_AXIS_PX + LEGEND_ROW_PX * rows + 8)
         plot_px = (layout.get("height") or 450) - (margin.get("t") or 100) - bottom
-        if rows and plot_px < 190:  # without a legend the plot's height does not change
+        if rows and plot_px < PHONE_MIN_PLOT_PX:  # without a legend the height does not change
             found.append(
                 f"chart {i}: at phone width the plot keeps {plot_px} px ({rows} legend lines)"
             )

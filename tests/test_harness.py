@@ -159,9 +159,9 @@ def test_phone_legend_rule_fires_and_the_kit_keeps_the_plot_tall():
     bad = " | ".join(h.chart_rule_problems(render(many_series())))
     assert "at phone width the plot keeps" in bad, bad
     fig = finalize(many_series())
-    assert legend_rows(fig) == 7  # six entries, one wrapped onto a second line
+    assert legend_rows(fig.data) == 7  # six entries, one wrapped onto a second line
     # title margin + 190 px of plot + x-axis title and ticks (44) + 7 legend lines + padding
     assert fig.layout.height == fig.layout.margin.t + 190 + 44 + 20 * 7 + 8 > 380
     assert not [p for p in h.chart_rule_problems(render(fig)) if "phone" in p]
     one = finalize(go.Figure(go.Scatter(x=[1, 2], y=[1, 2], name="only")))
-    assert legend_rows(one) == 0 and one.layout.height is None  # no legend: left to Plotly
+    assert legend_rows(one.data) == 0 and one.layout.height is None  # no legend: left to Plotly

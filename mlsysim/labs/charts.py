@@ -357,7 +357,7 @@ def _layout_title(fig) -> None:
     legend = fig.layout.legend.to_plotly_json()
     legend.update(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
     fig.layout.legend = legend
-    rows = legend_rows(fig)
+    rows = legend_rows(fig.data)
     if rows:
         fig.layout.margin.b = max(fig.layout.margin.b or 0, 96)
         # on a phone each entry gets its own row and Plotly takes the rows from the plot:
@@ -373,13 +373,18 @@ LEGEND_ROW_PX, X_AXIS_PX = 20, 44
 PHONE_MIN_PLOT_PX = 190
 
 
-def legend_rows(fig) -> int:
-    """Lines the legend takes on a phone: one per entry (plus one per ``<br>`` in its name);
-    0 when there is no legend (fewer than two entries)."""
-    entries = [t for t in fig.data if t.showlegend is not False]
+def legend_rows(traces) -> int:
+    """Lines the legend of ``traces`` (a figure's ``data``, or their JSON dicts) takes on a
+    phone: one per entry (plus one per ``<br>`` in its name); 0 when there is no legend (fewer
+    than two entries)."""
+
+    def get(t, key):
+        return t.get(key) if isinstance(t, dict) else getattr(t, key, None)
+
+    entries = [t for t in traces if get(t, "showlegend") is not False]
     if len(entries) < 2:
         return 0
-    return sum(1 + str(getattr(t, "name", "") or "").count("<br>") for t in entries)
+    return sum(1 + str(get(t, "name") or "").count("<br>") for t in entries)
 
 
 def _plot_px(fig) -> float:

@@ -69,10 +69,6 @@ def _mo():
     return mo
 
 
-def _clean(text) -> str:
-    return clean_text(text)
-
-
 def _e(text) -> str:
     """Escape for HTML (text and attribute values); lone surrogates become U+FFFD."""
     return html.escape(clean_text(text), quote=True)
@@ -283,8 +279,8 @@ class Prediction:
         mo = _mo()
         value = saved.value_for(self) if saved is not None else None
         el = mo.ui.radio(
-            options={_clean(label): key for key, label in self.options.items()},
-            value=_clean(self.options[value]) if value in self.options else None,
+            options={clean_text(label): key for key, label in self.options.items()},
+            value=clean_text(self.options[value]) if value in self.options else None,
             label=f"{_KIND_PREFIX[self.kind]} {_md_src(self.question)}",
         )
         if saved is not None:
@@ -582,8 +578,8 @@ class Choice:
         return v if isinstance(v, str) and v in self.options else self.value
 
     def widget(self, saved: Saved | None = None):
-        opts = {_clean(v): k for k, v in self.options.items()}
-        value = _clean(self.options[self.restore(_restored(saved, self))])
+        opts = {clean_text(v): k for k, v in self.options.items()}
+        value = clean_text(self.options[self.restore(_restored(saved, self))])
         if self.dropdown:
             el = _mo().ui.dropdown(options=opts, value=value, label=_md_src(self.label))
         else:

@@ -427,11 +427,14 @@ class LabPage:
     def bytes_until(self, seconds: float) -> int:
         """Bytes sent for this page within ``seconds`` of navigation (e.g. until its question was
         live: what the page preloads afterwards, while the student reads, is not counted)."""
-        return sum(r[2] for r in self.served() if r.at - self.t0 <= seconds)
+        return sum(r[2] for r in self._served_until(seconds))
 
     def paths_until(self, seconds: float) -> list[str]:
         """Paths sent for this page within ``seconds`` of navigation."""
-        return [r[0] for r in self.served() if r.at - self.t0 <= seconds]
+        return [r[0] for r in self._served_until(seconds)]
+
+    def _served_until(self, seconds: float) -> list[Served]:
+        return [r for r in self.served() if r.at - self.t0 <= seconds]
 
     def duplicates(self) -> list[str]:
         c = collections.Counter(p for p, _, _ in self.served())

@@ -19,6 +19,7 @@ dark, with the progress a student saved.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
@@ -38,6 +39,7 @@ from conftest import (
 pytestmark = pytest.mark.browser
 
 
+@functools.cache
 def later_projects(site_dir) -> set[str]:
     """The mirror's wheels (by project) that only ``LATER``'s packages need: what a page fetches
     after its first question (marimo's own dependencies and mlsysim load before it)."""
@@ -259,14 +261,8 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
     # in build_site.AT_ONCE load some of them at once)
     later = later_projects(site_dir)
     assert {"plotly", "pint", "pydantic", "pydantic_core"} <= later
-    early = sorted(
-        {
-            p.rsplit("/", 1)[-1]
-            for p, _, _ in lp.served()
-            if p.endswith(".whl") and build_site._project(p.rsplit("/", 1)[-1]) in later
-        }
-        & {p.rsplit("/", 1)[-1] for p in lp.paths_until(live)}
-    )
+    wheels = {p.rsplit("/", 1)[-1] for p in lp.paths_until(live) if p.endswith(".whl")}
+    early = sorted(w for w in wheels if build_site._project(w) in later)
     m["later_fetched_before_question"] = early
     if early and stem not in build_site.AT_ONCE:
         problems.append(f"fetched before the first question, though left for later: {early}")
