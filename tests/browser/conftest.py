@@ -395,6 +395,17 @@ class LabPage:
             f"{timeout_s:.0f}s; errors: {self.python_errors()}"
         )
 
+    def mark_at(self, name: str) -> float | None:
+        """Wall-clock time (``time.time()`` seconds, the server log's clock) of the first User
+        Timing mark ``name`` set in any of the page's workers (Python runs in one), or None."""
+        js = (
+            "(n) => { const e = performance.getEntriesByName(n, 'mark')[0];"
+            " return e ? performance.timeOrigin + e.startTime : null; }"
+        )
+        at = [w.evaluate(js, name) for w in self.page.workers]
+        at = [a for a in at if a is not None]
+        return min(at) / 1000 if at else None
+
     def served(self) -> list[tuple[str, int, int]]:
         # a transfer the previous page started (a preload cut short by closing it) can end
         # after this page's navigation: it is not this page's
