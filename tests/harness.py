@@ -243,8 +243,10 @@ def _effective(layout: dict, axis_name: str, prop: str):
 def chart_rule_problems(result: Run) -> list[str]:
     """The chart rules the kit enforces (mlsysim/labs/charts.py), checked on every chart a run
     shows: decade-only log ticks, byte units on byte axes, k/M/B only on count axes, neutral
-    dashed reference lines, line labels clear of each other, human device names, a plot that
+    dashed reference lines, labels clear of each other, of lines and markers and of the
+    edge (``placement``), human device names, a plot that
     keeps its height under a phone's stacked legend, and one text alternative per chart."""
+    from mlsysim.labs import placement
     from mlsysim.labs.charts import (
         LEGEND_ROW_PX,
         PHONE_MIN_PLOT_PX,
@@ -328,30 +330,11 @@ def chart_rule_problems(result: Run) -> list[str]:
             found.append(
                 f"chart {i}: at phone width the plot keeps {plot_px} px ({rows} legend lines)"
             )
-        # line labels: not on top of each other
-        boxes = []
-        for ann in layout.get("annotations", []):
-            if ann.get("yref") == "y" and str(ann.get("xref", "")).endswith(("domain", "paper")):
-                boxes.append(
-                    (
-                        ann.get("y"),
-                        ann.get("xanchor", "auto"),
-                        ann.get("yanchor", "auto"),
-                        ann.get("text"),
-                    )
-                )
-        ys = [b for b in boxes if isinstance(b[0], int | float)]
-        yax = layout.get("yaxis", {})
-        if yax.get("range") and len(ys) > 1:
-            lo, hi = sorted(yax["range"])
-            h = max(120.0, (layout.get("height") or 380) - 110)
-            for a in range(len(ys)):
-                for b in range(a + 1, len(ys)):
-                    (ya, xa, va, ta), (yb, xb, vb, tb) = ys[a], ys[b]
-                    pa = (ya - lo) / (hi - lo or 1) * h + (0 if va == "bottom" else -17)
-                    pb = (yb - lo) / (hi - lo or 1) * h + (0 if vb == "bottom" else -17)
-                    if xa == xb and abs(pa - pb) < 16:
-                        found.append(f"chart {i}: line labels {ta!r} and {tb!r} overlap")
+        # labels: none overlaps another, sits under a line or a marker, or is cut off, at a
+        # desktop plot width (the placement also aims at the narrower WIDTHS[1])
+        found += [
+            f"chart {i}: {p}" for p in placement.label_problems(traces, layout, placement.WIDTHS[0])
+        ]
         # human device names
         texts = [str(_title(layout)), *(str(_title(layout.get(n, {}))) for n in ("xaxis", "yaxis"))]
         for t in traces:

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from .placement import place_labels
 from .style import SERIES, apply_plotly_theme
 
 if TYPE_CHECKING:
@@ -107,6 +108,7 @@ def roofline(
         "Attainable TFLOP/s",
         log_x=True,
         log_y=True,
+        height=440 if points else 380,  # room for the points' labels beside the roof
     )
     fig.add_trace(
         go.Scatter(x=xs, y=ys, mode="lines", name="roofline", line=dict(color=SERIES[6], width=3))
@@ -387,102 +389,6 @@ def legend_rows(traces) -> int:
     return sum(1 + str(get(t, "name") or "").count("<br>") for t in entries)
 
 
-def _plot_px(fig) -> float:
-    h = fig.layout.height or 380
-    m = fig.layout.margin
-    return max(120.0, h - (m.t or 60) - (m.b or 50))
-
-
-def _to_px(fig, axis: str, v: float, in_log: bool = False) -> float | None:
-    """A value's distance from the axis start, in pixels (plot height ~ layout height minus
-    margins; the range plotly would pick when none is set)."""
-    ax = fig.layout[f"{axis}axis"]
-    log = ax.type == "log"
-    if ax.range is not None:
-        lo, hi = ax.range
-    else:
-        vals = _axis_values(fig, axis)
-        if log:
-            vals = [math.log10(x) for x in vals if x > 0]
-        if not vals:
-            return None
-        lo, hi = min(vals), max(vals)
-        pad = 0.05 * (hi - lo or 1.0)
-        lo, hi = lo - pad, hi + pad
-    if log and not in_log:  # annotations on a log axis already hold log10 of their value
-        v = math.log10(v) if v > 0 else lo
-    if hi == lo:
-        return None
-    span = _plot_px(fig) if axis == "y" else 620.0
-    return (v - lo) / (hi - lo) * span
-
-
-def _spread_line_labels(fig) -> None:
-    """Horizontal-line labels: keep each clear of the other labels and of the other lines, by
-    trying the four corners of its own line (left/right, above/below)."""
-    anns = [
-        a for a in fig.layout.annotations or () if a.yref == "y" and a.xref in ("x domain", "paper")
-    ]
-    if len(anns) < 1:
-        return
-    lines = [sh for sh in fig.layout.shapes or () if sh.type == "line" and sh.yref == "y"]
-    line_px = [p for sh in lines if (p := _to_px(fig, "y", sh.y0)) is not None]
-    h_lab = 17.0
-    placed: list[tuple[float, float, float, float]] = []
-    for a in sorted(anns, key=lambda a: -(a.y or 0)):
-        py = _to_px(fig, "y", a.y, in_log=True)
-        if py is None:
-            continue
-        width = 7.0 * len(re.sub(r"<[^>]+>", "", a.text or "")) + 6
-        best = None
-        for side, above in (("left", True), ("right", True), ("left", False), ("right", False)):
-            x0 = 0.0 if side == "left" else 620.0 - width
-            y0, y1 = (py, py + h_lab) if above else (py - h_lab, py)
-            box = (x0, y0, x0 + width, y1)
-            hits_line = any(y0 + 1 < lp < y1 - 1 for lp in line_px)
-            hits_label = any(
-                not (box[2] <= b[0] or b[2] <= box[0] or box[3] <= b[1] or b[3] <= box[1])
-                for b in placed
-            )
-            if not hits_line and not hits_label:
-                best = (side, above, box)
-                break
-        if best is None:
-            continue
-        side, above, box = best
-        placed.append(box)
-        a.update(x=0 if side == "left" else 1, xanchor=side, yanchor="bottom" if above else "top")
-
-
-def _dodge_vertical_lines(fig) -> None:
-    """A point's text label centred on the point is struck through by a vertical reference line
-    (the ridge) at about the same x: move that label to the side away from the line."""
-    xs_lines = [
-        p
-        for sh in fig.layout.shapes or ()
-        if sh.type == "line" and sh.xref == "x" and (p := _to_px(fig, "x", sh.x0)) is not None
-    ]
-    if not xs_lines:
-        return
-    for t in fig.data:
-        if "text" not in (getattr(t, "mode", None) or "") or not t.x:
-            continue
-        pos = t.textposition if isinstance(t.textposition, str) else "top center"
-        if not pos.endswith("center"):
-            continue
-        labels = t.text if isinstance(t.text, list | tuple) else [t.text] * len(t.x)
-        for x, label in zip(t.x, labels, strict=False):
-            px = _to_px(fig, "x", x) if isinstance(x, int | float) else None
-            if px is None:
-                continue
-            half = 3.5 * len(str(label or ""))
-            near = [lx for lx in xs_lines if abs(lx - px) < half + 4]
-            if near:
-                side = "left" if near[0] >= px else "right"
-                t.textposition = f"{pos.split()[0]} {side}"
-                break
-
-
 def text_alternative(fig, summary: str = "") -> str:
     """What a screen reader hears for a chart: its title, axes, each series' range of values
     (the key numbers) and the part's one-sentence summary."""
@@ -593,7 +499,6 @@ def finalize(fig):
     ]:
         _format_axis(fig, name)
     place_line_labels(fig)
-    _spread_line_labels(fig)
-    _dodge_vertical_lines(fig)
+    place_labels(fig)
     fig.layout.meta = {**(meta if isinstance(meta, dict) else {}), _DONE: True}
     return fig

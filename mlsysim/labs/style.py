@@ -64,10 +64,17 @@ LAB_CSS = Css(
   .annotation-text),
 :host-context(.dark) .js-plotly-plot .main-svg :is(.xtick, .ytick, .g-xtitle, .g-ytitle, .gtitle,
   .legendtext, .annotation-text, .textpoint) text { fill: #cbd5e1 !important; }
+/* placement.LABEL_GROUND (white at 0.85) under a line label, in the dark theme's colour */
+.dark .js-plotly-plot .annotation rect.bg[style*="fill-opacity: 0.85"],
+:host-context(.dark) .js-plotly-plot .annotation rect.bg[style*="fill-opacity: 0.85"] {
+  fill: rgb(15,23,42) !important; }
 .ms-chart-alt { position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 @media (max-width: 640px) {
   .js-plotly-plot .modebar-container { display: none !important; }
+  /* point labels are placed for a plot of 560 px and wider (placement.WIDTHS); on a phone
+     the legend and a tap on the point name it */
+  .js-plotly-plot .scatterlayer .textpoint { display: none !important; }
   a[href="https://github.com/marimo-team/marimo"] { display: none !important; }
   .ms-header { padding: 16px; } .ms-header h1 { font-size: 1.5rem; }
 }

@@ -1,0 +1,556 @@
+"""Where a chart's text goes: the boxes its labels take on screen, what they run into, and where
+to move a label so it runs into nothing.
+
+A chart's labels are the text beside its points (a scatter trace in ``text`` mode) and its
+annotations (the labels of ``add_hline``/``add_vline``). :func:`label_problems` estimates, at a
+given plot width, the box each one takes (Plotly's 12 px font: ~0.58 em a character, 1.3 em a
+line) and reports a label that
+
+- overlaps another label,
+- is crossed by a line (a data line, the roofline, a reference line),
+- covers another point's marker,
+- is cut off: a point's text outside the plot area (Plotly clips it there), an annotation
+  outside the figure.
+
+:func:`place_labels` moves each point label and each reference-line label to the first of a
+few positions (above, below, beside) that has none of these problems; ``charts.finalize`` calls
+it, and the harness asserts :func:`label_problems` is empty for every chart every part shows, at
+a desktop and at a narrow plot width (``WIDTHS``).
+
+Everything works on Plotly's JSON (``fig.to_plotly_json()``: dicts), in pixels from the plot
+area's bottom-left corner, y up. Axis ranges Plotly picks itself are estimated the way
+``charts`` does (the data's extent, padded 5%).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+
+#: Plot-area widths (px) labels must fit: a laptop's marimo "medium" column, and a narrow one
+#: (a half-screen window or a tablet)
+WIDTHS = (900.0, 560.0)
+#: Font size Plotly uses when a trace or annotation names none
+FONT_PX = 12.0
+#: Average character width and line height, as a fraction of the font size
+CHAR_EM, LINE_EM = 0.58, 1.3
+#: Default Plotly marker diameter (px)
+MARKER_PX = 6.0
+
+CUT_OFF = "cut off at the edge"
+#: What leaving a point's label out costs in the placement (a problem at the desktop width
+#: costs 2, at the narrow one 1): done only where every place would collide at the desktop width
+HIDDEN_COST = 1.5
+
+#: The ground of a line label that no place keeps clear of the lines (the kit's CSS gives it
+#: the dark theme's colour)
+LABEL_GROUND = "rgba(255,255,255,0.85)"
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (y up)
+_HIDDEN: Box = (-1e9, -1e9, -1e9, -1e9)  # a label left out
+Seg = tuple[float, float, float, float]
+
+#: Positions tried for a point's label, in order of preference
+POINT_POSITIONS = (
+    "top center",
+    "bottom center",
+    "middle right",
+    "middle left",
+    "top right",
+    "top left",
+    "bottom right",
+    "bottom left",
+)
+
+
+def _plain(text) -> str:
+    return re.sub(r"<[^>]+>", "", str(text or ""))
+
+
+def text_size(text, font_px: float = FONT_PX) -> tuple[float, float]:
+    """(width, height) in px of ``text`` (``<br>`` breaks lines) at ``font_px``."""
+    lines = str(text or "").split("<br>")
+    w = max(len(_plain(line)) for line in lines) * CHAR_EM * font_px
+    return w, len(lines) * LINE_EM * font_px
+
+
+class Frame:
+    """The plot area of one chart (its ``layout`` and ``traces`` as JSON) at ``width`` px."""
+
+    def __init__(self, traces: Sequence[dict], layout: dict, width: float):
+        self.traces, self.layout, self.w = traces, layout, float(width)
+        m = layout.get("margin") or {}
+        self.margin = {
+            k: float(m.get(k) if m.get(k) is not None else d)
+            for k, d in (("l", 60), ("r", 30), ("t", 60), ("b", 50))
+        }
+        self.h = max(
+            120.0, float(layout.get("height") or 450) - self.margin["t"] - self.margin["b"]
+        )
+        self.ranges = {a: self._range(a) for a in ("x", "y")}
+
+    @property
+    def ok(self) -> bool:
+        """Whether both axes are numeric (category axes and subplots are not placed)."""
+        return all(r is not None for r in self.ranges.values())
+
+    def _log(self, axis: str) -> bool:
+        return (self.layout.get(f"{axis}axis") or {}).get("type") == "log"
+
+    def _range(self, axis: str):
+        ax = self.layout.get(f"{axis}axis") or {}
+        if ax.get("type") == "category":
+            return None
+        if ax.get("range") and all(isinstance(v, int | float) for v in ax["range"]):
+            lo, hi = ax["range"]
+            return (float(lo), float(hi)) if hi != lo else None
+        log = ax.get("type") == "log"
+        vals: list[float] = []
+        for t in self.traces:
+            if t.get("type", "scatter") not in ("scatter", "scattergl", "bar"):
+                continue
+            if (t.get(f"{axis}axis") or axis) != axis:
+                return None  # a subplot: not handled
+            for v in t.get(axis) or ():
+                if isinstance(v, str):
+                    return None
+                if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+                    if not log or v > 0:
+                        vals.append(math.log10(v) if log else float(v))
+        for sh in self.layout.get("shapes") or ():
+            if sh.get(f"{axis}ref") == axis:
+                for k in (f"{axis}0", f"{axis}1"):
+                    v = sh.get(k)
+                    if isinstance(v, int | float) and math.isfinite(v) and (not log or v > 0):
+                        vals.append(math.log10(v) if log else float(v))
+        if not vals:
+            return None
+        lo, hi = min(vals), max(vals)
+        pad = 0.05 * (hi - lo or 1.0)
+        return lo - pad, hi + pad
+
+    def px(self, axis: str, v, ref: str | None = None, in_log: bool = False) -> float | None:
+        """Pixel coordinate of ``v`` on ``axis`` for an object referring to it by ``ref``
+        ("x", "x domain", "paper"); annotations on a log axis already hold log10."""
+        span = self.w if axis == "x" else self.h
+        ref = ref or axis
+        if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v):
+            return None
+        if ref.endswith("domain"):
+            return v * span
+        if ref == "paper":
+            return v * span
+        if ref != axis:
+            return None
+        lo, hi = self.ranges[axis]
+        if self._log(axis) and not in_log:
+            if v <= 0:
+                return None
+            v = math.log10(v)
+        return (v - lo) / (hi - lo) * span
+
+    # ---- what is drawn -------------------------------------------------------------------
+
+    def points(self, t: dict) -> list[tuple[float, float] | None]:
+        return [
+            (px, py)
+            if (px := self.px("x", x)) is not None and (py := self.px("y", y)) is not None
+            else None
+            for x, y in zip(t.get("x") or (), t.get("y") or (), strict=False)
+        ]
+
+    def segments(self) -> list[Seg]:
+        """Every drawn line: scatter traces in ``lines`` mode, and line shapes."""
+        segs: list[Seg] = []
+        for t in self.traces:
+            if t.get("type", "scatter") not in ("scatter", "scattergl"):
+                continue
+            if "lines" not in _mode(t):
+                continue
+            pts = self.points(t)
+            for a, b in zip(pts, pts[1:], strict=False):
+                if a is not None and b is not None:
+                    segs.append((*a, *b))
+        for sh in self.layout.get("shapes") or ():
+            if sh.get("type") != "line":
+                continue
+            xr, yr = sh.get("xref") or "x", sh.get("yref") or "y"
+            ends = [
+                self.px("x", sh.get("x0"), xr),
+                self.px("y", sh.get("y0"), yr),
+                self.px("x", sh.get("x1"), xr),
+                self.px("y", sh.get("y1"), yr),
+            ]
+            if None not in ends:
+                segs.append(tuple(ends))
+        return segs
+
+    def markers(self) -> list[tuple[int, int, float, float, float]]:
+        """(trace, point, x, y, radius) of every marker drawn."""
+        out = []
+        for i, t in enumerate(self.traces):
+            if t.get("type", "scatter") not in ("scatter", "scattergl") or "markers" not in _mode(
+                t
+            ):
+                continue
+            size = (t.get("marker") or {}).get("size") or MARKER_PX
+            for j, p in enumerate(self.points(t)):
+                s = size[j] if isinstance(size, list) else size
+                if p is not None and isinstance(s, int | float):
+                    out.append((i, j, p[0], p[1], s / 2))
+        return out
+
+    # ---- where text goes -----------------------------------------------------------------
+
+    def point_label(
+        self, t: dict, j: int, p: tuple[float, float], position: str, text=None
+    ) -> Box | None:
+        """The box of point ``j``'s label at ``position`` (its own text, or ``text``)."""
+        if text is None:
+            texts = t.get("text")
+            text = texts[j] if isinstance(texts, list) and j < len(texts) else texts
+        if not _plain(text).strip():
+            return None
+        font = (t.get("textfont") or {}).get("size") or FONT_PX
+        w, h = text_size(text, font if isinstance(font, int | float) else FONT_PX)
+        size = (t.get("marker") or {}).get("size") or MARKER_PX
+        r = (size[j] if isinstance(size, list) else size) / 2 if "markers" in _mode(t) else 0
+        v, _, hz = (position or "middle center").partition(" ")
+        hz = hz or "center"
+        x, y = p
+        gap = r + 2
+        x0 = {"left": x - gap - w, "center": x - w / 2, "right": x + gap}[hz]
+        y0 = {"top": y + gap, "middle": y - h / 2, "bottom": y - gap - h}[v]
+        return (x0, y0, x0 + w, y0 + h)
+
+    def annotation_box(self, a: dict) -> Box | None:
+        xr, yr = a.get("xref") or "x", a.get("yref") or "y"
+        x = self.px("x", a.get("x"), xr, in_log=True)
+        y = self.px("y", a.get("y"), yr, in_log=True)
+        if x is None or y is None:
+            return None
+        font = (a.get("font") or {}).get("size") or FONT_PX
+        w, h = text_size(a.get("text"), font if isinstance(font, int | float) else FONT_PX)
+        w, h = w + 2, h + 2
+        if a.get("showarrow", True):
+            x, y = (
+                x + (a.get("ax") if a.get("ax") is not None else -10),
+                y - (a.get("ay") if a.get("ay") is not None else -30),
+            )
+            xa, ya = "center", "middle"
+        else:
+            xa, ya = a.get("xanchor") or "auto", a.get("yanchor") or "auto"
+            x += a.get("xshift") or 0
+            y += a.get("yshift") or 0
+        x0 = {"left": x, "right": x - w}.get(xa, x - w / 2)
+        y0 = {"bottom": y, "top": y - h}.get(ya, y - h / 2)
+        return (x0, y0, x0 + w, y0 + h)
+
+    def labels(self) -> list[tuple[str, Box, tuple]]:
+        """(text, box, owner) of every label: owner is ("point", trace, point) or
+        ("annotation", index)."""
+        out = []
+        for i, t in enumerate(self.traces):
+            if t.get("type", "scatter") not in ("scatter", "scattergl") or "text" not in _mode(t):
+                continue
+            pos = t.get("textposition") or "middle center"
+            texts = t.get("text")
+            for j, p in enumerate(self.points(t)):
+                if p is None:
+                    continue
+                box = self.point_label(t, j, p, pos[j] if isinstance(pos, list) else pos)
+                if box is not None:
+                    text = texts[j] if isinstance(texts, list) else texts
+                    out.append((_plain(text), box, ("point", i, j)))
+        for k, a in enumerate(self.layout.get("annotations") or ()):
+            if a.get("visible") is False or not _plain(a.get("text")).strip():
+                continue
+            box = self.annotation_box(a)
+            if box is not None:
+                out.append((_plain(a.get("text")), box, ("annotation", k)))
+        return out
+
+    # ---- what a label runs into ----------------------------------------------------------
+
+    def clipped(self, box: Box, owner: tuple) -> bool:
+        x0, y0, x1, y1 = box
+        if owner[0] == "point":  # a trace's text is clipped at the plot area
+            t = self.traces[owner[1]]
+            if t.get("cliponaxis") is False:
+                return x0 < -self.margin["l"] or x1 > self.w + self.margin["r"]
+            return x0 < -2 or x1 > self.w + 2 or y0 < -2 or y1 > self.h + 2
+        return x0 < -self.margin["l"] or x1 > self.w + self.margin["r"]
+
+    def hits(self, box: Box, owner: tuple, others: Iterable[Box], segs, marks) -> list[str]:
+        found = []
+        inner = (box[0] + 2, box[1] + 2, box[2] - 2, box[3] - 2)
+        if self.clipped(box, owner):
+            found.append(CUT_OFF)
+        backed = owner[0] == "annotation" and bool(
+            ((self.layout.get("annotations") or [{}] * (owner[1] + 1))[owner[1]]).get("bgcolor")
+        )  # a line passes under a label on its own background; it does not strike it through
+        if not backed and any(_seg_hits_box(s, inner) for s in segs):
+            found.append("crossed by a line")
+        own = owner[1:] if owner[0] == "point" else None
+        if any((i, j) != own and _circle_hits_box(x, y, r, inner) for i, j, x, y, r in marks):
+            found.append("covers a marker")
+        if any(_overlap(inner, b) for b in others):
+            found.append("overlaps another label")
+        return found
+
+
+def _mode(t: dict) -> str:
+    mode = t.get("mode")
+    if mode is None:  # Plotly's default for a scatter: lines+markers under 20 points
+        return "lines+markers" if len(t.get("x") or ()) < 20 else "lines"
+    return mode
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _circle_hits_box(x, y, r, box: Box) -> bool:
+    cx, cy = min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3])
+    return (cx - x) ** 2 + (cy - y) ** 2 < r * r
+
+
+def _seg_hits_box(s: Seg, box: Box) -> bool:
+    """Whether the segment crosses the box (Liang-Barsky clipping)."""
+    x0, y0, x1, y1 = s
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - box[0]), (dx, box[2] - x0), (-dy, y0 - box[1]), (dy, box[3] - y0)):
+        if p == 0:
+            if q < 0:
+                return False
+        else:
+            r = q / p
+            if p < 0:
+                t0 = max(t0, r)
+            else:
+                t1 = min(t1, r)
+            if t0 > t1:
+                return False
+    return True
+
+
+def label_problems(traces: Sequence[dict], layout: dict, width: float) -> list[str]:
+    """What each label of one chart (Plotly JSON) runs into at a plot ``width`` (px)."""
+    f = Frame(traces, layout, width)
+    if not f.ok:
+        return []
+    labels = f.labels()
+    segs, marks = f.segments(), f.markers()
+    found = []
+    for k, (text, box, owner) in enumerate(labels):
+        others = [b for n, (_, b, _) in enumerate(labels) if n != k]
+        for what in f.hits(box, owner, others, segs, marks):
+            found.append(f"label {text[:50]!r} {what} (plot {width:.0f} px wide)")
+    return found
+
+
+def _wrap_label(text: str, width: int) -> str:
+    # a word of one or two characters ("(×", "=") stays with the next
+    glued = re.sub(r"(?<!\S)(\S{1,2}) (?=\S)", "\\1\u00a0", str(text))
+    words, lines, line = glued.split(" "), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}" if line else w
+    lines.append(line)
+    return "<br>".join(lines).replace("\u00a0", " ")
+
+
+def _line_label_options(a: dict, k: int) -> list[tuple[dict, int]]:
+    """Where a reference line's label may go: the four corners its line offers (a vertical
+    line: left/right of it, at the bottom/top of the plot; a horizontal one: above/below it, at
+    the left/right of the plot), on one line and, when long, on two."""
+    text = a.get("text") or ""
+    texts = [text] if len(_plain(text)) <= 24 else [text, _wrap_label(text, 24)]
+    out = []
+    vertical = a.get("xref") == "x"
+    for txt in texts:
+        for first in ("bottom", "top") if vertical else ("bottom", "top"):
+            for second in ("left", "right"):
+                if vertical:  # at the plot's bottom (y 0) or top (y 1), on either side
+                    trial = {
+                        "xanchor": second,
+                        "yanchor": first,
+                        "y": 0 if first == "bottom" else 1,
+                    }
+                else:  # above ("bottom" anchor) or below the line, at the left (x 0) or right
+                    trial = {"yanchor": first, "xanchor": second, "x": 0 if second == "left" else 1}
+                out.append(({**a, **trial, "text": txt}, k))
+    return out
+
+
+def place_labels(fig) -> None:
+    """Move each point label and each reference-line label of ``fig`` (a Plotly figure) to the
+    first position with no problem at every width of ``WIDTHS``; a label with no such position
+    keeps the one with fewest. Reference-line labels go first (highest line first), then the
+    points' labels in trace order. The axes get the ranges the placement assumed (the data's
+    extent, padded), widened where a point's label would otherwise be cut off at the edge."""
+    traces = [t.to_plotly_json() for t in fig.data]
+    texty = [i for i, t in enumerate(traces) if "text" in _mode(t)]
+    anns = fig.layout.annotations or ()
+    lines = [
+        k
+        for k, a in enumerate(anns)
+        if a.showarrow is False
+        and (
+            (a.xref == "x" and str(a.yref or "").endswith("domain"))
+            or (a.yref == "y" and str(a.xref or "").endswith(("domain", "paper")))
+        )
+    ]
+    if not texty and not lines:
+        return
+    for attempt in range(3):
+        layout = fig.layout.to_plotly_json()
+        frames = [Frame(traces, layout, w) for w in WIDTHS]
+        if not all(f.ok for f in frames):
+            return
+        for axis, (lo, hi) in frames[0].ranges.items():
+            fig.layout[f"{axis}axis"].range = [lo, hi]
+        over = _place_once(fig, traces, layout, frames, texty, lines)
+        if not any(v > 0 for sides in over.values() for v in sides) or attempt == 2:
+            return
+        for axis, (below, above) in over.items():
+            lo, hi = frames[0].ranges[axis]
+            span = hi - lo
+            fig.layout[f"{axis}axis"].range = [lo - 1.1 * below * span, hi + 1.1 * above * span]
+        traces = [t.to_plotly_json() for t in fig.data]
+
+
+def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[float]]:
+    """One placement pass: each label takes, in turn, its first position with no problem given
+    the labels placed before it (else its least bad); then, twice, each label is placed again
+    given all the others. Returns, per axis, how far (a fraction of the plot) the labels still
+    cut off run past its low and high ends."""
+    drawn = [(f.segments(), f.markers()) for f in frames]
+    # labels not moved here (free annotations) are obstacles
+    fixed: list[list[Box]] = [
+        [b for _, b, o in f.labels() if o[0] == "annotation" and o[1] not in lines] for f in frames
+    ]
+    slots = []  # (apply(value), [(value, [(box, owner) per frame]), ...])
+
+    def height(k):
+        a = layout["annotations"][k]
+        return -(a.get("y") or 0) if a.get("yref") == "y" else 0
+
+    for k in sorted(lines, key=height):
+        a = layout["annotations"][k]
+        options = [a, *(trial for trial, _ in _line_label_options(a, k))]
+        cands = [(t, [(f.annotation_box(t), ("annotation", k)) for f in frames]) for t in options]
+        slots.append((("annotation", k), cands))
+    for i in texty:
+        t = traces[i]
+        pos = t.get("textposition") or "middle center"
+        texts = t.get("text")
+        points = [f.points(t) for f in frames]
+        for j in range(len(points[0])):
+            given = pos[j] if isinstance(pos, list) else pos
+            text = texts[j] if isinstance(texts, list) and j < len(texts) else texts
+            if points[0][j] is None or not _plain(text).strip():
+                continue
+            texts_j = [text] if len(_plain(text)) <= 20 else [text, _wrap_label(text, 18)]
+            cands = [
+                (
+                    (q, txt),
+                    [
+                        (f.point_label(t, j, points[n][j], q, txt), ("point", i, j))
+                        for n, f in enumerate(frames)
+                    ],
+                )
+                for txt in texts_j
+                for q in (given, *(q for q in POINT_POSITIONS if q != given))
+            ]
+            # last resort: no text by the point (its legend entry and hover still name it)
+            cands.append(((given, ""), [(_HIDDEN, ("point", i, j)) for _ in frames]))
+            slots.append((("point", i, j), cands))
+    slots = [
+        (key, [c for c in cands if all(b is not None for b, _ in c[1])]) for key, cands in slots
+    ]
+    slots = [(key, cands) for key, cands in slots if cands]
+
+    def cost(boxes, others: list[list[Box]]) -> float:
+        # a problem at the desktop width counts twice; a label cut off at the edge counts
+        # less (widening the axis, below, mends it); leaving a label out costs HIDDEN_COST
+        if boxes[0][0] is _HIDDEN:
+            return HIDDEN_COST
+        return sum(
+            (0.4 if what == CUT_OFF else 1.0) * (2 if n == 0 else 1)
+            for n, (f, (box, owner)) in enumerate(zip(frames, boxes, strict=True))
+            for what in f.hits(box, owner, fixed[n] + others[n], *drawn[n])
+        )
+
+    def best_of(cands, others) -> tuple[int, int]:
+        best = (None, 0)
+        for c, (_, boxes) in enumerate(cands):
+            n = cost(boxes, others)
+            if best[0] is None or n < best[0]:
+                best = (n, c)
+            if n == 0:
+                break
+        return best
+
+    choice: list[int] = []
+    for s, (_, cands) in enumerate(slots):  # greedy, in order
+        others = [[slots[q][1][choice[q]][1][n][0] for q in range(s)] for n in range(len(frames))]
+        choice.append(best_of(cands, others)[1])
+    costs = [0] * len(slots)
+    for _round in range(3):  # each label again, given all the others
+        changed = False
+        for s, (_, cands) in enumerate(slots):
+            others = [
+                [slots[q][1][choice[q]][1][n][0] for q in range(len(slots)) if q != s]
+                for n in range(len(frames))
+            ]
+            n, c = best_of(cands, others)
+            costs[s] = n
+            if c != choice[s] and n < cost(cands[choice[s]][1], others):
+                choice[s], changed = c, True
+        if not changed:
+            break
+
+    over = {"x": [0.0, 0.0], "y": [0.0, 0.0]}
+    positions: dict[int, dict[int, str]] = {}
+    for s, ((kind, *key), cands) in enumerate(slots):
+        value, boxes = cands[choice[s]]
+        if kind == "annotation":
+            if value is not layout["annotations"][key[0]]:
+                fig.layout.annotations[key[0]].update(
+                    {k: value[k] for k in ("text", "x", "y", "xanchor", "yanchor") if k in value}
+                )
+            if costs[s] >= 2:  # crossed at the desktop width wherever it goes: give it a ground
+                fig.layout.annotations[key[0]].update(bgcolor=LABEL_GROUND, borderpad=1)
+            continue
+        positions.setdefault(key[0], {})[key[1]] = value  # (position, text)
+        for n, (box, owner) in enumerate(boxes):
+            f = frames[n]
+            if costs[s] and box is not _HIDDEN and f.clipped(box, owner):
+                x0, y0, x1, y1 = box
+                for axis, lo_px, hi_px, span in (("x", x0, x1, f.w), ("y", y0, y1, f.h)):
+                    over[axis][0] = max(over[axis][0], (2 - lo_px) / span)
+                    over[axis][1] = max(over[axis][1], (hi_px - span + 2) / span)
+    for i, chosen in positions.items():
+        t = traces[i]
+        pos, text = t.get("textposition") or "middle center", t.get("text")
+        n = len(t.get("x") or ())
+        given = list(pos) if isinstance(pos, list) else [pos] * n
+        new = [chosen[j][0] if j in chosen else p for j, p in enumerate(given)]
+        if new != given:
+            fig.data[i].textposition = new[0] if len(set(new)) == 1 else new
+        if any(
+            chosen[j][1] is not None
+            and chosen[j][1] != (text[j] if isinstance(text, list) else text)
+            for j in chosen
+        ):
+            texts = list(text) if isinstance(text, list) else [text] * n
+            if any(chosen[j][1] == "" for j in chosen) and t.get("hovertext") is None:
+                fig.data[i].hovertext = texts
+            fig.data[i].text = [chosen[j][1] if j in chosen else x for j, x in enumerate(texts)]
+    return over

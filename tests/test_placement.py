@@ -1,0 +1,156 @@
+"""Chart labels (mlsysim.labs.placement): what a label runs into, and where finalize moves it.
+
+The case that started it: 6.7 part A's roofline drew "prefill (1,024 tokens)" under the roof,
+"decode, launches left out" on the bandwidth slope, and the ridge label ran off the right edge.
+"""
+
+from __future__ import annotations
+
+import marimo as mo
+import plotly.graph_objects as go
+import pytest
+
+from mlsysim import hardware as HW
+from mlsysim.labs import charts, placement
+
+import harness as h
+
+W = placement.WIDTHS[0]
+
+
+def _json(fig):
+    d = fig.to_plotly_json()
+    return d["data"], d["layout"]
+
+
+def _problems(fig, width=W):
+    return placement.label_problems(*_json(fig), width)
+
+
+def _gpt2_roofline():
+    """6.7 part A's chart: prefill near the roof, two decode points on the slope, ridge at 148."""
+    return charts.roofline(
+        HW.Hardware.get("H100"),
+        "fp16",
+        0.5,
+        points=[
+            ("prefill (1,024 tokens)", 180.0, 250e12),
+            ("decode (1 token)", 1.0, 0.75e12),
+            ("decode, launches left out", 1.0, 3.3e12),
+        ],
+        title="GPT-2 XL on the NVIDIA H100: two regimes",
+    )
+
+
+def test_detects_each_kind_of_problem():
+    fig = go.Figure(
+        [
+            go.Scatter(x=[0, 10], y=[5, 5], mode="lines", name="a line"),
+            go.Scatter(
+                x=[5, 5.1, 9.9],
+                y=[4.9, 4.9, 1],
+                mode="markers+text",
+                text=["on the line", "next to it", "at the right edge, far too long"],
+                textposition="middle center",
+            ),
+        ]
+    )
+    fig.update_layout(height=400, xaxis_range=[0, 10], yaxis_range=[0, 10])
+    found = " | ".join(_problems(fig))
+    assert "'on the line' crossed by a line" in found
+    assert "'on the line' overlaps another label" in found
+    assert "'next to it' covers a marker" in found
+    assert "'at the right edge, far too long' cut off at the edge" in found
+
+
+def test_a_clear_label_has_no_problem():
+    fig = go.Figure(
+        [
+            go.Scatter(x=[0, 10], y=[1, 1], mode="lines"),
+            go.Scatter(
+                x=[5], y=[6], mode="markers+text", text=["alone"], textposition="top center"
+            ),
+        ]
+    )
+    fig.update_layout(height=400, xaxis_range=[0, 10], yaxis_range=[0, 10])
+    assert _problems(fig) == []
+
+
+def test_the_roofline_labels_collide_before_placement_and_not_after():
+    raw = _gpt2_roofline()
+    charts.place_line_labels(raw)  # annotations to log10, as finalize does first
+    before = " | ".join(_problems(raw))
+    assert "'prefill (1,024 tokens)' crossed by a line" in before
+    assert "'decode, launches left out' crossed by a line" in before
+    assert "ridge point" in before and "cut off at the edge" in before
+    fig = charts.finalize(_gpt2_roofline())
+    for width in placement.WIDTHS:
+        assert _problems(fig, width) == [], width
+    # the points keep their labels: room was found for each
+    assert [t.text for t in fig.data[1:]] == [
+        ("prefill (1,024 tokens)",),
+        ("decode (1 token)",),
+        ("decode, launches left out",),
+    ]
+
+
+def test_finalize_gives_the_axes_the_ranges_it_placed_for():
+    fig = charts.finalize(_gpt2_roofline())
+    f = placement.Frame(*_json(fig), W)
+    assert list(fig.layout.xaxis.range) == pytest.approx(f.ranges["x"])
+    assert list(fig.layout.yaxis.range) == pytest.approx(f.ranges["y"])
+
+
+def test_a_label_with_no_clear_place_is_left_out_but_still_hovers():
+    """Five labels on one spot: at most a few fit; the rest leave the text to hover."""
+    names = [f"point number {i}" for i in range(8)]
+    fig = charts.figure("crowded", "x value", "y value")
+    for n in names:
+        fig.add_trace(go.Scatter(x=[5.0], y=[5.0], mode="markers+text", text=[n], name=n))
+    fig.add_trace(go.Scatter(x=[0, 10], y=[0, 10], mode="lines", name="diagonal"))
+    charts.finalize(fig)
+    assert _problems(fig) == []
+    shown = [t.text[0] for t in fig.data[:-1] if t.text[0]]
+    hidden = [t for t in fig.data[:-1] if not t.text[0]]
+    assert shown and hidden
+    assert all(t.hovertext[0] == t.name for t in hidden)
+
+
+def test_a_line_label_with_no_clear_place_gets_a_ground():
+    """A device line low on a chart crowded with data lines: every corner is crossed, so the
+    label is drawn on its own background (the kit's CSS gives it the dark theme's colour)."""
+    fig = charts.figure("memory against context", "context (tokens)", "memory (GB)")
+    xs = list(range(0, 70, 5))
+    for k in (1, 3, 6, 9):
+        fig.add_trace(go.Scatter(x=xs, y=[70 + k * x / 10 for x in xs], mode="lines", name=f"m{k}"))
+    fig.add_trace(go.Scatter(x=xs, y=[78 + (x % 10) for x in xs], mode="lines", name="zigzag"))
+    fig.add_hline(y=80, line_dash="dash", annotation_text="NVIDIA H100 SXM5 80 GB")
+    charts.finalize(fig)
+    ann = fig.layout.annotations[0]
+    assert ann.bgcolor == placement.LABEL_GROUND
+    assert _problems(fig) == []
+    assert "fill-opacity: 0.85" in charts_css()
+
+
+def charts_css() -> str:
+    from mlsysim.labs import style
+
+    return str(style.LAB_CSS)
+
+
+def test_the_harness_reports_label_problems():
+    fig = charts.roofline(
+        HW.Hardware.get("H100"), "fp16", 0.5, points=[("prefill (1,024 tokens)", 180.0, 250e12)]
+    )
+    charts.place_line_labels(fig)
+    fig.data[1].textposition = "top center"  # under the roof, as the 6.7 chart had it
+    fig.layout.meta = {"mlsysim-final": True}  # shown as is (finalize skips a finished figure)
+    out = (mo.vstack([fig, mo.Html('<p class="ms-chart-alt">alt</p>')]),)
+    found = " | ".join(h.chart_rule_problems(h.Run(out, {}, h._render(out))))
+    assert "label 'prefill (1,024 tokens)' crossed by a line" in found
+    assert "ridge point" in found and "cut off at the edge" in found
+
+
+def test_phone_css_hides_point_text_that_was_placed_for_wider_plots():
+    css = charts_css()
+    assert ".textpoint { display: none !important; }" in css
