@@ -254,6 +254,7 @@ def chart_rule_problems(result: Run) -> list[str]:
         is_byte_title,
         is_count_title,
         legend_rows,
+        title_byte_unit,
     )
 
     found = []
@@ -293,12 +294,39 @@ def chart_rule_problems(result: Run) -> list[str]:
                             found.append(f"chart {i} {name}: log tick at {v} is not a decade")
                         elif not _DECADE_TEXT.match(str(txt).replace("\u2009", "")):
                             found.append(f"chart {i} {name}: log tick label {txt!r}")
+            unit = title_byte_unit(title)
+            if unit:  # values in the unit the title names: ticks never in another one
+                other = [
+                    t
+                    for t in ax.get("ticktext") or []
+                    if (m := _BYTE_TICK.search(str(t))) and m.group(1) != unit
+                ]
+                if other:
+                    found.append(
+                        f"chart {i} {name} ({title!r}): ticks {other} on an axis in {unit}"
+                    )
             if is_byte_title(title):
                 tt = ax.get("ticktext") or []
                 if not (tt and all(_BYTE_TICK.search(str(t)) for t in tt)) and ax.get(
                     "ticksuffix"
                 ) not in ("B", " B"):
                     found.append(f"chart {i} {name} ({title!r}): byte axis without byte units")
+            vals = [
+                abs(v)
+                for t in traces
+                for v in (t.get(name[0]) or [])
+                if isinstance(v, int | float) and not isinstance(v, bool)
+            ]
+            if (
+                ax.get("type") in (None, "linear", "-")
+                and not is_count_title(title)
+                and not is_byte_title(title)
+                and not ax.get("ticktext")
+                and vals
+                and 1e3 <= max(vals) < 1e6
+                and "," not in str(ax.get("tickformat") or "")
+            ):
+                found.append(f"chart {i} {name} ({title!r}): thousands shown as a power of ten")
             if (
                 not is_count_title(title)
                 and ax.get("type") != "category"

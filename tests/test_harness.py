@@ -165,3 +165,55 @@ def test_phone_legend_rule_fires_and_the_kit_keeps_the_plot_tall():
     assert not [p for p in h.chart_rule_problems(render(fig)) if "phone" in p]
     one = finalize(go.Figure(go.Scatter(x=[1, 2], y=[1, 2], name="only")))
     assert legend_rows(one.data) == 0 and one.layout.height is None  # no legend: left to Plotly
+
+
+def test_an_axis_whose_title_names_a_byte_unit_is_labelled_in_it():
+    """6.8 part A's "Table bytes (GB, log scale)" axis was labelled as if its values were bytes:
+    "1 B, 10 B, 100 B, 1 kB" for 1 GB to 1 TB. Ticks now stay in the title's unit, and the
+    harness catches a tick in another unit."""
+    import marimo as mo
+    import plotly.graph_objects as go
+
+    from mlsysim.labs.charts import figure, finalize, text_alternative
+
+    def chart():
+        fig = figure("Tables", "Rows (millions)", "Table bytes (GB, log scale)", log_y=True)
+        fig.add_trace(go.Scatter(x=[10, 100, 1000], y=[1.2, 12.0, 980.0], mode="lines", name="t"))
+        return fig
+
+    def render(fig):
+        alt = mo.Html(f'<p class="ms-chart-alt">{text_alternative(fig)}</p>')
+        out = (mo.vstack([fig, alt]),)
+        return h.Run(out, {}, h._render(out))
+
+    fig = finalize(chart())
+    assert list(fig.layout.yaxis.ticktext) == ["1 GB", "10 GB", "100 GB", "1,000 GB"]
+    assert h.chart_rule_problems(render(fig)) == []
+    fig.layout.yaxis.ticktext = ["1 B", "10 B", "100 B", "1 kB"]  # what it showed before
+    found = " | ".join(h.chart_rule_problems(render(fig)))
+    assert "on an axis in GB" in found
+
+
+def test_thousands_on_a_linear_axis_read_as_numbers():
+    """6.5's latency chart labelled its sequence-length axis "0.1×10⁴ ... 1×10⁴"."""
+    import marimo as mo
+    import plotly.graph_objects as go
+
+    from mlsysim.labs.charts import figure, finalize, text_alternative
+
+    def render(fig):
+        alt = mo.Html(f'<p class="ms-chart-alt">{text_alternative(fig)}</p>')
+        out = (mo.vstack([fig, alt]),)
+        return h.Run(out, {}, h._render(out))
+
+    fig = figure("RNN latency", "Sequence length S (steps)", "Latency (ms)")
+    fig.add_trace(go.Scatter(x=[100, 5000, 10000], y=[1.0, 50.0, 100.0], name="10 TFLOP/s"))
+    fig.update_xaxes(exponentformat="power")
+    fig.layout.meta = {"mlsysim-final": True}  # shown as it was
+    found = " | ".join(h.chart_rule_problems(render(fig)))
+    assert "xaxis ('Sequence length S (steps)'): thousands shown as a power of ten" in found
+    assert "yaxis" not in found  # 1 to 100: plotly's plain numbers
+    fig.layout.meta = None
+    finalize(fig)
+    assert fig.layout.xaxis.tickformat == ","
+    assert h.chart_rule_problems(render(fig)) == []

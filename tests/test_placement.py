@@ -154,3 +154,29 @@ def test_the_harness_reports_label_problems():
 def test_phone_css_hides_point_text_that_was_placed_for_wider_plots():
     css = charts_css()
     assert ".textpoint { display: none !important; }" in css
+
+
+def test_wrapped_labels_keep_short_words_and_numbers_with_the_next():
+    text = "sustained ridge point (× efficiency), η = 0.5: 148 FLOP/B"
+    assert placement.wrap_words(text, 24) == (
+        "sustained ridge point<br>(× efficiency), η = 0.5:<br>148 FLOP/B"
+    )
+    # the chart title rule keeps a number with its unit
+    assert charts._wrap("a budget of 16 B/param for the whole model, optimizer included", 20) == (
+        "a budget of<br>16 B/param for the<br>whole model,<br>optimizer included"
+    )
+
+
+def test_a_line_label_is_kept_off_the_bars():
+    """6.10's "ResNet-50" reference label sat on the ViT-L/16 bars at the right."""
+    fig = charts.figure("Cost relative to ResNet-50", "Model", "× ResNet-50", log_y=True)
+    models = ["MobileNetV2", "ResNet-50", "ViT-B/16", "ViT-L/16"]
+    for name, ys in (("parameters", [0.14, 1, 3.4, 12]), ("FLOPs", [0.07, 1, 4.3, 15])):
+        fig.add_trace(go.Bar(x=models, y=ys, name=name))
+    fig.add_hline(y=1, line_dash="dot", annotation_text="ResNet-50")
+    raw = go.Figure(fig)
+    charts.place_line_labels(raw)
+    assert any("sits on a bar" in p for p in _problems(raw))
+    charts.finalize(fig)
+    assert _problems(fig) == []
+    assert fig.layout.annotations[0].xanchor == "left"  # moved to the left, above the line

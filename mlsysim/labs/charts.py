@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .placement import place_labels
+from .placement import place_labels, wrap_words
 from .style import SERIES, apply_plotly_theme
 
 if TYPE_CHECKING:
@@ -181,7 +181,18 @@ def is_byte_title(title: str) -> bool:
         return False
     if re.search(r"\bor\b", t, re.I):  # "MACs or bytes": two quantities share it, no unit
         return False
-    return bool(_BYTE_TITLE.search(t)) and not re.search(r"\((k|M|G|T)i?B\)", t)
+    return bool(_BYTE_TITLE.search(t)) and title_byte_unit(t) is None
+
+
+#: a byte unit the axis title names for its values: "(GB)", "(GB, log scale)", "in MiB"
+_TITLE_UNIT = re.compile(r"(?:\(|\bin\s)\s*((?:k|K|M|G|T|P)i?B)\b")
+
+
+def title_byte_unit(title: str) -> str | None:
+    """The byte unit an axis title gives its values in ("Table bytes (GB, log scale)" -> "GB"),
+    or None: such an axis is labelled in that unit, never rescaled to another."""
+    m = _TITLE_UNIT.search(title or "")
+    return m.group(1) if m else None
 
 
 def is_count_title(title: str) -> bool:
@@ -277,8 +288,14 @@ def _format_axis(fig, name: str) -> None:
         ax.range = [lo_l, hi_l]
         ax.tickvals = [10.0**k for k in ks]
         plain = all(-3 <= k <= 5 for k in ks)
-        ax.ticktext = [_decade_text(k, kind, plain) for k in ks]
+        unit = title_byte_unit(title)
+        ax.ticktext = [_decade_text(k, kind, plain) + (f" {unit}" if unit else "") for k in ks]
         ax.minor = dict(showgrid=False, ticks="")
+        return
+    if kind == "plain" and vals and ax.tickformat is None:
+        # thousands as plain numbers ("2,000"), never "0.2×10⁴"; powers of ten from a million
+        if 1e3 <= max(abs(v) for v in vals) < 1e6:
+            ax.tickformat = ","
         return
     if kind == "bytes" and vals:
         hi = max(abs(v) for v in vals) or 1.0
@@ -331,16 +348,7 @@ def _style_reference_lines(fig) -> None:
 def _wrap(text: str, width: int = 44) -> str:
     if not text or "<br>" in text or len(text) <= width:
         return text
-    text = re.sub(r"(\d) (?=[A-Za-zµ%×])", "\\1\u00a0", text)  # keep "16 B/param" together
-    lines, line = [], ""
-    for word in text.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
-    return "<br>".join(lines).replace("\u00a0", " ")
+    return wrap_words(text, width, r"(\d) (?=[A-Za-zµ%×])")  # keep "16 B/param" together
 
 
 def _layout_title(fig) -> None:
@@ -460,16 +468,7 @@ def wrap_legend_name(name: str, width: int = LEGEND_LINE_CHARS) -> str:
     ``<br>``), so a legend below the chart never runs past a phone's screen."""
     if len(name) <= width or "<br>" in name:
         return name
-    lines, line = [], ""
-    glued = re.sub(r"(\d) (?=\S)", "\\1\u00a0", name)  # a number stays with its unit
-    for word in glued.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
-    return "<br>".join(lines).replace("\u00a0", " ")
+    return wrap_words(name, width, r"(\d) (?=\S)")  # a number stays with its unit
 
 
 def finalize(fig):
@@ -493,10 +492,8 @@ def finalize(fig):
             ax.title.text = humanize(ax.title.text)
     _style_reference_lines(fig)
     _layout_title(fig)
-    for name in [k for k in fig.layout.to_plotly_json() if re.fullmatch(r"[xy]axis\d*", k)] or [
-        "xaxis",
-        "yaxis",
-    ]:
+    present = {k for k in fig.layout.to_plotly_json() if re.fullmatch(r"[xy]axis\d*", k)}
+    for name in sorted(present | {"xaxis", "yaxis"}):  # the placement may set either's range
         _format_axis(fig, name)
     place_line_labels(fig)
     place_labels(fig)

@@ -8,7 +8,7 @@ line) and reports a label that
 
 - overlaps another label,
 - is crossed by a line (a data line, the roofline, a reference line),
-- covers another point's marker,
+- covers another point's marker, or sits on a bar,
 - is cut off: a point's text outside the plot area (Plotly clips it there), an annotation
   outside the figure.
 
@@ -43,8 +43,8 @@ CUT_OFF = "cut off at the edge"
 #: costs 2, at the narrow one 1): done only where every place would collide at the desktop width
 HIDDEN_COST = 1.5
 
-#: The ground of a line label that no place keeps clear of the lines (the kit's CSS gives it
-#: the dark theme's colour)
+#: The ground of a line label that no place keeps clear of the lines and bars (the kit's CSS
+#: gives it the dark theme's colour)
 LABEL_GROUND = "rgba(255,255,255,0.85)"
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (y up)
@@ -88,6 +88,7 @@ class Frame:
         self.h = max(
             120.0, float(layout.get("height") or 450) - self.margin["t"] - self.margin["b"]
         )
+        self.cats: dict[str, dict[str, int] | None] = {}
         self.ranges = {a: self._range(a) for a in ("x", "y")}
 
     @property
@@ -98,10 +99,20 @@ class Frame:
     def _log(self, axis: str) -> bool:
         return (self.layout.get(f"{axis}axis") or {}).get("type") == "log"
 
+    def _categories(self, axis: str) -> dict[str, int] | None:
+        """A category axis's categories and their positions (0, 1, ...), else None."""
+        ax = self.layout.get(f"{axis}axis") or {}
+        values = [v for t in self.traces for v in (t.get(axis) or ())]
+        if ax.get("type") != "category" and not any(isinstance(v, str) for v in values):
+            return None
+        order = list(ax.get("categoryarray") or ()) + [str(v) for v in values]
+        return {c: i for i, c in enumerate(dict.fromkeys(str(c) for c in order))}
+
     def _range(self, axis: str):
         ax = self.layout.get(f"{axis}axis") or {}
-        if ax.get("type") == "category":
-            return None
+        cats = self.cats[axis] = self._categories(axis)
+        if cats is not None:
+            return (-0.5, len(cats) - 0.5) if cats else None
         if ax.get("range") and all(isinstance(v, int | float) for v in ax["range"]):
             lo, hi = ax["range"]
             return (float(lo), float(hi)) if hi != lo else None
@@ -112,9 +123,9 @@ class Frame:
                 continue
             if (t.get(f"{axis}axis") or axis) != axis:
                 return None  # a subplot: not handled
+            if t.get("type") == "bar" and not log:
+                vals.append(0.0)  # bars stand on zero
             for v in t.get(axis) or ():
-                if isinstance(v, str):
-                    return None
                 if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
                     if not log or v > 0:
                         vals.append(math.log10(v) if log else float(v))
@@ -135,6 +146,8 @@ class Frame:
         ("x", "x domain", "paper"); annotations on a log axis already hold log10."""
         span = self.w if axis == "x" else self.h
         ref = ref or axis
+        if ref == axis and self.cats.get(axis) is not None and isinstance(v, str):
+            v = self.cats[axis].get(v)
         if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v):
             return None
         if ref.endswith("domain"):
@@ -144,7 +157,7 @@ class Frame:
         if ref != axis:
             return None
         lo, hi = self.ranges[axis]
-        if self._log(axis) and not in_log:
+        if self._log(axis) and not in_log and self.cats.get(axis) is None:
             if v <= 0:
                 return None
             v = math.log10(v)
@@ -185,6 +198,33 @@ class Frame:
             if None not in ends:
                 segs.append(tuple(ends))
         return segs
+
+    def bars(self) -> list[Box]:
+        """The box of every bar (grouped side by side, Plotly's default; stacked bars are not
+        drawn here)."""
+        bars = [t for t in self.traces if t.get("type") == "bar" and t.get("visible") is not False]
+        if not bars or self.layout.get("barmode") not in (None, "group", "overlay"):
+            return []
+        group = self.layout.get("barmode") != "overlay"
+        out: list[Box] = []
+        for j, t in enumerate(bars):
+            horizontal = t.get("orientation") == "h"
+            cat, val = ("y", "x") if horizontal else ("x", "y")
+            width = 0.8 / (len(bars) if group else 1)
+            left = -0.4 + (j * width if group else 0.0)
+            base = self.px(val, 0.0) if not self._log(val) else 0.0
+            for c, v in zip(t.get(cat) or (), t.get(val) or (), strict=False):
+                p = self.px(cat, c)
+                top = self.px(val, v)
+                if p is None or top is None or base is None:
+                    continue
+                unit = (self.w if cat == "x" else self.h) / (
+                    self.ranges[cat][1] - self.ranges[cat][0]
+                )
+                a, b = p + left * unit, p + (left + width) * unit
+                lo, hi = sorted((base, top))
+                out.append((lo, a, hi, b) if horizontal else (a, lo, b, hi))
+        return out
 
     def markers(self) -> list[tuple[int, int, float, float, float]]:
         """(trace, point, x, y, radius) of every marker drawn."""
@@ -282,19 +322,23 @@ class Frame:
             return x0 < -2 or x1 > self.w + 2 or y0 < -2 or y1 > self.h + 2
         return x0 < -self.margin["l"] or x1 > self.w + self.margin["r"]
 
-    def hits(self, box: Box, owner: tuple, others: Iterable[Box], segs, marks) -> list[str]:
+    def hits(
+        self, box: Box, owner: tuple, others: Iterable[Box], segs, marks, bars=()
+    ) -> list[str]:
         found = []
         inner = (box[0] + 2, box[1] + 2, box[2] - 2, box[3] - 2)
         if self.clipped(box, owner):
             found.append(CUT_OFF)
         backed = owner[0] == "annotation" and bool(
             ((self.layout.get("annotations") or [{}] * (owner[1] + 1))[owner[1]]).get("bgcolor")
-        )  # a line passes under a label on its own background; it does not strike it through
+        )  # a line or a bar passes under a label on its own ground; nothing strikes it through
         if not backed and any(_seg_hits_box(s, inner) for s in segs):
             found.append("crossed by a line")
         own = owner[1:] if owner[0] == "point" else None
         if any((i, j) != own and _circle_hits_box(x, y, r, inner) for i, j, x, y, r in marks):
             found.append("covers a marker")
+        if not backed and any(_overlap(inner, b) for b in bars):
+            found.append("sits on a bar")
         if any(_overlap(inner, b) for b in others):
             found.append("overlaps another label")
         return found
@@ -342,20 +386,22 @@ def label_problems(traces: Sequence[dict], layout: dict, width: float) -> list[s
     if not f.ok:
         return []
     labels = f.labels()
-    segs, marks = f.segments(), f.markers()
+    segs, marks, bars = f.segments(), f.markers(), f.bars()
     found = []
     for k, (text, box, owner) in enumerate(labels):
         others = [b for n, (_, b, _) in enumerate(labels) if n != k]
-        for what in f.hits(box, owner, others, segs, marks):
+        for what in f.hits(box, owner, others, segs, marks, bars):
             found.append(f"label {text[:50]!r} {what} (plot {width:.0f} px wide)")
     return found
 
 
-def _wrap_label(text: str, width: int) -> str:
-    # a word of one or two characters ("(×", "=") stays with the next
-    glued = re.sub(r"(?<!\S)(\S{1,2}) (?=\S)", "\\1\u00a0", str(text))
-    words, lines, line = glued.split(" "), [], ""
-    for w in words:
+def wrap_words(text: str, width: int, glue: str = r"(?<!\S)(\S{1,2}) (?=\S)") -> str:
+    """``text`` broken at spaces into lines (Plotly's ``<br>``) of at most ``width`` characters
+    where a word allows; a space that ``glue`` matches (its group 1 kept) never breaks: by
+    default a word of one or two characters ("(×", "=") stays with the next."""
+    glued = re.sub(glue, "\\1\u00a0", str(text))
+    lines, line = [], ""
+    for w in glued.split(" "):
         if line and len(line) + 1 + len(w) > width:
             lines.append(line)
             line = w
@@ -365,16 +411,16 @@ def _wrap_label(text: str, width: int) -> str:
     return "<br>".join(lines).replace("\u00a0", " ")
 
 
-def _line_label_options(a: dict, k: int) -> list[tuple[dict, int]]:
+def _line_label_options(a: dict) -> list[dict]:
     """Where a reference line's label may go: the four corners its line offers (a vertical
     line: left/right of it, at the bottom/top of the plot; a horizontal one: above/below it, at
     the left/right of the plot), on one line and, when long, on two."""
     text = a.get("text") or ""
-    texts = [text] if len(_plain(text)) <= 24 else [text, _wrap_label(text, 24)]
+    texts = [text] if len(_plain(text)) <= 24 else [text, wrap_words(text, 24)]
     out = []
     vertical = a.get("xref") == "x"
     for txt in texts:
-        for first in ("bottom", "top") if vertical else ("bottom", "top"):
+        for first in ("bottom", "top"):
             for second in ("left", "right"):
                 if vertical:  # at the plot's bottom (y 0) or top (y 1), on either side
                     trial = {
@@ -384,7 +430,7 @@ def _line_label_options(a: dict, k: int) -> list[tuple[dict, int]]:
                     }
                 else:  # above ("bottom" anchor) or below the line, at the left (x 0) or right
                     trial = {"yanchor": first, "xanchor": second, "x": 0 if second == "left" else 1}
-                out.append(({**a, **trial, "text": txt}, k))
+                out.append({**a, **trial, "text": txt})
     return out
 
 
@@ -414,11 +460,14 @@ def place_labels(fig) -> None:
         if not all(f.ok for f in frames):
             return
         for axis, (lo, hi) in frames[0].ranges.items():
-            fig.layout[f"{axis}axis"].range = [lo, hi]
+            if frames[0].cats[axis] is None:  # a category axis keeps Plotly's own
+                fig.layout[f"{axis}axis"].range = [lo, hi]
         over = _place_once(fig, traces, layout, frames, texty, lines)
         if not any(v > 0 for sides in over.values() for v in sides) or attempt == 2:
             return
         for axis, (below, above) in over.items():
+            if frames[0].cats[axis] is not None:
+                continue
             lo, hi = frames[0].ranges[axis]
             span = hi - lo
             fig.layout[f"{axis}axis"].range = [lo - 1.1 * below * span, hi + 1.1 * above * span]
@@ -430,12 +479,12 @@ def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[flo
     the labels placed before it (else its least bad); then, twice, each label is placed again
     given all the others. Returns, per axis, how far (a fraction of the plot) the labels still
     cut off run past its low and high ends."""
-    drawn = [(f.segments(), f.markers()) for f in frames]
+    drawn = [(f.segments(), f.markers(), f.bars()) for f in frames]
     # labels not moved here (free annotations) are obstacles
     fixed: list[list[Box]] = [
         [b for _, b, o in f.labels() if o[0] == "annotation" and o[1] not in lines] for f in frames
     ]
-    slots = []  # (apply(value), [(value, [(box, owner) per frame]), ...])
+    slots = []  # (owner, [(value, [(box, owner) per frame]), ...]): a label and its places
 
     def height(k):
         a = layout["annotations"][k]
@@ -443,7 +492,7 @@ def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[flo
 
     for k in sorted(lines, key=height):
         a = layout["annotations"][k]
-        options = [a, *(trial for trial, _ in _line_label_options(a, k))]
+        options = [a, *_line_label_options(a)]
         cands = [(t, [(f.annotation_box(t), ("annotation", k)) for f in frames]) for t in options]
         slots.append((("annotation", k), cands))
     for i in texty:
@@ -456,7 +505,7 @@ def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[flo
             text = texts[j] if isinstance(texts, list) and j < len(texts) else texts
             if points[0][j] is None or not _plain(text).strip():
                 continue
-            texts_j = [text] if len(_plain(text)) <= 20 else [text, _wrap_label(text, 18)]
+            texts_j = [text] if len(_plain(text)) <= 20 else [text, wrap_words(text, 18)]
             cands = [
                 (
                     (q, txt),
