@@ -255,6 +255,7 @@ def chart_rule_problems(result: Run) -> list[str]:
         is_count_title,
         legend_rows,
         title_byte_unit,
+        y_title_room,
     )
 
     found = []
@@ -357,6 +358,13 @@ def chart_rule_problems(result: Run) -> list[str]:
         if rows and plot_px < PHONE_MIN_PLOT_PX:  # without a legend the height does not change
             found.append(
                 f"chart {i}: at phone width the plot keeps {plot_px} px ({rows} legend lines)"
+            )
+        # a y-axis title no longer than the plot is tall (else it runs into the title)
+        ytitle = _title(layout.get("yaxis", {}))
+        room = y_title_room(layout)
+        if any(len(line) > room for line in str(ytitle).split("<br>")):
+            found.append(
+                f"chart {i}: y-axis title {ytitle!r} longer than the plot ({room} characters)"
             )
         # labels: none overlaps another, sits under a line or a marker, or is cut off, at a
         # desktop plot width (the placement also aims at the narrower WIDTHS[1])

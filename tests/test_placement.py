@@ -180,3 +180,50 @@ def test_a_line_label_is_kept_off_the_bars():
     charts.finalize(fig)
     assert _problems(fig) == []
     assert fig.layout.annotations[0].xanchor == "left"  # moved to the left, above the line
+
+
+def test_a_line_label_under_the_plot_is_moved_off_the_tick_labels():
+    """byom's memory chart put every other device label under the plot, over the x ticks."""
+    fig = charts.figure("Llama-3-8B memory", "Bytes (GB)", "")
+    fig.add_trace(go.Bar(x=[16.1], y=["Llama-3-8B"], orientation="h", name="weights"))
+    fig.add_trace(go.Bar(x=[0.5], y=["Llama-3-8B"], orientation="h", name="KV cache"))
+    fig.update_layout(barmode="stack")
+    fig.add_vline(x=40, line_dash="dash", annotation_text="NVIDIA A100 SXM 40GB")
+    fig.layout.annotations[0].update(y=0, yanchor="top", xanchor="center")  # as it was
+    raw = go.Figure(fig)
+    assert any("cut off at the edge" in p for p in _problems(raw))
+    charts.finalize(fig)
+    assert _problems(fig) == []
+    a = fig.layout.annotations[0]
+    assert (a.y, a.yanchor) in ((0, "bottom"), (1, "top"))  # inside the plot
+
+
+def test_stacked_bars_are_obstacles_up_to_their_total():
+    fig = go.Figure(
+        [
+            go.Bar(x=[10.0], y=["m"], orientation="h", name="a"),
+            go.Bar(x=[6.0], y=["m"], orientation="h", name="b"),
+        ]
+    )
+    fig.update_layout(barmode="stack", height=400)
+    f = placement.Frame(*_json(fig), W)
+    (a, b) = f.bars()
+    assert a[2] == pytest.approx(b[0])  # the second bar starts where the first ends
+    assert f.ranges["x"][1] > 16  # the range reaches the stack's total
+
+
+def test_a_y_axis_title_longer_than_the_plot_is_wrapped():
+    """6.4's "Gradient norm (output gradient = 1, log scale)" ran up into the chart title."""
+    title = "Gradient norm (output gradient = 1, log scale)"
+    fig = charts.figure("Gradient reaching each layer", "Layer", title, log_y=True)
+    fig.add_trace(go.Scatter(x=[1, 50], y=[1e-30, 1], name="plain"))
+    fig.add_trace(go.Scatter(x=[1, 50], y=[1, 1], name="residual"))
+    raw = go.Figure(fig)
+    raw.layout.meta = {"mlsysim-final": True}
+    out = (mo.vstack([raw, mo.Html('<p class="ms-chart-alt">alt</p>')]),)
+    found = " | ".join(h.chart_rule_problems(h.Run(out, {}, h._render(out))))
+    assert "y-axis title" in found and "longer than the plot" in found
+    charts.finalize(fig)
+    lines = fig.layout.yaxis.title.text.split("<br>")
+    assert len(lines) == 2 and " ".join(lines) == title
+    assert all(len(x) <= charts.y_title_room(fig.layout) for x in lines)

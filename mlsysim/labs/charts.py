@@ -313,6 +313,38 @@ def _format_axis(fig, name: str) -> None:
         ax.ticktext = [f"{v / scale:,.{_decimals(step / scale)}f} {unit}" for v in ticks]
 
 
+#: Width of one character of an axis title (Plotly draws it ~15 px when the font is 13 px)
+AXIS_TITLE_CHAR_PX = 8.7
+
+
+def y_title_room(layout) -> int:
+    """How many characters of a y-axis title fit along the plot's height (``layout``: a
+    figure's layout or its JSON)."""
+    get = (lambda o, k: o.get(k)) if isinstance(layout, dict) else (lambda o, k: getattr(o, k))
+    m = get(layout, "margin") or {}
+    t, b = (get(m, "t") if m else None), (get(m, "b") if m else None)
+    plot = (
+        (get(layout, "height") or 450)
+        - (t if t is not None else 100)
+        - (b if b is not None else 80)
+    )
+    return max(16, int((plot - 10) / AXIS_TITLE_CHAR_PX))
+
+
+def _fit_axis_title(fig) -> None:
+    """A y-axis title longer than the plot is tall runs into the chart's title: wrap it."""
+    title = fig.layout.yaxis.title.text
+    room = y_title_room(fig.layout)
+    if not title or "<br>" in title or len(title) <= room:
+        return
+    half = math.ceil(len(title) / 2) + 4  # two lines, with slack for where the words break
+    if half > room:  # not even two lines fit: make the figure that much taller
+        fig.layout.height = (fig.layout.height or 450) + math.ceil(
+            (half - room) * AXIS_TITLE_CHAR_PX
+        )
+    fig.layout.yaxis.title.text = wrap_words(title, max(half, room), r"(\d) (?=\S)")
+
+
 def _decimals(step: float) -> int:
     for d in range(0, 4):
         if abs(round(step, d) - step) < 1e-9 * max(1.0, step):
@@ -496,6 +528,7 @@ def finalize(fig):
     for name in sorted(present | {"xaxis", "yaxis"}):  # the placement may set either's range
         _format_axis(fig, name)
     place_line_labels(fig)
+    _fit_axis_title(fig)
     place_labels(fig)
     fig.layout.meta = {**(meta if isinstance(meta, dict) else {}), _DONE: True}
     return fig

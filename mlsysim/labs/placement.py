@@ -39,6 +39,8 @@ CHAR_EM, LINE_EM = 0.58, 1.3
 MARKER_PX = 6.0
 
 CUT_OFF = "cut off at the edge"
+#: How far above the plot area an annotation may reach (the gap under a chart's title)
+ABOVE_PLOT_PX = 20.0
 #: What leaving a point's label out costs in the placement (a problem at the desktop width
 #: costs 2, at the narrow one 1): done only where every place would collide at the desktop width
 HIDDEN_COST = 1.5
@@ -129,6 +131,16 @@ class Frame:
                 if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
                     if not log or v > 0:
                         vals.append(math.log10(v) if log else float(v))
+        if self._stacked():  # a stack reaches its total
+            totals: dict[str, float] = {}
+            for t in self._bar_traces():
+                cat = "y" if t.get("orientation") == "h" else "x"
+                if cat == axis:
+                    continue
+                for c, v in zip(t.get(cat) or (), t.get(axis) or (), strict=False):
+                    if isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
+                        totals[str(c)] = totals.get(str(c), 0.0) + v
+            vals += [math.log10(v) if log else v for v in totals.values() if v > 0]
         for sh in self.layout.get("shapes") or ():
             if sh.get(f"{axis}ref") == axis:
                 for k in (f"{axis}0", f"{axis}1"):
@@ -199,28 +211,40 @@ class Frame:
                 segs.append(tuple(ends))
         return segs
 
+    def _bar_traces(self) -> list[dict]:
+        return [t for t in self.traces if t.get("type") == "bar" and t.get("visible") is not False]
+
+    def _stacked(self) -> bool:
+        return self.layout.get("barmode") in ("stack", "relative")
+
     def bars(self) -> list[Box]:
-        """The box of every bar (grouped side by side, Plotly's default; stacked bars are not
-        drawn here)."""
-        bars = [t for t in self.traces if t.get("type") == "bar" and t.get("visible") is not False]
-        if not bars or self.layout.get("barmode") not in (None, "group", "overlay"):
+        """The box of every bar: side by side (Plotly's default "group"), over each other
+        ("overlay") or stacked ("stack", "relative": positive values)."""
+        bars = self._bar_traces()
+        mode = self.layout.get("barmode") or "group"
+        if not bars or mode not in ("group", "overlay", "stack", "relative"):
             return []
-        group = self.layout.get("barmode") != "overlay"
         out: list[Box] = []
+        stacked: dict[str, float] = {}  # a category's running total
         for j, t in enumerate(bars):
             horizontal = t.get("orientation") == "h"
             cat, val = ("y", "x") if horizontal else ("x", "y")
-            width = 0.8 / (len(bars) if group else 1)
-            left = -0.4 + (j * width if group else 0.0)
-            base = self.px(val, 0.0) if not self._log(val) else 0.0
+            gap = self.layout.get("bargap")
+            band = 1.0 - (gap if isinstance(gap, int | float) else 0.2)  # Plotly's bargap
+            width = band / (len(bars) if mode == "group" else 1)
+            left = -band / 2 + (j * width if mode == "group" else 0.0)
+            unit = (self.w if cat == "x" else self.h) / (self.ranges[cat][1] - self.ranges[cat][0])
             for c, v in zip(t.get(cat) or (), t.get(val) or (), strict=False):
+                if not isinstance(v, int | float) or isinstance(v, bool):
+                    continue
+                start = stacked.get(str(c), 0.0) if self._stacked() else 0.0
+                if self._stacked():
+                    stacked[str(c)] = start + v
                 p = self.px(cat, c)
-                top = self.px(val, v)
+                base = self.px(val, start) if (start > 0 or not self._log(val)) else 0.0
+                top = self.px(val, start + v)
                 if p is None or top is None or base is None:
                     continue
-                unit = (self.w if cat == "x" else self.h) / (
-                    self.ranges[cat][1] - self.ranges[cat][0]
-                )
                 a, b = p + left * unit, p + (left + width) * unit
                 lo, hi = sorted((base, top))
                 out.append((lo, a, hi, b) if horizontal else (a, lo, b, hi))
@@ -320,7 +344,9 @@ class Frame:
             if t.get("cliponaxis") is False:
                 return x0 < -self.margin["l"] or x1 > self.w + self.margin["r"]
             return x0 < -2 or x1 > self.w + 2 or y0 < -2 or y1 > self.h + 2
-        return x0 < -self.margin["l"] or x1 > self.w + self.margin["r"]
+        # an annotation: never left of the plot or under it (the tick labels are there), at
+        # most ABOVE_PLOT_PX above it (under the title), within the figure on the right
+        return x0 < -2 or x1 > self.w + self.margin["r"] or y0 < -2 or y1 > self.h + ABOVE_PLOT_PX
 
     def hits(
         self, box: Box, owner: tuple, others: Iterable[Box], segs, marks, bars=()
@@ -342,6 +368,15 @@ class Frame:
         if any(_overlap(inner, b) for b in others):
             found.append("overlaps another label")
         return found
+
+
+def _weight(what: str, owner: tuple) -> float:
+    """What a problem costs the placement: a point's label cut off at the edge little (widening
+    the axis mends it); a line label cut off more than one crossed or on a bar (a ground mends
+    those); anything else 1."""
+    if what == CUT_OFF:
+        return 0.4 if owner[0] == "point" else 1.5
+    return 1.0
 
 
 def _mode(t: dict) -> str:
@@ -416,7 +451,11 @@ def _line_label_options(a: dict) -> list[dict]:
     line: left/right of it, at the bottom/top of the plot; a horizontal one: above/below it, at
     the left/right of the plot), on one line and, when long, on two."""
     text = a.get("text") or ""
-    texts = [text] if len(_plain(text)) <= 24 else [text, wrap_words(text, 24)]
+    n = len(_plain(text))
+    # a long label also on two lines of about half its length, or three of 24 characters
+    texts = [text] if n <= 12 else [text, wrap_words(text, max(12, n // 2 + 1))]
+    if n > 48:
+        texts.append(wrap_words(text, 24))
     out = []
     vertical = a.get("xref") == "x"
     for txt in texts:
@@ -526,12 +565,12 @@ def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[flo
     slots = [(key, cands) for key, cands in slots if cands]
 
     def cost(boxes, others: list[list[Box]]) -> float:
-        # a problem at the desktop width counts twice; a label cut off at the edge counts
-        # less (widening the axis, below, mends it); leaving a label out costs HIDDEN_COST
+        # a problem at the desktop width counts twice (each weighed by _weight); leaving a
+        # point's label out costs HIDDEN_COST
         if boxes[0][0] is _HIDDEN:
             return HIDDEN_COST
         return sum(
-            (0.4 if what == CUT_OFF else 1.0) * (2 if n == 0 else 1)
+            _weight(what, owner) * (2 if n == 0 else 1)
             for n, (f, (box, owner)) in enumerate(zip(frames, boxes, strict=True))
             for what in f.hits(box, owner, fixed[n] + others[n], *drawn[n])
         )
@@ -574,6 +613,8 @@ def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[flo
                 fig.layout.annotations[key[0]].update(
                     {k: value[k] for k in ("text", "x", "y", "xanchor", "yanchor") if k in value}
                 )
+            if "<br>" in str(value.get("text")) and value.get("xanchor") in ("left", "right"):
+                fig.layout.annotations[key[0]].align = value["xanchor"]  # lines flush with it
             if costs[s] >= 2:  # crossed at the desktop width wherever it goes: give it a ground
                 fig.layout.annotations[key[0]].update(bgcolor=LABEL_GROUND, borderpad=1)
             continue

@@ -14,7 +14,7 @@ import json
 from functools import lru_cache
 
 from ..._lazy import lazy
-from ..charts import figure, memory_lines, roofline
+from ..charts import device_label, figure, memory_lines, roofline
 from ..components import (
     Card,
     Choice,
@@ -250,14 +250,13 @@ def part_a(model: str, device: str, precision: str) -> View:
     )
     for label, value in (("weights", weights), ("KV cache", kv), ("activations", act)):
         fig.add_trace(go.Bar(x=[value / 1e9], y=[_name(m)], name=label, orientation="h"))
-    fig.update_layout(barmode="stack")
-    for i, key in enumerate(DEVICES):
+    fig.update_layout(barmode="stack", bargap=0.45)  # room above and below for the device labels
+    for key in DEVICES:
         d = HW.Hardware.get(key)
         fig.add_vline(
             x=d.memory.capacity.m_as("GB"),
             line_dash="dash" if key != device else "solid",
-            annotation_text=key,
-            annotation_position="top" if i % 2 else "bottom",
+            annotation_text=device_label(d),  # placed clear of the bars by the chart rules
         )
     ctx_tags = dict(model=_tag(model), precision=precision)
     active = m.config.get("active_params")
