@@ -227,3 +227,27 @@ def test_a_y_axis_title_longer_than_the_plot_is_wrapped():
     lines = fig.layout.yaxis.title.text.split("<br>")
     assert len(lines) == 2 and " ".join(lines) == title
     assert all(len(x) <= charts.y_title_room(fig.layout) for x in lines)
+
+
+def test_charts_the_placement_does_not_handle_are_left_as_they_are():
+    """A date axis, and values no chart can draw (NaN, inf, zero on a log axis): no error, no
+    move, no problem invented."""
+    dated = go.Figure(
+        go.Scatter(x=["2024-01-01", "2024-06-01"], y=[1, 2], mode="markers+text", text=["a", "b"])
+    )
+    dated.update_xaxes(type="date")
+    before = dated.to_plotly_json()
+    placement.place_labels(dated)
+    assert dated.to_plotly_json() == before
+    assert placement.label_problems(*_json(dated), W) == []
+    odd = charts.figure("odd values", "x value", "y value", log_y=True)
+    odd.add_trace(
+        go.Scatter(
+            x=[1.0, float("nan"), 3.0, 4.0],
+            y=[0.0, 5.0, float("inf"), 10.0],
+            mode="markers+text",
+            text=["zero", "nan", "inf", "fine"],
+        )
+    )
+    charts.finalize(odd)  # no error
+    assert _problems(odd) == []

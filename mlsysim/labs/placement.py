@@ -9,13 +9,15 @@ line) and reports a label that
 - overlaps another label,
 - is crossed by a line (a data line, the roofline, a reference line),
 - covers another point's marker, or sits on a bar,
-- is cut off: a point's text outside the plot area (Plotly clips it there), an annotation
-  outside the figure.
+- is cut off: a point's text outside the plot area (Plotly clips it there); an annotation
+  left of the plot or under it (over the tick labels), more than ``ABOVE_PLOT_PX`` above it, or
+  past the figure's right edge.
 
 :func:`place_labels` moves each point label and each reference-line label to the first of a
-few positions (above, below, beside) that has none of these problems; ``charts.finalize`` calls
-it, and the harness asserts :func:`label_problems` is empty for every chart every part shows, at
-a desktop and at a narrow plot width (``WIDTHS``).
+few positions (above, below, beside; a long one also on two lines) that has none of these
+problems at both plot widths of ``WIDTHS``; ``charts.finalize`` calls it, and the harness
+asserts :func:`label_problems` is empty at the desktop width for every chart every part shows.
+Category axes (bar charts) are placed too; date axes and subplots are left as they are.
 
 Everything works on Plotly's JSON (``fig.to_plotly_json()``: dicts), in pixels from the plot
 area's bottom-left corner, y up. Axis ranges Plotly picks itself are estimated the way
@@ -112,6 +114,9 @@ class Frame:
 
     def _range(self, axis: str):
         ax = self.layout.get(f"{axis}axis") or {}
+        if ax.get("type") in ("date", "multicategory"):
+            self.cats[axis] = None
+            return None  # not placed
         cats = self.cats[axis] = self._categories(axis)
         if cats is not None:
             return (-0.5, len(cats) - 0.5) if cats else None
