@@ -264,3 +264,30 @@ def test_first_visit_check_covers_the_labs():
     assert build_site.page_later("s06_01_principles") == list(browser.LATER.values())
     assert build_site.page_later("byom") == ["plotly", "pint"]
     assert set(build_site.AT_ONCE) <= {p.stem for p in (ROOT / "labs").glob("*.py")}
+
+
+def test_loading_names_a_module_whose_code_is_running_and_never_runs_one(tmp_path, monkeypatch):
+    """A browser import can pause half-way (its module waits for a package Pyodide is still
+    loading) while the warm-up task runs; the warm-up waits until ``_lazy.loading()`` is empty
+    (a clean-clone run saw "module 'mlsysim.layers' has no attribute 'Attention'" after a
+    reload). ``loading`` sees a lazy module while its code runs, and looking never runs one."""
+    import sys
+
+    from mlsysim import _lazy
+
+    pkg = tmp_path / "lazyprobe"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text(
+        "from mlsysim import _lazy\nSEEN = _lazy.loading('lazyprobe')\nVALUE = 7\n"
+    )
+    (pkg / "other.py").write_text("VALUE = 8\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("lazyprobe", "lazyprobe.mod", "lazyprobe.other"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    mod, other = _lazy.lazy("lazyprobe.mod"), _lazy.lazy("lazyprobe.other")
+    assert _lazy.loading("lazyprobe") == set()
+    assert type(other).__name__ == "_LazyModule"  # looking did not run it
+    assert mod.SEEN == {"lazyprobe.mod"} and mod.VALUE == 7
+    assert _lazy.loading("lazyprobe") == set()
+    assert type(other).__name__ == "_LazyModule"

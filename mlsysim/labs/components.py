@@ -873,7 +873,17 @@ def warm_up(lab, saved: Saved | None = None, delay_s: float = 0.1):
     _WARMED.add(lab.__name__)
 
     async def _draw():
+        from .. import _lazy
+
         await browser.preload()
+        # a cell may be half-way through importing the core, paused while a package loads (a
+        # reload restoring an unlocked part, an early answer): let it finish before touching it
+        for _ in range(1200):
+            if not _lazy.loading():
+                break
+            await asyncio.sleep(0.05)
+        else:
+            return  # the draw only warms caches: skip it
         fn, args = first_part(lab, saved)
         show(fn(*args))
 
