@@ -415,10 +415,22 @@ def checked(fn: Callable, **ranges) -> Callable:
 
     sig = inspect.signature(fn)
     checks: dict[str, Callable] | None = None
+    # positional arguments map to these parameters without ``sig.bind`` (the fast path: a
+    # public function called in an inner loop, e.g. ``activation`` per element in the browser,
+    # where binding cost more than the function)
+    params = list(sig.parameters.values())
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    plain = [p.name for p in params if p.kind in positional]
+    least = sum(1 for p in params if p.kind in positional and p.default is p.empty)
+    if any(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in params):
+        least = (
+            len(plain) + 1
+        )  # a required keyword: never the fast path (bind says what is missing)
+    per_position: list[Callable | None] = []
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        nonlocal checks
+        nonlocal checks, per_position
         if checks is None:
             hints = _argument_hints(fn)
             checks = {}
@@ -426,16 +438,21 @@ def checked(fn: Callable, **ranges) -> Callable:
                 c = _arg_check(name, hints.get(name, ""), ranges.get(name))
                 if c is not None:
                     checks[name] = c
+            per_position = [checks.get(name) for name in plain]
+        if not kwargs and least <= len(args) <= len(plain):
+            args = tuple(a if c is None else c(a) for a, c in zip(args, per_position, strict=False))
+        else:
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise ValueError(f"{fn.__name__}: {exc}") from None
+            for name, v in bound.arguments.items():
+                c = checks.get(name)
+                if c is not None:
+                    bound.arguments[name] = c(v)
+            args, kwargs = bound.args, bound.kwargs
         try:
-            bound = sig.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise ValueError(f"{fn.__name__}: {exc}") from None
-        for name, v in bound.arguments.items():
-            c = checks.get(name)
-            if c is not None:
-                bound.arguments[name] = c(v)
-        try:
-            return fn(*bound.args, **bound.kwargs)
+            return fn(*args, **kwargs)
         except _validation_error() as exc:
             inner = "; ".join(
                 str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors()

@@ -27,6 +27,7 @@ gain 0.9 keeps ``0.9**50 ~ 0.005`` of the gradient after 50 layers; a gain of 1.
 from __future__ import annotations
 
 import math
+import operator
 import random
 from dataclasses import dataclass
 from functools import lru_cache
@@ -270,13 +271,24 @@ def _norm(v) -> float:
     return math.sqrt(sum(a * a for a in v))
 
 
+def _unchecked(kind: str):
+    """``activation`` and ``derivative`` for ``kind`` without their argument checks, for the
+    loops below (their arguments come from a simulation whose inputs were checked): in the
+    browser, the checks of one call per element cost more than the whole simulation."""
+    import inspect
+
+    f, df = inspect.unwrap(activation), inspect.unwrap(derivative)
+    return (lambda z: f(kind, z)), (lambda z: df(kind, z))
+
+
 def _run_python(mats, x0, g, kind, gain, residual, alpha):
+    f, df = _unchecked(kind)
     # the input is scaled to norm sqrt(width): unit-variance entries
     h = [a * math.sqrt(len(x0)) for a in x0]
     hs, zs, acts = [h], [], []
     for q in mats:
-        z = [gain * sum(w * x for w, x in zip(row, h, strict=True)) for row in q]
-        a = [activation(kind, v) for v in z]
+        z = [gain * sum(map(operator.mul, row, h)) for row in q]
+        a = [f(v) for v in z]
         h = [x + alpha * y for x, y in zip(h, a, strict=True)] if residual else a
         zs.append(z)
         hs.append(h)
@@ -287,10 +299,10 @@ def _run_python(mats, x0, g, kind, gain, residual, alpha):
     delta = list(g)
     for i in range(n - 1, -1, -1):
         scale = alpha if residual else 1.0
-        u = [scale * derivative(kind, z) * d for z, d in zip(zs[i], delta, strict=True)]
+        u = [scale * df(z) * d for z, d in zip(zs[i], delta, strict=True)]
         wgrads[i] = _norm(u) * _norm(hs[i])
-        q = mats[i]
-        back = [gain * sum(u[r] * q[r][c] for r in range(len(u))) for c in range(len(u))]
+        # column c of the layer's matrix, summed in row order as u[r] * q[r][c]
+        back = [gain * sum(map(operator.mul, u, col)) for col in zip(*mats[i], strict=True)]
         delta = [d + b for d, b in zip(delta, back, strict=True)] if residual else back
         grads[i] = _norm(delta)
     return grads, wgrads, acts
@@ -405,16 +417,15 @@ def bptt(
 @lru_cache(maxsize=256)
 def _bptt(steps, width, kind, gain, additive, alpha, seed) -> BPTTFlow:
     q = _orthogonal(width, seed, 0)
+    cols = list(zip(*q, strict=True))
+    f, df = _unchecked(kind)
     rng = random.Random(f"mlsysim-bptt-{seed}-{width}")
     us = [[rng.gauss(0.0, 1.0) for _ in range(width)] for _ in range(steps)]
     h = [0.0] * width
     zs = []
     for u in us:
-        z = [
-            gain * sum(w * x for w, x in zip(row, h, strict=True)) + ut
-            for row, ut in zip(q, u, strict=True)
-        ]
-        a = [activation(kind, v) for v in z]
+        z = [gain * sum(map(operator.mul, row, h)) + ut for row, ut in zip(q, u, strict=True)]
+        a = [f(v) for v in z]
         h = [x + alpha * y for x, y in zip(h, a, strict=True)] if additive else a
         zs.append(z)
     delta = list(_unit_vector(width, seed, "bptt-gradient"))
@@ -423,10 +434,10 @@ def _bptt(steps, width, kind, gain, additive, alpha, seed) -> BPTTFlow:
     dsum = 0.0
     scale = alpha if additive else 1.0
     for t in range(steps - 1, -1, -1):
-        d = [derivative(kind, z) for z in zs[t]]
+        d = [df(z) for z in zs[t]]
         dsum += sum(abs(x) for x in d) / width
         v = [scale * dz * dl for dz, dl in zip(d, delta, strict=True)]
-        back = [gain * sum(v[r] * q[r][c] for r in range(width)) for c in range(width)]
+        back = [gain * sum(map(operator.mul, v, col)) for col in cols]
         delta = [a + b for a, b in zip(delta, back, strict=True)] if additive else back
         grads[t] = _norm(delta)
     return BPTTFlow(steps, width, kind, gain, additive, tuple(grads), dsum / steps)

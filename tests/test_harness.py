@@ -214,6 +214,6 @@ def test_thousands_on_a_linear_axis_read_as_numbers():
     assert "xaxis ('Sequence length S (steps)'): thousands shown as a power of ten" in found
     assert "yaxis" not in found  # 1 to 100: plotly's plain numbers
     fig.layout.meta = None
-    finalize(fig)
+    fig = finalize(fig)
     assert fig.layout.xaxis.tickformat == ","
     assert h.chart_rule_problems(render(fig)) == []

@@ -33,6 +33,8 @@ REFERENCE_DASHES = ("dash", "dot", "dashdot", "longdash")
 
 __all__ = [
     "memory_lines",
+    "hline",
+    "vline",
     "roofline",
     "figure",
     "place_line_labels",
@@ -61,19 +63,67 @@ def figure(title: str, x_title: str, y_title: str, *, log_x=False, log_y=False, 
     return apply_plotly_theme(fig)
 
 
+#: Where a reference line's label goes, by Plotly's ``annotation_position`` names: a horizontal
+#: line's label at the plot's left or right end, above ("top") or below it; a vertical line's at
+#: the plot's top or bottom, left or right of it.
+_LINE_LABEL = {
+    ("y", "top left"): dict(x=0, xanchor="left", yanchor="bottom"),
+    ("y", "top right"): dict(x=1, xanchor="right", yanchor="bottom"),
+    ("y", "bottom left"): dict(x=0, xanchor="left", yanchor="top"),
+    ("y", "bottom right"): dict(x=1, xanchor="right", yanchor="top"),
+    ("x", "top left"): dict(y=1, yanchor="top", xanchor="right"),
+    ("x", "top right"): dict(y=1, yanchor="top", xanchor="left"),
+    ("x", "bottom left"): dict(y=0, yanchor="bottom", xanchor="right"),
+    ("x", "bottom right"): dict(y=0, yanchor="bottom", xanchor="left"),
+}
+
+
+def hline(fig, y: float, text: str = "", *, dash: str = "dash", position: str = "top right"):
+    """A horizontal reference line at ``y`` across the plot, labelled ``text`` at ``position``
+    ("top left", "top right", "bottom left", "bottom right"). The same shape and label as
+    Plotly's ``fig.add_hline(y=..., annotation_text=..., annotation_position=...)``, added in
+    one step: Plotly's own takes ~5 ms a line in CPython, many times that in the browser."""
+    return _reference_line(fig, "y", y, text, dash, position)
+
+
+def vline(fig, x: float, text: str = "", *, dash: str = "dash", position: str = "top right"):
+    """A vertical reference line at ``x`` up the plot (see ``hline``)."""
+    return _reference_line(fig, "x", x, text, dash, position)
+
+
+def _reference_line(fig, axis: str, value: float, text: str, dash: str, position: str):
+    try:
+        where = _LINE_LABEL[axis, position]
+    except KeyError:
+        raise ValueError(
+            f"position={position!r}: expected one of {sorted({p for _, p in _LINE_LABEL})}"
+        ) from None
+    if not (isinstance(value, int | float) and math.isfinite(value)):
+        raise ValueError(f"{axis}={value!r}: a reference line needs a finite number")
+    other = "y" if axis == "x" else "x"
+    line = {"type": "line", f"{other}ref": f"{other} domain", f"{other}0": 0, f"{other}1": 1}
+    line.update({f"{axis}ref": axis, f"{axis}0": value, f"{axis}1": value})
+    line["line"] = {"dash": dash, "color": REFERENCE_COLOR}
+    fig.layout.shapes = (*fig.layout.shapes, line)  # (``update_layout`` is ten times slower)
+    if text:
+        label = {"showarrow": False, "text": text, f"{axis}ref": axis, axis: value}
+        label.update({f"{other}ref": f"{other} domain", **where})
+        fig.layout.annotations = (*fig.layout.annotations, label)
+    return fig
+
+
 def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float = 1.0):
     """Dashed horizontal lines at each device's memory capacity (in ``unit``, times ``scale``,
     e.g. ``scale=1/4`` bytes-per-param to draw a parameter budget)."""
     for i, dev in enumerate(devices):
         cap = dev.memory.capacity.m_as(unit) * scale
-        fig.add_hline(
-            y=cap,
-            line_dash=REFERENCE_DASHES[i % len(REFERENCE_DASHES)],
-            line_color=REFERENCE_COLOR,
+        hline(
+            fig,
+            cap,
             # "NVIDIA H100 SXM5 80 GB", "Apple iPhone 15 Pro 8 GB": the name, then the capacity once
-            annotation_text=re.sub(r"\s*\d+(\.\d+)?\s?GB$", "", device_label(dev))
-            + f" {dev.memory.capacity:~P}",
-            annotation_position="top left",
+            re.sub(r"\s*\d+(\.\d+)?\s?GB$", "", device_label(dev)) + f" {dev.memory.capacity:~P}",
+            dash=REFERENCE_DASHES[i % len(REFERENCE_DASHES)],
+            position="top left",
         )
     return fig
 
@@ -113,14 +163,12 @@ def roofline(
     fig.add_trace(
         go.Scatter(x=xs, y=ys, mode="lines", name="roofline", line=dict(color=SERIES[6], width=3))
     )
-    fig.add_vline(
-        x=ridge,
-        line_dash="dot",
-        line_color=REFERENCE_COLOR,
-        annotation_text=f"{named}: {ridge:,.0f} FLOP/B"
-        if ridge >= 10
-        else f"{named}: {ridge:.2g} FLOP/B",
-        annotation_position="bottom right",
+    vline(
+        fig,
+        ridge,
+        f"{named}: {ridge:,.0f} FLOP/B" if ridge >= 10 else f"{named}: {ridge:.2g} FLOP/B",
+        dash="dot",
+        position="bottom right",
     )
     for i, (label, intensity, flops_s) in enumerate(points):
         fig.add_trace(
@@ -229,26 +277,31 @@ def _nice_step(span: float, target: int = 5) -> float:
     return 10 * mag
 
 
-def _axis_values(fig, axis: str) -> list[float]:
+def _axis_values(data: list[dict], layout: dict, axis: str) -> list[float]:
     vals: list[float] = []
-    for t in fig.data:
-        if getattr(t, "type", "scatter") not in ("scatter", "bar", "scattergl"):
+    for t in data:
+        if t.get("type", "scatter") not in ("scatter", "bar", "scattergl"):
             continue
-        if axis == "y" and getattr(t, "orientation", None) == "h":
+        if axis == "y" and t.get("orientation") == "h":
             continue
-        arr = getattr(t, axis, None)
+        arr = t.get(axis)
         if arr is None:
             continue
         for v in arr:
             if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
                 vals.append(float(v))
-    for sh in fig.layout.shapes or ():
-        if getattr(sh, f"{axis}ref", None) == axis:
+    for sh in layout.get("shapes") or ():
+        if sh.get(f"{axis}ref") == axis:
             for k in (f"{axis}0", f"{axis}1"):
-                v = getattr(sh, k, None)
+                v = sh.get(k)
                 if isinstance(v, int | float) and math.isfinite(v):
                     vals.append(float(v))
     return vals
+
+
+def _text(obj) -> str | None:
+    """The text of a title in a figure's JSON (``{"text": ...}``, or a bare string)."""
+    return obj.get("text") if isinstance(obj, dict) else obj
 
 
 def _axis_kind(title: str) -> str:
@@ -259,20 +312,20 @@ def _axis_kind(title: str) -> str:
     return "plain"
 
 
-def _format_axis(fig, name: str) -> None:
-    ax = fig.layout[name]
+def _format_axis(data: list[dict], layout: dict, name: str) -> None:
+    ax = layout.setdefault(name, {})
     axis = name[0]
-    title = ax.title.text or ""
+    title = _text(ax.get("title")) or ""
     kind = _axis_kind(title)
     if kind != "count":
-        ax.exponentformat = "power"  # never k/M/B on a quantity that is not a count
-    if ax.tickvals is not None or ax.type == "category":
+        ax["exponentformat"] = "power"  # never k/M/B on a quantity that is not a count
+    if ax.get("tickvals") is not None or ax.get("type") == "category":
         return
-    vals = [v for v in _axis_values(fig, axis)]
-    if ax.type == "log":
+    vals = _axis_values(data, layout, axis)
+    if ax.get("type") == "log":
         pos = [v for v in vals if v > 0]
-        if ax.range is not None:
-            lo_l, hi_l = sorted(ax.range)
+        if ax.get("range") is not None:
+            lo_l, hi_l = sorted(ax["range"])
         elif pos:
             lo_l, hi_l = math.log10(min(pos)), math.log10(max(pos))
             pad = max(0.08, 0.04 * (hi_l - lo_l))
@@ -285,17 +338,17 @@ def _format_axis(fig, name: str) -> None:
             ks = list(range(math.ceil(lo_l - 1e-9), math.floor(hi_l + 1e-9) + 1))
         step = max(1, math.ceil(len(ks) / 8))
         ks = [k for k in ks if k % step == 0] or ks[:1]
-        ax.range = [lo_l, hi_l]
-        ax.tickvals = [10.0**k for k in ks]
+        ax["range"] = [lo_l, hi_l]
+        ax["tickvals"] = [10.0**k for k in ks]
         plain = all(-3 <= k <= 5 for k in ks)
         unit = title_byte_unit(title)
-        ax.ticktext = [_decade_text(k, kind, plain) + (f" {unit}" if unit else "") for k in ks]
-        ax.minor = dict(showgrid=False, ticks="")
+        ax["ticktext"] = [_decade_text(k, kind, plain) + (f" {unit}" if unit else "") for k in ks]
+        ax["minor"] = {"showgrid": False, "ticks": ""}
         return
-    if kind == "plain" and vals and ax.tickformat is None:
+    if kind == "plain" and vals and ax.get("tickformat") is None:
         # thousands as plain numbers ("2,000"), never "0.2×10⁴"; powers of ten from a million
         if 1e3 <= max(abs(v) for v in vals) < 1e6:
-            ax.tickformat = ","
+            ax["tickformat"] = ","
         return
     if kind == "bytes" and vals:
         hi = max(abs(v) for v in vals) or 1.0
@@ -309,8 +362,8 @@ def _format_axis(fig, name: str) -> None:
         step = _nice_step((hi - lo) / scale * 1.05) * scale
         n0, n1 = math.floor(lo / step), math.ceil(hi * 1.05 / step)
         ticks = [i * step for i in range(n0, n1 + 1)]
-        ax.tickvals = ticks
-        ax.ticktext = [f"{v / scale:,.{_decimals(step / scale)}f} {unit}" for v in ticks]
+        ax["tickvals"] = ticks
+        ax["ticktext"] = [f"{v / scale:,.{_decimals(step / scale)}f} {unit}" for v in ticks]
 
 
 #: Width of one character of an axis title (Plotly draws it ~15 px when the font is 13 px)
@@ -331,18 +384,19 @@ def y_title_room(layout) -> int:
     return max(16, int((plot - 10) / AXIS_TITLE_CHAR_PX))
 
 
-def _fit_axis_title(fig) -> None:
+def _fit_axis_title(layout: dict) -> None:
     """A y-axis title longer than the plot is tall runs into the chart's title: wrap it."""
-    title = fig.layout.yaxis.title.text
-    room = y_title_room(fig.layout)
+    yaxis = layout.get("yaxis") or {}
+    title = _text(yaxis.get("title"))
+    room = y_title_room(layout)
     if not title or "<br>" in title or len(title) <= room:
         return
     half = math.ceil(len(title) / 2) + 4  # two lines, with slack for where the words break
     if half > room:  # not even two lines fit: make the figure that much taller
-        fig.layout.height = (fig.layout.height or 450) + math.ceil(
+        layout["height"] = (layout.get("height") or 450) + math.ceil(
             (half - room) * AXIS_TITLE_CHAR_PX
         )
-    fig.layout.yaxis.title.text = wrap_words(title, max(half, room), r"(\d) (?=\S)")
+    yaxis["title"] = {**yaxis["title"], "text": wrap_words(title, max(half, room), r"(\d) (?=\S)")}
 
 
 def _decimals(step: float) -> int:
@@ -352,29 +406,28 @@ def _decimals(step: float) -> int:
     return 3
 
 
-def _is_reference_trace(t) -> bool:
-    if getattr(t, "type", "scatter") != "scatter" or "lines" not in (t.mode or "lines"):
+def _is_reference_trace(t: dict) -> bool:
+    if t.get("type", "scatter") != "scatter" or "lines" not in (t.get("mode") or "lines"):
         return False
-    dash = t.line.dash if t.line is not None else None
-    if dash in (None, "solid"):
+    if (t.get("line") or {}).get("dash") in (None, "solid"):
         return False
-    xs, ys = list(t.x or ()), list(t.y or ())
+    xs, ys = list(t.get("x") or ()), list(t.get("y") or ())
     return len(ys) >= 2 and (len(set(ys)) == 1 or len(set(xs)) == 1)
 
 
-def _style_reference_lines(fig) -> None:
-    for i, sh in enumerate(fig.layout.shapes or ()):
-        if sh.type != "line":
+def _style_reference_lines(data: list[dict], layout: dict) -> None:
+    for i, sh in enumerate(layout.get("shapes") or ()):
+        if sh.get("type") != "line":
             continue
-        if sh.line.dash in (None, "solid"):
-            sh.line.dash = REFERENCE_DASHES[i % len(REFERENCE_DASHES)]
-        sh.line.color = REFERENCE_COLOR
-        if sh.line.width is None or sh.line.width > 2:
-            sh.line.width = 1.5
-    for t in fig.data:
+        line = sh.setdefault("line", {})
+        if line.get("dash") in (None, "solid"):
+            line["dash"] = REFERENCE_DASHES[i % len(REFERENCE_DASHES)]
+        line["color"] = REFERENCE_COLOR
+        if line.get("width") is None or line["width"] > 2:
+            line["width"] = 1.5
+    for t in data:
         if _is_reference_trace(t):
-            t.line.color = REFERENCE_COLOR
-            t.line.width = 1.5
+            t["line"].update(color=REFERENCE_COLOR, width=1.5)
 
 
 def _wrap(text: str, width: int = 44) -> str:
@@ -383,30 +436,30 @@ def _wrap(text: str, width: int = 44) -> str:
     return wrap_words(text, width, r"(\d) (?=[A-Za-zµ%×])")  # keep "16 B/param" together
 
 
-def _layout_title(fig) -> None:
-    t = fig.layout.title.text
+def _layout_title(data: list[dict], layout: dict) -> None:
+    margin = layout.setdefault("margin", {})
+    t = _text(layout.get("title"))
     if t:
-        fig.layout.title.text = _wrap(humanize(t), 44)  # fits a 390 px phone at 15 px
-        n = fig.layout.title.text.count("<br>") + 1
-        # plotly anchors a multi-line title by its first line: pad the extra lines in
-        # one relayout per object (plotly's ``update`` on a figure's child walks every path)
-        title = fig.layout.title.to_plotly_json()
-        title.update(x=0, xanchor="left", y=1, yanchor="top", yref="container")
+        text = _wrap(humanize(t), 44)  # fits a 390 px phone at 15 px
+        n = text.count("<br>") + 1
+        # plotly anchors a multi-line title by its first line: pad the extra lines
+        title = layout["title"] if isinstance(layout["title"], dict) else {}
+        title.update(text=text, x=0, xanchor="left", y=1, yanchor="top", yref="container")
         title["pad"] = {**title.get("pad", {}), "t": 10 + 19 * (n - 1), "l": 4}
         title["font"] = {**title.get("font", {}), "size": 15}
-        fig.layout.title = title
-        fig.layout.margin.t = 34 + 21 * n
-    legend = fig.layout.legend.to_plotly_json()
-    legend.update(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
-    fig.layout.legend = legend
-    rows = legend_rows(fig.data)
+        layout["title"] = title
+        margin["t"] = 34 + 21 * n
+    layout.setdefault("legend", {}).update(
+        orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"
+    )
+    rows = legend_rows(data)
     if rows:
-        fig.layout.margin.b = max(fig.layout.margin.b or 0, 96)
+        margin["b"] = max(margin.get("b") or 0, 96)
         # on a phone each entry gets its own row and Plotly takes the rows from the plot:
         # make the figure tall enough to keep PHONE_MIN_PLOT_PX of plot under its title
-        bottom = max(fig.layout.margin.b, X_AXIS_PX + LEGEND_ROW_PX * rows + 8)
-        need = (fig.layout.margin.t or 100) + PHONE_MIN_PLOT_PX + bottom
-        fig.layout.height = max(fig.layout.height or 450, need)
+        bottom = max(margin["b"], X_AXIS_PX + LEGEND_ROW_PX * rows + 8)
+        need = (margin.get("t") or 100) + PHONE_MIN_PLOT_PX + bottom
+        layout["height"] = max(layout.get("height") or 450, need)
 
 
 #: Height of one legend line, and of the x-axis title and ticks under the plot (Plotly, 12 px).
@@ -479,13 +532,21 @@ def _num(v) -> str:
 
 def place_line_labels(fig):
     """``add_hline``/``add_vline`` put their labels at the raw data value, but on a log axis
-    plotly.js reads an annotation's coordinate as log10 of the value: convert them once."""
-    for ann in fig.layout.annotations:
-        if ann.xref == "x" and fig.layout.xaxis.type == "log" and ann.x and ann.x > 0:
-            ann.x = math.log10(ann.x)
-        if ann.yref == "y" and fig.layout.yaxis.type == "log" and ann.y and ann.y > 0:
-            ann.y = math.log10(ann.y)
+    plotly.js reads an annotation's coordinate as log10 of the value: convert them once
+    (``finalize`` does; this is for a figure shown without it)."""
+    layout = fig.layout.to_plotly_json()
+    _log_line_labels(layout)
+    fig.layout.annotations = layout.get("annotations", ())
     return fig
+
+
+def _log_line_labels(layout: dict) -> None:
+    log = {a: (layout.get(f"{a}axis") or {}).get("type") == "log" for a in "xy"}
+    for ann in layout.get("annotations") or ():
+        for a in "xy":
+            v = ann.get(a)
+            if ann.get(f"{a}ref") == a and log[a] and isinstance(v, int | float) and v > 0:
+                ann[a] = math.log10(v)
 
 
 _DONE = "mlsysim-final"
@@ -504,31 +565,41 @@ def wrap_legend_name(name: str, width: int = LEGEND_LINE_CHARS) -> str:
 
 
 def finalize(fig):
-    """Apply the chart rules (module docstring) once, just before display; idempotent."""
+    """The figure with the chart rules (module docstring) applied, for display; ``fig`` itself
+    is left as it was. Idempotent: a finished figure is returned as it is.
+
+    The rules work on the figure's JSON (plain dicts) and the result is built from it without
+    Plotly's validation, which the input already passed: property by property through Plotly's
+    objects, the same work took most of a slider step's Python time in the browser."""
+    import plotly.graph_objects as go
+
     meta = fig.layout.meta
     if isinstance(meta, dict) and meta.get(_DONE):
         return fig
-    for t in fig.data:
-        if getattr(t, "name", None):
-            t.name = wrap_legend_name(humanize(t.name))
-        txt = getattr(t, "text", None)
+    spec = fig.to_dict()
+    data, layout = spec["data"], spec["layout"]
+    for t in data:
+        if t.get("name"):
+            t["name"] = wrap_legend_name(humanize(t["name"]))
+        txt = t.get("text")
         if isinstance(txt, str):
-            t.text = humanize(txt)
+            t["text"] = humanize(txt)
         elif isinstance(txt, list | tuple):
-            t.text = [humanize(x) for x in txt]
-    for a in fig.layout.annotations or ():
-        a.text = humanize(a.text)
+            t["text"] = [humanize(x) for x in txt]
+    for a in layout.get("annotations") or ():
+        if a.get("text"):
+            a["text"] = humanize(a["text"])
     for name in ("xaxis", "yaxis"):
-        ax = fig.layout[name]
-        if ax.title.text:
-            ax.title.text = humanize(ax.title.text)
-    _style_reference_lines(fig)
-    _layout_title(fig)
-    present = {k for k in fig.layout.to_plotly_json() if re.fullmatch(r"[xy]axis\d*", k)}
+        title = (layout.get(name) or {}).get("title")
+        if isinstance(title, dict) and title.get("text"):
+            title["text"] = humanize(title["text"])
+    _style_reference_lines(data, layout)
+    _layout_title(data, layout)
+    present = {k for k in layout if re.fullmatch(r"[xy]axis\d*", k)}
     for name in sorted(present | {"xaxis", "yaxis"}):  # the placement may set either's range
-        _format_axis(fig, name)
-    place_line_labels(fig)
-    _fit_axis_title(fig)
-    place_labels(fig)
-    fig.layout.meta = {**(meta if isinstance(meta, dict) else {}), _DONE: True}
-    return fig
+        _format_axis(data, layout, name)
+    _log_line_labels(layout)
+    _fit_axis_title(layout)
+    place_labels(data, layout)
+    layout["meta"] = {**(meta if isinstance(meta, dict) else {}), _DONE: True}
+    return go.Figure(spec, _validate=False)

@@ -26,6 +26,7 @@ area's bottom-left corner, y up. Axis ranges Plotly picks itself are estimated t
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -94,6 +95,13 @@ class Frame:
         )
         self.cats: dict[str, dict[str, int] | None] = {}
         self.ranges = {a: self._range(a) for a in ("x", "y")}
+
+    def at(self, width: float) -> Frame:
+        """The same chart at another plot width (its ranges and categories are not estimated
+        again: they do not depend on the width)."""
+        other = copy.copy(self)
+        other.w = float(width)
+        return other
 
     @property
     def ok(self) -> bool:
@@ -478,47 +486,45 @@ def _line_label_options(a: dict) -> list[dict]:
     return out
 
 
-def place_labels(fig) -> None:
-    """Move each point label and each reference-line label of ``fig`` (a Plotly figure) to the
-    first position with no problem at every width of ``WIDTHS``; a label with no such position
-    keeps the one with fewest. Reference-line labels go first (highest line first), then the
-    points' labels in trace order. The axes get the ranges the placement assumed (the data's
-    extent, padded), widened where a point's label would otherwise be cut off at the edge."""
-    traces = [t.to_plotly_json() for t in fig.data]
+def place_labels(traces: list[dict], layout: dict) -> None:
+    """Move each point label and each reference-line label of a figure (its ``traces`` and
+    ``layout`` as JSON, changed in place) to the first position with no problem at every width
+    of ``WIDTHS``; a label with no such position keeps the one with fewest. Reference-line
+    labels go first (highest line first), then the points' labels in trace order. The axes get
+    the ranges the placement assumed (the data's extent, padded), widened where a point's label
+    would otherwise be cut off at the edge."""
     texty = [i for i, t in enumerate(traces) if "text" in _mode(t)]
-    anns = fig.layout.annotations or ()
     lines = [
         k
-        for k, a in enumerate(anns)
-        if a.showarrow is False
+        for k, a in enumerate(layout.get("annotations") or ())
+        if a.get("showarrow") is False
         and (
-            (a.xref == "x" and str(a.yref or "").endswith("domain"))
-            or (a.yref == "y" and str(a.xref or "").endswith(("domain", "paper")))
+            (a.get("xref") == "x" and str(a.get("yref") or "").endswith("domain"))
+            or (a.get("yref") == "y" and str(a.get("xref") or "").endswith(("domain", "paper")))
         )
     ]
     if not texty and not lines:
         return
     for attempt in range(3):
-        layout = fig.layout.to_plotly_json()
-        frames = [Frame(traces, layout, w) for w in WIDTHS]
-        if not all(f.ok for f in frames):
+        first = Frame(traces, layout, WIDTHS[0])
+        if not first.ok:
             return
-        for axis, (lo, hi) in frames[0].ranges.items():
-            if frames[0].cats[axis] is None:  # a category axis keeps Plotly's own
-                fig.layout[f"{axis}axis"].range = [lo, hi]
-        over = _place_once(fig, traces, layout, frames, texty, lines)
+        frames = [first, *(first.at(w) for w in WIDTHS[1:])]
+        for axis, (lo, hi) in first.ranges.items():
+            if first.cats[axis] is None:  # a category axis keeps Plotly's own
+                layout.setdefault(f"{axis}axis", {})["range"] = [lo, hi]
+        over = _place_once(traces, layout, frames, texty, lines)
         if not any(v > 0 for sides in over.values() for v in sides) or attempt == 2:
             return
         for axis, (below, above) in over.items():
-            if frames[0].cats[axis] is not None:
+            if first.cats[axis] is not None:
                 continue
-            lo, hi = frames[0].ranges[axis]
+            lo, hi = first.ranges[axis]
             span = hi - lo
-            fig.layout[f"{axis}axis"].range = [lo - 1.1 * below * span, hi + 1.1 * above * span]
-        traces = [t.to_plotly_json() for t in fig.data]
+            layout[f"{axis}axis"]["range"] = [lo - 1.1 * below * span, hi + 1.1 * above * span]
 
 
-def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[float]]:
+def _place_once(traces, layout, frames, texty, lines) -> dict[str, list[float]]:
     """One placement pass: each label takes, in turn, its first position with no problem given
     the labels placed before it (else its least bad); then, twice, each label is placed again
     given all the others. Returns, per axis, how far (a fraction of the plot) the labels still
@@ -614,14 +620,15 @@ def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[flo
     for s, ((kind, *key), cands) in enumerate(slots):
         value, boxes = cands[choice[s]]
         if kind == "annotation":
-            if value is not layout["annotations"][key[0]]:
-                fig.layout.annotations[key[0]].update(
+            ann = layout["annotations"][key[0]]
+            if value is not ann:
+                ann.update(
                     {k: value[k] for k in ("text", "x", "y", "xanchor", "yanchor") if k in value}
                 )
             if "<br>" in str(value.get("text")) and value.get("xanchor") in ("left", "right"):
-                fig.layout.annotations[key[0]].align = value["xanchor"]  # lines flush with it
+                ann["align"] = value["xanchor"]  # lines flush with it
             if costs[s] >= 2:  # crossed at the desktop width wherever it goes: give it a ground
-                fig.layout.annotations[key[0]].update(bgcolor=LABEL_GROUND, borderpad=1)
+                ann.update(bgcolor=LABEL_GROUND, borderpad=1)
             continue
         positions.setdefault(key[0], {})[key[1]] = value  # (position, text)
         for n, (box, owner) in enumerate(boxes):
@@ -638,7 +645,7 @@ def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[flo
         given = list(pos) if isinstance(pos, list) else [pos] * n
         new = [chosen[j][0] if j in chosen else p for j, p in enumerate(given)]
         if new != given:
-            fig.data[i].textposition = new[0] if len(set(new)) == 1 else new
+            t["textposition"] = new[0] if len(set(new)) == 1 else new
         if any(
             chosen[j][1] is not None
             and chosen[j][1] != (text[j] if isinstance(text, list) else text)
@@ -646,6 +653,6 @@ def _place_once(fig, traces, layout, frames, texty, lines) -> dict[str, list[flo
         ):
             texts = list(text) if isinstance(text, list) else [text] * n
             if any(chosen[j][1] == "" for j in chosen) and t.get("hovertext") is None:
-                fig.data[i].hovertext = texts
-            fig.data[i].text = [chosen[j][1] if j in chosen else x for j, x in enumerate(texts)]
+                t["hovertext"] = texts
+            t["text"] = [chosen[j][1] if j in chosen else x for j, x in enumerate(texts)]
     return over

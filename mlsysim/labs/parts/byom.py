@@ -14,7 +14,7 @@ import json
 from functools import lru_cache
 
 from ..._lazy import lazy
-from ..charts import device_label, figure, memory_lines, roofline
+from ..charts import device_label, figure, memory_lines, roofline, vline
 from ..components import (
     Card,
     Choice,
@@ -253,10 +253,11 @@ def part_a(model: str, device: str, precision: str) -> View:
     fig.update_layout(barmode="stack", bargap=0.45)  # room above and below for the device labels
     for key in DEVICES:
         d = HW.Hardware.get(key)
-        fig.add_vline(
-            x=d.memory.capacity.m_as("GB"),
-            line_dash="dash" if key != device else "solid",
-            annotation_text=device_label(d),  # placed clear of the bars by the chart rules
+        vline(
+            fig,
+            d.memory.capacity.m_as("GB"),
+            device_label(d),
+            dash="dash" if key != device else "solid",
         )
     ctx_tags = dict(model=_tag(model), precision=precision)
     active = m.config.get("active_params")

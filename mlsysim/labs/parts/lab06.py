@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..._lazy import lazy
-from ..charts import figure, memory_lines, roofline
+from ..charts import figure, hline, memory_lines, roofline, vline
 from ..components import (
     Card,
     Choice,
@@ -739,18 +739,8 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
             marker=dict(size=15, symbol="diamond-open"),
         )
     )
-    fig.add_vline(
-        x=LATENCY_REQ_S,
-        line_dash="dash",
-        annotation_text="500 ms requirement",
-        annotation_position="top left",
-    )
-    fig.add_hline(
-        y=budget,
-        line_dash="dot",
-        annotation_text=f"your budget {_joules(budget)}/day",
-        annotation_position="bottom right",
-    )
+    vline(fig, LATENCY_REQ_S, "500 ms requirement", dash="dash", position="top left")
+    hline(fig, budget, f"your budget {_joules(budget)}/day", dash="dot", position="bottom right")
     cards = [
         Card(k, "meets" if ok else "fails", txt, "ok" if ok else "bad")
         for k, (ok, txt) in d["checks"].items()

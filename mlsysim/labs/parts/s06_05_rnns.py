@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..._lazy import lazy
-from ..charts import figure
+from ..charts import figure, hline, vline
 from ..components import (
     Card,
     Choice,
@@ -571,18 +571,20 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
             marker=dict(size=11, symbol="diamond"),
         )
     )
-    fig.add_hline(
-        y=state_cap,
-        line_dash="dash",
-        annotation_text=f"{dev.name} {state_name} {fmt_bytes(state_cap, binary=True)}",
-        annotation_position="top left",
+    hline(
+        fig,
+        state_cap,
+        f"{dev.name} {state_name} {fmt_bytes(state_cap, binary=True)}",
+        dash="dash",
+        position="top left",
     )
     if kv_name != state_name:
-        fig.add_hline(
-            y=kv_cap,
-            line_dash="dash",
-            annotation_text=f"{dev.name} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
-            annotation_position="top left",
+        hline(
+            fig,
+            kv_cap,
+            f"{dev.name} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
+            dash="dash",
+            position="top left",
         )
 
     kv_tokens = int(kv_cap // kv_tok)
@@ -858,12 +860,7 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
         )
     else:
         r_x, a_x, _, _ = _pair(device, w, rival, f, cross, launch)
-        fig.add_vline(
-            x=cross,
-            line_dash="dot",
-            annotation_text=f"crossover ≈ {cross:,}",
-            annotation_position="top left",
-        )
+        vline(fig, cross, f"crossover ≈ {cross:,}", dash="dot", position="top left")
         fig.add_trace(
             go.Scatter(
                 x=[cross],

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from ..._lazy import lazy
-from ..charts import figure, memory_lines
+from ..charts import figure, hline, memory_lines
 from ..components import (
     Card,
     Choice,
@@ -479,11 +479,12 @@ def part_c(device: str, shape: str, what: str) -> View:
             )
         )
     if shape == "gpt2xl":
-        fig.add_hline(
-            y=U.Q_(FIG14_CAPACITY).m_as("B"),
-            line_dash="dot",
-            annotation_text="80 GiB: the reading that gives Figure 14's 41,000",
-            annotation_position="bottom right",
+        hline(
+            fig,
+            U.Q_(FIG14_CAPACITY).m_as("B"),
+            "80 GiB: the reading that gives Figure 14's 41,000",
+            dash="dot",
+            position="bottom right",
         )
 
     what_txt = (

@@ -12,7 +12,7 @@ import math
 from functools import lru_cache
 
 from ..._lazy import lazy
-from ..charts import figure, memory_lines
+from ..charts import figure, hline, memory_lines, vline
 from ..components import (
     Card,
     Choice,
@@ -172,11 +172,12 @@ def part_a(batch: int, device: str, fused: bool) -> View:
             name=f"engine: all traffic, {prec.upper()}, batch {b}",
         )
     )
-    fig.add_hline(
-        y=ridge,
-        line_dash="dot",
-        annotation_text=f"{dev.name}: {LABELS['ridge_peak']} {ridge:,.0f} FLOP/B ({prec})",
-        annotation_position="top left",
+    hline(
+        fig,
+        ridge,
+        f"{dev.name}: {LABELS['ridge_peak']} {ridge:,.0f} FLOP/B ({prec})",
+        dash="dot",
+        position="top left",
     )
     fig.update_layout(barmode="group")
 
@@ -454,12 +455,7 @@ def part_c(batch: int, precision: str, stage: str) -> View:
             marker=dict(size=13, symbol="diamond"),
         )
     )
-    fig.add_hline(
-        y=1.0,
-        line_dash="dot",
-        annotation_text="fetch = arithmetic",
-        annotation_position="bottom right",
-    )
+    hline(fig, 1.0, "fetch = arithmetic", dash="dot", position="bottom right")
 
     r1 = energy.move_vs_compute(precision, C_LEVEL, 1)
     dense = energy.move_vs_compute(precision, C_LEVEL, b)
@@ -654,11 +650,12 @@ def part_d(model: str, precision: str, per_day: int) -> View:
             name="engine: + memory-bound layers + per-operator dispatch",
         )
     )
-    fig.add_hline(
-        y=LATENCY_TARGET_S,
-        line_dash="dash",
-        annotation_text=f"{fmt_time(LATENCY_TARGET_S, 0)} target",
-        annotation_position="top left",
+    hline(
+        fig,
+        LATENCY_TARGET_S,
+        f"{fmt_time(LATENCY_TARGET_S, 0)} target",
+        dash="dash",
+        position="top left",
     )
     fig.update_layout(barmode="group")
 
@@ -900,12 +897,7 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
                     text=[f"{r['model']} on {r['device_name']}" for r in group],
                 )
             )
-    fig.add_vline(
-        x=1 / fps,
-        line_dash="dash",
-        annotation_text=f"deadline {fmt_time(1 / fps)}",
-        annotation_position="top left",
-    )
+    vline(fig, 1 / fps, f"deadline {fmt_time(1 / fps)}", dash="dash", position="top left")
     fails = {
         g: sum(not r["gates"][g] for r in rows)
         for g in ("memory", "throughput", "latency", "power")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..._lazy import lazy
-from ..charts import figure, memory_lines
+from ..charts import figure, hline, memory_lines
 from ..components import (
     Card,
     Choice,
@@ -185,9 +185,7 @@ def part_a(device: str, batch: int) -> View:
             )
         )
     fig.update_layout(barmode="group")
-    fig.add_hline(
-        y=1.0, line_dash="dot", annotation_text="ResNet-50", annotation_position="bottom right"
-    )
+    hline(fig, 1.0, "ResNet-50", dash="dot", position="bottom right")
 
     vb, r50 = models["vit_b"], models[base]
     pv, pr = prof["vit_b"], prof[base]

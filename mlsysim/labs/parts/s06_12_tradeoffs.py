@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..._lazy import lazy
-from ..charts import figure
+from ..charts import figure, hline
 from ..components import (
     Card,
     Choice,
@@ -186,12 +186,7 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
             name="Pareto front",
         )
     )
-    fig.add_hline(
-        y=float(bar),
-        line_dash="dot",
-        annotation_text=f"bar {bar:g}%",
-        annotation_position="bottom right",
-    )
+    hline(fig, float(bar), f"bar {bar:g}%", dash="dot", position="bottom right")
 
     r18, mn = "ResNet18", "MobileNetV2_075"
     fr, fm = f(r18), f(mn)

@@ -11,7 +11,7 @@ input-dependent one. Every number comes from ``mlsysim.moe`` (experts and router
 from __future__ import annotations
 
 from ..._lazy import lazy
-from ..charts import figure, memory_lines
+from ..charts import figure, hline, memory_lines
 from ..components import (
     Card,
     Choice,
@@ -285,12 +285,7 @@ def part_c(hot: float, capacity: float, tokens: int) -> View:
             name="over capacity (dropped)",
         )
     )
-    fig.add_hline(
-        y=cap,
-        line_dash="dash",
-        annotation_text=f"capacity {cap:,} (c = {c:g})",
-        annotation_position="top right",
-    )
+    hline(fig, cap, f"capacity {cap:,} (c = {c:g})", dash="dash", position="top right")
     fig.update_layout(barmode="stack")
     total = t * lay.top_k
     cards = [
@@ -379,9 +374,7 @@ def part_d(devices: int, topk: int, precision: str) -> View:
     fig.add_trace(
         go.Scatter(x=[n], y=[per_tok], mode="markers", marker={"size": 12}, name=f"N = {n}")
     )
-    fig.add_hline(
-        y=limit, line_dash="dot", annotation_text="2·k·d·b", annotation_position="bottom right"
-    )
+    hline(fig, limit, "2·k·d·b", dash="dot", position="bottom right")
     cards = [
         Card("Per token, per layer", fmt_bytes(per_tok), f"N = {n}, top-{k}, {precision.upper()}"),
         Card("Per token, 32 layers", fmt_bytes(32 * per_tok), "dispatch + combine in every layer"),
