@@ -306,6 +306,16 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
             problems.append("the chart has no text alternative (aria-label or .ms-chart-alt)")
     except PWTimeout:
         problems.append("no Plotly chart appeared within 60 s of answering the first question")
+    # the unseen warm-up chart (build_site.BOOT_HTML) was drawn, then removed
+    warm = lp.page.evaluate(
+        """() => [performance.getEntriesByName('mlsysim:warm-chart').length,
+                  document.querySelectorAll('body > div[inert][aria-hidden="true"]').length]"""
+    )
+    m["warm_chart_drawn"] = bool(warm[0])
+    if stem != "_control" and not warm[0]:
+        problems.append("the warm-up chart was never drawn (no 'mlsysim:warm-chart' mark)")
+    if warm[1]:
+        problems.append(f"{warm[1]} warm-up chart host(s) left in the page")
     # what the page leaves for later (mlsysim.labs.browser.LATER) is fetched by the warm-up
     # (browser.preload) after the first run, never before it (by the page header or an import in
     # the first run): no such wheel's transfer starts before the mark preload sets in the worker
