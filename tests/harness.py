@@ -352,9 +352,9 @@ def chart_rule_problems(result: Run) -> list[str]:
         # phone width (390 px): each legend line takes a row under the x-axis title and ticks;
         # the plot keeps at least PHONE_MIN_PLOT_PX between them and the title
         rows = legend_rows(traces)
-        margin = layout.get("margin", {})
-        bottom = max(margin.get("b") or 80, X_AXIS_PX + LEGEND_ROW_PX * rows + 8)
-        plot_px = (layout.get("height") or 450) - (margin.get("t") or 100) - bottom
+        margin = placement.margins(layout)
+        bottom = max(margin["b"], X_AXIS_PX + LEGEND_ROW_PX * rows + 8)
+        plot_px = placement.plot_height(layout) + margin["b"] - bottom
         if rows and plot_px < PHONE_MIN_PLOT_PX:  # without a legend the height does not change
             found.append(
                 f"chart {i}: at phone width the plot keeps {plot_px} px ({rows} legend lines)"

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .placement import place_labels, wrap_words
+from .placement import margins, place_labels, plot_height, wrap_words
 from .style import SERIES, apply_plotly_theme
 
 if TYPE_CHECKING:
@@ -373,14 +373,7 @@ AXIS_TITLE_CHAR_PX = 8.7
 def y_title_room(layout) -> int:
     """How many characters of a y-axis title fit along the plot's height (``layout``: a
     figure's layout or its JSON)."""
-    get = (lambda o, k: o.get(k)) if isinstance(layout, dict) else (lambda o, k: getattr(o, k))
-    m = get(layout, "margin") or {}
-    t, b = (get(m, "t") if m else None), (get(m, "b") if m else None)
-    plot = (
-        (get(layout, "height") or 450)
-        - (t if t is not None else 100)
-        - (b if b is not None else 80)
-    )
+    plot = plot_height(layout if isinstance(layout, dict) else layout.to_plotly_json())
     return max(16, int((plot - 10) / AXIS_TITLE_CHAR_PX))
 
 
@@ -458,7 +451,7 @@ def _layout_title(data: list[dict], layout: dict) -> None:
         # on a phone each entry gets its own row and Plotly takes the rows from the plot:
         # make the figure tall enough to keep PHONE_MIN_PLOT_PX of plot under its title
         bottom = max(margin["b"], X_AXIS_PX + LEGEND_ROW_PX * rows + 8)
-        need = (margin.get("t") or 100) + PHONE_MIN_PLOT_PX + bottom
+        need = margins(layout)["t"] + PHONE_MIN_PLOT_PX + bottom
         layout["height"] = max(layout.get("height") or 450, need)
 
 

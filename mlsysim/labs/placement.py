@@ -52,6 +52,29 @@ HIDDEN_COST = 1.5
 #: gives it the dark theme's colour)
 LABEL_GROUND = "rgba(255,255,255,0.85)"
 
+#: Plotly's own margins and figure height, where neither the figure nor its template sets them
+PLOTLY_MARGIN = {"l": 80.0, "r": 80.0, "t": 100.0, "b": 80.0}
+PLOTLY_HEIGHT = 450.0
+
+
+def margins(layout: dict) -> dict[str, float]:
+    """The margins (px) Plotly draws a figure with (``layout``: its layout as JSON): the
+    figure's own, else its template's, else Plotly's."""
+    own = layout.get("margin") or {}
+    template = ((layout.get("template") or {}).get("layout") or {}).get("margin") or {}
+    return {
+        k: float(own[k] if own.get(k) is not None else template.get(k, default))
+        for k, default in PLOTLY_MARGIN.items()
+    }
+
+
+def plot_height(layout: dict) -> float:
+    """The plot area's height (px): the figure's height less its top and bottom margins (one
+    computation for the placement, the y-axis title rule and the phone-width rule)."""
+    m = margins(layout)
+    return float(layout.get("height") or PLOTLY_HEIGHT) - m["t"] - m["b"]
+
+
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (y up)
 _HIDDEN: Box = (-1e9, -1e9, -1e9, -1e9)  # a label left out
 Seg = tuple[float, float, float, float]
@@ -85,14 +108,8 @@ class Frame:
 
     def __init__(self, traces: Sequence[dict], layout: dict, width: float):
         self.traces, self.layout, self.w = traces, layout, float(width)
-        m = layout.get("margin") or {}
-        self.margin = {
-            k: float(m.get(k) if m.get(k) is not None else d)
-            for k, d in (("l", 60), ("r", 30), ("t", 60), ("b", 50))
-        }
-        self.h = max(
-            120.0, float(layout.get("height") or 450) - self.margin["t"] - self.margin["b"]
-        )
+        self.margin = margins(layout)
+        self.h = max(120.0, plot_height(layout))
         self.cats: dict[str, dict[str, int] | None] = {}
         self.ranges = {a: self._range(a) for a in ("x", "y")}
 
