@@ -295,3 +295,22 @@ def test_finalize_leaves_its_input_as_it_was_and_is_idempotent():
     assert done.layout.xaxis.range is not None and done.layout.yaxis.range is not None
     ridge = next(a for a in done.layout.annotations if "ridge" in a.text)
     assert 2 < ridge.x < 2.3  # log10(148 FLOP/B)
+
+
+def test_parts_draw_reference_lines_with_the_kit():
+    """Plotly's ``add_hline``/``add_vline`` cost ~5 ms a line in CPython (several times that in
+    the browser, on every slider step): parts and notebooks use ``charts.hline``/``vline``."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = [
+        *sorted((root / "mlsysim" / "labs" / "parts").glob("*.py")),
+        *(root / "labs").glob("*.py"),
+    ]
+    found = [
+        f"{f.relative_to(root)}:{n}"
+        for f in files
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        if ".add_hline(" in line or ".add_vline(" in line
+    ]
+    assert files and found == []
