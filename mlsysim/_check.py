@@ -414,7 +414,6 @@ def checked(fn: Callable, **ranges) -> Callable:
     import inspect
 
     sig = inspect.signature(fn)
-    checks: dict[str, Callable] | None = None
     # positional arguments map to these parameters without ``sig.bind`` (the fast path: a
     # public function called in an inner loop, e.g. ``activation`` per element in the browser,
     # where binding cost more than the function)
@@ -423,24 +422,33 @@ def checked(fn: Callable, **ranges) -> Callable:
     plain = [p.name for p in params if p.kind in positional]
     least = sum(1 for p in params if p.kind in positional and p.default is p.empty)
     if any(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in params):
-        least = (
-            len(plain) + 1
-        )  # a required keyword: never the fast path (bind says what is missing)
-    per_position: list[Callable | None] = []
+        least = len(plain) + 1  # a required keyword: never the fast path (bind names it)
+    # (checks by name, checks by position), built on the first call (annotations may name
+    # classes defined after the function) and published as one object: a call from another
+    # thread sees both or neither
+    table: tuple[dict[str, Callable], list[Callable | None]] | None = None
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        nonlocal checks, per_position
-        if checks is None:
+    def _table():
+        nonlocal table
+        if table is None:
             hints = _argument_hints(fn)
-            checks = {}
+            by_name = {}
             for name in sig.parameters:
                 c = _arg_check(name, hints.get(name, ""), ranges.get(name))
                 if c is not None:
-                    checks[name] = c
-            per_position = [checks.get(name) for name in plain]
+                    by_name[name] = c
+            table = (by_name, [by_name.get(name) for name in plain])
+        return table
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        checks, per_position = _table()
         if not kwargs and least <= len(args) <= len(plain):
-            args = tuple(a if c is None else c(a) for a, c in zip(args, per_position, strict=False))
+            args = tuple(
+                a if c is None else c(a)
+                for a, c in zip(args, per_position[: len(args)], strict=True)
+            )
+            passed = dict(zip(plain, args, strict=False))
         else:
             try:
                 bound = sig.bind(*args, **kwargs)
@@ -450,16 +458,16 @@ def checked(fn: Callable, **ranges) -> Callable:
                 c = checks.get(name)
                 if c is not None:
                     bound.arguments[name] = c(v)
-            args, kwargs = bound.args, bound.kwargs
+            args, kwargs, passed = bound.args, bound.kwargs, bound.arguments
         try:
             return fn(*args, **kwargs)
         except _validation_error() as exc:
             inner = "; ".join(
                 str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors()
             )
-            passed = ", ".join(f"{k}={_short(v)}" for k, v in bound.arguments.items())
+            shown = ", ".join(f"{k}={_short(v)}" for k, v in passed.items())
             raise ValueError(
-                f"{fn.__name__}({passed}): these arguments build an invalid "
+                f"{fn.__name__}({shown}): these arguments build an invalid "
                 f"{exc.title} layer ({inner})"
             ) from None
 

@@ -336,7 +336,10 @@ read on; the questions become active in a few seconds.</div>
     };
     check();
   };
+  let finished = false;  // done runs once: on the first run's end, or at the 180 s fallback
   const done = () => {
+    if (finished) return;
+    finished = true;
     root.classList.remove('ms-booting'); line.hidden = true; obs.disconnect();
     setTimeout(warm, 50);
   };

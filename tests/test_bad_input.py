@@ -383,3 +383,52 @@ def test_valid_extremes_sweep_finite(model, dev, kw):
             continue
         for v in values:
             assert math.isfinite(v) and v >= 0, key
+
+
+def test_an_invalid_layer_built_from_positional_arguments_names_them():
+    """The checks' fast path (positional arguments) reports a layer refused inside a builder
+    the way the keyword path does: the call, argument by argument."""
+    messages = []
+    for call in (
+        lambda: L.depthwise_separable(8, 16, 7, 4, 1, 0),
+        lambda: L.depthwise_separable(8, 16, 7, 4, 1, padding=0),
+    ):
+        with pytest.raises(ValueError) as err:
+            call()
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert messages[0].startswith(
+        "depthwise_separable(in_channels=8, out_channels=16, kernel_size=7, input_size=4, "
+        "stride=1, padding=0): these arguments build an invalid Conv2d layer"
+    )
+
+
+def test_checked_functions_called_from_two_threads_at_once_keep_their_arguments():
+    """The checks are built on the first call; a second thread calling meanwhile must see all of
+    them or wait for them, never run the function on its defaults."""
+    import threading
+    import time
+
+    from mlsysim import _check
+
+    original = _check._arg_check
+
+    def slow(*a):
+        time.sleep(0.05)  # a thread switch while the first call builds the checks
+        return original(*a)
+
+    def scale(x: float = 7.0, factor: float = 1.0) -> float:
+        return x * factor
+
+    try:
+        _check._arg_check = slow
+        wrapped = _check.checked(scale)
+        out = {}
+        first = threading.Thread(target=lambda: out.setdefault("first", wrapped(3.0, 2.0)))
+        first.start()
+        time.sleep(0.02)
+        out["second"] = wrapped(5.0, 10.0)
+        first.join()
+    finally:
+        _check._arg_check = original
+    assert out == {"first": 6.0, "second": 50.0}

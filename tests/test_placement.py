@@ -277,7 +277,7 @@ def test_a_reference_line_refuses_what_it_cannot_draw():
     fig = go.Figure()
     with pytest.raises(ValueError, match=r"position='middle'.*'bottom left'"):
         charts.hline(fig, 1.0, "x", position="middle")
-    with pytest.raises(ValueError, match=r"y=nan"):
+    with pytest.raises(ValueError, match=r"y=nan: a reference line needs a finite real number"):
         charts.hline(fig, float("nan"), "x")
     with pytest.raises(ValueError, match=r"x='10'"):
         charts.vline(fig, "10", "x")
@@ -314,3 +314,27 @@ def test_parts_draw_reference_lines_with_the_kit():
         if ".add_hline(" in line or ".add_vline(" in line
     ]
     assert files and found == []
+
+
+def test_numpy_arrays_keep_the_chart_rules():
+    """``to_dict`` writes a numpy array as base64 (``{"dtype", "bdata"}``): finalize reads it as
+    numbers (decades on a log axis, numeric ranges), and numpy scalars draw reference lines."""
+    np = pytest.importorskip("numpy")
+    fig = charts.figure("memory", "Batch size", "Memory (GB)", log_y=True)
+    fig.add_trace(
+        go.Scatter(
+            x=np.array([1.0, 2, 4]),
+            y=np.array([3e9, 3e10, 3e11]),
+            mode="lines+markers+text",
+            text=np.array(["a", "b", "c"]),
+            customdata=np.arange(6).reshape(3, 2),
+        )
+    )
+    charts.hline(fig, np.float32(1e10), "line", position="top left")
+    charts.vline(fig, np.int64(2), "other")
+    done = charts.finalize(fig)
+    assert list(done.layout.yaxis.tickvals) == [1e10, 1e11]  # decades of 3e9 ... 3e11
+    assert [list(r) for r in done.data[0].customdata] == [[0, 1], [2, 3], [4, 5]]
+    assert list(done.data[0].x) == [1.0, 2.0, 4.0]
+    f = placement.Frame(*_json(done), W)
+    assert f.cats == {"x": None, "y": None} and f.ok

@@ -182,3 +182,6 @@ def test_boot_script_draws_an_unseen_chart_after_the_chart_code_loads():
     for hidden in ("visibility: hidden", "aria-hidden", "host.inert = true", "mode: 'closed'"):
         assert hidden in chart, hidden
     assert "host.remove()" in chart and "mlsysim:warm-chart" in chart
+    # once: the 180 s fallback timer must not start a second warm-up after the first run's end
+    done = js[js.index("const done = () =>") :]
+    assert done.index("if (finished) return;") < done.index("setTimeout(warm")

@@ -16,8 +16,12 @@ chart rules every part's figure passes through before display (``components.show
 
 from __future__ import annotations
 
+import array
+import base64
 import math
+import numbers
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -82,7 +86,8 @@ def hline(fig, y: float, text: str = "", *, dash: str = "dash", position: str = 
     """A horizontal reference line at ``y`` across the plot, labelled ``text`` at ``position``
     ("top left", "top right", "bottom left", "bottom right"). The same shape and label as
     Plotly's ``fig.add_hline(y=..., annotation_text=..., annotation_position=...)``, added in
-    one step: Plotly's own takes ~5 ms a line in CPython, many times that in the browser."""
+    one step: Plotly's own takes ~5 ms a line in CPython, many times that in the browser. Drawn
+    on the first subplot (axes x and y); Plotly's own also repeats it on every other one."""
     return _reference_line(fig, "y", y, text, dash, position)
 
 
@@ -98,8 +103,9 @@ def _reference_line(fig, axis: str, value: float, text: str, dash: str, position
         raise ValueError(
             f"position={position!r}: expected one of {sorted({p for _, p in _LINE_LABEL})}"
         ) from None
-    if not (isinstance(value, int | float) and math.isfinite(value)):
-        raise ValueError(f"{axis}={value!r}: a reference line needs a finite number")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{axis}={value!r}: a reference line needs a finite real number")
+    value = value.item() if hasattr(value, "item") else value  # a numpy scalar, as Plotly writes it
     other = "y" if axis == "x" else "x"
     line = {"type": "line", f"{other}ref": f"{other} domain", f"{other}0": 0, f"{other}1": 1}
     line.update({f"{axis}ref": axis, f"{axis}0": value, f"{axis}1": value})
@@ -544,6 +550,34 @@ def _log_line_labels(layout: dict) -> None:
 
 _DONE = "mlsysim-final"
 
+#: Plotly's typed-array dtypes (how ``Figure.to_dict`` writes a numpy array) -> ``array`` codes
+_TYPECODES = {
+    "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I",
+    "i8": "q", "u8": "Q", "f4": "f", "f8": "d",
+}  # fmt: skip
+
+
+def _plain_arrays(obj):
+    """``obj`` (a figure's JSON) with Plotly's typed arrays (``{"dtype", "bdata", "shape"}``,
+    how ``to_dict`` writes a numpy array) and numpy arrays as plain lists: the chart rules read
+    numbers, not base64."""
+    if isinstance(obj, dict):
+        if isinstance(obj.get("bdata"), str) and obj.get("dtype") in _TYPECODES:
+            values = array.array(_TYPECODES[obj["dtype"]], base64.b64decode(obj["bdata"]))
+            if sys.byteorder == "big":  # Plotly writes little-endian
+                values.byteswap()
+            flat = values.tolist()
+            shape = [int(n) for n in str(obj.get("shape") or "").split(",") if n.strip()]
+            if len(shape) == 2:
+                return [flat[r * shape[1] : (r + 1) * shape[1]] for r in range(shape[0])]
+            return flat
+        return {k: _plain_arrays(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain_arrays(v) for v in obj]
+    if hasattr(obj, "tolist") and hasattr(obj, "dtype"):  # a numpy array Plotly left as is
+        return obj.tolist()
+    return obj
+
 
 #: Longest legend line: a 390 px phone's chart holds about this many characters per row.
 LEGEND_LINE_CHARS = 30
@@ -570,6 +604,10 @@ def finalize(fig):
     if isinstance(meta, dict) and meta.get(_DONE):
         return fig
     spec = fig.to_dict()
+    spec["data"] = _plain_arrays(spec["data"])
+    spec["layout"] = {
+        k: (v if k == "template" else _plain_arrays(v)) for k, v in spec["layout"].items()
+    }
     data, layout = spec["data"], spec["layout"]
     for t in data:
         if t.get("name"):
