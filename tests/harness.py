@@ -229,8 +229,9 @@ def _device_keys() -> dict[str, str]:
 
 
 def _title(ax: dict) -> str:
-    t = ax.get("title")
-    return (t.get("text") if isinstance(t, dict) else t) or ""
+    from mlsysim.labs.charts import _text  # a title's text in a figure's JSON
+
+    return _text(ax.get("title")) or ""
 
 
 def _effective(layout: dict, axis_name: str, prop: str):

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .placement import margins, place_labels, plot_height, wrap_words
+from .placement import LINE_LABEL, margins, place_labels, plot_height, wrap_words
 from .style import SERIES, apply_plotly_theme
 
 if TYPE_CHECKING:
@@ -67,21 +67,6 @@ def figure(title: str, x_title: str, y_title: str, *, log_x=False, log_y=False, 
     return apply_plotly_theme(fig)
 
 
-#: Where a reference line's label goes, by Plotly's ``annotation_position`` names: a horizontal
-#: line's label at the plot's left or right end, above ("top") or below it; a vertical line's at
-#: the plot's top or bottom, left or right of it.
-_LINE_LABEL = {
-    ("y", "top left"): dict(x=0, xanchor="left", yanchor="bottom"),
-    ("y", "top right"): dict(x=1, xanchor="right", yanchor="bottom"),
-    ("y", "bottom left"): dict(x=0, xanchor="left", yanchor="top"),
-    ("y", "bottom right"): dict(x=1, xanchor="right", yanchor="top"),
-    ("x", "top left"): dict(y=1, yanchor="top", xanchor="right"),
-    ("x", "top right"): dict(y=1, yanchor="top", xanchor="left"),
-    ("x", "bottom left"): dict(y=0, yanchor="bottom", xanchor="right"),
-    ("x", "bottom right"): dict(y=0, yanchor="bottom", xanchor="left"),
-}
-
-
 def hline(fig, y: float, text: str = "", *, dash: str = "dash", position: str = "top right"):
     """A horizontal reference line at ``y`` across the plot, labelled ``text`` at ``position``
     ("top left", "top right", "bottom left", "bottom right"). The same shape and label as
@@ -98,10 +83,10 @@ def vline(fig, x: float, text: str = "", *, dash: str = "dash", position: str = 
 
 def _reference_line(fig, axis: str, value: float, text: str, dash: str, position: str):
     try:
-        where = _LINE_LABEL[axis, position]
+        where = LINE_LABEL[axis, position]
     except KeyError:
         raise ValueError(
-            f"position={position!r}: expected one of {sorted({p for _, p in _LINE_LABEL})}"
+            f"position={position!r}: expected one of {sorted({p for _, p in LINE_LABEL})}"
         ) from None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise ValueError(f"{axis}={value!r}: a reference line needs a finite real number")

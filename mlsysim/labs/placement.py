@@ -476,6 +476,29 @@ def wrap_words(text: str, width: int, glue: str = r"(?<!\S)(\S{1,2}) (?=\S)") ->
     return "<br>".join(lines).replace("\u00a0", " ")
 
 
+#: Where a reference line's label goes, by Plotly's ``annotation_position`` names (the corners
+#: ``add_hline``/``add_vline`` offer): a horizontal line's (axis y) label at the plot's left or
+#: right end, above ("top") or below it; a vertical line's (axis x) at the plot's top or
+#: bottom, left or right of it. ``charts.hline``/``vline`` place labels by it; so does the search.
+LINE_LABEL = {
+    ("y", "top left"): dict(x=0, xanchor="left", yanchor="bottom"),
+    ("y", "top right"): dict(x=1, xanchor="right", yanchor="bottom"),
+    ("y", "bottom left"): dict(x=0, xanchor="left", yanchor="top"),
+    ("y", "bottom right"): dict(x=1, xanchor="right", yanchor="top"),
+    ("x", "top left"): dict(y=1, yanchor="top", xanchor="right"),
+    ("x", "top right"): dict(y=1, yanchor="top", xanchor="left"),
+    ("x", "bottom left"): dict(y=0, yanchor="bottom", xanchor="right"),
+    ("x", "bottom right"): dict(y=0, yanchor="bottom", xanchor="left"),
+}
+#: The order the search tries the corners in (the first clear one wins): a vertical line's
+#: label low in the plot first, right of the line before left; a horizontal line's above it
+#: first, at the left end before the right
+_CORNER_ORDER = {
+    "x": ("bottom right", "bottom left", "top right", "top left"),
+    "y": ("top left", "top right", "bottom left", "bottom right"),
+}
+
+
 def _line_label_options(a: dict) -> list[dict]:
     """Where a reference line's label may go: the four corners its line offers (a vertical
     line: left/right of it, at the bottom/top of the plot; a horizontal one: above/below it, at
@@ -486,21 +509,12 @@ def _line_label_options(a: dict) -> list[dict]:
     texts = [text] if n <= 12 else [text, wrap_words(text, max(12, n // 2 + 1))]
     if n > 48:
         texts.append(wrap_words(text, 24))
-    out = []
-    vertical = a.get("xref") == "x"
-    for txt in texts:
-        for first in ("bottom", "top"):
-            for second in ("left", "right"):
-                if vertical:  # at the plot's bottom (y 0) or top (y 1), on either side
-                    trial = {
-                        "xanchor": second,
-                        "yanchor": first,
-                        "y": 0 if first == "bottom" else 1,
-                    }
-                else:  # above ("bottom" anchor) or below the line, at the left (x 0) or right
-                    trial = {"yanchor": first, "xanchor": second, "x": 0 if second == "left" else 1}
-                out.append({**a, **trial, "text": txt})
-    return out
+    axis = "x" if a.get("xref") == "x" else "y"  # the line's own axis: a vertical line's is x
+    return [
+        {**a, **LINE_LABEL[axis, position], "text": txt}
+        for txt in texts
+        for position in _CORNER_ORDER[axis]
+    ]
 
 
 def place_labels(traces: list[dict], layout: dict) -> None:
