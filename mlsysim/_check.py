@@ -448,7 +448,7 @@ def checked(fn: Callable, **ranges) -> Callable:
                 a if c is None else c(a)
                 for a, c in zip(args, per_position[: len(args)], strict=True)
             )
-            passed = dict(zip(plain, args, strict=False))
+            passed = None  # named only if a layer is refused (below)
         else:
             try:
                 bound = sig.bind(*args, **kwargs)
@@ -465,6 +465,8 @@ def checked(fn: Callable, **ranges) -> Callable:
             inner = "; ".join(
                 str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors()
             )
+            if passed is None:
+                passed = dict(zip(plain, args, strict=False))
             shown = ", ".join(f"{k}={_short(v)}" for k, v in passed.items())
             raise ValueError(
                 f"{fn.__name__}({shown}): these arguments build an invalid "
