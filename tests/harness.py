@@ -368,7 +368,8 @@ def chart_rule_problems(result: Run) -> list[str]:
                 f"chart {i}: y-axis title {ytitle!r} longer than the plot ({room} characters)"
             )
         # labels: none overlaps another, sits under a line or a marker, or is cut off, at a
-        # desktop plot width (the placement also aims at the narrower WIDTHS[1])
+        # desktop plot width (the narrow one, WIDTHS[1], is asserted on the states a student
+        # first sees: test_notebooks; a phone hides point labels: style.py)
         found += [
             f"chart {i}: {p}" for p in placement.label_problems(traces, layout, placement.WIDTHS[0])
         ]

@@ -16,6 +16,8 @@ import sys
 
 import pytest
 
+from mlsysim.labs import placement
+
 import harness as h
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -77,6 +79,22 @@ def test_unlocked_runs_every_part(nb):
     r = h.run(app, unlock=True, path=path)
     assert h.problems(r) == []
     assert len(r.figures) >= len(r.predictions()), "an unlocked part drew no chart"
+
+
+def test_labels_also_fit_a_narrow_plot_in_the_first_state(nb):
+    """The charts a student first sees (every part unlocked, widgets at their defaults) have no
+    label problem at the narrow plot width either (a half-screen window): before the placement
+    searched labels jointly, byom's iPhone line label ran off the left and two of its roofline
+    labels overlapped there, and 6.1's DLRM label was crossed by the H100 memory line."""
+    path, app = nb
+    r = h.run(app, unlock=True, path=path)
+    narrow = placement.WIDTHS[1]
+    found = [
+        f"chart {i}: {p}"
+        for i, (traces, layout) in enumerate(r.charts)
+        for p in placement.label_problems(traces, layout, narrow)
+    ]
+    assert found == []
 
 
 def test_every_prediction_option(nb, _data_dir):

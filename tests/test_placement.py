@@ -253,7 +253,10 @@ def test_charts_the_placement_does_not_handle_are_left_as_they_are():
     assert _problems(odd) == []
 
 
-@pytest.mark.parametrize("position", ["top left", "top right", "bottom left", "bottom right"])
+@pytest.mark.parametrize(
+    "position",
+    ["top left", "top right", "bottom left", "bottom right", "top", "bottom", "left", "right"],
+)
 @pytest.mark.parametrize("axis", ["x", "y"])
 def test_reference_lines_are_the_ones_plotly_draws(axis, position):
     """``charts.hline``/``vline`` add the shape and label Plotly's ``add_hline``/``add_vline``
@@ -338,3 +341,86 @@ def test_numpy_arrays_keep_the_chart_rules():
     assert list(done.data[0].x) == [1.0, 2.0, 4.0]
     f = placement.Frame(*_json(done), W)
     assert f.cats == {"x": None, "y": None} and f.ok
+
+
+def test_device_lines_close_together_are_labelled_at_the_narrow_width_too():
+    """byom's memory chart at a 560 px plot: "Apple iPhone 15 Pro" (8 GB) sat left of the plot,
+    its only corners between the 8 and 16 GB lines too narrow for it. Its label now goes in a
+    narrow column beside the line, or just above the plot."""
+    fig = charts.figure("Llama-3-8B memory", "Bytes (GB)", "")
+    fig.add_trace(go.Bar(x=[16.1], y=["Llama-3-8B"], orientation="h", name="weights"))
+    fig.add_trace(go.Bar(x=[0.5], y=["Llama-3-8B"], orientation="h", name="KV cache"))
+    fig.update_layout(barmode="stack", bargap=0.45)
+    for cap, name in ((80, "NVIDIA H100 SXM5 80GB"), (16, "NVIDIA Jetson Orin NX 16GB")):
+        charts.vline(fig, cap, name)
+    charts.vline(fig, 8, "Apple iPhone 15 Pro", position="bottom left")
+    narrow = placement.WIDTHS[1]
+    assert any("cut off" in p for p in _problems(fig, narrow))  # where it was put
+    done = charts.finalize(fig)
+    for width in placement.WIDTHS:
+        assert _problems(done, width) == [], width
+
+
+def test_a_horizontal_line_label_crowded_at_both_ends_goes_to_the_middle():
+    """6.9's "fetch = arithmetic" line at 1: a series starts on it at the left and another
+    crosses it at the right, so every corner covers a marker or a line; its middle is clear."""
+    fig = charts.figure("fetch ÷ MAC energy", "Batch size", "ratio", log_x=True, log_y=True)
+    xs = [2**k for k in range(9)]
+    fig.add_trace(go.Scatter(x=xs, y=[213 / x for x in xs], mode="lines+markers", name="dense"))
+    fig.add_trace(go.Scatter(x=xs, y=[1.09 / x for x in xs], mode="lines+markers", name="conv"))
+    charts.hline(fig, 1.0, "fetch = arithmetic", dash="dot", position="top left")
+    done = charts.finalize(fig)
+    for width in placement.WIDTHS:
+        assert _problems(done, width) == [], width
+    assert done.layout.annotations[0].x == 0.5  # Plotly's "top"/"bottom" of a horizontal line
+    traces, layout = _json(done)
+    for corner in ("top left", "top right", "bottom left", "bottom right"):
+        layout["annotations"][0].update(placement.LINE_LABEL["y", corner])
+        assert placement.label_problems(traces, layout, W) != [], corner
+
+
+def test_two_labels_in_each_others_way_are_moved_together():
+    """A label that moving alone cannot clear (each of its places runs into the other label's
+    place) is moved together with that label: the search alone stops at a local minimum."""
+    a1, a2 = (0, 0, 10, 10), (12, 0, 22, 10)  # a2 runs into b1
+    b1, b2 = (5, 0, 15, 10), (-7, 0, 3, 10)  # b2 runs into a1
+    slots = [
+        (("point", 0, 0), [("a1", [(a1, ("point", 0, 0))]), ("a2", [(a2, ("point", 0, 0))])]),
+        (("point", 1, 0), [("b1", [(b1, ("point", 1, 0))]), ("b2", [(b2, ("point", 1, 0))])]),
+    ]
+
+    def cost(boxes, others):
+        return sum(placement._overlap(boxes[0][0], o) for o in others[0])
+
+    choice, costs = [0, 0], [1.0, 1.0]
+    for s, other in ((0, 1), (1, 0)):  # neither moves alone
+        theirs = [[slots[other][1][choice[other]][1][0][0]]]
+        assert all(cost(c[1], theirs) == 1 for c in slots[s][1])
+    placement._search_jointly(slots, choice, costs, cost, 1)
+    assert choice == [1, 1] and costs == [0, 0]
+
+
+def test_an_axis_is_widened_once_by_what_a_label_needs():
+    """A label 100 px long beside a point 500 px along a 560 px axis ends 2 px inside it once
+    the axis is 9.17 % longer: the point moves to 500 / 1.0917 = 458 px. (The widening used to
+    be the overshoot alone, 7.3 %, and three passes left 6.7's longest label cut off.)"""
+    widen = placement._widening(500, 100, 560)
+    assert widen == pytest.approx(500 / 458 - 1)
+    assert 500 / (1 + widen) + 100 == pytest.approx(558)
+    assert placement._widening(400, 100, 560) == 0  # fits already
+    # never more than WIDEN_MAX in one pass (a longer label, or one longer than the plot)
+    assert placement._widening(500, 300, 560) == placement.WIDEN_MAX
+    assert placement._widening(500, 600, 560) == placement.WIDEN_MAX
+    fig = charts.figure("a long label at the right", "x", "y")
+    fig.add_trace(
+        go.Scatter(
+            x=[1, 2, 9.6],
+            y=[1, 5, 3],
+            mode="markers+text",
+            text=["", "", "the longest context whose weights + KV fit"],
+            textposition="middle right",
+        )
+    )
+    done = charts.finalize(fig)
+    for width in placement.WIDTHS:
+        assert _problems(done, width) == [], width

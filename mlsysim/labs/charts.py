@@ -69,7 +69,8 @@ def figure(title: str, x_title: str, y_title: str, *, log_x=False, log_y=False, 
 
 def hline(fig, y: float, text: str = "", *, dash: str = "dash", position: str = "top right"):
     """A horizontal reference line at ``y`` across the plot, labelled ``text`` at ``position``
-    ("top left", "top right", "bottom left", "bottom right"). The same shape and label as
+    ("top left", "top right", "bottom left", "bottom right", "top", "bottom", "left", "right":
+    ``placement.LINE_LABEL``). The same shape and label as
     Plotly's ``fig.add_hline(y=..., annotation_text=..., annotation_position=...)``, added in
     one step: Plotly's own takes ~5 ms a line in CPython, many times that in the browser. Drawn
     on the first subplot (axes x and y); Plotly's own also repeats it on every other one."""

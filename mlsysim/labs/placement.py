@@ -16,7 +16,7 @@ line) and reports a label that
 :func:`place_labels` moves each point label and each reference-line label to the first of a
 few positions (above, below, beside; a long one also on two lines) that has none of these
 problems at both plot widths of ``WIDTHS``; ``charts.finalize`` calls it, and the harness
-asserts :func:`label_problems` is empty at the desktop width for every chart every part shows.
+asserts :func:`label_problems` is empty at both widths for every chart every part shows.
 Category axes (bar charts) are placed too; date axes and subplots are left as they are.
 
 Everything works on Plotly's JSON (``fig.to_plotly_json()``: dicts), in pixels from the plot
@@ -94,6 +94,11 @@ POINT_POSITIONS = (
 
 def _plain(text) -> str:
     return re.sub(r"<[^>]+>", "", str(text or ""))
+
+
+def _flat(text) -> str:
+    """A label's words on one line, however it was broken (``<br>``)."""
+    return re.sub(r"\s*<br>\s*", " ", str(text or ""))
 
 
 def text_size(text, font_px: float = FONT_PX) -> tuple[float, float]:
@@ -382,7 +387,7 @@ class Frame:
         self, box: Box, owner: tuple, others: Iterable[Box], segs, marks, bars=()
     ) -> list[str]:
         found = []
-        inner = (box[0] + 2, box[1] + 2, box[2] - 2, box[3] - 2)
+        inner = _inner(box)
         if self.clipped(box, owner):
             found.append(CUT_OFF)
         backed = owner[0] == "annotation" and bool(
@@ -405,7 +410,7 @@ def _weight(what: str, owner: tuple) -> float:
     the axis mends it); a line label cut off more than one crossed or on a bar (a ground mends
     those); anything else 1."""
     if what == CUT_OFF:
-        return 0.4 if owner[0] == "point" else 1.5
+        return 0.3 if owner[0] == "point" else 1.5
     return 1.0
 
 
@@ -414,6 +419,11 @@ def _mode(t: dict) -> str:
     if mode is None:  # Plotly's default for a scatter: lines+markers under 20 points
         return "lines+markers" if len(t.get("x") or ()) < 20 else "lines"
     return mode
+
+
+def _inner(box: Box) -> Box:
+    """``box`` 2 px in from each side: labels may touch."""
+    return (box[0] + 2, box[1] + 2, box[2] - 2, box[3] - 2)
 
 
 def _overlap(a: Box, b: Box) -> bool:
@@ -476,43 +486,57 @@ def wrap_words(text: str, width: int, glue: str = r"(?<!\S)(\S{1,2}) (?=\S)") ->
     return "<br>".join(lines).replace("\u00a0", " ")
 
 
-#: Where a reference line's label goes, by Plotly's ``annotation_position`` names (the corners
+#: Where a reference line's label goes, by Plotly's ``annotation_position`` names (what
 #: ``add_hline``/``add_vline`` offer): a horizontal line's (axis y) label at the plot's left or
-#: right end, above ("top") or below it; a vertical line's (axis x) at the plot's top or
-#: bottom, left or right of it. ``charts.hline``/``vline`` place labels by it; so does the search.
+#: right end or in its middle, above ("top") or below it, or outside the plot beside its end
+#: ("left", "right"); a vertical line's at the plot's top or bottom, left or right of it, or
+#: halfway up ("left", "right"), or centred on it just above or below the plot ("top",
+#: "bottom"). ``charts.hline``/``vline`` place labels by it; so does the search.
 LINE_LABEL = {
     ("y", "top left"): dict(x=0, xanchor="left", yanchor="bottom"),
     ("y", "top right"): dict(x=1, xanchor="right", yanchor="bottom"),
     ("y", "bottom left"): dict(x=0, xanchor="left", yanchor="top"),
     ("y", "bottom right"): dict(x=1, xanchor="right", yanchor="top"),
+    ("y", "top"): dict(x=0.5, xanchor="center", yanchor="bottom"),
+    ("y", "bottom"): dict(x=0.5, xanchor="center", yanchor="top"),
+    ("y", "left"): dict(x=0, xanchor="right", yanchor="middle"),
+    ("y", "right"): dict(x=1, xanchor="left", yanchor="middle"),
     ("x", "top left"): dict(y=1, yanchor="top", xanchor="right"),
     ("x", "top right"): dict(y=1, yanchor="top", xanchor="left"),
     ("x", "bottom left"): dict(y=0, yanchor="bottom", xanchor="right"),
     ("x", "bottom right"): dict(y=0, yanchor="bottom", xanchor="left"),
+    ("x", "top"): dict(y=1, yanchor="bottom", xanchor="center"),
+    ("x", "bottom"): dict(y=0, yanchor="top", xanchor="center"),
+    ("x", "left"): dict(y=0.5, yanchor="middle", xanchor="right"),
+    ("x", "right"): dict(y=0.5, yanchor="middle", xanchor="left"),
 }
-#: The order the search tries the corners in (the first clear one wins): a vertical line's
-#: label low in the plot first, right of the line before left; a horizontal line's above it
-#: first, at the left end before the right
+#: The positions the search tries, in order (the first clear one wins): a vertical line's
+#: label low in the plot first, right of the line before left, then halfway up, then just
+#: above the plot; a horizontal line's above it first, at the left end before the right, then
+#: in the middle. Never where the tick labels are (left of the plot, under it).
 _CORNER_ORDER = {
-    "x": ("bottom right", "bottom left", "top right", "top left"),
-    "y": ("top left", "top right", "bottom left", "bottom right"),
+    "x": ("bottom right", "bottom left", "top right", "top left", "right", "left", "top"),
+    "y": ("top left", "top right", "bottom left", "bottom right", "top", "bottom"),
 }
 
 
 def _line_label_options(a: dict) -> list[dict]:
-    """Where a reference line's label may go: the four corners its line offers (a vertical
-    line: left/right of it, at the bottom/top of the plot; a horizontal one: above/below it, at
-    the left/right of the plot), on one line and, when long, on two."""
+    """Where a reference line's label may go (``_CORNER_ORDER``), on one line and, when long,
+    on two; beside a vertical line also in a column of lines of about 8 characters."""
     text = a.get("text") or ""
-    n = len(_plain(text))
-    # a long label also on two lines of about half its length, or three of 24 characters
-    texts = [text] if n <= 12 else [text, wrap_words(text, max(12, n // 2 + 1))]
-    if n > 48:
-        texts.append(wrap_words(text, 24))
+    flat = _flat(text)
+    n = len(_plain(flat))
     axis = "x" if a.get("xref") == "x" else "y"  # the line's own axis: a vertical line's is x
+    texts = [text, flat]
+    if n > 12:  # a long label also on two lines of about half its length
+        texts.append(wrap_words(flat, max(12, n // 2 + 1)))
+    if n > 48:  # or three of 24 characters
+        texts.append(wrap_words(flat, 24))
+    if axis == "x" and n > 12:
+        texts.append(wrap_words(flat, 8))
     return [
         {**a, **LINE_LABEL[axis, position], "text": txt}
-        for txt in texts
+        for txt in dict.fromkeys(texts)
         for position in _CORNER_ORDER[axis]
     ]
 
@@ -544,8 +568,8 @@ def place_labels(traces: list[dict], layout: dict) -> None:
         for axis, (lo, hi) in first.ranges.items():
             if first.cats[axis] is None:  # a category axis keeps Plotly's own
                 layout.setdefault(f"{axis}axis", {})["range"] = [lo, hi]
-        over = _place_once(traces, layout, frames, texty, lines)
-        if not any(v > 0 for sides in over.values() for v in sides) or attempt == 2:
+        over = _place_once(traces, layout, frames, texty, lines, last=attempt == 2)
+        if not _widen(over) or attempt == 2:
             return
         for axis, (below, above) in over.items():
             if first.cats[axis] is not None:
@@ -555,11 +579,162 @@ def place_labels(traces: list[dict], layout: dict) -> None:
             layout[f"{axis}axis"]["range"] = [lo - 1.1 * below * span, hi + 1.1 * above * span]
 
 
-def _place_once(traces, layout, frames, texty, lines) -> dict[str, list[float]]:
+#: The most an axis is widened (a fraction of its range) in one pass for a label cut off at
+#: its end: more crowds the points into less of the plot (the next pass widens again if needed)
+WIDEN_MAX = 0.15
+
+
+def _widening(reach: float, beyond: float, span: float) -> float:
+    """How much wider (a fraction of its range, at most ``WIDEN_MAX``) an axis ``span`` px long
+    must be at one end for a label that reaches ``beyond`` px past its point, ``reach`` px from
+    the other end, to end 2 px inside the plot: the point moves to
+    ``reach * span / (span + widening)``."""
+    room = span - 2 - beyond
+    if reach + beyond <= span - 2:
+        return 0.0
+    return min(WIDEN_MAX, reach / room - 1) if room > 0 else WIDEN_MAX
+
+
+def _struck(frames, drawn, fixed, boxes, slots, choice, s: int) -> bool:
+    """Whether label ``s`` at its chosen ``boxes`` is crossed by a line or sits on a bar at
+    some width (a ground of its own mends that)."""
+    return any(
+        what in ("crossed by a line", "sits on a bar")
+        for n, (f, (box, owner)) in enumerate(zip(frames, boxes, strict=True))
+        for what in f.hits(
+            box,
+            owner,
+            fixed[n] + [slots[q][1][choice[q]][1][n][0] for q in range(len(slots)) if q != s],
+            *drawn[n],
+        )
+    )
+
+
+#: The most labels the joint search places together (one in trouble and those in its way),
+#: and the most partial placements it looks at for them
+JOINT_LABELS, JOINT_BUDGET = 8, 20_000
+
+
+def _at_width(n: int) -> float:
+    """What a problem at the ``n``-th width of ``WIDTHS`` costs: twice at the desktop one."""
+    return 2.0 if n == 0 else 1.0
+
+
+def _least_total(unary, pair, total: float, picks: list[int]) -> list[int]:
+    """Branch and bound: the places (one per label) with the least ``sum(unary[k][place]) +
+    sum(pair[a, b][place_a][place_b])`` for ``a < b``, if less than ``total``, what ``picks``
+    cost (else ``picks``), looking at no more than ``JOINT_BUDGET`` partial placements."""
+    floor = [sum(min(u) for u in unary[k:]) for k in range(len(unary) + 1)]
+    orders = [sorted(range(len(u)), key=u.__getitem__) for u in unary]
+    best, pick, seen = [total, list(picks)], [0] * len(unary), [0]
+
+    def grow(k: int, so_far: float) -> None:
+        seen[0] += 1
+        if k == len(unary):
+            best[:] = [so_far, pick[:]]
+            return
+        for c in orders[k]:
+            if seen[0] > JOINT_BUDGET:
+                return
+            more = unary[k][c] + sum(pair[a, k][pick[a]][c] for a in range(k))
+            if so_far + more + floor[k + 1] < best[0]:
+                pick[k] = c
+                grow(k + 1, so_far + more)
+
+    grow(0, 0.0)
+    return best[1]
+
+
+def _search_jointly(slots, choice: list[int], costs: list[float], cost, n_frames: int) -> None:
+    """Each label the search left with a problem is placed again together with every label in
+    its way (one whose place now overlaps one of its places): a branch-and-bound search over
+    all their places, at most ``JOINT_BUDGET`` partial ones, for the least total cost (each
+    label's own problems, ``cost(boxes, others)`` among the labels outside the group, plus
+    each overlap inside the group, counted for both labels). One label moving alone cannot
+    leave a local minimum where each of its places runs into another's. ``choice`` and
+    ``costs`` are updated in place."""
+
+    def boxes(q: int, c: int | None = None) -> list:
+        return slots[q][1][choice[q] if c is None else c][1]
+
+    def others(skip) -> list[list[Box]]:
+        return [
+            [boxes(r)[n][0] for r in range(len(slots)) if r not in skip] for n in range(n_frames)
+        ]
+
+    for s in range(len(slots)):
+        if not costs[s]:
+            continue
+        group = [s] + [
+            q
+            for q in range(len(slots))
+            if q != s
+            and any(
+                _overlap(_inner(boxes(q)[n][0]), c[1][n][0])
+                for c in slots[s][1]
+                for n in range(n_frames)
+            )
+        ]
+        if len(group) > JOINT_LABELS:
+            continue
+        rest = others(group)
+        unary = [[cost(c[1], rest) for c in slots[q][1]] for q in group]
+        pair = {
+            (a, b): [
+                [
+                    2
+                    * sum(
+                        _at_width(n)
+                        for n in range(n_frames)
+                        if _overlap(_inner(ca[1][n][0]), cb[1][n][0])
+                    )
+                    for cb in slots[group[b]][1]
+                ]
+                for ca in slots[group[a]][1]
+            ]
+            for b in range(len(group))
+            for a in range(b)
+        }
+        now = [choice[q] for q in group]
+        total = sum(unary[k][now[k]] for k in range(len(group)))
+        total += sum(m[now[a]][now[b]] for (a, b), m in pair.items())
+        picks = _least_total(unary, pair, total, now)
+        if picks == now:
+            continue
+        for q, c in zip(group, picks, strict=True):
+            choice[q] = c
+        for q in range(len(slots)):  # a move may have cleared (or crowded) a third label
+            costs[q] = cost(boxes(q), others((q,)))
+
+
+def _overshoot(slots, choice, costs, frames, traces) -> dict[str, list[float]]:
+    """Per axis, how much wider (``_widening``) its low and high ends must be for the point
+    labels now cut off at an edge to fit."""
+    over = {"x": [0.0, 0.0], "y": [0.0, 0.0]}
+    for s, ((kind, *key), cands) in enumerate(slots):
+        if kind != "point" or not costs[s]:
+            continue
+        for f, (box, owner) in zip(frames, cands[choice[s]][1], strict=True):
+            if box is _HIDDEN or not f.clipped(box, owner):
+                continue
+            x0, y0, x1, y1 = box
+            px, py = f.points(traces[key[0]])[key[1]]
+            for axis, lo_px, hi_px, at, span in (("x", x0, x1, px, f.w), ("y", y0, y1, py, f.h)):
+                over[axis][0] = max(over[axis][0], _widening(span - at, at - lo_px, span))
+                over[axis][1] = max(over[axis][1], _widening(at, hi_px - at, span))
+    return over
+
+
+def _widen(over: dict[str, list[float]]) -> bool:
+    return any(v > 0 for sides in over.values() for v in sides)
+
+
+def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, list[float]]:
     """One placement pass: each label takes, in turn, its first position with no problem given
     the labels placed before it (else its least bad); then, twice, each label is placed again
-    given all the others. Returns, per axis, how far (a fraction of the plot) the labels still
-    cut off run past its low and high ends."""
+    given all the others; then, in the ``last`` pass or one that widens no axis, labels still
+    in trouble are placed jointly with those in their way. Returns ``_overshoot``: how much
+    wider each axis must be for the labels still cut off."""
     drawn = [(f.segments(), f.markers(), f.bars()) for f in frames]
     # labels not moved here (free annotations) are obstacles
     fixed: list[list[Box]] = [
@@ -586,7 +761,10 @@ def _place_once(traces, layout, frames, texty, lines) -> dict[str, list[float]]:
             text = texts[j] if isinstance(texts, list) and j < len(texts) else texts
             if points[0][j] is None or not _plain(text).strip():
                 continue
-            texts_j = [text] if len(_plain(text)) <= 20 else [text, wrap_words(text, 18)]
+            flat = _flat(text)  # a long label also on lines of 18 characters, or of 10
+            texts_j = [text]
+            if len(_plain(flat)) > 12:
+                texts_j = list(dict.fromkeys([text, wrap_words(flat, 18), wrap_words(flat, 10)]))
             cands = [
                 (
                     (q, txt),
@@ -612,7 +790,7 @@ def _place_once(traces, layout, frames, texty, lines) -> dict[str, list[float]]:
         if boxes[0][0] is _HIDDEN:
             return HIDDEN_COST
         return sum(
-            _weight(what, owner) * (2 if n == 0 else 1)
+            _weight(what, owner) * _at_width(n)
             for n, (f, (box, owner)) in enumerate(zip(frames, boxes, strict=True))
             for what in f.hits(box, owner, fixed[n] + others[n], *drawn[n])
         )
@@ -645,8 +823,11 @@ def _place_once(traces, layout, frames, texty, lines) -> dict[str, list[float]]:
                 choice[s], changed = c, True
         if not changed:
             break
+    over = _overshoot(slots, choice, costs, frames, traces)
+    if last or not _widen(over):  # (a pass that widens an axis is followed by another)
+        _search_jointly(slots, choice, costs, cost, len(frames))
+        over = _overshoot(slots, choice, costs, frames, traces)
 
-    over = {"x": [0.0, 0.0], "y": [0.0, 0.0]}
     positions: dict[int, dict[int, str]] = {}
     for s, ((kind, *key), cands) in enumerate(slots):
         value, boxes = cands[choice[s]]
@@ -658,17 +839,10 @@ def _place_once(traces, layout, frames, texty, lines) -> dict[str, list[float]]:
                 )
             if "<br>" in str(value.get("text")) and value.get("xanchor") in ("left", "right"):
                 ann["align"] = value["xanchor"]  # lines flush with it
-            if costs[s] >= 2:  # crossed at the desktop width wherever it goes: give it a ground
-                ann.update(bgcolor=LABEL_GROUND, borderpad=1)
+            if costs[s] and _struck(frames, drawn, fixed, boxes, slots, choice, s):
+                ann.update(bgcolor=LABEL_GROUND, borderpad=1)  # crossed wherever it goes
             continue
         positions.setdefault(key[0], {})[key[1]] = value  # (position, text)
-        for n, (box, owner) in enumerate(boxes):
-            f = frames[n]
-            if costs[s] and box is not _HIDDEN and f.clipped(box, owner):
-                x0, y0, x1, y1 = box
-                for axis, lo_px, hi_px, span in (("x", x0, x1, f.w), ("y", y0, y1, f.h)):
-                    over[axis][0] = max(over[axis][0], (2 - lo_px) / span)
-                    over[axis][1] = max(over[axis][1], (hi_px - span + 2) / span)
     for i, chosen in positions.items():
         t = traces[i]
         pos, text = t.get("textposition") or "middle center", t.get("text")
