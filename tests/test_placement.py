@@ -424,3 +424,38 @@ def test_an_axis_is_widened_once_by_what_a_label_needs():
     done = charts.finalize(fig)
     for width in placement.WIDTHS:
         assert _problems(done, width) == [], width
+
+
+#: Widths (px) Chromium gives these labels at 13 px in the kit's font stack, rendered on this
+#: machine in DejaVu Sans (the widest common fallback; measured 2026-12-03, SVG
+#: getComputedTextLength)
+RENDERED_13PX = {
+    "DLRM": 37.5,
+    "KWS DS-CNN": 84.8,
+    "NVIDIA H100 SXM5 80GB": 164.4,
+    "LM / MLM head": 97.4,
+    "bar 60%": 54.6,
+    "MobileNetV2 ×1.4": 118.3,
+    "sustained ridge point": 137.8,
+}
+
+
+@pytest.mark.parametrize("text", sorted(RENDERED_13PX))
+def test_a_label_is_estimated_no_narrower_than_it_renders(text):
+    """A label's box is what the placement keeps clear: estimated from an average character,
+    "DLRM" came out at 28 px where it takes 38 (and was cut off at the edge in a screenshot)."""
+    width, height = placement.text_size(text, 13)
+    assert RENDERED_13PX[text] * 0.97 <= width <= RENDERED_13PX[text] * 1.12
+    assert height == pytest.approx(13 * placement.LINE_EM)
+
+
+def test_text_takes_the_template_font_size():
+    """The kit's template sets 13 px: a point label with no size of its own is drawn at 13."""
+    fig = charts.figure("t", "x", "y")
+    fig.add_trace(go.Scatter(x=[1, 2], y=[1, 2], mode="markers+text", text=["DLRM", ""]))
+    traces, layout = _json(fig)
+    assert placement.font_px(layout) == 13
+    frame = placement.Frame(traces, layout, W)
+    ((_, box, _),) = frame.labels()
+    assert box[2] - box[0] == pytest.approx(placement.text_size("DLRM", 13)[0])
+    assert placement.font_px({}) == placement.FONT_PX

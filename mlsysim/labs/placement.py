@@ -27,6 +27,7 @@ area's bottom-left corner, y up. Axis ranges Plotly picks itself are estimated t
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -34,10 +35,21 @@ from collections.abc import Iterable, Sequence
 #: Plot-area widths (px) labels must fit: a laptop's marimo "medium" column, and a narrow one
 #: (a half-screen window or a tablet)
 WIDTHS = (900.0, 560.0)
-#: Font size Plotly uses when a trace or annotation names none
+#: Font size Plotly uses when neither a trace or annotation nor the layout (or its template)
+#: names one
 FONT_PX = 12.0
-#: Average character width and line height, as a fraction of the font size
-CHAR_EM, LINE_EM = 0.58, 1.3
+#: Character widths, as a fraction of the font size, by class: those of DejaVu Sans, the widest
+#: common fallback of the kit's font ("Inter, system-ui, sans-serif"), measured in Chromium
+#: (an estimate made for an average character put "DLRM" at 28 px where it takes 38)
+_CHAR_EM = {
+    **dict.fromkeys(" ijlIJ.,:;'|·", 0.31),
+    **dict.fromkeys('ftr-()[]/!ᵀ"*_–', 0.40),
+    **dict.fromkeys("KVXZBRCAUNHDGOQ&", 0.74),
+    **dict.fromkeys("+=×÷→≈~#<>w", 0.84),
+    **dict.fromkeys("mMW@%—", 0.97),
+}
+#: Any other character's width (lower case, digits, the narrower capitals), and a line's height
+CHAR_EM, LINE_EM = 0.62, 1.3
 #: Default Plotly marker diameter (px)
 MARKER_PX = 6.0
 
@@ -101,11 +113,28 @@ def _flat(text) -> str:
     return re.sub(r"\s*<br>\s*", " ", str(text or ""))
 
 
+@functools.lru_cache(maxsize=4096)
+def _line_em(line: str) -> float:
+    return sum(_CHAR_EM.get(c, CHAR_EM) for c in _plain(line))
+
+
 def text_size(text, font_px: float = FONT_PX) -> tuple[float, float]:
     """(width, height) in px of ``text`` (``<br>`` breaks lines) at ``font_px``."""
     lines = str(text or "").split("<br>")
-    w = max(len(_plain(line)) for line in lines) * CHAR_EM * font_px
-    return w, len(lines) * LINE_EM * font_px
+    return max(map(_line_em, lines)) * font_px, len(lines) * LINE_EM * font_px
+
+
+def font_px(layout: dict) -> float:
+    """The font size a chart's text takes where it names none: the layout's, else its
+    template's, else Plotly's."""
+    for font in (
+        layout.get("font"),
+        ((layout.get("template") or {}).get("layout") or {}).get("font"),
+    ):
+        size = (font or {}).get("size")
+        if isinstance(size, int | float) and size > 0:
+            return float(size)
+    return FONT_PX
 
 
 class Frame:
@@ -114,6 +143,7 @@ class Frame:
     def __init__(self, traces: Sequence[dict], layout: dict, width: float):
         self.traces, self.layout, self.w = traces, layout, float(width)
         self.margin = margins(layout)
+        self.font_px = font_px(layout)
         self.h = max(120.0, plot_height(layout))
         self.cats: dict[str, dict[str, int] | None] = {}
         self.ranges = {a: self._range(a) for a in ("x", "y")}
@@ -311,8 +341,8 @@ class Frame:
             text = texts[j] if isinstance(texts, list) and j < len(texts) else texts
         if not _plain(text).strip():
             return None
-        font = (t.get("textfont") or {}).get("size") or FONT_PX
-        w, h = text_size(text, font if isinstance(font, int | float) else FONT_PX)
+        font = (t.get("textfont") or {}).get("size") or self.font_px
+        w, h = text_size(text, font if isinstance(font, int | float) else self.font_px)
         size = (t.get("marker") or {}).get("size") or MARKER_PX
         r = (size[j] if isinstance(size, list) else size) / 2 if "markers" in _mode(t) else 0
         v, _, hz = (position or "middle center").partition(" ")
@@ -329,8 +359,8 @@ class Frame:
         y = self.px("y", a.get("y"), yr, in_log=True)
         if x is None or y is None:
             return None
-        font = (a.get("font") or {}).get("size") or FONT_PX
-        w, h = text_size(a.get("text"), font if isinstance(font, int | float) else FONT_PX)
+        font = (a.get("font") or {}).get("size") or self.font_px
+        w, h = text_size(a.get("text"), font if isinstance(font, int | float) else self.font_px)
         w, h = w + 2, h + 2
         if a.get("showarrow", True):
             x, y = (
