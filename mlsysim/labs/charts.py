@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .placement import LINE_LABEL, margins, place_labels, plot_height, wrap_words
+from .placement import LINE_LABEL, axis_values, margins, place_labels, plot_height, wrap_words
 from .style import SERIES, apply_plotly_theme
 
 if TYPE_CHECKING:
@@ -269,28 +269,6 @@ def _nice_step(span: float, target: int = 5) -> float:
     return 10 * mag
 
 
-def _axis_values(data: list[dict], layout: dict, axis: str) -> list[float]:
-    vals: list[float] = []
-    for t in data:
-        if t.get("type", "scatter") not in ("scatter", "bar", "scattergl"):
-            continue
-        if axis == "y" and t.get("orientation") == "h":
-            continue
-        arr = t.get(axis)
-        if arr is None:
-            continue
-        for v in arr:
-            if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
-                vals.append(float(v))
-    for sh in layout.get("shapes") or ():
-        if sh.get(f"{axis}ref") == axis:
-            for k in (f"{axis}0", f"{axis}1"):
-                v = sh.get(k)
-                if isinstance(v, int | float) and math.isfinite(v):
-                    vals.append(float(v))
-    return vals
-
-
 def _text(obj) -> str | None:
     """The text of a title in a figure's JSON (``{"text": ...}``, or a bare string)."""
     return obj.get("text") if isinstance(obj, dict) else obj
@@ -313,7 +291,7 @@ def _format_axis(data: list[dict], layout: dict, name: str) -> None:
         ax["exponentformat"] = "power"  # never k/M/B on a quantity that is not a count
     if ax.get("tickvals") is not None or ax.get("type") == "category":
         return
-    vals = _axis_values(data, layout, axis)
+    vals = axis_values(data, layout, axis)
     if ax.get("type") == "log":
         pos = [v for v in vals if v > 0]
         if ax.get("range") is not None:

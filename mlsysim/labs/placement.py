@@ -137,6 +137,40 @@ def font_px(layout: dict) -> float:
     return FONT_PX
 
 
+def _number(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def axis_values(traces: Sequence[dict], layout: dict, axis: str) -> list[float]:
+    """The values a chart's ``axis`` ("x" or "y") spans, as its data: the scatter and bar
+    traces' numbers on it (a bar's categories are not), the zero bars stand on, the totals of
+    stacked bars, and the ends of the shapes drawn on it. Its range and ticks are made from
+    these (``charts.finalize``), and so are the placement's estimates of them."""
+    vals: list[float] = []
+    bars = [t for t in traces if t.get("type") == "bar" and t.get("visible") is not False]
+    totals: dict[str, float] = {}
+    for t in traces:
+        kind = t.get("type", "scatter")
+        if kind not in ("scatter", "scattergl", "bar"):
+            continue
+        if kind == "bar" and axis == ("x" if t.get("orientation") == "h" else "y"):
+            vals.append(0.0)  # bars stand on zero
+        vals += [float(v) for v in t.get(axis) or () if _number(v)]
+    if layout.get("barmode") in ("stack", "relative"):  # a stack reaches its total
+        for t in bars:
+            cat = "y" if t.get("orientation") == "h" else "x"
+            if cat == axis:
+                continue
+            for c, v in zip(t.get(cat) or (), t.get(axis) or (), strict=False):
+                if _number(v) and v > 0:
+                    totals[str(c)] = totals.get(str(c), 0.0) + v
+        vals += totals.values()
+    for sh in layout.get("shapes") or ():
+        if sh.get(f"{axis}ref") == axis:
+            vals += [float(sh[k]) for k in (f"{axis}0", f"{axis}1") if _number(sh.get(k))]
+    return vals
+
+
 class Frame:
     """The plot area of one chart (its ``layout`` and ``traces`` as JSON) at ``width`` px."""
 
@@ -184,34 +218,11 @@ class Frame:
             lo, hi = ax["range"]
             return (float(lo), float(hi)) if hi != lo else None
         log = ax.get("type") == "log"
-        vals: list[float] = []
-        for t in self.traces:
-            if t.get("type", "scatter") not in ("scatter", "scattergl", "bar"):
-                continue
-            if (t.get(f"{axis}axis") or axis) != axis:
-                return None  # a subplot: not handled
-            if t.get("type") == "bar" and not log:
-                vals.append(0.0)  # bars stand on zero
-            for v in t.get(axis) or ():
-                if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
-                    if not log or v > 0:
-                        vals.append(math.log10(v) if log else float(v))
-        if self._stacked():  # a stack reaches its total
-            totals: dict[str, float] = {}
-            for t in self._bar_traces():
-                cat = "y" if t.get("orientation") == "h" else "x"
-                if cat == axis:
-                    continue
-                for c, v in zip(t.get(cat) or (), t.get(axis) or (), strict=False):
-                    if isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
-                        totals[str(c)] = totals.get(str(c), 0.0) + v
-            vals += [math.log10(v) if log else v for v in totals.values() if v > 0]
-        for sh in self.layout.get("shapes") or ():
-            if sh.get(f"{axis}ref") == axis:
-                for k in (f"{axis}0", f"{axis}1"):
-                    v = sh.get(k)
-                    if isinstance(v, int | float) and math.isfinite(v) and (not log or v > 0):
-                        vals.append(math.log10(v) if log else float(v))
+        if any((t.get(f"{axis}axis") or axis) != axis for t in self.traces):
+            return None  # a subplot: not handled
+        vals = axis_values(self.traces, self.layout, axis)
+        if log:
+            vals = [math.log10(v) for v in vals if v > 0]
         if not vals:
             return None
         lo, hi = min(vals), max(vals)
