@@ -27,6 +27,10 @@ def _problems(fig, width=W):
     return placement.label_problems(*_json(fig), width)
 
 
+def _problems_at_each_width(fig) -> dict[float, list[str]]:
+    return {w: p for w in placement.WIDTHS if (p := _problems(fig, w))}
+
+
 def _gpt2_roofline():
     """6.7 part A's chart: prefill near the roof, two decode points on the slope, ridge at 148."""
     return charts.roofline(
@@ -84,8 +88,7 @@ def test_the_roofline_labels_collide_before_placement_and_not_after():
     assert "'decode, launches left out' crossed by a line" in before
     assert "ridge point" in before and "cut off at the edge" in before
     fig = charts.finalize(_gpt2_roofline())
-    for width in placement.WIDTHS:
-        assert _problems(fig, width) == [], width
+    assert _problems_at_each_width(fig) == {}
     # the points keep their labels: room was found for each
     assert [list(t.text) for t in fig.data[1:]] == [
         ["prefill (1,024 tokens)"],
@@ -357,8 +360,7 @@ def test_device_lines_close_together_are_labelled_at_the_narrow_width_too():
     narrow = placement.WIDTHS[1]
     assert any("cut off" in p for p in _problems(fig, narrow))  # where it was put
     done = charts.finalize(fig)
-    for width in placement.WIDTHS:
-        assert _problems(done, width) == [], width
+    assert _problems_at_each_width(done) == {}
 
 
 def test_a_horizontal_line_label_crowded_at_both_ends_goes_to_the_middle():
@@ -370,8 +372,7 @@ def test_a_horizontal_line_label_crowded_at_both_ends_goes_to_the_middle():
     fig.add_trace(go.Scatter(x=xs, y=[1.09 / x for x in xs], mode="lines+markers", name="conv"))
     charts.hline(fig, 1.0, "fetch = arithmetic", dash="dot", position="top left")
     done = charts.finalize(fig)
-    for width in placement.WIDTHS:
-        assert _problems(done, width) == [], width
+    assert _problems_at_each_width(done) == {}
     assert done.layout.annotations[0].x == 0.5  # Plotly's "top"/"bottom" of a horizontal line
     traces, layout = _json(done)
     for corner in ("top left", "top right", "bottom left", "bottom right"):
@@ -422,8 +423,7 @@ def test_an_axis_is_widened_once_by_what_a_label_needs():
         )
     )
     done = charts.finalize(fig)
-    for width in placement.WIDTHS:
-        assert _problems(done, width) == [], width
+    assert _problems_at_each_width(done) == {}
 
 
 #: Widths (px) Chromium gives these labels at 13 px in the kit's font stack, rendered on this
