@@ -459,3 +459,5 @@ def test_text_takes_the_template_font_size():
     ((_, box, _),) = frame.labels()
     assert box[2] - box[0] == pytest.approx(placement.text_size("DLRM", 13)[0])
     assert placement.font_px({}) == placement.FONT_PX
+    # a template named, not spelled out, or a size that is not one: Plotly's default
+    assert placement.font_px({"template": "plotly", "font": {"size": True}}) == placement.FONT_PX

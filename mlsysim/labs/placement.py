@@ -127,12 +127,11 @@ def text_size(text, font_px: float = FONT_PX) -> tuple[float, float]:
 def font_px(layout: dict) -> float:
     """The font size a chart's text takes where it names none: the layout's, else its
     template's, else Plotly's."""
-    for font in (
-        layout.get("font"),
-        ((layout.get("template") or {}).get("layout") or {}).get("font"),
-    ):
-        size = (font or {}).get("size")
-        if isinstance(size, int | float) and size > 0:
+    template = layout.get("template")
+    inner = template.get("layout") if isinstance(template, dict) else None
+    for font in (layout.get("font"), inner.get("font") if isinstance(inner, dict) else None):
+        size = font.get("size") if isinstance(font, dict) else None
+        if isinstance(size, int | float) and not isinstance(size, bool) and size > 0:
             return float(size)
     return FONT_PX
 
