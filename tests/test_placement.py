@@ -461,3 +461,69 @@ def test_text_takes_the_template_font_size():
     assert placement.font_px({}) == placement.FONT_PX
     # a template named, not spelled out, or a size that is not one: Plotly's default
     assert placement.font_px({"template": "plotly", "font": {"size": True}}) == placement.FONT_PX
+
+
+def test_a_joint_move_that_crowds_a_label_outside_its_group_is_undone():
+    """The joint search charges a group member for landing on a label outside the group, but
+    not that label for being landed on: a move that lowers the group's cost can raise the
+    total. Such a move is taken back. Here S (one place) is on q; q's other places land on r1
+    and r2 together, or on nine labels whose own groups are too big to search."""
+    s_box, q1, q2 = (0, 0, 10, 10), (5, 0, 15, 10), (100, 0, 110, 10)
+    r1, r2 = (95, 0, 105, 10), (105, 0, 115, 10)
+    fillers = [(200 + 20 * i, 0, 210 + 20 * i, 10) for i in range(9)]
+    wide = (195, 0, 400, 10)
+
+    def slot(k, *boxes):
+        return (("point", k, 0), [(b, [(b, ("point", k, 0))]) for b in boxes])
+
+    slots = [slot(0, s_box), slot(1, q1, q2, wide), slot(2, r1, wide), slot(3, r2, wide)]
+    slots += [slot(4 + i, f) for i, f in enumerate(fillers)]
+
+    def cost(boxes, others):
+        return 2.0 * any(placement._overlap(placement._inner(boxes[0][0]), o) for o in others[0])
+
+    def costs_of(choice):
+        return [
+            cost(
+                slots[s][1][choice[s]][1],
+                [[slots[q][1][choice[q]][1][0][0] for q in range(len(slots)) if q != s]],
+            )
+            for s in range(len(slots))
+        ]
+
+    choice = [0] * len(slots)
+    costs = costs_of(choice)
+    assert sum(costs) == 4
+    placement._search_jointly(slots, choice, costs, cost, 1)
+    assert sum(costs) <= 4 and costs == costs_of(choice)
+
+
+def test_bars_at_numbers_keep_both_edges_in_view():
+    """Bars at x = 1, 2, 3 are 0.8 wide: the placement's range spans their edges (it took the
+    data +-5 %, [0.9, 3.1], and cut the first and last bar in half); a year as a horizontal
+    bar's position gets no thousands comma ("2,019")."""
+    fig = charts.figure("bars at numbers", "x", "y")
+    fig.add_trace(go.Bar(x=[1, 2, 3], y=[4, 5, 6]))
+    fig.add_trace(go.Scatter(x=[2], y=[5.5], mode="markers+text", text=["peak"]))
+    lo, hi = charts.finalize(fig).layout.xaxis.range
+    assert lo <= 0.6 and hi >= 3.4
+    years = charts.figure("by year", "Spend (USD)", "Year")
+    years.add_trace(go.Bar(x=[3.0, 4.0], y=[2019, 2020], orientation="h"))
+    assert charts.finalize(years).layout.yaxis.tickformat is None
+
+
+def test_a_text_list_shorter_than_the_points_labels_only_those_it_names():
+    fig = charts.figure("short text", "x", "y")
+    fig.add_trace(
+        go.Scatter(
+            x=[1, 2, 3, 4],
+            y=[1, 2, 3, 4],
+            mode="markers+text",
+            text=["one", "two"],
+            textposition=["top center"],
+        )
+    )
+    done = charts.finalize(fig)  # no IndexError
+    traces, layout = _json(done)
+    texts = [t for t, _, _ in placement.Frame(traces, layout, W).labels()]
+    assert texts == ["one", "two"]

@@ -25,7 +25,15 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .placement import LINE_LABEL, axis_values, margins, place_labels, plot_height, wrap_words
+from .placement import (
+    LINE_LABEL,
+    axis_values,
+    finite_number,
+    margins,
+    place_labels,
+    plot_height,
+    wrap_words,
+)
 from .style import SERIES, apply_plotly_theme
 
 if TYPE_CHECKING:
@@ -291,11 +299,12 @@ def _format_axis(data: list[dict], layout: dict, name: str) -> None:
         ax["exponentformat"] = "power"  # never k/M/B on a quantity that is not a count
     if ax.get("tickvals") is not None or ax.get("type") == "category":
         return
-    vals = axis_values(data, layout, axis)
+    vals = axis_values(data, layout, axis, bar_positions=False)
     if ax.get("type") == "log":
         pos = [v for v in vals if v > 0]
-        if ax.get("range") is not None:
-            lo_l, hi_l = sorted(ax["range"])
+        given = ax.get("range")
+        if isinstance(given, list | tuple) and len(given) == 2 and all(map(finite_number, given)):
+            lo_l, hi_l = sorted(given)
         elif pos:
             lo_l, hi_l = math.log10(min(pos)), math.log10(max(pos))
             pad = max(0.08, 0.04 * (hi_l - lo_l))

@@ -38,9 +38,8 @@ WIDTHS = (900.0, 560.0)
 #: Font size Plotly uses when neither a trace or annotation nor the layout (or its template)
 #: names one
 FONT_PX = 12.0
-#: Character widths, as a fraction of the font size, by class: those of DejaVu Sans, the widest
-#: common fallback of the kit's font ("Inter, system-ui, sans-serif"), measured in Chromium
-#: (an estimate made for an average character put "DLRM" at 28 px where it takes 38)
+#: Character widths (em) by class: DejaVu Sans's, the widest common fallback of the kit's
+#: "Inter, system-ui, sans-serif", measured in Chromium
 _CHAR_EM = {
     **dict.fromkeys(" ijlIJ.,:;'|·", 0.31),
     **dict.fromkeys('ftr-()[]/!ᵀ"*_–', 0.40),
@@ -104,6 +103,14 @@ POINT_POSITIONS = (
 )
 
 
+def _nth(value, j: int, missing):
+    """Point ``j``'s entry of a trace's per-point ``value`` (a list, or one value for every
+    point): ``missing`` past the end of a shorter list, as Plotly draws it."""
+    if isinstance(value, list | tuple):
+        return value[j] if j < len(value) else missing
+    return value
+
+
 def _plain(text) -> str:
     return re.sub(r"<[^>]+>", "", str(text or ""))
 
@@ -136,15 +143,17 @@ def font_px(layout: dict) -> float:
     return FONT_PX
 
 
-def _number(v) -> bool:
+def finite_number(v) -> bool:
+    """Whether ``v`` is a finite int or float (not a bool, not a string)."""
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def axis_values(traces: Sequence[dict], layout: dict, axis: str) -> list[float]:
-    """The values a chart's ``axis`` ("x" or "y") spans, as its data: the scatter and bar
-    traces' numbers on it (a bar's categories are not), the zero bars stand on, the totals of
-    stacked bars, and the ends of the shapes drawn on it. Its range and ticks are made from
-    these (``charts.finalize``), and so are the placement's estimates of them."""
+def axis_values(
+    traces: Sequence[dict], layout: dict, axis: str, bar_positions: bool = True
+) -> list[float]:
+    """The values ``axis`` ("x" or "y") spans: scatter and bar values on it, the zero bars
+    stand on, stacked totals, shapes' ends and (``bar_positions``) the edges of bars placed at
+    numbers on it. Ranges are estimated from these, ticks made (without bar positions)."""
     vals: list[float] = []
     bars = [t for t in traces if t.get("type") == "bar" and t.get("visible") is not False]
     totals: dict[str, float] = {}
@@ -152,21 +161,26 @@ def axis_values(traces: Sequence[dict], layout: dict, axis: str) -> list[float]:
         kind = t.get("type", "scatter")
         if kind not in ("scatter", "scattergl", "bar"):
             continue
-        if kind == "bar" and axis == ("x" if t.get("orientation") == "h" else "y"):
+        numbers = [float(v) for v in t.get(axis) or () if finite_number(v)]
+        if kind == "bar" and axis == ("y" if t.get("orientation") == "h" else "x"):
+            if bar_positions:  # a bar's position: the axis spans its edges
+                vals += [v + side for v in numbers for side in (-0.5, 0.5)]
+            continue
+        if kind == "bar":
             vals.append(0.0)  # bars stand on zero
-        vals += [float(v) for v in t.get(axis) or () if _number(v)]
+        vals += numbers
     if layout.get("barmode") in ("stack", "relative"):  # a stack reaches its total
         for t in bars:
             cat = "y" if t.get("orientation") == "h" else "x"
             if cat == axis:
                 continue
             for c, v in zip(t.get(cat) or (), t.get(axis) or (), strict=False):
-                if _number(v) and v > 0:
+                if finite_number(v) and v > 0:
                     totals[str(c)] = totals.get(str(c), 0.0) + v
         vals += totals.values()
     for sh in layout.get("shapes") or ():
         if sh.get(f"{axis}ref") == axis:
-            vals += [float(sh[k]) for k in (f"{axis}0", f"{axis}1") if _number(sh.get(k))]
+            vals += [float(sh[k]) for k in (f"{axis}0", f"{axis}1") if finite_number(sh.get(k))]
     return vals
 
 
@@ -348,7 +362,7 @@ class Frame:
         """The box of point ``j``'s label at ``position`` (its own text, or ``text``)."""
         if text is None:
             texts = t.get("text")
-            text = texts[j] if isinstance(texts, list) and j < len(texts) else texts
+            text = _nth(texts, j, "")
         if not _plain(text).strip():
             return None
         font = (t.get("textfont") or {}).get("size") or self.font_px
@@ -398,9 +412,9 @@ class Frame:
             for j, p in enumerate(self.points(t)):
                 if p is None:
                     continue
-                box = self.point_label(t, j, p, pos[j] if isinstance(pos, list) else pos)
+                box = self.point_label(t, j, p, _nth(pos, j, "middle center"))
                 if box is not None:
-                    text = texts[j] if isinstance(texts, list) else texts
+                    text = _nth(texts, j, "")
                     out.append((_plain(text), box, ("point", i, j)))
         for k, a in enumerate(self.layout.get("annotations") or ()):
             if a.get("visible") is False or not _plain(a.get("text")).strip():
@@ -526,12 +540,9 @@ def wrap_words(text: str, width: int, glue: str = r"(?<!\S)(\S{1,2}) (?=\S)") ->
     return "<br>".join(lines).replace("\u00a0", " ")
 
 
-#: Where a reference line's label goes, by Plotly's ``annotation_position`` names (what
-#: ``add_hline``/``add_vline`` offer): a horizontal line's (axis y) label at the plot's left or
-#: right end or in its middle, above ("top") or below it, or outside the plot beside its end
-#: ("left", "right"); a vertical line's at the plot's top or bottom, left or right of it, or
-#: halfway up ("left", "right"), or centred on it just above or below the plot ("top",
-#: "bottom"). ``charts.hline``/``vline`` place labels by it; so does the search.
+#: A reference line's label, by Plotly's ``annotation_position`` names (axis y: a horizontal
+#: line; x: a vertical one), as ``add_hline``/``add_vline`` place it; so do ``charts.hline``/
+#: ``vline`` and the search.
 LINE_LABEL = {
     ("y", "top left"): dict(x=0, xanchor="left", yanchor="bottom"),
     ("y", "top right"): dict(x=1, xanchor="right", yanchor="bottom"),
@@ -550,10 +561,8 @@ LINE_LABEL = {
     ("x", "left"): dict(y=0.5, yanchor="middle", xanchor="right"),
     ("x", "right"): dict(y=0.5, yanchor="middle", xanchor="left"),
 }
-#: The positions the search tries, in order (the first clear one wins): a vertical line's
-#: label low in the plot first, right of the line before left, then halfway up, then just
-#: above the plot; a horizontal line's above it first, at the left end before the right, then
-#: in the middle. Never where the tick labels are (left of the plot, under it).
+#: The positions the search tries, in order (the first clear one wins); never where the tick
+#: labels are (left of the plot, under it)
 _CORNER_ORDER = {
     "x": ("bottom right", "bottom left", "top right", "top left", "right", "left", "top"),
     "y": ("top left", "top right", "bottom left", "bottom right", "top", "bottom"),
@@ -686,13 +695,10 @@ def _least_total(unary, pair, total: float, picks: list[int]) -> list[int]:
 
 
 def _search_jointly(slots, choice: list[int], costs: list[float], cost, n_frames: int) -> None:
-    """Each label the search left with a problem is placed again together with every label in
-    its way (one whose place now overlaps one of its places): a branch-and-bound search over
-    all their places, at most ``JOINT_BUDGET`` partial ones, for the least total cost (each
-    label's own problems, ``cost(boxes, others)`` among the labels outside the group, plus
-    each overlap inside the group, counted for both labels). One label moving alone cannot
-    leave a local minimum where each of its places runs into another's. ``choice`` and
-    ``costs`` are updated in place."""
+    """Each label left with a problem is placed again jointly with every label in its way
+    (``_least_total``: its own problems among the labels outside the group, plus each overlap
+    inside it), which one label moving alone cannot do when each of its places runs into
+    another's. A move that raises the total is undone. Updates ``choice`` and ``costs``."""
 
     def boxes(q: int, c: int | None = None) -> list:
         return slots[q][1][choice[q] if c is None else c][1]
@@ -741,10 +747,15 @@ def _search_jointly(slots, choice: list[int], costs: list[float], cost, n_frames
         picks = _least_total(unary, pair, total, now)
         if picks == now:
             continue
+        before = list(costs)
         for q, c in zip(group, picks, strict=True):
             choice[q] = c
         for q in range(len(slots)):  # a move may have cleared (or crowded) a third label
             costs[q] = cost(boxes(q), others((q,)))
+        if sum(costs) >= sum(before):  # it crowded a label outside the group: undone
+            for q, c in zip(group, now, strict=True):
+                choice[q] = c
+            costs[:] = before
 
 
 def _overshoot(slots, choice, costs, frames, traces) -> dict[str, list[float]]:
@@ -797,8 +808,8 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
         texts = t.get("text")
         points = [f.points(t) for f in frames]
         for j in range(len(points[0])):
-            given = pos[j] if isinstance(pos, list) else pos
-            text = texts[j] if isinstance(texts, list) and j < len(texts) else texts
+            given = _nth(pos, j, "middle center")
+            text = _nth(texts, j, "")
             if points[0][j] is None or not _plain(text).strip():
                 continue
             flat = _flat(text)  # a long label also on lines of 18 characters, or of 10
@@ -824,16 +835,28 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
     ]
     slots = [(key, cands) for key, cands in slots if cands]
 
+    # per place (by identity) and width: what all but the labels being placed cost it
+    still: dict[int, list[tuple[float, bool]]] = {}
+
     def cost(boxes, others: list[list[Box]]) -> float:
-        # a problem at the desktop width counts twice (each weighed by _weight); leaving a
-        # point's label out costs HIDDEN_COST
+        # Frame.hits's problems weighed by _weight and _at_width; a hidden label HIDDEN_COST
         if boxes[0][0] is _HIDDEN:
             return HIDDEN_COST
-        return sum(
-            _weight(what, owner) * _at_width(n)
-            for n, (f, (box, owner)) in enumerate(zip(frames, boxes, strict=True))
-            for what in f.hits(box, owner, fixed[n] + others[n], *drawn[n])
-        )
+        parts = still.get(id(boxes))
+        if parts is None:
+            parts = still[id(boxes)] = [
+                (
+                    sum(_weight(what, owner) for what in f.hits(box, owner, (), *drawn[n])),
+                    any(_overlap(_inner(box), b) for b in fixed[n]),
+                )
+                for n, (f, (box, owner)) in enumerate(zip(frames, boxes, strict=True))
+            ]
+        total = 0.0
+        for n, ((own, on_fixed), (box, owner)) in enumerate(zip(parts, boxes, strict=True)):
+            if on_fixed or any(_overlap(_inner(box), b) for b in others[n]):
+                own += _weight("overlaps another label", owner)
+            total += own * _at_width(n)
+        return total
 
     def best_of(cands, others) -> tuple[int, int]:
         best = (None, 0)
@@ -887,16 +910,12 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
         t = traces[i]
         pos, text = t.get("textposition") or "middle center", t.get("text")
         n = len(t.get("x") or ())
-        given = list(pos) if isinstance(pos, list) else [pos] * n
+        given = [_nth(pos, j, "middle center") for j in range(n)]
         new = [chosen[j][0] if j in chosen else p for j, p in enumerate(given)]
         if new != given:
             t["textposition"] = new[0] if len(set(new)) == 1 else new
-        if any(
-            chosen[j][1] is not None
-            and chosen[j][1] != (text[j] if isinstance(text, list) else text)
-            for j in chosen
-        ):
-            texts = list(text) if isinstance(text, list) else [text] * n
+        if any(chosen[j][1] is not None and chosen[j][1] != _nth(text, j, "") for j in chosen):
+            texts = [_nth(text, j, "") for j in range(n)]
             if any(chosen[j][1] == "" for j in chosen) and t.get("hovertext") is None:
                 t["hovertext"] = texts
             t["text"] = [chosen[j][1] if j in chosen else x for j, x in enumerate(texts)]
