@@ -527,3 +527,18 @@ def test_a_text_list_shorter_than_the_points_labels_only_those_it_names():
     traces, layout = _json(done)
     texts = [t for t, _, _ in placement.Frame(traces, layout, W).labels()]
     assert texts == ["one", "two"]
+
+
+def test_wrapping_never_breaks_inside_a_tag():
+    text = "a <span style='color:red'>red word</span> here"
+    wrapped = placement.wrap_words(text, 8)
+    assert "<span style='color:red'>" in wrapped and wrapped.count("<br>") >= 2
+
+
+def test_a_log_axis_with_an_open_range_is_ticked_from_the_data():
+    """A range with a None end (Plotly's "autorange this end") on a log axis raised TypeError."""
+    fig = charts.figure("open range", "x", "y", log_y=True)
+    fig.add_trace(go.Scatter(x=[1, 2, 3], y=[1, 100, 1e4]))
+    fig.update_layout(yaxis_range=[None, 5])
+    ticks = charts.finalize(fig).layout.yaxis.tickvals
+    assert ticks is not None and min(ticks) <= 1 and max(ticks) >= 1e4

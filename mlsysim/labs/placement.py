@@ -104,8 +104,7 @@ POINT_POSITIONS = (
 
 
 def _nth(value, j: int, missing):
-    """Point ``j``'s entry of a trace's per-point ``value`` (a list, or one value for every
-    point): ``missing`` past the end of a shorter list, as Plotly draws it."""
+    """Point ``j``'s entry of a per-point ``value`` (``missing`` past a short list's end)."""
     if isinstance(value, list | tuple):
         return value[j] if j < len(value) else missing
     return value
@@ -529,6 +528,7 @@ def wrap_words(text: str, width: int, glue: str = r"(?<!\S)(\S{1,2}) (?=\S)") ->
     where a word allows; a space that ``glue`` matches (its group 1 kept) never breaks: by
     default a word of one or two characters ("(×", "=") stays with the next."""
     glued = re.sub(glue, "\\1\u00a0", str(text))
+    glued = re.sub(r"<[^>]*>", lambda m: m[0].replace(" ", "\u00a0"), glued)  # never in a tag
     lines, line = [], ""
     for w in glued.split(" "):
         if line and len(line) + 1 + len(w) > width:
@@ -628,16 +628,14 @@ def place_labels(traces: list[dict], layout: dict) -> None:
             layout[f"{axis}axis"]["range"] = [lo - 1.1 * below * span, hi + 1.1 * above * span]
 
 
-#: The most an axis is widened (a fraction of its range) in one pass for a label cut off at
-#: its end: more crowds the points into less of the plot (the next pass widens again if needed)
+#: The most an axis is widened in one pass (more crowds the points into less of the plot)
 WIDEN_MAX = 0.15
 
 
 def _widening(reach: float, beyond: float, span: float) -> float:
-    """How much wider (a fraction of its range, at most ``WIDEN_MAX``) an axis ``span`` px long
-    must be at one end for a label that reaches ``beyond`` px past its point, ``reach`` px from
-    the other end, to end 2 px inside the plot: the point moves to
-    ``reach * span / (span + widening)``."""
+    """How much wider (a fraction, at most ``WIDEN_MAX``) an axis ``span`` px long must be at
+    one end for a label ``beyond`` px past its point, ``reach`` px from the other end, to fit:
+    the point moves to ``reach * span / (span + widening)``."""
     room = span - 2 - beyond
     if reach + beyond <= span - 2:
         return 0.0
