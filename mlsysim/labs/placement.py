@@ -147,6 +147,15 @@ def finite_number(v) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def _bars(traces: Sequence[dict]) -> list[dict]:
+    """A chart's bar traces that are drawn."""
+    return [t for t in traces if t.get("type") == "bar" and t.get("visible") is not False]
+
+
+def _stacked(layout: dict) -> bool:
+    return layout.get("barmode") in ("stack", "relative")
+
+
 def axis_values(
     traces: Sequence[dict], layout: dict, axis: str, bar_positions: bool = True
 ) -> list[float]:
@@ -154,8 +163,6 @@ def axis_values(
     stand on, stacked totals, shapes' ends and (``bar_positions``) the edges of bars placed at
     numbers on it. Ranges are estimated from these, ticks made (without bar positions)."""
     vals: list[float] = []
-    bars = [t for t in traces if t.get("type") == "bar" and t.get("visible") is not False]
-    totals: dict[str, float] = {}
     for t in traces:
         kind = t.get("type", "scatter")
         if kind not in ("scatter", "scattergl", "bar"):
@@ -168,8 +175,9 @@ def axis_values(
         if kind == "bar":
             vals.append(0.0)  # bars stand on zero
         vals += numbers
-    if layout.get("barmode") in ("stack", "relative"):  # a stack reaches its total
-        for t in bars:
+    if _stacked(layout):  # a stack reaches its total
+        totals: dict[str, float] = {}
+        for t in _bars(traces):
             cat = "y" if t.get("orientation") == "h" else "x"
             if cat == axis:
                 continue
@@ -248,7 +256,7 @@ class Frame:
         ref = ref or axis
         if ref == axis and self.cats.get(axis) is not None and isinstance(v, str):
             v = self.cats[axis].get(v)
-        if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v):
+        if not finite_number(v):
             return None
         if ref.endswith("domain"):
             return v * span
@@ -299,16 +307,10 @@ class Frame:
                 segs.append(tuple(ends))
         return segs
 
-    def _bar_traces(self) -> list[dict]:
-        return [t for t in self.traces if t.get("type") == "bar" and t.get("visible") is not False]
-
-    def _stacked(self) -> bool:
-        return self.layout.get("barmode") in ("stack", "relative")
-
     def bars(self) -> list[Box]:
         """The box of every bar: side by side (Plotly's default "group"), over each other
         ("overlay") or stacked ("stack", "relative": positive values)."""
-        bars = self._bar_traces()
+        bars = _bars(self.traces)
         mode = self.layout.get("barmode") or "group"
         if not bars or mode not in ("group", "overlay", "stack", "relative"):
             return []
@@ -325,8 +327,8 @@ class Frame:
             for c, v in zip(t.get(cat) or (), t.get(val) or (), strict=False):
                 if not isinstance(v, int | float) or isinstance(v, bool):
                     continue
-                start = stacked.get(str(c), 0.0) if self._stacked() else 0.0
-                if self._stacked():
+                start = stacked.get(str(c), 0.0) if _stacked(self.layout) else 0.0
+                if _stacked(self.layout):
                     stacked[str(c)] = start + v
                 p = self.px(cat, c)
                 base = self.px(val, start) if (start > 0 or not self._log(val)) else 0.0
