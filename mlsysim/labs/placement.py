@@ -16,7 +16,8 @@ line) and reports a label that
 :func:`place_labels` moves each point label and each reference-line label to the first of a
 few positions (above, below, beside; a long one also on two lines) that has none of these
 problems at both plot widths of ``WIDTHS``; ``charts.finalize`` calls it, and the harness
-asserts :func:`label_problems` is empty at both widths for every chart every part shows.
+asserts :func:`label_problems` is empty at the desktop width for every chart every part shows
+(at the narrow one too on the states a student first sees).
 Category axes (bar charts) are placed too; date axes and subplots are left as they are.
 
 Everything works on Plotly's JSON (``fig.to_plotly_json()``: dicts), in pixels from the plot
