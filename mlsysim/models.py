@@ -21,8 +21,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from . import _check
-from . import layers as L
+from ._lazy import lazy
 from .units import bytes_per_value
+
+L = lazy("mlsysim.layers")
 
 __all__ = [
     "Row",

@@ -60,11 +60,11 @@ def _browser_later() -> dict[str, str]:
 #: packages a page loads after its first question (mlsysim.labs.browser): module -> package
 LATER = _browser_later()
 
-#: Pages whose first run needs some of ``LATER`` at once: byom shows the chosen model's counts
-#: before any question (its layers are pydantic models; pint waits for the first chart), the
-#: instructor page reads the class's reports (pydantic). Their headers keep those packages, so
-#: Pyodide loads them with marimo, before the kernel starts, instead of on first import.
-AT_ONCE: dict[str, tuple[str, ...]] = {"byom": ("pydantic",), "instructor": ("pydantic",)}
+#: Pages whose first run needs some of ``LATER`` at once: the instructor page reads the class's
+#: reports (pydantic). Their headers keep those packages, so Pyodide loads them with marimo,
+#: before the kernel starts, instead of on first import. (byom's cards before its first question
+#: read the model's config, not its layers: ``mlsysim.models`` imports the layers on first use.)
+AT_ONCE: dict[str, tuple[str, ...]] = {"instructor": ("pydantic",)}
 
 
 def page_later(stem: str) -> list[str]:

@@ -225,7 +225,7 @@ def test_boot_cell_installs_the_wheel_only_when_the_page_did_not(path):
 # empty ledger in a fresh interpreter (a page runs one notebook; in one interpreter, the next
 # notebook's ``marimo.App()`` walks every module with ``inspect.stack()``, which runs the lazy
 # ones), recording which of ``LATER``'s packages it imports. A page that needs some at once
-# (``build_site.AT_ONCE``: byom, the instructor page) keeps them in its header, and may import
+# (``build_site.AT_ONCE``: the instructor page) keeps them in its header, and may import
 # those only. Every other notebook shows only questions, sliders and locked parts: it must import
 # none of them, or its page would load them one by one before its first question after all.
 _FIRST_RUN = """
@@ -262,7 +262,8 @@ def test_first_visit_first_run_imports_no_later_package(name, tmp_path):
 def test_first_visit_check_covers_the_labs():
     assert len(_FIRST_VISITS) >= 14 and "s06_01_principles.py" in _FIRST_VISITS
     assert build_site.page_later("s06_01_principles") == list(browser.LATER.values())
-    assert build_site.page_later("byom") == ["plotly", "pint"]
+    assert build_site.page_later("byom") == list(browser.LATER.values())
+    assert build_site.page_later("instructor") == ["plotly", "pint"]
     assert set(build_site.AT_ONCE) <= {p.stem for p in (ROOT / "labs").glob("*.py")}
 
 
