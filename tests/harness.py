@@ -176,6 +176,11 @@ def problems(result: Run) -> list[str]:
     for m in _BAD_WORDS.finditer(result.visible_text):
         ctx = result.visible_text[max(0, m.start() - 60) : m.end() + 60].replace("\n", " ")
         found.append(f"text shows {m.group(0)!r}: …{ctx}…")
+    # a device by its human name in prose and cards too (a key in quotes is code: 'JetsonOrinNX')
+    for key, name in _device_keys().items():
+        for m in re.finditer(rf"(?<![\w'\"]){re.escape(key)}(?![\w'\"])", result.visible_text):
+            ctx = result.visible_text[max(0, m.start() - 60) : m.end() + 20].replace("\n", " ")
+            found.append(f"text names the device by its key {key!r} instead of {name!r}: …{ctx}…")
     for i, (_, layout) in enumerate(result.charts):
         # plotly.js reads annotation coordinates on a log axis as log10 of the value: a raw
         # value there (e.g. a line label at 295) blows the axis up to 10^295

@@ -105,3 +105,26 @@ def test_every_lab_prediction_has_feedback_for_each_option():
             assert all(isinstance(t, str) and t for t in pred.feedback.values())
             n += 1
     assert n > 100
+
+
+def test_a_memory_line_names_its_device_as_every_other_chart_does():
+    """A capacity line's label is the registry's human name (as ``device_label`` gives it to
+    dropdowns, cards and vertical lines), with the capacity added once when the name lacks it:
+    it used to respace the name's own capacity ("NVIDIA A100 SXM 40 GB" beside byom's "40GB")."""
+    import plotly.graph_objects as go
+
+    from mlsysim import Hardware
+    from mlsysim.labs.charts import device_label, memory_lines
+
+    for dev in Hardware.all():
+        fig = memory_lines(go.Figure(), [dev], unit="GB")
+        (label,) = [a.text for a in fig.layout.annotations]
+        name = device_label(dev)
+        assert label.startswith(name), (label, name)
+        assert len(re.findall(r"\d\s?[kKMGT]?i?B\b", label)) == 1, label
+    a100 = Hardware.get("A100_40GB")
+    assert memory_lines(go.Figure(), [a100]).layout.annotations[0].text == "NVIDIA A100 SXM 40GB"
+    iphone = Hardware.get("iPhone15Pro")
+    assert (
+        memory_lines(go.Figure(), [iphone]).layout.annotations[0].text == "Apple iPhone 15 Pro 8 GB"
+    )

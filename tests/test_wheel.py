@@ -25,7 +25,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 VERSION = PYPROJECT["project"]["version"]
 WHEEL = ROOT / "wheels" / f"mlsysim-{VERSION}-py3-none-any.whl"  # the path the site build serves
 DIST_INFO = f"mlsysim-{VERSION}.dist-info"
-MAX_BYTES = 320 * 1024
+MAX_BYTES = 336 * 1024  # as scripts/build_wheel.py
 REBUILD = "run `python scripts/build_wheel.py` and commit wheels/"
 IGNORED_SOURCES = {".DS_Store"}
 
@@ -134,7 +134,7 @@ def test_wheel_record_consistent(wheel):
 def test_wheel_size():
     size = WHEEL.stat().st_size
     assert size < MAX_BYTES, (
-        f"{WHEEL.name} is {size} bytes >= 320 KB (the browser downloads it per lab)"
+        f"{WHEEL.name} is {size} bytes > 336 KB (the browser downloads it per lab)"
     )
 
 

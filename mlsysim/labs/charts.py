@@ -117,11 +117,11 @@ def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float 
     e.g. ``scale=1/4`` bytes-per-param to draw a parameter budget)."""
     for i, dev in enumerate(devices):
         cap = dev.memory.capacity.m_as(unit) * scale
+        name = device_label(dev)  # as every chart and card names it ("NVIDIA A100 SXM 40GB")
         hline(
             fig,
             cap,
-            # "NVIDIA H100 SXM5 80 GB", "Apple iPhone 15 Pro 8 GB": the name, then the capacity once
-            re.sub(r"\s*\d+(\.\d+)?\s?GB$", "", device_label(dev)) + f" {dev.memory.capacity:~P}",
+            name if re.search(r"\d\s?[kKMGT]?i?B$", name) else f"{name} {dev.memory.capacity:~P}",
             dash=REFERENCE_DASHES[i % len(REFERENCE_DASHES)],
             position="top left",
         )

@@ -281,7 +281,7 @@ def part_a(model: str, device: str, precision: str) -> View:
             fact=fact("weight_bytes", weights, **ctx_tags),
         ),
         Card(
-            "Fits on " + dev.key,
+            "Fits on the " + device_label(dev),
             "yes" if over <= 0 else "no",
             f"{fmt_bytes(-over)} to spare"
             if over <= 0
@@ -290,9 +290,9 @@ def part_a(model: str, device: str, precision: str) -> View:
         ),
     ]
     fits = [
-        k
-        for k in DEVICES
-        if p.memory_footprint_bytes <= HW.Hardware.get(k).memory.capacity.m_as("B")
+        device_label(d)
+        for d in map(HW.Hardware.get, DEVICES)
+        if p.memory_footprint_bytes <= d.memory.capacity.m_as("B")
     ]
     summary = (
         f"{_name(m)} holds {fmt_count(m.params)} parameters: {fmt_bytes(weights)} of "
@@ -402,7 +402,7 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
         precision,
         EFFICIENCY,
         points=points,
-        title=f"{_name(m)} {ph}, {ctx:,} tokens: layer groups on the {dev.key} roofline",
+        title=f"{_name(m)} {ph}, {ctx:,} tokens: layer groups on the {device_label(dev)} roofline",
     )
     total = p.latency_s
     top = groups[0]
@@ -471,7 +471,7 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
     )
     peek = [
         f"time(row) = max(FLOPs / (peak × {EFFICIENCY}), bytes / bandwidth) + kernels × launch",
-        f"{LABELS['ridge_sustained']} = peak × efficiency / bandwidth = {ridge:,.1f} FLOP/B on the {dev.key} "
+        f"{LABELS['ridge_sustained']} = peak × efficiency / bandwidth = {ridge:,.1f} FLOP/B on the {device_label(dev)} "
         f"in {precision.upper()}",
         f"{top[0]}: {fmt_count(top[1])} FLOPs / {fmt_bytes(top[2])} = {top_i:,.2f} FLOP/B",
     ]
@@ -520,7 +520,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
     causal = _causal(m)
     batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
     fig = figure(
-        f"{_name(m)} on the {device}: MFU vs batch",
+        f"{_name(m)} on the {device_label(HW.Hardware.get(device))}: MFU vs batch",
         "Batch (sequences)",
         "MFU (share of peak)",
         log_x=True,
@@ -697,7 +697,7 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
         Card(
             "Longest context that fits",
             f"{max_ctx:,} tokens" if max_ctx else "none",
-            f"of the grid, on the {dev.key}",
+            f"of the grid, on the {device_label(dev)}",
             "ok" if max_ctx == top else "warn" if max_ctx else "bad",
         ),
     ]
@@ -716,7 +716,7 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
         summary = (
             f"Each token adds {fmt_bytes(per_token)} per sequence; at {top:,} tokens and batch {b} "
             f"the cache is {fmt_bytes(kv_top)} next to {fmt_bytes(weights)} of weights "
-            f"({'over' if weights + kv_top > cap else 'within'} the {dev.key}'s {fmt_bytes(cap)}).{note}"
+            f"({'over' if weights + kv_top > cap else 'within'} the {device_label(dev)}'s {fmt_bytes(cap)}).{note}"
         )
     c = m.config
     peek = [
@@ -840,7 +840,7 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
             ),
         ]
         summary = (
-            f"At {s:,} tokens per sequence the {dev.key} holds {best:,} sequences of {_name(m)} "
+            f"At {s:,} tokens per sequence the {device_label(dev)} holds {best:,} sequences of {_name(m)} "
             f"in {precision.upper()}: the weights take {fmt_bytes(at.weight_bytes)} once, each "
             f"sequence adds {fmt_bytes(per_seq)} of KV cache."
         )
@@ -857,7 +857,7 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
             ),
         ]
         summary = (
-            f"{_name(m)} does not fit on the {dev.key} even at batch 1 and {s:,} tokens: "
+            f"{_name(m)} does not fit on the {device_label(dev)} even at batch 1 and {s:,} tokens: "
             "pick a bigger device, a lower precision or a shorter context."
         )
         alert = feasibility(p1.memory_footprint_bytes, dev, f"{_name(m)} at batch 1")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..._lazy import lazy
-from ..charts import figure, hline
+from ..charts import device_label, figure, hline
 from ..components import (
     Card,
     Choice,
@@ -150,11 +150,12 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
     f = cost_fn(cost, device, fused)
     front = acc.pareto_front(keys, f, _top1)
     best = acc.cheapest_meeting(keys, float(bar), f, _top1)
+    name = device_label(HW.Hardware.get(device))
     axis = {
         "gmacs": "GMACs per image (published, log scale)",
-        "latency": f"Batch-1 latency on {device} (s, log scale)",
-        "energy": f"Energy per image on {device} at TDP (J, log scale)",
-        "memory": f"Weights + activations on {device} (bytes, log scale)",
+        "latency": f"Batch-1 latency on {name} (s, log scale)",
+        "energy": f"Energy per image on {name} at TDP (J, log scale)",
+        "memory": f"Weights + activations on {name} (bytes, log scale)",
     }[cost]
     fig = figure(
         "Accuracy against cost: the efficiency frontier",
@@ -225,7 +226,7 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
     else:
         binds = {v[2] for k, v in engine_costs(device, bool(fused)).items()}
         where = (
-            f"On the engine's {cost} at batch 1 on the {device} ({precision_for(device).upper()}, "
+            f"On the engine's {cost} at batch 1 on the {name} ({precision_for(device).upper()}, "
             f"{'compiled' if fused else 'eager'}), the binding terms are {', '.join(sorted(binds)).lower()}; "
             f"the front is {', '.join(acc.imagenet(k).name for k in front)}."
         )
@@ -241,7 +242,7 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
         "choice = argmin cost  subject to  top-1 >= bar      (the cheapest such model is always on the front)",
         f"Figure 1 x-axis: published GMACs; ResNet-50 {e50.published_gmacs} = mlsysim's "
         f"{e50.model().macs():,} MACs / 1e9",
-        f"engine axis: Engine.solve(model, {device}, batch_size=1, precision={precision_for(device)!r}, fused={bool(fused)})",
+        f"engine axis: Engine.solve(model, {device!r}, batch_size=1, precision={precision_for(device)!r}, fused={bool(fused)})",
         "latency = Σ_layers max(FLOPs/(peak·η), bytes/BW) + kernels × dispatch tax",
         f"top-1 sources: {e50.weights} ({e50.source.url}); MobileNetV2 widths: TF-slim checkpoint table",
     ]
@@ -329,7 +330,7 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
     p = iron_law_profile(model, device, batch, fused)
     c, m, d = p.latency_compute_s, p.latency_memory_s, p.latency_dispatch_s
     fig = figure(
-        f"Three estimates of one step: {p.model_name}, batch {p.batch_size}, {p.device.key}",
+        f"Three estimates of one step: {p.model_name}, batch {p.batch_size}, {device_label(p.device)}",
         "Estimate",
         "Time (s)",
     )
