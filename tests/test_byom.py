@@ -31,7 +31,12 @@ def test_mixtral_does_not_fit_an_80gb_gpu_in_fp16():
     assert _card(v, "Parameters").fact.value == 46_702_792_704
     assert _card(v, "Active per token").value == "12.9 B"
     # INT8 halves the weights to 46.7 GB: it fits, with the KV cache at 4,096 tokens
-    assert _card(lab.part_a("mixtral-8x7b-v0.1", "H100", "int8"), "Fits on the NVIDIA H100 SXM5 80GB").value == "yes"
+    assert (
+        _card(
+            lab.part_a("mixtral-8x7b-v0.1", "H100", "int8"), "Fits on the NVIDIA H100 SXM5 80GB"
+        ).value
+        == "yes"
+    )
 
 
 def test_llama3_decode_is_bound_by_the_ffn_weights():
