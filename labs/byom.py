@@ -173,7 +173,7 @@ def _(kit, mo):
         [
             mo.md("## Part B · Which layer binds, and why"),
             kit.message(
-                "Tomás Reyes",
+                "Luis Ortega",
                 "inference engineer",
                 "Our chatbot's token latency is too high. The team wants to rewrite the attention "
                 "kernel first. Before we spend a month on it: where does the time of one step go?",
@@ -221,7 +221,7 @@ def _(kit, mo):
         [
             mo.md("## Part C · Prefill vs decode"),
             kit.message(
-                "Dana Okafor",
+                "Dana Brooks",
                 "finance partner",
                 "The dashboard says the GPU is 100% busy while it generates text. So we are "
                 "getting everything we paid for out of it, right?",
@@ -317,7 +317,7 @@ def _(kit, mo):
         [
             mo.md("## Part E · How many users at once?"),
             kit.message(
-                "Tomás Reyes",
+                "Luis Ortega",
                 "inference engineer",
                 "We serve many conversations on one GPU by batching them. If we cap the context "
                 "per conversation, how many more fit?",

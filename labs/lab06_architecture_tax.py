@@ -310,8 +310,8 @@ def _(kit, mo):
             kit.message(
                 "Dr. Maya Rodriguez",
                 "CTO, WildlifeVision",
-                "Our profiler says the old CNN keeps the GPU busier than the new transformer. "
-                "Is the profiler broken?",
+                "Our profiler shows very different GPU utilization for our CNN, our transformer "
+                "and our recommender at batch 1. Which one should be the busiest?",
             ),
         ]
     )

@@ -43,8 +43,8 @@ def _(LAB_CSS, kit, mo):
                 "Chapter 6 · Network Architectures · Section 6.2",
                 "MLPs: Dense Pattern Processing",
                 "A dense layer gives every input a weight to every output: count what that costs in "
-                "memory, in bandwidth at batch one and in energy, and see why the saving of a prior is "
-                "counted per detector.",
+                "memory, in bandwidth at batch one and in energy, and compare what a prior saves for one "
+                "detector and for a whole network.",
                 [
                     "4 parts",
                     "about 25 minutes",

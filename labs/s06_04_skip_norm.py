@@ -43,7 +43,7 @@ def _(LAB_CSS, kit, mo):
                 "Chapter 6 · Network Architectures · Section 6.4",
                 "Skip Connections and Normalization",
                 "Watch gradients vanish and explode in a real deep network, see what the identity path and "
-                "each normalization fix, and price the memory-bound glue they add to every block.",
+                "each normalization fix, and count what the glue they add to every block costs.",
                 [
                     "3 parts",
                     "about 25 minutes",

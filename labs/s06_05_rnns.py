@@ -42,9 +42,8 @@ def _(LAB_CSS, kit, mo):
             kit.header(
                 "Chapter 6 · Network Architectures · Section 6.5",
                 "RNNs: a fixed state and a serial chain",
-                "Measure what recurrence costs: latency that grows with every step however fast the "
-                "math, gates that multiply the work per step, a state that never grows, and the "
-                "length at which parallel attention's quadratic work finally loses.",
+                "Measure what recurrence costs in time, in work per step and in memory, and set it "
+                "against attention over a range of sequence lengths.",
                 [
                     "5 parts",
                     "about 30 minutes",
@@ -83,7 +82,7 @@ def _(kit, mo):
         [
             mo.md("## Part A · The serial chain"),
             kit.message(
-                "Priya Raman",
+                "Sofia Lindqvist",
                 "audio ML engineer, StreamSense",
                 "Our streaming speech model is an RNN and it is too slow. Procurement says "
                 "an accelerator with ten times the FLOP/s will fix it. Will it?",
@@ -166,17 +165,16 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part B · Gates multiply the work per step"),
+            mo.md("## Part B · The work of one step"),
             kit.message(
-                "Dr. Lena Okafor",
+                "Dr. Elif Demir",
                 "research lead, StreamSense",
                 "We are switching our vanilla RNN to an LSTM so it learns longer phrases. What "
                 "does that do to the compute bill per step?",
             ),
             mo.md(
-                "An LSTM step computes four affine transforms of the input and the previous state "
-                "(input, forget and output gates plus a candidate update); a GRU computes three "
-                "(reset and update gates plus a candidate). Count them at equal sizes."
+                "An LSTM adds gates and a second state (the cell) to every step; a GRU adds gates "
+                "too. Compare their work per step with the vanilla cell's at equal sizes."
             ),
         ]
     )
@@ -244,9 +242,9 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part C · A state that never grows"),
+            mo.md("## Part C · What recurrence keeps in memory"),
             kit.message(
-                "Marco Silva",
+                "Hana Kobayashi",
                 "firmware engineer, StreamSense",
                 "The wake-word chip has a few hundred kilobytes of SRAM. The team wants to "
                 "swap the RNN for a small transformer. What breaks first?",
@@ -331,7 +329,7 @@ def _(kit, mo):
         [
             mo.md("## Part D · The crossover with attention"),
             kit.message(
-                "Priya Raman",
+                "Sofia Lindqvist",
                 "audio ML engineer, StreamSense",
                 "If the chain is the problem, should we move everything to attention? It "
                 "does far more arithmetic per sequence.",
@@ -427,8 +425,8 @@ def _(kit, mo):
         [
             mo.md("## Part E · Gradients through time"),
             kit.message(
-                "Priya Raman",
-                "speech team lead",
+                "Sofia Lindqvist",
+                "audio ML engineer, StreamSense",
                 "Our RNN keyword model trains fine on one-second clips but cannot learn a wake phrase "
                 "that spans three seconds. Is that a data problem?",
             ),

@@ -91,10 +91,8 @@ def _(kit, mo):
                 "why is one token so expensive?",
             ),
             mo.md(
-                "Prefill pushes every prompt token through each weight matrix at once: a matrix-matrix "
-                "product that reuses each weight once per token. Decode feeds one token per step, so "
-                "every projection becomes a matrix-vector product that reads each weight for a single "
-                "use. Place both on the roofline. Conventions: one MAC is two FLOPs, a GB is a billion "
+                "Prefill pushes the whole prompt through the model in one pass; decode then produces "
+                "one token per step. Place both on the roofline. Conventions: one MAC is two FLOPs, a GB is a billion "
                 "bytes (decimal), peaks are dense FP16, and the roof is drawn at a sustained efficiency "
                 "of one half."
             ),
@@ -171,7 +169,7 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part B · Batching helps the weights, not the caches"),
+            mo.md("## Part B · Decode at batch 1, and what batching buys"),
             kit.message(
                 "Marco Bellini",
                 "capacity planner",
@@ -257,9 +255,8 @@ def _(kit, mo):
             ),
             mo.md(
                 "With GPT-2 XL's shape, three memories compete as one request's context grows: the "
-                "weights stay flat, the KV cache grows linearly, and one layer's materialized attention "
-                "scores grow with the square of the context. Find the crossings, then switch on tiled "
-                "attention."
+                "weights, the KV cache, and one layer's materialized attention scores. Find the "
+                "crossings, then switch on tiled attention."
             ),
         ]
     )
@@ -327,9 +324,9 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part D · The pitfall: budgeting the weights alone"),
+            mo.md("## Part D · Budgeting memory for many users"),
             kit.message(
-                "Dr. Lena Okafor",
+                "Kofi Mensah",
                 "platform engineer",
                 "Our 7B model's FP16 weights fill well under a fifth of the GPU, so we can serve "
                 "as many users as we like. I'm signing off on the launch. Any objections?",
@@ -413,7 +410,7 @@ def _(kit, mo):
         [
             mo.md("## Part E · Heads, masks and bytes per token"),
             kit.message(
-                "Priya Natarajan",
+                "Omar Farouk",
                 "training lead",
                 "We are choosing the head count for a new model and sizing a 70B deployment. Do more "
                 "heads cost more compute, how does training see a whole sequence at once, and what "

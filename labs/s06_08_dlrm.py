@@ -8,7 +8,7 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="medium", app_title="6.8 DLRM: the capacity wall")
+app = marimo.App(width="medium", app_title="6.8 DLRM: embedding tables")
 
 
 @app.cell
@@ -41,13 +41,13 @@ def _(LAB_CSS, kit, mo):
             LAB_CSS,
             kit.header(
                 "Chapter 6 · Network Architectures · Section 6.8",
-                "Sparse Architectures: DLRM and the Capacity Wall",
+                "Sparse Architectures: DLRM and Embedding Tables",
                 "A recommender's embedding tables must fit somewhere before any FLOP matters: size them "
-                "against device memory, see why gathers move bytes without arithmetic, and price the ways out.",
+                "against device memory, measure what a lookup costs, and price the ways out.",
                 [
                     "4 parts",
                     "about 20 minutes",
-                    "capacity wall",
+                    "table sizes",
                     "embedding gathers",
                     "shrink",
                     "move or shard",
@@ -80,9 +80,9 @@ def _(kit, lab, ledger):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part A · The capacity wall"),
+            mo.md("## Part A · Where the tables live"),
             kit.message(
-                "Jun Park",
+                "Min-jun Choi",
                 "recommendations team lead",
                 "Our store has a hundred million items. One embedding row per item, and we have "
                 "an A100 with plenty of memory. Can we add the user table next to it?",
@@ -175,7 +175,7 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part B · Gathers move bytes, not FLOPs"),
+            mo.md("## Part B · What a lookup costs"),
             kit.message(
                 "Sam Rivera",
                 "serving engineer",
@@ -255,7 +255,7 @@ def _(kit, mo):
         [
             mo.md("## Part C · Shrink the tables"),
             kit.message(
-                "Jun Park",
+                "Min-jun Choi",
                 "recommendations team lead",
                 "We need both tables: a hundred million items and a billion users. Someone "
                 "suggested INT8. Is quantization enough to land on one GPU?",

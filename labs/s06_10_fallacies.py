@@ -82,17 +82,14 @@ def _(kit, lab, ledger):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part A · Fallacy: more complex architectures always perform better"),
+            mo.md("## Part A · A newer, bigger architecture"),
             kit.message(
                 "Jordan Lee",
                 "ML engineer, WildlifeVision",
                 "Transformers won everywhere else, so let's replace our ResNet-50 with a ViT. "
                 "It can only get better, right?",
             ),
-            mo.md(
-                "The engine prices an architecture: parameters, FLOPs, bytes, seconds. It cannot price "
-                "accuracy, which depends on data and training. Keep those two questions apart."
-            ),
+            mo.md("Use the engine on both candidates before anyone trains either of them."),
         ]
     )
     return
@@ -152,7 +149,7 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part B · Pitfall: choosing on accuracy alone"),
+            mo.md("## Part B · Two candidates, one leaderboard"),
             kit.message(
                 "Alex Torres",
                 "product manager, WildlifeVision",
@@ -222,7 +219,7 @@ def _(kit, lab, mo, pred_b, transfer_b, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part C · Fallacy: one bottleneck per architecture · Pitfall: hybrids add up"),
+            mo.md("## Part C · Training vs serving, and a CNN with attention"),
             kit.message(
                 "Ravi Patel",
                 "systems engineer, WildlifeVision",
@@ -313,9 +310,7 @@ def _(kit, lab, mo, pred_c, transfer_c, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md(
-                "## Part D · Fallacy: training wins transfer · Pitfall: ignoring KV-cache growth"
-            ),
+            mo.md("## Part D · From the training cluster to one serving GPU"),
             kit.message(
                 "Dr. Maya Rodriguez",
                 "CTO, WildlifeVision",
@@ -416,6 +411,10 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
     )
     mo.md("""
     ## Synthesis · What the six beliefs have in common
+
+    The six beliefs: more complex architectures always perform better; choosing on accuracy
+    alone; one bottleneck per architecture; hybrids simply add up; what wins in training wins in
+    serving; and ignoring the growth of the KV cache.
 
     - Each one judges an architecture by a single number from a different context: a leaderboard
       score, a training benchmark, a cluster's memory. The bill is paid in the deployment's regime.

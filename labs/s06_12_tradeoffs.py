@@ -268,6 +268,28 @@ def _(c_block, c_length, c_rows, c_width, kit, lab, mo, pred_c, unlocked):
     return
 
 
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
+    mo.stop(
+        kit.locked_any([pred_a, pred_b, pred_c], unlocked),
+        kit.locked_note("the takeaways (answer every prediction first)"),
+    )
+    mo.md("""
+    ## Takeaways
+
+    - Fewer multiply-accumulates do not mean a sooner answer: at batch 1 on a data-center GPU a
+      small network waits on kernel launches, so the network with fewer, larger layers can win
+      while the one with fewer MACs loses. Figure 1's ordering returns where compute binds.
+    - The iron law written out adds memory, compute and launch time as if nothing overlapped;
+      the whole-model roofline takes the larger total; summing each layer's larger term lands
+      between the two, because a memory-bound layer cannot borrow a compute-bound layer's idle
+      bandwidth.
+    - Table 7's multiply-accumulate formulas name every matmul and are exact; its weight
+      formulas leave out biases and norm scales, a share of about 1/d that rarely matters.
+    """)
+    return
+
+
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)

@@ -80,7 +80,7 @@ def _(kit, lab, ledger):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part A · Capacity without compute"),
+            mo.md("## Part A · What a mixture of experts holds"),
             kit.message(
                 "Dr. Maya Rodriguez",
                 "CTO, WildlifeVision",
@@ -305,6 +305,27 @@ def _(d_devices, d_precision, d_topk, kit, lab, mo, pred_d, unlocked):
             kit.show(lab.part_d(d_devices.value, d_topk.value, d_precision.value)),
         ]
     )
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(
+        kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
+        kit.locked_note("the takeaways (answer every prediction first)"),
+    )
+    mo.md("""
+    ## Takeaways
+
+    - A mixture of experts buys parameters without per-token arithmetic: every expert stays in
+      memory, while each token pays only for the k experts it is routed to.
+    - Batching amortizes an MoE's weights more slowly than a dense layer's: the set of experts a
+      step must read grows with the batch until it is the whole layer.
+    - A step waits for its busiest expert: an unbalanced router stretches the step or, under a
+      capacity cap, drops tokens, which is why training adds a load-balancing loss.
+    - Spreading experts over GPUs turns routing into all-to-all traffic: each token's k copies
+      leave and return, so the traffic per token levels off as GPUs are added instead of vanishing.
+    """)
     return
 
 

@@ -26,6 +26,7 @@ How the API uses it (a new public function or field gets the rule the same way):
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 import sys
@@ -86,7 +87,10 @@ def _as_int(v):
     except TypeError:
         pass
     if type(v).__module__ == "numpy" and hasattr(v, "is_integer"):  # numpy floats
-        f = float(v)
+        try:
+            f = float(v)
+        except (TypeError, ValueError, OverflowError):
+            return None
         return int(f) if math.isfinite(f) and f.is_integer() else None
     return None
 
@@ -95,7 +99,7 @@ def integer(name: str, v, lo: int = 1, hi: int = MAX_SIZE) -> int:
     """``v`` as a Python int in ``[lo, hi]``, or a ValueError naming ``name`` and the range."""
     i = _as_int(v)
     if i is None or not (lo <= i <= hi):
-        raise ValueError(f"{name} must be an integer in [{lo}, {_bound(hi)}], got {v!r}")
+        raise ValueError(f"{name} must be an integer in [{lo}, {_bound(hi)}], got {_short(v, 200)}")
     return i
 
 
@@ -104,14 +108,27 @@ def optional_integer(name: str, v, lo: int = 1, hi: int = MAX_SIZE) -> int | Non
         return None
     i = _as_int(v)
     if i is None or not (lo <= i <= hi):
-        raise ValueError(f"{name} must be None or an integer in [{lo}, {_bound(hi)}], got {v!r}")
+        raise ValueError(
+            f"{name} must be None or an integer in [{lo}, {_bound(hi)}], got {_short(v, 200)}"
+        )
     return i
 
 
 def flag(name: str, v) -> bool:
     if not _is_bool(v):
-        raise ValueError(f"{name} must be True or False, got {v!r}")
+        raise ValueError(f"{name} must be True or False, got {_short(v, 200)}")
     return bool(v)
+
+
+def is_finite(v) -> bool:
+    """Whether ``v`` is a finite real number (not a bool, not a string); an integer too large for
+    a float (``10**400``) is not finite here, and asking never raises."""
+    if _is_bool(v) or isinstance(v, str | bytes) or v is None:
+        return False
+    try:
+        return math.isfinite(v)
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def real(name: str, v, lo: float = 0.0, hi: float = math.inf, *, lo_open: bool = False) -> float:
@@ -120,15 +137,17 @@ def real(name: str, v, lo: float = 0.0, hi: float = math.inf, *, lo_open: bool =
     if ok:
         try:
             f = float(v)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond 1.8e308
             ok = False
         else:
             ok = math.isfinite(f) and (f > lo if lo_open else f >= lo) and f <= hi
     if not ok:
         if lo == -math.inf and hi == math.inf:
-            raise ValueError(f"{name} must be a finite number, got {v!r}")
+            raise ValueError(f"{name} must be a finite number, got {_short(v, 200)}")
         left = "(" if lo_open else "["
-        raise ValueError(f"{name} must be a finite number in {left}{lo:g}, {hi:g}], got {v!r}")
+        raise ValueError(
+            f"{name} must be a finite number in {left}{lo:g}, {hi:g}], got {_short(v, 200)}"
+        )
     return f
 
 
@@ -137,7 +156,7 @@ def instance(name: str, v, cls: type | tuple[type, ...], what: str = ""):
     if not isinstance(v, cls):
         kinds = cls if isinstance(cls, tuple) else (cls,)
         raise ValueError(
-            f"{name} must be {what or ' or '.join('a ' + k.__name__ for k in kinds)}, got {v!r}"
+            f"{name} must be {what or ' or '.join('a ' + k.__name__ for k in kinds)}, got {_short(v, 200)}"
         )
     return v
 
@@ -151,7 +170,7 @@ def vector(name: str, v, max_len: int = MAX_LAYERS) -> list[float]:
     """A non-empty list or tuple of finite numbers (not a string, not a bool), as floats."""
     if not isinstance(v, list | tuple) or not 1 <= len(v) <= max_len:
         raise ValueError(
-            f"{name} must be a non-empty list of at most {max_len:,} finite numbers, got {v!r}"
+            f"{name} must be a non-empty list of at most {max_len:,} finite numbers, got {_short(v, 200)}"
         )
     return [real(f"{name}[{i}]", x, -math.inf) for i, x in enumerate(v)]
 
@@ -159,24 +178,60 @@ def vector(name: str, v, max_len: int = MAX_LAYERS) -> list[float]:
 def matrix(name: str, v, max_dim: int = MAX_LAYERS) -> list[list[float]]:
     """A non-empty rectangular list (or tuple) of rows of finite numbers, as a list of float rows."""
     if not isinstance(v, list | tuple) or not 1 <= len(v) <= max_dim:
-        raise ValueError(f"{name} must be a non-empty list of at most {max_dim:,} rows, got {v!r}")
+        raise ValueError(
+            f"{name} must be a non-empty list of at most {max_dim:,} rows, got {_short(v, 200)}"
+        )
     rows = [vector(f"{name}[{i}]", r, max_dim) for i, r in enumerate(v)]
     if any(len(r) != len(rows[0]) for r in rows):
         raise ValueError(f"{name} must be rectangular: every row of length {len(rows[0])}")
     return rows
 
 
+#: Most multiply-adds one pure-Python matrix product (``order``, ``symmetry``) may take: ~1 s.
+MAX_WORK = 2**22
+
+
+def work(what: str, n: int, names: str) -> None:
+    """Refuse a pure-Python computation of more than ``MAX_WORK`` multiply-adds, naming the
+    arguments (``names``) whose sizes set it."""
+    if n > MAX_WORK:
+        raise ValueError(
+            f"{what} would take {n:,} multiply-adds; at most {MAX_WORK:,} (2**22): make {names} smaller"
+        )
+
+
+def finite_result(what: str, values, names: str):
+    """``values`` (a float, or a list, or a list of lists of floats) when every number is finite;
+    else a ValueError saying that the entries of ``names`` are too large (the result overflows
+    a float, 1.8e308)."""
+    flat = values if isinstance(values, list) else [values]
+    for v in flat:
+        if isinstance(v, list):
+            ok = all(map(math.isfinite, v))
+        else:
+            ok = math.isfinite(v)
+        if not ok:
+            raise ValueError(
+                f"{what} overflows a float (beyond 1.8e308): the entries of {names} are too large"
+            )
+    return values
+
+
 def choice(name: str, v, allowed: Iterable):
     allowed = tuple(allowed)
     if not isinstance(v, str | type(None)) or v not in allowed:
-        raise ValueError(f"{name}={v!r} is not valid; allowed: {', '.join(map(repr, allowed))}")
+        raise ValueError(
+            f"{name}={_short(v, 200)} is not valid; allowed: {', '.join(map(repr, allowed))}"
+        )
     return v
 
 
 def text(name: str, v, optional: bool = False) -> str | None:
     if (v is None and optional) or isinstance(v, str):
         return v
-    raise ValueError(f"{name} must be a string{' or None' if optional else ''}, got {v!r}")
+    raise ValueError(
+        f"{name} must be a string{' or None' if optional else ''}, got {_short(v, 200)}"
+    )
 
 
 def pair(
@@ -186,20 +241,20 @@ def pair(
     ``allow_int`` is False)."""
     if not allow_int and not (isinstance(v, tuple | list) and len(v) == 2):
         raise ValueError(
-            f"{name} must be a (height, width) pair of integers in [{lo}, {_bound(hi)}], got {v!r}"
+            f"{name} must be a (height, width) pair of integers in [{lo}, {_bound(hi)}], got {_short(v, 200)}"
         )
     if isinstance(v, tuple | list) and len(v) == 2:
         a, b = _as_int(v[0]), _as_int(v[1])
         if a is None or b is None or not (lo <= a <= hi and lo <= b <= hi):
             raise ValueError(
                 f"{name} must be an integer or a pair of integers in [{lo}, {_bound(hi)}], "
-                f"got {v!r}"
+                f"got {_short(v, 200)}"
             )
         return (a, b)
     i = _as_int(v)
     if i is None or not (lo <= i <= hi):
         raise ValueError(
-            f"{name} must be an integer or a pair of integers in [{lo}, {_bound(hi)}], got {v!r}"
+            f"{name} must be an integer or a pair of integers in [{lo}, {_bound(hi)}], got {_short(v, 200)}"
         )
     return i
 
@@ -209,16 +264,22 @@ def integers(
 ) -> list[int]:
     """A list or tuple of integers (not a string, not a set), each in ``[lo, hi]``."""
     if isinstance(v, str | bytes | dict | set | frozenset) or not isinstance(v, Iterable):
-        raise ValueError(f"{name} must be a list of integers in [{lo}, {_bound(hi)}], got {v!r}")
-    items = list(v)
+        raise ValueError(
+            f"{name} must be a list of integers in [{lo}, {_bound(hi)}], got {_short(v, 200)}"
+        )
+    # at most max_len + 1 items are read: an endless iterator (itertools.count) or a huge range
+    # is refused without being listed
+    items = list(itertools.islice(v, max_len + 1))
     if not (min_len <= len(items) <= max_len):
-        raise ValueError(f"{name} must list {min_len} to {max_len} integers, got {len(items)}")
+        got = f"more than {max_len:,}" if len(items) > max_len else str(len(items))
+        raise ValueError(f"{name} must list {min_len} to {max_len:,} integers, got {got}")
     out = []
     for i, x in enumerate(items):
         xi = _as_int(x)
         if xi is None or not (lo <= xi <= hi):
             raise ValueError(
-                f"{name}[{i}] must be an integer in [{lo}, {_bound(hi)}], got {x!r} (in {name}={v!r})"
+                f"{name}[{i}] must be an integer in [{lo}, {_bound(hi)}], got {_short(x, 200)} "
+                f"(in {name}={_short(v, 200)})"
             )
         out.append(xi)
     return out

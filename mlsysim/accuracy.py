@@ -464,17 +464,19 @@ LANGUAGE: dict[str, LanguageResult] = {e.key: e for e in _LM}
 
 def imagenet(key: str) -> ImageNetResult:
     """One ImageNet result by key; an unknown key names the allowed ones."""
-    if key not in IMAGENET:
+    if not isinstance(key, str) or key not in IMAGENET:
         raise ValueError(
-            f"model={key!r} has no published ImageNet result here; allowed: {', '.join(IMAGENET)}"
+            f"model={_check._short(key)} has no published ImageNet result here; allowed: {', '.join(IMAGENET)}"
         )
     return IMAGENET[key]
 
 
 def language(key: str) -> LanguageResult:
     """One language-model result by key; an unknown key names the allowed ones."""
-    if key not in LANGUAGE:
-        raise ValueError(f"result={key!r} is not recorded; allowed: {', '.join(LANGUAGE)}")
+    if not isinstance(key, str) or key not in LANGUAGE:
+        raise ValueError(
+            f"result={_check._short(key)} is not recorded; allowed: {', '.join(LANGUAGE)}"
+        )
     return LANGUAGE[key]
 
 
@@ -483,12 +485,33 @@ def zoo_entries() -> list[str]:
     return [k for k, e in IMAGENET.items() if e.zoo is not None]
 
 
-def _check_ranking(items, cost, value) -> None:
+def _check_ranking(items, cost, value) -> list:
+    """``items``' distinct keys in order (each hashable), once ``cost`` and ``value`` are known to
+    be functions."""
     if isinstance(items, str | bytes) or not isinstance(items, Iterable):
-        raise ValueError(f"items must be a list of keys, got {items!r}")
+        raise ValueError(f"items must be a list of keys, got {_check._short(items)}")
     for name, fn in (("cost", cost), ("value", value)):
         if not callable(fn):
-            raise ValueError(f"{name} must be a function of a key, got {fn!r}")
+            raise ValueError(f"{name} must be a function of a key, got {_check._short(fn)}")
+    try:
+        return list(dict.fromkeys(items))
+    except TypeError:
+        raise ValueError(
+            f"items must be a list of keys (strings), got {_check._short(items)}"
+        ) from None
+
+
+def _score(name: str, fn: Callable, key, lo: float = -math.inf) -> float:
+    """``fn(key)`` as a finite float >= ``lo``, or a ValueError naming ``name`` and the key."""
+    v = fn(key)
+    try:
+        return _check.real(f"{name}({key!r})", v, lo)
+    except ValueError:
+        bound = "" if lo == -math.inf else f" >= {lo:g}"
+        raise ValueError(
+            f"{name} must return a finite number{bound} for every key; {name}({_check._short(key)}) "
+            f"returned {_check._short(v)}"
+        ) from None
 
 
 def pareto_front(
@@ -498,14 +521,10 @@ def pareto_front(
 
     An item is dominated when another costs no more and scores at least as well, strictly better
     on one of the two. This is the chapter's definition of Figure 1's frontier (L62)."""
-    _check_ranking(items, cost, value)
-    keys = list(dict.fromkeys(items))
+    keys = _check_ranking(items, cost, value)
     if not keys:
         raise ValueError("items must not be empty")
-    pts = {k: (float(cost(k)), float(value(k))) for k in keys}
-    for k, (c, v) in pts.items():
-        if not (c >= 0 and c == c and c != float("inf")) or v != v:
-            raise ValueError(f"cost and value of {k!r} must be finite and cost >= 0, got {c}, {v}")
+    pts = {k: (_score("cost", cost, k, 0.0), _score("value", value, k)) for k in keys}
     front = [
         k
         for k, (c, v) in pts.items()
@@ -519,9 +538,11 @@ def cheapest_meeting(
 ) -> str | None:
     """The cheapest item whose ``value`` is at least ``bar`` (ties: the higher value), or None
     when nothing clears the bar. The cheapest such item is always on the Pareto front."""
-    _check_ranking(items, cost, value)
+    keys = _check_ranking(items, cost, value)
     bar = _check.real("bar", bar, -math.inf)
-    ok = [k for k in items if value(k) >= bar]
+    values = {k: _score("value", value, k) for k in keys}
+    ok = [k for k in keys if values[k] >= bar]
     if not ok:
         return None
-    return min(ok, key=lambda k: (cost(k), -value(k)))
+    costs = {k: _score("cost", cost, k, 0.0) for k in ok}  # only the items that clear the bar
+    return min(ok, key=lambda k: (costs[k], -values[k]))

@@ -54,7 +54,7 @@ _MAC_PRECISIONS = {
 
 def mac_energy(precision: str = "fp32") -> Quantity:
     """One multiply-accumulate (int8 accumulates in int32)."""
-    if precision not in _MAC_PRECISIONS:
+    if not isinstance(precision, str) or precision not in _MAC_PRECISIONS:
         raise ValueError(
             f"precision={precision!r} has no energy figure; allowed: {', '.join(_MAC_PRECISIONS)}"
         )
@@ -63,7 +63,7 @@ def mac_energy(precision: str = "fp32") -> Quantity:
 
 
 def access_energy(n_bytes: float, level: str = "dram") -> Quantity:
-    if level not in ACCESS_ENERGY_PJ_PER_BYTE:
+    if not isinstance(level, str) or level not in ACCESS_ENERGY_PJ_PER_BYTE:
         raise ValueError(
             f"level={level!r} is unknown; allowed: {', '.join(ACCESS_ENERGY_PJ_PER_BYTE)}"
         )

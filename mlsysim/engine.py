@@ -13,6 +13,7 @@ to "Compute" or "Memory", launches to "Dispatch".
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -740,7 +741,8 @@ def launch_cost_for_speedup(slow: Profile, fast: Profile, speedup: float) -> flo
         rows.append((p.latency_s - p.latency_dispatch_s, k))
     (r_s, k_s), (r_f, k_f) = rows
     den = speedup * k_f - k_s
-    if den == 0:
-        return None
-    t = (r_s - speedup * r_f) / den
-    return t if t >= 0 else None
+    num = r_s - speedup * r_f
+    if den == 0 or not (math.isfinite(den) and math.isfinite(num)):
+        return None  # (an overflowed term: no finite cost gives that speedup)
+    t = (num / den) + 0.0  # -0.0 is 0
+    return t if t >= 0 and math.isfinite(t) else None

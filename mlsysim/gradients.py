@@ -125,7 +125,7 @@ def derivative(kind: str, z: float) -> float:
 def max_derivative(kind: str) -> float:
     """The largest f'(z) over z in [-8, 8] (grid step 1/64, which includes z = 0): 0.25 for
     sigmoid, 1 for tanh, ReLU and linear. The chapter's per-layer attenuation bound."""
-    if kind not in ACTIVATIONS:
+    if not isinstance(kind, str) or kind not in ACTIVATIONS:
         raise ValueError(f"kind={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
     return max(derivative(kind, i / 64) for i in range(-512, 513))
 
@@ -205,7 +205,7 @@ class GradientFlow:
 def _check_args(depth, width, kind, gain, branch_scale):
     _check_int("depth", depth, 1, MAX_DEPTH)
     _check_int("width", width, 2, MAX_WIDTH)
-    if kind not in ACTIVATIONS:
+    if not isinstance(kind, str) or kind not in ACTIVATIONS:
         raise ValueError(f"activation={kind!r} is not known; allowed: {', '.join(ACTIVATIONS)}")
     for name, v in (("gain", gain), ("branch_scale", branch_scale)):
         if (
@@ -215,6 +215,32 @@ def _check_args(depth, width, kind, gain, branch_scale):
             or math.isnan(v)
         ):
             raise ValueError(f"{name} must be a number in (0, 10], got {v!r}")
+
+
+#: Largest growth (orders of magnitude) a simulation may reach: gain**depth (plain) or
+#: (1 + branch_scale * gain)**depth (residual) at most 1e100, so every norm, weight gradient and
+#: sum of squares stays a finite float (1e100 squared is 1e200 < 1.8e308).
+MAX_GROWTH_DECADES = 100
+
+
+def _check_growth(depth: int, gain: float, path: bool, alpha: float, depth_name: str) -> None:
+    """Refuse a (gain, depth) pair whose worst-case growth passes 1e100: the norms would
+    overflow to inf (and inf - inf to NaN) instead of reporting an explosion."""
+    factor = 1.0 + alpha * gain if path else gain
+    if factor <= 1.0 or depth * math.log10(factor) <= MAX_GROWTH_DECADES:
+        return
+    most = 10 ** (MAX_GROWTH_DECADES / depth)
+    if path:
+        what = f"(1 + branch_scale x gain)^{depth_name} = (1 + {alpha:g} x {gain:g})^{depth}"
+        limit = f"branch_scale x gain at most {most - 1:.3g}"
+    else:
+        what = f"gain^{depth_name} = {gain:g}^{depth}"
+        limit = f"gain at most {most:.3g} at {depth_name}={depth}"
+    raise ValueError(
+        f"gain={gain:g} with {depth_name}={depth} can grow the gradient by {what} "
+        f"~ 1e{depth * math.log10(factor):.0f}, past the 1e{MAX_GROWTH_DECADES} this simulation "
+        f"keeps finite: lower gain or {depth_name} ({limit})"
+    )
 
 
 def simulate(
@@ -231,20 +257,35 @@ def simulate(
 
     ``use_numpy=None`` uses numpy when installed, ``False`` forces pure Python, ``True`` requires
     numpy. ``branch_scale`` (residual only) defaults to ``1/sqrt(depth)``, which keeps every
-    block's Jacobian ``I + alpha * f' W`` near the identity at any depth."""
+    block's Jacobian ``I + alpha * f' W`` near the identity at any depth. A ``gain`` whose
+    worst-case growth over ``depth`` layers passes 1e100 (``gain**depth``, or
+    ``(1 + branch_scale * gain)**depth`` with ``residual``) is refused with a ValueError naming
+    both: the norms would overflow a float."""
     alpha = (
         (1.0 / math.sqrt(depth) if isinstance(depth, int) and depth > 0 else 1.0)
         if branch_scale is None
         else branch_scale
     )
     _check_args(depth, width, activation, gain, alpha)
+    residual = _check.flag("residual", residual)
+    _check_growth(depth, float(gain), residual, float(alpha), "depth")
     _check_int("seed", seed, 0, 2**31 - 1)
     np = _numpy() if use_numpy in (None, True) else None
     if use_numpy and np is None:
         raise ValueError("use_numpy=True but numpy is not installed")
-    return _simulate(
+    flow = _simulate(
         depth, width, activation, float(gain), bool(residual), float(alpha), seed, np is not None
     )
+    _finite_flow(flow.grad_norms + flow.weight_grad_norms + flow.activation_norms, "depth")
+    return flow
+
+
+def _finite_flow(values: tuple[float, ...], depth_name: str) -> None:
+    """The backstop of ``_check_growth``: a norm that overflowed is refused by name."""
+    if not all(map(math.isfinite, values)):
+        raise ValueError(
+            f"gain and {depth_name} make this simulation overflow a float: lower either"
+        )
 
 
 @lru_cache(maxsize=512)
@@ -406,12 +447,17 @@ def bptt(
     ``simulate``, whose layers each have their own matrix); ``u_t`` (the input's contribution
     ``W_xh x_t``) is a seeded vector with unit-variance entries. dL/dh_0 = dL/dh_S · prod_t J_t
     (the chapter's BPTT product). ``additive`` gives the state a path around W_hh, the way an
-    LSTM's cell state does; alpha defaults to 1/sqrt(steps)."""
+    LSTM's cell state does; alpha defaults to 1/sqrt(steps). As in ``simulate``, a ``gain``
+    whose worst-case growth over ``steps`` passes 1e100 is refused by name."""
     _check_int("steps", steps, 1, MAX_DEPTH)
     alpha = 1.0 / math.sqrt(steps) if branch_scale is None else branch_scale
     _check_args(steps, width, activation, gain, alpha)
+    additive = _check.flag("additive", additive)
+    _check_growth(steps, float(gain), additive, float(alpha), "steps")
     _check_int("seed", seed, 0, 2**31 - 1)
-    return _bptt(steps, width, activation, float(gain), bool(additive), float(alpha), seed)
+    flow = _bptt(steps, width, activation, float(gain), bool(additive), float(alpha), seed)
+    _finite_flow(flow.grad_norms + (flow.mean_derivative,), "steps")
+    return flow
 
 
 @lru_cache(maxsize=256)

@@ -9,7 +9,6 @@ the same objects.
 from __future__ import annotations
 
 import datetime as _dt
-import math
 from typing import Any
 
 import pint
@@ -44,18 +43,33 @@ _BOUNDS: dict[str, tuple[str, float, float]] = {
 }
 
 
+#: Longest quantity text parsed ("3.35 TB/s"); pint's parser is quadratic in the length.
+_MAX_QUANTITY_TEXT = 100
+
+
 def _quantity(value: Any, dim: str, field: str, positive: bool = False) -> Quantity:
     """Coerce ``value`` ("3.35 TB/s", (3.35, "TB/s") or a Quantity) and check its dimension and
     magnitude: finite and inside ``_BOUNDS`` for its dimension (rates the engine divides by are
     at least 1 per second)."""
+    if isinstance(value, str) and (
+        len(value) > _MAX_QUANTITY_TEXT or "**" in value or "^" in value
+    ):
+        # pint evaluates the text as an expression: "10**10**10 TFLOP/s" would build a
+        # ten-billion-digit integer, and a long string takes quadratic time to parse
+        raise ValueError(
+            f"{field} must be a quantity with units of {dim} written as a number and a unit "
+            f"(at most {_MAX_QUANTITY_TEXT} characters, no powers), got {_check._short(value)}"
+        )
     try:
         if isinstance(value, tuple) and len(value) == 2:
+            if isinstance(value[1], str) and len(value[1]) > _MAX_QUANTITY_TEXT:
+                raise ValueError("unit text too long")
             value = Q_(*value)
         elif isinstance(value, str):
             value = Q_(value)
-    except (TypeError, ValueError, AttributeError, pint.PintError) as exc:
+    except (TypeError, ValueError, AttributeError, OverflowError, pint.PintError) as exc:
         raise ValueError(
-            f"{field} must be a quantity with units of {dim}, got {value!r} ({exc})"
+            f"{field} must be a quantity with units of {dim}, got {_check._short(value)} ({exc})"
         ) from None
     if not isinstance(value, Quantity):
         raise ValueError(f"{field} must be a quantity with units of {dim}, got {value!r}")
@@ -63,10 +77,15 @@ def _quantity(value: Any, dim: str, field: str, positive: bool = False) -> Quant
         raise ValueError(f"{field} must have units of {dim}, got {value.units}")
     m = value.magnitude
     unit, lo, hi = _BOUNDS[dim]
-    ok = not isinstance(m, bool) and isinstance(m, int | float) and math.isfinite(m)
+    ok = isinstance(m, int | float) and _check.is_finite(m)
     if ok:
-        base = value.m_as(unit)
-        ok = (lo <= base <= hi) and not (positive and base <= 0) and base >= 0
+        try:
+            base = value.m_as(unit)
+        except OverflowError:  # an int magnitude beyond a float's range
+            ok = False
+        else:
+            ok = _check.is_finite(base) and (lo <= base <= hi) and not (positive and base <= 0)
+            ok = ok and base >= 0
     if not ok:
         raise ValueError(
             f"{field} must be a finite quantity in [{lo:g}, {hi:g}] {unit}, got {value}"

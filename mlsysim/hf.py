@@ -53,6 +53,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from . import _check
 from ._lazy import lazy
 
 L = lazy("mlsysim.layers")
@@ -273,6 +274,21 @@ _ACT = {
 # --------------------------------------------------------------------------------------------
 
 
+def _parse_json(text: str, where: str) -> object:
+    """``text`` parsed as JSON, or a ValueError saying what is wrong with ``where`` (the
+    ``config`` argument, or the path it names)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"{where} is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+        ) from None
+    except RecursionError:
+        raise ValueError(f"{where} is not valid JSON here: nested too deeply") from None
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise ValueError(f"{where} is not valid JSON here: {e}") from None
+
+
 def _load(config) -> dict:
     if isinstance(config, dict):
         return dict(config)
@@ -281,24 +297,23 @@ def _load(config) -> dict:
         if isinstance(data, dict):
             return data
     if isinstance(config, str) and config.lstrip().startswith("{"):
-        try:
-            data = json.loads(config)
-        except json.JSONDecodeError as e:
-            raise ValueError(
-                f"config is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
-            ) from None
+        data = _parse_json(config, "config")
     elif isinstance(config, str | os.PathLike):
         path = Path(config)
-        if not path.is_file():
-            raise ValueError(
-                f"config={str(config)!r} is neither a JSON object nor a path to a config.json file"
-            )
         try:
-            data = json.loads(path.read_text())
-        except json.JSONDecodeError as e:
+            text = path.read_bytes().decode("utf-8") if path.is_file() else None
+        except UnicodeDecodeError as e:
             raise ValueError(
-                f"{path} is not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+                f"config={_check._short(str(path))} is not UTF-8 text ({e.reason} at byte {e.start})"
             ) from None
+        except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+            text = None
+        if text is None:
+            raise ValueError(
+                f"config={_check._short(str(config))} is neither a JSON object nor a path to a "
+                "config.json file"
+            )
+        data = _parse_json(text, f"config={_check._short(str(path))}")
     else:
         raise ValueError(
             f"config must be a dict, a path to a config.json or its JSON text, got {type(config).__name__}"
@@ -325,7 +340,7 @@ class _Cfg:
             v = int(v)
         if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= MAX_FIELD:
             raise ValueError(
-                f"config[{key!r}] must be an integer in [{minimum}, 2**40], got {str(v)[:40]}"
+                f"config[{key!r}] must be an integer in [{minimum}, 2**40], got {_check._short(v, 40)}"
             )
         return v
 
@@ -337,7 +352,7 @@ class _Cfg:
 
     def act(self, key) -> str:
         v = self.get(key)
-        if v not in _ACT:
+        if not isinstance(v, str) or v not in _ACT:
             raise ValueError(
                 f"config[{key!r}]={v!r} is not a modelled activation; allowed: {', '.join(sorted(_ACT))}"
             )
@@ -420,7 +435,7 @@ def from_hf_config(
         raise ValueError(f"flash must be True or False, got {flash!r}")
     raw = _load(config)
     mt = raw.get("model_type")
-    if mt not in _DEFAULTS:
+    if not isinstance(mt, str) or mt not in _DEFAULTS:
         raise ValueError(
             f"config['model_type']={mt!r} is not supported; allowed: {', '.join(SUPPORTED_MODEL_TYPES)}"
         )
@@ -522,6 +537,19 @@ def _check_len(label: str, seq_len: int, limit: int | None) -> None:
         )
 
 
+def _check_derived(widths) -> None:
+    """Refuse a config whose derived layer widths pass a layer's cap (2**40), naming the config
+    fields: ``widths`` are (width, how it is derived from the config) of the projections whose
+    output is wider than any one field (``3 x n_embd``, ``heads x head_dim``). Checked here,
+    with no layer built, so the model fails at once and by field, not at its first use. (A
+    ``seq_len`` too long for the model's layers is refused by name when it is asked for.)"""
+    for w, what in widths:
+        if w > MAX_FIELD:
+            raise ValueError(
+                f"{what} = {w}: a layer may be at most 2**40 ({MAX_FIELD}) wide; lower it"
+            )
+
+
 def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     d, n_layers, heads = c.int("n_embd"), c.int("n_layer"), c.int("n_head")
     vocab, positions = c.int("vocab_size"), c.int("n_positions")
@@ -530,6 +558,10 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     tied = c.bool("tie_word_embeddings")
     if d % heads:
         raise ValueError(f"config['n_head']={heads} must divide config['n_embd']={d}")
+    widths = [(3 * d, "3 x config['n_embd']")]
+    if c.get("n_inner") is None:  # transformers' default MLP width
+        widths.append((inner, "4 x config['n_embd'] (config['n_inner'] unset)"))
+    _check_derived(widths)
 
     labels = _num_labels(c.raw) if head == "seqcls" else 0
 
@@ -770,6 +802,16 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     n_sliding, window = _layer_types(c, n_layers)
     n_full = n_layers - n_sliding
     q_dim, kv_dim = heads * hd, kv_heads * hd
+    hd_field = "config['head_dim']" if hd_raw not in (_DERIVED, None) else "head_dim"
+    q_what = f"config['num_attention_heads'] x {hd_field}"
+    kv_what = f"config['num_key_value_heads'] x {hd_field}"
+    widths = [(q_dim, q_what), (kv_dim, kv_what)]
+    if fused:
+        widths += [
+            (q_dim + 2 * kv_dim, f"{q_what} + 2 x {kv_what}"),
+            (2 * ff, "2 x config['intermediate_size']"),
+        ]
+    _check_derived(widths)
     labels = _num_labels(c.raw) if head == "seqcls" else 0
 
     def build(seq_len: int, phase: str) -> list[M.Row]:
@@ -967,7 +1009,20 @@ def shipped_config(name: str) -> dict:
     return json.loads((CONFIG_DIR / f"{name}.json").read_text())
 
 
-def from_shipped(name: str, **kw) -> M.Model:
-    """``from_hf_config`` of a shipped configuration, named after its model card."""
+def from_shipped(
+    name: str, *, label: str | None = None, bare: bool = False, flash: bool = False
+) -> M.Model:
+    """``from_hf_config`` of the shipped configuration ``name`` (a key of ``shipped_configs()``),
+    named after its model card, or ``label`` when given; ``bare`` and ``flash`` as in
+    ``from_hf_config``."""
     entry = shipped_config(name)
-    return from_hf_config(entry["config"], name=kw.pop("name", entry["source"]["model"]), **kw)
+    if label is not None and (not isinstance(label, str) or not label):
+        raise ValueError(f"label must be a non-empty string, got {_check._short(label)}")
+    return from_hf_config(
+        entry["config"], name=label or entry["source"]["model"], bare=bare, flash=flash
+    )
+
+
+#: Arguments checked by name: ``from_shipped("gpt2", name="x")`` or an unknown keyword is a
+#: ValueError naming it (the model's own name is ``label=``), not a bare TypeError.
+from_shipped = _check.checked(from_shipped)

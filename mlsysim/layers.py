@@ -224,9 +224,11 @@ class Dense(Layer):
                 f"weights must be {self.in_features} rows of {self.out_features} values"
             )
         relu = _check.flag("relu", relu)
+        _check.work("forward", self.in_features * self.out_features, "in_features and out_features")
         y = [
             sum(xs[i] * w[i][j] for i in range(self.in_features)) for j in range(self.out_features)
         ]
+        _check.finite_result("forward's output", y, "x and weights")
         return [max(0.0, v) for v in y] if relu else y
 
     def _elementwise1(self) -> int:
@@ -802,6 +804,14 @@ class Attention(Layer):
         return check_batch(batch) * live
 
 
+#: Deepest nesting of Sequentials in one another (each level is a Python call when counted).
+MAX_NESTING = 100
+#: Most leaf layers a Sequential holds in all, nested ones included.
+MAX_LEAVES = 1_000_000
+#: A Sequential with more leaf layers than this is shown by its size, not layer by layer.
+_REPR_LEAVES = 1_000
+
+
 class Sequential(Layer):
     """A composite: counts are sums of its children (run one after another, unfused)."""
 
@@ -813,7 +823,44 @@ class Sequential(Layer):
     def _nonempty(cls, v):
         if not v:
             raise ValueError("layers must not be empty")
+        depth, leaves = 1, 0
+        for child in v:
+            if isinstance(child, Sequential):
+                d, n = child._shape
+                depth, leaves = max(depth, d + 1), leaves + n
+            else:
+                leaves += 1
+        if depth > MAX_NESTING:
+            raise ValueError(f"layers nest Sequentials {depth} deep; at most {MAX_NESTING} levels")
+        if leaves > MAX_LEAVES:
+            raise ValueError(
+                f"layers hold {leaves:,} layers in all (nested Sequentials); at most {MAX_LEAVES:,}"
+            )
         return v
+
+    @cached_property
+    def _shape(self) -> tuple[int, int]:
+        """(nesting depth, number of leaf layers): each child's is known when it is built, so
+        this takes one step per child, never a walk of the whole tree."""
+        depth, leaves = 1, 0
+        for child in self.layers:
+            if isinstance(child, Sequential):
+                d, n = child._shape
+                depth, leaves = max(depth, d + 1), leaves + n
+            else:
+                leaves += 1
+        return depth, leaves
+
+    def __repr__(self) -> str:
+        # a wide tree is summarized: its full repr (one per leaf) would take minutes, and
+        # pydantic writes it into the error that refuses a Sequential past MAX_LEAVES
+        depth, leaves = self._shape
+        if leaves <= _REPR_LEAVES:
+            return super().__repr__()
+        return (
+            f"Sequential(name={self.name!r}, layers=<{len(self.layers)} layers, {leaves:,} leaf "
+            f"layers in all, nested {depth} deep>)"
+        )
 
     def children(self) -> list[tuple[str, Layer]]:
         return [(f"{i}", layer) for i, layer in enumerate(self.layers)]

@@ -17,7 +17,7 @@ Presets live on ``Models`` (built on first access, so ``import mlsysim`` stays f
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from . import _check
@@ -117,11 +117,39 @@ class Model:
         key = self._key(seq_len, phase)
         rows = self._cache.get(key)
         if rows is None:
-            rows = _checked_rows(self._build(*key), self.name)
+            rows = _checked_rows(self._built(*key), self.name)
             if len(self._cache) > 64:
                 self._cache.clear()
             self._cache[key] = rows
         return rows
+
+    def _built(self, seq_len: int, phase: str):
+        """``build(seq_len, phase)``; a language model's layer refused only because ``seq_len``
+        makes it too large (a layer's size past 2**40) is reported as an error of ``seq_len``,
+        with the longest ``seq_len`` this model takes in this phase."""
+        try:
+            return self._build(seq_len, phase)
+        except _check._validation_error() as exc:
+            if not self.is_lm or not self._builds(1, phase):
+                raise
+            lo, hi = 1, seq_len  # builds at lo, not at hi
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if self._builds(mid, phase) else (lo, mid)
+            inner = "; ".join(
+                str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors()
+            )
+            raise ValueError(
+                f"seq_len={seq_len} is too long for {self.name} (phase={phase!r}): allowed "
+                f"1..{lo} (at {seq_len} tokens a {exc.title} layer passes the size cap: {inner})"
+            ) from None
+
+    def _builds(self, seq_len: int, phase: str) -> bool:
+        try:
+            self._build(seq_len, phase)
+        except ValueError:
+            return False
+        return True
 
     # ---- totals ----
     @property
@@ -151,8 +179,12 @@ class Model:
         if self._kv_per_token is None and self._kv_elements is None:
             return 0
         if self._kv_elements is not None:
-            return math.ceil(batch * self._kv_elements(seq_len) * bytes_per_value(precision))
-        return batch * seq_len * self._kv_per_token(precision)
+            n = _callback_count("kv_elements", self._kv_elements(seq_len), f"seq_len={seq_len}")
+            return math.ceil(batch * n * bytes_per_value(precision))
+        per_token = _callback_count(
+            "kv_per_token", self._kv_per_token(precision), f"precision={precision!r}"
+        )
+        return batch * seq_len * per_token
 
     def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
         return self.kv_cache_bytes(1, 1, precision)
@@ -183,8 +215,24 @@ class Model:
         return to_frame(recs)
 
 
+def _callback_count(name: str, v, arg: str) -> int:
+    """What a model's ``kv_elements`` / ``kv_per_token`` returned, as a count: a non-negative
+    integer (an integral float too), else a ValueError naming the callable."""
+    i = _check._as_int(v)
+    if i is None or i < 0:
+        raise ValueError(
+            f"{name} must return a non-negative integer, got {_check._short(v)} for {arg}"
+        )
+    return i
+
+
 def _checked_rows(rows, model_name: str) -> list[Row]:
     """A build function's rows, checked once per build: layers, and copy counts in [1, 2**40]."""
+    if isinstance(rows, str | bytes | dict) or not isinstance(rows, Iterable):
+        raise ValueError(
+            f"{model_name}: build must return a list of Row(name, layer, count), got "
+            f"{_check._short(rows)}"
+        )
     rows = list(rows)
     for r in rows:
         if not isinstance(r, Row) or not isinstance(r.layer, L.Layer):

@@ -38,18 +38,19 @@ MAX_TOKENS = 64
 MAX_DIM = 64
 
 
-def _check_matrix(m: Sequence[Sequence[float]], name: str) -> tuple[int, int]:
-    rows = _check.matrix(name, m, 4096)
-    return len(rows), len(rows[0])
-
-
 def matmul(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> Matrix:
     """A (n x k) times B (k x m)."""
-    n, k = _check_matrix(a, "a")
-    k2, m = _check_matrix(b, "b")
+    return _matmul(_check.matrix("a", a, 4096), _check.matrix("b", b, 4096), "a", "b")
+
+
+def _matmul(a: Matrix, b: Matrix, na: str, nb: str) -> Matrix:
+    """``a`` times ``b``, both already checked (lists of float rows); ``na``/``nb`` name them."""
+    n, k, k2, m = len(a), len(a[0]), len(b), len(b[0])
     if k != k2:
-        raise ValueError(f"inner dimensions differ: a is {n}x{k}, b is {k2}x{m}")
-    return [[sum(a[i][t] * b[t][j] for t in range(k)) for j in range(m)] for i in range(n)]
+        raise ValueError(f"inner dimensions differ: {na} is {n}x{k}, {nb} is {k2}x{m}")
+    _check.work("this product", n * k * m, f"{na} and {nb}")
+    out = [[sum(a[i][t] * b[t][j] for t in range(k)) for j in range(m)] for i in range(n)]
+    return _check.finite_result("the product", out, f"{na} and {nb}")
 
 
 def softmax(row: Sequence[float]) -> list[float]:
@@ -63,6 +64,10 @@ def softmax(row: Sequence[float]) -> list[float]:
         for i, v in enumerate(row)
     ]  # -inf is a masked score
     top = max(row)
+    if top == -math.inf:
+        raise ValueError(
+            f"row is fully masked (every score is -inf): at least one must be finite, got {_check._short(row)}"
+        )
     e = [0.0 if v == -math.inf else math.exp(v - top) for v in row]
     s = sum(e)
     return [v / s for v in e]
@@ -77,9 +82,13 @@ def scores(
         _check.matrix("wq", wq, 4096),
         _check.matrix("wk", wk, 4096),
     )
-    q, k = matmul(x, wq), matmul(x, wk)
+    q, k = _matmul(x, wq, "x", "wq"), _matmul(x, wk, "x", "wk")
+    if len(k[0]) != len(q[0]):
+        raise ValueError(f"wq and wk must have as many columns: {len(q[0])} vs {len(k[0])}")
     d = len(k[0])
-    return [[sum(qi[t] * kj[t] for t in range(d)) / math.sqrt(d) for kj in k] for qi in q]
+    _check.work("the scores", len(q) * len(k) * d, "x, wq and wk")
+    out = [[sum(qi[t] * kj[t] for t in range(d)) / math.sqrt(d) for kj in k] for qi in q]
+    return _check.finite_result("the scores", out, "x, wq and wk")
 
 
 def self_attention(
@@ -96,7 +105,10 @@ def self_attention(
     if causal:
         s = [[v if j <= i else -math.inf for j, v in enumerate(row)] for i, row in enumerate(s)]
     p = [softmax(r) for r in s]
-    return matmul(p, matmul(x, wv))
+    v = _matmul(_check.matrix("x", x, 4096), wv, "x", "wv")
+    return _check.finite_result(
+        "the attention output", _matmul(p, v, "the weights", "x·wv"), "x and wv"
+    )
 
 
 def sinusoidal_positions(n_tokens: int, d_model: int) -> Matrix:

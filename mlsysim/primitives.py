@@ -243,7 +243,7 @@ def access_cost(
       line share it.
     - ``random``: items land in unrelated lines (no two share one).
     Runs are assumed line-aligned (a run of r bytes touches ceil(r / line) lines)."""
-    if pattern not in PATTERNS:
+    if not isinstance(pattern, str) or pattern not in PATTERNS:
         raise ValueError(f"pattern={pattern!r} is unknown; allowed: {', '.join(PATTERNS)}")
     for name, v in (("n_items", n_items), ("item_bytes", item_bytes), ("line_bytes", line_bytes)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:

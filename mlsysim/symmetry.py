@@ -15,6 +15,7 @@ pushed past the border is lost).
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
@@ -62,13 +63,15 @@ def conv2d_valid(image: Sequence[Sequence[float]], kernel: Sequence[Sequence[flo
     oh, ow = len(x) - kh + 1, len(x[0]) - kw + 1
     if oh < 1 or ow < 1:
         raise ValueError(f"kernel ({kh}x{kw}) is larger than the image ({len(x)}x{len(x[0])})")
-    return [
+    _check.work("this convolution", oh * ow * kh * kw, "image and kernel")
+    out = [
         [
             float(sum(k[u][v] * x[i + u][j + v] for u in range(kh) for v in range(kw)))
             for j in range(ow)
         ]
         for i in range(oh)
     ]
+    return _check.finite_result("the convolution", out, "image and kernel")
 
 
 def shift(image: Sequence[Sequence[float]], dx: int = 0, dy: int = 0) -> Grid:
@@ -105,8 +108,13 @@ def dense_apply(
         raise ValueError(f"out_shape must be a (rows, cols) pair, got {out_shape!r}")
     rows, cols = (_check.integer(f"out_shape[{i}]", v, 1, 4096) for i, v in enumerate(out_shape))
     if len(w[0]) != len(flat) or len(w) != rows * cols:
-        raise ValueError(f"weights must be {rows * cols} x {len(flat)}, got {len(w)} x {len(w[0])}")
+        raise ValueError(
+            f"weights must be {rows * cols} x {len(flat)} (out_shape={rows, cols} by the "
+            f"image's {len(flat)} pixels), got {len(w)} x {len(w[0])}"
+        )
+    _check.work("this dense layer", len(w) * len(flat), "image and weights")
     y = [sum(wi * xi for wi, xi in zip(row, flat, strict=True)) for row in w]
+    _check.finite_result("the dense layer's output", y, "image and weights")
     return [y[r * cols : (r + 1) * cols] for r in range(rows)]
 
 
@@ -117,7 +125,11 @@ def relu(fmap: Sequence[Sequence[float]]) -> Grid:
 def global_average_pool(fmap: Sequence[Sequence[float]]) -> float:
     """The mean over every position: collapses the coordinates into one number (Eq. 5)."""
     x = _check_grid(fmap, "fmap")
-    return sum(v for r in x for v in r) / (len(x) * len(x[0]))
+    n = len(x) * len(x[0])
+    mean = sum(v for r in x for v in r) / n
+    if not math.isfinite(mean):  # the sum overflowed; the mean itself is a finite number
+        mean = math.fsum(v / n for r in x for v in r)
+    return mean
 
 
 def max_abs_difference(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> float:
@@ -125,4 +137,5 @@ def max_abs_difference(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]
     x, y = _check_grid(a, "a"), _check_grid(b, "b")
     if (len(x), len(x[0])) != (len(y), len(y[0])):
         raise ValueError(f"shapes differ: {len(x)}x{len(x[0])} vs {len(y)}x{len(y[0])}")
-    return max(abs(p - q) for rx, ry in zip(x, y, strict=True) for p, q in zip(rx, ry, strict=True))
+    diff = max(abs(p - q) for rx, ry in zip(x, y, strict=True) for p, q in zip(rx, ry, strict=True))
+    return _check.finite_result("the difference", diff, "a and b")

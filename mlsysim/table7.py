@@ -70,8 +70,8 @@ MAX_SIDE = 2**16
 
 
 def _check_sizes(block: str, width: int, length: int, rows: int) -> None:
-    if block not in BLOCKS:
-        raise ValueError(f"block={block!r}; allowed: {', '.join(BLOCKS)}")
+    if not isinstance(block, str) or block not in BLOCKS:
+        raise ValueError(f"block={_check._short(block)}; allowed: {', '.join(BLOCKS)}")
     # 2**16 is 16x the notebook's sliders and keeps every block inside the layers' size caps
     for name, v, hi in (
         ("width", width, MAX_SIDE),

@@ -170,6 +170,14 @@ def grid(widget: UIElement) -> list:
     raise TypeError(f"harness has no grid for a {kind} widget")
 
 
+#: "1 tokens", "token(s)": a count's noun agrees with it (kit.counted)
+_BAD_GRAMMAR = re.compile(
+    r"(?<![\d.,])(?<![−+-] )1 (tokens|users|steps|GPUs|experts|layers|kernels|images|requests|frames|sequences"
+    r"|heads|devices|chips|rows|tables|lookups|channels|words|launches|blocks|stages)\b|\b[a-z]+\(s\)"
+    r"|\(0% (?:less|more|faster|slower)"
+)
+
+
 def problems(result: Run) -> list[str]:
     """Everything a student should never see."""
     found = []
@@ -181,6 +189,9 @@ def problems(result: Run) -> list[str]:
         for m in re.finditer(rf"(?<![\w'\"]){re.escape(key)}(?![\w'\"])", result.visible_text):
             ctx = result.visible_text[max(0, m.start() - 60) : m.end() + 20].replace("\n", " ")
             found.append(f"text names the device by its key {key!r} instead of {name!r}: …{ctx}…")
+    names = " | ".join(str(t.get("name") or "") for traces in result.figures for t in traces)
+    for m in _BAD_GRAMMAR.finditer(result.visible_text + " | " + names):
+        found.append(f"text reads {m.group(0)!r} (one of a count is singular; no '(s)')")
     for i, (_, layout) in enumerate(result.charts):
         # plotly.js reads annotation coordinates on a log axis as log10 of the value: a raw
         # value there (e.g. a line label at 295) blows the axis up to 10^295

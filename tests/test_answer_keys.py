@@ -139,11 +139,10 @@ def s061_c():
 
 
 def s062_a():
-    mb = L.Dense(in_features=2048, out_features=2048, bias=False).weight_bytes("fp32") / 1e6
-    assert L.Dense(in_features=1024, out_features=1024, bias=False).weight_bytes(
-        "fp16"
-    ) / 1e6 == pytest.approx(2.1, abs=0.01)
-    return nearest({"4.2": 4.2, "8.4": 8.4, "16.8": 16.8, "33.6": 33.6}, mb, within=1.05)
+    big = L.Dense(in_features=2048, out_features=2048, bias=False).weight_bytes("fp32")
+    small = L.Dense(in_features=1024, out_features=1024, bias=False).weight_bytes("fp16")
+    assert small / 1e6 == pytest.approx(2.1, abs=0.01)
+    return {2: "x2", 4: "x4", 8: "x8", 16: "x16"}[big // small]
 
 
 def s062_c():
@@ -220,8 +219,14 @@ def s064_a():
 
 
 def s064_c():
-    x = L.ResidualAdd(elements=1_000_000).elementwise_intensity(1, "fp32")
-    return nearest({"0.08": 1 / 12, "0.25": 0.25, "1": 1, "2": 2}, x, within=1.01)
+    add = L.ResidualAdd(elements=1_000_000)
+    x1, x32, x256 = (add.elementwise_intensity(b, "fp32") for b in (1, 32, 256))
+    ridge = H100.compute.peak("fp32").m_as("FLOP/s") / H100.memory.bandwidth.m_as("B/s")
+    if x32 > ridge:
+        return "above"
+    if x256 > ridge > x1:
+        return "batch"
+    return "far" if ridge / x32 >= 100 else "near"
 
 
 # --------------------------------------------------------------------------------------------
@@ -252,8 +257,11 @@ def s065_a():
 
 
 def s065_b():
-    macs = L.RNN(input_size=100, hidden_size=128, seq_len=1, bias=False).macs()
-    return {12_800: "12800", 29_184: "29184", 1_280_000: "1.28m", 256: "256"}[macs]
+    vanilla = L.RNN(input_size=100, hidden_size=128, seq_len=1, bias=False).macs()
+    lstm = L.LSTM(input_size=100, hidden_size=128, seq_len=1, bias=False).macs()
+    long = L.LSTM(input_size=100, hidden_size=128, seq_len=64, bias=False).macs()
+    assert long == 64 * lstm  # per step, the sequence length does not enter
+    return {1: "same", 2: "two", 4: "four"}[lstm // vanilla] if lstm % vanilla == 0 else "?"
 
 
 def s065_c():
@@ -289,8 +297,22 @@ def s065_d():
 
 
 def s066_a():
-    qk = L.Attention(d_model=64, n_heads=1, seq_len=512).macs() // 2  # QK^T is half of QK^T + PV
-    return {32_768: "32k", 262_144: "262k", 1_048_576: "1m", 16_777_216: "16.8m"}[qk]
+    def qk_and_scores(s, d):
+        qk = s * s * d  # S x S dot products of d terms, written out
+        head = L.Attention(d_model=d, n_heads=1, seq_len=s)
+        assert head.macs() == 2 * qk  # QK^T is half of QK^T + PV
+        return qk, head.score_bytes()
+
+    base, s2, d2 = qk_and_scores(512, 64), qk_and_scores(1024, 64), qk_and_scores(512, 128)
+    by_s = (s2[0] / base[0], s2[1] / base[1])
+    by_d = (d2[0] / base[0], d2[1] / base[1])
+    if by_s == by_d == (2, 2):
+        return "equal"
+    if by_s == (4, 4) and by_d == (2, 1):
+        return "s4"
+    if by_d == (4, 4):
+        return "d4"
+    return "macs" if by_s[0] == by_d[0] == 4 else "?"
 
 
 def s066_b():
@@ -1054,11 +1076,18 @@ def s068_c():
     return "hash"
 
 
-def _remote_share(n_gpus: int, n_tables: int = 26) -> float:
-    """Tables dealt round-robin over the GPUs; a request homed on each GPU in turn: the share of
-    its pooled vectors that live on another GPU."""
-    owner = [t % n_gpus for t in range(n_tables)]
-    return sum(sum(o != home for o in owner) for home in range(n_gpus)) / (n_gpus * n_tables)
+def _remote_partials(n_gpus: int, lookups: int = 8) -> float:
+    """Row-wise shards (the user table alone is 512 GB): a request's rows of a table lie on GPUs
+    picked uniformly; simulated exactly over every placement for small cases and by the closed
+    form 1 - (1 - 1/n)^k per other GPU otherwise."""
+    if n_gpus**lookups <= 70_000:
+        import itertools
+
+        total = 0
+        for placement in itertools.product(range(n_gpus), repeat=lookups):
+            total += len(set(placement) - {0})  # the request lives on GPU 0
+        return total / n_gpus**lookups
+    return (n_gpus - 1) * (1 - (1 - 1 / n_gpus) ** lookups)
 
 
 def s068_d():
@@ -1066,11 +1095,14 @@ def s068_d():
         L.Embedding(num_embeddings=n, embedding_dim=128).activation_bytes(4096, "fp32")
         for n in (100_000_000, 1_000_000_000)
     )
-    b2, b16 = pooled * _remote_share(2), pooled * _remote_share(16)
-    assert 0 < b2 < b16 < pooled
+    assert _remote_partials(2, 4) == pytest.approx((2 - 1) * (1 - 0.5**4))  # closed form checked
+    b2, b16 = pooled * _remote_partials(2), pooled * _remote_partials(16)
     if b16 < b2:
         return "fall"
-    return "double" if b16 >= 7 * b2 else "grow"
+    if b16 >= 7 * b2:  # 2 -> 16 is three doublings
+        return "double"
+    assert b16 < 8 * pooled  # bounded by one partial sum per lookup
+    return "grow"
 
 
 def s068_ta():
@@ -1654,13 +1686,13 @@ FINGERPRINTS = {
     ("byom", "PRED_C"): "f1b6999b6a4f",
     ("byom", "PRED_D"): "79fddc3c6b24",
     ("byom", "PRED_E"): "103d5d3d5f71",
-    ("s06_01_principles", "PRED_A"): "95e36c70e008",
+    ("s06_01_principles", "PRED_A"): "8ee927ac91ee",
     ("s06_01_principles", "PRED_B"): "200cc117659a",
     ("s06_01_principles", "PRED_C"): "faeef58bf10c",
     ("s06_01_principles", "TRANSFER_A"): "d8e9584167a9",
-    ("s06_01_principles", "TRANSFER_B"): "76599539cea8",
+    ("s06_01_principles", "TRANSFER_B"): "6b8fd045b77f",
     ("s06_01_principles", "TRANSFER_C"): "24ba1ab5ec6a",
-    ("s06_02_mlps", "PRED_A"): "33ee8cd2ec83",
+    ("s06_02_mlps", "PRED_A"): "39602a739b96",
     ("s06_02_mlps", "PRED_B"): "94ddbb9ba50c",
     ("s06_02_mlps", "PRED_C"): "17eeae84c67a",
     ("s06_02_mlps", "PRED_D"): "a76a7ed54662",
@@ -1668,7 +1700,7 @@ FINGERPRINTS = {
     ("s06_02_mlps", "TRANSFER_B"): "088a0b901cdd",
     ("s06_02_mlps", "TRANSFER_C"): "799f3bcb261e",
     ("s06_02_mlps", "TRANSFER_D"): "c9cd38399e20",
-    ("s06_03_cnns", "PRED_A"): "7c4c90c0cf3d",
+    ("s06_03_cnns", "PRED_A"): "86a2405a1a08",
     ("s06_03_cnns", "PRED_B"): "23e5773dc9df",
     ("s06_03_cnns", "PRED_C"): "88f574c21756",
     ("s06_03_cnns", "PRED_D"): "e5dd7bb22fba",
@@ -1680,12 +1712,12 @@ FINGERPRINTS = {
     ("s06_03_cnns", "TRANSFER_E"): "9867dae8c9c1",
     ("s06_04_skip_norm", "PRED_A"): "ab7b81c48e68",
     ("s06_04_skip_norm", "PRED_B"): "1ca8927c1ce9",
-    ("s06_04_skip_norm", "PRED_C"): "799dc3023d2a",
+    ("s06_04_skip_norm", "PRED_C"): "da79ac9b1db9",
     ("s06_04_skip_norm", "TRANSFER_A"): "077601ecefbb",
     ("s06_04_skip_norm", "TRANSFER_B"): "65c61f782ecc",
     ("s06_04_skip_norm", "TRANSFER_C"): "cdc2a099be60",
     ("s06_05_rnns", "PRED_A"): "d5181554ed9e",
-    ("s06_05_rnns", "PRED_B"): "b2e3767901df",
+    ("s06_05_rnns", "PRED_B"): "9098efcb3b15",
     ("s06_05_rnns", "PRED_C"): "4549b14dc0a3",
     ("s06_05_rnns", "PRED_D"): "78f0659692ce",
     ("s06_05_rnns", "PRED_E"): "a4bf05b64a90",
@@ -1694,7 +1726,7 @@ FINGERPRINTS = {
     ("s06_05_rnns", "TRANSFER_C"): "db1140f75b5c",
     ("s06_05_rnns", "TRANSFER_D"): "812ae3b9bdc5",
     ("s06_05_rnns", "TRANSFER_E"): "5d2151e4dfbd",
-    ("s06_06_attention", "PRED_A"): "3a152c03f27a",
+    ("s06_06_attention", "PRED_A"): "447f9ebcd271",
     ("s06_06_attention", "PRED_B"): "10fb1d36124a",
     ("s06_06_attention", "PRED_C"): "dd98ec72f618",
     ("s06_06_attention", "PRED_D"): "9766a09f94c8",
@@ -1704,10 +1736,10 @@ FINGERPRINTS = {
     ("s06_06_attention", "TRANSFER_C"): "6ac1bac97ada",
     ("s06_06_attention", "TRANSFER_D"): "ce4b8d45cc55",
     ("s06_06_attention", "TRANSFER_E"): "0fc0fe14eb64",
-    ("s06_07_transformers", "PRED_A"): "146bc43bf5ab",
+    ("s06_07_transformers", "PRED_A"): "b4b0adc095cd",
     ("s06_07_transformers", "PRED_B"): "20575d255ed5",
     ("s06_07_transformers", "PRED_C"): "c7a77c4435e4",
-    ("s06_07_transformers", "PRED_D"): "cc317619bd49",
+    ("s06_07_transformers", "PRED_D"): "8293e85e8739",
     ("s06_07_transformers", "PRED_E"): "6de372282c2a",
     ("s06_07_transformers", "TRANSFER_A"): "33883e5b172c",
     ("s06_07_transformers", "TRANSFER_B"): "c15b4a0cfdc7",
@@ -1716,8 +1748,8 @@ FINGERPRINTS = {
     ("s06_07_transformers", "TRANSFER_E"): "b7aa6a9ea188",
     ("s06_08_dlrm", "PRED_A"): "3965cf2cfbf2",
     ("s06_08_dlrm", "PRED_B"): "9ca714db0368",
-    ("s06_08_dlrm", "PRED_C"): "1ade24701af8",
-    ("s06_08_dlrm", "PRED_D"): "e68621138023",
+    ("s06_08_dlrm", "PRED_C"): "852c4107ef4f",
+    ("s06_08_dlrm", "PRED_D"): "f8bc421a17ad",
     ("s06_08_dlrm", "TRANSFER_A"): "b41d29c0e537",
     ("s06_08_dlrm", "TRANSFER_B"): "f20fdccb72a7",
     ("s06_08_dlrm", "TRANSFER_C"): "e12fcf2a5a14",
@@ -1730,7 +1762,7 @@ FINGERPRINTS = {
     ("s06_09_choosing", "TRANSFER_B"): "fc5e9a4a2910",
     ("s06_09_choosing", "TRANSFER_C"): "1aa5989ec213",
     ("s06_09_choosing", "TRANSFER_D"): "b5975200c329",
-    ("s06_10_fallacies", "PRED_A"): "4534e2b9efa4",
+    ("s06_10_fallacies", "PRED_A"): "d4ce1eca61d5",
     ("s06_10_fallacies", "PRED_B"): "703e32f1844b",
     ("s06_10_fallacies", "PRED_C"): "f311ac633c58",
     ("s06_10_fallacies", "PRED_D"): "5e33ae055863",
@@ -1740,7 +1772,7 @@ FINGERPRINTS = {
     ("s06_10_fallacies", "TRANSFER_D"): "de9cdbc6fffe",
     ("s06_11_primitives", "PRED_A"): "46a82006bcda",
     ("s06_11_primitives", "PRED_B"): "16e290742c81",
-    ("s06_11_primitives", "PRED_C"): "f59a2e20b6fc",
+    ("s06_11_primitives", "PRED_C"): "8ea17da6104b",
     ("s06_11_primitives", "PRED_D"): "2888d546dc01",
     ("s06_11_primitives", "TRANSFER_A"): "540322701341",
     ("s06_11_primitives", "TRANSFER_B"): "006d6bc76d96",

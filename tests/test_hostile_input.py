@@ -224,8 +224,21 @@ def test_solve_and_sweep_refuse_alike(arg, value):
 # 2. The table: every public callable x every argument x every hostile value
 # --------------------------------------------------------------------------------------------
 
-HOSTILE = [True, "7", 2.5, NAN, INF, -1, 0, 10**300, np.int64(3), None]
-HOSTILE_IDS = ["True", "str", "2.5", "nan", "inf", "-1", "0", "1e300", "np.int64", "None"]
+HOSTILE = [True, "7", 2.5, NAN, INF, -1, 0, 10**300, np.int64(3), None, 10**400, []]
+HOSTILE_IDS = [
+    "True",
+    "str",
+    "2.5",
+    "nan",
+    "inf",
+    "-1",
+    "0",
+    "1e300",
+    "np.int64",
+    "None",
+    "1e400 int",
+    "[]",
+]
 
 
 def _core_modules() -> list:

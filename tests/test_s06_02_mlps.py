@@ -31,7 +31,7 @@ def test_section_6_2_5_layer_2048_fp32():
     assert layer.params == 4_194_304
     assert round(layer.weight_bytes("fp32") / 1e6, 1) == 16.8
     assert layer.weight_bytes("fp32") / lab.dense(1024, 1024).weight_bytes("fp16") == 8
-    assert lab.PRED_A.answer == "16.8"
+    assert lab.PRED_A.answer == "x8"
 
 
 def test_mnist_reference_layer_primary_edition():
@@ -89,6 +89,18 @@ def test_a100_batch1_share_is_4_percent_on_the_40gb_part():
     assert lab.roofline_share(layer, "H100", 1, "fp32") == pytest.approx(0.025, abs=5e-4)
     assert lab.PRED_B.answer == "same"
     assert "4.0%" in lab.part_b(1, "A100_40GB", "fp32", 2048).summary
+
+
+def test_transfer_b_feedback_moves_the_ridge_16x_and_the_share_8x():
+    """The FP16 ridge of the A100 40 GB is 16x the FP32 one (312 vs 19.5 TFLOP/s, one memory);
+    the feedback said 8x, which is the drop in the share (the intensity doubles)."""
+    from mlsysim import Hardware
+
+    dev = Hardware.get("A100_40GB")
+    ratio = dev.ridge_point("fp16") / dev.ridge_point("fp32")
+    assert ratio == pytest.approx(16, rel=1e-9)
+    text = lab.TRANSFER_B.feedback["larger"]
+    assert "ridge point 16× further right" in text and "drops 8×" in text
 
 
 def test_batching_is_the_fix():

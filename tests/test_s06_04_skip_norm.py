@@ -283,7 +283,16 @@ def test_resnet50_glue_share_eager_vs_fused():
 
 
 def test_prediction_c_answer():
-    assert lab.PRED_C.answer == "0.08"
+    """PRED_C asks where the add sits against the H100's ridge (it was the arithmetic 1/12 with
+    both loads and the store spelled out in the stem): 1/12 FLOP/B against 20 is 240x below, and
+    the batch does not move it."""
+    from mlsysim import Hardware
+
+    x = L.ResidualAdd(elements=1_000_000).elementwise_intensity(1, "fp32")
+    ridge = Hardware.get("H100").ridge_point("fp32").magnitude
+    assert x == pytest.approx(1 / 12) and round(ridge / x) == 240
+    assert L.ResidualAdd(elements=1_000_000).elementwise_intensity(256, "fp32") == x
+    assert lab.PRED_C.answer == "far" and "240×" in lab.PRED_C.feedback["far"]
 
 
 # ---- Issue 14: published CIFAR-10 results, RMSNorm's measured range, BatchNorm's all-reduce ----

@@ -34,7 +34,11 @@ def test_vanilla_step_is_29184_macs():
     view = lab.part_b(128, 100, False)
     assert _card(view, "Vanilla MACs").value == "29,184"
     assert "29,184 MACs" in view.summary
-    assert lab.PRED_B.answer == "29184"
+    # PRED_B asks what an LSTM of the same sizes costs (it was the arithmetic above, with the
+    # formula in the right option's label): 4 gates, each the vanilla step's two products
+    lstm = L.LSTM(input_size=100, hidden_size=128, seq_len=1, bias=False).macs()
+    assert lstm == 4 * 29_184 == 116_736 and lab.PRED_B.answer == "four"
+    assert "116,736" in lab.PRED_B.feedback["four"] and "29,184" in lab.PRED_B.feedback["four"]
     assert lab.B_HIDDEN.value == 128 and lab.B_D_IN.value == 100 and lab.B_BIAS.value is False
 
 
@@ -255,7 +259,13 @@ def test_part_e_default_vanishes_and_the_additive_path_survives():
     cards = {c.label: c for c in v.cards}
     plain = G.bptt(100, 16, "tanh", 1.0)
     assert plain.first < 1e-15 and G.flow_verdict(plain.first) == "vanishes"
-    assert 0.4 < plain.mean_derivative < 0.7  # the "about 0.54" of the feedback
+    assert 0.4 < plain.mean_derivative < 0.7  # the "mean |f′| of 0.54" of the feedback
+    # the feedback's per-step factor and its 100th power are the card's, not 0.5^100 (8e-31)
+    assert (
+        round(plain.per_step_factor, 2) == 0.62 and "0.62^100 ≈ 10⁻²¹" in lab.PRED_E.feedback["all"]
+    )
+    assert f"{plain.first:.0e}" == "1e-21" and "0.62^100 ≈ 10⁻²¹" in lab.PRED_E.feedback["vanish"]
+    assert "0.5^100" not in " ".join(lab.PRED_E.feedback.values())
     assert cards["Gradient at h_0"].note.startswith("it vanishes")
     assert lab.PRED_E.answer == "vanish"
     path = G.bptt(100, 16, "tanh", 1.0, additive=True)

@@ -40,7 +40,15 @@ def test_score_gemm_512_by_64_is_16_8m_macs():
     view = lab.part_a(512, 64, "fp16")
     assert _card(view, "QKᵀ MACs").value == "16.8 M"
     assert _card(view, "Score scale").value == "1/8.00"
-    assert lab.PRED_A.answer == "16.8m"
+    # PRED_A asks which doubling grows what (it was the product 512 x 512 x 64 with every
+    # option's arithmetic printed beside it)
+    s2, d2 = (
+        L.Attention(d_model=64, n_heads=1, seq_len=1024),
+        L.Attention(d_model=128, n_heads=1, seq_len=512),
+    )
+    assert (s2.macs() / head.macs(), s2.score_bytes() / head.score_bytes()) == (4, 4)
+    assert (d2.macs() / head.macs(), d2.score_bytes() / head.score_bytes()) == (2, 1)
+    assert lab.PRED_A.answer == "s4"
     assert (lab.A_SEQ.value, lab.A_D_HEAD.value) == (512, 64)
 
 
@@ -232,3 +240,18 @@ def test_fused_qkv_has_the_parameters_of_three_projections():
     assert fused.params == 3 * 768 * 768 + 3 * 768 == 1_771_776
     assert fused.params == 3 * L.Dense(in_features=768, out_features=768).params
     assert "1,771,776" in "\n".join(lab.part_e(1, False).peek)
+
+
+def test_part_d_peek_formulas_give_the_bytes_they_print():
+    """The MathPeek's byte formulas carry the 2 bytes per FP16 value: 4 × heads × S² alone is
+    3.2 G, half the 6.5 GB printed beside it."""
+    s, (d, h) = 8192, lab.SHAPES["napkin"]
+    v = lab.part_d(s, "napkin", lab.D_DEVICE.value, False)
+    peek = "\n".join(v.peek)
+    std = lab._solve("napkin", s, False, lab.D_DEVICE.value)
+    materialized = (4 * s * d + 4 * h * s * s) * 2
+    assert std.bytes_moved == pytest.approx(materialized, rel=1e-9)
+    assert "4 × heads × S² × 2 B" in peek and f"{materialized / 1e9:.1f} GB" in peek
+    reread = (2 * s * d + -(-s // lab.Q_TILE) * 2 * s * d) * 2
+    assert lab._att("napkin", s, True).tiled_bytes(1, lab.PRECISION, lab.Q_TILE) == reread
+    assert "× 2Sd) × 2 B" in peek and f"{reread / 1e9:.1f} GB" in peek

@@ -135,14 +135,33 @@ def test_sharding_needs_8_gpus_not_7():
     assert lab.shard_plan(8, 90, 1024, 1)["needed"] == 8
 
 
+def _expected_remote_partials(n: int, k: int) -> float:
+    """Expected partial sums one request sends to its GPU for one table, counted from the
+    distribution of distinct shards hit by k uniform lookups (Stirling numbers of the second
+    kind): E[distinct] = Σ_j j · S(k, j) · n!/(n−j)! / n^k; the home GPU is one of them with
+    chance E[distinct]/n."""
+    from math import comb, perm
+
+    def stirling2(k, j):
+        return sum((-1) ** i * comb(j, i) * (j - i) ** k for i in range(j + 1)) // math.factorial(j)
+
+    distinct = sum(j * stirling2(k, j) * perm(n, j) for j in range(1, k + 1)) / n**k
+    return distinct * (n - 1) / n
+
+
 def test_sharding_moves_more_bytes_across_nvlink_as_gpus_are_added():
-    """PRED_D: (n - 1)/n of each request's pooled vectors live on another GPU. A 4,096-request
-    batch with 2 tables × 128 FP32 values per request pools 4,096 × 2 × 512 B = 4.19 MB;
-    2 GPUs send half (2.10 MB), 16 GPUs fifteen sixteenths (3.93 MB)."""
-    pooled = 4096 * 2 * 128 * 4
-    assert lab.shard_plan(2, 90, 4096, 8)["all_to_all"] == pytest.approx(pooled / 2)
-    assert lab.shard_plan(16, 90, 4096, 8)["all_to_all"] == pytest.approx(pooled * 15 / 16)
-    assert lab.PRED_D.answer == "grow"
+    """PRED_D, row-wise shards (the 512 GB user table outgrows any GPU, so tables cannot be dealt
+    out whole): every other GPU holding one of a request's 8 rows of a table sends a partial sum.
+    The old model charged (n - 1)/n of the pooled vectors, table-wise traffic for a two-table
+    model that cannot be sharded table-wise. A 4,096-request batch, 2 tables × 512 B per partial:
+    2 GPUs 4.18 MB, 16 GPUs 25.4 MB, the limit 8 partials per table, 33.6 MB."""
+    one = 4096 * 2 * 128 * 4
+    for n in (2, 4, 16):
+        got = lab.shard_plan(n, 90, 4096, 8)["all_to_all"]
+        assert got == pytest.approx(one * _expected_remote_partials(n, 8), rel=1e-12)
+    b2, b16 = (lab.shard_plan(n, 90, 4096, 8)["all_to_all"] for n in (2, 16))
+    assert round(b2 / 1e6, 2) == 4.18 and round(b16 / 1e6, 1) == 25.4 and b16 < 8 * one
+    assert "25.4 MB" in lab.PRED_D.feedback["grow"] and lab.PRED_D.answer == "grow"
 
 
 def test_interconnect_constants_match_nvidia_h100_datasheet():
@@ -155,16 +174,20 @@ def test_interconnect_constants_match_nvidia_h100_datasheet():
     )
 
 
-def test_all_to_all_traffic_is_the_remote_share_of_pooled_vectors():
-    """L1256: sharded tables turn lookups into all-to-all traffic; with n shards (n-1)/n of each
-    request's pooled vectors live elsewhere. Pooling happens at the owner, so lookups do not add."""
+def test_all_to_all_traffic_is_one_partial_sum_per_remote_shard_hit():
+    """L1256: sharded tables turn lookups into all-to-all traffic. One lookup per table: the row
+    is remote with chance (n-1)/n; many lookups on many GPUs: up to one partial sum per lookup."""
     pooled = sum(
         lab.table(n).activation_bytes(1024, "fp32") for n in (lab.ITEM_ROWS, lab.USER_ROWS)
     )
     assert pooled == 1024 * 2 * 512
     for n in (1, 2, 8):
-        plan = lab.shard_plan(n, 90, 1024, 4)
+        plan = lab.shard_plan(n, 90, 1024, 1)
         assert plan["all_to_all"] == pytest.approx(pooled * (n - 1) / n)
+        assert lab.shard_plan(n, 90, 1024, 4)["all_to_all"] == pytest.approx(
+            pooled * _expected_remote_partials(n, 4)
+        )
+    assert lab.shard_plan(4096, 90, 1024, 4)["all_to_all"] < 4 * pooled
     assert lab.shard_plan(1, 90, 1024, 4)["t_nvlink"] == 0
     plan = lab.shard_plan(8, 90, 1024, 1)
     assert plan["rows_moved"] == Q_(1024 * 2 * 512, "B").m_as("B")

@@ -120,3 +120,12 @@ def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="devices"):
         M.all_to_all_bytes_per_token(2.5)
     assert not math.isnan(M.step_stretch(1, 1.0, 1.0))
+
+
+def test_part_c_opens_on_the_case_the_question_asked_about():
+    """The question says nothing is dropped and the answer is 'twice as long': the chart opened at
+    a capacity factor of 1.25 (1.25x, 9.4% dropped) and contradicted it."""
+    v = lab.part_c(lab.C_HOT.value, lab.C_CAPACITY.value, lab.C_TOKENS.value)
+    cards = {c.label: c.value for c in v.cards}
+    assert cards["Step time vs balanced"] == "2.00×" and cards["Assignments dropped"] == "0.0%"
+    assert lab.PRED_C.answer == "x2"

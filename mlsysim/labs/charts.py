@@ -25,6 +25,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from .. import _check
+from .._check import _short, is_finite
 from .placement import (
     LINE_LABEL,
     axis_values,
@@ -92,13 +94,15 @@ def vline(fig, x: float, text: str = "", *, dash: str = "dash", position: str = 
 
 def _reference_line(fig, axis: str, value: float, text: str, dash: str, position: str):
     try:
-        where = LINE_LABEL[axis, position]
+        where = LINE_LABEL[axis, position] if isinstance(position, str) else None
     except KeyError:
+        where = None
+    if where is None:
         raise ValueError(
-            f"position={position!r}: expected one of {sorted({p for _, p in LINE_LABEL})}"
-        ) from None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"{axis}={value!r}: a reference line needs a finite real number")
+            f"position={_short(position)}: expected one of {sorted({p for _, p in LINE_LABEL})}"
+        )
+    if not isinstance(value, numbers.Real) or not is_finite(value):
+        raise ValueError(f"{axis}={_short(value)}: a reference line needs a finite real number")
     value = value.item() if hasattr(value, "item") else value  # a numpy scalar, as Plotly writes it
     other = "y" if axis == "x" else "x"
     line = {"type": "line", f"{other}ref": f"{other} domain", f"{other}0": 0, f"{other}1": 1}
@@ -112,9 +116,16 @@ def _reference_line(fig, axis: str, value: float, text: str, dash: str, position
     return fig
 
 
+#: Units ``memory_lines`` draws capacities in.
+_MEMORY_UNITS = ("B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB")
+
+
 def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float = 1.0):
     """Dashed horizontal lines at each device's memory capacity (in ``unit``, times ``scale``,
     e.g. ``scale=1/4`` bytes-per-param to draw a parameter budget)."""
+    _check.real("scale", scale, 0.0, 1e30, lo_open=True)
+    if not isinstance(unit, str) or unit not in _MEMORY_UNITS:
+        raise ValueError(f"unit={_short(unit)} is not valid; allowed: {', '.join(_MEMORY_UNITS)}")
     for i, dev in enumerate(devices):
         cap = dev.memory.capacity.m_as(unit) * scale
         name = device_label(dev)  # as every chart and card names it ("NVIDIA A100 SXM 40GB")
@@ -166,7 +177,8 @@ def roofline(
     vline(
         fig,
         ridge,
-        f"{named}: {ridge:,.0f} FLOP/B" if ridge >= 10 else f"{named}: {ridge:.2g} FLOP/B",
+        # three figures below 100 (12.5, as the cards print it, not 13)
+        f"{named}: {ridge:,.0f} FLOP/B" if ridge >= 100 else f"{named}: {ridge:.3g} FLOP/B",
         dash="dot",
         position="bottom right",
     )
@@ -268,6 +280,10 @@ def _decade_text(k: int, kind: str, plain: bool = True) -> str:
     return f"10{str(k).translate(_SUP)}"
 
 
+#: The largest decade a log axis is labelled at (floats reach 1.8e308).
+_MAX_DECADE = 300
+
+
 def _nice_step(span: float, target: int = 5) -> float:
     raw = span / max(target, 1)
     mag = 10 ** math.floor(math.log10(raw))
@@ -304,7 +320,9 @@ def _format_axis(data: list[dict], layout: dict, name: str) -> None:
         pos = [v for v in vals if v > 0]
         given = ax.get("range")
         if isinstance(given, list | tuple) and len(given) == 2 and all(map(finite_number, given)):
-            lo_l, hi_l = sorted(given)
+            # a float spans decades -308..308: a range past them is clamped (it would list
+            # a billion decades, or overflow 10.0**k)
+            lo_l, hi_l = (min(max(float(v), -_MAX_DECADE), _MAX_DECADE) for v in sorted(given))
         elif pos:
             lo_l, hi_l = math.log10(min(pos)), math.log10(max(pos))
             pad = max(0.08, 0.04 * (hi_l - lo_l))
@@ -332,6 +350,8 @@ def _format_axis(data: list[dict], layout: dict, name: str) -> None:
     if kind == "bytes" and vals:
         hi = max(abs(v) for v in vals) or 1.0
         lo = min(0.0, min(vals))
+        if not math.isfinite((hi - lo) * 1.05):  # beyond a float's range: ticks left to Plotly
+            return
         exp, unit = next(
             (e, u)
             for e, u in ((12, "TB"), (9, "GB"), (6, "MB"), (3, "kB"), (0, "B"))
@@ -466,7 +486,7 @@ def text_alternative(fig, summary: str = "") -> str:
     if xt or yt:
         parts.append(f"Horizontal axis: {xt or 'categories'}; vertical axis: {yt or 'values'}.")
     for t in list(fig.data)[:8]:
-        ys = [v for v in (t.y or ()) if isinstance(v, int | float) and math.isfinite(v)]
+        ys = [v for v in (t.y or ()) if finite_number(v)]
         xs = list(t.x or ())
         name = plain(t.name) or "series"
         if not ys:
@@ -494,6 +514,8 @@ def text_alternative(fig, summary: str = "") -> str:
 def _num(v) -> str:
     if isinstance(v, str):
         return v
+    if not finite_number(v):
+        return _short(v, 24)
     v = float(v)
     if v == 0:
         return "0"

@@ -10,13 +10,16 @@ that ``import mlsysim`` never needs it.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import math
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
+from .._check import is_finite
 from .state import clean_text
 
 __all__ = [
@@ -100,8 +103,15 @@ def _md(text):
     return _mo().md(_md_src(text))
 
 
+#: The elements ``plain`` may wrap its text in (a tag is never taken from the caller verbatim).
+PLAIN_TAGS = ("span", "div", "p", "pre", "code", "em", "strong", "small", "li", "blockquote")
+
+
 def plain(text, tag: str = "span", cls: str = ""):
-    """Any text as plain text: never markdown, never HTML (use for ledger/report/student text)."""
+    """Any text as plain text: never markdown, never HTML (use for ledger/report/student text).
+    ``tag`` is one of ``PLAIN_TAGS``."""
+    if not isinstance(tag, str) or tag not in PLAIN_TAGS:
+        raise ValueError(f"tag={_short(tag)} is not allowed; allowed: {', '.join(PLAIN_TAGS)}")
     klass = f' class="{_e(cls)}"' if cls else ""
     body = _e(text).replace("\n", "<br>")
     return _mo().Html(f'<{tag}{klass} style="white-space: pre-wrap">{body}</{tag}>')
@@ -117,15 +127,54 @@ def _callout(inner_html: str, kind: str):
 # --------------------------------------------------------------------------------------------
 
 
-def _finite(x: float, what: str, negative: bool = False) -> float:
-    if isinstance(x, bool) or x is None:
-        raise ValueError(f"{what} must be a number, got {x!r}")
-    x = float(x)
-    if math.isnan(x) or math.isinf(x):
-        raise ValueError(f"{what} must be a finite number, got {x}")
-    if x < 0 and not negative:
-        raise ValueError(f"{what} must be zero or positive, got {x:g}")
-    return x
+def _finite(x: float, name: str, negative: bool = False) -> float:
+    """``x`` as a finite float, or a ValueError naming the argument ``name``: strings (even
+    numeric ones), bools and None are refused, as are NaN, inf and integers beyond a float."""
+    if (
+        x is None
+        or isinstance(x, str | bytes | bool)
+        or (type(x).__module__ == "numpy" and type(x).__name__ in ("bool", "bool_"))
+    ):
+        raise ValueError(f"{name} must be a number, got {_short(x)}")
+    try:
+        f = float(x)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a finite number, got {_short(x)}") from None
+    if math.isnan(f) or math.isinf(f):
+        raise ValueError(f"{name} must be a finite number, got {_short(x)}")
+    if f < 0 and not negative:
+        raise ValueError(f"{name} must be zero or positive, got {f:g}")
+    return f + 0.0  # -0.0 shown as 0
+
+
+def _short(v, limit: int = 80) -> str:
+    r = repr(v)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+#: The most decimal places a number is shown with.
+MAX_DIGITS = 12
+
+
+def _has(container, key) -> bool:
+    """``key in container``, False for an unhashable ``key`` (a list where a name is expected)."""
+    try:
+        return key in container
+    except TypeError:
+        return False
+
+
+def _digits(digits) -> int:
+    """``digits`` as an int in [0, MAX_DIGITS] (not a bool, a float or None)."""
+    d = None
+    if not isinstance(digits, bool):
+        try:
+            d = operator.index(digits)  # an int or a numpy integer
+        except TypeError:
+            d = None
+    if d is None or not 0 <= d <= MAX_DIGITS:
+        raise ValueError(f"digits must be an integer in [0, {MAX_DIGITS}], got {_short(digits)}")
+    return d
 
 
 def _scaled(x: float, units: Sequence[tuple[float, str]], digits: int) -> str:
@@ -149,15 +198,23 @@ _BIBYTES = [
 ]
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 token', '4,096 tokens': a count with its noun in agreement."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def fmt_bytes(n: float, digits: int = 1, binary: bool = False) -> str:
     """Decimal units by default (1 GB = 1e9 B), binary (GiB) when asked. Refuses negative and
     non-finite values; past 10^6 PB switches to scientific notation."""
-    return _scaled(_finite(n, "bytes"), _BIBYTES if binary else _BYTES, digits)
+    if not isinstance(binary, bool):
+        raise ValueError(f"binary must be True or False, got {_short(binary)}")
+    return _scaled(_finite(n, "n"), _BIBYTES if binary else _BYTES, _digits(digits))
 
 
 def fmt_count(n: float, digits: int = 1) -> str:
     """12,345 below a million; 1.2 M, 3.4 B, 5.6 T above. Refuses negative and non-finite."""
-    n = _finite(n, "count")
+    n = _finite(n, "n")
+    digits = _digits(digits)
     if abs(n) < 1e6:
         return f"{n:,.0f}"
     return _scaled(n, [(1e12, "T"), (1e9, "B"), (1e6, "M")], digits)
@@ -165,7 +222,8 @@ def fmt_count(n: float, digits: int = 1) -> str:
 
 def fmt_time(seconds: float, digits: int = 2) -> str:
     """ns to s; refuses negative and non-finite times; past 10^6 s scientific seconds."""
-    s = _finite(seconds, "time")
+    s = _finite(seconds, "seconds")
+    digits = _digits(digits)
     if s == 0:
         return "0 s"  # a term that is absent, not '0.00 ns'
     return _scaled(s, [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")], digits)
@@ -173,14 +231,15 @@ def fmt_time(seconds: float, digits: int = 2) -> str:
 
 def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
     return _scaled(
-        _finite(flops_per_s, "rate"),
+        _finite(flops_per_s, "flops_per_s"),
         [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"), (1, "FLOP/s")],
-        digits,
+        _digits(digits),
     )
 
 
 def fmt_ratio(x: float, digits: int = 1) -> str:
-    x = _finite(x, "ratio")
+    x = _finite(x, "x")
+    digits = _digits(digits)
     if x >= 1e9:
         return f"{x:.{digits}e}×"
     return f"{x:,.{digits}f}×"
@@ -195,6 +254,25 @@ def fmt_ratio(x: float, digits: int = 1) -> str:
 _NUMBER = re.compile(
     r"(?<![\w.])(\d[\d,.]*\d|\d)(\s?(?:×(?!\s?\d)|%|[kKMGTP]?i?B\b|FLOP/B\b|FLOP/byte|ms\b|µs\b|ns\b|s\b|tokens?\b|million\b|billion\b))?"
 )
+
+#: A number leading an option label ("About 5,575×", "16.8 MB", "0.25 (…)"), with a scale
+#: letter when one follows it: options that all lead with one are shown in ascending order.
+_LEADING = re.compile(
+    r"^(?i:about|roughly|under|over|exactly|~)?\s*(\d[\d,]*(?:\.\d+)?)\s*([kKMGT](?=B\b|\b)|B\b)?"
+)
+_SCALE = {None: 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "B": 1e9, "T": 1e12}
+
+
+def _leading_number(label: str) -> float | None:
+    m = _LEADING.match(label.strip())
+    if not m:
+        return None
+    return float(m.group(1).replace(",", "")) * _SCALE[m.group(2)]
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8], "big")
+
 
 #: What each kind of question is called above its options.
 _KIND_PREFIX = {"predict": "**Predict first.**", "transfer": "**Now try a new case.**"}
@@ -245,9 +323,13 @@ class Prediction:
     reveals: tuple[str, ...] = ()
 
     def __post_init__(self):
-        if self.answer not in self.options:
+        if not isinstance(self.options, Mapping) or not self.options:
             raise ValueError(
-                f"answer={self.answer!r} is not one of the options {list(self.options)}"
+                f"options must be a non-empty mapping key -> label, got {_short(self.options)}"
+            )
+        if not _has(self.options, self.answer):
+            raise ValueError(
+                f"answer={_short(self.answer)} is not one of the options {list(self.options)}"
             )
         # deferred feedback is checked when it is made (tests/test_kit.py reads every lab's)
         deferred = isinstance(self.feedback, Deferred)
@@ -257,8 +339,8 @@ class Prediction:
         labels = list(self.options.values())
         if len(set(labels)) != len(labels):
             raise ValueError(f"option labels must be distinct, got {labels}")
-        if self.kind not in _KIND_PREFIX:
-            raise ValueError(f"kind={self.kind!r}; allowed: {', '.join(_KIND_PREFIX)}")
+        if not _has(_KIND_PREFIX, self.kind):
+            raise ValueError(f"kind={_short(self.kind)}; allowed: {', '.join(_KIND_PREFIX)}")
 
     @property
     def spoilers(self) -> tuple[str, ...]:
@@ -273,14 +355,34 @@ class Prediction:
                 nums.append(number)
         return tuple(dict.fromkeys([*self.reveals, *nums]))
 
+    @property
+    def display_order(self) -> tuple[str, ...]:
+        """The option keys in the order a student sees them. Authors tend to write the right
+        answer second; shown as written, "pick B" would beat thinking. Options that all lead with
+        a distinct number are shown in ascending order (a scale reads as one); otherwise the
+        correct option's position and the others' order come from a hash of the question, so
+        the order is the same on every load, in every report and for every student."""
+        keys = list(self.options)
+        numbers = [_leading_number(self.options[k]) for k in keys]
+        if None not in numbers and len(set(numbers)) == len(numbers):
+            return tuple(k for _, k in sorted(zip(numbers, keys, strict=True)))
+        others = sorted(
+            (k for k in keys if k != self.answer),
+            key=lambda k: _digest(f"{self.question}\0{k}"),
+        )
+        others.insert(
+            _digest(f"{self.question}\0{self.options[self.answer]}") % len(keys), self.answer
+        )
+        return tuple(others)
+
     def radio(self, saved: Saved | None = None):
         """The widget: no default answer (or the student's saved answer, restored from the
         ledger). Create it in its own (ungated) cell. Option labels are shown by marimo as text."""
         mo = _mo()
         value = saved.value_for(self) if saved is not None else None
         el = mo.ui.radio(
-            options={clean_text(label): key for key, label in self.options.items()},
-            value=clean_text(self.options[value]) if value in self.options else None,
+            options={clean_text(self.options[key]): key for key in self.display_order},
+            value=clean_text(self.options[value]) if _has(self.options, value) else None,
             label=f"{_KIND_PREFIX[self.kind]} {_md_src(self.question)}",
         )
         if saved is not None:
@@ -292,8 +394,8 @@ class Prediction:
 
     def verdict_html(self, value, first: str | None = None) -> tuple[str, str]:
         """(HTML, callout kind) for the chosen option: correct, or the misconception named."""
-        if value not in self.options:
-            raise ValueError(f"prediction value {value!r} is not one of {list(self.options)}")
+        if not _has(self.options, value):
+            raise ValueError(f"prediction value={_short(value)} is not one of {list(self.options)}")
         text = _render_md(self.feedback[value])
         if self.is_correct(value):
             body = f"<strong>Correct.</strong> {text}"
@@ -304,7 +406,7 @@ class Prediction:
                 f"{text}"
             )
             kind = "warn"
-        if first is not None and first in self.options and first != value:
+        if first is not None and _has(self.options, first) and first != value:
             ok = "correct" if self.is_correct(first) else "not correct"
             body += (
                 f'<div class="ms-first">Your committed prediction (recorded, {ok}): '
@@ -332,7 +434,8 @@ def answer_key(pred: Prediction):
     rows = "".join(
         f"<li><strong>{'✓ ' if pred.is_correct(k) else ''}{_e(label)}</strong>: "
         f"{_render_md(pred.feedback[k])}</li>"
-        for k, label in pred.options.items()
+        for k in pred.display_order
+        for label in (pred.options[k],)
     )
     return _callout(
         f"<strong>Instructor mode: answer key.</strong> Correct: <em>{_e(pred.options[pred.answer])}</em>"
@@ -438,11 +541,12 @@ def fact(quantity: str, value: float, **context) -> Fact:
     context names every setting the value depends on (None-valued settings are dropped)."""
     from .vocab import QUANTITIES
 
-    if quantity not in QUANTITIES:
+    if not isinstance(quantity, str) or quantity not in QUANTITIES:
         raise ValueError(
-            f"quantity={quantity!r} is not in vocab.QUANTITIES; allowed: {', '.join(QUANTITIES)}"
+            f"quantity={_short(quantity)} is not in vocab.QUANTITIES; allowed: "
+            f"{', '.join(QUANTITIES)}"
         )
-    v = _finite(value, quantity)
+    v = _finite(value, f"value ({quantity})")
     ctx = tuple(sorted((k, str(x)) for k, x in context.items() if x is not None))
     return Fact(quantity, v, ctx)
 
@@ -487,19 +591,28 @@ def math_peek(title: str, lines: Sequence[str], note: str = ""):
 
 def feasibility(need_bytes: float, device, what: str = "This configuration"):
     """Fits / does not fit callout against ``device.memory.capacity`` (never raises for OOM)."""
-    cap = device.memory.capacity.m_as("B")
     need = _finite(need_bytes, "need_bytes")
+    try:
+        cap = _finite(device.memory.capacity.m_as("B"), "device.memory.capacity")
+    except AttributeError:
+        raise ValueError(f"device must be a hardware Device, got {_short(device)}") from None
     if need <= cap:
-        share = need / cap
+        share = f"{need / cap:.1%} of" if cap > 0 else "all of"
         return _callout(
-            f"<strong>Fits.</strong> {_e(what)} needs {fmt_bytes(need)}, {share:.1%} of the "
+            f"<strong>Fits.</strong> {_e(what)} needs {fmt_bytes(need)}, {share} the "
             f"{_e(device.name)}'s {fmt_bytes(cap)}.",
             "success",
         )
     return _callout(
         f"<strong>Out of memory.</strong> {_e(what)} needs {fmt_bytes(need)}: "
-        f"{fmt_bytes(need - cap)} more than the {_e(device.name)}'s {fmt_bytes(cap)} "
-        f"({need / cap:,.1f}× its capacity). This is a feasibility failure, not a slowdown.",
+        f"{fmt_bytes(need - cap)} more than the {_e(device.name)}'s {fmt_bytes(cap)}"
+        # two decimals near 1 (an overflow of 4% is '1.04×', not '1.0× its capacity')
+        + (
+            f" ({need / cap:,.{2 if need / cap < 1.1 else 1}f}× its capacity)"
+            if cap > 0 and need / cap < 1e300
+            else ""
+        )
+        + ". This is a feasibility failure, not a slowdown.",
         "danger",
     )
 
@@ -531,6 +644,8 @@ class Slider:
     step: float = 1
 
     def __post_init__(self):
+        for name in ("start", "stop", "value", "step"):
+            _finite(getattr(self, name), f"{self.label}: {name}", negative=True)
         if not (self.start <= self.value <= self.stop):
             raise ValueError(
                 f"{self.label}: value {self.value} outside [{self.start}, {self.stop}]"
@@ -538,7 +653,7 @@ class Slider:
 
     def restore(self, v) -> float:
         """A saved position if it is still reachable, else the default."""
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        if not isinstance(v, int | float) or not is_finite(v):
             return self.value
         if not (self.start <= v <= self.stop):
             return self.value
@@ -571,8 +686,11 @@ class Choice:
     dropdown: bool = False  # a dropdown instead of radio buttons (long option lists)
 
     def __post_init__(self):
-        if self.value not in self.options:
-            raise ValueError(f"{self.label}: default {self.value!r} not in {list(self.options)}")
+        if not isinstance(self.options, Mapping) or not _has(self.options, self.value):
+            raise ValueError(
+                f"{self.label}: default value={_short(self.value)} is not one of the options "
+                f"{_short(self.options if not isinstance(self.options, Mapping) else list(self.options), 200)}"
+            )
 
     def restore(self, v) -> str:
         return v if isinstance(v, str) and v in self.options else self.value

@@ -145,7 +145,12 @@ def font_px(layout: dict) -> float:
 
 def finite_number(v) -> bool:
     """Whether ``v`` is a finite int or float (not a bool, not a string)."""
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+    if not isinstance(v, int | float) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an int too large for a float (10**400)
+        return False
 
 
 def _bars(traces: Sequence[dict]) -> list[dict]:
@@ -235,7 +240,8 @@ class Frame:
         cats = self.cats[axis] = self._categories(axis)
         if cats is not None:
             return (-0.5, len(cats) - 0.5) if cats else None
-        if ax.get("range") and all(isinstance(v, int | float) for v in ax["range"]):
+        given = ax.get("range")
+        if isinstance(given, list | tuple) and len(given) == 2 and all(map(finite_number, given)):
             lo, hi = ax["range"]
             return (float(lo), float(hi)) if hi != lo else None
         log = ax.get("type") == "log"

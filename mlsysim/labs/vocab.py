@@ -50,6 +50,6 @@ BOUND = MappingProxyType({"Compute": "compute", "Memory": "memory", "Dispatch": 
 
 def bound_phrase(bottleneck: str) -> str:
     """'compute-bound', 'memory-bound' or 'dispatch-bound' (launch overhead) for a sentence."""
-    if bottleneck not in BOUND:
+    if not isinstance(bottleneck, str) or bottleneck not in BOUND:
         raise ValueError(f"bottleneck={bottleneck!r}; allowed: {', '.join(BOUND)}")
     return f"{BOUND[bottleneck]}-bound"

@@ -77,7 +77,7 @@ def _first_option_key(stem: str) -> tuple[str, str]:
 
     lab = importlib.import_module(f"mlsysim.labs.parts.{stem}")
     key, (_, pred) = next(iter(questions(lab).items()))
-    return key, next(iter(pred.options))
+    return key, pred.display_order[0]  # the first radio shown
 
 
 def _answer_first_question(lp):

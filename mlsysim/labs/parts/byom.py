@@ -343,8 +343,9 @@ PRED_B = Prediction(
         "hold almost all weights, so they hold almost all the time.",
         "head": "The LM head is one matrix among many: the FFNs of all layers together are several "
         "times larger. It binds the same way (memory), just not most of the time.",
-        "norms": "Launch overhead matters for tiny models; for a billion-parameter model each step "
-        "moves gigabytes, and moving them dwarfs the microseconds of launches.",
+        "norms": "Their many small kernels do take a visible share of the step (the table shows it), "
+        "and for a model of a billion or two parameters, such as GPT-2 XL in 6.7 Part A, launches can "
+        "take most of it. For a model of several billion, streaming the weights is the larger term.",
     },
     reveals=("weight matrices",),
 )
@@ -697,7 +698,7 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
         Card(
             "Longest context that fits",
             f"{max_ctx:,} tokens" if max_ctx else "none",
-            f"of the grid, on the {device_label(dev)}",
+            f"longest tested length, on the {device_label(dev)}",
             "ok" if max_ctx == top else "warn" if max_ctx else "bad",
         ),
     ]

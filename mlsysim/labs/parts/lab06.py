@@ -18,6 +18,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    counted,
     fact,
     fmt_bytes,
     fmt_count,
@@ -204,7 +205,7 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
         return L.Attention(d_model=d_model, n_heads=h, seq_len=n).score_bytes(1, "fp16")
 
     fig = figure(
-        f"Attention memory for one layer ({h} heads, FP16)",
+        f"Attention memory for one layer ({counted(h, 'head')}, FP16)",
         "Sequence length (tokens)",
         "Bytes (log scale)",
         log_x=True,
@@ -272,7 +273,7 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
         ),
     ]
     summary = (
-        f"At {s:,} tokens with {h} heads, one layer's FP16 scores take {fmt_bytes(score_b)} "
+        f"At {s:,} tokens with {counted(h, 'head')}, one layer's FP16 scores take {fmt_bytes(score_b)} "
         + (
             "but FlashAttention never stores them: live memory is only Q, K, V and the output, "
             f"{fmt_bytes(live_b)}, while the FLOPs ({core.flops():,}) do not change."
@@ -284,7 +285,7 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
         f"scores = heads × S² × 2 B = {h} × {s:,}² × 2 = {score_b:,} B = {fmt_bytes(score_b)}",
         f"FLOPs  = 2 × (2 × S² × d_model) = 4 × {s:,}² × {d_model:,} = {core.flops():,}",
         "2S → 4× scores, 4× FLOPs; FlashAttention removes the storage, not the FLOPs",
-        "seed-lab fix: 128K tokens × 32 heads is 1.1 TB per layer, not '~64 GB'",
+        "128K tokens × 32 heads is 1.1 TB per layer (not '~64 GB')",
     ]
     return View(fig, cards, summary, "Attention memory", peek)
 
@@ -461,7 +462,7 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
         "t = Σ_layers max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         f"peak = {dev.compute.peak(precision):~P} ({precision}, dense), η = {efficiency:g}, BW = {dev.memory.bandwidth:~P}",
         f"compute+memory = {fmt_time(p.latency_s - p.latency_dispatch_s)};  dispatch = {fmt_time(p.latency_dispatch_s)}",
-        "seed-lab fixes: efficiency is applied, the edge peak comes from the registry, and 128×32 vs 2×256 really are equal FLOPs",
+        "efficiency is applied to every peak, the edge peak is the registry's, and 128×32 vs 2×256 are equal FLOPs",
     ]
     return View(fig, cards, summary, "Iron law with dispatch", peek)
 
@@ -488,7 +489,7 @@ PRED_D = Prediction(
         "share of its time launching: FLOPs are not speed.",
         "equal": "They differ by an order of magnitude: intensity and work per kernel set utilization.",
     },
-    reveals=("ResNet-50 reaches the highest MFU",),
+    reveals=("ResNet-50 reaches the highest MFU", "keeps the GPU busier"),
 )
 D_BATCH = Slider("Batch size", 1, 256, 1)
 D_DEVICE = Choice("Device", DEVICES, "H100")
@@ -587,7 +588,7 @@ def part_d(batch: int, device: str, fused: bool) -> View:
         f"{LABELS['ridge_peak']} = peak / BW = {dev.compute.peak(precision):~P} / {dev.memory.bandwidth:~P} = "
         f"{dev.ridge_point(precision).magnitude:,.0f} FLOP/B (efficiency 1 here: the roof is the datasheet peak)",
         "MFU = FLOPs / (latency × peak); the bottleneck is the term that accounts for most time",
-        "seed-lab fix: an infeasible model is reported as out of memory with the amount over; no row is hidden",
+        "an infeasible model is reported as out of memory with the amount over; no row is hidden",
     ]
     return View(fig, cards, summary, "Roofline", peek)
 

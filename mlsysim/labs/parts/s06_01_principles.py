@@ -58,7 +58,7 @@ PRED_A = Prediction(
     options={
         "9": "About 9× (the filter's area)",
         "224": "About 224× (one image side)",
-        "5575": "About 5,575×",
+        "5575": "About 5,575× (the image's values over the filter's)",
         "150k": "About 150,000× (one per input value)",
     },
     answer="5575",
@@ -222,13 +222,14 @@ PRED_B = Prediction(
 
 TRANSFER_B = Prediction(
     question=(
-        "Move the transformer row (GPT-2 XL, one decoded token, FP32 weights) from the H100 to the "
-        "Jetson Orin NX. What binds it there at batch 1?"
+        "On the H100 the engine calls the transformer row (GPT-2 XL, one decoded token, FP32 weights) "
+        "dispatch-bound: kernel launches take most of its time. Move it to the Jetson Orin NX. What "
+        "binds it there at batch 1?"
     ),
     options={
         "dispatch": "Kernel launches, as on the H100",
         "memory": "Memory bandwidth: every weight is streamed once per token",
-        "compute": "Compute: the Jetson's arithmetic is too slow for a 1.6-billion-parameter model",
+        "compute": "Compute: the Jetson's arithmetic is too slow for a 1.5-billion-parameter model",
     },
     answer="memory",
     feedback={

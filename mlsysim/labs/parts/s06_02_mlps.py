@@ -54,20 +54,27 @@ DEF_WIDTH, DEF_PRECISION = 1024, "fp16"
 
 PRED_A = Prediction(
     question=(
-        "A 1,024→1,024 dense layer holds 2.1 MB of FP16 weights. How much does a 2,048→2,048 "
-        "layer hold in FP32?"
+        "A square dense layer (1,024 inputs, 1,024 outputs, FP16 weights) is made twice as wide on "
+        "both sides and switched to FP32. Its weight memory grows…"
     ),
-    options={"4.2": "4.2 MB", "8.4": "8.4 MB", "16.8": "16.8 MB", "33.6": "33.6 MB"},
-    answer="16.8",
-    feedback={
-        "4.2": "That doubles once, as if weights grew with width. Doubling both widths gives 2 × 2 = 4× the "
-        "weights, and FP32 doubles the bytes again: 8 × 2.1 MB = 16.8 MB.",
-        "8.4": "The 4× from the widths is right (d_in × d_out), but FP32 stores 4 bytes per weight against "
-        "FP16's 2: another 2×, so 16.8 MB.",
-        "16.8": "4,194,304 weights × 4 B = 16.8 MB: 4× from the widths, 2× from the precision.",
-        "33.6": "One doubling too many: 2,048² / 1,024² = 4×, and FP32 / FP16 = 2×, so 8× in all.",
+    options={
+        "x2": "2×: the precision doubles the bytes; width adds activations, not weights",
+        "x4": "4×: twice the width, and twice the bytes per weight",
+        "x8": "8×: four times the weights, and twice the bytes per weight",
+        "x16": "16×: each of the three doublings squares the size",
     },
-    reveals=("16.8 MB",),
+    answer="x8",
+    feedback={
+        "x2": "Every input connects to every output, so the weights are d_in × d_out: doubling both widths "
+        "gives 4× the weights (1,048,576 → 4,194,304), and FP32 doubles the bytes again: 2.1 MB → 16.8 MB.",
+        "x4": "That treats the weights as growing with the width. They grow with d_in × d_out: 2 × 2 = 4× the "
+        "weights, then 2× the bytes per weight, 8× in all (2.1 MB → 16.8 MB).",
+        "x8": "4,194,304 weights × 4 B = 16.8 MB against 1,048,576 × 2 B = 2.1 MB: 4× from the widths "
+        "(d_in × d_out), 2× from the precision.",
+        "x16": "Only the two widths multiply each other; the precision scales the bytes once: 2 × 2 × 2 = 8×, "
+        "2.1 MB → 16.8 MB.",
+    },
+    reveals=("16.8 MB", "four times the weights"),
 )
 
 TRANSFER_A = Prediction(
@@ -243,7 +250,8 @@ TRANSFER_B = Prediction(
     answer="smaller",
     feedback={
         "larger": "The intensity does double (1 FLOP/B), but the roof moves further: 312 TFLOP/s FP16 against 19.5 "
-        "FP32 puts the ridge point 8× further right, so the share drops to about 0.5%.",
+        "FP32 puts the ridge point 16× further right while the intensity only doubles, so the share drops 8×, "
+        "to about 0.5%.",
         "smaller": "1 FLOP/B against a ridge point of about 200 FLOP/B: 0.5% of the FP16 peak, against 4% of the FP32 "
         "one. Faster arithmetic makes a batch-1 layer look worse, not better; pick FP16 and compare.",
         "same": "FLOPs per weight stay 2, but each weight is 2 bytes instead of 4, and the peak it is measured "
@@ -434,7 +442,7 @@ PRED_C = Prediction(
         "same": "They differ by 3.9×: 421,408 (CNN) vs 109,184 (MLP). And per detector they differ by 87× the "
         "other way. Count like with like.",
     },
-    reveals=("421,408", "109,184"),
+    reveals=("421,408", "109,184", "counted per detector"),
 )
 
 TRANSFER_C = Prediction(

@@ -73,7 +73,7 @@ PRED_A = Prediction(
         "equal": "The same: both are 64-to-64 channel transformations",
         "shared": "Conv 36,864 vs dense about 205 million, and the outputs are not the same shape",
         "nine": "The conv needs only 9 weights: one shared 3×3 filter",
-        "reversed": "Conv about 205 million vs dense 36,864",
+        "reversed": "Conv about 205 million vs dense 36,864, since the conv is applied at every position",
     },
     answer="shared",
     feedback={

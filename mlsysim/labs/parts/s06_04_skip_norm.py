@@ -260,7 +260,7 @@ PRED_B = Prediction(
         "BatchNorm takes them across the batch (and positions) in training and switches to stored averages "
         "when serving.",
         "beta": "That would be training-mode BatchNorm on one value per channel, which PyTorch refuses ('Expected "
-        "more than 1 value per channel when training'). Fine-tuning sees B × S = 1,024 tokens per channel; "
+        "more than 1 value per channel when training'). Training sees B × S = 1,024 tokens per channel; "
         "serving runs in eval mode with the running statistics.",
         "divzero": "Serving never computes a variance from the batch: it uses the running averages (and ε keeps "
         "√(σ² + ε) finite anyway).",
@@ -447,24 +447,28 @@ def part_b(batch: int, positions: str, features: int) -> View:
 
 PRED_C = Prediction(
     question=(
-        "An unfused FP32 residual add y = F(x) + x loads two values and stores one for every addition. "
-        "How many FLOPs does it do per byte moved?"
+        "An unfused FP32 residual add y = F(x) + x runs on an H100 at batch 32. Where does it sit "
+        "against the H100's FP32 ridge point?"
     ),
     options={
-        "0.08": "About 0.08 (1 FLOP per 12 bytes)",
-        "0.25": "0.25 (1 FLOP per 4-byte value)",
-        "1": "About 1",
-        "2": "About 2, like a dense layer at batch 4",
+        "far": "Hundreds of times below the ridge, at every batch size",
+        "near": "Near the ridge: one addition per value roughly balances the memory traffic",
+        "batch": "Below it at small batches, above it once the batch is large enough",
+        "above": "Above it: an addition is the cheapest arithmetic there is, so it is compute-bound",
     },
-    answer="0.08",
+    answer="far",
     feedback={
-        "0.08": "Two 4-byte loads and one 4-byte store per FLOP: 1/12 ≈ 0.083 FLOP/B, hundreds of times below any "
-        "accelerator's ridge, so the add runs at memory speed.",
-        "0.25": "That counts only one operand. The add reads x and F(x) and writes y: 12 bytes per FLOP.",
-        "1": "That is FP16 decode's weight-only intensity. An elementwise add has no reuse at all: 1/12 in FP32.",
-        "2": "Nothing is reused: each value is touched once, so no batch raises an elementwise op's intensity.",
+        "far": "Two 4-byte loads and one 4-byte store per FLOP: 1/12 ≈ 0.083 FLOP/B, about 240× below the "
+        "H100's FP32 ridge of 20 FLOP/B, so the add runs at memory speed. Nothing is reused, so no batch "
+        "moves it.",
+        "near": "One addition per value is 1 FLOP per 12 bytes (two 4-byte loads, one store): 0.083 FLOP/B, "
+        "against a ridge of 20. Balance needs each byte used about 20 times; an add uses it once.",
+        "batch": "A batch adds values, not reuse: every value is still loaded once and added once, so the "
+        "intensity stays 1/12 FLOP/B at any batch. Batching lifts layers whose weights are shared.",
+        "above": "Cheap arithmetic makes an op memory-bound, not compute-bound: the add finishes its FLOP "
+        "long before its 12 bytes arrive (0.083 FLOP/B against a ridge of 20).",
     },
-    reveals=("1 FLOP per 12 bytes",),
+    reveals=("1 FLOP per 12 bytes", "memory-bound glue", "240×", "0.083 FLOP/B"),
 )
 
 TRANSFER_C = Prediction(

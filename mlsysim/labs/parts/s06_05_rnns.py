@@ -117,7 +117,7 @@ PRED_A = Prediction(
         "same": "Each step is two matrix-vector products (d² + d·d_in MACs). They are just too small at "
         "batch 1 to dominate the launch cost.",
     },
-    reveals=("barely faster",),
+    reveals=("barely faster", "however fast the math"),
 )
 
 TRANSFER_A = Prediction(
@@ -262,25 +262,29 @@ def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
 
 PRED_B = Prediction(
     question=(
-        "A vanilla RNN layer has input dimension 100 and hidden state dimension 128. How many "
-        "multiply-accumulates does one time step take to compute the pre-activation hidden state?"
+        "Swap a vanilla RNN layer (input 100, hidden state 128) for an LSTM of the same sizes. "
+        "The multiply-accumulates of one time step…"
     ),
     options={
-        "12800": "12,800: only the input projection is a matrix product",
-        "29184": "29,184: 128 × 128 recurrent + 100 × 128 input",
-        "1.28m": "1,280,000: each step multiplies against all past states",
-        "256": "256: a step is one vector addition",
+        "same": "Stay about the same: gates are elementwise multiplications, cheap next to the matrix products",
+        "two": "Double: the LSTM carries two states (h and the cell), so it does two of everything",
+        "four": "Grow about 4×: each gate needs its own input and recurrent matrix products",
+        "steps": "Stay the same per step; an LSTM needs more steps to carry a phrase",
     },
-    answer="29184",
+    answer="four",
     feedback={
-        "12800": "That forgets W_hh · h(t-1), the recurrent product: 128 × 128 = 16,384 more MACs.",
-        "29184": "16,384 (recurrent) + 12,800 (input) = 29,184 MACs per step per sequence, whatever the "
-        "sequence length. An LSTM does 4× that, a GRU 3×.",
-        "1.28m": "The step only reads the fixed-size state h(t-1), never the whole history: that is the "
-        "point of recurrence (and the quadratic cost belongs to attention).",
-        "256": "Adding 128 + 128 values is the bias-and-sum at the end; the two matrix-vector products "
-        "before it are where the MACs are.",
+        "same": "The gates are elementwise only at the end: each gate's value comes from its own W_i · x_t + "
+        "W_h · h(t−1), the same two matrix-vector products as the vanilla step. Four of them: 4× the "
+        "MACs (116,736 against 29,184).",
+        "two": "The cell state c_t is updated elementwise (c_t = f ⊙ c_(t−1) + i ⊙ g), which costs no matrix "
+        "product. The MACs come from the four gate pre-activations, each as large as a vanilla step: 4×.",
+        "four": "A vanilla step is 128 × 128 recurrent + 100 × 128 input = 29,184 MACs; the LSTM computes that "
+        "for each of its four gates (input, forget, output, candidate): 116,736. A GRU has three: 3×. "
+        "The sequence length does not enter: the step reads only the fixed-size state.",
+        "steps": "The steps are set by the sequence, one per token, for either cell. What changes is the work "
+        "inside each step: four gate products instead of one, 4× the MACs.",
     },
+    reveals=("116,736", "four affine transforms", "four gate"),
 )
 
 TRANSFER_B = Prediction(
@@ -466,7 +470,7 @@ PRED_C = Prediction(
         "false_speed": "Right verdict, wrong reason: on a GPU the serial chain usually makes the RNN the "
         "slower of the two (Part D). Its edge is memory, not speed.",
     },
-    reveals=("streams forever in kilobytes",),
+    reveals=("streams forever in kilobytes", "never grows"),
 )
 
 TRANSFER_C = Prediction(
@@ -674,13 +678,13 @@ PRED_D = Prediction(
         "attention's 10× more arithmetic runs in a handful of wide, parallel kernels.",
         "same": "The two are bound by different things: the RNN by its 4,096-step chain, attention by "
         "moving its score matrix. They differ by two orders of magnitude.",
-        "attn10": "More than that: the RNN's chain costs about 8,200 kernel launches (40 ms), attention a few "
+        "attn10": "More than that: the RNN's chain costs about 8,200 kernel launches (41 ms), attention a few "
         "hundred microseconds, about 110× apart.",
         "attn100": "The chain of 4,096 steps costs about 41 ms of launches; attention's S² work is done in "
         "parallel in about 0.4 ms. Its quadratic cost only catches up at hundreds of thousands of "
         "tokens. The lead is a launch-cost effect: the part shows where it falls to 10×.",
     },
-    reveals=("by about 100×",),
+    reveals=("by about 100×", "finally loses"),
 )
 
 TRANSFER_D = Prediction(
@@ -945,10 +949,12 @@ PRED_E = Prediction(
     },
     answer="vanish",
     feedback={
-        "all": "Each step's Jacobian is diag(f′(z_t)) W_hh, not W_hh alone. tanh′ is at most 1 and about 0.5 on "
-        "average here, so 100 steps multiply the gradient by roughly 0.5^100.",
-        "vanish": "J_t = diag(tanh′(z_t)) W_hh; with |W_hh v| = |v| the derivative factors alone, about 0.54 on "
-        "average, compound over 100 steps to about 10⁻²¹. The same product as 6.4's deep network, with one "
+        "all": "Each step's Jacobian is diag(f′(z_t)) W_hh, not W_hh alone. tanh′ is at most 1, so each step "
+        "shrinks the gradient (by about 0.62 here, the card's factor), and 100 steps multiply it by roughly "
+        "0.62^100 ≈ 10⁻²¹.",
+        "vanish": "J_t = diag(tanh′(z_t)) W_hh; with |W_hh v| = |v| the derivative factors alone "
+        "shrink the gradient by about 0.62 per step (the card; the mean |f′| of 0.54 is not the same thing, "
+        "since the shrink is that of a product of vectors), and 0.62^100 ≈ 10⁻²¹. The same product as 6.4's deep network, with one "
         "matrix shared by every step: a plain RNN cannot learn across more than a few dozen steps.",
         "explode": "A product explodes only when its factors expand; here W_hh preserves lengths and tanh′ ≤ 1 "
         "contracts them, so it vanishes. Raise the gain or use a linear recurrence to see it explode.",

@@ -23,6 +23,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    counted,
     feasibility,
     fmt_bytes,
     fmt_count,
@@ -73,26 +74,30 @@ def _att(shape: str, seq: int, flash: bool = False) -> L.Attention:
 
 PRED_A = Prediction(
     question=(
-        "An attention head with sequence length S = 512 and head dimension d_head = 64 computes its "
-        "query-key scores QKᵀ. How many multiply-accumulates is that (softmax and the value "
-        "product excluded)?"
+        "One attention head computes its query-key scores QKᵀ at S = 512 tokens with d_head = 64, "
+        "and stores the score matrix. Double the sequence length S, or instead double d_head: what "
+        "happens to the multiply-accumulates and to the stored scores?"
     ),
     options={
-        "32k": "32,768 (512 × 64)",
-        "262k": "262,144 (512 × 512)",
-        "1m": "1,048,576 (512 × 512 × 4)",
-        "16.8m": "16,777,216 (512 × 512 × 64)",
+        "equal": "Either doubling gives 2× the MACs and 2× the stored scores",
+        "s4": "Doubling S: 4× the MACs and 4× the scores; doubling d_head: 2× the MACs, scores unchanged",
+        "d4": "Doubling d_head: 4× the MACs and the scores; doubling S: 2× of each",
+        "macs": "Either gives 4× the MACs; the stored scores are one number per token, so 2× at most",
     },
-    answer="16.8m",
+    answer="s4",
     feedback={
-        "32k": "That is one query row against the d_head features: a single projection row, not the S × S grid "
-        "of scores.",
-        "262k": "That counts the scores (512² entries) but each one is a 64-term dot product: multiply by d_head.",
-        "1m": "The 4 has no source: each of the 512 × 512 scores costs d_head = 64 MACs.",
-        "16.8m": "S × S scores × d_head MACs each = 512 × 512 × 64 = 16.8 M MACs; the value product PV costs "
-        "another 16.8 M.",
+        "equal": "The scores form an S × S grid, one entry per query-key pair: doubling S doubles both sides "
+        "(4× the entries, each a d_head-term dot product, so 4× the MACs). d_head only lengthens each dot "
+        "product: 2× the MACs, the same S × S entries.",
+        "s4": "QKᵀ is S × S dot products of d_head terms: S² × d_head MACs (16.8 M at 512 and 64), and S² "
+        "stored entries. S enters squared, d_head once and not at all in what is stored: a long context "
+        "costs memory, a wide head only arithmetic.",
+        "d4": "d_head appears once in S² × d_head and not at all in the S × S score matrix; S appears twice. "
+        "Doubling S is the 4× case, for the MACs and the storage alike.",
+        "macs": "A score is kept for every query-key pair, not per token: S × S entries, so doubling S "
+        "quadruples them, while doubling d_head leaves them unchanged (and doubles the MACs, not 4×).",
     },
-    reveals=("16,777,216", "16.8 M MACs"),
+    reveals=("16,777,216", "16.8 M MACs", "S² × d_head"),
 )
 A_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
 A_D_HEAD = Slider("Head dimension d_head", 16, 256, 64, step=16)
@@ -156,7 +161,7 @@ def part_a(seq: int, d_head: int, precision: str) -> View:
         go.Scatter(
             x=[S_LISTING7, S_SELF],
             y=[ch_macs, ch_bytes],
-            name="chapter: 16.8 M MACs; 33.6 MB",
+            name=f"chapter: 16.8 M MACs at S = {S_LISTING7:,}; 33.6 MB at S = {S_SELF:,}",
             mode="markers",
             marker=dict(size=10, symbol="x"),
         )
@@ -242,7 +247,7 @@ def part_b(seq: int, heads: int, layers: int) -> View:
         )
 
     fig = figure(
-        f"FP16 score memory vs context ({h} heads)",
+        f"FP16 score memory vs context ({counted(h, 'head')})",
         "Context S (tokens)",
         "Bytes (log scale)",
         log_x=True,
@@ -255,7 +260,7 @@ def part_b(seq: int, heads: int, layers: int) -> View:
         go.Scatter(
             x=grid,
             y=[n_layers * layer_bytes(n) for n in grid],
-            name=f"{n_layers} layers kept",
+            name=f"{counted(n_layers, 'layer')} kept",
             mode="lines",
             line=dict(dash="dash"),
         )
@@ -291,7 +296,7 @@ def part_b(seq: int, heads: int, layers: int) -> View:
             "bad" if score_b > h100 else "",
         ),
         Card(
-            f"{n_layers} layers kept",
+            f"{counted(n_layers, 'layer')} kept",
             fmt_bytes(kept),
             "what naive training retains for backward",
             "bad" if kept > h100 else "warn",
@@ -309,8 +314,8 @@ def part_b(seq: int, heads: int, layers: int) -> View:
     ]
     napkin = L.Attention(d_model=NAPKIN_HEADS * HEAD_DIM, n_heads=NAPKIN_HEADS, seq_len=S_NAPKIN)
     summary = (
-        f"At {s:,} tokens and {h} heads one layer's FP16 scores take {fmt_bytes(score_b)}; keeping "
-        f"{n_layers} layers for the backward pass takes {fmt_bytes(kept)}. Doubling to {2 * s:,} tokens "
+        f"At {s:,} tokens and {counted(h, 'head')} one layer's FP16 scores take {fmt_bytes(score_b)}; keeping "
+        f"{counted(n_layers, 'layer')} for the backward pass takes {fmt_bytes(kept)}. Doubling to {2 * s:,} tokens "
         f"makes both {dbl.score_elements // att.score_elements}× larger, and the score FLOPs too. At "
         f"Napkin Math 6.1's 100,000 tokens (12 heads) one layer needs "
         f"{fmt_bytes(napkin.score_bytes(1, PRECISION), 0)}."
@@ -432,7 +437,7 @@ def part_c(device: str, shape: str, what: str) -> View:
 
     grid = [1024 * 2**k for k in range(9)]
     fig = figure(
-        f"When one layer outgrows the {dev.name} ({h} heads, FP16)",
+        f"When one layer outgrows the {dev.name} ({counted(h, 'head')}, FP16)",
         "Context S (tokens)",
         "Bytes (log scale)",
         log_x=True,
@@ -519,7 +524,7 @@ def part_c(device: str, shape: str, what: str) -> View:
         ),
     ]
     summary = (
-        f"With {h} heads (d = {d:,}) in FP16, {what_txt} the {dev.name}'s {fmt_bytes(cap)} up to "
+        f"With {counted(h, 'head')} (d = {d:,}) in FP16, {what_txt} the {dev.name}'s {fmt_bytes(cap)} up to "
         f"{best:,} tokens; one token more and it does not. The edge sits at √capacity because memory "
         f"grows as S². Figure 14 puts GPT-2 XL's edge 'near 41,000 tokens': with 80 GB it is "
         f"{fig14['gb']:,}, and 41,000 tokens already need {fmt_bytes(fig14['quoted_bytes'], 2)}; "
@@ -668,7 +673,7 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
         ),
     ]
     summary = (
-        f"At {s:,} tokens ({h} heads, d = {d:,}) both kernels do the same {std.flops / 1e9:,.1f} GFLOP. "
+        f"At {s:,} tokens ({counted(h, 'head')}, d = {d:,}) both kernels do the same {std.flops / 1e9:,.1f} GFLOP. "
         f"Materializing the scores moves {fmt_bytes(std.bytes_moved)} ({std.bottleneck.lower()}-bound, "
         f"{fmt_time(std.latency_s)}); FlashAttention moves at least "
         f"{fmt_bytes(fl.bytes_moved)} ({fl.bottleneck.lower()}-bound, {fmt_time(fl.latency_s)}), and up to {fmt_bytes(reread)} if every "
@@ -677,9 +682,9 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
     )
     peek = [
         f"FLOPs = 2 × (QKᵀ + PV MACs) = 4 × S² × d = 4 × {s:,}² × {d:,} = {std.flops:,.0f}  (both)",
-        f"bytes, materialized = (Q+K+V+O) + 4 × heads × S² (scores written and read twice) → {fmt_bytes(std.bytes_moved)}",
+        f"bytes, materialized = (Q+K+V+O) + 4 × heads × S² × 2 B (logits and probabilities, each written and read once) → {fmt_bytes(std.bytes_moved)}",
         f"bytes, tiled (lower bound) = Q + K + V + O, each once → {fmt_bytes(low)}  (the engine's count)",
-        f"bytes, tiled, K and V re-read = Q + O + ⌈S / {Q_TILE}⌉ × (K + V) = 2Sd + {-(-s // Q_TILE)} × 2Sd → {fmt_bytes(reread)}",
+        f"bytes, tiled, K and V re-read = Q + O + ⌈S / {Q_TILE}⌉ × (K + V) = (2Sd + {-(-s // Q_TILE)} × 2Sd) × 2 B → {fmt_bytes(reread)}",
         f"t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax;  peak = {dev.compute.peak(PRECISION):~P} "
         f"(fp16, dense), η = {std.efficiency:g}, BW = {dev.memory.bandwidth:~P}",
         f"kernels: {_att(shape, s).kernels} (QKᵀ, softmax, PV) materialized vs {_att(shape, s, True).kernels} fused; "

@@ -22,6 +22,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    counted,
     fact,
     feasibility,
     fmt_bytes,
@@ -84,7 +85,7 @@ PRED_A = Prediction(
     ),
     options={
         "same": "About the same: same weights, same FLOPs per weight",
-        "180x": "About 180× lower: prefill shares each weight read across the prompt, decode uses it once",
+        "180x": "Much lower, but by less than 1,024×",
         "1024x": "Exactly 1,024× lower: the number of tokens",
         "higher": "Higher: decode touches only one token's activations",
     },
@@ -99,7 +100,7 @@ PRED_A = Prediction(
         "higher": "One token's activations are tiny, but every weight is still read for it: bytes are dominated by "
         "the weights, and the FLOPs per byte fall to about 1.",
     },
-    reveals=("179 FLOP/B", "180×"),
+    reveals=("179 FLOP/B", "180×", "matrix-vector", "single use"),
 )
 A_MODEL = Choice("Model", MODELS, "GPT2")
 A_DEVICE = Choice(
@@ -181,7 +182,7 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         PRECISION,
         EFFICIENCY,
         points,
-        title=f"{_mname(model)} on the {dev.name}: two regimes (FP16, roof at η = {EFFICIENCY:g})",
+        title=f"{_mname(model)} on the {dev.name}: two regimes (FP16, eager, roof at η = {EFFICIENCY:g})",
     )
 
     ratio = dec.latency_dispatch_s / dec.latency_memory_s
@@ -275,6 +276,8 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         f"{dec.arithmetic_intensity.magnitude:.3f} FLOP/B  (2 FLOPs per 2-byte weight = 1.0)",
         f"prefill I = {_flop(pre.flops)} / {fmt_bytes(pre.bytes_moved)} = {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
         "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
+        "eager: every op is its own kernel and writes its output to memory (6.10 Part C compiles the "
+        "graph: fewer kernels, fewer bytes, so its intensity and times differ from these)",
         f"decode: {fmt_time(no_launch)} (compute/memory) + {kernels:,} × {fmt_time(tax)} = {fmt_time(dec.latency_s)}",
         f"flip: the smallest launch cost at which launches outweigh the memory term = {fmt_time(flip)} per kernel "
         f"(found by re-solving; the {HW.Hardware.get(device).name}'s planning value is "
@@ -338,7 +341,7 @@ PRED_B = Prediction(
     },
     answer="false",
     feedback=Deferred(_feedback_b),
-    reveals=("far below 1% of peak",),
+    reveals=("far below 1% of peak", "not the caches"),
 )
 B_BATCH = Slider("Concurrent sequences (batch)", 1, 256, 1)
 B_CONTEXT = Slider("Context per sequence (tokens)", 128, 8192, 2048, step=128)
@@ -502,7 +505,7 @@ PRED_C = Prediction(
         "cache. Tiled attention never stores them; then the KV cache is the limit.",
         "never": "Quadratic growth catches up fast: one layer's scores alone exceed 80 GB at 40,000 tokens.",
     },
-    reveals=("scores fill the device first",),
+    reveals=("scores fill the device first", "square of the context", "kv cache grows linearly"),
 )
 C_CONTEXT = Slider("Context length (tokens)", 1024, 262144, 16384, step=1024)
 C_FLASH = Toggle("Tiled attention (FlashAttention: scores never stored)", False)
@@ -756,14 +759,14 @@ PRED_D = Prediction(
         "users with 2,048-token contexts. Their KV caches total about…"
     ),
     options={
-        "1": "1.07 GB",
-        "8.6": "8.6 GB",
+        "1": "About 1.07 GB, a small fraction of the weights",
+        "8.6": "About 8.6 GB, a bit over half the weights",
         "34": "About 34 GB, more than twice the weights",
-        "137": "137 GB",
+        "137": "About 137 GB, nearly ten times the weights",
     },  # 1 user; the chapter's 8 users (L1105); 32 users; 4-byte values, 64 users
     answer="34",
     feedback=Deferred(_feedback_d),
-    reveals=("34.4 GB", "34.3 GB"),
+    reveals=("34.4 GB", "34.3 GB", "budgeting the weights alone"),
 )
 D_USERS = Slider("Concurrent users", 1, 64, 8)
 D_CONTEXT = Slider("Context per user (tokens)", 512, 32768, 2048, step=512)
@@ -908,7 +911,7 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
         ),
     ]
     summary = (
-        f"{u} users × {ctx:,} tokens hold {fmt_bytes(p.kv_cache_bytes)} of KV cache on top of "
+        f"{counted(u, 'user')} × {ctx:,} tokens hold {fmt_bytes(p.kv_cache_bytes)} of KV cache on top of "
         f"{fmt_bytes(wb)} of weights: {fmt_bytes(p.memory_footprint_bytes)} in all, which "
         + ("fits" if p.feasible else "does not fit")
         + f" the {dev.name}. "
@@ -917,7 +920,7 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
             if k != heads
             else "Every query head keeps its own keys and values (MHA), and "
         )
-        + f"{fit:,} users fit at this context."
+        + f"{counted(fit, 'user')} fit at this context."
     )
     peek = [
         "KV = users × layers × 2 (K, V) × kv_heads × S × d_head × 2 B",

@@ -18,9 +18,11 @@ from ..charts import figure, memory_lines
 from ..components import (
     Card,
     Choice,
+    Deferred,
     Prediction,
     Slider,
     View,
+    counted,
     feasibility,
     fmt_bytes,
     fmt_ratio,
@@ -240,7 +242,7 @@ PRED_B = Prediction(
         "zero": "Popularity skew lets a cache keep the hot rows, but the long tail still misses to memory; "
         "batching raises reuse only when requests share rows (Listing 9).",
     },
-    reveals=("every request gathers its own rows",),
+    reveals=("every request gathers its own rows", "bytes without arithmetic", "bytes, not FLOPs"),
 )
 B_BATCH = Choice(
     "Requests per batch", {"1": "1", "64": "64", "1024": "1,024", "8192": "8,192"}, "1"
@@ -263,7 +265,7 @@ def dlrm_with(lookups: int):
     return (
         M.Models.DLRM
         if int(lookups) == 1
-        else M.dlrm(lookups_per_table=int(lookups), name=f"DLRM, {lookups} lookups")
+        else M.dlrm(lookups_per_table=int(lookups), name=f"DLRM, {counted(int(lookups), 'lookup')}")
     )
 
 
@@ -420,10 +422,10 @@ PRED_C = Prediction(
         "80 GB A100. Which single lever can close that gap on its own?"
     ),
     options={
-        "int8": "Quantizing to INT8",
+        "int8": "Quantizing to INT8, at a small accuracy cost",
         "hash": "Hashing IDs into fewer shared rows, at an accuracy cost on rare IDs",
-        "fp16": "Halving to FP16",
-        "batch": "Serving smaller batches",
+        "fp16": "Halving to FP16, at almost no accuracy cost",
+        "batch": "Serving smaller batches, at a throughput cost",
     },
     answer="hash",
     feedback={
@@ -556,27 +558,41 @@ def part_c(precision: str, keep: int, device: str) -> View:
 
 PRED_D = Prediction(
     question=(
-        "The 563.2 GB of FP32 tables are sharded across H100s (each GPU holds some tables; each request's "
-        "pooled vectors are gathered where its tables live). Going from 2 to 16 GPUs, the bytes that cross "
-        "NVLink per batch…"
+        "The 563.2 GB of FP32 tables are sharded row-wise across H100s: the 512 GB user table alone "
+        "outgrows any GPU, so each GPU holds a slice of every table's rows, sums the rows it holds for a "
+        "request and sends that partial sum to the request's GPU. Each request looks up 8 rows per table. "
+        "Going from 2 to 16 GPUs, the bytes that cross NVLink per batch…"
     ),
     options={
         "fall": "Fall about 8×: each GPU holds less",
-        "grow": "Grow toward all of the pooled vectors: (n − 1)/n of them live on another GPU",
+        "grow": "Grow, then level off: more of a request's rows land on other GPUs, up to one partial sum per lookup",
         "zero": "Stay near zero: each GPU looks up only its own rows",
-        "double": "Double with every doubling of GPUs",
+        "double": "Double with every doubling of GPUs, without limit",
     },
     answer="grow",
-    feedback={
-        "fall": "Capacity per GPU falls as 1/n, but communication does not: with more shards, a larger share of "
-        "each request's tables sits on other GPUs. Sharding buys capacity with traffic.",
-        "grow": "2 GPUs: half the pooled vectors cross (2.1 MB per 4,096-request batch); 16: fifteen sixteenths "
-        "(3.9 MB). Each GPU's share shrinks, so the time per link falls a little, but the bytes do not.",
-        "zero": "A request needs vectors from every table; only 1/n of the tables are on its own GPU.",
-        "double": "The crossing share (n − 1)/n approaches 1: the bytes grow, but they saturate, they do not double.",
-    },
-    reveals=("(n − 1)/n", "fifteen sixteenths"),
+    feedback=Deferred(lambda: _feedback_d()),
+    reveals=("level off", "one partial sum per lookup"),
 )
+
+
+def _feedback_d() -> dict[str, str]:
+    two, four, eight, sixteen = (shard_plan(n, 90, 4096, 8)["all_to_all"] for n in (2, 4, 8, 16))
+    return {
+        "fall": "Capacity per GPU falls as 1/n, but communication does not: with more shards, more of each "
+        f"request's rows sit on other GPUs ({fmt_bytes(two)} per 4,096-request batch on 2 GPUs, "
+        f"{fmt_bytes(sixteen)} on 16). Sharding buys capacity with traffic.",
+        "grow": f"On 2 GPUs about one partial sum per table crosses ({fmt_bytes(two)} per 4,096-request batch); "
+        f"on 16, about six ({fmt_bytes(sixteen)}). The growth slows as the GPUs outnumber the 8 lookups: "
+        "each of the other n − 1 GPUs sends a partial sum only if it holds one of the request's rows, "
+        "with chance 1 − (1 − 1/n)^8, so the traffic approaches one partial sum per lookup.",
+        "zero": "A request's 8 rows per table are spread over all the GPUs; only about 1/n of them are on its "
+        "own GPU, and every other GPU holding one sends its partial sum.",
+        "double": f"It grows fastest at first (2 → 4 GPUs: {fmt_ratio(four / two)}) and then slows "
+        f"(8 → 16: {fmt_ratio(sixteen / eight)}): once GPUs outnumber the lookups, each added GPU mostly "
+        "holds none of a request's rows. The limit is one partial sum per lookup.",
+    }
+
+
 D_DEVICES = Slider("GPUs the tables are sharded over", 1, 16, 4)
 D_USABLE = Slider("Share of each GPU's memory for tables (%)", 50, 100, 90, step=5)
 D_BATCH = Choice("Requests per batch", {"256": "256", "1024": "1,024", "4096": "4,096"}, "4096")
@@ -596,8 +612,12 @@ def shard_plan(devices: int, usable_percent: float, batch: int, lookups: int) ->
     rows_moved = sum(
         int(batch) * t.lookups * t.gather_bytes_per_lookup(TABLE_PRECISION) for t in tabs
     )
-    pooled = sum(t.activation_bytes(int(batch), TABLE_PRECISION) for t in tabs)
-    remote = pooled * (n - 1) / n  # pooled vectors owned by another shard than the request's GPU
+    # row-wise shards: each of a request's k rows of a table lies on a GPU picked uniformly; every
+    # other GPU holding at least one of them sends one partial sum, with chance 1 - (1 - 1/n)^k
+    remote = sum(
+        t.activation_bytes(int(batch), TABLE_PRECISION) * (n - 1) * (1 - (1 - 1 / n) ** t.lookups)
+        for t in tabs
+    )
     launch = dev.dispatch_tax.m_as("s")  # one kernel (gather, copy or collective) per batch
     return {
         "total": total,
@@ -689,19 +709,22 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     summary = (
         f"Sharded over {n} H100{'s' if n > 1 else ''}, each holds {fmt_bytes(plan['per_device'])} of tables "
         + ("(fits" if fits else "(does not fit")
-        + f" the {int(usable)}% set aside); {plan['needed']} GPUs are needed. A batch of {int(batch):,} then sends "
+        + f" the {int(usable)}% set aside); {plan['needed']} GPUs are needed. On {n} GPU{'s' if n > 1 else ''} a "
+        f"batch of {int(batch):,} sends "
         f"{fmt_bytes(plan['all_to_all'])} all-to-all ({fmt_time(plan['t_nvlink'])} on NVLink 4), while keeping the "
         f"tables in host DRAM pulls {fmt_bytes(plan['rows_moved'])} over PCIe Gen5 ({fmt_time(plan['t_pcie'])})."
     )
     peek = [
         f"GPUs = ceil(tables / (capacity × usable)) = ceil({fmt_bytes(plan['total'])} / {fmt_bytes(plan['usable'])}) = {plan['needed']}",
-        f"all-to-all = batch × tables × width × 4 B × (n−1)/n = {fmt_bytes(plan['all_to_all'])}; per GPU ÷ {n}, "
+        f"all-to-all = batch × tables × width × 4 B × (n − 1) × (1 − (1 − 1/n)^k), k = {counted(int(lookups), 'lookup')} "
+        f"= {fmt_bytes(plan['all_to_all'])}; per GPU ÷ {n}, "
         f"at {nvlink_per_direction():~P} per direction (NVLink 4: {U.Q_(NVLINK4_TOTAL):~P} total)",
         f"host DRAM: batch × tables × lookups × {fmt_bytes(row_bytes, 0)} = {fmt_bytes(plan['rows_moved'])} at {U.Q_(PCIE_GEN5_X16):~P} (PCIe Gen5 x16, one way)",
         f"HBM: the same rows at {dev.memory.bandwidth:~P} = {fmt_time(plan['t_hbm'])}",
         f"each time adds one {fmt_time(dev.dispatch_tax.m_as('s'))} launch (the engine's dispatch term); "
         "real links add their own latency",
-        f"assumes pooled vectors cross NVLink (each shard sums its own rows) and the host has room for {fmt_bytes(plan['total'])}",
+        "row-wise shards: rows spread evenly and at random over the GPUs; each GPU sums the rows it holds "
+        f"and sends that partial sum; the host has room for {fmt_bytes(plan['total'])}",
     ]
     return View(
         fig,

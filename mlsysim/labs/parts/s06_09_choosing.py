@@ -531,11 +531,11 @@ PRED_D = Prediction(
     },
     answer="latency",
     feedback={
-        "fp32": "That is the answer key's argument (L1949), but the main text deploys INT8 weights: 25.6 MB, well "
+        "fp32": "That is the chapter's self-check answer for §6.9, but the main text deploys INT8 weights: 25.6 MB, well "
         "inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations at 2 G per second.",
         "ram": "INT8 ResNet-50 weights are 25.6 MB; even FP32 is 102.2 MB, a fifth of 512 MB.",
         "latency": "8.2 G ops ÷ 2 G ops/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out "
-        "(the answer key's FP32-size reason contradicts the main text).",
+        "(the self-check's FP32-size reason contradicts the chapter's main text).",
         "power": "The SoC draws about 200 mW whatever it runs; ResNet-50 costs more energy per frame "
         "(longer at the same power), not more power.",
     },
@@ -752,7 +752,7 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         f"engine footprint = weights + peak live tensors (input + output) = {fmt_bytes(prof.memory_footprint_bytes)}: "
         + ("fits" if prof.feasible else "does not fit")
         + f" the {fmt_bytes(cap, 0)} (runtime, workspace and OS not included)",
-        "ResNet-50: the answer key blames FP32 size (102.2 MB > 100 MB); in INT8 it is 25.6 MB; compute (4.1 s) is the failure",
+        "ResNet-50: the chapter's self-check blames FP32 size (102.2 MB > 100 MB); in INT8 it is 25.6 MB; compute (4.1 s) is the failure",
     ]
     return View(fig, cards, summary, "Camera-trap sizing", peek)
 

@@ -123,7 +123,7 @@ PRED_A = Prediction(
     options={
         "better": "That ViT-B/16 will be more accurate: it has more parameters",
         "cheaper": "That it is cheaper: attention has no sliding windows",
-        "bill": "Only the bill: about 3.4× the parameters and 4.3× the FLOPs; accuracy is unproven",
+        "bill": "Only its cost (parameters, FLOPs, time); not its accuracy",
         "same": "Nothing useful: they are both ~100-layer image models of similar cost",
     },
     answer="bill",
@@ -138,7 +138,7 @@ PRED_A = Prediction(
         "same": "They differ by 3.4× in parameters and 4.3× in FLOPs; the engine makes that difference concrete "
         "on every device.",
     },
-    reveals=("only the bill",),
+    reveals=("only its cost", "cannot price accuracy", "not its accuracy"),
 )
 A_DEVICE = Choice(
     "Deployment device",

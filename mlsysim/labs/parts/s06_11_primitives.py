@@ -24,6 +24,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    counted,
     fmt_bytes,
     fmt_count,
     fmt_rate,
@@ -366,7 +367,7 @@ PRED_C = Prediction(
         "cache lines). How does the energy per useful value compare?"
     ),
     options={
-        "same": "The same: it is the same 16 KB of data",
+        "same": "The same: it is the same 16.4 KB (16 KiB) of data",
         "line": "Random costs about 16× more: every scalar drags in a whole 64-byte line",
         "double": "Random costs about 2× more: the prefetcher misses",
     },
@@ -658,7 +659,7 @@ def part_d(seq: int, batch: int, head: str) -> View:
         f"gather    = B × S × S × d_head = {mv.gather_keys:,} (keys; values the same)",
         f"reduce    = B × S × S = {mv.reduce:,} scores",
         f"stages    = ⌈log₂ {s:,}⌉ = {tree} (tree) vs {s:,} − 1 = {serial:,} (serial)",
-        f"scatter   = ⌈{SCATTER_SIDE}/{SCATTER_TILE}⌉² = {sc.tiles} tiles over {sc.cores} cores: {sc.waves} wave(s), "
+        f"scatter   = ⌈{SCATTER_SIDE}/{SCATTER_TILE}⌉² = {sc.tiles} tiles over {sc.cores} cores: {counted(sc.waves, 'wave')}, "
         f"{sc.tiles} / ({sc.waves} × {sc.cores}) = {sc.core_utilization:.0%} busy",
         "Table 13: broadcast → specialized interconnects, operation fusion (bandwidth); gather/scatter → "
         "high-bandwidth memory, work distribution (load balancing)",

@@ -338,7 +338,7 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
     overlap = p.latency_s - d
     fig.add_trace(go.Bar(x=names, y=[m, 0, 0], name="D_vol / BW"))
     fig.add_trace(go.Bar(x=names, y=[c, 0, 0], name="O / (R_peak·η)"))
-    fig.add_trace(go.Bar(x=names, y=[0, overlap, max(c, m)], name="max term(s)"))
+    fig.add_trace(go.Bar(x=names, y=[0, overlap, max(c, m)], name="larger term, per layer"))
     fig.add_trace(go.Bar(x=names, y=[d, d, d], name="L_lat: kernels × dispatch tax"))
     fig.update_layout(barmode="stack")
     n_k = round(d / p.device.dispatch_tax.m_as("s"))
@@ -374,7 +374,7 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
     gap = (p.iron_law_s - p.latency_s) / p.iron_law_s if p.iron_law_s else 0.0
     summary = (
         f"The serialized iron law gives {fmt_time(p.iron_law_s)}; the engine, taking each layer's larger "
-        f"term, gives {fmt_time(p.latency_s)} ({gap:.0%} less), and the whole-model roofline "
+        f"term, gives {fmt_time(p.latency_s)} ({f'{gap:.0%} less' if gap >= 0.005 else 'less than 1% less'}), and the whole-model roofline "
         f"{fmt_time(p.roofline_s)}. Launch overhead (L_lat, which a roofline drawing leaves out) is "
         f"{d / p.latency_s:.0%} of the engine's time at batch {p.batch_size}"
         + (
@@ -384,7 +384,7 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
         )
     )
     peek = [
-        "T = D_vol/BW + O/(R_peak·η) + L_lat                       (chapter's serialized iron law, L86)",
+        "T = D_vol/BW + O/(R_peak·η) + L_lat                       (the chapter's serialized iron law)",
         f"  = {p.bytes_moved:,.0f} B / {p.device.memory.bandwidth:~P} + {p.flops:,.0f} FLOP / "
         f"({p.device.compute.peak(p.precision):~P} × {p.efficiency}) + {fmt_time(d)}",
         f"  = {fmt_time(m)} + {fmt_time(c)} + {fmt_time(d)} = {fmt_time(p.iron_law_s)}",

@@ -18,6 +18,7 @@ from ..components import (
     Prediction,
     Slider,
     View,
+    counted,
     fmt_bytes,
     fmt_count,
     fmt_ratio,
@@ -49,7 +50,7 @@ PRED_A = Prediction(
         "half": "About 48 GB: half the experts",
     },
     answer="all",
-    reveals=("every expert must be resident",),
+    reveals=("every expert must be resident", "capacity without compute"),
     feedback={
         "active": "That confuses FLOPs with capacity. The router picks experts per token and per layer, so "
         "the next token may need any expert: all 46.7 B parameters stay resident, 93.4 GB in FP16, "
@@ -185,7 +186,7 @@ def part_b(batch: int, device: str, precision: str) -> View:
             y=[lay.experts_touched(t)],
             mode="markers",
             marker={"size": 12},
-            name=f"{t} tokens",
+            name=counted(t, "token"),
         )
     )
     touched = lay.experts_touched(t)
@@ -196,7 +197,7 @@ def part_b(batch: int, device: str, precision: str) -> View:
         Card(
             "Experts read per layer",
             f"{touched:,.2f} of {lay.n_experts}",
-            f"{t} tokens, top-{lay.top_k}",
+            f"{counted(t, 'token')}, top-{lay.top_k}",
         ),
         Card(
             "Expert weights read per layer",
@@ -211,7 +212,7 @@ def part_b(batch: int, device: str, precision: str) -> View:
         Card("FLOP per byte read", f"{t * per_token_flops / rd:,.1f}", "MoE layer weights only"),
     ]
     summary = (
-        f"At {t} token(s) per step a layer reads {touched:,.2f} of its {lay.n_experts} experts "
+        f"At {counted(t, 'token')} per step a layer reads {touched:,.2f} of its {lay.n_experts} experts "
         f"({fmt_bytes(rd)}). The weights a step reads climb toward the whole layer within a few dozen tokens, "
         "while the FLOPs per token stay at top-k experts: batching amortizes an MoE's weights more slowly than "
         "a dense model's."
@@ -256,7 +257,9 @@ PRED_C = Prediction(
     },
 )
 C_HOT = Slider("Share of assignments to the hottest expert (%)", 12.5, 50, 25, step=2.5)
-C_CAPACITY = Slider("Capacity factor c", 1.0, 4.0, 1.25, step=0.25)
+C_CAPACITY = Slider(
+    "Capacity factor c", 1.0, 4.0, 2.0, step=0.25
+)  # opens where nothing is dropped (the question's case)
 C_TOKENS = Slider("Tokens per batch", 256, 8192, 4096, step=256)
 
 
