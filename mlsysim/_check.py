@@ -555,3 +555,9 @@ def check_module(namespace: dict, names, ranges: dict[str, dict[str, tuple]] | N
             inner = inspect.unwrap(fn)
             if inspect.isfunction(inner) and inner.__module__ == namespace.get("__name__"):
                 namespace[key] = checked(fn, **ranges.get(key, {}))
+
+
+class UnknownName(ValueError, AttributeError):
+    """An unknown preset or device reached as an attribute (``Models.foo``, ``Hardware.Cloud.h100``):
+    a ValueError listing the allowed names, and an AttributeError too, so that ``hasattr`` and
+    ``getattr(obj, name, default)`` keep working."""

@@ -526,6 +526,14 @@ class _Tier:
     def __iter__(self):
         return iter(self._devices.values())
 
+    def __getattr__(self, key: str):
+        # only for names that are not set: a mis-cased or unknown device (Hardware.Cloud.h100)
+        if key.startswith("_"):
+            raise AttributeError(key)
+        raise _check.UnknownName(
+            f"device={key!r} is not in Hardware.{self._name}; allowed: {', '.join(self._devices)}"
+        )
+
     def __repr__(self) -> str:
         return f"Hardware.{self._name}({', '.join(self._devices)})"
 

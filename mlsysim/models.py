@@ -896,7 +896,10 @@ class _Models:
     def __getattr__(self, key: str) -> Model:
         if key.startswith("_"):
             raise AttributeError(key)
-        return self.get(key)
+        try:
+            return self.get(key)
+        except ValueError as e:
+            raise _check.UnknownName(str(e)) from None
 
     def get(self, key: str) -> Model:
         if not isinstance(key, str) or key not in _PRESETS:

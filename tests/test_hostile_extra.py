@@ -502,3 +502,19 @@ def test_from_shipped_label_and_name_clash():
     assert hf.from_shipped(name="gpt2").name == hf.from_shipped("gpt2").name
     _raises_naming(lambda: hf.from_shipped("gpt2", name="My GPT-2"), "name")
     _raises_naming(lambda: hf.from_shipped("gpt2", label=5), "label")
+
+
+def test_an_unknown_preset_or_device_attribute_is_a_named_error_and_hasattr_still_works():
+    """Models.foo raised a ValueError that broke hasattr/getattr(default); Hardware.Cloud.h100 a
+    bare AttributeError with no allowed names."""
+    import pytest as _pytest
+
+    from mlsysim import Hardware, Models
+
+    assert hasattr(Models, "foo") is False and getattr(Models, "foo", None) is None
+    assert hasattr(Hardware.Cloud, "h100") is False
+    with _pytest.raises(ValueError, match=r"device='h100'.*allowed: H100"):
+        Hardware.Cloud.h100  # noqa: B018
+    with _pytest.raises(ValueError, match=r"model='foo' is not a preset; allowed"):
+        Models.foo  # noqa: B018
+    assert Models.ResNet50.name and Hardware.Cloud.H100.name
