@@ -90,6 +90,8 @@ def _quantity(value: Any, dim: str, field: str, positive: bool = False) -> Quant
         raise ValueError(
             f"{field} must be a finite quantity in [{lo:g}, {hi:g}] {unit}, got {value}"
         )
+    if m == 0:  # -0.0 GB is 0 GB
+        value = Q_(0, value.units)
     return value
 
 

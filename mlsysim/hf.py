@@ -483,8 +483,14 @@ def _unused_parameter_cls():
 def _num_labels(raw: dict) -> int:
     """Classes of a *ForSequenceClassification head, as transformers derives them: the size of
     ``id2label`` when given, else ``num_labels``, else 2."""
-    if isinstance(raw.get("id2label"), dict) and raw["id2label"]:
-        return len(raw["id2label"])
+    labels = raw.get("id2label")
+    if labels is not None and not isinstance(labels, dict):
+        raise ValueError(
+            f"config['id2label'] must be an object mapping class ids to names, got "
+            f"{type(labels).__name__} {str(labels)[:40]}"
+        )
+    if labels:
+        return len(labels)
     n = raw.get("num_labels", 2)
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FIELD:
         raise ValueError(

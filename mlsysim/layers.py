@@ -486,6 +486,11 @@ class Pool2d(Layer):
     def _fits(self):
         if self.kernel_size is not None:
             (kh, kw), (h, w), p = _pair(self.kernel_size), _pair(self.input_size), self.padding
+            if 2 * p > min(kh, kw):  # torch's rule: a window must see at least half real input
+                raise ValueError(
+                    f"padding={p!r} is more than half of kernel_size={self.kernel_size!r}; "
+                    f"allowed: 0..{min(kh, kw) // 2}"
+                )
             if kh > h + 2 * p or kw > w + 2 * p:
                 raise ValueError(
                     f"kernel_size={self.kernel_size!r} is larger than the padded input "

@@ -95,13 +95,7 @@ def test_labs_huge_int_refused_by_name():
     from mlsysim.labs import components as K
 
     _raises_naming(lambda: C.hline(C.figure("t", "x", "y"), HUGE, "x"), "y=")
-    for fmt, name in (
-        (K.fmt_bytes, "n"),
-        (K.fmt_count, "n"),
-        (K.fmt_time, "seconds"),
-        (K.fmt_rate, "flops_per_s"),
-        (K.fmt_ratio, "x"),
-    ):
+    for fmt, name in _formatters(K):
         _raises_naming(lambda f=fmt: f(HUGE), name)
     _raises_naming(lambda: K.feasibility(HUGE, H100), "need_bytes")
     _raises_naming(lambda: C.memory_lines(C.figure("t", "x", "y"), [H100], scale=HUGE), "scale")
@@ -472,13 +466,7 @@ def test_plain_tag_allow_list():
 def test_formatters_refuse_strings_and_bad_digits():
     from mlsysim.labs import components as K
 
-    for fmt, name in (
-        (K.fmt_bytes, "n"),
-        (K.fmt_count, "n"),
-        (K.fmt_time, "seconds"),
-        (K.fmt_rate, "flops_per_s"),
-        (K.fmt_ratio, "x"),
-    ):
+    for fmt, name in _formatters(K):
         _raises_naming(lambda f=fmt: f("10"), name)
         _raises_naming(lambda f=fmt: f("abc"), name)
         _raises_naming(lambda f=fmt: f([1]), name)
@@ -518,3 +506,92 @@ def test_an_unknown_preset_or_device_attribute_is_a_named_error_and_hasattr_stil
     with _pytest.raises(ValueError, match=r"model='foo' is not a preset; allowed"):
         Models.foo  # noqa: B018
     assert Models.ResNet50.name and Hardware.Cloud.H100.name
+
+
+def test_pool_padding_past_half_the_window_is_refused_as_torch_does():
+    """Pool2d(kernel 2, padding 5) gave a 7x7 output that was mostly padding; torch refuses
+    padding > kernel_size / 2 ('pad should be at most half of effective kernel size')."""
+    import pytest as _pytest
+    from pydantic import ValidationError
+
+    from mlsysim import layers as L
+
+    with _pytest.raises((ValueError, ValidationError), match=r"padding=5 .*allowed: 0\.\.1"):
+        L.Pool2d(channels=1, input_size=4, kernel_size=2, padding=5)
+    assert L.Pool2d(channels=1, input_size=4, kernel_size=3, stride=1, padding=1).output_size == (
+        4,
+        4,
+    )
+
+
+def test_a_negative_zero_capacity_is_stored_as_zero():
+    from mlsysim import hardware as HW
+
+    mem = HW.Memory(capacity=(-0.0, "GB"), bandwidth=(1, "GB/s"))
+    assert str(mem.capacity.magnitude) == "0" and mem.capacity.m_as("B") == 0
+
+
+def test_a_list_id2label_is_refused_by_name_not_ignored():
+    """A list id2label was silently ignored (the head got num_labels or 2 classes)."""
+    import pytest as _pytest
+
+    from mlsysim import hf
+
+    cfg = {
+        **hf.shipped_config("bert-base-uncased")["config"],
+        "architectures": ["BertForSequenceClassification"],
+    }
+    assert hf.from_hf_config({**cfg, "id2label": {"0": "a", "1": "b", "2": "c"}}).params > 0
+    with _pytest.raises(ValueError, match=r"config\['id2label'\] must be an object"):
+        hf.from_hf_config({**cfg, "id2label": ["a", "b", "c"]})
+
+
+def test_chart_helpers_name_a_bad_figure_device_title_or_width():
+    """finalize(None), hline(None, 1), roofline('H100') and device_label('H100') were bare
+    AttributeErrors; is_byte_title(5) a TypeError; label_problems(width='400') returned [] and
+    wrap_words(width='3') / glue='(' raised TypeError / re.error."""
+    import pytest as _pytest
+
+    from mlsysim import Hardware
+    from mlsysim.labs import charts as C
+    from mlsysim.labs import placement as P
+
+    for call in (
+        lambda: C.finalize(None),
+        lambda: C.hline(None, 1.0),
+        lambda: C.text_alternative(5),
+    ):
+        with _pytest.raises(ValueError, match=r"fig must be a Plotly figure"):
+            call()
+    # a registry key is accepted where a device is expected, and named when it is not one
+    assert C.device_label("H100") == C.device_label(Hardware.get("H100"))
+    assert C.roofline("H100", "fp16", 0.5).layout.title.text
+    with _pytest.raises(ValueError, match=r"allowed"):
+        C.roofline("h100")
+    with _pytest.raises(ValueError, match=r"dev must be a Device"):
+        C.device_label(5)
+    with _pytest.raises(ValueError, match=r"title must be text"):
+        C.is_byte_title(5)
+    assert C.is_count_title(None) is False
+    fig = C.figure("t", "x", "y")
+    j = fig.to_plotly_json()
+    for w in ("400", float("nan"), float("inf"), -100, True):
+        with _pytest.raises(ValueError, match=r"width must be a plot width"):
+            P.label_problems(j["data"], j["layout"], w)
+    for w in ("3", None, True, 0):
+        with _pytest.raises(ValueError, match=r"width must be a whole number"):
+            P.wrap_words("alpha beta gamma", w)
+    with _pytest.raises(ValueError, match=r"glue must be a regular expression"):
+        P.wrap_words("alpha beta gamma", 5, glue="(")
+    assert P.wrap_words("alpha beta gamma", 10) == "alpha beta<br>gamma"
+
+
+def _formatters(K):
+    """Each number formatter of the kit with the name of its value argument."""
+    return (
+        (K.fmt_bytes, "n"),
+        (K.fmt_count, "n"),
+        (K.fmt_time, "seconds"),
+        (K.fmt_rate, "flops_per_s"),
+        (K.fmt_ratio, "x"),
+    )

@@ -92,7 +92,26 @@ def vline(fig, x: float, text: str = "", *, dash: str = "dash", position: str = 
     return _reference_line(fig, "x", x, text, dash, position)
 
 
+def _figure(fig, name: str = "fig"):
+    """``fig`` if it is a Plotly figure (``charts.figure``), else a ValueError naming it."""
+    if not (hasattr(fig, "add_trace") and hasattr(fig, "layout") and hasattr(fig, "data")):
+        raise ValueError(f"{name} must be a Plotly figure (charts.figure), got {_short(fig)}")
+    return fig
+
+
+def _device(dev, name: str = "device"):
+    """A registry device from a ``Device`` or its registry key ("H100"); else a ValueError."""
+    if isinstance(dev, str):
+        from ..hardware import Hardware
+
+        return Hardware.get(dev)  # a ValueError listing the keys when it is not one
+    if not all(hasattr(dev, a) for a in ("name", "memory", "compute")):
+        raise ValueError(f"{name} must be a Device or a registry key, got {_short(dev)}")
+    return dev
+
+
 def _reference_line(fig, axis: str, value: float, text: str, dash: str, position: str):
+    _figure(fig)
     try:
         where = LINE_LABEL[axis, position] if isinstance(position, str) else None
     except KeyError:
@@ -123,10 +142,12 @@ _MEMORY_UNITS = ("B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB")
 def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float = 1.0):
     """Dashed horizontal lines at each device's memory capacity (in ``unit``, times ``scale``,
     e.g. ``scale=1/4`` bytes-per-param to draw a parameter budget)."""
+    _figure(fig)
     _check.real("scale", scale, 0.0, 1e30, lo_open=True)
     if not isinstance(unit, str) or unit not in _MEMORY_UNITS:
         raise ValueError(f"unit={_short(unit)} is not valid; allowed: {', '.join(_MEMORY_UNITS)}")
     for i, dev in enumerate(devices):
+        dev = _device(dev, f"devices[{i}]")
         cap = dev.memory.capacity.m_as(unit) * scale
         name = device_label(dev)  # as every chart and card names it ("NVIDIA A100 SXM 40GB")
         hline(
@@ -153,6 +174,7 @@ def roofline(
 
     from .vocab import LABELS
 
+    device = _device(device)
     # where the roof bends: the sustained rate / bandwidth (a sustained-basis device is never derated)
     ridge = device.sustained_ridge_point(precision, efficiency).m_as("FLOP/B")
     named = (
@@ -199,6 +221,7 @@ def roofline(
 
 def device_label(dev: Device) -> str:
     """The registry's human name without its parenthetical detail ("Apple iPhone 15 Pro")."""
+    dev = _device(dev, "dev")
     return re.sub(r"\s*\(.*\)\s*$", "", dev.name).strip() or dev.name
 
 
@@ -236,7 +259,7 @@ _COUNT_TITLE = re.compile(r"\bcount", re.I)
 
 def is_byte_title(title: str) -> bool:
     """An axis whose values are raw bytes (not FLOP/byte, not a title already in kB/MB/GB)."""
-    t = title or ""
+    t = _title(title)
     if "/" in t or re.search(r"\bper\s+byte|\bFLOP", t, re.I):  # an intensity, not a size
         return False
     if re.search(r"\bor\b", t, re.I):  # "MACs or bytes": two quantities share it, no unit
@@ -251,12 +274,20 @@ _TITLE_UNIT = re.compile(r"(?:\(|\bin\s)\s*((?:k|K|M|G|T|P)i?B)\b")
 def title_byte_unit(title: str) -> str | None:
     """The byte unit an axis title gives its values in ("Table bytes (GB, log scale)" -> "GB"),
     or None: such an axis is labelled in that unit, never rescaled to another."""
-    m = _TITLE_UNIT.search(title or "")
+    m = _TITLE_UNIT.search(_title(title))
     return m.group(1) if m else None
 
 
 def is_count_title(title: str) -> bool:
-    return bool(_COUNT_TITLE.search(title or ""))
+    return bool(_COUNT_TITLE.search(_title(title)))
+
+
+def _title(title) -> str:
+    if title is None:
+        return ""
+    if not isinstance(title, str):
+        raise ValueError(f"title must be text (an axis title), got {_short(title)}")
+    return title
 
 
 _SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -478,6 +509,8 @@ def text_alternative(fig, summary: str = "") -> str:
     """What a screen reader hears for a chart: its title, axes, each series' range of values
     (the key numbers) and the part's one-sentence summary."""
 
+    _figure(fig)
+
     def plain(s):
         return re.sub(r"<[^>]+>", " ", str(s or "")).replace("  ", " ").strip()
 
@@ -528,7 +561,7 @@ def place_line_labels(fig):
     """``add_hline``/``add_vline`` put their labels at the raw data value, but on a log axis
     plotly.js reads an annotation's coordinate as log10 of the value: convert them once
     (``finalize`` does; this is for a figure shown without it)."""
-    layout = fig.layout.to_plotly_json()
+    layout = _figure(fig).layout.to_plotly_json()
     _log_line_labels(layout)
     fig.layout.annotations = layout.get("annotations", ())
     return fig
@@ -595,7 +628,7 @@ def finalize(fig):
     objects, the same work took most of a slider step's Python time in the browser."""
     import plotly.graph_objects as go
 
-    meta = fig.layout.meta
+    meta = _figure(fig).layout.meta
     if isinstance(meta, dict) and meta.get(_DONE):
         return fig
     spec = fig.to_dict()

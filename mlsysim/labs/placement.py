@@ -519,6 +519,10 @@ def _seg_hits_box(s: Seg, box: Box) -> bool:
 
 def label_problems(traces: Sequence[dict], layout: dict, width: float) -> list[str]:
     """What each label of one chart (Plotly JSON) runs into at a plot ``width`` (px)."""
+    if not finite_number(width) or not 1 <= width <= 100_000:
+        raise ValueError(f"width must be a plot width in px in [1, 100000], got {width!r:.80}")
+    if not isinstance(layout, dict) or not isinstance(traces, Sequence):
+        raise ValueError("traces and layout must be a figure's JSON (a list of dicts and a dict)")
     f = Frame(traces, layout, width)
     if not f.ok:
         return []
@@ -536,7 +540,16 @@ def wrap_words(text: str, width: int, glue: str = r"(?<!\S)(\S{1,2}) (?=\S)") ->
     """``text`` broken at spaces into lines (Plotly's ``<br>``) of at most ``width`` characters
     where a word allows; a space that ``glue`` matches (its group 1 kept) never breaks: by
     default a word of one or two characters ("(×", "=") stays with the next."""
-    glued = re.sub(glue, "\\1\u00a0", str(text))
+    if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= 10_000:
+        raise ValueError(
+            f"width must be a whole number of characters in [1, 10000], got {width!r:.80}"
+        )
+    try:
+        glued = re.sub(glue, "\\1\u00a0", str(text))
+    except (re.error, TypeError, IndexError) as exc:
+        raise ValueError(
+            f"glue must be a regular expression with one group, got {glue!r:.80} ({exc})"
+        ) from None
     glued = re.sub(r"<[^>]*>", lambda m: m[0].replace(" ", "\u00a0"), glued)  # never in a tag
     lines, line = [], ""
     for w in glued.split(" "):
