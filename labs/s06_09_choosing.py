@@ -85,8 +85,8 @@ def _(kit, mo):
             kit.message(
                 "Dr. Maya Rodriguez",
                 "CTO, WildlifeVision",
-                "Same accelerator, three requests: a camera frame, a chatbot token, a recommendation. "
-                "Why does one keep the chip busy and the others leave it waiting?",
+                "Our vendor ranks models by FLOPs per byte of weights, and puts MobileNetV2 near the "
+                "top. Does that ranking survive once everything the chip moves is counted?",
             ),
             mo.md(
                 "Arithmetic intensity (FLOPs per byte) puts every family on one axis. The chapter's Table 8 "

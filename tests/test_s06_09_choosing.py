@@ -374,3 +374,24 @@ def test_order_is_the_registry_lighthouses():
     from mlsysim.models import LIGHTHOUSES
 
     assert lab.ORDER == tuple(LIGHTHOUSES)
+
+
+def test_part_a_asks_which_proxy_fails_and_its_feedback_numbers_are_the_engines():
+    """PRED_A was 'ResNet-50 over GPT-2 XL on the proxy' (160x), already shown in 6.1 Part C. It
+    now asks which lighthouse the weight-only proxy flatters most once all traffic counts."""
+    from mlsysim import Engine, Hardware
+
+    h100 = Hardware.get("H100")
+    real = {
+        k: Engine.solve(
+            lab._lh(k), h100, batch_size=1, precision="fp16", fused=True
+        ).arithmetic_intensity.magnitude
+        for k in ("ResNet50", "GPT2", "MobileNetV2")
+    }
+    proxy = {k: lab.table8_proxy(k) for k in real}
+    assert min(real, key=lambda k: real[k] / proxy[k]) == "MobileNetV2"
+    assert lab.PRED_A.answer == "mobilenet"
+    text = " ".join(lab.PRED_A.feedback.values())
+    assert f"{proxy['MobileNetV2']:.1f} to {real['MobileNetV2']:.1f} FLOP/B" in text
+    assert f"{proxy['ResNet50']:.0f} → {real['ResNet50']:.1f}" in text
+    assert f"{proxy['GPT2']:.1f} → {real['GPT2']:.1f}" in text

@@ -93,27 +93,30 @@ def _joules(j: float) -> str:
 
 PRED_A = Prediction(
     question=(
-        "Table 8 puts the lighthouses on one scale: FLOPs per byte of FP32 weights. ResNet-50's "
-        "value is how many times GPT-2 XL's (one decoded token, batch 1)?"
+        "Table 8 ranks the lighthouses by a proxy: FLOPs per byte of FP32 weights. The engine counts "
+        "what a compiled FP16 inference really moves at batch 1 on an H100: the weights (in FP16, half "
+        "the bytes) and every activation. Whose intensity falls furthest below its proxy?"
     ),
     options={
-        "2x": "About 2.6× (it does 2.6× the FLOPs)",
-        "60x": "About 60× (it has 60× fewer weight bytes)",
-        "160x": "About 160×: the FLOPs ratio times the bytes ratio",
-        "same": "About the same: both read every weight once per inference",
+        "gpt2": "GPT-2 XL: its 3 GB of FP16 weights dominate everything it moves",
+        "resnet": "ResNet-50: its feature maps are the largest of the three",
+        "mobilenet": "MobileNetV2: its weights are small next to the feature maps it writes and reads",
+        "none": "None of them: FP16 halves the bytes, so every intensity rises",
     },
-    answer="160x",
+    answer="mobilenet",
     feedback={
-        "2x": "That counts only the numerator. Intensity divides the FLOPs by the bytes, and ResNet-50 also "
-        "has about 61× fewer weight bytes: the two factors multiply to about 160×.",
-        "60x": "That counts only the denominator. ResNet-50 also does about 2.6× the FLOPs per inference "
-        "that GPT-2 XL does per token: together about 160×.",
-        "160x": "8.2 GFLOP over 102.2 MB is about 80 FLOP/B; 3.1 GFLOP over 6.2 GB is about 0.5 FLOP/B. Each "
-        "ResNet-50 filter is reused across its whole feature map; each GPT-2 weight serves one token.",
-        "same": "Both read each weight once, but a convolution then uses it at every output position "
-        "(thousands of MACs per weight) while a decode step uses it once: reuse is the difference.",
+        "gpt2": "A decode step moves almost nothing but weights, so halving them to FP16 doubles its "
+        "intensity (0.5 → 1.0 FLOP/B). The proxy fails where the weights are not the traffic.",
+        "resnet": "ResNet-50's feature maps are large, but so are its 25.6 M weights: FP16 halves those, and "
+        "the two roughly cancel (80 → 75.9 FLOP/B).",
+        "mobilenet": "MobileNetV2 has 3.5 M weights (14 MB in FP32) but its expanded blocks write and read "
+        "feature maps six times wider than their inputs: counting them takes it from 42.9 to 17.5 FLOP/B. "
+        "A weight-only proxy flatters exactly the models built to have few weights.",
+        "none": "FP16 halves every byte, but activations are new bytes the proxy never counted: GPT-2 XL's "
+        "intensity doubles (0.5 → 1.0), ResNet-50's barely moves (80 → 75.9), and MobileNetV2's falls "
+        "from 42.9 to 17.5 FLOP/B.",
     },
-    reveals=("160×",),
+    reveals=("17.5 FLOP/B", "42.9 to 17.5"),
 )
 A_BATCH = Slider("Batch size (images, tokens or requests)", 1, 256, 1)
 A_DEVICE = Choice(
