@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
+from .. import _check
 from .._check import is_finite
 from .state import clean_text
 
@@ -148,8 +149,8 @@ def _finite(x: float, name: str, negative: bool = False) -> float:
 
 
 def _short(v, limit: int = 80) -> str:
-    r = repr(v)
-    return r if len(r) <= limit else r[: limit - 3] + "..."
+    """``_check._short`` with the kit's longer default."""
+    return _check._short(v, limit)
 
 
 #: The most decimal places a number is shown with.
