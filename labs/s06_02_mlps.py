@@ -81,7 +81,7 @@ def _(kit, lab, ledger):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part A · Width squared"),
+            mo.md("## Part A · Widening a layer"),
             kit.message(
                 "Jonas Weber",
                 "ML engineer, fraud detection",

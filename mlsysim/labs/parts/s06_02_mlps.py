@@ -74,7 +74,7 @@ PRED_A = Prediction(
         "x16": "Only the two widths multiply each other; the precision scales the bytes once: 2 × 2 × 2 = 8×, "
         "2.1 MB → 16.8 MB.",
     },
-    reveals=("16.8 MB", "four times the weights"),
+    reveals=("16.8 MB", "four times the weights", "width squared"),
 )
 
 TRANSFER_A = Prediction(
