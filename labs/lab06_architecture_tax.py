@@ -416,10 +416,7 @@ def _(lab, saved):
 def _(
     kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_device, s_energy, s_model, s_per_day, unlocked
 ):
-    mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the synthesis (answer all four predictions)"),
-    )
+    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the synthesis"))
     mo.vstack(
         [
             mo.hstack([s_model, s_device], justify="start"),

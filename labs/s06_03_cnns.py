@@ -521,8 +521,7 @@ def _(
     unlocked,
 ):
     mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d, pred_e)),
-        kit.locked_note("the synthesis (answer all five predictions)"),
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the synthesis")
     )
     mo.vstack(
         [
@@ -541,8 +540,7 @@ def _(
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
     mo.stop(
-        kit.locked_any([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked),
-        kit.locked_note("the takeaways (answer every prediction first)"),
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
     )
     mo.md("""
     ## Takeaways

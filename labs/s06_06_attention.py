@@ -473,8 +473,7 @@ def _(kit, lab, mo, pred_e, transfer_e, unlocked):
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
     mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d, pred_e)),
-        kit.locked_note("the takeaways (answer all five predictions)"),
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
     )
     mo.md("""
 ## Takeaways

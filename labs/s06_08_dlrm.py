@@ -413,10 +413,7 @@ def _(kit, lab, mo, pred_d, transfer_d, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the takeaways (answer all four predictions)"),
-    )
+    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
     mo.md("""
     ## Takeaways
 

@@ -423,10 +423,7 @@ def _(lab, saved):
 
 @app.cell
 def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util, unlocked):
-    mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the synthesis (answer all four predictions)"),
-    )
+    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the synthesis"))
     mo.vstack(
         [
             mo.hstack([s_data, mo.vstack([s_fps, s_util, s_power])], justify="start", wrap=True),
@@ -438,10 +435,7 @@ def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_ut
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(
-        not unlocked and any(p.value is None for p in (pred_a, pred_b, pred_c, pred_d)),
-        kit.locked_note("the takeaways (answer all four predictions)"),
-    )
+    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
     mo.md("""
     **Takeaways**
 

@@ -270,10 +270,7 @@ def _(c_block, c_length, c_rows, c_width, kit, lab, mo, pred_c, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
-    mo.stop(
-        kit.locked_any([pred_a, pred_b, pred_c], unlocked),
-        kit.locked_note("the takeaways (answer every prediction first)"),
-    )
+    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c], unlocked, "the takeaways"))
     mo.md("""
     ## Takeaways
 

@@ -310,10 +310,7 @@ def _(d_devices, d_precision, d_topk, kit, lab, mo, pred_d, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(
-        kit.locked_any([pred_a, pred_b, pred_c, pred_d], unlocked),
-        kit.locked_note("the takeaways (answer every prediction first)"),
-    )
+    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
     mo.md("""
     ## Takeaways
 

@@ -81,6 +81,7 @@ COMPONENTS = {
     "feasibility oom": lambda p, _: kit.feasibility(1e12, _device(p, 80), what=p),
     "error_note": lambda p, _: kit.error_note(ValueError(p)),
     "locked_note": lambda p, _: kit.locked_note(p),
+    "until_answered": lambda p, _: kit.until_answered([_pred("x").radio()], False, p)[1],
     "plain": lambda p, _: kit.plain(p),
     "prediction radio": lambda p, _: _pred(p).radio(),
     "prediction correct": lambda p, _: _pred(p).respond("a"),

@@ -208,3 +208,23 @@ def test_out_of_memory_by_a_few_percent_does_not_read_one_times_the_capacity():
     text = kit.feasibility(cap * 1.04, dev, "The model").text
     assert "Out of memory" in text and "(1.04× its capacity)" in text
     assert "(3.0× its capacity)" in kit.feasibility(cap * 3, dev, "The model").text
+
+
+def test_until_answered_gates_a_summary_on_every_prediction():
+    """The takeaways/synthesis gate of every lesson (one helper, not a condition per notebook):
+    locked while any prediction is unanswered, open once all are or the instructor unlocked the
+    lab; its note counts the predictions in words and agrees in number."""
+    import marimo as mo
+
+    answered = mo.ui.radio({"a": "a", "b": "b"}, value="a")
+    blank = mo.ui.radio({"a": "a", "b": "b"})
+    locked, note = kit.until_answered([answered, blank, blank, blank], False, "the takeaways")
+    assert locked is True
+    assert "Answer all four predictions to unlock the takeaways." in note.text
+    assert kit.until_answered([answered, answered], False)[0] is False
+    assert kit.until_answered([blank], True)[0] is False  # instructor mode
+    one = kit.until_answered([blank], False, "the synthesis")[1].text
+    assert "Answer the prediction to unlock the synthesis." in one
+    assert "all 12 predictions" in kit.until_answered([blank] * 12, False)[1].text
+    with pytest.raises(ValueError, match="radios"):
+        kit.until_answered([], False)

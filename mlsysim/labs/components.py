@@ -40,6 +40,7 @@ __all__ = [
     "locked",
     "locked_any",
     "locked_note",
+    "until_answered",
     "unlock_requested",
     "fmt_bytes",
     "fmt_count",
@@ -473,6 +474,27 @@ def locked_any(radios, unlocked: bool) -> bool:
 
 def locked_note(what: str = "this part"):
     return _callout(f"Answer the prediction above to unlock {_e(what)}.", "neutral")
+
+
+_NUMBER_WORDS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def until_answered(radios, unlocked: bool, what: str = "the takeaways"):
+    """``mo.stop(*kit.until_answered([pred_a, pred_b], unlocked, "the takeaways"))``: the gate of
+    a cell that summarises several parts (takeaways, a synthesis). Returns ``(locked, note)``:
+    locked until every one of ``radios`` is answered (or the instructor unlocked the lab), with
+    a note naming how many predictions that takes."""
+    radios = list(radios)
+    if not radios:
+        raise ValueError("radios must name at least one prediction, got none")
+    n = len(radios)
+    count = (
+        "the prediction"
+        if n == 1
+        else f"all {_NUMBER_WORDS[n] if n < 10 else f'{n:,}'} predictions"
+    )
+    note = _callout(f"Answer {count} to unlock {_e(what)}.", "neutral")
+    return locked_any(radios, unlocked), note
 
 
 def verdict(pred: Prediction, radio, unlocked: bool = False, saved: Saved | None = None):

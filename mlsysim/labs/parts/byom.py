@@ -211,10 +211,10 @@ PRED_A = Prediction(
         "parameter count decides whether its weights fit in a GPU's memory?"
     ),
     options={
-        "active": "The active parameters (the 2 experts a token uses)",
+        "active": "The active parameters: only the 2 experts a token uses",
         "all": "All parameters: every expert must be resident",
-        "avg": "Somewhere between the two, depending on the traffic",
-        "attn": "Only the attention weights; experts stream in from the host as needed",
+        "avg": "Somewhere between the two: it depends on the traffic",
+        "attn": "Only the attention weights: experts stream in from the host as needed",
     },
     answer="all",
     feedback={
@@ -330,9 +330,9 @@ PRED_B = Prediction(
     ),
     options={
         "scores": "The attention score computation: it is the quadratic part",
-        "weights": "The weight matrices (projections, FFN): each weight is read for one multiply-add",
+        "weights": "The weight matrices: each weight is fetched for one multiply-add",
         "head": "The LM head alone: the vocabulary is the largest matrix",
-        "norms": "Norms and activations: there are so many small kernels",
+        "norms": "Norms and activations: there are so many small kernels to launch",
     },
     answer="weights",
     feedback={

@@ -55,8 +55,8 @@ PRED_A = Prediction(
     options={
         "both_shrink": "Both shrink 4×: INT8 is a quarter of FP32",
         "both_grow": "Both grow 4×: four times the pixels",
-        "cancel": "The dense layer's stays at about 602 MB (4× the inputs, ¼ the bytes each); the conv's falls 4×",
-        "dense_only": "The dense layer's grows 4×; the conv's does not change",
+        "cancel": "The dense layer's holds at about 602 MB; the conv's falls 4×",
+        "dense_only": "The dense layer's grows 4× with the pixels; the conv's does not change",
     },
     answer="cancel",
     feedback={
@@ -823,9 +823,9 @@ TRANSFER_A = Prediction(
 TRANSFER_B = Prediction(
     question="Same 131,072 tokens with FlashAttention, but 64 heads of 128 (d = 8,192). The layer's live memory is…",
     options={
-        "fits": "About 8.6 GB: it doubles with the width and still fits",
-        "over": "Over 80 GB: heads multiply the scores",
-        "same": "The same 4.3 GB",
+        "fits": "About 8.6 GB: it doubles with the width",
+        "over": "Over 80 GB: twice the heads, twice the scores",
+        "same": "The same 4.3 GB: the tiles stay the same size",
     },
     answer="fits",
     feedback={
@@ -840,9 +840,9 @@ TRANSFER_B = Prediction(
 TRANSFER_C = Prediction(
     question="Run the same two MLPs on the Jetson Orin NX (20 µs per launch). Compared with the H100, the deep net's slowdown vs 2 × 256 is…",
     options={
-        "similar": "About the same ratio: launches dominate both nets on both devices",
+        "similar": "About the same ratio: launches dominate on both devices",
         "gone": "Gone: the Jetson's slower compute hides the launches",
-        "larger": "Much larger: 20 µs launches",
+        "larger": "Much larger: each of the deep net's launches now costs 20 µs",
     },
     answer="similar",
     feedback={
@@ -857,9 +857,9 @@ TRANSFER_C = Prediction(
 TRANSFER_D = Prediction(
     question="Raise the batch to 256 on the H100 (eager mode). Which lighthouse now reaches the highest MFU?",
     options={
-        "resnet": "ResNet-50, now around 15%",
-        "gpt2": "GPT-2 XL: batching fixes decode",
-        "dlrm": "DLRM: its MLPs batch well",
+        "resnet": "ResNet-50: convolutions do the most work per byte",
+        "gpt2": "GPT-2 XL: batching fixes decode's low intensity",
+        "dlrm": "DLRM: its MLPs batch well and its lookups are cheap",
     },
     answer="resnet",
     feedback={

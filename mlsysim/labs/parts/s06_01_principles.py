@@ -58,8 +58,8 @@ PRED_A = Prediction(
     options={
         "9": "About 9× (the filter's area)",
         "224": "About 224× (one image side)",
-        "5575": "About 5,575× (the image's values over the filter's)",
-        "150k": "About 150,000× (one per input value)",
+        "5575": "About 5,575× (image values over filter weights)",
+        "150k": "About 150,000× (one weight for every input value)",
     },
     answer="5575",
     feedback={
@@ -80,9 +80,9 @@ TRANSFER_A = Prediction(
         "saving per detector (dense weights ÷ shared weights)?"
     ),
     options={
-        "same": "It stays the same: the filter did not change",
-        "x2": "It doubles: the image side doubled",
-        "x4": "It grows 4×: the dense detector grows with the image's area, the filter not at all",
+        "same": "It stays the same: the shared filter did not change",
+        "x2": "It doubles: the image side doubled, and the saving follows it",
+        "x4": "It grows 4×: dense weights follow the image's area",
     },
     answer="x4",
     feedback={

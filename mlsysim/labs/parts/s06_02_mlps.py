@@ -221,9 +221,9 @@ PRED_B = Prediction(
         "to 4,096×4,096, still at batch 1. What happens to the share of peak it reaches?"
     ),
     options={
-        "up": "It rises: four times the MACs keep the ALUs busier",
-        "same": "It stays put: four times the MACs, but also four times the weight bytes",
-        "down": "It falls: the bigger matrix no longer fits in cache",
+        "up": "It rises: four times the MACs keep the arithmetic units busier",
+        "same": "It stays put: four times the MACs, four times the weight bytes",
+        "down": "It falls: the bigger matrix no longer fits in the on-chip cache",
     },
     answer="same",
     feedback={
@@ -244,8 +244,8 @@ TRANSFER_B = Prediction(
     ),
     options={
         "larger": "Larger: half the bytes per weight doubles the intensity",
-        "smaller": "Smaller: the intensity doubles, but the FP16 peak is 16× the FP32 one",
-        "same": "The same: precision changes neither FLOPs nor reuse",
+        "smaller": "Smaller: the intensity doubles, the FP16 peak grows 16×",
+        "same": "The same: precision changes neither the FLOPs nor the reuse",
     },
     answer="smaller",
     feedback={
@@ -451,9 +451,9 @@ TRANSFER_C = Prediction(
         "has more weights now?"
     ),
     options={
-        "mlp": "The MLP, narrowly: widening its first layer adds about 300,000 weights",
-        "cnn": "Still the CNN, by far: convolutions always cost more",
-        "same": "Exactly the same",
+        "mlp": "The MLP, narrowly: the widening adds about 300,000 weights",
+        "cnn": "Still the CNN, by far: convolutions always cost more weights",
+        "same": "Exactly the same: the widening just closes the gap",
     },
     answer="mlp",
     feedback={
@@ -575,9 +575,9 @@ TRANSFER_D = Prediction(
         "or fewer multiples of the MAC that uses it?"
     ),
     options={
-        "fewer": "Fewer: a quarter of the bytes per weight",
-        "more": "More: the bytes shrink 4×, but an INT8 MAC is about 15× cheaper than an FP32 one",
-        "same": "The same: both shrink together",
+        "fewer": "Fewer: an INT8 weight is a quarter of the bytes to fetch",
+        "more": "More: the fetch shrinks 4×, the MAC about 15×",
+        "same": "The same: the fetch and the MAC shrink together",
     },
     answer="more",
     feedback={

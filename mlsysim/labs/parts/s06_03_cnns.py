@@ -95,9 +95,9 @@ TRANSFER_A = Prediction(
         "happens to its weights and to its MACs per image?"
     ),
     options={
-        "both4": "Both grow 4×: a bigger image needs a bigger layer",
-        "macs4": "Weights unchanged, MACs 4×: the same filters slide over four times as many positions",
-        "same": "Both unchanged: the layer is the same layer",
+        "both4": "Both grow 4×: a bigger image needs a bigger layer to cover it",
+        "macs4": "Weights unchanged, MACs 4×: the filters visit more positions",
+        "same": "Both unchanged: the layer is the same layer, whatever its input",
     },
     answer="macs4",
     feedback={
@@ -265,9 +265,9 @@ TRANSFER_B = Prediction(
         "100-pixel object?"
     ),
     options={
-        "same": "As many as at stride 1: the kernel did not change",
-        "half": "Half as many: each layer moves twice as far",
-        "log": "Only a handful (about six): each stride-2 layer doubles the step of the next",
+        "same": "As many as at stride 1: the 3×3 kernel did not change",
+        "half": "Half as many: each layer now moves twice as far",
+        "log": "About six: each layer doubles the next one's step",
     },
     answer="log",
     feedback={
@@ -406,8 +406,8 @@ PRED_C = Prediction(
         "saving (standard ÷ separable)?"
     ),
     options={
-        "unbounded": "It grows without limit: the wider the layer, the more the split saves",
-        "limit": "It creeps up toward the kernel area (K²) and never passes it",
+        "unbounded": "It grows without any limit: the wider the layer, the more the split saves",
+        "limit": "It levels off: it creeps toward the kernel area (K²) but never passes it",
         "same": "It stays the same: the saving depends only on the kernel",
         "shrinks": "It shrinks: the pointwise step's C_in × C_out work takes over",
     },
@@ -432,9 +432,9 @@ TRANSFER_C = Prediction(
         "save more or less than it did at 3×3?"
     ),
     options={
-        "more": "More: a bigger kernel has more spatial work to split off (about twice the saving)",
-        "less": "Less: bigger kernels make the depthwise step expensive",
-        "same": "The same: the channel count sets the saving",
+        "more": "More: a bigger kernel has more spatial work to split off",
+        "less": "Less: bigger kernels make the depthwise step more expensive",
+        "same": "The same: the channel count alone sets the saving",
     },
     answer="more",
     feedback={
@@ -589,7 +589,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "1x": "Barely faster, as on the H100: launches dominate everywhere",
-        "flops": "About as much faster as it has fewer FLOPs (about 13×): compute binds on this chip",
+        "flops": "Close to its FLOP ratio (about 13×): compute binds here",
         "more": "Far more than the FLOP ratio: small models fit the cache",
     },
     answer="flops",
@@ -834,9 +834,10 @@ PRED_E = Prediction(
     ),
     options={
         "both": "Both shift two positions: both layers see the same shifted input",
-        "conv": "The conv map shifts two columns with the edge; the dense outputs change in no orderly way",
+        "conv": "The conv map follows the edge; the dense outputs change in no orderly way",
         "neither": "Neither changes: it is the same edge",
-        "reversed": "The conv map stays put (the filter is shared); the dense outputs shift",
+        "reversed": "The conv map stays put (the filter is shared); the dense outputs "
+        "shift two columns",
     },
     answer="conv",
     feedback={
@@ -861,9 +862,8 @@ TRANSFER_E = Prediction(
     ),
     options={
         "yes": "Yes: a convolution is always exactly equivariant",
-        "no": "No: the original map lost the edge's right-hand response at the border, so shifting that map "
-        "cannot bring it back",
-        "dense": "Only if the dense layer is used instead",
+        "no": "No: the original map lost part of the edge at the border",
+        "dense": "Only if the dense layer is used instead: it sees every pixel",
     },
     answer="no",
     feedback={

@@ -64,8 +64,7 @@ PRED_A = Prediction(
     ),
     options={
         "same": "Still about 0.5%: the shortcut adds a path, but the chain-rule product is unchanged",
-        "identity": "Close to all of it: each block's Jacobian is I + ∂F/∂x, so the identity term carries the "
-        "gradient",
+        "identity": "Close to all of it: the identity term in each Jacobian, I + ∂F/∂x, carries it",
         "zero": "Nothing useful: the shortcut forces F's weights to zero, leaving an identity network",
         "explode": "It explodes: the shortcut doubles every singular value",
     },
@@ -90,8 +89,8 @@ TRANSFER_A = Prediction(
     ),
     options={
         "safe": "About all of it: a gain above 1 cannot vanish",
-        "explodes": "It explodes: about a hundred times the output gradient (1.1^50)",
-        "vanishes": "It still vanishes: depth always shrinks gradients",
+        "explodes": "It explodes: about a hundred times the output gradient",
+        "vanishes": "It still vanishes: depth always shrinks gradients, as at a gain of 0.9",
     },
     answer="explodes",
     feedback={
@@ -251,8 +250,8 @@ PRED_B = Prediction(
         "ln": "The same as LayerNorm would: normalization is normalization",
         "beta": "Statistics of the one token it sees: each value is its own mean, so every feature outputs β",
         "divzero": "A division by zero, because one value has no variance",
-        "running": "It normalizes with the running mean and variance saved during training, not with any "
-        "statistics of the token",
+        "running": "The running mean and variance saved during training, not the token's own "
+        "statistics",
     },
     answer="running",
     feedback={
@@ -278,7 +277,7 @@ TRANSFER_B = Prediction(
         "batch 2, or a token model at batch 64?"
     ),
     options={
-        "cnn": "The CNN: batch 2 is far too small",
+        "cnn": "The CNN: batch 2 is far too small for a reliable mean and variance",
         "tokens": "The token model: 64 values per statistic against the CNN's 6,272",
         "same": "Neither: the running averages make them identical",
     },

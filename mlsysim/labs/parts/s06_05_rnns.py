@@ -100,7 +100,7 @@ PRED_A = Prediction(
     ),
     options={
         "10x": "About 10× faster: ten times the arithmetic",
-        "steps": "Each step gets a little shorter; the 1,000 ordered steps remain, so it is barely faster",
+        "steps": "Barely faster: the 1,000 steps still run in order, each a little shorter",
         "parallel": "The 1,000 steps can now run side by side, so it is far more than 10× faster",
         "same": "Exactly the same: an RNN does no matrix arithmetic",
     },
@@ -125,7 +125,7 @@ TRANSFER_A = Prediction(
     options={
         "same": "Stays about the same: the accelerator has plenty of headroom",
         "double": "About doubles: twice as many steps, each waiting for the last",
-        "quad": "Quadruples, like attention's cost",
+        "quad": "Quadruples: like attention's, its cost grows with the square of the length",
     },
     answer="double",
     feedback={
@@ -290,9 +290,9 @@ PRED_B = Prediction(
 TRANSFER_B = Prediction(
     question="Double the vanilla RNN's hidden size from 128 to 256 (input still 100). Its MACs per step…",
     options={
-        "double": "Double: the layer is twice as wide",
-        "three": "Grow about 3×: the recurrent d × d term quadruples, the input term only doubles",
-        "four": "Quadruple: everything scales with d²",
+        "double": "Double: the layer is twice as wide, so each step does twice the MACs",
+        "three": "Grow about 3×: the d × d term quadruples, the input term doubles",
+        "four": "Quadruple: every weight matrix in the cell scales with d²",
     },
     answer="three",
     feedback={
@@ -453,10 +453,10 @@ PRED_C = Prediction(
         "RNNs are obsolete and have no valid deployment use."
     ),
     options={
-        "true": "True",
-        "false_state": "False: a fixed-size state streams forever in kilobytes, where attention's "
-        "stored context grows with every token",
-        "false_speed": "False: RNNs run faster than attention on GPUs",
+        "true": "True: attention wins on both counts, so RNNs have no niche left",
+        "false_state": "False: its fixed-size state streams forever in kilobytes",
+        "false_speed": "False: RNNs run faster than attention on GPUs, since their work is linear "
+        "in S",
     },
     answer="false_state",
     feedback={
@@ -479,9 +479,9 @@ TRANSFER_C = Prediction(
         "RNN's inference state?"
     ),
     options={
-        "grows": "It grows 100× with the stream",
+        "grows": "It grows 100×: the state has to hold every token it has seen",
         "flat": "Nothing: it is one hidden vector, the same size at any length",
-        "log": "It grows slowly, with the logarithm of the length",
+        "log": "It grows slowly, with the log of the length: a longer history needs more bits",
     },
     answer="flat",
     feedback={
@@ -690,9 +690,9 @@ PRED_D = Prediction(
 TRANSFER_D = Prediction(
     question="Run the same 4,096-token comparison on the STM32H743 microcontroller instead of the H100. Which finishes first?",
     options={
-        "attn": "Attention, as on the H100: parallel beats serial everywhere",
-        "rnn": "The RNN: without wide parallel hardware, attention's extra arithmetic is paid in full",
-        "same": "About the same",
+        "attn": "Attention: parallel beats serial on every chip, as it did on the H100",
+        "rnn": "The RNN: no parallel units hide attention's extra arithmetic",
+        "same": "About the same: a slow chip slows both models alike",
     },
     answer="rnn",
     feedback={
@@ -942,7 +942,7 @@ PRED_E = Prediction(
     ),
     options={
         "all": "All of it: W_hh preserves lengths, so the product of 100 steps does too",
-        "vanish": "Almost nothing: each step also multiplies by diag(tanh′), below 1, so the product shrinks "
+        "vanish": "Almost nothing: each step's tanh′ is below 1, so the product shrinks "
         "geometrically",
         "explode": "It explodes: a product of 100 matrices always blows up",
         "state": "As much as the state holds: the state is O(d) at every step, so its gradient is too",
@@ -971,7 +971,7 @@ TRANSFER_E = Prediction(
     ),
     options={
         "vanish": "Still almost nothing: tanh′ still multiplies every step",
-        "survive": "An amount of order one or more: each step's Jacobian is now I + α·diag(tanh′) W_hh",
+        "survive": "Order one or more: each step's Jacobian now has an identity term",
         "zero": "Exactly none: the path bypasses the weights, so they get no gradient",
     },
     answer="survive",

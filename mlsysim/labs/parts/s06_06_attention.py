@@ -80,7 +80,7 @@ PRED_A = Prediction(
     ),
     options={
         "equal": "Either doubling gives 2× the MACs and 2× the stored scores",
-        "s4": "Doubling S: 4× the MACs and 4× the scores; doubling d_head: 2× the MACs, scores unchanged",
+        "s4": "Doubling S: 4× the MACs and the scores; doubling d_head: 2× the MACs, same scores",
         "d4": "Doubling d_head: 4× the MACs and the scores; doubling S: 2× of each",
         "macs": "Either gives 4× the MACs; the stored scores are one number per token, so 2× at most",
     },
@@ -554,8 +554,8 @@ PRED_D = Prediction(
         "to O(S) floating-point operations."
     ),
     options={
-        "true": "True: tiling makes attention linear in S",
-        "false_bytes": "False: the FLOPs stay O(S²); it stops storing and re-reading the S × S scores",
+        "true": "True: tiling processes one block at a time, so the work is linear in S",
+        "false_bytes": "False: the FLOPs stay O(S²); it avoids storing the S × S scores",
         "false_sparse": "False: it skips small scores, so it is approximate, not linear",
     },
     answer="false_bytes",
@@ -795,7 +795,7 @@ PRED_E = Prediction(
         "rotated by one place. No positional encodings are added. Each token's output…"
     ),
     options={
-        "moves": "Is exactly what it was, only moved to the token's new position",
+        "moves": "Is unchanged: it is only moved to the token's new position",
         "changes": "Changes: attention weights depend on where a token sits",
         "fixed": "Stays at the same position: outputs do not move with their tokens",
         "same": "Becomes the same for every token: attention averages the sequence",
@@ -902,8 +902,8 @@ TRANSFER_E = Prediction(
         "token get back its original output?"
     ),
     options={
-        "no": "No: a token at a new position is a different input, so its output changes",
-        "yes": "Yes: attention still ignores order",
+        "no": "No: at a new position, a token is a different input",
+        "yes": "Yes: attention still ignores the order of its inputs",
         "only": "Only the first token changes",
     },
     answer="no",

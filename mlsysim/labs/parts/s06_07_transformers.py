@@ -85,8 +85,8 @@ PRED_A = Prediction(
     ),
     options={
         "same": "About the same: same weights, same FLOPs per weight",
-        "180x": "Much lower, but by less than 1,024×",
-        "1024x": "Exactly 1,024× lower: the number of tokens",
+        "180x": "Much lower, but under 1,024×: prefill moves more than weights",
+        "1024x": "Exactly 1,024× lower: one token per weight read instead of 1,024",
         "higher": "Higher: decode touches only one token's activations",
     },
     answer="180x",
@@ -953,9 +953,9 @@ TRANSFER_A = Prediction(
         "batch-1 decode launch-bound like GPT-2 XL's?"
     ),
     options={
-        "launch": "Yes: decode is always launch-bound at batch 1",
-        "memory": "No: 4.3× the weight bytes with fewer kernels makes the memory term the larger",
-        "compute": "No: a bigger model is compute-bound",
+        "launch": "Yes: decode is always launch-bound at batch 1, whatever the model",
+        "memory": "No: 4.3× the weight bytes and fewer kernels make it memory-bound",
+        "compute": "No: a bigger model does more arithmetic, so it is compute-bound",
     },
     answer="memory",
     feedback={
@@ -973,9 +973,9 @@ TRANSFER_B = Prediction(
         "3.35 TB/s). Its MFU is…"
     ),
     options={
-        "higher": "Higher on the A100: a smaller peak with proportionally more bandwidth",
-        "lower": "Lower on the A100: it is the slower GPU",
-        "same": "The same: the model is the same",
+        "higher": "Higher on the A100: more bandwidth per FLOP of peak",
+        "lower": "Lower on the A100: it is the older and slower GPU",
+        "same": "The same: the model and its intensity do not change",
     },
     answer="higher",
     feedback={
@@ -992,8 +992,8 @@ TRANSFER_C = Prediction(
     question="On the 40 GB A100, with tiled attention on, what fills the device first as the context grows?",
     options={
         "kv": "The KV cache, near 120,000 tokens",
-        "scores": "One layer's scores",
-        "weights": "The weights",
+        "scores": "One layer's scores, near 28,000 tokens",
+        "weights": "The weights, whatever the context length",
     },
     answer="kv",
     feedback={
@@ -1011,7 +1011,7 @@ TRANSFER_D = Prediction(
         "about how many fit?"
     ),
     options={
-        "4x": "About 4× as many (about 250)",
+        "4x": "About 4× as many: the caches dominate",
         "more": "More than 4×: the weights shrink too",
         "less": "Fewer than 2×: the weights still dominate",
         "same": "The same: GQA saves compute, not memory",
@@ -1047,7 +1047,7 @@ PRED_E = Prediction(
     ),
     options={
         "32x": "Grow 32×: every head computes its own S × S scores",
-        "same": "Stay the same, though 32 score matrices must now be stored instead of one",
+        "same": "Stay the same, but there are now 32 score matrices to store",
         "fewer": "Fall 32×: each head is 32× narrower",
         "same_all": "Stay the same, and so does everything else the layer stores",
     },

@@ -229,7 +229,7 @@ PRED_B = Prediction(
         "fall": "They fall about 1,024× like the MLP weight reads",
         "same": "They stay the same: every request gathers its own rows",
         "rise": "They rise: more requests collide in the tables",
-        "zero": "They drop to almost nothing once the rows are cached",
+        "zero": "They drop to almost nothing once the hot rows are cached",
     },
     answer="same",
     feedback={
@@ -422,8 +422,8 @@ PRED_C = Prediction(
         "80 GB A100. Which single lever can close that gap on its own?"
     ),
     options={
-        "int8": "Quantizing to INT8, at a small accuracy cost",
-        "hash": "Hashing IDs into fewer shared rows, at an accuracy cost on rare IDs",
+        "int8": "Quantizing every table to INT8, at a small accuracy cost",
+        "hash": "Hashing IDs into fewer rows, at a cost on rare IDs",
         "fp16": "Halving to FP16, at almost no accuracy cost",
         "batch": "Serving smaller batches, at a throughput cost",
     },
@@ -564,10 +564,11 @@ PRED_D = Prediction(
         "Going from 2 to 16 GPUs, the bytes that cross NVLink per batch…"
     ),
     options={
-        "fall": "Fall about 8×: each GPU holds less",
-        "grow": "Grow, then level off: more of a request's rows land on other GPUs, up to one partial sum per lookup",
-        "zero": "Stay near zero: each GPU looks up only its own rows",
-        "double": "Double with every doubling of GPUs, without limit",
+        "fall": "Fall about 8×: each GPU holds an eighth as many rows to send",
+        "grow": "Grow, then level off: more rows sit elsewhere, up to one partial sum per lookup",
+        "zero": "Stay near zero: each GPU looks up only the rows it holds",
+        "double": "Double with every doubling of GPUs, without limit: "
+        "each GPU adds its own partial sums",
     },
     answer="grow",
     feedback=Deferred(lambda: _feedback_d()),
@@ -746,10 +747,10 @@ TRANSFER_A = Prediction(
         "FP16. On the 80 GB A100, the one table now takes about…"
     ),
     options={
-        "16": "16% of the device (a quarter of 51.2 GB)",
-        "32": "32%",
+        "16": "16%: a quarter of the bytes",
+        "32": "32%: half as many bytes",
         "64": "Still 64%: rows set the size",
-        "8": "8%",
+        "8": "8%: an eighth of the bytes",
     },
     answer="16",
     feedback={
@@ -768,7 +769,7 @@ TRANSFER_B = Prediction(
         "bytes per request…"
     ),
     options={
-        "8x": "Grow 8×, and batching still does not share them",
+        "8x": "Grow 8×: every ID reads its own row",
         "same": "Stay the same: pooling sums them",
         "fall": "Fall: more lookups make caching work",
     },
@@ -804,9 +805,9 @@ TRANSFER_C = Prediction(
 TRANSFER_D = Prediction(
     question="Shard the 563.2 GB over 4 H100s with 90% of each GPU for tables. Do the shards fit?",
     options={
-        "no": "No: 140.8 GB per GPU against 72 GB usable; it takes 8",
-        "yes": "Yes: 4 × 80 GB = 320 GB",
-        "barely": "Just barely",
+        "no": "No: each GPU would need 140.8 GB",
+        "yes": "Yes: four GPUs hold 4 × 80 GB = 320 GB",
+        "barely": "Just barely: the 90% share leaves little slack",
     },
     answer="no",
     feedback={

@@ -100,7 +100,7 @@ PRED_A = Prediction(
     options={
         "gpt2": "GPT-2 XL: its 3 GB of FP16 weights dominate everything it moves",
         "resnet": "ResNet-50: its feature maps are the largest of the three",
-        "mobilenet": "MobileNetV2: its weights are small next to the feature maps it writes and reads",
+        "mobilenet": "MobileNetV2: its few weights are dwarfed by its feature maps",
         "none": "None of them: FP16 halves the bytes, so every intensity rises",
     },
     answer="mobilenet",
@@ -372,7 +372,7 @@ PRED_C = Prediction(
         "more_macs": "It performs more multiply-accumulates per weight",
         "skip": "The convolution's locality lets it skip most of its MACs",
         "same": "It doesn't: every family loads its weights once per batch, so energy per op is equal",
-        "reuse": "Each weight fetched from DRAM is used about once, while a filter is reused at every position",
+        "reuse": "Each weight it fetches is used about once; a filter is reused at every position",
     },
     answer="reuse",
     feedback={
@@ -975,8 +975,8 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
 TRANSFER_A = Prediction(
     question="Raise the batch from 1 to 64. ResNet-50's weight-only proxy (FLOPs per byte of weights) becomes…",
     options={
-        "64x": "64× larger: the weights are read once per batch",
-        "same": "The same: it is a property of the model",
+        "64x": "64× larger: weights are read once per batch",
+        "same": "The same: it is a property of the model, not the batch",
         "8x": "8× larger (√64)",
     },
     answer="64x",
@@ -995,9 +995,9 @@ TRANSFER_B = Prediction(
         "fit?"
     ),
     options={
-        "yes": "Yes: about 20 GB of KV cache plus 3.1 GB of weights",
-        "no": "No: 64 users are too many for one device",
-        "weights": "Yes, and the weights dominate",
+        "yes": "Yes: about 20 GB of cache and 3.1 GB of weights",
+        "no": "No: 64 sequences of 1,024 tokens are too many for one device",
+        "weights": "Yes: the 3.1 GB of weights dominate the state",
     },
     answer="yes",
     feedback={
@@ -1015,9 +1015,9 @@ TRANSFER_C = Prediction(
         "weights from DRAM still cheap next to using them?"
     ),
     options={
-        "cheap": "Yes: convolutions always reuse each weight enough",
-        "no": "No: each weight serves only 49 positions, so a fetch still costs about 2.8× its MACs",
-        "same": "It costs the full 139×, like a dense layer",
+        "cheap": "Yes: convolutions always reuse each weight enough to hide the fetch",
+        "no": "No: at 49 positions per weight, the fetch still outweighs the MACs",
+        "same": "It costs the full 139×: a 7×7 map is like a dense layer",
     },
     answer="no",
     feedback={

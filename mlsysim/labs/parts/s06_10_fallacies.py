@@ -123,7 +123,7 @@ PRED_A = Prediction(
     options={
         "better": "That ViT-B/16 will be more accurate: it has more parameters",
         "cheaper": "That it is cheaper: attention has no sliding windows",
-        "bill": "Only its cost (parameters, FLOPs, time); not its accuracy",
+        "bill": "Only its cost: parameters, FLOPs and time, not its accuracy",
         "same": "Nothing useful: they are both ~100-layer image models of similar cost",
     },
     answer="bill",
@@ -258,8 +258,8 @@ PRED_B = Prediction(
         "12 heads, materialized scores) grows by about…"
     ),
     options={
-        "16x": "16×: latency follows the S² term",
-        "3x": "About 3×: the per-token projections and FFN (linear in S) and fixed launches still dominate",
+        "16x": "16×: latency follows the S² term, just as the score memory does",
+        "3x": "About 3×: the linear terms and fixed launches still dominate",
         "4x": "4×: exactly the token ratio",
         "same": "Not at all: the GPU processes all tokens in parallel",
     },
@@ -566,8 +566,8 @@ PRED_D = Prediction(
     ),
     options={
         "2x": "2×: half the bytes per value, twice the conversations",
-        "none": "Not at all: the KV cache, not the weights, limits conversations",
-        "many": "Far more than 2×: the room beside the weights grows several-fold and each cache halves",
+        "none": "Not at all: the KV cache, not the weights, limits the conversations",
+        "many": "Far more than 2×: the room beside the weights grows several-fold",
         "4x": "4×: INT8 is a quarter of FP32",
     },
     answer="many",
@@ -748,7 +748,7 @@ TRANSFER_A = Prediction(
     question="Deploy on the camera SoC (2 GOPS sustained) instead. ViT-B/16's latency relative to ResNet-50's is about…",
     options={
         "flops": "4.3×, the FLOP ratio: the SoC is compute-bound",
-        "params": "3.4×, the parameter ratio",
+        "params": "3.4×, the parameter ratio: every weight must be read",
         "same": "About 1×: both are dominated by launches",
     },
     answer="flops",
@@ -764,9 +764,9 @@ TRANSFER_A = Prediction(
 TRANSFER_B = Prediction(
     question="Now serve 8,192 tokens instead of 2,048. The transformer block's latency grows by…",
     options={
-        "mid": "Between 4× and 16× (about 8.6×): the S² term now outweighs the linear ones",
-        "4x": "4×: latency is linear in tokens",
-        "16x": "16×, exactly the square law",
+        "mid": "About 8.6×: the S² term now outweighs the linear ones",
+        "4x": "4×: latency is linear in tokens, like the projections",
+        "16x": "16×: the square law now sets the whole latency",
     },
     answer="mid",
     feedback={
@@ -781,9 +781,9 @@ TRANSFER_B = Prediction(
 TRANSFER_C = Prediction(
     question="Switch the hybrid to tiled attention (scores never stored). What binds it now?",
     options={
-        "compute": "Compute: without the score traffic, the blocks' arithmetic dominates",
+        "compute": "Compute: with no score traffic, arithmetic dominates",
         "memory": "Still memory: attention is always memory-bound",
-        "dispatch": "Kernel launches",
+        "dispatch": "Kernel launches: tiling splits the work into many small kernels",
     },
     answer="compute",
     feedback={

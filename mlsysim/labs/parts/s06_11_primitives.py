@@ -74,8 +74,8 @@ TRANSFER_A = Prediction(
     question="Keep the 3×3 kernel but use stride 2 on the same 56×56 map. What happens to the im2col expansion?",
     options={
         "same": "It stays at the kernel area: the kernel did not change",
-        "quarter": "It drops to about a quarter of the stride-1 figure: a quarter as many windows",
-        "half": "It halves: the window moves twice as far",
+        "quarter": "It quarters: stride 2 leaves a quarter as many windows",
+        "half": "It halves: the window moves twice as far each step",
     },
     answer="quarter",
     feedback={
@@ -237,8 +237,8 @@ TRANSFER_B = Prediction(
         "smaller share of its MAC slots busy than the 128×128 array?"
     ),
     options={
-        "smaller": "Smaller: a weaker array does worse",
-        "larger": "Larger: its fill-and-drain pipeline is four times shorter",
+        "smaller": "Smaller: a weaker array does worse on the same work",
+        "larger": "Larger: its fill-and-drain pipeline is much shorter",
         "same": "The same: one row is one row on any array",
     },
     answer="larger",
@@ -367,9 +367,9 @@ PRED_C = Prediction(
         "cache lines). How does the energy per useful value compare?"
     ),
     options={
-        "same": "The same: it is the same 16.4 KB (16 KiB) of data",
-        "line": "Random costs about 16× more: every scalar drags in a whole 64-byte line",
-        "double": "Random costs about 2× more: the prefetcher misses",
+        "same": "The same: it is the same 16.4 KB (16 KiB) of data either way",
+        "line": "Random costs 16× more: every scalar drags in a 64-byte line",
+        "double": "Random costs about 2× more: each access misses the prefetcher",
     },
     answer="line",
     feedback={
@@ -380,7 +380,7 @@ PRED_C = Prediction(
         "double": "Energy counts the bytes fetched: one full line per useful scalar is 16× the traffic of a "
         "sequential stream, whatever the prefetcher does (prefetching affects latency, not bytes).",
     },
-    reveals=("drags in a whole 64-byte line",),
+    reveals=("drags in a 64-byte line",),
 )
 
 TRANSFER_C = Prediction(
@@ -391,7 +391,7 @@ TRANSFER_C = Prediction(
     options={
         "random": "Random scalars: the addresses are random",
         "sequential": "A sequential stream: each row fills whole lines",
-        "between": "Halfway between the two",
+        "between": "Halfway between the two: random rows of whole lines",
     },
     answer="sequential",
     feedback={
@@ -551,9 +551,9 @@ TRANSFER_D = Prediction(
         "softmax row's tree reduction take now?"
     ),
     options={
-        "same": "The same: more sequences add rows that reduce side by side, not longer rows",
-        "plus_one": "One more: twice the values to reduce",
-        "double": "Twice as many: twice the work",
+        "same": "The same: more sequences add rows, not longer rows",
+        "plus_one": "One more: twice the values to reduce, so one more halving",
+        "double": "Twice as many: twice the work, so twice the stages",
     },
     answer="same",
     feedback={

@@ -261,7 +261,7 @@ PRED_B = Prediction(
         "every model and device?"
     ),
     options={
-        "r_e_i": "(2) ≤ (3) ≤ (1)",
+        "r_e_i": "(2) ≤ (3) ≤ (1): the engine overlaps terms only inside a layer",
         "e_r_i": "(3) ≤ (2) ≤ (1): each layer's max is smaller, so their sum is smallest",
         "equal": "(1) = (2) = (3): the terms never overlap in practice",
         "any": "Any order is possible; it depends on the model",

@@ -137,7 +137,7 @@ PRED_B = Prediction(
     ),
     options={
         "two": "2: each token uses 2, and the batch shares them",
-        "all": "Nearly all 8",
+        "all": "Nearly all 8: each token picks its own 2",
         "sixty4": "64: 2 for each of the 32 tokens",
         "four": "About 4: half the experts",
     },
