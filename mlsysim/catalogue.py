@@ -9,9 +9,10 @@ cost models load (a browser page's first run imports neither pint nor pydantic).
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
-__all__ = ["Entry", "CATALOGUE", "identity", "label"]
+__all__ = ["Entry", "CATALOGUE", "identity", "label", "labels"]
 
 
 class Entry(NamedTuple):
@@ -48,7 +49,23 @@ def identity(key: str) -> dict[str, str]:
     return {"key": key, "tier": entry.tier, "name": entry.name}
 
 
+def short(name: str) -> str:
+    """A device's human name without its parenthetical detail: "Apple iPhone 15 Pro"."""
+    return re.sub(r"\s*\(.*\)\s*$", "", name).strip() or name
+
+
 def label(key: str) -> str:
-    """``"Tier: human name"``, the way a device is offered in a dropdown."""
-    entry = _entry(key)
-    return f"{entry.tier}: {entry.name}"
+    """The one name a registry device goes by in every notebook: its dropdown entry, its chart
+    lines and its cards ("NVIDIA A100 SXM 40GB", "Apple iPhone 15 Pro")."""
+    return short(_entry(key).name)
+
+
+def labels(keys) -> dict[str, str]:
+    """``{key: label(key)}`` for a list of registry keys, in its order: a device dropdown's
+    options."""
+    if not isinstance(keys, list | tuple) or not keys:
+        raise ValueError(
+            f"keys must be a non-empty list of registry keys, got {str(keys)[:60]!r}; "
+            f"allowed keys: {', '.join(CATALOGUE)}"
+        )
+    return {key: label(key) for key in keys}

@@ -614,6 +614,7 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
         is_lm=True,
         default_seq_len=positions,
         kv_elements=None if head == "seqcls" else (lambda s: per_token * s),
+        max_seq_len=positions,
         config=_summary(
             arch,
             model_type="gpt2",

@@ -16,6 +16,7 @@ Presets live on ``Models`` (built on first access, so ``import mlsysim`` stays f
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -69,6 +70,7 @@ class Model:
         kv_per_token: Callable[[str], int] | None = None,
         config: dict | None = None,
         kv_elements: Callable[[int], int] | None = None,
+        max_seq_len: int | None = None,
     ):
         self.name = _check.text("name", name)
         self.family = _check.text("family", family)
@@ -91,6 +93,11 @@ class Model:
                 f"kv_elements must be a function of seq_len or None, got {kv_elements!r}"
             )
         self._kv_elements = kv_elements
+        #: the most tokens the model can hold (its learned position embeddings), or None when it
+        #: has no limit of its own (rotary position models, CNNs)
+        self.max_seq_len = (
+            None if max_seq_len is None else _check.integer("max_seq_len", max_seq_len)
+        )
         self._cache: dict[tuple[int, str], list[Row]] = {}
 
     def __repr__(self) -> str:
@@ -176,6 +183,11 @@ class Model:
         layer keeps only its last ``sliding_window - 1`` tokens, as transformers' cache does."""
         batch = L.check_batch(batch)
         seq_len = _check.integer("seq_len", seq_len, 0)
+        if self.max_seq_len is not None and seq_len > self.max_seq_len:
+            raise ValueError(
+                f"seq_len={seq_len} exceeds {self.name}'s {self.max_seq_len} learned positions; "
+                f"allowed: 0..{self.max_seq_len} (shape_beyond_positions() extrapolates the shape)"
+            )
         if self._kv_per_token is None and self._kv_elements is None:
             return 0
         if self._kv_elements is not None:
@@ -185,6 +197,16 @@ class Model:
             "kv_per_token", self._kv_per_token(precision), f"precision={precision!r}"
         )
         return batch * seq_len * per_token
+
+    def shape_beyond_positions(self) -> Model:
+        """The same model with no position limit, named "<name> shape": its weights and KV cache
+        extrapolated past its learned positions (as the chapter's Figure 14 draws GPT-2 XL's
+        cache to 256K tokens). Its rows still stop at the limit: the position table is part of
+        the weights, and a longer one would be a different model."""
+        other = copy.copy(self)
+        other.name = f"{self.name} shape"
+        other.max_seq_len = None
+        return other
 
     def kv_cache_bytes_per_token(self, precision: str = "fp16") -> int:
         return self.kv_cache_bytes(1, 1, precision)
@@ -713,6 +735,7 @@ def _lm(
         default_seq_len=default_seq_len,
         kv_per_token=kv_per_token,
         config=cfg,
+        max_seq_len=positions,
     )
 
 

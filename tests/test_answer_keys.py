@@ -358,7 +358,7 @@ def s067_b():
 
 
 def s067_c():
-    m = Models.GPT2
+    m = Models.GPT2.shape_beyond_positions()  # "GPT-2 XL's shape": past its 1,024 positions
     cap = H100.memory.capacity.m_as("B")
 
     def first(f):
@@ -1003,7 +1003,8 @@ def s067_tb():
 
 
 def s067_tc():
-    m, cap = Models.GPT2, Hardware.get("A100_40GB").memory.capacity.m_as("B")
+    m = Models.GPT2.shape_beyond_positions()  # the shape of 6.7 Part C, past 1,024 positions
+    cap = Hardware.get("A100_40GB").memory.capacity.m_as("B")
     w = m.weight_bytes("fp16")
     if w > cap:
         return "weights"

@@ -275,4 +275,31 @@ def test_catalogue_lists_every_registry_device_in_order():
     assert [(d.key, d.tier, d.name) for d in Hardware.all()] == [
         (k, e.tier, e.name) for k, e in CATALOGUE.items()
     ]
-    assert label("H100") == "Cloud: NVIDIA H100 SXM5 80GB"
+    assert label("H100") == "NVIDIA H100 SXM5 80GB"
+    assert label("iPhone15Pro") == "Apple iPhone 15 Pro"  # the parenthetical detail dropped
+
+
+def test_every_device_goes_by_one_name_in_every_notebook():
+    """A device's dropdown entry is the name its chart lines and cards use (the registry's human
+    name without its parenthetical detail): the lessons had offered the A100 as "A100 80 GB",
+    "A100 80GB", "A100 (80 GB)", "Cloud: A100" and "A100 80 GB (2,039 GB/s)", with bandwidths
+    typed by hand beside the registry's."""
+    import importlib
+    import pkgutil
+
+    import mlsysim.labs.parts as parts
+    from mlsysim.catalogue import CATALOGUE, label
+    from mlsysim.labs.charts import device_label
+    from mlsysim.labs.components import Choice
+
+    for key in CATALOGUE:
+        assert label(key) == device_label(Hardware.get(key))
+    seen = 0
+    for info in pkgutil.iter_modules(parts.__path__):
+        mod = importlib.import_module(f"mlsysim.labs.parts.{info.name}")
+        for name, spec in vars(mod).items():
+            if isinstance(spec, Choice) and any(k in CATALOGUE for k in spec.options):
+                seen += 1
+                assert all(k in CATALOGUE for k in spec.options), f"{info.name}.{name}"
+                assert spec.options == {k: label(k) for k in spec.options}, f"{info.name}.{name}"
+    assert seen >= 30  # every lesson's device choices were found

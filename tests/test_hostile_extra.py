@@ -595,3 +595,25 @@ def _formatters(K):
         (K.fmt_rate, "flops_per_s"),
         (K.fmt_ratio, "x"),
     )
+
+
+def test_a_kv_cache_past_learned_positions_is_refused_by_name():
+    """GPT-2's cache was priced at any length although its 1,024 learned positions stop it there
+    (transformers raises an index error past n_positions; the rows already refused seq_len):
+    kv_cache_bytes now names seq_len and the allowed range, for the built-in lighthouse and for a
+    shipped HF config alike. A model with rotary positions has no limit of its own. The chapter's
+    Figure 14 extrapolates GPT-2 XL's shape to 256K tokens: shape_beyond_positions() says so."""
+    xl = Models.GPT2XL
+    assert xl.max_seq_len == 1024
+    full = xl.kv_cache_bytes(1024)
+    assert full == 1024 * xl.kv_cache_bytes_per_token()
+    for m in (xl, hf.from_shipped("gpt2")):
+        with pytest.raises(ValueError, match=r"seq_len=1025 exceeds .*allowed: 0\.\.1024"):
+            m.kv_cache_bytes(1025)
+    shape = xl.shape_beyond_positions()
+    assert shape.name == "GPT-2 XL shape" and shape.max_seq_len is None
+    assert shape.kv_cache_bytes(262_144) == 256 * full
+    assert shape.weight_bytes("fp16") == xl.weight_bytes("fp16")
+    assert xl.max_seq_len == 1024  # the original is unchanged
+    assert Models.Llama7B.max_seq_len is None
+    assert Models.Llama7B.kv_cache_bytes(100_000) > 0

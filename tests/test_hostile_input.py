@@ -670,6 +670,7 @@ ROWS.update(
         ),
         "catalogue.identity": (CAT.identity, dict(key="H100")),
         "catalogue.label": (CAT.label, dict(key="JetsonOrinNX")),
+        "catalogue.labels": (CAT.labels, dict(keys=["H100", "JetsonOrinNX"])),
         "table7.chapter": (
             T7.chapter,
             dict(block="dense", width=64, length=16, rows=1, precision="fp16"),

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .. import _check
+from .. import _check, catalogue
 from .._check import _short, is_finite
 from .placement import (
     LINE_LABEL,
@@ -222,7 +222,7 @@ def roofline(
 def device_label(dev: Device) -> str:
     """The registry's human name without its parenthetical detail ("Apple iPhone 15 Pro")."""
     dev = _device(dev, "dev")
-    return re.sub(r"\s*\(.*\)\s*$", "", dev.name).strip() or dev.name
+    return catalogue.short(dev.name)
 
 
 def _key_names() -> dict[str, str]:

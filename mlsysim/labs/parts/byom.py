@@ -13,6 +13,7 @@ import html
 import json
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import device_label, figure, memory_lines, roofline, vline
 from ..components import (
@@ -42,13 +43,7 @@ PARTS = ("A", "B", "C", "D", "E")
 SHIPPED = tuple(hf.shipped_configs())
 MODEL_LABELS = {n: hf.shipped_config(n)["source"]["model"] for n in SHIPPED}
 PASTE = "paste"
-DEVICES = {
-    "H100": "H100 (80 GB)",
-    "A100": "A100 (80 GB)",
-    "A100_40GB": "A100 (40 GB)",
-    "JetsonOrinNX": "Jetson Orin NX (16 GB)",
-    "iPhone15Pro": "iPhone 15 Pro (8 GB)",
-}
+DEVICES = catalogue.labels(["H100", "A100", "A100_40GB", "JetsonOrinNX", "iPhone15Pro"])
 PRECISIONS = {"fp16": "FP16 (2 B)", "int8": "INT8 (1 B)", "fp32": "FP32 (4 B)"}
 EFFICIENCY = 0.5  # the engine's default share of peak a tuned kernel sustains
 MAX_TEXT = 200_000  # characters of pasted config accepted

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure, hline, memory_lines, roofline, vline
 from ..components import (
@@ -36,11 +37,7 @@ U = lazy("mlsysim.units")
 CHAPTER = "lab06"
 PARTS = ("A", "B", "C", "D")
 
-DEVICES = {
-    "H100": "Cloud: H100",
-    "JetsonOrinNX": "Edge: Jetson Orin NX",
-    "iPhone15Pro": "Mobile: iPhone 15 Pro",
-}
+DEVICES = catalogue.labels(["H100", "JetsonOrinNX", "iPhone15Pro"])
 
 # ---------------------------------------------------------------------------------------------
 # Part A: the parameter explosion of a dense first layer
@@ -616,11 +613,7 @@ S_MODEL = Choice(
 )
 S_DEVICE = Choice(
     "Device",
-    {
-        "CortexA53Camera": "Camera SoC: Cortex-A53 (2 GOPS INT8 sustained, 200 mW active)",
-        "JetsonOrinNX": "Edge: Jetson Orin NX",
-        "iPhone15Pro": "Mobile: iPhone 15 Pro SoC",
-    },
+    catalogue.labels(["CortexA53Camera", "JetsonOrinNX", "iPhone15Pro"]),
     "JetsonOrinNX",
     inline=False,
 )

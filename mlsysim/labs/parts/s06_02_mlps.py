@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure, roofline
 from ..components import (
@@ -262,12 +263,7 @@ TRANSFER_B = Prediction(
 B_BATCH = Slider("Batch size B", 1, 512, 1)
 B_DEVICE = Choice(
     "Device",
-    {
-        "A100_40GB": "A100 40 GB (1,555 GB/s)",
-        "A100": "A100 80 GB (2,039 GB/s)",
-        "H100": "H100 SXM (3.35 TB/s)",
-        "JetsonOrinNX": "Jetson Orin NX (102 GB/s)",
-    },
+    catalogue.labels(["A100_40GB", "A100", "H100", "JetsonOrinNX"]),
     "A100_40GB",
     inline=False,
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure
 from ..components import (
@@ -604,12 +605,7 @@ TRANSFER_D = Prediction(
     kind="transfer",
     reveals=("13.2×",),
 )
-D_DEVICES = {
-    "H100": "Cloud: H100",
-    "JetsonOrinNX": "Edge: Jetson Orin NX",
-    "iPhone15Pro": "Mobile: iPhone 15 Pro",
-    "CortexA53Camera": "Camera SoC: Cortex-A53 (sustained 2 GOP/s)",
-}
+D_DEVICES = catalogue.labels(["H100", "JetsonOrinNX", "iPhone15Pro", "CortexA53Camera"])
 D_DEVICE = Choice("Device", D_DEVICES, "H100")
 D_BATCH = Slider("Batch size", 1, 128, 1)
 D_FUSED = Toggle("Compiled graph (BN folded, activations fused)", False)
@@ -1009,10 +1005,7 @@ def part_e(column: int, shift: int) -> View:
 
 S_DEVICE = Choice(
     "Microcontroller",
-    {
-        "ArduinoNano33BLESense": "Arduino Nano 33 BLE Sense (Cortex-M4)",
-        "STM32H743": "STM32H743 (Cortex-M7)",
-    },
+    catalogue.labels(["ArduinoNano33BLESense", "STM32H743"]),
     "ArduinoNano33BLESense",
     inline=False,
 )

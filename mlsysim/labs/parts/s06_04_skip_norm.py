@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure
 from ..components import (
@@ -507,11 +508,7 @@ C_PRECISION = Choice("Precision", {"fp32": "FP32", "fp16": "FP16"}, "fp32")
 C_BATCH = Slider("Batch size", 1, 256, 32)
 C_DEVICE = Choice(
     "Device",
-    {
-        "H100": "Cloud: H100",
-        "JetsonOrinNX": "Edge: Jetson Orin NX",
-        "iPhone15Pro": "Mobile: iPhone 15 Pro",
-    },
+    catalogue.labels(["H100", "JetsonOrinNX", "iPhone15Pro"]),
     "H100",
 )
 

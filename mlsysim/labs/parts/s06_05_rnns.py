@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure, hline, vline
 from ..components import (
@@ -419,12 +420,7 @@ GPU_ON_CHIP = {  # sizes as quantity text, read with the one registry (mlsysim.u
         "bulk": ("L2 cache", "40 MiB"),
     },
 }
-C_DEVICES = {
-    "ArduinoNano33BLESense": "Tiny: Arduino Nano 33 BLE Sense",
-    "STM32H743": "Tiny: STM32H743",
-    "A100": "Cloud: A100",
-    "H100": "Cloud: H100",
-}
+C_DEVICES = catalogue.labels(["ArduinoNano33BLESense", "STM32H743", "A100", "H100"])
 
 
 def on_chip(device: str) -> dict[str, tuple[str, float]]:
@@ -625,7 +621,7 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
             "ok" if weights <= w_cap else "bad",
         ),
     ]
-    name = C_DEVICES[device].split(": ")[1]
+    name = C_DEVICES[device]
     cell_name = CELL_NAMES[cell].replace("Vanilla", "vanilla")
     summary = (
         f"A {d}-wide {cell_name} keeps {fmt_bytes(state)} of state at every stream length (here "
@@ -707,12 +703,7 @@ TRANSFER_D = Prediction(
 )
 D_DEVICE = Choice(
     "Device",
-    {
-        "H100": "Cloud: H100",
-        "JetsonOrinNX": "Edge: Jetson Orin NX",
-        "iPhone15Pro": "Mobile: iPhone 15 Pro",
-        "STM32H743": "Tiny: STM32H743",
-    },
+    catalogue.labels(["H100", "JetsonOrinNX", "iPhone15Pro", "STM32H743"]),
     "H100",
 )
 D_WIDTH = Slider("Width d (hidden size = d_model)", 64, 1024, 512, step=64)

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure, hline, memory_lines
 from ..components import (
@@ -404,12 +405,7 @@ PRED_C = Prediction(
 )
 C_DEVICE = Choice(
     "Device",
-    {
-        "H100": "Cloud: H100 (80 GB)",
-        "A100_40GB": "Cloud: A100 40GB",
-        "JetsonOrinNX": "Edge: Jetson Orin NX (16 GB)",
-        "iPhone15Pro": "Mobile: iPhone 15 Pro (8 GB)",
-    },
+    catalogue.labels(["H100", "A100_40GB", "JetsonOrinNX", "iPhone15Pro"]),
     "H100",
     inline=False,
 )
@@ -574,7 +570,7 @@ D_SEQ = Slider("Context S (tokens)", 1024, 131072, 8192, step=1024)
 D_SHAPE = Choice("Model shape", SHAPE_LABELS, "napkin", inline=False)
 D_DEVICE = Choice(
     "Device",
-    {"H100": "Cloud: H100", "A100": "Cloud: A100", "JetsonOrinNX": "Edge: Jetson Orin NX"},
+    catalogue.labels(["H100", "A100", "JetsonOrinNX"]),
     "H100",
 )
 D_FLASH = Toggle("Run FlashAttention (tiled; scores never stored)", False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure, memory_lines, roofline
 from ..components import (
@@ -105,11 +106,7 @@ PRED_A = Prediction(
 A_MODEL = Choice("Model", MODELS, "GPT2")
 A_DEVICE = Choice(
     "Device",
-    {
-        "H100": "H100 (3.35 TB/s)",
-        "A100": "A100 80 GB (2.0 TB/s)",
-        "JetsonOrinNX": "Jetson Orin NX (102 GB/s)",
-    },
+    catalogue.labels(["H100", "A100", "JetsonOrinNX"]),
     "H100",
 )
 A_PROMPT = Slider("Prompt length (tokens)", 16, 2048, 1024, step=16)
@@ -345,7 +342,7 @@ PRED_B = Prediction(
 )
 B_BATCH = Slider("Concurrent sequences (batch)", 1, 256, 1)
 B_CONTEXT = Slider("Context per sequence (tokens)", 128, 8192, 2048, step=128)
-B_DEVICE = Choice("Device", {"H100": "H100 80 GB", "A100": "A100 80 GB"}, "H100")
+B_DEVICE = Choice("Device", catalogue.labels(["H100", "A100"]), "H100")
 
 #: Part B decodes the chapter's 7B-class model (32 layers, 32 heads, d_head 128; footnote 26, L1105).
 B_MODEL = "Llama7B"
@@ -511,7 +508,7 @@ C_CONTEXT = Slider("Context length (tokens)", 1024, 262144, 16384, step=1024)
 C_FLASH = Toggle("Tiled attention (FlashAttention: scores never stored)", False)
 C_DEVICE = Choice(
     "Device",
-    {"H100": "H100 80 GB", "A100_40GB": "A100 40 GB", "JetsonOrinNX": "Jetson Orin NX 16 GB"},
+    catalogue.labels(["H100", "A100_40GB", "JetsonOrinNX"]),
     "H100",
 )
 
@@ -568,7 +565,7 @@ def figure14_device_crossings() -> dict[str, int]:
 @lru_cache(maxsize=16)
 def crossings(capacity_bytes: float) -> dict[str, int]:
     """Context lengths where Figure 14's curves cross, each found by evaluating the core."""
-    m = M.Models.get(C_MODEL)
+    m = M.Models.get(C_MODEL).shape_beyond_positions()  # past GPT-2 XL's 1,024 positions
     w = m.weight_bytes(PRECISION)
     return {
         "kv_over_weights": first_crossing(lambda s: m.kv_cache_bytes(s, 1, PRECISION), w),
@@ -586,7 +583,7 @@ def crossings(capacity_bytes: float) -> dict[str, int]:
 def part_c(context: int, flash: bool, device: str) -> View:
     import plotly.graph_objects as go
 
-    m = M.Models.get(C_MODEL)
+    m = M.Models.get(C_MODEL).shape_beyond_positions()  # Figure 14 extrapolates the shape
     cfg = m.config
     dev = HW.Hardware.get(device)
     s = int(context)
@@ -777,7 +774,7 @@ D_KV_HEADS = Choice(
 )
 D_DEVICE = Choice(
     "Device",
-    {"H100": "H100 80 GB", "A100_40GB": "A100 40 GB", "JetsonOrinNX": "Jetson Orin NX 16 GB"},
+    catalogue.labels(["H100", "A100_40GB", "JetsonOrinNX"]),
     "H100",
 )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure, memory_lines
 from ..components import (
@@ -66,12 +67,7 @@ def nvlink_per_direction():
     return U.Q_(NVLINK4_TOTAL) / 2
 
 
-DEVICES = {
-    "A100": "A100 80 GB",
-    "H100": "H100 80 GB",
-    "A100_40GB": "A100 40 GB",
-    "JetsonOrinNX": "Jetson Orin NX 16 GB",
-}
+DEVICES = catalogue.labels(["A100", "H100", "A100_40GB", "JetsonOrinNX"])
 PRECISIONS = {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}
 
 
@@ -248,7 +244,7 @@ B_BATCH = Choice(
     "Requests per batch", {"1": "1", "64": "64", "1024": "1,024", "8192": "8,192"}, "1"
 )
 B_LOOKUPS = Slider("Lookups per table per request (multi-hot)", 1, 64, 1)
-B_DEVICE = Choice("Device", {"A100": "A100 80 GB", "H100": "H100 80 GB"}, "A100")
+B_DEVICE = Choice("Device", catalogue.labels(["A100", "H100"]), "A100")
 
 _BATCH_GRID = [1, 4, 16, 64, 256, 1024, 4096, 8192]
 _STAGES = {
@@ -441,9 +437,7 @@ PRED_C = Prediction(
 )
 C_PRECISION = Choice("Table precision", PRECISIONS, "fp32")
 C_KEEP = Slider("Rows kept after hashing (% of IDs)", 5, 100, 100, step=5)
-C_DEVICE = Choice(
-    "Device", {"A100": "A100 80 GB", "H100": "H100 80 GB", "A100_40GB": "A100 40 GB"}, "A100"
-)
+C_DEVICE = Choice("Device", catalogue.labels(["A100", "H100", "A100_40GB"]), "A100")
 
 _KEEP_GRID = list(range(5, 101, 5))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure, hline, memory_lines, vline
 from ..components import (
@@ -121,7 +122,7 @@ PRED_A = Prediction(
 A_BATCH = Slider("Batch size (images, tokens or requests)", 1, 256, 1)
 A_DEVICE = Choice(
     "Device (for the engine's intensity and the ridge)",
-    {"H100": "H100", "A100": "A100 80GB", "JetsonOrinNX": "Jetson Orin NX"},
+    catalogue.labels(["H100", "A100", "JetsonOrinNX"]),
     "H100",
 )
 A_FUSED = Toggle("Compiled inference graph (BN folded, activations fused)", True)

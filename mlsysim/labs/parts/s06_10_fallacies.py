@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure, hline, memory_lines
 from ..components import (
@@ -142,11 +143,7 @@ PRED_A = Prediction(
 )
 A_DEVICE = Choice(
     "Deployment device",
-    {
-        "JetsonOrinNX": "Jetson Orin NX",
-        "H100": "H100",
-        "CortexA53Camera": "Camera SoC (Cortex-A53)",
-    },
+    catalogue.labels(["JetsonOrinNX", "H100", "CortexA53Camera"]),
     "JetsonOrinNX",
 )
 A_BATCH = Slider("Batch size", 1, 64, 1)
@@ -276,7 +273,7 @@ PRED_B = Prediction(
     reveals=("2.8×", "269 µs"),
 )
 B_SEQ = Slider("Sequence length you will serve (tokens)", 128, 8192, 2048, step=128)
-B_DEVICE = Choice("Device", {"H100": "H100", "JetsonOrinNX": "Jetson Orin NX"}, "H100")
+B_DEVICE = Choice("Device", catalogue.labels(["H100", "JetsonOrinNX"]), "H100")
 
 
 @lru_cache(maxsize=64)
@@ -419,7 +416,7 @@ PRED_C = Prediction(
 C_SEQ = Slider("Prompt length for prefill / context for decode (tokens)", 128, 1024, 1024, step=128)
 C_RES = Slider("Hybrid input image side (pixels)", 224, 1024, 896, step=32)
 C_BATCH = Slider("Images per batch (CNN and hybrid)", 1, 32, 8)
-C_DEVICE = Choice("Device", {"H100": "H100", "JetsonOrinNX": "Jetson Orin NX"}, "H100")
+C_DEVICE = Choice("Device", catalogue.labels(["H100", "JetsonOrinNX"]), "H100")
 C_FLASH = Toggle("Hybrid uses tiled attention (scores never stored)", False)
 
 
@@ -589,12 +586,7 @@ D_USERS = Slider("Concurrent conversations", 1, 32, 2)
 D_CONTEXT = Slider("Tokens per conversation", 256, 4096, 2048, step=256)
 D_DEVICE = Choice(
     "Deployment device",
-    {
-        "JetsonOrinNX": "Jetson Orin NX 16 GB",
-        "A100_40GB": "A100 40 GB",
-        "A100": "A100 80 GB",
-        "H100": "H100 80 GB",
-    },
+    catalogue.labels(["JetsonOrinNX", "A100_40GB", "A100", "H100"]),
     "JetsonOrinNX",
     inline=False,
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import device_label, figure, hline
 from ..components import (
@@ -40,12 +41,7 @@ table7 = lazy("mlsysim.table7")
 CHAPTER = "6.12"
 PARTS = ("A", "B", "C")
 
-DEVICES = {
-    "H100": "Cloud: H100",
-    "JetsonOrinNX": "Edge: Jetson Orin NX",
-    "iPhone15Pro": "Mobile: iPhone 15 Pro",
-    "CortexA53Camera": "Camera trap: Cortex-A53 SoC",
-}
+DEVICES = catalogue.labels(["H100", "JetsonOrinNX", "iPhone15Pro", "CortexA53Camera"])
 FAMILY_COLORS = {
     "legacy CNN": "#8c8c8c",
     "dense CNN": "#1f77b4",
@@ -292,9 +288,7 @@ B_MODEL = Choice(
     "GPT2",
     inline=False,
 )
-B_DEVICE = Choice(
-    "Device", {"H100": "H100", "A100": "A100 80GB", "JetsonOrinNX": "Jetson Orin NX"}, "H100"
-)
+B_DEVICE = Choice("Device", catalogue.labels(["H100", "A100", "JetsonOrinNX"]), "H100")
 B_BATCH = Slider("Batch size", 1, 256, 1)
 B_FUSED = Toggle("Compiled inference graph (fewer launches)", False)
 

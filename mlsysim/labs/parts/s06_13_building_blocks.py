@@ -10,6 +10,7 @@ input-dependent one. Every number comes from ``mlsysim.moe`` (experts and router
 
 from __future__ import annotations
 
+from ... import catalogue
 from ..._lazy import lazy
 from ..charts import figure, hline, memory_lines
 from ..components import (
@@ -155,7 +156,7 @@ PRED_B = Prediction(
     },
 )
 B_BATCH = Slider("Tokens per step (batch of users)", 1, 128, 1)
-B_DEVICE = Choice("Device", {"H100": "H100", "A100": "A100 80GB"}, "H100")
+B_DEVICE = Choice("Device", catalogue.labels(["H100", "A100"]), "H100")
 B_PRECISION = Choice("Weight precision", PRECISIONS, "fp16")
 
 
