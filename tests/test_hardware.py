@@ -303,3 +303,18 @@ def test_every_device_goes_by_one_name_in_every_notebook():
                 assert all(k in CATALOGUE for k in spec.options), f"{info.name}.{name}"
                 assert spec.options == {k: label(k) for k in spec.options}, f"{info.name}.{name}"
     assert seen >= 30  # every lesson's device choices were found
+    # titles, legends, cards and sentences name a device the same way ("Apple iPhone 15 Pro",
+    # not "Apple iPhone 15 Pro (A17 Pro)" in one chart and the short name in the next)
+    import re
+    from pathlib import Path
+
+    labs_dir = Path(parts.__file__).resolve().parent.parent
+    raw = [
+        f"{f.name}:{i}"
+        for f in sorted(labs_dir.rglob("*.py"))
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\b(dev|device|mcu|d)\.name\b|\[.device.\]\.name\b", line)
+        and "catalogue.short" not in line
+        and "d.key.lower() not in d.name.lower()" not in line  # charts: keys vs names
+    ]
+    assert raw == [], f"a device named by its full registry name: {raw}"

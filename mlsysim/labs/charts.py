@@ -186,7 +186,7 @@ def roofline(
     xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
     ys = [device.attainable_flops(x, precision, efficiency) / 1e12 for x in xs]
     fig = figure(
-        title or f"Roofline: {device.name} ({precision}, dense)",
+        title or f"Roofline: {device_label(device)} ({precision}, dense)",
         "Arithmetic intensity (FLOP/byte)",
         "Attainable TFLOP/s",
         log_x=True,

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from .. import _check
+from .. import _check, catalogue
 from .._check import is_finite
 from .state import clean_text
 
@@ -623,12 +623,12 @@ def feasibility(need_bytes: float, device, what: str = "This configuration"):
         share = f"{need / cap:.1%} of" if cap > 0 else "all of"
         return _callout(
             f"<strong>Fits.</strong> {_e(what)} needs {fmt_bytes(need)}, {share} the "
-            f"{_e(device.name)}'s {fmt_bytes(cap)}.",
+            f"{_e(catalogue.short(device.name))}'s {fmt_bytes(cap)}.",
             "success",
         )
     return _callout(
         f"<strong>Out of memory.</strong> {_e(what)} needs {fmt_bytes(need)}: "
-        f"{fmt_bytes(need - cap)} more than the {_e(device.name)}'s {fmt_bytes(cap)}"
+        f"{fmt_bytes(need - cap)} more than the {_e(catalogue.short(device.name))}'s {fmt_bytes(cap)}"
         # two decimals near 1 (an overflow of 4% is '1.04×', not '1.0× its capacity')
         + (
             f" ({need / cap:,.{2 if need / cap < 1.1 else 1}f}× its capacity)"

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, hline, memory_lines, roofline, vline
+from ..charts import device_label, figure, hline, memory_lines, roofline, vline
 from ..components import (
     Card,
     Choice,
@@ -118,7 +118,7 @@ def part_a(resolution: int, units: int, precision: str) -> View:
 
     weight_bytes = dense.weight_bytes(precision)
     per_detector = (res * res * 3) / (3 * 3 * 3)
-    fits = [d.name for d in devs if weight_bytes <= d.memory.capacity.m_as("B")]
+    fits = [device_label(d) for d in devs if weight_bytes <= d.memory.capacity.m_as("B")]
     cards = [
         Card(
             "Dense layer params", fmt_count(dense.params), f"{res}×{res}×3 → {int(units):,}", "bad"
@@ -390,7 +390,9 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
         for d in depths
     ]
     fig = figure(
-        f"Latency vs depth at (about) equal FLOPs: {dev.name}", "Depth (layers)", "Latency (µs)"
+        f"Latency vs depth at (about) equal FLOPs: {device_label(dev)}",
+        "Depth (layers)",
+        "Latency (µs)",
     )
     fig.add_trace(
         go.Scatter(x=depths, y=[p.latency_s * 1e6 for p in profs], name="total", mode="lines")
@@ -450,7 +452,7 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
         ),
     ]
     summary = (
-        f"{d} layers of width {width_for(d)} on the {dev.name}: {fmt_time(p.latency_s)}, of which "
+        f"{d} layers of width {width_for(d)} on the {device_label(dev)}: {fmt_time(p.latency_s)}, of which "
         f"{share:.0%} is kernel launches ({sum(t.kernels for t in p.layers):,} kernels). "
         f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time. The verdict rests on the launch "
         f"cost: 128 layers × 32 take 10× as long as 2 × 256 from {fmt_time(flip)} per kernel upward."
@@ -523,7 +525,7 @@ def part_d(batch: int, device: str, fused: bool) -> View:
         precision,
         1.0,
         points,
-        title=f"Workload signatures on the {dev.name} (batch {int(batch)})",
+        title=f"Workload signatures on the {device_label(dev)} (batch {int(batch)})",
     )
     cards = []
     for k, p in profiles.items():
@@ -566,7 +568,7 @@ def part_d(batch: int, device: str, fused: bool) -> View:
     best_other = max(other, key=other.get)
     mode, other_mode = ("compiled", "eager") if fused else ("eager", "compiled")
     summary = (
-        f"At batch {int(batch)} on the {dev.name}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
+        f"At batch {int(batch)} on the {device_label(dev)}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
         f"({100 * profiles[best].mfu:.2g}%). Bottlenecks: "
         + ", ".join(
             f"{D_MODELS[k].split(' (')[0]} {bound_phrase(p.bottleneck)}"
@@ -721,7 +723,7 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
                     mode="markers",
                     name=name,
                     marker=dict(size=11, symbol=symbol),
-                    text=[f"{v['model'].name} on {v['device'].name}" for v in pts],
+                    text=[f"{v['model'].name} on {device_label(v['device'])}" for v in pts],
                 )
             )
     fig.add_trace(
@@ -766,7 +768,7 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
     )
     failed = [k for k, (ok, _) in d["checks"].items() if not ok]
     summary = (
-        f"{m.name} in {d['precision'].upper()} on the {dev.name}: {fmt_time(p.latency_s)} per frame "
+        f"{m.name} in {d['precision'].upper()} on the {device_label(dev)}: {fmt_time(p.latency_s)} per frame "
         f"({bound_phrase(p.bottleneck)}), {_joules(d['energy_j'])} per inference, "
         f"{_joules(d['energy_day_j'])} per day at {int(per_day)} triggers. "
         + ("It meets every requirement." if not failed else f"It fails on {', '.join(failed)}.")

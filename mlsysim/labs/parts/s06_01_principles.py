@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, roofline
+from ..charts import device_label, figure, roofline
 from ..components import (
     Card,
     Choice,
@@ -394,7 +394,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
     bpv = U.bytes_per_value(precision)
 
     fig = figure(
-        f"Weights vs work per inference ({precision.upper()} weights) against the {dev.name}",
+        f"Weights vs work per inference ({precision.upper()} weights) against the {device_label(dev)}",
         "Weight bytes (log scale)",
         "FLOPs per inference (log scale)",
         log_x=True,
@@ -433,7 +433,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
             x=[cap.m_as("B")] * 2,
             y=[min(ys) / 3, max(ys) * 3],
             mode="lines",
-            name=f"{dev.name} {'flash' if dev.memory.flash is not None else 'memory'} {cap:~P}",
+            name=f"{device_label(dev)} {'flash' if dev.memory.flash is not None else 'memory'} {cap:~P}",
             line=dict(dash="dash"),
         )
     )
@@ -457,10 +457,10 @@ def part_b(family: str, device: str, int8: bool) -> View:
             f"launches {launch / prof.latency_s:.0%}, memory-bound rows {mem / prof.latency_s:.0%}, "
             f"compute-bound rows {comp / prof.latency_s:.0%} of {fmt_time(prof.latency_s)}"
         )
-        fit = f"fits on the {dev.name} and is {row} at batch 1 ({shares})"
+        fit = f"fits on the {device_label(dev)} and is {row} at batch 1 ({shares})"
     else:
         over = prof.over.m_as("B")
-        fit = f"does not fit on the {dev.name} ({fmt_bytes(over)} over its {prof.limiting_memory})"
+        fit = f"does not fit on the {device_label(dev)} ({fmt_bytes(over)} over its {prof.limiting_memory})"
     reuse = E.weight_reuse(work)
     key = LIGHTHOUSE_KEY.get(family)
     cards = [
@@ -491,7 +491,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
         Card(
             "This row: batch 1",
             row,
-            f"{dev.name}, {precision.upper()}"
+            f"{device_label(dev)}, {precision.upper()}"
             + (", one decoded token" if family == "transformer" else ""),
             "bad" if not prof.feasible else "warn" if prof.bottleneck == "Dispatch" else "ok",
         ),
@@ -627,7 +627,7 @@ def part_c(device: str, precision: str, batch: int) -> View:
         1.0,
         points,
         x_range=(lo, hi),
-        title=f"Weight-only intensity on the {dev.name} roofline (batch {b})",
+        title=f"Weight-only intensity on the {device_label(dev)} roofline (batch {b})",
     )
     for i, tr in enumerate(fig.data[1 : 1 + len(points)]):
         tr.textposition = "top center" if i % 2 == 0 else "bottom center"
@@ -683,14 +683,14 @@ def part_c(device: str, precision: str, batch: int) -> View:
             Card(
                 "Roof precision",
                 roof.upper(),
-                f"the {dev.name} lists no {precision.upper()} rate",
+                f"the {device_label(dev)} lists no {precision.upper()} rate",
                 "warn",
             )
         )
 
     gap = proxy["ResNet50"] / proxy["GPT2"]
     summary = (
-        f"On the {dev.name} ({roof.upper()}) the {LABELS['ridge_peak']} is {ridge:,.1f} FLOP/B. At batch {b} "
+        f"On the {device_label(dev)} ({roof.upper()}) the {LABELS['ridge_peak']} is {ridge:,.1f} FLOP/B. At batch {b} "
         f"ResNet-50's weight-only proxy is {proxy['ResNet50']:,.1f} FLOP/B and a GPT-2 XL token's is "
         f"{proxy['GPT2']:,.2f}: a {gap:,.0f}× gap. DLRM is not on the plot: its "
         f"{fmt_bytes(dlrm)} of tables {'do not fit' if dlrm > cap else 'fit'} in {fmt_bytes(cap)}, "

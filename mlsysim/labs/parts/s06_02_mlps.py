@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, roofline
+from ..charts import device_label, figure, roofline
 from ..components import (
     Card,
     Choice,
@@ -153,12 +153,12 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
                 x=[outs[0], outs[-1]],
                 y=[mcu.memory.capacity.m_as("B")] * 2,
                 mode="lines",
-                name=f"{mcu.name} SRAM {mcu.memory.capacity:~P}",
+                name=f"{device_label(mcu)} SRAM {mcu.memory.capacity:~P}",
                 line=dict(dash="dash"),
             )
         )
 
-    fits = [d.name for d in mcus if wb <= d.memory.capacity.m_as("B")]
+    fits = [device_label(d) for d in mcus if wb <= d.memory.capacity.m_as("B")]
     ex = dense(len(EXAMPLE_X), len(EXAMPLE_W[0]))
     z, h = ex.forward(EXAMPLE_X, EXAMPLE_W), ex.forward(EXAMPLE_X, EXAMPLE_W, relu=True)
     cards = [
@@ -183,7 +183,7 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         Card(
             "Fits MCU SRAM",
             ", ".join(fits) if fits else "neither MCU",
-            " / ".join(f"{d.name} {d.memory.capacity:~P}" for d in mcus),
+            " / ".join(f"{device_label(d)} {d.memory.capacity:~P}" for d in mcus),
             "ok" if fits else "bad",
         ),
     ]
@@ -327,7 +327,7 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
         1.0,
         (),
         x_range=(0.1, 5000.0),
-        title=f"{d:,}×{d:,} dense layer, {dev.name}, {precision.upper()}",
+        title=f"{d:,}×{d:,} dense layer, {device_label(dev)}, {precision.upper()}",
     )
     fig.add_trace(
         go.Scatter(

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure
+from ..charts import device_label, figure
 from ..components import (
     Card,
     Choice,
@@ -672,7 +672,7 @@ def part_d(
     names = ["ResNet-50", "MobileNetV2"]
     parts = [res.time_split, mob.time_split]
     fig = figure(
-        f"Where the time goes: {dev.name}, batch {B}, {prec.upper()}, "
+        f"Where the time goes: {device_label(dev)}, batch {B}, {prec.upper()}, "
         f"{'compiled' if fused else 'eager'}",
         "",
         "Latency per batch (ms)",
@@ -798,7 +798,9 @@ def part_d(
             f"{fmt_ratio(speedup, 2)}; it crosses {D_THRESHOLD:g}× at {flip * 1e6:,.2f} µs per kernel, "
             f"{'below' if speedup < D_THRESHOLD else 'above'} which it is {'larger' if speedup < D_THRESHOLD else 'smaller'}."
         )
-    summary = f"On the {dev.name} at batch {B}: {verdict} {flips} Sustained rate: {rate_note}."
+    summary = (
+        f"On the {device_label(dev)} at batch {B}: {verdict} {flips} Sustained rate: {rate_note}."
+    )
     peek = [
         "t = Σ_rows max(FLOPs / sustained rate, bytes / BW) + kernels × launch cost",
         f"sustained rate = {rate_note}; BW = {dev.memory.bandwidth:~P}; "
@@ -1049,7 +1051,7 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
     p = profs[precision]
     flash_left, sram_left = left.memory.flash.m_as("B"), left.memory.sram.m_as("B")
 
-    fig = figure(f"KWS DS-CNN on the {dev.name}", "", "Kilobytes (1 KB = 1,000 B)")
+    fig = figure(f"KWS DS-CNN on the {device_label(dev)}", "", "Kilobytes (1 KB = 1,000 B)")
     cats = ["flash: weights", "SRAM: peak activations"]
     for prec, pr in profs.items():
         fig.add_trace(
@@ -1099,7 +1101,7 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
     summary = (
         f"At {precision.upper()} the keyword spotter's {fmt_count(kws.params)} parameters take "
         f"{fmt_bytes(p.weight_bytes)} of flash and its peak activations {fmt_bytes(p.activation_bytes)} of "
-        f"SRAM; after the firmware's share the {dev.name} has {fmt_bytes(flash_left)} and "
+        f"SRAM; after the firmware's share the {device_label(dev)} has {fmt_bytes(flash_left)} and "
         f"{fmt_bytes(sram_left)} left, so it {verdict}. INT8 cuts both fourfold "
         f"({fmt_bytes(profs['int8'].weight_bytes)} and {fmt_bytes(profs['int8'].activation_bytes)})."
     )

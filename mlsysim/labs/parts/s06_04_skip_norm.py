@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure
+from ..charts import device_label, figure
 from ..components import (
     Card,
     Choice,
@@ -566,7 +566,9 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
     fused = E.Engine.solve(M.Models.ResNet50, dev, batch_size=B, precision=precision, fused=True)
     ge, gf = _by_group(eager), _by_group(fused)
     fig = figure(
-        f"ResNet-50 on the {dev.name}: batch {B}, {precision.upper()}", "", "Latency per batch (ms)"
+        f"ResNet-50 on the {device_label(dev)}: batch {B}, {precision.upper()}",
+        "",
+        "Latency per batch (ms)",
     )
     for g in ge:
         fig.add_trace(
@@ -621,7 +623,7 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
     ]
     summary = (
         f"A {name} over ResNet-50's stage-1 tensor ({c} channels, {n:,} values per image) does "
-        f"{intensity:.3f} FLOP/B in {precision.upper()}, so on the {dev.name} it takes "
+        f"{intensity:.3f} FLOP/B in {precision.upper()}, so on the {device_label(dev)} it takes "
         f"{fmt_time(prof.latency_s)} ({bound_phrase(prof.bottleneck)}) for arithmetic worth "
         f"{fmt_time(math_s)}. In eager ResNet-50, BatchNorm, ReLU and residual-add rows take {side_e:.0%} of "
         f"the time; compiled, with BN folded and the rest fused into the convolutions, {side_f:.0%}."

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, hline, vline
+from ..charts import device_label, figure, hline, vline
 from ..components import (
     Card,
     Choice,
@@ -574,7 +574,7 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
     hline(
         fig,
         state_cap,
-        f"{dev.name} {state_name} {fmt_bytes(state_cap, binary=True)}",
+        f"{device_label(dev)} {state_name} {fmt_bytes(state_cap, binary=True)}",
         dash="dash",
         position="top left",
     )
@@ -582,7 +582,7 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
         hline(
             fig,
             kv_cap,
-            f"{dev.name} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
+            f"{device_label(dev)} {kv_name} {fmt_bytes(kv_cap, binary=True)}",
             dash="dash",
             position="top left",
         )
@@ -780,7 +780,7 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
     pairs = [_pair(device, w, rival, f, n, launch) for n in grid]
 
     fig = figure(
-        f"RNN vs {rname} on the {dev.name} (d = {w}, batch 1, {prec.upper()})",
+        f"RNN vs {rname} on the {device_label(dev)} (d = {w}, batch 1, {prec.upper()})",
         "Sequence length S (tokens)",
         "Latency (s, log scale)",
         log_x=True,
@@ -849,7 +849,7 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
     elif cross == S_MIN:
         cards.append(Card("Crossover", "none", "the RNN is faster at every length here", "warn"))
         verdict = (
-            f"On the {dev.name} the RNN wins at every length from {S_MIN} to {S_MAX:,} tokens: launches "
+            f"On the {device_label(dev)} the RNN wins at every length from {S_MIN} to {S_MAX:,} tokens: launches "
             f"are cheap next to arithmetic, and "
             f"the {rname}'s projections alone do more work per token than a recurrent step."
         )
@@ -877,7 +877,7 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
         verdict = (
             f"The lines cross near {cross:,} tokens ({fmt_time(a_x.latency_s)} each); past that, the "
             f"{rname}'s S² work outgrows the RNN's chain, and there its live tensors {fits} in the "
-            f"{dev.name}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}."
+            f"{device_label(dev)}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}."
         )
     cards.append(
         Card(

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, hline, memory_lines
+from ..charts import device_label, figure, hline, memory_lines
 from ..components import (
     Card,
     Choice,
@@ -433,7 +433,7 @@ def part_c(device: str, shape: str, what: str) -> View:
 
     grid = [1024 * 2**k for k in range(9)]
     fig = figure(
-        f"When one layer outgrows the {dev.name} ({counted(h, 'head')}, FP16)",
+        f"When one layer outgrows the {device_label(dev)} ({counted(h, 'head')}, FP16)",
         "Context S (tokens)",
         "Bytes (log scale)",
         log_x=True,
@@ -520,7 +520,7 @@ def part_c(device: str, shape: str, what: str) -> View:
         ),
     ]
     summary = (
-        f"With {counted(h, 'head')} (d = {d:,}) in FP16, {what_txt} the {dev.name}'s {fmt_bytes(cap)} up to "
+        f"With {counted(h, 'head')} (d = {d:,}) in FP16, {what_txt} the {device_label(dev)}'s {fmt_bytes(cap)} up to "
         f"{best:,} tokens; one token more and it does not. The edge sits at √capacity because memory "
         f"grows as S². Figure 14 puts GPT-2 XL's edge 'near 41,000 tokens': with 80 GB it is "
         f"{fig14['gb']:,}, and 41,000 tokens already need {fmt_bytes(fig14['quoted_bytes'], 2)}; "
@@ -594,7 +594,7 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
     grid = [1024 * 2**k for k in range(8)]
 
     fig = figure(
-        f"Attention core on the {dev.name}: the two terms of the roofline",
+        f"Attention core on the {device_label(dev)}: the two terms of the roofline",
         "Context S (tokens)",
         "Time (s, log scale)",
         log_x=True,

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, memory_lines, roofline
+from ..charts import device_label, figure, memory_lines, roofline
 from ..components import (
     Card,
     Choice,
@@ -179,7 +179,7 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         PRECISION,
         EFFICIENCY,
         points,
-        title=f"{_mname(model)} on the {dev.name}: two regimes (FP16, eager, roof at η = {EFFICIENCY:g})",
+        title=f"{_mname(model)} on the {device_label(dev)}: two regimes (FP16, eager, roof at η = {EFFICIENCY:g})",
     )
 
     ratio = dec.latency_dispatch_s / dec.latency_memory_s
@@ -445,7 +445,7 @@ def part_b(batch: int, context: int, device: str) -> View:
     run = (
         f"Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU {p.mfu:.2%}"
         if p.feasible
-        else f"This batch does not run on the {dev.name}: it needs {fmt_bytes(p.memory_footprint_bytes)}, so there is "
+        else f"This batch does not run on the {device_label(dev)}: it needs {fmt_bytes(p.memory_footprint_bytes)}, so there is "
         f"no MFU to report; were memory unlimited its intensity would be {p.arithmetic_intensity.magnitude:,.1f} FLOP/B"
     )
     summary = (
@@ -704,7 +704,7 @@ def part_c(context: int, flash: bool, device: str) -> View:
             if flash
             else f"layer's scores take {fmt_bytes(layer_now)}. "
         )
-        + f"On the {dev.name}, {first} set{'s' if flash else ''} the limit first, near {limit:,} tokens."
+        + f"On the {device_label(dev)}, {first} set{'s' if flash else ''} the limit first, near {limit:,} tokens."
     )
     peek = [
         f"weights = params × 2 B = {m.params:,} × 2 = {fmt_bytes(w)}  (flat)",
@@ -898,7 +898,7 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
         Card(
             "Most users that fit",
             f"{fit:,}",
-            f"at {ctx:,} tokens on the {dev.name}",
+            f"at {ctx:,} tokens on the {device_label(dev)}",
             "ok" if fit >= u else "bad",
         ),
         Card(
@@ -911,7 +911,7 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
         f"{counted(u, 'user')} × {ctx:,} tokens hold {fmt_bytes(p.kv_cache_bytes)} of KV cache on top of "
         f"{fmt_bytes(wb)} of weights: {fmt_bytes(p.memory_footprint_bytes)} in all, which "
         + ("fits" if p.feasible else "does not fit")
-        + f" the {dev.name}. "
+        + f" the {device_label(dev)}. "
         + (
             f"With {k} KV head{'s' if k > 1 else ''} the cache is {fmt_ratio(shrink, 0)} smaller than MHA, and "
             if k != heads

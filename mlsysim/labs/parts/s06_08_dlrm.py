@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, memory_lines
+from ..charts import device_label, figure, memory_lines
 from ..components import (
     Card,
     Choice,
@@ -191,7 +191,7 @@ def part_a(rows: int, tables: int, dim: str, precision: str, device: str) -> Vie
     ]
     summary = (
         f"{t} table{'s' if t > 1 else ''} of {n / 1e6:,.0f}M rows × {d} values in {precision.upper()} "
-        f"take{'s' if t == 1 else ''} {fmt_bytes(total)}, {total / cap:.0%} of the {dev.name}'s "
+        f"take{'s' if t == 1 else ''} {fmt_bytes(total)}, {total / cap:.0%} of the {device_label(dev)}'s "
         f"{fmt_bytes(cap)}. Capacity decides whether the model can run here at all, before any FLOP is counted."
     )
     peek = [
@@ -384,7 +384,7 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the FLOPs. The engine prints "
         f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
         + (
-            f"on one {dev.name} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
+            f"on one {device_label(dev)} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
             f"over by {fmt_bytes(p.over.m_as('B'))})."
             if not p.feasible
             else f"here they fit ({fmt_bytes(p.memory_footprint_bytes)})."
@@ -514,13 +514,13 @@ def part_c(precision: str, keep: int, device: str) -> View:
         Card(
             f"Most rows that fit in {precision.upper()}",
             f"{best}%" if best else "under 1%",
-            f"on the {dev.name}",
+            f"on the {device_label(dev)}",
             "ok" if best >= kp else "bad",
         ),
     ]
     summary = (
         f"In {precision.upper()} with {kp}% of the rows kept, the two tables take {fmt_bytes(need)}: "
-        f"{fmt_ratio(need / cap, 2)} the {dev.name}'s {fmt_bytes(cap)}. "
+        f"{fmt_ratio(need / cap, 2)} the {device_label(dev)}'s {fmt_bytes(cap)}. "
         + (
             f"They fit, at the price of {fmt_ratio(ids_per_row)} IDs per row."
             if need <= cap and kp < 100

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, hline, memory_lines, vline
+from ..charts import device_label, figure, hline, memory_lines, vline
 from ..components import (
     Card,
     Choice,
@@ -179,7 +179,7 @@ def part_a(batch: int, device: str, fused: bool) -> View:
     hline(
         fig,
         ridge,
-        f"{dev.name}: {LABELS['ridge_peak']} {ridge:,.0f} FLOP/B ({prec})",
+        f"{device_label(dev)}: {LABELS['ridge_peak']} {ridge:,.0f} FLOP/B ({prec})",
         dash="dot",
         position="top left",
     )
@@ -217,7 +217,7 @@ def part_a(batch: int, device: str, fused: bool) -> View:
         f"On the weight-only proxy ResNet-50 sits {gap:,.0f}× above GPT-2 XL. With all traffic counted "
         f"(activations, KV cache; {mode}) at batch {b} in {prec.upper()}, ResNet-50 reaches "
         f"{real['ResNet50']:,.1f} FLOP/B ({prof['ResNet50'].bottleneck.lower()}-bound) and GPT-2 XL "
-        f"{real['GPT2']:,.1f} ({prof['GPT2'].bottleneck.lower()}-bound) against the {dev.name}'s {LABELS['ridge_peak']} of "
+        f"{real['GPT2']:,.1f} ({prof['GPT2'].bottleneck.lower()}-bound) against the {device_label(dev)}'s {LABELS['ridge_peak']} of "
         f"{ridge:,.0f}. DLRM's proxy is near zero (Table 8 leaves it blank: a gather is a copy, not "
         "arithmetic); its engine number counts only the dense MLPs, and capacity binds it first."
     )
@@ -861,7 +861,7 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
                 {
                     "model": m.name,
                     "device": dev.key,
-                    "device_name": dev.name,
+                    "device_name": device_label(dev),
                     "latency_s": prof.latency_s,
                     "gates": gates,
                     "energy_j": prof.energy_per_sample_j,

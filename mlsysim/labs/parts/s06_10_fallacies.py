@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, hline, memory_lines
+from ..charts import device_label, figure, hline, memory_lines
 from ..components import (
     Card,
     Choice,
@@ -170,7 +170,7 @@ def part_a(device: str, batch: int) -> View:
         },
     }
     fig = figure(
-        f"Cost relative to ResNet-50 on the {dev.name} (batch {b}, {prec.upper()})",
+        f"Cost relative to ResNet-50 on the {device_label(dev)} (batch {b}, {prec.upper()})",
         "Model",
         "× ResNet-50 (log scale)",
         log_y=True,
@@ -217,7 +217,7 @@ def part_a(device: str, batch: int) -> View:
         ),
     ]
     summary = (
-        f"On the {dev.name} at batch {b}, ViT-B/16 costs {fmt_ratio(vb.params / r50.params)} the parameters, "
+        f"On the {device_label(dev)} at batch {b}, ViT-B/16 costs {fmt_ratio(vb.params / r50.params)} the parameters, "
         f"{fmt_ratio(vb.flops() / r50.flops())} the FLOPs and {fmt_ratio(pv.latency_s / pr.latency_s)} the "
         "latency of ResNet-50. That is all the engine can say: the original ViT matched CNNs only after "
         f"pretraining on up to {JFT_IMAGES / 1e6:,.0f} M images, {JFT_IMAGES / IMAGENET_1K_IMAGES:,.0f}× "
@@ -304,7 +304,7 @@ def part_b(seq: int, device: str) -> View:
     grid = {n: stats(n) for n in B_GRID}
     now = stats(s)
     fig = figure(
-        f"What grows with sequence length (relative to {B_REF_SEQ} tokens, {dev.name})",
+        f"What grows with sequence length (relative to {B_REF_SEQ} tokens, {device_label(dev)})",
         "Sequence length (tokens)",
         f"× the value at {B_REF_SEQ} tokens (log scale)",
         log_x=True,
@@ -365,7 +365,7 @@ def part_b(seq: int, device: str) -> View:
         f"At {s:,} tokens, materialized attention scores take {fmt_bytes(now['scores'])} per layer, "
         f"{now['scores'] / ref['scores']:,.1f}× the {B_REF_SEQ}-token figure; an LSTM of the same width keeps a "
         f"tiny state but walks {lstm.serial_steps:,} dependent steps ({fmt_time(lp.latency_s)} against "
-        f"{fmt_time(bp.latency_s)} for a transformer block on the {dev.name}). Neither cost appears in an "
+        f"{fmt_time(bp.latency_s)} for a transformer block on the {device_label(dev)}). Neither cost appears in an "
         "accuracy table."
     )
     peek = [
@@ -465,7 +465,7 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     labels = [f"{k}<br>{fmt_time(p.latency_s)}" for k, p in profs.items()]
     terms = {k: _terms(p) for k, p in profs.items()}
     fig = figure(
-        f"Where the time goes ({prec.upper()}, compiled graph, {dev.name}; GPT-2 XL at batch 1, "
+        f"Where the time goes ({prec.upper()}, compiled graph, {device_label(dev)}; GPT-2 XL at batch 1, "
         f"images at batch {b})",
         "Workload",
         "Share of latency (%)",
@@ -528,7 +528,7 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
         "each layer row is charged max(FLOPs / (peak × 0.5), bytes / BW); launches are added on top",
         f"prefill: {s:,} tokens share each weight  ->  {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
         f"decode:  1 token per weight read (+ KV cache)  ->  {dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
-        f"{LABELS['ridge_peak']} of the {dev.name}: {dev.ridge_point(prec).magnitude:,.0f} FLOP/B at {prec.upper()}; "
+        f"{LABELS['ridge_peak']} of the {device_label(dev)}: {dev.ridge_point(prec).magnitude:,.0f} FLOP/B at {prec.upper()}; "
         f"{LABELS['ridge_sustained']} at η = 0.5: {dev.sustained_ridge_point(prec, 0.5).magnitude:,.0f} (the roof charged here)",
         f"hybrid tokens = ({int(res)} / 16)² = {tokens:,};  scores per block = {HYBRID_HEADS} × {tokens:,}² × 2 B = "
         f"{fmt_bytes(sc.score_bytes(b, prec) / b)} per image"
@@ -708,7 +708,7 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
         ),
     ]
     summary = (
-        f"On the {dev.name}, the weights take {fmt_bytes(now['weights'])} and each {c:,}-token conversation "
+        f"On the {device_label(dev)}, the weights take {fmt_bytes(now['weights'])} and each {c:,}-token conversation "
         f"adds {fmt_bytes(kv_one)} of KV cache: {fit_n} conversation{'s fit' if fit_n != 1 else ' fits'} beside a "
         f"{float(reserve):g} GB reserve. The training cluster's {fmt_bytes(cluster)} made none of this visible; "
         "budget weights, cache and runtime together on the deployment target."
