@@ -438,10 +438,26 @@ def test_phone_width(open_notebook, artifacts, metrics):
     )
     if boot != [False, True]:
         problems.append(f"the loading line is still up after the kernel's first run: {boot}")
-    h = lp.fit_viewport_to_content(PHONE[0])
-    lp.page.screenshot(path=str(artifacts / f"{stem}-phone.png"))
+    # the whole notebook as the student scrolls it, one 390 x 844 screen per image (growing the
+    # viewport to the page's height instead makes Plotly redraw each chart for a screen no phone
+    # has, and the saved page showed the charts spilling over the cards below them)
+    h = lp.page.evaluate(
+        "() => { const a = document.querySelector('#App'); "
+        "return a ? a.scrollHeight : document.documentElement.scrollHeight; }"
+    )
+    screens = []
+    for i, top in enumerate(range(0, int(h), PHONE[1])):
+        lp.page.evaluate(
+            f"() => {{ const a = document.querySelector('#App'); "
+            f"(a && a.scrollHeight > a.clientHeight ? a : document.scrollingElement)"
+            f".scrollTo(0, {top}); }}"
+        )
+        lp.page.wait_for_timeout(150)
+        path = artifacts / f"{stem}-phone-{i + 1:02d}.png"
+        lp.page.screenshot(path=str(path))
+        screens.append(str(path))
     metrics.setdefault("_phone", {}).update(
-        ok=not problems, stem=stem, height_px=h, geometry=geo, problems=problems
+        ok=not problems, stem=stem, height_px=h, screens=screens, geometry=geo, problems=problems
     )
     assert not problems, problems
 
