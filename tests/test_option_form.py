@@ -8,7 +8,8 @@ tests hold every prediction (``PRED_*`` and ``TRANSFER_*``) to three rules:
 - the right option is not much longer than the longest wrong one
   (at most ``SLACK_CHARS`` characters or ``SLACK_SHARE`` of its length more, whichever is more);
 - across the suite, the right option is the strictly longest one in at most ``LONGEST_SHARE`` of
-  the predictions (chance is 1/len(options): 25-33%);
+  the predictions (chance is 1/len(options): 25-33%), and in at least ``LONGEST_FLOOR`` (so the
+  rewording did not teach the opposite rule, "the longest is never right");
 - the right option is not the odd one out on giving a reason: when every wrong option has a
   reason after a colon (or none has), the right one does too (or does not).
 """
@@ -23,6 +24,7 @@ from test_answer_keys import PREDICTIONS
 SLACK_CHARS = 8
 SLACK_SHARE = 0.15
 LONGEST_SHARE = 0.40
+LONGEST_FLOOR = 0.10
 # "lead: reason": a colon followed by a space (a ratio such as 1:4 or a time has none)
 REASON = re.compile(r":\s")
 
@@ -52,9 +54,9 @@ def test_right_option_is_not_usually_the_longest():
         if all(len(p.options[p.answer]) > len(v) for v in _wrong(p))
     ]
     share = len(longest) / len(PREDICTIONS)
-    assert share <= LONGEST_SHARE, (
+    assert LONGEST_FLOOR <= share <= LONGEST_SHARE, (
         f"the right option is the longest in {len(longest)} of {len(PREDICTIONS)} predictions "
-        f"({share:.0%}); at most {LONGEST_SHARE:.0%}: {sorted(longest)}"
+        f"({share:.0%}); allowed {LONGEST_FLOOR:.0%}-{LONGEST_SHARE:.0%}: {sorted(longest)}"
     )
 
 

@@ -325,7 +325,7 @@ PRED_B = Prediction(
     ),
     options={
         "scores": "The attention score computation: it is the quadratic part",
-        "weights": "The weight matrices: each weight is fetched for one multiply-add",
+        "weights": "The weight matrices: each weight is fetched for just one multiply-add",
         "head": "The LM head alone: the vocabulary is the largest matrix",
         "norms": "Norms and activations: there are so many small kernels to launch",
     },

@@ -204,7 +204,7 @@ PRED_B = Prediction(
     ),
     options={
         "true": "True: a stronger prior always needs less data and less compute",
-        "false": "False: a bias pays off only where the data has that structure",
+        "false": "False: a built-in bias pays off only where the data has that structure",
         "hw": "Neither: pick whichever bias the accelerator runs fastest",
     },
     answer="false",

@@ -83,7 +83,7 @@ TRANSFER_A = Prediction(
     options={
         "wide_in": "The 4,096→1,024 layer: its input is twice as wide",
         "square": "The 2,048→2,048 layer: square layers are the largest",
-        "same": "Neither: both have d_in × d_out = 4,194,304 weights",
+        "same": "Neither: both layers have d_in × d_out = 4,194,304 weights",
     },
     answer="same",
     feedback={

@@ -970,7 +970,7 @@ TRANSFER_B = Prediction(
         "3.35 TB/s). Its MFU is…"
     ),
     options={
-        "higher": "Higher on the A100: more bandwidth per FLOP of peak",
+        "higher": "Higher on the A100: it has more bandwidth per FLOP of peak",
         "lower": "Lower on the A100: it is the older and slower GPU",
         "same": "The same: the model and its intensity do not change",
     },
@@ -1044,7 +1044,7 @@ PRED_E = Prediction(
     ),
     options={
         "32x": "Grow 32×: every head computes its own S × S scores",
-        "same": "Stay the same, but there are now 32 score matrices to store",
+        "same": "Stay the same, though there are now 32 score matrices to store",
         "fewer": "Fall 32×: each head is 32× narrower",
         "same_all": "Stay the same, and so does everything else the layer stores",
     },

@@ -756,7 +756,7 @@ TRANSFER_A = Prediction(
 TRANSFER_B = Prediction(
     question="Now serve 8,192 tokens instead of 2,048. The transformer block's latency grows by…",
     options={
-        "mid": "About 8.6×: the S² term now outweighs the linear ones",
+        "mid": "About 8.6×: the S² term now outweighs all the linear ones",
         "4x": "4×: latency is linear in tokens, like the projections",
         "16x": "16×: the square law now sets the whole latency",
     },

@@ -238,7 +238,7 @@ TRANSFER_B = Prediction(
     ),
     options={
         "smaller": "Smaller: a weaker array does worse on the same work",
-        "larger": "Larger: its fill-and-drain pipeline is much shorter",
+        "larger": "Larger: its fill-and-drain pipeline is many times shorter",
         "same": "The same: one row is one row on any array",
     },
     answer="larger",
