@@ -224,7 +224,7 @@ PRED_B = Prediction(
     options={
         "up": "It rises: four times the MACs keep the arithmetic units busier",
         "same": "It stays put: four times the MACs, four times the weight bytes",
-        "down": "It falls: the bigger matrix no longer fits in the on-chip cache",
+        "down": "It falls: four times the weights saturate the memory bus sooner",
     },
     answer="same",
     feedback={
@@ -232,8 +232,10 @@ PRED_B = Prediction(
         "0.5 FLOP/B in FP32, so the bus caps it near 4% at 2,048 and at 4,096 alike.",
         "same": "Work and bytes both grow with d², so FLOPs per byte stay at 0.5 (2 FLOPs per 4-byte weight): about "
         "4% of the A100's FP32 peak at any width. Only reuse (batching) moves a layer up the roofline.",
-        "down": "The engine streams the weights from DRAM in both cases; neither fits on chip. The ratio of work "
-        "to bytes is the same, so the share is the same.",
+        "down": "The bus is the limit at both sizes: four times the weights take four times as long to stream, "
+        "while the MACs grow four times too, so the share is the same. (The engine streams every weight from "
+        "DRAM once per pass; on repeated calls a matrix small enough for the GPU's L2 cache could stay there, "
+        "a reuse it does not credit.)",
     },
     reveals=("four times the weight bytes",),
 )
@@ -245,7 +247,7 @@ TRANSFER_B = Prediction(
     ),
     options={
         "larger": "Larger: half the bytes per weight doubles the intensity",
-        "smaller": "Smaller: the intensity doubles, the FP16 peak grows 16×",
+        "smaller": "Smaller: the intensity doubles but the peak is 16× higher",
         "same": "The same: precision changes neither the FLOPs nor the reuse",
     },
     answer="smaller",

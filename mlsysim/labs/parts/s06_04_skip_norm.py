@@ -251,8 +251,7 @@ PRED_B = Prediction(
         "ln": "The same as LayerNorm would: normalization is normalization",
         "beta": "Statistics of the one token it sees: each value is its own mean, so every feature outputs β",
         "divzero": "A division by zero, because one value has no variance",
-        "running": "The running mean and variance saved during training, not the token's own "
-        "statistics",
+        "running": "It normalizes with the running mean and variance saved during training",
     },
     answer="running",
     feedback={

@@ -126,7 +126,7 @@ TRANSFER_A = Prediction(
     options={
         "same": "Stays about the same: the accelerator has plenty of headroom",
         "double": "About doubles: twice as many steps, each waiting for the last",
-        "quad": "Quadruples: like attention's, its cost grows with the square of the length",
+        "quad": "Quadruples: like attention, it grows with the square of the length",
     },
     answer="double",
     feedback={
@@ -450,7 +450,7 @@ PRED_C = Prediction(
     ),
     options={
         "true": "True: attention wins on both counts, so RNNs have no niche left",
-        "false_state": "False: its fixed-size state streams forever in kilobytes",
+        "false_state": "False: an RNN's fixed-size state streams forever in kilobytes",
         "false_speed": "False: RNNs run faster than attention on GPUs, since their work is linear "
         "in S",
     },
@@ -933,7 +933,7 @@ PRED_E = Prediction(
     ),
     options={
         "all": "All of it: W_hh preserves lengths, so the product of 100 steps does too",
-        "vanish": "Almost nothing: each step's tanh′ is below 1, so the product shrinks "
+        "vanish": "Almost nothing: each step's tanh′ is at most 1, so the product shrinks "
         "geometrically",
         "explode": "It explodes: a product of 100 matrices always blows up",
         "state": "As much as the state holds: the state is O(d) at every step, so its gradient is too",

@@ -702,7 +702,7 @@ TRANSFER_A = Prediction(
     question="Keep S = 512 but double the head dimension to 128. The score matrix's bytes and the QKᵀ MACs…",
     options={
         "both": "Both double",
-        "macs": "Bytes stay unchanged, MACs double",
+        "macs": "Bytes stay the same, MACs double",
         "none": "Neither changes",
         "bytes": "Bytes double, MACs unchanged",
     },

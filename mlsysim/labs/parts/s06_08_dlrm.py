@@ -419,7 +419,7 @@ PRED_C = Prediction(
     ),
     options={
         "int8": "Quantizing every table to INT8, at a small accuracy cost",
-        "hash": "Hashing IDs into fewer rows, at a cost on rare IDs",
+        "hash": "Hashing IDs into fewer rows, losing accuracy on rare IDs",
         "fp16": "Halving to FP16, at almost no accuracy cost",
         "batch": "Serving smaller batches, at a throughput cost",
     },
