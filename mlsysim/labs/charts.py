@@ -226,14 +226,13 @@ def device_label(dev: Device) -> str:
 
 
 def _key_names() -> dict[str, str]:
-    """Registry keys that are not readable words of their own name -> the human label."""
-    from ..hardware import Hardware
-
-    out = {}
-    for d in Hardware.all():
-        if d.key.lower() not in d.name.lower():
-            out[d.key] = device_label(d)
-    return out
+    """Registry keys that are not readable words of their own name -> the human label (from the
+    plain catalogue the registry is built from: no device needs building)."""
+    return {
+        key: catalogue.label(key)
+        for key, entry in catalogue.CATALOGUE.items()
+        if key.lower() not in entry.name.lower()
+    }
 
 
 _KEYS: dict[str, str] | None = None

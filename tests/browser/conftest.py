@@ -480,17 +480,14 @@ class LabPage:
     def offenders(self) -> list[str]:
         return sorted(set(self.external) | {u for u in self.requests if is_external(u)})
 
-    def fit_viewport_to_content(self, width: int | None = None, max_h: int = 12000) -> int:
-        """marimo scrolls inside #App: grow the viewport to the app's height so a screenshot
-        shows the whole notebook."""
-        h = self.page.evaluate(
-            "() => { const a = document.querySelector('#App'); "
-            "return a ? a.scrollHeight : document.documentElement.scrollHeight; }"
+    def content_height(self) -> int:
+        """The notebook's full height in px: marimo scrolls inside #App, not the document."""
+        return int(
+            self.page.evaluate(
+                "() => { const a = document.querySelector('#App'); "
+                "return a ? a.scrollHeight : document.documentElement.scrollHeight; }"
+            )
         )
-        vp = self.page.viewport_size
-        self.page.set_viewport_size({"width": width or vp["width"], "height": min(int(h), max_h)})
-        self.page.wait_for_timeout(300)
-        return int(h)
 
     def close(self):
         with contextlib.suppress(Exception):

@@ -441,12 +441,9 @@ def test_phone_width(open_notebook, artifacts, metrics):
     # the whole notebook as the student scrolls it, one 390 x 844 screen per image (growing the
     # viewport to the page's height instead makes Plotly redraw each chart for a screen no phone
     # has, and the saved page showed the charts spilling over the cards below them)
-    h = lp.page.evaluate(
-        "() => { const a = document.querySelector('#App'); "
-        "return a ? a.scrollHeight : document.documentElement.scrollHeight; }"
-    )
+    h = lp.content_height()
     screens = []
-    for i, top in enumerate(range(0, int(h), PHONE[1])):
+    for i, top in enumerate(range(0, h, PHONE[1])):
         lp.page.evaluate(
             f"() => {{ const a = document.querySelector('#App'); "
             f"(a && a.scrollHeight > a.clientHeight ? a : document.scrollingElement)"
