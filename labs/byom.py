@@ -62,21 +62,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -94,25 +84,10 @@ def _(mo):
 @app.cell
 def _(lab, saved):
     source = lab.SOURCE.widget(saved)
-    return (source,)
-
-
-@app.cell
-def _(lab, saved):
     config_text = lab.CONFIG_TEXT.widget(saved)
-    return (config_text,)
-
-
-@app.cell
-def _(lab, saved):
     device = lab.DEVICE.widget(saved)
-    return (device,)
-
-
-@app.cell
-def _(lab, saved):
     precision = lab.PRECISION.widget(saved)
-    return (precision,)
+    return config_text, device, precision, source
 
 
 @app.cell

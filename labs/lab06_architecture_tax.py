@@ -59,21 +59,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -109,19 +99,9 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_resolution = lab.A_RESOLUTION.widget(saved)
-    return (a_resolution,)
-
-
-@app.cell
-def _(lab, saved):
     a_units = lab.A_UNITS.widget(saved)
-    return (a_units,)
-
-
-@app.cell
-def _(lab, saved):
     a_precision = lab.A_PRECISION.widget(saved)
-    return (a_precision,)
+    return a_precision, a_resolution, a_units
 
 
 @app.cell
@@ -182,19 +162,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_seq = lab.B_SEQ.widget(saved)
-    return (b_seq,)
-
-
-@app.cell
-def _(lab, saved):
     b_heads = lab.B_HEADS.widget(saved)
-    return (b_heads,)
-
-
-@app.cell
-def _(lab, saved):
     b_flash = lab.B_FLASH.widget(saved)
-    return (b_flash,)
+    return b_flash, b_heads, b_seq
 
 
 @app.cell
@@ -254,25 +224,10 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_depth = lab.C_DEPTH.widget(saved)
-    return (c_depth,)
-
-
-@app.cell
-def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
-    return (c_device,)
-
-
-@app.cell
-def _(lab, saved):
     c_efficiency = lab.C_EFFICIENCY.widget(saved)
-    return (c_efficiency,)
-
-
-@app.cell
-def _(lab, saved):
     c_launch = lab.C_LAUNCH.widget(saved)
-    return (c_launch,)
+    return c_depth, c_device, c_efficiency, c_launch
 
 
 @app.cell
@@ -334,19 +289,9 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_batch = lab.D_BATCH.widget(saved)
-    return (d_batch,)
-
-
-@app.cell
-def _(lab, saved):
     d_device = lab.D_DEVICE.widget(saved)
-    return (d_device,)
-
-
-@app.cell
-def _(lab, saved):
     d_fused = lab.D_FUSED.widget(saved)
-    return (d_fused,)
+    return d_batch, d_device, d_fused
 
 
 @app.cell
@@ -391,25 +336,10 @@ def _(mo):
 @app.cell
 def _(lab, saved):
     s_model = lab.S_MODEL.widget(saved)
-    return (s_model,)
-
-
-@app.cell
-def _(lab, saved):
     s_device = lab.S_DEVICE.widget(saved)
-    return (s_device,)
-
-
-@app.cell
-def _(lab, saved):
     s_per_day = lab.S_PER_DAY.widget(saved)
-    return (s_per_day,)
-
-
-@app.cell
-def _(lab, saved):
     s_energy = lab.S_ENERGY.widget(saved)
-    return (s_energy,)
+    return s_device, s_energy, s_model, s_per_day
 
 
 @app.cell

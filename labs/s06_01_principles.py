@@ -62,21 +62,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -118,19 +108,9 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_resolution = lab.A_RESOLUTION.widget(saved)
-    return (a_resolution,)
-
-
-@app.cell
-def _(lab, saved):
     a_kernel = lab.A_KERNEL.widget(saved)
-    return (a_kernel,)
-
-
-@app.cell
-def _(lab, saved):
     a_channels = lab.A_CHANNELS.widget(saved)
-    return (a_channels,)
+    return a_channels, a_kernel, a_resolution
 
 
 @app.cell
@@ -196,19 +176,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_family = lab.B_FAMILY.widget(saved)
-    return (b_family,)
-
-
-@app.cell
-def _(lab, saved):
     b_device = lab.B_DEVICE.widget(saved)
-    return (b_device,)
-
-
-@app.cell
-def _(lab, saved):
     b_int8 = lab.B_INT8.widget(saved)
-    return (b_int8,)
+    return b_device, b_family, b_int8
 
 
 @app.cell
@@ -275,19 +245,9 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
-    return (c_device,)
-
-
-@app.cell
-def _(lab, saved):
     c_precision = lab.C_PRECISION.widget(saved)
-    return (c_precision,)
-
-
-@app.cell
-def _(lab, saved):
     c_batch = lab.C_BATCH.widget(saved)
-    return (c_batch,)
+    return c_batch, c_device, c_precision
 
 
 @app.cell

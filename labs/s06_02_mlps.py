@@ -60,21 +60,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -114,19 +104,9 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_d_in = lab.A_D_IN.widget(saved)
-    return (a_d_in,)
-
-
-@app.cell
-def _(lab, saved):
     a_d_out = lab.A_D_OUT.widget(saved)
-    return (a_d_out,)
-
-
-@app.cell
-def _(lab, saved):
     a_precision = lab.A_PRECISION.widget(saved)
-    return (a_precision,)
+    return a_d_in, a_d_out, a_precision
 
 
 @app.cell
@@ -192,25 +172,10 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
-    return (b_batch,)
-
-
-@app.cell
-def _(lab, saved):
     b_device = lab.B_DEVICE.widget(saved)
-    return (b_device,)
-
-
-@app.cell
-def _(lab, saved):
     b_precision = lab.B_PRECISION.widget(saved)
-    return (b_precision,)
-
-
-@app.cell
-def _(lab, saved):
     b_width = lab.B_WIDTH.widget(saved)
-    return (b_width,)
+    return b_batch, b_device, b_precision, b_width
 
 
 @app.cell
@@ -276,19 +241,9 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_features = lab.C_FEATURES.widget(saved)
-    return (c_features,)
-
-
-@app.cell
-def _(lab, saved):
     c_kernel = lab.C_KERNEL.widget(saved)
-    return (c_kernel,)
-
-
-@app.cell
-def _(lab, saved):
     c_hidden = lab.C_HIDDEN.widget(saved)
-    return (c_hidden,)
+    return c_features, c_hidden, c_kernel
 
 
 @app.cell
@@ -352,19 +307,9 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_batch = lab.D_BATCH.widget(saved)
-    return (d_batch,)
-
-
-@app.cell
-def _(lab, saved):
     d_level = lab.D_LEVEL.widget(saved)
-    return (d_level,)
-
-
-@app.cell
-def _(lab, saved):
     d_precision = lab.D_PRECISION.widget(saved)
-    return (d_precision,)
+    return d_batch, d_level, d_precision
 
 
 @app.cell

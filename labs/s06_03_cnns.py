@@ -61,21 +61,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -115,19 +105,9 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_resolution = lab.A_RESOLUTION.widget(saved)
-    return (a_resolution,)
-
-
-@app.cell
-def _(lab, saved):
     a_channels = lab.A_CHANNELS.widget(saved)
-    return (a_channels,)
-
-
-@app.cell
-def _(lab, saved):
     a_kernel = lab.A_KERNEL.widget(saved)
-    return (a_kernel,)
+    return a_channels, a_kernel, a_resolution
 
 
 @app.cell
@@ -191,19 +171,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_kernel = lab.B_KERNEL.widget(saved)
-    return (b_kernel,)
-
-
-@app.cell
-def _(lab, saved):
     b_stride = lab.B_STRIDE.widget(saved)
-    return (b_stride,)
-
-
-@app.cell
-def _(lab, saved):
     b_depth = lab.B_DEPTH.widget(saved)
-    return (b_depth,)
+    return b_depth, b_kernel, b_stride
 
 
 @app.cell
@@ -267,13 +237,8 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_cout = lab.C_C_OUT.widget(saved)
-    return (c_cout,)
-
-
-@app.cell
-def _(lab, saved):
     c_kernel = lab.C_KERNEL.widget(saved)
-    return (c_kernel,)
+    return c_cout, c_kernel
 
 
 @app.cell
@@ -338,31 +303,11 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_device = lab.D_DEVICE.widget(saved)
-    return (d_device,)
-
-
-@app.cell
-def _(lab, saved):
     d_batch = lab.D_BATCH.widget(saved)
-    return (d_batch,)
-
-
-@app.cell
-def _(lab, saved):
     d_fused = lab.D_FUSED.widget(saved)
-    return (d_fused,)
-
-
-@app.cell
-def _(lab, saved):
     d_launch = lab.D_LAUNCH.widget(saved)
-    return (d_launch,)
-
-
-@app.cell
-def _(lab, saved):
     d_efficiency = lab.D_EFFICIENCY.widget(saved)
-    return (d_efficiency,)
+    return d_batch, d_device, d_efficiency, d_fused, d_launch
 
 
 @app.cell
@@ -433,13 +378,8 @@ def _(kit, lab, pred_e, saved, unlocked):
 @app.cell
 def _(lab, saved):
     e_column = lab.E_COLUMN.widget(saved)
-    return (e_column,)
-
-
-@app.cell
-def _(lab, saved):
     e_shift = lab.E_SHIFT.widget(saved)
-    return (e_shift,)
+    return e_column, e_shift
 
 
 @app.cell
@@ -483,25 +423,10 @@ def _(mo):
 @app.cell
 def _(lab, saved):
     s_device = lab.S_DEVICE.widget(saved)
-    return (s_device,)
-
-
-@app.cell
-def _(lab, saved):
     s_precision = lab.S_PRECISION.widget(saved)
-    return (s_precision,)
-
-
-@app.cell
-def _(lab, saved):
     s_flash_reserve = lab.S_FLASH_RESERVE.widget(saved)
-    return (s_flash_reserve,)
-
-
-@app.cell
-def _(lab, saved):
     s_sram_reserve = lab.S_SRAM_RESERVE.widget(saved)
-    return (s_sram_reserve,)
+    return s_device, s_flash_reserve, s_precision, s_sram_reserve
 
 
 @app.cell

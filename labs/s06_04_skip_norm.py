@@ -60,21 +60,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -114,19 +104,9 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_depth = lab.A_DEPTH.widget(saved)
-    return (a_depth,)
-
-
-@app.cell
-def _(lab, saved):
     a_activation = lab.A_ACTIVATION.widget(saved)
-    return (a_activation,)
-
-
-@app.cell
-def _(lab, saved):
     a_gain = lab.A_GAIN.widget(saved)
-    return (a_gain,)
+    return a_activation, a_depth, a_gain
 
 
 @app.cell
@@ -192,19 +172,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
-    return (b_batch,)
-
-
-@app.cell
-def _(lab, saved):
     b_positions = lab.B_POSITIONS.widget(saved)
-    return (b_positions,)
-
-
-@app.cell
-def _(lab, saved):
     b_features = lab.B_FEATURES.widget(saved)
-    return (b_features,)
+    return b_batch, b_features, b_positions
 
 
 @app.cell
@@ -271,25 +241,10 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_op = lab.C_OP.widget(saved)
-    return (c_op,)
-
-
-@app.cell
-def _(lab, saved):
     c_precision = lab.C_PRECISION.widget(saved)
-    return (c_precision,)
-
-
-@app.cell
-def _(lab, saved):
     c_batch = lab.C_BATCH.widget(saved)
-    return (c_batch,)
-
-
-@app.cell
-def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
-    return (c_device,)
+    return c_batch, c_device, c_op, c_precision
 
 
 @app.cell

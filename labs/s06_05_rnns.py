@@ -59,21 +59,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -114,25 +104,10 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_seq = lab.A_SEQ.widget(saved)
-    return (a_seq,)
-
-
-@app.cell
-def _(lab, saved):
     a_batch = lab.A_BATCH.widget(saved)
-    return (a_batch,)
-
-
-@app.cell
-def _(lab, saved):
     a_peak = lab.A_PEAK.widget(saved)
-    return (a_peak,)
-
-
-@app.cell
-def _(lab, saved):
     a_launch = lab.A_LAUNCH.widget(saved)
-    return (a_launch,)
+    return a_batch, a_launch, a_peak, a_seq
 
 
 @app.cell
@@ -197,19 +172,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_hidden = lab.B_HIDDEN.widget(saved)
-    return (b_hidden,)
-
-
-@app.cell
-def _(lab, saved):
     b_d_in = lab.B_D_IN.widget(saved)
-    return (b_d_in,)
-
-
-@app.cell
-def _(lab, saved):
     b_bias = lab.B_BIAS.widget(saved)
-    return (b_bias,)
+    return b_bias, b_d_in, b_hidden
 
 
 @app.cell
@@ -275,25 +240,10 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_hidden = lab.C_HIDDEN.widget(saved)
-    return (c_hidden,)
-
-
-@app.cell
-def _(lab, saved):
     c_seq = lab.C_SEQ.widget(saved)
-    return (c_seq,)
-
-
-@app.cell
-def _(lab, saved):
     c_cell = lab.C_CELL.widget(saved)
-    return (c_cell,)
-
-
-@app.cell
-def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
-    return (c_device,)
+    return c_cell, c_device, c_hidden, c_seq
 
 
 @app.cell
@@ -361,31 +311,11 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_device = lab.D_DEVICE.widget(saved)
-    return (d_device,)
-
-
-@app.cell
-def _(lab, saved):
     d_width = lab.D_WIDTH.widget(saved)
-    return (d_width,)
-
-
-@app.cell
-def _(lab, saved):
     d_rival = lab.D_RIVAL.widget(saved)
-    return (d_rival,)
-
-
-@app.cell
-def _(lab, saved):
     d_flash = lab.D_FLASH.widget(saved)
-    return (d_flash,)
-
-
-@app.cell
-def _(lab, saved):
     d_launch = lab.D_LAUNCH.widget(saved)
-    return (d_launch,)
+    return d_device, d_flash, d_launch, d_rival, d_width
 
 
 @app.cell
@@ -457,25 +387,10 @@ def _(kit, lab, pred_e, saved, unlocked):
 @app.cell
 def _(lab, saved):
     e_steps = lab.E_STEPS.widget(saved)
-    return (e_steps,)
-
-
-@app.cell
-def _(lab, saved):
     e_activation = lab.E_ACTIVATION.widget(saved)
-    return (e_activation,)
-
-
-@app.cell
-def _(lab, saved):
     e_gain = lab.E_GAIN.widget(saved)
-    return (e_gain,)
-
-
-@app.cell
-def _(lab, saved):
     e_additive = lab.E_ADDITIVE.widget(saved)
-    return (e_additive,)
+    return e_activation, e_additive, e_gain, e_steps
 
 
 @app.cell

@@ -61,21 +61,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -116,19 +106,9 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_seq = lab.A_SEQ.widget(saved)
-    return (a_seq,)
-
-
-@app.cell
-def _(lab, saved):
     a_d_head = lab.A_D_HEAD.widget(saved)
-    return (a_d_head,)
-
-
-@app.cell
-def _(lab, saved):
     a_precision = lab.A_PRECISION.widget(saved)
-    return (a_precision,)
+    return a_d_head, a_precision, a_seq
 
 
 @app.cell
@@ -194,19 +174,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_seq = lab.B_SEQ.widget(saved)
-    return (b_seq,)
-
-
-@app.cell
-def _(lab, saved):
     b_heads = lab.B_HEADS.widget(saved)
-    return (b_heads,)
-
-
-@app.cell
-def _(lab, saved):
     b_layers = lab.B_LAYERS.widget(saved)
-    return (b_layers,)
+    return b_heads, b_layers, b_seq
 
 
 @app.cell
@@ -272,19 +242,9 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
-    return (c_device,)
-
-
-@app.cell
-def _(lab, saved):
     c_shape = lab.C_SHAPE.widget(saved)
-    return (c_shape,)
-
-
-@app.cell
-def _(lab, saved):
     c_what = lab.C_WHAT.widget(saved)
-    return (c_what,)
+    return c_device, c_shape, c_what
 
 
 @app.cell
@@ -351,25 +311,10 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_seq = lab.D_SEQ.widget(saved)
-    return (d_seq,)
-
-
-@app.cell
-def _(lab, saved):
     d_shape = lab.D_SHAPE.widget(saved)
-    return (d_shape,)
-
-
-@app.cell
-def _(lab, saved):
     d_device = lab.D_DEVICE.widget(saved)
-    return (d_device,)
-
-
-@app.cell
-def _(lab, saved):
     d_flash = lab.D_FLASH.widget(saved)
-    return (d_flash,)
+    return d_device, d_flash, d_seq, d_shape
 
 
 @app.cell
@@ -436,13 +381,8 @@ def _(kit, lab, pred_e, saved, unlocked):
 @app.cell
 def _(lab, saved):
     e_shift = lab.E_SHIFT.widget(saved)
-    return (e_shift,)
-
-
-@app.cell
-def _(lab, saved):
     e_positions = lab.E_POSITIONS.widget(saved)
-    return (e_positions,)
+    return e_positions, e_shift
 
 
 @app.cell

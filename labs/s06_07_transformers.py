@@ -61,21 +61,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -117,25 +107,10 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_model = lab.A_MODEL.widget(saved)
-    return (a_model,)
-
-
-@app.cell
-def _(lab, saved):
     a_device = lab.A_DEVICE.widget(saved)
-    return (a_device,)
-
-
-@app.cell
-def _(lab, saved):
     a_prompt = lab.A_PROMPT.widget(saved)
-    return (a_prompt,)
-
-
-@app.cell
-def _(lab, saved):
     a_launch = lab.A_LAUNCH.widget(saved)
-    return (a_launch,)
+    return a_device, a_launch, a_model, a_prompt
 
 
 @app.cell
@@ -202,19 +177,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
-    return (b_batch,)
-
-
-@app.cell
-def _(lab, saved):
     b_context = lab.B_CONTEXT.widget(saved)
-    return (b_context,)
-
-
-@app.cell
-def _(lab, saved):
     b_device = lab.B_DEVICE.widget(saved)
-    return (b_device,)
+    return b_batch, b_context, b_device
 
 
 @app.cell
@@ -279,19 +244,9 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_context = lab.C_CONTEXT.widget(saved)
-    return (c_context,)
-
-
-@app.cell
-def _(lab, saved):
     c_flash = lab.C_FLASH.widget(saved)
-    return (c_flash,)
-
-
-@app.cell
-def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
-    return (c_device,)
+    return c_context, c_device, c_flash
 
 
 @app.cell
@@ -357,25 +312,10 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_users = lab.D_USERS.widget(saved)
-    return (d_users,)
-
-
-@app.cell
-def _(lab, saved):
     d_context = lab.D_CONTEXT.widget(saved)
-    return (d_context,)
-
-
-@app.cell
-def _(lab, saved):
     d_kv_heads = lab.D_KV_HEADS.widget(saved)
-    return (d_kv_heads,)
-
-
-@app.cell
-def _(lab, saved):
     d_device = lab.D_DEVICE.widget(saved)
-    return (d_device,)
+    return d_context, d_device, d_kv_heads, d_users
 
 
 @app.cell
@@ -442,13 +382,8 @@ def _(kit, lab, pred_e, saved, unlocked):
 @app.cell
 def _(lab, saved):
     e_heads = lab.E_HEADS.widget(saved)
-    return (e_heads,)
-
-
-@app.cell
-def _(lab, saved):
     e_model = lab.E_MODEL.widget(saved)
-    return (e_model,)
+    return e_heads, e_model
 
 
 @app.cell

@@ -59,21 +59,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -113,31 +103,11 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_rows = lab.A_ROWS.widget(saved)
-    return (a_rows,)
-
-
-@app.cell
-def _(lab, saved):
     a_tables = lab.A_TABLES.widget(saved)
-    return (a_tables,)
-
-
-@app.cell
-def _(lab, saved):
     a_dim = lab.A_DIM.widget(saved)
-    return (a_dim,)
-
-
-@app.cell
-def _(lab, saved):
     a_precision = lab.A_PRECISION.widget(saved)
-    return (a_precision,)
-
-
-@app.cell
-def _(lab, saved):
     a_device = lab.A_DEVICE.widget(saved)
-    return (a_device,)
+    return a_device, a_dim, a_precision, a_rows, a_tables
 
 
 @app.cell
@@ -208,19 +178,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
-    return (b_batch,)
-
-
-@app.cell
-def _(lab, saved):
     b_lookups = lab.B_LOOKUPS.widget(saved)
-    return (b_lookups,)
-
-
-@app.cell
-def _(lab, saved):
     b_device = lab.B_DEVICE.widget(saved)
-    return (b_device,)
+    return b_batch, b_device, b_lookups
 
 
 @app.cell
@@ -286,19 +246,9 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_precision = lab.C_PRECISION.widget(saved)
-    return (c_precision,)
-
-
-@app.cell
-def _(lab, saved):
     c_keep = lab.C_KEEP.widget(saved)
-    return (c_keep,)
-
-
-@app.cell
-def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
-    return (c_device,)
+    return c_device, c_keep, c_precision
 
 
 @app.cell
@@ -364,25 +314,10 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_devices = lab.D_DEVICES.widget(saved)
-    return (d_devices,)
-
-
-@app.cell
-def _(lab, saved):
     d_usable = lab.D_USABLE.widget(saved)
-    return (d_usable,)
-
-
-@app.cell
-def _(lab, saved):
     d_batch = lab.D_BATCH.widget(saved)
-    return (d_batch,)
-
-
-@app.cell
-def _(lab, saved):
     d_lookups = lab.D_LOOKUPS.widget(saved)
-    return (d_lookups,)
+    return d_batch, d_devices, d_lookups, d_usable
 
 
 @app.cell

@@ -60,21 +60,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -113,19 +103,9 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_batch = lab.A_BATCH.widget(saved)
-    return (a_batch,)
-
-
-@app.cell
-def _(lab, saved):
     a_device = lab.A_DEVICE.widget(saved)
-    return (a_device,)
-
-
-@app.cell
-def _(lab, saved):
     a_fused = lab.A_FUSED.widget(saved)
-    return (a_fused,)
+    return a_batch, a_device, a_fused
 
 
 @app.cell
@@ -190,19 +170,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_state = lab.B_STATE.widget(saved)
-    return (b_state,)
-
-
-@app.cell
-def _(lab, saved):
     b_requests = lab.B_REQUESTS.widget(saved)
-    return (b_requests,)
-
-
-@app.cell
-def _(lab, saved):
     b_context = lab.B_CONTEXT.widget(saved)
-    return (b_context,)
+    return b_context, b_requests, b_state
 
 
 @app.cell
@@ -266,19 +236,9 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_batch = lab.C_BATCH.widget(saved)
-    return (c_batch,)
-
-
-@app.cell
-def _(lab, saved):
     c_precision = lab.C_PRECISION.widget(saved)
-    return (c_precision,)
-
-
-@app.cell
-def _(lab, saved):
     c_stage = lab.C_STAGE.widget(saved)
-    return (c_stage,)
+    return c_batch, c_precision, c_stage
 
 
 @app.cell
@@ -343,19 +303,9 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_model = lab.D_MODEL.widget(saved)
-    return (d_model,)
-
-
-@app.cell
-def _(lab, saved):
     d_precision = lab.D_PRECISION.widget(saved)
-    return (d_precision,)
-
-
-@app.cell
-def _(lab, saved):
     d_per_day = lab.D_PER_DAY.widget(saved)
-    return (d_per_day,)
+    return d_model, d_per_day, d_precision
 
 
 @app.cell
@@ -400,25 +350,10 @@ def _(mo):
 @app.cell
 def _(lab, saved):
     s_data = lab.S_DATA.widget(saved)
-    return (s_data,)
-
-
-@app.cell
-def _(lab, saved):
     s_fps = lab.S_FPS.widget(saved)
-    return (s_fps,)
-
-
-@app.cell
-def _(lab, saved):
     s_util = lab.S_UTIL.widget(saved)
-    return (s_util,)
-
-
-@app.cell
-def _(lab, saved):
     s_power = lab.S_POWER.widget(saved)
-    return (s_power,)
+    return s_data, s_fps, s_power, s_util
 
 
 @app.cell

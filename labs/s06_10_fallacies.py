@@ -61,21 +61,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -111,13 +101,8 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_device = lab.A_DEVICE.widget(saved)
-    return (a_device,)
-
-
-@app.cell
-def _(lab, saved):
     a_batch = lab.A_BATCH.widget(saved)
-    return (a_batch,)
+    return a_batch, a_device
 
 
 @app.cell
@@ -181,13 +166,8 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_seq = lab.B_SEQ.widget(saved)
-    return (b_seq,)
-
-
-@app.cell
-def _(lab, saved):
     b_device = lab.B_DEVICE.widget(saved)
-    return (b_device,)
+    return b_device, b_seq
 
 
 @app.cell
@@ -251,31 +231,11 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_seq = lab.C_SEQ.widget(saved)
-    return (c_seq,)
-
-
-@app.cell
-def _(lab, saved):
     c_res = lab.C_RES.widget(saved)
-    return (c_res,)
-
-
-@app.cell
-def _(lab, saved):
     c_batch = lab.C_BATCH.widget(saved)
-    return (c_batch,)
-
-
-@app.cell
-def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
-    return (c_device,)
-
-
-@app.cell
-def _(lab, saved):
     c_flash = lab.C_FLASH.widget(saved)
-    return (c_flash,)
+    return c_batch, c_device, c_flash, c_res, c_seq
 
 
 @app.cell
@@ -342,31 +302,11 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_precision = lab.D_PRECISION.widget(saved)
-    return (d_precision,)
-
-
-@app.cell
-def _(lab, saved):
     d_users = lab.D_USERS.widget(saved)
-    return (d_users,)
-
-
-@app.cell
-def _(lab, saved):
     d_context = lab.D_CONTEXT.widget(saved)
-    return (d_context,)
-
-
-@app.cell
-def _(lab, saved):
     d_device = lab.D_DEVICE.widget(saved)
-    return (d_device,)
-
-
-@app.cell
-def _(lab, saved):
     d_reserve = lab.D_RESERVE.widget(saved)
-    return (d_reserve,)
+    return d_context, d_device, d_precision, d_reserve, d_users
 
 
 @app.cell

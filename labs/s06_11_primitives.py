@@ -62,21 +62,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -117,25 +107,10 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_kernel = lab.A_KERNEL.widget(saved)
-    return (a_kernel,)
-
-
-@app.cell
-def _(lab, saved):
     a_size = lab.A_SIZE.widget(saved)
-    return (a_size,)
-
-
-@app.cell
-def _(lab, saved):
     a_stride = lab.A_STRIDE.widget(saved)
-    return (a_stride,)
-
-
-@app.cell
-def _(lab, saved):
     a_channels = lab.A_CHANNELS.widget(saved)
-    return (a_channels,)
+    return a_channels, a_kernel, a_size, a_stride
 
 
 @app.cell
@@ -202,25 +177,10 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_array = lab.B_ARRAY.widget(saved)
-    return (b_array,)
-
-
-@app.cell
-def _(lab, saved):
     b_rows = lab.B_ROWS.widget(saved)
-    return (b_rows,)
-
-
-@app.cell
-def _(lab, saved):
     b_width = lab.B_WIDTH.widget(saved)
-    return (b_width,)
-
-
-@app.cell
-def _(lab, saved):
     b_double = lab.B_DOUBLE.widget(saved)
-    return (b_double,)
+    return b_array, b_double, b_rows, b_width
 
 
 @app.cell
@@ -285,19 +245,9 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_pattern = lab.C_PATTERN.widget(saved)
-    return (c_pattern,)
-
-
-@app.cell
-def _(lab, saved):
     c_level = lab.C_LEVEL.widget(saved)
-    return (c_level,)
-
-
-@app.cell
-def _(lab, saved):
     c_precision = lab.C_PRECISION.widget(saved)
-    return (c_precision,)
+    return c_level, c_pattern, c_precision
 
 
 @app.cell
@@ -363,19 +313,9 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_seq = lab.D_SEQ.widget(saved)
-    return (d_seq,)
-
-
-@app.cell
-def _(lab, saved):
     d_batch = lab.D_BATCH.widget(saved)
-    return (d_batch,)
-
-
-@app.cell
-def _(lab, saved):
     d_head = lab.D_HEAD.widget(saved)
-    return (d_head,)
+    return d_batch, d_head, d_seq
 
 
 @app.cell

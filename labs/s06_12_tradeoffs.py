@@ -59,21 +59,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -107,25 +97,10 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_cost = lab.A_COST.widget(saved)
-    return (a_cost,)
-
-
-@app.cell
-def _(lab, saved):
     a_device = lab.A_DEVICE.widget(saved)
-    return (a_device,)
-
-
-@app.cell
-def _(lab, saved):
     a_bar = lab.A_BAR.widget(saved)
-    return (a_bar,)
-
-
-@app.cell
-def _(lab, saved):
     a_fused = lab.A_FUSED.widget(saved)
-    return (a_fused,)
+    return a_bar, a_cost, a_device, a_fused
 
 
 @app.cell
@@ -171,25 +146,10 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_model = lab.B_MODEL.widget(saved)
-    return (b_model,)
-
-
-@app.cell
-def _(lab, saved):
     b_device = lab.B_DEVICE.widget(saved)
-    return (b_device,)
-
-
-@app.cell
-def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
-    return (b_batch,)
-
-
-@app.cell
-def _(lab, saved):
     b_fused = lab.B_FUSED.widget(saved)
-    return (b_fused,)
+    return b_batch, b_device, b_fused, b_model
 
 
 @app.cell
@@ -235,25 +195,10 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_block = lab.C_BLOCK.widget(saved)
-    return (c_block,)
-
-
-@app.cell
-def _(lab, saved):
     c_width = lab.C_WIDTH.widget(saved)
-    return (c_width,)
-
-
-@app.cell
-def _(lab, saved):
     c_length = lab.C_LENGTH.widget(saved)
-    return (c_length,)
-
-
-@app.cell
-def _(lab, saved):
     c_rows = lab.C_ROWS.widget(saved)
-    return (c_rows,)
+    return c_block, c_length, c_rows, c_width
 
 
 @app.cell

@@ -59,21 +59,11 @@ def _(LAB_CSS, kit, mo):
 
 
 @app.cell
-def _(kit):
+async def _(DesignLedger, kit, lab):
     unlocked = kit.unlock_requested()
-    return (unlocked,)
-
-
-@app.cell
-async def _(DesignLedger):
     ledger = await DesignLedger().load_async()
-    return (ledger,)
-
-
-@app.cell
-def _(kit, lab, ledger):
     saved = kit.saved(ledger, lab)
-    return (saved,)
+    return ledger, saved, unlocked
 
 
 @app.cell(hide_code=True)
@@ -107,19 +97,9 @@ def _(kit, lab, pred_a, saved, unlocked):
 @app.cell
 def _(lab, saved):
     a_experts = lab.A_EXPERTS.widget(saved)
-    return (a_experts,)
-
-
-@app.cell
-def _(lab, saved):
     a_topk = lab.A_TOPK.widget(saved)
-    return (a_topk,)
-
-
-@app.cell
-def _(lab, saved):
     a_precision = lab.A_PRECISION.widget(saved)
-    return (a_precision,)
+    return a_experts, a_precision, a_topk
 
 
 @app.cell
@@ -165,19 +145,9 @@ def _(kit, lab, pred_b, saved, unlocked):
 @app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
-    return (b_batch,)
-
-
-@app.cell
-def _(lab, saved):
     b_device = lab.B_DEVICE.widget(saved)
-    return (b_device,)
-
-
-@app.cell
-def _(lab, saved):
     b_precision = lab.B_PRECISION.widget(saved)
-    return (b_precision,)
+    return b_batch, b_device, b_precision
 
 
 @app.cell
@@ -223,19 +193,9 @@ def _(kit, lab, pred_c, saved, unlocked):
 @app.cell
 def _(lab, saved):
     c_hot = lab.C_HOT.widget(saved)
-    return (c_hot,)
-
-
-@app.cell
-def _(lab, saved):
     c_capacity = lab.C_CAPACITY.widget(saved)
-    return (c_capacity,)
-
-
-@app.cell
-def _(lab, saved):
     c_tokens = lab.C_TOKENS.widget(saved)
-    return (c_tokens,)
+    return c_capacity, c_hot, c_tokens
 
 
 @app.cell
@@ -281,19 +241,9 @@ def _(kit, lab, pred_d, saved, unlocked):
 @app.cell
 def _(lab, saved):
     d_devices = lab.D_DEVICES.widget(saved)
-    return (d_devices,)
-
-
-@app.cell
-def _(lab, saved):
     d_topk = lab.D_TOPK.widget(saved)
-    return (d_topk,)
-
-
-@app.cell
-def _(lab, saved):
     d_precision = lab.D_PRECISION.widget(saved)
-    return (d_precision,)
+    return d_devices, d_precision, d_topk
 
 
 @app.cell

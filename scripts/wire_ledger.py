@@ -5,7 +5,8 @@
 
 What it does, and nothing else (the layout of README "How to add a notebook"):
 1. after the ledger cell, a cell ``saved = kit.saved(ledger, lab)``;
-2. every widget cell ``x = lab.SPEC.radio()`` / ``.widget()`` passes ``saved`` (restored on reload);
+2. every widget ``x = lab.SPEC.radio()`` / ``.widget()`` passes ``saved`` (restored on reload; a
+   prediction alone in its cell, a part's control widgets together in one);
 3. after every prediction cell (``PRED_X`` and any other ``Prediction`` such as ``TRANSFER_X``),
    a verdict cell ``kit.verdict(lab.PRED_X, pred_x, unlocked, saved)`` (directly under the question);
    the gated cell no longer passes ``lab.PRED_X.respond(...)`` to ``kit.show``;
@@ -75,8 +76,7 @@ def wire(src: str) -> str:
                     "@app.cell\ndef _(kit, lab, ledger):\n    saved = kit.saved(ledger, lab)\n    return (saved,)\n"
                 )
             )
-        m = WIDGET.search(body_src)
-        if m:
+        for m in WIDGET.finditer(body_src):  # a part's controls share one cell
             var, spec, kind = m.group(2), m.group(3), m.group(4)
             widget_vars.append((var, spec, kind))
             if not m.group(5):

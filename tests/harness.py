@@ -2,7 +2,8 @@
 
 marimo 0.25 facts this relies on: ``app.run(defs=...)`` returns ``(outputs, defs)``; a cell held
 by ``mo.stop`` shows its stop message and defines nothing; an exception in a cell propagates; a
-widget is set by overriding the (single-name) cell that defines it; ``mo.cli_args()`` reads
+widget is set by overriding the cell that defines it (all of that cell's names: ``run`` fills in
+the ones a test does not set); ``mo.cli_args()`` reads
 ``sys.argv`` (the instructor switch ``--unlock all``).
 """
 
@@ -116,7 +117,15 @@ def run(app, defs: Mapping | None = None, unlock: bool = False, path: Path | Non
     argv = sys.argv
     sys.argv = [str(path or "notebook.py"), *(["--unlock", "all"] if unlock else [])]
     try:
-        outputs, out_defs = app.run(defs=dict(defs or {}))
+        defs = dict(defs or {})
+        # marimo skips an overridden cell and so needs all of its definitions: a part's controls
+        # share one cell, so the ones not set keep what this notebook state would create for them
+        # (a first run without overrides, from the same ledger; only when a cell is set in part)
+        missing = {n for cell in cell_defs(app) if cell & defs.keys() for n in cell - defs.keys()}
+        if missing:
+            _, first = app.run()
+            defs = {**{n: first[n] for n in missing}, **defs}
+        outputs, out_defs = app.run(defs=defs)
     finally:
         sys.argv = argv
     return Run(tuple(outputs), out_defs, _render(outputs))
