@@ -146,10 +146,10 @@ def _(kit, mo):
                 "How close to the GPU's peak should a layer that size get?",
             ),
             mo.md(
-                "At batch one a dense layer is a matrix-vector product (GEMV): each weight is fetched to "
-                "do one multiply-accumulate. Batching turns it into a matrix-matrix product (GEMM) in "
-                "which every fetched weight serves B examples. The solid line is the engine's count "
-                "(weights plus activations); the dashed line the chapter's weight-only proxy."
+                "At batch one a dense layer is a matrix-vector product (GEMV); a batch of B requests "
+                "turns it into a matrix-matrix product (GEMM) with one column per request. The chart "
+                "places the layer on the device's roofline: the solid line is the engine's count "
+                "(weights plus activations), the dashed line the chapter's weight-only proxy."
             ),
         ]
     )

@@ -969,6 +969,29 @@ BYTECODE = frozenset(
     }
 )
 
+#: Wheels whose bytecode covers only the files a page imports (``PAGE_MODULES``, recorded by
+#: ``scripts/trace_page_modules.py``): marimo's runtime and what it loads before a notebook's
+#: first cell (~2 s of compiling on every load without it), and plotly, loaded after the first
+#: question. All of their files would add ~12 MB to the site; the ones a page opens add ~4 MB.
+PAGE_BYTECODE = frozenset(
+    {
+        "marimo_base",
+        "markdown",
+        "pymdown_extensions",
+        "pygments",
+        "narwhals",
+        "msgspec",
+        "packaging",
+        "pyyaml",
+        "micropip",
+        "pyodide_http",
+        "jedi",
+        "parso",
+        "plotly",
+    }
+)
+PAGE_MODULES = Path(__file__).resolve().with_name("page_modules.txt")
+
 
 def _node() -> str | None:
     """A Node.js binary: the one on PATH (npm's), else the one Playwright ships with."""
@@ -984,14 +1007,16 @@ def _node() -> str | None:
     return node if node and Path(node).is_file() else None
 
 
-def add_bytecode(core: Path, wheels: Sequence[Path], cache: Path) -> int:
-    """Rewrite each wheel in place with the bytecode of Pyodide's Python added
-    (scripts/bytecode.py run inside Pyodide under Node; cached by the wheel's and the script's
-    sha256). Returns how many wheels carry bytecode; 0 when no Node.js is found (the site still
-    works, Pyodide then compiles them on each load)."""
+def add_bytecode(core: Path, wheels: Sequence[Path], cache: Path, only: Path | None = None) -> int:
+    """Rewrite each wheel in place with the bytecode of Pyodide's Python added, for every file
+    or only those the list ``only`` names (scripts/bytecode.py run inside Pyodide under Node;
+    cached by the wheel's, the scripts' and the list's sha256). Returns how many wheels carry
+    bytecode; 0 when no Node.js is found (the site still works, Pyodide then compiles them on
+    each load)."""
     script = Path(__file__).resolve().with_name("bytecode.py")
     runner = script.with_suffix(".mjs")
-    salt = hashlib.sha256(script.read_bytes() + runner.read_bytes()).hexdigest()[:12]
+    listed = only.read_bytes() if only is not None else b""
+    salt = hashlib.sha256(script.read_bytes() + runner.read_bytes() + listed).hexdigest()[:12]
     cache.mkdir(parents=True, exist_ok=True)
     todo = []
     for w in wheels:
@@ -1012,10 +1037,11 @@ def add_bytecode(core: Path, wheels: Sequence[Path], cache: Path) -> int:
                 src = Path(tmp) / f"{i}-{w.name}"
                 shutil.copy2(w, src)
                 pairs += [str(src), str(w)]
-            run([node, str(runner), str(core), str(script), *pairs])
+            run([node, str(runner), str(core), str(script), str(only or "-"), *pairs])
         for w, hit in todo:
             shutil.copy2(w, hit)
-    log(f"bytecode for Pyodide's Python in {len(wheels)} wheels ({len(todo)} compiled now)")
+    what = " (the files a page imports)" if only is not None else ""
+    log(f"bytecode for Pyodide's Python in {len(wheels)} wheels{what} ({len(todo)} compiled now)")
     return len(wheels)
 
 
@@ -1042,6 +1068,12 @@ def build_mirror(mirror: Path, cache: Path, extra_wheels: Sequence[Path] = ()) -
         core,
         [pyo / w.name for w in wheels if _project(w.name) in BYTECODE],
         cache / f"bytecode-{version}",
+    )
+    add_bytecode(
+        core,
+        [pyo / w.name for w in wheels if _project(w.name) in PAGE_BYTECODE],
+        cache / f"bytecode-{version}",
+        PAGE_MODULES,
     )
     for w in wheels:
         key, name, ver, reqs, imports = _wheel_meta(w)

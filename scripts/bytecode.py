@@ -1,8 +1,9 @@
 """Add the running interpreter's bytecode to a wheel, next to its sources.
 
-    python scripts/bytecode.py IN.whl OUT.whl
+    python scripts/bytecode.py IN.whl OUT.whl [ONLY.txt]
 
-Every ``.py`` file of the wheel gets ``__pycache__/<name>.<cache tag>.pyc`` beside it, written as
+Every ``.py`` file of the wheel (or each one ONLY.txt lists, one wheel-relative path per line:
+``scripts/page_modules.txt``, what a page imports from marimo's and plotly's wheels) gets ``__pycache__/<name>.<cache tag>.pyc`` beside it, written as
 an *unchecked* hash-based pyc (PEP 552): the importer uses it without comparing timestamps, so a
 package unpacked into a fresh file system imports without compiling anything. Sources stay (so
 tracebacks and ``inspect`` still work); RECORD lists the new files with their sha256 and size.
@@ -22,6 +23,7 @@ import importlib.util
 import io
 import sys
 import zipfile
+from collections.abc import Collection
 from importlib._bootstrap_external import _code_to_hash_pyc  # the importer's own pyc writer
 
 #: Files whose bytecode is not added: ones the importer never loads from a package directory.
@@ -42,9 +44,10 @@ def pyc_name(py_name: str, tag: str | None = None) -> str:
     return f"{head}/__pycache__/{stem}.{tag}.pyc" if head else f"__pycache__/{stem}.{tag}.pyc"
 
 
-def add_bytecode(src: bytes) -> tuple[bytes, int]:
-    """The wheel ``src`` with a pyc for each of its ``.py`` files; returns (wheel, pycs added).
-    A file that does not compile under this Python keeps its source only."""
+def add_bytecode(src: bytes, only: Collection[str] | None = None) -> tuple[bytes, int]:
+    """The wheel ``src`` with a pyc for each of its ``.py`` files (those in ``only``, when given);
+    returns (wheel, pycs added). A file that does not compile under this Python keeps its source
+    only."""
     out = io.BytesIO()
     added: list[str] = []
     with zipfile.ZipFile(io.BytesIO(src)) as zin:
@@ -58,6 +61,8 @@ def add_bytecode(src: bytes) -> tuple[bytes, int]:
                 zout.writestr(info, data)
                 name = info.filename
                 if not name.endswith(".py") or any(p in name for p in SKIP_PARTS):
+                    continue
+                if only is not None and name not in only:
                     continue
                 target = pyc_name(name)
                 if target in names:
@@ -77,15 +82,22 @@ def add_bytecode(src: bytes) -> tuple[bytes, int]:
     return out.getvalue(), len(added)
 
 
-def add_bytecode_file(src: str, dst: str) -> int:
+def read_list(path: str) -> frozenset[str]:
+    """The wheel-relative paths a list file names (one per line; blank lines ignored)."""
+    with open(path, encoding="utf-8") as f:
+        return frozenset(line.strip() for line in f if line.strip())
+
+
+def add_bytecode_file(src: str, dst: str, only_file: str | None = None) -> int:
+    only = read_list(only_file) if only_file else None
     with open(src, "rb") as f:
-        data, n = add_bytecode(f.read())
+        data, n = add_bytecode(f.read(), only)
     with open(dst, "wb") as f:
         f.write(data)
     return n
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         raise SystemExit(__doc__)
-    print(add_bytecode_file(sys.argv[1], sys.argv[2]))
+    print(add_bytecode_file(*sys.argv[1:]))

@@ -169,9 +169,50 @@ def test_bytecode_is_added_beside_each_source_and_recorded(tmp_path):
             del sys.modules[m]
 
 
+def test_bytecode_only_for_the_listed_files():
+    """With a list (scripts/page_modules.txt for marimo's and plotly's wheels), only the files
+    it names get bytecode: a page's imports, not the thousands of files it never opens."""
+    src = _wheel(
+        {
+            "demo/__init__.py": "",
+            "demo/used.py": "X = 1\n",
+            "demo/unused.py": "Y = 2\n",
+            "demo-1.0.dist-info/METADATA": "Name: demo\n",
+        }
+    )
+    out, added = bytecode.add_bytecode(src, frozenset({"demo/__init__.py", "demo/used.py"}))
+    tag = sys.implementation.cache_tag
+    with zipfile.ZipFile(io.BytesIO(out)) as z:
+        pycs = {n for n in z.namelist() if n.endswith(".pyc")}
+    assert added == 2
+    assert pycs == {f"demo/__pycache__/__init__.{tag}.pyc", f"demo/__pycache__/used.{tag}.pyc"}
+
+
+def test_page_modules_list_names_files_of_the_pinned_marimo():
+    """The recorded list is sorted and unique, names only files of the PAGE_BYTECODE wheels, and
+    its marimo files exist in the marimo installed here (the version the site pins): a marimo
+    upgrade without re-running scripts/trace_page_modules.py fails here, not silently slower."""
+    import marimo
+
+    lines = build_site.PAGE_MODULES.read_text(encoding="utf-8").splitlines()
+    assert lines == sorted(set(lines)) and len(lines) > 500
+    tops = {ln.split("/", 1)[0] for ln in lines}
+    assert tops <= {
+        "marimo", "markdown", "pymdownx", "pygments", "narwhals", "msgspec", "packaging",
+        "yaml", "micropip", "pyodide_http", "jedi", "parso", "plotly", "_plotly_utils",
+    }, tops  # fmt: skip
+    assert {"marimo", "markdown", "plotly"} <= tops
+    root = Path(marimo.__file__).parent.parent
+    missing = [ln for ln in lines if ln.startswith("marimo/") and not (root / ln).is_file()]
+    assert not missing, missing[:5]
+    assert all(ln.endswith(".py") for ln in lines)
+    assert not (build_site.PAGE_BYTECODE & build_site.BYTECODE)
+
+
 def test_mirror_bytecode_covers_what_import_mlsysim_loads():
     """Every distribution ``import mlsysim`` (with the lab kit) loads, other than marimo's own,
-    is in build_site.BYTECODE; plotly, loaded after the first question, is not."""
+    is in build_site.BYTECODE (all of its files); plotly, loaded after the first question, gets
+    bytecode only for the files a page imports (PAGE_BYTECODE)."""
     import importlib.metadata as md
 
     import mlsysim.labs.components  # noqa: F401
@@ -187,7 +228,7 @@ def test_mirror_bytecode_covers_what_import_mlsysim_loads():
         or d.lower().startswith(("flex", "typing", "annotated"))
     }
     assert loaded <= build_site.BYTECODE
-    assert "plotly" not in build_site.BYTECODE
+    assert "plotly" not in build_site.BYTECODE and "plotly" in build_site.PAGE_BYTECODE
 
 
 def _boot_block(path: Path) -> str:
