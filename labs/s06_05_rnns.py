@@ -215,8 +215,8 @@ def _(kit, mo):
                 "swap the RNN for a small transformer. What breaks first?",
             ),
             mo.md(
-                "At inference an RNN keeps only its latest state. Training through time keeps every "
-                "step's state, and an attention layer keeps keys and values for every past token. "
+                "Three things must stay in memory while a model runs: an RNN's state at inference, the "
+                "states that training through time keeps, and an attention layer's keys and values. "
                 "Compare all three with each device's on-chip memory."
             ),
         ]

@@ -80,10 +80,9 @@ def _(kit, mo):
                 "hardware: what does one head actually compute and store?",
             ),
             mo.md(
-                "Each query is compared with every key, so the scores form a square matrix with one "
-                "row per query and one column per key. Each entry is a dot product over the head "
-                "dimension, scaled by one over its square root before the softmax; a second product "
-                "then weights the values."
+                "Each query is compared with every key: a score is a dot product of a query and a key "
+                "over the head dimension, scaled by one over its square root before the softmax; a "
+                "second product then weights the values."
             ),
         ]
     )
@@ -286,9 +285,9 @@ def _(kit, mo):
                 "cheap now. Is that right?",
             ),
             mo.md(
-                "FlashAttention computes the same scores tile by tile in on-chip memory with a "
-                "running softmax, so the full matrix is never written out. The engine times the "
-                "attention core both ways on one device."
+                "FlashAttention is an exact, IO-aware kernel for the attention core: it returns the "
+                "same output as the textbook computation. The engine times the attention core both "
+                "ways on one device."
             ),
         ]
     )

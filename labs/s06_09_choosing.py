@@ -75,8 +75,8 @@ def _(kit, mo):
             kit.message(
                 "Dr. Maya Rodriguez",
                 "CTO, WildlifeVision",
-                "Our vendor ranks models by FLOPs per byte of weights, and puts MobileNetV2 near the "
-                "top. Does that ranking survive once everything the chip moves is counted?",
+                "Our vendor ranks ResNet-50, MobileNetV2 and GPT-2 XL by FLOPs per byte of weights. "
+                "Does that ranking survive once everything the chip moves is counted?",
             ),
             mo.md(
                 "Arithmetic intensity (FLOPs per byte) puts every family on one axis. The chapter's Table 8 "
@@ -212,8 +212,8 @@ def _(kit, mo):
                 "model on the very same chip. Same arithmetic units: how can that be?",
             ),
             mo.md(
-                "Fetching a value from DRAM costs far more energy than the multiply-accumulate that uses "
-                "it. What matters is how many operations share each fetch."
+                "Energy per operation is not a property of the arithmetic units alone: count the "
+                "energy of everything each model does per output, on one chip."
             ),
         ]
     )
@@ -376,7 +376,7 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 
     - Intensity is reuse made visible: filters reused across a feature map sit far above a decode step
       that uses each weight once, and the same reuse decides how much energy goes to moving data.
-    - Bytes decide feasibility before speed: INT8 shrinks serving state fourfold, training state is
+    - Bytes decide feasibility before speed: INT8 weights take a quarter of FP32's bytes, training state is
       four FP32 copies, and per-request state (feature maps, KV cache) grows on top.
     - A napkin estimate (operations ÷ sustained rate) screens candidates; the engine adds memory-bound
       layers and per-operator dispatch; only the target device qualifies them.

@@ -208,7 +208,8 @@ def _(kit, mo):
             ),
             mo.md(
                 "Compare where the time goes for one model in two phases, and for a CNN before and after "
-                "attention is bolted onto its feature map."
+                "attention is bolted onto its feature map. Prefill (the whole prompt in one pass) stands in "
+                "for training's forward pass; decode produces one token per step."
             ),
         ]
     )

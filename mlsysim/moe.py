@@ -139,11 +139,21 @@ class MoELayer(BaseModel):
 
     # -- expert parallelism: all-to-all --
     def all_to_all_bytes_per_token(self, devices: int, precision: str = "fp16") -> float:
-        """Dispatch + combine bytes per token with experts spread over ``devices`` devices: each
-        of the k copies of the d-vector leaves its device with probability (N − 1)/N, and
-        comes back."""
+        """Dispatch + combine bytes per token with the experts spread over ``devices`` devices
+        (1 to n_experts: each holds at least one whole expert): each of the k copies of the
+        d-vector leaves its device with probability (N − 1)/N, and comes back."""
         n = _count(devices, "devices")
-        return 2.0 * self.top_k * self.d_model * float(bytes_per_value(precision)) * (n - 1) / n
+        if n > self.n_experts:
+            raise ValueError(
+                f"devices must be in [1, n_experts] = [1, {self.n_experts}] (each device holds at "
+                f"least one whole expert), got {n}"
+            )
+        return self.all_to_all_limit(precision) * (n - 1) / n
+
+    def all_to_all_limit(self, precision: str = "fp16") -> float:
+        """2·k·d·b: the bytes per token ``all_to_all_bytes_per_token`` approaches from below as the
+        devices grow (every copy remote, out and back)."""
+        return 2.0 * self.top_k * self.d_model * float(bytes_per_value(precision))
 
 
 def _count(v, name: str) -> int:

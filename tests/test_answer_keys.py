@@ -588,13 +588,15 @@ def lab06_tc():
 
 
 def lab06_td():
-    mfu = {
-        k: Engine.solve(Models.get(k), H100, batch_size=256, precision="fp16", efficiency=1.0).mfu
+    runs = {
+        k: Engine.solve(Models.get(k), H100, batch_size=128, precision="fp16", efficiency=1.0)
         for k in ("ResNet50", "GPT2", "DLRM")
     }
+    assert all(r.feasible for r in runs.values())  # at 256 GPT-2 XL's caches alone exceed 80 GB
+    mfu = {k: r.mfu for k, r in runs.items()}
     best = max(mfu, key=mfu.get)
     if best == "ResNet50":
-        assert 0.10 < mfu[best] < 0.20  # "around 15%"
+        assert 0.10 < mfu[best] < 0.20  # "about 14%"
     return {"ResNet50": "resnet", "GPT2": "gpt2", "DLRM": "dlrm"}[best]
 
 
@@ -1048,7 +1050,8 @@ def s067_td():
         return "same"
     if r < 2:
         return "less"
-    return "4x" if r <= 4.2 else "more"
+    # the cache, K and V together, is 4x smaller; the weights shrink a little too (K, V projections)
+    return nearest({"4x": 4.0, "8x": 8.0}, r, within=1.3)
 
 
 def s067_te():
@@ -1515,7 +1518,8 @@ def s0613_a():
     assert counts.active == pytest.approx(12.9e9, rel=0.01)
     gb = {k: v * 2 / 1e9 for k, v in (("all", counts.total), ("active", counts.active))}
     assert gb["all"] > H100.memory.capacity.m_as("GB")
-    return nearest({"active": 26, "all": 93, "one": 11, "half": 48}, gb["all"], within=1.05)
+    assert moe.mixtral_params(1, 1).total * 2 / 1e9 == pytest.approx(14.5, rel=0.01)  # "one" option
+    return nearest({"active": 26, "all": 93, "one": 14, "half": 48}, gb["all"], within=1.05)
 
 
 def s0613_b():
@@ -1540,15 +1544,16 @@ def s0613_d():
     from mlsysim import moe
 
     lay = moe.MIXTRAL_8X7B
-    b = [lay.all_to_all_bytes_per_token(n, "fp16") for n in (2, 4, 8, 16, 32, 64)]
+    b = [lay.all_to_all_bytes_per_token(n, "fp16") for n in (2, 4, 8)]  # up to one expert per GPU
     limit = 2 * lay.top_k * lay.d_model * 2
+    assert lay.all_to_all_limit("fp16") == limit
     if b[-1] == 0:
         return "zero"
     if b[-1] < b[0]:
         return "shrink"
-    if b[-1] / b[0] > 8:
+    if b[-1] / b[0] > 3:  # in proportion to N would be 4x from 2 to 8 GPUs
         return "linear"
-    assert all(x < y <= limit for x, y in zip(b, b[1:], strict=False)) and b[-1] > 0.95 * limit
+    assert all(x < y <= limit for x, y in zip(b, b[1:], strict=False)) and b[-1] > 0.85 * limit
     return "flat"
 
 
@@ -1693,7 +1698,7 @@ FINGERPRINTS = {
     ("lab06", "TRANSFER_A"): "c770c4e46964",
     ("lab06", "TRANSFER_B"): "68e58004e445",
     ("lab06", "TRANSFER_C"): "75b7836e0cd7",
-    ("lab06", "TRANSFER_D"): "49bd861d3664",
+    ("lab06", "TRANSFER_D"): "dda493c88a09",
     ("s06_01_principles", "PRED_A"): "3d70f2db9849",
     ("s06_01_principles", "PRED_B"): "1a9a90c99e23",
     ("s06_01_principles", "PRED_C"): "faeef58bf10c",
@@ -1752,7 +1757,7 @@ FINGERPRINTS = {
     ("s06_07_transformers", "TRANSFER_A"): "8246f388ef03",
     ("s06_07_transformers", "TRANSFER_B"): "1eef59555de9",
     ("s06_07_transformers", "TRANSFER_C"): "7e1aab3f8981",
-    ("s06_07_transformers", "TRANSFER_D"): "baa51ac7c8ae",
+    ("s06_07_transformers", "TRANSFER_D"): "fc8e179c3d25",
     ("s06_07_transformers", "TRANSFER_E"): "b7aa6a9ea188",
     ("s06_08_dlrm", "PRED_A"): "3965cf2cfbf2",
     ("s06_08_dlrm", "PRED_B"): "20da23d2932c",
@@ -1765,19 +1770,19 @@ FINGERPRINTS = {
     ("s06_09_choosing", "PRED_A"): "37ce7b65afa4",
     ("s06_09_choosing", "PRED_B"): "373269090b6a",
     ("s06_09_choosing", "PRED_C"): "2a0d23801e87",
-    ("s06_09_choosing", "PRED_D"): "678a1d0a5a4b",
+    ("s06_09_choosing", "PRED_D"): "9608c82811ea",
     ("s06_09_choosing", "TRANSFER_A"): "88e24671033a",
     ("s06_09_choosing", "TRANSFER_B"): "e432337cef78",
     ("s06_09_choosing", "TRANSFER_C"): "59f8d1af44bd",
     ("s06_09_choosing", "TRANSFER_D"): "b5975200c329",
-    ("s06_10_fallacies", "PRED_A"): "5e06308082bb",
-    ("s06_10_fallacies", "PRED_B"): "4dfd9a57497e",
-    ("s06_10_fallacies", "PRED_C"): "f311ac633c58",
+    ("s06_10_fallacies", "PRED_A"): "69fa62da5b8c",
+    ("s06_10_fallacies", "PRED_B"): "e1260bb63fbf",
+    ("s06_10_fallacies", "PRED_C"): "6acddcd51d09",
     ("s06_10_fallacies", "PRED_D"): "be32be287347",
     ("s06_10_fallacies", "TRANSFER_A"): "87b2d7ba8bab",
     ("s06_10_fallacies", "TRANSFER_B"): "1d1a07254357",
     ("s06_10_fallacies", "TRANSFER_C"): "2af5e5368637",
-    ("s06_10_fallacies", "TRANSFER_D"): "de9cdbc6fffe",
+    ("s06_10_fallacies", "TRANSFER_D"): "b67d52a1497e",
     ("s06_11_primitives", "PRED_A"): "46a82006bcda",
     ("s06_11_primitives", "PRED_B"): "16e290742c81",
     ("s06_11_primitives", "PRED_C"): "c033934fc482",
@@ -1789,10 +1794,10 @@ FINGERPRINTS = {
     ("s06_12_tradeoffs", "PRED_A"): "c3b324c69967",
     ("s06_12_tradeoffs", "PRED_B"): "1c15f5d326b5",
     ("s06_12_tradeoffs", "PRED_C"): "c096e3c9697b",
-    ("s06_13_building_blocks", "PRED_A"): "2df7b7cef758",
-    ("s06_13_building_blocks", "PRED_B"): "ae8eda178d92",
+    ("s06_13_building_blocks", "PRED_A"): "5d22c6915226",
+    ("s06_13_building_blocks", "PRED_B"): "199c49cf7372",
     ("s06_13_building_blocks", "PRED_C"): "5c5be27f57bb",
-    ("s06_13_building_blocks", "PRED_D"): "2d0e9c12d3d2",
+    ("s06_13_building_blocks", "PRED_D"): "60c045365c7c",
 }
 
 

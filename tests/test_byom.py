@@ -29,7 +29,7 @@ def test_mixtral_does_not_fit_an_80gb_gpu_in_fp16():
     assert _card(v, "Fits on the NVIDIA H100 SXM5 80GB").value == "no"
     assert _card(v, "Weight memory").value == "93.4 GB"
     assert _card(v, "Parameters").fact.value == 46_702_792_704
-    assert _card(v, "Active per token").value == "12.9 B"
+    assert _card(v, "Active per token").value == "12.9 billion"
     # INT8 halves the weights to 46.7 GB: it fits, with the KV cache at 4,096 tokens
     assert (
         _card(
@@ -47,7 +47,7 @@ def test_llama3_decode_is_bound_by_the_ffn_weights():
     assert _card(v, "Binding group").value == "FFN / experts"
     assert _card(v, "Its intensity").value == "1.0 FLOP/B"
     assert "148 FLOP/B" in _card(v, "Its intensity").note
-    assert "| FFN / experts | 11.3 B | 11.3 GB |" in v.summary
+    assert "| FFN / experts | 11.3 billion | 11.3 GB |" in v.summary
     assert "memory-bound" in v.summary.split("\n")[0]
     # prefill of 2,048 tokens reuses each weight 2,048 times: the same group turns compute-bound
     p = lab.part_b("llama-3-8b", "H100", "fp16", "prefill")

@@ -201,7 +201,7 @@ def test_formatters_on_enormous_and_tiny_values():
     # 1e30 B = 1e15 PB: past a million of the largest unit, scientific notation
     assert kit.fmt_bytes(1e30) == "1.0e+15 PB"
     assert kit.fmt_bytes(999e18) == "999,000.0 PB"  # still below a million PB: grouped digits
-    assert kit.fmt_count(3e20) == "3.0e+08 T"  # 3e20 / 1e12
+    assert kit.fmt_count(3e20) == "3.0e+08 trillion"  # 3e20 / 1e12
     assert kit.fmt_time(2e12) == "2.00e+12 s"
     assert kit.fmt_time(3e-14) == "3.00e-05 ns"  # 3e-14 s / 1e-9
     assert kit.fmt_ratio(5e12) == "5.0e+12×"

@@ -593,6 +593,7 @@ def _formatters(K):
         (K.fmt_count, "n"),
         (K.fmt_time, "seconds"),
         (K.fmt_rate, "flops_per_s"),
+        (K.fmt_flops, "n"),
         (K.fmt_ratio, "x"),
     )
 

@@ -38,7 +38,11 @@ def test_fmt_bytes_rounds_up_into_the_next_unit():
 
 def test_fmt_count_time_rate_ratio():
     assert kit.fmt_count(999_999) == "999,999"
-    assert kit.fmt_count(1_557_611_200) == "1.6 B"
+    assert kit.fmt_count(1_557_611_200) == "1.6 billion"
+    assert (
+        kit.fmt_flops(281_474_976_710_656) == "281.5 TFLOP"
+    )  # lab06: 128K tokens, not "281,475.0 GFLOP"
+    assert kit.fmt_flops(3.4e9) == "3.4 GFLOP" and kit.fmt_flops(0) == "0.0 FLOP"
     assert kit.fmt_time(0.0042) == "4.20 ms"
     assert kit.fmt_time(5e-6) == "5.00 µs"
     assert kit.fmt_rate(989.5e12) == "989.5 TFLOP/s"

@@ -98,14 +98,19 @@ def test_part_c_answer_step_waits_for_the_busiest_expert():
 
 
 def test_all_to_all_bytes_per_token():
-    """2·k·d·b·(N − 1)/N: 0 on one GPU, 16,384 B on 2, 28,672 B on 8, → 32,768 B (FP16, top-2)."""
+    """2·k·d·b·(N − 1)/N: 0 on one GPU, 16,384 B on 2, 28,672 B on 8 (one expert per GPU), below
+    the limit 2·k·d·b = 32,768 B (FP16, top-2)."""
     assert M.all_to_all_bytes_per_token(1) == 0
     assert M.all_to_all_bytes_per_token(2) == 2 * K * D * 2 / 2 == 16_384
     assert M.all_to_all_bytes_per_token(8) == 28_672
-    assert M.all_to_all_bytes_per_token(10**9) == pytest.approx(32_768)
-    ys = [M.all_to_all_bytes_per_token(n) for n in range(1, 65)]
+    assert M.all_to_all_limit() == 32_768
+    ys = [M.all_to_all_bytes_per_token(n) for n in range(1, M.n_experts + 1)]
     assert all(a < b for a, b in zip(ys, ys[1:], strict=False)) and ys[-1] < 32_768
     assert lab.PRED_D.answer == "flat"
+    # more GPUs than Mixtral's 8 experts would leave GPUs with no expert: refused, by name
+    with pytest.raises(ValueError, match=r"devices must be in \[1, n_experts\] = \[1, 8\].*got 9"):
+        M.all_to_all_bytes_per_token(9)
+    assert lab.D_DEVICES.stop == M.n_experts
 
 
 def test_bad_input_names_the_argument():

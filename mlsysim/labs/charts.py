@@ -539,8 +539,12 @@ def text_alternative(fig, summary: str = "") -> str:
         if a.text:
             parts.append(f"Marked: {plain(a.text)}.")
     if summary:
-        parts.append(plain(re.sub(r"[*_`]", "", summary)))
+        parts.append(plain(_MD_MARKS.sub("", summary)))
     return " ".join(parts)
+
+
+#: markdown's emphasis and code marks, not the underscores inside a name (d_ff, L_lat)
+_MD_MARKS = re.compile(r"`|\*\*|(?<![\w*])[*_](?=\S)|(?<=\S)[*_](?![\w*])")
 
 
 def _num(v) -> str:

@@ -214,12 +214,13 @@ def fmt_bytes(n: float, digits: int = 1, binary: bool = False) -> str:
 
 
 def fmt_count(n: float, digits: int = 1) -> str:
-    """12,345 below a million; 1.2 M, 3.4 B, 5.6 T above. Refuses negative and non-finite."""
+    """12,345 below a million; 1.2 M, 3.4 billion, 5.6 trillion above (words: a bare "B" beside
+    byte sizes reads as bytes). Refuses negative and non-finite."""
     n = _finite(n, "n")
     digits = _digits(digits)
     if abs(n) < 1e6:
         return f"{n:,.0f}"
-    return _scaled(n, [(1e12, "T"), (1e9, "B"), (1e6, "M")], digits)
+    return _scaled(n, [(1e12, "trillion"), (1e9, "billion"), (1e6, "M")], digits)
 
 
 def fmt_time(seconds: float, digits: int = 2) -> str:
@@ -235,6 +236,16 @@ def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
     return _scaled(
         _finite(flops_per_s, "flops_per_s"),
         [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"), (1, "FLOP/s")],
+        _digits(digits),
+    )
+
+
+def fmt_flops(n: float, digits: int = 1) -> str:
+    """A FLOP count with a unit prefix (3.4 GFLOP, 281.5 TFLOP): never a bare "B" that reads as
+    bytes. Refuses negative and non-finite counts."""
+    return _scaled(
+        _finite(n, "n"),
+        [(1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1, "FLOP")],
         _digits(digits),
     )
 

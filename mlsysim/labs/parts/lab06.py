@@ -23,6 +23,7 @@ from ..components import (
     fact,
     fmt_bytes,
     fmt_count,
+    fmt_flops,
     fmt_ratio,
     fmt_time,
 )
@@ -252,7 +253,7 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
         ),
         Card(
             "Attention FLOPs",
-            f"{core.flops() / 1e9:,.1f} GFLOP",
+            fmt_flops(core.flops()),
             "same with or without FlashAttention",
         ),
         Card(
@@ -273,7 +274,7 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
         f"At {s:,} tokens with {counted(h, 'head')}, one layer's FP16 scores take {fmt_bytes(score_b)} "
         + (
             "but FlashAttention never stores them: live memory is only Q, K, V and the output, "
-            f"{fmt_bytes(live_b)}, while the FLOPs ({core.flops():,}) do not change."
+            f"{fmt_bytes(live_b)}, while the FLOPs ({fmt_flops(core.flops())}) do not change."
             if flash
             else f"and they must all be live at once ({fmt_bytes(live_b)} with Q, K, V and the output)."
         )
@@ -282,7 +283,7 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
         f"scores = heads × S² × 2 B = {h} × {s:,}² × 2 = {score_b:,} B = {fmt_bytes(score_b)}",
         f"FLOPs  = 2 × (2 × S² × d_model) = 4 × {s:,}² × {d_model:,} = {core.flops():,}",
         "2S → 4× scores, 4× FLOPs; FlashAttention removes the storage, not the FLOPs",
-        "128K tokens × 32 heads is 1.1 TB per layer (not '~64 GB')",
+        "128K tokens × 32 heads is 1.1 TB per layer",
     ]
     return View(fig, cards, summary, "Attention memory", peek)
 
@@ -850,7 +851,7 @@ TRANSFER_C = Prediction(
 )
 
 TRANSFER_D = Prediction(
-    question="Raise the batch to 256 on the H100 (eager mode). Which lighthouse now reaches the highest MFU?",
+    question="Raise the batch to 128 on the H100 (eager mode). Which lighthouse now reaches the highest MFU?",
     options={
         "resnet": "ResNet-50: convolutions do the most work per byte",
         "gpt2": "GPT-2 XL: batching fixes decode's low intensity",
@@ -859,8 +860,9 @@ TRANSFER_D = Prediction(
     answer="resnet",
     feedback={
         "resnet": "Batching amortizes launches and weights for all of them; ResNet-50's convolutions still do the "
-        "most work per byte. Set the batch to 256.",
-        "gpt2": "Batching raises decode's intensity, but each sequence still reads its own KV cache: about 3%.",
+        "most work per byte: about 14%. Set the batch to 128.",
+        "gpt2": "Batching raises decode's intensity, but each sequence still reads its own KV cache: about 2.6% "
+        "(and at 256 sequences the caches alone, 80 GB, would not fit the H100).",
         "dlrm": "The gathers do no MACs and the MLPs are small: DLRM stays well under 1%.",
     },
     kind="transfer",

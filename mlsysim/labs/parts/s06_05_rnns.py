@@ -231,7 +231,7 @@ def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
         flips = (
             f"Even with free launches 10× the peak would not buy {A_THRESHOLD:g}×: each step re-reads W_hh, "
             "and that memory time does not shrink with the peak; only batching (more sequences per read of "
-            "W_hh) moves it."
+            "W_hh) or keeping W_hh resident on chip (a persistent, fused kernel) moves it."
         )
     else:
         flips = (
@@ -459,7 +459,7 @@ PRED_C = Prediction(
         "true": "On a microcontroller with a few hundred KB of SRAM, a model whose memory grows with the "
         "stream eventually cannot run; an RNN's state stays the same size at token 10 and at token "
         "10 million.",
-        "false_state": "The inference state is O(d): 2 KB for a 512-wide FP32 state, flat in S. Attention "
+        "false_state": "The inference state is O(d): 2 KB for a 512-wide FP32 state (512 B at the part's d = 128), flat in S. Attention "
         "keeps keys and values for every past token, which outgrows on-chip memory within a "
         "few hundred tokens on a microcontroller. (Training is another matter: BPTT keeps "
         "every step's state, O(S·d).)",
@@ -692,11 +692,13 @@ TRANSFER_D = Prediction(
     },
     answer="rnn",
     feedback={
-        "attn": "Parallelism only pays where the hardware is wide and each step is dominated by launch overhead. A "
+        "attn": "Parallelism only pays where the hardware is wide and the RNN's steps are dominated by launch overhead. A "
         "Cortex-M7 does its arithmetic one MAC at a time, so attention's S² work costs its full time.",
         "rnn": "On the microcontroller the engine has the RNN ahead at every length: the chain's steps are cheap "
         "there and attention's quadratic work is not hidden by parallel units. Pick the STM32H743 and read "
-        "the crossover card.",
+        "the crossover card. (At 4,096 tokens neither model fits the chip's memory: at d = 512 the RNN's "
+        "weights alone are 2.1 MB, and both keep every token's input and output. The times compare the "
+        "work, not a run you could deploy; Part C shows what streams in kilobytes.)",
         "same": "The two scale differently (S against S²), so at 4,096 tokens they are far apart on any device.",
     },
     kind="transfer",
@@ -799,17 +801,18 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
             mode="lines",
         )
     )
-    oom = [(n, p[1].latency_s) for n, p in zip(grid, pairs, strict=True) if not p[1].feasible]
-    if oom:
-        fig.add_trace(
-            go.Scatter(
-                x=[n for n, _ in oom],
-                y=[t for _, t in oom],
-                name=f"{rname} out of memory",
-                mode="markers",
-                marker=dict(symbol="x", size=9),
+    for k, who in ((0, "RNN"), (1, rname)):  # either model may outgrow a small device
+        oom = [(n, p[k].latency_s) for n, p in zip(grid, pairs, strict=True) if not p[k].feasible]
+        if oom:
+            fig.add_trace(
+                go.Scatter(
+                    x=[n for n, _ in oom],
+                    y=[t for _, t in oom],
+                    name=f"{who} out of memory",
+                    mode="markers",
+                    marker=dict(symbol="x", size=9),
+                )
             )
-        )
     cross = crossover(device, w, rival, f, launch)
 
     r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF, launch)
@@ -838,6 +841,16 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
             "ok" if ratio > 1 else "warn",
         ),
     ]
+    if not r_ref.feasible:
+        cards.append(
+            Card(
+                "RNN memory",
+                fmt_bytes(r_ref.memory_footprint_bytes),
+                f"at {S_REF:,} tokens, more than its {fmt_bytes(dev.memory.capacity.m_as('B'))}: "
+                "the times compare work only",
+                "bad",
+            )
+        )
     if cross is None:
         cards.append(
             Card("Crossover", f"beyond {S_MAX:,}", "the rival is faster over the whole range", "ok")

@@ -531,8 +531,9 @@ def part_c(device: str, shape: str, what: str) -> View:
         if what == "scores"
         else f"fits(S): Engine.solve(Attention(S)).feasible, live = (Q+K+V+O) + 2 × heads × S², × 2 B ≤ {cap:,.0f} B",
         f"search: double S until it does not fit, then bisect → S = {best:,}",
-        f"check:  {h} × {best:,}² × 2 = {_att(shape, best).score_bytes(1, PRECISION) if best else 0:,} B (fits); "
-        f"{h} × {best + 1:,}² × 2 = {_att(shape, best + 1).score_bytes(1, PRECISION):,} B"
+        f"check:  {h} × {best:,}² × 2 = {_att(shape, best).score_bytes(1, PRECISION) if best else 0:,} B"
+        + (" (fits); " if what == "scores" else " (scores alone; the live total fits); ")
+        + f"{h} × {best + 1:,}² × 2 = {_att(shape, best + 1).score_bytes(1, PRECISION):,} B"
         + ("" if what == "scores" else " (scores alone)"),
         f"Figure 14: 25 × S² × 2 B ≤ 80 GB → {fig14['gb']:,};  ≤ 80 GiB (85.9 GB) → {fig14['gib']:,}",
         "GB = 1e9 B, GiB = 2^30 B: the 7% between them is the 40,000 vs 41,448 gap",
@@ -559,8 +560,9 @@ PRED_D = Prediction(
         "true": "Tiling changes where the scores live, not how many are computed: every query still meets "
         "every key, S² dot products. What drops to O(S) is the memory the kernel keeps.",
         "false_bytes": "Exact tiled attention computes all S² scores block by block in on-chip SRAM with an "
-        "online softmax, so the FLOPs are identical while the bytes moved and the live memory "
-        "lose their S² term.",
+        "online softmax, so the FLOPs are identical. The live memory loses its S² term; the traffic "
+        "falls sharply but keeps one (K and V are re-read for every tile of queries) unless K and V "
+        "stay on chip.",
         "false_sparse": "Right verdict, wrong mechanism: FlashAttention is exact. Sparse attention is the "
         "family that skips scores.",
     },

@@ -27,6 +27,7 @@ from ..components import (
     fact,
     feasibility,
     fmt_bytes,
+    fmt_flops,
     fmt_rate,
     fmt_ratio,
     fmt_time,
@@ -49,11 +50,6 @@ PRECISION = "fp16"
 EFFICIENCY = 0.5
 
 MODELS = {"GPT2Small": "GPT-2 small (124 M)", "GPT2": "GPT-2 XL (1.5 B)", "Llama7B": "Llama-2 7B"}
-
-
-def _flop(x: float) -> str:
-    """A FLOP count with a unit prefix (3.4 GFLOP), never a bare 'B' that reads like bytes."""
-    return fmt_rate(x).removesuffix("/s")
 
 
 def _mname(key: str) -> str:
@@ -269,9 +265,9 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         f"{LABELS['ridge_sustained']} = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / "
         f"{dev.memory.bandwidth:~P} = {ridge:,.0f} FLOP/B  ({LABELS['ridge_peak']}: "
         f"{dev.ridge_point(PRECISION).magnitude:,.0f})",
-        f"decode I = FLOPs / bytes = {_flop(dec.flops)} / {fmt_bytes(dec.bytes_moved)} = "
+        f"decode I = FLOPs / bytes = {fmt_flops(dec.flops)} / {fmt_bytes(dec.bytes_moved)} = "
         f"{dec.arithmetic_intensity.magnitude:.3f} FLOP/B  (2 FLOPs per 2-byte weight = 1.0)",
-        f"prefill I = {_flop(pre.flops)} / {fmt_bytes(pre.bytes_moved)} = {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
+        f"prefill I = {fmt_flops(pre.flops)} / {fmt_bytes(pre.bytes_moved)} = {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
         "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
         "eager: every op is its own kernel and writes its output to memory (6.10 Part C compiles the "
         "graph: fewer kernels, fewer bytes, so its intensity and times differ from these)",
@@ -459,7 +455,7 @@ def part_b(batch: int, context: int, device: str) -> View:
         f"bytes per token = W / B + A = {fmt_bytes(shared)} / {B} + {fmt_bytes(per_seq)} = {fmt_bytes(p.bytes_moved / B)}",
         f"intensity → FLOPs per token / A as B grows: at most {p.flops / B / per_seq:,.1f} FLOP/B here",
         (
-            f"MFU = FLOPs / (latency × peak) = {_flop(p.flops)} / ({fmt_time(p.latency_s)} × {dev.compute.peak(PRECISION):~P}) = {p.mfu:.2%}"
+            f"MFU = FLOPs / (latency × peak) = {fmt_flops(p.flops)} / ({fmt_time(p.latency_s)} × {dev.compute.peak(PRECISION):~P}) = {p.mfu:.2%}"
             if p.feasible
             else "MFU: not reported; the configuration does not fit, so it never runs"
         ),
@@ -686,7 +682,7 @@ def part_c(context: int, flash: bool, device: str) -> View:
         ),
         Card("KV passes weights at", f"{x['kv_over_weights']:,} tokens", "chapter: near 10,000"),
         Card(
-            "Longest context whose scores fit",
+            "Longest context whose scores fit" + (" (if they were stored)" if flash else ""),
             f"{x['scores_fit']:,} tokens",
             f"{dev.memory.capacity:~P}; read as GiB: {gib:,}",
             "" if flash else "bad",
@@ -704,7 +700,8 @@ def part_c(context: int, flash: bool, device: str) -> View:
             if flash
             else f"layer's scores take {fmt_bytes(layer_now)}. "
         )
-        + f"On the {device_label(dev)}, {first} set{'s' if flash else ''} the limit first, near {limit:,} tokens."
+        + f"On the {device_label(dev)}, {first} alone would fill its memory first, near {limit:,} tokens; "
+        "with the weights and the rest beside them the limit comes sooner (the memory alert adds them all)."
     )
     peek = [
         f"weights = params × 2 B = {m.params:,} × 2 = {fmt_bytes(w)}  (flat)",
@@ -1004,21 +1001,22 @@ TRANSFER_C = Prediction(
 
 TRANSFER_D = Prediction(
     question=(
-        "On the H100 at 2,048 tokens, MHA fits 61 users. With GQA at 8 KV heads (a 4× smaller cache), "
-        "about how many fit?"
+        "On the H100 at 2,048 tokens, MHA fits 61 users. With GQA at 8 KV heads (the 32 query heads share "
+        "8 key/value heads), about how many fit?"
     ),
     options={
-        "4x": "About 4× as many: the caches dominate",
-        "more": "More than 4×: the weights shrink too",
-        "less": "Fewer than 2×: the weights still dominate",
+        "4x": "About 4× as many: the caches fill most of the memory",
+        "8x": "About 8× as many: keys and values each shrink 4×",
+        "less": "Fewer than 2×: the weights still fill most of it",
         "same": "The same: GQA saves compute, not memory",
     },
     answer="4x",
     feedback={
-        "4x": "The room beside the 13.5 GB of weights is fixed; each cache is 4× smaller, so about 4× the users "
-        "(253). Pick 8 KV heads and read the card.",
-        "more": "GQA shrinks only the K and V projections, a small share of the weights: the room grows slightly, "
-        "the count about 4×.",
+        "4x": "Each cache is 4× smaller and the caches take most of the 80 GB, so about 4× the users: 253, "
+        "a little over 4× because GQA's narrower K and V projections also trim the weights from 13.5 to "
+        "11.9 GB. Pick 8 KV heads and read the card.",
+        "8x": "Keys and values each shrink 4×, so their sum, the cache, shrinks 4× too, not 8×: about 4× the "
+        "users (253).",
         "less": "At 61 users the caches (65 GB) dominate, not the weights: shrinking them 4× multiplies users ~4×.",
         "same": "GQA's purpose is the cache: fewer key/value heads, fewer bytes per token.",
     },
@@ -1120,7 +1118,7 @@ def part_e(heads: str, model: str) -> View:
     cards = [
         Card(
             f"Attention FLOPs, {h} head{'s' if h > 1 else ''}",
-            _flop(att.flops()),
+            fmt_flops(att.flops()),
             "the same as one head's"
             if att.flops() == layers[1].flops()
             else f"{fmt_ratio(att.flops() / layers[1].flops(), 0)} one head's",
@@ -1132,14 +1130,14 @@ def part_e(heads: str, model: str) -> View:
             "warn" if h > 1 else "",
         ),
         Card(
-            "One training pass",
+            "One teacher-forced forward pass",
             f"{E_SEQ:,} predictions",
-            f"teacher forcing + causal mask; {_flop(train / E_SEQ)} per prediction",
+            f"causal mask; {fmt_flops(train / E_SEQ)} per prediction (training's backward adds ~2× that)",
         ),
         Card(
             "One decode step",
             "1 prediction",
-            f"{_flop(per_token_dec)} for it, after the {E_SEQ:,}-token context",
+            f"{fmt_flops(per_token_dec)} for it, after the {E_SEQ:,}-token context",
         ),
         Card(
             "Edit the last token: earlier outputs move by",
@@ -1163,11 +1161,11 @@ def part_e(heads: str, model: str) -> View:
     ]
     summary = (
         f"Splitting d = {E_D_MODEL:,} into {h} head{'s' if h > 1 else ''} leaves the attention FLOPs at "
-        f"{_flop(att.flops())} (S² × d for any head count) but stores {h} score matrices "
+        f"{fmt_flops(att.flops())} (S² × d for any head count) but stores {h} score matrices "
         f"({fmt_bytes(att.score_bytes(1, PRECISION))}). In training, a causal mask lets one pass over "
         f"{E_SEQ:,} known tokens make {E_SEQ:,} next-token predictions (teacher forcing), about "
-        f"{_flop(train / E_SEQ)} each; generation makes one per step, about {_flop(per_token_dec)}: similar "
-        f"arithmetic per token, but each step streams {fmt_bytes(dec.bytes_moved)} for {m.name}, at least "
+        f"{fmt_flops(train / E_SEQ)} each in the forward pass (the backward adds about twice that); generation "
+        f"makes one per step, about {fmt_flops(per_token_dec)}: similar forward arithmetic per token, but each step streams {fmt_bytes(dec.bytes_moved)} for {m.name}, at least "
         f"{fmt_time(floor)} at {dev.memory.bandwidth:~P}."
     )
     peek = [
@@ -1177,7 +1175,7 @@ def part_e(heads: str, model: str) -> View:
         "FLOP count here includes the masked half (dense evaluation, the chapter's and torch's convention)",
         f"mask check (mlsysim.order, 5 random tokens): editing the last token moves earlier outputs by "
         f"{masked['earlier_change']:.2g} masked, {unmasked['earlier_change']:.2g} unmasked: no prediction sees its answer",
-        f"teacher forcing: FLOPs per prediction = prefill FLOPs / S = {_flop(train)} / {E_SEQ:,}",
+        f"teacher forcing: FLOPs per prediction = prefill FLOPs / S = {fmt_flops(train)} / {E_SEQ:,}",
         f"{m.name}: {m.params:,} params × 2 B = {fmt_bytes(m.weight_bytes(PRECISION))} of weights"
         + (" (the chapter: 70B × 2 B = 140 GB per token)" if model == "70b" else "")
         + f"; + KV {fmt_bytes(dec.kv_cache_bytes)} at {E_SEQ:,} tokens",

@@ -525,18 +525,19 @@ POWER_BUDGET_W = 2.0  # "~2 W average (solar + battery)" (Table 12, L1502)
 PRED_D = Prediction(
     question=(
         "The worked example rejects ResNet-50 for the camera trap (Cortex-A53, 2 GOPS INT8 sustained, "
-        "512 MB RAM, 100 MB for weights, <500 ms). Which budget does it actually fail?"
+        "512 MB RAM, 100 MB for weights, <500 ms), deployed with INT8 weights as in the main text. "
+        "Which budget does it actually fail?"
     ),
     options={
-        "fp32": "Memory: its FP32 weights (102.2 MB) exceed the 100 MB allocation",
+        "fp32": "Memory: its weights exceed the 100 MB allocation",
         "ram": "Memory: it does not fit in 512 MB of RAM",
-        "latency": "Latency: about 4.1 s per frame, far over the target",
+        "latency": "Latency: one frame takes longer than the target",
         "power": "Power: it draws more than the 2 W budget",
     },
     answer="latency",
     feedback={
-        "fp32": "That is the chapter's self-check answer for §6.9, but the main text deploys INT8 weights: 25.6 MB, well "
-        "inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations at 2 G per second.",
+        "fp32": "That is the chapter's self-check answer for §6.9 (FP32 weights, 102.2 MB), but the main text deploys "
+        "INT8 weights: 25.6 MB, well inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations at 2 G per second.",
         "ram": "INT8 ResNet-50 weights are 25.6 MB; even FP32 is 102.2 MB, a fifth of 512 MB.",
         "latency": "8.2 G ops ÷ 2 G ops/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out "
         "(the self-check's FP32-size reason contradicts the chapter's main text).",

@@ -119,7 +119,7 @@ def a_model(key: str) -> M.Model:
 PRED_A = Prediction(
     question=(
         "A teammate wants to swap the ResNet-50 classifier for ViT-B/16 because 'transformers beat CNNs'. "
-        "Before anyone trains it on your data, what can the cost engine establish?"
+        "Before anyone trains it on your data, what can this lab's simulator establish?"
     ),
     options={
         "better": "That ViT-B/16 will be more accurate: it has more parameters",
@@ -256,17 +256,20 @@ PRED_B = Prediction(
     ),
     options={
         "16x": "16×: latency follows the S² term, just as the score memory does",
-        "3x": "About 3×: the linear terms and fixed launches still dominate",
+        "3x": "About 3×: fixed kernel launches dilute the square law",
         "4x": "4×: exactly the token ratio",
         "same": "Not at all: the GPU processes all tokens in parallel",
     },
     answer="3x",
     feedback={
-        "16x": "The S² scores are one term. At 2,048 tokens the projections and FFN (12·S·d² MACs, linear) still "
-        "outweigh attention's 2·S²·d (they cross at S = 6d = 4,608), and launches cost the same at any S.",
-        "3x": "97 µs → 269 µs, about 2.8×: below the 4× token ratio because launches are fixed, far below 16× because "
-        "the quadratic term is still the smaller one. Memory, not time, is what the 16× hits first.",
-        "4x": "Close, but fixed launch costs do not grow and the memory-bound rows do not scale cleanly: about 2.8×.",
+        "16x": "The score traffic does grow about 15× (8 → 124 µs of memory time) and is half the block's time at "
+        "2,048 tokens. But at 512 tokens 70 of the block's 97 µs are fixed kernel launches, which do not grow, "
+        "and the projections and FFN grow at most 4×: 97 → 269 µs in all.",
+        "3x": "97 µs → 269 µs, about 2.8×. At 512 tokens fixed launches are 70 of the 97 µs; the score traffic "
+        "grows about 15× and is already half the block at 2,048 tokens, so the ratio climbs towards the square "
+        "law as sequences grow.",
+        "4x": "Close, but the fixed launch costs do not grow at all while the score traffic grows about 15×: "
+        "together about 2.8×.",
         "same": "Parallel hardware still does 4× the linear work and 16× the score work; only the fixed launch "
         "cost stays flat.",
     },
@@ -392,8 +395,8 @@ GPT2_BATCH = 1
 PRED_C = Prediction(
     question=(
         "A team replaces ResNet-50's last stage with 3 attention blocks over its feature map (896² images: "
-        "3,136 tokens, batch 8, FP16 on an H100), expecting the cost of the removed stage plus the blocks' "
-        "FLOPs. Against the CNN alone, the hybrid is…"
+        "3,136 tokens, batch 8, FP16 on an H100), expecting the CNN's cost, less the removed stage, plus the "
+        "blocks' FLOPs. Against the CNN alone, the hybrid is…"
     ),
     options={
         "same": "About as fast: the blocks replace a stage of similar cost",
@@ -634,10 +637,12 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
     fp = {n: llm_footprint(n, c, precision, device) for n in D_GRID}
     now = llm_footprint(u, c, precision, device)
     total = now["total"] + reserve_b
+    two = dev.key != jetson.key
     fig = figure(
         f"Memory for the 7B model ({precision.upper()}, {c:,} tokens per conversation)",
         "Concurrent conversations",
-        "GB",
+        "GB (log scale)" if two else "GB",
+        log_y=two,  # a 16 GB and a 40-80 GB device on one chart: a linear axis squeezes the first
     )
     fig.add_trace(
         go.Scatter(
@@ -762,9 +767,12 @@ TRANSFER_B = Prediction(
     },
     answer="mid",
     feedback={
-        "mid": "Past S = 6d = 4,608 attention's 2·S²·d MACs exceed the projections and FFN: 269 µs → 2.31 ms. "
-        "Slide to 8,192 and read the block card.",
-        "4x": "That holds only while the linear terms dominate; past 6d the S² term takes over.",
+        "mid": "269 µs → 2.31 ms: the score traffic, already half the block at 2,048 tokens, grows 16× and is now "
+        "85% of it (1.95 ms); the linear rows and launches keep the total under 16×. (In MACs alone attention "
+        "passes the projections and FFN only at S = 6d = 4,608; stored scores make it dominate the time "
+        "sooner.) Slide to 8,192 and read the block card.",
+        "4x": "That would hold only if the linear rows set the time; the S² score traffic is already half the "
+        "block at 2,048 tokens.",
         "16x": "The linear terms and launches are still part of the time: the growth approaches 16× only as S → ∞.",
     },
     kind="transfer",
@@ -782,7 +790,8 @@ TRANSFER_C = Prediction(
         "compute": "Tiling removes the S² bytes, not the S² MACs: the hybrid returns to compute-bound, about 9 ms "
         "instead of 16 ms, still slower than the CNN. Flip the toggle.",
         "memory": "The memory-bound rows were the materialized scores; tiling never writes them.",
-        "dispatch": "At batch 8 and 3,136 tokens every kernel has milliseconds of work: launches are a small share.",
+        "dispatch": "72 launches × 5 µs = 0.36 ms of the 9.1 ms (4%): a few rows at batch 8 and 3,136 tokens do "
+        "milliseconds of work each, so launches are a small share.",
     },
     kind="transfer",
 )
@@ -795,14 +804,14 @@ TRANSFER_D = Prediction(
     options={
         "23": "About 23",
         "37": "About 37 (40 GB / 1.07 GB)",
-        "2": "Still about 2",
+        "1": "Still about 1",
         "40": "About 40",
     },
     answer="23",
     feedback={
         "23": "40 − 1 − 13.5 = 25.5 GB of room for 1.07 GB caches (plus activations): 23. Pick the A100 40 GB.",
         "37": "That forgets the 13.5 GB of weights and the reserve sitting in the same 40 GB.",
-        "2": "The Jetson's limit came from its 16 GB; 40 GB leaves much more room beside the weights.",
+        "1": "The Jetson's single conversation came from its 16 GB; 40 GB leaves much more room beside the weights.",
         "40": "That gives every gigabyte to caches and makes each one 1 GB: the weights come first.",
     },
     kind="transfer",

@@ -172,13 +172,16 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
             f"→ K² / stride² = {k * k / (st * st):g} for large maps",
         ),
         Card("Implicit GEMM buffer", fmt_bytes(0), "patches built tile by tile on chip", "ok"),
-        Card(
-            f"Winograd F(2×2, {k}×{k})",
-            fmt_ratio(direct / wino, 2) + " fewer multiplies",
-            f"{direct} direct vs {wino} per 2×2 output tile (stride 1 only; more additions, more rounding)",
-            "ok" if direct > wino else "",
-        ),
     ]
+    if k > 1 and st == 1:  # Winograd's minimal filtering: a stride-1 window of 3×3 or more
+        cards.append(
+            Card(
+                f"Winograd F(2×2, {k}×{k})",
+                fmt_ratio(direct / wino, 2) + " fewer multiplies",
+                f"{direct} direct vs {wino} per 2×2 output tile (more additions, more rounding)",
+                "ok",
+            )
+        )
     summary = (
         f"A {k}×{k}, stride-{st} convolution on {c}×{s}×{s} slides its window over {ho}×{wo} positions. "
         f"im2col copies every window into a row of {shape.k:,} value{'s' if shape.k != 1 else ''}: a {fmt_bytes(buf)} buffer, "
@@ -192,7 +195,7 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
         f"expansion   = im2col / (C_in·H·W) = {layer.im2col_elements:,} / {layer.input_elements:,} = "
         f"{layer.im2col_expansion:,.3f}×",
         f"MACs        = M × K × N = {shape.m:,} × {shape.k:,} × {shape.n:,} = {layer.macs():,} (same for both lowerings)",
-        "toy cases: 3×3 input, 2×2 filter → 16/9; 28×28 input, 3×3 window → 26×26 windows",
+        "toy cases (no padding): 3×3 input, 2×2 filter → 16/9; 28×28 input, 3×3 window → 26×26 windows",
         f"Winograd F(2×2, {k}×{k}): m²r² = 4 × {k * k} = {direct} direct vs (m + r − 1)² = {wino} multiplies "
         f"= {direct / wino:.2f}× fewer",
         "Table 13, sliding window: specialized datapaths · data-layout optimization · challenge: stride handling",
@@ -347,7 +350,8 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         f"cycles/tile = M + 2(N − 1) + load = {m:,} + {run.fill_cycles} + {run.load_cycles} = {run.cycles_per_tile:,}",
         f"utilization = MACs / (cycles × N²) = {run.macs:,} / ({run.cycles:,} × {n * n:,}) = {run.utilization:.4f}",
         f"peak        = 2 × N² × clock = 2 × {n * n:,} × {P.TPU_V1.clock:~P} = {fmt_rate(arr.peak.m_as('FLOP/s'))}",
-        "model: weight-stationary, tiles run back to back (Kung 1982; TPU v1, Jouppi et al. 2017)",
+        "model: weight-stationary, tiles run back to back (Kung 1982); the clock is TPU v1's, whose own array "
+        "is 256×256 (Jouppi et al. 2017)",
         "Table 13, matrix multiplication: Tensor Cores · batching, GEMM libraries · challenge: parallelization, "
         "precision",
         f"tiling: values moved = m·k·⌈n/T⌉ + k·n·⌈m/T⌉ + m·n = {moved[0]:,} (T = {TILES[0]}) vs {moved[1]:,} "
@@ -638,7 +642,7 @@ def part_d(seq: int, batch: int, head: str) -> View:
         Card(
             "Scores if materialized",
             fmt_bytes(scores),
-            f"one head, {SCORE_PRECISION.upper()}",
+            f"one head × batch {b}, {SCORE_PRECISION.upper()}",
             "bad" if scores > 1e9 else "warn",
         ),
         Card(
