@@ -265,8 +265,8 @@ def _(kit, mo):
             kit.message(
                 "Dr. Maya Rodriguez",
                 "CTO, WildlifeVision",
-                "Our profiler shows very different GPU utilization for our CNN, our transformer "
-                "and our recommender at batch 1. Which one should be the busiest?",
+                "Our profiler shows very different GPU utilization for our CNNs and our transformer "
+                "at batch 1. Which one should be the busiest?",
             ),
         ]
     )

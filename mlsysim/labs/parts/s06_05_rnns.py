@@ -221,7 +221,7 @@ def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
         Card("Time per step", fmt_time(per_step), f"{share:.0%} of it kernel launches"),
         Card(
             f"Launch cost where 10× peak buys {A_THRESHOLD:g}×",
-            "none ≥ 0 µs" if flip is None else f"{flip * 1e6:,.2f} µs",
+            "no launch cost reaches it" if flip is None else f"{flip * 1e6:,.2f} µs",
             "the memory term binds even without launches"
             if flip is None
             else "below it the upgrade pays more",
@@ -241,8 +241,13 @@ def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
     summary = (
         f"{s:,} steps at batch {b}: {fmt_time(p10.latency_s)} at 10 TFLOP/s and "
         f"{fmt_time(p100.latency_s)} at 100 TFLOP/s, {speedup:,.2f}× faster for 10× the peak. "
-        f"The {layer.serial_steps:,} ordered steps each pay {2 * tax * 1e6:g} µs of launches "
-        f"({fmt_time(p.latency_dispatch_s)} in all), and that floor grows linearly with S. " + flips
+        + (
+            f"The {layer.serial_steps:,} ordered steps each pay {2 * tax * 1e6:g} µs of launches "
+            f"({fmt_time(p.latency_dispatch_s)} in all), and that floor grows linearly with S. "
+            if tax > 0
+            else "With free launches only the steps' own arithmetic and memory time remain. "
+        )
+        + flips
     )
     peek = [
         "t = max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
@@ -895,7 +900,7 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
     cards.append(
         Card(
             f"Launch cost where the {rname}'s lead is {D_THRESHOLD:g}×",
-            "none ≥ 0 µs" if flip is None else f"{flip * 1e6:,.2f} µs",
+            "no launch cost reaches it" if flip is None else f"{flip * 1e6:,.2f} µs",
             f"at {S_REF:,} tokens; the lead {'shrinks below it' if flip is not None else 'never reaches it'}",
         )
     )

@@ -451,6 +451,8 @@ def part_b(batch: int, context: int, device: str) -> View:
     )
     peek = [
         "bytes per step = W + B × A   (W: weights, read once; A: one sequence's KV cache + activations)",
+        "W counts the weights a decode step streams: the embedding table is not among them (one row "
+        "per token is gathered), hence less than the weights' total size",
         f"W = {fmt_bytes(shared)},  A = {fmt_bytes(per_seq)}  (KV cache {fmt_bytes(kv1)} at {ctx:,} tokens)",
         f"bytes per token = W / B + A = {fmt_bytes(shared)} / {B} + {fmt_bytes(per_seq)} = {fmt_bytes(p.bytes_moved / B)}",
         f"intensity → FLOPs per token / A as B grows: at most {p.flops / B / per_seq:,.1f} FLOP/B here",

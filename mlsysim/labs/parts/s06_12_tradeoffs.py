@@ -225,8 +225,13 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
         binds = {v[2] for k, v in engine_costs(device, bool(fused)).items()}
         where = (
             f"On the engine's {cost} at batch 1 on the {name} ({precision_for(device).upper()}, "
-            f"{'compiled' if fused else 'eager'}), the binding terms are {', '.join(sorted(binds)).lower()}; "
-            f"the front is {', '.join(acc.imagenet(k).name for k in front)}."
+            f"{'compiled' if fused else 'eager'}), "
+            + (
+                f"every model is {next(iter(binds)).lower()}-bound; "
+                if len(binds) == 1
+                else f"the binding terms are {', '.join(sorted(binds)).lower()}; "
+            )
+            + f"the front is {', '.join(acc.imagenet(k).name for k in front)}."
         )
     summary = (
         f"{where} For a {bar:g}% bar the cheapest choice is "
