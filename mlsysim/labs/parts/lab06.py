@@ -536,6 +536,9 @@ def part_d(batch: int, device: str, fused: bool) -> View:
             if p.feasible
             else f"out of memory by {fmt_bytes(p.over.m_as('B'))}"
         )
+        if not p.feasible:  # a configuration that does not fit never runs: no MFU to report
+            cards.append(Card(D_MODELS[k].split(" (")[0], "does not fit", note, status))
+            continue
         cards.append(
             Card(
                 D_MODELS[k].split(" (")[0],
@@ -554,7 +557,7 @@ def part_d(batch: int, device: str, fused: bool) -> View:
                 ),
             )
         )
-    best = max(profiles, key=lambda k: profiles[k].mfu)
+    best = max(profiles, key=lambda k: (profiles[k].feasible, profiles[k].mfu))
     other = {
         k: E.Engine.solve(
             M.Models.get(k),
@@ -572,7 +575,8 @@ def part_d(batch: int, device: str, fused: bool) -> View:
         f"At batch {int(batch)} on the {device_label(dev)}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
         f"({100 * profiles[best].mfu:.2g}%). Bottlenecks: "
         + ", ".join(
-            f"{D_MODELS[k].split(' (')[0]} {bound_phrase(p.bottleneck)}"
+            f"{D_MODELS[k].split(' (')[0]} "
+            + (bound_phrase(p.bottleneck) if p.feasible else "out of memory")
             for k, p in profiles.items()
         )
         + ". "

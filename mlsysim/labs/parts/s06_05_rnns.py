@@ -962,8 +962,8 @@ PRED_E = Prediction(
         "shrinks the gradient (by about 0.62 here, the card's factor), and 100 steps multiply it by roughly "
         "0.62^100 ≈ 10⁻²¹.",
         "vanish": "J_t = diag(tanh′(z_t)) W_hh; with |W_hh v| = |v| the derivative factors alone "
-        "shrink the gradient by about 0.62 per step (the card; the mean |f′| of 0.54 is not the same thing, "
-        "since the shrink is that of a product of vectors), and 0.62^100 ≈ 10⁻²¹. The same product as 6.4's deep network, with one "
+        "shrink the gradient by about 0.62 per step (the card's measured factor: not the mean |f′| of 0.54, "
+        "because what shrinks is the length of the gradient vector after each matrix product), and 0.62^100 ≈ 10⁻²¹. The same product as 6.4's deep network, with one "
         "matrix shared by every step: a plain RNN cannot learn across more than a few dozen steps.",
         "explode": "A product explodes only when its factors expand; here W_hh preserves lengths and tanh′ ≤ 1 "
         "contracts them, so it vanishes. Raise the gain or use a linear recurrence to see it explode.",

@@ -509,8 +509,8 @@ def part_c(device: str, shape: str, what: str) -> View:
         Card(
             "Figure 14 (GPT-2 XL, 25 heads)",
             f"{fig14['gb']:,} / {fig14['gib']:,}",
-            "longest S for 80 GB / 80 GiB; chapter: near 41,000",
-            "bad",
+            "longest S for 80 GB / 80 GiB; chapter: near 41,000 (the GiB reading)",
+            "warn",
         ),
         Card(
             "41,000 tokens, one layer",
