@@ -363,4 +363,4 @@ def test_synchronized_batchnorm_all_reduces_for_resnet50():
     card = next(
         c for c in lab.part_b(8, "196", 768).cards if c.label.startswith("BatchNorm across devices")
     )
-    assert card.value == "53 all-reduces per step" and "212.5 KB" in card.note
+    assert card.value == "53 all-reduces per forward pass" and "212.5 KB" in card.note

@@ -53,3 +53,14 @@ def bound_phrase(bottleneck: str) -> str:
     if not isinstance(bottleneck, str) or bottleneck not in BOUND:
         raise ValueError(f"bottleneck={bottleneck!r}; allowed: {', '.join(BOUND)}")
     return f"{BOUND[bottleneck]}-bound"
+
+
+#: The engine's memory keys (``Profile.limiting_memory``) as a sentence names them.
+MEMORY_NAMES = MappingProxyType({"memory": "memory", "flash": "flash", "sram": "SRAM"})
+
+
+def memory_name(key: str) -> str:
+    """'memory', 'flash' or 'SRAM' for the engine's ``limiting_memory`` key."""
+    if not isinstance(key, str) or key not in MEMORY_NAMES:
+        raise ValueError(f"memory key={key!r}; allowed: {', '.join(MEMORY_NAMES)}")
+    return MEMORY_NAMES[key]

@@ -27,6 +27,7 @@ from ..components import (
     feasibility,
     fmt_bytes,
     fmt_count,
+    fmt_flops,
     fmt_rate,
     fmt_time,
 )
@@ -291,8 +292,13 @@ def part_a(model: str, device: str, precision: str) -> View:
     ]
     summary = (
         f"{_name(m)} holds {fmt_count(m.params)} parameters: {fmt_bytes(weights)} of "
-        f"{precision.upper()} weights, plus {fmt_bytes(kv)} of KV cache at {ctx:,} tokens. "
-        f"At batch 1 it fits on {', '.join(fits) if fits else 'none of these devices'}."
+        f"{precision.upper()} weights"
+        + (
+            f", plus {fmt_bytes(kv)} of KV cache at {ctx:,} tokens. "
+            if _causal(m)
+            else " (no KV cache). "
+        )
+        + f"At batch 1 it fits on {', '.join(fits) if fits else 'none of these devices'}."
     )
     if active:
         summary += (
@@ -521,25 +527,42 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
         "MFU (share of peak)",
         log_x=True,
     )
+    curves = {}
     if causal:
         dec = [_solve(m, device, precision, batch=b, phase="decode", seq_len=s) for b in batches]
+        curves["decode (1 token/sequence)"] = dec
+    pre_b = [_solve(m, device, precision, batch=b, phase="prefill", seq_len=s) for b in batches]
+    curves[f"prefill ({s:,} tokens)"] = pre_b
+    for name, runs in curves.items():  # only batches that fit: the rest never run
+        fits = [(b, p) for b, p in zip(batches, runs, strict=True) if p.feasible]
+        if not fits:
+            continue
         fig.add_trace(
             go.Scatter(
-                x=batches,
-                y=[p.mfu for p in dec],
-                name="decode (1 token/sequence)",
+                x=[b for b, _ in fits],
+                y=[p.mfu for _, p in fits],
+                name=name,
                 mode="lines+markers",
             )
         )
-    pre_b = [_solve(m, device, precision, batch=b, phase="prefill", seq_len=s) for b in batches]
-    fig.add_trace(
-        go.Scatter(
-            x=batches,
-            y=[p.mfu for p in pre_b],
-            name=f"prefill ({s:,} tokens)",
-            mode="lines+markers",
-        )
+    oom = sorted(
+        {
+            b
+            for runs in curves.values()
+            for b, p in zip(batches, runs, strict=True)
+            if not p.feasible
+        }
     )
+    if oom:
+        fig.add_trace(
+            go.Scatter(
+                x=oom,
+                y=[0.0] * len(oom),
+                name="does not fit in memory",
+                mode="markers",
+                marker=dict(symbol="x", size=9),
+            )
+        )
     ctx = dict(
         model=_tag(model),
         device=device,
@@ -579,11 +602,17 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
                 fact=fact("mfu", d1.mfu, phase="decode", **ctx),
             ),
         ]
+        fit = [(b, p) for b, p in zip(batches, dec, strict=True) if p.feasible]
         summary = (
             f"Prefill spends {fmt_time(pre.latency_s / s)} per prompt token at {pre.mfu:.0%} MFU; "
             f"decode spends {fmt_time(d1.latency_s)} per generated token at {d1.mfu:.1%} MFU "
-            f"({d1.latency_s / (pre.latency_s / s):,.0f}× more time per token). Batching "
-            f"decode raises MFU to {dec[-1].mfu:.0%} at {batches[-1]} sequences."
+            f"({d1.latency_s / (pre.latency_s / s):,.0f}× more time per token). "
+            + (
+                f"Batching decode raises MFU to {fit[-1][1].mfu:.0%} at {fit[-1][0]} sequences, the "
+                "largest batch here that fits."
+                if fit
+                else "No batch fits this device's memory: these are the times it would take if it did."
+            )
         )
     else:
         summary = (
@@ -591,7 +620,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
             f"{fmt_time(pre.latency_s)} at {pre.mfu:.0%} MFU ({bound_phrase(pre.bottleneck)})."
         )
     peek = [
-        f"MFU = FLOPs / (latency × peak) = {fmt_count(pre.flops)} / ({fmt_time(pre.latency_s)} × "
+        f"MFU = FLOPs / (latency × peak) = {fmt_flops(pre.flops)} / ({fmt_time(pre.latency_s)} × "
         f"{fmt_rate(pre.peak_flops_s)}) = {pre.mfu:.3f} (prefill)",
         f"prefill intensity = {pre.arithmetic_intensity.m_as('FLOP/B'):,.1f} FLOP/B; "
         f"{LABELS['ridge_sustained']} = {pre.sustained_ridge_point:,.1f} FLOP/B",
@@ -697,7 +726,8 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
             "ok" if max_ctx == top else "warn" if max_ctx else "bad",
         ),
     ]
-    if not _causal(m):
+    if not _causal(m):  # an encoder keeps no cache: the KV cards would only print zeros
+        cards = [c for c in cards if not c.label.startswith("KV ")]
         summary = (
             f"{_name(m)} keeps no KV cache (an encoder or a classifier), so only its weights count."
         )
@@ -827,6 +857,12 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
                     batch=1,
                     seq_len=s,
                 ),
+            )
+            if _causal(m)
+            else Card(
+                "Per sequence",
+                fmt_bytes((at.memory_footprint_bytes - at.weight_bytes) / best),
+                f"activations at {s:,} tokens (no KV cache)",
             ),
             Card("Footprint there", fmt_bytes(at.memory_footprint_bytes), f"of {fmt_bytes(cap)}"),
             Card(
@@ -838,7 +874,12 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
         summary = (
             f"At {s:,} tokens per sequence the {device_label(dev)} holds {best:,} sequences of {_name(m)} "
             f"in {precision.upper()}: the weights take {fmt_bytes(at.weight_bytes)} once, each "
-            f"sequence adds {fmt_bytes(per_seq)} of KV cache."
+            + (
+                f"sequence adds {fmt_bytes(per_seq)} of KV cache."
+                if _causal(m)
+                else f"sequence adds {fmt_bytes((at.memory_footprint_bytes - at.weight_bytes) / best)} "
+                "of activations (an encoder keeps no KV cache)."
+            )
         )
         alert = None
     else:

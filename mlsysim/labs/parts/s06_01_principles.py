@@ -27,7 +27,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, memory_name
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -233,11 +233,11 @@ TRANSFER_B = Prediction(
     },
     answer="memory",
     feedback={
-        "dispatch": "Launch costs are similar on both devices, but streaming 6.2 GB of FP32 weights over the "
-        "Jetson's 102 GB/s takes about 60 ms, far longer than the launches.",
+        "dispatch": "Launches do cost more on the Jetson (about 13.5 ms in all against the H100's 3.4 ms), but "
+        "streaming 6.2 GB of FP32 weights over its 102 GB/s takes about 61 ms, far longer.",
         "memory": "One token does about one MAC per weight: far too little arithmetic per byte. On the H100 the "
         "bus is fast enough that launches take the larger share; on the Jetson the stream of weights "
-        "dominates, as Table 1 predicts for a decoded token.",
+        "dominates, as the lighthouse roster's choice of GPT-2 for memory bandwidth predicts.",
         "compute": "A decoded token does one MAC per weight, so the weights' bytes, not the arithmetic, set the "
         "time: the Jetson's FP32 rate would finish the math in a fraction of the streaming time.",
     },
@@ -460,7 +460,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
         fit = f"fits on the {device_label(dev)} and is {row} at batch 1 ({shares})"
     else:
         over = prof.over.m_as("B")
-        fit = f"does not fit on the {device_label(dev)} ({fmt_bytes(over)} over its {prof.limiting_memory})"
+        fit = f"does not fit on the {device_label(dev)} ({fmt_bytes(over)} over its {memory_name(prof.limiting_memory)})"
     reuse = E.weight_reuse(work)
     key = LIGHTHOUSE_KEY.get(family)
     cards = [
@@ -508,8 +508,13 @@ def part_b(family: str, device: str, int8: bool) -> View:
         + (
             ", the same regime."
             if same
-            else f", not {row}. One small inference on a fast device is often too short for its family's "
-            "bottleneck to show, and fixed launch costs take the larger share."
+            else f", not {row} as at batch 1"
+            + (
+                ". One small inference on a fast device is often too short for its family's bottleneck to "
+                "show, and fixed launch costs take the larger share."
+                if prof.feasible and prof.bottleneck == "Dispatch"
+                else "."
+            )
         )
         + " Each family's bias decides which resource runs out first at scale, not just how many FLOPs it does."
     )
@@ -544,14 +549,14 @@ def part_b(family: str, device: str, int8: bool) -> View:
 
 PRED_C = Prediction(
     question=(
-        "One accelerator, three requests: a batched ResNet-50 frame, a batch-1 GPT-2 XL token and a "
-        "DLRM lookup. Which term binds each one, in that order?"
+        "One accelerator, FP32 as in the chapter's roofline examples, three requests: a batched ResNet-50 "
+        "frame, a batch-1 GPT-2 XL token and a DLRM lookup. Which term binds each one, in that order?"
     ),
     options={
         "cbc": "Compute, bandwidth, capacity",
         "ccc": "Compute for all three: FLOPs decide",
         "bcb": "Bandwidth, compute, bandwidth",
-        "ccb": "Compute, compute, bandwidth (GPT-2 XL is the biggest, so it needs the most math)",
+        "ccb": "Compute, compute, bandwidth: GPT-2 XL does the most math per request",
     },
     answer="cbc",
     feedback={

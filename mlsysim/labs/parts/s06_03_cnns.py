@@ -27,7 +27,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, memory_name
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -566,12 +566,12 @@ PRED_D = Prediction(
         "14x": "About 14× faster: time follows FLOPs",
         "10x": "At least 10× faster",
         "3x": "About 3–5× faster",
-        "1x": "Less than 1.5× faster (the claim is false)",
+        "1x": "Less than 1.5× faster",
     },
     answer="1x",
     feedback={
         "14x": "FLOPs are one term of the iron law. At batch 1 both networks spend most of their time launching "
-        "~150 small kernels each, and MobileNetV2 launches about as many as ResNet-50.",
+        "150-175 small kernels each (ResNet-50 174, MobileNetV2 151).",
         "10x": "The self-check's statement is false: the speedup is bounded by launch overhead and memory traffic, "
         "which MobileNetV2 does not cut by 14×.",
         "3x": "Even that overstates it at batch 1 on a GPU: the launch term is nearly the same for both networks. "
@@ -596,7 +596,7 @@ TRANSFER_D = Prediction(
     answer="flops",
     feedback={
         "1x": "Launch overhead is fixed per kernel; on a chip this slow each layer's arithmetic takes "
-        "milliseconds, so the 150 launches are a rounding error and the FLOPs set the time.",
+        "milliseconds, so the 150-odd launches are a rounding error and the FLOPs set the time.",
         "flops": "4.11 s against 0.31 s: 13.2× for 13.6× fewer FLOPs. Where compute binds, time follows FLOPs; "
         "the GPU result is a property of the regime, not of the model.",
         "more": "The engine's time is FLOPs over the sustained rate on this compute-bound chip, so the speedup "
@@ -805,9 +805,9 @@ def part_d(
         "t = Σ_rows max(FLOPs / sustained rate, bytes / BW) + kernels × launch cost",
         f"sustained rate = {rate_note}; BW = {dev.memory.bandwidth:~P}; "
         f"{LABELS['ridge_peak']} = {_num(res.ridge_point)}, {LABELS['ridge_sustained']} = {_num(ridge)} FLOP/B",
-        f"ResNet-50:   {_t(parts[0][0])} compute + {_t(parts[0][1])} memory + {kern_r} × "
+        f"ResNet-50:   {_t(parts[0][0])} compute-bound rows + {_t(parts[0][1])} memory-bound rows + {kern_r} × "
         f"{tax_us:g} µs = {fmt_time(res.latency_s)}",
-        f"MobileNetV2: {_t(parts[1][0])} compute + {_t(parts[1][1])} memory + {kern_m} × "
+        f"MobileNetV2: {_t(parts[1][0])} compute-bound rows + {_t(parts[1][1])} memory-bound rows + {kern_m} × "
         f"{tax_us:g} µs = {fmt_time(mob.latency_s)}",
         f"flip: (r_R + k_R t) / (r_M + k_M t) = {D_THRESHOLD:g}  →  t = "
         + ("none ≥ 0" if flip is None else f"{flip * 1e6:,.3f} µs"),
@@ -1067,7 +1067,7 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
     verdict = (
         "fits"
         if p.feasible
-        else f"does not fit: {fmt_bytes(p.over.m_as('B'))} over in {p.limiting_memory}"
+        else f"does not fit: {fmt_bytes(p.over.m_as('B'))} over in {memory_name(p.limiting_memory)}"
     )
     cards = [
         Card("Parameters", fmt_count(kws.params), "the chapter's '200K'"),
@@ -1086,9 +1086,9 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
         Card(
             "Verdict",
             "fits" if p.feasible else "does not fit",
-            f"tightest: {p.limiting_memory}"
+            f"tightest: {memory_name(p.limiting_memory)}"
             if p.feasible
-            else f"{fmt_bytes(p.over.m_as('B'))} over in {p.limiting_memory}",
+            else f"{fmt_bytes(p.over.m_as('B'))} over in {memory_name(p.limiting_memory)}",
             "ok" if p.feasible else "bad",
         ),
         Card("Latency", fmt_time(p.latency_s), f"{bound_phrase(p.bottleneck)}, batch 1"),

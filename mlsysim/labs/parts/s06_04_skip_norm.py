@@ -396,7 +396,7 @@ def part_b(batch: int, positions: str, features: int) -> View:
         Card(
             "Ops per element",
             f"{ops['BN']:g} / {ops['LN']:g} / {ops['RMS']:g}",
-            "BN (inference, folded) / LN / RMSNorm",
+            "BN (inference: one scale and shift) / LN / RMSNorm",
         ),
         Card(
             "RMSNorm vs LayerNorm, measured",
@@ -405,8 +405,9 @@ def part_b(batch: int, positions: str, features: int) -> View:
         ),
         Card(
             "BatchNorm across devices (ResNet-50)",
-            f"{n_sync} all-reduces per step",
-            f"one per BatchNorm layer, {sync_values:,} statistics in all ({fmt_bytes(4 * sync_values)} FP32)",
+            f"{n_sync} all-reduces per forward pass",
+            f"one per BatchNorm layer (as many again in the backward), {sync_values:,} statistics in all "
+            f"({fmt_bytes(4 * sync_values)} FP32)",
             "warn",
         ),
     ]
@@ -621,7 +622,7 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
         ),
     ]
     summary = (
-        f"A {name} over ResNet-50's stage-1 tensor ({c} channels, {n:,} values per image) does "
+        f"{'An' if name.startswith('RMS') else 'A'} {name} over ResNet-50's stage-1 tensor ({c} channels, {n:,} values per image) does "
         f"{intensity:.3f} FLOP/B in {precision.upper()}, so on the {device_label(dev)} it takes "
         f"{fmt_time(prof.latency_s)} ({bound_phrase(prof.bottleneck)}) for arithmetic worth "
         f"{fmt_time(math_s)}. In eager ResNet-50, BatchNorm, ReLU and residual-add rows take {side_e:.0%} of "

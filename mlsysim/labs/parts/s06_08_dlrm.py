@@ -249,7 +249,7 @@ B_DEVICE = Choice("Device", catalogue.labels(["A100", "H100"]), "A100")
 _BATCH_GRID = [1, 4, 16, 64, 256, 1024, 4096, 8192]
 _STAGES = {
     "bottom": "bottom MLP",
-    "emb": "embedding gathers",
+    "emb": "embedding gathers (rows read + pooled output written)",
     "interaction": "interaction",
     "top": "top MLP",
 }
@@ -354,7 +354,8 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         Card(
             "Gathers: share of FLOPs",
             f"{st['emb']['flops'] / all_flops:.1%}" if st["emb"]["flops"] else "none",
-            "a lookup copies a row: no MACs",
+            "a lookup copies a row: no MACs"
+            + (" (pooling's adds are apart, below)" if k > 1 else ""),
         ),
         Card(
             "Pooling intensity",
@@ -364,7 +365,7 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         Card(
             "Each gather kernel",
             bound_phrase(emb_bound),
-            "a fixed cost per gather dominates: latency-bound"
+            "the kernel launch, a fixed cost per gather, dominates at this batch"
             if emb_bound == "Dispatch"
             else "the bytes dominate: bandwidth-bound in aggregate",
             "warn",
@@ -379,9 +380,11 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         ),
     ]
     summary = (
-        f"At batch {B:,}, each request gathers {fmt_bytes(gathered)} of embedding rows whatever the batch, "
-        f"while the MLPs' weight reads are shared: the gathers are {st['emb']['bytes'] / all_bytes:.1%} of "
-        f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the FLOPs. The engine prints "
+        f"At batch {B:,}, each request gathers {fmt_bytes(gathered)} of embedding rows whatever the batch"
+        + (", " if B > 1 else "; ")
+        + ("while the MLPs' weight reads are shared: " if B > 1 else "")
+        + f"the gathers are {st['emb']['bytes'] / all_bytes:.1%} of "
+        f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the matmul FLOPs (pooling's adds are counted apart). The engine prints "
         f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
         + (
             f"on one {device_label(dev)} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
@@ -555,7 +558,8 @@ PRED_D = Prediction(
         "The 563.2 GB of FP32 tables are sharded row-wise across H100s: the 512 GB user table alone "
         "outgrows any GPU, so each GPU holds a slice of every table's rows, sums the rows it holds for a "
         "request and sends that partial sum to the request's GPU. Each request looks up 8 rows per table. "
-        "Going from 2 to 16 GPUs, the bytes that cross NVLink per batch…"
+        "Counting traffic alone (the tables need at least 8 GPUs' memory), going from 2 to 16 GPUs, the "
+        "bytes that cross NVLink per batch…"
     ),
     options={
         "fall": "Fall about 8×: each GPU holds an eighth as many rows to send",
@@ -576,7 +580,8 @@ def _feedback_d() -> dict[str, str]:
         "fall": "Capacity per GPU falls as 1/n, but communication does not: with more shards, more of each "
         f"request's rows sit on other GPUs ({fmt_bytes(two)} per 4,096-request batch on 2 GPUs, "
         f"{fmt_bytes(sixteen)} on 16). Sharding buys capacity with traffic.",
-        "grow": f"On 2 GPUs about one partial sum per table crosses ({fmt_bytes(two)} per 4,096-request batch); "
+        "grow": f"On 2 GPUs (were they big enough) about one partial sum per table crosses ({fmt_bytes(two)} per "
+        "4,096-request batch); "
         f"on 16, about six ({fmt_bytes(sixteen)}). The growth slows as the GPUs outnumber the 8 lookups: "
         "each of the other n − 1 GPUs sends a partial sum only if it holds one of the request's rows, "
         "with chance 1 − (1 − 1/n)^8, so the traffic approaches one partial sum per lookup.",
