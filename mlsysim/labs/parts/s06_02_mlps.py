@@ -504,7 +504,12 @@ def part_c(features: int, kernel: int, hidden: int) -> View:
     groups = ["Whole network", f"{f} first-layer detectors"]
     fig.add_trace(go.Bar(x=groups, y=[net_mlp.params, dense_det.params], name=f"MLP 784-{h}-64-10"))
     fig.add_trace(
-        go.Bar(x=groups, y=[net_cnn.params, conv_det.params], name=f"CNN ({k}×{k} filters)")
+        go.Bar(
+            x=groups,
+            y=[net_cnn.params, conv_det.params],
+            # the whole network is always the 3×3 MNIST CNN; only the detectors follow K
+            name="CNN (3×3 filters)" if k == 3 else f"CNN (3×3 net; {k}×{k} detectors)",
+        )
     )
     fig.update_layout(barmode="group")
 
