@@ -940,8 +940,8 @@ def student_field(saved: Saved | None = None):
 
 
 SYNTHESIS_PROMPT = (
-    "Justify your synthesis choice against the requirements stated above: which "
-    "requirement decides it, and which numbers from the parts support it? Cite the "
+    "Justify your synthesis choice: which constraint decides it (memory, time, energy or the "
+    "device's budget you set), and which numbers from the parts support it? Cite the "
     'parts (e.g. "Part B showed ...").'
 )
 

@@ -589,7 +589,12 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
         Card(
             f"{name} intensity",
             f"{intensity:.3f} FLOP/B",
-            f"{LABELS['ridge_peak']} {ridge:,.0f} FLOP/B: {ridge / intensity:,.0f}× higher",
+            f"{LABELS['ridge_peak']} {ridge:,.0f} FLOP/B: {ridge / intensity:,.0f}× higher"
+            + (
+                " (the tensor cores' peak, which an elementwise op cannot use: its own ridge is lower)"
+                if dev.compute.precisions[precision].unit_kind == "tensor"
+                else ""
+            ),
             "bad",
         ),
         Card(

@@ -648,7 +648,8 @@ def part_d(seq: int, batch: int, head: str) -> View:
         Card(
             f"Scatter: {SCATTER_SIDE}² matmul, {SCATTER_TILE}² tiles",
             f"{sc.core_utilization:.0%} of cores busy",
-            f"{sc.tiles} tiles over {sc.cores} A100 SMs in {sc.waves} wave{'s' if sc.waves != 1 else ''}",
+            f"{sc.tiles} tiles over {sc.cores} A100 SMs in {sc.waves} wave{'s' if sc.waves != 1 else ''} "
+            "(a wave: one tile per SM at a time; a fixed example, not set by the controls)",
             "warn" if sc.core_utilization < 0.8 else "ok",
         ),
     ]
