@@ -232,22 +232,19 @@ def fmt_time(seconds: float, digits: int = 2) -> str:
     return _scaled(s, [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")], digits)
 
 
+_FLOPS = [(1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1, "FLOP")]
+
+
 def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
     return _scaled(
-        _finite(flops_per_s, "flops_per_s"),
-        [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"), (1, "FLOP/s")],
-        _digits(digits),
+        _finite(flops_per_s, "flops_per_s"), [(s, f"{u}/s") for s, u in _FLOPS], _digits(digits)
     )
 
 
 def fmt_flops(n: float, digits: int = 1) -> str:
     """A FLOP count with a unit prefix (3.4 GFLOP, 281.5 TFLOP): never a bare "B" that reads as
     bytes. Refuses negative and non-finite counts."""
-    return _scaled(
-        _finite(n, "n"),
-        [(1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1, "FLOP")],
-        _digits(digits),
-    )
+    return _scaled(_finite(n, "n"), _FLOPS, _digits(digits))
 
 
 def fmt_ratio(x: float, digits: int = 1) -> str:
