@@ -582,6 +582,13 @@ class _Recurrent(Layer):
     ``proj_size`` (LSTM only, torch's meaning): h is projected to ``proj_size`` values by W_hr
     (proj_size x hidden_size) each step, so W_hh is 4H x proj_size and the output has
     ``proj_size`` features per direction; 0 means no projection.
+
+    ``streaming=False`` (default) is torch's whole-sequence call: one input-projection GEMM over
+    all steps, and every step's input and output held at once. ``True`` consumes the sequence a
+    step at a time, as a device reading a sensor does: live memory is one step's input, the state
+    (h, and c for an LSTM), one layer's gate values and one step's output, whatever ``seq_len``
+    is; each step reads all its weights (unless resident) and runs one GEMV and one pointwise
+    kernel per layer. Unidirectional only: a backward direction needs the whole sequence first.
     """
 
     GATES: ClassVar[int] = 1
@@ -593,9 +600,15 @@ class _Recurrent(Layer):
     bias: bool = True
     weights_resident: bool = False
     proj_size: int = Field(default=0, ge=0)
+    streaming: bool = False
 
     @model_validator(mode="after")
     def _proj(self):
+        if self.streaming and self.bidirectional:
+            raise ValueError(
+                "streaming=True needs bidirectional=False: a backward direction reads the whole "
+                "sequence before its first step"
+            )
         if self.proj_size and self.GATES != 4:
             raise ValueError(f"proj_size={self.proj_size} applies to LSTM only (torch's meaning)")
         if self.proj_size >= self.hidden_size:
@@ -635,6 +648,8 @@ class _Recurrent(Layer):
     def weight_elements(self) -> int:
         if self.weights_resident:
             return self.params
+        if self.streaming:  # no whole-sequence GEMM: every step reads W_ih as well as W_hh
+            return self.params * self.seq_len
         g, h, r = self.GATES, self.hidden_size, self.out_size
         recurrent = (
             (g * h * r + (r * h if self.proj_size else 0)) * self.num_layers * self.directions
@@ -659,8 +674,17 @@ class _Recurrent(Layer):
 
     @property
     def kernels(self) -> int:
-        # one input-projection GEMM per layer/direction, then per step a GEMV + a pointwise kernel
-        return self.num_layers * self.directions * (1 + 2 * self.seq_len)
+        # one input-projection GEMM per layer/direction (not when streaming), then per step a
+        # GEMV + a pointwise kernel
+        gemm = 0 if self.streaming else 1
+        return self.num_layers * self.directions * (gemm + 2 * self.seq_len)
+
+    def live_elements(self, batch: int = 1) -> int:
+        if not self.streaming:
+            return super().live_elements(batch)
+        widest = max(self._layer_inputs())
+        step = widest + self.GATES * self.hidden_size + self.out_size
+        return check_batch(batch) * (step + self.state_elements)
 
     @property
     def serial_steps(self) -> int:

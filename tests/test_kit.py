@@ -46,6 +46,10 @@ def test_fmt_count_time_rate_ratio():
     assert kit.fmt_time(0.0042) == "4.20 ms"
     assert kit.fmt_time(5e-6) == "5.00 µs"
     assert kit.fmt_rate(989.5e12) == "989.5 TFLOP/s"
+    # integer throughput is quoted in operations (TOPS), never as floating-point operations
+    assert kit.fmt_rate(624e12, precision="int8") == "624.0 TOP/s"
+    assert kit.fmt_rate(2e9, precision="int4") == "2.0 GOP/s"
+    assert kit.fmt_rate(2e9, precision="fp16") == "2.0 GFLOP/s"
     assert kit.fmt_ratio(3.14159) == "3.1×"
 
 
@@ -232,3 +236,21 @@ def test_until_answered_gates_a_summary_on_every_prediction():
     assert "all 12 predictions" in kit.until_answered([blank] * 12, False)[1].text
     with pytest.raises(ValueError, match="radios"):
         kit.until_answered([], False)
+
+
+def test_out_of_memory_marks_one_style_and_refuses_mismatched_points():
+    from mlsysim.labs import charts
+
+    fig = charts.figure("t", "Batch size", "MFU")
+    charts.out_of_memory(fig, [], [])
+    assert len(fig.data) == 0  # nothing to mark: no empty legend entry
+    charts.out_of_memory(fig, [64, 128], [0.0, 0.0], "RNN out of memory")
+    [t] = fig.data
+    assert (t.name, t.mode, t.marker.symbol, list(t.x)) == (
+        "RNN out of memory",
+        "markers",
+        "x",
+        [64, 128],
+    )
+    with pytest.raises(ValueError, match="xs and ys must be the same length, got 2 and 1"):
+        charts.out_of_memory(fig, [1, 2], [0.0])

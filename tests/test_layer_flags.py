@@ -99,3 +99,29 @@ def test_resnet_variants_refuse_what_torchvision_refuses():
         M.resnet(50, groups=0)
     assert M.resnet(50, groups=32, width_per_group=4).name == "ResNeXt-50 32x4d"
     assert M.resnet(50, width_per_group=128).name == "Wide ResNet-50-2"
+
+
+def test_streaming_rnn_holds_the_state_not_the_sequence():
+    """Section 6.5's O(d) inference state: a streamed Elman RNN (100 -> 128) keeps one step's
+    input (100), its gate values (128), its output (128) and h (128) live: 484 values at any
+    length, where torch's whole-sequence call holds all 1,000 inputs and outputs (228,000). Same
+    FLOPs either way; streaming drops the one input-projection GEMM (2 x 1,000 kernels, not 2,001)
+    and reads W_ih every step as well as W_hh."""
+    whole = L.RNN(input_size=100, hidden_size=128, seq_len=1000)
+    for steps in (10, 1000, 100_000):
+        streamed = L.RNN(input_size=100, hidden_size=128, seq_len=steps, streaming=True)
+        assert streamed.live_elements(1) == 100 + 128 + 128 + 128 == 484
+        assert streamed.live_elements(4) == 4 * 484
+    streamed = L.RNN(input_size=100, hidden_size=128, seq_len=1000, streaming=True)
+    assert whole.live_elements(1) == 1000 * (100 + 128) == 228_000
+    assert streamed.flops(1) == whole.flops(1) == 2 * 1000 * (100 * 128 + 128 * 128)
+    assert (whole.kernels, streamed.kernels) == (2001, 2000)
+    assert streamed.weight_elements == 1000 * whole.params
+    lstm = L.LSTM(input_size=40, hidden_size=64, seq_len=50, num_layers=2, streaming=True)
+    # widest layer input (64 from layer 1's h) + 4 gates x 64 + output 64 + (h, c) x 2 layers
+    assert lstm.live_elements(1) == 64 + 4 * 64 + 64 + 2 * 64 * 2
+
+
+def test_streaming_refuses_a_backward_direction():
+    with pytest.raises(ValueError, match="streaming=True needs bidirectional=False"):
+        L.GRU(input_size=8, hidden_size=8, seq_len=4, bidirectional=True, streaming=True)

@@ -291,3 +291,16 @@ def test_transfer_c_int8_moves_resnet_left_of_the_ridge():
     assert lab.TRANSFER_C.answer == "left"
     card = next(c for c in lab.part_c("H100", "int8", 1).cards if c.label == "ResNet-50")
     assert card.note.startswith("memory side")
+
+
+def test_rnn_row_streams_on_a_microcontroller():
+    """Section 6.5: an RNN's inference state is O(d), so the chapter's Elman RNN (100 -> 128,
+    29,440 FP32 params = 117.76 KB in flash) runs on the Arduino's 256 KB of SRAM: live memory is
+    one step and h, 484 values = 1,936 B. (It used to be reported 650 KB over the SRAM because
+    every one of the 1,000 steps' inputs and outputs was held at once.)"""
+    dev = Hardware.get("ArduinoNano33BLESense")
+    _, rnn, _ = lab.family_workload("rnn")
+    prof = Engine.solve(rnn, dev, batch_size=1, precision="fp32", efficiency=1.0)
+    assert prof.feasible and prof.activation_bytes == 484 * 4
+    v = lab.part_b("rnn", "ArduinoNano33BLESense", False)
+    assert "fits on the Arduino Nano 33 BLE Sense" in v.summary and "streamed" in v.summary

@@ -223,6 +223,8 @@ def test_camera_soc_is_not_derated_twice():
         assert "4.09 s compute" in " ".join(v.peek)
         assert next(c for c in v.cards if c.label == "ResNet-50").value == "4.11 s"
         assert "never derated" in v.summary
+        # its 2 GOPS is integer throughput: written in OP/s, not FLOP/s
+        assert "2.0 GOP/s (INT8)" in v.summary and "FLOP/s (INT8)" not in v.summary
 
 
 def test_camera_soc_speedup_is_the_lesson_not_a_shortfall():

@@ -92,6 +92,21 @@ def vline(fig, x: float, text: str = "", *, dash: str = "dash", position: str = 
     return _reference_line(fig, "x", x, text, dash, position)
 
 
+def out_of_memory(fig, xs, ys, name: str = "does not fit in memory"):
+    """Marks the settings that do not fit (one ✕ per point at ``xs``, ``ys``), in one style in
+    every chart: a run that cannot happen is drawn where its curve would be, never as a time."""
+    import plotly.graph_objects as go
+
+    xs, ys = list(xs), list(ys)
+    if len(xs) != len(ys):
+        raise ValueError(f"xs and ys must be the same length, got {len(xs)} and {len(ys)}")
+    if xs:
+        fig.add_trace(
+            go.Scatter(x=xs, y=ys, name=name, mode="markers", marker=dict(symbol="x", size=10))
+        )
+    return fig
+
+
 def _figure(fig, name: str = "fig"):
     """``fig`` if it is a Plotly figure (``charts.figure``), else a ValueError naming it."""
     if not (hasattr(fig, "add_trace") and hasattr(fig, "layout") and hasattr(fig, "data")):

@@ -235,10 +235,12 @@ def fmt_time(seconds: float, digits: int = 2) -> str:
 _FLOPS = [(1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1, "FLOP")]
 
 
-def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
-    return _scaled(
-        _finite(flops_per_s, "flops_per_s"), [(s, f"{u}/s") for s, u in _FLOPS], _digits(digits)
-    )
+def fmt_rate(flops_per_s: float, digits: int = 1, precision: str | None = None) -> str:
+    """A compute rate (312.0 TFLOP/s). An integer ``precision`` ("int8", "int4") writes
+    operations, OP/s, as vendors quote integer throughput (TOPS); one MAC is two either way."""
+    unit = "OP" if isinstance(precision, str) and precision.startswith("int") else "FLOP"
+    table = [(s, f"{u.replace('FLOP', unit)}/s") for s, u in _FLOPS]
+    return _scaled(_finite(flops_per_s, "flops_per_s"), table, _digits(digits))
 
 
 def fmt_flops(n: float, digits: int = 1) -> str:

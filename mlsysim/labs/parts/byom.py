@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import device_label, figure, memory_lines, roofline, vline
+from ..charts import device_label, figure, memory_lines, out_of_memory, roofline, vline
 from ..components import (
     Card,
     Choice,
@@ -553,16 +553,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
             if not p.feasible
         }
     )
-    if oom:
-        fig.add_trace(
-            go.Scatter(
-                x=oom,
-                y=[0.0] * len(oom),
-                name="does not fit in memory",
-                mode="markers",
-                marker=dict(symbol="x", size=9),
-            )
-        )
+    out_of_memory(fig, oom, [0.0] * len(oom))
     ctx = dict(
         model=_tag(model),
         device=device,
@@ -621,7 +612,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
         )
     peek = [
         f"MFU = FLOPs / (latency × peak) = {fmt_flops(pre.flops)} / ({fmt_time(pre.latency_s)} × "
-        f"{fmt_rate(pre.peak_flops_s)}) = {pre.mfu:.3f} (prefill)",
+        f"{fmt_rate(pre.peak_flops_s, precision=precision)}) = {pre.mfu:.3f} (prefill)",
         f"prefill intensity = {pre.arithmetic_intensity.m_as('FLOP/B'):,.1f} FLOP/B; "
         f"{LABELS['ridge_sustained']} = {pre.sustained_ridge_point:,.1f} FLOP/B",
     ]

@@ -765,13 +765,13 @@ def part_d(
     ]
     if sustained:
         rate_note = (
-            f"{fmt_rate(res.sustained_flops_s)} ({prec.upper()}), a rate already sustained, never derated "
+            f"{fmt_rate(res.sustained_flops_s, precision=prec)} ({prec.upper()}), a rate already sustained, never derated "
             "again (the efficiency control does not apply)"
         )
     else:
         rate_note = (
-            f"{fmt_rate(res.peak_flops_s)} datasheet peak × efficiency {eta:g} = "
-            f"{fmt_rate(res.sustained_flops_s)} ({prec.upper()})"
+            f"{fmt_rate(res.peak_flops_s, precision=prec)} datasheet peak × efficiency {eta:g} = "
+            f"{fmt_rate(res.sustained_flops_s, precision=prec)} ({prec.upper()})"
         )
     if tracks:
         verdict = (

@@ -298,6 +298,7 @@ B_POSITIONS = Choice(
     {
         "1": "one token",
         "49": "a 7×7 feature map",
+        "128": "a 128-token sequence",
         "196": "a 14×14 feature map",
         "3136": "a 56×56 feature map",
     },
@@ -330,7 +331,10 @@ def part_b(batch: int, positions: str, features: int) -> View:
     grid = list(_BATCH_GRID)
     fig.add_trace(
         go.Scatter(
-            x=grid, y=[_gap_pct(b, 1) for b in grid], name="BatchNorm, tokens", mode="lines+markers"
+            x=grid,
+            y=[_gap_pct(b, 1) for b in grid],
+            name="BatchNorm, single tokens",
+            mode="lines+markers",
         )
     )
     if P != 1:
@@ -421,7 +425,8 @@ def part_b(batch: int, positions: str, features: int) -> View:
             "With one value per statistic, training-mode BatchNorm would output β alone (PyTorch refuses to "
             "train that way); serving uses the running averages."
             if per_stat_bn == 1
-            else "Feature maps give BatchNorm many values per statistic; tokens do not."
+            else "Positions (a feature map's pixels, a sequence's tokens) multiply BatchNorm's values per "
+            "statistic; a batch of single tokens, as in serving one token at a time, has only the batch."
         )
     )
     peek = [

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import device_label, figure, hline, vline
+from ..charts import device_label, figure, hline, out_of_memory, vline
 from ..components import (
     Card,
     Choice,
@@ -604,8 +604,8 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
         Card(
             f"BPTT at S = {s:,}",
             fmt_bytes(bptt),
-            "O(S·d): every step's state kept",
-            "ok" if bptt <= state_cap else "warn",
+            "O(S·d): training keeps every step's state (in main memory, not on chip)",
+            "warn",  # grows with S; where it is stored is not this part's on-chip budget
         ),
         Card(
             f"KV cache at S = {s:,}",
@@ -808,16 +808,7 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
     )
     for k, who in ((0, "RNN"), (1, rname)):  # either model may outgrow a small device
         oom = [(n, p[k].latency_s) for n, p in zip(grid, pairs, strict=True) if not p[k].feasible]
-        if oom:
-            fig.add_trace(
-                go.Scatter(
-                    x=[n for n, _ in oom],
-                    y=[t for _, t in oom],
-                    name=f"{who} out of memory",
-                    mode="markers",
-                    marker=dict(symbol="x", size=9),
-                )
-            )
+        out_of_memory(fig, [n for n, _ in oom], [t for _, t in oom], f"{who} out of memory")
     cross = crossover(device, w, rival, f, launch)
 
     r_ref, a_ref, other_ref, rnn_ref = _pair(device, w, rival, f, S_REF, launch)

@@ -79,11 +79,6 @@ def _ops(n: float) -> str:
     return f"{n / 1e9:,.2f} G" if n >= 1e9 else f"{n / 1e6:,.1f} M"
 
 
-def _rate(rate: float, precision: str) -> str:
-    unit = "OP/s" if precision.startswith("int") else "FLOP/s"
-    return fmt_rate(rate).replace("FLOP/s", unit)
-
-
 def _joules(j: float) -> str:
     return f"{j:,.2f} J" if j >= 1 else f"{j * 1e3:,.1f} mJ"
 
@@ -692,7 +687,7 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         Card(
             "Napkin latency",
             fmt_time(p["napkin_s"]),
-            f"{_ops(p['flops'])} ops ÷ {_rate(p['rate'], precision)}",
+            f"{_ops(p['flops'])} ops ÷ {fmt_rate(p['rate'], precision=precision)}",
             "ok" if ok_lat else "bad",
         ),
         Card(
@@ -741,7 +736,7 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         else f"fails on compute: {p['napkin_s'] / LATENCY_TARGET_S:,.1f}× the {fmt_time(LATENCY_TARGET_S, 0)} target"
     )
     summary = (
-        f"{CANDIDATES[model]} in {precision.upper()}: {_ops(p['flops'])} ops at {_rate(p['rate'], precision)} "
+        f"{CANDIDATES[model]} in {precision.upper()}: {_ops(p['flops'])} ops at {fmt_rate(p['rate'], precision=precision)} "
         f"take {fmt_time(p['napkin_s'])} ({verdict}); its weights are {fmt_bytes(p['weights'])} and "
         f"{p['power_w'] * 1e3:,.0f} mW × {fmt_time(p['napkin_s'])} = {_joules(p['energy_j'])} per frame, "
         f"{_joules(p['per_day_j'])} per day at {int(per_day)} frames. The engine adds "

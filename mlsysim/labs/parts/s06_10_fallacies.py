@@ -165,8 +165,9 @@ def part_a(device: str, batch: int) -> View:
         "parameters": {k: float(m.params) for k, m in models.items()},
         "FLOPs per image": {k: float(m.flops()) for k, m in models.items()},
         "latency": {k: p.latency_s for k, p in prof.items()},
-        "energy per image (TDP × latency / batch)": {
-            k: p.energy_per_sample_j for k, p in prof.items()
+        # (energy per image at TDP would repeat the latency ratio on one device: not drawn)
+        "memory (weights + activations)": {
+            k: float(p.memory_footprint_bytes) for k, p in prof.items()
         },
     }
     fig = figure(
