@@ -32,7 +32,19 @@ def test_napkin_item_table_51_2_gb_is_64_percent_of_an_a100():
     cap = A100.memory.capacity.m_as("B")
     assert one / cap == pytest.approx(0.64)
     assert lab.tables_bytes((lab.NAPKIN_ROWS,) * 2, "fp32") / cap == pytest.approx(1.28)
-    assert lab.PRED_A.answer == "64"
+    assert lab.PRED_A.answer == "one"
+    # what the part shows for the question's two cases: one table fits, the pair does not
+    for n, fits in ((1, "ok"), (2, "bad")):
+        cards = {c.label: c for c in lab.part_a(100, n, "128", "fp32", "A100").cards}
+        assert cards["Tables that fit"].value == "1" and cards["All tables"].status == fits
+    # the feedback's "9.4 MB" of dense MLP weights beside the tables (FP32)
+    dense = sum(r.layer.params for r in Models.DLRM.rows() if type(r.layer).__name__ == "Dense")
+    # bottom 13-512-256-128, top 453-1024-1024-512-256-1, each nn.Linear in x out + out
+    shapes = [(13, 512), (512, 256), (256, 128), (453, 1024), (1024, 1024), (1024, 512)]
+    shapes += [(512, 256), (256, 1)]
+    assert dense == sum(i * o + o for i, o in shapes) == 2_342_273
+    assert f"{dense * 4 / 1e6:.1f} MB" == "9.4 MB"
+    assert "9.4 MB" in lab.PRED_A.feedback["one"]
 
 
 def test_billion_user_table_is_512_gb():

@@ -91,25 +91,28 @@ def tables_bytes(rows: tuple[int, ...], precision: str, dim: int = EMB_DIM) -> i
 
 PRED_A = Prediction(
     question=(
-        "A store's item table has 100M rows of 128 FP32 values. What share of an 80 GB A100 "
-        "does that one table take?"
+        "The item table (100M rows of 128 FP32 values) sits on an 80 GB A100. The team wants a user "
+        "table of the same shape beside it. What happens?"
     ),
     options={
-        "16": "About 16%",
-        "64": "About 64%",
-        "128": "About 128%: it does not fit",
-        "640": "About 640%",
+        "light": "Both fit with room to spare: a lookup does almost no arithmetic, so tables are light",
+        "values": "Both fit: 100M × 128 is 12.8 billion values, about 13 GB per table",
+        "one": "The item table fits, but the pair does not: each table takes most of the device",
+        "none": "Neither fits: no single GPU holds a table of 100 million rows",
     },
-    answer="64",
+    answer="one",
     feedback={
-        "16": "16% counts values, not bytes: 100M × 128 = 12.8 billion values, and each FP32 value is "
-        "4 bytes, so 51.2 GB.",
-        "64": "100M × 128 × 4 B = 51.2 GB = 64% of 80 GB. One table fits; a second of the same size "
-        "(128%) does not.",
-        "128": "128% is two such tables. One takes 51.2 GB, 64% of the device.",
-        "640": "640% is a 512 GB table: the chapter's billion-user table, ten times as many rows.",
+        "light": "A table's cost is the memory it occupies, not the arithmetic a lookup does: every row must be "
+        "resident wherever lookups run. 100M × 128 × 4 B = 51.2 GB, 64% of the device; two tables need "
+        "102.4 GB.",
+        "values": "That counts values, not bytes: each FP32 value is 4 bytes, so one table is 51.2 GB and two "
+        "are 102.4 GB, 128% of 80 GB.",
+        "one": "100M × 128 × 4 B = 51.2 GB = 64% of 80 GB. One table fits; a second of the same size brings "
+        "the pair to 128%, and the MLPs' 9.4 MB of weights cannot change that.",
+        "none": "Rows alone do not decide it: 100M rows × 128 values × 4 B = 51.2 GB, 64% of the A100, so "
+        "one table fits; the pair (102.4 GB) does not.",
     },
-    reveals=("51.2 GB", "64%"),
+    reveals=("51.2 GB", "64%", "pair does not"),
 )
 A_ROWS = Slider("Rows per table (millions)", 10, 2000, NAPKIN_ROWS // 10**6, step=10)
 A_TABLES = Slider("Tables of this size", 1, 8, 1)

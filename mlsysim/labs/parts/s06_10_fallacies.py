@@ -561,7 +561,7 @@ CHAPTER_MODEL_GB = 8  # the self-check's vision model: "weights require only 8 G
 
 PRED_D = Prediction(
     question=(
-        "A 7B chat model whose FP16 weights (13.5 GB) nearly fill a 16 GB Jetson Orin NX serves 2,048-token "
+        "A 7B chat model whose FP16 weights take 13.5 GB of a 16 GB Jetson Orin NX serves 2,048-token "
         "conversations beside a 1 GB runtime reserve. Quantizing weights and KV cache to INT8 multiplies the "
         "number of conversations that fit by about…"
     ),
