@@ -200,8 +200,8 @@ def _(kit, mo):
             kit.message(
                 "Ravi Patel",
                 "systems engineer, WildlifeVision",
-                "Two candidates do the same FLOPs, yet one is far slower in our benchmark. Same "
-                "FLOPs should mean same speed, so is the benchmark broken?",
+                "Two candidates do the same FLOPs, one deep and narrow, one shallow and wide. Same "
+                "FLOPs should mean same speed, so do we even need to benchmark both?",
             ),
         ]
     )

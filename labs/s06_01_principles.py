@@ -215,14 +215,15 @@ def _(kit, mo):
             kit.message(
                 "Priya Raman",
                 "capacity planner",
-                "Same accelerator, three requests: a batch of camera frames, one chatbot token, one "
-                "recommendation. Which of them is the hardware actually waiting on?",
+                "Our sizing sheet ranks models by FLOPs per weight byte and files everything above the "
+                "ridge point as compute-bound. Can I plan accelerator time on that one number?",
             ),
             mo.md(
                 "The chapter's weight-only proxy divides a model's FLOPs by its weight bytes: how many "
                 "operations each fetched weight feeds. Set it against the device's ridge point "
                 "(peak ÷ bandwidth): to the left the memory bus binds, to the right the arithmetic "
-                "does. Hollow markers are the engine's fuller count, which adds activation traffic."
+                "does. Hollow markers are the engine's fuller count, which adds activation traffic; a "
+                "✕ marks a model that does not fit the device at all, which is checked first."
             ),
         ]
     )
@@ -289,8 +290,10 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
     - The families land on different sides of a device's ridge point. Convolutions reuse
       weights and lean on compute; a decoded token streams every weight once and waits on
       bandwidth; embedding tables must first fit somewhere at all.
-    - The weight-only proxy ignores activation traffic; batching raises it without limit, the
-      real intensity much less.
+    - Capacity comes first: a model that does not fit has no side of the ridge.
+    - The weight-only proxy ignores activation traffic: a compact CNN such as MobileNetV2 moves
+      far more feature-map bytes than weight bytes and lands on the memory side. Batching raises
+      the proxy without limit, the real intensity much less.
     """)
     return
 

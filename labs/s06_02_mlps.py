@@ -81,7 +81,8 @@ def _(kit, mo):
             mo.md(
                 "Dense layers assume nothing about their input, so every one of the d_in inputs gets its "
                 "own weight to every one of the d_out outputs. The chapter counts weights without "
-                "biases. The dashed lines are the SRAM of two microcontrollers."
+                "biases. The dashed lines are the flash of two microcontrollers, where a deployed "
+                "model's weights live (its activations go in SRAM)."
             ),
         ]
     )

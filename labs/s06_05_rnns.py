@@ -211,8 +211,8 @@ def _(kit, mo):
             kit.message(
                 "Hana Kobayashi",
                 "firmware engineer, StreamSense",
-                "The wake-word chip has a few hundred kilobytes of SRAM. The team wants to "
-                "swap the RNN for a small transformer. What breaks first?",
+                "Everyone says transformers replaced RNNs. Should we retire the RNN in our "
+                "wake-word detector too?",
             ),
             mo.md(
                 "Three things must stay in memory while a model runs: an RNN's state at inference, the "

@@ -285,9 +285,8 @@ def _(kit, mo):
                 "cheap now. Is that right?",
             ),
             mo.md(
-                "FlashAttention is an exact, IO-aware kernel for the attention core: it returns the "
-                "same output as the textbook computation. The engine times the attention core both "
-                "ways on one device."
+                "The engine times the attention core two ways on one device: the textbook kernel that "
+                "writes the score matrix to memory, and FlashAttention's tiled kernel."
             ),
         ]
     )
@@ -355,7 +354,7 @@ def _(kit, mo):
                 "self-attention see the order of the tokens it compares?",
             ),
             mo.md(
-                "The experiment runs one small self-attention head twice on the same five random token "
+                "The experiment runs one small unmasked self-attention head twice on the same five random token "
                 "vectors: once in their original order and once rotated, then reads the second run's "
                 "outputs back token by token. A switch adds positional encodings to the inputs."
             ),
@@ -421,7 +420,7 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 - Doubling the context quadruples one layer's scores and their FLOPs; naive training multiplies that by every layer it keeps.
 - The context that fits a device grows only as the square root of its memory, and the unit matters: GB and GiB move the edge.
 - FlashAttention removes the stored scores and their traffic, not the arithmetic; its Q + K + V + O traffic is a lower bound that holds only while K and V stay on chip.
-- Self-attention is blind to order: shuffle the tokens and their outputs shuffle with them. Positional encodings added to the inputs are what make order matter.
+- Unmasked (bidirectional, encoder) self-attention is blind to order: shuffle the tokens and their outputs shuffle with them. Positional encodings added to the inputs make order matter; in a decoder the causal mask already breaks the symmetry.
 """)
     return
 

@@ -144,17 +144,17 @@ def _(kit, lab, mo, pred_a, transfer_a, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part B · Decode at batch 1, and what batching buys"),
+            mo.md("## Part B · What batching buys"),
             kit.message(
                 "Marco Bellini",
                 "capacity planner",
-                "Our kernels are tuned to the bone, so a single user's decode should already run "
-                "near peak. If not, we just batch more users until it does. Right?",
+                "Part A showed one user's decode leaves the GPU mostly idle. Fine: we batch. "
+                "Thirty-two users per step should cut each token's memory traffic 32-fold. Right?",
             ),
             mo.md(
-                "A decode step for a batch of users reads the weights once and shares them, but each "
-                "user's attention reads that user's own key/value cache. Watch the bytes per generated "
-                "token as the batch grows, for the chapter's 7B-class model."
+                "A batched decode step produces one token for every sequence in the batch. The chart "
+                "splits the bytes read per generated token by where they come from as the batch grows, "
+                "for the chapter's 7B-class model."
             ),
         ]
     )
@@ -219,9 +219,9 @@ def _(kit, mo):
                 "next to the GPU's memory, so memory cannot be the problem. What runs out first?",
             ),
             mo.md(
-                "With GPT-2 XL's shape, three memories compete as one request's context grows: the "
-                "weights, the KV cache, and one layer's materialized attention scores. Find the "
-                "crossings, then switch on tiled attention."
+                "With GPT-2 XL's shape, three memories compete as one prompt, processed in a single "
+                "pass, grows: the weights, the KV cache, and one layer's materialized attention scores. "
+                "Find the crossings, then switch on tiled attention."
             ),
         ]
     )

@@ -291,7 +291,8 @@ def _(kit, mo):
             mo.md(
                 "Two ways keep every row. **Move** the tables to host DRAM and pull the gathered rows "
                 "over PCIe, or **shard** them across GPUs so each holds a slice, and exchange the "
-                "pooled vectors all-to-all over NVLink. Both change which bandwidth the data term pays."
+                "pooled vectors all-to-all: over NVLink among the 8 GPUs of one H100 node, over "
+                "InfiniBand between nodes. Both change which bandwidth the data term pays."
             ),
         ]
     )
@@ -359,7 +360,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
     - **Shrinking costs information.** Lower precision divides bytes by a fixed factor; hashing
       merges IDs into shared rows and blurs the long tail.
     - **Moving or sharding costs bandwidth.** Host DRAM puts the rows behind PCIe; sharding needs
-      enough GPUs (rounded up) and an all-to-all exchange over NVLink every batch.
+      enough GPUs (rounded up) and an all-to-all exchange every batch, over NVLink inside an
+      8-GPU node and over the much slower InfiniBand beyond it.
     """)
     return
 

@@ -221,8 +221,8 @@ def _(kit, mo):
             ),
             mo.md(
                 "Horowitz's 45 nm energy table prices an access by where the data lives, from a small SRAM "
-                "next to the arithmetic to off-chip DRAM. Memory is read in whole 64-byte lines, whatever "
-                "the program asked for; compare how programs with different access patterns use them."
+                "next to the arithmetic to off-chip DRAM. Compare what programs with different access "
+                "patterns and value types pay for each value they use."
             ),
         ]
     )

@@ -321,7 +321,9 @@ H100 = Device(
         document="NVIDIA H100 Tensor Core GPU datasheet (SXM5 column)",
         url="https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
         date=_D(2023, 9, 1),
-        notes="Tensor-core figures are printed with sparsity; the footnote says dense is one-half.",
+        notes="Tensor-core figures are printed with sparsity; the footnote says dense is one-half. "
+        "Memory: the datasheet's '80GB' is read as 80e9 B, a conservative planning value; the HBM3 "
+        "stacks hold 80 GiB (85.9e9 B), of which nvidia-smi reports 81,559 MiB usable.",
     ),
 )
 

@@ -610,6 +610,15 @@ def kws_dscnn(
 # --------------------------------------------------------------------------------------------
 
 
+def _check_sizes(**sizes) -> None:
+    """Each size an integer >= 1 (named in the error), and n_heads dividing d_model."""
+    for field, v in sizes.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{field} must be an integer >= 1, got {v!r}")
+    if sizes["d_model"] % sizes["n_heads"]:
+        raise ValueError(f"n_heads={sizes['n_heads']} must divide d_model={sizes['d_model']}")
+
+
 def _lm(
     name: str,
     *,
@@ -631,17 +640,9 @@ def _lm(
     flash: bool = False,
     config: dict | None = None,
 ) -> Model:
-    for field, v in (
-        ("d_model", d_model),
-        ("n_layers", n_layers),
-        ("n_heads", n_heads),
-        ("d_ff", d_ff),
-        ("vocab_size", vocab_size),
-    ):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{field} must be an integer >= 1, got {v!r}")
-    if d_model % n_heads:
-        raise ValueError(f"n_heads={n_heads} must divide d_model={d_model}")
+    _check_sizes(
+        d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=d_ff, vocab_size=vocab_size
+    )
     if kv_heads is not None and n_heads % kv_heads:
         raise ValueError(f"kv_heads={kv_heads} must divide n_heads={n_heads}")
 
@@ -748,20 +749,32 @@ def gpt2(
     name: str | None = None,
     flash: bool = False,
 ) -> Model:
-    """GPT-2 (HuggingFace GPT2LMHeadModel layout): learned positions, pre-LN blocks with a
-    4d GELU MLP, final LayerNorm, LM head tied to the token embedding."""
-    return _lm(
-        name or f"GPT-2 (d={d_model}, L={n_layers})",
-        d_model=d_model,
-        n_layers=n_layers,
-        n_heads=n_heads,
-        d_ff=4 * d_model,
-        vocab_size=vocab_size,
-        positions=context_length,
-        default_seq_len=context_length,
-        flash=flash,
-        config={"context_length": context_length, "flash": flash},
-    )
+    """GPT-2 as Hugging Face's GPT2LMHeadModel builds it (``mlsysim.hf``: fused ``c_attn``
+    Q/K/V projection, pre-LN blocks with a 4d GELU MLP, final LayerNorm, LM head tied to the
+    token embedding): the registry's GPT-2 XL and the shipped ``gpt2-xl`` config are one model,
+    with one latency in every notebook."""
+    _check_sizes(d_model=d_model, n_layers=n_layers, n_heads=n_heads, vocab_size=vocab_size)
+    if (
+        isinstance(context_length, bool)
+        or not isinstance(context_length, int)
+        or context_length < 1
+    ):
+        raise ValueError(f"context_length must be an integer >= 1, got {context_length!r}")
+    if not isinstance(flash, bool):
+        raise ValueError(f"flash must be True or False, got {flash!r}")
+    from . import hf
+
+    config = {
+        "model_type": "gpt2",
+        "architectures": ["GPT2LMHeadModel"],
+        "activation_function": "gelu_new",
+        "n_embd": d_model,
+        "n_layer": n_layers,
+        "n_head": n_heads,
+        "vocab_size": vocab_size,
+        "n_positions": context_length,
+    }
+    return hf.from_hf_config(config, name=name or f"GPT-2 (d={d_model}, L={n_layers})", flash=flash)
 
 
 def bert(

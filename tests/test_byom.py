@@ -279,3 +279,35 @@ def test_sequence_classifier_runs_prefill_only():
     assert err is None
     v = lab.part_c(key, "H100", "fp16", 1024)
     assert [c.label for c in v.cards] == ["Prefill latency", "Prefill MFU"]
+
+
+def test_pred_b_holds_for_the_model_its_stem_names():
+    """PRED_B names Llama-3 8B (the default): decoding one token at batch 1 over 2,048 tokens on
+    the H100, the FFN's weight matrices are the binding group (54% of 7.14 ms) at 1.0 FLOP/B
+    (one multiply-add per FP16 weight = 2 FLOPs per 2 bytes), far below the 148 FLOP/B ridge.
+    The stem once named no model, and GPT-2's norms, activations and adds group outweighs its
+    weight groups on the H100."""
+    assert "Llama-3 8B" in lab.PRED_B.question and lab.MODEL.value == "llama-3-8b"
+    cards = {c.label: c for c in lab.part_b("llama-3-8b", "H100", "fp16", "decode").cards}
+    assert cards["Binding group"].value == "FFN / experts"
+    assert cards["Its intensity"].value == "1.0 FLOP/B"
+    assert lab.PRED_B.answer == "weights"
+
+
+def test_part_b_says_when_the_model_does_not_fit():
+    """Llama-2 70B in FP16: 68,976,648,192 params x 2 B = 138 GB of weights alone, more than an
+    H100's 80 GB: Part B's step latency would be for a run that cannot happen, so it says so."""
+    v = lab.part_b("llama-2-70b", "H100", "fp16", "decode")
+    assert v.alert is not None and "Out of memory." in v.alert.text
+    assert lab.part_b("llama-3-8b", "H100", "fp16", "decode").alert.text.count("Fits.") == 1
+
+
+def test_sliding_window_models_are_outside_pred_d():
+    """PRED_D's 'linear' answer is for full attention: Mistral-7B-v0.1's 4,096-token sliding
+    window caps its cache (536.9 MB per sequence at 4K, 8K and 32K tokens), so the stem says
+    'full attention in every layer' and the 'const' feedback names the exception."""
+    m = lab.get_model("mistral-7b-v0.1")
+    sizes = {m.kv_cache_bytes(s, 1, "fp16") for s in (4096, 8192, 32768)}
+    assert len(sizes) == 1
+    assert "full attention in every layer" in lab.PRED_D.question
+    assert "sliding-window" in lab.PRED_D.feedback["const"]

@@ -156,3 +156,22 @@ def test_every_fact_matches_the_core(facts):
         if expect is not None and abs(f.value - expect) > 1e-9 * max(abs(expect), 1e-300):
             wrong.append(f"{where}: {f.key} = {f.value!r}, the core says {expect!r}")
     assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize(("key", "shipped"), [("GPT2", "gpt2-xl"), ("GPT2Small", "gpt2")])
+@pytest.mark.parametrize("device", ["H100", "A100", "JetsonOrinNX"])
+def test_registry_gpt2_is_the_shipped_config(key, shipped, device):
+    """The chapter's GPT-2 (Models.GPT2, used by 6.1, 6.7, 6.9, 6.12 and Lab 06) and bring-your-
+    own-model's shipped Hugging Face config of the same model are one model: the same rows (HF's
+    fused c_attn: 581 launches for GPT-2 XL, not 677 with separate Q, K, V), so the same latency
+    in every notebook. They once differed by 12% (4.41 vs 3.93 ms decode on the H100)."""
+    from mlsysim import hf
+
+    reg, hub = Models.get(key), hf.from_shipped(shipped)
+    assert reg.params == hub.params
+    dev = Hardware.get(device)
+    for phase, batch in (("decode", 1), ("decode", 8), ("prefill", 1)):
+        a = Engine.solve(reg, dev, batch_size=batch, precision="fp16", phase=phase, seq_len=512)
+        b = Engine.solve(hub, dev, batch_size=batch, precision="fp16", phase=phase, seq_len=512)
+        assert (a.latency_s, a.flops, a.bytes_moved) == (b.latency_s, b.flops, b.bytes_moved)
+        assert a.memory_footprint_bytes == b.memory_footprint_bytes

@@ -254,3 +254,17 @@ def test_out_of_memory_marks_one_style_and_refuses_mismatched_points():
     )
     with pytest.raises(ValueError, match="xs and ys must be the same length, got 2 and 1"):
         charts.out_of_memory(fig, [1, 2], [0.0])
+
+
+def test_roofline_writes_integer_precisions_in_operations():
+    """An H100 in INT8: 1,979 TOP/s dense / 3.35 TB/s = 590.7 OP/B at the ridge; the axes and the
+    ridge label say OP, not FLOP (vendors quote integer throughput as TOPS)."""
+    from mlsysim import Hardware
+    from mlsysim.labs import charts
+
+    fig = charts.roofline(Hardware.get("H100"), "int8")
+    assert fig.layout.xaxis.title.text == "Arithmetic intensity (OP/byte)"
+    assert fig.layout.yaxis.title.text == "Attainable TOP/s"
+    assert any(a.text.endswith(": 591 OP/B") for a in fig.layout.annotations)
+    fp = charts.roofline(Hardware.get("H100"), "fp16")
+    assert fp.layout.yaxis.title.text == "Attainable TFLOP/s"

@@ -196,3 +196,27 @@ def test_prediction_feedback_numbers_are_the_engines():
     assert "255" in lab06.PRED_C.feedback["10x"] and " 3." in lab06.PRED_C.feedback["10x"]
     assert round(Models.ResNet50.flops() / Models.MobileNetV2.flops(), 1) == 13.6
     assert "13.6×" in lab06.PRED_D.feedback["mobilenet"]
+
+
+def test_synthesis_reconciles_the_engine_with_the_chapters_209_ms():
+    """L1516: 418e6 INT8 ops / 2e9 ops/s = 209 ms for MobileNetV2 0.75x on the camera SoC. The
+    engine's 219.29 ms is that arithmetic (209.07 ms: 418,139,584 ops) plus 7.20 ms of memory-
+    bound rows and 3.02 ms of launches (151 kernels x 20 us); the peek says so, in operations
+    (INT8: OP, not FLOP)."""
+    v = lab06.synthesis("mnv2_075", "CortexA53Camera", 100, "10")
+    line = v.peek[1]
+    assert "418.1 MOP / 2.0 GOP/s = 209.07 ms" in line
+    assert "7.20 ms of memory-bound rows and 3.02 ms of kernel launches" in line
+    d = lab06.deployment("mnv2_075", "CortexA53Camera", 100, 10.0)
+    assert round(d["profile"].latency_s * 1e3, 2) == 219.29 == round(209.07 + 7.20 + 3.02, 2)
+    # the power check compares the rated power with the 2 W the supply sustains, and says so
+    assert d["checks"]["power"] == (True, "0.2 W rated ≤ 2 W average supply")
+
+
+def test_part_b_names_both_score_copies():
+    """131,072 tokens, 32 heads: one FP16 score matrix is 32 x 131,072^2 x 2 B = 1.1 TB; logits and
+    probabilities are two of them (2.2 TB), Q, K, V and the output 4 x 131,072 x 4,096 x 2 B =
+    4.3 GB."""
+    s = lab06.part_b(131072, 32, False).summary
+    assert "scores take 1.1 TB" in s and "one such matrix each" in s
+    assert "(4.3 GB) the layer holds 2.2 TB" in s

@@ -115,7 +115,7 @@ def test_roofline_chart_names_its_ridge():
     cam = charts.roofline(Hardware.get("CortexA53Camera"), "int8", 0.5)
     text = " ".join(str(a.text) for a in cam.layout.annotations)
     assert (
-        f"{LABELS['ridge_peak']}: 0.625 FLOP/B" in text
+        f"{LABELS['ridge_peak']}: 0.625 OP/B" in text  # INT8: operations
     )  # 2 GOP/s / 3.2 GB/s = 0.625, not derated to 0.31
 
 

@@ -43,7 +43,21 @@ def test_part_a_default_view_states_the_chapter_numbers():
     assert values["Shared filter"] == "27"
     assert values["Saving per detector"] == "5,575×"
     assert "5,575×" in v.summary
-    assert lab.PRED_A.answer == "5575"
+
+
+def test_pred_a_grayscale_leaves_the_saving_unchanged():
+    """PRED_A: grayscale (C = 1) gives 224 x 224 x 1 = 50,176 dense weights against 3 x 3 x 1 = 9:
+    50,176 / 9 = 5,575.1, the same as RGB's 150,528 / 27, because C multiplies both sides. The
+    misconception 'it drops 3x' counts the channels on the dense side only."""
+    dense1, conv1 = lab._detectors(224, 3, 1)
+    dense3, conv3 = lab._detectors(224, 3, 3)
+    assert (dense1.params, conv1.params) == (50_176, 9)
+    assert dense1.params / conv1.params == dense3.params / conv3.params
+    assert round(dense1.params / conv1.params) == 5_575
+    assert lab.PRED_A.answer == "same"
+    gray = lab.part_a(224, 3, "1")
+    assert {c.label: c.value for c in gray.cards}["Saving per detector"] == "5,575×"
+    assert "channel count cancels" in gray.summary
 
 
 # ---- Part B: Table 1 / Table 8 / Table 10 roster ---------------------------------------------
@@ -152,7 +166,31 @@ def test_checkpoint_6_7_binding_terms():
         < weight_only_intensity(Models.ResNet50, "fp32")
     )
     assert not Engine.solve(Models.DLRM, "H100", precision="fp32").feasible
-    assert lab.PRED_C.answer == "cbc"
+
+
+def test_pred_c_mobilenetv2_falls_left_of_the_ridge_by_the_engines_count():
+    """PRED_C (H100, FP32, batch 1): MobileNetV2's proxy is 601,548,544 FLOPs / 14,019,488 B =
+    42.9 FLOP/B, 2.1x the ridge point 67 / 3.35 = 20.0 FLOP/B. The engine adds 159,045,536 B of
+    feature-map traffic (11.3x the weights): 601,548,544 / 173,065,024 B = 3.5 FLOP/B, left of
+    the ridge. Part B shows no engine intensity, so it does not answer this."""
+    m = Models.MobileNetV2
+    ridge = Hardware.get("H100").ridge_point("fp32").magnitude
+    proxy = weight_only_intensity(m, "fp32")
+    p = Engine.solve(m, "H100", batch_size=1, precision="fp32", efficiency=1.0)
+    assert ridge == pytest.approx(67 / 3.35) and round(ridge, 1) == 20.0
+    assert round(proxy, 1) == 42.9 and round(proxy / ridge, 1) == 2.1
+    assert p.weight_bytes == 14_019_488 and round(p.weight_bytes / 1e6, 1) == 14.0
+    acts = p.bytes_moved - p.weight_bytes
+    assert round(acts / 1e6) == 159 and round(acts / p.weight_bytes) == 11
+    assert round(p.arithmetic_intensity.magnitude, 1) == 3.5 < ridge
+    assert p.arithmetic_intensity.magnitude < ridge / 5  # "under a fifth of the ridge point"
+    assert lab.PRED_C.answer == "left"
+    card = next(c for c in lab.part_c("H100", "fp32", 1).cards if c.label == "MobileNetV2")
+    assert card.note == "proxy: compute side; engine 3.5: memory side" and card.status == "warn"
+    for f in lab.FAMILIES:
+        v = lab.part_b(f, "H100", False)
+        shown = " ".join([v.summary, *(c.value + " " + c.note for c in v.cards), *v.peek])
+        assert "3.5 FLOP/B" not in shown and "MobileNetV2" not in v.summary
 
 
 def test_proxy_grows_with_batch_but_engine_intensity_saturates():
@@ -185,8 +223,8 @@ def test_reuse_is_counted_in_macs_per_weight():
     often each weight is used', both FLOP-based)."""
     uses = Models.ResNet50.flops() / 2 / Models.ResNet50.params
     assert uses == pytest.approx(160.0, abs=0.01)
-    text = " ".join(_texts(lab.PRED_C))
-    assert "about 80 times" not in text and "160 times" in text
+    text = " ".join(t for q in (lab.PRED_C, lab.TRANSFER_C) for t in _texts(q))
+    assert "about 80 times" not in text
     peek = " ".join(lab.part_b("cnn", "H100", False).peek)
     assert f"{LABELS['weight_reuse']} = 4,089,184,256 / 25,557,032 = 160" in peek
     assert "320" not in peek
@@ -304,3 +342,165 @@ def test_rnn_row_streams_on_a_microcontroller():
     assert prof.feasible and prof.activation_bytes == 484 * 4
     v = lab.part_b("rnn", "ArduinoNano33BLESense", False)
     assert "fits on the Arduino Nano 33 BLE Sense" in v.summary and "streamed" in v.summary
+
+
+# ---- Review fixes: trade words, engine sides, capacity first, OP units, one precision ----------
+
+
+def test_each_family_says_what_its_bias_buys_or_costs():
+    """Dense connectivity assumes nothing, so it buys no efficiency: the MLP pays for its
+    generality; attention buys flexibility; locality, recurrence and tables buy efficiency."""
+    said = {f: lab.part_b(f, "H100", False).summary for f in lab.FAMILIES}
+    assert "pays for its generality with dense connectivity" in said["mlp"]
+    assert "buys flexibility with dynamic attention" in said["transformer"]
+    assert "buys efficiency with local filters + weight sharing" in said["cnn"]
+    assert "buys efficiency with recurrent state" in said["rnn"]
+    assert "buys efficiency with embedding tables" in said["dlrm"]
+    assert not any(
+        "buys efficiency with dense" in t or "efficiency with dynamic" in t for t in said.values()
+    )
+
+
+def test_part_c_sides_come_from_both_counts():
+    """H100 FP32 batch 1, ridge 20.0 FLOP/B: the proxy puts ResNet-50 (80.0), MobileNetV2 (42.9)
+    and KWS (20.9) on the compute side, but the engine's count (8,178,368,512 / 425,995,840 B =
+    19.2; 3.5; 17,328,384 / 2,344,360 B = 7.4) puts all three on the memory side: each card names
+    both and warns. GPT-2 XL is on the memory side by both (0.5)."""
+    cards = {c.label: c for c in lab.part_c("H100", "fp32", 1).cards}
+    r = Engine.solve(Models.ResNet50, "H100", batch_size=1, precision="fp32", efficiency=1.0)
+    assert r.bytes_moved == 425_995_840 and round(8_178_368_512 / 425_995_840, 1) == 19.2
+    assert cards["ResNet-50"].note == "proxy: compute side; engine 19.2: memory side"
+    assert cards["KWS"].note.startswith("proxy: compute side; engine 7.4: memory side")
+    assert all(cards[k].status == "warn" for k in ("ResNet-50", "MobileNetV2", "KWS"))
+    assert cards["GPT-2 XL"].note == "memory side by both counts (engine 0.5)"
+    # batch 256: ResNet-50's engine count (25.2) clears the ridge: compute side by both
+    big = {c.label: c for c in lab.part_c("H100", "fp32", 256).cards}
+    assert big["ResNet-50"].note == "compute side by both counts (engine 25.2)"
+    assert big["ResNet-50"].status == "ok"
+
+
+def test_part_c_checks_capacity_for_every_model():
+    """Capacity first, for every model:
+    - STM32H743 (2 MiB = 2,097,152 B flash): ResNet-50's 102,228,128 B of FP32 weights are
+      100,130,976 B = 100.1 MB over; MobileNetV2 (14,019,488 B) 11.9 MB over; GPT-2 XL over.
+    - Camera-trap SoC (512 MB): GPT-2 XL's 6.2 GB of FP32 weights do not fit.
+    - H100 FP32 batch 256: GPT-2 XL's weights (6.23 GB) + 256 KV caches of 1,024 tokens
+      (256 x 48 layers x 2 x 1,024 x 1,600 x 4 B = 161.06 GB) + activations exceed 80 GB by 87.3 GB.
+    Each is a bad card and a ✕ on the chart, not a roofline point."""
+    stm = {c.label: c for c in lab.part_c("STM32H743", "fp32", 1).cards}
+    assert 102_228_128 - 2 * 2**20 == 100_130_976
+    assert stm["ResNet-50"].note == "does not fit: 100.1 MB over its flash"
+    assert stm["MobileNetV2"].note == "does not fit: 11.9 MB over its flash"
+    assert stm["GPT-2 XL"].status == stm["ResNet-50"].status == "bad"
+    assert stm["KWS"].status == "ok"
+    cam = {c.label: c for c in lab.part_c("CortexA53Camera", "fp32", 1).cards}
+    assert cam["GPT-2 XL"].status == "bad" and cam["GPT-2 XL"].note.startswith("does not fit")
+    p = Engine.solve(Models.GPT2, "H100", batch_size=256, precision="fp32", efficiency=1.0)
+    assert p.kv_cache_bytes == 256 * 48 * 2 * 1024 * 1600 * 4
+    assert not p.feasible and round(p.over.m_as("GB"), 1) == 87.3
+    v = lab.part_c("H100", "fp32", 256)
+    assert {c.label: c.note for c in v.cards}["GPT-2 XL"] == "does not fit: 87.3 GB over its memory"
+    names = [str(t.name) for t in v.figure.data]
+    assert "GPT-2 XL" not in names  # no roofline point for a model that does not fit
+    oom = next(t for t in v.figure.data if str(t.name).startswith("does not fit"))
+    assert oom.marker.symbol == "x" and "GPT-2 XL" in oom.name
+    assert "engine count (weights + activations)" in names  # GPT-2 XL's KV cache is not drawn
+    assert "Capacity comes first: GPT-2 XL does not fit" in v.summary
+
+
+def test_hollow_marker_names_the_kv_cache_when_gpt2_is_drawn():
+    """The engine's count for a decoded GPT-2 XL token reads a 1,024-token KV cache
+    (48 x 2 x 1,024 x 1,600 x 4 B = 629,145,600 B at FP32), which is not an activation."""
+    p = Engine.solve(Models.GPT2, "H100", batch_size=1, precision="fp32", efficiency=1.0)
+    assert p.kv_cache_bytes == 48 * 2 * 1024 * 1600 * 4 == 629_145_600
+    names = [str(t.name) for t in lab.part_c("H100", "fp32", 1).figure.data]
+    assert "engine count (weights + activations + KV cache)" in names
+
+
+def test_part_c_int8_speaks_in_operations():
+    """INT8 roof: 1979 TOP/s / 3.35 TB/s = 590.7 OP/B. Integer arithmetic is quoted in OP/s and
+    OP/B, in the cards, the summary, the peek, the axes and the ridge label."""
+    v = lab.part_c("H100", "int8", 1)
+    cards = {c.label: c for c in v.cards}
+    assert cards["Ridge point (peak)"].value == f"{1979e12 / 3.35e12:,.1f} OP/B" == "590.7 OP/B"
+    assert cards["Ridge point (peak)"].note == "1979 TOP/s ÷ 3.35 TB/s"
+    assert cards["ResNet-50"].value == "320.0 OP/B"  # 4 x 80.0
+    shown = " ".join([v.summary, *v.peek, *(c.value + " " + c.note for c in v.cards)])
+    assert "FLOP/B" not in shown
+    assert v.figure.layout.yaxis.title.text == "Attainable TOP/s"
+    assert "OP/byte" in v.figure.layout.xaxis.title.text
+    assert all("FLOP" not in a.text for a in v.figure.layout.annotations)
+    assert (
+        "320 OP/B" in lab.TRANSFER_C.feedback["left"]
+        and "591 OP/B" in lab.TRANSFER_C.feedback["left"]
+    )
+    assert "320 FLOP/B" not in " ".join(lab.TRANSFER_C.feedback.values())
+
+
+def test_part_c_falls_back_to_one_precision_for_every_number():
+    """The STM32H743 and the camera SoC list no FP16 rate: the roof is FP32, and so is every number
+    (GPT-2 XL's proxy 0.5 FLOP/B, not FP16's 1.0; DLRM's 100 GB of FP32 tables, not 50 GB)."""
+    for dev in ("STM32H743", "CortexA53Camera"):
+        v = lab.part_c(dev, "fp16", 1)
+        cards = {c.label: c for c in v.cards}
+        assert cards["GPT-2 XL"].value == "0.5 FLOP/B"
+        assert cards["DLRM"].note.startswith("100.0 GB of FP32 tables")
+        assert "every number here is FP32" in cards["Roof precision"].note
+        assert "every number here is FP32" in v.summary
+        assert v.peek[0].endswith("bytes per FP32 value)")
+
+
+def test_kws_card_names_table_8s_rounded_25():
+    """Table 8 prints 25 FLOP/B for KWS (20 MFLOP / 800 KB, both rounded); mlsysim's exact
+    17,328,384 / 830,352 B = 20.9. The card says so at Table 8's setting (FP32, batch 1) only."""
+    assert round(17_328_384 / 830_352, 1) == 20.9 and 20e6 / 800e3 == 25
+    kws = {c.label: c for c in lab.part_c("H100", "fp32", 1).cards}["KWS"]
+    assert kws.value == "20.9 FLOP/B" and "Table 8: 25, from rounded 20 MFLOP / 800 KB" in kws.note
+    other = {c.label: c for c in lab.part_c("H100", "fp32", 4).cards}["KWS"]
+    assert "Table 8" not in other.note
+
+
+def test_table1_regime_explains_each_disagreement():
+    """When the engine's verdict at Table 1's regime is not Table 1's bottleneck, the card warns
+    and the summary says why, from the engine's own numbers:
+    - H100 INT8, ResNet-50 batch 256: 101.0 OP/B < the INT8 ridge 1979 / 3.35 = 590.7 OP/B,
+      1979 / 67 = 29.5 -> 30x the FP32 ridge (20.0 FLOP/B): memory-bound.
+    - H100 INT8, DLRM: its 25.0 billion table entries x 1 B = 25.0 GB of tables fit in 80 GB.
+    - Camera-trap SoC FP32, wide MLP: 0.5 FLOP/B clears its ridge 0.5 / 3.2 = 0.16 FLOP/B."""
+    v = lab.part_b("cnn", "H100", True)
+    card = {c.label: c for c in v.cards}["Table 1's regime"]
+    assert card.value == "memory-bound" and card.status == "warn"
+    t1 = Engine.solve(Models.ResNet50, "H100", batch_size=256, precision="int8", efficiency=1.0)
+    assert round(t1.arithmetic_intensity.magnitude, 1) == 101.0 < 590.7
+    assert round(1979 / 67) == 30
+    assert "101.0 OP/B fall short of" in v.summary and "590.7 OP/B, 30× the FP32 one" in v.summary
+    d = lab.part_b("dlrm", "H100", True)
+    assert round(Models.DLRM.weight_bytes("int8") / 1e9, 1) == 25.0
+    assert "25.0 GB of INT8 tables fit" in d.summary
+    m = lab.part_b("mlp", "CortexA53Camera", False)
+    assert round(0.5e9 / 3.2e9, 2) == 0.16
+    assert "0.5 FLOP/B clear" in m.summary and "0.16 FLOP/B" in m.summary
+    # where they agree (H100 FP32, every family) nothing is added and the card is not a warning
+    for f in lab.FAMILIES:
+        agree = lab.part_b(f, "H100", False)
+        assert "here the engine differs" not in agree.summary
+        assert {c.label: c for c in agree.cards}["Table 1's regime"].status in ("ok", "bad")
+
+
+def test_gpt2_prefill_regime_is_not_bound_by_its_scores():
+    """At S = 1,024 and d = 1,600 the attention products are 4 x 48 x 1,024² x 1,600 =
+    322,122,547,200 FLOPs, 9% of the prefill's 3,506,703,564,800 (per block 2S / (12d + 2S) =
+    2,048 / 21,248 = 9.6%; the LM head dilutes it to 9.2%). They dominate only past S = 6d = 9,600
+    (section 6.7). The regime is not labelled '(S² scores)'."""
+    assert "S²" not in lab.TABLE1_REGIME["transformer"][0]
+    t1 = Engine.solve(
+        Models.GPT2, "H100", precision="fp32", efficiency=1.0, phase="prefill", seq_len=1024
+    )
+    attn = sum(t.flops for t in t1.layers if t.type == "Attention")
+    assert attn == 4 * 48 * 1024**2 * 1600
+    assert lab.score_share(t1) == pytest.approx(attn / t1.flops) == pytest.approx(0.092, abs=1e-3)
+    assert 2 * 1024 / (12 * 1600 + 2 * 1024) == pytest.approx(0.096, abs=1e-3)
+    assert 6 * lab.GPT2_WIDTH == 9_600
+    v = lab.part_b("transformer", "H100", False)
+    assert "S² score products are only 9% of the prefill's FLOPs" in v.summary
+    assert "6d = 9,600 tokens" in v.summary

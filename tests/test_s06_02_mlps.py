@@ -257,3 +257,87 @@ def test_reads_per_neuron_mnist():
     assert mnist.macs() // mnist.out_features == 784
     card = next(c for c in lab.part_a(784, 128, "fp32").cards if c.label == "Per output neuron")
     assert card.value == "784 MACs" and card.note.startswith("1,568 operand reads")
+
+
+# ---- Review fixes: weights in flash, readable small ratios, levels that cannot hold the layer ----
+
+
+def test_part_a_tests_weights_against_flash_not_sram():
+    """A microcontroller keeps weights in flash and activations in SRAM (the engine's fit rule;
+    6.1 B, 6.3 and 6.5 C count the same way). Arduino Nano 33 BLE Sense: 1 MiB flash, 256 KiB
+    SRAM; STM32H743: 2 MiB flash, 1 MiB SRAM.
+    - 1,024² INT8 = 1,048,576 B = 1 MiB: fits both flashes (activations 2 x 1,024 B = 2 KB).
+    - 1,024² FP16 = 2,097,152 B = 2 MiB: the STM32 only (over the Arduino's 1 MiB). Against SRAM
+      (the old rule) it would have fitted neither, since 2 MiB > 1 MiB.
+    - 2,048² FP32 = 16,777,216 B: neither."""
+    values = {
+        args: {c.label: c for c in lab.part_a(*args).cards}["Fits an MCU (weights in flash)"]
+        for args in ((1024, 1024, "int8"), (1024, 1024, "fp16"), (2048, 2048, "fp32"))
+    }
+    assert values[1024, 1024, "int8"].value == (
+        "Arduino Nano 33 BLE Sense, STMicroelectronics STM32H743"
+    )
+    assert values[1024, 1024, "fp16"].value == "STMicroelectronics STM32H743"
+    assert values[2048, 2048, "fp32"].value == "neither MCU"
+    assert values[2048, 2048, "fp32"].status == "bad"
+    assert lab.dense(1024, 1024).weight_bytes("fp16") == 2 * 2**20
+    assert lab.dense(1024, 1024).weight_bytes("fp16") > Hardware.get("STM32H743").memory.sram.m_as(
+        "B"
+    )
+    v = lab.part_a(1024, 1024, "fp16")
+    names = [str(t.name) for t in v.figure.data]
+    assert any("flash 1 MiB" in n for n in names) and any("flash 2 MiB" in n for n in names)
+    assert not any("SRAM" in n for n in names)
+    assert "weights live in flash" in v.summary
+
+
+@pytest.mark.parametrize("width", [64, 512, 704, 1024, 1536, 4096])
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+@pytest.mark.parametrize("mcu", lab.MCU_KEYS)
+def test_mcu_fit_is_the_engines_rule(width, precision, mcu):
+    """The part's byte-only fit check agrees with Engine.solve's feasibility wherever the MCU
+    has an arithmetic rate (FP32, INT8); it also answers for FP16, which MCUs do not list."""
+    layer = lab.dense(width, width)
+    assert (
+        lab.mcu_fit(layer, Hardware.get(mcu), precision)
+        == Engine.solve(layer, mcu, precision=precision).feasible
+    )
+
+
+def test_part_a_small_layer_ratio_and_mnist_comparison_read_correctly():
+    """64 -> 64 INT8: 4,096 weights x 1 B = 4,096 B = 4.1 KB; 2,097,152 / 4,096 = 512, so the
+    layer is 1/512 of the 1,024² FP16 layer (it used to print '0.0×'). The MNIST layer's 100,352
+    weights are 100,352 / 4,096 = 24.5x this layer's: larger (it used to say 'small by comparison')."""
+    v = lab.part_a(64, 64, "int8")
+    assert "0.0×" not in v.summary
+    assert "4.1 KB, 1/512 of the 2.1 MB" in v.summary
+    assert "is larger: 100,352 weights, 24.5× this layer's" in v.summary
+    assert {c.label: c.value for c in v.cards}["vs 1,024² in FP16"] == "1/512"
+    big = lab.part_a(2048, 2048, "fp32")
+    # 100,352 / 4,194,304 = 0.0239 = 1/41.8
+    assert "is smaller: 100,352 weights, 1/42 of this layer's" in big.summary
+    assert "16.8 MB, 8.0× the 2.1 MB" in big.summary
+    assert lab.relative(0.5) == "50% of" and lab.relative(8) == "8.0×"
+
+
+@pytest.mark.parametrize("level", ["sram_1mb", "sram_32kb", "sram_8kb"])
+@pytest.mark.parametrize("precision", list(lab.PRECISIONS))
+def test_part_d_does_not_price_the_layer_in_a_level_too_small_for_it(level, precision):
+    """The 2,048² layer holds 4,194,304 weights: 16.8 MB FP32, 8.4 MB FP16, 4.2 MB INT8, all over
+    the largest on-chip level (1 MB). Only the per-weight ratio applies there."""
+    wb = lab.dense(2048, 2048).weight_bytes(precision)
+    assert wb >= 4_194_304 > lab.LEVEL_BYTES["sram_1mb"]
+    v = lab.part_d(1, level, precision)
+    card = next(c for c in v.cards if c.label == "2,048² layer, per inference")
+    assert card.value == "does not fit" and card.status == "bad"
+    assert "cannot live in" in v.summary and "µJ" not in v.summary
+    assert not any("µJ" in c.value for c in v.cards)
+
+
+def test_part_d_dram_still_prices_the_layer():
+    """From DRAM: 4,194,304 x 4 B x 160 pJ/B = 2,684.35 µJ of fetches + 4,194,304 x 4.6 pJ =
+    19.29 µJ of MACs = 2,703.65 µJ, 99% moving weights."""
+    v = lab.part_d(1, "dram", "fp32")
+    card = next(c for c in v.cards if c.label == "2,048² layer, per inference")
+    assert card.value == f"{4_194_304 * 4 * 160e-6 + 4_194_304 * 4.6e-6:,.2f} µJ" == "2,703.65 µJ"
+    assert card.note == "99% moving weights"

@@ -372,3 +372,16 @@ def test_transfer_e_border_breaks_exact_equivariance():
     assert card.value == "3" and card.status == "warn"
     assert "boundary" in v.summary
     assert lab.TRANSFER_E.answer == "no" and lab.TRANSFER_E.kind == "transfer"
+
+
+def test_camera_soc_writes_operations_and_no_absurd_lever():
+    """The camera SoC computes in INT8: its intensities are OP/B, not FLOP/B. Its speedup would
+    cross 1.5x only at 69.41 ms per kernel (174 and 151 kernels against 4.09 s and 0.31 s of
+    arithmetic), which no runtime has: the summary says no realistic launch cost changes the
+    answer instead of pointing at the control."""
+    v = lab.part_d("CortexA53Camera", 1, False)
+    text = v.summary + " ".join(v.peek) + " ".join(f"{c.value} {c.note}" for c in v.cards)
+    assert "OP/B" in text and "FLOP/B" not in text
+    assert "No realistic launch cost changes the answer here" in v.summary
+    assert "69.41 ms per kernel" in v.summary
+    assert "rests on the launch cost" in lab.part_d("H100", 1, False).summary

@@ -203,7 +203,13 @@ def test_transfers_are_what_the_instruments_show():
     a32 = lab.part_c("add", "fp32", 32, "H100").cards[0].value
     a256 = lab.part_c("add", "fp32", 256, "H100").cards[0].value
     assert a32 == a256 == f"{1 / 12:.3f} FLOP/B"
-    assert lab.TRANSFER_C.answer == "same" and lab.TRANSFER_C.kind == "transfer"
+    # TRANSFER_C: FP16 halves the add's bytes (12 -> 6 per add); its time is memory time plus one
+    # 5 us launch: 92.02 + 5 = 97.02 us in FP32, 46.01 + 5 = 51.01 us in FP16 (x0.53, "about halves")
+    t32 = lab.part_c("add", "fp32", 32, "H100").cards[1].value
+    t16 = lab.part_c("add", "fp16", 32, "H100").cards[1].value
+    assert (t32, t16) == ("97.02 µs", "51.01 µs")
+    assert lab.TRANSFER_C.answer == "half" and lab.TRANSFER_C.kind == "transfer"
+    assert "at every batch" not in lab.PRED_C.options["far"]
 
 
 def test_batchnorm_gap_falls_with_batch_and_feature_map():

@@ -319,3 +319,14 @@ def test_part_d_lead_depends_on_the_launch_cost():
     assert r.latency_s / a.latency_s == pytest.approx(10.0, rel=0.01)
     r0, a0, _, _ = lab._pair("H100", 512, "mha", False, 4096, "0")
     assert r0.latency_s / a0.latency_s < 2
+
+
+def test_part_e_explains_saturation_only_for_saturating_activations():
+    """The 'activations shrink toward zero, where f' is largest' sentence is about tanh and
+    sigmoid; for a linear unit f' = 1 everywhere and for ReLU f' is 0 or 1, so it is not printed."""
+    why = "where f′ is largest"
+    assert why in lab.part_e(100, "tanh", 1.0, False).summary
+    for act in ("relu", "linear"):
+        assert why not in lab.part_e(100, act, 1.0, False).summary
+    # PRED_E's answer names why the product shrinks: tanh' < 1 at active units, not "at most 1"
+    assert "below 1 at every active unit" in lab.PRED_E.options["vanish"]

@@ -1,5 +1,5 @@
 """Section 6.6 (Attention): the chapter's numbers reproduced by the notebook, computed through
-mlsysim, plus the chapter's Figure 14 inconsistency.
+mlsysim, including Figure 14's edge (the physical 80 GiB of an "80 GB" part).
 
 Source: shared/seeds/chapter06_network_architectures.txt (line numbers "L…") and its digest
 (shared/seeds/notes/chapter06_digest_primary_edition.md, claim rows "#…", section 3b). Every
@@ -9,6 +9,8 @@ computation goes through mlsysim's layers, hardware registry or engine.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import mlsysim.layers as L
@@ -16,6 +18,7 @@ from mlsysim import Q_, Engine, Hardware
 from mlsysim.labs.parts import s06_06_attention as lab
 
 GB = 10**9
+NOTEBOOK = Path(__file__).resolve().parents[1] / "labs" / "s06_06_attention.py"
 
 
 def _card(view, label_start: str):
@@ -120,6 +123,21 @@ def test_napkin_shape_fits_80_gb_up_to_57735_tokens():
     assert lab.PRED_C.answer == "58k"
 
 
+def test_flash_card_states_one_layer_batch_1_and_its_arithmetic_time():
+    """Review item 18: 12 heads, d = 768: tiled live tensors Q, K, V, O = 4 x S x 768 x 2 B fit
+    80e9 B up to S = 80e9 / 6,144 = 13,020,833 tokens. At that length the core still does
+    4 x S^2 x d = 4 x 13,020,833^2 x 768 = 5.208e17 FLOP: at 989.5 TFLOP/s x 0.5 that is
+    1,052.7 s, about 18 minutes of arithmetic for one layer at batch 1."""
+    assert lab.longest_live("napkin", "H100", True) == 80 * 10**9 // (4 * 768 * 2) == 13_020_833
+    card = _card(lab.part_c("H100", "napkin", "scores"), "Same core, FlashAttention")
+    assert card.value == "13,020,833 tokens"
+    t = Engine.solve(
+        L.Attention(d_model=768, n_heads=12, seq_len=13_020_833, flash=True), "H100"
+    ).latency_compute_s
+    assert t == pytest.approx(4 * 13_020_833**2 * 768 / (989.5e12 * 0.5), rel=1e-9)
+    assert "one layer, batch 1" in card.note and "1,053 s (18 min)" in card.note
+
+
 def test_live_tensors_fit_less_and_flash_fits_far_more():
     """The engine's feasibility counts Q, K, V, the output and (materialized) logits and
     probabilities, so the edge is lower than the scores-only test; tiled attention keeps no S x S
@@ -139,11 +157,12 @@ def test_live_tensors_fit_less_and_flash_fits_far_more():
 
 def test_figure14_near_41000_tokens_is_80_gib_not_80_gb():
     """3b.4 / #91 (Figure 14 and L1113): the chapter says one GPT-2 XL layer's FP16 scores (25 heads)
-    fill the accelerator 'near 41,000 tokens'. The device is unnamed; the data-center parts in the
-    registry hold 80 GB = 80e9 B, which one layer's scores fill at exactly 40,000 tokens
-    (25 x 40,000^2 x 2 B = 80.00 GB). At 41,000 tokens they need 84.05 GB, already 5% over.
-    The figure's number is what 80 GiB (85.9e9 B) gives: 41,448 tokens still fit, 41,449 do not.
-    The chapter's number is right only if 'an 80 GB accelerator' is read in binary units."""
+    fill the accelerator 'near 41,000 tokens'. The device is unnamed; the registry plans its "80 GB"
+    parts with 80 x 10^9 B (conservative), which one layer's scores fill at exactly 40,000 tokens
+    (25 x 40,000^2 x 2 B = 80.00 GB); at 41,000 tokens they need 84.05 GB. The HBM of an "80 GB"
+    H100/A100 physically holds 80 GiB (85.9e9 B; nvidia-smi shows 81,559 MiB usable on an H100):
+    41,448 tokens fit, 41,449 do not, the chapter's ~41,000. sqrt(2^30 / 10^9) = 1.036 = 41,448 /
+    40,000 by hand. The lesson keeps the GB-vs-GiB point without calling the chapter wrong."""
     check = lab.figure14_check()
     assert check["gb"] == 40_000
     assert _scores(25, 40_000) == 80 * GB
@@ -154,7 +173,15 @@ def test_figure14_near_41000_tokens_is_80_gib_not_80_gb():
     assert check["quoted_bytes"] == 84_050_000_000
     view = lab.part_c("H100", "gpt2xl", "scores")
     assert _card(view, "Figure 14").value == "40,000 / 41,448"
-    assert _card(view, "41,000 tokens").value == "84.05 GB"
+    quoted = _card(view, "41,000 tokens")
+    assert quoted.value == "84.05 GB" and quoted.status != "bad"
+    assert check["quoted_bytes"] < gib80 == 85_899_345_920  # inside the physical 80 GiB
+    assert "under 80 GiB (85.90 GB)" in quoted.note
+    assert round((2**30 / 10**9) ** 0.5, 3) == round(41_448 / 40_000, 3) == 1.036
+    text = view.summary + " ".join(view.peek) + lab.__doc__
+    assert "holds only" not in text and "gets wrong" not in text
+    assert "physically carries 80 GiB" in view.summary and "the chapter's number" in view.summary
+    assert "conservative" in view.summary and "3.6%" in view.summary
 
 
 # ---- Part D: FlashAttention ---------------------------------------------------------------------
@@ -231,6 +258,55 @@ def test_part_e_shows_equivariance_then_positions_breaking_it():
     assert next(c for c in plain.cards if c.label == "Verdict").value == "moved, unchanged"
     assert next(c for c in with_pe.cards if c.label == "Verdict").value == "changed"
     assert lab.PRED_E.answer == "moves" and lab.TRANSFER_E.answer == "no"
+
+
+def test_order_blindness_is_claimed_for_unmasked_attention_only():
+    """Review item 2: with a causal mask attention is not permutation-equivariant. The masked run
+    uses the same tokens and weights as mlsysim.order.order_experiment (unmasked, it reproduces
+    that experiment's differences exactly); masked, rotating 5 tokens by one place changes
+    outputs by 0.80, far above rounding."""
+    from mlsysim import order
+
+    for k in (1, 2, 3):
+        for pe in (False, True):
+            assert lab.causal_rotation_change(k, pe, causal=False) == pytest.approx(
+                order.order_experiment(5, 4, k, pe)["max_diff"], abs=1e-15
+            )
+    masked = lab.causal_rotation_change(1)
+    assert masked > 0.1 and f"{masked:.2g}" == "0.8"
+    v = lab.part_e(1, False)
+    assert _card(v, "Causal mask").value == "0.8"
+    assert "Unmasked (bidirectional, encoder) self-attention" in v.summary
+    assert "causal mask already breaks the symmetry" in v.summary
+    assert "unmasked" in lab.PRED_E.question and "causal mask" in lab.PRED_E.feedback["moves"]
+    nb = NOTEBOOK
+    text = open(nb, encoding="utf-8").read()
+    assert "- Self-attention is blind to order" not in text
+    assert "causal mask already breaks the symmetry" in text
+
+
+def test_flash_is_exact_is_said_after_the_prediction_not_before():
+    """Review item 10: the Part D intro said FlashAttention 'returns the same output', which
+    answers PRED_D's 'approximate' distractor before it is asked; it now opens Part D's summary."""
+    nb = NOTEBOOK
+    assert "returns the same output" not in open(nb, encoding="utf-8").read()
+    assert "exact, IO-aware" in lab.part_d(8192, "napkin", "H100", False).summary
+
+
+def test_chapter_markers_are_drawn_only_where_they_lie_on_the_lines():
+    """Review item 22: 33.6 MB is one head's FP16 scores at S = 4,096 (4,096^2 x 2 B); in FP32 the
+    line sits at 67.1 MB, so the FP16 marker is not drawn there (nor the d_head 64 MACs marker at
+    another d_head)."""
+
+    def marks(v):
+        return [t for t in v.figure.data if (t.name or "").startswith("chapter")]
+
+    assert L.Attention(d_model=64, n_heads=1, seq_len=4096).score_bytes(1, "fp16") == 4096**2 * 2
+    both = marks(lab.part_a(512, 64, "fp16"))[0]
+    assert list(both.x) == [512, 4096] and "(FP16)" in both.name
+    fp32 = marks(lab.part_a(512, 64, "fp32"))[0]
+    assert list(fp32.x) == [512] and "FP16" not in fp32.name
+    assert marks(lab.part_a(512, 128, "fp32")) == []
 
 
 def test_fused_qkv_has_the_parameters_of_three_projections():

@@ -53,7 +53,31 @@ def test_8_users_8_6_gb_and_32_users_34_gb_vs_14_gb_weights():
     assert math.floor(kv32 / GB * 10) / 10 == 34.3
     assert round(m.weight_bytes("fp16") / GB) == 13
     assert kv32 > 2 * m.weight_bytes("fp16") and kv32 > 2 * 14 * GB
-    assert lab.PRED_D.answer == "34"
+
+
+def test_pred_d_30_users_of_4096_tokens_fit_an_h100():
+    """PRED_D (review item 9: its old scenario, 32 users x 2,048 tokens, was Part B's readout).
+    At 4,096 tokens each cache is 32 x 2 x 32 x 4,096 x 128 x 2 B = 2,147,483,648 B = 2.15 GB;
+    80 GB - 13.48 GB of weights = 66.5 GB holds 66.5 / 2.147 = 30.98 caches, and the activations
+    leave 30: 30 users need 77.9 GB, 31 need 80.07 GB. The 30 caches are 64.4 GB, 4.8x the weights."""
+    m, ctx = Models.Llama7B, lab.PRED_D_CONTEXT
+    kv1 = m.kv_cache_bytes(ctx, 1, "fp16")
+    assert kv1 == 32 * 2 * 32 * 4096 * 128 * 2 == 2_147_483_648
+    assert lab.max_users(32, "H100", ctx) == 30
+    assert round((80e9 - m.weight_bytes("fp16")) / kv1, 2) == 30.98
+    full = Engine.solve(m, H100, batch_size=30, phase="decode", seq_len=ctx)
+    over = Engine.solve(m, H100, batch_size=31, phase="decode", seq_len=ctx)
+    assert round(full.memory_footprint_bytes / GB, 1) == 77.9 and full.feasible
+    assert round(over.memory_footprint_bytes / GB, 2) == 80.07 and not over.feasible
+    assert round(full.kv_cache_bytes / GB, 1) == 64.4
+    assert round(full.kv_cache_bytes / m.weight_bytes("fp16"), 1) == 4.8
+    assert round(m.weight_bytes("fp16") / GB, 1) == 13.5 and "13.5 GB" in lab.PRED_D.question
+    fb = lab.PRED_D.feedback
+    assert "2.15 GB" in fb["30"] and "80.07 GB" in fb["30"] and "66.5 GB" in fb["many"]
+    assert lab.max_users(32, "H100", 2048) == 61  # "half as many": 61 at 2,048 tokens
+    assert lab.PRED_D.answer == "30"
+    # Part B at its default context (2,048) does not show the 4,096-token answer
+    assert lab.B_CONTEXT.value == 2048
 
 
 def test_pitfall_2_to_4_users_hold_2_to_4_gb():
@@ -101,13 +125,23 @@ def test_decode_intensity_is_1_flop_per_byte_in_fp16():
 
 
 def test_prefill_intensity_is_about_180x_decode_not_1024x():
-    """PRED_A: prefill of 1,024 tokens reuses each weight 1,024 times, but it also moves
-    activations and S × S scores, so its intensity is ~179 FLOP/B against decode's ~1.0."""
+    """PRED_A: prefill of 1,024 tokens reuses each weight 1,024 times, but eager prefill also
+    moves activations and S × S scores, so its intensity is ~182 FLOP/B against decode's ~0.99:
+    ~183x. With FlashAttention (the scores never written) prefill reaches ~380 FLOP/B, still
+    under 1,024x (review item 15: the stem now says eager, scores materialized)."""
+    from mlsysim.models import gpt2
+
     pre = Engine.solve(Models.GPT2, H100, phase="prefill", seq_len=1024, efficiency=lab.EFFICIENCY)
     dec = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
     ratio = pre.arithmetic_intensity.magnitude / dec.arithmetic_intensity.magnitude
-    assert 150 < ratio < 210 and ratio < 1024
+    assert round(pre.arithmetic_intensity.magnitude) == 182 and round(ratio) == 183
+    flash = gpt2(1600, 48, 25, name="GPT-2 XL", flash=True)
+    fpre = Engine.solve(flash, H100, phase="prefill", seq_len=1024, efficiency=lab.EFFICIENCY)
+    assert round(fpre.arithmetic_intensity.magnitude, -1) == 380 and fpre.flops == pre.flops
     assert lab.PRED_A.answer == "180x"
+    assert "eager" in lab.PRED_A.question and "scores materialized" in lab.PRED_A.question
+    fb = lab.PRED_A.feedback["180x"]
+    assert "182 FLOP/B" in fb and "183×" in fb and "380 FLOP/B" in fb
 
 
 def test_self_check_ridge_156_on_the_hypothetical_accelerator():
@@ -122,12 +156,14 @@ def test_self_check_ridge_156_on_the_hypothetical_accelerator():
 def test_gpt2_xl_weight_read_0_9_ms_and_launches_a_few_times_longer():
     """#93, #94 (L1117): GPT-2 XL reads its FP16 weights in ~0.9 ms on a data-center accelerator,
     'a few times shorter than the time to launch the step's many small kernels'. The engine: 0.93 ms
-    of memory vs 677 kernels x 5 us = 3.4 ms of dispatch (3.6x) on the H100: dispatch-bound."""
+    of memory vs 581 kernels x 5 us = 2.9 ms of dispatch (3.1x) on the H100: dispatch-bound. 581 =
+    3 embedding kernels + 48 blocks x 12 (ln_1, fused c_attn, 3 for attention, c_proj, add, ln_2,
+    c_fc, GELU, c_proj, add) + ln_f + lm_head, as Hugging Face's GPT2LMHeadModel runs eagerly."""
     p = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1, efficiency=lab.EFFICIENCY)
     assert round(p.latency_memory_s * 1e3, 1) == 0.9
     assert 2 <= p.latency_dispatch_s / p.latency_memory_s <= 5
     assert p.bottleneck == "Dispatch"
-    assert sum(t.kernels for t in p.layers) == 677
+    assert sum(t.kernels for t in p.layers) == 3 + 48 * 12 + 2 == 581
 
 
 def test_prefill_compute_bound_decode_bandwidth_bound():
@@ -149,13 +185,36 @@ def test_prefill_compute_bound_decode_bandwidth_bound():
 
 
 def test_batch1_decode_is_far_from_peak():
-    """Self-check T/F (L1882): 'batch-1 decode achieves near-peak TFLOP/s' is false."""
+    """Self-check T/F (L1882): 'batch-1 decode achieves near-peak TFLOP/s' is false (Part A's
+    MFU card shows it, so PRED_B now asks what batching buys)."""
     for key in ("GPT2", "Llama7B"):
         p = Engine.solve(
             Models.get(key), H100, phase="decode", seq_len=2048 if key == "Llama7B" else 1024
         )
         assert p.mfu < 0.01
-    assert lab.PRED_B.answer == "false"
+
+
+def test_pred_b_batching_32_cuts_bytes_per_token_9_4x_not_32x():
+    """PRED_B (review item 8). Llama-2 7B, 2,048-token contexts, H100, FP16. Batch 1 reads
+    13.21 GB of streamed weights (6.74 B params x 2 B less the 32,000 x 4,096 x 2 B = 0.26 GB
+    embedding table, gathered not streamed) + its 1.07 GB cache + activations = 14.32 GB per token.
+    At 32: 13.21 / 32 = 0.41 GB + 1.10 GB per sequence = 1.52 GB per token, 9.4x less, not 32x.
+    Batch 32 fits (61 do at 2,048 tokens)."""
+    m = Models.Llama7B
+    shared, per_seq = lab.decode_bytes_split(m, H100, 2048)
+    assert round(shared / GB, 2) == 13.21
+    assert shared == pytest.approx(m.weight_bytes("fp16") - 32_000 * 4096 * 2, rel=1e-3)
+    one = lab._decode(m, H100, 1, 2048)
+    many = lab._decode(m, H100, 32, 2048)
+    assert round(one.bytes_moved / GB, 1) == 14.3
+    assert round(many.bytes_moved / 32 / GB, 2) == 1.52
+    assert many.bytes_moved / 32 == pytest.approx(shared / 32 + per_seq)
+    assert round(one.bytes_moved / (many.bytes_moved / 32), 1) == 9.4
+    assert many.feasible and many.bottleneck == "Memory"
+    assert lab.PRED_B.answer == "less" and lab.PRED_B_BATCH == 32
+    fb = lab.PRED_B.feedback
+    assert "9.4× less" in fb["less"] and "1.52 GB" in fb["less"] and "not 32×" in fb["32x"]
+    assert "Past batch 12" in fb["less"]
 
 
 def test_batching_amortizes_weights_not_kv_caches():
@@ -195,13 +254,17 @@ def test_figure14_kv_overtakes_weights_near_10000_tokens():
 
 def test_figure14_scores_fill_80_gb_at_40000_not_41000():
     """#91 and digest 3b.4: the chapter says one layer's FP16 scores (25 heads) fill an accelerator
-    'near 41,000 tokens'. The registry's 80 GB (decimal) devices are filled at exactly 40,000 tokens
-    (25 x 40,000^2 x 2 B = 80.0 GB); at 41,000 tokens the scores are 84.05 GB, already over. The
-    chapter's 41,000 is near where 80 **GiB** (85.9 GB) fills: 41,448 tokens fit, 41,449 do not."""
+    'near 41,000 tokens'. The registry plans with 80 GB = 80 x 10^9 B, filled at exactly 40,000
+    tokens (25 x 40,000^2 x 2 B = 80.0 GB); at 41,000 tokens the scores are 84.05 GB. The HBM of an
+    "80 GB" part physically holds 80 GiB (85.9 GB): 41,448 tokens fit, 41,449 do not, the chapter's
+    number. The lesson says so without calling the chapter wrong (review item 1)."""
     fig14 = lab.figure14_device_crossings()
     assert fig14 == {"GB": 40_000, "GiB": 41_448}  # longest fits, as 6.6 reports them (one number)
     assert lab.score_bytes(40_000) == H100.memory.capacity.m_as("B")
     assert round(lab.score_bytes(41_000) / GB, 2) == 84.05
+    peek = "\n".join(lab.part_c(16384, False, "H100").peek)
+    assert "is the physical 80 GiB of HBM (41,448 tokens fit)" in peek and "conservative" in peek
+    assert "not 80 GB" not in (lab.figure14_device_crossings.__doc__ or "")
 
 
 def test_figure14_scores_limit_first_then_the_cache():
@@ -214,6 +277,32 @@ def test_figure14_scores_limit_first_then_the_cache():
         "fp16"
     )
     assert lab.PRED_C.answer == "scores"
+
+
+def test_part_c_flash_summary_separates_weights_plus_kv_from_kv_alone():
+    """Review item 6: 250,275 already includes the weights: (80e9 - 3,115,222,400) / 307,200 =
+    250,275.9; the cache alone would fill 80e9 B at 80e9 / 307,200 = 260,416.7 tokens."""
+    x = lab.crossings(H100.memory.capacity.m_as("B"))
+    w = Models.GPT2.weight_bytes("fp16")
+    assert w == 3_115_222_400
+    assert x["kv_fit"] == int((80e9 - w) // 307_200) == 250_275
+    assert x["kv_alone_fit"] == int(80e9 // 307_200) == 260_416
+    text = lab.part_c(16384, True, "H100").summary
+    assert "the weights and the KV cache together fill its memory near 250,275" in text
+    assert "the cache alone would reach it near 260,416" in text
+    assert (
+        "alone would fill its memory first, near 40,000" in lab.part_c(16384, False, "H100").summary
+    )
+
+
+def test_pred_c_is_a_prefill_and_the_kv_option_names_generation():
+    """Review item 4: during decode each step scores one query against S keys (h x S scores), so
+    growth by generation is cache-limited; in one prefill pass the S x S scores fill first."""
+    q = lab.PRED_C.question
+    assert "one pass (prefill)" in q and "materialized" in q
+    assert "generation" in lab.PRED_C.feedback["kv"] and "250,000" in lab.PRED_C.feedback["kv"]
+    decode_scores = 25 * 40_000 * 2  # one query row per head at 40,000 tokens: 2 MB, not 80 GB
+    assert decode_scores == 2_000_000 < lab.score_bytes(40_000)
 
 
 def test_attention_overtakes_dense_at_6d_9600_tokens():
@@ -245,12 +334,12 @@ def test_part_a_names_the_sustained_ridge_and_the_peak_ridge_apart():
 
 
 def test_part_a_shows_the_launch_cost_at_which_the_decode_verdict_flips():
-    """GPT-2 XL decode on an H100: the memory term is 1.03 ms for 677 kernels, so launches outweigh
-    it from 1.03 ms / 677 ≈ 1.5 µs per kernel; at 1 µs decode is memory-bound, at 2 µs launch-bound."""
+    """GPT-2 XL decode on an H100: the memory term is 1.03 ms for 581 kernels, so launches outweigh
+    it from 1.03 ms / 581 ≈ 1.8 µs per kernel; at 1 µs decode is memory-bound, at 2 µs launch-bound."""
     flip = lab.launch_flip_ns("GPT2", "H100", 1024)
     dec = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
     kernels = sum(t.kernels for t in dec.layers)
-    assert kernels == 677
+    assert kernels == 581
     assert flip * 1e-9 == pytest.approx(dec.latency_memory_s / kernels, rel=0.01)
     assert "memory-bound" in lab.part_a("GPT2", "H100", 1024, "1").cards[1].note
     assert "dispatch-bound" in lab.part_a("GPT2", "H100", 1024, "2").cards[1].note
@@ -283,6 +372,60 @@ def test_part_d_does_not_call_mha_one_times_smaller():
 # ---------------------------------------------------------------------------------------------
 
 
+def test_part_a_summary_names_the_memory_term_weights_plus_kv():
+    """Review item 16: GPT-2 XL's decode memory term at 1,024 tokens is 1.03 ms = (3.11 GB of
+    streamed weights + 0.31 GB of KV cache + activations) / 3.35 TB/s; the weights alone are
+    3,115,222,400 B / 3.35e12 B/s = 0.93 ms. The summary names both streams."""
+    dec = Engine.solve(Models.GPT2, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
+    assert round(dec.latency_memory_s * 1e3, 2) == 1.03
+    assert round(Models.GPT2.weight_bytes("fp16") / 3.35e12 * 1e3, 2) == 0.93
+    text = lab.part_a("GPT2", "H100", 1024, "registry").summary
+    assert "streaming the weights and the KV cache takes 1.03 ms" in text
+    assert "reading the weights takes" not in text
+
+
+def test_weight_bytes_have_one_name_per_quantity():
+    """Review item 16: Llama-2 7B holds 6,738,415,616 x 2 B = 13.48 GB of weights ('Weights held',
+    Part D); a decode step streams 13.21 GB of them (the 0.26 GB embedding table is gathered, one
+    row per token); with the 1.07 GB KV cache a batch-1 step reads 14.3 GB (Part E)."""
+    m = Models.Llama7B
+    assert m.weight_bytes("fp16") == 2 * 6_738_415_616 == 13_476_831_232
+    d = next(c for c in lab.part_d(8, 2048, "32", "H100").cards if c.label == "Weights held")
+    assert d.value == "13.5 GB"
+    e = next(c for c in lab.part_e("32", "Llama7B").cards if c.label.endswith("bytes per token"))
+    assert e.value == "14.3 GB" and "all but the gathered embedding table" in e.note
+    assert "streamed weights" in lab.part_b(1, 2048, "H100").summary
+
+
+def test_transfer_b_separates_roofline_ceilings_from_cards_with_launches():
+    """Review item 17: at 1 FLOP/B the memory-bound ceiling is BW / peak: 2.0 / 312 = 0.64% (A100),
+    3.35 / 989.5 = 0.34% (H100). The cards' 0.48% and 0.21% add the 515 launches x 5 µs = 2.6 ms
+    to Llama-2 7B's memory time (4.27 ms on the H100, 7.02 ms on the A100)."""
+    assert round(2.0 / 312 * 100, 2) == 0.64 and round(3.35 / 989.5 * 100, 2) == 0.34
+    m = Models.Llama7B
+    h = Engine.solve(m, H100, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY)
+    a = Engine.solve(m, A100, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY)
+    assert (round(h.mfu * 100, 2), round(a.mfu * 100, 2)) == (0.21, 0.48)
+    assert sum(t.kernels for t in h.layers) == 515
+    assert round(h.latency_dispatch_s * 1e3, 1) == 2.6 == round(515 * 5e-6 * 1e3, 1)
+    fb = lab.TRANSFER_B.feedback["higher"]
+    assert "0.64%" in fb and "0.34%" in fb and "0.48%" in fb and "0.21%" in fb and "515" in fb
+
+
+def test_transfer_a_feedback_numbers():
+    """Llama-2 7B at a 1,024-token prompt on the H100: memory term 4.11 ms (13.21 GB streamed
+    weights + 0.54 GB cache, / 3.35 TB/s), launches 515 x 5 µs = 2.57 ms, flip at ~8 µs."""
+    dec = Engine.solve(
+        Models.Llama7B, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY
+    )
+    assert (
+        round(dec.latency_memory_s * 1e3, 1) == 4.1
+        and round(dec.latency_dispatch_s * 1e3, 1) == 2.6
+    )
+    assert round(lab.launch_flip_ns("Llama7B", "H100", 1024) / 1000) == 8
+    assert "4.1 ms" in lab.TRANSFER_A.feedback["launch"]
+
+
 def test_multi_head_attention_costs_no_extra_flops():
     """The chapter's self-check (L1876): h × S² × d/h = S² × d MACs per product, for any h; the
     materialized score memory, h × S² × 2 B, does grow with h."""
@@ -290,6 +433,9 @@ def test_multi_head_attention_costs_no_extra_flops():
     assert {a.macs() for a in layers.values()} == {2 * 2048**2 * 4096}
     assert layers[32].score_bytes(1, "fp16") == 32 * 2048**2 * 2
     assert lab.PRED_E.answer == "same"
+    assert "materialized scores" in lab.PRED_E.question  # review item 5: FlashAttention stores none
+    assert "stores 1 score matrix (" in lab.part_e("1", "Llama7B").summary  # review item 20
+    assert "stores 32 score matrices (" in lab.part_e("32", "Llama7B").summary
 
 
 def test_llama2_70b_streams_about_140_gb_per_token():

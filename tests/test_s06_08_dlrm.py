@@ -205,3 +205,93 @@ def test_all_to_all_traffic_is_one_partial_sum_per_remote_shard_hit():
     assert plan["rows_moved"] == Q_(1024 * 2 * 512, "B").m_as("B")
     assert plan["t_pcie"] > plan["t_hbm"]
     assert math.isclose(plan["per_device"], 563.2e9 / 8)
+
+
+# ---------------------------------------------------------------------------------------------
+# Review items 3, 7, 13, 14, 21
+# ---------------------------------------------------------------------------------------------
+
+
+def test_past_8_gpus_partial_sums_between_nodes_cross_infiniband():
+    """Review item 3: NVLink joins the 8 GPUs of one HGX/DGX H100 node; between nodes each GPU has
+    a 400 Gb/s InfiniBand NDR port = 50 GB/s per direction. 16 GPUs, 4,096 requests, 8 lookups:
+    25.37 MB all-to-all (above), 1.586 MB received per GPU, of which 7/15 from its own node and
+    8/15 = 0.846 MB from the other: 0.846 MB / 50 GB/s = 16.9 µs, + one 5 µs launch = 21.9 µs
+    (the NVLink share, 0.740 MB / 450 GB/s = 1.6 µs, runs at the same time)."""
+    assert lab.NODE_GPUS == 8 and Q_(lab.INFINIBAND_NDR).m_as("GB/s") == 400 / 8
+    p16 = lab.shard_plan(16, 90, 4096, 8)
+    per_gpu = p16["all_to_all"] / 16
+    far = per_gpu * 8 / 15
+    assert (
+        p16["inter_node"] == pytest.approx(far * 16) and round(p16["inter_node"] / 1e6, 2) == 13.53
+    )
+    assert p16["t_exchange"] == pytest.approx(far / 50e9 + 5e-6)
+    assert round(p16["t_exchange"] * 1e6, 1) == 21.9
+    for n in (2, 8):  # one node: everything on NVLink
+        p = lab.shard_plan(n, 90, 4096, 8)
+        assert p["inter_node"] == 0 and p["t_exchange"] == p["t_nvlink"]
+    v = lab.part_d(16, 90, "4096", 8)
+    card = next(c for c in v.cards if c.label == "All-to-all per batch")
+    assert "2 nodes" in card.note and "InfiniBand" in card.note and "NVLink" not in card.note
+    assert (
+        "on NVLink 4 (one 8-GPU node)"
+        in next(
+            c for c in lab.part_d(8, 90, "4096", 8).cards if c.label == "All-to-all per batch"
+        ).note
+    )
+    assert "exchanged between GPUs" in lab.PRED_D.question and "NVLink" not in lab.PRED_D.question
+
+
+def test_host_dram_option_states_it_ships_raw_rows():
+    """Review item 13: host DRAM ships every gathered row (4,096 x 2 tables x 8 x 512 B = 33.6 MB)
+    over PCIe and pools on the GPU; the card says so."""
+    v = lab.part_d(8, 90, "4096", 8)
+    card = next(c for c in v.cards if c.label == "Host DRAM over PCIe")
+    assert lab.shard_plan(8, 90, 4096, 8)["rows_moved"] == 4096 * 2 * 8 * 512 == 33_554_432
+    assert "33.6 MB of raw rows" in card.note and "pooled on the GPU" in card.note
+
+
+def test_pred_b_feedback_quotes_the_gather_shares_the_cards_show():
+    """Review item 7: at one lookup per table the gathers are 0.3% of the bytes at batch 1, 23.2% at
+    1,024 and 25.1% at 8,192 (25 x 512 B rows + 25 x 512 B pooled outputs = 25.6 KB per request
+    against the MLPs' per-request weights and activations); 57.7% at 8 lookups and batch 1,024."""
+    got = {}
+    for k, b in ((1, "1"), (1, "1024"), (1, "8192"), (8, "1024")):
+        got[(k, b)] = next(
+            c for c in lab.part_b(b, k, "A100").cards if c.label == "Gathers: share of bytes"
+        ).value
+    assert got == {
+        (1, "1"): "0.3%",
+        (1, "1024"): "23.2%",
+        (1, "8192"): "25.1%",
+        (8, "1024"): "57.7%",
+    }
+    st = lab.stage_totals(Engine.solve(Models.DLRM, A100, batch_size=1024, precision="fp32"))
+    assert st["emb"]["bytes"] / 1024 == 25 * 512 * 2
+    fb = lab.PRED_B.feedback["same"]
+    assert all(x in fb for x in ("0.3%", "23.2%", "25.1%", "57.7%", "12.8 KB"))
+    assert "take over" not in fb
+    assert "no two requests share an ID" in lab.PRED_B.question
+
+
+def test_int4_rows_barely_fit_and_int8_does_not():
+    """Review item 14: row-wise INT4 stores 128 x 4 bits = 64 B of codes per row plus an FP16 scale
+    and bias (4 B): (10^8 + 10^9) x 64 B = 70.4 GB, + 1.1e9 x 4 B = 74.8 GB, 94% of 80 GB."""
+    codes = lab.hashed_bytes(100, "int4")
+    assert codes == 1_100_000_000 * 64 == 70_400_000_000
+    with_scales = codes + 1_100_000_000 * 4
+    assert with_scales == 74_800_000_000 and round(with_scales / 80e9, 2) == 0.94
+    fb = lab.PRED_C.feedback["int8"]
+    assert "70.4 GB" in fb and "74.8 GB" in fb and "Precision has a floor" not in fb
+
+
+def test_part_b_quotes_the_footprint_beside_the_overflow():
+    """Review item 21: 'over by' is footprint - 80 GB; the summary now gives the footprint too."""
+    p = Engine.solve(Models.DLRM, A100, batch_size=8192, precision="fp32")
+    text = lab.part_b("8192", 1, "A100").summary
+    over = p.memory_footprint_bytes - 80e9
+    assert p.over.m_as("B") == pytest.approx(over)
+    assert (
+        f"the footprint is {p.memory_footprint_bytes / 1e9:.1f} GB, over by {over / 1e9:.1f} GB"
+        in text
+    )

@@ -283,6 +283,27 @@ def test_resnet50_rejected_on_compute_not_size():
     fp32 = lab.camera_plan("resnet50", "fp32")
     assert fp32["weights"] > lab.WEIGHT_ALLOCATION_B
     assert lab.PRED_D.answer == "latency"
+    # review item 11: the stem no longer settles the precision (the FP32-size distractor stays
+    # tempting); it asks what fails whatever the precision: FP32 also misses the deadline
+    assert (
+        "INT8 weights" not in lab.PRED_D.question
+        and "whatever the precision" in lab.PRED_D.question
+    )
+    assert fp32["napkin_s"] > lab.LATENCY_TARGET_S
+    assert "25.6 MB" in lab.PRED_D.feedback["latency"] and "102.2 MB" in lab.PRED_D.feedback["fp32"]
+
+
+def test_synthesis_shows_the_precision_that_lets_dlrm_pass_the_memory_gate():
+    """Review item 19: the screen runs each device at its lowest listed precision. DLRM's 25 B
+    embedding parameters are 100 GB in FP32 (25e9 x 4 B), over any 80 GB GPU, and 25 GB in INT8
+    (25e9 x 1 B): it passes the memory gate only in INT8, and the synthesis says so."""
+    rows = lab.screen("categorical", 2, 0.5, 1000)
+    a100 = next(x for x in rows if x["device"] == "A100")
+    assert a100["passed"] and a100["precision"] == "int8" and not a100["fp32_fits"]
+    assert round(a100["bytes"] / 1e9, 1) == 25.0 and round(a100["fp32_bytes"] / 1e9, 1) == 100.0
+    v = lab.synthesis("categorical", 2, 0.5, "1000")
+    assert "only in INT8 (25.0 GB); in FP32 it needs 100.0 GB and does not fit" in v.summary
+    assert ", INT8:" in next(c for c in v.cards if c.label == "Lowest energy survivor").note
 
 
 # ---------------------------------------------------------------------------------------------

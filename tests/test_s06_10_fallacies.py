@@ -41,8 +41,36 @@ def test_vit_costs_more_than_resnet50_before_any_accuracy():
     pv = Engine.solve(v, JETSON, precision="fp16")
     pr = Engine.solve(r, JETSON, precision="fp16")
     assert pv.latency_s > pr.latency_s
-    assert lab.PRED_A.answer == "bill"
     assert lab.JFT_IMAGES / lab.IMAGENET_1K_IMAGES > 100
+
+
+def test_pred_a_vit_latency_is_1_6x_not_the_4_3x_flops():
+    """Review item 12: PRED_A asks about behaviour. On the Jetson Orin NX (FP16, batch 1, η = 0.5)
+    both models launch 174 kernels at 20 µs = 3.48 ms. ResNet-50: 0.81 ms of compute-bound rows +
+    1.63 ms of memory-bound rows + 3.48 = 5.92 ms. ViT-B/16: 4.48 + 1.25 + 3.48 = 9.21 ms.
+    9.21 / 5.92 = 1.56 ≈ 1.6x, not the 4.3x of the FLOPs (35.1 / 8.2 GFLOP). On an H100, where
+    launches dominate both, 1.05x; on the camera SoC, where arithmetic does, 4.28x."""
+    v, r = lab.vit(), Models.ResNet50
+
+    def solve(m, dev):
+        return Engine.solve(m, dev, precision=lab._precision(dev), efficiency=0.5)
+
+    pv, pr = solve(v, JETSON), solve(r, JETSON)
+    assert sum(t.kernels for t in pv.layers) == sum(t.kernels for t in pr.layers) == 174
+    assert round(pv.latency_dispatch_s * 1e3, 2) == round(174 * 20e-6 * 1e3, 2) == 3.48
+    assert [round(x * 1e3, 2) for x in lab._terms(pr)] == [0.81, 1.63, 3.48]
+    assert [round(x * 1e3, 2) for x in lab._terms(pv)] == [4.48, 1.25, 3.48]
+    assert (round(pr.latency_s * 1e3, 2), round(pv.latency_s * 1e3, 2)) == (5.92, 9.21)
+    assert round(pv.latency_s / pr.latency_s, 1) == 1.6
+    assert round(v.flops() / r.flops(), 1) == 4.3 and round(v.params / r.params, 1) == 3.4
+    h100, cam = Hardware.get("H100"), Hardware.get("CortexA53Camera")
+    assert round(solve(v, h100).latency_s / solve(r, h100).latency_s, 2) == 1.05
+    assert round(solve(v, cam).latency_s / solve(r, cam).latency_s, 1) == 4.3
+    assert lab.PRED_A.answer == "less" and lab.A_DEVICE.value == "JetsonOrinNX"
+    assert lab.A_BATCH.value == 1
+    fb = lab.PRED_A.feedback["less"]
+    assert all(x in fb for x in ("5.92 ms", "3.48 ms", "1.63 ms", "0.81 ms", "4.48 ms", "9.21 ms"))
+    assert "1.05×" in fb and "4.3×" in fb
 
 
 # ---------------------------------------------------------------------------------------------

@@ -246,15 +246,121 @@ def test_pred_b_options_are_what_the_engine_shows():
 
 
 def test_pred_c_random_scalars_cost_16x_sequential():
-    """PRED_C: a random FP32 scalar uses 4 of the 64 fetched bytes: 16x the DRAM energy per value
+    """A random FP32 scalar uses 4 of the 64 bytes of its DRAM burst: 16x the DRAM energy per value
     (DRAM at 160 pJ/B: 64 x 160 = 10,240 pJ per random scalar vs 4 x 160 = 640 pJ in a stream)."""
     seq = lab.energy_per_value("sequential", "dram", "fp32")
     rnd = lab.energy_per_value("random", "dram", "fp32")
     assert rnd / seq == 64 / 4
     assert (seq, rnd) == (pytest.approx(4 * 160), pytest.approx(64 * 160))
-    assert lab.PRED_C.answer == "line"
     assert lab.energy_per_value("rows", "dram", "fp32") == pytest.approx(seq)
     assert lab.TRANSFER_C.answer == "sequential"
+
+
+def test_pred_c_random_gather_costs_the_same_in_int8_and_fp32():
+    """Reviewer item 4: PRED_C asks whether quantizing randomly gathered values FP32 -> INT8 cuts
+    the DRAM energy per value. Each random gather fetches a whole 64 B burst whatever the value's
+    size: 64 x 160 pJ/B = 10,240 pJ per value for both, while a stream falls from 4 x 160 = 640 to
+    1 x 160 = 160 pJ. Burst use: 4/64 = 6.25% (FP32), 1/64 = 1.5625% -> '1.56%' (INT8), as the part's card
+    and sentence print them (two decimals)."""
+    fp32 = lab.energy_per_value("random", "dram", "fp32")
+    int8 = lab.energy_per_value("random", "dram", "int8")
+    assert fp32 == int8 == pytest.approx(64 * 160) == pytest.approx(10_240)
+    assert lab.energy_per_value("sequential", "dram", "fp32") == pytest.approx(640)
+    assert lab.energy_per_value("sequential", "dram", "int8") == pytest.approx(160)
+    assert lab.scenario_cost("random", "fp32").efficiency == pytest.approx(0.0625)
+    assert lab.scenario_cost("random", "int8").efficiency == pytest.approx(1 / 64)
+    card = {c.label: c.value for c in lab.part_c("random", "dram", "int8").cards}
+    assert (
+        card["Fetched bytes used"] == "1.56%" and card["Energy per useful value"] == "10,240.0 pJ"
+    )
+    card = {c.label: c.value for c in lab.part_c("random", "dram", "fp32").cards}
+    assert (
+        card["Fetched bytes used"] == "6.25%" and card["Energy per useful value"] == "10,240.0 pJ"
+    )
+    assert lab.PRED_C.answer == "same"
+    text = " ".join(lab.PRED_C.feedback.values())
+    for n in ("10,240 pJ", "640", "160 pJ", "6.25%", "1.56%"):
+        assert n in text
+    assert "smaller type" in lab.PRED_C.feedback["quarter"]  # names the misconception
+
+
+def test_pred_c_stem_and_intro_do_not_give_the_burst_away():
+    """Reviewer item 4: the locked intro said 'Memory is read in whole 64-byte lines' and the stem
+    '(64-byte cache lines)': 64 / 4 = 16 was the whole question. Neither is there now."""
+    from pathlib import Path
+
+    assert "64" not in lab.PRED_C.question and "line" not in lab.PRED_C.question
+    nb = (Path(__file__).resolve().parents[1] / "labs" / "s06_11_primitives.py").read_text("utf-8")
+    part_c_intro = nb[
+        nb.index("Part C · What a memory access costs") : nb.index("pred_c = lab.PRED_C")
+    ]
+    assert "64-byte" not in part_c_intro and "whole" not in part_c_intro
+
+
+def test_sram_is_read_per_8_byte_word_dram_per_64_byte_burst():
+    """Reviewer item 2: a scratchpad or L1 is read per 64-bit word (Horowitz: 8 KB SRAM ~10 pJ per
+    64-bit access, 1.25 pJ/B), not per 64 B line. A random FP32 from 8 KB SRAM: 8 B x 1.25 = 10 pJ,
+    2x a sequential read (4 B x 1.25 = 5 pJ), not 16x. INT8: 10 pJ vs 1.25 pJ = 8x. DRAM keeps the
+    64 B burst of ``primitives.LINE_BYTES``. The per-byte price ratio is 160 / 1.25 = 128x."""
+    assert lab.ACCESS_BYTES["dram"] == P.LINE_BYTES == 64
+    assert {lab.ACCESS_BYTES[k] for k in ("sram_8kb", "sram_32kb", "sram_1mb")} == {8}
+    assert lab.energy_per_value("random", "sram_8kb", "fp32") == pytest.approx(10)
+    assert lab.energy_per_value("sequential", "sram_8kb", "fp32") == pytest.approx(5)
+    assert lab.energy_per_value("random", "sram_8kb", "int8") == pytest.approx(10)
+    assert lab.energy_per_value("sequential", "sram_8kb", "int8") == pytest.approx(1.25)
+    assert lab.energy_per_value("random", "sram_1mb", "fp32") == pytest.approx(8 * 100 / 8)
+    v = lab.part_c("random", "sram_8kb", "fp32")
+    cards = {c.label: c for c in v.cards}
+    assert cards["vs sequential"].value == "2.0×"
+    assert (
+        cards["Fetched bytes used"].value == "50.00%"
+        and "8 B words" in cards["Fetched bytes used"].note
+    )
+    assert (
+        "of each fetched 8 B word is used" in v.summary
+        and "(128× from 8 KB SRAM to DRAM)" in v.summary
+    )
+    assert "64 B line" not in v.summary
+    d = lab.part_c("random", "dram", "fp32")
+    assert "6.25% of each fetched 64 B burst is used" in d.summary
+    assert {c.label: c.value for c in d.cards}["vs sequential"] == "16.0×"
+    assert "8 B word" in " ".join(v.peek) and "64 B bursts" in " ".join(v.peek)
+
+
+def test_part_c_names_row_activations_the_bytes_only_model_omits():
+    """Reviewer item 3: random DRAM accesses also pay row activations, so 'prefetching costs
+    latency, not energy' and 'energy counts the bytes fetched' were false as statements about DRAM.
+    The text now says the model counts bytes only and names what it leaves out."""
+    peek = " ".join(lab.part_c("random", "dram", "fp32").peek)
+    assert "row activation" in peek and "which energy does not show" not in peek
+    tc = lab.TRANSFER_C.feedback["sequential"]
+    assert "bytes-only" in tc and "row activation" in tc and "costs latency, not energy" not in tc
+    assert "prefetching affects latency, not bytes" not in " ".join(lab.PRED_C.feedback.values())
+
+
+def test_part_b_rates_are_int8_operations():
+    """Reviewer item 6: TPU v1's array is INT8, so the rates are OP/s. 128 x 128 cells at 700 MHz:
+    2 x 16,384 x 0.7e9 = 22.94e12 OP/s peak -> '22.9 TOP/s'."""
+    assert lab.SYSTOLIC_PRECISION == "int8"
+    v = lab.part_b(128, 1, 2048, False)
+    card = next(c for c in v.cards if c.label == "Achieved rate")
+    assert "OP/s" in card.value and "FLOP" not in card.value
+    assert round(2 * 128 * 128 * 700e6 / 1e12, 1) == 22.9
+    assert "of 22.9 TOP/s peak (INT8 MAC cells)" in card.note
+    assert "22.9 TOP/s" in " ".join(v.peek)
+
+
+def test_pred_b_double_buffer_feedback_states_its_model():
+    """Reviewer item 6: the 254 fill/drain cycles stay only because tiles run back to back."""
+    assert "in this back-to-back model" in lab.PRED_B.feedback["double"]
+
+
+def test_part_d_counts_operand_deliveries_not_memory_traffic():
+    """Reviewer item 5: B·S²·d_head counts operands delivered with no reuse, not memory traffic."""
+    v = lab.part_d(512, 32, "64")
+    title = v.figure.layout.title.text
+    assert "Operand deliveries" in title and "before reuse" in title and "moved" not in title
+    assert "before any on-chip reuse" in v.summary
 
 
 def test_pred_d_one_more_stage_per_doubling():

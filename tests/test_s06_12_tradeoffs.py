@@ -131,7 +131,7 @@ def test_part_b_gpt2xl_weight_read_0_9_ms():
 
 def test_part_b_launches_a_few_times_the_weight_read():
     """L1117: the weight read is 'a few times shorter than the time to launch the step's many
-    small kernels'. Engine: 677 eager kernels × 5 µs = 3.385 ms ≈ 3.6× the 0.93 ms read."""
+    small kernels'. Engine: 581 eager kernels × 5 µs = 2.905 ms ≈ 3.1× the 0.93 ms read."""
     p = lab.iron_law_profile("GPT2", "H100", 1, False)
     ratio = p.latency_dispatch_s / lab.weight_read_s("H100")
     assert 2 <= ratio <= 5
@@ -240,3 +240,118 @@ def test_part_a_energy_axis_is_board_power_times_latency():
     assert 41.8e-3 <= e <= 41.8e-3 * 1.10
     p8 = Engine.solve(Models.ResNet50, "H100", batch_size=8)
     assert p8.energy_per_sample_j == pytest.approx(700 * p8.latency_s / 8)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reviewer items: feasibility in Part B, the memory axis in Part A, PRED_B and PRED_C wording
+# ---------------------------------------------------------------------------------------------
+
+
+def test_part_b_batch_256_gpt2_decode_does_not_fit_and_says_so():
+    """Reviewer item 1. KV cache per sequence 2 (K, V) x 48 layers x 1,600 x 1,024 tokens x 2 B =
+    314,572,800 B; 256 sequences need 80.53 GB of cache on top of 3.12 GB of weights: 83.7 GB,
+    3.7 GB over the H100's 80 GB. The engine's feasibility flips at batch 245 for decode
+    (244 x 314.6 MB + 3.12 GB + activations < 80 GB) and 178 for the prefill on the H100 and A100,
+    41 and 30 on the 16 GB Jetson."""
+    kv = 2 * 48 * 1600 * 1024 * 2
+    assert kv == 314_572_800
+    p = lab.iron_law_profile("GPT2", "H100", 256, False)
+    assert p.kv_cache_bytes == 256 * kv
+    assert not p.feasible
+    assert p.memory_footprint_bytes == pytest.approx(256 * kv + 3_115_222_400, rel=1e-3)
+
+    def first_over(model, device):
+        return next(
+            b for b in range(1, 257) if not lab.iron_law_profile(model, device, b, False).feasible
+        )
+
+    assert (first_over("GPT2", "H100"), first_over("GPT2_prefill", "H100")) == (245, 178)
+    assert (first_over("GPT2", "A100"), first_over("GPT2_prefill", "A100")) == (245, 178)
+    assert (first_over("GPT2", "JetsonOrinNX"), first_over("GPT2_prefill", "JetsonOrinNX")) == (
+        41,
+        30,
+    )
+    assert 244 * kv + 3_115_222_400 < 80e9 < 245 * kv + 3_115_222_400
+
+    v = lab.part_b("GPT2", "H100", 256, False)
+    cards = {c.label: c for c in v.cards}
+    assert (
+        cards["Fits in memory"].value == "does not fit" and cards["Fits in memory"].status == "bad"
+    )
+    assert cards["Fits in memory"].note.startswith("over by 3.7 GB")
+    assert cards["(3) Engine"].status == "bad" and "only if it fit" in cards["(3) Engine"].note
+    assert v.summary.startswith("This batch does not fit")
+    assert "Out of memory" in str(v.alert.text if hasattr(v.alert, "text") else v.alert)
+    for device, model in (("JetsonOrinNX", "GPT2"), ("A100", "GPT2_prefill")):
+        assert lab.part_b(model, device, 256, True).summary.startswith("This batch does not fit")
+
+
+def test_part_b_fitting_setups_say_they_fit():
+    v = lab.part_b("GPT2", "H100", 244, False)
+    assert {c.label: c.value for c in v.cards}["Fits in memory"] == "yes"
+    assert not v.summary.startswith("This batch does not fit")
+    assert "Fits." in str(v.alert.text if hasattr(v.alert, "text") else v.alert)
+    for model in ("ResNet50", "MobileNetV2"):
+        assert lab.iron_law_profile(model, "JetsonOrinNX", 256, False).feasible
+
+
+def test_part_a_memory_axis_is_the_same_front_on_every_device():
+    """Reviewer item 7: weights + activations do not depend on the device: every FP16 device gives
+    identical bytes and the INT8 camera SoC exactly half of each, so the front is the same
+    everywhere; the text no longer says a binding term or that the front moves."""
+    base = {k: v[1] for k, v in lab.engine_costs("H100", False).items()}
+    fronts = set()
+    for dev in lab.DEVICES:
+        for fused in (False, True):
+            t = {k: v[1] for k, v in lab.engine_costs(dev, fused).items()}
+            scale = 0.5 if lab.precision_for(dev) == "int8" else 1.0
+            assert all(t[k] == pytest.approx(scale * base[k]) for k in t)
+            f = lab.cost_fn("memory", dev, fused)
+            fronts.add(tuple(A.pareto_front(A.zoo_entries(), f, lambda k: A.imagenet(k).top1)))
+            s = lab.part_a("memory", dev, 69.5, fused).summary
+            assert "bound" not in s and "front moves" not in s and "same front" in s
+    assert len(fronts) == 1
+
+
+def test_pred_b_overlap_hides_only_the_smaller_term():
+    """Reviewer item 9: PRED_B asks a behaviour question. GPT-2 XL on an H100, FP16, batch 1, eager:
+    prefill (1,024 tokens) computes 7.09 ms, moves memory for 5.76 ms, launches 2.905 ms: iron law
+    15.75 ms vs roofline max(7.09, 5.76) + 2.905 = 9.99 ms, 1.58x ('about 1.6x'). Decode: compute
+    6.9 us ('7 us') vs memory 1.03 ms: iron law 3.939 vs roofline 3.932 ms, 0.18% apart ('0.2%',
+    'within 1%')."""
+    pre = lab.iron_law_profile("GPT2_prefill", "H100", 1, False)
+    assert round(pre.iron_law_s / pre.roofline_s, 1) == 1.6
+    assert (round(pre.latency_compute_s * 1e3, 2), round(pre.latency_memory_s * 1e3, 2)) == (
+        7.09,
+        5.76,
+    )
+    assert pre.roofline_s == pytest.approx(
+        max(pre.latency_compute_s, pre.latency_memory_s) + pre.latency_dispatch_s
+    )
+    dec = lab.iron_law_profile("GPT2", "H100", 1, False)
+    assert round(dec.latency_compute_s * 1e6) == 7 and round(dec.latency_memory_s * 1e3, 2) == 1.03
+    assert dec.latency_compute_s < 0.01 * dec.latency_memory_s
+    assert round(dec.latency_dispatch_s * 1e3, 1) == 2.9
+    gap = dec.iron_law_s / dec.roofline_s - 1
+    assert gap < 0.01 and f"{gap:.1%}" == "0.2%"
+    assert lab.PRED_B.answer == "close"
+    text = " ".join(lab.PRED_B.feedback.values())
+    for n in ("7.09 ms", "5.76 ms", "7 µs", "1.03 ms", "0.2%", "2.9 ms"):
+        assert n in text
+    assert "1.6×" in lab.PRED_B.question
+    assert not any(": " in o for o in lab.PRED_B.options.values())  # no option carries a reason
+
+
+def test_pred_c_weights_off_by_about_one_over_d_over_the_whole_slider():
+    """Reviewer item 8: the weight formula misses 9d + d_ff = 13d of 12d²: 13/(12d). At the slider's
+    d = 64 that is 13/768 = 1.69% ('1.7%'), at 1,600 0.0677% ('0.07%'): not 'well under 1%'
+    everywhere, but about 1/d everywhere."""
+    for d in range(int(lab.C_WIDTH.start), int(lab.C_WIDTH.stop) + 1, int(lab.C_WIDTH.step)):
+        ch, ex = table7.chapter("transformer", d, 64), table7.exact("transformer", d, 64)
+        assert (ex.params - ch.params) / ch.params == pytest.approx(13 / (12 * d))
+        assert 1 / d < (ex.params - ch.params) / ch.params < 1.1 / d
+    assert f"{13 / (12 * 64):.1%}" == "1.7%" and f"{13 / (12 * 1600):.2%}" == "0.07%"
+    assert f"{13 / (12 * 768):.2%}" == "0.14%"  # the 'both' feedback's d = 768
+    assert "well under 1%" not in lab.PRED_C.options["weights"]
+    assert "about 1/d" in lab.PRED_C.options["weights"]
+    assert "1.7% at d = 64" in lab.PRED_C.feedback["weights"]

@@ -106,7 +106,7 @@ def test_all_to_all_bytes_per_token():
     assert M.all_to_all_limit() == 32_768
     ys = [M.all_to_all_bytes_per_token(n) for n in range(1, M.n_experts + 1)]
     assert all(a < b for a, b in zip(ys, ys[1:], strict=False)) and ys[-1] < 32_768
-    assert lab.PRED_D.answer == "flat"
+    assert lab.PRED_D.answer == "less"
     # more GPUs than Mixtral's 8 experts would leave GPUs with no expert: refused, by name
     with pytest.raises(ValueError, match=r"devices must be in \[1, n_experts\] = \[1, 8\].*got 9"):
         M.all_to_all_bytes_per_token(9)
@@ -134,3 +134,61 @@ def test_part_c_opens_on_the_case_the_question_asked_about():
     cards = {c.label: c.value for c in v.cards}
     assert cards["Step time vs balanced"] == "2.00×" and cards["Assignments dropped"] == "0.0%"
     assert lab.PRED_C.answer == "x2"
+
+
+# ---- Reviewer items 10-12 -----------------------------------------------------------------------
+
+
+def test_pred_d_bytes_grow_1_75x_from_2_to_8_gpus():
+    """Reviewer item 11: over the stated range the bytes are not flat: 2·k·d·b·(N − 1)/N is
+    2 x 2 x 4,096 x 2 / 2 = 16,384 B (16.4 KB) on 2 GPUs and 32,768 x 7/8 = 28,672 B (28.7 KB) on
+    8: 1.75x, less than 2x and far from the 4x of 'in proportion to N'. No option carries a
+    formula."""
+    b2, b8 = M.all_to_all_bytes_per_token(2), M.all_to_all_bytes_per_token(8)
+    assert (b2, b8) == (16_384, 28_672)
+    assert b8 / b2 == 1.75 == (7 / 8) / (1 / 2)
+    assert lab.PRED_D.answer == "less" and "less than 2×" in lab.PRED_D.options["less"]
+    assert not any("·" in o or "bytes per value" in o for o in lab.PRED_D.options.values())
+    text = " ".join(lab.PRED_D.feedback.values())
+    for n in ("16.4 KB", "28.7 KB", "1.75×", "32.8 KB"):
+        assert n in text
+    v = lab.part_d(2, 2, "fp16")
+    assert {c.label: c.value for c in v.cards}["Per token, per layer"] == "16.4 KB"
+    v = lab.part_d(8, 2, "fp16")
+    assert {c.label: c.value for c in v.cards}["Per token, per layer"] == "28.7 KB"
+
+
+def test_part_b_peek_uniform_routing_reads_the_most_experts():
+    """Reviewer item 10: for per-expert probabilities p_i summing to k, the experts a batch of T
+    reads, Σ 1 − (1 − p_i)^T, is largest when every p_i = k/E (uniform routing): the worst case for
+    weight reads. A hand check against a skewed router (one expert at 0.5, the rest share 1.5)."""
+    t = 32
+    uniform = M.experts_touched(t)
+    assert uniform == pytest.approx(8 * (1 - (1 - 2 / 8) ** t))
+    skew = [0.5] + [1.5 / 7] * 7
+    assert sum(skew) == pytest.approx(K)
+    assert sum(1 - (1 - p) ** t for p in skew) < uniform
+    peek = " ".join(lab.part_b(32, "H100", "fp16").peek)
+    assert "worst case for weight reads" in peek and "best for load balance" in peek
+    assert "best case for reuse" not in peek
+
+
+def test_part_a_clamps_top_k_and_says_so():
+    """Reviewer item 12: E = 2 with top-4 runs top-2, i.e. every expert: capacity / compute is
+    exactly 1.0x (held = used, 12,879,138,816 parameters), and the sentence says gating buys
+    nothing there instead of 'capacity without FLOPs'."""
+    c = moe.mixtral_params(2, 2)
+    assert c.total == c.active
+    v = lab.part_a(2, 4, "fp16")
+    cards = {x.label: x for x in v.cards}
+    assert cards["Capacity / compute"].value == "1.0×"
+    assert (
+        "clamped to top-2" in v.summary and "clamped to top-2" in cards["Parameters per token"].note
+    )
+    assert "Gating buys capacity without FLOPs (" not in v.summary
+    assert "every token runs every expert" in v.summary
+    assert "clamped" not in lab.part_a(3, 3, "fp16").summary
+    assert "every token runs every expert" in lab.part_a(3, 3, "fp16").summary
+    default = lab.part_a(8, 2, "fp16")
+    assert "Gating buys capacity without FLOPs (3.6× the parameters" in default.summary
+    assert round(moe.mixtral_params().total / moe.mixtral_params().active, 1) == 3.6

@@ -184,7 +184,8 @@ def roofline(
     title: str | None = None,
 ):
     """Log-log roofline of ``device`` at ``precision``: the bandwidth slope, the (dense) compute
-    roof scaled by ``efficiency``, the ridge point, and ``points`` as (label, FLOP/B, FLOP/s)."""
+    roof scaled by ``efficiency``, the ridge point, and ``points`` as (label, FLOP/B, FLOP/s).
+    An integer ``precision`` is labelled in operations (OP/byte, TOP/s), as vendors quote it."""
     import plotly.graph_objects as go
 
     from .vocab import LABELS
@@ -200,10 +201,11 @@ def roofline(
     lo, hi = x_range
     xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
     ys = [device.attainable_flops(x, precision, efficiency) / 1e12 for x in xs]
+    op = "OP" if precision.startswith("int") else "FLOP"
     fig = figure(
         title or f"Roofline: {device_label(device)} ({precision}, dense)",
-        "Arithmetic intensity (FLOP/byte)",
-        "Attainable TFLOP/s",
+        f"Arithmetic intensity ({op}/byte)",
+        f"Attainable T{op}/s",
         log_x=True,
         log_y=True,
         height=440 if points else 380,  # room for the points' labels beside the roof
@@ -215,7 +217,7 @@ def roofline(
         fig,
         ridge,
         # three figures below 100 (12.5, as the cards print it, not 13)
-        f"{named}: {ridge:,.0f} FLOP/B" if ridge >= 100 else f"{named}: {ridge:.3g} FLOP/B",
+        f"{named}: {ridge:,.0f} {op}/B" if ridge >= 100 else f"{named}: {ridge:.3g} {op}/B",
         dash="dot",
         position="bottom right",
     )

@@ -235,18 +235,24 @@ def fmt_time(seconds: float, digits: int = 2) -> str:
 _FLOPS = [(1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1, "FLOP")]
 
 
-def fmt_rate(flops_per_s: float, digits: int = 1, precision: str | None = None) -> str:
-    """A compute rate (312.0 TFLOP/s). An integer ``precision`` ("int8", "int4") writes
-    operations, OP/s, as vendors quote integer throughput (TOPS); one MAC is two either way."""
+def _ops_table(precision: str | None, per: str = "") -> list[tuple[float, str]]:
+    """FLOP units, or OP units for an integer ``precision`` ("int8", "int4"): vendors quote
+    integer throughput in operations (TOPS). One MAC is two of either."""
     unit = "OP" if isinstance(precision, str) and precision.startswith("int") else "FLOP"
-    table = [(s, f"{u.replace('FLOP', unit)}/s") for s, u in _FLOPS]
-    return _scaled(_finite(flops_per_s, "flops_per_s"), table, _digits(digits))
+    return [(s, u.replace("FLOP", unit) + per) for s, u in _FLOPS]
 
 
-def fmt_flops(n: float, digits: int = 1) -> str:
-    """A FLOP count with a unit prefix (3.4 GFLOP, 281.5 TFLOP): never a bare "B" that reads as
-    bytes. Refuses negative and non-finite counts."""
-    return _scaled(_finite(n, "n"), _FLOPS, _digits(digits))
+def fmt_rate(flops_per_s: float, digits: int = 1, precision: str | None = None) -> str:
+    """A compute rate (312.0 TFLOP/s; 624.0 TOP/s for an integer ``precision``)."""
+    return _scaled(
+        _finite(flops_per_s, "flops_per_s"), _ops_table(precision, "/s"), _digits(digits)
+    )
+
+
+def fmt_flops(n: float, digits: int = 1, precision: str | None = None) -> str:
+    """A FLOP count with a unit prefix (3.4 GFLOP, 281.5 TFLOP; 418.1 MOP for an integer
+    ``precision``): never a bare "B" that reads as bytes. Refuses negative and non-finite counts."""
+    return _scaled(_finite(n, "n"), _ops_table(precision), _digits(digits))
 
 
 def fmt_ratio(x: float, digits: int = 1) -> str:

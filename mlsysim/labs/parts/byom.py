@@ -316,7 +316,7 @@ def part_a(model: str, device: str, precision: str) -> View:
         summary,
         "Memory footprint",
         peek,
-        alert=feasibility(p.memory_footprint_bytes, dev, f"{_name(m)} at batch 1"),
+        alert=feasibility(p.memory_footprint_bytes, dev, f"{m.name} at batch 1"),
     )
 
 
@@ -326,8 +326,8 @@ def part_a(model: str, device: str, precision: str) -> View:
 
 PRED_B = Prediction(
     question=(
-        "Generating one token at batch 1 with a few thousand tokens of context: which "
-        "layers take most of the step's time?"
+        "A model of several billion parameters (Llama-3 8B, the default) generates one token at "
+        "batch 1 with a few thousand tokens of context: which layers take most of the step's time?"
     ),
     options={
         "scores": "The attention score computation: it is the quadratic part",
@@ -477,7 +477,14 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
         f"in {precision.upper()}",
         f"{top[0]}: {fmt_count(top[1])} FLOPs / {fmt_bytes(top[2])} = {top_i:,.2f} FLOP/B",
     ]
-    return View(fig, cards, summary, "Per-layer roofline", peek)
+    return View(
+        fig,
+        cards,
+        summary,
+        "Per-layer roofline",
+        peek,
+        alert=feasibility(p.memory_footprint_bytes, dev, f"{m.name} at {ctx:,} tokens, batch 1"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -628,7 +635,10 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question="As the context a model keeps grows, its KV cache grows…",
+    question=(
+        "In a model with full attention in every layer (no sliding window), as the context it "
+        "keeps grows, its KV cache grows…"
+    ),
     options={
         "quad": "Quadratically: attention compares every pair of tokens",
         "linear": "Linearly: one key and one value per token per layer",
@@ -641,7 +651,8 @@ PRED_D = Prediction(
         "value vectors, so it is linear in S (a sliding-window layer even caps it).",
         "linear": "Each token adds 2 × layers × kv_heads × head_dim values; doubling the context "
         "doubles the cache, until the device runs out.",
-        "const": "Fixed-size state is a recurrent network's property; a transformer keeps every token.",
+        "const": "Fixed-size state is a recurrent network's property; full attention keeps every token "
+        "(only sliding-window layers, as in Mistral-7B or Phi-3, stop at their window).",
         "log": "Standard attention keeps every token's keys and values uncompressed; only a sliding "
         "window drops old ones.",
     },
@@ -736,10 +747,15 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
             f"({'over' if weights + kv_top > cap else 'within'} the {device_label(dev)}'s {fmt_bytes(cap)}).{note}"
         )
     c = m.config
-    peek = [
+    kv_line = (
         f"KV/token = 2 × layers × kv_heads × head_dim × bytes = 2 × {c['n_layers']} × {c['kv_heads']} × "
         f"{c['head_dim']} × {per_token / max(1, 2 * c['n_layers'] * c['kv_heads'] * c['head_dim']):g} B"
-        f" = {fmt_bytes(per_token)}",
+        f" = {fmt_bytes(per_token)}"
+        if per_token
+        else "KV/token: none (an encoder keeps no cache between passes)"
+    )
+    peek = [
+        kv_line,
         f"room for KV = capacity − weights = {fmt_bytes(cap)} − {fmt_bytes(weights)} = "
         f"{fmt_bytes(room) if room > 0 else 'none'}",
     ]
@@ -888,7 +904,7 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
             f"{_name(m)} does not fit on the {device_label(dev)} even at batch 1 and {s:,} tokens: "
             "pick a bigger device, a lower precision or a shorter context."
         )
-        alert = feasibility(p1.memory_footprint_bytes, dev, f"{_name(m)} at batch 1")
+        alert = feasibility(p1.memory_footprint_bytes, dev, f"{m.name} at batch 1")
     if s < int(context):
         summary += f" (The context is capped at the model's {s:,} positions.)"
     peek = [

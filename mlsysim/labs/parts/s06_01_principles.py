@@ -2,7 +2,9 @@
 
 Part A prices an inductive bias in weights (a dense detector vs a shared filter), part B sets the
 five Table-1 families and the lighthouse roster side by side on one device, and part C places the
-lighthouses' weight-only intensity (the chapter's proxy, section 6.9.1) on a device's roofline.
+lighthouses' weight-only intensity (the chapter's proxy, section 6.9.1) on a device's roofline
+beside the engine's fuller count, after checking that each model fits; every number in part C is
+at the roof's precision, in OP/B where that precision is an integer one.
 Every number comes from ``mlsysim``; the chapter's figures are asserted in
 ``tests/test_s06_01_principles.py``.
 """
@@ -13,7 +15,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import device_label, figure, roofline
+from ..charts import device_label, figure, out_of_memory, roofline
 from ..components import (
     Card,
     Choice,
@@ -51,27 +53,26 @@ SELF_CHECK_UNITS = 1000
 
 PRED_A = Prediction(
     question=(
-        "One feature detector looks for an edge in a 224×224 RGB image. A dense unit gives every "
-        "input value its own weight; a convolutional detector reuses one 3×3 filter at every "
-        "position. How many times more weights does the dense detector need?"
+        "A dense detector over a 224×224 RGB image needs about 5,575× the weights of one shared 3×3 "
+        "filter (150,528 against 27). The radiology scans are grayscale: one channel instead of three. "
+        "What happens to that saving?"
     ),
     options={
-        "9": "About 9× (the filter's area)",
-        "224": "About 224× (one image side)",
-        "5575": "About 5,575× (image values over filter weights)",
-        "150k": "About 150,000× (one weight for every input value)",
+        "third": "It falls to a third: the dense detector loses two-thirds of its inputs",
+        "same": "It stays the same: the filter loses its channels too",
+        "triple": "It triples: the filter drops from 27 weights to 9",
     },
-    answer="5575",
+    answer="same",
     feedback={
-        "9": "9 is the filter's area K². The dense detector spans the whole image: 224×224×3 = 150,528 "
-        "weights against the filter's 3×3×3 = 27, a 5,575× gap.",
-        "224": "The gap grows with the image's area, not its side: 150,528 / 27 = 5,575×.",
-        "5575": "224×224×3 = 150,528 weights against 3×3×3 = 27. The saving is H·W/K², so it grows with "
-        "resolution and shrinks as the filter widens.",
-        "150k": "150,528 is the dense detector's own weight count. The shared filter is not one weight but "
-        "3×3×3 = 27, so the ratio is 150,528 / 27 = 5,575×.",
+        "third": "The dense detector does shrink 3× (150,528 → 50,176 weights), but so does the filter "
+        "(27 → 9): the saving is H·W·C / (K²·C), and the channel count cancels. Still 5,575×.",
+        "same": "50,176 / 9 = 5,575×, as 150,528 / 27 was: the channel count multiplies both sides, so the "
+        "saving is H·W / K², set by the image area over the filter area. Pick Grayscale and read the "
+        "saving card.",
+        "triple": "The filter does drop to 9 weights, but the dense detector drops 3× too (to 50,176): the "
+        "channel count cancels and the saving stays 5,575×.",
     },
-    reveals=("5,575",),
+    reveals=("channel count cancels",),
 )
 
 TRANSFER_A = Prediction(
@@ -180,7 +181,9 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
     summary = (
         f"At {res}×{res}×{c}, one dense detector learns {dense.params:,} weights; a shared {k}×{k} "
         f"filter learns {conv.params:,} and reuses each of them at {conv.weight_reuse:,} positions: "
-        f"{ratio:,.0f}× fewer weights for the same detector. Locality plus sharing is the bias; "
+        f"{ratio:,.0f}× fewer weights for the same detector. The channel count cancels ({c} on both "
+        "sides), so the saving is the image area over the filter area, in grayscale and "
+        "RGB alike. Locality plus sharing is the bias; "
         "the saving is what it buys when images really are local."
     )
     peek = [
@@ -273,6 +276,28 @@ FAMILIES = {
     ),
 }
 
+#: What each family's bias buys (or costs), for the sentence: dense connectivity assumes nothing
+#: and so buys no efficiency; attention buys flexibility (any token to any token) at quadratic
+#: score cost; locality, recurrence and table lookups each buy efficiency on matching data.
+FAMILY_TRADE = {
+    "mlp": "pays for its generality with",
+    "cnn": "buys efficiency with",
+    "rnn": "buys efficiency with",
+    "transformer": "buys flexibility with",
+    "dlrm": "buys efficiency with",
+}
+
+#: The engine verdict that matches Table 1's bottleneck column at the regime part B runs
+#: (TABLE1_REGIME): streamed weights are memory-bound, reused filters and a long prefill
+#: compute-bound, the RNN's serial chain a string of launches, oversized tables out of memory.
+TABLE1_VERDICT = {
+    "mlp": "Memory",
+    "cnn": "Compute",
+    "rnn": "Dispatch",
+    "transformer": "Compute",
+    "dlrm": "Infeasible",
+}
+
 #: Table 9 names "None (DLRM's dense MLPs)" as the MLP row's workload: DLRM's bottom MLP over its
 #: 13 dense features (mlsysim.models.dlrm defaults, 13 -> 512 -> 256 -> 128).
 TABULAR_MLP = (13, 512, 256, 128)
@@ -333,7 +358,7 @@ TABLE1_REGIME = {
         None,
     ),
     "transformer": (
-        "GPT-2 XL prefilling a 1,024-token prompt (S² scores)",
+        "GPT-2 XL prefilling a 1,024-token prompt",
         "GPT2",
         1,
         "prefill",
@@ -341,6 +366,9 @@ TABLE1_REGIME = {
     ),
     "dlrm": ("DLRM with its full tables", "DLRM", 1, None, None),
 }
+#: GPT-2 XL's model width d (Table 5): attention's S² products outgrow the 12·S·d² MACs of the
+#: projections and feed-forward layers once S > 6d (section 6.7's crossover, ~9,600 tokens).
+GPT2_WIDTH = 1600
 #: The wide MLP of Table 1's regime (4,096 hidden units: the chapter's UAT self-check, L1660).
 WIDE_MLP = (4096, 4096, 4096)
 
@@ -361,6 +389,69 @@ def verdict_text(prof) -> str:
         return "out of memory"
     phrase = bound_phrase(prof.bottleneck)
     return phrase + " (kernel launches)" if prof.bottleneck == "Dispatch" else phrase
+
+
+def per_byte(precision: str) -> str:
+    """The intensity unit at ``precision``: OP/B for integer arithmetic, FLOP/B otherwise."""
+    return "OP/B" if precision.startswith("int") else "FLOP/B"
+
+
+def table1_verdict(t1) -> str:
+    """The engine's verdict at Table 1's regime in TABLE1_VERDICT's terms."""
+    return t1.bottleneck if t1.feasible else "Infeasible"
+
+
+def table1_gap(family: str, t1, dev, precision: str) -> str | None:
+    """Why the engine's verdict at Table 1's regime differs from Table 1's bottleneck column on
+    this device and precision (None when they agree). Each reason is read off the engine's profile:
+    the fit check, the launch term, or the regime's intensity against the device's ridge point."""
+    if table1_verdict(t1) == TABLE1_VERDICT[family]:
+        return None
+    dname = device_label(dev)
+    prec = precision.upper()
+    if not t1.feasible:
+        return (
+            f"it does not fit on the {dname} ({fmt_bytes(t1.over.m_as('B'))} over its "
+            f"{memory_name(t1.limiting_memory)}): capacity binds before the family's own bottleneck can show"
+        )
+    if family == "dlrm":
+        return (
+            f"its {fmt_bytes(t1.weight_bytes)} of {prec} tables fit in the {dname}'s "
+            f"{fmt_bytes(dev.memory.capacity.m_as('B'))}: Table 1's capacity limit binds only when the tables "
+            "exceed device memory"
+        )
+    comp, mem, launch = t1.time_split
+    if family == "rnn":
+        term = "memory traffic" if mem > comp else "arithmetic"
+        return (
+            f"the {RNN_STEPS:,} steps still run one after another, but on the {dname} each step's {term} "
+            "outlasts its kernel launch"
+        )
+    if t1.bottleneck == "Dispatch":
+        return (
+            f"in {prec} the work is so short on the {dname} that its kernel launches "
+            f"({fmt_time(launch)}) outlast both roofline terms"
+        )
+    unit = per_byte(precision)
+    ai, ridge = t1.arithmetic_intensity.magnitude, t1.ridge_point
+    if t1.bottleneck == "Memory":
+        why = f"its {ai:,.1f} {unit} fall short of the {dname}'s {prec} ridge point of {ridge:,.1f} {unit}"
+        if precision != "fp32" and "fp32" in dev.compute.precisions:
+            r32 = dev.ridge_point("fp32").magnitude
+            why += (
+                f", {ridge / r32:,.0f}× the FP32 one ({r32:,.1f} FLOP/B): faster arithmetic needs more "
+                "reuse to stay busy"
+            )
+        return why
+    return (
+        f"even its {ai:,.1f} {unit} clear the {dname}'s low ridge point of {ridge:,.2g} {unit}: "
+        "its arithmetic is slow next to its memory bus"
+    )
+
+
+def score_share(t1) -> float:
+    """Share of a transformer profile's FLOPs in the attention products (the S² scores)."""
+    return sum(t.flops for t in t1.layers if t.type == "Attention") / t1.flops
 
 
 #: The registry name of each family's lighthouse (None for the stand-ins), for the fact tags.
@@ -451,6 +542,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
         seq_len=t_seq,
     )
     regime = TABLE1_REGIME[family][0]
+    gap = table1_gap(family, t1, dev, precision)
     row = verdict_text(prof)
     if prof.feasible:
         comp, mem, launch = prof.time_split
@@ -496,18 +588,23 @@ def part_b(family: str, device: str, int8: bool) -> View:
             + (", one decoded token" if family == "transformer" else ""),
             "bad" if not prof.feasible else "warn" if prof.bottleneck == "Dispatch" else "ok",
         ),
-        Card("Table 1's regime", verdict_text(t1), regime, "bad" if not t1.feasible else "ok"),
+        Card(
+            "Table 1's regime",
+            verdict_text(t1),
+            regime + ("" if gap is None else " · not Table 1's bottleneck here"),
+            "bad" if not t1.feasible else "ok" if gap is None else "warn",
+        ),
     ]
     kind = "a lighthouse" if lighthouse else "a stand-in (no lighthouse in Table 9)"
     same = verdict_text(t1) == row
     summary = (
-        f"The {name} family assumes {data.lower()} data and buys efficiency with {innovation.lower()}. "
+        f"The {name} family assumes {data.lower()} data and {FAMILY_TRADE[family]} {innovation.lower()}. "
         f"{label}, {kind}, "
         f"holds {fmt_bytes(wbytes)} of {precision.upper()} weights for {fmt_count(flops)} FLOP per inference "
         f"and {fit}. Table 1 describes the family at a larger scale: for {regime} the engine finds it "
         f"{verdict_text(t1)}"
         + (
-            ", the same regime."
+            ", as at batch 1."
             if same
             else f", not {row} as at batch 1"
             + (
@@ -516,6 +613,18 @@ def part_b(family: str, device: str, int8: bool) -> View:
                 if prof.feasible and prof.bottleneck == "Dispatch"
                 else "."
             )
+        )
+        + (
+            f' Table 1\'s bottleneck for the family is "{bottleneck}"; here the engine differs because {gap}.'
+            if gap is not None
+            else ""
+        )
+        + (
+            f" At 1,024 tokens the S² score products are only {score_share(t1):.0%} of the prefill's FLOPs "
+            f"(they outgrow the projections and feed-forward layers only past about 6d = {6 * GPT2_WIDTH:,} "
+            "tokens), so those dense layers, not the scores, carry most of its arithmetic."
+            if family == "transformer" and t1.feasible
+            else ""
         )
         + " Each family's bias decides which resource runs out first at scale, not just how many FLOPs it does."
     )
@@ -550,28 +659,27 @@ def part_b(family: str, device: str, int8: bool) -> View:
 
 PRED_C = Prediction(
     question=(
-        "One accelerator, FP32 as in the chapter's roofline examples, three requests: a batched ResNet-50 "
-        "frame, a batch-1 GPT-2 XL token and a DLRM lookup. Which term binds each one, in that order?"
+        "On the H100 in FP32 at batch 1, the chapter's weight-only proxy (FLOPs per byte of weights) puts "
+        "MobileNetV2 at about twice the ridge point, on the compute side. The engine's fuller count adds "
+        "the feature maps each layer reads and writes. Where does MobileNetV2 land by that count?"
     ),
     options={
-        "cbc": "Compute, bandwidth, capacity",
-        "ccc": "Compute for all three: FLOPs decide",
-        "bcb": "Bandwidth, compute, bandwidth",
-        "ccb": "Compute, compute, bandwidth: GPT-2 XL does the most math per request",
+        "right": "Still right of the ridge: weights are most of the bytes a model moves",
+        "further": "Further right: a compact model keeps its feature maps close at hand",
+        "left": "Far left of the ridge: its feature maps move many times its weight bytes",
     },
-    answer="cbc",
+    answer="left",
     feedback={
-        "cbc": "ResNet-50 uses each weight about 160 times per image (160 MACs per weight: 80 FLOP/B in FP32) "
-        "and sits right of the ridge point once batched; a GPT-2 XL token uses each weight once "
-        "(0.5 FLOP/B in FP32); DLRM's 100 GB of tables must first find a home.",
-        "ccc": "FLOPs set only one term. The weight-only proxy spans 160× between ResNet-50 and GPT-2 XL, "
-        "and a DLRM lookup does almost no arithmetic at all.",
-        "bcb": "Reversed for the first two: convolutions reuse weights (high intensity), decoding streams "
-        "them (low intensity). DLRM is stopped by capacity before bandwidth matters.",
-        "ccb": "Size is not intensity: one token does ~2 FLOPs per weight read, 0.5 FLOP/B in FP32, far "
-        "left of any GPU's ridge. DLRM is stopped by capacity before bandwidth matters.",
+        "right": "That is the proxy's own assumption, and it fails for a compact CNN: MobileNetV2 has 14.0 MB of "
+        "FP32 weights but moves about 159 MB of feature maps per image, 11× as much. Its intensity falls from "
+        "42.9 to 3.5 FLOP/B, far left of the H100's 20.0.",
+        "further": "Adding bytes can only lower FLOPs per byte. The engine streams every layer's input and output "
+        "maps through memory; few weights do not make small maps. 42.9 → 3.5 FLOP/B, left of the ridge.",
+        "left": "About 159 MB of feature maps against 14.0 MB of weights: 3.5 FLOP/B, under a fifth of the ridge "
+        "point. Depthwise layers do little arithmetic per activation byte, so a low-FLOP model can still wait "
+        "on memory; the proxy ranks weight reuse, it does not place a model on the roofline alone.",
     },
-    reveals=("Compute, bandwidth, capacity",),
+    reveals=("3.5 FLOP/B", "feature maps move many times"),
 )
 
 TRANSFER_C = Prediction(
@@ -586,12 +694,13 @@ TRANSFER_C = Prediction(
     },
     answer="left",
     feedback={
-        "right": "The intensity does rise 4× (80 → 320 FLOP/B), but the roof rises more: the H100's INT8 peak over "
-        "the same bandwidth puts the ridge point near 591 FLOP/B, against about 20 in FP32. Quantizing "
-        "moves a model toward the memory side.",
-        "left": "320 FLOP/B against an INT8 ridge point of about 591: faster arithmetic needs more reuse to stay "
+        "right": "The intensity does rise 4× (80 FLOP/B in FP32 → 320 OP/B in INT8), but the roof rises more: the "
+        "H100's INT8 peak over the same bandwidth puts the ridge point near 591 OP/B, against about 20 FLOP/B in "
+        "FP32. Quantizing moves a model toward the memory side.",
+        "left": "320 OP/B against an INT8 ridge point of about 591 OP/B: faster arithmetic needs more reuse to stay "
         "busy. Pick INT8 in the precision control and compare the cards.",
-        "same": "The FLOPs are the same but each weight is a quarter of the bytes, so FLOPs per byte rise 4×; and "
+        "same": "The operations are the same but each weight is a quarter of the bytes, so operations per byte rise "
+        "4×; and "
         "the roof itself moves to the INT8 peak.",
     },
     kind="transfer",
@@ -615,16 +724,44 @@ def roof_precision(dev, precision: str) -> str:
     return "fp32" if "fp32" in dev.compute.precisions else dev.compute.quoted_precision
 
 
+#: Table 8's printed proxy where it differs from mlsysim's exact count by more than rounding of
+#: the last digit: KWS's 25 FLOP/B is 20 MFLOP / 800 KB, both inputs rounded to one figure
+#: (the preset DS-CNN: 17.3 MFLOP / 830 KB = 20.9). Shown at Table 8's own setting (FP32, batch 1).
+TABLE8_NOTE = {"KWS": "Table 8: 25, from rounded 20 MFLOP / 800 KB"}
+#: The cache a decoded GPT-2 XL token reads in the engine's count (its default context).
+DECODE_CONTEXT = 1024
+
+
+def side(intensity: float, ridge: float) -> str:
+    return "compute side" if intensity >= ridge else "memory side"
+
+
+def _names(keys) -> str:
+    names = [SPECTRUM[k] for k in keys]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def part_c(device: str, precision: str, batch: int) -> View:
     import plotly.graph_objects as go
 
     dev = HW.Hardware.get(device)
     b = int(batch)
-    roof = roof_precision(dev, precision)
+    roof = roof_precision(dev, precision)  # every number below is at the roof's precision
+    unit = per_byte(roof)
     ridge = dev.ridge_point(roof).magnitude
+    dname = device_label(dev)
 
-    proxy = {k: E.weight_only_intensity(M.Models.get(k), precision, b) for k in SPECTRUM}
-    points = [(SPECTRUM[k], i, dev.attainable_flops(i, roof)) for k, i in proxy.items()]
+    models = {k: M.Models.get(k) for k in SPECTRUM}
+    proxy = {k: E.weight_only_intensity(m, roof, b) for k, m in models.items()}
+    engine = {
+        k: E.Engine.solve(m, dev, batch_size=b, precision=roof, efficiency=1.0)
+        for k, m in models.items()
+    }
+    ai = {k: p.arithmetic_intensity.magnitude for k, p in engine.items()}
+    fits = [k for k in SPECTRUM if engine[k].feasible]
+    oom = [k for k in SPECTRUM if not engine[k].feasible]
+
+    points = [(SPECTRUM[k], proxy[k], dev.attainable_flops(proxy[k], roof)) for k in fits]
     lo = min(0.05, min(proxy.values()) / 2)
     hi = max(5000.0, max(proxy.values()) * 2)
     fig = roofline(
@@ -633,53 +770,74 @@ def part_c(device: str, precision: str, batch: int) -> View:
         1.0,
         points,
         x_range=(lo, hi),
-        title=f"Weight-only intensity on the {device_label(dev)} roofline (batch {b})",
+        title=f"Weight-only intensity on the {dname} roofline ({roof.upper()}, batch {b})",
     )
     for i, tr in enumerate(fig.data[1 : 1 + len(points)]):
         tr.textposition = "top center" if i % 2 == 0 else "bottom center"
-    engine = {
-        k: E.Engine.solve(M.Models.get(k), dev, batch_size=b, precision=roof, efficiency=1.0)
-        for k in SPECTRUM
-    }
-    fig.add_trace(
-        go.Scatter(
-            x=[p.arithmetic_intensity.magnitude for p in engine.values()],
-            y=[
-                dev.attainable_flops(p.arithmetic_intensity.magnitude, roof) / 1e12
-                for p in engine.values()
-            ],
-            mode="markers",
-            name="engine count (weights + activations)",
-            marker=dict(size=10, symbol="circle-open", line=dict(width=2)),
+    if fits:
+        fig.add_trace(
+            go.Scatter(
+                x=[ai[k] for k in fits],
+                y=[dev.attainable_flops(ai[k], roof) / 1e12 for k in fits],
+                mode="markers",
+                name="engine count (weights + activations"
+                + (" + KV cache" if "GPT2" in fits else "")
+                + ")",
+                marker=dict(size=10, symbol="circle-open", line=dict(width=2)),
+            )
         )
-    )
+    if oom:
+        out_of_memory(
+            fig,
+            [proxy[k] for k in oom],
+            [dev.attainable_flops(proxy[k], roof) / 1e12 for k in oom],
+            name=f"does not fit on the {dname}: {_names(oom)}",
+        )
 
     cards = []
-    for k, i in proxy.items():
-        side = "compute side" if i >= ridge else "memory side"
+    for k in SPECTRUM:
+        p, i = engine[k], proxy[k]
+        if not p.feasible:
+            note = f"does not fit: {fmt_bytes(p.over.m_as('B'))} over its {memory_name(p.limiting_memory)}"
+            status = "bad"
+        else:
+            ps, es = side(i, ridge), side(ai[k], ridge)
+            if ps == es:
+                note = f"{ps} by both counts (engine {ai[k]:,.1f})"
+                status = "ok" if ps == "compute side" else "warn"
+            else:
+                note = f"proxy: {ps}; engine {ai[k]:,.1f}: {es}"
+                status = "warn"
+        if k in TABLE8_NOTE and roof == "fp32" and b == 1:
+            note += f" · {TABLE8_NOTE[k]}"
         cards.append(
             Card(
                 SPECTRUM[k],
-                f"{i:,.1f} FLOP/B",
-                f"{side} · engine {engine[k].arithmetic_intensity.magnitude:,.1f}",
-                "ok" if i >= ridge else "warn",
-                fact=fact("weight_only_intensity", i, model=k, precision=precision, batch=b),
+                f"{i:,.1f} {unit}",
+                note,
+                status,
+                fact=fact("weight_only_intensity", i, model=k, precision=roof, batch=b),
             )
         )
-    dlrm = M.Models.DLRM.weight_bytes(precision)
-    cap = dev.memory.capacity.m_as("B")
+    dlrm = E.Engine.solve(M.Models.DLRM, dev, batch_size=b, precision=roof, efficiency=1.0)
+    tables = M.Models.DLRM.weight_bytes(roof)
     cards.append(
         Card(
             "DLRM",
             "capacity first",
-            f"{fmt_bytes(dlrm)} of tables vs {fmt_bytes(cap)}",
-            "bad" if dlrm > cap else "ok",
+            f"{fmt_bytes(tables)} of {roof.upper()} tables: "
+            + (
+                "they fit"
+                if dlrm.feasible
+                else f"{fmt_bytes(dlrm.over.m_as('B'))} over its {memory_name(dlrm.limiting_memory)}"
+            ),
+            "ok" if dlrm.feasible else "bad",
         )
     )
     cards.append(
         Card(
             LABELS["ridge_peak"].capitalize(),
-            f"{ridge:,.1f} FLOP/B",
+            f"{ridge:,.1f} {unit}",
             f"{dev.compute.peak(roof):~P} ÷ {dev.memory.bandwidth:~P}",
             fact=fact("ridge_peak", ridge, device=device, precision=roof),
         )
@@ -689,27 +847,55 @@ def part_c(device: str, precision: str, batch: int) -> View:
             Card(
                 "Roof precision",
                 roof.upper(),
-                f"the {device_label(dev)} lists no {precision.upper()} rate",
+                f"the {dname} lists no {precision.upper()} rate: every number here is {roof.upper()}",
                 "warn",
             )
         )
 
     gap = proxy["ResNet50"] / proxy["GPT2"]
+    flips = [k for k in fits if side(proxy[k], ridge) != side(ai[k], ridge)]
     summary = (
-        f"On the {device_label(dev)} ({roof.upper()}) the {LABELS['ridge_peak']} is {ridge:,.1f} FLOP/B. At batch {b} "
-        f"ResNet-50's weight-only proxy is {proxy['ResNet50']:,.1f} FLOP/B and a GPT-2 XL token's is "
-        f"{proxy['GPT2']:,.2f}: a {gap:,.0f}× gap. DLRM is not on the plot: its "
-        f"{fmt_bytes(dlrm)} of tables {'do not fit' if dlrm > cap else 'fit'} in {fmt_bytes(cap)}, "
-        "and that check comes before any roofline. The engine's fuller count (weights + activations) "
-        f"puts ResNet-50 at {engine['ResNet50'].arithmetic_intensity.magnitude:,.1f} FLOP/B: the proxy ignores "
-        "activation traffic, which grows with the batch."
+        (
+            f"The {dname} lists no {precision.upper()} rate, so every number here is {roof.upper()}: its "
+            if roof != precision
+            else f"On the {dname} ({roof.upper()}) the "
+        )
+        + f"{LABELS['ridge_peak']} is {ridge:,.1f} {unit}. At batch {b} "
+        f"ResNet-50's weight-only proxy is {proxy['ResNet50']:,.1f} {unit} and a GPT-2 XL token's is "
+        f"{proxy['GPT2']:,.2f}: a {gap:,.0f}× gap."
+        + (
+            f" Capacity comes first: {_names(oom)} {'does' if len(oom) == 1 else 'do'} not fit on the "
+            f"{dname} at batch {b} (✕ on the chart), so {'its' if len(oom) == 1 else 'their'} side of the "
+            "ridge does not matter."
+            if oom
+            else ""
+        )
+        + f" DLRM is not on the plot (the proxy is not defined for its lookups): its {fmt_bytes(tables)} of "
+        f"tables {'fit' if dlrm.feasible else 'do not fit'} on the {dname}, and that check comes before any "
+        "roofline."
+        + (
+            f" The engine's fuller count (weights + activations) puts ResNet-50 at {ai['ResNet50']:,.1f} {unit}: "
+            "the proxy ignores activation traffic, which grows with the batch."
+            if "ResNet50" in fits
+            else ""
+        )
+        + (
+            f" By that count {_names(flips)} {'lands' if len(flips) == 1 else 'land'} on the other side of "
+            "the ridge from the proxy."
+            if flips
+            else ""
+        )
     )
+    r50, g2 = models["ResNet50"], models["GPT2"]
     peek = [
-        f"proxy I = FLOPs / weight bytes = 2 × MACs × batch / (params × bytes per {precision.upper()} value)",
-        f"ResNet-50: {M.Models.ResNet50.flops(b):,} / {M.Models.ResNet50.weight_bytes(precision):,} B = {proxy['ResNet50']:,.2f} FLOP/B",
-        f"GPT-2 XL:  {M.Models.GPT2.flops(b, 1, 'decode'):,} / {M.Models.GPT2.weight_bytes(precision):,} B = {proxy['GPT2']:,.3f} FLOP/B",
+        f"proxy I = FLOPs / weight bytes = 2 × MACs × batch / (params × bytes per {roof.upper()} value)",
+        f"ResNet-50: {r50.flops(b):,} / {r50.weight_bytes(roof):,} B = {proxy['ResNet50']:,.2f} {unit}",
+        f"GPT-2 XL:  {g2.flops(b, 1, 'decode'):,} / {g2.weight_bytes(roof):,} B = {proxy['GPT2']:,.3f} {unit}",
         f"{LABELS['ridge_peak']} = dense peak / BW = {dev.compute.peak(roof):~P} / {dev.memory.bandwidth:~P} = "
-        f"{ridge:,.1f} FLOP/B (no efficiency factor: the chapter's ridge)",
-        "attainable = min(peak, I × BW); the engine's count adds activation traffic, which the proxy omits",
+        f"{ridge:,.1f} {unit} (no efficiency factor: the chapter's ridge)",
+        "attainable = min(peak, I × BW); the engine's count adds activation traffic (and, for GPT-2 XL, one "
+        f"token's reads of a {DECODE_CONTEXT:,}-token KV cache), which the proxy omits",
+        "fit first: weights + activations + KV cache ≤ memory (a microcontroller: weights ≤ flash, "
+        "activations ≤ SRAM); a model that does not fit has no side of the ridge",
     ]
     return View(fig, cards, summary, "Intensity against the ridge", peek)

@@ -104,8 +104,28 @@ A_PRECISION = Choice("Weight precision", PRECISIONS, "fp32")
 EXAMPLE_X = (0.8, 0.2, 0.9, 0.1)
 EXAMPLE_W = ((0.5, 0.1, -0.2), (-0.3, 0.8, 0.4), (0.2, -0.4, 0.6), (0.7, 0.3, -0.1))
 
-#: Microcontroller SRAM lines drawn on the chart (where a small dense layer must fit).
+#: Microcontrollers whose flash is drawn on the chart: a deployed model's weights live in flash,
+#: its activations in SRAM (the engine's fit check; 6.1 B, 6.3 and 6.5 C count them the same way).
 MCU_KEYS = ("ArduinoNano33BLESense", "STM32H743")
+
+
+def relative(r: float) -> str:
+    """A size ratio as a sentence reads it: '8.0×', '50% of', '1/512 of' (never '0.0×')."""
+    if r >= 1:
+        return f"{r:,.1f}×"
+    if r >= 0.1:
+        return f"{r:.0%} of"
+    return f"1/{1 / r:,.0f} of"
+
+
+def mcu_fit(layer, mcu, precision: str) -> bool:
+    """The engine's fit rule for a microcontroller at batch 1: weights in flash, the live
+    activations (input + output) in SRAM. Checked on bytes alone, so it also answers for a
+    precision the MCU has no arithmetic rate for (FP16)."""
+    live = layer.live_elements(1) * float(U.bytes_per_value(precision))
+    return layer.weight_bytes(precision) <= mcu.memory.flash.m_as(
+        "B"
+    ) and live <= mcu.memory.sram.m_as("B")
 
 
 def dense(d_in: int, d_out: int) -> L.Dense:
@@ -151,14 +171,16 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         fig.add_trace(
             go.Scatter(
                 x=[outs[0], outs[-1]],
-                y=[mcu.memory.capacity.m_as("B")] * 2,
+                y=[mcu.memory.flash.m_as("B")] * 2,
                 mode="lines",
-                name=f"{device_label(mcu)} SRAM {mcu.memory.capacity:~P}",
+                name=f"{device_label(mcu)} flash {mcu.memory.flash:~P}",
                 line=dict(dash="dash"),
             )
         )
 
-    fits = [device_label(d) for d in mcus if wb <= d.memory.capacity.m_as("B")]
+    fits = [device_label(d) for d in mcus if mcu_fit(layer, d, precision)]
+    ratio = wb / ref.weight_bytes(DEF_PRECISION)
+    vs_mnist = mnist.params / layer.params
     ex = dense(len(EXAMPLE_X), len(EXAMPLE_W[0]))
     z, h = ex.forward(EXAMPLE_X, EXAMPLE_W), ex.forward(EXAMPLE_X, EXAMPLE_W, relu=True)
     cards = [
@@ -167,7 +189,7 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         Card("MACs per example", fmt_count(layer.macs()), "one per weight at batch 1"),
         Card(
             f"vs {DEF_WIDTH:,}² in {DEF_PRECISION.upper()}",
-            fmt_ratio(wb / ref.weight_bytes(DEF_PRECISION)),
+            relative(ratio).removesuffix(" of"),
             f"Definition 6.2: {fmt_bytes(ref.weight_bytes(DEF_PRECISION))}",
         ),
         Card(
@@ -181,17 +203,31 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
             f"{layer.operand_reads_per_output:,} operand reads (an input and a weight per MAC)",
         ),
         Card(
-            "Fits MCU SRAM",
+            "Fits an MCU (weights in flash)",
             ", ".join(fits) if fits else "neither MCU",
-            " / ".join(f"{device_label(d)} {d.memory.capacity:~P}" for d in mcus),
+            " / ".join(f"{device_label(d)} flash {d.memory.flash:~P}" for d in mcus)
+            + "; activations in SRAM",
             "ok" if fits else "bad",
         ),
     ]
+    if vs_mnist == 1:
+        mnist_text = f"is the same size: {mnist.params:,} weights"
+    else:
+        mnist_text = (
+            f"is {'smaller' if vs_mnist < 1 else 'larger'}: {mnist.params:,} weights, "
+            f"{relative(vs_mnist)} this layer's"
+        )
     summary = (
         f"A {int(d_in):,}→{int(d_out):,} layer has {layer.params:,} weights: every input connects to every "
         f"output, so doubling both widths quadruples them. In {precision.upper()} that is {fmt_bytes(wb)}, "
-        f"{wb / ref.weight_bytes(DEF_PRECISION):,.1f}× the 2.1 MB of a 1,024² FP16 layer. The chapter's MNIST "
-        f"layer ({MNIST_INPUTS}×{MNIST_HIDDEN}) is small by comparison: {mnist.params:,} weights."
+        f"{relative(ratio)} the 2.1 MB of a 1,024² FP16 layer. The chapter's MNIST "
+        f"layer ({MNIST_INPUTS}×{MNIST_HIDDEN}) {mnist_text}. On a microcontroller the weights live in flash "
+        "and only the activations need SRAM: "
+        + (
+            f"this layer fits the {' and the '.join(fits)}."
+            if fits
+            else "this layer fits neither one."
+        )
     )
     peek = [
         f"weights = d_in × d_out = {int(d_in):,} × {int(d_out):,} = {layer.params:,}",
@@ -620,6 +656,10 @@ D_PRECISION = Choice("Precision", PRECISIONS, "fp32")
 
 #: The layer whose energy per inference is shown: section 6.2.5's 2,048 x 2,048 layer (L228).
 ENERGY_WIDTH = 2048
+#: What each on-chip level holds, in decimal bytes as its label reads (Horowitz's 8 KB, 32 KB and
+#: 1 MB arrays); DRAM has room for any layer here. A layer whose weights exceed the level cannot
+#: be served from it, so only the per-weight ratio applies there.
+LEVEL_BYTES = {"dram": None, "sram_1mb": 1e6, "sram_32kb": 32e3, "sram_8kb": 8e3}
 
 
 def part_d(batch: int, level: str, precision: str) -> View:
@@ -665,7 +705,10 @@ def part_d(batch: int, level: str, precision: str) -> View:
     )
 
     layer = dense(ENERGY_WIDTH, ENERGY_WIDTH)
-    e_move = energy.access_energy(layer.weight_bytes(precision), level).m_as("uJ") / b
+    wb = layer.weight_bytes(precision)
+    room = LEVEL_BYTES[level]
+    fits = room is None or wb <= room
+    e_move = energy.access_energy(wb, level).m_as("uJ") / b
     e_mac = (energy.mac_energy(precision) * layer.macs()).m_as("uJ")
     breakeven = energy.move_vs_compute(precision, level, 1)
     cards = [
@@ -688,20 +731,32 @@ def part_d(batch: int, level: str, precision: str) -> View:
         Card("Break-even batch", f"about {breakeven:,.0f}", "reuse at which moving = computing"),
         Card(
             f"{ENERGY_WIDTH:,}² layer, per inference",
-            f"{e_move + e_mac:,.2f} µJ",
-            f"{e_move / (e_move + e_mac):.0%} moving weights",
+            f"{e_move + e_mac:,.2f} µJ" if fits else "does not fit",
+            f"{e_move / (e_move + e_mac):.0%} moving weights"
+            if fits
+            else f"{fmt_bytes(wb)} of {precision.upper()} weights vs {fmt_bytes(room)}",
+            "" if fits else "bad",
         ),
     ]
     summary = (
         f"From {LEVELS[level]}, fetching one {precision.upper()} weight costs "
-        f"{ratio * b:,.1f}× the MAC it feeds; at batch {b} that is {ratio:,.2f}× per use. For the "
-        f"{ENERGY_WIDTH:,}² layer, {e_move / (e_move + e_mac):.0%} of the {e_move + e_mac:,.2f} µJ per inference "
-        "moves weights. Batching, like keeping weights on chip, cuts the energy per inference as well as the time."
+        f"{ratio * b:,.1f}× the MAC it feeds; at batch {b} that is {ratio:,.2f}× per use. "
+        + (
+            f"For the {ENERGY_WIDTH:,}² layer, {e_move / (e_move + e_mac):.0%} of the {e_move + e_mac:,.2f} µJ "
+            "per inference moves weights."
+            if fits
+            else f"The {ENERGY_WIDTH:,}² layer's {fmt_bytes(wb)} of {precision.upper()} weights cannot live in "
+            f"{LEVELS[level]}, so its energy per inference is not priced at this level: the per-weight ratio "
+            "applies only to weights (or a tile of them) small enough to stay there."
+        )
+        + " Batching, like keeping weights on chip, cuts the energy per inference as well as the time."
     )
     peek = [
         f"E_move / E_MAC = (bytes × pJ/B) / (E_mult + E_add) = {breakeven:,.1f}× at B = 1",
         f"per use at batch B = {breakeven:,.1f} / {b} = {ratio:,.2f}×",
-        f"per inference = weight bytes × pJ/B / B + MACs × E_MAC = {e_move:,.2f} + {e_mac:,.2f} µJ",
+        f"per inference = weight bytes × pJ/B / B + MACs × E_MAC = {e_move:,.2f} + {e_mac:,.2f} µJ"
+        if fits
+        else f"per inference: not priced ({fmt_bytes(wb)} of weights > the {fmt_bytes(room)} level)",
         "weights only: activation traffic, which batching does not amortize, is left out (Horowitz 2014, 45 nm)",
     ]
     return View(fig, cards, summary, "Energy per weight", peek)

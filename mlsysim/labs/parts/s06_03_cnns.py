@@ -559,7 +559,7 @@ def part_c(c_out: int, kernel: str) -> View:
 PRED_D = Prediction(
     question=(
         "True or false, and by how much? 'MobileNetV2 needs roughly 14× fewer FLOPs than ResNet-50, so it "
-        "runs at least 10× faster on a data-center GPU.' At batch 1 on an H100 (eager PyTorch), "
+        "runs at least 10× faster on a data-center GPU.' At batch 1 on an H100 (eager PyTorch, FP16), "
         "MobileNetV2 is…"
     ),
     options={
@@ -636,6 +636,11 @@ def _num(x: float) -> str:
     return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
 
 
+#: Above this cost per kernel no runtime launches (eager CUDA is ~5-20 µs, a microcontroller's
+#: call overhead far less): a crossing beyond it is not a lever a student can pull.
+REALISTIC_LAUNCH_S = 1e-3
+
+
 def _precision(dev) -> str:
     return "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
 
@@ -657,6 +662,7 @@ def part_d(
         else E.with_launch_cost(base, U.Q_(float(launch), "us").m_as("s"))
     )
     prec = _precision(dev)
+    per = "OP/B" if prec.startswith("int") else "FLOP/B"  # integer arithmetic counts operations
     B, eta = int(batch), round(float(efficiency), 4)
     res = E.Engine.solve(
         M.Models.ResNet50, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta
@@ -741,8 +747,8 @@ def part_d(
         ),
         Card(
             "Depthwise intensity",
-            f"{dw_int:,.1f} FLOP/B",
-            f"ResNet convs {_num(r_int)}; {LABELS['ridge_sustained'].split(' (')[0]} {_num(ridge)} FLOP/B",
+            f"{dw_int:,.1f} {per}",
+            f"ResNet convs {_num(r_int)}; {LABELS['ridge_sustained'].split(' (')[0]} {_num(ridge)} {per}",
             "warn" if dw_int < ridge else "ok",
         ),
         Card(
@@ -757,7 +763,11 @@ def part_d(
         ),
         Card(
             f"Launch cost where the speedup crosses {D_THRESHOLD:g}×",
-            "never (≥ 0 µs)" if flip is None else f"{flip * 1e6:,.2f} µs",
+            "never (≥ 0 µs)"
+            if flip is None
+            else f"{flip * 1e6:,.2f} µs"
+            if flip <= REALISTIC_LAUNCH_S
+            else fmt_time(flip),
             "above it MobileNetV2 gains less"
             if flip is not None
             else "same side at any launch cost",
@@ -784,13 +794,18 @@ def part_d(
             f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs but runs only {fmt_ratio(speedup, 2)} "
             f"faster ({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}). Launches take "
             f"{fmt_time(mob.latency_dispatch_s)} of its time, and its depthwise layers run at "
-            f"{dw_int:,.1f} FLOP/B against a {LABELS['ridge_sustained']} of {_num(ridge)}: {dw_share:.0%} of "
+            f"{dw_int:,.1f} {per} against a {LABELS['ridge_sustained']} of {_num(ridge)}: {dw_share:.0%} of "
             f"the time for {sum(t.flops for t in dw) / mob.flops:.0%} of the FLOPs."
         )
     if flip is None:
         flips = (
             f"No launch cost would carry the speedup across {D_THRESHOLD:g}× here: it stays "
             f"{'above' if speedup > D_THRESHOLD else 'below'} at any cost per kernel."
+        )
+    elif flip > REALISTIC_LAUNCH_S:
+        flips = (
+            f"No realistic launch cost changes the answer here: the speedup would cross "
+            f"{D_THRESHOLD:g}× at {fmt_time(flip)} per kernel, far above any runtime's."
         )
     else:
         flips = (
@@ -804,7 +819,7 @@ def part_d(
     peek = [
         "t = Σ_rows max(FLOPs / sustained rate, bytes / BW) + kernels × launch cost",
         f"sustained rate = {rate_note}; BW = {dev.memory.bandwidth:~P}; "
-        f"{LABELS['ridge_peak']} = {_num(res.ridge_point)}, {LABELS['ridge_sustained']} = {_num(ridge)} FLOP/B",
+        f"{LABELS['ridge_peak']} = {_num(res.ridge_point)}, {LABELS['ridge_sustained']} = {_num(ridge)} {per}",
         f"ResNet-50:   {_t(parts[0][0])} compute-bound rows + {_t(parts[0][1])} memory-bound rows + {kern_r} × "
         f"{tax_us:g} µs = {fmt_time(res.latency_s)}",
         f"MobileNetV2: {_t(parts[1][0])} compute-bound rows + {_t(parts[1][1])} memory-bound rows + {kern_m} × "
@@ -1095,7 +1110,8 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
         Card(
             "Whole chip, no firmware",
             "fits" if raw.feasible else "does not fit",
-            f"{fmt_bytes(dev.memory.flash.m_as('B'))} flash, {fmt_bytes(dev.memory.sram.m_as('B'))} SRAM",
+            f"{dev.memory.flash:~P} flash ({fmt_bytes(dev.memory.flash.m_as('B'), 2)}), "
+            f"{dev.memory.sram:~P} SRAM ({fmt_bytes(dev.memory.sram.m_as('B'))})",
         ),
     ]
     summary = (
@@ -1108,8 +1124,9 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
     peek = [
         f"weights = params × bytes/value = {kws.params:,} × {float(U.bytes_per_value(precision)):g} B = {fmt_bytes(p.weight_bytes)}",
         "chapter: 200K × 4 B = 800 KB (FP32) → 200 KB (INT8)",
-        f"flash left = {dev.memory.flash:~P} − {int(flash_reserve)} KiB = {fmt_bytes(flash_left)}; "
-        f"SRAM left = {dev.memory.sram:~P} − {int(sram_reserve)} KiB = {fmt_bytes(sram_left)}",
+        f"flash left = {dev.memory.flash:~P} − {int(flash_reserve)} KiB = {fmt_bytes(flash_left, binary=True)} "
+        f"= {fmt_bytes(flash_left)}; SRAM left = {dev.memory.sram:~P} − {int(sram_reserve)} KiB = "
+        f"{fmt_bytes(sram_left, binary=True)} = {fmt_bytes(sram_left)} (KiB = 1,024 B, KB = 1,000 B)",
         "feasible = weights ≤ flash left and peak activations ≤ SRAM left (engine: Profile.feasible)",
         f"latency = Σ max(FLOPs / (peak × {p.efficiency:g} efficiency), bytes / BW) + ops × "
         f"{dev.dispatch_tax.m_as('us'):g} µs "

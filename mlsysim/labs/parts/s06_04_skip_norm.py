@@ -217,8 +217,9 @@ def part_a(depth: int, activation: str, gain: float) -> View:
             ": sigmoid's 0.25 ceiling alone forces the plain stack down."
             if activation == "sigmoid"
             else ": ReLU lifts the derivative ceiling to 1 but zeroes about half the units, so the plain "
-            "stack needs a gain near √2 (He initialization), and even then a narrow stack wanders by orders "
-            "of magnitude: ReLU does nothing to steady the product."
+            "stack needs a gain near √2 (He initialization) to keep the product near 1 on average, and "
+            "even then dead units and a narrow layer's fluctuations leave it fragile: ReLU helps, but it is "
+            "not sufficient."
             if activation == "relu"
             else "."
         )
@@ -274,19 +275,19 @@ PRED_B = Prediction(
 TRANSFER_B = Prediction(
     question=(
         "Which BatchNorm differs more between training and serving: a CNN stage of 56×56 feature maps at "
-        "batch 2, or a token model at batch 64?"
+        "batch 2, or a model that normalizes single tokens (one token per example) at batch 64?"
     ),
     options={
         "cnn": "The CNN: batch 2 is far too small for a reliable mean and variance",
-        "tokens": "The token model: 64 values per statistic against the CNN's 6,272",
+        "tokens": "The single-token model: a larger batch, but no positions to pool",
         "same": "Neither: the running averages make them identical",
     },
     answer="tokens",
     feedback={
         "cnn": "A statistic counts batch × H × W values: 2 × 3,136 = 6,272 for the CNN, 64 × 1 for the tokens. "
-        "Feature maps rescue small batches; tokens do not.",
+        "Feature maps rescue small batches; single tokens do not.",
         "tokens": "About 15% of the signal for the tokens against under 2% for the CNN: the number of values per "
-        "statistic, not the batch size, sets the gap. Try both settings on the chart.",
+        "statistic (64 against 6,272), not the batch size, sets the gap. Try both settings on the chart.",
         "same": "The running averages are what serving uses; training uses each batch's own statistics, which are "
         "noisy when few values feed them. That noise is the gap.",
     },
@@ -456,7 +457,7 @@ PRED_C = Prediction(
         "against the H100's FP32 ridge point?"
     ),
     options={
-        "far": "Hundreds of times below the ridge, at every batch size",
+        "far": "Hundreds of times below the ridge",
         "near": "Near the ridge: one addition per value roughly balances the memory traffic",
         "batch": "Below it at small batches, above it once the batch is large enough",
         "above": "Above it: an addition is the cheapest arithmetic there is, so it is compute-bound",
@@ -477,23 +478,20 @@ PRED_C = Prediction(
 )
 
 TRANSFER_C = Prediction(
-    question=(
-        "Raise the batch from 32 to 256 for the same FP32 residual add. What happens to its FLOPs per byte?"
-    ),
+    question="Run the same residual add on the H100 in FP16 instead of FP32. Its time on the device…",
     options={
-        "up": "It rises about 8×: batching amortizes the traffic, as it does for a dense layer",
-        "same": "Nothing: every value is still read once and used once",
-        "down": "It falls: the larger skip tensor spills out of cache",
+        "tensor": "Drops far more than 2×: FP16 runs on the tensor cores, many times the FP32 peak",
+        "half": "About halves: half the bytes per value to move",
+        "same": "Stays the same: the add does the same number of operations",
     },
-    answer="same",
+    answer="half",
     feedback={
-        "up": "Batching helps a dense layer because every fetched weight feeds B MACs. An add has no weights: "
-        "each of its values is used once, so eight times the values means eight times the bytes.",
-        "same": "1/12 FLOP/B at any batch: the op has no reuse to amortize. Only fusion (doing the add while the "
-        "value is still in registers) removes its traffic. Move the batch slider and watch the intensity "
-        "card stay put.",
-        "down": "The engine counts each value read and written once, whatever the cache: the ratio stays 1/12. "
-        "Spilling would raise the bytes of other layers, not the add's own ratio.",
+        "tensor": "Tensor cores multiply matrices; an elementwise add never uses them, and its arithmetic was "
+        "never what it waited for. Its time is memory time, and FP16 halves the bytes: 12 → 6 per add.",
+        "half": "Its time is memory time: 12 → 6 bytes per add halves the 92.0 µs of traffic to 46.0 µs, and "
+        "the 5 µs launch stays: 97.0 → 51.0 µs. Pick FP16 in the precision control.",
+        "same": "Operations do not set a memory-bound op's time; bytes do, and FP16 halves them (97.0 → 51.0 "
+        "µs with the launch).",
     },
     kind="transfer",
 )

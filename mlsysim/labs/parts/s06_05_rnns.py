@@ -115,8 +115,8 @@ PRED_A = Prediction(
         "sets the floor. Set the launch cost to 0 µs: re-reading W_hh at every step still binds.",
         "parallel": "No hardware can start step t before step t-1 has produced its state: the dependency "
         "chain is part of the algorithm, not of the machine.",
-        "same": "Each step is two matrix-vector products (d² + d·d_in MACs). They are just too small at "
-        "batch 1 to dominate the launch cost.",
+        "same": "Each step's work is small (d² MACs for W_hh · h, plus d·d_in for the input, which the engine "
+        "runs as one GEMM over all steps up front). It is too little at batch 1 to outweigh the launches.",
     },
     reveals=("barely faster", "however fast the math"),
 )
@@ -229,9 +229,11 @@ def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
     ]
     if flip is None:
         flips = (
-            f"Even with free launches 10× the peak would not buy {A_THRESHOLD:g}×: each step re-reads W_hh, "
-            "and that memory time does not shrink with the peak; only batching (more sequences per read of "
-            "W_hh) or keeping W_hh resident on chip (a persistent, fused kernel) moves it."
+            f"Even with free launches 10× the peak would not buy {A_THRESHOLD:g}×: the engine has each step "
+            "re-read W_hh from HBM (it credits no cache reuse), and that memory time does not shrink with "
+            "the peak; only batching (more sequences per read of W_hh) or keeping W_hh on chip moves it. "
+            "(A W_hh this small would in practice stay in a GPU's L2 cache between steps, which shortens "
+            "the memory term: the chain of launches and steps remains.)"
         )
     else:
         flips = (
@@ -622,7 +624,7 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
         Card(
             f"Weights in {w_name}",
             fmt_bytes(weights),
-            f"of {fmt_bytes(w_cap, binary=True)}",
+            f"{fmt_bytes(weights, binary=True)} of {fmt_bytes(w_cap, binary=True)} (binary units, as quoted)",
             "ok" if weights <= w_cap else "bad",
         ),
     ]
@@ -942,7 +944,7 @@ PRED_E = Prediction(
     ),
     options={
         "all": "All of it: W_hh preserves lengths, so the product of 100 steps does too",
-        "vanish": "Almost nothing: each step's tanh′ is at most 1, so the product shrinks "
+        "vanish": "Almost nothing: tanh′ is below 1 at every active unit, so the product shrinks "
         "geometrically",
         "explode": "It explodes: a product of 100 matrices always blows up",
         "state": "As much as the state holds: the state is O(d) at every step, so its gradient is too",
@@ -1068,9 +1070,13 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
         f"{_sci(plain.first)} of the gradient to h_0 (it {G.flow_verdict(plain.first)}); each step multiplies by "
         f"diag(f′) W_hh, with |f′| averaging {plain.mean_derivative:.2f}. With an additive path around W_hh, "
         f"{_sci(path.first)} arrives (it {G.flow_verdict(path.first)}). The product is the one 6.4 studied "
-        f"through depth, where the same settings leave {_sci(deep.first)}: that stack is fed once and its "
-        "activations shrink toward zero, where f′ is largest, while an RNN takes a new input at every step "
-        "that keeps its units where f′ is smaller."
+        f"through depth, where the same settings leave {_sci(deep.first)}"
+        + (
+            ": that stack is fed once and its activations shrink toward zero, where f′ is largest, while "
+            "an RNN takes a new input at every step that keeps its units where f′ is smaller."
+            if activation in ("tanh", "sigmoid")
+            else "."
+        )
     )
     peek = [
         "∂L/∂h_0 = ∂L/∂h_S · Π_t J_t,   J_t = ∂h_t/∂h_(t−1) = diag(f′(z_t)) W_hh   (z_t = W_hh h_(t−1) + u_t)",

@@ -4,8 +4,9 @@ values.
 
 Every count comes from ``mlsysim`` (``layers.Attention``, ``layers.Dense``, ``Engine.solve``, the
 hardware registry); this module picks inputs, searches over sequence lengths, builds the charts
-and writes the sentences. The chapter's numbers it reproduces, and the one it gets wrong
-(Figure 14's "near 41,000 tokens"), are asserted in ``tests/test_s06_06_attention.py``.
+and writes the sentences. The chapter's numbers it reproduces, including Figure 14's "near 41,000
+tokens" (the physical 80 GiB of an "80 GB" part, where the registry plans with 80 x 10^9 B), are
+asserted in ``tests/test_s06_06_attention.py``.
 """
 
 from __future__ import annotations
@@ -58,8 +59,10 @@ SHAPE_LABELS = {
     "gpt2xl": "25 heads, d = 1,600 (GPT-2 XL, Fig. 14)",
     "7b": "32 heads, d = 4,096 (7B class)",
 }
-#: Figure 14's device is unnamed (L1113). 80 GB (the H100/A100 capacity in the registry) gives
-#: 40,000 tokens; reading the capacity as 80 GiB gives the 41,000 the figure quotes.
+#: Figure 14's device is unnamed (L1113). The registry plans with the datasheet's "80 GB" read as
+#: 80 x 10^9 B (conservative), which gives 40,000 tokens; the HBM stacks of an "80 GB" H100/A100
+#: physically hold 80 GiB (85.9 x 10^9 B; nvidia-smi reports 81,559 MiB usable on an H100 SXM),
+#: which gives the ~41,000 the figure quotes.
 FIG14_CAPACITY = "80 GiB"
 FIG14_QUOTED = 41_000  # "near 41,000 tokens" (L1113, L1115)
 
@@ -156,17 +159,24 @@ def part_a(seq: int, d_head: int, precision: str) -> View:
             marker=dict(size=12, symbol="diamond"),
         )
     )
+    # the chapter's points lie on the lines only at its d_head (64) and precision (FP16): drawn there
     ch_macs = head_gemms(S_LISTING7, D_HEAD_LISTING7)[0].macs()
     ch_bytes = L.Attention(d_model=HEAD_DIM, n_heads=1, seq_len=S_SELF).score_bytes(1, PRECISION)
-    fig.add_trace(
-        go.Scatter(
-            x=[S_LISTING7, S_SELF],
-            y=[ch_macs, ch_bytes],
-            name=f"chapter: 16.8 M MACs at S = {S_LISTING7:,}; 33.6 MB at S = {S_SELF:,}",
-            mode="markers",
-            marker=dict(size=10, symbol="x"),
+    marks = []
+    if dh == D_HEAD_LISTING7:
+        marks.append((S_LISTING7, ch_macs, f"16.8 M MACs at S = {S_LISTING7:,} (d_head 64)"))
+    if precision == PRECISION:
+        marks.append((S_SELF, ch_bytes, f"33.6 MB at S = {S_SELF:,} (FP16)"))
+    if marks:
+        fig.add_trace(
+            go.Scatter(
+                x=[m[0] for m in marks],
+                y=[m[1] for m in marks],
+                name="chapter: " + "; ".join(m[2] for m in marks),
+                mode="markers",
+                marker=dict(size=10, symbol="x"),
+            )
         )
-    )
 
     scale = math.sqrt(head.d_head)
     cards = [
@@ -429,6 +439,7 @@ def part_c(device: str, shape: str, what: str) -> View:
     d, h = SHAPES[shape]
     best = longest_scores(shape, cap) if what == "scores" else longest_live(shape, device, False)
     flash_best = longest_live(shape, device, True)
+    flash_solve = E.Engine.solve(_att(shape, flash_best, True), dev, precision=PRECISION)
     fig14 = figure14_check()
 
     grid = [1024 * 2**k for k in range(9)]
@@ -483,7 +494,7 @@ def part_c(device: str, shape: str, what: str) -> View:
         hline(
             fig,
             U.Q_(FIG14_CAPACITY).m_as("B"),
-            "80 GiB: the reading that gives Figure 14's 41,000",
+            "80 GiB: the physical HBM, Figure 14's 41,000",
             dash="dot",
             position="bottom right",
         )
@@ -503,28 +514,33 @@ def part_c(device: str, shape: str, what: str) -> View:
         Card(
             "Same core, FlashAttention",
             f"{flash_best:,} tokens",
-            "live tensors only: no S × S storage",
+            f"one layer, batch 1, live tensors only; at that length its arithmetic alone takes "
+            f"{flash_solve.latency_compute_s:,.0f} s ({flash_solve.latency_compute_s / 60:,.0f} min) at "
+            f"η = {flash_solve.efficiency:g}",
             "ok",
         ),
         Card(
             "Figure 14 (GPT-2 XL, 25 heads)",
             f"{fig14['gb']:,} / {fig14['gib']:,}",
-            "longest S for 80 GB / 80 GiB; chapter: near 41,000 (the GiB reading)",
+            "longest S for 80 × 10⁹ B (registry) / 80 GiB (physical HBM); chapter: near 41,000",
             "warn",
         ),
         Card(
             "41,000 tokens, one layer",
             fmt_bytes(fig14["quoted_bytes"], 2),
-            "already over 80 GB",
-            "bad",
+            "over 80 × 10⁹ B, under 80 GiB (85.90 GB)",
+            "warn",
         ),
     ]
     summary = (
         f"With {counted(h, 'head')} (d = {d:,}) in FP16, {what_txt} the {device_label(dev)}'s {fmt_bytes(cap)} up to "
         f"{best:,} tokens; one token more and it does not. The edge sits at √capacity because memory "
-        f"grows as S². Figure 14 puts GPT-2 XL's edge 'near 41,000 tokens': with 80 GB it is "
-        f"{fig14['gb']:,}, and 41,000 tokens already need {fmt_bytes(fig14['quoted_bytes'], 2)}; "
-        f"the figure's number holds only for 80 GiB ({fig14['gib']:,})."
+        f"grows as S². Figure 14 puts GPT-2 XL's edge 'near 41,000 tokens'. An '80 GB' H100 or A100 "
+        f"physically carries 80 GiB of HBM (85.9 × 10⁹ B), which one layer's scores fill at "
+        f"{fig14['gib']:,} tokens: the chapter's number. The registry plans with the datasheet's 80 GB "
+        f"read as 80 × 10⁹ B, a conservative figure that fills at {fig14['gb']:,}; 41,000 tokens need "
+        f"{fmt_bytes(fig14['quoted_bytes'], 2)}, over the planning figure but inside the physical memory. "
+        "The unit alone moves the edge by 3.6%."
     )
     peek = [
         f"fits(S): heads × S² × 2 B ≤ capacity = {cap:,.0f} B"
@@ -535,8 +551,9 @@ def part_c(device: str, shape: str, what: str) -> View:
         + (" (fits); " if what == "scores" else " (scores alone; the live total fits); ")
         + f"{h} × {best + 1:,}² × 2 = {_att(shape, best + 1).score_bytes(1, PRECISION):,} B"
         + ("" if what == "scores" else " (scores alone)"),
-        f"Figure 14: 25 × S² × 2 B ≤ 80 GB → {fig14['gb']:,};  ≤ 80 GiB (85.9 GB) → {fig14['gib']:,}",
-        "GB = 1e9 B, GiB = 2^30 B: the 7% between them is the 40,000 vs 41,448 gap",
+        f"Figure 14: 25 × S² × 2 B ≤ 80 GB (80 × 10⁹ B, registry) → {fig14['gb']:,};  ≤ 80 GiB (85.9 × 10⁹ B, "
+        f"the HBM's physical size) → {fig14['gib']:,}",
+        "GB = 1e9 B, GiB = 2^30 B: 80 GiB is 7.4% more bytes, and √1.074 = 1.036 is the 40,000 vs 41,448 gap",
     ]
     return View(fig, cards, summary, "Searching for the edge", peek)
 
@@ -671,6 +688,8 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
         ),
     ]
     summary = (
+        "FlashAttention is an exact, IO-aware kernel: it returns the same output as the textbook "
+        "computation, block by block in on-chip memory. "
         f"At {s:,} tokens ({counted(h, 'head')}, d = {d:,}) both kernels do the same {std.flops / 1e9:,.1f} GFLOP. "
         f"Materializing the scores moves {fmt_bytes(std.bytes_moved)} ({std.bottleneck.lower()}-bound, "
         f"{fmt_time(std.latency_s)}); FlashAttention moves at least "
@@ -784,13 +803,15 @@ TRANSFER_D = Prediction(
 
 
 # ---------------------------------------------------------------------------------------------
-# Part E: attention has no notion of order (why every transformer needs positional encodings)
+# Part E: unmasked attention has no notion of order (why transformers need positional encodings;
+# a decoder's causal mask already breaks the symmetry)
 # ---------------------------------------------------------------------------------------------
 
 PRED_E = Prediction(
     question=(
-        "Feed the same 5 token vectors to one self-attention head, first in their original order, then "
-        "rotated by one place. No positional encodings are added. Each token's output…"
+        "Feed the same 5 token vectors to one unmasked (bidirectional, encoder-style) self-attention head, "
+        "first in their original order, then rotated by one place. No positional encodings are added. Each "
+        "token's output…"
     ),
     options={
         "moves": "Is unchanged: it is only moved to the token's new position",
@@ -801,10 +822,13 @@ PRED_E = Prediction(
     answer="moves",
     feedback={
         "moves": "Q, K and V are computed row by row, so shuffling the tokens shuffles the scores on both axes and "
-        "each token meets the same keys with the same weights. Attention is permutation-equivariant: it "
-        "cannot tell 'dog bites man' from 'man bites dog' unless positions are added to the inputs.",
-        "changes": "Nothing in softmax(QKᵀ/√d)V refers to a position: the scores are dot products of token "
-        "vectors. Order reaches attention only through positional encodings.",
+        "each token meets the same keys with the same weights. Unmasked attention is permutation-equivariant: "
+        "it cannot tell 'dog bites man' from 'man bites dog' unless positions are added to the inputs. A "
+        "decoder's causal mask already breaks the symmetry: a token sees only those before it, so moving it "
+        "changes what it sees.",
+        "changes": "Without a mask nothing in softmax(QKᵀ/√d)V refers to a position: the scores are dot products "
+        "of token vectors. Order reaches unmasked attention only through positional encodings (a causal "
+        "mask, which this head does not have, would also make position matter).",
         "fixed": "Each output row belongs to its token, not to a slot: when the token moves, its output moves "
         "with it, unchanged.",
         "same": "Each token weights the values by its own scores, so outputs differ from token to token; they "
@@ -818,6 +842,38 @@ E_POSITIONS = Toggle("Add sinusoidal positional encodings to the inputs", False)
 #: Sizes of the order experiment (small on purpose: pure Python, in the browser) and the model
 #: width whose fused QKV projection the part counts (GPT-2 small / BERT-base, the chapter's 768).
 ORDER_TOKENS, ORDER_DIM, QKV_D_MODEL = 5, 4, 768
+
+
+def causal_rotation_change(
+    shift: int, positions: bool = False, seed: int = 0, causal: bool = True
+) -> float:
+    """The order experiment with a causal mask: the same tokens, weights and rotation as
+    ``order.order_experiment`` (same seed, same draws), through a masked head. Returns the largest
+    change in any token's output after undoing the rotation (0 would mean equivariance)."""
+    import random
+
+    from ... import order
+
+    n, d = ORDER_TOKENS, ORDER_DIM
+    rng = random.Random(seed)
+    tokens = order.random_matrix(n, d, rng)
+    wq, wk, wv = (order.random_matrix(d, d, rng) for _ in range(3))
+    perm = [(i + shift) % n for i in range(n)]
+    moved = order.permute(tokens, perm)
+    if positions:
+        pe = order.sinusoidal_positions(n, d)
+        tokens = [
+            [a + b for a, b in zip(t, p, strict=True)] for t, p in zip(tokens, pe, strict=True)
+        ]
+        moved = [[a + b for a, b in zip(t, p, strict=True)] for t, p in zip(moved, pe, strict=True)]
+    out1 = order.self_attention(tokens, wq, wk, wv, causal=causal)
+    out2 = order.self_attention(moved, wq, wk, wv, causal=causal)
+    back = [None] * n
+    for i, old in enumerate(perm):
+        back[old] = out2[i]
+    return max(
+        abs(a - b) for r1, r2 in zip(out1, back, strict=True) for a, b in zip(r1, r2, strict=True)
+    )
 
 
 def part_e(shift: int, positions: bool) -> View:
@@ -845,6 +901,7 @@ def part_e(shift: int, positions: bool) -> View:
     fused = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL)
     separate = 3 * L.Dense(in_features=QKV_D_MODEL, out_features=QKV_D_MODEL).params
     same = run["max_diff"] < 1e-9
+    masked = causal_rotation_change(max(k, 1), pe)
     cards = [
         Card(
             "Largest change per token",
@@ -856,6 +913,12 @@ def part_e(shift: int, positions: bool) -> View:
             "Verdict",
             "moved, unchanged" if same else "changed",
             "equivariant" if same else "order now matters",
+        ),
+        Card(
+            f"Causal mask, rotated by {max(k, 1)}",
+            f"{masked:.2g}",
+            "largest change in a decoder-style masked head: order matters",
+            "warn",
         ),
         Card(
             f"Fused QKV projection, d = {QKV_D_MODEL}",
@@ -877,10 +940,11 @@ def part_e(shift: int, positions: bool) -> View:
         )
     summary = (
         first
-        + "Self-attention sees a set, not a sequence; order enters only through the positions added "
-        "to its inputs. Q, K and V come from three projections so that what a token looks for, what it is "
-        "found by and what it passes on can differ; fused, they are one GEMM with the same "
-        f"{fused.params:,} parameters."
+        + "Unmasked (bidirectional, encoder) self-attention sees a set, not a sequence; order enters it "
+        "only through the positions added to its inputs. A decoder's causal mask already breaks the "
+        f"symmetry: rotating by {max(k, 1)} through a masked head changes outputs by up to {masked:.2g}. Q, K "
+        "and V come from three projections so that what a token looks for, what it is found by and what "
+        f"it passes on can differ; fused, they are one GEMM with the same {fused.params:,} parameters."
     )
     peek = [
         "out = softmax(Q Kᵀ / √d) V,  Q = X W_Q, K = X W_K, V = X W_V",

@@ -77,8 +77,9 @@ def first_crossing(f, target: float, lo: int = 1, hi: int = 1 << 26) -> int:
 
 PRED_A = Prediction(
     question=(
-        "The same GPT-2 XL weights (FP16, H100) first process a 1,024-token prompt (prefill), then generate "
-        "one token at a time (decode). Compared with prefill, decode's arithmetic intensity is…"
+        "The same GPT-2 XL weights (FP16, H100, eager kernels, attention scores materialized) first process "
+        "a 1,024-token prompt (prefill), then generate one token at a time (decode). Compared with prefill, "
+        "decode's arithmetic intensity is…"
     ),
     options={
         "same": "About the same: same weights, same FLOPs per weight",
@@ -90,14 +91,16 @@ PRED_A = Prediction(
     feedback={
         "same": "The FLOPs per weight differ: prefill does 2 FLOPs per weight for each of 1,024 tokens from one "
         "read of the weights; decode reads every weight for one token's 2 FLOPs.",
-        "180x": "Prefill runs at about 179 FLOP/B and decode at about 1.0 (2 FLOPs per 2-byte weight). The ratio "
-        "is below 1,024 because prefill also moves activations and attention scores that grow with the prompt.",
+        "180x": "Prefill runs at about 182 FLOP/B and decode at about 1.0 (2 FLOPs per 2-byte weight): about "
+        "183× apart. The ratio is below 1,024 because eager prefill also moves activations and S × S attention "
+        "scores that grow with the prompt. A FlashAttention kernel, which never writes the scores, lifts "
+        "prefill to about 380 FLOP/B: still well under 1,024×.",
         "1024x": "That assumes prefill moves only the weights. Its activations and S × S scores grow with the "
-        "prompt, so its intensity is about 179 FLOP/B, not 1,024: the ratio is about 180×.",
+        "prompt, so its intensity is about 182 FLOP/B, not 1,024: the ratio is about 183×.",
         "higher": "One token's activations are tiny, but every weight is still read for it: bytes are dominated by "
         "the weights, and the FLOPs per byte fall to about 1.",
     },
-    reveals=("179 FLOP/B", "180×", "matrix-vector", "single use"),
+    reveals=("182 FLOP/B", "183×", "matrix-vector", "single use"),
 )
 A_MODEL = Choice("Model", MODELS, "GPT2")
 A_DEVICE = Choice(
@@ -237,7 +240,8 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
     ]
     if dec.bottleneck == "Dispatch":
         verdict = (
-            f"Decode is launch-bound here: reading the weights takes {fmt_time(dec.latency_memory_s)} but "
+            f"Decode is launch-bound here: streaming the weights and the KV cache takes "
+            f"{fmt_time(dec.latency_memory_s)} but "
             f"launching the step's {kernels:,} kernels takes {fmt_time(dec.latency_dispatch_s)} "
             f"({fmt_ratio(ratio)})."
             + (
@@ -248,7 +252,7 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         )
     else:
         verdict = (
-            f"Decode is {dec.bottleneck.lower()}-bound: streaming the weights takes "
+            f"Decode is {dec.bottleneck.lower()}-bound: streaming the weights and the KV cache takes "
             f"{fmt_time(dec.latency_memory_s)}, more than the {fmt_time(dec.latency_dispatch_s)} of launches."
         )
     summary = (
@@ -257,7 +261,7 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         f"({pre.bottleneck.lower()}-bound), while decoding one token reuses it once: "
         f"{dec.arithmetic_intensity.magnitude:.2f} FLOP/B. {verdict}"
         + f" The verdict rests on the launch cost: at {fmt_time(flip)} per kernel or more the launches "
-        "dominate; below it the weight stream does."
+        "dominate; below it the memory stream does."
         + (" GPT-2 has 1,024 learned positions, so the prompt is capped there." if capped else "")
     )
     ridge = dev.sustained_ridge_point(PRECISION, EFFICIENCY).magnitude
@@ -305,36 +309,47 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 
+#: PRED_B's batch: the most users of a 2,048-token context that fit an H100 is 61 (Part D), so 32 runs.
+PRED_B_BATCH, PRED_B_CONTEXT = 32, 2048
+
+
 def _feedback_b() -> dict[str, str]:
-    # the H100's bandwidth roof at 1 FLOP/byte (bandwidth x 1 FLOP/B) and its dense FP16 peak
-    h100 = HW.Hardware.get("H100")
-    roof, peak = h100.memory.bandwidth.m_as("B/s"), h100.compute.peak(PRECISION).m_as("FLOP/s")
+    m, dev = M.Models.get(B_MODEL), HW.Hardware.get("H100")
+    b, ctx = PRED_B_BATCH, PRED_B_CONTEXT
+    shared, per_seq = decode_bytes_split(m, dev, ctx)
+    kv = m.kv_cache_bytes(ctx, 1, PRECISION)
+    one, many = _decode(m, dev, 1, ctx), _decode(m, dev, b, ctx)
+    t1, tb = one.bytes_moved, many.bytes_moved / b
     return {
-        "true": "A perfect kernel still waits for the weights: at 1 FLOP/byte the H100 can do at most "
-        f"{fmt_rate(roof)} of its {fmt_rate(peak)} dense FP16 peak, and launches cut that further.",
-        "false": f"At about 1 FLOP/byte the bandwidth roof caps decode near {roof / peak:.1%} of an "
-        "H100's dense peak. Batching raises it, until each sequence's own KV cache dominates the bytes.",
-        "warm": "A warm cache saves recomputing old tokens, but every step still streams all weights and "
-        "now the cache too: the bytes per FLOP go up, not down.",
-        "batch": "Batching amortizes the weights but not the caches: each sequence reads its own KV "
-        "cache, so at long contexts the bytes per token stop falling and decode stays memory-bound.",
+        "32x": f"That divides every byte by the batch. The {fmt_bytes(shared)} of streamed weights are shared, "
+        f"but each sequence's {fmt_bytes(kv, 2)} KV cache is its own: {fmt_bytes(t1)} per token at batch 1, "
+        f"{fmt_bytes(tb, 2)} at {b}, {fmt_ratio(t1 / tb)} less, not {b}×.",
+        "less": f"Batch 1 reads {fmt_bytes(t1)} per token: {fmt_bytes(shared)} of streamed weights and a "
+        f"{fmt_bytes(kv, 2)} KV cache. At {b} the weights are shared ({fmt_bytes(shared / b)} each) but the "
+        f"caches are not: {fmt_bytes(tb, 2)} per token, {fmt_ratio(t1 / tb)} less. Past batch "
+        f"{shared / kv:,.0f} the caches outweigh the weights, so at this context decode stays memory-bound "
+        f"at any batch (MFU {many.mfu:.1%} at {b}, {one.mfu:.2%} at 1).",
+        "same": "Every token needs every weight, but one read of a weight serves every sequence in the batch: "
+        f"the weight bytes per token fall {b}×. Only the caches stay per sequence.",
+        "rise": f"The bytes per step do rise, from {fmt_bytes(t1)} to {fmt_bytes(many.bytes_moved)}, but they "
+        f"produce {b} tokens: per generated token they fall.",
     }
 
 
 PRED_B = Prediction(
     question=(
-        "True or false: single-token generation at batch 1 reaches near-peak TFLOP/s, "
-        "because matrix-vector kernels are highly optimized."
+        "Llama-2 7B decodes on an H100 in FP16, each sequence with a 2,048-token context. Going from one "
+        "sequence per step to a batch of 32, the bytes read from memory per generated token…"
     ),
     options={
-        "true": "True: GEMV kernels are highly optimized",
-        "false": "False: it runs far below 1% of peak; the bytes set the pace",
-        "warm": "True once the KV cache is warm",
-        "batch": "False at batch 1, but batching enough users reaches peak at any context",
+        "32x": "Fall about 32×: one weight read now serves 32 tokens",
+        "less": "Fall far less than 32×: each sequence reads its own cache",
+        "same": "Stay about the same: each token still needs every weight",
+        "rise": "Rise: 32 caches must now be read at every step",
     },
-    answer="false",
+    answer="less",
     feedback=Deferred(_feedback_b),
-    reveals=("far below 1% of peak", "not the caches"),
+    reveals=("far less than 32×", "reads its own cache"),
 )
 B_BATCH = Slider("Concurrent sequences (batch)", 1, 256, 1)
 B_CONTEXT = Slider("Context per sequence (tokens)", 128, 8192, 2048, step=128)
@@ -384,7 +399,10 @@ def part_b(batch: int, context: int, device: str) -> View:
     )
     fig.add_trace(
         go.Scatter(
-            x=xs, y=[shared / x for x in xs], name="weights (shared by the batch)", mode="lines"
+            x=xs,
+            y=[shared / x for x in xs],
+            name="streamed weights (shared by the batch)",
+            mode="lines",
         )
     )
     fig.add_trace(
@@ -445,12 +463,12 @@ def part_b(batch: int, context: int, device: str) -> View:
         f"no MFU to report; were memory unlimited its intensity would be {p.arithmetic_intensity.magnitude:,.1f} FLOP/B"
     )
     summary = (
-        f"At batch {B} each generated token reads {fmt_bytes(shared / B)} of weights (shared) plus its own "
+        f"At batch {B} each generated token reads {fmt_bytes(shared / B)} of streamed weights (shared) plus its own "
         f"{fmt_bytes(kv1)} KV cache. {run}: batching divides the weight bytes, but past batch {even:,.0f} the "
         f"caches, which no batch can share, set the pace."
     )
     peek = [
-        "bytes per step = W + B × A   (W: weights, read once; A: one sequence's KV cache + activations)",
+        "bytes per step = W + B × A   (W: streamed weights, read once; A: one sequence's KV cache + activations)",
         "W counts the weights a decode step streams: the embedding table is not among them (one row "
         "per token is gathered), hence less than the weights' total size",
         f"W = {fmt_bytes(shared)},  A = {fmt_bytes(per_seq)}  (KV cache {fmt_bytes(kv1)} at {ctx:,} tokens)",
@@ -482,8 +500,9 @@ def part_b(batch: int, context: int, device: str) -> View:
 
 PRED_C = Prediction(
     question=(
-        "A single request's context grows on an 80 GB accelerator, with GPT-2 XL's shape in "
-        "FP16 and attention scores materialized. Which memory fills the device first?"
+        "A prompt of S tokens is processed in one pass (prefill) on an 80 GB accelerator, with GPT-2 "
+        "XL's shape in FP16 and attention scores materialized. As S grows, which memory fills the "
+        "device first?"
     ),
     options={
         "weights": "The weights",
@@ -494,8 +513,11 @@ PRED_C = Prediction(
     answer="scores",
     feedback={
         "weights": "The 3.1 GB of weights never grow with context: they are the flat line.",
-        "kv": "The cache passes the weights near 10,000 tokens but grows only linearly (307.2 KB per "
-        "token): it needs about 250,000 tokens to fill 80 GB.",
+        "kv": "In one prefill pass the cache passes the weights near 10,000 tokens but grows only linearly "
+        "(307.2 KB per token): with the weights it fills 80 GB near 250,000 tokens, while one layer's S × S "
+        "scores fill it at 40,000. Your answer is right when the context grows by generation instead: each "
+        "decode step scores one new query against S keys (heads × S scores, not S × S), so there the cache "
+        "fills memory first.",
         "scores": "One layer's 25 × S² × 2 B scores reach 80 GB at 40,000 tokens, long before the linear "
         "cache. Tiled attention never stores them; then the KV cache is the limit.",
         "never": "Quadratic growth catches up fast: one layer's scores alone exceed 80 GB at 40,000 tokens.",
@@ -551,8 +573,9 @@ def _attn_minus_dense(context: int) -> int:
 
 
 def figure14_device_crossings() -> dict[str, int]:
-    """Where one layer's scores fill an 80 GB device (the H100 in the registry) and 80 GiB.
-    The chapter's 'near 41,000 tokens' (L1115) matches 80 GiB, not 80 GB."""
+    """Where one layer's scores fill the registry's 80 GB (80 x 10^9 B, the datasheet figure the
+    registry plans with) and 80 GiB (the HBM an "80 GB" H100 physically carries). The chapter's
+    'near 41,000 tokens' (L1115) is the physical, 80 GiB reading."""
     gb = HW.Hardware.get("H100").memory.capacity
     return {
         "GB": crossings(gb.m_as("B"))["scores_fit"],
@@ -572,6 +595,11 @@ def crossings(capacity_bytes: float) -> dict[str, int]:
         "scores_fit": first_crossing(score_bytes, math.floor(capacity_bytes) + 1) - 1,
         "kv_fit": first_crossing(
             lambda s: w + m.kv_cache_bytes(s, 1, PRECISION), math.floor(capacity_bytes) + 1
+        )
+        - 1,
+        # the cache with nothing beside it (no weights): a bound, not a plan
+        "kv_alone_fit": first_crossing(
+            lambda s: m.kv_cache_bytes(s, 1, PRECISION), math.floor(capacity_bytes) + 1
         )
         - 1,
         "attention_over_dense": first_crossing(lambda s: _attn_minus_dense(s), 0),
@@ -662,8 +690,6 @@ def part_c(context: int, flash: bool, device: str) -> View:
 
     kv_now = m.kv_cache_bytes(s, 1, PRECISION)
     need = w + kv_now + layer_now
-    first = "the KV cache" if flash else "one layer's scores"
-    limit = x["kv_fit"] if flash else min(x["scores_fit"], x["kv_fit"])
     cards = [
         Card(
             "KV cache per token",
@@ -686,7 +712,7 @@ def part_c(context: int, flash: bool, device: str) -> View:
         Card(
             "Longest context whose scores fit" + (" (if they were stored)" if flash else ""),
             f"{x['scores_fit']:,} tokens",
-            f"{dev.memory.capacity:~P}; read as GiB: {gib:,}",
+            f"{dev.memory.capacity:~P} as 10⁹ B; as GiB (physical memory): {gib:,}",
             "" if flash else "warn",  # a limit to know, as in 6.6, not a failure
         ),
         Card(
@@ -702,8 +728,16 @@ def part_c(context: int, flash: bool, device: str) -> View:
             if flash
             else f"layer's scores take {fmt_bytes(layer_now)}. "
         )
-        + f"On the {device_label(dev)}, {first} alone would fill its memory first, near {limit:,} tokens; "
-        "with the weights and the rest beside them the limit comes sooner (the memory alert adds them all)."
+        + (
+            f"On the {device_label(dev)}, one layer's scores alone would fill its memory first, near "
+            f"{x['scores_fit']:,} tokens; with the weights and the KV cache beside them the limit comes "
+            "sooner (the memory alert adds them all)."
+            if not flash and x["scores_fit"] <= x["kv_fit"]
+            else f"On the {device_label(dev)}, the weights and the KV cache together fill its memory near "
+            f"{x['kv_fit']:,} tokens (the cache alone would reach it near {x['kv_alone_fit']:,}); one "
+            "layer's attention tensors come on top, so the limit comes a little sooner (the memory alert "
+            "adds them all)."
+        )
     )
     peek = [
         f"weights = params × 2 B = {m.params:,} × 2 = {fmt_bytes(w)}  (flat)",
@@ -711,7 +745,8 @@ def part_c(context: int, flash: bool, device: str) -> View:
         f"scores = heads × S² × 2 B = {cfg['n_heads']} × {s:,}² × 2 = {fmt_bytes(score_bytes(s))}  (quadratic, one layer)",
         f"crossings: KV = weights at {x['kv_over_weights']:,}; longest fit: scores ≤ {dev.memory.capacity:~P} up to "
         f"{x['scores_fit']:,}, weights + KV up to {x['kv_fit']:,}",
-        f"Figure 14's 'near 41,000' fits 80 GiB ({fig14['GiB']:,} tokens); 80 GB fills at {fig14['GB']:,}",
+        f"Figure 14's 'near 41,000' is the physical 80 GiB of HBM ({fig14['GiB']:,} tokens fit); the registry "
+        f"plans with 80 × 10⁹ B (conservative), filled at {fig14['GB']:,}",
         f"compute: projections + FFN = 12·S·d², attention = 2·S²·d, equal at S = 6d = {x['attention_over_dense']:,}",
     ]
     return View(
@@ -732,37 +767,51 @@ def part_c(context: int, flash: bool, device: str) -> View:
 
 #: The self-check's serving scenario: 32 users, 2,048-token contexts, FP16 (L1863, L1975).
 SELF_CHECK_USERS, SELF_CHECK_CONTEXT = 32, 2048
+#: PRED_D's scenario: Llama-2 7B's full 4,096-token context (its max_position_embeddings), on an
+#: 80 GB H100. Part B's default (2,048 tokens) does not show it.
+PRED_D_CONTEXT, PRED_D_DEVICE = 4096, "H100"
 
 
 def _feedback_d() -> dict[str, str]:
     llama = M.Models.Llama7B
-    kv1 = llama.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
-    kv = llama.kv_cache_bytes(SELF_CHECK_CONTEXT, SELF_CHECK_USERS, PRECISION)
+    dev = HW.Hardware.get(PRED_D_DEVICE)
+    ctx = PRED_D_CONTEXT
+    kv1 = llama.kv_cache_bytes(ctx, 1, PRECISION)
     w = llama.weight_bytes(PRECISION)
+    fit = max_users(llama.config["kv_heads"], PRED_D_DEVICE, ctx)
+    full, over = _serve(llama, dev, fit, ctx), _serve(llama, dev, fit + 1, ctx)
+    kv_chapter = llama.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
     return {
-        "1": "1.07 GB is one request's cache. Every user keeps their own: multiply by 32.",
-        "8.6": "8.6 GB is the chapter's 8-user figure; 32 users hold four times as much.",
-        "34": f"32 × 2 × 32 × 2,048 × 128 × 2 B = {fmt_bytes(kv1, 2)} per user; × 32 users = "
-        f"{fmt_bytes(kv, 2)} (the chapter writes 34.3), {fmt_ratio(kv / w)} the "
-        f"{fmt_bytes(w)} of weights. A weights-only budget misses most of the memory.",
-        "137": "That would be 4 bytes per value over 64 users. The cache is FP16 (2 B) and there are 32 users.",
+        "5": "The weights are stored once and read for every user; only the KV caches are per user. Each "
+        f"{ctx:,}-token cache takes {fmt_bytes(kv1, 2)}, so {fit} users fit.",
+        "30": f"Each user's cache is 32 layers × 2 × 32 heads × {ctx:,} × 128 × 2 B = {fmt_bytes(kv1, 2)}. "
+        f"{fit} users hold {fmt_bytes(full.kv_cache_bytes)} of caches, {fmt_ratio(full.kv_cache_bytes / w)} "
+        f"the {fmt_bytes(w)} of weights, and need {fmt_bytes(full.memory_footprint_bytes)} in all; "
+        f"{fit + 1} would need {fmt_bytes(over.memory_footprint_bytes, 2)}. A weights-only budget misses "
+        "most of the memory.",
+        "60": f"About 1 GB is the cache at {SELF_CHECK_CONTEXT:,} tokens ({fmt_bytes(kv_chapter, 2)}, the "
+        f"chapter's example). The cache grows linearly with the context: at {ctx:,} tokens it is "
+        f"{fmt_bytes(kv1, 2)}, and half as many users fit: {fit}.",
+        "many": "That is the weights-only budget the chapter warns against. The weights leave "
+        f"{fmt_bytes(dev.memory.capacity.m_as('B') - w)}, but each user's {ctx:,}-token cache takes "
+        f"{fmt_bytes(kv1, 2)}: {fit} users fit.",
     }
 
 
 PRED_D = Prediction(
     question=(
-        "A 7B model (32 layers, 32 heads, d_head 128, FP16: about 14 GB of weights) serves 32 "
-        "users with 2,048-token contexts. Their KV caches total about…"
+        "Llama-2 7B (32 layers, 32 heads of 128, FP16) holds 13.5 GB of weights on an 80 GB H100. Every "
+        "user keeps a 4,096-token context. About how many users can it serve at once?"
     ),
     options={
-        "1": "About 1.07 GB, a small fraction of the weights",
-        "8.6": "About 8.6 GB, a bit over half the weights",
-        "34": "About 34 GB, more than twice the weights",
-        "137": "About 137 GB, nearly ten times the weights",
-    },  # 1 user; the chapter's 8 users (L1105); 32 users; 4-byte values, 64 users
-    answer="34",
+        "5": "About 5: each user needs the weights' bytes again",
+        "30": "About 30: each user's cache takes about 2 GB",
+        "60": "About 60: each user's cache takes about 1 GB",
+        "many": "Hundreds: the weights leave over 66 GB free",
+    },  # weights per user; the right count; the chapter's 2,048-token cache; weights-only budget
+    answer="30",
     feedback=Deferred(_feedback_d),
-    reveals=("34.4 GB", "34.3 GB", "budgeting the weights alone"),
+    reveals=("30 users", "about 2 GB"),
 )
 D_USERS = Slider("Concurrent users", 1, 64, 8)
 D_CONTEXT = Slider("Context per user (tokens)", 512, 32768, 2048, step=512)
@@ -885,7 +934,9 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
             f"{fmt_ratio(p.kv_cache_bytes / wb)} the weights",
             "warn" if p.kv_cache_bytes > wb else "",
         ),
-        Card("Weights", fmt_bytes(wb), "the only term a weights-only budget counts"),
+        Card(
+            "Weights held", fmt_bytes(wb), "every parameter × 2 B: all a weights-only budget counts"
+        ),
         Card(
             "Fits",
             "yes" if p.feasible else "no",
@@ -955,8 +1006,8 @@ TRANSFER_A = Prediction(
     },
     answer="memory",
     feedback={
-        "launch": "Launch-bound is a ratio, not a law: 13.5 GB of weights take about 4 ms at 3.35 TB/s, more than "
-        "its launches. Its flip point is about 8 µs per kernel.",
+        "launch": "Launch-bound is a ratio, not a law: its 13.2 GB of streamed weights and the KV cache take "
+        "about 4.1 ms at 3.35 TB/s, more than its 2.6 ms of launches. Its flip point is about 8 µs per kernel.",
         "memory": "Pick Llama-2 7B: the decode card reads memory-bound, and the flip card moves to about 8 µs.",
         "compute": "Size does not change decode's intensity: still about 1 FLOP/B, far below the ridge.",
     },
@@ -975,8 +1026,10 @@ TRANSFER_B = Prediction(
     },
     answer="higher",
     feedback={
-        "higher": "Memory-bound MFU is bandwidth × intensity / peak: 2.0/312 beats 3.35/989.5. Pick the A100: "
-        "0.48% against 0.21%. A faster GPU is not a better-utilized one.",
+        "higher": "The roofline ceiling of a memory-bound MFU is bandwidth × intensity / peak: at 1 FLOP/B, "
+        "2.0/312 = 0.64% on the A100 against 3.35/989.5 = 0.34% on the H100. Pick the A100: the cards read "
+        "0.48% against 0.21%, lower than the ceilings because the step's 515 kernel launches (2.6 ms) add to "
+        "the memory time on both. A faster GPU is not a better-utilized one.",
         "lower": "It is slower per token, but MFU divides by its smaller peak: the A100's ridge is lower, so a "
         "bandwidth-bound workload uses a larger share of it.",
         "same": "MFU depends on the device's balance of bandwidth to compute, which differs.",
@@ -1039,8 +1092,8 @@ E_D_MODEL, E_SEQ = 4096, 2048
 
 PRED_E = Prediction(
     question=(
-        "A 4,096-wide attention layer over 2,048 tokens is split into 32 heads of 128 instead of one head of "
-        "4,096. Its attention FLOPs…"
+        "A 4,096-wide attention layer over 2,048 tokens (materialized scores) is split into 32 heads of 128 "
+        "instead of one head of 4,096. Its attention FLOPs…"
     ),
     options={
         "32x": "Grow 32×: every head computes its own S × S scores",
@@ -1056,7 +1109,7 @@ PRED_E = Prediction(
         "number of S × S score matrices a materialized kernel stores: h of them.",
         "fewer": "Each head is narrower, but there are h of them: the product is unchanged.",
         "same_all": "The FLOPs are unchanged, but a materialized kernel stores one S × S matrix per head: 32× the "
-        "score memory of a single head.",
+        "score memory of a single head. (A FlashAttention kernel stores none, for any head count.)",
     },
     reveals=("S² × d MACs for any h", "h × S² × d/h"),
 )
@@ -1150,7 +1203,7 @@ def part_e(heads: str, model: str) -> View:
         Card(
             f"{m.name}: bytes per token",
             fmt_bytes(dec.bytes_moved),
-            "every weight + the KV cache, batch 1",
+            "streamed weights (all but the gathered embedding table) + KV cache, batch 1",
             "bad" if not dec.feasible else "warn",
         ),
         Card(
@@ -1163,7 +1216,8 @@ def part_e(heads: str, model: str) -> View:
     ]
     summary = (
         f"Splitting d = {E_D_MODEL:,} into {h} head{'s' if h > 1 else ''} leaves the attention FLOPs at "
-        f"{fmt_flops(att.flops())} (S² × d for any head count) but stores {h} score matrices "
+        f"{fmt_flops(att.flops())} (S² × d for any head count) but stores "
+        f"{counted(h, 'score matrix', 'score matrices')} "
         f"({fmt_bytes(att.score_bytes(1, PRECISION))}). In training, a causal mask lets one pass over "
         f"{E_SEQ:,} known tokens make {E_SEQ:,} next-token predictions (teacher forcing), about "
         f"{fmt_flops(train / E_SEQ)} each in the forward pass (the backward adds about twice that); generation "

@@ -60,6 +60,13 @@ PCIE_GEN5_X16 = "64 GB/s"
 #: NVLink 4 on one H100 SXM5, both directions together: "NVLink: 900GB/s" (same datasheet;
 #: https://www.nvidia.com/en-us/data-center/nvlink/ "900 GB/s total bandwidth per GPU").
 NVLINK4_TOTAL = "900 GB/s"
+#: NVLink (through the NVSwitches) joins the 8 GPUs of one HGX/DGX H100 node; a larger NVLink
+#: domain needs the separate NVLink Switch System. NVIDIA DGX H100 User Guide, "Introduction":
+#: "8x NVIDIA H100 GPUs ... 4x NVIDIA NVSwitches"; https://docs.nvidia.com/dgx/dgxh100-user-guide/
+NODE_GPUS = 8
+#: Between nodes each H100 has its own ConnectX-7 port, "400 Gb/s InfiniBand" (NDR; same guide),
+#: i.e. 50 GB/s per direction per GPU, a ninth of NVLink's 450 GB/s.
+INFINIBAND_NDR = "50 GB/s"
 
 
 def nvlink_per_direction():
@@ -221,8 +228,8 @@ def part_a(rows: int, tables: int, dim: str, precision: str, device: str) -> Vie
 
 PRED_B = Prediction(
     question=(
-        "A DLRM server batches 1,024 requests instead of 1. What happens to the embedding bytes "
-        "gathered per request?"
+        "A DLRM server batches 1,024 requests instead of 1; no two requests share an ID. What happens "
+        "to the embedding bytes gathered per request?"
     ),
     options={
         "fall": "They fall about 1,024× like the MLP weight reads",
@@ -234,8 +241,11 @@ PRED_B = Prediction(
     feedback={
         "fall": "The MLP weights are read once per batch and shared; a gathered row belongs to one request's "
         "ID, so each request still pays its own rows.",
-        "same": "Gathers do not amortize: the bytes per request stay flat while the MLP's per-request weight "
-        "bytes fall with the batch, so the gathers take over the traffic.",
+        "same": "Gathers do not amortize: each request reads its own rows (12.8 KB at one lookup per table, at "
+        "any batch), while the MLPs' weight bytes per request fall with the batch. So the gathers' share of "
+        "the bytes grows, from 0.3% at batch 1 to 23.2% at 1,024 and 25.1% at 8,192; the MLPs' activations, "
+        "also per request, keep most of the rest. At 8 lookups per table the gathers pass half (57.7% at "
+        "1,024).",
         "rise": "The per-request bytes are set by the lookups, not by the batch; collisions would, if anything, "
         "let a cache help.",
         "zero": "Popularity skew lets a cache keep the hot rows, but the long tail still misses to memory; "
@@ -390,8 +400,9 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the matmul FLOPs (pooling's adds are counted apart). The engine prints "
         f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
         + (
-            f"on one {device_label(dev)} they do not fit ({fmt_bytes(p.weight_bytes)} of tables and MLPs, "
-            f"over by {fmt_bytes(p.over.m_as('B'))})."
+            f"on one {device_label(dev)} they do not fit: tables and MLPs take {fmt_bytes(p.weight_bytes)}, "
+            f"and with the activations the footprint is {fmt_bytes(p.memory_footprint_bytes)}, over by "
+            f"{fmt_bytes(p.over.m_as('B'))}."
             if not p.feasible
             else f"here they fit ({fmt_bytes(p.memory_footprint_bytes)})."
         )
@@ -431,8 +442,10 @@ PRED_C = Prediction(
     },
     answer="hash",
     feedback={
-        "int8": "Precision has a floor: INT8 divides the bytes by 4 (563.2 → 140.8 GB), still 1.76× the device. "
-        "Quantization is not an unlimited memory lever.",
+        "int8": "INT8 divides the bytes by 4 (563.2 → 140.8 GB), still 1.76× the device. Production systems "
+        "go further, to row-wise INT4: 70.4 GB of 4-bit codes plus a 2-byte scale and bias per row, 74.8 GB, "
+        "which barely fits with nothing beside it and costs more accuracy than INT8. Precision shrinks in "
+        "fixed halvings, each costlier; hashing can shrink by any factor.",
         "hash": "Rows can shrink by any factor: in FP32 at most 14% of the rows fit, in INT8 56%. The price is "
         "collisions: rarely seen users share rows with others.",
         "fp16": "FP16 halves the bytes to 281.6 GB, 3.5× the device: a factor of 2 cannot close a factor of 7.",
@@ -539,7 +552,8 @@ def part_c(precision: str, keep: int, device: str) -> View:
     peek = [
         f"bytes = (10^8 + 10^9) × keep × 128 × bytes/value = {fmt_bytes(need)}",
         f"FP32, all rows: 51.2 GB + 512 GB = {fmt_bytes(full)} = {fmt_ratio(full / cap, 2)} of {fmt_bytes(cap)}",
-        "precision divides the bytes by 2 (FP16) or 4 (INT8); hashing divides them by IDs per row",
+        "precision divides the bytes by 2 (FP16) or 4 (INT8), by about 8 for row-wise INT4 with its per-row "
+        "scale; hashing divides them by IDs per row",
         "both lose information: rounding every value, or merging rarely seen IDs into shared rows",
     ]
     return View(
@@ -562,7 +576,7 @@ PRED_D = Prediction(
         "outgrows any GPU, so each GPU holds a slice of every table's rows, sums the rows it holds for a "
         "request and sends that partial sum to the request's GPU. Each request looks up 8 rows per table. "
         "Counting traffic alone (the tables need at least 8 GPUs' memory), going from 2 to 16 GPUs, the "
-        "bytes that cross NVLink per batch…"
+        "bytes exchanged between GPUs per batch…"
     ),
     options={
         "fall": "Fall about 8×: each GPU holds an eighth as many rows to send",
@@ -622,6 +636,14 @@ def shard_plan(devices: int, usable_percent: float, batch: int, lookups: int) ->
         for t in tabs
     )
     launch = dev.dispatch_tax.m_as("s")  # one kernel (gather, copy or collective) per batch
+    # each GPU receives the partial sums of its own requests (remote / n), from the n - 1 others
+    # alike: those in its 8-GPU node over NVLink, the rest over its InfiniBand port; both links
+    # run at once, so the slower one sets the time
+    per_gpu = remote / n
+    near = per_gpu * (min(n, NODE_GPUS) - 1) / (n - 1) if n > 1 else 0.0
+    far = per_gpu - near
+    t_nvlink = near / nvlink_per_direction().m_as("B/s")
+    t_ib = far / U.Q_(INFINIBAND_NDR).m_as("B/s")
     return {
         "total": total,
         "usable": usable,
@@ -631,7 +653,10 @@ def shard_plan(devices: int, usable_percent: float, batch: int, lookups: int) ->
         "all_to_all": remote,
         "t_hbm": rows_moved / dev.memory.bandwidth.m_as("B/s") + launch,
         "t_pcie": rows_moved / U.Q_(PCIE_GEN5_X16).m_as("B/s") + launch,
-        "t_nvlink": (remote / n) / nvlink_per_direction().m_as("B/s") + launch if n > 1 else 0.0,
+        "nodes": math.ceil(n / NODE_GPUS),
+        "inter_node": far * n,
+        "t_nvlink": t_nvlink + launch if n > 1 else 0.0,
+        "t_exchange": max(t_nvlink, t_ib) + launch if n > 1 else 0.0,
     }
 
 
@@ -694,13 +719,20 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
         Card(
             "All-to-all per batch",
             fmt_bytes(plan["all_to_all"]),
-            f"{fmt_time(plan['t_nvlink'])} on NVLink 4" if n > 1 else "one GPU: nothing crosses",
+            (
+                f"{fmt_time(plan['t_exchange'])} on NVLink 4 (one {NODE_GPUS}-GPU node)"
+                if n <= NODE_GPUS
+                else f"{fmt_time(plan['t_exchange'])}: {plan['nodes']} nodes, "
+                f"{fmt_bytes(plan['inter_node'])} over InfiniBand ({U.Q_(INFINIBAND_NDR):~P} per GPU)"
+            )
+            if n > 1
+            else "one GPU: nothing crosses",
             "warn" if n > 1 else "",
         ),
         Card(
             "Host DRAM over PCIe",
             fmt_time(plan["t_pcie"]),
-            f"{fmt_bytes(plan['rows_moved'])} of rows per batch",
+            f"{fmt_bytes(plan['rows_moved'])} of raw rows per batch (pooled on the GPU)",
             "warn",
         ),
         Card(
@@ -714,15 +746,25 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
         + ("(fits" if fits else "(does not fit")
         + f" the {int(usable)}% set aside); {plan['needed']} GPUs are needed. On {n} GPU{'s' if n > 1 else ''} a "
         f"batch of {int(batch):,} sends "
-        f"{fmt_bytes(plan['all_to_all'])} all-to-all ({fmt_time(plan['t_nvlink'])} on NVLink 4), while keeping the "
-        f"tables in host DRAM pulls {fmt_bytes(plan['rows_moved'])} over PCIe Gen5 ({fmt_time(plan['t_pcie'])})."
+        f"{fmt_bytes(plan['all_to_all'])} all-to-all ("
+        + (
+            f"{fmt_time(plan['t_exchange'])} on NVLink 4 inside one {NODE_GPUS}-GPU node"
+            if n <= NODE_GPUS
+            else f"{fmt_time(plan['t_exchange'])}: past {NODE_GPUS} GPUs the partial sums between nodes "
+            f"cross InfiniBand at {U.Q_(INFINIBAND_NDR):~P} per GPU, a ninth of NVLink"
+        )
+        + f"), while keeping the tables in host DRAM pulls {fmt_bytes(plan['rows_moved'])} of raw rows over "
+        f"PCIe Gen5 ({fmt_time(plan['t_pcie'])})."
     )
     peek = [
         f"GPUs = ceil(tables / (capacity × usable)) = ceil({fmt_bytes(plan['total'])} / {fmt_bytes(plan['usable'])}) = {plan['needed']}",
         f"all-to-all = batch × tables × width × 4 B × (n − 1) × (1 − (1 − 1/n)^k), k = {counted(int(lookups), 'lookup')} "
-        f"= {fmt_bytes(plan['all_to_all'])}; per GPU ÷ {n}, "
-        f"at {nvlink_per_direction():~P} per direction (NVLink 4: {U.Q_(NVLINK4_TOTAL):~P} total)",
-        f"host DRAM: batch × tables × lookups × {fmt_bytes(row_bytes, 0)} = {fmt_bytes(plan['rows_moved'])} at {U.Q_(PCIE_GEN5_X16):~P} (PCIe Gen5 x16, one way)",
+        f"= {fmt_bytes(plan['all_to_all'])}; per GPU ÷ {n}: from the {min(n, NODE_GPUS) - 1} others in its "
+        f"{NODE_GPUS}-GPU node at {nvlink_per_direction():~P} per direction (NVLink 4: {U.Q_(NVLINK4_TOTAL):~P} total), "
+        f"from the other nodes at {U.Q_(INFINIBAND_NDR):~P} (400 Gb/s InfiniBand NDR per GPU); time = the slower link",
+        f"host DRAM: batch × tables × lookups × {fmt_bytes(row_bytes, 0)} = {fmt_bytes(plan['rows_moved'])} at {U.Q_(PCIE_GEN5_X16):~P} "
+        "(PCIe Gen5 x16, one way): raw rows, pooled on the GPU (pooling on the host CPU would send "
+        "one vector per table and request instead)",
         f"HBM: the same rows at {dev.memory.bandwidth:~P} = {fmt_time(plan['t_hbm'])}",
         f"each time adds one {fmt_time(dev.dispatch_tax.m_as('s'))} launch (the engine's dispatch term); "
         "real links add their own latency",

@@ -21,6 +21,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    counted,
     fact,
     fmt_bytes,
     fmt_rate,
@@ -533,8 +534,8 @@ POWER_BUDGET_W = 2.0  # "~2 W average (solar + battery)" (Table 12, L1502)
 PRED_D = Prediction(
     question=(
         "The worked example rejects ResNet-50 for the camera trap (Cortex-A53, 2 GOPS INT8 sustained, "
-        "512 MB RAM, 100 MB for weights, <500 ms), deployed with INT8 weights as in the main text. "
-        "Which budget does it actually fail?"
+        "512 MB RAM, 100 MB for weights, <500 ms, ~2 W). Which budget rules it out whatever the precision "
+        "its weights are stored in?"
     ),
     options={
         "fp32": "Memory: its weights exceed the 100 MB allocation",
@@ -544,11 +545,14 @@ PRED_D = Prediction(
     },
     answer="latency",
     feedback={
-        "fp32": "That is the chapter's self-check answer for §6.9 (FP32 weights, 102.2 MB), but the main text deploys "
-        "INT8 weights: 25.6 MB, well inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations at 2 G per second.",
+        "fp32": "In FP32 they do (102.2 MB, the chapter's self-check answer for §6.9), but the main text deploys "
+        "INT8 weights: 25.6 MB, well inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations "
+        "at 2 G per second.",
         "ram": "INT8 ResNet-50 weights are 25.6 MB; even FP32 is 102.2 MB, a fifth of 512 MB.",
-        "latency": "8.2 G ops ÷ 2 G ops/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out "
-        "(the self-check's FP32-size reason contradicts the chapter's main text).",
+        "latency": "8.2 G ops ÷ 2 G ops/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out. "
+        "Its FP32 weights (102.2 MB) would also overrun the 100 MB allocation, the chapter's self-check "
+        "reason, but INT8 weights (25.6 MB, as the main text deploys them) fit: quantizing fixes the size, "
+        "not the arithmetic.",
         "power": "The SoC draws about 200 mW whatever it runs; ResNet-50 costs more energy per frame "
         "(longer at the same power), not more power.",
     },
@@ -866,6 +870,12 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
                 "latency": prof.latency_s <= 1 / fps,
                 "power": dev.tdp.m_as("W") <= power_w,
             }
+            # the memory gate at this precision; would the FP32 model (the chapter's sizes) fit?
+            fp32 = (
+                prof
+                if prec == "fp32"
+                else E.Engine.solve(m, dev, precision="fp32", efficiency=float(util))
+            )
             out.append(
                 {
                     "model": m.name,
@@ -875,6 +885,9 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
                     "gates": gates,
                     "energy_j": prof.energy_per_sample_j,
                     "precision": prec,
+                    "fp32_fits": fp32.feasible,
+                    "fp32_bytes": fp32.memory_footprint_bytes,
+                    "bytes": prof.memory_footprint_bytes,
                     "passed": all(gates.values()),
                 }
             )
@@ -907,7 +920,10 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
                     mode="markers",
                     name=name,
                     marker=dict(size=11, symbol=symbol),
-                    text=[f"{r['model']} on {r['device_name']}" for r in group],
+                    text=[
+                        f"{r['model']} on {r['device_name']} ({r['precision'].upper()})"
+                        for r in group
+                    ],
                 )
             )
     vline(fig, 1 / fps, f"deadline {fmt_time(1 / fps)}", dash="dash", position="top left")
@@ -930,11 +946,27 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
             Card(
                 "Lowest energy survivor",
                 f"{best['model']}",
-                f"{best['device_name']}: "
+                f"{best['device_name']}, {best['precision'].upper()}: "
                 f"{_joules(best['energy_j'])}, {fmt_time(best['latency_s'])}",
                 "ok",
             )
         )
+    # survivors that pass the memory gate only because the screen runs them below FP32
+    shrunk = [r for r in passed if not r["fp32_fits"]]
+    if shrunk:
+        r0 = best if best in shrunk else shrunk[0]
+        caveat = (
+            f"Each device runs its lowest listed precision: {r0['model']} passes the memory gate on the "
+            f"{r0['device_name']} only in {r0['precision'].upper()} ({fmt_bytes(r0['bytes'])}); in FP32 it "
+            f"needs {fmt_bytes(r0['fp32_bytes'])} and does not fit"
+            + (
+                f", and {counted(len(shrunk) - 1, 'other survivor')} likewise. "
+                if len(shrunk) > 1
+                else ". "
+            )
+        )
+    else:
+        caveat = ""
     summary = (
         (
             f"{len(passed)} of {len(rows)} pairs pass memory, throughput, latency and power at {fps:g}/s and "
@@ -948,6 +980,7 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
             else f"No pair passes at {fps:g}/s within {power_w:g} W: scale the model down (width, INT8, a smaller "
             "family) before leaving the device, as the framework's loop says. "
         )
+        + caveat
         + "Phase 3 is still ahead: accuracy on the target data, and on-device latency, peak memory, "
         "thermals and energy must be measured, not estimated."
     )

@@ -228,8 +228,9 @@ PRED_B = Prediction(
         "rows": "Each weight tile costs 2(N − 1) = 254 fill/drain cycles plus 128 to load its weights; the useful "
         "work is one cycle per streamed row. Half utilization needs as many rows as that overhead: 382 "
         "rows without double-buffering, 254 with it. Batching is the systolic version of GEMV → GEMM.",
-        "double": "It hides the 128 load cycles (0.26% → 0.39%) but not the 254 fill/drain cycles, which only more "
-        "rows per tile amortize.",
+        "double": "It hides the 128 load cycles (0.26% → 0.39%) but not, in this back-to-back model, the 254 "
+        "fill/drain cycles, which only more rows per tile amortize (real arrays can also overlap one tile's "
+        "drain with the next one's fill).",
     },
     reveals=("More rows through each weight tile", "382 rows"),
 )
@@ -265,6 +266,10 @@ B_DOUBLE = Toggle("Double-buffered weights (next tile loads while this one compu
 TILES = (64, 256)
 
 ROW_SWEEP = [2**i for i in range(13)]  # 1 ... 4096
+
+#: The MAC cells' precision: INT8, as in TPU v1, whose 700 MHz clock the part borrows; its rates are
+#: therefore operations per second (OP/s), not FLOP/s.
+SYSTOLIC_PRECISION = "int8"
 
 
 @lru_cache(maxsize=256)
@@ -327,8 +332,9 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         Card("Time at 700 MHz", fmt_time(t), f"{run.cycles:,} cycles"),
         Card(
             "Achieved rate",
-            fmt_rate(2 * run.macs / t),
-            f"of {fmt_rate(arr.peak.m_as('FLOP/s'))} peak",
+            fmt_rate(2 * run.macs / t, precision=SYSTOLIC_PRECISION),
+            f"of {fmt_rate(arr.peak.m_as('FLOP/s'), precision=SYSTOLIC_PRECISION)} peak "
+            f"({SYSTOLIC_PRECISION.upper()} MAC cells)",
         ),
         Card("Rows for 50%", f"{overhead:,}", "M equal to the per-tile overhead"),
         Card(
@@ -349,9 +355,10 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         f"tiles       = ⌈K/N⌉ × ⌈N_out/N⌉ = ⌈{d}/{n}⌉ × ⌈{d}/{n}⌉ = {run.tiles:,}",
         f"cycles/tile = M + 2(N − 1) + load = {m:,} + {run.fill_cycles} + {run.load_cycles} = {run.cycles_per_tile:,}",
         f"utilization = MACs / (cycles × N²) = {run.macs:,} / ({run.cycles:,} × {n * n:,}) = {run.utilization:.4f}",
-        f"peak        = 2 × N² × clock = 2 × {n * n:,} × {P.TPU_V1.clock:~P} = {fmt_rate(arr.peak.m_as('FLOP/s'))}",
-        "model: weight-stationary, tiles run back to back (Kung 1982); the clock is TPU v1's, whose own array "
-        "is 256×256 (Jouppi et al. 2017)",
+        f"peak        = 2 × N² × clock = 2 × {n * n:,} × {P.TPU_V1.clock:~P} = "
+        f"{fmt_rate(arr.peak.m_as('FLOP/s'), precision=SYSTOLIC_PRECISION)}",
+        "model: weight-stationary INT8 MAC cells, tiles run back to back with no overlap of one tile's drain "
+        "and the next one's fill (Kung 1982); the clock is TPU v1's, an INT8 array of 256×256 (Jouppi et al. 2017)",
         "Table 13, matrix multiplication: Tensor Cores · batching, GEMM libraries · challenge: parallelization, "
         "precision",
         f"tiling: values moved = m·k·⌈n/T⌉ + k·n·⌈m/T⌉ + m·n = {moved[0]:,} (T = {TILES[0]}) vs {moved[1]:,} "
@@ -367,24 +374,31 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
 
 PRED_C = Prediction(
     question=(
-        "A kernel reads 4,096 FP32 scalars from DRAM, once in order and once at random addresses (64-byte "
-        "cache lines). How does the energy per useful value compare?"
+        "A recommender gathers 4,096 feature values from DRAM at random addresses. Quantizing the values "
+        "from FP32 (4 bytes) to INT8 (1 byte) makes each one 4× smaller. What happens to the DRAM energy "
+        "per gathered value?"
     ),
     options={
-        "same": "The same: it is the same 16.4 KB (16 KiB) of data either way",
-        "line": "Random costs 16× more: every scalar drags in a 64-byte line",
-        "double": "Random costs about 2× more: each access misses the prefetcher",
+        "quarter": "It falls about 4×, with the bytes per value",
+        "less": "It falls, but by clearly less than 4×",
+        "same": "It does not change",
+        "more": "It rises",
     },
-    answer="line",
+    answer="same",
     feedback={
-        "same": "DRAM delivers whole lines, not bytes. In order, all 16 values of a line are used; at random, one "
-        "of them is: the other 60 bytes are paid for and thrown away.",
-        "line": "64 B per line over 4 B used: 16× the bytes, so 16× the energy per useful value (10,240 pJ "
-        "against 640 pJ). Layout decides how many bytes you pay for.",
-        "double": "Energy counts the bytes fetched: one full line per useful scalar is 16× the traffic of a "
-        "sequential stream, whatever the prefetcher does (prefetching affects latency, not bytes).",
+        "quarter": "That is the misconception that a smaller type is always cheaper to fetch. It holds for a "
+        "sequential stream (640 → 160 pJ per value from DRAM), but a random gather pays for a whole 64-byte "
+        "DRAM burst whatever it uses: 10,240 pJ per value in FP32 and in INT8.",
+        "less": "Nothing falls: DRAM delivers whole 64-byte bursts, so a random 1-byte value costs the same "
+        "64 bytes as a random 4-byte one (10,240 pJ either way).",
+        "same": "Each random gather fetches one whole 64-byte DRAM burst, of which FP32 uses 6.25% and INT8 "
+        "1.56%: 10,240 pJ per value either way. A smaller type saves fetch energy only when neighbouring "
+        "values are used together (a stream falls from 640 to 160 pJ per value). Pick the random pattern and "
+        "switch the precision.",
+        "more": "Less of each burst is used (1.56% instead of 6.25%), but the bytes fetched per value stay at "
+        "64: 10,240 pJ either way, not more.",
     },
-    reveals=("drags in a 64-byte line",),
+    reveals=("does not change", "64-byte burst", "64-byte line"),
 )
 
 TRANSFER_C = Prediction(
@@ -401,9 +415,10 @@ TRANSFER_C = Prediction(
     feedback={
         "random": "What wastes energy is a line fetched for one value. A 512-byte row fills 8 whole lines, so every "
         "fetched byte is used, as in a stream.",
-        "sequential": "8 full lines per row: 100% line use and 640 pJ per value from DRAM, the same as a stream. "
-        "Pick 'random rows' in the pattern control. Random rows still defeat prefetching, which "
-        "costs latency, not energy.",
+        "sequential": "8 full lines per row: 100% line use and 640 pJ per value from DRAM in this bytes-only "
+        "model, the same as a stream. Pick 'random rows' in the pattern control. Each random row also pays a "
+        "DRAM row activation (and defeats prefetching), which a stream shares across a whole DRAM row; the "
+        "model does not count it.",
         "between": "Line use is what counts: a 512-byte row is eight complete lines, so nothing is wasted.",
     },
     kind="transfer",
@@ -424,6 +439,12 @@ LEVEL_NAMES = {
     "sram_1mb": "1 MB SRAM",
     "dram": "DRAM",
 }
+#: Bytes one access delivers at each level. DRAM sends whole 64-byte bursts (one cache line,
+#: ``primitives.LINE_BYTES``) whatever the program asked for; an SRAM (a scratchpad or L1) is read one
+#: 64-bit word at a time, the access Horowitz's SRAM figures price. A literal: reading
+#: ``P.LINE_BYTES`` here would import the package before a page's first question.
+ACCESS_BYTES = {"sram_8kb": 8, "sram_32kb": 8, "sram_1mb": 8, "dram": 64}
+ACCESS_UNIT = {"sram_8kb": "word", "sram_32kb": "word", "sram_1mb": "word", "dram": "burst"}
 C_PATTERN = Choice(
     "Access pattern", {k: v[0] for k, v in SCENARIOS.items()}, "sequential", inline=False
 )
@@ -431,15 +452,17 @@ C_LEVEL = Choice("Memory level", LEVEL_NAMES, "dram")
 C_PRECISION = Choice("Value precision", {"fp32": "FP32", "fp16": "FP16", "int8": "INT8"}, "fp32")
 
 
-def scenario_cost(key: str, precision: str) -> P.AccessCost:
+def scenario_cost(key: str, precision: str, level: str = "dram") -> P.AccessCost:
+    """The accesses a scenario makes at ``level``, each delivering ``ACCESS_BYTES[level]``."""
     _, pattern, n, vals, stride = SCENARIOS[key]
     b = int(U.bytes_per_value(precision))
-    return P.access_cost(pattern, n, vals * b, stride * b)
+    return P.access_cost(pattern, n, vals * b, stride * b, line_bytes=ACCESS_BYTES[level])
 
 
 def energy_per_value(key: str, level: str, precision: str) -> float:
-    """pJ per useful value: the fetched lines' access energy spread over the values used."""
-    cost = scenario_cost(key, precision)
+    """pJ per useful value: the fetched bursts' (DRAM) or words' (SRAM) access energy spread over
+    the values used."""
+    cost = scenario_cost(key, precision, level)
     values = cost.useful_bytes / float(U.bytes_per_value(precision))
     return energy.access_energy(cost.fetched_bytes, level).m_as("pJ") / values
 
@@ -449,7 +472,7 @@ def part_c(pattern: str, level: str, precision: str) -> View:
 
     mac = energy.mac_energy(precision).m_as("pJ")
     fig = figure(
-        f"Energy per useful {precision.upper()} value fetched (64 B lines)",
+        f"Energy per useful {precision.upper()} value fetched (DRAM: 64 B bursts; SRAM: 8 B words)",
         "",
         "pJ per value (log scale)",
         log_y=True,
@@ -475,7 +498,11 @@ def part_c(pattern: str, level: str, precision: str) -> View:
     )
     fig.update_layout(barmode="group")
 
-    cost = scenario_cost(pattern, precision)
+    cost = scenario_cost(pattern, precision, level)
+    gran, unit = ACCESS_BYTES[level], ACCESS_UNIT[level]
+    per_byte = energy.access_energy(1, "dram").m_as("pJ") / energy.access_energy(
+        1, "sram_8kb"
+    ).m_as("pJ")
     e = energy_per_value(pattern, level, precision)
     seq = energy_per_value("sequential", level, precision)
     dram_vs_sram = energy_per_value(pattern, "dram", precision) / energy_per_value(
@@ -494,26 +521,31 @@ def part_c(pattern: str, level: str, precision: str) -> View:
             "bad" if e / mac > 10 else "warn" if e / mac > 1 else "ok",
         ),
         Card(
-            "Line use",
-            f"{cost.efficiency:.1%}",
-            f"{fmt_bytes(cost.useful_bytes)} used of {fmt_bytes(cost.fetched_bytes)}",
+            "Fetched bytes used",
+            f"{cost.efficiency:.2%}",
+            f"{fmt_bytes(cost.useful_bytes)} used of {fmt_bytes(cost.fetched_bytes)} ({gran} B {unit}s)",
             "ok" if cost.efficiency > 0.9 else "bad",
         ),
         Card("vs sequential", fmt_ratio(e / seq), "same level, same values"),
-        Card("DRAM vs 8 KB SRAM", fmt_ratio(dram_vs_sram, 0), "same pattern"),
+        Card("DRAM vs 8 KB SRAM", fmt_ratio(dram_vs_sram, 0), "per useful value, same pattern"),
     ]
     summary = (
-        f"{SCENARIOS[pattern][0]} from {LEVEL_NAMES[level]}: {cost.efficiency:.1%} of each fetched 64 B line is "
-        f"used, so each useful {precision.upper()} value costs {e:,.1f} pJ, {e / mac:,.1f}× a MAC and "
-        f"{e / seq:,.1f}× a sequential read. Where data lives sets the price per byte ({dram_vs_sram:,.0f}× from "
-        "8 KB SRAM to DRAM); how it is laid out sets how many bytes you pay for."
+        f"{SCENARIOS[pattern][0]} from {LEVEL_NAMES[level]}: {cost.efficiency:.2%} of each fetched {gran} B "
+        f"{unit} is used, so each useful {precision.upper()} value costs {e:,.1f} pJ, {e / mac:,.1f}× a MAC and "
+        f"{e / seq:,.1f}× a sequential read. Where data lives sets the price per byte ({per_byte:,.0f}× from "
+        "8 KB SRAM to DRAM); how it is laid out, and how many bytes one access delivers, set how many bytes "
+        "you pay for."
     )
     peek = [
         f"E/value = access_energy(fetched bytes, level) / values used = {e:,.2f} pJ",
-        f"fetched = lines × 64 B = {cost.lines:,} × 64 = {cost.fetched_bytes:,} B for {cost.useful_bytes:,} B used",
+        f"fetched = {unit}s × {gran} B = {cost.lines:,} × {gran} = {cost.fetched_bytes:,} B for "
+        f"{cost.useful_bytes:,} B used",
+        "access size: DRAM delivers whole 64 B bursts (one cache line) whatever the program asked for; an "
+        "SRAM scratchpad or L1 is read one 8 B word at a time (Horowitz prices SRAM per 64-bit access)",
         f"DRAM: {energy.access_energy(4, 'dram').m_as('pJ'):g} pJ per 32-bit word vs {energy.mac_energy('fp32').m_as('pJ'):g} pJ "
         f"per FP32 MAC = {energy.move_vs_compute('fp32'):,.0f}× (Horowitz 2014, 45 nm)",
-        "traffic only: random reads also defeat prefetching and expose latency, which energy does not show",
+        "bytes only: a random DRAM access also pays a row activation (activate + precharge), which a "
+        "sequential stream shares across a whole DRAM row, and it defeats prefetching; this model counts neither",
         "Table 13: sequential access → burst-mode DRAM, contiguous allocation (access latency); random access → "
         "large caches, memory-aware scheduling (cache misses)",
     ]
@@ -590,9 +622,9 @@ def part_d(seq: int, batch: int, head: str) -> View:
     seqs = sorted({128 * 2**i for i in range(7)} | {s})
     curves = [P.attention_data_movement(x, dh, b) for x in seqs]
     fig = figure(
-        f"Elements moved by one attention head (batch {b}, d_head {dh})",
+        f"Operand deliveries in one attention head, before reuse (batch {b}, d_head {dh})",
         "Sequence length S (log)",
-        "Elements (log scale)",
+        "Elements delivered (log scale)",
         log_x=True,
         log_y=True,
     )
@@ -655,7 +687,8 @@ def part_d(seq: int, batch: int, head: str) -> View:
     ]
     summary = (
         f"At S = {s:,} and batch {b}, one head broadcasts {fmt_count(mv.broadcast)} query elements, gathers "
-        f"{fmt_count(mv.gather_keys)} key elements (and as many values) and reduces {fmt_count(mv.reduce)} scores. "
+        f"{fmt_count(mv.gather_keys)} key elements (and as many values) and reduces {fmt_count(mv.reduce)} scores, "
+        "counted as operand deliveries before any on-chip reuse. "
         f"Broadcasts grow with S, gathers and reductions with S². Each softmax row is a {s:,}-value reduction: "
         f"{tree} tree stages instead of {serial:,} serial adds, the same work on a far shorter critical path."
     )
@@ -663,6 +696,8 @@ def part_d(seq: int, batch: int, head: str) -> View:
         f"broadcast = B × S × d_head = {b} × {s:,} × {dh} = {mv.broadcast:,}",
         f"gather    = B × S × S × d_head = {mv.gather_keys:,} (keys; values the same)",
         f"reduce    = B × S × S = {mv.reduce:,} scores",
+        "these count operands delivered to the multipliers with no reuse; memory traffic is smaller "
+        "wherever a tile of keys or values is kept on chip and reused across queries",
         f"stages    = ⌈log₂ {s:,}⌉ = {tree} (tree) vs {s:,} − 1 = {serial:,} (serial)",
         f"scatter   = ⌈{SCATTER_SIDE}/{SCATTER_TILE}⌉² = {sc.tiles} tiles over {sc.cores} cores: {counted(sc.waves, 'wave')}, "
         f"{sc.tiles} / ({sc.waves} × {sc.cores}) = {sc.core_utilization:.0%} busy",

@@ -26,6 +26,7 @@ from ..components import (
     Toggle,
     View,
     fact,
+    feasibility,
     fmt_bytes,
     fmt_count,
     fmt_ratio,
@@ -221,6 +222,13 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
             "cost), and so does ViT-B/16 trained on ImageNet alone, as in the chapter; the ViT-B/16 on "
             "the front is the 384-pixel one pretrained on SWAG's billions of images."
         )
+    elif cost == "memory":
+        where = (
+            f"On weights + activations at batch 1 ({precision_for(device).upper()}) the device does not "
+            "enter: the bytes depend on the model and its precision alone, and a change of precision scales "
+            "every model alike, so every device shows the same front: "
+            f"{', '.join(acc.imagenet(k).name for k in front)}."
+        )
     else:
         binds = {v[2] for k, v in engine_costs(device, bool(fused)).items()}
         where = (
@@ -237,7 +245,11 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
         f"{where} For a {bar:g}% bar the cheapest choice is "
         f"{acc.imagenet(best).name if best else 'out of reach'}. D·A·M: the data fixes what accuracy is "
         "possible (ResNet-50's newer recipe gains 4.7 points at the same cost), the algorithm sets the MACs, "
-        "and the machine decides which cost binds, so the front moves when the device changes."
+        + (
+            "and the machine, through the precision it runs, sets the bytes per value but not the order of the models."
+            if cost == "memory"
+            else "and the machine decides which cost binds, so the front can move when the device changes."
+        )
     )
     e50 = acc.imagenet("ResNet50")
     peek = [
@@ -258,31 +270,32 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
 
 PRED_B = Prediction(
     question=(
-        "Three estimates of one forward pass use the same totals. (1) The serialized iron law "
-        "D_vol/BW + O/(R_peak·η) + L_lat. (2) The whole-model roofline max(D_vol/BW, O/(R_peak·η)) + L_lat. "
-        "(3) The engine: each layer's max(compute, memory), summed, + L_lat. How do they order, for "
-        "every model and device?"
+        "GPT-2 XL on an H100 (FP16, batch 1, eager). For a 1,024-token prefill, the serialized iron law, "
+        "which adds the memory, compute and launch times, comes out about 1.6× the roofline estimate, which "
+        "overlaps memory with compute perfectly. For decoding one token with 1,024 cached, how far apart are "
+        "the two estimates?"
     ),
     options={
-        "r_e_i": "(2) ≤ (3) ≤ (1): the engine overlaps terms only inside a layer",
-        "e_r_i": "(3) ≤ (2) ≤ (1): each layer's max is smaller, so their sum is smallest",
-        "equal": "(1) = (2) = (3): the terms never overlap in practice",
-        "any": "Any order is possible; it depends on the model",
+        "same": "About as far apart (about 1.6×)",
+        "wider": "Further apart (more than 1.6×)",
+        "closer": "Closer, but still clearly apart (about 1.3×)",
+        "close": "Within 1% of each other",
     },
-    answer="r_e_i",
-    reveals=("(2) ≤ (3) ≤ (1)",),
+    answer="close",
+    reveals=("within 1% of each other",),
     feedback={
-        "r_e_i": "A sum of per-layer maxima is at least the max of the sums, and at most the sum of the sums. "
-        "The engine sits between the two bounds; how close to which depends on how many layers "
-        "switch between compute- and memory-bound.",
-        "e_r_i": "The max does not distribute over a sum: Σ max(cᵢ, mᵢ) ≥ max(Σcᵢ, Σmᵢ). A model is not one "
-        "point on the roofline; each layer is, and a memory-bound layer cannot borrow a compute-bound "
-        "layer's idle bandwidth.",
-        "equal": "(2) = (3) only when every layer is bound by the same term, and (1) = (3) only when each layer's "
-        "smaller term is zero. Real layers have both terms, so the serialized sum (1) is the largest, and "
-        "batching moves layers across the ridge one at a time.",
-        "any": "The order is a theorem, not an accident: max(Σc, Σm) ≤ Σ max(cᵢ, mᵢ) ≤ Σc + Σm for any "
-        "non-negative times. Only the gaps depend on the model.",
+        "same": "The gap is not a fixed property of the model: overlap can hide at most the smaller of the two "
+        "terms. In the prefill, compute (7.09 ms) and memory (5.76 ms) are comparable, so overlap saves a "
+        "lot; one decoded token computes for 7 µs against 1.03 ms of memory, and the estimates differ by 0.2%.",
+        "wider": "That is the misconception that overlap helps memory-bound work most. Overlap hides only the "
+        "smaller term, and one token's compute (7 µs) is under 1% of its memory time (1.03 ms): the iron law "
+        "and the roofline differ by 0.2%, and 2.9 ms of launches come on top of both.",
+        "closer": "Closer still: one token's compute (7 µs) is under 1% of its memory time (1.03 ms), so there "
+        "is almost nothing to overlap, and the two estimates differ by 0.2%.",
+        "close": "Overlap can hide at most the smaller of the two terms. One token's compute (7 µs) is under 1% "
+        "of its memory time (1.03 ms), and 2.9 ms of launches come on top, so the serialized sum and the "
+        "perfect overlap differ by 0.2%. The engine's per-layer max always lies between the two; it matters "
+        "when layers straddle the ridge, as in the prefill. Switch the workload to decode and compare the bars.",
     },
 )
 B_MODEL = Choice(
@@ -350,7 +363,10 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
         Card(
             "(3) Engine",
             fmt_time(p.latency_s),
-            f"{p.bottleneck.lower()} is the largest share",
+            f"{p.bottleneck.lower()} is the largest share"
+            if p.feasible
+            else f"only if it fit ({p.bottleneck.lower()} the largest share)",
+            "" if p.feasible else "bad",
             fact=fact(
                 "latency",
                 p.latency_s,
@@ -368,6 +384,14 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
         Card(
             "L_lat", fmt_time(d), f"{n_k:,} kernels × {fmt_time(p.device.dispatch_tax.m_as('s'))}"
         ),
+        Card(
+            "Fits in memory",
+            "yes" if p.feasible else "does not fit",
+            f"{fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}"
+            if p.feasible
+            else f"over by {fmt_bytes(p.over.m_as('B'))}: the times are what it would take if it fit",
+            "ok" if p.feasible else "bad",
+        ),
     ]
     gpt2 = model.startswith("GPT2")
     if gpt2:  # the decode floor the chapter quotes: every weight read once per token
@@ -379,7 +403,14 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
             )
         )
     gap = (p.iron_law_s - p.latency_s) / p.iron_law_s if p.iron_law_s else 0.0
-    summary = (
+    fits = (
+        ""
+        if p.feasible
+        else f"This batch does not fit the {device_label(p.device)}: it needs "
+        f"{fmt_bytes(p.memory_footprint_bytes)}, {fmt_bytes(p.over.m_as('B'))} more than its "
+        f"{fmt_bytes(p.capacity_bytes)}, so it never runs; the times shown are what it would take if it fit. "
+    )
+    summary = fits + (
         f"The serialized iron law gives {fmt_time(p.iron_law_s)}; the engine, taking each layer's larger "
         f"term, gives {fmt_time(p.latency_s)} ({f'{gap:.0%} less' if gap >= 0.005 else 'less than 1% less'}), and the whole-model roofline "
         f"{fmt_time(p.roofline_s)}. Launch overhead (L_lat, which a roofline drawing leaves out) is "
@@ -404,7 +435,19 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
             f"GPT-2 XL decode floor: {M.Models.GPT2.weight_bytes('fp16'):,} B / {HW.Hardware.get(device).memory.bandwidth:~P} "
             f"= {fmt_time(weight_read_s(device))}"
         )
-    return View(fig, cards, summary, "Iron law, roofline and engine", peek)
+    what = (
+        f"{p.model_name} {p.phase} at batch {p.batch_size} ({GPT2_CONTEXT:,} tokens)"
+        if gpt2
+        else f"{p.model_name} at batch {p.batch_size}"
+    ) + f", {p.precision.upper()},"
+    return View(
+        fig,
+        cards,
+        summary,
+        "Iron law, roofline and engine",
+        peek,
+        alert=feasibility(p.memory_footprint_bytes, p.device, what),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -420,7 +463,7 @@ PRED_C = Prediction(
     options={
         "both": "Both, by 10% or more: the formulas drop too much",
         "macs": "The MACs: softmax and the norms are real work the formula skips",
-        "weights": "Only the weights, and by well under 1%: the MAC formula is exact",
+        "weights": "Only the weights, by about 1/d: the MAC formula is exact",
         "neither": "Neither: both are exact",
     },
     answer="weights",
@@ -432,7 +475,7 @@ PRED_C = Prediction(
         "chapter's and torch's convention. Every multiply-accumulate is in 4Sd² + 2S²d + 2Sd·d_ff.",
         "weights": "The MAC formula names every matmul (QKVO, the two attention products, the FFN), so it is "
         "exact; the weight formula omits biases and LayerNorm scales, 9d + d_ff values next to "
-        "12d², about 1/d: 0.07% at GPT-2 XL's width.",
+        "12d², 13/(12d) or about 1/d: 1.7% at d = 64, 0.07% at GPT-2 XL's width of 1,600.",
         "neither": "The weight formula leaves out 9d + d_ff biases and norm parameters: small, but not zero.",
     },
 )

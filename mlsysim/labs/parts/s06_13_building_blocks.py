@@ -72,13 +72,16 @@ A_PRECISION = Choice("Weight precision", PRECISIONS, "fp16")
 def part_a(experts: int, topk: int, precision: str) -> View:
     import plotly.graph_objects as go
 
-    e, k = int(experts), min(int(topk), int(experts))
+    e, asked = int(experts), int(topk)
+    k = min(asked, e)  # a token cannot use more experts than the layer has
     c = moe.mixtral_params(e, k)
     b = float(U.bytes_per_value(precision))
     total_b, active_b = c.total * b, c.active * b
     h100 = HW.Hardware.get("H100")
     fig = figure(
-        f"Mixtral-shaped model, {e} experts, top-{k}: what it holds vs what a token uses",
+        f"Mixtral-shaped model, {e} experts, top-{k}"
+        + (f" (top-{asked} clamped)" if asked > k else "")
+        + ": what it holds vs what a token uses",
         "Quantity",
         f"Bytes in {precision.upper()}",
     )
@@ -95,7 +98,8 @@ def part_a(experts: int, topk: int, precision: str) -> View:
         Card(
             "Parameters per token",
             fmt_count(c.active),
-            f"2 FLOPs each: {fmt_count(2 * c.active)} FLOP/token",
+            f"2 FLOPs each: {fmt_count(2 * c.active)} FLOP/token"
+            + (f"; top-{asked} clamped to top-{k}" if asked > k else ""),
         ),
         Card(
             "Capacity / compute",
@@ -109,11 +113,24 @@ def part_a(experts: int, topk: int, precision: str) -> View:
             "ok" if total_b <= h100.memory.capacity.m_as("B") else "bad",
         ),
     ]
-    summary = (
-        f"With {e} experts and top-{k} routing the model holds {fmt_count(c.total)} parameters but each token "
-        f"computes with {fmt_count(c.active)}: FLOPs follow the routed experts, memory follows all of them. "
-        "Gating buys capacity without FLOPs, and the bill moves to memory and to the routing itself."
+    clamp = (
+        f"Top-{asked} asks for more experts than the layer has, so it is clamped to top-{k}. "
+        if asked > k
+        else ""
     )
+    if k < e:
+        summary = clamp + (
+            f"With {e} experts and top-{k} routing the model holds {fmt_count(c.total)} parameters but each "
+            f"token computes with {fmt_count(c.active)}: FLOPs follow the routed experts, memory follows all "
+            f"of them. Gating buys capacity without FLOPs ({fmt_ratio(c.total / c.active)} the parameters a token "
+            "uses, here), and the bill moves to memory and to the routing itself."
+        )
+    else:
+        summary = clamp + (
+            f"With top-{k} of {e} experts every token runs every expert: the model holds and computes with "
+            f"the same {fmt_count(c.total)} parameters. This is a dense layer with a router in front; gating "
+            "buys capacity without FLOPs only when a token uses fewer experts than the layer holds."
+        )
     lay = moe.MoELayer(**{**moe.MIXTRAL_8X7B.model_dump(), "n_experts": e, "top_k": k})
     peek = [
         "expert (SwiGLU): gate d×d_ff + up d×d_ff + down d_ff×d = 3·d·d_ff   (layers.Dense, no bias)",
@@ -224,7 +241,8 @@ def part_b(batch: int, device: str, precision: str) -> View:
         f"experts read = E·(1 − (1 − k/E)^T) = 8 × (1 − 0.75^{t}) = {touched:,.4f}",
         f"bytes = experts read × {lay.expert_params:,} params × {U.bytes_per_value(precision)} B + router = {rd:,.0f}",
         f"data term = bytes / BW = {fmt_time(s)} per layer ({HW.Hardware.get(device).key})",
-        "uniform routing is the best case for reuse only if the router is balanced; skew is Part C",
+        "uniform routing touches the most distinct experts: the worst case for weight reads and the best "
+        "for load balance; a skewed router (Part C) reads fewer experts but stretches the step",
     ]
     return View(fig, cards, summary, "Experts touched by a batch", peek)
 
@@ -335,26 +353,29 @@ def part_c(hot: float, capacity: float, tokens: int) -> View:
 PRED_D = Prediction(
     question=(
         "Experts are spread over N GPUs (expert parallelism), so each token's hidden vector must travel to "
-        "its top-2 experts and back: an all-to-all. As N grows from 2 to 8 GPUs (Mixtral's 8 experts, one per "
-        "GPU at 8), the bytes each token sends and receives..."
+        "its top-2 experts and back: an all-to-all. Going from 2 to 8 GPUs (Mixtral's 8 experts, one per "
+        "GPU at 8), the bytes each token sends and receives per MoE layer..."
     ),
     options={
-        "linear": "grow in proportion to N: more GPUs, more destinations",
-        "flat": "approach a constant: about 2 × top-k × d × bytes per value",
-        "shrink": "shrink as 1/N: each GPU handles fewer tokens",
-        "zero": "fall to zero once every expert has its own GPU",
+        "linear": "grow about 4×, in proportion to N",
+        "less": "grow, but by less than 2×",
+        "same": "stay the same",
+        "shrink": "shrink to about a quarter, as 1/N",
     },
-    answer="flat",
-    reveals=("approach a constant",),
+    answer="less",
+    reveals=("by less than 2×",),
     feedback={
-        "linear": "A token goes to its k experts, not to every GPU: the destinations per token are k, whatever N is. "
-        "Only the chance that a destination is remote, (N − 1)/N, depends on N, and it saturates at 1.",
-        "flat": "Each of the k copies leaves its GPU with probability (N − 1)/N and returns: 2·k·d·b·(N − 1)/N, "
-        "which approaches 2·k·d·b (32.8 KB per token per layer for Mixtral in FP16) from below: 87.5% of it on 8 GPUs.",
+        "linear": "That is the misconception that more GPUs mean more destinations. A token goes to its k "
+        "experts, not to every GPU; only the chance that a copy is remote, (N − 1)/N, depends on N: 1/2 at "
+        "N = 2, 7/8 at N = 8. The bytes grow 1.75× (16.4 → 28.7 KB per token per layer in FP16).",
+        "less": "Each of the k copies leaves its GPU with probability (N − 1)/N and comes back: 2·k·d·b·(N − 1)/N, "
+        "16.4 KB at N = 2 and 28.7 KB at N = 8 (1.75×), approaching 2·k·d·b = 32.8 KB from below. More GPUs "
+        "spread the traffic but never shrink a token's share.",
+        "same": "The destinations per token stay k, but at N = 2 half of the copies stay on their own GPU and "
+        "cost no traffic; at N = 8 seven in eight leave. The bytes grow 1.75×, from 16.4 to 28.7 KB.",
         "shrink": "The per-GPU share of the traffic shrinks, but each token's own traffic does not: its k copies "
-        "still have to reach their experts and come back.",
-        "zero": "One expert per GPU makes nearly every destination remote (7 in 8): the traffic is at the largest "
-        "share it can reach, not zero.",
+        "still have to reach their experts and come back, and more of them are remote as N grows "
+        "(16.4 → 28.7 KB).",
     },
 )
 # 1 to Mixtral's 8 experts (one or more whole experts per GPU; a test checks the 8): a literal, as
