@@ -311,3 +311,24 @@ def test_sliding_window_models_are_outside_pred_d():
     assert len(sizes) == 1
     assert "full attention in every layer" in lab.PRED_D.question
     assert "sliding-window" in lab.PRED_D.feedback["const"]
+
+
+def test_integer_precision_is_written_in_operations():
+    """Llama-3 8B decoding on the H100 in INT8: the chart says OP/byte, so the cards, table and
+    peek say OP/B too (2.0 OP/B: one multiply-add = 2 ops per 1-byte weight; ridge 1,979e12 x 0.5
+    / 3.35e12 = 295 OP/B), and a dispatch-bound group is not compared with the ridge."""
+    v = lab.part_b("llama-3-8b", "H100", "int8", "decode")
+    text = v.summary + " ".join(v.peek) + " ".join(f"{c.value} {c.note}" for c in v.cards)
+    assert "(2.0 vs 295 OP/B)" in v.summary and "FLOP/B" not in text
+    assert "| layer group | matmul OPs | bytes | OP/B |" in v.summary
+    assert "FLOP/B" not in " ".join(lab.part_c("llama-3-8b", "H100", "int8", 2048).peek)
+
+
+def test_part_c_and_e_say_what_applies():
+    """On the Jetson in FP16 at an 8,192-token prompt only one Llama-2 7B sequence fits, so there is
+    no batching to raise MFU; Mistral-7B's 4,096-token window caps its cache at 8,192 tokens."""
+    s = lab.part_c("llama-2-7b", "JetsonOrinNX", "fp16", 8192).summary
+    assert "Only one sequence fits" in s and "at 1 sequences" not in s
+    e = lab.part_e("mistral-7b-v0.1", "H100", "fp16", 8192).summary
+    assert "keep at most 4,095 tokens each" in e
+    assert "sliding-window" not in lab.part_e("llama-3-8b", "H100", "fp16", 8192).summary

@@ -220,3 +220,18 @@ def test_part_b_names_both_score_copies():
     s = lab06.part_b(131072, 32, False).summary
     assert "scores take 1.1 TB" in s and "one such matrix each" in s
     assert "(4.3 GB) the layer holds 2.2 TB" in s
+
+
+def test_transfer_d_feedback_matches_part_d():
+    """Batch 128 on the H100 (eager, FP16): ResNet-50 14% MFU from 1,046,831,169,536 FLOPs over 174
+    kernels; GPT-2 XL 2.7% (581 launches, one cache per sequence); DLRM 0.29% although its
+    intensity, 55.7 FLOP/B, is the highest: 620,822,528 FLOPs cannot outweigh 42 launches x 5 us."""
+    cards = {c.label: c for c in lab06.part_d(128, "H100", False).cards}
+    assert cards["ResNet-50"].value == "MFU 14%" and cards["GPT-2 XL"].value == "MFU 2.7%"
+    assert cards["DLRM"].note.startswith("intensity 55.7 FLOP/B")
+    fb = lab06.TRANSFER_D.feedback
+    assert (
+        "about 2.7%" in fb["gpt2"] and "55.7 FLOP/B" in fb["dlrm"] and "174 kernels" in fb["resnet"]
+    )
+    r = Engine.solve(Models.ResNet50, Hardware.get("H100"), batch_size=128, efficiency=0.5)
+    assert sum(t.kernels for t in r.layers) == 174 and round(r.flops / 1e12, 2) == 1.05

@@ -504,3 +504,20 @@ def test_gpt2_prefill_regime_is_not_bound_by_its_scores():
     v = lab.part_b("transformer", "H100", False)
     assert "S² score products are only 9% of the prefill's FLOPs" in v.summary
     assert "6d = 9,600 tokens" in v.summary
+
+
+def test_transfer_b_dispatch_feedback_numbers():
+    """GPT-2 XL, one FP32 token over a 1,024-token cache: 581 launches x 5 us = 2.9 ms on the H100
+    and x 20 us = 11.6 ms on the Jetson; the Jetson's memory term, 6.2 GB of weights plus 629 MB of
+    FP32 KV cache over 102.4 GB/s, is 67 ms."""
+    for dev, launch in (("H100", 2.905e-3), ("JetsonOrinNX", 11.62e-3)):
+        p = Engine.solve(
+            Models.GPT2, Hardware.get(dev), precision="fp32", phase="decode", seq_len=1024
+        )
+        assert p.latency_dispatch_s == pytest.approx(launch)
+    j = Engine.solve(
+        Models.GPT2, Hardware.get("JetsonOrinNX"), precision="fp32", phase="decode", seq_len=1024
+    )
+    assert round(j.latency_memory_s * 1e3) == 67
+    fb = lab.TRANSFER_B.feedback["dispatch"]
+    assert "about 11.6 ms" in fb and "2.9 ms" in fb and "about 67 ms" in fb

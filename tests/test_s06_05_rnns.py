@@ -322,11 +322,24 @@ def test_part_d_lead_depends_on_the_launch_cost():
 
 
 def test_part_e_explains_saturation_only_for_saturating_activations():
-    """The 'activations shrink toward zero, where f' is largest' sentence is about tanh and
-    sigmoid; for a linear unit f' = 1 everywhere and for ReLU f' is 0 or 1, so it is not printed."""
+    """The 'activations shrink toward zero, where f' is largest' sentence is about tanh (sigmoid's
+    outputs sit near 0.5, not 0; for a linear unit f' = 1 everywhere and for ReLU f' is 0 or 1),
+    so it is printed for tanh only."""
     why = "where f′ is largest"
     assert why in lab.part_e(100, "tanh", 1.0, False).summary
-    for act in ("relu", "linear"):
+    for act in ("relu", "linear", "sigmoid"):
         assert why not in lab.part_e(100, act, 1.0, False).summary
     # PRED_E's answer names why the product shrinks: tanh' < 1 at active units, not "at most 1"
     assert "below 1 at every active unit" in lab.PRED_E.options["vanish"]
+
+
+def test_pred_a_steps_feedback_matches_the_part_without_launches():
+    """With launches at 0 us the 10 TFLOP/s part is compute-bound (209.72 us for 1,000 steps of
+    2 x 512^2 MACs... at 10 TFLOP/s), the 100 TFLOP/s part memory-bound at 157.27 us (W_hh re-read
+    every step): 10x the peak buys 1.33x, as PRED_A's feedback says."""
+    slow = {c.label: c.value for c in lab.part_a(1000, 1, "10", "0").cards}
+    fast = {c.label: c.value for c in lab.part_a(1000, 1, "100", "0").cards}
+    assert slow["Latency"] == "209.72 µs" and fast["Latency"] == "157.27 µs"
+    assert slow["10× peak buys"] == "1.33×"
+    fb = lab.PRED_A.feedback["steps"]
+    assert "(157 µs)" in fb and "only 1.33×" in fb

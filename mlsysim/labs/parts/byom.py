@@ -340,8 +340,8 @@ PRED_B = Prediction(
         "scores": "Quadratic is the *prefill* cost (S × S scores); one new token scores S keys, "
         "linear in S, and reads a KV cache far smaller than the weights at this context.",
         "weights": "Decode streams every weight matrix from memory to do one multiply-add per weight: "
-        "about 1 FLOP per byte in FP16, far left of the ridge. The projections and FFN "
-        "hold almost all weights, so they hold almost all the time.",
+        "about 1 FLOP per byte in FP16, far left of the ridge. The projections, FFN and head "
+        "hold almost all weights, so they take most of the step (about three quarters here).",
         "head": "The LM head is one matrix among many: the FFNs of all layers together are several "
         "times larger. It binds the same way (memory), just not most of the time.",
         "norms": "Their many small kernels do take a visible share of the step (the table shows it), "
@@ -410,6 +410,7 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
     top = groups[0]
     bound = top[3]
     ridge = p.sustained_ridge_point
+    op = _op(precision)
     top_i = top[1] / top[2] if top[2] else 0.0
     rows = [
         f"| {g} | {fmt_count(f)} | {fmt_bytes(b)} | {(f / b if b else 0):,.1f} | {fmt_time(t)} | "
@@ -418,7 +419,7 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
     ]
     table = "\n".join(
         [
-            "| layer group | FLOPs | bytes | FLOP/B | time | share | bound |",
+            f"| layer group | matmul {op}s | bytes | {op}/B | time | share | bound |",
             "|---|---:|---:|---:|---:|---:|---|",
             *rows,
         ]
@@ -443,8 +444,8 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
         Card("Binding group", top[0], f"{top[4] / total:.0%} of the step"),
         Card(
             "Its intensity",
-            f"{top_i:,.1f} FLOP/B",
-            f"{LABELS['ridge_sustained']}: {ridge:,.0f} FLOP/B",
+            f"{top_i:,.1f} {op}/B",
+            f"{LABELS['ridge_sustained']}: {ridge:,.0f} {op}/B",
         ),
         Card("Bottleneck", bound_phrase(p.bottleneck), "whole step"),
     ]
@@ -461,21 +462,24 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
     ]
     layer_table = "\n".join(
         [
-            "| layer (all copies) | copies | type | FLOP/B | time | bound |",
+            f"| layer (all copies) | copies | type | {op}/B | time | bound |",
             "|---|---:|---|---:|---:|---|",
             *layer_rows,
         ]
     )
     summary = (
         f"**{top[0][0].upper() + top[0][1:]}** take {top[4] / total:.0%} of the {ph} step and are "
-        f"{bound_phrase(bound)}: {why} ({top_i:,.1f} vs {ridge:,.0f} FLOP/B).\n\n{table}\n\n"
+        f"{bound_phrase(bound)}: {why}"
+        + ("" if bound == "Dispatch" else f" ({top_i:,.1f} vs {ridge:,.0f} {op}/B)")
+        + f".\n\n{table}\n\nThe engine counts matrix-product {op}s only (norms, activations and adds "
+        f"are priced by their bytes and launches).\n\n"
         f"The six slowest layers:\n\n{layer_table}"
     )
     peek = [
         f"time(row) = max(FLOPs / (peak × {EFFICIENCY}), bytes / bandwidth) + kernels × launch",
-        f"{LABELS['ridge_sustained']} = peak × efficiency / bandwidth = {ridge:,.1f} FLOP/B on the {device_label(dev)} "
+        f"{LABELS['ridge_sustained']} = peak × efficiency / bandwidth = {ridge:,.1f} {op}/B on the {device_label(dev)} "
         f"in {precision.upper()}",
-        f"{top[0]}: {fmt_count(top[1])} FLOPs / {fmt_bytes(top[2])} = {top_i:,.2f} FLOP/B",
+        f"{top[0]}: {fmt_count(top[1])} {op}s / {fmt_bytes(top[2])} = {top_i:,.2f} {op}/B",
     ]
     return View(
         fig,
@@ -606,8 +610,10 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
             f"decode spends {fmt_time(d1.latency_s)} per generated token at {d1.mfu:.1%} MFU "
             f"({d1.latency_s / (pre.latency_s / s):,.0f}× more time per token). "
             + (
-                f"Batching decode raises MFU to {fit[-1][1].mfu:.0%} at {fit[-1][0]} sequences, the "
+                f"Batching decode raises MFU to {fit[-1][1].mfu:.1%} at {fit[-1][0]} sequences, the "
                 "largest batch here that fits."
+                if fit and fit[-1][0] > 1
+                else "Only one sequence fits this device's memory: batching cannot raise decode's MFU here."
                 if fit
                 else "No batch fits this device's memory: these are the times it would take if it did."
             )
@@ -618,14 +624,14 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
             f"{fmt_time(pre.latency_s)} at {pre.mfu:.0%} MFU ({bound_phrase(pre.bottleneck)})."
         )
     peek = [
-        f"MFU = FLOPs / (latency × peak) = {fmt_flops(pre.flops)} / ({fmt_time(pre.latency_s)} × "
+        f"MFU = {_op(precision)}s / (latency × peak) = {fmt_flops(pre.flops, precision=precision)} / ({fmt_time(pre.latency_s)} × "
         f"{fmt_rate(pre.peak_flops_s, precision=precision)}) = {pre.mfu:.3f} (prefill)",
-        f"prefill intensity = {pre.arithmetic_intensity.m_as('FLOP/B'):,.1f} FLOP/B; "
-        f"{LABELS['ridge_sustained']} = {pre.sustained_ridge_point:,.1f} FLOP/B",
+        f"prefill intensity = {pre.arithmetic_intensity.m_as('FLOP/B'):,.1f} {_op(precision)}/B; "
+        f"{LABELS['ridge_sustained']} = {pre.sustained_ridge_point:,.1f} {_op(precision)}/B",
     ]
     if causal:
         peek.append(
-            f"decode intensity = {dec[0].arithmetic_intensity.m_as('FLOP/B'):,.2f} FLOP/B at batch 1"
+            f"decode intensity = {dec[0].arithmetic_intensity.m_as('FLOP/B'):,.2f} {_op(precision)}/B at batch 1"
         )
     return View(fig, cards, summary, "MFU", peek)
 
@@ -768,8 +774,8 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
 
 PRED_E = Prediction(
     question=(
-        "Your model fits with memory to spare at some context. You halve the context length. "
-        "How many concurrent sequences can you now serve?"
+        "Your model (full attention in every layer) fits with memory to spare at some context. You "
+        "halve the context length. How many concurrent sequences can you now serve?"
     ),
     options={
         "same": "The same number: the weights are what fill the memory",
@@ -783,7 +789,8 @@ PRED_E = Prediction(
         "cache (and activations), so the free memory divides by a per-sequence size that halved.",
         "double": "The room left after the weights is split into per-sequence KV caches; halving the "
         "context halves each one, so about twice as many fit (a little less where "
-        "activations grow with the batch too).",
+        "activations grow with the batch too). A sliding-window model (Mistral-7B, Phi-3) is the "
+        "exception: past its window the cache stops growing, so halving gains nothing there.",
         "four": "The cache is linear in context (one K and V per token), not quadratic: 2×, not 4×.",
         "half": "Batch size is limited by memory per sequence, and that shrank.",
     },
@@ -812,6 +819,22 @@ def largest_batch(m: M.Model, device: str, precision: str, seq_len: int) -> int:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     return lo
+
+
+def _op(precision: str) -> str:
+    """FLOP, or OP for integer arithmetic (vendors quote integer throughput in operations)."""
+    return "OP" if precision.startswith("int") else "FLOP"
+
+
+def _window_note(m: M.Model, s: int) -> str:
+    """A sentence when ``s`` tokens pass the model's sliding window (its cache stops growing)."""
+    window, layers = m.config.get("sliding_window"), m.config.get("sliding_layers")
+    if not (window and layers and s >= window):
+        return ""
+    return (
+        f" Its {layers} sliding-window layers keep at most {window - 1:,} tokens each, so past "
+        f"{window:,} tokens a longer context adds nothing to them."
+    )
 
 
 def part_e(model: str, device: str, precision: str, context: int) -> View:
@@ -882,7 +905,7 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
             f"At {s:,} tokens per sequence the {device_label(dev)} holds {best:,} sequences of {_name(m)} "
             f"in {precision.upper()}: the weights take {fmt_bytes(at.weight_bytes)} once, each "
             + (
-                f"sequence adds {fmt_bytes(per_seq)} of KV cache."
+                f"sequence adds {fmt_bytes(per_seq)} of KV cache." + _window_note(m, s)
                 if _causal(m)
                 else f"sequence adds {fmt_bytes((at.memory_footprint_bytes - at.weight_bytes) / best)} "
                 "of activations (an encoder keeps no KV cache)."

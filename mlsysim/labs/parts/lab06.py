@@ -446,7 +446,11 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
         Card(
             "vs 2 layers × 256",
             fmt_ratio(p.latency_s / ref.latency_s),
-            "slower" if p.latency_s > ref.latency_s else "faster",
+            "this is the reference design"
+            if d == 2
+            else "slower"
+            if p.latency_s > ref.latency_s
+            else "faster",
         ),
         Card(
             "128 × 32 is 10× slower from",
@@ -458,7 +462,12 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
     summary = (
         f"{d} layers of width {width_for(d)} on the {device_label(dev)}: {fmt_time(p.latency_s)}, of which "
         f"{share:.0%} is kernel launches ({sum(t.kernels for t in p.layers):,} kernels). "
-        f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time. The verdict rests on the launch "
+        + (
+            "This is the shallow reference design itself. "
+            if d == 2
+            else f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time. "
+        )
+        + "The verdict rests on the launch "
         f"cost: 128 layers × 32 take 10× as long as 2 × 256 from {fmt_time(flip)} per kernel upward."
     )
     peek = [
@@ -876,17 +885,19 @@ TRANSFER_C = Prediction(
 TRANSFER_D = Prediction(
     question="Raise the batch to 128 on the H100 (eager mode). Which lighthouse now reaches the highest MFU?",
     options={
-        "resnet": "ResNet-50: convolutions do the most work per byte",
+        "resnet": "ResNet-50: each launch carries the most arithmetic",
         "gpt2": "GPT-2 XL: batching fixes decode's low intensity",
         "dlrm": "DLRM: its MLPs batch well and its lookups are cheap",
     },
     answer="resnet",
     feedback={
-        "resnet": "Batching amortizes launches and weights for all of them; ResNet-50's convolutions still do the "
-        "most work per byte: about 14%. Set the batch to 128.",
-        "gpt2": "Batching raises decode's intensity, but each sequence still reads its own KV cache: about 2.6% "
+        "resnet": "Batching amortizes launches and weights for all of them; ResNet-50 has by far the most "
+        "arithmetic to run per launch (1.05 TFLOP over 174 kernels at batch 128): about 14%. Set the batch "
+        "to 128.",
+        "gpt2": "Batching raises decode's intensity, but each sequence still reads its own KV cache: about 2.7% "
         "(and at 256 sequences the caches alone, 80 GB, would not fit the H100).",
-        "dlrm": "The gathers do no MACs and the MLPs are small: DLRM stays well under 1%.",
+        "dlrm": "Its intensity is in fact the highest of the three (55.7 FLOP/B at batch 128), but its "
+        "0.6 GFLOP are too little to outweigh its 42 launches: DLRM stays well under 1%.",
     },
     kind="transfer",
 )

@@ -23,6 +23,7 @@ from ..components import (
     fact,
     fmt_bytes,
     fmt_count,
+    fmt_flops,
     fmt_rate,
     fmt_ratio,
     fmt_time,
@@ -590,7 +591,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "1x": "Barely faster, as on the H100: launches dominate everywhere",
-        "flops": "Close to its FLOP ratio (about 13×): compute binds here",
+        "flops": "Close to its FLOP ratio (13.6×): compute binds here",
         "more": "Far more than the FLOP ratio: small models fit the cache",
     },
     answer="flops",
@@ -662,7 +663,8 @@ def part_d(
         else E.with_launch_cost(base, U.Q_(float(launch), "us").m_as("s"))
     )
     prec = _precision(dev)
-    per = "OP/B" if prec.startswith("int") else "FLOP/B"  # integer arithmetic counts operations
+    op = "OP" if prec.startswith("int") else "FLOP"  # integer arithmetic counts operations
+    per = f"{op}/B"
     B, eta = int(batch), round(float(efficiency), 4)
     res = E.Engine.solve(
         M.Models.ResNet50, dev, batch_size=B, precision=prec, fused=bool(fused), efficiency=eta
@@ -730,19 +732,19 @@ def part_d(
         Card(
             "ResNet-50",
             fmt_time(res.latency_s),
-            f"{res.flops / 1e9:,.2f} GFLOP · {bound_phrase(res.bottleneck)}",
+            f"{fmt_flops(res.flops, 2, precision=prec)} · {bound_phrase(res.bottleneck)}",
             fact=_lat("ResNet50", res),
         ),
         Card(
             "MobileNetV2",
             fmt_time(mob.latency_s),
-            f"{mob.flops / 1e9:,.2f} GFLOP · {bound_phrase(mob.bottleneck)}",
+            f"{fmt_flops(mob.flops, 2, precision=prec)} · {bound_phrase(mob.bottleneck)}",
             fact=_lat("MobileNetV2", mob),
         ),
         Card(
             "Speedup",
             fmt_ratio(speedup, 2),
-            f"vs {fmt_ratio(flop_ratio)} fewer FLOPs",
+            f"vs {fmt_ratio(flop_ratio)} fewer {op}s",
             "ok" if tracks else "bad" if speedup < 0.5 * flop_ratio else "warn",
         ),
         Card(
@@ -785,13 +787,13 @@ def part_d(
         )
     if tracks:
         verdict = (
-            f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs and runs {fmt_ratio(speedup, 2)} faster "
+            f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer {op}s and runs {fmt_ratio(speedup, 2)} faster "
             f"({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}): on this compute-bound setting time "
-            "follows FLOPs, which is what the FLOP count promises and what a GPU at batch 1 does not deliver."
+            f"follows {op}s, which is what the count promises and what a GPU at batch 1 does not deliver."
         )
     else:
         verdict = (
-            f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer FLOPs but runs only {fmt_ratio(speedup, 2)} "
+            f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer {op}s but runs only {fmt_ratio(speedup, 2)} "
             f"faster ({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}). Launches take "
             f"{fmt_time(mob.latency_dispatch_s)} of its time, and its depthwise layers run at "
             f"{dw_int:,.1f} {per} against a {LABELS['ridge_sustained']} of {_num(ridge)}: {dw_share:.0%} of "
@@ -817,7 +819,7 @@ def part_d(
         f"On the {device_label(dev)} at batch {B}: {verdict} {flips} Sustained rate: {rate_note}."
     )
     peek = [
-        "t = Σ_rows max(FLOPs / sustained rate, bytes / BW) + kernels × launch cost",
+        f"t = Σ_rows max({op}s / sustained rate, bytes / BW) + kernels × launch cost",
         f"sustained rate = {rate_note}; BW = {dev.memory.bandwidth:~P}; "
         f"{LABELS['ridge_peak']} = {_num(res.ridge_point)}, {LABELS['ridge_sustained']} = {_num(ridge)} {per}",
         f"ResNet-50:   {_t(parts[0][0])} compute-bound rows + {_t(parts[0][1])} memory-bound rows + {kern_r} × "
@@ -1128,7 +1130,8 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
         f"= {fmt_bytes(flash_left)}; SRAM left = {dev.memory.sram:~P} − {int(sram_reserve)} KiB = "
         f"{fmt_bytes(sram_left, binary=True)} = {fmt_bytes(sram_left)} (KiB = 1,024 B, KB = 1,000 B)",
         "feasible = weights ≤ flash left and peak activations ≤ SRAM left (engine: Profile.feasible)",
-        f"latency = Σ max(FLOPs / (peak × {p.efficiency:g} efficiency), bytes / BW) + ops × "
+        f"latency = Σ max({'OP' if precision.startswith('int') else 'FLOP'}s / (peak × {p.efficiency:g} "
+        "efficiency), bytes / BW) + ops × "
         f"{dev.dispatch_tax.m_as('us'):g} µs "
         f"= {fmt_time(p.latency_s)}",
     ]

@@ -610,7 +610,13 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
         Card(
             "Its arithmetic alone",
             fmt_time(math_s),
-            f"{lay.elementwise_flops(B):,} ops at dense peak",
+            f"{lay.elementwise_flops(B):,} ops at dense peak"
+            + (
+                " (the tensor cores': a lower bound, since an elementwise op runs on the slower "
+                "vector units)"
+                if dev.compute.precisions[precision].unit_kind == "tensor"
+                else ""
+            ),
         ),
         Card(
             "ResNet-50 eager: BN/ReLU/add",
@@ -633,6 +639,7 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
         f"{'An' if name.startswith('RMS') else 'A'} {name} over ResNet-50's stage-1 tensor ({c} channels, {n:,} values per image) does "
         f"{intensity:.3f} FLOP/B in {precision.upper()}, so on the {device_label(dev)} it takes "
         f"{fmt_time(prof.latency_s)} ({bound_phrase(prof.bottleneck)}) for arithmetic worth "
+        f"{'at least ' if dev.compute.precisions[precision].unit_kind == 'tensor' else ''}"
         f"{fmt_time(math_s)}. In eager ResNet-50, BatchNorm, ReLU and residual-add rows take {side_e:.0%} of "
         f"the time; compiled, with BN folded and the rest fused into the convolutions, {side_f:.0%}."
     )
