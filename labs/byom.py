@@ -113,8 +113,8 @@ def _(kit, mo):
             kit.message(
                 "Priya Nair",
                 "ML platform lead",
-                "Finance wants the mixture-of-experts model because it 'only uses a fraction of its "
-                "parameters'. Does that mean it needs a fraction of the GPU memory too?",
+                "We want to run the assistant on the edge box, a 16 GB Jetson. Llama-3 8B is an "
+                "8-billion-parameter model, so in FP16 that is 16 GB. Will it fit?",
             ),
         ]
     )

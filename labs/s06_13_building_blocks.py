@@ -122,7 +122,7 @@ def _(kit, mo):
             kit.message(
                 "Ravi Patel",
                 "systems engineer, WildlifeVision",
-                "For dense models, batching users amortizes the weight reads. Does it work the same way when every token picks its own experts?",
+                "For dense models, batching users amortizes the weight reads. Does it work the same way for a mixture of experts?",
             ),
         ]
     )

@@ -332,3 +332,14 @@ def test_part_c_and_e_say_what_applies():
     e = lab.part_e("mistral-7b-v0.1", "H100", "fp16", 8192).summary
     assert "keep at most 4,095 tokens each" in e
     assert "sliding-window" not in lab.part_e("llama-3-8b", "H100", "fp16", 8192).summary
+
+
+def test_pred_a_is_what_part_a_shows_on_the_jetson():
+    """Llama-3 8B: 8,030,261,248 params x 2 B = 16.06 GB of FP16 weights + 2 x 32 x 8 x 128 x 4,096
+    x 2 B = 536.9 MB of KV cache = 16.60 GB, 597.9 MB over the Jetson's 16 GB (feedback: 598 MB).
+    Two tables of 128,256 x 4,096 = 1.05 billion of those parameters (untied head)."""
+    cards = {c.label: c for c in lab.part_a("llama-3-8b", "JetsonOrinNX", "fp16").cards}
+    fit = cards["Fits on the NVIDIA Jetson Orin NX 16GB"]
+    assert (fit.value, fit.note) == ("no", "597.9 MB over 16.0 GB")
+    assert lab.PRED_A.answer == "no" and "598 MB over" in lab.PRED_A.feedback["no"]
+    assert round(2 * 128_256 * 4_096 / 1e9, 2) == 1.05

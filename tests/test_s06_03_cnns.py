@@ -385,3 +385,13 @@ def test_camera_soc_writes_operations_and_no_absurd_lever():
     assert "No realistic launch cost changes the answer here" in v.summary
     assert "69.41 ms per kernel" in v.summary
     assert "rests on the launch cost" in lab.part_d("H100", 1, False).summary
+
+
+def test_part_e_says_when_the_edge_left_the_image():
+    """Edge at column 1 shifted by -4: the 3x3 filter's 5x5 valid output never sees it, so f(Tx)
+    is all zeros and so is the pooled ReLU before (the unshifted edge at column 1 sits on the
+    border) and after: equal numbers that prove nothing; the summary says so."""
+    v = lab.part_e(1, -4)
+    assert "the edge leaves the region the filter sees" in v.summary
+    assert "invariant (Eq. 5)" not in v.summary and v.cards[0].status == "warn"
+    assert "moves with it exactly" in lab.part_e(4, 1).summary

@@ -444,7 +444,7 @@ def test_every_part_names_its_table_13_row():
 def test_tiled_gemm_traffic_64_vs_256_tiles():
     """A 256 x 2048 @ 2048 x 2048 GEMM in T x T output tiles: each tile re-reads a T x K strip of
     A and a K x T strip of B. T = 64: 256*2048*32 + 2048*2048*4 + 256*2048 = 34,078,720 values
-    (136.3 MB FP32); T = 256: 256*2048*8 + 2048*2048*1 + 256*2048 = 8,912,896 (35.7 MB). At one
+    (34.1 MB in the array's INT8); T = 256: 256*2048*8 + 2048*2048*1 + 256*2048 = 8,912,896 (8.9 MB). At one
     row (a GEMV) tiling saves nothing: every weight is read once anyway."""
     shape = P.gemm_shape(L.Dense(in_features=2048, out_features=2048, bias=False), 256)
     assert (
@@ -454,7 +454,7 @@ def test_tiled_gemm_traffic_64_vs_256_tiles():
     )
     assert P.tiled_gemm_values(shape, 256) == 256 * 2048 * 8 + 2048 * 2048 + 256 * 2048 == 8_912_896
     card = next(c for c in lab.part_b(128, 256, 2048, False).cards if c.label.startswith("Tiling"))
-    assert card.value == "3.82× less traffic" and "136.3 MB vs 35.7 MB" in card.note
+    assert card.value == "3.82× less traffic" and "34.1 MB vs 8.9 MB moved (INT8)" in card.note
     gemv = next(c for c in lab.part_b(128, 1, 2048, False).cards if c.label.startswith("Tiling"))
     assert gemv.value == "1.01× less traffic"
     with pytest.raises(ValueError, match="tile"):

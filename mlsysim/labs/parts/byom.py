@@ -203,28 +203,24 @@ def _solve(
 
 PRED_A = Prediction(
     question=(
-        "A mixture-of-experts model sends each token through 2 of its 8 experts. Which "
-        "parameter count decides whether its weights fit in a GPU's memory?"
+        "Llama-3 8B's name promises 8 billion parameters. In FP16, with a 4,096-token context, does it "
+        "fit on a 16 GB Jetson Orin NX?"
     ),
     options={
-        "active": "The active parameters: only the 2 experts a token uses",
-        "all": "All parameters: every expert must be resident",
-        "avg": "Somewhere between the two: it depends on the traffic",
-        "attn": "Only the attention weights: experts stream in from the host as needed",
+        "exact": "Yes, just: 8 billion × 2 bytes is 16 GB",
+        "room": "Yes, with room: the embedding tables are lookups, not weights to hold",
+        "no": "No: the name rounds down, and the KV cache comes on top",
     },
-    answer="all",
+    answer="no",
     feedback={
-        "active": "Active parameters set the FLOPs per token, not the memory: the next token may be "
-        "routed to any expert, so all of them must be resident (Mixtral-8x7B: 46.7B stored "
-        "for 12.9B used per token).",
-        "all": "Any token may pick any expert, so every expert's weights must be in memory; only the "
-        "compute per token shrinks to the active share.",
-        "avg": "Routing changes which weights are *read* per token, not which must be *stored*: a "
-        "model that fits only on average fails on the first token routed to a missing expert.",
-        "attn": "Streaming experts over PCIe (~64 GB/s) is 50× slower than HBM: that is offloading, "
-        "a different (slower) system, not the memory the model needs to run.",
+        "exact": "The name rounds: Llama-3 8B has 8,030,261,248 parameters, 16.06 GB in FP16, already more than "
+        "16 GB before the 537 MB of KV cache at 4,096 tokens (or any runtime).",
+        "room": "An embedding table is a weight matrix that must be resident to be looked up, and Llama-3 keeps "
+        "two (input table and an untied LM head, 2 × 128,256 × 4,096 = 1.05 billion parameters).",
+        "no": "8,030,261,248 × 2 B = 16.06 GB of weights plus 537 MB of KV cache at 4,096 tokens: 598 MB over "
+        "the Jetson's 16 GB. Pick the Jetson in the device control; INT8 halves the weights.",
     },
-    reveals=("every expert must be resident",),
+    reveals=("name rounds down", "598 MB over"),
 )
 A_MODEL, A_DEVICE, A_PRECISION = MODEL, DEVICE, PRECISION
 CONTEXT_A = 4096  # the context the KV cache of part A is shown at (clipped to the model's)

@@ -965,12 +965,17 @@ def part_e(column: int, shift: int) -> View:
 
     n_in, n_out = len(w[0]), len(w)
     eq = err_conv == 0
+    gone = all(v == 0 for row in conv_tx for v in row)  # the edge left the filter's view
     cards = [
         Card(
             "Conv: max |f(Tx) − T f(x)|",
             f"{err_conv:g}",
-            "Eq. 4 holds" if eq else "boundary effect",
-            "ok" if eq else "warn",
+            "the edge left the filter's view"
+            if gone
+            else "Eq. 4 holds"
+            if eq
+            else "boundary effect",
+            "warn" if gone or not eq else "ok",
         ),
         Card(
             "Dense: max |f(Tx) − T f(x)|",
@@ -991,18 +996,26 @@ def part_e(column: int, shift: int) -> View:
         ),
     ]
     summary = (
-        f"Shifting the edge from column {col} by {dx:+d}: the convolution's map "
+        f"Shifting the edge from column {col} by {dx:+d}: "
         + (
-            "moves with it exactly (f(Tx) = T f(x), Eq. 4)"
-            if eq
-            else f"differs from the shifted old map by {err_conv:g}: a response cut off at the border is missing "
-            "from T f(x) (equivariance holds up to boundary effects)"
+            "the edge leaves the region the filter sees, so the convolution of the shifted image is zero "
+            "everywhere, and equal maps here say nothing about Eq. 4 or Eq. 5 (pick a smaller shift)"
+            if gone
+            else "the convolution's map "
+            + (
+                "moves with it exactly (f(Tx) = T f(x), Eq. 4)"
+                if eq
+                else f"differs from the shifted old map by {err_conv:g}: a response cut off at the border is "
+                "missing from T f(x) (equivariance holds up to boundary effects)"
+            )
         )
         + f", while the dense layer's outputs differ from a shifted copy by up to {err_dense:.2f}: its "
         f"{n_in * n_out:,} weights tie no output to its neighbour. Pooling the rectified map over every position "
         f"gives {pooled_x:g} before and {pooled_tx:g} after"
         + (
-            ": invariant (Eq. 5), the position is gone."
+            ": nothing of the edge is left to pool."
+            if gone
+            else ": invariant (Eq. 5), the position is gone."
             if pooled_x == pooled_tx
             else ": the border changed what there was to pool."
         )

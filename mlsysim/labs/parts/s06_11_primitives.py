@@ -315,7 +315,7 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
     overhead = run.fill_cycles + run.load_cycles
     shape = P.gemm_shape(L.Dense(in_features=d, out_features=d, bias=False), m)
     moved = [P.tiled_gemm_values(shape, tile) for tile in TILES]
-    bpv = float(U.bytes_per_value(BUFFER_PRECISION))
+    bpv = float(U.bytes_per_value(SYSTOLIC_PRECISION))  # the array's operands
     cards = [
         Card("Weight tiles", fmt_count(run.tiles), f"⌈{d:,}/{n}⌉² of {n}×{n}"),
         Card(
@@ -340,7 +340,7 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         Card(
             f"Tiling: {TILES[0]}² vs {TILES[1]}² output tiles",
             fmt_ratio(moved[0] / moved[1], 2) + " less traffic",
-            f"{fmt_bytes(moved[0] * bpv)} vs {fmt_bytes(moved[1] * bpv)} moved ({BUFFER_PRECISION.upper()}), "
+            f"{fmt_bytes(moved[0] * bpv)} vs {fmt_bytes(moved[1] * bpv)} moved ({SYSTOLIC_PRECISION.upper()}), "
             "operands re-read once per tile",
         ),
     ]

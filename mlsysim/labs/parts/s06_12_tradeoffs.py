@@ -84,8 +84,8 @@ PRED_A = Prediction(
         "mnv2_less": "Closer, but the ordering flips: the H100 is launch-bound on both networks, and MobileNetV2 "
         "×0.75 launches about twice as many kernels as ResNet-18, so it answers later.",
         "resnet18": "Both are launch-bound at batch 1 on an H100, and ResNet-18 launches about half as many kernels. "
-        "Switch the cost axis to published GMACs to see Figure 1 itself, or the device to the Cortex-A53 "
-        "camera SoC: there compute binds, and Figure 1's MAC ordering comes back.",
+        "Switch the cost axis to published GMACs to see Figure 1 itself, or the device to the Camera-trap "
+        "SoC (a Cortex-A53): there compute binds, and Figure 1's MAC ordering comes back.",
         "tie": "Neither is bandwidth-bound: ResNet-18's 11.7 M weights stream from HBM in a few microseconds. "
         "The binding term is the launch overhead (L_lat), where the counts of kernels differ by about 2×.",
     },
@@ -380,7 +380,7 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
                 fused=bool(fused),
             ),
         ),
-        Card("(2) Roofline", fmt_time(p.roofline_s), "perfect overlap: lower bound"),
+        Card("(2) Roofline + L_lat", fmt_time(p.roofline_s), "perfect overlap, plus the launches"),
         Card(
             "L_lat", fmt_time(d), f"{n_k:,} kernels × {fmt_time(p.device.dispatch_tax.m_as('s'))}"
         ),
@@ -413,7 +413,8 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
     summary = fits + (
         f"The serialized iron law gives {fmt_time(p.iron_law_s)}; the engine, taking each layer's larger "
         f"term, gives {fmt_time(p.latency_s)} ({f'{gap:.0%} less' if gap >= 0.005 else 'less than 1% less'}), and the whole-model roofline "
-        f"{fmt_time(p.roofline_s)}. Launch overhead (L_lat, which a roofline drawing leaves out) is "
+        f"{fmt_time(p.roofline_s)} (with the launches added, since a roofline drawing leaves them out). "
+        "Launch overhead (L_lat) is "
         f"{d / p.latency_s:.0%} of the engine's time at batch {p.batch_size}"
         + (
             ": here it decides the answer."
@@ -456,13 +457,13 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
 
 PRED_C = Prediction(
     question=(
-        "Table 7 gives a transformer block 4Sd² + 2S²d + 2Sd·d_ff multiply-accumulates and 4d² + 2d·d_ff "
-        "weights. Against an exact count of a real block (torch's layout: biases, two LayerNorms, GELU, "
-        "softmax), which of the two formulas is off?"
+        "Table 7 gives a transformer block 4Sd² + 2S²d + 2Sd·d_ff multiply-accumulates (MACs inside its "
+        "matrix products) and 4d² + 2d·d_ff weights. Against an exact count of torch's "
+        "nn.TransformerEncoderLayer, which of the two formulas is off?"
     ),
     options={
         "both": "Both, by 10% or more: the formulas drop too much",
-        "macs": "The MACs: softmax and the norms are real work the formula skips",
+        "macs": "The MACs: the S² attention term double-counts the score products",
         "weights": "Only the weights, by about 1/d: the MAC formula is exact",
         "neither": "Neither: both are exact",
     },
@@ -471,8 +472,9 @@ PRED_C = Prediction(
     feedback={
         "both": "Biases and norm scales are O(d) next to O(d²) weights: about 1/d, 0.14% at d = 768 and 0.07% at "
         "GPT-2 XL's 1,600. The MAC count is exact, because every matmul is in the formula.",
-        "macs": "Softmax, norms, activations and bias adds are elementwise work, counted apart (not MACs) by the "
-        "chapter's and torch's convention. Every multiply-accumulate is in 4Sd² + 2S²d + 2Sd·d_ff.",
+        "macs": "2S²d is exact: S² scores of d MACs each (QKᵀ) plus S² weights times d values each (PV). Every "
+        "matrix-product MAC is in 4Sd² + 2S²d + 2Sd·d_ff; softmax and the norms are elementwise work, "
+        "counted apart.",
         "weights": "The MAC formula names every matmul (QKVO, the two attention products, the FFN), so it is "
         "exact; the weight formula omits biases and LayerNorm scales, 9d + d_ff values next to "
         "12d², 13/(12d) or about 1/d: 1.7% at d = 64, 0.07% at GPT-2 XL's width of 1,600.",
@@ -493,8 +495,9 @@ WHY = {
     "rnn": "torch keeps two bias vectors (b_ih and b_hh) where one would do",
     "lstm": "four gates' biases (2 × 4d); the ×4 on weights and MACs is exact",
     "transformer": "biases and the two LayerNorms (9d + d_ff values); the MAC formula covers every matmul",
-    "decode": "'about one MAC per weight' misses the attention over the cache (2·S·d per layer) and the tied LM "
-    "head (vocab × d MACs) while embeddings are weights without MACs",
+    "decode": "'about one MAC per weight' misses the attention over the cache (+2·S·d per layer) and counts "
+    "weights that do no MACs (the learned positions, biases and norms); the tied head's vocab × d MACs "
+    "match the token-embedding weights one for one",
     "embedding": "nothing: a lookup copies rows (zero MACs) and the table is rows × width",
 }
 
@@ -557,7 +560,9 @@ def part_c(block: str, width: int, length: int, rows: int) -> View:
         Card("Bytes", fmt_bytes(ex.bytes), f"{ex.what}; formula {fmt_bytes(ch.bytes)}"),
     ]
     summary = (
-        f"{table7.BLOCKS[block]} at width {w:,} and length {s:,}: against the chapter's formula the exact "
+        f"{table7.BLOCKS[block]} at width {w:,} and "
+        + (f"{n:,} rows, {s:,} lookups" if block == "embedding" else f"length {s:,}")
+        + ": against the chapter's formula the exact "
         f"count {departs(ch.params, ex.params, 'weights')} and {departs(ch.macs, ex.macs, 'MACs')}. Why: "
         f"{WHY[block]}."
         + (f" (Length clamped to {limit:,}: the largest this row takes.)" if capped else "")

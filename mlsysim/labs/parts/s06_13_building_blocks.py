@@ -69,6 +69,11 @@ A_TOPK = Slider("Experts per token (top-k)", 1, 4, 2)
 A_PRECISION = Choice("Weight precision", PRECISIONS, "fp16")
 
 
+def _op(precision: str) -> str:
+    """FLOP, or OP for integer arithmetic (vendors quote integer throughput in operations)."""
+    return "OP" if precision.startswith("int") else "FLOP"
+
+
 def part_a(experts: int, topk: int, precision: str) -> View:
     import plotly.graph_objects as go
 
@@ -98,7 +103,7 @@ def part_a(experts: int, topk: int, precision: str) -> View:
         Card(
             "Parameters per token",
             fmt_count(c.active),
-            f"2 FLOPs each: {fmt_count(2 * c.active)} FLOP/token"
+            f"2 {_op(precision)}s each: {fmt_count(2 * c.active)} {_op(precision)}/token"
             + (f"; top-{asked} clamped to top-{k}" if asked > k else ""),
         ),
         Card(
@@ -228,7 +233,11 @@ def part_b(batch: int, device: str, precision: str) -> View:
             fmt_time(s),
             f"bytes / {HW.Hardware.get(device).memory.bandwidth:~P}",
         ),
-        Card("FLOP per byte read", f"{t * per_token_flops / rd:,.1f}", "MoE layer weights only"),
+        Card(
+            f"{_op(precision)} per byte read",
+            f"{t * per_token_flops / rd:,.1f}",
+            "MoE layer weights only",
+        ),
     ]
     summary = (
         f"At {counted(t, 'token')} per step a layer reads {touched:,.2f} of its {lay.n_experts} experts "
