@@ -94,3 +94,16 @@ def test_bound_phrase_is_lower_case_mid_sentence():
     assert bound_phrase("Dispatch") == "dispatch-bound"
     with pytest.raises(ValueError, match="bottleneck"):
         bound_phrase("dispatch")
+
+
+def test_integer_precisions_are_counted_in_operations():
+    from mlsysim.labs.vocab import op_word
+
+    assert [op_word(p) for p in ("int8", "int4", "fp16", "fp32", "fp8", None)] == [
+        "OP",
+        "OP",
+        "FLOP",
+        "FLOP",
+        "FLOP",
+        "FLOP",
+    ]

@@ -188,7 +188,7 @@ def roofline(
     An integer ``precision`` is labelled in operations (OP/byte, TOP/s), as vendors quote it."""
     import plotly.graph_objects as go
 
-    from .vocab import LABELS
+    from .vocab import LABELS, op_word
 
     device = _device(device)
     # where the roof bends: the sustained rate / bandwidth (a sustained-basis device is never derated)
@@ -201,7 +201,7 @@ def roofline(
     lo, hi = x_range
     xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
     ys = [device.attainable_flops(x, precision, efficiency) / 1e12 for x in xs]
-    op = "OP" if precision.startswith("int") else "FLOP"
+    op = op_word(precision)
     fig = figure(
         title or f"Roofline: {device_label(device)} ({precision}, dense)",
         f"Arithmetic intensity ({op}/byte)",

@@ -64,3 +64,10 @@ def memory_name(key: str) -> str:
     if not isinstance(key, str) or key not in MEMORY_NAMES:
         raise ValueError(f"memory key={key!r}; allowed: {', '.join(MEMORY_NAMES)}")
     return MEMORY_NAMES[key]
+
+
+def op_word(precision: str | None) -> str:
+    """'OP' for an integer precision ("int8", "int4"), else 'FLOP': vendors quote integer
+    throughput in operations (TOPS), so every count, rate and intensity at that precision says
+    OP, OP/s, OP/B. One MAC is two of either."""
+    return "OP" if isinstance(precision, str) and precision.startswith("int") else "FLOP"

@@ -31,7 +31,7 @@ from ..components import (
     fmt_rate,
     fmt_time,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, op_word
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -406,7 +406,7 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
     top = groups[0]
     bound = top[3]
     ridge = p.sustained_ridge_point
-    op = _op(precision)
+    op = op_word(precision)
     top_i = top[1] / top[2] if top[2] else 0.0
     rows = [
         f"| {g} | {fmt_count(f)} | {fmt_bytes(b)} | {(f / b if b else 0):,.1f} | {fmt_time(t)} | "
@@ -620,14 +620,14 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
             f"{fmt_time(pre.latency_s)} at {pre.mfu:.0%} MFU ({bound_phrase(pre.bottleneck)})."
         )
     peek = [
-        f"MFU = {_op(precision)}s / (latency × peak) = {fmt_flops(pre.flops, precision=precision)} / ({fmt_time(pre.latency_s)} × "
+        f"MFU = {op_word(precision)}s / (latency × peak) = {fmt_flops(pre.flops, precision=precision)} / ({fmt_time(pre.latency_s)} × "
         f"{fmt_rate(pre.peak_flops_s, precision=precision)}) = {pre.mfu:.3f} (prefill)",
-        f"prefill intensity = {pre.arithmetic_intensity.m_as('FLOP/B'):,.1f} {_op(precision)}/B; "
-        f"{LABELS['ridge_sustained']} = {pre.sustained_ridge_point:,.1f} {_op(precision)}/B",
+        f"prefill intensity = {pre.arithmetic_intensity.m_as('FLOP/B'):,.1f} {op_word(precision)}/B; "
+        f"{LABELS['ridge_sustained']} = {pre.sustained_ridge_point:,.1f} {op_word(precision)}/B",
     ]
     if causal:
         peek.append(
-            f"decode intensity = {dec[0].arithmetic_intensity.m_as('FLOP/B'):,.2f} {_op(precision)}/B at batch 1"
+            f"decode intensity = {dec[0].arithmetic_intensity.m_as('FLOP/B'):,.2f} {op_word(precision)}/B at batch 1"
         )
     return View(fig, cards, summary, "MFU", peek)
 
@@ -815,11 +815,6 @@ def largest_batch(m: M.Model, device: str, precision: str, seq_len: int) -> int:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     return lo
-
-
-def _op(precision: str) -> str:
-    """FLOP, or OP for integer arithmetic (vendors quote integer throughput in operations)."""
-    return "OP" if precision.startswith("int") else "FLOP"
 
 
 def _window_note(m: M.Model, s: int) -> str:

@@ -29,7 +29,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
-from ..vocab import LABELS, bound_phrase, memory_name
+from ..vocab import LABELS, bound_phrase, memory_name, op_word
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -393,7 +393,7 @@ def verdict_text(prof) -> str:
 
 def per_byte(precision: str) -> str:
     """The intensity unit at ``precision``: OP/B for integer arithmetic, FLOP/B otherwise."""
-    return "OP/B" if precision.startswith("int") else "FLOP/B"
+    return f"{op_word(precision)}/B"
 
 
 def table1_verdict(t1) -> str:
@@ -481,7 +481,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
 
     dev = HW.Hardware.get(device)
     precision = "int8" if int8 else "fp32"
-    op = "OP" if int8 else "FLOP"  # integer arithmetic is counted in operations
+    op = op_word(precision)  # integer arithmetic is counted in operations
     label, work, lighthouse = family_workload(family)
     name, data, innovation, bottleneck = FAMILIES[family]
     bpv = U.bytes_per_value(precision)

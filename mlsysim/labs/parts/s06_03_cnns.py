@@ -28,7 +28,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
-from ..vocab import LABELS, bound_phrase, memory_name
+from ..vocab import LABELS, bound_phrase, memory_name, op_word
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -663,7 +663,7 @@ def part_d(
         else E.with_launch_cost(base, U.Q_(float(launch), "us").m_as("s"))
     )
     prec = _precision(dev)
-    op = "OP" if prec.startswith("int") else "FLOP"  # integer arithmetic counts operations
+    op = op_word(prec)  # integer arithmetic counts operations
     per = f"{op}/B"
     B, eta = int(batch), round(float(efficiency), 4)
     res = E.Engine.solve(
@@ -1143,7 +1143,7 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
         f"= {fmt_bytes(flash_left)}; SRAM left = {dev.memory.sram:~P} − {int(sram_reserve)} KiB = "
         f"{fmt_bytes(sram_left, binary=True)} = {fmt_bytes(sram_left)} (KiB = 1,024 B, KB = 1,000 B)",
         "feasible = weights ≤ flash left and peak activations ≤ SRAM left (engine: Profile.feasible)",
-        f"latency = Σ max({'OP' if precision.startswith('int') else 'FLOP'}s / (peak × {p.efficiency:g} "
+        f"latency = Σ max({op_word(precision)}s / (peak × {p.efficiency:g} "
         "efficiency), bytes / BW) + ops × "
         f"{dev.dispatch_tax.m_as('us'):g} µs "
         f"= {fmt_time(p.latency_s)}",

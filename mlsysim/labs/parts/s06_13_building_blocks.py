@@ -25,6 +25,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import op_word
 
 HW = lazy("mlsysim.hardware")
 moe = lazy("mlsysim.moe")
@@ -69,11 +70,6 @@ A_TOPK = Slider("Experts per token (top-k)", 1, 4, 2)
 A_PRECISION = Choice("Weight precision", PRECISIONS, "fp16")
 
 
-def _op(precision: str) -> str:
-    """FLOP, or OP for integer arithmetic (vendors quote integer throughput in operations)."""
-    return "OP" if precision.startswith("int") else "FLOP"
-
-
 def part_a(experts: int, topk: int, precision: str) -> View:
     import plotly.graph_objects as go
 
@@ -103,7 +99,7 @@ def part_a(experts: int, topk: int, precision: str) -> View:
         Card(
             "Parameters per token",
             fmt_count(c.active),
-            f"2 {_op(precision)}s each: {fmt_count(2 * c.active)} {_op(precision)}/token"
+            f"2 {op_word(precision)}s each: {fmt_count(2 * c.active)} {op_word(precision)}/token"
             + (f"; top-{asked} clamped to top-{k}" if asked > k else ""),
         ),
         Card(
@@ -234,7 +230,7 @@ def part_b(batch: int, device: str, precision: str) -> View:
             f"bytes / {HW.Hardware.get(device).memory.bandwidth:~P}",
         ),
         Card(
-            f"{_op(precision)} per byte read",
+            f"{op_word(precision)} per byte read",
             f"{t * per_token_flops / rd:,.1f}",
             "MoE layer weights only",
         ),
