@@ -356,7 +356,7 @@ def _(kit, mo):
             mo.md(
                 "The experiment runs one small unmasked self-attention head twice on the same five random token "
                 "vectors: once in their original order and once rotated, then reads the second run's "
-                "outputs back token by token. A switch adds positional encodings to the inputs."
+                "outputs back token by token."
             ),
         ]
     )

@@ -221,7 +221,7 @@ def _(kit, mo):
             mo.md(
                 "With GPT-2 XL's shape, three memories compete as one prompt, processed in a single "
                 "pass, grows: the weights, the KV cache, and one layer's materialized attention scores. "
-                "Find the crossings, then switch on tiled attention."
+                "Find where each one crosses the device's memory."
             ),
         ]
     )
@@ -283,13 +283,12 @@ def _(kit, mo):
             kit.message(
                 "Kofi Mensah",
                 "platform engineer",
-                "Our 7B model's FP16 weights fill well under a fifth of the GPU, so we can serve "
+                "Our 7B model's FP16 weights fill only a third of the 40 GB A100, so we can serve "
                 "as many users as we like. I'm signing off on the launch. Any objections?",
             ),
             mo.md(
-                "Every concurrent user keeps a KV cache for their whole context. Size the serving "
-                "budget for users × context on a device, then try grouped-query attention (GQA), which "
-                "shares each key/value head among several query heads."
+                "Size the serving budget for users × context on a device, then try grouped-query "
+                "attention (GQA), which shares each key/value head among several query heads."
             ),
         ]
     )
@@ -428,7 +427,7 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
       scores are quadratic. Tiled attention removes the score storage, not the arithmetic.
     - **Budget weights + cache + buffers together.** Concurrency × context decides how many users
       fit; grouped-query attention divides the cache by the query-to-KV head ratio.
-    - **Heads split the work.** More heads cost no extra FLOPs (S² × d for any head count) but
+    - **Heads split the work.** More heads cost no extra FLOPs (4 × S² × d for any head count) but
       more stored score matrices; a causal mask lets one training pass predict every position,
       while generation reads every weight (140 GB for a 70B model in FP16) for each token.
     """)

@@ -79,8 +79,8 @@ def _(kit, mo):
             ),
             mo.md(
                 "An embedding table stores one learned row per ID, and the whole table must be resident "
-                "wherever lookups run: its size is rows × width × bytes per value. Compare it with the "
-                "device's memory. GB are decimal (a billion bytes)."
+                "wherever lookups run. Compare the tables with the device's memory. GB are decimal (a "
+                "billion bytes)."
             ),
         ]
     )

@@ -55,29 +55,28 @@ def test_8_users_8_6_gb_and_32_users_34_gb_vs_14_gb_weights():
     assert kv32 > 2 * m.weight_bytes("fp16") and kv32 > 2 * 14 * GB
 
 
-def test_pred_d_30_users_of_4096_tokens_fit_an_h100():
-    """PRED_D (review item 9: its old scenario, 32 users x 2,048 tokens, was Part B's readout).
-    At 4,096 tokens each cache is 32 x 2 x 32 x 4,096 x 128 x 2 B = 2,147,483,648 B = 2.15 GB;
-    80 GB - 13.48 GB of weights = 66.5 GB holds 66.5 / 2.147 = 30.98 caches, and the activations
-    leave 30: 30 users need 77.9 GB, 31 need 80.07 GB. The 30 caches are 64.4 GB, 4.8x the weights."""
+def test_pred_d_12_users_of_4096_tokens_fit_a_40gb_a100():
+    """PRED_D (its scenarios on the H100 were readable off Part B's sliders; the 40 GB A100 is not
+    a Part B device). At 4,096 tokens each cache is 32 x 2 x 32 x 4,096 x 128 x 2 B =
+    2,147,483,648 B = 2.15 GB; 40 GB - 13.48 GB of weights = 26.5 GB holds 26.5 / 2.147 = 12.35
+    caches: 12 users need 39.3 GB, 13 need 41.40 GB. The 12 caches are 25.8 GB, 1.9x the weights."""
     m, ctx = Models.Llama7B, lab.PRED_D_CONTEXT
+    a100 = Hardware.get("A100_40GB")
+    assert "A100_40GB" not in lab.B_DEVICE.options and lab.PRED_D_DEVICE == "A100_40GB"
     kv1 = m.kv_cache_bytes(ctx, 1, "fp16")
     assert kv1 == 32 * 2 * 32 * 4096 * 128 * 2 == 2_147_483_648
-    assert lab.max_users(32, "H100", ctx) == 30
-    assert round((80e9 - m.weight_bytes("fp16")) / kv1, 2) == 30.98
-    full = Engine.solve(m, H100, batch_size=30, phase="decode", seq_len=ctx)
-    over = Engine.solve(m, H100, batch_size=31, phase="decode", seq_len=ctx)
-    assert round(full.memory_footprint_bytes / GB, 1) == 77.9 and full.feasible
-    assert round(over.memory_footprint_bytes / GB, 2) == 80.07 and not over.feasible
-    assert round(full.kv_cache_bytes / GB, 1) == 64.4
-    assert round(full.kv_cache_bytes / m.weight_bytes("fp16"), 1) == 4.8
+    assert lab.max_users(32, "A100_40GB", ctx) == 12
+    assert round((40e9 - m.weight_bytes("fp16")) / kv1, 2) == 12.35
+    full = Engine.solve(m, a100, batch_size=12, phase="decode", seq_len=ctx)
+    over = Engine.solve(m, a100, batch_size=13, phase="decode", seq_len=ctx)
+    assert round(full.memory_footprint_bytes / GB, 1) == 39.3 and full.feasible
+    assert round(over.memory_footprint_bytes / GB, 2) == 41.40 and not over.feasible
+    assert round(full.kv_cache_bytes / GB, 1) == 25.8
     assert round(m.weight_bytes("fp16") / GB, 1) == 13.5 and "13.5 GB" in lab.PRED_D.question
     fb = lab.PRED_D.feedback
-    assert "2.15 GB" in fb["30"] and "80.07 GB" in fb["30"] and "66.5 GB" in fb["many"]
-    assert lab.max_users(32, "H100", 2048) == 61  # "half as many": 61 at 2,048 tokens
-    assert lab.PRED_D.answer == "30"
-    # Part B at its default context (2,048) does not show the 4,096-token answer
-    assert lab.B_CONTEXT.value == 2048
+    assert "2.15 GB" in fb["12"] and "41.40 GB" in fb["12"] and "26.5 GB" in fb["many"]
+    assert lab.max_users(32, "A100_40GB", 2048) == 24  # "half as many": 24 at 2,048 tokens
+    assert lab.PRED_D.answer == "12"
 
 
 def test_pitfall_2_to_4_users_hold_2_to_4_gb():

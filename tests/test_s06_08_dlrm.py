@@ -271,7 +271,8 @@ def test_pred_b_feedback_quotes_the_gather_shares_the_cards_show():
     fb = lab.PRED_B.feedback["same"]
     assert all(x in fb for x in ("0.3%", "23.2%", "25.1%", "57.7%", "12.8 KB"))
     assert "take over" not in fb
-    assert "no two requests share an ID" in lab.PRED_B.question
+    assert "assume no repeats within a batch" in lab.PRED_B.question
+    assert "25.6 KB with the pooled output written" in fb
 
 
 def test_int4_rows_barely_fit_and_int8_does_not():

@@ -283,12 +283,11 @@ def test_resnet50_rejected_on_compute_not_size():
     fp32 = lab.camera_plan("resnet50", "fp32")
     assert fp32["weights"] > lab.WEIGHT_ALLOCATION_B
     assert lab.PRED_D.answer == "latency"
-    # review item 11: the stem no longer settles the precision (the FP32-size distractor stays
-    # tempting); it asks what fails whatever the precision: FP32 also misses the deadline
-    assert (
-        "INT8 weights" not in lab.PRED_D.question
-        and "whatever the precision" in lab.PRED_D.question
-    )
+    # the stem states the deployment (INT8 weights, as the worked example deploys them), so the
+    # FP32-size option is the misconception of recalling the FP32 size, never a true answer; and
+    # FP32 would miss the deadline too
+    assert "deployed with INT8 weights" in lab.PRED_D.question
+    assert "whatever the precision" not in lab.PRED_D.question
     assert fp32["napkin_s"] > lab.LATENCY_TARGET_S
     assert "25.6 MB" in lab.PRED_D.feedback["latency"] and "102.2 MB" in lab.PRED_D.feedback["fp32"]
 

@@ -941,7 +941,8 @@ def part_e(shift: int, positions: bool) -> View:
     summary = (
         first
         + "Unmasked (bidirectional, encoder) self-attention sees a set, not a sequence; order enters it "
-        "only through the positions added to its inputs. A decoder's causal mask already breaks the "
+        "only through positional information: added to its inputs (sinusoidal or learned, as here and in "
+        "GPT-2) or applied to queries and keys (rotary, as in Llama). A decoder's causal mask already breaks the "
         f"symmetry: rotating by {max(k, 1)} through a masked head changes outputs by up to {masked:.2g}. Q, K "
         "and V come from three projections so that what a token looks for, what it is found by and what "
         f"it passes on can differ; fused, they are one GEMM with the same {fused.params:,} parameters."

@@ -84,7 +84,7 @@ PRED_A = Prediction(
     options={
         "same": "About the same: same weights, same FLOPs per weight",
         "180x": "Much lower, but under 1,024×: prefill moves more than weights",
-        "1024x": "Exactly 1,024× lower: one token per weight read instead of 1,024",
+        "1024x": "About 1,024× lower: one token per weight read instead of 1,024",
         "higher": "Higher: decode touches only one token's activations",
     },
     answer="180x",
@@ -769,7 +769,7 @@ def part_c(context: int, flash: bool, device: str) -> View:
 SELF_CHECK_USERS, SELF_CHECK_CONTEXT = 32, 2048
 #: PRED_D's scenario: Llama-2 7B's full 4,096-token context (its max_position_embeddings), on an
 #: 80 GB H100. Part B's default (2,048 tokens) does not show it.
-PRED_D_CONTEXT, PRED_D_DEVICE = 4096, "H100"
+PRED_D_CONTEXT, PRED_D_DEVICE = 4096, "A100_40GB"  # a device Part B does not offer
 
 
 def _feedback_d() -> dict[str, str]:
@@ -782,14 +782,14 @@ def _feedback_d() -> dict[str, str]:
     full, over = _serve(llama, dev, fit, ctx), _serve(llama, dev, fit + 1, ctx)
     kv_chapter = llama.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
     return {
-        "5": "The weights are stored once and read for every user; only the KV caches are per user. Each "
+        "3": "The weights are stored once and read for every user; only the KV caches are per user. Each "
         f"{ctx:,}-token cache takes {fmt_bytes(kv1, 2)}, so {fit} users fit.",
-        "30": f"Each user's cache is 32 layers × 2 × 32 heads × {ctx:,} × 128 × 2 B = {fmt_bytes(kv1, 2)}. "
+        "12": f"Each user's cache is 32 layers × 2 × 32 heads × {ctx:,} × 128 × 2 B = {fmt_bytes(kv1, 2)}. "
         f"{fit} users hold {fmt_bytes(full.kv_cache_bytes)} of caches, {fmt_ratio(full.kv_cache_bytes / w)} "
         f"the {fmt_bytes(w)} of weights, and need {fmt_bytes(full.memory_footprint_bytes)} in all; "
         f"{fit + 1} would need {fmt_bytes(over.memory_footprint_bytes, 2)}. A weights-only budget misses "
         "most of the memory.",
-        "60": f"About 1 GB is the cache at {SELF_CHECK_CONTEXT:,} tokens ({fmt_bytes(kv_chapter, 2)}, the "
+        "24": f"About 1 GB is the cache at {SELF_CHECK_CONTEXT:,} tokens ({fmt_bytes(kv_chapter, 2)}, the "
         f"chapter's example). The cache grows linearly with the context: at {ctx:,} tokens it is "
         f"{fmt_bytes(kv1, 2)}, and half as many users fit: {fit}.",
         "many": "That is the weights-only budget the chapter warns against. The weights leave "
@@ -800,18 +800,18 @@ def _feedback_d() -> dict[str, str]:
 
 PRED_D = Prediction(
     question=(
-        "Llama-2 7B (32 layers, 32 heads of 128, FP16) holds 13.5 GB of weights on an 80 GB H100. Every "
+        "Llama-2 7B (32 layers, 32 heads of 128, FP16) holds 13.5 GB of weights on a 40 GB A100. Every "
         "user keeps a 4,096-token context. About how many users can it serve at once?"
     ),
     options={
-        "5": "About 5: each user needs the weights' bytes again",
-        "30": "About 30: each user's cache takes about 2 GB",
-        "60": "About 60: each user's cache takes about 1 GB",
-        "many": "Hundreds: the weights leave over 66 GB free",
+        "3": "About 3: each user needs the weights' bytes again",
+        "12": "About 12: each user's cache takes about 2 GB",
+        "24": "About 24: each user's cache takes about 1 GB",
+        "many": "Dozens or more: the weights leave over 26 GB free",
     },  # weights per user; the right count; the chapter's 2,048-token cache; weights-only budget
-    answer="30",
+    answer="12",
     feedback=Deferred(_feedback_d),
-    reveals=("30 users", "about 2 GB"),
+    reveals=("12 users", "about 2 GB"),
 )
 D_USERS = Slider("Concurrent users", 1, 64, 8)
 D_CONTEXT = Slider("Context per user (tokens)", 512, 32768, 2048, step=512)
@@ -1103,9 +1103,10 @@ PRED_E = Prediction(
     },
     answer="same",
     feedback={
-        "32x": "Each head's scores cost S² × d_head MACs, and the heads' widths add up to d: h × S² × (d/h) = S² × d. "
-        "Heads partition the work; they do not repeat it.",
-        "same": "h × S² × d/h = S² × d MACs for any h (the chapter's self-check answer). What does grow with h is the "
+        "32x": "Each head's scores cost S² × d_head MACs (and as many again for P·V), and the heads' widths add up "
+        "to d: h × 2 × S² × (d/h) = 2 × S² × d. Heads partition the work; they do not repeat it.",
+        "same": "h × 2 × S² × d/h = 2 × S² × d MACs (4 × S² × d FLOPs) for any h (the chapter's self-check "
+        "answer). What does grow with h is the "
         "number of S × S score matrices a materialized kernel stores: h of them.",
         "fewer": "Each head is narrower, but there are h of them: the product is unchanged.",
         "same_all": "The FLOPs are unchanged, but a materialized kernel stores one S × S matrix per head: 32× the "
@@ -1216,7 +1217,7 @@ def part_e(heads: str, model: str) -> View:
     ]
     summary = (
         f"Splitting d = {E_D_MODEL:,} into {h} head{'s' if h > 1 else ''} leaves the attention FLOPs at "
-        f"{fmt_flops(att.flops())} (S² × d for any head count) but stores "
+        f"{fmt_flops(att.flops())} (4 × S² × d FLOPs for any head count) but stores "
         f"{counted(h, 'score matrix', 'score matrices')} "
         f"({fmt_bytes(att.score_bytes(1, PRECISION))}). In training, a causal mask lets one pass over "
         f"{E_SEQ:,} known tokens make {E_SEQ:,} next-token predictions (teacher forcing), about "
@@ -1234,7 +1235,8 @@ def part_e(heads: str, model: str) -> View:
         f"teacher forcing: FLOPs per prediction = prefill FLOPs / S = {fmt_flops(train)} / {E_SEQ:,}",
         f"{m.name}: {m.params:,} params × 2 B = {fmt_bytes(m.weight_bytes(PRECISION))} of weights"
         + (" (the chapter: 70B × 2 B = 140 GB per token)" if model == "70b" else "")
-        + f"; + KV {fmt_bytes(dec.kv_cache_bytes)} at {E_SEQ:,} tokens",
+        + f"; streamed per token: {fmt_bytes(dec.bytes_moved - dec.kv_cache_bytes)} (all but the gathered "
+        f"embedding table) + KV {fmt_bytes(dec.kv_cache_bytes)} at {E_SEQ:,} tokens",
         f"floor = bytes per token / bandwidth = {fmt_bytes(dec.bytes_moved)} / {dev.memory.bandwidth:~P} = {fmt_time(floor)}",
     ]
     return View(fig, cards, summary, "Heads, masks and bytes per token", peek)

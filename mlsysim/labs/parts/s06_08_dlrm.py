@@ -98,8 +98,8 @@ def tables_bytes(rows: tuple[int, ...], precision: str, dim: int = EMB_DIM) -> i
 
 PRED_A = Prediction(
     question=(
-        "The item table (100M rows of 128 FP32 values) sits on an 80 GB A100. The team wants a user "
-        "table of the same shape beside it. What happens?"
+        "The team plans an item table (100M rows of 128 FP32 values) and a user table of the same shape "
+        "on one 80 GB A100. What happens?"
     ),
     options={
         "light": "Both fit with room to spare: a lookup does almost no arithmetic, so tables are light",
@@ -228,12 +228,13 @@ def part_a(rows: int, tables: int, dim: str, precision: str, device: str) -> Vie
 
 PRED_B = Prediction(
     question=(
-        "A DLRM server batches 1,024 requests instead of 1; no two requests share an ID. What happens "
-        "to the embedding bytes gathered per request?"
+        "A DLRM server batches 1,024 requests instead of 1 (IDs drawn from hundreds of millions of users "
+        "and items: assume no repeats within a batch). What happens to the embedding bytes gathered per "
+        "request?"
     ),
     options={
         "fall": "They fall about 1,024× like the MLP weight reads",
-        "same": "They stay the same: every request gathers its own rows",
+        "same": "They stay about the same",
         "rise": "They rise: more requests collide in the tables",
         "zero": "They drop to almost nothing once the hot rows are cached",
     },
@@ -242,16 +243,17 @@ PRED_B = Prediction(
         "fall": "The MLP weights are read once per batch and shared; a gathered row belongs to one request's "
         "ID, so each request still pays its own rows.",
         "same": "Gathers do not amortize: each request reads its own rows (12.8 KB at one lookup per table, at "
-        "any batch), while the MLPs' weight bytes per request fall with the batch. So the gathers' share of "
+        "any batch; 25.6 KB with the pooled output written), while the MLPs' weight bytes per request fall with the batch. So the gathers' share of "
         "the bytes grows, from 0.3% at batch 1 to 23.2% at 1,024 and 25.1% at 8,192; the MLPs' activations, "
         "also per request, keep most of the rest. At 8 lookups per table the gathers pass half (57.7% at "
         "1,024).",
         "rise": "The per-request bytes are set by the lookups, not by the batch; collisions would, if anything, "
         "let a cache help.",
-        "zero": "Popularity skew lets a cache keep the hot rows, but the long tail still misses to memory; "
-        "batching raises reuse only when requests share rows (Listing 9).",
+        "zero": "A cache changes where gathered rows come from, not how many each request gathers; and with no "
+        "repeats in the batch, batching gives no row to share (reuse needs requests that share rows, "
+        "Listing 9).",
     },
-    reveals=("every request gathers its own rows", "bytes without arithmetic", "bytes, not FLOPs"),
+    reveals=("each request reads its own rows", "bytes without arithmetic", "bytes, not FLOPs"),
 )
 B_BATCH = Choice(
     "Requests per batch", {"1": "1", "64": "64", "1024": "1,024", "8192": "8,192"}, "1"
@@ -574,7 +576,8 @@ PRED_D = Prediction(
     question=(
         "The 563.2 GB of FP32 tables are sharded row-wise across H100s: the 512 GB user table alone "
         "outgrows any GPU, so each GPU holds a slice of every table's rows, sums the rows it holds for a "
-        "request and sends that partial sum to the request's GPU. Each request looks up 8 rows per table. "
+        "request and sends that partial sum to the request's GPU; a GPU holding none of a request's rows "
+        "sends nothing. Each request looks up 8 rows per table. "
         "Counting traffic alone (the tables need at least 8 GPUs' memory), going from 2 to 16 GPUs, the "
         "bytes exchanged between GPUs per batch…"
     ),
@@ -606,7 +609,9 @@ def _feedback_d() -> dict[str, str]:
         "own GPU, and every other GPU holding one sends its partial sum.",
         "double": f"It grows fastest at first (2 → 4 GPUs: {fmt_ratio(four / two)}) and then slows "
         f"(8 → 16: {fmt_ratio(sixteen / eight)}): once GPUs outnumber the lookups, each added GPU mostly "
-        "holds none of a request's rows. The limit is one partial sum per lookup.",
+        "holds none of a request's rows. The limit is one partial sum per lookup. (Libraries that run a "
+        "dense reduce-scatter, every GPU sending for every request, do grow as n − 1: the sparse "
+        "exchange in the question is what caps it.)",
     }
 
 

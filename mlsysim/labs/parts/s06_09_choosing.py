@@ -24,6 +24,7 @@ from ..components import (
     counted,
     fact,
     fmt_bytes,
+    fmt_flops,
     fmt_rate,
     fmt_ratio,
     fmt_time,
@@ -73,11 +74,6 @@ def round_sig(x: float, digits: int = 2) -> float:
     if x == 0:
         return 0.0
     return round(x, digits - 1 - math.floor(math.log10(abs(x))))
-
-
-def _ops(n: float) -> str:
-    """An operation count in G or M ops (never 'B', which reads as bytes)."""
-    return f"{n / 1e9:,.2f} G" if n >= 1e9 else f"{n / 1e6:,.1f} M"
 
 
 def _joules(j: float) -> str:
@@ -534,8 +530,8 @@ POWER_BUDGET_W = 2.0  # "~2 W average (solar + battery)" (Table 12, L1502)
 PRED_D = Prediction(
     question=(
         "The worked example rejects ResNet-50 for the camera trap (Cortex-A53, 2 GOPS INT8 sustained, "
-        "512 MB RAM, 100 MB for weights, <500 ms, ~2 W). Which budget rules it out whatever the precision "
-        "its weights are stored in?"
+        "512 MB RAM, 100 MB for weights, <500 ms, ~2 W), deployed with INT8 weights as the example "
+        "deploys its candidates. Which budget rules it out?"
     ),
     options={
         "fp32": "Memory: its weights exceed the 100 MB allocation",
@@ -545,8 +541,8 @@ PRED_D = Prediction(
     },
     answer="latency",
     feedback={
-        "fp32": "In FP32 they do (102.2 MB, the chapter's self-check answer for §6.9), but the main text deploys "
-        "INT8 weights: 25.6 MB, well inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations "
+        "fp32": "In FP32 they would (102.2 MB, the chapter's self-check answer for §6.9), but these are INT8 "
+        "weights: 25.6 MB, well inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations "
         "at 2 G per second.",
         "ram": "INT8 ResNet-50 weights are 25.6 MB; even FP32 is 102.2 MB, a fifth of 512 MB.",
         "latency": "8.2 G ops ÷ 2 G ops/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out. "
@@ -691,7 +687,7 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         Card(
             "Napkin latency",
             fmt_time(p["napkin_s"]),
-            f"{_ops(p['flops'])} ops ÷ {fmt_rate(p['rate'], precision=precision)}",
+            f"{fmt_flops(p['flops'], 2, precision=precision)} ÷ {fmt_rate(p['rate'], precision=precision)}",
             "ok" if ok_lat else "bad",
         ),
         Card(
@@ -740,7 +736,7 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         else f"fails on compute: {p['napkin_s'] / LATENCY_TARGET_S:,.1f}× the {fmt_time(LATENCY_TARGET_S, 0)} target"
     )
     summary = (
-        f"{CANDIDATES[model]} in {precision.upper()}: {_ops(p['flops'])} ops at {fmt_rate(p['rate'], precision=precision)} "
+        f"{CANDIDATES[model]} in {precision.upper()}: {fmt_flops(p['flops'], 2, precision=precision)} at {fmt_rate(p['rate'], precision=precision)} "
         f"take {fmt_time(p['napkin_s'])} ({verdict}); its weights are {fmt_bytes(p['weights'])} and "
         f"{p['power_w'] * 1e3:,.0f} mW × {fmt_time(p['napkin_s'])} = {_joules(p['energy_j'])} per frame, "
         f"{_joules(p['per_day_j'])} per day at {int(per_day)} frames. The engine adds "

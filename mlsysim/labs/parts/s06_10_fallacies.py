@@ -138,7 +138,7 @@ PRED_A = Prediction(
         "launches and activation traffic, ViT-B/16's to launches and large compute-bound GEMMs: 1.6×.",
         "less": "ResNet-50's 5.92 ms on the Jetson is 3.48 ms of kernel launches (174 × 20 µs), 1.63 ms of "
         "memory-bound layers and only 0.81 ms of compute-bound ones; ViT-B/16 pays the same launches plus "
-        "4.48 ms of compute-bound GEMMs: 9.21 ms, 1.6×. The gap depends on the device (1.05× on an H100, "
+        "4.48 ms of compute-bound GEMMs and 1.25 ms of memory-bound layers: 9.21 ms, 1.6×. The gap depends on the device (1.05× on an H100, "
         "4.3× on the camera SoC), and none of it says whether ViT is more accurate: that takes data and "
         "training, which the engine does not price.",
         "faster": "ViT-B/16 does more arithmetic, not less: removing the locality prior removes its savings. "
