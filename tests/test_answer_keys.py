@@ -1716,7 +1716,7 @@ FINGERPRINTS = {
     ("lab06", "PRED_B"): "158a678258ff",
     ("lab06", "PRED_C"): "7c0c326c73bd",
     ("lab06", "PRED_D"): "f245b32da7d5",
-    ("lab06", "TRANSFER_A"): "c770c4e46964",
+    ("lab06", "TRANSFER_A"): "1ff135eaef30",
     ("lab06", "TRANSFER_B"): "68e58004e445",
     ("lab06", "TRANSFER_C"): "75b7836e0cd7",
     ("lab06", "TRANSFER_D"): "08013fe475ec",

@@ -834,8 +834,8 @@ TRANSFER_A = Prediction(
     options={
         "2.4": "2.4 GB: weights grow with inputs × units",
         "602": "Still 602 MB: the input did not change",
-        "9.6": "9.6 GB",
-        "150": "150 MB",
+        "9.6": "9.6 GB: four times the units, at 4 bytes per weight",
+        "150": "150 MB: the units share the input, so each gets a quarter",
     },
     answer="2.4",
     feedback={
@@ -843,7 +843,8 @@ TRANSFER_A = Prediction(
         "would not notice either change.",
         "602": "Every unit has its own weight per input value: 4× the units, 4× the weights.",
         "9.6": "That is FP32 (4 B per weight); the layer is in INT8.",
-        "150": "That is the 224×224 INT8 layer with 1,000 units.",
+        "150": "A dense unit does not share: each of the 4,000 units has its own weight for every one of the "
+        "602,112 input values. (150 MB is the 224×224 INT8 layer with 1,000 units.)",
     },
     kind="transfer",
 )
