@@ -378,7 +378,12 @@ def part_b(kernel: str, stride: str, depth: int) -> View:
         Card(
             f"Stack vs one {rf1}×{rf1} conv",
             fmt_ratio(single / stack, 1),
-            f"{n} × {k}×{k} ({stack:,} weights) vs {single:,} at {CHANNELS} channels",
+            f"{n} × {k}×{k} ({stack:,} weights) vs {single:,} at {CHANNELS} channels"
+            + (
+                f"; {rf1}×{rf1} is the stride-1 stack's field (at stride {s} it is {rf}×{rf})"
+                if s != 1
+                else ""
+            ),
         ),
     ]
     summary = (
