@@ -753,16 +753,14 @@ def gpt2(
     Q/K/V projection, pre-LN blocks with a 4d GELU MLP, final LayerNorm, LM head tied to the
     token embedding): the registry's GPT-2 XL and the shipped ``gpt2-xl`` config are one model,
     with one latency in every notebook."""
-    _check_sizes(d_model=d_model, n_layers=n_layers, n_heads=n_heads, vocab_size=vocab_size)
-    if (
-        isinstance(context_length, bool)
-        or not isinstance(context_length, int)
-        or context_length < 1
-    ):
-        raise ValueError(f"context_length must be an integer >= 1, got {context_length!r}")
-    if not isinstance(flash, bool):
-        raise ValueError(f"flash must be True or False, got {flash!r}")
-    from . import hf
+    _check_sizes(
+        d_model=d_model,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        vocab_size=vocab_size,
+        context_length=context_length,
+    )
+    from . import hf  # (from_hf_config checks ``flash``)
 
     config = {
         "model_type": "gpt2",

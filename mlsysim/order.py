@@ -145,12 +145,18 @@ def random_matrix(rows: int, cols: int, rng: random.Random) -> Matrix:
 
 
 def order_experiment(
-    n_tokens: int = 5, d_model: int = 4, shift: int = 1, positions: bool = False, seed: int = 0
+    n_tokens: int = 5,
+    d_model: int = 4,
+    shift: int = 1,
+    positions: bool = False,
+    seed: int = 0,
+    causal: bool = False,
 ) -> dict:
     """Run one head of self-attention on ``n_tokens`` random token vectors, then on the same tokens
     rotated by ``shift`` places, with or without sinusoidal positional encodings added to the
     inputs. Returns both outputs, the second mapped back to the original token order, and the
-    largest difference between them (0 up to rounding without positions: equivariance)."""
+    largest difference between them (0 up to rounding without positions: equivariance).
+    ``causal=True`` runs the head with a causal mask, which already breaks the equivariance."""
     for name, v, lo, hi in (
         ("n_tokens", n_tokens, 2, MAX_TOKENS),
         ("d_model", d_model, 1, MAX_DIM),
@@ -172,8 +178,9 @@ def order_experiment(
         x2 = [[a + b for a, b in zip(t, p, strict=True)] for t, p in zip(moved, pe, strict=True)]
     else:
         x1, x2 = tokens, moved
-    out1 = self_attention(x1, wq, wk, wv)
-    out2 = self_attention(x2, wq, wk, wv)
+    causal = _check.flag("causal", causal)
+    out1 = self_attention(x1, wq, wk, wv, causal)
+    out2 = self_attention(x2, wq, wk, wv, causal)
     back = [None] * n_tokens  # out2 row i belongs to old token order[i]
     for i, old in enumerate(order):
         back[old] = out2[i]

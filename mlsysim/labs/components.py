@@ -22,6 +22,7 @@ from types import ModuleType
 from .. import _check, catalogue
 from .._check import is_finite
 from .state import clean_text
+from .vocab import op_word
 
 __all__ = [
     "Prediction",
@@ -238,8 +239,6 @@ _FLOPS = [(1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1, 
 def _ops_table(precision: str | None, per: str = "") -> list[tuple[float, str]]:
     """FLOP units, or OP units for an integer ``precision`` ("int8", "int4"): vendors quote
     integer throughput in operations (TOPS). One MAC is two of either."""
-    from .vocab import op_word
-
     unit = op_word(precision)
     return [(s, u.replace("FLOP", unit) + per) for s, u in _FLOPS]
 

@@ -844,38 +844,6 @@ E_POSITIONS = Toggle("Add sinusoidal positional encodings to the inputs", False)
 ORDER_TOKENS, ORDER_DIM, QKV_D_MODEL = 5, 4, 768
 
 
-def causal_rotation_change(
-    shift: int, positions: bool = False, seed: int = 0, causal: bool = True
-) -> float:
-    """The order experiment with a causal mask: the same tokens, weights and rotation as
-    ``order.order_experiment`` (same seed, same draws), through a masked head. Returns the largest
-    change in any token's output after undoing the rotation (0 would mean equivariance)."""
-    import random
-
-    from ... import order
-
-    n, d = ORDER_TOKENS, ORDER_DIM
-    rng = random.Random(seed)
-    tokens = order.random_matrix(n, d, rng)
-    wq, wk, wv = (order.random_matrix(d, d, rng) for _ in range(3))
-    perm = [(i + shift) % n for i in range(n)]
-    moved = order.permute(tokens, perm)
-    if positions:
-        pe = order.sinusoidal_positions(n, d)
-        tokens = [
-            [a + b for a, b in zip(t, p, strict=True)] for t, p in zip(tokens, pe, strict=True)
-        ]
-        moved = [[a + b for a, b in zip(t, p, strict=True)] for t, p in zip(moved, pe, strict=True)]
-    out1 = order.self_attention(tokens, wq, wk, wv, causal=causal)
-    out2 = order.self_attention(moved, wq, wk, wv, causal=causal)
-    back = [None] * n
-    for i, old in enumerate(perm):
-        back[old] = out2[i]
-    return max(
-        abs(a - b) for r1, r2 in zip(out1, back, strict=True) for a, b in zip(r1, r2, strict=True)
-    )
-
-
 def part_e(shift: int, positions: bool) -> View:
     import plotly.graph_objects as go
 
@@ -901,7 +869,7 @@ def part_e(shift: int, positions: bool) -> View:
     fused = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL)
     separate = 3 * L.Dense(in_features=QKV_D_MODEL, out_features=QKV_D_MODEL).params
     same = run["max_diff"] < 1e-9
-    masked = causal_rotation_change(max(k, 1), pe)
+    masked = order.order_experiment(ORDER_TOKENS, ORDER_DIM, max(k, 1), pe, causal=True)["max_diff"]
     cards = [
         Card(
             "Largest change per token",
