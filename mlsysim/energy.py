@@ -3,7 +3,9 @@
 Source: M. Horowitz, "Computing's energy problem (and what we can do about it)", ISSCC 2014,
 https://doi.org/10.1109/ISSCC.2014.6757323 (table of energy per operation). The chapter uses
 FP32 multiply + add = 4.6 pJ and a 32-bit DRAM read = 640 pJ, so moving a weight from DRAM
-costs ~139x the MAC that uses it.
+costs ~139x the MAC that uses it. The 640 pJ is not in Horowitz's table (which gives DRAM as
+1.3-2.6 nJ per 64 bits): it is the figure of S. Han et al., "Learning both weights and
+connections for efficient neural networks", NeurIPS 2015, Table 1 (45 nm, citing Horowitz).
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
 """Hardware registry: validated, frozen device specs with pint quantities and provenance.
 
 Every number is stored in the unit the vendor quotes it in, next to the document it comes from.
+A capacity a vendor quotes in "GB" is read as decimal (1 GB = 10^9 B, as DRAM is marketed, even
+where the part is physically binary-sized: the H100's "80 GB" is planned with 80e9 B); a part
+specified in powers of two (microcontroller SRAM and flash) is stored in KiB/MiB. Bandwidths are
+decimal (GB/s, TB/s), one direction unless a field says otherwise.
 Peak rates are **dense** unless a field says ``sparse``; the engine never uses a sparse rate
 unless asked to. ``Hardware.get("H100")`` and the dotted paths (``Hardware.Cloud.H100``) reach
 the same objects.
@@ -387,7 +391,8 @@ CORTEX_A53_CAMERA = Device(
         date=_D(2025, 1, 1),
         notes=(
             "A planning device, not a product: the chapter's sustained INT8 rate (not a peak) and "
-            "active power. FP32 rate assumes 4-wide NEON FMA at ~10% sustained; bandwidth is a "
+            "active power. FP32 rate: the A53's 64-bit NEON datapath does one 2-lane FP32 FMA per "
+            "cycle (4 FLOP/cycle, 4.8 GFLOP/s at 1.2 GHz), ~10% of it sustained; bandwidth is a "
             "32-bit LPDDR2-800 bus. Use only for the worked example."
         ),
     ),
@@ -434,9 +439,10 @@ IPHONE_15_PRO = Device(
         quoted_precision="int8",
         precisions={
             "int8": _rate(35, unit="TOP/s", kind="npu"),
-            # 6 GPU cores x 128 ALUs x 2 FLOP x 1.398 GHz (third-party die analysis)
+            # 6 GPU cores x 128 ALUs x 2 FLOP x 1.398 GHz (third-party die analysis); Apple's GPUs
+            # since the A14/M1 generation run FP16 at the FP32 rate (no double-rate FP16)
             "fp32": _rate(2.147, kind="vector"),
-            "fp16": _rate(4.294, kind="vector"),
+            "fp16": _rate(2.147, kind="vector"),
         },
     ),
     dispatch_tax=(50, "us"),
@@ -451,7 +457,8 @@ IPHONE_15_PRO = Device(
         date=_D(2023, 9, 12),
         notes=(
             "Apple does not publish memory or GPU FLOPs: 8 GB LPDDR5-6400 on a 64-bit bus "
-            "(51.2 GB/s) and the GPU rates are from teardown/die analysis; 35 TOPS is the "
+            "(51.2 GB/s) and the GPU rates are from teardown/die analysis (FP16 at the FP32 rate: "
+            "P. Turner, 'metal-benchmarks', github.com/philipturner/metal-benchmarks, 2023); 35 TOPS is the "
             "Neural Engine's INT8 marketing figure. ~8 W is a sustained SoC envelope."
         ),
     ),
@@ -469,8 +476,9 @@ NANO_33_BLE_SENSE = Device(
     compute=Compute(
         quoted_precision="int8",
         precisions={
-            # single-precision FPU: 1 fused MAC per cycle at 64 MHz
-            "fp32": _rate(128, unit="MFLOP/s", kind="cpu"),
+            # single-precision FPU (Cortex-M4 TRM, FPU instruction timing): VADD.F32 and VMUL.F32
+            # take 1 cycle, VFMA.F32 3 cycles, so at most 1 FLOP per cycle at 64 MHz
+            "fp32": _rate(64, unit="MFLOP/s", kind="cpu"),
             # SMLAD: 2 16-bit MACs per cycle on int8 data widened to 16 bits
             "int8": _rate(256, unit="MOP/s", kind="cpu"),
         },
@@ -483,7 +491,7 @@ NANO_33_BLE_SENSE = Device(
     ),
     tdp=(0.015, "W"),
     provenance=Provenance(
-        document="Nordic nRF52840 Product Specification v1.7; Arduino Nano 33 BLE Sense datasheet",
+        document="Nordic nRF52840 Product Specification v1.7; Arduino Nano 33 BLE Sense datasheet; Arm Cortex-M4 Technical Reference Manual r0p1 (FPU instruction timing)",
         url="https://docs.nordicsemi.com/bundle/ps_nrf52840/page/keyfeatures_html5.html",
         date=_D(2021, 10, 1),
         notes="256 KB RAM, 1 MB flash, 64 MHz Cortex-M4F; bandwidth = 32-bit bus x 64 MHz.",

@@ -1776,7 +1776,7 @@ FINGERPRINTS = {
     ("s06_07_transformers", "PRED_D"): "04b85f9cb4bf",
     ("s06_07_transformers", "PRED_E"): "3c73c40962b4",
     ("s06_07_transformers", "TRANSFER_A"): "8246f388ef03",
-    ("s06_07_transformers", "TRANSFER_B"): "1eef59555de9",
+    ("s06_07_transformers", "TRANSFER_B"): "f0c44d0dc9b9",
     ("s06_07_transformers", "TRANSFER_C"): "7e1aab3f8981",
     ("s06_07_transformers", "TRANSFER_D"): "fc8e179c3d25",
     ("s06_07_transformers", "TRANSFER_E"): "b7aa6a9ea188",

@@ -24,6 +24,13 @@ sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 warnings.filterwarnings("ignore")
 
 import torch  # noqa: E402
+
+try:  # regenerate.py imports torchvision for its whole-model entries; these do not need it
+    import torchvision  # noqa: F401
+except ImportError:
+    import types
+
+    sys.modules["torchvision"] = types.ModuleType("torchvision")
 import transformers  # noqa: E402
 from regenerate import CPU, _cache_bytes, _hf_model, count_flops, n_params  # noqa: E402
 

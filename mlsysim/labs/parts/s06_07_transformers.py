@@ -1016,7 +1016,7 @@ TRANSFER_A = Prediction(
 
 TRANSFER_B = Prediction(
     question=(
-        "Decode at batch 1 on an A100 80 GB (312 TFLOP/s, 2.0 TB/s) instead of the H100 (989.5 TFLOP/s, "
+        "Batch-1 decode on an A100 80 GB (312 TFLOP/s, 2.04 TB/s) instead of the H100 (989.5 TFLOP/s, "
         "3.35 TB/s). Its MFU is…"
     ),
     options={
@@ -1027,7 +1027,7 @@ TRANSFER_B = Prediction(
     answer="higher",
     feedback={
         "higher": "The roofline ceiling of a memory-bound MFU is bandwidth × intensity / peak: at 1 FLOP/B, "
-        "2.0/312 = 0.64% on the A100 against 3.35/989.5 = 0.34% on the H100. Pick the A100: the cards read "
+        "2.04/312 = 0.65% on the A100 against 3.35/989.5 = 0.34% on the H100. Pick the A100: the cards read "
         "0.48% against 0.21%, lower than the ceilings because the step's 515 kernel launches (2.6 ms) add to "
         "the memory time on both. A faster GPU is not a better-utilized one.",
         "lower": "It is slower per token, but MFU divides by its smaller peak: the A100's ridge is lower, so a "
