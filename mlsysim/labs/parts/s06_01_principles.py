@@ -695,8 +695,8 @@ TRANSFER_C = Prediction(
     ),
     options={
         "right": "Further right of the ridge: a quarter of the bytes per weight is 4× the intensity",
-        "left": "Left of the ridge: the intensity rises 4×, but the INT8 ridge point is about 30× the FP32 one",
-        "same": "Where it was: precision does not change the FLOPs per weight",
+        "left": "Left of the ridge: the INT8 roof rises further than the intensity does",
+        "same": "Where it was: the proxy counts operations per weight, which precision keeps",
     },
     answer="left",
     feedback={

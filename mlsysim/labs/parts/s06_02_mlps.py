@@ -284,7 +284,7 @@ TRANSFER_B = Prediction(
     ),
     options={
         "larger": "Larger: half the bytes per weight doubles the intensity",
-        "smaller": "Smaller: the intensity doubles but the peak is 16× higher",
+        "smaller": "Smaller: the roof rises far more than the intensity does",
         "same": "The same: precision changes neither the FLOPs nor the reuse",
     },
     answer="smaller",
@@ -616,7 +616,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "fewer": "Fewer: an INT8 weight is a quarter of the bytes to fetch",
-        "more": "More: the fetch shrinks 4×, the MAC about 15×",
+        "more": "More: the MAC's energy shrinks faster than the fetch's",
         "same": "The same: the fetch and the MAC shrink together",
     },
     answer="more",

@@ -54,15 +54,17 @@ EFFICIENCY = 0.5
 # --- Interconnects the hardware registry does not model yet (H100 SXM5) ------------------------
 #: PCIe Gen5 x16 host link, per direction. NVIDIA H100 Tensor Core GPU datasheet (SXM5 column):
 #: "PCIe Gen5: 128GB/s" (both directions together), i.e. 64 GB/s each way;
-#: https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet
+#: https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet (2023 edition,
+#: read 2026-11)
 #: (PCI-SIG: 32 GT/s per lane x 16 lanes, 128b/130b encoding = 63 GB/s per direction.)
 PCIE_GEN5_X16 = "64 GB/s"
 #: NVLink 4 on one H100 SXM5, both directions together: "NVLink: 900GB/s" (same datasheet;
-#: https://www.nvidia.com/en-us/data-center/nvlink/ "900 GB/s total bandwidth per GPU").
+#: https://www.nvidia.com/en-us/data-center/nvlink/ "900 GB/s total bandwidth per GPU"; read 2026-11).
 NVLINK4_TOTAL = "900 GB/s"
 #: NVLink (through the NVSwitches) joins the 8 GPUs of one HGX/DGX H100 node; a larger NVLink
 #: domain needs the separate NVLink Switch System. NVIDIA DGX H100 User Guide, "Introduction":
 #: "8x NVIDIA H100 GPUs ... 4x NVIDIA NVSwitches"; https://docs.nvidia.com/dgx/dgxh100-user-guide/
+#: (2023, read 2026-11)
 NODE_GPUS = 8
 #: Between nodes each H100 has its own ConnectX-7 port, "400 Gb/s InfiniBand" (NDR; same guide),
 #: i.e. 50 GB/s per direction per GPU, a ninth of NVLink's 450 GB/s.
