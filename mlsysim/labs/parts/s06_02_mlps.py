@@ -83,7 +83,7 @@ TRANSFER_A = Prediction(
     options={
         "wide_in": "The 4,096→1,024 layer: its input is twice as wide",
         "square": "The 2,048→2,048 layer: square layers are the largest",
-        "same": "Neither: both layers have d_in × d_out = 4,194,304 weights",
+        "same": "Neither: only the product of the two widths counts",
     },
     answer="same",
     feedback={
@@ -464,8 +464,8 @@ PRED_C = Prediction(
         "(32 then 64 3×3 filters, two poolings, then a dense head)?"
     ),
     options={
-        "mlp": "The MLP: dense layers explode",
-        "cnn": "The CNN, by about 4×",
+        "mlp": "The MLP, by several times: dense layers explode",
+        "cnn": "The CNN, by several times",
         "same": "About the same",
     },
     answer="cnn",
@@ -486,7 +486,7 @@ TRANSFER_C = Prediction(
         "has more weights now?"
     ),
     options={
-        "mlp": "The MLP, narrowly: the widening adds about 300,000 weights",
+        "mlp": "The MLP, narrowly: the wider first layer is enough to overtake",
         "cnn": "Still the CNN, by far: convolutions always cost more weights",
         "same": "Exactly the same: the widening just closes the gap",
     },

@@ -1001,7 +1001,7 @@ TRANSFER_A = Prediction(
     ),
     options={
         "launch": "Yes: decode is always launch-bound at batch 1, whatever the model",
-        "memory": "No: 4.3× the weight bytes and fewer kernels make it memory-bound",
+        "memory": "No: its weight bytes outgrow its launches, so memory binds",
         "compute": "No: a bigger model does more arithmetic, so it is compute-bound",
     },
     answer="memory",

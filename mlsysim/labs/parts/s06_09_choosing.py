@@ -1034,7 +1034,7 @@ TRANSFER_B = Prediction(
         "fit?"
     ),
     options={
-        "yes": "Yes: about 20 GB of cache and 3.1 GB of weights",
+        "yes": "Yes: the KV cache is the larger share, and both fit",
         "no": "No: 64 sequences of 1,024 tokens are too many for one device",
         "weights": "Yes: the 3.1 GB of weights dominate the state",
     },
