@@ -736,13 +736,8 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
             f"{_name(m)} keeps no KV cache (an encoder or a classifier), so only its weights count."
         )
     else:
-        window = m.config.get("sliding_window")
-        note = (
-            f" Its {m.config['sliding_layers']} sliding-window layers keep at most {window - 1:,} tokens "
-            "each, which bends the curve."
-            if window and m.config.get("sliding_layers")
-            else ""
-        )
+        note = _window_clause(m)
+        note = f"{note}, which bends the curve." if note else ""
         summary = (
             f"Each token adds {fmt_bytes(per_token)} per sequence; at {top:,} tokens and batch {b} "
             f"the cache is {fmt_bytes(kv_top)} next to {fmt_bytes(weights)} of weights "
@@ -817,15 +812,20 @@ def largest_batch(m: M.Model, device: str, precision: str, seq_len: int) -> int:
     return lo
 
 
+def _window_clause(m: M.Model) -> str:
+    """' Its N sliding-window layers keep at most W - 1 tokens each' (transformers' cache), or ''."""
+    window, layers = m.config.get("sliding_window"), m.config.get("sliding_layers")
+    if not (window and layers):
+        return ""
+    return f" Its {layers} sliding-window layers keep at most {window - 1:,} tokens each"
+
+
 def _window_note(m: M.Model, s: int) -> str:
     """A sentence when ``s`` tokens pass the model's sliding window (its cache stops growing)."""
-    window, layers = m.config.get("sliding_window"), m.config.get("sliding_layers")
-    if not (window and layers and s >= window):
+    clause, window = _window_clause(m), m.config.get("sliding_window")
+    if not clause or s < window:
         return ""
-    return (
-        f" Its {layers} sliding-window layers keep at most {window - 1:,} tokens each, so past "
-        f"{window:,} tokens a longer context adds nothing to them."
-    )
+    return f"{clause}, so past {window:,} tokens a longer context adds nothing to them."
 
 
 def part_e(model: str, device: str, precision: str, context: int) -> View:
