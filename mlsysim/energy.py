@@ -71,7 +71,8 @@ def access_energy(n_bytes: float, level: str = "dram") -> Quantity:
         )
     if n_bytes < 0:
         raise ValueError(f"n_bytes must be >= 0, got {n_bytes}")
-    return units.Q_(n_bytes * ACCESS_ENERGY_PJ_PER_BYTE[level], "pJ")
+    # + 0.0: a caller's -0.0 bytes is 0 pJ, not "-0.0 pJ"
+    return units.Q_(n_bytes * ACCESS_ENERGY_PJ_PER_BYTE[level] + 0.0, "pJ")
 
 
 def move_vs_compute(precision: str = "fp32", level: str = "dram", reuse: int = 1) -> float:

@@ -347,10 +347,16 @@ read on; the questions become active in a few seconds.</div>
   sheet.replaceSync(":host-context(.dark) .main-svg :is(.xtick, .ytick, .g-xtitle, .g-ytitle, " +
     ".legendtext, .annotation-text, .textpoint) text, :host-context(.dark) .main-svg " +
     ":is(.gtitle, .legendtext, .annotation-text) { fill: #cbd5e1 !important; }");
-  const theme = () => document.querySelectorAll('marimo-plotly').forEach((el) => {
+  // marimo lays an inline radio's options out as grid columns that never wrap: on a phone each
+  // label is squeezed into a column and broken mid-word ("FP32 (4 / B)"); let whole options wrap
+  const radios = new CSSStyleSheet();
+  radios.replaceSync("[role=radiogroup].grid-flow-col { display: flex; flex-wrap: wrap; " +
+    "column-gap: 1rem; row-gap: .375rem; } [role=radiogroup].grid-flow-col label { white-space: nowrap; }");
+  const adopt = (sel, s) => document.querySelectorAll(sel).forEach((el) => {
     const sr = el.shadowRoot;
-    if (sr && !sr.adoptedStyleSheets.includes(sheet)) sr.adoptedStyleSheets = [...sr.adoptedStyleSheets, sheet];
+    if (sr && !sr.adoptedStyleSheets.includes(s)) sr.adoptedStyleSheets = [...sr.adoptedStyleSheets, s];
   });
+  const theme = () => { adopt('marimo-plotly', sheet); adopt('marimo-radio', radios); };
   const obs = new MutationObserver(() => {
     theme();
     if (document.querySelector(BUSY)) { seen = true; clearTimeout(quiet); quiet = null; }

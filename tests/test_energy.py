@@ -40,3 +40,11 @@ def test_h100_roofline_attainable(intensity, tflops):
     assert Hardware.get("H100").attainable_flops(
         intensity, "fp16", efficiency=0.5
     ) / 1e12 == pytest.approx(min(tflops, 989.5 / 2))
+
+
+def test_negative_zero_bytes_cost_zero_not_minus_zero():
+    """A caller's -0.0 bytes is allowed (it equals 0) and costs 0 pJ, never '-0.0 pJ'."""
+    import math
+
+    e = energy.access_energy(-0.0, "dram").m_as("pJ")
+    assert e == 0 and math.copysign(1.0, e) == 1.0

@@ -428,6 +428,21 @@ def test_phone_width(open_notebook, artifacts, metrics):
         )
     if yt and t and yt[1] < t[3] - 1:
         problems.append(f"the y-axis title {yt} runs up into the chart title {t}")
+    # an inline radio's options wrap whole: no option label broken over two lines (marimo lays
+    # them out as non-wrapping grid columns; the site's boot script lets them wrap)
+    broken = lp.page.evaluate("""() => {
+      const out = [];
+      document.querySelectorAll('marimo-radio[data-inline=true]').forEach((el) => {
+        (el.shadowRoot ? el.shadowRoot.querySelectorAll('[role=radiogroup] label') : []).forEach((l) => {
+          const cs = getComputedStyle(l), fs = parseFloat(cs.fontSize);
+          const lh = parseFloat(cs.lineHeight) || 1.3 * fs, h = l.getBoundingClientRect().height;
+          if (h > 1.5 * lh) out.push(`${l.textContent.trim()} (${Math.round(h)} px tall)`);
+        });
+      });
+      return out;
+    }""")
+    if broken:
+        problems.append(f"inline radio options broken over lines at phone width: {broken}")
     # what the student sees: the real 390 x 844 screen, scrolled to the chart
     lp.page.locator(PLOT).first.scroll_into_view_if_needed()
     lp.page.wait_for_timeout(300)
