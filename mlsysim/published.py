@@ -2,7 +2,8 @@
 shows the same figure with the same citation).
 
 These are results the core cannot compute (accuracy after training, measured kernel speed-ups);
-every entry names the paper, the table or sentence it comes from, and a stable URL.
+every entry names the paper, the table or sentence it comes from, a stable URL and the year it
+was published (its date: these are papers, cited by year).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class Published:
     source: str
     locator: str
     url: str
+    year: int
 
     def __post_init__(self):
         v = self.value
@@ -38,6 +40,7 @@ class Published:
                 raise ValueError(f"{name} must be a non-empty string, got {getattr(self, name)!r}")
         if not self.url.startswith(("https://", "http://")):
             raise ValueError(f"url must start with https:// or http://, got {self.url!r}")
+        _check.integer("year", self.year, 1900, 2100)
 
     @property
     def citation(self) -> str:
@@ -53,12 +56,16 @@ _HE2016_URL = "https://arxiv.org/abs/1512.03385"
 #: plain 20-layer ones (Fig. 6, given as curves only).
 RESNET_CIFAR10 = {
     20: (
-        Published(8.75, "%", "ResNet-20 test error, CIFAR-10", _HE2016, "Table 6", _HE2016_URL),
-        Published(0.27e6, "params", "ResNet-20 parameters", _HE2016, "Table 6", _HE2016_URL),
+        Published(
+            8.75, "%", "ResNet-20 test error, CIFAR-10", _HE2016, "Table 6", _HE2016_URL, 2016
+        ),
+        Published(0.27e6, "params", "ResNet-20 parameters", _HE2016, "Table 6", _HE2016_URL, 2016),
     ),
     56: (
-        Published(6.97, "%", "ResNet-56 test error, CIFAR-10", _HE2016, "Table 6", _HE2016_URL),
-        Published(0.85e6, "params", "ResNet-56 parameters", _HE2016, "Table 6", _HE2016_URL),
+        Published(
+            6.97, "%", "ResNet-56 test error, CIFAR-10", _HE2016, "Table 6", _HE2016_URL, 2016
+        ),
+        Published(0.85e6, "params", "ResNet-56 parameters", _HE2016, "Table 6", _HE2016_URL, 2016),
     ),
 }
 
@@ -71,6 +78,7 @@ RMSNORM_RUNTIME_REDUCTION_PCT = Published(
     "Zhang and Sennrich, 'Root Mean Square Layer Normalization', NeurIPS 2019",
     "abstract",
     "https://arxiv.org/abs/1910.07467",
+    2019,
 )
 
 #: Ioffe and Szegedy 2015 (abstract): BatchNorm "achieves the same accuracy with 14 times fewer
@@ -82,4 +90,5 @@ BATCHNORM_FEWER_STEPS = Published(
     "Ioffe and Szegedy, 'Batch Normalization', ICML 2015",
     "abstract",
     "https://arxiv.org/abs/1502.03167",
+    2015,
 )

@@ -318,3 +318,21 @@ def test_every_device_goes_by_one_name_in_every_notebook():
         and "d.key.lower() not in d.name.lower()" not in line  # charts: keys vs names
     ]
     assert raw == [], f"a device named by its full registry name: {raw}"
+
+
+def test_every_published_figure_carries_its_source_and_year():
+    """Provenance: every published figure the lessons quote names its paper, the table or sentence,
+    a URL and the year, and the year is the one its citation prints."""
+    from mlsysim import published
+
+    found = []
+    for v in (getattr(published, n) for n in published.__all__):
+        items = [v] if isinstance(v, published.Published) else []
+        if isinstance(v, dict):
+            items = [p for pair in v.values() for p in pair if isinstance(p, published.Published)]
+        found += items
+    assert len(found) >= 6
+    for p in found:
+        assert str(p.year) in p.source and p.url.startswith("https://"), p
+    with pytest.raises(ValueError, match="year"):
+        published.Published(1.0, "x", "w", "s", "l", "https://x.org", 1066)

@@ -693,6 +693,7 @@ ROWS.update(
                 source="paper",
                 locator="Table 6",
                 url="https://arxiv.org/abs/1512.03385",
+                year=2016,
             ),
         ),
         "accuracy.Source": (
