@@ -217,6 +217,91 @@ def finite_result(what: str, values, names: str):
     return values
 
 
+def product(factors: dict[str, int], what: str, hi: int = MAX_SIZE) -> int:
+    """The product of ``factors`` (argument name -> its value) when it is at most ``hi``; else a
+    ValueError naming every argument, what the product sizes (``what``) and the range. A
+    composite layer's fields are each in range, but an inner layer gets their product: it is
+    refused here, by the composite's own names, not later by the inner layer's."""
+    n = math.prod(factors.values())
+    if n > hi:
+        names = " x ".join(factors)
+        shown = " x ".join(f"{k}={v}" for k, v in factors.items())
+        raise ValueError(
+            f"{names} must be in [1, {_bound(hi)}] ({what}), got {shown} = {n:,}: "
+            f"make {' or '.join(factors)} smaller"
+        )
+    return n
+
+
+def validated_copy(model, update, deep: bool = False):
+    """``model.model_copy(update=update)`` with the update validated like constructor arguments
+    (pydantic's ``model_copy`` skips validation: ``Dense(...).model_copy(update={"in_features":
+    -5})`` would count -16 parameters) and no value cached from the old fields carried over."""
+    if not isinstance(update, dict):
+        raise ValueError(f"update must be a dict of field values, got {_short(update, 200)}")
+    cls = type(model)
+    data = {k: getattr(model, k) for k in model.model_fields_set}
+    if deep:
+        import copy
+
+        data = copy.deepcopy(data)
+    data.update(update)
+    return cls.model_validate(data)
+
+
+#: Devices whose figures ``device_figures`` has checked (by id; the device itself is kept so that
+#: a new device at a recycled address is checked again).
+_CHECKED_DEVICES: dict[int, object] = {}
+
+
+def device_figures(name: str, dev):
+    """``dev`` (a ``hardware.Device``) when every figure the engine reads from it is in range:
+    memory capacity, bandwidth, SRAM and flash, dispatch tax, TDP, and every peak rate, checked
+    as ``Device(...)`` checks them. A device made by pydantic's ``model_copy(update=...)`` skips
+    that validation (``dispatch_tax=-1 s`` gave a negative latency, ``bandwidth=0`` a
+    ZeroDivisionError); the error names ``name``'s field. Checked once per device object."""
+    if _CHECKED_DEVICES.get(id(dev)) is dev:
+        return dev
+    from .hardware import RATE_BASES, Compute, Device, Memory, PeakRate, _quantity
+
+    instance(name, dev, Device, "a Device or a device key")
+    try:
+        mem = instance(f"{name}.memory", dev.memory, Memory)
+        _quantity(mem.capacity, "[information]", f"{name}.memory.capacity")
+        _quantity(mem.bandwidth, "[information] / [time]", f"{name}.memory.bandwidth", True)
+        for part in ("sram", "flash"):
+            if getattr(mem, part) is not None:
+                _quantity(getattr(mem, part), "[information]", f"{name}.memory.{part}")
+        _quantity(dev.dispatch_tax, "[time]", f"{name}.dispatch_tax")
+        _quantity(dev.tdp, "[energy] / [time]", f"{name}.tdp")
+        comp = instance(f"{name}.compute", dev.compute, Compute)
+        if comp.rate_basis not in RATE_BASES:
+            raise ValueError(
+                f"{name}.compute.rate_basis={_short(comp.rate_basis)} is not valid; allowed: "
+                f"{', '.join(map(repr, RATE_BASES))}"
+            )
+        if not isinstance(comp.precisions, dict) or comp.quoted_precision not in comp.precisions:
+            raise ValueError(
+                f"{name}.compute.precisions must be a dict of PeakRate listing "
+                f"quoted_precision={_short(comp.quoted_precision)}, got {_short(comp.precisions)}"
+            )
+        for p, rate in comp.precisions.items():
+            field = f"{name}.compute.precisions[{p!r}]"
+            instance(field, rate, PeakRate)
+            _quantity(rate.dense, "[computation] / [time]", f"{field}.dense", True)
+            if rate.sparse is not None:
+                _quantity(rate.sparse, "[computation] / [time]", f"{field}.sparse", True)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} (a Device changed by model_copy(update=...) is not validated: build it with "
+            "Device(...) or Device.model_validate)"
+        ) from None
+    if len(_CHECKED_DEVICES) > 256:
+        _CHECKED_DEVICES.clear()
+    _CHECKED_DEVICES[id(dev)] = dev
+    return dev
+
+
 def choice(name: str, v, allowed: Iterable):
     allowed = tuple(allowed)
     if not isinstance(v, str | type(None)) or v not in allowed:
@@ -434,7 +519,14 @@ def _arg_check(name: str, ann, rng) -> Callable | None:
 
 
 def _short(v, limit: int = 60) -> str:
-    r = repr(v)
+    """``repr(v)`` cut to ``limit`` characters, for an error message; never raises (an integer
+    too long to print, ``10**5000``, is described by its size; a broken ``__repr__`` by its type)."""
+    try:
+        r = repr(v)
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        if isinstance(v, int):
+            return f"an integer of about {int(v.bit_length() * 0.30103) + 1:,} digits"
+        return f"a {type(v).__name__}"
     return r if len(r) <= limit else r[: limit - 3] + "..."
 
 

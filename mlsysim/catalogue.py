@@ -9,7 +9,6 @@ cost models load (a browser page's first run imports neither pint nor pydantic).
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 __all__ = ["Entry", "CATALOGUE", "identity", "label", "labels"]
@@ -50,8 +49,19 @@ def identity(key: str) -> dict[str, str]:
 
 
 def short(name: str) -> str:
-    """A device's human name without its parenthetical detail: "Apple iPhone 15 Pro"."""
-    return re.sub(r"\s*\(.*\)\s*$", "", name).strip() or name
+    """A device's human name without its parenthetical detail: "Apple iPhone 15 Pro".
+
+    What ``re.sub(r"\\s*\\(.*\\)\\s*$", "", name).strip() or name`` gives, in one pass (that
+    regular expression takes quadratic time on a long run of spaces or parentheses): a name
+    ending in ")" loses everything from the first "(" on that line, with the spaces before it."""
+    if not isinstance(name, str):
+        raise ValueError(f"name must be a device's name (text), got {type(name).__name__}")
+    end = len(name.rstrip())
+    if end and name[end - 1] == ")":
+        first = name.find("(", name.rfind("\n", 0, end - 1) + 1, end - 1)
+        if first != -1:
+            return name[:first].strip() or name
+    return name.strip() or name
 
 
 def label(key: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from . import _check
 from .hardware import Device, Hardware
-from .layers import Layer
+from .layers import _COPIES, Layer, _recheck
 from .models import Model, Row, to_frame
 from .units import PRECISIONS, Q_, Quantity, bytes_per_value
 
@@ -335,6 +335,7 @@ def _rows_for(model, seq_len, phase) -> tuple[list[Row], str, bool]:
             raise ValueError("phase applies to language models, not to a single layer")
         if seq_len is not None:
             raise ValueError("seq_len applies to language models; set it on the layer itself")
+        _recheck(model)  # a layer changed by model_copy(update=...) is validated again
         # a composite (MHA, transformer block) is solved leaf by leaf, like a model's rows
         return [Row(n, leaf) for n, leaf in model.rows()], type(model).__name__, False
     raise ValueError(f"model must be an mlsysim Model or Layer, got {type(model).__name__}")
@@ -345,6 +346,9 @@ def _coeffs(model, seq_len, phase, fused=False):
     key = (id(rows), len(rows), str(phase), fused)
     arr = _ARRAY_CACHE.get(key)
     if arr is None or arr.rows is not rows:
+        if _COPIES:  # a row's layer changed by model_copy(update=...) is validated again
+            for r in rows:
+                _recheck(r.layer)
         arr = _arrays(rows, fused)
         if len(_ARRAY_CACHE) > 256:
             _ARRAY_CACHE.clear()
@@ -369,8 +373,8 @@ def _validate(
     eff = _check.real("efficiency", efficiency, _check.EFFICIENCY_MIN, 1.0)
     sparse = _check.flag("sparse", sparse)
     fused = _check.flag("fused", fused)
-    if phase is not None and phase not in ("prefill", "decode"):
-        raise ValueError(f"phase={phase!r} is not valid; allowed: None, 'prefill', 'decode'")
+    if phase is not None:
+        _check_phase(phase)
     is_lm = isinstance(model, Model) and model.is_lm
     if sweep:
         batches = _check.integers("batch_sizes", batches, 1, _check.MAX_BATCH, 1, MAX_SWEEP_POINTS)
@@ -404,6 +408,15 @@ def _validate(
     return dev, is_lm, phase, batches, seqs, precision, eff, sparse, fused
 
 
+def _check_phase(phase) -> None:
+    """``phase`` is None, 'prefill' or 'decode' (a string first: a numpy array compared with the
+    allowed names would be an array, and its truth value ambiguous)."""
+    if phase is not None and (not isinstance(phase, str) or phase not in ("prefill", "decode")):
+        raise ValueError(
+            f"phase={_check._short(phase, 200)} is not valid; allowed: None, 'prefill', 'decode'"
+        )
+
+
 #: Most points one ``Engine.sweep`` evaluates (batch sizes x sequence lengths).
 MAX_SWEEP_POINTS = 1_000_000
 
@@ -413,10 +426,13 @@ _DEVICE_CACHE: dict[tuple, tuple] = {}
 def _device_rates(dev: Device, precision: str, sparse: bool) -> tuple[float, float, float, bool]:
     """(listed FLOP/s, bandwidth B/s, dispatch s, rate already sustained): pint conversions done
     once per device and precision, outside the hot path (``Device.sustained_flops`` is the
-    same arithmetic: listed x efficiency unless the rate is already sustained)."""
+    same arithmetic: listed x efficiency unless the rate is already sustained). A device not
+    seen before has its figures checked first (one made by ``model_copy(update=...)`` skipped
+    validation): a ValueError names the field, e.g. ``hardware.memory.bandwidth``."""
     key = (id(dev), precision, sparse)
     hit = _DEVICE_CACHE.get(key)
     if hit is None or hit[0] is not dev:
+        _check.device_figures("hardware", dev)
         peak = dev.compute.peak(precision, sparse=sparse).m_as("FLOP/s")
         hit = (
             dev,
@@ -498,6 +514,17 @@ def _point(roof: _Roofline, B: int, rate: float, bw: float, nb: int, db: int, ta
     return (att_c + att_m + td, flops / rate, num / scale, td, att_c, att_m, flops, moved)
 
 
+def _recheck_model(model, seq_len, phase) -> None:
+    """Validate again any layer of ``model`` (a Layer, or a Model's rows at ``seq_len`` and
+    ``phase`` and the rows its ``params`` counts) changed by ``model_copy(update=...)``."""
+    if isinstance(model, Layer):
+        _recheck(model)
+    elif _COPIES:
+        for rows in (model.rows(seq_len, phase), model.rows(1 if model.is_lm else None)):
+            for r in rows:
+                _recheck(r.layer)
+
+
 def weight_only_intensity(
     model: Model,
     precision: str = "fp32",
@@ -509,8 +536,10 @@ def weight_only_intensity(
     model the default is one decoded token (``phase='decode'``): ~2 FLOPs per parameter."""
     if not isinstance(model, Model):
         raise ValueError(f"model must be an mlsysim Model, got {type(model).__name__}")
+    _check_phase(phase)
     if model.is_lm and phase is None and seq_len is None:
         phase, seq_len = "decode", 1
+    _recheck_model(model, seq_len, phase)
     wb = model.params * bytes_per_value(precision)
     flops = model.flops(batch, seq_len, phase)
     if wb <= 0:
@@ -528,10 +557,12 @@ def weight_reuse(
     model the default is one decoded token (about 1 use per weight)."""
     if not isinstance(model, Model | Layer):
         raise ValueError(f"model must be an mlsysim Model or Layer, got {type(model).__name__}")
+    _check_phase(phase)
     if isinstance(model, Layer) and (seq_len is not None or phase is not None):
         raise ValueError("seq_len and phase apply to language models; set them on the layer itself")
     if isinstance(model, Model) and model.is_lm and phase is None and seq_len is None:
         phase, seq_len = "decode", 1
+    _recheck_model(model, seq_len, phase)
     macs = model.macs(batch, seq_len, phase) if isinstance(model, Model) else model.macs(batch)
     if model.params <= 0:
         raise ValueError(f"model={model!r} has no parameters; weight reuse is undefined")

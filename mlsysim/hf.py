@@ -359,24 +359,44 @@ class _Cfg:
         return _ACT[v]
 
 
+def _set(raw: dict, key: str) -> bool:
+    """Whether ``raw[key]`` is set (truthy, as transformers reads it); a value with no truth value
+    of its own (a numpy array) is refused by the field's name."""
+    v = raw.get(key)
+    try:
+        return bool(v)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"config[{key!r}] must be a JSON value (an object, a list, a number, a string, true, "
+            f"false or null), got {_check._short(v, 80)}"
+        ) from None
+
+
+def _unset(v, *sentinels: str) -> bool:
+    """``v`` is None or one of the default markers (compared as strings only: a numpy array
+    compared with a string is an array, whose truth value is ambiguous)."""
+    return v is None or (isinstance(v, str) and v in sentinels)
+
+
 def _refuse_unmodelled(raw: dict, model_type: str) -> None:
     """Fields that would change a count in transformers but are not modelled: refuse by name."""
-    if raw.get("quantization_config"):
+    if _set(raw, "quantization_config"):
         raise ValueError(
             "config['quantization_config'] (a quantized checkpoint) is not modelled: its packed "
             "weights change the parameter count; remove it and pick the precision instead"
         )
-    if raw.get("pruned_heads"):
+    if _set(raw, "pruned_heads"):
         raise ValueError("config['pruned_heads'] (pruned attention heads) is not modelled")
-    if raw.get("add_cross_attention"):
+    if _set(raw, "add_cross_attention"):
         raise ValueError(
             "config['add_cross_attention']=true (cross-attention layers) is not modelled by from_hf_config"
         )
     if model_type in _ENCODERS:
         pe = raw.get("position_embedding_type", "absolute")
-        if pe != "absolute":
+        if not isinstance(pe, str) or pe != "absolute":
             raise ValueError(
-                f"config['position_embedding_type']={pe!r} is not modelled; allowed: 'absolute'"
+                f"config['position_embedding_type']={_check._short(pe, 80)} is not modelled; "
+                "allowed: 'absolute'"
             )
 
 
@@ -386,13 +406,15 @@ def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
     if bare:
         return bare_cls, "bare"
     archs = raw.get("architectures")
-    if archs in (None, []):
+    if archs is None or (isinstance(archs, list) and not archs):
         if model_type in _ENCODERS:
             return bare_cls, "bare"
         lm = next(c for c, h in classes.items() if h == "lm")
         return lm, "lm"
     if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
-        raise ValueError(f"config['architectures'] must be a list of class names, got {archs!r}")
+        raise ValueError(
+            f"config['architectures'] must be a list of class names, got {_check._short(archs, 80)}"
+        )
     arch = archs[0]
     if arch not in classes:
         raise ValueError(
@@ -647,9 +669,17 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
             f"config['num_attention_heads']={heads} must divide config['hidden_size']={d}"
         )
     # RoBERTa numbers positions from padding_idx + 1, so padding_idx + 1 rows are never used
-    limit = positions - (c.int("pad_token_id", minimum=0) + 1 if c.mt == "roberta" else 0)
-    if limit < 1:
-        raise ValueError(f"config['max_position_embeddings']={positions} leaves no usable position")
+    limit = positions
+    if c.mt == "roberta":
+        pad = c.int("pad_token_id", minimum=0)
+        limit = positions - (pad + 1)
+        if limit < 1:
+            raise ValueError(
+                f"config['pad_token_id']={pad} with config['max_position_embeddings']={positions} "
+                "leaves no usable position (RoBERTa numbers positions from pad_token_id + 1): "
+                "pad_token_id must be in [0, max_position_embeddings - 2] = "
+                + (f"[0, {positions - 2}]" if positions >= 2 else "[] (none is allowed)")
+            )
     pooler = head in ("bare", "pretraining") or (head == "seqcls" and c.mt == "bert")
     labels = _num_labels(c.raw) if head == "seqcls" else 0
 
@@ -770,10 +800,10 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     )
     ff, vocab = c.int("intermediate_size"), c.int("vocab_size")
     kv_heads = (
-        heads if c.get("num_key_value_heads") in (_HEADS, None) else c.int("num_key_value_heads")
+        heads if _unset(c.get("num_key_value_heads"), _HEADS) else c.int("num_key_value_heads")
     )
     hd_raw = c.get("head_dim")
-    if hd_raw in (_DERIVED, None):
+    if _unset(hd_raw, _DERIVED):
         if d % heads:
             raise ValueError(
                 f"config['num_attention_heads']={heads} must divide config['hidden_size']={d} "
@@ -1008,6 +1038,7 @@ def shipped_configs() -> list[str]:
 def shipped_config(name: str) -> dict:
     """One shipped configuration: ``{"config": <config.json>, "source": {...},
     "published_params": ...}``. The ``config`` block is what ``from_hf_config`` takes."""
+    _check.text("name", name)
     names = shipped_configs()
     if name not in names:
         raise ValueError(

@@ -18,6 +18,7 @@ the field and the allowed range.
 from __future__ import annotations
 
 import math
+import weakref
 from functools import cached_property
 from typing import ClassVar, Literal
 
@@ -55,6 +56,48 @@ __all__ = [
 Pair = int | tuple[PositiveInt, PositiveInt]
 
 
+#: Layers made by copying (``model_copy``, ``copy.copy``), not yet validated again: pydantic's
+#: ``model_copy(update=...)`` writes the update into the copy without validation.
+_COPIES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _copied(original, copied):
+    fields = type(original).model_fields
+    for key in [k for k in copied.__dict__ if k not in fields]:  # cached_property values
+        del copied.__dict__[key]
+    _COPIES[id(copied)] = copied
+    return copied
+
+
+def _recheck(layer):
+    """``layer``, validated again (once) if it was made by copying: ``Dense(...).model_copy(
+    update={"in_features": -5})`` skips pydantic's validation and would count -16 parameters;
+    here it is a ValueError naming ``in_features``. A composite's leaves are checked too. Costs
+    one test while no layer has been copied."""
+    if not _COPIES:
+        return layer
+    _recheck_one(layer)
+    if isinstance(layer, Sequential):
+        for _, leaf in layer._leaves:
+            _recheck_one(leaf)
+    return layer
+
+
+def _recheck_one(lay) -> None:
+    if _COPIES.get(id(lay)) is not lay:
+        return
+    cls = type(lay)
+    try:
+        cls.model_validate({k: getattr(lay, k) for k in cls.model_fields})
+    except _check._validation_error() as exc:
+        inner = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
+        raise ValueError(
+            f"this {cls.__name__} was changed by model_copy(update=...), which skips validation, "
+            f"into an invalid layer: {inner}"
+        ) from None
+    _COPIES.pop(id(lay), None)
+
+
 def check_batch(batch, name: str = "batch") -> int:
     """``batch`` as a Python int in [1, 2**31] (numpy ints and integral floats accepted)."""
     return _check.integer(name, batch, 1, _check.MAX_BATCH)
@@ -77,6 +120,16 @@ class Layer(BaseModel):
     def _check_fields(cls, data):
         # sizes are integers (no bools, strings, fractions; capped), flags are bools
         return _check.layer_fields(cls, data)
+
+    # pydantic's ``model_copy(update=...)`` copies (through these two) and then writes the update
+    # into the copy without validation: a copy is remembered in _COPIES, and checked again where
+    # the engine takes its counts (``_recheck``); values cached from the old fields are dropped
+    # (a copied MultiHeadAttention counted its old seq_len)
+    def __copy__(self):
+        return _copied(self, super().__copy__())
+
+    def __deepcopy__(self, memo=None):
+        return _copied(self, super().__deepcopy__(memo))
 
     # ---- per-example element counts (override) ----
     @property
@@ -214,6 +267,11 @@ class Dense(Layer):
         xs = _check.vector("x", list(x) if _is_array(x) else x, _check.MAX_SIZE)
         if len(xs) != self.in_features:
             raise ValueError(f"x must have in_features={self.in_features} values, got {len(xs)}")
+        if _is_array(weights) and getattr(weights, "ndim", 0) != 2:
+            raise ValueError(
+                f"weights must be {self.in_features} rows of {self.out_features} values (a list "
+                f"of lists, or a 2-D array), got an array of shape {tuple(weights.shape)}"
+            )
         w = _check.matrix(
             "weights",
             [list(r) for r in weights] if _is_array(weights) else weights,
@@ -847,6 +905,16 @@ class Sequential(Layer):
     name: str = "sequential"
     layers: tuple[Layer, ...]
 
+    @field_validator("layers", mode="before")
+    @classmethod
+    def _sized(cls, v):
+        # pydantic would read any iterable to its end: itertools.count() never ends
+        if not isinstance(v, list | tuple):
+            raise ValueError(
+                f"layers must be a list or tuple of layers, got {_check._short(v, 200)}"
+            )
+        return v
+
     @field_validator("layers")
     @classmethod
     def _nonempty(cls, v):
@@ -941,6 +1009,17 @@ class Sequential(Layer):
         return max(layer.live_elements(batch) for _, layer in self._leaves)
 
 
+def _built_by_class(v, cls_name: str):
+    """A composite that builds its own layers from its sizes takes no ``layers`` (only the
+    empty default, which ``model_dump()`` writes)."""
+    if v:
+        raise ValueError(
+            f"layers is built by {cls_name} from its sizes and cannot be passed; got "
+            f"{len(v)} layer(s): set d_model, n_heads, ... instead, or use Sequential(layers=...)"
+        )
+    return v
+
+
 class MultiHeadAttention(Sequential):
     """Q/K/V/O projections around the attention core (torch ``nn.MultiheadAttention`` counts:
     4 d^2 + 4 d params with bias). ``kv_heads < n_heads`` is grouped-query attention: K and V
@@ -975,10 +1054,15 @@ class MultiHeadAttention(Sequential):
     @field_validator("layers")
     @classmethod
     def _nonempty(cls, v):
-        return v
+        return _built_by_class(v, "MultiHeadAttention")
 
     @model_validator(mode="after")
     def _heads(self):
+        if self.head_dim is not None:
+            _check.product(
+                {"n_heads": self.n_heads, "head_dim": self.head_dim},
+                "the query projection's width: its out_features",
+            )
         if self.kv_len is not None and self.src_len is not None:
             raise ValueError(
                 "kv_len (cached tokens, self-attention decode) and src_len (cross-attention "
@@ -1044,10 +1128,18 @@ class TransformerBlock(Sequential):
     @field_validator("layers")
     @classmethod
     def _nonempty(cls, v):
-        return v
+        return _built_by_class(v, "TransformerBlock")
 
     @model_validator(mode="after")
     def _heads(self):
+        _check.product(
+            {"seq_len": self.seq_len, "d_model": self.d_model},
+            "the elements of the block's residual adds and norms",
+        )
+        _check.product(
+            {"seq_len": self.seq_len, "d_ff": self.d_ff},
+            "the elements of the block's feed-forward activation",
+        )
         return _check_heads(self)
 
     @cached_property

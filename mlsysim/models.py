@@ -115,8 +115,10 @@ class Model:
                     f"seq_len={seq_len!r} applies to language models; {self.name} is not one"
                 )
             return (1, "prefill")
-        if phase not in (None, "prefill", "decode"):
-            raise ValueError(f"phase={phase!r} is not valid; allowed: 'prefill', 'decode'")
+        if phase is not None and (not isinstance(phase, str) or phase not in ("prefill", "decode")):
+            raise ValueError(
+                f"phase={_check._short(phase, 200)} is not valid; allowed: 'prefill', 'decode'"
+            )
         s = self.default_seq_len if seq_len is None else _check.integer("seq_len", seq_len)
         return (s, phase or "prefill")
 

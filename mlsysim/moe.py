@@ -34,6 +34,12 @@ from .units import bytes_per_value
 
 __all__ = ["MoELayer", "MIXTRAL_8X7B", "MIXTRAL_SOURCE", "mixtral_params", "MixtralCounts"]
 
+#: Most experts one MoE layer may have (``hot_loads`` lists one load per expert): 2**20, as many
+#: as the largest published expert counts.
+MAX_EXPERTS = 2**20
+#: Largest capacity factor: at ``n_experts / top_k`` an expert already takes every assignment.
+MAX_CAPACITY_FACTOR = 1e6
+
 
 class MoELayer(BaseModel):
     """One mixture-of-experts feed-forward layer (token-choice top-k routing)."""
@@ -44,6 +50,22 @@ class MoELayer(BaseModel):
     n_experts: PositiveInt
     top_k: PositiveInt
     ffn: Literal["swiglu", "gelu"] = "swiglu"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_fields(cls, data):
+        # sizes are integers (no bools, strings, fractions), capped as the layers' are: d_model
+        # and d_ff at 2**40 (the inner Dense layers' cap), n_experts at MAX_EXPERTS
+        if isinstance(data, dict) and "n_experts" in data:
+            n = _check.integer("n_experts", data["n_experts"], 1, MAX_EXPERTS)
+            data = {**data, "n_experts": n}
+        return _check.layer_fields(cls, data)
+
+    def model_copy(self, *, update=None, deep: bool = False):
+        """A copy; the fields in ``update`` are validated as the constructor validates them."""
+        if update is None:
+            return super().model_copy(deep=deep)
+        return _check.validated_copy(self, update, deep)
 
     @model_validator(mode="after")
     def _k(self):
@@ -104,7 +126,13 @@ class MoELayer(BaseModel):
 
     def weight_read_s(self, tokens: int, device: Device | str, precision: str = "fp16") -> float:
         """The iron law's data term for those weights: bytes / the device's memory bandwidth."""
-        dev = Hardware.get(device)
+        if isinstance(device, str) and device not in Hardware.names():
+            raise ValueError(
+                f"device={_check._short(device, 200)} is not a known device; allowed: "
+                f"{', '.join(Hardware.names())}"
+            )
+        _check.instance("device", device, (Device, str), "a Device or a device key")
+        dev = _check.device_figures("device", Hardware.get(device))
         return self.weight_bytes_read(tokens, precision) / dev.memory.bandwidth.m_as("B/s")
 
     # -- capacity factor and load imbalance --
@@ -142,11 +170,11 @@ class MoELayer(BaseModel):
         """Dispatch + combine bytes per token with the experts spread over ``devices`` devices
         (1 to n_experts: each holds at least one whole expert): each of the k copies of the
         d-vector leaves its device with probability (N − 1)/N, and comes back."""
-        n = _count(devices, "devices")
-        if n > self.n_experts:
+        n = _check._as_int(devices)
+        if n is None or not 1 <= n <= self.n_experts:
             raise ValueError(
-                f"devices must be in [1, n_experts] = [1, {self.n_experts}] (each device holds at "
-                f"least one whole expert), got {n}"
+                f"devices must be in [1, n_experts] = [1, {self.n_experts}] (an integer: each "
+                f"device holds at least one whole expert), got {_check._short(devices, 200)}"
             )
         return self.all_to_all_limit(precision) * (n - 1) / n
 
@@ -157,23 +185,22 @@ class MoELayer(BaseModel):
 
 
 def _count(v, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-    return v
+    """A token count: an integer in [1, 2**40] (no bool, string, fraction or 10**400)."""
+    return _check.integer(name, v, 1, _check.MAX_SIZE)
 
 
-def _factor(c: float) -> float:
-    c = float(c)
-    if not (c > 0 and math.isfinite(c)):
-        raise ValueError(f"capacity_factor must be a finite number > 0, got {c}")
-    return c
+def _factor(c) -> float:
+    return _check.real("capacity_factor", c, 0.0, MAX_CAPACITY_FACTOR, lo_open=True)
 
 
-def _share(h: float, e: int) -> float:
-    h = float(h)
-    if not (1.0 / e - 1e-12 <= h <= 1.0):
-        raise ValueError(f"hot_share must be in [1/n_experts, 1] = [{1 / e:.4g}, 1], got {h}")
-    return h
+def _share(h, e: int) -> float:
+    f = float(h) if _check.is_finite(h) else math.nan
+    if not (1.0 / e - 1e-12 <= f <= 1.0):
+        raise ValueError(
+            f"hot_share must be a number in [1/n_experts, 1] = [{1 / e:.4g}, 1], got "
+            f"{_check._short(h, 200)}"
+        )
+    return f
 
 
 # --------------------------------------------------------------------------------------------

@@ -34,12 +34,14 @@ from .placement import (
     margins,
     place_labels,
     plot_height,
+    sub_tags,
     wrap_words,
 )
 from .style import SERIES, apply_plotly_theme
 
 if TYPE_CHECKING:
     from ..hardware import Device
+
 
 #: reference lines (device limits, ridge, targets): neutral, dashed, never a data colour
 REFERENCE_COLOR = "#64748b"
@@ -97,7 +99,10 @@ def out_of_memory(fig, xs, ys, name: str = "does not fit in memory"):
     every chart: a run that cannot happen is drawn where its curve would be, never as a time."""
     import plotly.graph_objects as go
 
-    xs, ys = list(xs), list(ys)
+    _figure(fig)
+    xs, ys = _coordinates(xs, "xs"), _coordinates(ys, "ys")
+    if not isinstance(name, str):
+        raise ValueError(f"name must be text (the legend entry), got {_short(name)}")
     if len(xs) != len(ys):
         raise ValueError(f"xs and ys must be the same length, got {len(xs)} and {len(ys)}")
     if xs:
@@ -105,6 +110,21 @@ def out_of_memory(fig, xs, ys, name: str = "does not fit in memory"):
             go.Scatter(x=xs, y=ys, name=name, mode="markers", marker=dict(symbol="x", size=10))
         )
     return fig
+
+
+def _coordinates(values, name: str) -> list:
+    """``values`` as a list of finite numbers (or category names), else a ValueError naming
+    ``name``: a list or tuple (an endless iterator would hang), of at most 100,000 points."""
+    if not isinstance(values, list | tuple | range) or len(values) > 100_000:
+        raise ValueError(
+            f"{name} must be a list of at most 100,000 coordinates, got {_short(values)}"
+        )
+    for i, v in enumerate(values):
+        if not (isinstance(v, str) or (isinstance(v, numbers.Real) and is_finite(v))):
+            raise ValueError(
+                f"{name}[{i}] must be a finite number or a category name, got {_short(v)}"
+            )
+    return list(values)
 
 
 def _figure(fig, name: str = "fig"):
@@ -191,12 +211,36 @@ def roofline(
     from .vocab import LABELS, op_word
 
     device = _device(device)
+    eta = _check.real("efficiency", efficiency, _check.EFFICIENCY_MIN, 1.0)
+    if (
+        not isinstance(x_range, list | tuple)
+        or len(x_range) != 2
+        or not all(isinstance(v, numbers.Real) and is_finite(v) and v > 0 for v in x_range)
+        or not x_range[0] < x_range[1]
+    ):
+        raise ValueError(
+            "x_range must be (low, high): two finite arithmetic intensities (FLOP/B) with "
+            f"0 < low < high, got {_short(x_range)}"
+        )
+    if not isinstance(points, list | tuple):
+        raise ValueError(
+            f"points must be a list of (label, FLOP/B, FLOP/s) tuples, got {_short(points)}"
+        )
+    for i, point in enumerate(points):
+        if not isinstance(point, list | tuple) or len(point) != 3:
+            raise ValueError(
+                f"points[{i}] must be a (label, FLOP/B, FLOP/s) tuple, got {_short(point)}"
+            )
+        if not isinstance(point[0], str):
+            raise ValueError(f"points[{i}] label must be text, got {_short(point[0])}")
+        _check.real(f"points[{i}] intensity (FLOP/B)", point[1], 0.0)
+        _check.real(f"points[{i}] rate (FLOP/s)", point[2], 0.0)
     # where the roof bends: the sustained rate / bandwidth (a sustained-basis device is never derated)
     ridge = device.sustained_ridge_point(precision, efficiency).m_as("FLOP/B")
     named = (
         LABELS["ridge_peak"]
         if efficiency == 1 or device.compute.is_sustained
-        else f"{LABELS['ridge_sustained']}, η = {efficiency:g}"
+        else f"{LABELS['ridge_sustained']}, η = {eta:g}"
     )
     lo, hi = x_range
     xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
@@ -253,7 +297,9 @@ def _key_names() -> dict[str, str]:
 
 
 _KEYS: dict[str, str] | None = None
-_GB_TWICE = re.compile(r"(\d+(?:\.\d+)?)\s?GB(:?)\s+\1\s?GB")
+#: "40GB 40 GB" -> "40 GB" (a number starts after a non-digit: tried at every digit of a long
+#: run of digits, the pattern took quadratic time)
+_GB_TWICE = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)\s?GB(:?)\s+\1\s?GB")
 
 
 def humanize(text):
@@ -515,6 +561,11 @@ def legend_rows(traces) -> int:
     def get(t, key):
         return t.get(key) if isinstance(t, dict) else getattr(t, key, None)
 
+    if not isinstance(traces, list | tuple):
+        raise ValueError(
+            f"traces must be a figure's data (a list or tuple of traces), got {_short(traces)}"
+        )
+
     entries = [t for t in traces if get(t, "showlegend") is not False]
     if len(entries) < 2:
         return 0
@@ -528,7 +579,7 @@ def text_alternative(fig, summary: str = "") -> str:
     _figure(fig)
 
     def plain(s):
-        return re.sub(r"<[^>]+>", " ", str(s or "")).replace("  ", " ").strip()
+        return sub_tags(str(s or ""), " ").replace("  ", " ").strip()
 
     parts = [f"Chart: {plain(fig.layout.title.text) or 'untitled'}."]
     xt, yt = plain(fig.layout.xaxis.title.text), plain(fig.layout.yaxis.title.text)

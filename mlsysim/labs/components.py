@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from .. import _check, catalogue
+from .. import catalogue
 from .._check import is_finite
-from .state import clean_text
+from .state import clean_text, short_repr
 from .vocab import op_word
 
 __all__ = [
@@ -151,8 +151,9 @@ def _finite(x: float, name: str, negative: bool = False) -> float:
 
 
 def _short(v, limit: int = 80) -> str:
-    """``_check._short`` with the kit's longer default."""
-    return _check._short(v, limit)
+    """A value's repr for an error message, cut to ``limit`` (never raises: an integer too
+    long to print is described by its size)."""
+    return short_repr(v, limit)
 
 
 #: The most decimal places a number is shown with.
@@ -202,7 +203,22 @@ _BIBYTES = [
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """'1 token', '4,096 tokens': a count with its noun in agreement."""
+    """'1 token', '4,096 tokens': a count with its noun in agreement. ``n`` is a whole number
+    in [0, 2**63) (a whole float is shown as given)."""
+    if (
+        isinstance(n, bool)
+        or not isinstance(n, int | float)
+        or not is_finite(n)
+        or not 0 <= n < 2**63
+        or n != int(n)
+    ):
+        if not isinstance(n, bool | int) and hasattr(n, "__index__"):  # a numpy integer
+            return counted(operator.index(n), noun, plural)
+        raise ValueError(f"n must be a whole number in [0, 2**63), got {_short(n)}")
+    if not isinstance(noun, str) or not (plural is None or isinstance(plural, str)):
+        raise ValueError(
+            f"noun and plural must be text, got noun={_short(noun)}, plural={_short(plural)}"
+        )
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
@@ -342,6 +358,11 @@ class Prediction:
     reveals: tuple[str, ...] = ()
 
     def __post_init__(self):
+        if not isinstance(self.feedback, Mapping):
+            raise ValueError(
+                f"feedback must be a mapping option key -> text (or Deferred), got "
+                f"{_short(self.feedback)}"
+            )
         if not isinstance(self.options, Mapping) or not self.options:
             raise ValueError(
                 f"options must be a non-empty mapping key -> label, got {_short(self.options)}"
@@ -534,6 +555,8 @@ def verdict(pred: Prediction, radio, unlocked: bool = False, saved: Saved | None
 
 
 def header(kicker: str, title: str, goal: str, badges: Iterable[str] = ()):
+    if not isinstance(badges, list | tuple):
+        raise ValueError(f"badges must be a list of short texts, got {_short(badges)}")
     mo = _mo()
     chips = "".join(f'<span class="ms-badge">{_e(b)}</span>' for b in badges)
     return mo.Html(
@@ -609,6 +632,11 @@ class Card:
 
 
 def cards(items: Sequence[Card]):
+    if not isinstance(items, list | tuple):
+        raise ValueError(f"items must be a list of Card, got {_short(items)}")
+    for i, c in enumerate(items):
+        if not isinstance(c, Card):
+            raise ValueError(f"items[{i}] must be a Card, got {_short(c)}")
     mo = _mo()
     body = "".join(
         f'<div class="ms-card {_e(c.status)}"><div class="ms-label">{_e(c.label)}</div>'
@@ -621,6 +649,8 @@ def cards(items: Sequence[Card]):
 def math_peek(title: str, lines: Sequence[str], note: str = ""):
     """An accordion with the formula and the live numbers substituted (one line each), shown
     as preformatted plain text (no markdown fence a line could break out of)."""
+    if not isinstance(lines, list | tuple):
+        raise ValueError(f"lines must be a list of text lines, got {_short(lines)}")
     mo = _mo()
     block = _e("\n".join(str(x) for x in lines))
     body = f'<pre class="ms-peek">{block}</pre>'
@@ -686,6 +716,8 @@ class Slider:
     def __post_init__(self):
         for name in ("start", "stop", "value", "step"):
             _finite(getattr(self, name), f"{self.label}: {name}", negative=True)
+        if not self.step > 0:
+            raise ValueError(f"{self.label}: step must be a number > 0, got {_short(self.step)}")
         if not (self.start <= self.value <= self.stop):
             raise ValueError(
                 f"{self.label}: value {self.value} outside [{self.start}, {self.stop}]"
@@ -757,6 +789,10 @@ class Toggle:
     label: str
     value: bool = False
 
+    def __post_init__(self):
+        if not isinstance(self.value, bool):
+            raise ValueError(f"{self.label}: value must be True or False, got {_short(self.value)}")
+
     def restore(self, v) -> bool:
         return v if isinstance(v, bool) else self.value
 
@@ -778,6 +814,19 @@ class TextBox:
     value: str = ""
     rows: int = 8
     max_length: int = 100_000
+
+    def __post_init__(self):
+        for name, hi in (("rows", 1_000), ("max_length", 10_000_000)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
+                raise ValueError(
+                    f"{self.label}: {name} must be a whole number in [1, {hi:,}], got {_short(v)}"
+                )
+        if not isinstance(self.value, str) or len(self.value) > self.max_length:
+            raise ValueError(
+                f"{self.label}: value must be text of at most max_length={self.max_length:,} "
+                f"characters, got {_short(self.value)}"
+            )
 
     def restore(self, v) -> str:
         return v if isinstance(v, str) and len(v) <= self.max_length else self.value

@@ -33,6 +33,8 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
+from .state import short_repr
+
 #: Plot-area widths (px) labels must fit: a laptop's marimo "medium" column, and a narrow one
 #: (a half-screen window or a tablet)
 WIDTHS = (900.0, 560.0)
@@ -69,13 +71,47 @@ PLOTLY_MARGIN = {"l": 80.0, "r": 80.0, "t": 100.0, "b": 80.0}
 PLOTLY_HEIGHT = 450.0
 
 
+#: The largest figure size, margin or font size (px) the placement reads
+MAX_PX = 100_000.0
+
+
+def _layout(layout) -> dict:
+    """``layout`` if it is a figure's layout as JSON (a dict), else a ValueError naming it."""
+    if not isinstance(layout, dict):
+        raise ValueError(
+            f"layout must be a figure's layout as JSON (a dict: fig.to_plotly_json()['layout']), "
+            f"got {type(layout).__name__}"
+        )
+    return layout
+
+
+def _px_value(v, name: str) -> float:
+    """A size in px from a figure's JSON: a finite number in [0, MAX_PX], else a ValueError."""
+    if not finite_number(v) or not 0 <= v <= MAX_PX:
+        raise ValueError(
+            f"{name} must be a number of px in [0, {MAX_PX:,.0f}], got {short_repr(v, 60)}"
+        )
+    return float(v)
+
+
 def margins(layout: dict) -> dict[str, float]:
     """The margins (px) Plotly draws a figure with (``layout``: its layout as JSON): the
     figure's own, else its template's, else Plotly's."""
-    own = layout.get("margin") or {}
-    template = ((layout.get("template") or {}).get("layout") or {}).get("margin") or {}
+    own = _layout(layout).get("margin") or {}
+    template = layout.get("template") or {}
+    template = (template.get("layout") or {}) if isinstance(template, dict) else {}
+    template = (template.get("margin") or {}) if isinstance(template, dict) else {}
+    if not isinstance(own, dict):
+        raise ValueError(
+            f"layout['margin'] must be a dict of px (l, r, t, b), got {short_repr(own, 60)}"
+        )
+    if not isinstance(template, dict):
+        template = {}
     return {
-        k: float(own[k] if own.get(k) is not None else template.get(k, default))
+        k: _px_value(
+            own[k] if own.get(k) is not None else template.get(k, default),
+            f"layout['margin']['{k}']",
+        )
         for k, default in PLOTLY_MARGIN.items()
     }
 
@@ -84,7 +120,7 @@ def plot_height(layout: dict) -> float:
     """The plot area's height (px): the figure's height less its top and bottom margins (one
     computation for the placement, the y-axis title rule and the phone-width rule)."""
     m = margins(layout)
-    return float(layout.get("height") or PLOTLY_HEIGHT) - m["t"] - m["b"]
+    return _px_value(layout.get("height") or PLOTLY_HEIGHT, "layout['height']") - m["t"] - m["b"]
 
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (y up)
@@ -111,13 +147,33 @@ def _nth(value, j: int, missing):
     return value
 
 
+_TAG = re.compile(r"<[^>]+>")
+_TAG_OR_EMPTY = re.compile(r"<[^>]*>")
+
+
+def sub_tags(text: str, repl, pattern: re.Pattern = _TAG) -> str:
+    """``pattern.sub(repl, text)`` for a tag pattern (``<[^>]+>``, ``<[^>]*>``) in linear time: no
+    tag reaches past the last ">", so the text after it is left as it is (searched whole, a long
+    run of "<" with no ">" took quadratic time)."""
+    end = text.rfind(">")
+    if end < 0:
+        return text
+    return pattern.sub(repl, text[: end + 1]) + text[end + 1 :]
+
+
 def _plain(text) -> str:
-    return re.sub(r"<[^>]+>", "", str(text or ""))
+    return sub_tags(str(text or ""), "")
 
 
 def _flat(text) -> str:
-    """A label's words on one line, however it was broken (``<br>``)."""
-    return re.sub(r"\s*<br>\s*", " ", str(text or ""))
+    """A label's words on one line, however it was broken (``<br>``): what
+    ``re.sub(r"\\s*<br>\\s*", " ", text)`` gives, without its quadratic time on long runs of
+    spaces."""
+    parts = str(text or "").split("<br>")
+    if len(parts) == 1:
+        return parts[0]
+    inner = [p.strip() for p in parts[1:-1]]
+    return " ".join([parts[0].rstrip(), *inner, parts[-1].lstrip()])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -125,8 +181,17 @@ def _line_em(line: str) -> float:
     return sum(_CHAR_EM.get(c, CHAR_EM) for c in _plain(line))
 
 
+def _font_ok(size) -> bool:
+    """Whether ``size`` is a usable font size: a finite number of px in (0, MAX_PX]."""
+    return finite_number(size) and 0 < size <= MAX_PX
+
+
 def text_size(text, font_px: float = FONT_PX) -> tuple[float, float]:
     """(width, height) in px of ``text`` (``<br>`` breaks lines) at ``font_px``."""
+    if not _font_ok(font_px):
+        raise ValueError(
+            f"font_px must be a font size in px in (0, {MAX_PX:,.0f}], got {short_repr(font_px, 60)}"
+        )
     lines = str(text or "").split("<br>")
     return max(map(_line_em, lines)) * font_px, len(lines) * LINE_EM * font_px
 
@@ -138,7 +203,7 @@ def font_px(layout: dict) -> float:
     inner = template.get("layout") if isinstance(template, dict) else None
     for font in (layout.get("font"), inner.get("font") if isinstance(inner, dict) else None):
         size = font.get("size") if isinstance(font, dict) else None
-        if isinstance(size, int | float) and not isinstance(size, bool) and size > 0:
+        if _font_ok(size):
             return float(size)
     return FONT_PX
 
@@ -374,7 +439,7 @@ class Frame:
         if not _plain(text).strip():
             return None
         font = (t.get("textfont") or {}).get("size") or self.font_px
-        w, h = text_size(text, font if isinstance(font, int | float) else self.font_px)
+        w, h = text_size(text, font if _font_ok(font) else self.font_px)
         size = (t.get("marker") or {}).get("size") or MARKER_PX
         r = (size[j] if isinstance(size, list) else size) / 2 if "markers" in _mode(t) else 0
         v, _, hz = (position or "middle center").partition(" ")
@@ -392,7 +457,7 @@ class Frame:
         if x is None or y is None:
             return None
         font = (a.get("font") or {}).get("size") or self.font_px
-        w, h = text_size(a.get("text"), font if isinstance(font, int | float) else self.font_px)
+        w, h = text_size(a.get("text"), font if _font_ok(font) else self.font_px)
         w, h = w + 2, h + 2
         if a.get("showarrow", True):
             x, y = (
@@ -520,9 +585,14 @@ def _seg_hits_box(s: Seg, box: Box) -> bool:
 def label_problems(traces: Sequence[dict], layout: dict, width: float) -> list[str]:
     """What each label of one chart (Plotly JSON) runs into at a plot ``width`` (px)."""
     if not finite_number(width) or not 1 <= width <= 100_000:
-        raise ValueError(f"width must be a plot width in px in [1, 100000], got {width!r:.80}")
-    if not isinstance(layout, dict) or not isinstance(traces, Sequence):
-        raise ValueError("traces and layout must be a figure's JSON (a list of dicts and a dict)")
+        raise ValueError(
+            f"width must be a plot width in px in [1, 100000], got {short_repr(width)}"
+        )
+    _layout(layout)
+    if not isinstance(traces, list | tuple) or not all(isinstance(t, dict) for t in traces):
+        raise ValueError(
+            f"traces must be a figure's traces as JSON (a list of dicts), got {short_repr(traces, 60)}"
+        )
     f = Frame(traces, layout, width)
     if not f.ok:
         return []
@@ -542,15 +612,15 @@ def wrap_words(text: str, width: int, glue: str = r"(?<!\S)(\S{1,2}) (?=\S)") ->
     default a word of one or two characters ("(×", "=") stays with the next."""
     if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= 10_000:
         raise ValueError(
-            f"width must be a whole number of characters in [1, 10000], got {width!r:.80}"
+            f"width must be a whole number of characters in [1, 10000], got {short_repr(width)}"
         )
     try:
         glued = re.sub(glue, "\\1\u00a0", str(text))
     except (re.error, TypeError, IndexError) as exc:
         raise ValueError(
-            f"glue must be a regular expression with one group, got {glue!r:.80} ({exc})"
+            f"glue must be a regular expression with one group, got {short_repr(glue)} ({exc})"
         ) from None
-    glued = re.sub(r"<[^>]*>", lambda m: m[0].replace(" ", "\u00a0"), glued)  # never in a tag
+    glued = sub_tags(glued, lambda m: m[0].replace(" ", "\u00a0"), _TAG_OR_EMPTY)  # never in a tag
     lines, line = [], ""
     for w in glued.split(" "):
         if line and len(line) + 1 + len(w) > width:

@@ -38,7 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .components import design_numbers
-from .state import clean_text
+from .state import clean_text, short_repr
 
 __all__ = [
     "Report",
@@ -59,7 +59,8 @@ __all__ = [
 REPORT_APP = "mlsysim-report"
 REPORT_SCHEMA = 1
 _MD_MARK = "mlsysim-report"
-_MD_BLOCK = re.compile(r"<!--\s*mlsysim-report\s*\n(.*?)\n\s*-->", re.S)
+#: where the JSON of a ``.md`` report starts: ``<!-- mlsysim-report`` and the end of its line
+_MD_OPEN = re.compile(r"<!--\s*mlsysim-report[^\S\n]*\n")
 
 
 class ReportError(ValueError):
@@ -293,28 +294,64 @@ def to_markdown(rep: Report) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def _md_json(text: str) -> str | None:
+    """The JSON a ``.md`` report carries between ``<!-- mlsysim-report`` and the first line that
+    ``-->`` closes after it (what ``<!--\\s*mlsysim-report\\s*\\n(.*?)\\n\\s*-->`` matches, found
+    in one pass: that regular expression took quadratic time on a file of many openings)."""
+    m = _MD_OPEN.search(text)
+    if not m:
+        return None
+    start = m.end()
+    at = text.find("-->", start)
+    while at != -1:
+        # the whitespace before this "-->"; the block ends at its first line break
+        ws = at
+        while ws > start and text[ws - 1].isspace():
+            ws -= 1
+        nl = text.find("\n", ws, at)
+        if nl != -1:
+            return text[start:nl]
+        at = text.find("-->", at + 3)
+    return None
+
+
+def _finite_values(values: Mapping[str, Any], where: str, name: str) -> None:
+    """A ReportError naming the first non-finite number of ``values`` (``NaN``, ``Infinity``)."""
+    for k, v in values.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ReportError(f"{name}: {where}[{k[:40]!r}] is not a finite number ({v})")
+
+
 def parse(data: bytes | str, name: str = "report") -> Report:
     """A report from a ``.json`` or ``.md`` file's content; ``ReportError`` says what is wrong."""
-    if isinstance(data, bytes):
+    name = clean_text(name) if isinstance(name, str) else short_repr(name, 60)
+    if isinstance(data, bytes | bytearray):
         try:
-            data = data.decode("utf-8-sig")
+            data = bytes(data).decode("utf-8-sig")
         except UnicodeDecodeError:
             raise ReportError(f"{name}: not a text file (it is not UTF-8)") from None
+    if not isinstance(data, str):
+        raise ReportError(
+            f"{name}: data must be a report file's text (str) or bytes, got {short_repr(data)}"
+        )
     text = data.strip()
     if not text.startswith("{"):
-        m = _MD_BLOCK.search(text)
-        if not m:
+        block = _md_json(text)
+        if block is None:
             raise ReportError(
                 f"{name}: no mlsysim report found (expected the .json or .md file a "
                 'notebook\'s "Download my report" button saves)'
             )
-        text = m.group(1)
+        text = block
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise ReportError(
             f"{name}: the report's JSON is damaged ({e.msg} at line {e.lineno})"
         ) from None
+    except (ValueError, RecursionError) as e:  # an integer too long, nesting too deep
+        what = "nested too deeply" if isinstance(e, RecursionError) else str(e).split(";")[0]
+        raise ReportError(f"{name}: the report's JSON is damaged ({what})") from None
     if not isinstance(obj, dict) or obj.get("app") != REPORT_APP:
         raise ReportError(f"{name}: this JSON is not an mlsysim report")
     if obj.get("schema_version") != REPORT_SCHEMA:
@@ -328,7 +365,13 @@ def parse(data: bytes | str, name: str = "report") -> Report:
     except ValidationError as e:
         where = ".".join(str(x) for x in e.errors()[0]["loc"])
         raise ReportError(f"{name}: the report does not match its schema (at {where})") from None
-    return rep.model_copy(update={"source": clean_text(name)})
+    except RecursionError:
+        raise ReportError(
+            f"{name}: the report does not match its schema (nested too deeply)"
+        ) from None
+    _finite_values(rep.widgets, "widgets", name)
+    _finite_values(rep.synthesis.design, "synthesis.design", name)
+    return rep.model_copy(update={"source": name})
 
 
 def load_dir(folder: str | Path) -> tuple[list[Report], list[str]]:
@@ -341,6 +384,8 @@ def load_dir(folder: str | Path) -> tuple[list[Report], list[str]]:
             reports.append(parse(p.read_bytes(), p.name))
         except ReportError as e:
             errors.append(str(e))
+        except OSError as e:  # unreadable (permissions, removed meanwhile): skipped, not fatal
+            errors.append(f"{clean_text(p.name)}: could not be read ({e.strerror or e})")
     return reports, errors
 
 
@@ -493,13 +538,35 @@ def class_rows(reports: Sequence[Report]) -> list[dict[str, Any]]:
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
 
 
+def _printable(v) -> str:
+    """``clean_text(v)``; an em dash for a value with no text (an integer too long to print)."""
+    try:
+        return clean_text(v)
+    except ValueError:
+        return "—"
+
+
 def _cell(v) -> str:
     """A CSV cell that a spreadsheet will not run as a formula."""
-    s = "" if v is None else clean_text(v)
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return ""  # no number: an empty cell, never "nan"
+    s = _printable(v)
     return "'" + s if _FORMULA.match(s) else s
 
 
+def _rows(rows: object) -> Sequence[Mapping[str, Any]]:
+    """``rows`` if it is a list or tuple of mappings (``class_rows``, ``summarize``'s lists), else
+    a TypeError naming it."""
+    if not isinstance(rows, list | tuple):
+        raise TypeError(f"rows must be a list of rows (dicts), got {short_repr(rows)}")
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise TypeError(f"rows[{i}] must be a row (a dict), got {short_repr(row)}")
+    return rows
+
+
 def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    rows = _rows(rows)
     cols: list[str] = []
     for row in rows:
         cols += [c for c in row if c not in cols]
@@ -595,10 +662,16 @@ def html_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str
     """A plain HTML table; every cell escaped (report content is never markdown)."""
     import html
 
+    rows = _rows(rows)
+    if not isinstance(columns, list | tuple):
+        raise TypeError(f"columns must be a list of column names, got {short_repr(columns)}")
+
     def cell(v):
         if isinstance(v, float):
+            if not math.isfinite(v):
+                return "—"  # no number: never "nan" or "inf" in the table
             v = f"{v:.0%}" if 0 <= v <= 1 else f"{v:,.2f}"
-        return html.escape(clean_text("" if v is None else v))
+        return html.escape(_printable("" if v is None else v))
 
     head = "".join(f"<th>{cell(c)}</th>" for c in columns)
     body = "".join(

@@ -14,9 +14,12 @@ a reload, several open notebooks, and a crash.
   answers update ``final`` and count ``changes``. "completed" is computed from answers, never
   stored or set on load.
 - Values are made storable before they are written: non-finite numbers are dropped with a warning
-  naming them; lone surrogates in text become U+FFFD. A version-1 ledger is migrated; a corrupt,
-  foreign or future-version one is set aside as ``.bak`` with a warning; storage that cannot be
-  written gives a warning and keeps the session's progress in memory. Never a crash.
+  naming them (in a file, at load, the same way); lone surrogates in text become U+FFFD. What
+  cannot be stored (not a mapping, an integer beyond a float's range, more than ``MAX_ENTRIES``
+  entries or ``MAX_TEXT`` characters) is refused by name before anything changes, so the ledger
+  keeps saving. A version-1 ledger is migrated; a corrupt (nested too deeply, an integer too long
+  to read), foreign or future-version one is set aside as ``.bak`` with a warning; storage that
+  cannot be written gives a warning and keeps the session's progress in memory. Never a crash.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import _check
 from .._lazy import lazy
 
 if TYPE_CHECKING:
@@ -50,6 +54,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "default_path",
     "clean_text",
+    "short_repr",
 ]
 
 SCHEMA_VERSION = 2
@@ -60,6 +65,11 @@ TMP_PREFIX = ".ledger-"
 TMP_SUFFIX = ".tmp"
 
 JSONScalar = str | int | float | bool | None
+
+#: The most entries one mapping passed to ``save`` (``design``, ``answers``, ``widgets``, ...) or
+#: ``required`` may hold, and the longest text (a key or a value) it may hold, in characters.
+MAX_ENTRIES = 10_000
+MAX_TEXT = 1_000_000
 
 
 def _now() -> str:
@@ -75,6 +85,21 @@ def clean_text(text: object) -> str:
         return s
     except UnicodeEncodeError:
         return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def short_repr(value: object, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for an error message; never raises (an integer
+    too long to print, ``10**5000``, is described by its size)."""
+    return clean_text(_check._short(value, limit))
+
+
+def _finite_float(value: object) -> bool:
+    """Whether a number the ledger holds is a finite float's worth (an int beyond a float's range,
+    10**400, is not)."""
+    try:
+        return math.isfinite(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def __getattr__(name: str):
@@ -211,7 +236,7 @@ class DesignLedger:
             return None
         try:
             obj = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # damaged, nested too deep, an integer too long
             self._set_aside(
                 "The saved progress ledger was corrupt: it was set aside and a new one started."
             )
@@ -231,14 +256,46 @@ class DesignLedger:
                 f"version {SCHEMA_VERSION}. It was set aside and a new one started."
             )
             return None
+        self._drop_non_finite(obj)
         try:
             return R.LedgerData.model_validate(obj)
-        except R.ValidationError:
+        except (R.ValidationError, RecursionError):
             self._set_aside(
                 "The saved progress ledger did not match its schema: it was set aside and a "
                 "new one started."
             )
             return None
+
+    def _drop_non_finite(self, obj: dict) -> None:
+        """Non-finite numbers (``NaN``, ``Infinity``, ``1e999``; an integer beyond a float's range)
+        in a file's design and widget values are dropped with a warning naming them: kept, they
+        would make every later save fail."""
+        chapters = obj.get("chapters")
+        if not isinstance(chapters, dict):
+            return
+        dropped = []
+        for name, rec in chapters.items():
+            if not isinstance(rec, dict):
+                continue
+            for what in ("design", "widgets"):
+                values = rec.get(what)
+                if not isinstance(values, dict):
+                    continue
+                bad = [
+                    k
+                    for k, v in values.items()
+                    if isinstance(v, int | float)
+                    and not isinstance(v, bool)
+                    and not _finite_float(v)
+                ]
+                for k in bad:
+                    dropped.append(f"{name} {what} {k}={short_repr(values.pop(k), 24)}")
+        if dropped:
+            self._warn(
+                f"Not loaded from the saved ledger: {', '.join(dropped[:5])}"
+                + (f" and {len(dropped) - 5} more" if len(dropped) > 5 else "")
+                + " (not a finite number); the rest was kept."
+            )
 
     def _set_aside(self, warning: str) -> None:
         """Keep a bad file beside the ledger (``.json.bak``, then ``.json.2.bak``, ...)."""
@@ -328,30 +385,91 @@ class DesignLedger:
         """Under the lock: re-read, apply this save to the file's current state, write."""
         self._remove_orphans()
         self._refresh()
-        rec = update.apply(self.data)
-        self._write()
+        before = self.data
+        # applied to a copy: a write that fails leaves the ledger as it was (a later save, or the
+        # in-memory fallback, applies it once)
+        self._data = before.model_copy(update={"chapters": dict(before.chapters)})
+        written = False
+        try:
+            rec = update.apply(self._data)
+            self._write()
+            written = True
+        finally:
+            if not written:
+                self._data = before
         return rec
 
+    @staticmethod
+    def _mapping(values: object, what: str) -> Mapping:
+        """``values`` (a mapping of at most ``MAX_ENTRIES``), ``{}`` for None; else a TypeError
+        naming ``what``."""
+        if values is None:
+            return {}
+        if not isinstance(values, Mapping):
+            raise TypeError(
+                f"{what} must be a mapping of name -> value (a dict) or None, got "
+                f"{short_repr(values)}"
+            )
+        if len(values) > MAX_ENTRIES:
+            raise ValueError(
+                f"{what} must hold at most {MAX_ENTRIES:,} entries, got {len(values):,}"
+            )
+        return values
+
+    @staticmethod
+    def _text(value: object, what: str) -> str:
+        """Text to store: a string (lone surrogates replaced) or a number written out, at most
+        ``MAX_TEXT`` characters; anything else is a TypeError naming ``what``."""
+        if isinstance(value, str):
+            s = clean_text(value)
+        elif isinstance(value, numbers.Number) and not isinstance(value, complex):
+            if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+                if not _finite_float(value):
+                    raise ValueError(
+                        f"{what} must be text or a finite number (at most ~1.8e308 in size), "
+                        f"got {short_repr(value)}"
+                    )
+            s = clean_text(value)
+        else:
+            raise TypeError(f"{what} must be text, got {short_repr(value)}")
+        if len(s) > MAX_TEXT:
+            raise ValueError(f"{what} must be at most {MAX_TEXT:,} characters long, got {len(s):,}")
+        return s
+
     def _clean(self, values: Mapping[str, Any] | None, what: str) -> dict[str, JSONScalar]:
+        """Storable values, checked before anything is changed: a TypeError or ValueError names
+        the entry; a non-finite float is dropped with a warning."""
         out: dict[str, JSONScalar] = {}
         dropped = []
-        for k, v in (values or {}).items():
-            key = clean_text(k)
+        for k, v in self._mapping(values, what).items():
+            key = self._text(k, f"{what} key {short_repr(k, 40)}")
             if v is None or isinstance(v, bool):
                 out[key] = v
             elif isinstance(v, numbers.Integral):
-                out[key] = int(v)
+                i = int(v)
+                if not _finite_float(i):
+                    raise ValueError(
+                        f"{what}[{key[:40]!r}] must be a finite number (at most ~1.8e308 in size), "
+                        f"got {short_repr(i)}"
+                    )
+                out[key] = i
             elif isinstance(v, numbers.Real):
-                f = float(v)
+                try:
+                    f = float(v)
+                except OverflowError:  # a Fraction beyond a float's range
+                    raise ValueError(
+                        f"{what}[{key[:40]!r}] must be a finite number (at most ~1.8e308 in size), "
+                        f"got {short_repr(v)}"
+                    ) from None
                 if not math.isfinite(f):
                     dropped.append(f"{key}={f}")
                     continue
                 out[key] = f
             elif isinstance(v, str):
-                out[key] = clean_text(v)
+                out[key] = self._text(v, f"{what}[{key[:40]!r}]")
             else:
                 raise TypeError(
-                    f"{what}[{key!r}] must be a str, int, float, bool or None; got "
+                    f"{what}[{key[:40]!r}] must be a str, int, float, bool or None; got "
                     f"{type(v).__name__}"
                 )
         if dropped:
@@ -361,20 +479,48 @@ class DesignLedger:
             )
         return out
 
+    def _texts(self, values: Mapping[str, Any] | None, what: str) -> dict[str, str]:
+        """``answers`` / ``text``: name -> text (None values left out)."""
+        return {
+            self._text(k, f"{what} key {short_repr(k, 40)}"): self._text(
+                v, f"{what}[{short_repr(k, 40)}]"
+            )
+            for k, v in self._mapping(values, what).items()
+            if v is not None
+        }
+
     def _make_update(self, chapter, design, answers, required, correct, widgets, text, student):
-        if isinstance(chapter, bool) or not isinstance(chapter, str | int) or str(chapter) == "":
-            raise ValueError(f"chapter must be a non-empty string, got {chapter!r}")
-        ans = {clean_text(k): clean_text(v) for k, v in (answers or {}).items() if v is not None}
-        ok = {clean_text(k): (None if v is None else bool(v)) for k, v in (correct or {}).items()}
+        if isinstance(chapter, bool) or not isinstance(chapter, str | int):
+            raise ValueError(f"chapter must be a non-empty string, got {short_repr(chapter)}")
+        chapter = self._text(chapter, "chapter")
+        if not chapter or len(chapter) > 200:
+            raise ValueError(
+                f"chapter must be a non-empty string of at most 200 characters, got "
+                f"{short_repr(chapter)}"
+            )
+        if required is None:
+            required = ()
+        if not isinstance(required, list | tuple):
+            raise TypeError(
+                f"required must be a list or tuple of part names, got {short_repr(required)}"
+            )
+        if len(required) > MAX_ENTRIES:
+            raise ValueError(
+                f"required must hold at most {MAX_ENTRIES:,} part names, got {len(required):,}"
+            )
+        ok = {
+            self._text(k, f"correct key {short_repr(k, 40)}"): (None if v is None else bool(v))
+            for k, v in self._mapping(correct, "correct").items()
+        }
         return _Update(
-            chapter=clean_text(chapter),
+            chapter=chapter,
             design=self._clean(design, "design"),
-            answers=ans,
-            required=[clean_text(p) for p in required or ()],
+            answers=self._texts(answers, "answers"),
+            required=[self._text(p, f"required[{i}]") for i, p in enumerate(required)],
             correct=ok,
             widgets=self._clean(widgets, "widgets"),
-            text={clean_text(k): clean_text(v) for k, v in (text or {}).items() if v is not None},
-            student=None if student is None else clean_text(student),
+            text=self._texts(text, "text"),
+            student=None if student is None else self._text(student, "student"),
             track=self._track,
         )
 

@@ -69,5 +69,17 @@ def memory_name(key: str) -> str:
 def op_word(precision: str | None) -> str:
     """'OP' for an integer precision ("int8", "int4"), else 'FLOP': vendors quote integer
     throughput in operations (TOPS), so every count, rate and intensity at that precision says
-    OP, OP/s, OP/B. One MAC is two of either."""
-    return "OP" if isinstance(precision, str) and precision.startswith("int") else "FLOP"
+    OP, OP/s, OP/B. One MAC is two of either. ``precision`` is None (FLOP) or one of
+    ``mlsysim.units.PRECISIONS``; anything else is a ValueError naming it."""
+    if precision is None:
+        return "FLOP"
+    from ..units import PRECISIONS  # (plain data: no pint)
+
+    if not isinstance(precision, str) or precision not in PRECISIONS:
+        from .._check import _short
+
+        raise ValueError(
+            f"precision={_short(precision, 40)} is not a known precision; allowed: None, "
+            f"{', '.join(PRECISIONS)}"
+        )
+    return "OP" if precision.startswith("int") else "FLOP"
