@@ -485,6 +485,10 @@ def zoo_entries() -> list[str]:
     return [k for k, e in IMAGENET.items() if e.zoo is not None]
 
 
+#: Most items ``pareto_front`` and ``cheapest_meeting`` rank (each is scored by a function).
+MAX_ITEMS = 100_000
+
+
 def _check_ranking(items, cost, value) -> list:
     """``items``' distinct keys in order (each hashable), once ``cost`` and ``value`` are known to
     be functions."""
@@ -493,8 +497,16 @@ def _check_ranking(items, cost, value) -> list:
     for name, fn in (("cost", cost), ("value", value)):
         if not callable(fn):
             raise ValueError(f"{name} must be a function of a key, got {_check._short(fn)}")
+    import itertools
+
     try:
-        return list(dict.fromkeys(items))
+        # at most MAX_ITEMS read: an endless iterator (itertools.count()) would never end
+        keys = list(dict.fromkeys(itertools.islice(items, MAX_ITEMS + 1)))
+        if len(keys) > MAX_ITEMS:
+            raise ValueError(
+                f"items must hold at most {MAX_ITEMS:,} keys, got more (or an endless iterator)"
+            )
+        return keys
     except TypeError:
         raise ValueError(
             f"items must be a list of keys (strings), got {_check._short(items)}"

@@ -165,6 +165,7 @@ def order_experiment(
             raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
     if isinstance(shift, bool) or not isinstance(shift, int) or not 0 <= shift < n_tokens:
         raise ValueError(f"shift must be an integer in [0, {n_tokens - 1}], got {shift!r}")
+    positions, causal = _check.flag("positions", positions), _check.flag("causal", causal)
     rng = random.Random(_check.seed("seed", seed))
     tokens = random_matrix(n_tokens, d_model, rng)
     wq, wk, wv = (random_matrix(d_model, d_model, rng) for _ in range(3))
@@ -178,7 +179,6 @@ def order_experiment(
         x2 = [[a + b for a, b in zip(t, p, strict=True)] for t, p in zip(moved, pe, strict=True)]
     else:
         x1, x2 = tokens, moved
-    causal = _check.flag("causal", causal)
     out1 = self_attention(x1, wq, wk, wv, causal)
     out2 = self_attention(x2, wq, wk, wv, causal)
     back = [None] * n_tokens  # out2 row i belongs to old token order[i]

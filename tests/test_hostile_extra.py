@@ -618,3 +618,18 @@ def test_a_kv_cache_past_learned_positions_is_refused_by_name():
     assert xl.max_seq_len == 1024  # the original is unchanged
     assert Models.Llama7B.max_seq_len is None
     assert Models.Llama7B.kv_cache_bytes(100_000) > 0
+
+
+def test_ranking_an_endless_iterator_is_refused_by_name():
+    """``pareto_front(itertools.count(), ...)`` read items until memory ran out (MemoryError after
+    ~4 s, or the process killed): at most ``MAX_ITEMS`` keys are read, then ``items`` is named."""
+    import itertools
+
+    from mlsysim import accuracy
+
+    for fn, args in (
+        (accuracy.pareto_front, (lambda k: 1.0, lambda k: 1.0)),
+        (accuracy.cheapest_meeting, (0.0, lambda k: 1.0, lambda k: 1.0)),
+    ):
+        with pytest.raises(ValueError, match="items must hold at most 100,000 keys"):
+            fn(itertools.count(), *args)

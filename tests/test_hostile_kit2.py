@@ -438,3 +438,16 @@ def test_placement_keeps_its_sizes():
     assert P.text_size("abc") == pytest.approx((3 * 0.62 * 12, 1.3 * 12))
     assert P.plot_height({}) == 450 - 100 - 80
     assert P.margins({"margin": {"t": 10}})["t"] == 10.0
+
+
+def test_counted_minus_zero_and_legend_width_named():
+    """A third pass of the audit's fuzz: ``counted(-0.0, 'token')`` printed '-0.0 tokens', and
+    ``wrap_legend_name(width=None)`` raised a bare TypeError (a Decimal NaN, InvalidOperation)."""
+    from mlsysim.labs import charts, components
+
+    assert components.counted(-0.0, "token") == "0.0 tokens"
+    for bad in (None, 0, float("nan"), "30"):
+        with pytest.raises(ValueError, match="width must be an integer"):
+            charts.wrap_legend_name("a long series name that would wrap", bad)
+    with pytest.raises(ValueError, match="name must be text"):
+        charts.wrap_legend_name(None)

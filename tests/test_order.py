@@ -98,3 +98,14 @@ def test_causal_mask_hides_later_tokens():
     assert out[0] == pytest.approx(order.matmul(x, wv)[0])
     ref = _np_attention(x[:2], wq, wk, wv)  # row 1 sees tokens 0 and 1 only
     assert out[1] == pytest.approx(list(ref[1]))
+
+
+@pytest.mark.parametrize("arg", ["positions", "causal"])
+@pytest.mark.parametrize("bad", [1, "yes", None, [True]])
+def test_order_experiment_flags_are_booleans_named(arg, bad):
+    """``positions`` was read as ``if positions:``: 1, 'yes' or a numpy array passed silently
+    (an array raised numpy's 'truth value is ambiguous'); both flags now name themselves."""
+    from mlsysim import order
+
+    with pytest.raises(ValueError, match=f"{arg} must be True or False"):
+        order.order_experiment(**{arg: bad})

@@ -685,6 +685,9 @@ LEGEND_LINE_CHARS = 30
 def wrap_legend_name(name: str, width: int = LEGEND_LINE_CHARS) -> str:
     """Break a long series name into lines of at most ``width`` characters at spaces (Plotly's
     ``<br>``), so a legend below the chart never runs past a phone's screen."""
+    if not isinstance(name, str):
+        raise ValueError(f"name must be text (a series name), got {_short(name)}")
+    width = _check.integer("width", width, 8, 10_000)
     if len(name) <= width or "<br>" in name:
         return name
     return wrap_words(name, width, r"(\d) (?=\S)")  # a number stays with its unit

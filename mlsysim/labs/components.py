@@ -219,6 +219,7 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
         raise ValueError(
             f"noun and plural must be text, got noun={_short(noun)}, plural={_short(plural)}"
         )
+    n = n + 0  # -0.0 is 0: never "-0.0 tokens"
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
