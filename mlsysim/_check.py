@@ -246,7 +246,24 @@ def validated_copy(model, update, deep: bool = False):
 
         data = copy.deepcopy(data)
     data.update(update)
-    return cls.model_validate(data)
+    try:
+        return cls.model_validate(data)
+    except _validation_error() as exc:
+        inner = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
+        raise ValueError(
+            f"model_copy(update=...) would make an invalid {cls.__name__}: {inner}"
+        ) from None
+
+
+class ValidatedCopy:
+    """Mixin for a frozen pydantic model: ``model_copy(update=...)`` validates the update as the
+    constructor does (``validated_copy``) instead of writing it in unchecked."""
+
+    def model_copy(self, *, update=None, deep: bool = False):
+        """A copy; the fields in ``update`` are validated as the constructor validates them."""
+        if update is None:
+            return super().model_copy(deep=deep)
+        return validated_copy(self, update, deep)
 
 
 #: Devices whose figures ``device_figures`` has checked (by id; the device itself is kept so that

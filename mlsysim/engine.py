@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from . import _check
 from .hardware import Device, Hardware
-from .layers import _COPIES, Layer, _recheck
+from .layers import Layer
 from .models import Model, Row, to_frame
 from .units import PRECISIONS, Q_, Quantity, bytes_per_value
 
@@ -335,7 +335,6 @@ def _rows_for(model, seq_len, phase) -> tuple[list[Row], str, bool]:
             raise ValueError("phase applies to language models, not to a single layer")
         if seq_len is not None:
             raise ValueError("seq_len applies to language models; set it on the layer itself")
-        _recheck(model)  # a layer changed by model_copy(update=...) is validated again
         # a composite (MHA, transformer block) is solved leaf by leaf, like a model's rows
         return [Row(n, leaf) for n, leaf in model.rows()], type(model).__name__, False
     raise ValueError(f"model must be an mlsysim Model or Layer, got {type(model).__name__}")
@@ -346,9 +345,6 @@ def _coeffs(model, seq_len, phase, fused=False):
     key = (id(rows), len(rows), str(phase), fused)
     arr = _ARRAY_CACHE.get(key)
     if arr is None or arr.rows is not rows:
-        if _COPIES:  # a row's layer changed by model_copy(update=...) is validated again
-            for r in rows:
-                _recheck(r.layer)
         arr = _arrays(rows, fused)
         if len(_ARRAY_CACHE) > 256:
             _ARRAY_CACHE.clear()
@@ -514,17 +510,6 @@ def _point(roof: _Roofline, B: int, rate: float, bw: float, nb: int, db: int, ta
     return (att_c + att_m + td, flops / rate, num / scale, td, att_c, att_m, flops, moved)
 
 
-def _recheck_model(model, seq_len, phase) -> None:
-    """Validate again any layer of ``model`` (a Layer, or a Model's rows at ``seq_len`` and
-    ``phase`` and the rows its ``params`` counts) changed by ``model_copy(update=...)``."""
-    if isinstance(model, Layer):
-        _recheck(model)
-    elif _COPIES:
-        for rows in (model.rows(seq_len, phase), model.rows(1 if model.is_lm else None)):
-            for r in rows:
-                _recheck(r.layer)
-
-
 def weight_only_intensity(
     model: Model,
     precision: str = "fp32",
@@ -539,7 +524,6 @@ def weight_only_intensity(
     _check_phase(phase)
     if model.is_lm and phase is None and seq_len is None:
         phase, seq_len = "decode", 1
-    _recheck_model(model, seq_len, phase)
     wb = model.params * bytes_per_value(precision)
     flops = model.flops(batch, seq_len, phase)
     if wb <= 0:
@@ -562,7 +546,6 @@ def weight_reuse(
         raise ValueError("seq_len and phase apply to language models; set them on the layer itself")
     if isinstance(model, Model) and model.is_lm and phase is None and seq_len is None:
         phase, seq_len = "decode", 1
-    _recheck_model(model, seq_len, phase)
     macs = model.macs(batch, seq_len, phase) if isinstance(model, Model) else model.macs(batch)
     if model.params <= 0:
         raise ValueError(f"model={model!r} has no parameters; weight reuse is undefined")

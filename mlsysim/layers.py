@@ -18,7 +18,6 @@ the field and the allowed range.
 from __future__ import annotations
 
 import math
-import weakref
 from functools import cached_property
 from typing import ClassVar, Literal
 
@@ -56,48 +55,6 @@ __all__ = [
 Pair = int | tuple[PositiveInt, PositiveInt]
 
 
-#: Layers made by copying (``model_copy``, ``copy.copy``), not yet validated again: pydantic's
-#: ``model_copy(update=...)`` writes the update into the copy without validation.
-_COPIES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-
-
-def _copied(original, copied):
-    fields = type(original).model_fields
-    for key in [k for k in copied.__dict__ if k not in fields]:  # cached_property values
-        del copied.__dict__[key]
-    _COPIES[id(copied)] = copied
-    return copied
-
-
-def _recheck(layer):
-    """``layer``, validated again (once) if it was made by copying: ``Dense(...).model_copy(
-    update={"in_features": -5})`` skips pydantic's validation and would count -16 parameters;
-    here it is a ValueError naming ``in_features``. A composite's leaves are checked too. Costs
-    one test while no layer has been copied."""
-    if not _COPIES:
-        return layer
-    _recheck_one(layer)
-    if isinstance(layer, Sequential):
-        for _, leaf in layer._leaves:
-            _recheck_one(leaf)
-    return layer
-
-
-def _recheck_one(lay) -> None:
-    if _COPIES.get(id(lay)) is not lay:
-        return
-    cls = type(lay)
-    try:
-        cls.model_validate({k: getattr(lay, k) for k in cls.model_fields})
-    except _check._validation_error() as exc:
-        inner = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
-        raise ValueError(
-            f"this {cls.__name__} was changed by model_copy(update=...), which skips validation, "
-            f"into an invalid layer: {inner}"
-        ) from None
-    _COPIES.pop(id(lay), None)
-
-
 def check_batch(batch, name: str = "batch") -> int:
     """``batch`` as a Python int in [1, 2**31] (numpy ints and integral floats accepted)."""
     return _check.integer(name, batch, 1, _check.MAX_BATCH)
@@ -107,7 +64,7 @@ def _pair(v) -> tuple[int, int]:
     return (v, v) if isinstance(v, int) else (int(v[0]), int(v[1]))
 
 
-class Layer(BaseModel):
+class Layer(_check.ValidatedCopy, BaseModel):
     """Base class. Subclasses define the per-example element counts; the byte and FLOP
     arithmetic lives here once."""
 
@@ -120,16 +77,6 @@ class Layer(BaseModel):
     def _check_fields(cls, data):
         # sizes are integers (no bools, strings, fractions; capped), flags are bools
         return _check.layer_fields(cls, data)
-
-    # pydantic's ``model_copy(update=...)`` copies (through these two) and then writes the update
-    # into the copy without validation: a copy is remembered in _COPIES, and checked again where
-    # the engine takes its counts (``_recheck``); values cached from the old fields are dropped
-    # (a copied MultiHeadAttention counted its old seq_len)
-    def __copy__(self):
-        return _copied(self, super().__copy__())
-
-    def __deepcopy__(self, memo=None):
-        return _copied(self, super().__deepcopy__(memo))
 
     # ---- per-example element counts (override) ----
     @property

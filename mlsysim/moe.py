@@ -41,7 +41,7 @@ MAX_EXPERTS = 2**20
 MAX_CAPACITY_FACTOR = 1e6
 
 
-class MoELayer(BaseModel):
+class MoELayer(_check.ValidatedCopy, BaseModel):
     """One mixture-of-experts feed-forward layer (token-choice top-k routing)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -60,12 +60,6 @@ class MoELayer(BaseModel):
             n = _check.integer("n_experts", data["n_experts"], 1, MAX_EXPERTS)
             data = {**data, "n_experts": n}
         return _check.layer_fields(cls, data)
-
-    def model_copy(self, *, update=None, deep: bool = False):
-        """A copy; the fields in ``update`` are validated as the constructor validates them."""
-        if update is None:
-            return super().model_copy(deep=deep)
-        return _check.validated_copy(self, update, deep)
 
     @model_validator(mode="after")
     def _k(self):

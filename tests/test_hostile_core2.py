@@ -187,7 +187,8 @@ def test_engine_accepts_valid_device_copies():
     assert p.latency_s > 0 and not p.feasible
 
 
-_BAD_DENSE = L.Dense(in_features=4, out_features=4).model_copy(update={"in_features": -5})
+def _bad_dense():
+    return L.Dense(in_features=4, out_features=4).model_copy(update={"in_features": -5})
 
 
 @pytest.mark.parametrize(
@@ -203,19 +204,19 @@ _BAD_DENSE = L.Dense(in_features=4, out_features=4).model_copy(update={"in_featu
     ],
 )
 def test_engine_checks_a_layer_changed_by_model_copy(call):
-    """pydantic's model_copy(update=...) skips validation: the engine validates such a copy
-    again (it solved a Dense of in_features=-5 to a latency before)."""
+    """pydantic's model_copy(update=...) skips validation: a layer's model_copy validates the
+    update, so no engine path ever sees the invalid copy (it solved a Dense of in_features=-5 to
+    a latency before, and the copy's own params were -16)."""
     with pytest.raises(
         ValueError, match=r"model_copy.*in_features must be an integer in \[1, 2\*\*40\], got -5"
     ):
-        call(_BAD_DENSE)
+        call(_bad_dense())
 
 
 def test_engine_checks_a_composite_changed_by_model_copy():
     mha = L.MultiHeadAttention(d_model=8, n_heads=2, seq_len=4)
-    bad = mha.model_copy(update={"head_dim": 2**30, "n_heads": 2**20})
     with pytest.raises(ValueError, match=r"n_heads x head_dim must be in \[1, 2\*\*40\]"):
-        Engine.solve(bad, "H100")
+        Engine.solve(mha.model_copy(update={"head_dim": 2**30, "n_heads": 2**20}), "H100")
     tb = L.TransformerBlock(d_model=8, n_heads=2, d_ff=16, seq_len=4)
     with pytest.raises(ValueError, match=r"n_heads=3 must divide d_model=8"):
         Engine.solve(tb.model_copy(update={"n_heads": 3}), "H100")

@@ -795,6 +795,9 @@ METHOD_ARGS = {
     "x": [0.5, -1.0, 2.0, 0.0, 1.0, 3.0, -2.0, 0.25],
     "weights": [[0.1, -0.2, 0.3, 0.4]] * 8,
     "relu": True,
+    # a layer's model_copy: an empty update (validated like constructor arguments)
+    "update": {},
+    "deep": False,
 }
 
 

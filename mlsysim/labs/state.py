@@ -93,15 +93,6 @@ def short_repr(value: object, limit: int = 80) -> str:
     return clean_text(_check._short(value, limit))
 
 
-def _finite_float(value: object) -> bool:
-    """Whether a number the ledger holds is a finite float's worth (an int beyond a float's range,
-    10**400, is not)."""
-    try:
-        return math.isfinite(value)
-    except (TypeError, ValueError, OverflowError):
-        return False
-
-
 def __getattr__(name: str):
     """``state.LedgerData``, ``state.ChapterRecord``, ``state.Attempt``: the schema, from
     ``records`` (imported on first use)."""
@@ -286,7 +277,7 @@ class DesignLedger:
                     for k, v in values.items()
                     if isinstance(v, int | float)
                     and not isinstance(v, bool)
-                    and not _finite_float(v)
+                    and not _check.is_finite(v)
                 ]
                 for k in bad:
                     dropped.append(f"{name} {what} {k}={short_repr(values.pop(k), 24)}")
@@ -424,7 +415,7 @@ class DesignLedger:
             s = clean_text(value)
         elif isinstance(value, numbers.Number) and not isinstance(value, complex):
             if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-                if not _finite_float(value):
+                if not _check.is_finite(value):
                     raise ValueError(
                         f"{what} must be text or a finite number (at most ~1.8e308 in size), "
                         f"got {short_repr(value)}"
@@ -447,7 +438,7 @@ class DesignLedger:
                 out[key] = v
             elif isinstance(v, numbers.Integral):
                 i = int(v)
-                if not _finite_float(i):
+                if not _check.is_finite(i):
                     raise ValueError(
                         f"{what}[{key[:40]!r}] must be a finite number (at most ~1.8e308 in size), "
                         f"got {short_repr(i)}"
