@@ -129,16 +129,15 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
-def _(device, kit, lab, mo, model_key, precision, pred_a, unlocked):
+def _(device, kit, lab, mo, model_key, precision, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.stop(model_key is None, kit.locked_note("Part A (fix the configuration above first)"))
-    kit.show(lab.part_a(model_key, device.value, precision.value))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
+            kit.show(lab.part_a(model_key, device.value, precision.value)),
+        ]
+    )
     return
 
 
@@ -166,23 +165,18 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_phase = lab.B_PHASE.widget(saved)
     return (b_phase,)
 
 
 @app.cell
-def _(b_phase, device, kit, lab, mo, model_key, precision, pred_b, unlocked):
+def _(b_phase, device, kit, lab, mo, model_key, precision, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.stop(model_key is None, kit.locked_note("Part B (fix the configuration above first)"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             b_phase,
             kit.show(lab.part_b(model_key, device.value, precision.value, b_phase.value)),
         ]
@@ -214,23 +208,18 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_prompt = lab.C_PROMPT.widget(saved)
     return (c_prompt,)
 
 
 @app.cell
-def _(c_prompt, device, kit, lab, mo, model_key, precision, pred_c, unlocked):
+def _(c_prompt, device, kit, lab, mo, model_key, precision, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.stop(model_key is None, kit.locked_note("Part C (fix the configuration above first)"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             c_prompt,
             kit.show(lab.part_c(model_key, device.value, precision.value, c_prompt.value)),
         ]
@@ -262,23 +251,18 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_batch = lab.D_BATCH.widget(saved)
     return (d_batch,)
 
 
 @app.cell
-def _(d_batch, device, kit, lab, mo, model_key, precision, pred_d, unlocked):
+def _(d_batch, device, kit, lab, mo, model_key, precision, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.stop(model_key is None, kit.locked_note("Part D (fix the configuration above first)"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             d_batch,
             kit.show(lab.part_d(model_key, device.value, precision.value, d_batch.value)),
         ]
@@ -310,23 +294,18 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_e, saved, unlocked):
-    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     e_context = lab.E_CONTEXT.widget(saved)
     return (e_context,)
 
 
 @app.cell
-def _(device, e_context, kit, lab, mo, model_key, precision, pred_e, unlocked):
+def _(device, e_context, kit, lab, mo, model_key, precision, pred_e, saved, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.stop(model_key is None, kit.locked_note("Part E (fix the configuration above first)"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
             e_context,
             kit.show(lab.part_e(model_key, device.value, precision.value, e_context.value)),
         ]
@@ -337,13 +316,8 @@ def _(device, e_context, kit, lab, mo, model_key, precision, pred_e, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

@@ -91,35 +91,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_resolution = lab.A_RESOLUTION.widget(saved)
     a_units = lab.A_UNITS.widget(saved)
     a_precision = lab.A_PRECISION.widget(saved)
-    return a_precision, a_resolution, a_units
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_precision, a_resolution, a_units, transfer_a
 
 
 @app.cell
-def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, unlocked):
+def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_resolution, a_units, a_precision], justify="start", wrap=True),
             kit.show(lab.part_a(a_resolution.value, a_units.value, a_precision.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -154,35 +144,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_seq = lab.B_SEQ.widget(saved)
     b_heads = lab.B_HEADS.widget(saved)
     b_flash = lab.B_FLASH.widget(saved)
-    return b_flash, b_heads, b_seq
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_flash, b_heads, b_seq, transfer_b
 
 
 @app.cell
-def _(b_flash, b_heads, b_seq, kit, lab, mo, pred_b, unlocked):
+def _(b_flash, b_heads, b_seq, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_seq, b_heads, b_flash], justify="start", wrap=True),
             kit.show(lab.part_b(b_seq.value, b_heads.value, b_flash.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -216,25 +196,21 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_depth = lab.C_DEPTH.widget(saved)
     c_device = lab.C_DEVICE.widget(saved)
     c_efficiency = lab.C_EFFICIENCY.widget(saved)
     c_launch = lab.C_LAUNCH.widget(saved)
-    return c_depth, c_device, c_efficiency, c_launch
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_depth, c_device, c_efficiency, c_launch, transfer_c
 
 
 @app.cell
-def _(c_depth, c_device, c_efficiency, c_launch, kit, lab, mo, pred_c, unlocked):
+def _(c_depth, c_device, c_efficiency, c_launch, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_depth, c_efficiency], justify="start", wrap=True),
             c_launch,
             c_device,
@@ -242,12 +218,6 @@ def _(c_depth, c_device, c_efficiency, c_launch, kit, lab, mo, pred_c, unlocked)
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -281,36 +251,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_batch = lab.D_BATCH.widget(saved)
     d_device = lab.D_DEVICE.widget(saved)
     d_fused = lab.D_FUSED.widget(saved)
-    return d_batch, d_device, d_fused
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_batch, d_device, d_fused, transfer_d
 
 
 @app.cell
-def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, unlocked):
+def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_batch, d_fused], justify="start", wrap=True),
             d_device,
             kit.show(lab.part_d(d_batch.value, d_device.value, d_fused.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -360,13 +320,8 @@ def _(
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

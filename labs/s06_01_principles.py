@@ -100,35 +100,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_resolution = lab.A_RESOLUTION.widget(saved)
     a_kernel = lab.A_KERNEL.widget(saved)
     a_channels = lab.A_CHANNELS.widget(saved)
-    return a_channels, a_kernel, a_resolution
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_channels, a_kernel, a_resolution, transfer_a
 
 
 @app.cell
-def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
+def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_resolution, a_kernel, a_channels], justify="start", wrap=True),
             kit.show(lab.part_a(a_resolution.value, a_kernel.value, a_channels.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -168,36 +158,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_family = lab.B_FAMILY.widget(saved)
     b_device = lab.B_DEVICE.widget(saved)
     b_int8 = lab.B_INT8.widget(saved)
-    return b_device, b_family, b_int8
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_device, b_family, b_int8, transfer_b
 
 
 @app.cell
-def _(b_device, b_family, b_int8, kit, lab, mo, pred_b, unlocked):
+def _(b_device, b_family, b_int8, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_family, b_device], justify="start", wrap=True),
             b_int8,
             kit.show(lab.part_b(b_family.value, b_device.value, b_int8.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -238,36 +218,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
     c_precision = lab.C_PRECISION.widget(saved)
     c_batch = lab.C_BATCH.widget(saved)
-    return c_batch, c_device, c_precision
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_batch, c_device, c_precision, transfer_c
 
 
 @app.cell
-def _(c_batch, c_device, c_precision, kit, lab, mo, pred_c, unlocked):
+def _(c_batch, c_device, c_precision, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_precision, c_batch], justify="start", wrap=True),
             c_device,
             kit.show(lab.part_c(c_device.value, c_precision.value, c_batch.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -302,13 +272,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

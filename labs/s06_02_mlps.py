@@ -97,35 +97,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_d_in = lab.A_D_IN.widget(saved)
     a_d_out = lab.A_D_OUT.widget(saved)
     a_precision = lab.A_PRECISION.widget(saved)
-    return a_d_in, a_d_out, a_precision
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_d_in, a_d_out, a_precision, transfer_a
 
 
 @app.cell
-def _(a_d_in, a_d_out, a_precision, kit, lab, mo, pred_a, unlocked):
+def _(a_d_in, a_d_out, a_precision, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_d_in, a_d_out, a_precision], justify="start", wrap=True),
             kit.show(lab.part_a(a_d_in.value, a_d_out.value, a_precision.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -165,37 +155,27 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
     b_device = lab.B_DEVICE.widget(saved)
     b_precision = lab.B_PRECISION.widget(saved)
     b_width = lab.B_WIDTH.widget(saved)
-    return b_batch, b_device, b_precision, b_width
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_batch, b_device, b_precision, b_width, transfer_b
 
 
 @app.cell
-def _(b_batch, b_device, b_precision, b_width, kit, lab, mo, pred_b, unlocked):
+def _(b_batch, b_device, b_precision, b_width, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_batch, b_width, b_precision], justify="start", wrap=True),
             b_device,
             kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value, b_width.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -234,35 +214,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_features = lab.C_FEATURES.widget(saved)
     c_kernel = lab.C_KERNEL.widget(saved)
     c_hidden = lab.C_HIDDEN.widget(saved)
-    return c_features, c_hidden, c_kernel
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_features, c_hidden, c_kernel, transfer_c
 
 
 @app.cell
-def _(c_features, c_hidden, c_kernel, kit, lab, mo, pred_c, unlocked):
+def _(c_features, c_hidden, c_kernel, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_features, c_kernel, c_hidden], justify="start", wrap=True),
             kit.show(lab.part_c(c_features.value, c_kernel.value, c_hidden.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -300,36 +270,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_batch = lab.D_BATCH.widget(saved)
     d_level = lab.D_LEVEL.widget(saved)
     d_precision = lab.D_PRECISION.widget(saved)
-    return d_batch, d_level, d_precision
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_batch, d_level, d_precision, transfer_d
 
 
 @app.cell
-def _(d_batch, d_level, d_precision, kit, lab, mo, pred_d, unlocked):
+def _(d_batch, d_level, d_precision, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_batch, d_precision], justify="start", wrap=True),
             d_level,
             kit.show(lab.part_d(d_batch.value, d_level.value, d_precision.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -361,13 +321,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

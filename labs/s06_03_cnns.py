@@ -97,35 +97,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_resolution = lab.A_RESOLUTION.widget(saved)
     a_channels = lab.A_CHANNELS.widget(saved)
     a_kernel = lab.A_KERNEL.widget(saved)
-    return a_channels, a_kernel, a_resolution
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_channels, a_kernel, a_resolution, transfer_a
 
 
 @app.cell
-def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, unlocked):
+def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_resolution, a_channels, a_kernel], justify="start", wrap=True),
             kit.show(lab.part_a(a_resolution.value, a_channels.value, a_kernel.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -163,35 +153,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_kernel = lab.B_KERNEL.widget(saved)
     b_stride = lab.B_STRIDE.widget(saved)
     b_depth = lab.B_DEPTH.widget(saved)
-    return b_depth, b_kernel, b_stride
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_depth, b_kernel, b_stride, transfer_b
 
 
 @app.cell
-def _(b_depth, b_kernel, b_stride, kit, lab, mo, pred_b, unlocked):
+def _(b_depth, b_kernel, b_stride, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_kernel, b_stride, b_depth], justify="start", wrap=True),
             kit.show(lab.part_b(b_kernel.value, b_stride.value, b_depth.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -229,34 +209,24 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_cout = lab.C_C_OUT.widget(saved)
     c_kernel = lab.C_KERNEL.widget(saved)
-    return c_cout, c_kernel
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_cout, c_kernel, transfer_c
 
 
 @app.cell
-def _(c_cout, c_kernel, kit, lab, mo, pred_c, unlocked):
+def _(c_cout, c_kernel, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_cout, c_kernel], justify="start", wrap=True),
             kit.show(lab.part_c(c_cout.value, c_kernel.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -295,26 +265,22 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_device = lab.D_DEVICE.widget(saved)
     d_batch = lab.D_BATCH.widget(saved)
     d_fused = lab.D_FUSED.widget(saved)
     d_launch = lab.D_LAUNCH.widget(saved)
     d_efficiency = lab.D_EFFICIENCY.widget(saved)
-    return d_batch, d_device, d_efficiency, d_fused, d_launch
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_batch, d_device, d_efficiency, d_fused, d_launch, transfer_d
 
 
 @app.cell
-def _(d_batch, d_device, d_efficiency, d_fused, d_launch, kit, lab, mo, pred_d, unlocked):
+def _(d_batch, d_device, d_efficiency, d_fused, d_launch, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_batch, d_fused], justify="start", wrap=True),
             d_device,
             mo.hstack([d_launch, d_efficiency], justify="start", wrap=True),
@@ -326,12 +292,6 @@ def _(d_batch, d_device, d_efficiency, d_fused, d_launch, kit, lab, mo, pred_d, 
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -370,34 +330,24 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_e, saved, unlocked):
-    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     e_column = lab.E_COLUMN.widget(saved)
     e_shift = lab.E_SHIFT.widget(saved)
-    return e_column, e_shift
+    transfer_e = lab.TRANSFER_E.radio(saved)
+    return e_column, e_shift, transfer_e
 
 
 @app.cell
-def _(e_column, e_shift, kit, lab, mo, pred_e, unlocked):
+def _(e_column, e_shift, kit, lab, mo, pred_e, saved, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
             mo.hstack([e_column, e_shift], justify="start", wrap=True),
             kit.show(lab.part_e(e_column.value, e_shift.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_e = lab.TRANSFER_E.radio(saved)
-    return (transfer_e,)
 
 
 @app.cell
@@ -485,13 +435,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

@@ -96,36 +96,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_depth = lab.A_DEPTH.widget(saved)
     a_activation = lab.A_ACTIVATION.widget(saved)
     a_gain = lab.A_GAIN.widget(saved)
-    return a_activation, a_depth, a_gain
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_activation, a_depth, a_gain, transfer_a
 
 
 @app.cell
-def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, unlocked):
+def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_depth, a_gain], justify="start", wrap=True),
             a_activation,
             kit.show(lab.part_a(a_depth.value, a_activation.value, a_gain.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -164,36 +154,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
     b_positions = lab.B_POSITIONS.widget(saved)
     b_features = lab.B_FEATURES.widget(saved)
-    return b_batch, b_features, b_positions
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_batch, b_features, b_positions, transfer_b
 
 
 @app.cell
-def _(b_batch, b_features, b_positions, kit, lab, mo, pred_b, unlocked):
+def _(b_batch, b_features, b_positions, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_batch, b_features], justify="start", wrap=True),
             b_positions,
             kit.show(lab.part_b(b_batch.value, b_positions.value, b_features.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -233,37 +213,27 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_op = lab.C_OP.widget(saved)
     c_precision = lab.C_PRECISION.widget(saved)
     c_batch = lab.C_BATCH.widget(saved)
     c_device = lab.C_DEVICE.widget(saved)
-    return c_batch, c_device, c_op, c_precision
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_batch, c_device, c_op, c_precision, transfer_c
 
 
 @app.cell
-def _(c_batch, c_device, c_op, c_precision, kit, lab, mo, pred_c, unlocked):
+def _(c_batch, c_device, c_op, c_precision, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_op, mo.vstack([c_precision, c_batch])], justify="start", wrap=True),
             c_device,
             kit.show(lab.part_c(c_op.value, c_precision.value, c_batch.value, c_device.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -294,13 +264,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

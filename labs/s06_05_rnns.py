@@ -96,37 +96,27 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_seq = lab.A_SEQ.widget(saved)
     a_batch = lab.A_BATCH.widget(saved)
     a_peak = lab.A_PEAK.widget(saved)
     a_launch = lab.A_LAUNCH.widget(saved)
-    return a_batch, a_launch, a_peak, a_seq
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_batch, a_launch, a_peak, a_seq, transfer_a
 
 
 @app.cell
-def _(a_batch, a_launch, a_peak, a_seq, kit, lab, mo, pred_a, unlocked):
+def _(a_batch, a_launch, a_peak, a_seq, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_seq, a_batch], justify="start", wrap=True),
             mo.hstack([a_peak, a_launch], justify="start", wrap=True),
             kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value, a_launch.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -164,36 +154,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_hidden = lab.B_HIDDEN.widget(saved)
     b_d_in = lab.B_D_IN.widget(saved)
     b_bias = lab.B_BIAS.widget(saved)
-    return b_bias, b_d_in, b_hidden
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_bias, b_d_in, b_hidden, transfer_b
 
 
 @app.cell
-def _(b_bias, b_d_in, b_hidden, kit, lab, mo, pred_b, unlocked):
+def _(b_bias, b_d_in, b_hidden, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_hidden, b_d_in], justify="start", wrap=True),
             b_bias,
             kit.show(lab.part_b(b_hidden.value, b_d_in.value, b_bias.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -232,25 +212,21 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_hidden = lab.C_HIDDEN.widget(saved)
     c_seq = lab.C_SEQ.widget(saved)
     c_cell = lab.C_CELL.widget(saved)
     c_device = lab.C_DEVICE.widget(saved)
-    return c_cell, c_device, c_hidden, c_seq
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_cell, c_device, c_hidden, c_seq, transfer_c
 
 
 @app.cell
-def _(c_cell, c_device, c_hidden, c_seq, kit, lab, mo, pred_c, unlocked):
+def _(c_cell, c_device, c_hidden, c_seq, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_hidden, c_seq], justify="start", wrap=True),
             c_cell,
             c_device,
@@ -258,12 +234,6 @@ def _(c_cell, c_device, c_hidden, c_seq, kit, lab, mo, pred_c, unlocked):
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -303,26 +273,22 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_device = lab.D_DEVICE.widget(saved)
     d_width = lab.D_WIDTH.widget(saved)
     d_rival = lab.D_RIVAL.widget(saved)
     d_flash = lab.D_FLASH.widget(saved)
     d_launch = lab.D_LAUNCH.widget(saved)
-    return d_device, d_flash, d_launch, d_rival, d_width
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_device, d_flash, d_launch, d_rival, d_width, transfer_d
 
 
 @app.cell
-def _(d_device, d_flash, d_launch, d_rival, d_width, kit, lab, mo, pred_d, unlocked):
+def _(d_device, d_flash, d_launch, d_rival, d_width, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_width, d_flash], justify="start", wrap=True),
             d_rival,
             mo.hstack([d_device, d_launch], justify="start", wrap=True),
@@ -334,12 +300,6 @@ def _(d_device, d_flash, d_launch, d_rival, d_width, kit, lab, mo, pred_d, unloc
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -379,37 +339,27 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_e, saved, unlocked):
-    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     e_steps = lab.E_STEPS.widget(saved)
     e_activation = lab.E_ACTIVATION.widget(saved)
     e_gain = lab.E_GAIN.widget(saved)
     e_additive = lab.E_ADDITIVE.widget(saved)
-    return e_activation, e_additive, e_gain, e_steps
+    transfer_e = lab.TRANSFER_E.radio(saved)
+    return e_activation, e_additive, e_gain, e_steps, transfer_e
 
 
 @app.cell
-def _(e_activation, e_additive, e_gain, e_steps, kit, lab, mo, pred_e, unlocked):
+def _(e_activation, e_additive, e_gain, e_steps, kit, lab, mo, pred_e, saved, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
             mo.hstack([e_steps, e_gain], justify="start", wrap=True),
             mo.hstack([e_activation, e_additive], justify="start", wrap=True),
             kit.show(lab.part_e(e_steps.value, e_activation.value, e_gain.value, e_additive.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_e = lab.TRANSFER_E.radio(saved)
-    return (transfer_e,)
 
 
 @app.cell
@@ -439,13 +389,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

@@ -97,36 +97,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_seq = lab.A_SEQ.widget(saved)
     a_d_head = lab.A_D_HEAD.widget(saved)
     a_precision = lab.A_PRECISION.widget(saved)
-    return a_d_head, a_precision, a_seq
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_d_head, a_precision, a_seq, transfer_a
 
 
 @app.cell
-def _(a_d_head, a_precision, a_seq, kit, lab, mo, pred_a, unlocked):
+def _(a_d_head, a_precision, a_seq, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_seq, a_d_head], justify="start", wrap=True),
             a_precision,
             kit.show(lab.part_a(a_seq.value, a_d_head.value, a_precision.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -165,36 +155,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_seq = lab.B_SEQ.widget(saved)
     b_heads = lab.B_HEADS.widget(saved)
     b_layers = lab.B_LAYERS.widget(saved)
-    return b_heads, b_layers, b_seq
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_heads, b_layers, b_seq, transfer_b
 
 
 @app.cell
-def _(b_heads, b_layers, b_seq, kit, lab, mo, pred_b, unlocked):
+def _(b_heads, b_layers, b_seq, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             b_seq,
             mo.hstack([b_heads, b_layers], justify="start", wrap=True),
             kit.show(lab.part_b(b_seq.value, b_heads.value, b_layers.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -233,24 +213,20 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_device = lab.C_DEVICE.widget(saved)
     c_shape = lab.C_SHAPE.widget(saved)
     c_what = lab.C_WHAT.widget(saved)
-    return c_device, c_shape, c_what
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_device, c_shape, c_what, transfer_c
 
 
 @app.cell
-def _(c_device, c_shape, c_what, kit, lab, mo, pred_c, unlocked):
+def _(c_device, c_shape, c_what, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             c_device,
             c_shape,
             c_what,
@@ -258,12 +234,6 @@ def _(c_device, c_shape, c_what, kit, lab, mo, pred_c, unlocked):
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -301,25 +271,21 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_seq = lab.D_SEQ.widget(saved)
     d_shape = lab.D_SHAPE.widget(saved)
     d_device = lab.D_DEVICE.widget(saved)
     d_flash = lab.D_FLASH.widget(saved)
-    return d_device, d_flash, d_seq, d_shape
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_device, d_flash, d_seq, d_shape, transfer_d
 
 
 @app.cell
-def _(d_device, d_flash, d_seq, d_shape, kit, lab, mo, pred_d, unlocked):
+def _(d_device, d_flash, d_seq, d_shape, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_seq, d_flash], justify="start", wrap=True),
             d_shape,
             d_device,
@@ -327,12 +293,6 @@ def _(d_device, d_flash, d_seq, d_shape, kit, lab, mo, pred_d, unlocked):
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -371,34 +331,24 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_e, saved, unlocked):
-    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     e_shift = lab.E_SHIFT.widget(saved)
     e_positions = lab.E_POSITIONS.widget(saved)
-    return e_positions, e_shift
+    transfer_e = lab.TRANSFER_E.radio(saved)
+    return e_positions, e_shift, transfer_e
 
 
 @app.cell
-def _(e_positions, e_shift, kit, lab, mo, pred_e, unlocked):
+def _(e_positions, e_shift, kit, lab, mo, pred_e, saved, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
             mo.hstack([e_shift, e_positions], justify="start", wrap=True),
             kit.show(lab.part_e(e_shift.value, e_positions.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_e = lab.TRANSFER_E.radio(saved)
-    return (transfer_e,)
 
 
 @app.cell
@@ -428,13 +378,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

@@ -99,25 +99,21 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_model = lab.A_MODEL.widget(saved)
     a_device = lab.A_DEVICE.widget(saved)
     a_prompt = lab.A_PROMPT.widget(saved)
     a_launch = lab.A_LAUNCH.widget(saved)
-    return a_device, a_launch, a_model, a_prompt
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_device, a_launch, a_model, a_prompt, transfer_a
 
 
 @app.cell
-def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, unlocked):
+def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             a_model,
             mo.hstack([a_device, a_prompt], justify="start", wrap=True),
             a_launch,
@@ -125,12 +121,6 @@ def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, unlocked):
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -169,35 +159,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
     b_context = lab.B_CONTEXT.widget(saved)
     b_device = lab.B_DEVICE.widget(saved)
-    return b_batch, b_context, b_device
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_batch, b_context, b_device, transfer_b
 
 
 @app.cell
-def _(b_batch, b_context, b_device, kit, lab, mo, pred_b, unlocked):
+def _(b_batch, b_context, b_device, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_batch, b_context, b_device], justify="start", wrap=True),
             kit.show(lab.part_b(b_batch.value, b_context.value, b_device.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -236,36 +216,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_context = lab.C_CONTEXT.widget(saved)
     c_flash = lab.C_FLASH.widget(saved)
     c_device = lab.C_DEVICE.widget(saved)
-    return c_context, c_device, c_flash
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_context, c_device, c_flash, transfer_c
 
 
 @app.cell
-def _(c_context, c_device, c_flash, kit, lab, mo, pred_c, unlocked):
+def _(c_context, c_device, c_flash, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_context, c_flash], justify="start", wrap=True),
             c_device,
             kit.show(lab.part_c(c_context.value, c_flash.value, c_device.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -303,37 +273,27 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_users = lab.D_USERS.widget(saved)
     d_context = lab.D_CONTEXT.widget(saved)
     d_kv_heads = lab.D_KV_HEADS.widget(saved)
     d_device = lab.D_DEVICE.widget(saved)
-    return d_context, d_device, d_kv_heads, d_users
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_context, d_device, d_kv_heads, d_users, transfer_d
 
 
 @app.cell
-def _(d_context, d_device, d_kv_heads, d_users, kit, lab, mo, pred_d, unlocked):
+def _(d_context, d_device, d_kv_heads, d_users, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_users, d_context], justify="start", wrap=True),
             mo.hstack([d_kv_heads, d_device], justify="start", wrap=True),
             kit.show(lab.part_d(d_users.value, d_context.value, d_kv_heads.value, d_device.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -373,34 +333,24 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_e, saved, unlocked):
-    kit.verdict(lab.PRED_E, pred_e, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     e_heads = lab.E_HEADS.widget(saved)
     e_model = lab.E_MODEL.widget(saved)
-    return e_heads, e_model
+    transfer_e = lab.TRANSFER_E.radio(saved)
+    return e_heads, e_model, transfer_e
 
 
 @app.cell
-def _(e_heads, e_model, kit, lab, mo, pred_e, unlocked):
+def _(e_heads, e_model, kit, lab, mo, pred_e, saved, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
             mo.hstack([e_heads, e_model], justify="start", wrap=True),
             kit.show(lab.part_e(e_heads.value, e_model.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_e = lab.TRANSFER_E.radio(saved)
-    return (transfer_e,)
 
 
 @app.cell
@@ -437,13 +387,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

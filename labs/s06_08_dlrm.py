@@ -95,26 +95,22 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_rows = lab.A_ROWS.widget(saved)
     a_tables = lab.A_TABLES.widget(saved)
     a_dim = lab.A_DIM.widget(saved)
     a_precision = lab.A_PRECISION.widget(saved)
     a_device = lab.A_DEVICE.widget(saved)
-    return a_device, a_dim, a_precision, a_rows, a_tables
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_device, a_dim, a_precision, a_rows, a_tables, transfer_a
 
 
 @app.cell
-def _(a_device, a_dim, a_precision, a_rows, a_tables, kit, lab, mo, pred_a, unlocked):
+def _(a_device, a_dim, a_precision, a_rows, a_tables, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_rows, a_tables], justify="start", wrap=True),
             mo.hstack([a_dim, a_precision], justify="start", wrap=True),
             a_device,
@@ -126,12 +122,6 @@ def _(a_device, a_dim, a_precision, a_rows, a_tables, kit, lab, mo, pred_a, unlo
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -170,36 +160,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
     b_lookups = lab.B_LOOKUPS.widget(saved)
     b_device = lab.B_DEVICE.widget(saved)
-    return b_batch, b_device, b_lookups
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_batch, b_device, b_lookups, transfer_b
 
 
 @app.cell
-def _(b_batch, b_device, b_lookups, kit, lab, mo, pred_b, unlocked):
+def _(b_batch, b_device, b_lookups, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_batch, b_lookups], justify="start", wrap=True),
             b_device,
             kit.show(lab.part_b(b_batch.value, b_lookups.value, b_device.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -238,36 +218,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_precision = lab.C_PRECISION.widget(saved)
     c_keep = lab.C_KEEP.widget(saved)
     c_device = lab.C_DEVICE.widget(saved)
-    return c_device, c_keep, c_precision
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_device, c_keep, c_precision, transfer_c
 
 
 @app.cell
-def _(c_device, c_keep, c_precision, kit, lab, mo, pred_c, unlocked):
+def _(c_device, c_keep, c_precision, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_precision, c_keep], justify="start", wrap=True),
             c_device,
             kit.show(lab.part_c(c_precision.value, c_keep.value, c_device.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -307,37 +277,27 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_devices = lab.D_DEVICES.widget(saved)
     d_usable = lab.D_USABLE.widget(saved)
     d_batch = lab.D_BATCH.widget(saved)
     d_lookups = lab.D_LOOKUPS.widget(saved)
-    return d_batch, d_devices, d_lookups, d_usable
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_batch, d_devices, d_lookups, d_usable, transfer_d
 
 
 @app.cell
-def _(d_batch, d_devices, d_lookups, d_usable, kit, lab, mo, pred_d, unlocked):
+def _(d_batch, d_devices, d_lookups, d_usable, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_devices, d_usable], justify="start", wrap=True),
             mo.hstack([d_batch, d_lookups], justify="start", wrap=True),
             kit.show(lab.part_d(d_devices.value, d_usable.value, d_batch.value, d_lookups.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -369,13 +329,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

@@ -95,36 +95,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_batch = lab.A_BATCH.widget(saved)
     a_device = lab.A_DEVICE.widget(saved)
     a_fused = lab.A_FUSED.widget(saved)
-    return a_batch, a_device, a_fused
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_batch, a_device, a_fused, transfer_a
 
 
 @app.cell
-def _(a_batch, a_device, a_fused, kit, lab, mo, pred_a, unlocked):
+def _(a_batch, a_device, a_fused, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_batch, a_fused], justify="start", wrap=True),
             a_device,
             kit.show(lab.part_a(a_batch.value, a_device.value, a_fused.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -162,35 +152,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_state = lab.B_STATE.widget(saved)
     b_requests = lab.B_REQUESTS.widget(saved)
     b_context = lab.B_CONTEXT.widget(saved)
-    return b_context, b_requests, b_state
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_context, b_requests, b_state, transfer_b
 
 
 @app.cell
-def _(b_context, b_requests, b_state, kit, lab, mo, pred_b, unlocked):
+def _(b_context, b_requests, b_state, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_state, mo.vstack([b_requests, b_context])], justify="start", wrap=True),
             kit.show(lab.part_b(b_state.value, b_requests.value, b_context.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -228,35 +208,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_batch = lab.C_BATCH.widget(saved)
     c_precision = lab.C_PRECISION.widget(saved)
     c_stage = lab.C_STAGE.widget(saved)
-    return c_batch, c_precision, c_stage
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_batch, c_precision, c_stage, transfer_c
 
 
 @app.cell
-def _(c_batch, c_precision, c_stage, kit, lab, mo, pred_c, unlocked):
+def _(c_batch, c_precision, c_stage, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_batch, c_precision, c_stage], justify="start", wrap=True),
             kit.show(lab.part_c(c_batch.value, c_precision.value, c_stage.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -295,35 +265,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_model = lab.D_MODEL.widget(saved)
     d_precision = lab.D_PRECISION.widget(saved)
     d_per_day = lab.D_PER_DAY.widget(saved)
-    return d_model, d_per_day, d_precision
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_model, d_per_day, d_precision, transfer_d
 
 
 @app.cell
-def _(d_model, d_per_day, d_precision, kit, lab, mo, pred_d, unlocked):
+def _(d_model, d_per_day, d_precision, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_model, mo.vstack([d_precision, d_per_day])], justify="start", wrap=True),
             kit.show(lab.part_d(d_model.value, d_precision.value, d_per_day.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -387,13 +347,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

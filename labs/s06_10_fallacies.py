@@ -93,34 +93,24 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_device = lab.A_DEVICE.widget(saved)
     a_batch = lab.A_BATCH.widget(saved)
-    return a_batch, a_device
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_batch, a_device, transfer_a
 
 
 @app.cell
-def _(a_batch, a_device, kit, lab, mo, pred_a, unlocked):
+def _(a_batch, a_device, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_device, a_batch], justify="start", wrap=True),
             kit.show(lab.part_a(a_device.value, a_batch.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -158,34 +148,24 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_seq = lab.B_SEQ.widget(saved)
     b_device = lab.B_DEVICE.widget(saved)
-    return b_device, b_seq
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_device, b_seq, transfer_b
 
 
 @app.cell
-def _(b_device, b_seq, kit, lab, mo, pred_b, unlocked):
+def _(b_device, b_seq, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_seq, b_device], justify="start", wrap=True),
             kit.show(lab.part_b(b_seq.value, b_device.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -224,26 +204,22 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_seq = lab.C_SEQ.widget(saved)
     c_res = lab.C_RES.widget(saved)
     c_batch = lab.C_BATCH.widget(saved)
     c_device = lab.C_DEVICE.widget(saved)
     c_flash = lab.C_FLASH.widget(saved)
-    return c_batch, c_device, c_flash, c_res, c_seq
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_batch, c_device, c_flash, c_res, c_seq, transfer_c
 
 
 @app.cell
-def _(c_batch, c_device, c_flash, c_res, c_seq, kit, lab, mo, pred_c, unlocked):
+def _(c_batch, c_device, c_flash, c_res, c_seq, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_seq, c_res, c_batch], justify="start", wrap=True),
             mo.hstack([c_device, c_flash], justify="start", wrap=True),
             kit.show(
@@ -252,12 +228,6 @@ def _(c_batch, c_device, c_flash, c_res, c_seq, kit, lab, mo, pred_c, unlocked):
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -295,26 +265,22 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_precision = lab.D_PRECISION.widget(saved)
     d_users = lab.D_USERS.widget(saved)
     d_context = lab.D_CONTEXT.widget(saved)
     d_device = lab.D_DEVICE.widget(saved)
     d_reserve = lab.D_RESERVE.widget(saved)
-    return d_context, d_device, d_precision, d_reserve, d_users
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_context, d_device, d_precision, d_reserve, d_users, transfer_d
 
 
 @app.cell
-def _(d_context, d_device, d_precision, d_reserve, d_users, kit, lab, mo, pred_d, unlocked):
+def _(d_context, d_device, d_precision, d_reserve, d_users, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_users, d_context, d_reserve], justify="start", wrap=True),
             mo.hstack([d_precision, d_device], justify="start", wrap=True),
             kit.show(
@@ -329,12 +295,6 @@ def _(d_context, d_device, d_precision, d_reserve, d_users, kit, lab, mo, pred_d
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -367,13 +327,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

@@ -99,37 +99,27 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_kernel = lab.A_KERNEL.widget(saved)
     a_size = lab.A_SIZE.widget(saved)
     a_stride = lab.A_STRIDE.widget(saved)
     a_channels = lab.A_CHANNELS.widget(saved)
-    return a_channels, a_kernel, a_size, a_stride
+    transfer_a = lab.TRANSFER_A.radio(saved)
+    return a_channels, a_kernel, a_size, a_stride, transfer_a
 
 
 @app.cell
-def _(a_channels, a_kernel, a_size, a_stride, kit, lab, mo, pred_a, unlocked):
+def _(a_channels, a_kernel, a_size, a_stride, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_kernel, a_size], justify="start", wrap=True),
             mo.hstack([a_stride, a_channels], justify="start", wrap=True),
             kit.show(lab.part_a(a_kernel.value, a_size.value, a_stride.value, a_channels.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return (transfer_a,)
 
 
 @app.cell
@@ -169,37 +159,27 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_array = lab.B_ARRAY.widget(saved)
     b_rows = lab.B_ROWS.widget(saved)
     b_width = lab.B_WIDTH.widget(saved)
     b_double = lab.B_DOUBLE.widget(saved)
-    return b_array, b_double, b_rows, b_width
+    transfer_b = lab.TRANSFER_B.radio(saved)
+    return b_array, b_double, b_rows, b_width, transfer_b
 
 
 @app.cell
-def _(b_array, b_double, b_rows, b_width, kit, lab, mo, pred_b, unlocked):
+def _(b_array, b_double, b_rows, b_width, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_array, b_rows, b_width], justify="start", wrap=True),
             b_double,
             kit.show(lab.part_b(b_array.value, b_rows.value, b_width.value, b_double.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return (transfer_b,)
 
 
 @app.cell
@@ -237,36 +217,26 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_pattern = lab.C_PATTERN.widget(saved)
     c_level = lab.C_LEVEL.widget(saved)
     c_precision = lab.C_PRECISION.widget(saved)
-    return c_level, c_pattern, c_precision
+    transfer_c = lab.TRANSFER_C.radio(saved)
+    return c_level, c_pattern, c_precision, transfer_c
 
 
 @app.cell
-def _(c_level, c_pattern, c_precision, kit, lab, mo, pred_c, unlocked):
+def _(c_level, c_pattern, c_precision, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             c_pattern,
             mo.hstack([c_level, c_precision], justify="start", wrap=True),
             kit.show(lab.part_c(c_pattern.value, c_level.value, c_precision.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return (transfer_c,)
 
 
 @app.cell
@@ -305,35 +275,25 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_seq = lab.D_SEQ.widget(saved)
     d_batch = lab.D_BATCH.widget(saved)
     d_head = lab.D_HEAD.widget(saved)
-    return d_batch, d_head, d_seq
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    return d_batch, d_head, d_seq, transfer_d
 
 
 @app.cell
-def _(d_batch, d_head, d_seq, kit, lab, mo, pred_d, unlocked):
+def _(d_batch, d_head, d_seq, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_seq, d_batch, d_head], justify="start", wrap=True),
             kit.show(lab.part_d(d_seq.value, d_batch.value, d_head.value)),
         ]
     )
     return
-
-
-@app.cell
-def _(lab, saved):
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return (transfer_d,)
 
 
 @app.cell
@@ -364,13 +324,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

@@ -89,12 +89,6 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_cost = lab.A_COST.widget(saved)
     a_device = lab.A_DEVICE.widget(saved)
@@ -104,10 +98,11 @@ def _(lab, saved):
 
 
 @app.cell
-def _(a_bar, a_cost, a_device, a_fused, kit, lab, mo, pred_a, unlocked):
+def _(a_bar, a_cost, a_device, a_fused, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_cost, a_device, a_bar, a_fused], justify="start", wrap=True),
             kit.show(lab.part_a(a_cost.value, a_device.value, a_bar.value, a_fused.value)),
         ]
@@ -138,12 +133,6 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_model = lab.B_MODEL.widget(saved)
     b_device = lab.B_DEVICE.widget(saved)
@@ -153,10 +142,11 @@ def _(lab, saved):
 
 
 @app.cell
-def _(b_batch, b_device, b_fused, b_model, kit, lab, mo, pred_b, unlocked):
+def _(b_batch, b_device, b_fused, b_model, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_model, b_device, b_batch, b_fused], justify="start", wrap=True),
             kit.show(lab.part_b(b_model.value, b_device.value, b_batch.value, b_fused.value)),
         ]
@@ -187,12 +177,6 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_block = lab.C_BLOCK.widget(saved)
     c_width = lab.C_WIDTH.widget(saved)
@@ -202,10 +186,11 @@ def _(lab, saved):
 
 
 @app.cell
-def _(c_block, c_length, c_rows, c_width, kit, lab, mo, pred_c, unlocked):
+def _(c_block, c_length, c_rows, c_width, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_block, c_width, c_length, c_rows], justify="start", wrap=True),
             kit.show(lab.part_c(c_block.value, c_width.value, c_length.value, c_rows.value)),
         ]
@@ -235,13 +220,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

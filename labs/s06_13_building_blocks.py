@@ -89,12 +89,6 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     a_experts = lab.A_EXPERTS.widget(saved)
     a_topk = lab.A_TOPK.widget(saved)
@@ -103,10 +97,11 @@ def _(lab, saved):
 
 
 @app.cell
-def _(a_experts, a_precision, a_topk, kit, lab, mo, pred_a, unlocked):
+def _(a_experts, a_precision, a_topk, kit, lab, mo, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_experts, a_topk, a_precision], justify="start", wrap=True),
             kit.show(lab.part_a(a_experts.value, a_topk.value, a_precision.value)),
         ]
@@ -137,12 +132,6 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_b, saved, unlocked):
-    kit.verdict(lab.PRED_B, pred_b, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     b_batch = lab.B_BATCH.widget(saved)
     b_device = lab.B_DEVICE.widget(saved)
@@ -151,10 +140,11 @@ def _(lab, saved):
 
 
 @app.cell
-def _(b_batch, b_device, b_precision, kit, lab, mo, pred_b, unlocked):
+def _(b_batch, b_device, b_precision, kit, lab, mo, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             mo.hstack([b_batch, b_device, b_precision], justify="start", wrap=True),
             kit.show(lab.part_b(b_batch.value, b_device.value, b_precision.value)),
         ]
@@ -185,12 +175,6 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_c, saved, unlocked):
-    kit.verdict(lab.PRED_C, pred_c, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     c_hot = lab.C_HOT.widget(saved)
     c_capacity = lab.C_CAPACITY.widget(saved)
@@ -199,10 +183,11 @@ def _(lab, saved):
 
 
 @app.cell
-def _(c_capacity, c_hot, c_tokens, kit, lab, mo, pred_c, unlocked):
+def _(c_capacity, c_hot, c_tokens, kit, lab, mo, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             mo.hstack([c_hot, c_capacity, c_tokens], justify="start", wrap=True),
             kit.show(lab.part_c(c_hot.value, c_capacity.value, c_tokens.value)),
         ]
@@ -233,12 +218,6 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, pred_d, saved, unlocked):
-    kit.verdict(lab.PRED_D, pred_d, unlocked, saved)
-    return
-
-
-@app.cell
 def _(lab, saved):
     d_devices = lab.D_DEVICES.widget(saved)
     d_topk = lab.D_TOPK.widget(saved)
@@ -247,10 +226,11 @@ def _(lab, saved):
 
 
 @app.cell
-def _(d_devices, d_precision, d_topk, kit, lab, mo, pred_d, unlocked):
+def _(d_devices, d_precision, d_topk, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_devices, d_topk, d_precision], justify="start", wrap=True),
             kit.show(lab.part_d(d_devices.value, d_topk.value, d_precision.value)),
         ]
@@ -279,13 +259,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
 @app.cell
 def _(kit, lab, saved):
     justification = kit.justification_field(lab, saved)
-    return (justification,)
-
-
-@app.cell
-def _(kit, saved):
     student = kit.student_field(saved)
-    return (student,)
+    return justification, student
 
 
 @app.cell

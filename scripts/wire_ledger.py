@@ -6,11 +6,14 @@
 What it does, and nothing else (the layout of README "How to add a notebook"):
 1. after the ledger cell, a cell ``saved = kit.saved(ledger, lab)``;
 2. every widget ``x = lab.SPEC.radio()`` / ``.widget()`` passes ``saved`` (restored on reload; a
-   prediction alone in its cell, a part's control widgets together in one);
-3. after every prediction cell (``PRED_X`` and any other ``Prediction`` such as ``TRANSFER_X``),
-   a verdict cell ``kit.verdict(lab.PRED_X, pred_x, unlocked, saved)`` (directly under the question);
+   prediction alone in its cell, a part's control widgets and transfer question together in one);
+3. for every prediction cell (``PRED_X`` and any other ``Prediction`` displayed in its own cell)
+   without one, the verdict ``kit.verdict(lab.PRED_X, pred_x, unlocked, saved)`` directly under
+   the question: first in the part's gated cell (``mo.stop(kit.locked(pred_x, unlocked), ...)``
+   then ``mo.vstack([...])``; one cell fewer, and marimo pays ~10-15 ms a cell in the browser's
+   first run), else a cell of its own after the question;
    the gated cell no longer passes ``lab.PRED_X.respond(...)`` to ``kit.show``;
-4. before the record cell, a justification cell and a name/ID cell; the record cell passes every
+4. before the record cell, one cell with the justification and name/ID fields; the record cell passes every
    widget to ``kit.record`` by name (answers, transfer answers, positions), the justification, the
    name, and ``synthesis=lab.synthesis(...)`` when the notebook has a synthesis.
 """
@@ -53,6 +56,41 @@ def _cell(body: str, args: list[str], is_async: bool = False, hide: bool = False
     return f"{deco}\n{kw} _({', '.join(sorted(set(args)))}):\n{lines}\n    return\n"
 
 
+def _gated_cell(cells, text: dict, i: int, var: str) -> int | None:
+    """The cell after ``i`` gated on ``var`` (``mo.stop(kit.locked(var, unlocked), ...)``) whose
+    output is ``mo.vstack([...])``, or None."""
+    gate = re.compile(rf"mo\.stop\(\s*kit\.locked\(\s*{var}\s*,\s*unlocked\s*\)\s*,")
+    for j in range(i + 1, len(cells)):
+        if gate.search(text[j]) and _vstack_list(cells[j][2]) is not None:
+            return j
+    return None
+
+
+def _vstack_list(node):
+    """The list literal of the cell's last expression ``mo.vstack([...])``, or None."""
+    exprs = [s for s in node.body if isinstance(s, ast.Expr)]
+    call = exprs[-1].value if exprs else None
+    if (
+        isinstance(call, ast.Call)
+        and ast.unparse(call.func) == "mo.vstack"
+        and call.args
+        and isinstance(call.args[0], ast.List)
+    ):
+        return call.args[0]
+    return None
+
+
+def _prepend_item(cell_src: str, cell, item: str) -> str:
+    """``cell_src`` with ``item`` first in its ``mo.vstack([...])`` list."""
+    start, _, node = cell
+    lst = _vstack_list(node)
+    lines = cell_src.splitlines(keepends=True)
+    k = lst.lineno - 1 - start
+    col = lst.col_offset + 1  # just after "["
+    lines[k] = lines[k][:col] + item + ", " + lines[k][col:]
+    return "".join(lines)
+
+
 def wire(src: str) -> str:
     lines = src.splitlines(keepends=True)
     cells = _cells(src)
@@ -84,14 +122,19 @@ def wire(src: str) -> str:
                 t = _with_args(t, [*_args(node), "saved"])
             shown = re.search(rf"^\s*{var}\s*$", body_src, re.M)  # the cell displays the question
             if kind == "radio" and spec not in verdicts and shown:
-                t = (
-                    t.rstrip("\n")
-                    + "\n\n\n"
-                    + _cell(
-                        f"kit.verdict(lab.{spec}, {var}, unlocked, saved)",
-                        ["kit", "lab", var, "saved", "unlocked"],
+                verdict = f"kit.verdict(lab.{spec}, {var}, unlocked, saved)"
+                j = _gated_cell(cells, text, i, var)
+                if j is not None:  # the top of the part's gated cell: one cell fewer
+                    text[j] = _with_args(
+                        _prepend_item(text[j], cells[j], verdict),
+                        [*_args(cells[j][2]), "kit", "lab", var, "saved", "unlocked"],
                     )
-                )
+                else:
+                    t = (
+                        t.rstrip("\n")
+                        + "\n\n\n"
+                        + _cell(verdict, ["kit", "lab", var, "saved", "unlocked"])
+                    )
         if "kit.show(" in t and RESPOND.search(t):
             t = RESPOND.sub("", t)
         new[i] = t
@@ -129,13 +172,20 @@ def wire(src: str) -> str:
     deps += re.findall(r"\b([a-z]\w*)\.value\b", design or "")
     rec = _cell(body, deps, is_async=True)
     pre = ""
+    fields = []  # one cell for both (each cell costs the browser's first run ~10-15 ms)
     if "kit.justification_field(" not in whole:
-        pre += (
-            "@app.cell\ndef _(kit, lab, saved):\n    justification = kit.justification_field(lab, saved)\n"
-            "    return (justification,)\n\n\n"
-        )
+        fields.append(("justification", "kit.justification_field(lab, saved)"))
     if "kit.student_field(" not in whole:
-        pre += "@app.cell\ndef _(kit, saved):\n    student = kit.student_field(saved)\n    return (student,)\n\n\n"
+        fields.append(("student", "kit.student_field(saved)"))
+    if fields:
+        names = [v for v, _ in fields]
+        pre = _cell(
+            "\n".join(f"{v} = {call}" for v, call in fields),
+            ["kit", "saved", *(["lab"] if "justification" in names else [])],
+        ).replace(
+            "    return\n", f"    return {', '.join(names)}{',' if len(names) == 1 else ''}\n"
+        )
+        pre += "\n\n"
     new[rec_i] = pre + rec
     out, pos = [], 0
     for i, (s, e, _) in enumerate(cells):

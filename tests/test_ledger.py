@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import importlib.util
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -443,3 +446,35 @@ def test_summary_counts_required_parts_only(path):
     led.save("6.1", answers={"A": "x", "extra": "y"}, required=["A", "B"])
     led.save("6.2", answers={"A": "x"}, required=["A"])
     assert led.summary() == "6.1: 1/2 parts answered; 6.2: completed"
+
+
+def _wire_ledger():
+    spec = importlib.util.spec_from_file_location(
+        "wire_ledger", h.ROOT / "scripts" / "wire_ledger.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("nb_path", h.NOTEBOOKS, ids=lambda p: p.stem)
+def test_wiring_writes_the_cells_the_labs_have(nb_path):
+    """``scripts/wire_ledger.py`` on a notebook stripped of its verdicts and of its answer-field
+    cell writes them back exactly as the labs lay them out: each verdict first in its part's
+    gated cell (not a cell of its own: every cell costs the browser's first run), the
+    justification and name fields in one cell."""
+    src = nb_path.read_text(encoding="utf-8")
+    if "kit.record(" not in src:
+        pytest.skip("no ledger (the instructor notebook)")
+    verdict = re.compile(r"^\s*kit\.verdict\(lab\.PRED_\w+, pred_\w+, unlocked, saved\),\n", re.M)
+    fields = re.compile(
+        r"@app\.cell\ndef _\(kit, lab, saved\):\n    justification = kit\.justification_field"
+        r"\(lab, saved\)\n    student = kit\.student_field\(saved\)\n    return justification, "
+        r"student\n\n\n"
+    )
+    stripped, n_verdicts = verdict.subn("", src)
+    stripped, n_fields = fields.subn("", stripped)
+    assert n_verdicts == src.count("kit.verdict(lab.PRED_") > 0 and n_fields == 1
+    assert "@app.cell\ndef _(kit, lab, pred_" not in src  # no verdict cell of its own
+    out = _wire_ledger().wire(stripped)
+    assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(src))

@@ -537,9 +537,9 @@ def until_answered(radios, unlocked: bool, what: str = "the takeaways"):
 
 
 def verdict(pred: Prediction, radio, unlocked: bool = False, saved: Saved | None = None):
-    """The verdict cell, directly under the prediction: correct, or the misconception named (with
-    the committed first answer when the student has since changed it); in instructor mode the
-    answer key; nothing while unanswered."""
+    """The verdict, directly under the prediction (first in the part's gated cell): correct, or
+    the misconception named (with the committed first answer when the student has since changed
+    it); in instructor mode the answer key; nothing while unanswered."""
     value = getattr(radio, "value", radio)
     first = saved.first_for(pred) if saved is not None else None
     if value is None:
@@ -882,9 +882,9 @@ def chart(figure, summary: str = ""):
 
 
 def show(view: View, feedback=None):
-    """Lay out a part: prediction feedback (if passed; notebooks show it in the verdict cell
-    under the question instead), chart, its text alternative, cards, sentence, optional alert,
-    MathPeek."""
+    """Lay out a part: prediction feedback (if passed; notebooks show the verdict first in the
+    gated cell, under the question, instead), chart, its text alternative, cards, sentence,
+    optional alert, MathPeek."""
     mo = _mo()
     items = [] if feedback is None else [feedback]
     items += [*chart_items(view.figure, view.summary), cards(view.cards), _md(view.summary)]

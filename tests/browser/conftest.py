@@ -283,6 +283,7 @@ def metrics(request, tmp_path_factory):
         ("content_s", 8.1),
         ("question_s", 8.1),
         ("behind_control_s", 8.2),
+        ("first_run_behind_s", 8.2),
         ("chart_s", 8.2),
         ("slider_step_s", 8.3),
         ("MB_question", 8.1),
