@@ -76,6 +76,9 @@ LAB_CSS = Css(
      the legend and a tap on the point name it */
   .js-plotly-plot .scatterlayer .textpoint { display: none !important; }
   a[href="https://github.com/marimo-team/marimo"] { display: none !important; }
+  /* marimo's notebook menu is fixed at the top right, over the text scrolling under it: on a
+     phone it stays at the top of the page (beside the header card) and scrolls away */
+  [data-testid="notebook-actions-dropdown"] { position: absolute !important; }
   .ms-header { padding: 16px; } .ms-header h1 { font-size: 1.5rem; }
 }
 .ms-header { padding: 24px 28px; border-radius: 14px; background: var(--ms-surface);

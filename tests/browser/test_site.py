@@ -413,10 +413,45 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
 
 PHONE = (390, 844)
 
+# Text of the lab's own outputs that a fixed element (marimo's menu, a badge, a banner) covers
+# on the current screen: [text, what covers it], at most five.
+COVERED_TEXT_JS = r"""() => {
+  const shown = (e) => { const cs = getComputedStyle(e); const r = e.getBoundingClientRect();
+    return cs.display !== 'none' && cs.visibility !== 'hidden' && r.width > 0 && r.height > 0; };
+  const fixed = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (getComputedStyle(e).position !== 'fixed' || !shown(e)) continue;
+    // something painted: text, an icon or button, or a background (an empty toast list is not)
+    const bg = getComputedStyle(e).backgroundColor;
+    const painted = e.innerText.trim() || e.querySelector('svg, img, button, canvas')
+      || !(bg === 'transparent' || /rgba\(.*, 0\)$/.test(bg));
+    if (!painted) continue;
+    if (fixed.some(([f]) => f.contains(e))) continue;
+    fixed.push([e, e.getBoundingClientRect()]);
+  }
+  const out = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n && out.length < 5; n = walk.nextNode()) {
+    if (!n.textContent.trim() || !n.parentElement || !n.parentElement.closest('.output-area')) continue;
+    const range = document.createRange(); range.selectNodeContents(n);
+    for (const t of range.getClientRects()) {
+      if (t.bottom <= 0 || t.top >= innerHeight) continue;
+      const hit = fixed.find(([f, r]) => !f.contains(n) && t.left < r.right && r.left < t.right
+                                         && t.top < r.bottom && r.top < t.bottom);
+      if (hit) {
+        out.push([n.textContent.trim().slice(0, 40),
+                  hit[0].getAttribute('data-testid') || hit[0].id || hit[0].tagName]);
+        break;
+      }
+    }
+  }
+  return out;
+}"""
+
 
 def test_phone_width(open_notebook, artifacts, metrics):
     """One lab at 390 x 844, its first prediction answered from the keyboard: nothing wider than
-    the screen, the chart's title and legend inside the chart and apart, the plot area at least
+    the screen, no fixed page chrome over the lab's text on any screen of it, the chart's title and legend inside the chart and apart, the plot area at least
     150 px tall under the stacked legend, the y-axis title below the chart title, no toolbar
     over the chart; the screen at the chart and the whole page saved as screenshots."""
     stem = next((p.stem for p in NOTEBOOKS if p.stem == "s06_02_mlps"), NOTEBOOKS[0].stem)
@@ -497,6 +532,9 @@ def test_phone_width(open_notebook, artifacts, metrics):
         path = artifacts / f"{stem}-phone-{i + 1:02d}.png"
         lp.page.screenshot(path=str(path))
         screens.append(str(path))
+        covered = lp.page.evaluate(COVERED_TEXT_JS)
+        if covered:
+            problems.append(f"screen {i + 1}: fixed page chrome over the lab's text: {covered}")
     metrics.setdefault("_phone", {}).update(
         ok=not problems, stem=stem, height_px=h, screens=screens, geometry=geo, problems=problems
     )
