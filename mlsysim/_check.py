@@ -249,10 +249,18 @@ def validated_copy(model, update, deep: bool = False):
     try:
         return cls.model_validate(data)
     except _validation_error() as exc:
-        inner = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ") for e in exc.errors())
+        inner = "; ".join(_error_text(e) for e in exc.errors())
         raise ValueError(
             f"model_copy(update=...) would make an invalid {cls.__name__}: {inner}"
         ) from None
+
+
+def _error_text(err: dict) -> str:
+    """One pydantic error as text that names its field (``memory: Input should be ...``; a
+    message of ours already names it: ``in_features must be ...``)."""
+    msg = str(err.get("msg", "")).removeprefix("Value error, ")
+    loc = ".".join(str(x) for x in err.get("loc", ()))
+    return msg if not loc or msg.startswith(loc.split(".")[0]) else f"{loc}: {msg}"
 
 
 class ValidatedCopy:
@@ -274,9 +282,10 @@ _CHECKED_DEVICES: dict[int, object] = {}
 def device_figures(name: str, dev):
     """``dev`` (a ``hardware.Device``) when every figure the engine reads from it is in range:
     memory capacity, bandwidth, SRAM and flash, dispatch tax, TDP, and every peak rate, checked
-    as ``Device(...)`` checks them. A device made by pydantic's ``model_copy(update=...)`` skips
-    that validation (``dispatch_tax=-1 s`` gave a negative latency, ``bandwidth=0`` a
-    ZeroDivisionError); the error names ``name``'s field. Checked once per device object."""
+    as ``Device(...)`` checks them. ``model_copy(update=...)`` validates (``ValidatedCopy``); a
+    device built by pydantic's ``model_construct`` skips validation (``dispatch_tax=-1 s`` gave
+    a negative latency, ``bandwidth=0`` a ZeroDivisionError); the error names ``name``'s field.
+    Checked once per device object."""
     if _CHECKED_DEVICES.get(id(dev)) is dev:
         return dev
     from .hardware import RATE_BASES, Compute, Device, Memory, PeakRate, _quantity

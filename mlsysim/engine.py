@@ -423,8 +423,9 @@ def _device_rates(dev: Device, precision: str, sparse: bool) -> tuple[float, flo
     """(listed FLOP/s, bandwidth B/s, dispatch s, rate already sustained): pint conversions done
     once per device and precision, outside the hot path (``Device.sustained_flops`` is the
     same arithmetic: listed x efficiency unless the rate is already sustained). A device not
-    seen before has its figures checked first (one made by ``model_copy(update=...)`` skipped
-    validation): a ValueError names the field, e.g. ``hardware.memory.bandwidth``."""
+    seen before has its figures checked first (``model_copy(update=...)`` validates, but
+    pydantic's ``model_construct`` skips validation): a ValueError names the field, e.g.
+    ``hardware.memory.bandwidth``."""
     key = (id(dev), precision, sparse)
     hit = _DEVICE_CACHE.get(key)
     if hit is None or hit[0] is not dev:

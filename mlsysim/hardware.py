@@ -7,7 +7,8 @@ specified in powers of two (microcontroller SRAM and flash) is stored in KiB/MiB
 decimal (GB/s, TB/s), one direction unless a field says otherwise.
 Peak rates are **dense** unless a field says ``sparse``; the engine never uses a sparse rate
 unless asked to. ``Hardware.get("H100")`` and the dotted paths (``Hardware.Cloud.H100``) reach
-the same objects.
+the same objects. A variant is ``H100.model_copy(update={...})``, validated like a constructor
+call (pydantic's own ``model_copy`` writes an update in unchecked).
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def _quantity(value: Any, dim: str, field: str, positive: bool = False) -> Quant
     return value
 
 
-class Provenance(BaseModel):
+class Provenance(_check.ValidatedCopy, BaseModel):
     """Where a device's numbers come from."""
 
     model_config = _FROZEN
@@ -109,7 +110,7 @@ class Provenance(BaseModel):
     notes: str = ""
 
 
-class PeakRate(BaseModel):
+class PeakRate(_check.ValidatedCopy, BaseModel):
     """Peak operation rate for one precision. ``sparse`` is the 2:4 structured-sparsity rate."""
 
     model_config = _FROZEN
@@ -125,7 +126,7 @@ class PeakRate(BaseModel):
         return _quantity(v, "[computation] / [time]", info.field_name, positive=True)
 
 
-class Memory(BaseModel):
+class Memory(_check.ValidatedCopy, BaseModel):
     model_config = _FROZEN
     capacity: Quantity
     bandwidth: Quantity
@@ -153,7 +154,7 @@ class Memory(BaseModel):
 RATE_BASES = ("datasheet_peak", "sustained")
 
 
-class Compute(BaseModel):
+class Compute(_check.ValidatedCopy, BaseModel):
     """Per-precision peak table. ``peak_flops`` is the dense rate at ``quoted_precision``;
     ``rate_basis`` says whether the table holds datasheet peaks or already-sustained rates."""
 
@@ -210,7 +211,7 @@ class Compute(BaseModel):
         return rate.dense
 
 
-class Device(BaseModel):
+class Device(_check.ValidatedCopy, BaseModel):
     model_config = _FROZEN
     name: str
     key: str

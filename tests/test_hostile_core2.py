@@ -1,6 +1,7 @@
 """Hostile input to the core modules (moe, engine, layers, hf) that the earlier hostile-input
 tests did not reach: an MoE layer's unchecked fields and method arguments, devices and layers
-changed by pydantic's ``model_copy(update=...)`` (which skips validation), ``phase`` given a numpy
+changed by pydantic's ``model_copy(update=...)`` (which skipped validation; now validated at the
+copy) or built by ``model_construct`` (which still skips it), ``phase`` given a numpy
 array, composite layers whose fields are each in range but whose inner layers' sizes are not,
 a caller-passed ``layers`` that a composite ignored, an endless ``layers`` iterator, and Hugging
 Face configs with values that have no truth value (numpy arrays).
@@ -129,44 +130,83 @@ def test_moe_weight_read_s_names_device():
         MIX.weight_read_s(1, "H200")
     with pytest.raises(ValueError, match=r"device must be a Device or a device key, got 3"):
         MIX.weight_read_s(1, 3)
-    broken = H100.model_copy(
-        update={"memory": H100.memory.model_copy(update={"bandwidth": Q_(0, "B/s")})}
-    )
+    broken = _mem(bandwidth=Q_(0, "B/s"))
     with pytest.raises(ValueError, match=r"device\.memory\.bandwidth must be a finite quantity"):
         MIX.weight_read_s(1, broken)
 
 
 # --------------------------------------------------------------------------------------------
-# 2. engine: devices and layers from model_copy, phase given a numpy array
+# 2. engine: devices and layers from model_copy / model_construct, phase given a numpy array
 # --------------------------------------------------------------------------------------------
 
 
+def _unchecked(model, **update):
+    """``model`` with ``update`` written in unchecked: pydantic's ``model_construct``, the one
+    path left that skips validation (``model_copy(update=...)`` now validates)."""
+    values = {k: getattr(model, k) for k in type(model).model_fields}
+    return type(model).model_construct(**{**values, **update})
+
+
 def _mem(**update):
-    return H100.model_copy(update={"memory": H100.memory.model_copy(update=update)})
+    return _unchecked(H100, memory=_unchecked(H100.memory, **update))
 
 
 def _rate(q):
-    fp16 = H100.compute.precisions["fp16"].model_copy(update={"dense": q})
+    fp16 = _unchecked(H100.compute.precisions["fp16"], dense=q)
     precisions = {**H100.compute.precisions, "fp16": fp16}
-    return H100.model_copy(
-        update={"compute": H100.compute.model_copy(update={"precisions": precisions})}
-    )
+    return _unchecked(H100, compute=_unchecked(H100.compute, precisions=precisions))
 
 
 _BROKEN_DEVICES = [
-    ("dispatch_tax", H100.model_copy(update={"dispatch_tax": Q_(-1, "s")})),
-    ("dispatch_tax", H100.model_copy(update={"dispatch_tax": Q_(math.inf, "s")})),
-    ("dispatch_tax", H100.model_copy(update={"dispatch_tax": 1e-6})),
-    ("tdp", H100.model_copy(update={"tdp": Q_(math.nan, "W")})),
-    ("tdp", H100.model_copy(update={"tdp": Q_(-700, "W")})),
+    ("dispatch_tax", _unchecked(H100, dispatch_tax=Q_(-1, "s"))),
+    ("dispatch_tax", _unchecked(H100, dispatch_tax=Q_(math.inf, "s"))),
+    ("dispatch_tax", _unchecked(H100, dispatch_tax=1e-6)),
+    ("tdp", _unchecked(H100, tdp=Q_(math.nan, "W"))),
+    ("tdp", _unchecked(H100, tdp=Q_(-700, "W"))),
     ("memory.bandwidth", _mem(bandwidth=Q_(0, "B/s"))),
     ("memory.bandwidth", _mem(bandwidth=Q_(-1, "TB/s"))),
     ("memory.capacity", _mem(capacity=Q_(math.nan, "GB"))),
     ("memory.sram", _mem(sram=Q_(-1, "MB"))),
-    ("memory", H100.model_copy(update={"memory": None})),
+    ("memory", _unchecked(H100, memory=None)),
     ("compute.precisions['fp16'].dense", _rate(Q_(0, "FLOP/s"))),
     ("compute.precisions['fp16'].dense", _rate(Q_(math.inf, "TFLOP/s"))),
 ]
+
+_BAD_COPIES = [
+    (
+        H100,
+        {"dispatch_tax": Q_(-1, "s")},
+        r"dispatch_tax must be a finite quantity in \[0, 3600\] s",
+    ),
+    (H100, {"dispatch_tax": Q_(math.inf, "s")}, r"dispatch_tax must be a finite quantity"),
+    (H100, {"dispatch_tax": 1e-6}, r"dispatch_tax"),
+    (H100, {"tdp": Q_(math.nan, "W")}, r"tdp must be a finite quantity"),
+    (H100, {"tdp": Q_(-700, "W")}, r"tdp must be a finite quantity"),
+    (H100, {"memory": None}, r"memory: "),
+    (H100.memory, {"bandwidth": Q_(0, "B/s")}, r"bandwidth must be a finite quantity"),
+    (H100.memory, {"bandwidth": Q_(-1, "TB/s")}, r"bandwidth must be a finite quantity"),
+    (H100.memory, {"capacity": Q_(math.nan, "GB")}, r"capacity must be a finite quantity"),
+    (H100.memory, {"sram": Q_(-1, "MB")}, r"sram must be a finite quantity"),
+    (H100.compute.precisions["fp16"], {"dense": Q_(0, "FLOP/s")}, r"dense must be"),
+    (H100.compute.precisions["fp16"], {"dense": Q_(math.inf, "TFLOP/s")}, r"dense must be"),
+]
+
+
+@pytest.mark.parametrize(("model", "update", "says"), _BAD_COPIES)
+def test_device_model_copy_is_validated(model, update, says):
+    """pydantic's model_copy(update=...) skips validation; a device's (and its memory's and peak
+    rates') validates the update as the constructor does, and the error names the field."""
+    name = type(model).__name__
+    with pytest.raises(
+        ValueError, match=rf"model_copy\(update=\.\.\.\) would make an invalid {name}: .*{says}"
+    ):
+        model.model_copy(update=update)
+
+
+def test_device_model_copy_keeps_valid_updates():
+    fast = H100.model_copy(update={"dispatch_tax": Q_(0, "s")})
+    assert fast.dispatch_tax.m == 0 and fast.memory == H100.memory and fast.key == H100.key
+    assert H100.model_copy() == H100 and H100.model_copy(deep=True) == H100
 
 
 @pytest.mark.parametrize(("field", "dev"), _BROKEN_DEVICES)
