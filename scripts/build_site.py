@@ -555,6 +555,7 @@ ol.labs { list-style: none; padding: 0; margin: 0; display: grid; gap: .75rem; }
 .lab-open { font-weight: 700; color: var(--accent); font-size: 1.08rem; text-decoration: none; }
 .lab-open:hover, .lab-open:focus { text-decoration: underline; }
 .lab-meta { color: var(--muted); font-size: .85rem; white-space: nowrap; text-align: right; }
+.lab-note { color: var(--muted); font-size: .85rem; }
 .lab-goal { color: var(--sec); grid-column: 2 / 4; margin: 0; }
 .lab-progress { grid-column: 2 / 4; font-size: .85rem; color: var(--ok); font-weight: 600; }
 .lab-progress:empty { display: none; }
@@ -663,7 +664,7 @@ def write_index(out: Path, labs: list[tuple[str, str]], labs_dir: Path | None = 
 others reuse what it downloaded.</p>
 </header>
 <h2>Take them in this order</h2>
-<p id="progress-note" class="lab-meta" style="text-align:left">Each part opens after you commit
+<p id="progress-note" class="lab-note">Each part opens after you commit
 to a prediction. Your progress is saved in this browser.</p>
 <ol class="labs">
 {chr(10).join(items)}

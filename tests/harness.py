@@ -308,6 +308,13 @@ def chart_rule_problems(result: Run) -> list[str]:
             if not is_reference(t)
         } | _SERIES_COLORS
         series_colors.discard("")
+        frame = placement.Frame(traces, layout, placement.WIDTHS[0])
+        for axis, rng in frame.ranges.items():
+            # a numeric axis without a range: marimo's Plotly.react redraw can leave it at
+            # Plotly's empty -1..4 when a widget changes the axis (6.3 part D's device switch)
+            ax = layout.get(f"{axis}axis") or {}
+            if rng is not None and frame.cats[axis] is None and ax.get("range") is None:
+                found.append(f"chart {i} {axis}axis ({_title(ax)!r}): numeric axis without a range")
         for name in [k for k in layout if re.fullmatch(r"[xy]axis\d*", k)]:
             ax = layout[name]
             title = _title(ax)

@@ -29,6 +29,8 @@ from .. import _check, catalogue
 from .._check import _short, is_finite
 from .placement import (
     LINE_LABEL,
+    WIDTHS,
+    Frame,
     axis_values,
     finite_number,
     margins,
@@ -399,9 +401,26 @@ def _axis_kind(title: str) -> str:
     return "plain"
 
 
+def _pin_ranges(data: list[dict], layout: dict) -> None:
+    """Give each numeric axis still without one the range the label placement assumes (the
+    data's extent, 5 % each side), as ``place_labels`` already does on a chart with labels.
+    marimo redraws a chart with ``Plotly.react`` and, when the new figure's axis differs from
+    the last one's, hands Plotly an axis without a range, which Plotly then leaves at its empty
+    default, -1..4: 6.3 part D drew 0.9 ms bars on a -1..4 axis after a switch from a device
+    whose bars reached 4,000 ms. A range given is drawn as given. Category axes keep Plotly's."""
+    frame = Frame(data, layout, WIDTHS[0])
+    for axis, rng in frame.ranges.items():
+        ax = layout.setdefault(f"{axis}axis", {})
+        if rng is None or frame.cats[axis] is not None or ax.get("range") is not None:
+            continue
+        if all(map(math.isfinite, rng)):
+            ax["range"] = [float(rng[0]), float(rng[1])]
+
+
 def _format_axis(data: list[dict], layout: dict, name: str) -> None:
     ax = layout.setdefault(name, {})
     axis = name[0]
+
     title = _text(ax.get("title")) or ""
     kind = _axis_kind(title)
     if kind != "count":
@@ -734,5 +753,6 @@ def finalize(fig):
     _log_line_labels(layout)
     _fit_axis_title(layout)
     place_labels(data, layout)
+    _pin_ranges(data, layout)
     layout["meta"] = {**(meta if isinstance(meta, dict) else {}), _DONE: True}
     return go.Figure(spec, _validate=False)

@@ -569,6 +569,12 @@ def test_index_page(site_dir, server, browser, open_notebook, axe_js, artifacts)
         bad = lp.page.evaluate(AXE_RUN.replace("el.closest('.output-area')", "el"), WCAG)
         assert not bad, bad
         assert not lp.offenders(), lp.offenders()
+        # on a phone nothing is wider than the screen (a nowrap note made it 619 px wide)
+        lp.page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+        lp.page.wait_for_timeout(200)
+        wide = lp.page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= PHONE[0] + 1, f"the landing page is {wide} px wide at {PHONE[0]} px"
+        lp.page.screenshot(path=str(artifacts / "index-phone.png"))
     finally:
         lp.close()
 
