@@ -113,9 +113,9 @@ def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, saved, unlocked)
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked))
-    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    kit.transfer(lab.TRANSFER_A, transfer_a, unlocked, saved)
     return
 
 
@@ -166,9 +166,9 @@ def _(b_flash, b_heads, b_seq, kit, lab, mo, pred_b, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked))
-    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    kit.transfer(lab.TRANSFER_B, transfer_b, unlocked, saved)
     return
 
 
@@ -221,9 +221,9 @@ def _(c_depth, c_device, c_efficiency, c_launch, kit, lab, mo, pred_c, saved, un
 
 
 @app.cell
-def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked))
-    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    kit.transfer(lab.TRANSFER_C, transfer_c, unlocked, saved)
     return
 
 
@@ -274,9 +274,9 @@ def _(d_batch, d_device, d_fused, kit, lab, mo, pred_d, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked))
-    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    kit.transfer(lab.TRANSFER_D, transfer_d, unlocked, saved)
     return
 
 

@@ -119,9 +119,9 @@ def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked))
-    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    kit.transfer(lab.TRANSFER_A, transfer_a, unlocked, saved)
     return
 
 
@@ -177,9 +177,9 @@ def _(b_batch, b_features, b_positions, kit, lab, mo, pred_b, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked))
-    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    kit.transfer(lab.TRANSFER_B, transfer_b, unlocked, saved)
     return
 
 
@@ -237,9 +237,9 @@ def _(c_batch, c_device, c_op, c_precision, kit, lab, mo, pred_c, saved, unlocke
 
 
 @app.cell
-def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked))
-    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    kit.transfer(lab.TRANSFER_C, transfer_c, unlocked, saved)
     return
 
 

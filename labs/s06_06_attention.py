@@ -120,9 +120,9 @@ def _(a_d_head, a_precision, a_seq, kit, lab, mo, pred_a, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked))
-    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    kit.transfer(lab.TRANSFER_A, transfer_a, unlocked, saved)
     return
 
 
@@ -178,9 +178,9 @@ def _(b_heads, b_layers, b_seq, kit, lab, mo, pred_b, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked))
-    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    kit.transfer(lab.TRANSFER_B, transfer_b, unlocked, saved)
     return
 
 
@@ -237,9 +237,9 @@ def _(c_device, c_shape, c_what, kit, lab, mo, pred_c, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked))
-    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    kit.transfer(lab.TRANSFER_C, transfer_c, unlocked, saved)
     return
 
 
@@ -296,9 +296,9 @@ def _(d_device, d_flash, d_seq, d_shape, kit, lab, mo, pred_d, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked))
-    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    kit.transfer(lab.TRANSFER_D, transfer_d, unlocked, saved)
     return
 
 
@@ -352,9 +352,9 @@ def _(e_positions, e_shift, kit, lab, mo, pred_e, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_e, transfer_e, unlocked):
+def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked))
-    mo.vstack([transfer_e, lab.TRANSFER_E.respond(transfer_e.value, unlocked)])
+    kit.transfer(lab.TRANSFER_E, transfer_e, unlocked, saved)
     return
 
 

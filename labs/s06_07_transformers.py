@@ -124,9 +124,9 @@ def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, saved, unlock
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked))
-    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    kit.transfer(lab.TRANSFER_A, transfer_a, unlocked, saved)
     return
 
 
@@ -181,9 +181,9 @@ def _(b_batch, b_context, b_device, kit, lab, mo, pred_b, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked))
-    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    kit.transfer(lab.TRANSFER_B, transfer_b, unlocked, saved)
     return
 
 
@@ -239,9 +239,9 @@ def _(c_context, c_device, c_flash, kit, lab, mo, pred_c, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked))
-    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    kit.transfer(lab.TRANSFER_C, transfer_c, unlocked, saved)
     return
 
 
@@ -297,9 +297,9 @@ def _(d_context, d_device, d_kv_heads, d_users, kit, lab, mo, pred_d, saved, unl
 
 
 @app.cell
-def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked))
-    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    kit.transfer(lab.TRANSFER_D, transfer_d, unlocked, saved)
     return
 
 
@@ -354,9 +354,9 @@ def _(e_heads, e_model, kit, lab, mo, pred_e, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_e, transfer_e, unlocked):
+def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
     mo.stop(kit.locked(pred_e, unlocked))
-    mo.vstack([transfer_e, lab.TRANSFER_E.respond(transfer_e.value, unlocked)])
+    kit.transfer(lab.TRANSFER_E, transfer_e, unlocked, saved)
     return
 
 

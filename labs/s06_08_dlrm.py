@@ -125,9 +125,9 @@ def _(a_device, a_dim, a_precision, a_rows, a_tables, kit, lab, mo, pred_a, save
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked))
-    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    kit.transfer(lab.TRANSFER_A, transfer_a, unlocked, saved)
     return
 
 
@@ -183,9 +183,9 @@ def _(b_batch, b_device, b_lookups, kit, lab, mo, pred_b, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked))
-    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    kit.transfer(lab.TRANSFER_B, transfer_b, unlocked, saved)
     return
 
 
@@ -241,9 +241,9 @@ def _(c_device, c_keep, c_precision, kit, lab, mo, pred_c, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked))
-    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    kit.transfer(lab.TRANSFER_C, transfer_c, unlocked, saved)
     return
 
 
@@ -301,9 +301,9 @@ def _(d_batch, d_devices, d_lookups, d_usable, kit, lab, mo, pred_d, saved, unlo
 
 
 @app.cell
-def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked))
-    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    kit.transfer(lab.TRANSFER_D, transfer_d, unlocked, saved)
     return
 
 

@@ -114,9 +114,9 @@ def _(a_batch, a_device, kit, lab, mo, pred_a, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, transfer_a, unlocked):
+def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
     mo.stop(kit.locked(pred_a, unlocked))
-    mo.vstack([transfer_a, lab.TRANSFER_A.respond(transfer_a.value, unlocked)])
+    kit.transfer(lab.TRANSFER_A, transfer_a, unlocked, saved)
     return
 
 
@@ -169,9 +169,9 @@ def _(b_device, b_seq, kit, lab, mo, pred_b, saved, unlocked):
 
 
 @app.cell
-def _(kit, lab, mo, pred_b, transfer_b, unlocked):
+def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
     mo.stop(kit.locked(pred_b, unlocked))
-    mo.vstack([transfer_b, lab.TRANSFER_B.respond(transfer_b.value, unlocked)])
+    kit.transfer(lab.TRANSFER_B, transfer_b, unlocked, saved)
     return
 
 
@@ -231,9 +231,9 @@ def _(c_batch, c_device, c_flash, c_res, c_seq, kit, lab, mo, pred_c, saved, unl
 
 
 @app.cell
-def _(kit, lab, mo, pred_c, transfer_c, unlocked):
+def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
     mo.stop(kit.locked(pred_c, unlocked))
-    mo.vstack([transfer_c, lab.TRANSFER_C.respond(transfer_c.value, unlocked)])
+    kit.transfer(lab.TRANSFER_C, transfer_c, unlocked, saved)
     return
 
 
@@ -298,9 +298,9 @@ def _(d_context, d_device, d_precision, d_reserve, d_users, kit, lab, mo, pred_d
 
 
 @app.cell
-def _(kit, lab, mo, pred_d, transfer_d, unlocked):
+def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
     mo.stop(kit.locked(pred_d, unlocked))
-    mo.vstack([transfer_d, lab.TRANSFER_D.respond(transfer_d.value, unlocked)])
+    kit.transfer(lab.TRANSFER_D, transfer_d, unlocked, saved)
     return
 
 

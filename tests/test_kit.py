@@ -82,6 +82,32 @@ def test_prediction_respond_names_the_right_answer():
     assert p.is_correct("a") and not p.is_correct("b") and not p.is_correct(None)
 
 
+def test_a_transfer_question_shows_no_locked_note_and_its_verdict_once_answered():
+    """After a part's reveal the transfer question is open: unanswered, nothing under it (it
+    used to show "Answer the prediction above to unlock this part"); answered, the verdict;
+    in instructor mode, the answer key."""
+    import marimo as mo
+
+    def shown(out) -> str:  # the callouts' text (each keeps its HTML JSON-encoded) and the rest
+        calls = re.findall(r"data-html='([^']*)'", out.text)
+        return out.text + "".join(json.loads(html.unescape(a)) for a in calls)
+
+    p = kit.Prediction(
+        question="q",
+        options={"a": "Alpha", "b": "Beta"},
+        answer="a",
+        feedback={"a": "yes", "b": "no"},
+    )
+    radio = mo.ui.radio(options={"Alpha": "a", "Beta": "b"})
+    open_ = shown(kit.transfer(p, radio))
+    assert "unlock" not in open_ and "Correct." not in open_ and "None" not in open_
+    answered = mo.ui.radio(options={"Alpha": "a", "Beta": "b"}, value="Beta")
+    assert "Not quite" in shown(kit.transfer(p, answered)) and "Alpha" in _inner(
+        kit.transfer(p, answered)
+    )
+    assert "Alpha" in shown(kit.transfer(p, radio, unlocked=True))  # the answer key
+
+
 def test_deferred_feedback_is_made_once_when_first_read():
     calls = []
 

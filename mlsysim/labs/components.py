@@ -550,6 +550,15 @@ def verdict(pred: Prediction, radio, unlocked: bool = False, saved: Saved | None
     return items[0] if len(items) == 1 else _mo().vstack(items)
 
 
+def transfer(pred: Prediction, radio, unlocked: bool = False, saved: Saved | None = None):
+    """A transfer question after a part's reveal: the radio and, once it is answered, its verdict
+    under it (with the committed first answer when the student has since changed it, as for a
+    prediction). Unanswered, nothing under it: the part is already open, so no locked note; in
+    instructor mode the answer key."""
+    v = verdict(pred, radio, unlocked, saved)
+    return _mo().vstack([radio] if v is None else [radio, v])
+
+
 # --------------------------------------------------------------------------------------------
 # Display components
 # --------------------------------------------------------------------------------------------
