@@ -13,9 +13,9 @@ What it does, and nothing else (the layout of README "How to add a notebook"):
    then ``mo.vstack([...])``; one cell fewer, and marimo pays ~10-15 ms a cell in the browser's
    first run), else a cell of its own after the question;
    the gated cell no longer passes ``lab.PRED_X.respond(...)`` to ``kit.show``;
-4. before the record cell, one cell with the justification and name/ID fields; the record cell passes every
-   widget to ``kit.record`` by name (answers, transfer answers, positions), the justification, the
-   name, and ``synthesis=lab.synthesis(...)`` when the notebook has a synthesis.
+4. before the record cell, one cell with the justification and name/ID fields; the record
+   cell passes every widget to ``kit.record`` by name (answers, transfer answers, positions),
+   the justification, the name, and ``synthesis=lab.synthesis(...)`` when the notebook has a synthesis.
 """
 
 from __future__ import annotations
@@ -49,11 +49,17 @@ def _with_args(cell_src: str, args: list[str]) -> str:
     return re.sub(r"def _\([^)]*\):", f"def _({', '.join(sorted(set(args)))}):", cell_src, count=1)
 
 
-def _cell(body: str, args: list[str], is_async: bool = False, hide: bool = False) -> str:
+def _cell(
+    body: str, args: list[str], is_async: bool = False, hide: bool = False, returns=()
+) -> str:
     deco = "@app.cell(hide_code=True)" if hide else "@app.cell"
     kw = "async def" if is_async else "def"
     lines = "\n".join(f"    {ln}" if ln else "" for ln in body.strip("\n").splitlines())
-    return f"{deco}\n{kw} _({', '.join(sorted(set(args)))}):\n{lines}\n    return\n"
+    ret = ", ".join(returns) + ("," if len(returns) == 1 else "")
+    return (
+        f"{deco}\n{kw} _({', '.join(sorted(set(args)))}):\n{lines}\n    return {ret}".rstrip()
+        + "\n"
+    )
 
 
 def _gated_cell(cells, text: dict, i: int, var: str) -> int | None:
@@ -182,8 +188,7 @@ def wire(src: str) -> str:
         pre = _cell(
             "\n".join(f"{v} = {call}" for v, call in fields),
             ["kit", "saved", *(["lab"] if "justification" in names else [])],
-        ).replace(
-            "    return\n", f"    return {', '.join(names)}{',' if len(names) == 1 else ''}\n"
+            returns=names,
         )
         pre += "\n\n"
     new[rec_i] = pre + rec

@@ -44,7 +44,6 @@ from .style import SERIES, apply_plotly_theme
 if TYPE_CHECKING:
     from ..hardware import Device
 
-
 #: reference lines (device limits, ridge, targets): neutral, dashed, never a data colour
 REFERENCE_COLOR = "#64748b"
 REFERENCE_DASHES = ("dash", "dot", "dashdot", "longdash")
@@ -420,7 +419,6 @@ def _pin_ranges(data: list[dict], layout: dict) -> None:
 def _format_axis(data: list[dict], layout: dict, name: str) -> None:
     ax = layout.setdefault(name, {})
     axis = name[0]
-
     title = _text(ax.get("title")) or ""
     kind = _axis_kind(title)
     if kind != "count":

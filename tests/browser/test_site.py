@@ -14,8 +14,8 @@ metrics, not hidden); answering draws a Plotly chart, screenshotted in light and
 ledger (IndexedDB) survives a reload. The control page (one mo.ui.radio, exported the same way)
 is measured in the same run: every lab's time to its first question and bytes are recorded
 against it, over two pairs of alternating loads (control, lab, control, lab), and the lab's
-first run (kernel busy to live) against the control's. One lab runs at phone width (390 x 844); the landing page is checked in light and
-dark, with the progress a student saved.
+first run (kernel busy to live) against the control's. One lab runs at phone width
+(390 x 844); the landing page is checked in light and dark, with the progress a student saved.
 """
 
 from __future__ import annotations
@@ -227,6 +227,21 @@ def test_control_page(control):
     assert not control["failed_installs"], control["failed_installs"]
 
 
+def _timed_load(open_notebook, stem: str, problems: list | None = None) -> tuple:
+    """Load ``stem`` once for timing only: (seconds to live, seconds to the kernel's first busy
+    mark); its Python errors and requests outside the origin go into ``problems``."""
+    page = open_notebook(stem)
+    try:
+        live = page.wait_live()
+        busy = page.marks()["busy"]
+        if problems is not None:
+            problems += page.python_errors()
+            problems += [f"request outside 127.0.0.1: {u}" for u in page.offenders()]
+    finally:
+        page.close()
+    return live, busy
+
+
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, artifacts, axe_js):
     from playwright.sync_api import TimeoutError as PWTimeout
@@ -237,11 +252,8 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
     metrics[stem] = m
     problems: list[str] = []
     # the floor on the machine as it is right now: the control page, loaded just before the lab
-    # (a second pair, after this load's checks, gives the best of two loads of each page)
-    ctl = open_notebook(CONTROL)
-    ctl_live = ctl.wait_live()
-    ctl_busy = ctl.marks()["busy"]
-    ctl.close()
+    # (a second pair follows this load's checks)
+    ctl_live, ctl_busy = _timed_load(open_notebook, CONTROL)
     lp = open_notebook(stem)
     m["url"] = lp.url
 
@@ -378,15 +390,8 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
     # (the first pair's is kept too); "first run" is from the kernel's first busy mark to live:
     # the part of the gap the lab's own cells cost, which that boot noise does not reach
     lp.close()
-    ctl2 = open_notebook(CONTROL)
-    ctl2_live = ctl2.wait_live()
-    ctl2_busy = ctl2.marks()["busy"]
-    ctl2.close()
-    again = open_notebook(stem)
-    live2 = again.wait_live()
-    busy2 = again.marks()["busy"]
-    problems += again.python_errors()
-    again.close()
+    ctl2_live, ctl2_busy = _timed_load(open_notebook, CONTROL)
+    live2, busy2 = _timed_load(open_notebook, stem, problems)
     pairs = [first_pair, (ctl2_live, ctl2_busy, live2, busy2)]
     m["pairs"] = [[c, q] for c, _, q, _ in pairs]
     m["question_s"] = round(sum(q for _, _, q, _ in pairs) / len(pairs), 2)
@@ -398,7 +403,7 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
     m["control_first_run_s"] = [round(r, 2) for _, r in both]
     if both:
         m["first_run_behind_s"] = round(sum(r - cr for r, cr in both) / len(both), 2)
-    m["external_requests"] = lp.offenders() + again.offenders()
+    m["external_requests"] = lp.offenders()
     if m["external_requests"]:
         problems.append(
             f"{len(m['external_requests'])} request(s) outside 127.0.0.1: "
@@ -451,8 +456,8 @@ COVERED_TEXT_JS = r"""() => {
 
 def test_phone_width(open_notebook, artifacts, metrics):
     """One lab at 390 x 844, its first prediction answered from the keyboard: nothing wider than
-    the screen, no fixed page chrome over the lab's text on any screen of it, the chart's title and legend inside the chart and apart, the plot area at least
-    150 px tall under the stacked legend, the y-axis title below the chart title, no toolbar
+    the screen, no fixed page chrome over the lab's text on any screen of it, the chart's title
+    and legend inside the chart and apart, the plot area at least 150 px tall under the stacked legend, the y-axis title below the chart title, no toolbar
     over the chart; the screen at the chart and the whole page saved as screenshots."""
     stem = next((p.stem for p in NOTEBOOKS if p.stem == "s06_02_mlps"), NOTEBOOKS[0].stem)
     lp = open_notebook(stem, viewport=PHONE)
