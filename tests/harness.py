@@ -179,6 +179,9 @@ def grid(widget: UIElement) -> list:
     raise TypeError(f"harness has no grid for a {kind} widget")
 
 
+#: a power written as code, "0.9^50" or "(1 - 1/n)^8" (vocab.superscript writes 0.9⁵⁰)
+CARET_POWER = re.compile(r"[\w)′]\^[\w({]")
+
 #: "1 tokens", "token(s)": a count's noun agrees with it (kit.counted)
 _BAD_GRAMMAR = re.compile(
     r"(?<![\d.,])(?<![−+-] )1 (tokens|users|steps|GPUs|experts|layers|kernels|images|requests|frames|sequences"
@@ -201,6 +204,8 @@ def problems(result: Run) -> list[str]:
     names = " | ".join(str(t.get("name") or "") for traces in result.figures for t in traces)
     for m in _BAD_GRAMMAR.finditer(result.visible_text + " | " + names):
         found.append(f"text reads {m.group(0)!r} (one of a count is singular; no '(s)')")
+    for m in CARET_POWER.finditer(result.visible_text + " | " + names):
+        found.append(f"text writes a power with a caret: {m.group(0)!r} (use vocab.superscript)")
     for i, (_, layout) in enumerate(result.charts):
         # plotly.js reads annotation coordinates on a log axis as log10 of the value: a raw
         # value there (e.g. a line label at 295) blows the axis up to 10^295
@@ -235,9 +240,9 @@ def problems(result: Run) -> list[str]:
 # ---------------------------------------------------------------- chart rules (kit: charts.py)
 _SERIES_COLORS = {"#2563eb", "#ea580c", "#16a34a", "#dc2626", "#7c3aed", "#0d9488"}
 _DECADE_TEXT = re.compile(
-    r"^(-?[\d,]+(\.\d+)?|10(<sup>)?[⁻\-]?[⁰¹²³⁴⁵⁶⁷⁸⁹\d]+(</sup>)?)( ?(B|kB|MB|GB|TB|PB|k|M))?$"
+    r"^(-?[\d,]+(\.\d+)?|10(<sup>)?[⁻\-]?[⁰¹²³⁴⁵⁶⁷⁸⁹\d]+(</sup>)?)( ?(B|KB|MB|GB|TB|PB|k|M))?$"
 )
-_BYTE_TICK = re.compile(r"\d\s?(B|kB|MB|GB|TB|PB|KiB|MiB|GiB|TiB)$")
+_BYTE_TICK = re.compile(r"\d\s?(B|KB|MB|GB|TB|PB|KiB|MiB|GiB|TiB)$")
 _KEYS_NOT_NAMES = None
 
 

@@ -205,5 +205,5 @@ def test_formatters_on_enormous_and_tiny_values():
     assert kit.fmt_time(2e12) == "2.00e+12 s"
     assert kit.fmt_time(3e-14) == "3.00e-05 ns"  # 3e-14 s / 1e-9
     assert kit.fmt_ratio(5e12) == "5.0e+12×"
-    assert kit.fmt_bytes(0) == "0.0 B"
+    assert kit.fmt_bytes(0) == "0 B"
     assert kit.fmt_bytes(2**31, binary=True) == "2.0 GiB"

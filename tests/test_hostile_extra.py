@@ -474,7 +474,7 @@ def test_formatters_refuse_strings_and_bad_digits():
             _raises_naming(lambda f=fmt, d=digits: f(1234.5, digits=d), "digits")
     _raises_naming(lambda: K.fact("latency", "5"), "value")
     assert K.fmt_bytes(1234.5, digits=2) == "1.23 KB"
-    assert K.fmt_bytes(-0.0) == "0.0 B"
+    assert K.fmt_bytes(-0.0) == "0 B"
     assert K.fmt_count(-0.0) == "0"
     assert K.fmt_time(0.0015) == "1.50 ms"
     assert K.fmt_ratio(2.5, 0) == "2×"

@@ -10,6 +10,9 @@ import pytest
 
 from mlsysim import Hardware
 from mlsysim.labs import components as kit
+from mlsysim.labs.vocab import superscript
+
+import harness as h
 
 
 @pytest.mark.parametrize(
@@ -18,7 +21,9 @@ from mlsysim.labs import components as kit
         (1e9, False, "1.0 GB"),
         (1_000_000, False, "1.0 MB"),
         (1_500, False, "1.5 KB"),
-        (12, False, "12.0 B"),
+        (12, False, "12 B"),
+        (12.5, False, "12.5 B"),
+        (1000, True, "1,000 B"),
         (2**30, True, "1.0 GiB"),
         (1e9, True, "953.7 MiB"),
         (3 * 2**40, True, "3.0 TiB"),
@@ -29,11 +34,20 @@ def test_fmt_bytes_decimal_and_binary(n, binary, text):
     assert kit.fmt_bytes(n, binary=binary) == text
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the unit is picked before rounding: 999,999 B shows as '1,000.0 KB'"
-)
 def test_fmt_bytes_rounds_up_into_the_next_unit():
-    assert kit.fmt_bytes(999_999) == "1.0 MB"
+    """The unit is picked after rounding (it showed 999,999 B as "1,000.0 KB")."""
+    assert kit.fmt_bytes(999_999) == "1.0 MB" and kit.fmt_bytes(999_949) == "999.9 KB"
+    assert kit.fmt_bytes(999_999, digits=3) == "999.999 KB"
+    assert kit.fmt_time(0.9999999) == "1.00 s" and kit.fmt_count(999_999_999) == "1.0 billion"
+
+
+def test_chart_byte_ticks_use_the_cards_units():
+    """A byte axis and a card name a size alike: "25 KB" on both (the axis said "kB")."""
+    from mlsysim.labs import charts
+
+    for k in range(0, 13):
+        tick = charts._decade_text(k, "bytes")
+        assert tick.split()[-1] == kit.fmt_bytes(10**k).split()[-1], (k, tick)
 
 
 def test_fmt_count_time_rate_ratio():
@@ -151,6 +165,23 @@ def _all_predictions():
         lab = importlib.import_module(f"mlsysim.labs.parts.{info.name}")
         for _, (_, pred) in kit.questions(lab).items():
             yield info.name, pred
+
+
+def test_no_question_writes_a_power_with_a_caret():
+    """Powers read as superscripts (0.9⁵⁰, 10⁸, (1 − 1/n)⁸): a caret is code, not text for a
+    student (6.8 asked about "10^8 and 10^9 rows"). Every question, option and feedback, and the
+    kit's helper for exponents computed at run time."""
+    found = [
+        f"{name}: …{text[max(0, m.start() - 30) : m.end() + 10]}…"
+        for name, pred in _all_predictions()
+        for text in (pred.question, *pred.options.values(), *pred.feedback.values())
+        for m in h.CARET_POWER.finditer(text)
+    ]
+    assert found == []
+    assert "0.9" + superscript(50) == "0.9⁵⁰" and f"(1 − k/E){superscript('T')}" == "(1 − k/E)ᵀ"
+    assert superscript(-21) == "⁻²¹"
+    with pytest.raises(ValueError, match=r"exponent='2i/d'.*\['/'\]"):
+        superscript("2i/d")
 
 
 def test_the_right_answer_is_not_always_in_the_same_place():

@@ -287,7 +287,7 @@ def test_launch_cost_where_the_answer_flips():
 def test_receptive_field_options_say_what_they_mean():
     """Issue 10 #11: the 'doubles every layer' option said 'growing like 3^L'."""
     assert "3^L" not in " ".join(lab.PRED_B.options.values())
-    assert "2^L" in lab.PRED_B.options["double"]
+    assert "2ᴸ" in lab.PRED_B.options["double"]
 
 
 def test_transfers_are_what_the_instruments_show():
@@ -300,10 +300,21 @@ def test_transfers_are_what_the_instruments_show():
     )
     assert c448.params == c224.params and c448.macs() == 4 * c224.macs()
     assert lab.TRANSFER_A.answer == "macs4"
-    assert [L.receptive_field(n, 3, 2) for n in range(1, 7)] == [3, 7, 15, 31, 63, 127]
-    assert lab.TRANSFER_B.answer == "log"
-    assert 1 / (Fraction(1, 64) + Fraction(1, 25)) == pytest.approx(17.98, abs=0.01)
-    assert lab._ds_reduction(64, 5) > 2 * lab._ds_reduction(64, 3)
+    # 7x7 at stride 1: the side grows by K - 1 = 6 a layer, 1 + 6n >= 100 at n = 17 (3x3: 50)
+    assert lab._layers_to_cover(100, 7, 1) == 17 and lab._layers_to_cover(100, 3, 1) == 50
+    assert L.receptive_field(16, 7, 1) == 97 and L.receptive_field(17, 7, 1) == 103
+    assert "17 layers, not 50" in lab.TRANSFER_B.feedback["same"]
+    assert lab.TRANSFER_B.answer == "third"
+    # a 1x1 conv split: the depthwise step adds one MAC per pixel and channel
+    std = L.Conv2d(in_channels=64, out_channels=64, kernel_size=1, input_size=224, bias=False)
+    split = L.depthwise_separable(64, 64, 1, 224)
+    assert (std.macs(), split.macs()) == (205_520_896, 208_732_160)
+    assert split.macs() - std.macs() == 64 * 224 * 224  # "3.2 M"
+    assert 1 / (Fraction(1, 64) + 1) == Fraction(64, 65)  # "1/64 + 1/1 = 1.016"
+    fb = lab.TRANSFER_C.feedback
+    assert (
+        "208.7 M MACs against 205.5 M" in fb["more"] and "3.2 M on top of the 205.5 M" in fb["same"]
+    )
     assert lab.TRANSFER_C.answer == "more"
     r = Engine.solve(Models.ResNet50, "CortexA53Camera", precision="int8")
     m = Engine.solve(Models.MobileNetV2, "CortexA53Camera", precision="int8")

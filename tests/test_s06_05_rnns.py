@@ -137,7 +137,7 @@ def test_rnns_are_not_obsolete_on_a_microcontroller():
     assert kv_per_token == 1024
     assert sram // kv_per_token == 256
     view = lab.part_c(128, 1000, "rnn", "ArduinoNano33BLESense")
-    assert _card(view, "Inference state").value == "512.0 B"
+    assert _card(view, "Inference state").value == "512 B"
     assert _card(view, "Tokens of KV").value == "256"
     assert lab.PRED_C.answer == "false_state"
 
@@ -262,9 +262,9 @@ def test_part_e_default_vanishes_and_the_additive_path_survives():
     assert 0.4 < plain.mean_derivative < 0.7  # the "mean |f′| of 0.54" of the feedback
     # the feedback's per-step factor and its 100th power are the card's, not 0.5^100 (8e-31)
     assert (
-        round(plain.per_step_factor, 2) == 0.62 and "0.62^100 ≈ 10⁻²¹" in lab.PRED_E.feedback["all"]
+        round(plain.per_step_factor, 2) == 0.62 and "0.62¹⁰⁰ ≈ 10⁻²¹" in lab.PRED_E.feedback["all"]
     )
-    assert f"{plain.first:.0e}" == "1e-21" and "0.62^100 ≈ 10⁻²¹" in lab.PRED_E.feedback["vanish"]
+    assert f"{plain.first:.0e}" == "1e-21" and "0.62¹⁰⁰ ≈ 10⁻²¹" in lab.PRED_E.feedback["vanish"]
     assert "0.5^100" not in " ".join(lab.PRED_E.feedback.values())
     assert cards["Gradient at h_0"].note.startswith("it vanishes")
     assert lab.PRED_E.answer == "vanish"

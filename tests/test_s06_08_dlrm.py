@@ -296,3 +296,6 @@ def test_part_b_quotes_the_footprint_beside_the_overflow():
         f"the footprint is {p.memory_footprint_bytes / 1e9:.1f} GB, over by {over / 1e9:.1f} GB"
         in text
     )
+    # where the activations do not change the rounded total, the same number is not said twice
+    one = lab.part_b("1", 1, "A100").summary
+    assert "take 100.0 GB and the activations" in one and one.count("100.0 GB") == 1

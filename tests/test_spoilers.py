@@ -32,6 +32,10 @@ def _questions(mod) -> dict[str, Prediction]:
     return {n: p for n, p in vars(mod).items() if isinstance(p, Prediction)}
 
 
+#: words after a ratio written with a space ("13.6 × faster"); "4 × heads" is a product
+_COMPARATIVES = "faster|slower|more|fewer|less|larger|smaller|higher|lower|longer|shorter|as|the"
+
+
 def _pattern(spoiler: str) -> re.Pattern:
     """Match a spoiler as a whole token: "160" must not match "1600" or "6.160"; "139×" matches
     "139×" and "139 ×"; phrases match case-insensitively."""
@@ -41,8 +45,8 @@ def _pattern(spoiler: str) -> re.Pattern:
         return re.compile(rf"(?<!\w){words}(?!\w)", re.I)
     number, unit = m.groups()
     tail = rf"\s?{re.escape(unit)}" + (r"(?!\w)" if unit[-1:].isalnum() else "") if unit else ""
-    if unit == "×":  # "3×3" is a size, not the ratio "3×"
-        tail += r"(?!\s?\d)"
+    if unit == "×":  # "3×3" is a size, not the ratio "3×"; "4 × S² × d" is a product
+        tail = rf"(?:×(?!\s?\d)|\s×(?=\s?(?:{_COMPARATIVES})\b))"
     return re.compile(rf"(?<![\d.,]){re.escape(number)}(?!\d|[.,]\d){tail}", re.I)
 
 
@@ -114,6 +118,10 @@ def test_spoiler_matching_is_strict_about_tokens():
     assert not _pattern("3×").search("ResNet-50's 3×3 share") and _pattern("3×").search(
         "about 3× more"
     )
+    assert not _pattern("2×").search("FLOPs = 2 × (QKᵀ + PV)") and not _pattern("4×").search(
+        "4 × S² × d"
+    )
+    assert not _pattern("4×").search("4 × heads × S²")
     assert not _significant("50") and _significant("16.15") and _significant("dispatch-bound")
     q = Prediction(
         "q",
@@ -126,3 +134,51 @@ def test_spoiler_matching_is_strict_about_tokens():
     assert Prediction("q", {"c": "16,384 ms", "d": "x"}, "c", {"c": "", "d": ""}).spoilers == (
         "16,384 ms",
     )
+    given = Prediction(
+        "On an 80 GB GPU?", {"a": "56%, as on the A100 80GB", "b": "x"}, "a", {"a": "", "b": ""}
+    )
+    assert given.spoilers == ("56%",)
+
+
+def _transfer_cases():
+    cases = []
+    for path in h.NOTEBOOKS:
+        lab = _lab_for(path)
+        if lab is None:
+            continue
+        for name in sorted(_questions(lab)):
+            if name.startswith("TRANSFER_") and hasattr(lab, "PRED_" + name[-1]):
+                cases.append(pytest.param(path, name, id=f"{path.stem}.{name}"))
+    return cases
+
+
+@pytest.mark.parametrize(("path", "name"), _transfer_cases())
+def test_transfer_answer_not_shown_before_it_is_asked(path, name):
+    """A transfer question sits under its part's reveal: what the part shows at its defaults,
+    after either kind of answer to the part's prediction, must not already state the transfer's
+    answer (else the question only asks the student to read the screen)."""
+    lab = _lab_for(path)
+    transfer = getattr(lab, name)
+    part = name[-1].lower()
+    pred = getattr(lab, f"PRED_{name[-1]}")
+    app = h.load_app(path)
+    first = h.run(app, path=path)
+    w = first.widgets()
+    radios = {getattr(x, "_id", None) for n, x in w.items() if n.startswith(("pred_", "transfer_"))}
+    wrong = next(k for k in pred.options if k != pred.answer)
+    leaks = []
+    for given in (pred.answer, wrong):
+        r = h.run(app, defs={f"pred_{part}": h.with_value(w[f"pred_{part}"], given)}, path=path)
+        radios |= {
+            getattr(x, "_id", None)
+            for n, x in r.widgets().items()
+            if n.startswith(("pred_", "transfer_"))
+        }
+        text = _visible(r.outputs, radios)
+        for own in (transfer.question, *transfer.options.values()):
+            text = text.replace(own, " ")
+        for s in transfer.spoilers:
+            if _significant(s) and (m := _pattern(s).search(text)):
+                ctx = text[max(0, m.start() - 80) : m.end() + 80].replace("\n", " ")
+                leaks.append(f"after answering {given!r}: {s!r} shown: …{' '.join(ctx.split())}…")
+    assert not leaks, "\n".join(leaks)

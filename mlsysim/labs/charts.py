@@ -2,7 +2,7 @@
 chart rules every part's figure passes through before display (``components.show``):
 
 - log axes are labelled at decades only, as plain numbers (0.001 ... 100,000) or powers of ten;
-- byte axes (a title saying bytes or "(B)") in byte units: kB, MB, GB, TB;
+- byte axes (a title saying bytes or "(B)") in decimal byte units: KB, MB, GB, TB (as the cards);
 - k/M/B suffixes only where the axis title says "count"; powers of ten elsewhere;
 - reference lines (``add_hline``/``add_vline`` shapes, constant dashed traces) dashed, in a
   neutral grey, never a data series' colour;
@@ -40,6 +40,7 @@ from .placement import (
     wrap_words,
 )
 from .style import SERIES, apply_plotly_theme
+from .vocab import superscript
 
 if TYPE_CHECKING:
     from ..hardware import Device
@@ -281,6 +282,19 @@ def roofline(
     return fig
 
 
+#: Time units for an axis, largest first (as ``components.fmt_time`` names them)
+_TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def time_unit(seconds: Iterable[float]) -> tuple[float, str]:
+    """The factor and unit a time axis is drawn in: the largest unit in which the largest of
+    ``seconds`` is at least 1, as the cards print the same times (45.19 s on the axis as on the
+    card, not 45,190 ms). ``fig`` values are ``t * factor``; the axis title says the unit."""
+    top = max((_check.real("seconds", t, 0.0, 1e30) for t in seconds), default=0.0)
+    scale = next((s for s, _ in _TIME_UNITS if top >= s), _TIME_UNITS[-1][0])
+    return 1.0 / scale, dict(_TIME_UNITS)[scale]
+
+
 def device_label(dev: Device) -> str:
     """The registry's human name without its parenthetical detail ("Apple iPhone 15 Pro")."""
     dev = _device(dev, "dev")
@@ -353,7 +367,8 @@ def _title(title) -> str:
     return title
 
 
-_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: Byte ticks in the units the cards use (``components.fmt_bytes``: 1 KB = 1,000 B)
+_DECIMAL_BYTE_UNITS = ((12, "TB"), (9, "GB"), (6, "MB"), (3, "KB"), (0, "B"))
 
 
 def _decade_text(k: int, kind: str, plain: bool = True) -> str:
@@ -361,17 +376,17 @@ def _decade_text(k: int, kind: str, plain: bool = True) -> str:
     beyond them, powers of ten on every tick of that axis (never a mix)."""
     v = 10.0**k
     if kind == "bytes":
-        for exp, unit in ((12, "TB"), (9, "GB"), (6, "MB"), (3, "kB"), (0, "B")):
+        for exp, unit in _DECIMAL_BYTE_UNITS:
             if k >= exp:
                 return f"{10 ** (k - exp):,} {unit}"
-        return f"10{str(k).translate(_SUP)} B"
+        return f"10{superscript(k)} B"
     if kind == "count" and k >= 3:
         for exp, unit in ((9, "B"), (6, "M"), (3, "k")):
             if k >= exp and k - exp <= 2:
                 return f"{10 ** (k - exp)}{unit}"
     if plain:
         return f"{v:,.{max(0, -k)}f}"
-    return f"10{str(k).translate(_SUP)}"
+    return f"10{superscript(k)}"
 
 
 #: The largest decade a log axis is labelled at (floats reach 1.8e308).
@@ -452,6 +467,14 @@ def _format_axis(data: list[dict], layout: dict, name: str) -> None:
         ax["ticktext"] = [_decade_text(k, kind, plain) + (f" {unit}" if unit else "") for k in ks]
         ax["minor"] = {"showgrid": False, "ticks": ""}
         return
+    if (
+        kind != "bytes"
+        and vals
+        and ax.get("dtick") is None
+        and all(float(v).is_integer() for v in vals)
+        and 0 < max(vals) - min(vals) <= 8
+    ):
+        ax["dtick"] = 1  # whole columns, layers, GPUs: no tick at 1.5 between them
     if kind == "plain" and vals and ax.get("tickformat") is None:
         # thousands as plain numbers ("2,000"), never "0.2×10⁴"; powers of ten from a million
         if 1e3 <= max(abs(v) for v in vals) < 1e6:
@@ -462,11 +485,7 @@ def _format_axis(data: list[dict], layout: dict, name: str) -> None:
         lo = min(0.0, min(vals))
         if not math.isfinite((hi - lo) * 1.05):  # beyond a float's range: ticks left to Plotly
             return
-        exp, unit = next(
-            (e, u)
-            for e, u in ((12, "TB"), (9, "GB"), (6, "MB"), (3, "kB"), (0, "B"))
-            if hi >= 10**e or e == 0
-        )
+        exp, unit = next((e, u) for e, u in _DECIMAL_BYTE_UNITS if hi >= 10**e or e == 0)
         scale = 10.0**exp
         step = _nice_step((hi - lo) / scale * 1.05) * scale
         n0, n1 = math.floor(lo / step), math.ceil(hi * 1.05 / step)

@@ -182,7 +182,10 @@ def _digits(digits) -> int:
 
 
 def _scaled(x: float, units: Sequence[tuple[float, str]], digits: int) -> str:
-    scale, unit = next(((s, u) for s, u in units if abs(x) >= s), units[-1])
+    i = next((i for i, (s, _) in enumerate(units) if abs(x) >= s), len(units) - 1)
+    if i > 0 and abs(round(x / units[i][0], digits)) * units[i][0] >= units[i - 1][0]:
+        i -= 1  # rounding reaches the next unit: 999,999 B is "1.0 MB", not "1,000.0 KB"
+    scale, unit = units[i]
     v = x / scale
     if abs(v) >= 1e6:  # beyond the largest unit: 1.2e+09 PB, not 1,200,000,000.0 PB
         return f"{v:.{digits}e} {unit}"
@@ -224,11 +227,15 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
 
 
 def fmt_bytes(n: float, digits: int = 1, binary: bool = False) -> str:
-    """Decimal units by default (1 GB = 1e9 B), binary (GiB) when asked. Refuses negative and
-    non-finite values; past 10^6 PB switches to scientific notation."""
+    """Decimal units by default (1 KB = 1e3 B, 1 GB = 1e9 B), binary (GiB) when asked; a whole
+    number of bytes below the first unit without decimals ("512 B"). Refuses negative and
+    non-finite values; past a million PB switches to scientific notation."""
     if not isinstance(binary, bool):
         raise ValueError(f"binary must be True or False, got {_short(binary)}")
-    return _scaled(_finite(n, "n"), _BIBYTES if binary else _BYTES, _digits(digits))
+    n, digits = _finite(n, "n"), _digits(digits)
+    if n < (1024 if binary else 1000) and n == int(n):  # whole bytes: "512 B", never "512.0 B"
+        return f"{int(n):,} B"
+    return _scaled(n, _BIBYTES if binary else _BYTES, digits)
 
 
 def fmt_count(n: float, digits: int = 1) -> str:
@@ -290,6 +297,13 @@ def fmt_ratio(x: float, digits: int = 1) -> str:
 _NUMBER = re.compile(
     r"(?<![\w.])(\d[\d,.]*\d|\d)(\s?(?:×(?!\s?\d)|%|[kKMGTP]?i?B\b|FLOP/B\b|FLOP/byte|ms\b|µs\b|ns\b|s\b|tokens?\b|million\b|billion\b))?"
 )
+
+
+def _number_in(number: str, unit: str | None) -> re.Pattern:
+    """``number`` (with ``unit``, a space before it or not) as a whole token in a text."""
+    tail = r"\s?" + re.escape(unit.strip()) if unit else ""
+    return re.compile(rf"(?<![\w.,]){re.escape(number)}(?![\d]|[.,]\d){tail}")
+
 
 #: A number leading an option label ("About 5,575×", "16.8 MB", "0.25 (…)"), with a scale
 #: letter when one follows it: options that all lead with one are shown in ascending order.
@@ -386,10 +400,13 @@ class Prediction:
     @property
     def spoilers(self) -> tuple[str, ...]:
         """``reveals`` plus the numbers of the correct option's label that identify it: a number
-        with its unit ("139×", "16.8 MB"), or a bare number of three or more digits."""
+        with its unit ("139×", "16.8 MB"), or a bare number of three or more digits. A number the
+        question itself states ("on an 80 GB H100") is given, not revealed, and is left out."""
         nums = []
         for m in _NUMBER.finditer(self.options[self.answer]):
             number, unit = m.group(1), m.group(2)
+            if _number_in(number, unit).search(self.question):
+                continue
             if unit:
                 nums.append(number + unit)
             elif len(re.sub(r"\D", "", number)) >= 3:

@@ -83,3 +83,20 @@ def op_word(precision: str | None) -> str:
             f"{', '.join(PRECISIONS)}"
         )
     return "OP" if precision.startswith("int") else "FLOP"
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-−+()nkTtLid", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻⁺⁽⁾ⁿᵏᵀᵗᴸⁱᵈ")
+
+
+def superscript(exponent) -> str:
+    """An exponent as superscript characters ("0.9" + superscript(50) reads 0.9⁵⁰), the one way
+    the labs write a power: a caret ("0.9^50") is code, not text for a student. Digits, signs,
+    brackets and the letters n, k, T, t, L, i, d have superscript forms; anything else is refused."""
+    text = str(exponent)
+    missing = sorted({c for c in text if c not in "0123456789-−+()nkTtLid"})
+    if not text or missing:
+        raise ValueError(
+            f"exponent={text!r}: no superscript form for {missing or 'an empty exponent'}; "
+            "allowed: digits, - − + ( ) and n k T t L i d"
+        )
+    return text.translate(_SUPERSCRIPT)

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import device_label, figure, hline, memory_lines, roofline, vline
+from ..charts import device_label, figure, hline, memory_lines, roofline, time_unit, vline
 from ..components import (
     Card,
     Choice,
@@ -393,18 +393,19 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
         E.Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency)
         for d in depths
     ]
+    to_unit, unit = time_unit(p.latency_s for p in profs)
     fig = figure(
         f"Latency vs depth at (about) equal FLOPs: {device_label(dev)}",
         "Depth (layers)",
-        "Latency (µs)",
+        f"Latency ({unit})",
     )
     fig.add_trace(
-        go.Scatter(x=depths, y=[p.latency_s * 1e6 for p in profs], name="total", mode="lines")
+        go.Scatter(x=depths, y=[p.latency_s * to_unit for p in profs], name="total", mode="lines")
     )
     fig.add_trace(
         go.Scatter(
             x=depths,
-            y=[p.latency_dispatch_s * 1e6 for p in profs],
+            y=[p.latency_dispatch_s * to_unit for p in profs],
             name="dispatch (launches)",
             mode="lines",
             line=dict(dash="dash"),
@@ -413,7 +414,7 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
     fig.add_trace(
         go.Scatter(
             x=depths,
-            y=[(p.latency_s - p.latency_dispatch_s) * 1e6 for p in profs],
+            y=[(p.latency_s - p.latency_dispatch_s) * to_unit for p in profs],
             name="compute/memory",
             mode="lines",
             line=dict(dash="dot"),
@@ -425,7 +426,7 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
     fig.add_trace(
         go.Scatter(
             x=[d],
-            y=[p.latency_s * 1e6],
+            y=[p.latency_s * to_unit],
             name="your setting",
             mode="markers",
             marker=dict(size=13, symbol="diamond"),

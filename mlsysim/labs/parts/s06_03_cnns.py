@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import device_label, figure
+from ..charts import device_label, figure, time_unit
 from ..components import (
     Card,
     Choice,
@@ -73,9 +73,9 @@ PRED_A = Prediction(
     ),
     options={
         "equal": "The same: both are 64-to-64 channel transformations",
-        "shared": "Conv 36,864 vs dense about 205 million, and the outputs are not the same shape",
+        "shared": "Conv 36,864 vs dense about 205 million: the conv reuses its filters everywhere",
         "nine": "The conv needs only 9 weights: one shared 3×3 filter",
-        "reversed": "Conv about 205 million vs dense 36,864, since the conv is applied at every position",
+        "reversed": "Conv about 205 million vs dense 36,864: the conv is applied at every position",
     },
     answer="shared",
     feedback={
@@ -242,9 +242,9 @@ PRED_B = Prediction(
         "grow with each added layer?"
     ),
     options={
-        "nine": "By 9 pixels per layer (the kernel area), so 3 layers cover a 224×224 image",
-        "double": "It doubles every layer (2^L), like a pyramid",
-        "two": "By 2 pixels per layer: layer 3 sees 7×7, so large objects need depth or downsampling",
+        "nine": "By 9 pixels per layer: the kernel's area adds up",
+        "double": "It doubles every layer (2ᴸ), like a pyramid",
+        "two": "By 2 pixels per layer: one more pixel on each side",
         "fixed": "Not at all: it stays 3×3 because the weights are shared",
     },
     answer="two",
@@ -263,24 +263,25 @@ PRED_B = Prediction(
 
 TRANSFER_B = Prediction(
     question=(
-        "Keep 3×3 filters but give every layer stride 2. How many layers does a unit need to see a "
-        "100-pixel object?"
+        "Back at stride 1, swap the 3×3 kernel for a 7×7 one. Against the 3×3 stack, how many layers does a "
+        "unit need to see a 100-pixel object?"
     ),
     options={
-        "same": "As many as at stride 1: the 3×3 kernel did not change",
-        "half": "Half as many: each layer now moves twice as far",
-        "log": "About six: each layer doubles the next one's step",
+        "same": "About as many: depth, not kernel size, sets how far a unit sees",
+        "third": "About a third as many: each layer widens the field by K − 1 pixels",
+        "fifth": "About a fifth as many: a 7×7 window covers 49/9 of a 3×3's pixels",
     },
-    answer="log",
+    answer="third",
     feedback={
-        "same": "The kernel is the same, but the grid it reads is not: after a stride-2 layer one step of the next "
-        "layer spans two input pixels, then four, eight… The side grows geometrically.",
-        "half": "Stride compounds: the steps are 2, 4, 8, 16… input pixels, so the side grows geometrically and six "
-        "layers (3, 7, 15, 31, 63, 127) are enough, not 25.",
-        "log": "3, 7, 15, 31, 63, 127: six layers against fifty at stride 1. Set the stride control to 2 and read "
-        "the layers card; the price is a map shrunk to a few pixels.",
+        "same": "The kernel sets each layer's step: a 7×7 layer widens the field by 6 pixels, a 3×3 by 2, so "
+        "1 + 6n ≥ 100 needs 17 layers, not 50.",
+        "third": "1 + 6n ≥ 100 at n = 17, against 1 + 2n ≥ 100 at n = 50: the side grows by K − 1 per layer. "
+        "Pick 7×7 and read the layers card; each of those layers costs 49/9 of a 3×3 layer's MACs.",
+        "fifth": "A layer computes over the window's area, but the field's side grows by K − 1 per layer: 6 "
+        "pixels against 2, so about a third as many layers (17 against 50), not 9/49.",
     },
     kind="transfer",
+    reveals=("17 at stride 1",),
 )
 B_KERNEL = Choice("Kernel", {"3": "3×3", "5": "5×5", "7": "7×7"}, "3")
 B_STRIDE = Choice("Stride of every layer", {"1": "1", "2": "2 (downsample each layer)"}, "1")
@@ -435,24 +436,25 @@ PRED_C = Prediction(
 
 TRANSFER_C = Prediction(
     question=(
-        "Back at 64 output channels, swap the 3×3 kernel for a 5×5 one. Does the depthwise-separable split "
-        "save more or less than it did at 3×3?"
+        "Now a 1×1 convolution, 64 → 64 channels at 224×224. What does splitting it into a depthwise and a "
+        "pointwise step do to its MACs?"
     ),
     options={
-        "more": "More: a bigger kernel has more spatial work to split off",
-        "less": "Less: bigger kernels make the depthwise step more expensive",
-        "same": "The same: the channel count alone sets the saving",
+        "save": "Saves MACs, as every separable split does: the pointwise step is the cheap one",
+        "same": "Leaves them exactly as they were: at K = 1 the depthwise step does nothing",
+        "more": "Adds a few MACs: the depthwise step still costs one per pixel and channel",
     },
     answer="more",
     feedback={
-        "more": "1/64 + 1/25 = 0.056 of the standard cost: 18.0× against 7.9× at 3×3. The cap is K² = 25 now. Pick "
-        "5×5 in the kernel control and read the saving card.",
-        "less": "The depthwise step does grow with K², but the standard conv grows with K²·C_out, far faster: "
-        "the ratio 1/(1/C_out + 1/K²) rises with K.",
-        "same": "Both terms matter: 1/C_out from the pointwise step and 1/K² from the depthwise one. A larger kernel "
-        "shrinks the second: 18.0× instead of 7.9×.",
+        "save": "The saving is 1/(1/C_out + 1/K²), capped at K²: at K = 1 the cap is 1, so nothing can be saved. "
+        "The pointwise step is the whole original convolution.",
+        "same": "A 1×1 depthwise step is a per-channel scale, but it is still computed: one MAC per pixel and "
+        "channel, 3.2 M on top of the 205.5 M of the pointwise step.",
+        "more": "1/64 + 1/1 = 1.016: the pair does 208.7 M MACs against 205.5 M. The split pays only for the "
+        "spatial work it splits off, and a 1×1 kernel has none.",
     },
     kind="transfer",
+    reveals=("208.7 M",),
 )
 C_C_OUT = Slider("Output channels C_out", 8, 1024, CHANNELS, step=8)
 C_KERNEL = Choice("Kernel", {"3": "3×3", "5": "5×5", "7": "7×7"}, "3")
@@ -596,7 +598,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "1x": "Barely faster, as on the H100: launches dominate everywhere",
-        "flops": "Close to its FLOP ratio (13.6×): compute binds here",
+        "flops": "Close to its FLOP ratio: compute binds here",
         "more": "Far more than the FLOP ratio: small models fit the cache",
     },
     answer="flops",
@@ -684,18 +686,19 @@ def part_d(
 
     names = ["ResNet-50", "MobileNetV2"]
     parts = [res.time_split, mob.time_split]
+    to_unit, unit = time_unit([res.latency_s, mob.latency_s])
     fig = figure(
         f"Where the time goes: {device_label(dev)}, batch {B}, {prec.upper()}, "
         f"{'compiled' if fused else 'eager'}",
         "",
-        "Latency per batch (ms)",
+        f"Latency per batch ({unit})",
     )
     for i, label in enumerate(("compute-bound rows", "memory-bound rows", "kernel launches")):
-        fig.add_trace(go.Bar(x=names, y=[p[i] * 1e3 for p in parts], name=label))
+        fig.add_trace(go.Bar(x=names, y=[p[i] * to_unit for p in parts], name=label))
     fig.add_trace(
         go.Bar(
             x=["MobileNetV2 if time ∝ FLOPs"],
-            y=[res.latency_s / flop_ratio * 1e3],
+            y=[res.latency_s / flop_ratio * to_unit],
             name="FLOP-proportional expectation",
         )
     )

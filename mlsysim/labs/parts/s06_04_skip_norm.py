@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import device_label, figure
+from ..charts import device_label, figure, time_unit
 from ..components import (
     Card,
     Choice,
@@ -24,7 +24,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, superscript
 
 E = lazy("mlsysim.engine")
 G = lazy("mlsysim.gradients")
@@ -59,7 +59,7 @@ def _verdict(x: float) -> tuple[str, str]:
 
 PRED_A = Prediction(
     question=(
-        "A plain 50-layer stack passes the gradient back with a gain of 0.9 per layer, so about 0.9^50 of "
+        "A plain 50-layer stack passes the gradient back with a gain of 0.9 per layer, so about 0.9⁵⁰ of "
         "it reaches the first layer. Now wrap every layer in a residual block y = F(x) + x whose branch is "
         "small. What reaches the first layer, and why?"
     ),
@@ -72,7 +72,7 @@ PRED_A = Prediction(
     answer="identity",
     feedback={
         "same": "The product changes: every factor becomes I + ∂F/∂x instead of ∂F/∂x. With a small branch each "
-        "factor is near the identity, so the product stays near 1 instead of 0.9^50 ≈ 0.005.",
+        "factor is near the identity, so the product stays near 1 instead of 0.9⁵⁰ ≈ 0.005.",
         "identity": "∂L/∂x = ∂L/∂y (∂F/∂x + I): the identity term hands the gradient straight to the layer below. "
         "Near-identity factors can still compound, so it is better conditioning, not exact unit gain.",
         "zero": "The shortcut constrains nothing about F's weights; F still learns. It only adds x to the output, "
@@ -95,13 +95,13 @@ TRANSFER_A = Prediction(
     },
     answer="explodes",
     feedback={
-        "safe": "Above 1 the product compounds the other way: 1.1^50 ≈ 117. Training then takes wild steps in the "
+        "safe": "Above 1 the product compounds the other way: 1.1⁵⁰ ≈ 117. Training then takes wild steps in the "
         "first layers; only a gain of exactly 1 (or a residual path) keeps the product near 1.",
-        "explodes": "1.1^50 ≈ 117: a 10% error in the gain becomes two orders of magnitude over 50 layers, in "
+        "explodes": "1.1⁵⁰ ≈ 117: a 10% error in the gain becomes two orders of magnitude over 50 layers, in "
         "either direction. Set the activation to linear and the gain to 1.1 and compare the residual "
         "curve.",
         "vanishes": "Depth compounds whatever the per-layer factor is: below 1 it vanishes, above 1 it explodes "
-        "(1.1^50 ≈ 117).",
+        "(1.1⁵⁰ ≈ 117).",
     },
     kind="transfer",
 )
@@ -148,7 +148,7 @@ def part_a(depth: int, activation: str, gain: float) -> View:
         go.Scatter(
             x=layers,
             y=bound,
-            name=f"bound (gain × max f′)^k = ({g:g} × {fmax:g})^k",
+            name=f"bound (gain × max f′)ᵏ = ({g:g} × {fmax:g})ᵏ",
             mode="lines",
             line=dict(dash="dot"),
         )
@@ -186,7 +186,9 @@ def part_a(depth: int, activation: str, gain: float) -> View:
             f"{v_res}; ×{res.per_layer_factor:.3f} per layer",
             s_res,
         ),
-        Card("Bound on the plain stack", _sci(bound[0]), f"({g:g} × max f′ {fmax:g})^{n}"),
+        Card(
+            "Bound on the plain stack", _sci(bound[0]), f"({g:g} × max f′ {fmax:g}){superscript(n)}"
+        ),
         Card(
             "Plain: layer-1 vs layer-N weight gradient",
             _sci(w_ratio),
@@ -198,7 +200,7 @@ def part_a(depth: int, activation: str, gain: float) -> View:
         Card(
             "Chapter check",
             _sci(chapter),
-            f"linear, gain {CHAPTER_GAIN}, {CHAPTER_DEPTH} layers: 0.9^50, it "
+            f"linear, gain {CHAPTER_GAIN}, {CHAPTER_DEPTH} layers: 0.9⁵⁰, it "
             f"{G.flow_verdict(chapter)}",
             _verdict(chapter)[1],
         ),
@@ -212,7 +214,7 @@ def part_a(depth: int, activation: str, gain: float) -> View:
     summary = (
         f"Through {n} plain {activation} layers with gain {g:g}, {_sci(plain.first)} of the output gradient "
         f"reaches layer 1 (×{plain.per_layer_factor:.3f} per layer: it {v_plain}); with residual blocks "
-        f"{_sci(res.first)} arrives (it {v_res}). The bound (gain × max f′)^depth is {_sci(bound[0])}"
+        f"{_sci(res.first)} arrives (it {v_res}). The bound (gain × max f′) to the power of the depth is {_sci(bound[0])}"
         + (
             ": sigmoid's 0.25 ceiling alone forces the plain stack down."
             if activation == "sigmoid"
@@ -226,10 +228,10 @@ def part_a(depth: int, activation: str, gain: float) -> View:
     )
     peek = [
         "plain:    ∂L/∂h_(l-1) = W_lᵀ (f′(z_l) ⊙ ∂L/∂h_l)            ‖·‖ ≤ gain × max f′ per layer",
-        f"          max f′ = {fmax:g} ({activation}), so ≤ ({g:g} × {fmax:g})^{n} = {_sci(bound[0])}",
+        f"          max f′ = {fmax:g} ({activation}), so ≤ ({g:g} × {fmax:g}){superscript(n)} = {_sci(bound[0])}",
         f"residual: ∂L/∂h_(l-1) = ∂L/∂h_l + α W_lᵀ (f′(z_l) ⊙ ∂L/∂h_l),  α = 1/√depth = {res.branch_scale:.3f}",
         "          each block's Jacobian is I + α f′ W: near the identity when the branch is small",
-        f"chapter:  0.9^50 ≈ 0.005; simulated (linear, gain 0.9, 50 layers): {_sci(chapter)}, it {G.flow_verdict(chapter)}",
+        f"chapter:  0.9⁵⁰ ≈ 0.005; simulated (linear, gain 0.9, 50 layers): {_sci(chapter)}, it {G.flow_verdict(chapter)}",
         f"verdict:  vanishes below {G.VANISH_BELOW:g} of the output gradient, explodes above {G.EXPLODE_ABOVE:g}×",
         f"network:  {WIDTH} units per layer, orthogonal weights × gain, one seeded example",
         f"measured: CIFAR-10 ResNet-20 ({p20.value / 1e6:.2f} M params) {r20.value:g}% vs ResNet-56 "
@@ -568,16 +570,17 @@ def part_c(op: str, precision: str, batch: int, device: str) -> View:
     eager = E.Engine.solve(M.Models.ResNet50, dev, batch_size=B, precision=precision)
     fused = E.Engine.solve(M.Models.ResNet50, dev, batch_size=B, precision=precision, fused=True)
     ge, gf = _by_group(eager), _by_group(fused)
+    to_unit, unit = time_unit([eager.latency_s, fused.latency_s])
     fig = figure(
         f"ResNet-50 on the {device_label(dev)}: batch {B}, {precision.upper()}",
         "",
-        "Latency per batch (ms)",
+        f"Latency per batch ({unit})",
     )
     for g in ge:
         fig.add_trace(
             go.Bar(
                 x=["eager (every op a kernel)", "compiled (BN folded, epilogues fused)"],
-                y=[ge[g] * 1e3, gf[g] * 1e3],
+                y=[ge[g] * to_unit, gf[g] * to_unit],
                 name=g,
             )
         )

@@ -26,7 +26,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
-from ..vocab import bound_phrase
+from ..vocab import bound_phrase, superscript
 
 E = lazy("mlsysim.engine")
 G = lazy("mlsysim.gradients")
@@ -300,7 +300,7 @@ TRANSFER_B = Prediction(
     question="Double the vanilla RNN's hidden size from 128 to 256 (input still 100). Its MACs per step…",
     options={
         "double": "Double: the layer is twice as wide, so each step does twice the MACs",
-        "three": "Grow about 3×: the d × d term quadruples, the input term doubles",
+        "three": "Grow about 3.1×: the d × d term quadruples, the input term doubles",
         "four": "Quadruple: every weight matrix in the cell scales with d²",
     },
     answer="three",
@@ -954,10 +954,10 @@ PRED_E = Prediction(
     feedback={
         "all": "Each step's Jacobian is diag(f′(z_t)) W_hh, not W_hh alone. tanh′ is at most 1, so each step "
         "shrinks the gradient (by about 0.62 here, the card's factor), and 100 steps multiply it by roughly "
-        "0.62^100 ≈ 10⁻²¹.",
+        "0.62¹⁰⁰ ≈ 10⁻²¹.",
         "vanish": "J_t = diag(tanh′(z_t)) W_hh; with |W_hh v| = |v| the derivative factors alone "
         "shrink the gradient by about 0.62 per step (the card's measured factor: not the mean |f′| of 0.54, "
-        "because what shrinks is the length of the gradient vector after each matrix product), and 0.62^100 ≈ 10⁻²¹. The same product as 6.4's deep network, with one "
+        "because what shrinks is the length of the gradient vector after each matrix product), and 0.62¹⁰⁰ ≈ 10⁻²¹. The same product as 6.4's deep network, with one "
         "matrix shared by every step: a plain RNN cannot learn across more than a few dozen steps.",
         "explode": "A product explodes only when its factors expand; here W_hh preserves lengths and tanh′ ≤ 1 "
         "contracts them, so it vanishes. Raise the gain or use a linear recurrence to see it explode.",
@@ -1034,7 +1034,7 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
         go.Scatter(
             x=ts,
             y=[(g * fmax) ** (n - t) for t in ts],
-            name=f"bound ({g:g} × max f′ {fmax:g})^(S − t)",
+            name=f"bound ({g:g} × max f′ {fmax:g}) to the power S − t",
             mode="lines",
             line=dict(dash="dot"),
         )
@@ -1081,7 +1081,7 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
     )
     peek = [
         "∂L/∂h_0 = ∂L/∂h_S · Π_t J_t,   J_t = ∂h_t/∂h_(t−1) = diag(f′(z_t)) W_hh   (z_t = W_hh h_(t−1) + u_t)",
-        f"‖J_t v‖ ≤ gain × max f′ × ‖v‖ = {g:g} × {fmax:g}, so ≤ ({g:g} × {fmax:g})^{n} = {_sci((g * fmax) ** n)}",
+        f"‖J_t v‖ ≤ gain × max f′ × ‖v‖ = {g:g} × {fmax:g}, so ≤ ({g:g} × {fmax:g}){superscript(n)} = {_sci((g * fmax) ** n)}",
         f"simulated: {_sci(plain.first)} (plain), {_sci(path.first)} (additive, α = 1/√S = {1 / n**0.5:.3f})",
         f"state: {E_WIDTH} units, W_hh = gain × one seeded orthogonal matrix, seeded inputs u_t",
         f"verdict: vanishes below {G.VANISH_BELOW:g}, explodes above {G.EXPLODE_ABOVE:g}× (mlsysim.gradients)",

@@ -553,7 +553,7 @@ def part_c(device: str, shape: str, what: str) -> View:
         + ("" if what == "scores" else " (scores alone)"),
         f"Figure 14: 25 × S² × 2 B ≤ 80 GB (80 × 10⁹ B, registry) → {fig14['gb']:,};  ≤ 80 GiB (85.9 × 10⁹ B, "
         f"the HBM's physical size) → {fig14['gib']:,}",
-        "GB = 1e9 B, GiB = 2^30 B: 80 GiB is 7.4% more bytes, and √1.074 = 1.036 is the 40,000 vs 41,448 gap",
+        "GB = 1e9 B, GiB = 2³⁰ B: 80 GiB is 7.4% more bytes, and √1.074 = 1.036 is the 40,000 vs 41,448 gap",
     ]
     return View(fig, cards, summary, "Searching for the edge", peek)
 
@@ -918,7 +918,7 @@ def part_e(shift: int, positions: bool) -> View:
     peek = [
         "out = softmax(Q Kᵀ / √d) V,  Q = X W_Q, K = X W_K, V = X W_V",
         "permute X's rows by P: Q, K, V → P Q, P K, P V;  scores → P S Pᵀ;  out → P out  (equivariant)",
-        "positional encoding (Vaswani et al. 2017): PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(…)",
+        "positional encoding (Vaswani et al. 2017): PE(pos, 2i) = sin(pos / 10,000 to the power 2i/d), PE(pos, 2i+1) = cos(…)",
         f"this run: {ORDER_TOKENS} tokens × d = {ORDER_DIM}, seeded random weights; largest change = {run['max_diff']:.3g}",
         "W_Q = W_K would make the scores symmetric (i → j scores as j → i); separate projections allow asymmetry",
         f"fused QKV = d × 3d weights + 3d biases = {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} + {3 * QKV_D_MODEL:,} = "

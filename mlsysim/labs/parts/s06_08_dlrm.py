@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import device_label, figure, memory_lines
+from ..charts import device_label, figure, memory_lines, out_of_memory
 from ..components import (
     Card,
     Choice,
@@ -360,7 +360,8 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         Card(
             "Gathered per request",
             fmt_bytes(gathered),
-            f"{n_tables} tables × {k} × {fmt_bytes(row_bytes, 0)} rows",
+            f"{n_tables} tables × {k} × {fmt_bytes(row_bytes, 0)} rows; "
+            f"{fmt_bytes(per_stage[B]['emb']['bytes'] / B)} with the pooled output (the chart)",
         ),
         Card(
             "Gathers: share of bytes",
@@ -404,9 +405,14 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the matmul FLOPs (pooling's adds are counted apart). The engine prints "
         f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
         + (
-            f"on one {device_label(dev)} they do not fit: tables and MLPs take {fmt_bytes(p.weight_bytes)}, "
-            f"and with the activations the footprint is {fmt_bytes(p.memory_footprint_bytes)}, over by "
-            f"{fmt_bytes(p.over.m_as('B'))}."
+            f"on one {device_label(dev)} they do not fit: tables and MLPs take {fmt_bytes(p.weight_bytes)} "
+            f"and the activations {fmt_bytes(p.memory_footprint_bytes - p.weight_bytes)}"
+            + (
+                f", the footprint is {fmt_bytes(p.memory_footprint_bytes)}"
+                if fmt_bytes(p.memory_footprint_bytes) != fmt_bytes(p.weight_bytes)
+                else ""
+            )
+            + f", over by {fmt_bytes(p.over.m_as('B'))}."
             if not p.feasible
             else f"here they fit ({fmt_bytes(p.memory_footprint_bytes)})."
         )
@@ -435,8 +441,8 @@ def part_b(batch: str, lookups: int, device: str) -> View:
 
 PRED_C = Prediction(
     question=(
-        "The self-check's item and user tables (10^8 and 10^9 rows, 128 FP32 values each) are about 7× an "
-        "80 GB A100. Which single lever can close that gap on its own?"
+        "The chapter's self-check recommender has an item table of 10⁸ rows and a user table of 10⁹ rows, 128 "
+        "FP32 values each: about 7× an 80 GB A100. Which single lever can close that gap on its own?"
     ),
     options={
         "int8": "Quantizing every table to INT8, at a small accuracy cost",
@@ -485,7 +491,7 @@ def part_c(precision: str, keep: int, device: str) -> View:
     cap = dev.memory.capacity.m_as("B")
     kp = int(keep)
     fig = figure(
-        "Shrinking the item + user tables (10^8 + 10^9 rows × 128)",
+        "Shrinking the item + user tables (10⁸ + 10⁹ rows × 128)",
         "Rows kept after hashing (% of IDs)",
         "Table bytes (GB)",
         log_y=True,
@@ -554,7 +560,7 @@ def part_c(precision: str, keep: int, device: str) -> View:
         )
     )
     peek = [
-        f"bytes = (10^8 + 10^9) × keep × 128 × bytes/value = {fmt_bytes(need)}",
+        f"bytes = (10⁸ + 10⁹) × keep × 128 × bytes/value = {fmt_bytes(need)}",
         f"FP32, all rows: 51.2 GB + 512 GB = {fmt_bytes(full)} = {fmt_ratio(full / cap, 2)} of {fmt_bytes(cap)}",
         "precision divides the bytes by 2 (FP16) or 4 (INT8), by about 8 for row-wise INT4 with its per-row "
         "scale; hashing divides them by IDs per row",
@@ -606,7 +612,7 @@ def _feedback_d() -> dict[str, str]:
         "4,096-request batch); "
         f"on 16, about six ({fmt_bytes(sixteen)}). The growth slows as the GPUs outnumber the 8 lookups: "
         "each of the other n − 1 GPUs sends a partial sum only if it holds one of the request's rows, "
-        "with chance 1 − (1 − 1/n)^8, so the traffic approaches one partial sum per lookup.",
+        "with chance 1 − (1 − 1/n)⁸, so the traffic approaches one partial sum per lookup.",
         "zero": "A request's 8 rows per table are spread over all the GPUs; only about 1/n of them are on its "
         "own GPU, and every other GPU holding one sends its partial sum.",
         "double": f"It grows fastest at first (2 → 4 GPUs: {fmt_ratio(four / two)}) and then slows "
@@ -674,39 +680,45 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     n = int(devices)
     plan = shard_plan(n, usable, int(batch), int(lookups))
     xs = list(range(int(D_DEVICES.start), int(D_DEVICES.stop) + 1))
+    plans = {x: shard_plan(x, usable, int(batch), int(lookups)) for x in xs}
     fig = figure(
-        "Sharding 563.2 GB of FP32 tables across H100s",
-        "GPUs",
-        "Table bytes per GPU (GB, log scale)",
-        log_y=True,
+        f"Sharded tables: bytes between GPUs per {int(batch):,}-request batch",
+        "GPUs the tables are sharded over",
+        "Bytes exchanged per batch",
     )
     fig.add_trace(
         go.Scatter(
             x=xs,
-            y=[plan["total"] / x / 1e9 for x in xs],
-            name="tables per GPU",
+            y=[plans[x]["all_to_all"] for x in xs],
+            name="partial sums exchanged",
             mode="lines+markers",
         )
     )
     fig.add_trace(
         go.Scatter(
-            x=xs,
-            y=[plan["usable"] / 1e9] * len(xs),
-            name=f"usable for tables ({int(usable)}%)",
+            x=[xs[0], xs[-1]],
+            y=[plan["rows_moved"]] * 2,
+            name=f"one partial sum per lookup ({counted(int(lookups), 'lookup')} per table)",
             mode="lines",
-            line=dict(dash="dot"),
+            line=dict(dash="dot", width=1),
         )
+    )
+    short = [x for x in xs if plans[x]["per_device"] > plans[x]["usable"]]
+    out_of_memory(
+        fig,
+        short,
+        [plans[x]["all_to_all"] for x in short],
+        name=f"tables do not fit ({int(usable)}% of {fmt_bytes(dev.memory.capacity.m_as('B'), 0)} each)",
     )
     fig.add_trace(
         go.Scatter(
             x=[n],
-            y=[plan["per_device"] / 1e9],
+            y=[plan["all_to_all"]],
             name="your plan",
             mode="markers",
             marker=dict(size=13, symbol="diamond"),
         )
     )
-    memory_lines(fig, [dev], unit="GB")
 
     fits = plan["per_device"] <= plan["usable"]
     row_bytes = table(USER_ROWS).gather_bytes_per_lookup(TABLE_PRECISION)
@@ -765,7 +777,7 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     )
     peek = [
         f"GPUs = ceil(tables / (capacity × usable)) = ceil({fmt_bytes(plan['total'])} / {fmt_bytes(plan['usable'])}) = {plan['needed']}",
-        f"all-to-all = batch × tables × width × 4 B × (n − 1) × (1 − (1 − 1/n)^k), k = {counted(int(lookups), 'lookup')} "
+        f"all-to-all = batch × tables × width × 4 B × (n − 1) × (1 − (1 − 1/n)ᵏ), k = {counted(int(lookups), 'lookup')} "
         f"= {fmt_bytes(plan['all_to_all'])}; per GPU ÷ {n}: from the {min(n, NODE_GPUS) - 1} others in its "
         f"{NODE_GPUS}-GPU node at {nvlink_per_direction():~P} per direction (NVLink 4: {U.Q_(NVLINK4_TOTAL):~P} total), "
         f"from the other nodes at {U.Q_(INFINIBAND_NDR):~P} (400 Gb/s InfiniBand NDR per GPU); time = the slower link",
@@ -835,36 +847,51 @@ TRANSFER_B = Prediction(
 )
 
 TRANSFER_C = Prediction(
-    question="Store both tables in INT8 on an 80 GB H100 instead of the A100. The most rows you can keep is about…",
+    question=(
+        "Store both tables in INT8 on the 40 GB A100 instead of the 80 GB one. The most rows you can keep is "
+        "about…"
+    ),
     options={
-        "56": "56%, the same as the A100 80 GB",
-        "100": "All of them: the H100 is a newer GPU",
-        "14": "14%",
-        "28": "28%",
+        "56": "The same share as on 80 GB: the precision sets how many rows fit",
+        "28": "Half the share of 80 GB: the rows kept scale with the memory",
+        "100": "All of them: INT8 tables are a quarter of the FP32 bytes",
     },
-    answer="56",
+    answer="28",
     feedback={
-        "56": "Capacity decides, and both have 80 GB: 140.8 GB of INT8 tables need hashing to 56% of the rows on "
-        "either. Pick the H100 and INT8.",
-        "100": "A newer GPU has more compute and bandwidth, not more memory here: both are 80 GB.",
-        "14": "14% is the FP32 figure; INT8 keeps four times as many rows.",
-        "28": "28% would be FP16 on 80 GB; INT8 halves the bytes again.",
+        "56": "Precision sets the bytes per row; the memory sets how many rows those bytes allow. Half the memory "
+        "holds half the rows.",
+        "28": "40 GB / 140.8 GB of INT8 tables: 28% of the rows. Pick the 40 GB A100 and INT8 and read the "
+        "last card.",
+        "100": "A quarter of 563.2 GB is 140.8 GB, 3.5× the 40 GB card: INT8 alone does not fit.",
     },
     kind="transfer",
+    reveals=("28%",),
 )
 
 TRANSFER_D = Prediction(
-    question="Shard the 563.2 GB over 4 H100s with 90% of each GPU for tables. Do the shards fit?",
+    question=(
+        "On 2 GPUs, cut the lookups per table from 8 to 1 per request. The bytes exchanged per batch…"
+    ),
     options={
-        "no": "No: each GPU would need 140.8 GB",
-        "yes": "Yes: four GPUs hold 4 × 80 GB = 320 GB",
-        "barely": "Just barely: the 90% share leaves little slack",
+        "eight": "Fall about 8×: each request looks up an eighth as many rows",
+        "half": "Fall about 2×: the other GPU now holds the row only half the time",
+        "same": "Stay the same: each GPU still sends one partial sum per request and table",
     },
-    answer="no",
-    feedback={
-        "no": "563.2 / 4 = 140.8 GB per GPU, about twice the 72 GB set aside. Set 4 GPUs and read the cards.",
-        "yes": "320 GB is less than the 563.2 GB to be held.",
-        "barely": "Each shard is about twice the usable memory: far from a close call.",
-    },
+    answer="half",
+    feedback=Deferred(lambda: _transfer_d_feedback()),
     kind="transfer",
 )
+
+
+def _transfer_d_feedback() -> dict[str, str]:
+    eight, one = (shard_plan(2, 90, 4096, k)["all_to_all"] for k in (8, 1))
+    return {
+        "eight": "Traffic counts partial sums, not rows: with 8 lookups the other GPU almost surely holds some of "
+        f"a request's rows and sends one sum for all of them ({fmt_bytes(eight)} per batch). With one lookup "
+        f"it holds the row half the time: {fmt_bytes(one)}, {fmt_ratio(eight / one)} less, not 8×.",
+        "half": f"{fmt_bytes(eight)} against {fmt_bytes(one)} per 4,096-request batch: "
+        f"{fmt_ratio(eight / one)}. The other GPU sends a partial sum with chance 1 − (1/2)ᵏ: 0.996 at 8 "
+        "lookups, 0.5 at 1. Set 2 GPUs and 1 lookup and read the all-to-all card.",
+        "same": "A GPU holding none of a request's rows sends nothing: with one lookup per table the other GPU "
+        f"holds the row only half the time ({fmt_bytes(one)} against {fmt_bytes(eight)}).",
+    }

@@ -132,14 +132,13 @@ PRED_A = Prediction(
     feedback={
         "flops": "Only the arithmetic grows 4.3×. On the Jetson ResNet-50's 5.92 ms is mostly not arithmetic: "
         "174 kernel launches at 20 µs (3.48 ms) and memory-bound layers (1.63 ms). ViT-B/16 pays the same "
-        "launches: 9.21 ms, 1.6×. Only where arithmetic dominates, on the camera SoC, does the ratio near "
-        "4.3×.",
+        "launches: 9.21 ms, 1.6×. The FLOP ratio shows through only where arithmetic dominates the time.",
         "params": "Neither model is bound by reading its weights at batch 1 here: ResNet-50's time goes to "
         "launches and activation traffic, ViT-B/16's to launches and large compute-bound GEMMs: 1.6×.",
         "less": "ResNet-50's 5.92 ms on the Jetson is 3.48 ms of kernel launches (174 × 20 µs), 1.63 ms of "
         "memory-bound layers and only 0.81 ms of compute-bound ones; ViT-B/16 pays the same launches plus "
-        "4.48 ms of compute-bound GEMMs and 1.25 ms of memory-bound layers: 9.21 ms, 1.6×. The gap depends on the device (1.05× on an H100, "
-        "4.3× on the camera SoC), and none of it says whether ViT is more accurate: that takes data and "
+        "4.48 ms of compute-bound GEMMs and 1.25 ms of memory-bound layers: 9.21 ms, 1.6×. The gap depends on the device (1.05× on an H100), "
+        "and none of it says whether ViT is more accurate: that takes data and "
         "training, which the engine does not price.",
         "faster": "ViT-B/16 does more arithmetic, not less: removing the locality prior removes its savings. "
         "It costs 1.6× ResNet-50's latency here.",
@@ -750,8 +749,8 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
 TRANSFER_A = Prediction(
     question="Deploy on the camera SoC (2 GOPS sustained) instead. ViT-B/16's latency relative to ResNet-50's is about…",
     options={
-        "flops": "4.3×, the FLOP ratio: the SoC is compute-bound",
-        "params": "3.4×, the parameter ratio: every weight must be read",
+        "flops": "Near the FLOP ratio: the SoC is compute-bound",
+        "params": "Near the parameter ratio: every weight must be read",
         "same": "About 1×: both are dominated by launches",
     },
     answer="flops",
@@ -762,6 +761,7 @@ TRANSFER_A = Prediction(
         "same": "Launches cost microseconds; seconds of arithmetic dominate on a 2 GOPS chip.",
     },
     kind="transfer",
+    reveals=("17.6 s",),
 )
 
 TRANSFER_B = Prediction(

@@ -25,7 +25,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
-from ..vocab import op_word
+from ..vocab import op_word, superscript
 
 HW = lazy("mlsysim.hardware")
 moe = lazy("mlsysim.moe")
@@ -165,13 +165,13 @@ PRED_B = Prediction(
     reveals=("nearly all 8", "7.999"),
     feedback={
         "two": "Each token picks its own 2; with 32 tokens the chance that an expert is picked by none of them is "
-        "(6/8)^32 ≈ 0.0001. 'Active parameters' equal the bytes a step reads only at batch 1.",
-        "all": "Each expert is missed by a token with probability 6/8, so by all 32 with (6/8)^32 ≈ 10⁻⁴: a step "
+        "(6/8)³² ≈ 0.0001. 'Active parameters' equal the bytes a step reads only at batch 1.",
+        "all": "Each expert is missed by a token with probability 6/8, so by all 32 with (6/8)³² ≈ 10⁻⁴: a step "
         "reads 7.999 of 8 experts. Batched MoE decode reads almost the whole layer while each token still "
         "computes with 2 experts: its intensity grows more slowly with batch than a dense model's.",
         "sixty4": "An expert's weights are read once per step however many tokens it serves (that is batching's "
         "point); there are only 8 experts to read.",
-        "four": "Half would need each expert to be missed by all 32 tokens half the time; the chance is (6/8)^32.",
+        "four": "Half would need each expert to be missed by all 32 tokens half the time; the chance is (6/8)³².",
     },
 )
 B_BATCH = Slider("Tokens per step (batch of users)", 1, 128, 1)
@@ -242,8 +242,8 @@ def part_b(batch: int, device: str, precision: str) -> View:
         "a dense model's."
     )
     peek = [
-        "P(expert missed by one token) = 1 − k/E;   by T tokens: (1 − k/E)^T",
-        f"experts read = E·(1 − (1 − k/E)^T) = 8 × (1 − 0.75^{t}) = {touched:,.4f}",
+        "P(expert missed by one token) = 1 − k/E;   by T tokens: (1 − k/E)ᵀ",
+        f"experts read = E·(1 − (1 − k/E)ᵀ) = 8 × (1 − 0.75{superscript(t)}) = {touched:,.4f}",
         f"bytes = experts read × {lay.expert_params:,} params × {U.bytes_per_value(precision)} B + router = {rd:,.0f}",
         f"data term = bytes / BW = {fmt_time(s)} per layer ({HW.Hardware.get(device).key})",
         "uniform routing touches the most distinct experts: the worst case for weight reads and the best "
