@@ -325,3 +325,63 @@ def test_roofline_writes_integer_precisions_in_operations():
     assert any(a.text.endswith(": 591 OP/B") for a in fig.layout.annotations)
     fp = charts.roofline(Hardware.get("H100"), "fp16")
     assert fp.layout.yaxis.title.text == "Attainable TFLOP/s"
+
+
+def test_time_axes_use_the_unit_of_their_largest_value():
+    """6.3 D on the camera SoC drew bars to 45,190 ms beside a card saying 45.19 s."""
+    from mlsysim.labs import charts
+    from mlsysim.labs.parts import s06_03_cnns as lab
+
+    assert charts.time_unit([45.19, 3.4]) == (1.0, "s")
+    assert charts.time_unit([0.00078, 0.0002]) == (1e6, "µs")
+    assert charts.time_unit([0.0123]) == (1e3, "ms") and charts.time_unit([]) == (1e9, "ns")
+    with pytest.raises(ValueError, match="seconds"):
+        charts.time_unit([-1.0])
+    cam = lab.part_d("CortexA53Camera", 1, False).figure
+    assert cam.layout.yaxis.title.text == "Latency per batch (s)"
+    assert max(max(t.y) for t in cam.data) < 100  # seconds, not thousands of ms
+    gpu = lab.part_d("H100", 1, False).figure
+    assert gpu.layout.yaxis.title.text == "Latency per batch (µs)"
+
+
+def test_a_whole_number_axis_ticks_at_whole_numbers():
+    """6.3 E's output columns 1-5 were ticked at 1.5, 2.5, …"""
+    import plotly.graph_objects as go
+
+    from mlsysim.labs import charts
+
+    fig = charts.figure("t", "Output column", "Response")
+    fig.add_trace(go.Scatter(x=[1, 2, 3, 4, 5], y=[0.0, 0.5, 3.0, 0.5, 0.0]))
+    out = charts.finalize(fig).to_plotly_json()["layout"]
+    assert out["xaxis"]["dtick"] == 1 and "dtick" not in out["yaxis"]  # y is not whole
+    wide = charts.figure("t", "GPUs", "Bytes exchanged per batch")
+    wide.add_trace(go.Scatter(x=list(range(1, 17)), y=[float(v) for v in range(16)]))
+    assert "dtick" not in charts.finalize(wide).to_plotly_json()["layout"]["xaxis"]
+
+
+def test_titles_are_wrapped_to_fit_a_phone_by_width_not_characters():
+    """44 characters of "Embedding tables vs device memory (1 table ×" ran off a 390 px phone
+    (the phone test on 6.8); an x-axis title ran past the chart's right edge."""
+    import plotly.graph_objects as go
+
+    from mlsysim.labs import charts, placement
+
+    fig = charts.figure(
+        "Embedding tables vs device memory (1 table × 128 values per row)",
+        "Rows per table (millions, log scale)",
+        "Table bytes (GB)",
+    )
+    fig.add_trace(go.Scatter(x=[1, 10], y=[1, 2], name="a"))
+    fig.add_trace(go.Scatter(x=[1, 10], y=[2, 3], name="b"))
+    out = charts.finalize(fig).to_plotly_json()["layout"]
+    title, xtitle = out["title"]["text"], out["xaxis"]["title"]["text"]
+    assert title == "Embedding tables vs device memory<br>(1 table × 128 values per row)"
+    assert xtitle == "Rows per table<br>(millions, log scale)"  # broken before its "("
+    for line in title.split("<br>"):
+        assert placement.text_size(line, 15)[0] <= charts.PHONE_TITLE_PX
+    assert placement.text_size("Rows per table (millions, log scale)", 15)[0] > 240
+    assert charts._wrap_px("Short title", 330) == "Short title"
+    eta = charts._wrap_px(
+        "GPT-2 XL on the NVIDIA H100 SXM5 80GB: two regimes (FP16, eager, roof at η = 0.5)", 330
+    )
+    assert "η = 0.5" in eta.replace("<br>", "\n")  # a one-character word stays with the next

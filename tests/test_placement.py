@@ -165,9 +165,10 @@ def test_wrapped_labels_keep_short_words_and_numbers_with_the_next():
         "sustained ridge point<br>(× efficiency), η = 0.5:<br>148 FLOP/B"
     )
     # the chart title rule keeps a number with its unit
-    assert charts._wrap("a budget of 16 B/param for the whole model, optimizer included", 20) == (
-        "a budget of<br>16 B/param for the<br>whole model,<br>optimizer included"
-    )
+    wrapped = charts._wrap_px("a budget of 16 B/param for the whole model, optimizer included", 150)
+    lines = wrapped.split("<br>")
+    assert len(lines) > 2 and any("16 B/param" in line for line in lines), wrapped
+    assert all(placement.text_size(line, 15)[0] <= 150 for line in lines)
 
 
 def test_a_line_label_is_kept_off_the_bars():

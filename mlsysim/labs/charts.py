@@ -37,6 +37,7 @@ from .placement import (
     place_labels,
     plot_height,
     sub_tags,
+    text_size,
     wrap_words,
 )
 from .style import SERIES, apply_plotly_theme
@@ -283,7 +284,7 @@ def roofline(
 
 
 #: Time units for an axis, largest first (as ``components.fmt_time`` names them)
-_TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+_TIME_UNITS = ((1.0, 1.0, "s"), (1e-3, 1e3, "ms"), (1e-6, 1e6, "µs"), (1e-9, 1e9, "ns"))
 
 
 def time_unit(seconds: Iterable[float]) -> tuple[float, str]:
@@ -291,8 +292,8 @@ def time_unit(seconds: Iterable[float]) -> tuple[float, str]:
     ``seconds`` is at least 1, as the cards print the same times (45.19 s on the axis as on the
     card, not 45,190 ms). ``fig`` values are ``t * factor``; the axis title says the unit."""
     top = max((_check.real("seconds", t, 0.0, 1e30) for t in seconds), default=0.0)
-    scale = next((s for s, _ in _TIME_UNITS if top >= s), _TIME_UNITS[-1][0])
-    return 1.0 / scale, dict(_TIME_UNITS)[scale]
+    _, factor, unit = next((u for u in _TIME_UNITS if top >= u[0]), _TIME_UNITS[-1])
+    return factor, unit
 
 
 def device_label(dev: Device) -> str:
@@ -551,17 +552,43 @@ def _style_reference_lines(data: list[dict], layout: dict) -> None:
             t["line"].update(color=REFERENCE_COLOR, width=1.5)
 
 
-def _wrap(text: str, width: int = 44) -> str:
-    if not text or "<br>" in text or len(text) <= width:
+#: The widest line (px) a chart title (15 px) and an x-axis title (centred under the plot,
+#: right of the y axis) may take on a 390 px phone, where the chart is ~354 px wide.
+PHONE_TITLE_PX, PHONE_X_TITLE_PX, TITLE_FONT_PX = 330.0, 240.0, 15.0
+
+
+def _wrap_px(text: str, max_px: float, font: float = TITLE_FONT_PX) -> str:
+    """``text`` broken into the longest lines that each fit ``max_px`` at ``font`` px
+    (measured per character, ``placement.text_size``): 44 characters of "Embedding tables
+    vs device memory (1 table ×" ran off a phone that fits 44 narrower ones."""
+    if not text or "<br>" in text or text_size(text, font)[0] <= max_px:
         return text
-    return wrap_words(text, width, r"(\d) (?=[A-Za-zµ%×])")  # keep "16 B/param" together
+    head, paren, tail = text.rpartition(" (")  # "Latency (s,<br>log scale)": break before "("
+    if head and all(text_size(x, font)[0] <= max_px for x in (head, paren[1:] + tail)):
+        return f"{head}<br>{paren[1:]}{tail}"
+    for width in range(min(len(text), 60), 9, -1):
+        # a word of one or two characters stays with the next ("η = 0.5"), a number with its
+        # unit ("16 B/param")
+        wrapped = wrap_words(text, width, r"((?<!\S)\S{1,2}|\d(?= [A-Za-zµ%×])) (?=\S)")
+        if all(text_size(line, font)[0] <= max_px for line in wrapped.split("<br>")):
+            return wrapped
+    return wrapped
 
 
 def _layout_title(data: list[dict], layout: dict) -> None:
     margin = layout.setdefault("margin", {})
+    xaxis = layout.setdefault("xaxis", {})
+    xt = _text(xaxis.get("title"))
+    extra_x_lines = 0
+    if xt:
+        wrapped = _wrap_px(xt, PHONE_X_TITLE_PX)
+        extra_x_lines = wrapped.count("<br>")
+        if wrapped != xt:
+            title = xaxis["title"] if isinstance(xaxis["title"], dict) else {}
+            xaxis["title"] = {**title, "text": wrapped}
     t = _text(layout.get("title"))
     if t:
-        text = _wrap(humanize(t), 44)  # fits a 390 px phone at 15 px
+        text = _wrap_px(humanize(t), PHONE_TITLE_PX)
         n = text.count("<br>") + 1
         # plotly anchors a multi-line title by its first line: pad the extra lines
         title = layout["title"] if isinstance(layout["title"], dict) else {}
@@ -574,11 +601,13 @@ def _layout_title(data: list[dict], layout: dict) -> None:
         orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"
     )
     rows = legend_rows(data)
+    if extra_x_lines:  # a wrapped x title takes a line more under the plot
+        margin["b"] = max(margin.get("b") or 0, X_AXIS_PX + LEGEND_ROW_PX * extra_x_lines + 8)
     if rows:
         margin["b"] = max(margin.get("b") or 0, 96)
         # on a phone each entry gets its own row and Plotly takes the rows from the plot:
         # make the figure tall enough to keep PHONE_MIN_PLOT_PX of plot under its title
-        bottom = max(margin["b"], X_AXIS_PX + LEGEND_ROW_PX * rows + 8)
+        bottom = max(margin["b"], X_AXIS_PX + LEGEND_ROW_PX * (rows + extra_x_lines) + 8)
         need = margins(layout)["t"] + PHONE_MIN_PLOT_PX + bottom
         layout["height"] = max(layout.get("height") or 450, need)
 

@@ -458,7 +458,7 @@ COVERED_TEXT_JS = r"""() => {
 def test_phone_width(open_notebook, artifacts, metrics):
     """One lab at 390 x 844, its first prediction answered from the keyboard: nothing wider than
     the screen, no fixed page chrome over the lab's text on any screen of it, the chart's title
-    and legend inside the chart and apart, the plot area at least 150 px tall under the stacked legend, the y-axis title below the chart title, no toolbar
+    legend and x-axis title inside the chart, title and legend apart, the plot area at least 150 px tall under the stacked legend, the y-axis title below the chart title, no toolbar
     over the chart; the screen at the chart and the whole page saved as screenshots."""
     want = os.environ.get("MLSYSIM_PHONE_LAB", "s06_02_mlps")  # another lab: set it to its stem
     stem = next((p.stem for p in NOTEBOOKS if p.stem == want), NOTEBOOKS[0].stem)
@@ -476,6 +476,7 @@ def test_phone_width(open_notebook, artifacts, metrics):
       const mb = e.querySelector('.modebar .modebar-btn');
       return {plot: r(e), title: r(e.querySelector('.gtitle')), legend: r(e.querySelector('.legend')),
               area: r(e.querySelector('.nsewdrag')), ytitle: r(e.querySelector('.ytitle')),
+              xtitle: r(e.querySelector('.xtitle')),
               modebar: vis(mb), page: document.documentElement.scrollWidth,
               app: (document.querySelector('#App') || document.body).scrollWidth};
     }""")
@@ -483,7 +484,7 @@ def test_phone_width(open_notebook, artifacts, metrics):
     if max(geo["page"], geo["app"]) > PHONE[0] + 1:
         problems.append(f"page is {max(geo['page'], geo['app'])} px wide at {PHONE[0]} px")
     pl = geo["plot"]
-    for what in ("title", "legend"):
+    for what in ("title", "legend", "xtitle"):
         b = geo[what]
         if b and (b[0] < pl[0] - 1 or b[2] > pl[2] + 1):
             problems.append(f"chart {what} runs outside the chart ({b} vs {pl})")

@@ -683,7 +683,7 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     plans = {x: shard_plan(x, usable, int(batch), int(lookups)) for x in xs}
     fig = figure(
         f"Sharded tables: bytes between GPUs per {int(batch):,}-request batch",
-        "GPUs the tables are sharded over",
+        "GPUs (row-wise shards)",
         "Bytes exchanged per batch",
     )
     fig.add_trace(
