@@ -21,7 +21,8 @@ from types import ModuleType
 
 from .. import catalogue
 from .._check import is_finite
-from .state import clean_text, short_repr
+from .state import clean_text
+from .state import short_repr as _short  # the value in an error message
 from .vocab import op_word
 
 __all__ = [
@@ -148,12 +149,6 @@ def _finite(x: float, name: str, negative: bool = False) -> float:
     if f < 0 and not negative:
         raise ValueError(f"{name} must be zero or positive, got {f:g}")
     return f + 0.0  # -0.0 shown as 0
-
-
-def _short(v, limit: int = 80) -> str:
-    """A value's repr for an error message, cut to ``limit`` (never raises: an integer too
-    long to print is described by its size)."""
-    return short_repr(v, limit)
 
 
 #: The most decimal places a number is shown with.
