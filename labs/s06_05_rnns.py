@@ -381,7 +381,7 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 - Gates multiply the work per step (an LSTM does four affine transforms, a GRU three) but never the number of steps.
 - The inference state has a fixed size; training through time and attention's KV cache both grow with every token, which is why recurrence still fits where memory is scarce.
 - On GPUs, attention's quadratic work done in parallel beats the RNN's chain until very long contexts.
-- Training multiplies one Jacobian diag(f′) W_hh per step, so a plain RNN's gradient vanishes or explodes geometrically over time; a path around W_hh (the LSTM's cell state) is what lets it learn across long spans.
+- Training multiplies one Jacobian diag(f′) W_hh per step, so a plain RNN's gradient vanishes or explodes geometrically over time, which is what the LSTM's gated cell state was designed around.
 """)
     return
 

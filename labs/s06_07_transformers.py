@@ -379,7 +379,7 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
       fit; grouped-query attention divides the cache by the query-to-KV head ratio.
     - **Heads split the work.** More heads cost no extra FLOPs (4 × S² × d for any head count) but
       more stored score matrices; a causal mask lets one training pass predict every position,
-      while generation reads every weight (140 GB for a 70B model in FP16) for each token.
+      while generation reads every weight for each token.
     """)
     return
 

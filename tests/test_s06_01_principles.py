@@ -249,7 +249,7 @@ def test_part_b_names_both_regimes(family):
     expected = {
         "mlp": "memory-bound",
         "cnn": "compute-bound",
-        "rnn": "dispatch-bound (kernel launches)",
+        "rnn": "launch-bound (kernel launches)",
         "transformer": "compute-bound",
         "dlrm": "out of memory",
     }

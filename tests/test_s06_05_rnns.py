@@ -209,7 +209,12 @@ def test_transfers_are_what_the_instruments_show():
         3.12, abs=0.01
     )
     assert lab.TRANSFER_B.answer == "three"
-    assert lab.TRANSFER_C.answer == "flat"
+    wide_c = {c.label: c for c in lab.part_c(1024, 1000, "rnn", "ArduinoNano33BLESense").cards}
+    assert (
+        wide_c["Weights in flash"].value == "8.4 MB" and wide_c["Inference state"].value == "4.1 KB"
+    )
+    assert "8.0 MiB of 1.0 MiB" in wide_c["Weights in flash"].note
+    assert lab.TRANSFER_C.answer == "weights"
     r, a, _, _ = lab._pair("STM32H743", 512, "mha", False, 4096)
     assert r.latency_s < a.latency_s
     assert lab.crossover("STM32H743", 512, "mha", False) == lab.S_MIN

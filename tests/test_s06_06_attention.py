@@ -88,7 +88,14 @@ def test_doubling_quadruples_scores_and_flops():
     b = L.Attention(d_model=768, n_heads=12, seq_len=8192)
     assert b.score_bytes() == 4 * a.score_bytes()
     assert b.flops() == 4 * a.flops()
-    assert lab.PRED_B.answer == "4x4x"
+    # PRED_A asks this; PRED_B asks what more, narrower heads do at the same d_model
+    wide, narrow = (L.Attention(d_model=768, n_heads=h, seq_len=4096) for h in (12, 24))
+    assert narrow.score_bytes() == 2 * wide.score_bytes() and narrow.macs() == wide.macs()
+    assert round(narrow.score_bytes(1, "fp16") / 1e6, 1) == 805.3
+    assert lab.PRED_B.answer == "mem2" and "805.3 MB" in lab.PRED_B.feedback["mem2"]
+    three = L.Attention(d_model=256, n_heads=4, seq_len=12_288)
+    assert three.score_bytes(1, "fp16") == 3 * wide.score_bytes(1, "fp16")  # "1.21 GB"
+    assert round(three.score_bytes(1, "fp16") / 1e9, 2) == 1.21
 
 
 def test_napkin_math_100k_tokens():
@@ -318,6 +325,10 @@ def test_fused_qkv_has_the_parameters_of_three_projections():
     assert fused.params == 3 * 768 * 768 + 3 * 768 == 1_771_776
     assert fused.params == 3 * L.Dense(in_features=768, out_features=768).params
     assert "1,771,776" in "\n".join(lab.part_e(1, False).peek)
+    # the card counts the chapter's 3d² weights (L855), the biases in its note
+    card = next(c for c in lab.part_e(1, False).cards if c.label.startswith("Fused QKV"))
+    assert card.value == "1,769,472 weights" == f"{3 * 768**2:,} weights"
+    assert "three separate: 1,769,472" in card.note and "+ 2,304 biases" in card.note
 
 
 def test_part_d_peek_formulas_give_the_bytes_they_print():

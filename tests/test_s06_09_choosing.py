@@ -415,3 +415,14 @@ def test_part_a_asks_which_proxy_fails_and_its_feedback_numbers_are_the_engines(
     assert f"{proxy['MobileNetV2']:.1f} to {real['MobileNetV2']:.1f} FLOP/B" in text
     assert f"{proxy['ResNet50']:.0f} → {real['ResNet50']:.1f}" in text
     assert f"{proxy['GPT2']:.1f} → {real['GPT2']:.1f}" in text
+
+
+def test_transfer_d_fp32_numbers():
+    """TRANSFER_D: MobileNetV2 0.75x in FP32 on the camera SoC (0.5 GFLOP/s sustained): 0.42 G
+    operations, 0.87 s (over 500 ms); 10.5 MB of weights, a 65.4 MB screen (fits 100 MB);
+    the 0.5x model still passes at 0.41 s."""
+    pick, half = lab.camera_plan("mnv2_075", "fp32"), lab.camera_plan("mnv2_050", "fp32")
+    assert round(pick["engine_s"], 2) == 0.87 and round(half["engine_s"], 2) == 0.41
+    assert round(pick["weights"] / 1e6, 1) == 10.5 and round(pick["screen"] / 1e6, 1) == 65.4
+    fb = lab.TRANSFER_D.feedback
+    assert "0.87 s" in fb["no"] and "0.41 s" in fb["no"] and "65.4 MB" in fb["memory"]

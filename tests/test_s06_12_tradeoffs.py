@@ -279,7 +279,7 @@ def test_part_b_batch_256_gpt2_decode_does_not_fit_and_says_so():
         cards["Fits in memory"].value == "does not fit" and cards["Fits in memory"].status == "bad"
     )
     assert cards["Fits in memory"].note.startswith("over by 3.7 GB")
-    assert cards["(3) Engine"].status == "bad" and "only if it fit" in cards["(3) Engine"].note
+    assert cards["(2) Engine"].status == "bad" and "only if it fit" in cards["(2) Engine"].note
     assert v.summary.startswith("This batch does not fit")
     assert "Out of memory" in str(v.alert.text if hasattr(v.alert, "text") else v.alert)
     for device, model in (("JetsonOrinNX", "GPT2"), ("A100", "GPT2_prefill")):

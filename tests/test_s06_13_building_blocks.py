@@ -147,7 +147,7 @@ def test_pred_d_bytes_grow_1_75x_from_2_to_8_gpus():
     b2, b8 = M.all_to_all_bytes_per_token(2), M.all_to_all_bytes_per_token(8)
     assert (b2, b8) == (16_384, 28_672)
     assert b8 / b2 == 1.75 == (7 / 8) / (1 / 2)
-    assert lab.PRED_D.answer == "less" and "less than 2×" in lab.PRED_D.options["less"]
+    assert lab.PRED_D.answer == "less" and "less than double" in lab.PRED_D.options["less"]
     assert not any("·" in o or "bytes per value" in o for o in lab.PRED_D.options.values())
     text = " ".join(lab.PRED_D.feedback.values())
     for n in ("16.4 KB", "28.7 KB", "1.75×", "32.8 KB"):

@@ -140,45 +140,91 @@ def test_spoiler_matching_is_strict_about_tokens():
     assert given.spoilers == ("56%",)
 
 
-def _transfer_cases():
+def _part_cases():
     cases = []
     for path in h.NOTEBOOKS:
         lab = _lab_for(path)
         if lab is None:
             continue
         for name in sorted(_questions(lab)):
-            if name.startswith("TRANSFER_") and hasattr(lab, "PRED_" + name[-1]):
-                cases.append(pytest.param(path, name, id=f"{path.stem}.{name}"))
+            if re.fullmatch(r"PRED_[A-Z]", name):
+                cases.append(pytest.param(path, name[-1], id=f"{path.stem}.{name}"))
     return cases
 
 
-@pytest.mark.parametrize(("path", "name"), _transfer_cases())
-def test_transfer_answer_not_shown_before_it_is_asked(path, name):
-    """A transfer question sits under its part's reveal: what the part shows at its defaults,
-    after either kind of answer to the part's prediction, must not already state the transfer's
-    answer (else the question only asks the student to read the screen)."""
+def _leaks(
+    text: str, questions: dict[str, Prediction], lab, small_ratios: bool = True
+) -> list[str]:
+    """Spoilers of ``questions`` in ``text``, after taking out every question's own wording and
+    options (a radio shows all its options; a transfer's "4× both" is not a reveal of another
+    question's "4×"). ``small_ratios=False`` skips "2×" … "9×", too common on a whole page."""
+    owns = {t for q in _questions(lab).values() for t in (q.question, *q.options.values())}
+    for own in sorted(owns, key=len, reverse=True):  # longest first: "The KV cache, near …"
+        text = text.replace(own, " ")
+    found = []
+    for name, q in questions.items():
+        for s in q.spoilers:
+            if not small_ratios and re.fullmatch(r"\d×", s):
+                continue
+            if _significant(s) and (m := _pattern(s).search(text)):
+                ctx = text[max(0, m.start() - 80) : m.end() + 80].replace("\n", " ")
+                found.append(f"{name}'s answer {s!r} shown: …{' '.join(ctx.split())}…")
+    return found
+
+
+def _radio_ids(*runs) -> set:
+    return {
+        getattr(x, "_id", None)
+        for r in runs
+        for n, x in r.widgets().items()
+        if n.startswith(("pred_", "transfer_"))
+    }
+
+
+@pytest.mark.parametrize(("path", "letter"), _part_cases())
+def test_one_answer_gives_no_other_answer_away(path, letter):
+    """After one prediction is answered (right or wrong), what its part shows at its defaults,
+    its feedback included, must not answer the transfer question under it (else the transfer
+    only asks the student to read the screen) nor a later part's prediction, still locked
+    (6.6's Part A feedback said "Doubling S is the 4× case" above Part B's question). Parts are
+    taken in order: a later part may restate an earlier part's answer."""
     lab = _lab_for(path)
-    transfer = getattr(lab, name)
-    part = name[-1].lower()
-    pred = getattr(lab, f"PRED_{name[-1]}")
+    pred = getattr(lab, f"PRED_{letter}")
+    others = {
+        n: q
+        for n, q in _questions(lab).items()
+        if n == f"TRANSFER_{letter}" or (re.fullmatch(r"PRED_[A-Z]", n) and n[-1] > letter)
+    }
     app = h.load_app(path)
     first = h.run(app, path=path)
     w = first.widgets()
-    radios = {getattr(x, "_id", None) for n, x in w.items() if n.startswith(("pred_", "transfer_"))}
     wrong = next(k for k in pred.options if k != pred.answer)
     leaks = []
     for given in (pred.answer, wrong):
-        r = h.run(app, defs={f"pred_{part}": h.with_value(w[f"pred_{part}"], given)}, path=path)
-        radios |= {
-            getattr(x, "_id", None)
-            for n, x in r.widgets().items()
-            if n.startswith(("pred_", "transfer_"))
-        }
-        text = _visible(r.outputs, radios)
-        for own in (transfer.question, *transfer.options.values()):
-            text = text.replace(own, " ")
-        for s in transfer.spoilers:
-            if _significant(s) and (m := _pattern(s).search(text)):
-                ctx = text[max(0, m.start() - 80) : m.end() + 80].replace("\n", " ")
-                leaks.append(f"after answering {given!r}: {s!r} shown: …{' '.join(ctx.split())}…")
+        r = h.run(
+            app,
+            defs={f"pred_{letter.lower()}": h.with_value(w[f"pred_{letter.lower()}"], given)},
+            path=path,
+        )
+        text = _visible(r.outputs, _radio_ids(first, r))
+        leaks += [
+            f"after answering {given!r}: {x}" for x in _leaks(text, others, lab, small_ratios=False)
+        ]
+    assert not leaks, "\n".join(leaks)
+
+
+@pytest.mark.parametrize("path", [p for p in h.NOTEBOOKS if _lab_for(p)], ids=lambda p: p.stem)
+def test_every_prediction_answered_gives_no_transfer_away(path):
+    """With every prediction answered and no transfer yet, the takeaways and synthesis are
+    shown too: they must not answer a transfer question either (6.7's takeaways gave the 70B
+    model's 140 GB that TRANSFER_E asks for)."""
+    lab = _lab_for(path)
+    app = h.load_app(path)
+    first = h.run(app, path=path)
+    preds = first.predictions()
+    defs = {n: h.with_value(wd, getattr(lab, n.upper()).answer) for n, wd in preds.items()}
+    r = h.run(app, defs=defs, path=path)
+    text = _visible(r.outputs, _radio_ids(first, r))
+    transfers = {n: q for n, q in _questions(lab).items() if n.startswith("TRANSFER_")}
+    leaks = _leaks(text, transfers, lab, small_ratios=False)
     assert not leaks, "\n".join(leaks)

@@ -91,7 +91,7 @@ def test_fact_keys_name_the_settings_and_refuse_unknown_quantities():
 
 
 def test_bound_phrase_is_lower_case_mid_sentence():
-    assert bound_phrase("Dispatch") == "dispatch-bound"
+    assert bound_phrase("Dispatch") == "launch-bound"  # the chapter says launch overhead
     with pytest.raises(ValueError, match="bottleneck"):
         bound_phrase("dispatch")
 

@@ -45,11 +45,12 @@ QUANTITIES = MappingProxyType(
 LABELS = MappingProxyType({k: v[0] for k, v in QUANTITIES.items()})
 
 #: Engine bottleneck names as they appear mid-sentence (the engine returns capitalised names).
-BOUND = MappingProxyType({"Compute": "compute", "Memory": "memory", "Dispatch": "dispatch"})
+BOUND = MappingProxyType({"Compute": "compute", "Memory": "memory", "Dispatch": "launch"})
 
 
 def bound_phrase(bottleneck: str) -> str:
-    """'compute-bound', 'memory-bound' or 'dispatch-bound' (launch overhead) for a sentence."""
+    """'compute-bound', 'memory-bound' or 'launch-bound' (the engine's Dispatch term: kernel
+    launch overhead, the chapter's word) for a sentence."""
     if not isinstance(bottleneck, str) or bottleneck not in BOUND:
         raise ValueError(f"bottleneck={bottleneck!r}; allowed: {', '.join(BOUND)}")
     return f"{BOUND[bottleneck]}-bound"

@@ -303,7 +303,8 @@ def part_a(model: str, device: str, precision: str) -> View:
         )
     peek = [
         f"weights   = params × bytes/value = {m.params:,} × {weights / m.params:g} B = {fmt_bytes(weights)}",
-        f"KV cache  = 2 × layers × kv_heads × head_dim × tokens × bytes = {fmt_bytes(kv)} at {ctx:,} tokens",
+        # how it grows with the context is Part D's question: its formula is shown there
+        f"KV cache  = {fmt_bytes(kv)} at {ctx:,} tokens (keys and values of every layer)",
         f"footprint = weights + KV + activations = {fmt_bytes(p.memory_footprint_bytes)} vs {fmt_bytes(cap)}",
     ]
     return View(
@@ -446,9 +447,9 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
         Card("Bottleneck", bound_phrase(p.bottleneck), "whole step"),
     ]
     why = {
-        "Memory": "its intensity is below the ridge, so bytes, not FLOPs, set its time",
-        "Compute": "its intensity is above the ridge, so the math units set its time",
-        "Dispatch": "its kernels are so small that launching them costs more than running them",
+        "Memory": "their intensity is below the ridge, so bytes, not FLOPs, set their time",
+        "Compute": "their intensity is above the ridge, so the math units set their time",
+        "Dispatch": "their kernels are so small that launching them costs more than running them",
     }[bound]
     slowest = sorted(p.layers, key=lambda t: -t.time)[:6]
     layer_rows = [
@@ -607,7 +608,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
             f"({d1.latency_s / (pre.latency_s / s):,.0f}× more time per token). "
             + (
                 f"Batching decode raises MFU to {fit[-1][1].mfu:.1%} at {fit[-1][0]} sequences, the "
-                "largest batch here that fits."
+                "largest batch on this chart that fits."
                 if fit and fit[-1][0] > 1
                 else "Only one sequence fits this device's memory: batching cannot raise decode's MFU here."
                 if fit

@@ -308,8 +308,8 @@ PRED_C = Prediction(
     },
     answer="10x",
     feedback={
-        "same": "FLOPs are one term of the iron law. Each layer is at least one kernel launch, and 128 launches "
-        "of a few microseconds dwarf the nanoseconds of math.",
+        "same": "FLOPs are one term of the iron law. Each layer is at least one kernel launch, and 255 launches "
+        "(128 GEMMs and 127 activations) of a few microseconds dwarf the nanoseconds of math.",
         "deep": "Depth adds launches and a serial chain; nothing about it is faster here.",
         "2x": "The gap is set by the launch count (255 vs 3 kernels), not by the FLOPs: far more than 2×.",
         "10x": "Both nets' math takes nanoseconds; the deep net pays 255 kernel launches against 3.",
@@ -485,7 +485,10 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 PRED_D = Prediction(
-    question="At batch 1 on an H100 (FP16), which lighthouse reaches the highest MFU?",
+    question=(
+        "At batch 1 on an H100 (FP16), which lighthouse reaches the highest MFU (model FLOP utilization: "
+        "its FLOPs ÷ (latency × peak FLOP/s)), with GPT-2 XL decoding one token?"
+    ),
     options={
         "gpt2": "GPT-2 XL (a modern transformer)",
         "resnet": "ResNet-50 (a CNN)",
@@ -539,7 +542,8 @@ def part_d(batch: int, device: str, fused: bool) -> View:
         precision,
         1.0,
         points,
-        title=f"Workload signatures on the {device_label(dev)} (batch {int(batch)})",
+        title=f"Workload signatures on the {device_label(dev)} (batch {int(batch)}, "
+        f"{'compiled' if fused else 'eager'})",
     )
     cards = []
     for k, p in profiles.items():

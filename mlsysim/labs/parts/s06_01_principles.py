@@ -175,7 +175,7 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
         Card(
             f"Dense layer, {SELF_CHECK_UNITS:,} units",
             fmt_count(layer_1000.params),
-            "the self-check's first layer",
+            "the chapter's self-check: a 1,000-unit first layer",
         ),
     ]
     summary = (
@@ -226,7 +226,7 @@ PRED_B = Prediction(
 TRANSFER_B = Prediction(
     question=(
         "On the H100 the engine calls the transformer row (GPT-2 XL, one decoded token, FP32 weights) "
-        "dispatch-bound: kernel launches take most of its time. Move it to the Jetson Orin NX. What "
+        "launch-bound: kernel launches take most of its time. Move it to the Jetson Orin NX. What "
         "binds it there at batch 1?"
     ),
     options={
@@ -384,7 +384,7 @@ def table1_workload(family: str):
 
 
 def verdict_text(prof) -> str:
-    """'compute-bound', 'memory-bound', 'dispatch-bound (kernel launches)' or 'out of memory'."""
+    """'compute-bound', 'memory-bound', 'launch-bound (kernel launches)' or 'out of memory'."""
     if not prof.feasible:
         return "out of memory"
     phrase = bound_phrase(prof.bottleneck)

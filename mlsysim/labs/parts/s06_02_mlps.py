@@ -740,7 +740,11 @@ def part_d(batch: int, level: str, precision: str) -> View:
     ]
     summary = (
         f"From {LEVELS[level]}, fetching one {precision.upper()} weight costs "
-        f"{ratio * b:,.1f}× the MAC it feeds; at batch {b} that is {ratio:,.2f}× per use. "
+        + (
+            f"{ratio:,.1f}× the MAC it feeds. "
+            if b == 1
+            else f"{ratio * b:,.1f}× one MAC; shared by {b} examples, {ratio:,.1f}× per use. "
+        )
         + (
             f"For the {ENERGY_WIDTH:,}² layer, {e_move / (e_move + e_mac):.0%} of the {e_move + e_mac:,.2f} µJ "
             "per inference moves weights."

@@ -268,7 +268,7 @@ TRANSFER_B = Prediction(
     ),
     options={
         "same": "About as many: depth, not kernel size, sets how far a unit sees",
-        "third": "About a third as many: each layer widens the field by K − 1 pixels",
+        "third": "About a third as many: each layer widens the side by K − 1 pixels",
         "fifth": "About a fifth as many: a 7×7 window covers 49/9 of a 3×3's pixels",
     },
     answer="third",
@@ -442,7 +442,7 @@ TRANSFER_C = Prediction(
     options={
         "save": "Saves MACs, as every separable split does: the pointwise step is the cheap one",
         "same": "Leaves them exactly as they were: at K = 1 the depthwise step does nothing",
-        "more": "Adds a few MACs: the depthwise step still costs one per pixel and channel",
+        "more": "A few more MACs: the depthwise step still costs one per pixel and channel",
     },
     answer="more",
     feedback={
@@ -598,7 +598,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "1x": "Barely faster, as on the H100: launches dominate everywhere",
-        "flops": "Close to its FLOP ratio: compute binds here",
+        "flops": "Close to the FLOP ratio: compute binds here",
         "more": "Far more than the FLOP ratio: small models fit the cache",
     },
     answer="flops",

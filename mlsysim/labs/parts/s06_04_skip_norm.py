@@ -213,8 +213,8 @@ def part_a(depth: int, activation: str, gain: float) -> View:
     ]
     summary = (
         f"Through {n} plain {activation} layers with gain {g:g}, {_sci(plain.first)} of the output gradient "
-        f"reaches layer 1 (×{plain.per_layer_factor:.3f} per layer: it {v_plain}); with residual blocks "
-        f"{_sci(res.first)} arrives (it {v_res}). The bound (gain × max f′) to the power of the depth is {_sci(bound[0])}"
+        f"reaches layer 1 (×{plain.per_layer_factor:.3f} per layer: it {v_plain}); with residual blocks, "
+        f"{_sci(res.first)} of it arrives (it {v_res}). The bound (gain × max f′) to the power of the depth is {_sci(bound[0])}"
         + (
             ": sigmoid's 0.25 ceiling alone forces the plain stack down."
             if activation == "sigmoid"

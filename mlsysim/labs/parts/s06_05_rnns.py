@@ -479,23 +479,25 @@ PRED_C = Prediction(
 
 TRANSFER_C = Prediction(
     question=(
-        "On the same microcontroller, the stream grows from 1,000 to 100,000 tokens. What happens to the "
-        "RNN's inference state?"
+        "Widen the vanilla RNN from d = 128 to d = 1,024 on the same Arduino (256 KiB of SRAM, 1 MiB of "
+        "flash). What stops fitting first?"
     ),
     options={
-        "grows": "It grows 100×: the state has to hold every token it has seen",
-        "flat": "Nothing: it is one hidden vector, the same size at any length",
-        "log": "It grows slowly, with the log of the length: a longer history needs more bits",
+        "nothing": "Nothing: an RNN's memory stays flat whatever its width",
+        "state": "The state: it grows with d, and the SRAM is small",
+        "weights": "The weights: they grow with d² and outgrow the flash",
     },
-    answer="flat",
+    answer="weights",
     feedback={
-        "grows": "That is attention's KV cache, which keeps every past token. The RNN keeps only h(t), d values, "
-        "overwritten at every step.",
-        "flat": "d values whatever S is, while attention's stored keys and values grow 100×. Move the stream slider: "
-        "the RNN line stays flat.",
-        "log": "No part of the state depends on S: h(t) has d entries at token 10 and at token 10 million.",
+        "nothing": "Flat in the stream length, not in the width: the state grows with d and the weights with "
+        "d², 8.4 MB at d = 1,024 against 1 MiB of flash.",
+        "state": "The state is d values: 4.1 KB at d = 1,024, far inside 256 KiB. The weights are d × d twice: "
+        "8.4 MB, eight times the flash.",
+        "weights": "W_hh and W_xh are d × d each: 8.4 MB at d = 1,024 (64× the 132.1 KB at 128) against 1 MiB "
+        "of flash, while the state is only 4.1 KB. Set d to 1,024 and read the weights card.",
     },
     kind="transfer",
+    reveals=("8.4 MB",),
 )
 C_HIDDEN = Slider("Hidden size d", 16, 1024, 128, step=16)
 C_SEQ = Slider("Stream length S (tokens)", 10, 100000, 1000, step=10)
@@ -704,8 +706,9 @@ TRANSFER_D = Prediction(
         "Cortex-M7 does its arithmetic one MAC at a time, so attention's S² work costs its full time.",
         "rnn": "On the microcontroller the engine has the RNN ahead at every length: the chain's steps are cheap "
         "there and attention's quadratic work is not hidden by parallel units. Pick the STM32H743 and read "
-        "the crossover card. (At 4,096 tokens neither model fits the chip's memory: at d = 512 the RNN's "
-        "weights alone are 2.1 MB, and both keep every token's input and output. The times compare the "
+        "the crossover card. (At 4,096 tokens neither model fits the chip's memory: both keep every token's "
+        "input and output, megabytes against 1 MB of SRAM, and at d = 512 the RNN's 2.1 MB of weights fill "
+        "the whole 2 MiB flash. The times compare the "
         "work, not a run you could deploy; Part C shows what streams in kilobytes.)",
         "same": "The two scale differently (S against S²), so at 4,096 tokens they are far apart on any device.",
     },
@@ -960,7 +963,7 @@ PRED_E = Prediction(
         "because what shrinks is the length of the gradient vector after each matrix product), and 0.62¹⁰⁰ ≈ 10⁻²¹. The same product as 6.4's deep network, with one "
         "matrix shared by every step: a plain RNN cannot learn across more than a few dozen steps.",
         "explode": "A product explodes only when its factors expand; here W_hh preserves lengths and tanh′ ≤ 1 "
-        "contracts them, so it vanishes. Raise the gain or use a linear recurrence to see it explode.",
+        "contracts them, so it vanishes. Pick the linear activation and a gain above 1 (1.1 gives about 10⁴) to see it explode.",
         "state": "The state's size is O(d); the gradient's size is a product over time. Training also keeps every "
         "step's state (O(S·d)) to evaluate that product.",
     },
@@ -986,6 +989,7 @@ TRANSFER_E = Prediction(
         "zero": "The path adds the identity to the Jacobian; the branch through W_hh still gets its own gradient.",
     },
     kind="transfer",
+    reveals=("lets it learn across long spans", "it survives"),
 )
 E_STEPS = Slider("Time steps S", 5, 200, 100, step=5)
 E_ACTIVATION = Choice(
@@ -1022,14 +1026,15 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
     fig.add_trace(
         go.Scatter(x=ts, y=list(plain.grad_norms), name="plain: J_t = diag(f′) W_hh", mode="lines")
     )
-    fig.add_trace(
-        go.Scatter(
-            x=ts,
-            y=list(path.grad_norms),
-            name="additive path: J_t = I + α diag(f′) W_hh",
-            mode="lines",
+    if additive:  # shown once the toggle asks for it: TRANSFER_E asks what it does first
+        fig.add_trace(
+            go.Scatter(
+                x=ts,
+                y=list(path.grad_norms),
+                name="additive path: J_t = I + α diag(f′) W_hh",
+                mode="lines",
+            )
         )
-    )
     fig.add_trace(
         go.Scatter(
             x=ts,
@@ -1040,6 +1045,7 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
         )
     )
     v_shown = G.flow_verdict(shown.first)
+    other = [Card("Plain recurrence", _sci(plain.first), "the same steps without the path")]
     cards = [
         Card(
             "Gradient at h_0",
@@ -1047,13 +1053,9 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
             f"it {v_shown}; ×{shown.per_step_factor:.3f} per step",
             "ok" if v_shown == "survives" else "bad",
         ),
+        *(other if additive else []),
         Card(
             "Mean |f′| per step", f"{plain.mean_derivative:.2f}", f"{activation}: at most {fmax:g}"
-        ),
-        Card(
-            "Other recurrence",
-            _sci((plain if additive else path).first),
-            "plain" if additive else "with the additive path",
         ),
         Card(
             "6.4's deep net, same depth",
@@ -1069,8 +1071,14 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
     summary = (
         f"Backpropagating through {n} steps of a {activation} RNN with gain {g:g}: the plain recurrence hands "
         f"{_sci(plain.first)} of the gradient to h_0 (it {G.flow_verdict(plain.first)}); each step multiplies by "
-        f"diag(f′) W_hh, with |f′| averaging {plain.mean_derivative:.2f}. With an additive path around W_hh, "
-        f"{_sci(path.first)} arrives (it {G.flow_verdict(path.first)}). The product is the one 6.4 studied "
+        f"diag(f′) W_hh, with |f′| averaging {plain.mean_derivative:.2f}. "
+        + (
+            f"With the additive path around W_hh, {_sci(path.first)} arrives (it "
+            f"{G.flow_verdict(path.first)}). "
+            if additive
+            else ""
+        )
+        + "The product is the one 6.4 studied "
         f"through depth, where the same settings leave {_sci(deep.first)}"
         + (
             ": that stack is fed once and its activations shrink toward zero, where f′ is largest, while "
@@ -1082,7 +1090,8 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
     peek = [
         "∂L/∂h_0 = ∂L/∂h_S · Π_t J_t,   J_t = ∂h_t/∂h_(t−1) = diag(f′(z_t)) W_hh   (z_t = W_hh h_(t−1) + u_t)",
         f"‖J_t v‖ ≤ gain × max f′ × ‖v‖ = {g:g} × {fmax:g}, so ≤ ({g:g} × {fmax:g}){superscript(n)} = {_sci((g * fmax) ** n)}",
-        f"simulated: {_sci(plain.first)} (plain), {_sci(path.first)} (additive, α = 1/√S = {1 / n**0.5:.3f})",
+        f"simulated: {_sci(plain.first)} (plain)"
+        + (f", {_sci(path.first)} (additive, α = 1/√S = {1 / n**0.5:.3f})" if additive else ""),
         f"state: {E_WIDTH} units, W_hh = gain × one seeded orthogonal matrix, seeded inputs u_t",
         f"verdict: vanishes below {G.VANISH_BELOW:g}, explodes above {G.EXPLODE_ABOVE:g}× (mlsysim.gradients)",
     ]

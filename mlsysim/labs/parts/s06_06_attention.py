@@ -216,26 +216,28 @@ def part_a(seq: int, d_head: int, precision: str) -> View:
 
 PRED_B = Prediction(
     question=(
-        "One layer with 12 heads keeps 402.7 MB of FP16 scores at 4,096 tokens. Doubling the context "
-        "to 8,192 tokens multiplies the score memory and the score FLOPs by…"
+        "One layer with d_model = 768 as 12 heads of 64 keeps 402.7 MB of FP16 scores at 4,096 tokens. "
+        "Split the same 768 into 24 heads of 32 instead. The score memory and the score MACs…"
     ),
     options={
-        "2x2x": "2× and 2×",
-        "4x4x": "4× and 4×",
-        "4x2x": "4× memory, 2× FLOPs",
-        "2x4x": "2× memory, 4× FLOPs",
+        "same": "Both stay the same: d_model, and so the work, is unchanged",
+        "mem2": "Memory doubles, MACs stay the same: every head has its own scores",
+        "both2": "Both double: twice the heads do twice the attention",
+        "half": "Memory stays, MACs halve: each dot product is half as long",
     },
-    answer="4x4x",
+    answer="mem2",
     feedback={
-        "2x2x": "That would be true of anything computed per token (the KV cache, the projections). Every "
-        "query scores every key: S × S entries, so 2S gives 4× both stored scores and their MACs.",
-        "4x4x": "(2S)² = 4S²: 402.7 MB → 1.61 GB per layer, and 32 retained layers go from 12.9 GB to "
-        "51.5 GB. The QKᵀ and PV MACs grow the same 4×.",
-        "4x2x": "The FLOPs are S² × d too: each stored score cost d_head MACs to produce, so they grow "
-        "together.",
-        "2x4x": "Storage counts the same S × S entries the FLOPs produce: both quadruple.",
+        "same": "The MACs do stay (heads × S² × d_head = S² × d_model), but the scores do not: every head "
+        "keeps its own S × S matrix, so 24 heads keep 805.3 MB where 12 kept 402.7 MB.",
+        "mem2": "heads × S² × 2 B: 402.7 MB → 805.3 MB. The MACs are heads × S² × d_head = S² × d_model, "
+        "unchanged. More, narrower heads cost memory, not arithmetic. Set 24 heads and read the cards "
+        "(the part keeps d_head = 64, so its MACs grow with the heads).",
+        "both2": "Each head's dot products are half as long (32 terms, not 64): twice the heads do the "
+        "same MACs. Only the stored scores, one S × S matrix per head, double.",
+        "half": "There are twice as many dot products of half the length: the MACs stay; the score "
+        "matrices, one per head, double.",
     },
-    reveals=("4× and 4×", "4× memory and 4× FLOPs"),
+    reveals=("805.3 MB", "its own scores"),
 )
 B_SEQ = Slider("Context S (tokens)", 512, 131072, 4096, step=512)
 B_HEADS = Slider("Attention heads", 1, 64, 12)
@@ -720,42 +722,49 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
 # ---------------------------------------------------------------------------------------------
 
 TRANSFER_A = Prediction(
-    question="Keep S = 512 but double the head dimension to 128. The score matrix's bytes and the QKᵀ MACs…",
+    question=(
+        "Double the context to S = 1,024 and halve the head to d_head = 32 at once. The QKᵀ MACs and "
+        "the stored scores…"
+    ),
     options={
-        "both": "Both double",
-        "macs": "Bytes stay the same, MACs double",
-        "none": "Neither changes",
-        "bytes": "Bytes double, MACs unchanged",
+        "cancel": "Both stay the same: the doubling and the halving cancel",
+        "m2s4": "MACs 2×, stored scores 4×",
+        "both2": "Both 2×",
+        "both4": "Both 4×",
     },
-    answer="macs",
+    answer="m2s4",
     feedback={
-        "both": "The matrix has one entry per (query, key) pair whatever d_head is: S² entries. Only the cost of "
-        "each entry, a d_head-term dot product, doubles.",
-        "macs": "S² scores of 2 B each do not depend on d_head; each score's dot product does. Set d_head to 128 "
-        "and read the two cards.",
-        "none": "Each score is a d_head-term dot product: twice as long, twice the MACs.",
-        "bytes": "Reversed: storage counts (query, key) pairs; the dot product length sets the MACs.",
+        "cancel": "S enters the MACs squared and d_head once: 2² / 2 = 2×. The scores do not depend on "
+        "d_head at all: 2² = 4×.",
+        "m2s4": "S² × d_head: 4 × ½ = 2× the MACs; S² scores: 4×. Set S = 1,024 and d_head = 32 and read the "
+        "two cards.",
+        "both2": "The scores are S × S whatever d_head is: doubling S quadruples them.",
+        "both4": "Halving d_head halves each dot product: the MACs grow 2×, not 4×.",
     },
     kind="transfer",
 )
 
 TRANSFER_B = Prediction(
-    question="Same 4,096-token context, but 32 heads instead of 12. One layer's score memory becomes…",
+    question=(
+        "Triple the context to 12,288 tokens but keep only 4 heads of 64 instead of 12. One layer's score "
+        "memory becomes…"
+    ),
     options={
-        "lin": "32/12 ≈ 2.7× larger: linear in heads",
-        "sq": "(32/12)² ≈ 7× larger",
-        "same": "The same: heads only split the width",
-        "4x": "4× larger",
+        "same": "The same: a third of the heads cancels three times the context",
+        "three": "3× larger: the context counts squared, the heads once",
+        "nine": "9× larger: the context alone sets the score memory",
+        "third": "A third: fewer heads shrink every matrix",
     },
-    answer="lin",
+    answer="three",
     feedback={
-        "lin": "Every head keeps its own S × S matrix: heads × S² × 2 B. Set heads to 32 and compare the cards.",
-        "sq": "Only the context is squared; heads multiply the count of matrices linearly.",
-        "same": "Splitting the width shrinks each head's dot products, not its score matrix: every head has "
-        "S × S scores of its own.",
-        "4x": "4× is what doubling the context does; heads scale the memory linearly.",
+        "same": "The context enters squared: 3² = 9× the scores per head, over a third as many heads: 3×.",
+        "three": "heads × S² × 2 B: (4/12) × 3² = 3×, 1.21 GB against 402.7 MB. Set 4 heads and 12,288 tokens "
+        "and compare the cards.",
+        "nine": "Each head keeps its own S × S matrix: with a third as many heads, 9× per head is 3× in all.",
+        "third": "A head's matrix is S × S whatever the heads: fewer heads mean fewer matrices, each 9× larger.",
     },
     kind="transfer",
+    reveals=("1.21 GB",),
 )
 
 TRANSFER_C = Prediction(
@@ -867,7 +876,11 @@ def part_e(shift: int, positions: bool) -> View:
     fig.update_layout(barmode="group")
 
     fused = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL)
-    separate = 3 * L.Dense(in_features=QKV_D_MODEL, out_features=QKV_D_MODEL).params
+    # the chapter's "3 × d² parameters per layer" (L855) counts the weights; the biases apart
+    fused_weights = L.Dense(
+        in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL, bias=False
+    ).params
+    separate = 3 * L.Dense(in_features=QKV_D_MODEL, out_features=QKV_D_MODEL, bias=False).params
     same = run["max_diff"] < 1e-9
     masked = order.order_experiment(ORDER_TOKENS, ORDER_DIM, max(k, 1), pe, causal=True)["max_diff"]
     cards = [
@@ -890,8 +903,9 @@ def part_e(shift: int, positions: bool) -> View:
         ),
         Card(
             f"Fused QKV projection, d = {QKV_D_MODEL}",
-            f"{fused.params:,} params",
-            f"one {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} GEMM; three separate: {separate:,}",
+            f"{fused_weights:,} weights",
+            f"3d² in one {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} GEMM (three separate: {separate:,}); "
+            f"+ {fused.params - fused_weights:,} biases",
         ),
     ]
     if k == 0:
@@ -909,11 +923,11 @@ def part_e(shift: int, positions: bool) -> View:
     summary = (
         first
         + "Unmasked (bidirectional, encoder) self-attention sees a set, not a sequence; order enters it "
-        "only through positional information: added to its inputs (sinusoidal or learned, as here and in "
+        "only through positional information: added to its inputs (sinusoidal, as here, or learned, as in "
         "GPT-2) or applied to queries and keys (rotary, as in Llama). A decoder's causal mask already breaks the "
         f"symmetry: rotating by {max(k, 1)} through a masked head changes outputs by up to {masked:.2g}. Q, K "
         "and V come from three projections so that what a token looks for, what it is found by and what "
-        f"it passes on can differ; fused, they are one GEMM with the same {fused.params:,} parameters."
+        f"it passes on can differ; fused, they are one GEMM with the same {fused_weights:,} weights (3d²)."
     )
     peek = [
         "out = softmax(Q Kᵀ / √d) V,  Q = X W_Q, K = X W_K, V = X W_V",

@@ -1006,9 +1006,11 @@ TRANSFER_A = Prediction(
     },
     answer="memory",
     feedback={
-        "launch": "Launch-bound is a ratio, not a law: its 13.2 GB of streamed weights and the KV cache take "
-        "about 4.1 ms at 3.35 TB/s, more than its 2.6 ms of launches. Its flip point is about 8 µs per kernel.",
-        "memory": "Pick Llama-2 7B: the decode card reads memory-bound, and the flip card moves to about 8 µs.",
+        "launch": "Launch-bound is a ratio, not a law: a 7B model's weights take longer to stream than its "
+        "kernels take to launch.",
+        "memory": "Its 13.2 GB of streamed weights and the KV cache take about 4.1 ms at 3.35 TB/s, more than its "
+        "2.6 ms of launches; its flip point is about 8 µs per kernel. Pick Llama-2 7B: the decode card reads "
+        "memory-bound, and the flip card moves to about 8 µs.",
         "compute": "Size does not change decode's intensity: still about 1 FLOP/B, far below the ridge.",
     },
     kind="transfer",

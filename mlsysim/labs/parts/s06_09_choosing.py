@@ -159,7 +159,9 @@ def part_a(batch: int, device: str, fused: bool) -> View:
         go.Bar(x=names, y=[proxy[k] for k in ORDER], name="Table 8 proxy: FP32 weights, batch 1")
     )
     fig.add_trace(
-        go.Bar(x=names, y=[proxy_b[k] for k in ORDER], name=f"weight-only proxy at batch {b}")
+        go.Bar(
+            x=names, y=[proxy_b[k] for k in ORDER], name=f"weight-only proxy at your batch ({b})"
+        )
     )
     fig.add_trace(
         go.Bar(
@@ -212,7 +214,7 @@ def part_a(batch: int, device: str, fused: bool) -> View:
         f"{real['GPT2']:,.1f} ({prof['GPT2'].bottleneck.lower()}-bound) against the {device_label(dev)}'s {LABELS['ridge_peak']} of "
         f"{ridge:,.0f}."
         + "".join(
-            f" {name} is dispatch-bound here: its {fmt_time(p.latency_dispatch_s)} of kernel launches "
+            f" {name} is launch-bound here: its {fmt_time(p.latency_dispatch_s)} of kernel launches "
             f"outweigh its {fmt_time(max(p.latency_compute_s, p.latency_memory_s))} of "
             f"{'arithmetic' if p.latency_compute_s >= p.latency_memory_s else 'memory traffic'}."
             for name, p in (("ResNet-50", prof["ResNet50"]), ("GPT-2 XL", prof["GPT2"]))
@@ -230,7 +232,7 @@ def part_a(batch: int, device: str, fused: bool) -> View:
         f"  MobileNetV2: {round_sig(_lh('MobileNetV2').flops()) / 1e6:g} M / {_lh('MobileNetV2').weight_bytes('fp32'):,} B = "
         f"{table8_printed('MobileNetV2'):,.2f} (Table 8: 42.8); exact {proxy['MobileNetV2']:,.2f}; 3.5 M params give 42.9",
         f"GPT-2 XL:  {_lh('GPT2').flops(1, 1, 'decode'):,} / {_lh('GPT2').weight_bytes('fp32'):,} B = {proxy['GPT2']:,.3f}",
-        f"batch {b}: weights are read once per batch, so the proxy scales by {b} ({proxy_b['ResNet50']:,.0f} for ResNet-50)",
+        f"at batch {b}: {proxy_b['ResNet50']:,.0f} for ResNet-50",
         f"engine:   intensity = Σ FLOPs / Σ (weights + B × activations [+ KV]) bytes, {prec.upper()}, {mode}",
         "  eager mode: every BN, activation and residual add re-reads its tensor, pulling CNN intensity down",
         "  the binding term is decided layer by layer: an average below the ridge can still be compute-bound",
@@ -545,7 +547,7 @@ PRED_D = Prediction(
         "weights: 25.6 MB, well inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations "
         "at 2 G per second.",
         "ram": "INT8 ResNet-50 weights are 25.6 MB; even FP32 is 102.2 MB, a fifth of 512 MB.",
-        "latency": "8.2 G ops ÷ 2 G ops/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out. "
+        "latency": "8.2 GOP ÷ 2 GOP/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out. "
         "Its FP32 weights (102.2 MB) would also overrun the 100 MB allocation, the chapter's self-check "
         "reason, but INT8 weights (25.6 MB, as the main text deploys them) fit: quantizing fixes the size, "
         "not the arithmetic.",
@@ -1041,9 +1043,9 @@ TRANSFER_B = Prediction(
     answer="yes",
     feedback={
         "yes": "307.2 KB per token × 1,024 × 64 = 20.1 GB of cache beside 3.1 GB of weights. Choose serving, 64 "
-        "requests: the cache is now six times the weights.",
+        "requests: the cache is now about 6.5 times the weights.",
         "no": "The cache is linear in users and tokens: 20.1 GB here, well inside 80 GB.",
-        "weights": "It fits, but the caches (20.1 GB) are six times the weights (3.1 GB).",
+        "weights": "It fits, but the caches (20.1 GB) are about 6.5 times the weights (3.1 GB).",
     },
     kind="transfer",
 )
@@ -1070,18 +1072,24 @@ TRANSFER_C = Prediction(
 )
 
 TRANSFER_D = Prediction(
-    question="Try MobileNetV2 1.0× in INT8 on the same camera SoC. Does it meet the 500 ms budget?",
+    question=(
+        "Suppose the SoC had no INT8 kernels for the chapter's pick (MobileNetV2 0.75×), so it runs in FP32. "
+        "Does it still meet the 500 ms budget?"
+    ),
     options={
-        "yes": "Yes: about 0.3 s per frame",
-        "no": "No: it is over 500 ms",
-        "memory": "No: its weights exceed 100 MB",
+        "yes": "Yes: FP32 changes the bytes per weight, not the operation count",
+        "no": "No: this SoC runs FP32 at a quarter of the INT8 rate",
+        "memory": "No: four times the weight bytes no longer fit",
     },
-    answer="yes",
+    answer="no",
     feedback={
-        "yes": "0.6 G ops ÷ 2 G ops/s ≈ 0.3 s; the engine says about 0.31 s. Pick it: it passes, with less "
-        "margin than the 0.75× model.",
-        "no": "Its 0.6 G operations take about 0.3 s at 2 GOPS: inside 500 ms.",
-        "memory": "3.5 M INT8 weights are 3.5 MB, far inside the 100 MB allocation.",
+        "yes": "The count is the same 0.42 G operations, but the SoC sustains 0.5 GFLOP/s in FP32 against "
+        "2 GOP/s in INT8: 0.87 s, over the budget.",
+        "no": "0.42 GFLOP ÷ 0.5 GFLOP/s ≈ 0.84 s; the engine says 0.87 s. Pick FP32: the 0.75× model fails, and "
+        "only the 0.5× (0.41 s) still passes.",
+        "memory": "10.5 MB of FP32 weights with the activations and the runtime make 65.4 MB, inside the 100 MB "
+        "allocation: it fits, but takes 0.87 s.",
     },
     kind="transfer",
+    reveals=("0.87 s",),
 )

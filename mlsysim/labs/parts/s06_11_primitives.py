@@ -169,7 +169,8 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
         Card(
             "Expansion",
             fmt_ratio(layer.im2col_expansion, 2),
-            f"→ K² / stride² = {k * k / (st * st):g} for large maps",
+            # the large-map limit at stride 1 only: at stride s it is K²/s², TRANSFER_A's answer
+            f"→ K² = {k * k} for large maps" if st == 1 else "K² windows over the strided map",
         ),
         Card("Implicit GEMM buffer", fmt_bytes(0), "patches built tile by tile on chip", "ok"),
     ]
@@ -291,7 +292,7 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         log_x=True,
     )
     sweep = sorted(set(ROW_SWEEP) | {m})
-    for size in sorted({32, n, 256}):
+    for size in sorted({64, n, 256}):  # not 32: TRANSFER_B asks about a 32×32 array
         fig.add_trace(
             go.Scatter(
                 x=sweep,
@@ -339,7 +340,10 @@ def part_b(array: int, rows: int, width: int, double: bool) -> View:
         Card("Rows for 50%", f"{overhead:,}", "M equal to the per-tile overhead"),
         Card(
             f"Tiling: {TILES[0]}² vs {TILES[1]}² output tiles",
-            fmt_ratio(moved[0] / moved[1], 2) + " less traffic",
+            # a ratio reads well where it is large; "1.01× less" does not: say 1 % less
+            fmt_ratio(moved[0] / moved[1], 2) + " less traffic"
+            if moved[0] >= 1.1 * moved[1]
+            else f"{1 - moved[1] / moved[0]:.0%} less traffic",
             f"{fmt_bytes(moved[0] * bpv)} vs {fmt_bytes(moved[1] * bpv)} moved ({SYSTOLIC_PRECISION.upper()}), "
             "operands re-read once per tile",
         ),
@@ -477,12 +481,14 @@ def part_c(pattern: str, level: str, precision: str) -> View:
         "pJ per value (log scale)",
         log_y=True,
     )
-    names = [SCENARIOS[k][0].split(":")[0] for k in SCENARIOS]
+    # DLRM's rows are drawn once picked: TRANSFER_C asks where they fall before they are shown
+    shown = [k for k in SCENARIOS if k != "rows" or pattern == "rows"]
+    names = [SCENARIOS[k][0].split(":")[0] for k in shown]
     for lvl, label in LEVEL_NAMES.items():
         fig.add_trace(
             go.Bar(
                 x=names,
-                y=[energy_per_value(k, lvl, precision) for k in SCENARIOS],
+                y=[energy_per_value(k, lvl, precision) for k in shown],
                 name=label,
                 marker=dict(line=dict(width=3 if lvl == level else 0)),
             )

@@ -272,7 +272,7 @@ PRED_B = Prediction(
     question=(
         "GPT-2 XL on an H100 (FP16, batch 1, eager). For a 1,024-token prefill, the serialized iron law, "
         "which adds the memory, compute and launch times, comes out about 1.6× the roofline estimate, which "
-        "overlaps memory with compute perfectly. For decoding one token with 1,024 cached, how far apart are "
+        "overlaps memory with compute perfectly (both with the launch time added). For decoding one token with 1,024 cached, how far apart are "
         "the two estimates?"
     ),
     options={
@@ -349,7 +349,7 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
         "Estimate",
         "Time (s)",
     )
-    names = ["(1) iron law: sum", "(3) engine: Σ per-layer max", "(2) roofline: max of sums"]
+    names = ["(1) iron law: sum", "(2) engine: Σ per-layer max", "(3) roofline: max of sums"]
     overlap = p.latency_s - d
     fig.add_trace(go.Bar(x=names, y=[m, 0, 0], name="D_vol / BW"))
     fig.add_trace(go.Bar(x=names, y=[c, 0, 0], name="O / (R_peak·η)"))
@@ -361,7 +361,7 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
     cards = [
         Card("(1) Iron law", fmt_time(p.iron_law_s), "no overlap: upper bound"),
         Card(
-            "(3) Engine",
+            "(2) Engine",
             fmt_time(p.latency_s),
             f"{p.bottleneck.lower()} is the largest share"
             if p.feasible
@@ -380,7 +380,7 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
                 fused=bool(fused),
             ),
         ),
-        Card("(2) Roofline + L_lat", fmt_time(p.roofline_s), "perfect overlap, plus the launches"),
+        Card("(3) Roofline + L_lat", fmt_time(p.roofline_s), "perfect overlap, plus the launches"),
         Card(
             "L_lat", fmt_time(d), f"{n_k:,} kernels × {fmt_time(p.device.dispatch_tax.m_as('s'))}"
         ),

@@ -363,12 +363,12 @@ PRED_D = Prediction(
     ),
     options={
         "linear": "grow about 4×, in proportion to N",
-        "less": "grow, but by less than 2×",
+        "less": "grow, but by less than double",
         "same": "stay the same",
         "shrink": "shrink to about a quarter, as 1/N",
     },
     answer="less",
-    reveals=("by less than 2×",),
+    reveals=("by less than 2×", "less than double"),
     feedback={
         "linear": "That is the misconception that more GPUs mean more destinations. A token goes to its k "
         "experts, not to every GPU; only the chance that a copy is remote, (N − 1)/N, depends on N: 1/2 at "
