@@ -182,6 +182,9 @@ def test_no_question_writes_a_power_with_a_caret():
     assert superscript(-21) == "⁻²¹"
     with pytest.raises(ValueError, match=r"exponent='2i/d'.*\['/'\]"):
         superscript("2i/d")
+    for bad in (None, True, 1.5, b"1", float("nan")):
+        with pytest.raises(ValueError, match="exponent must be a whole number"):
+            superscript(bad)
 
 
 def test_the_right_answer_is_not_always_in_the_same_place():
@@ -335,8 +338,9 @@ def test_time_axes_use_the_unit_of_their_largest_value():
     assert charts.time_unit([45.19, 3.4]) == (1.0, "s")
     assert charts.time_unit([0.00078, 0.0002]) == (1e6, "µs")
     assert charts.time_unit([0.0123]) == (1e3, "ms") and charts.time_unit([]) == (1e9, "ns")
-    with pytest.raises(ValueError, match="seconds"):
-        charts.time_unit([-1.0])
+    for bad in ([-1.0], [float("nan")], None, 5, "123", [True]):
+        with pytest.raises(ValueError, match="seconds"):
+            charts.time_unit(bad)
     cam = lab.part_d("CortexA53Camera", 1, False).figure
     assert cam.layout.yaxis.title.text == "Latency per batch (s)"
     assert max(max(t.y) for t in cam.data) < 100  # seconds, not thousands of ms

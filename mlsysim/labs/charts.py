@@ -63,6 +63,7 @@ __all__ = [
     "REFERENCE_COLOR",
     "is_byte_title",
     "is_count_title",
+    "time_unit",
 ]
 
 
@@ -291,6 +292,8 @@ def time_unit(seconds: Iterable[float]) -> tuple[float, str]:
     """The factor and unit a time axis is drawn in: the largest unit in which the largest of
     ``seconds`` is at least 1, as the cards print the same times (45.19 s on the axis as on the
     card, not 45,190 ms). ``fig`` values are ``t * factor``; the axis title says the unit."""
+    if isinstance(seconds, str | bytes) or not isinstance(seconds, Iterable):
+        raise ValueError(f"seconds must be a sequence of times in s, got {_short(seconds)}")
     top = max((_check.real("seconds", t, 0.0, 1e30) for t in seconds), default=0.0)
     _, factor, unit = next((u for u in _TIME_UNITS if top >= u[0]), _TIME_UNITS[-1])
     return factor, unit

@@ -93,6 +93,12 @@ def superscript(exponent) -> str:
     """An exponent as superscript characters ("0.9" + superscript(50) reads 0.9⁵⁰), the one way
     the labs write a power: a caret ("0.9^50") is code, not text for a student. Digits, signs,
     brackets and the letters n, k, T, t, L, i, d have superscript forms; anything else is refused."""
+    if isinstance(exponent, bool) or not isinstance(exponent, int | str):
+        raise ValueError(
+            f"exponent must be a whole number or text such as 'k' or '(S − t)', got {exponent!r}"[
+                :200
+            ]
+        )
     text = str(exponent)
     missing = sorted({c for c in text if c not in "0123456789-−+()nkTtLid"})
     if not text or missing:
