@@ -75,6 +75,9 @@ def test_pred_d_12_users_of_4096_tokens_fit_a_40gb_a100():
     assert round(m.weight_bytes("fp16") / GB, 1) == 13.5 and "13.5 GB" in lab.PRED_D.question
     fb = lab.PRED_D.feedback
     assert "2.15 GB" in fb["12"] and "41.40 GB" in fb["12"] and "26.5 GB" in fb["many"]
+    assert (
+        f"need {full.memory_footprint_bytes / GB:.2f} GB in all" in fb["12"]
+    )  # as 41.40: two decimals
     assert lab.max_users(32, "A100_40GB", 2048) == 24  # "half as many": 24 at 2,048 tokens
     assert lab.PRED_D.answer == "12"
 

@@ -436,7 +436,7 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
             if cross
             else "It never reaches the ridge: activation traffic grows with the batch and caps the intensity."
         )
-        + " Batching helps because every fetched weight now feeds B multiply-accumulates."
+        + " Batching raises the intensity: the weight bytes stay the same while the FLOPs grow with B."
     )
     peek = [
         f"weight-only I = 2·B·d² / (bytes·d²) = 2 × {b} / {float(U.bytes_per_value(precision)):g} = {proxy:,.2f} FLOP/B",

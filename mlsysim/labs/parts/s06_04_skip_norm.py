@@ -332,23 +332,15 @@ def part_b(batch: int, positions: str, features: int) -> View:
         log_x=True,
     )
     grid = list(_BATCH_GRID)
+    # the selected example shape only: TRANSFER_B asks how single tokens compare with feature maps
     fig.add_trace(
         go.Scatter(
             x=grid,
-            y=[_gap_pct(b, 1) for b in grid],
-            name="BatchNorm, single tokens",
+            y=[_gap_pct(b, P) for b in grid],
+            name=f"BatchNorm, each example {B_POSITIONS.options[positions]}",
             mode="lines+markers",
         )
     )
-    if P != 1:
-        fig.add_trace(
-            go.Scatter(
-                x=grid,
-                y=[_gap_pct(b, P) for b in grid],
-                name=f"BatchNorm, {B_POSITIONS.options[positions]}",
-                mode="lines+markers",
-            )
-        )
     fig.add_trace(
         go.Scatter(
             x=grid,

@@ -123,22 +123,27 @@ PRED_A = Prediction(
 )
 
 TRANSFER_A = Prediction(
-    question="Same RNN on the same accelerator, but the sequence doubles from 1,000 to 2,000 steps. Its latency…",
+    question=(
+        "On the 10 TFLOP/s accelerator, run 64 independent sequences of 1,000 steps together (batch 64) "
+        "instead of one. The time for the whole batch…"
+    ),
     options={
-        "same": "Stays about the same: the accelerator has plenty of headroom",
-        "double": "About doubles: twice as many steps, each waiting for the last",
-        "quad": "Quadruples: like attention, it grows with the square of the length",
+        "x64": "About 64× longer: 64 times the arithmetic on the same chain",
+        "few": "A few times longer: each launch and weight read now serve 64",
+        "same": "The same: the chain length, not the batch, sets the time",
     },
-    answer="double",
+    answer="few",
     feedback={
-        "same": "Headroom in the ALUs does not help a chain: step 1,001 cannot start before step 1,000. Twice the "
-        "steps is twice the time.",
-        "double": "The chain is linear in S: each step costs the same launches and the same small matrix-vector "
-        "work. Set the sequence slider to 2,000 and read the latency card.",
-        "quad": "Recurrence costs O(S): each step reads a fixed-size state, never the whole history. The S² "
-        "belongs to attention.",
+        "x64": "The arithmetic does grow 64×, but at batch 1 the chain was 98% launches, and those and the "
+        "weight reads are paid once per step for all 64 sequences: 23.43 ms against 10.21 ms, 2.3×.",
+        "few": "23.43 ms against 10.21 ms: 2.3× the time for 64× the sequences. The steps stay 1,000, and each "
+        "step's launches and W_hh read serve the whole batch; the larger products now make it compute-bound. "
+        "Set the batch to 64 and read the latency card.",
+        "same": "The launches do not grow, but the arithmetic grows 64× and now binds: 23.43 ms against "
+        "10.21 ms.",
     },
     kind="transfer",
+    reveals=("23.43 ms",),
 )
 A_SEQ = Slider("Sequence length S (steps)", 10, 10000, 1000, step=10)
 A_BATCH = Slider("Batch (independent sequences)", 1, 256, 1)

@@ -913,7 +913,7 @@ def part_e(shift: int, positions: bool) -> View:
     elif same:
         first = (
             f"Rotated by {k}, every token's output is the one it had before, only moved with it (largest "
-            f"difference {run['max_diff']:.1g}, rounding). "
+            f"difference {run['max_diff']:.2g}, rounding). "
         )
     else:
         first = (
@@ -922,9 +922,15 @@ def part_e(shift: int, positions: bool) -> View:
         )
     summary = (
         first
-        + "Unmasked (bidirectional, encoder) self-attention sees a set, not a sequence; order enters it "
-        "only through positional information: added to its inputs (sinusoidal, as here, or learned, as in "
-        "GPT-2) or applied to queries and keys (rotary, as in Llama). A decoder's causal mask already breaks the "
+        + "Unmasked (bidirectional, encoder) self-attention sees a set, not a sequence"
+        + (
+            # said once the toggle is on: TRANSFER_E asks what positional encodings do first
+            "; order enters it only through positional information: added to its inputs (sinusoidal, "
+            "as here, or learned, as in GPT-2) or applied to queries and keys (rotary, as in Llama). "
+            if pe
+            else ". "
+        )
+        + "A decoder's causal mask already breaks the "
         f"symmetry: rotating by {max(k, 1)} through a masked head changes outputs by up to {masked:.2g}. Q, K "
         "and V come from three projections so that what a token looks for, what it is found by and what "
         f"it passes on can differ; fused, they are one GEMM with the same {fused_weights:,} weights (3d²)."

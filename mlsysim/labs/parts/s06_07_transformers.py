@@ -519,7 +519,7 @@ PRED_C = Prediction(
         "decode step scores one new query against S keys (heads × S scores, not S × S), so there the cache "
         "fills memory first.",
         "scores": "One layer's 25 × S² × 2 B scores reach 80 GB at 40,000 tokens, long before the linear "
-        "cache. Tiled attention never stores them; then the KV cache is the limit.",
+        "cache, whose 307.2 KB per token would take until about 250,000.",
         "never": "Quadratic growth catches up fast: one layer's scores alone exceed 80 GB at 40,000 tokens.",
     },
     reveals=("scores fill the device first", "square of the context", "kv cache grows linearly"),
@@ -786,7 +786,7 @@ def _feedback_d() -> dict[str, str]:
         f"{ctx:,}-token cache takes {fmt_bytes(kv1, 2)}, so {fit} users fit.",
         "12": f"Each user's cache is 32 layers × 2 × 32 heads × {ctx:,} × 128 × 2 B = {fmt_bytes(kv1, 2)}. "
         f"{fit} users hold {fmt_bytes(full.kv_cache_bytes)} of caches, {fmt_ratio(full.kv_cache_bytes / w)} "
-        f"the {fmt_bytes(w)} of weights, and need {fmt_bytes(full.memory_footprint_bytes)} in all; "
+        f"the {fmt_bytes(w)} of weights, and need {fmt_bytes(full.memory_footprint_bytes, 2)} in all; "
         f"{fit + 1} would need {fmt_bytes(over.memory_footprint_bytes, 2)}. A weights-only budget misses "
         "most of the memory.",
         "24": f"About 1 GB is the cache at {SELF_CHECK_CONTEXT:,} tokens ({fmt_bytes(kv_chapter, 2)}, the "
@@ -1054,6 +1054,7 @@ TRANSFER_C = Prediction(
         "weights": "3.1 GB of weights is flat and far below 40 GB.",
     },
     kind="transfer",
+    reveals=("then the KV cache is the limit",),
 )
 
 TRANSFER_D = Prediction(
