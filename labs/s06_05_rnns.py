@@ -51,6 +51,7 @@ def _(LAB_CSS, kit, mo):
                     "LSTM and GRU cost",
                     "fixed state vs KV cache",
                     "RNN vs attention",
+                    "gradients through time",
                 ],
             ),
         ]

@@ -130,17 +130,16 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 def _(kit, mo):
     mo.vstack(
         [
-            mo.md("## Part B · Doubling the context"),
+            mo.md("## Part B · Heads, layers and the context"),
             kit.message(
                 "Alex Moreau",
                 "product manager, DocuLens",
-                "Customers want to upload documents twice as long. Twice the tokens, twice "
-                "the memory, right?",
+                "The team wants to split our 768-wide attention into more, narrower heads to catch "
+                "more patterns. Same width, so the same cost, right?",
             ),
             mo.md(
-                "A layer holds one score matrix per head, and naive training keeps every layer's "
-                "scores for the backward pass. The chart marks the chapter's worked points and two "
-                "devices' memory."
+                "Naive training keeps every layer's attention scores for the backward pass. The chart "
+                "shows the score memory against the context and marks the chapter's worked points."
             ),
         ]
     )

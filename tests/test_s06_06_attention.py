@@ -95,7 +95,9 @@ def test_doubling_quadruples_scores_and_flops():
     assert lab.PRED_B.answer == "mem2" and "805.3 MB" in lab.PRED_B.feedback["mem2"]
     three = L.Attention(d_model=256, n_heads=4, seq_len=12_288)
     assert three.score_bytes(1, "fp16") == 3 * wide.score_bytes(1, "fp16")  # "1.21 GB"
-    assert round(three.score_bytes(1, "fp16") / 1e9, 2) == 1.21
+    assert round(three.score_bytes(1, "fp16") / 1e9, 2) == 1.21  # "1.2 GB", as the card prints it
+    card = next(c for c in lab.part_b(12_288, 4, 32).cards if c.label.startswith("One layer"))
+    assert card.value == "1.2 GB" and "1.2 GB against" in lab.TRANSFER_B.feedback["three"]
 
 
 def test_napkin_math_100k_tokens():
@@ -265,6 +267,10 @@ def test_part_e_shows_equivariance_then_positions_breaking_it():
     assert next(c for c in plain.cards if c.label == "Verdict").value == "moved, unchanged"
     assert next(c for c in with_pe.cards if c.label == "Verdict").value == "changed"
     assert lab.PRED_E.answer == "moves" and lab.TRANSFER_E.answer == "no"
+    # rotated by 0 nothing is tested: no verdict of equivariance, with encodings or without
+    for pe in (False, True):
+        card = next(c for c in lab.part_e(0, pe).cards if c.label == "Verdict")
+        assert card.value == "not rotated" and "equivariant" not in card.note
 
 
 def test_order_blindness_is_claimed_for_unmasked_attention_only():

@@ -551,7 +551,7 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
                 )
                 for n in grid
             ],
-            name="inference state (h, c)",
+            name="inference state (h, c)" if cell == "lstm" else "inference state (h)",
             mode="lines",
         )
     )
@@ -1044,7 +1044,7 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
         go.Scatter(
             x=ts,
             y=[(g * fmax) ** (n - t) for t in ts],
-            name=f"bound ({g:g} × max f′ {fmax:g}) to the power S − t",
+            name=f"bound on the plain chain: ({g:g} × max f′ {fmax:g}) to the power S − t",
             mode="lines",
             line=dict(dash="dot"),
         )

@@ -230,14 +230,14 @@ PRED_B = Prediction(
         "same": "The MACs do stay (heads × S² × d_head = S² × d_model), but the scores do not: every head "
         "keeps its own S × S matrix, so 24 heads keep 805.3 MB where 12 kept 402.7 MB.",
         "mem2": "heads × S² × 2 B: 402.7 MB → 805.3 MB. The MACs are heads × S² × d_head = S² × d_model, "
-        "unchanged. More, narrower heads cost memory, not arithmetic. Set 24 heads and read the cards "
-        "(the part keeps d_head = 64, so its MACs grow with the heads).",
+        "unchanged. More, narrower heads cost memory, not arithmetic. (The controls below keep each head "
+        "64 wide, so there more heads also widen the layer and add MACs.)",
         "both2": "Each head's dot products are half as long (32 terms, not 64): twice the heads do the "
         "same MACs. Only the stored scores, one S × S matrix per head, double.",
         "half": "There are twice as many dot products of half the length: the MACs stay; the score "
         "matrices, one per head, double.",
     },
-    reveals=("805.3 MB", "its own scores"),
+    reveals=("805.3 MB", "its own scores", "one score matrix per head", "own S × S"),
 )
 B_SEQ = Slider("Context S (tokens)", 512, 131072, 4096, step=512)
 B_HEADS = Slider("Attention heads", 1, 64, 12)
@@ -297,7 +297,7 @@ def part_b(seq: int, heads: int, layers: int) -> View:
             marker=dict(size=10, symbol="x"),
         )
     )
-    memory_lines(fig, [HW.Hardware.get("H100"), HW.Hardware.get("JetsonOrinNX")], unit="B")
+    # no device lines here: where one layer's scores meet 80 GB is Part C's question
 
     h100 = HW.Hardware.get("H100").memory.capacity.m_as("B")
     kept = n_layers * score_b
@@ -758,13 +758,13 @@ TRANSFER_B = Prediction(
     answer="three",
     feedback={
         "same": "The context enters squared: 3² = 9× the scores per head, over a third as many heads: 3×.",
-        "three": "heads × S² × 2 B: (4/12) × 3² = 3×, 1.21 GB against 402.7 MB. Set 4 heads and 12,288 tokens "
+        "three": "heads × S² × 2 B: (4/12) × 3² = 3×, 1.2 GB against 402.7 MB. Set 4 heads and 12,288 tokens "
         "and compare the cards.",
         "nine": "Each head keeps its own S × S matrix: with a third as many heads, 9× per head is 3× in all.",
         "third": "A head's matrix is S × S whatever the heads: fewer heads mean fewer matrices, each 9× larger.",
     },
     kind="transfer",
-    reveals=("1.21 GB",),
+    reveals=("1.2 GB",),
 )
 
 TRANSFER_C = Prediction(
@@ -892,8 +892,12 @@ def part_e(shift: int, positions: bool) -> View:
         ),
         Card(
             "Verdict",
-            "moved, unchanged" if same else "changed",
-            "equivariant" if same else "order now matters",
+            "not rotated" if k == 0 else "moved, unchanged" if same else "changed",
+            "rotate the tokens to test it"
+            if k == 0
+            else "equivariant"
+            if same
+            else "order now matters",
         ),
         Card(
             f"Causal mask, rotated by {max(k, 1)}",
