@@ -356,7 +356,25 @@ read on; the questions become active in a few seconds.</div>
     const sr = el.shadowRoot;
     if (sr && !sr.adoptedStyleSheets.includes(s)) sr.adoptedStyleSheets = [...sr.adoptedStyleSheets, s];
   });
-  const theme = () => { adopt('marimo-plotly', sheet); adopt('marimo-radio', radios); };
+  // a chart keeps the height its figure asks for: the kit gives every figure a height and no
+  // width, and Plotly's resize (on any window resize) deletes the layout's height when the width
+  // is unset, sizing the plot from its container, which is 0 px tall inside marimo's element:
+  // the chart collapsed and cards drew over it (seen going from phone to desktop width)
+  const figHeights = new WeakMap();
+  const sizeCharts = () => document.querySelectorAll('marimo-plotly').forEach((el) => {
+    const fig = el.getAttribute('data-figure');
+    let known = figHeights.get(el);
+    if (!known || known.fig !== fig) {
+      let height = null;
+      try { height = JSON.parse(fig).layout.height; } catch (e) { height = null; }
+      known = {fig, height: Number.isFinite(height) && height > 0 ? height : null};
+      figHeights.set(el, known);
+    }
+    const gd = el.shadowRoot && el.shadowRoot.querySelector('.js-plotly-plot');
+    if (gd && known.height && gd.style.height !== `${known.height}px`) gd.style.height = `${known.height}px`;
+  });
+  window.addEventListener('resize', sizeCharts, true);
+  const theme = () => { adopt('marimo-plotly', sheet); adopt('marimo-radio', radios); sizeCharts(); };
   const obs = new MutationObserver(() => {
     theme();
     if (document.querySelector(BUSY)) { seen = true; clearTimeout(quiet); quiet = null; }

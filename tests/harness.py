@@ -204,6 +204,9 @@ def problems(result: Run) -> list[str]:
     names = " | ".join(str(t.get("name") or "") for traces in result.figures for t in traces)
     for m in _BAD_GRAMMAR.finditer(result.visible_text + " | " + names):
         found.append(f"text reads {m.group(0)!r} (one of a count is singular; no '(s)')")
+    # one name for the launch-overhead regime (vocab.bound_phrase): the chapter's "launch"
+    for m in re.finditer(r"dispatch-bound", result.visible_text + " | " + names, re.I):
+        found.append(f"text says {m.group(0)!r}; the labs say launch-bound (vocab.bound_phrase)")
     for m in CARET_POWER.finditer(result.visible_text + " | " + names):
         found.append(f"text writes a power with a caret: {m.group(0)!r} (use vocab.superscript)")
     for i, (_, layout) in enumerate(result.charts):

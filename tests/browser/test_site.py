@@ -543,6 +543,20 @@ def test_phone_width(open_notebook, artifacts, metrics):
         covered = lp.page.evaluate(COVERED_TEXT_JS)
         if covered:
             problems.append(f"screen {i + 1}: fixed page chrome over the lab's text: {covered}")
+    # turned to a desktop window: every chart keeps its height (Plotly's resize dropped the
+    # height of a figure without a width and sized it from marimo's 0 px container: the charts
+    # collapsed and the cards drew over them, seen by a reviewer; the site's boot script pins it)
+    lp.page.set_viewport_size({"width": 1280, "height": 900})
+    lp.page.wait_for_timeout(1500)
+    for i, loc in enumerate(lp.page.locator(PLOT).all()):
+        plot, svg = loc.evaluate(
+            "e => [e.getBoundingClientRect().height, "
+            "(e.querySelector('.main-svg') || e).getBoundingClientRect().height]"
+        )
+        if svg > 0 and plot < svg - 1:
+            problems.append(
+                f"chart {i} is {plot:.0f} px tall after a resize, its drawing {svg:.0f} px"
+            )
     metrics.setdefault("_phone", {}).update(
         ok=not problems, stem=stem, height_px=h, screens=screens, geometry=geo, problems=problems
     )

@@ -693,9 +693,9 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
         "FlashAttention is an exact, IO-aware kernel: it returns the same output as the textbook "
         "computation, block by block in on-chip memory. "
         f"At {s:,} tokens ({counted(h, 'head')}, d = {d:,}) both kernels do the same {std.flops / 1e9:,.1f} GFLOP. "
-        f"Materializing the scores moves {fmt_bytes(std.bytes_moved)} ({std.bottleneck.lower()}-bound, "
+        f"Materializing the scores moves {fmt_bytes(std.bytes_moved)} ({bound_phrase(std.bottleneck)}, "
         f"{fmt_time(std.latency_s)}); FlashAttention moves at least "
-        f"{fmt_bytes(fl.bytes_moved)} ({fl.bottleneck.lower()}-bound, {fmt_time(fl.latency_s)}), and up to {fmt_bytes(reread)} if every "
+        f"{fmt_bytes(fl.bytes_moved)} ({bound_phrase(fl.bottleneck)}, {fmt_time(fl.latency_s)}), and up to {fmt_bytes(reread)} if every "
         f"{Q_TILE}-row tile re-reads K and V from memory. The compute line is the same for "
         f"both and still grows as S²: tiling removes storage and traffic, not arithmetic."
     )

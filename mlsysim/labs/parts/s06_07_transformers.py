@@ -252,13 +252,13 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         )
     else:
         verdict = (
-            f"Decode is {dec.bottleneck.lower()}-bound: streaming the weights and the KV cache takes "
+            f"Decode is {bound_phrase(dec.bottleneck)}: streaming the weights and the KV cache takes "
             f"{fmt_time(dec.latency_memory_s)}, more than the {fmt_time(dec.latency_dispatch_s)} of launches."
         )
     summary = (
         f"The same {_mname(model)} weights give two regimes: prefill of {s:,} tokens reuses each "
         f"weight {s:,} times and runs at {pre.arithmetic_intensity.magnitude:,.0f} FLOP/B "
-        f"({pre.bottleneck.lower()}-bound), while decoding one token reuses it once: "
+        f"({bound_phrase(pre.bottleneck)}), while decoding one token reuses it once: "
         f"{dec.arithmetic_intensity.magnitude:.2f} FLOP/B. {verdict}"
         + f" The verdict rests on the launch cost: at {fmt_time(flip)} per kernel or more the launches "
         "dominate; below it the memory stream does."

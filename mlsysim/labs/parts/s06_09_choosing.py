@@ -210,8 +210,8 @@ def part_a(batch: int, device: str, fused: bool) -> View:
     summary = (
         f"On the weight-only proxy ResNet-50 sits {gap:,.0f}× above GPT-2 XL. With all traffic counted "
         f"(activations, KV cache; {mode}) at batch {b} in {prec.upper()}, ResNet-50 reaches "
-        f"{real['ResNet50']:,.1f} FLOP/B ({prof['ResNet50'].bottleneck.lower()}-bound) and GPT-2 XL "
-        f"{real['GPT2']:,.1f} ({prof['GPT2'].bottleneck.lower()}-bound) against the {device_label(dev)}'s {LABELS['ridge_peak']} of "
+        f"{real['ResNet50']:,.1f} FLOP/B ({bound_phrase(prof['ResNet50'].bottleneck)}) and GPT-2 XL "
+        f"{real['GPT2']:,.1f} ({bound_phrase(prof['GPT2'].bottleneck)}) against the {device_label(dev)}'s {LABELS['ridge_peak']} of "
         f"{ridge:,.0f}."
         + "".join(
             f" {name} is launch-bound here: its {fmt_time(p.latency_dispatch_s)} of kernel launches "

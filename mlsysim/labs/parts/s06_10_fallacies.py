@@ -521,15 +521,15 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
         ),
     ]
     summary = (
-        f"Same GPT-2 XL weights at batch 1: prefill of {s:,} tokens is {pre.bottleneck.lower()}-bound at "
-        f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B, decode is {dec.bottleneck.lower()}-bound at "
+        f"Same GPT-2 XL weights at batch 1: prefill of {s:,} tokens is {bound_phrase(pre.bottleneck)} at "
+        f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B, decode is {bound_phrase(dec.bottleneck)} at "
         f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B. Swapping ResNet-50's last stage for {HYBRID_BLOCKS} "
         f"attention blocks over {tokens:,} tokens (batch {b}) "
         + (
-            f"turns a {pc.bottleneck.lower()}-bound {fmt_time(pc.latency_s)} into a "
-            f"{ph.bottleneck.lower()}-bound {fmt_time(ph.latency_s)}"
+            f"turns a {bound_phrase(pc.bottleneck)} {fmt_time(pc.latency_s)} into a "
+            f"{bound_phrase(ph.bottleneck)} {fmt_time(ph.latency_s)}"
             if ph.bottleneck != pc.bottleneck
-            else f"keeps it {ph.bottleneck.lower()}-bound but takes {fmt_time(ph.latency_s)} instead of "
+            else f"keeps it {bound_phrase(ph.bottleneck)} but takes {fmt_time(ph.latency_s)} instead of "
             f"{fmt_time(pc.latency_s)}, {attn_share:.0%} of it in attention"
         )
         + ": the interaction (tokens grow with image area, scores with its square) is in neither part's "

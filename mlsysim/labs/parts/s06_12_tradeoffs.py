@@ -32,6 +32,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
+from ..vocab import bound_phrase
 
 acc = lazy("mlsysim.accuracy")
 E = lazy("mlsysim.engine")
@@ -235,7 +236,7 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
             f"On the engine's {cost} at batch 1 on the {name} ({precision_for(device).upper()}, "
             f"{'compiled' if fused else 'eager'}), "
             + (
-                f"every model is {next(iter(binds)).lower()}-bound; "
+                f"every model is {bound_phrase(next(iter(binds)))}; "
                 if len(binds) == 1
                 else f"the binding terms are {', '.join(sorted(binds)).lower()}; "
             )
