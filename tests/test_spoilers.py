@@ -67,6 +67,25 @@ def _lab_for(path):
     return importlib.import_module(f"mlsysim.labs.parts.{m.group(1)}") if m else None
 
 
+#: (notebook, part module) of every notebook that has questions
+LABS = [(p, lab) for p in h.NOTEBOOKS if (lab := _lab_for(p)) is not None]
+
+
+def _context(text: str, m: re.Match) -> str:
+    """The 80 characters either side of a match, on one line (for a leak's message)."""
+    return " ".join(text[max(0, m.start() - 80) : m.end() + 80].split())
+
+
+def _radio_ids(*runs) -> set:
+    """The ids of the question radios of these runs (their options are all shown: not leaks)."""
+    return {
+        getattr(x, "_id", None)
+        for r in runs
+        for n, x in r.widgets().items()
+        if n.startswith(("pred_", "transfer_"))
+    }
+
+
 @pytest.fixture(autouse=True)
 def _data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
@@ -79,27 +98,18 @@ def test_locked_notebook_gives_no_answer_away(path):
         pytest.skip(f"{path.name} has no part module (no predictions)")
     app = h.load_app(path)
     r = h.run(app, path=path)
-    radios = {
-        getattr(w, "_id", None)
-        for n, w in r.widgets().items()
-        if n.startswith(("pred_", "transfer_"))
-    }
-    text = _visible(r.outputs, radios)
+    text = _visible(r.outputs, _radio_ids(r))
     leaks = []
     for name, q in _questions(lab).items():
         for s in q.spoilers:
             if _significant(s) and (m := _pattern(s).search(text)):
-                ctx = text[max(0, m.start() - 80) : m.end() + 80].replace("\n", " ")
-                leaks.append(f"{name} answer {s!r} shown while locked: …{' '.join(ctx.split())}…")
+                leaks.append(f"{name} answer {s!r} shown while locked: …{_context(text, m)}…")
     assert not leaks, "\n".join(leaks)
 
 
 def test_readme_map_gives_no_answer_away():
     leaks = []
-    for path in h.NOTEBOOKS:
-        lab = _lab_for(path)
-        if lab is None:
-            continue
+    for path, lab in LABS:
         for name, q in _questions(lab).items():
             for s in q.spoilers:
                 if _significant(s) and _pattern(s).search(README):
@@ -141,44 +151,29 @@ def test_spoiler_matching_is_strict_about_tokens():
 
 
 def _part_cases():
-    cases = []
-    for path in h.NOTEBOOKS:
-        lab = _lab_for(path)
-        if lab is None:
-            continue
-        for name in sorted(_questions(lab)):
-            if re.fullmatch(r"PRED_[A-Z]", name):
-                cases.append(pytest.param(path, name[-1], id=f"{path.stem}.{name}"))
-    return cases
+    return [
+        pytest.param(path, name[-1], id=f"{path.stem}.{name}")
+        for path, lab in LABS
+        for name in sorted(_questions(lab))
+        if re.fullmatch(r"PRED_[A-Z]", name)
+    ]
 
 
-def _leaks(
-    text: str, questions: dict[str, Prediction], lab, small_ratios: bool = True
-) -> list[str]:
+def _leaks(text: str, questions: dict[str, Prediction], lab) -> list[str]:
     """Spoilers of ``questions`` in ``text``, after taking out every question's own wording and
     options (a radio shows all its options; a transfer's "4× both" is not a reveal of another
-    question's "4×"). ``small_ratios=False`` skips "2×" … "9×", too common on a whole page."""
+    question's "4×"). A bare "2×" … "9×" is skipped: too common on a page to name one answer."""
     owns = {t for q in _questions(lab).values() for t in (q.question, *q.options.values())}
     for own in sorted(owns, key=len, reverse=True):  # longest first: "The KV cache, near …"
         text = text.replace(own, " ")
     found = []
     for name, q in questions.items():
         for s in q.spoilers:
-            if not small_ratios and re.fullmatch(r"\d×", s):
+            if re.fullmatch(r"\d×", s):
                 continue
             if _significant(s) and (m := _pattern(s).search(text)):
-                ctx = text[max(0, m.start() - 80) : m.end() + 80].replace("\n", " ")
-                found.append(f"{name}'s answer {s!r} shown: …{' '.join(ctx.split())}…")
+                found.append(f"{name}'s answer {s!r} shown: …{_context(text, m)}…")
     return found
-
-
-def _radio_ids(*runs) -> set:
-    return {
-        getattr(x, "_id", None)
-        for r in runs
-        for n, x in r.widgets().items()
-        if n.startswith(("pred_", "transfer_"))
-    }
 
 
 @pytest.mark.parametrize(("path", "letter"), _part_cases())
@@ -207,18 +202,15 @@ def test_one_answer_gives_no_other_answer_away(path, letter):
             path=path,
         )
         text = _visible(r.outputs, _radio_ids(first, r))
-        leaks += [
-            f"after answering {given!r}: {x}" for x in _leaks(text, others, lab, small_ratios=False)
-        ]
+        leaks += [f"after answering {given!r}: {x}" for x in _leaks(text, others, lab)]
     assert not leaks, "\n".join(leaks)
 
 
-@pytest.mark.parametrize("path", [p for p in h.NOTEBOOKS if _lab_for(p)], ids=lambda p: p.stem)
-def test_every_prediction_answered_gives_no_transfer_away(path):
+@pytest.mark.parametrize(("path", "lab"), LABS, ids=[p.stem for p, _ in LABS])
+def test_every_prediction_answered_gives_no_transfer_away(path, lab):
     """With every prediction answered and no transfer yet, the takeaways and synthesis are
     shown too: they must not answer a transfer question either (6.7's takeaways gave the 70B
     model's 140 GB that TRANSFER_E asks for)."""
-    lab = _lab_for(path)
     app = h.load_app(path)
     first = h.run(app, path=path)
     preds = first.predictions()
@@ -226,5 +218,5 @@ def test_every_prediction_answered_gives_no_transfer_away(path):
     r = h.run(app, defs=defs, path=path)
     text = _visible(r.outputs, _radio_ids(first, r))
     transfers = {n: q for n, q in _questions(lab).items() if n.startswith("TRANSFER_")}
-    leaks = _leaks(text, transfers, lab, small_ratios=False)
+    leaks = _leaks(text, transfers, lab)
     assert not leaks, "\n".join(leaks)

@@ -86,7 +86,9 @@ def op_word(precision: str | None) -> str:
     return "OP" if precision.startswith("int") else "FLOP"
 
 
-_SUPERSCRIPT = str.maketrans("0123456789-−+()nkTtLid", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻⁺⁽⁾ⁿᵏᵀᵗᴸⁱᵈ")
+#: the characters with a superscript form, and those forms
+_SUPERSCRIPT_FROM, _SUPERSCRIPT_TO = "0123456789-−+()nkTtLid", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻⁺⁽⁾ⁿᵏᵀᵗᴸⁱᵈ"
+_SUPERSCRIPT = str.maketrans(_SUPERSCRIPT_FROM, _SUPERSCRIPT_TO)
 
 
 def superscript(exponent) -> str:
@@ -100,7 +102,7 @@ def superscript(exponent) -> str:
             ]
         )
     text = str(exponent)
-    missing = sorted({c for c in text if c not in "0123456789-−+()nkTtLid"})
+    missing = sorted({c for c in text if c not in _SUPERSCRIPT_FROM})
     if not text or missing:
         raise ValueError(
             f"exponent={text!r}: no superscript form for {missing or 'an empty exponent'}; "
