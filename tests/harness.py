@@ -280,6 +280,7 @@ def chart_rule_problems(result: Run) -> list[str]:
     dashed reference lines, labels clear of each other, of lines and markers and of the
     edge (``placement``), human device names, a plot that
     keeps its height under a phone's stacked legend, and one text alternative per chart."""
+    from mlsysim.labs import charts as charts_mod
     from mlsysim.labs import placement
     from mlsysim.labs.charts import (
         LEGEND_ROW_PX,
@@ -323,6 +324,15 @@ def chart_rule_problems(result: Run) -> list[str]:
             ax = layout.get(f"{axis}axis") or {}
             if rng is not None and frame.cats[axis] is None and ax.get("range") is None:
                 found.append(f"chart {i} {axis}axis ({_title(ax)!r}): numeric axis without a range")
+        fx = charts_mod._first_tick_at(layout.get("xaxis") or {})
+        fy = charts_mod._first_tick_at(layout.get("yaxis") or {})
+        if (
+            fx is not None
+            and fy is not None
+            and fx < charts_mod.CORNER_X
+            and fy < charts_mod.CORNER_Y - 1e-9
+        ):
+            found.append(f"chart {i}: the first x and y tick labels meet at the lower-left corner")
         for name in [k for k in layout if re.fullmatch(r"[xy]axis\d*", k)]:
             ax = layout[name]
             title = _title(ax)

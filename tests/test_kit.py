@@ -389,3 +389,23 @@ def test_titles_are_wrapped_to_fit_a_phone_by_width_not_characters():
         "GPT-2 XL on the NVIDIA H100 SXM5 80GB: two regimes (FP16, eager, roof at η = 0.5)", 330
     )
     assert "η = 0.5" in eta.replace("<br>", "\n")  # a one-character word stays with the next
+
+
+def test_the_first_ticks_of_both_axes_do_not_meet_at_the_corner():
+    """6.6 part A at S = 8,192, d_head = 256, FP8: both log axes started at a decade (x widened
+    to 100..10,000, y's 10⁴ 0.04 decades above its lower end), so "10⁴" sat on "100"."""
+    import plotly.graph_objects as go
+
+    from mlsysim.labs import charts
+    from mlsysim.labs.parts import s06_06_attention as lab
+
+    out = charts.finalize(lab.part_a(8192, 256, "fp8").figure).to_plotly_json()["layout"]
+    fx, fy = charts._first_tick_at(out["xaxis"]), charts._first_tick_at(out["yaxis"])
+    assert fx < charts.CORNER_X and fy == pytest.approx(charts.CORNER_Y)
+    assert out["yaxis"]["tickvals"][0] == 1e4  # the tick kept, the axis started lower
+    # one axis starting clear of the corner leaves the other as the data put it
+    fig = charts.figure("t", "Sequence length S", "MACs (log scale)", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=[50, 8000], y=[1.1e4, 1e9]))
+    lay = charts.finalize(fig).to_plotly_json()["layout"]
+    assert charts._first_tick_at(lay["xaxis"]) >= charts.CORNER_X
+    assert charts._first_tick_at(lay["yaxis"]) < charts.CORNER_Y

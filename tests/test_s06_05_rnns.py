@@ -12,6 +12,7 @@ import pytest
 import mlsysim.layers as L
 from mlsysim import Engine, Hardware
 from mlsysim import gradients as G
+from mlsysim.labs.components import fmt_bytes
 from mlsysim.labs.parts import s06_05_rnns as lab
 
 
@@ -349,3 +350,36 @@ def test_pred_a_steps_feedback_matches_the_part_without_launches():
     assert slow["10× peak buys"] == "1.33×"
     fb = lab.PRED_A.feedback["steps"]
     assert "(157 µs)" in fb and "only 1.33×" in fb
+
+
+def test_part_d_on_a_microcontroller_names_each_models_misfit():
+    """On the STM32 neither model fits at 4,096 tokens: one card says so, naming each model's
+    overflow in the memory it overflows (activations in SRAM), taken from the engine; where the
+    RNN leads there is no card for a lead the rival does not have."""
+    v = lab.part_d("STM32H743", 512, "attention", False)
+    r, a, _, _ = lab._pair("STM32H743", 512, "attention", False, lab.S_REF)
+    card = next(c for c in v.cards if c.label.startswith("Fits at"))
+    assert card.value == "neither" and card.status == "bad"
+    assert (
+        f"RNN (every token's input and output kept) {fmt_bytes(r.over.m_as('B'))} over its SRAM"
+        in card.note
+    )
+    assert f"self-attention {fmt_bytes(a.over.m_as('B'))} over its SRAM" in card.note
+    assert r.latency_s < a.latency_s
+    assert not any(c.label.startswith("Launch cost where") for c in v.cards)
+    h = lab.part_d("H100", 512, "attention", False)
+    assert not any(c.label.startswith("Fits at") for c in h.cards)
+    assert any(c.label.startswith("Launch cost where") for c in h.cards)
+
+
+def test_transfer_d_feedback_states_the_flash_overflow_the_engine_finds():
+    """At d = 512 on the STM32 the two 512 x 512 FP32 matrices are exactly its 2 MiB of flash and
+    the biases tip the weights over it (an earlier text said they 'fill' it; one before that,
+    that they were well over)."""
+    r, _, _, _ = lab._pair("STM32H743", 512, "attention", False, lab.S_REF)
+    flash = Hardware.get("STM32H743").memory.flash.m_as("B")
+    assert 2 * 512 * 512 * 4 == flash == 2 * 2**20
+    over = r.weight_bytes - flash
+    assert over == 2 * 512 * 4  # the two bias vectors
+    text = lab.TRANSFER_D.feedback["rnn"]
+    assert "fill the 2 MiB flash exactly" in text and f"{fmt_bytes(over)} too many" in text

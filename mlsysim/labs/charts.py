@@ -435,6 +435,38 @@ def _pin_ranges(data: list[dict], layout: dict) -> None:
             ax["range"] = [float(rng[0]), float(rng[1])]
 
 
+#: Where the first tick of each axis sits, as a fraction of its axis from the lower end, below
+#: which the two labels meet at the plot's lower-left corner (x: half a label's width on a phone
+#: chart; y: half a label's height and its standoff on a short chart).
+CORNER_X, CORNER_Y = 0.04, 0.07
+
+
+def _first_tick_at(ax: dict) -> float | None:
+    """The first tick of an axis with explicit ticks and range, as a fraction from its lower end."""
+    vals, rng = ax.get("tickvals"), ax.get("range")
+    if not vals or not isinstance(rng, list | tuple) or len(rng) != 2:
+        return None
+    log = ax.get("type") == "log"
+    pos = [math.log10(v) if log else v for v in vals if finite_number(v) and (v > 0 or not log)]
+    lo, hi = (float(v) for v in rng)
+    if not pos or not hi > lo:
+        return None
+    return (min(pos) - lo) / (hi - lo)
+
+
+def _clear_corner(layout: dict) -> None:
+    """Start the y axis a little lower when its first tick and the x axis's both sit at the
+    plot's lower-left corner, where their labels would touch (6.6 part A at S = 8,192 drew
+    "10⁴" on the x axis's "100")."""
+    xa, ya = layout.get("xaxis") or {}, layout.get("yaxis") or {}
+    fx, fy = _first_tick_at(xa), _first_tick_at(ya)
+    if fx is None or fy is None or fx >= CORNER_X or fy >= CORNER_Y:
+        return
+    lo, hi = (float(v) for v in ya["range"])
+    first = lo + fy * (hi - lo)
+    ya["range"] = [(first - CORNER_Y * hi) / (1 - CORNER_Y), hi]  # first tick at CORNER_Y
+
+
 def _format_axis(data: list[dict], layout: dict, name: str) -> None:
     ax = layout.setdefault(name, {})
     axis = name[0]
@@ -799,6 +831,7 @@ def finalize(fig):
     present = {k for k in layout if re.fullmatch(r"[xy]axis\d*", k)}
     for name in sorted(present | {"xaxis", "yaxis"}):  # the placement may set either's range
         _format_axis(data, layout, name)
+    _clear_corner(layout)
     _log_line_labels(layout)
     _fit_axis_title(layout)
     place_labels(data, layout)

@@ -26,7 +26,7 @@ from ..components import (
     fmt_ratio,
     fmt_time,
 )
-from ..vocab import bound_phrase, superscript
+from ..vocab import bound_phrase, memory_name, superscript
 
 E = lazy("mlsysim.engine")
 G = lazy("mlsysim.gradients")
@@ -711,10 +711,10 @@ TRANSFER_D = Prediction(
         "Cortex-M7 does its arithmetic one MAC at a time, so attention's S² work costs its full time.",
         "rnn": "On the microcontroller the engine has the RNN ahead at every length: the chain's steps are cheap "
         "there and attention's quadratic work is not hidden by parallel units. Pick the STM32H743 and read "
-        "the crossover card. (At 4,096 tokens neither model fits the chip's memory: both keep every token's "
-        "input and output, megabytes against 1 MB of SRAM, and at d = 512 the RNN's 2.1 MB of weights fill "
-        "the whole 2 MiB flash. The times compare the "
-        "work, not a run you could deploy; Part C shows what streams in kilobytes.)",
+        "the crossover and fit cards. (At 4,096 tokens neither model fits the chip's memory: both keep every "
+        "token's input and output, megabytes against 1 MiB of SRAM, and at d = 512 the RNN's two 512 × 512 "
+        "weight matrices fill the 2 MiB flash exactly, so its biases are 4.1 KB too many. The times compare "
+        "the work, not a run you could deploy; Part C shows what streams in kilobytes.)",
         "same": "The two scale differently (S against S²), so at 4,096 tokens they are far apart on any device.",
     },
     kind="transfer",
@@ -848,13 +848,18 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
             "ok" if ratio > 1 else "warn",
         ),
     ]
-    if not r_ref.feasible:
+    misfits = [
+        f"{who} {fmt_bytes(p.over.m_as('B'))} over its {memory_name(p.limiting_memory)}"
+        for who, p in (("RNN (every token's input and output kept)", r_ref), (rname, a_ref))
+        if not p.feasible
+    ]
+    if misfits:
+        fits = "neither" if len(misfits) == 2 else "RNN only" if r_ref.feasible else f"{rname} only"
         cards.append(
             Card(
-                "RNN memory",
-                fmt_bytes(r_ref.memory_footprint_bytes),
-                f"at {S_REF:,} tokens, more than its {fmt_bytes(dev.memory.capacity.m_as('B'))}: "
-                "the times compare work only",
+                f"Fits at {S_REF:,} tokens?",
+                fits,
+                "; ".join(misfits) + ": the times compare work only",
                 "bad",
             )
         )
@@ -899,20 +904,22 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
             f"{rname}'s S² work outgrows the RNN's chain, and there its live tensors {fits} in the "
             f"{device_label(dev)}'s {fmt_bytes(dev.memory.capacity.m_as('B'))}."
         )
-    cards.append(
-        Card(
-            f"Launch cost where the {rname}'s lead is {D_THRESHOLD:g}×",
-            "no launch cost reaches it" if flip is None else f"{flip * 1e6:,.2f} µs",
-            f"at {S_REF:,} tokens; the lead {'shrinks below it' if flip is not None else 'never reaches it'}",
+    if ratio > 1:  # where the RNN leads, the summary says what launch cost it would take
+        cards.append(
+            Card(
+                f"Launch cost where the {rname}'s lead is {D_THRESHOLD:g}×",
+                "no launch cost reaches it" if flip is None else f"{flip * 1e6:,.2f} µs",
+                f"at {S_REF:,} tokens; the lead "
+                + ("shrinks below it" if flip is not None else "never reaches it"),
+            )
         )
-    )
     tax_us = dev.dispatch_tax.m_as("us")
     if flip is None:
         flips = f"No launch cost gives the {rname} a {D_THRESHOLD:g}× lead at {S_REF:,} tokens on this device."
     elif ratio <= 1:
         flips = (
             f"Here the RNN leads; the {rname} would lead by {D_THRESHOLD:g}× only if each launch cost "
-            f"{flip * 1e6:,.0f} µs."
+            f"{fmt_time(flip)}."
         )
     else:
         flips = (
