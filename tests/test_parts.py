@@ -89,3 +89,48 @@ def test_parts_modules_have_a_chapter_and_predictions():
 def test_part_over_widget_grid(mod, letter, fn):
     for combo in _grid(mod, letter, fn):
         check_view(fn(*combo))
+
+
+def _hostile(spec) -> list:
+    """Values no widget of ``spec``'s kind produces (the hostile-input probe's classes)."""
+    common = [None, float("nan"), "<script>alert(1)</script>", [], 10**30]
+    if isinstance(spec, Slider):
+        out = [*common, float("inf"), -float("inf"), True, "1", spec.start - spec.step]
+        out.append(spec.stop + spec.step)
+        if all(isinstance(v, int) for v in (spec.start, spec.stop, spec.step, spec.value)):
+            out.append(spec.start + 0.5)  # a slider of whole steps
+        return out
+    if isinstance(spec, Choice):
+        return [*common, "", 1, True, next(iter(spec.options)).upper() + "?"]
+    return [*common, 1, 0, "True"]  # a switch
+
+
+@pytest.mark.parametrize("mod, letter, fn", list(_cases()))
+def test_a_part_refuses_what_no_widget_produces(mod, letter, fn):
+    """Each argument is checked against its own widget before the part runs (components.
+    widget_args): a ValueError that names the argument, never a ZeroDivisionError, KeyError,
+    OverflowError or AttributeError from deep inside, and never a view of a negative count or a
+    nan budget (what the hostile-input probe found: part_c(keep=0), part_a(peak='x'),
+    synthesis(power=nan), part_a(tables=-1), ...)."""
+    names = list(inspect.signature(fn).parameters)
+    specs = {p: getattr(mod, f"{letter}_{p.upper()}") for p in names}
+    defaults = {p: s.value for p, s in specs.items()}
+    for p, spec in specs.items():
+        for bad in _hostile(spec):
+            with pytest.raises(ValueError, match=rf"^{p} must be ") as e:
+                fn(**{**defaults, p: bad})
+            assert "got" in str(e.value), str(e.value)
+    with pytest.raises(TypeError, match=fn.__name__):
+        fn(*defaults.values(), "one too many")
+
+
+def test_slider_check_gives_the_part_a_plain_number():
+    s = Slider("Width", 64, 1024, 512, step=64)
+    assert s.check("width", 512.0) == 512 and type(s.check("width", 512.0)) is int
+    assert (
+        s.check("width", 100) == 100
+    )  # between the slider's stops but in range: the physics takes it
+    f = Slider("Reserve (GB)", 0.0, 4.0, 1.0, step=0.5)
+    assert str(f.check("reserve", -0.0)) == "0.0" and f.check("reserve", 4) == 4.0
+    with pytest.raises(ValueError, match=r"^reserve must be a number in \[0, 4\]"):
+        f.check("reserve", 4.5)

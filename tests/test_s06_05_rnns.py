@@ -356,8 +356,8 @@ def test_part_d_on_a_microcontroller_names_each_models_misfit():
     """On the STM32 neither model fits at 4,096 tokens: one card says so, naming each model's
     overflow in the memory it overflows (activations in SRAM), taken from the engine; where the
     RNN leads there is no card for a lead the rival does not have."""
-    v = lab.part_d("STM32H743", 512, "attention", False)
-    r, a, _, _ = lab._pair("STM32H743", 512, "attention", False, lab.S_REF)
+    v = lab.part_d("STM32H743", 512, "mha", False)
+    r, a, _, _ = lab._pair("STM32H743", 512, "mha", False, lab.S_REF)
     card = next(c for c in v.cards if c.label.startswith("Fits at"))
     assert card.value == "neither" and card.status == "bad"
     assert (
@@ -367,7 +367,7 @@ def test_part_d_on_a_microcontroller_names_each_models_misfit():
     assert f"self-attention {fmt_bytes(a.over.m_as('B'))} over its SRAM" in card.note
     assert r.latency_s < a.latency_s
     assert not any(c.label.startswith("Launch cost where") for c in v.cards)
-    h = lab.part_d("H100", 512, "attention", False)
+    h = lab.part_d("H100", 512, "mha", False)
     assert not any(c.label.startswith("Fits at") for c in h.cards)
     assert any(c.label.startswith("Launch cost where") for c in h.cards)
 
@@ -376,7 +376,7 @@ def test_transfer_d_feedback_states_the_flash_overflow_the_engine_finds():
     """At d = 512 on the STM32 the two 512 x 512 FP32 matrices are exactly its 2 MiB of flash and
     the biases tip the weights over it (an earlier text said they 'fill' it; one before that,
     that they were well over)."""
-    r, _, _, _ = lab._pair("STM32H743", 512, "attention", False, lab.S_REF)
+    r, _, _, _ = lab._pair("STM32H743", 512, "mha", False, lab.S_REF)
     flash = Hardware.get("STM32H743").memory.flash.m_as("B")
     assert 2 * 512 * 512 * 4 == flash == 2 * 2**20
     over = r.weight_bytes - flash

@@ -223,7 +223,7 @@ def test_69_screen_gates_per_device(data, fps, util, power):
 
 @pytest.mark.parametrize("data, fps, util, power", SCENARIOS)
 def test_69_synthesis_cards_count_the_registry(data, fps, util, power):
-    view = c69.synthesis(data, fps, util, str(power))
+    view = c69.synthesis(data, fps, util, f"{power:g}")
     rows = c69.screen(data, fps, util, power)
     n_dev = len(Hardware.all())
     assert _card(view, "Candidates × devices").value == str(len(c69.FAMILY[data]) * n_dev)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import html
 import math
+import numbers
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -53,6 +54,7 @@ __all__ = [
     "Choice",
     "Toggle",
     "TextBox",
+    "widget_args",
     "chart",
     "View",
     "show",
@@ -745,6 +747,27 @@ class Slider:
                 f"{self.label}: value {self.value} outside [{self.start}, {self.stop}]"
             )
 
+    def check(self, name: str, v):
+        """``v`` as a part function receives it from this slider, else a ValueError naming the
+        argument ``name`` and the slider's range: a real number in [start, stop], whole when the
+        slider moves in whole steps (returned as an int; -0.0 as 0.0)."""
+        whole = isinstance(self.value, int) and all(
+            float(x).is_integer() for x in (self.start, self.stop, self.step)
+        )
+        kind = "a whole number" if whole else "a number"
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, numbers.Real)
+            or not is_finite(v)
+            or not self.start <= v <= self.stop
+            or (whole and not float(v).is_integer())
+        ):
+            raise ValueError(
+                f"{name} must be {kind} in [{self.start:,g}, {self.stop:,g}] (the slider "
+                f"{self.label!r}), got {_short(v)}"
+            )
+        return int(v) if whole else float(v) + 0.0
+
     def restore(self, v) -> float:
         """A saved position if it is still reachable, else the default."""
         if not isinstance(v, int | float) or not is_finite(v):
@@ -786,6 +809,15 @@ class Choice:
                 f"{_short(self.options if not isinstance(self.options, Mapping) else list(self.options), 200)}"
             )
 
+    def check(self, name: str, v) -> str:
+        """``v`` if it is one of this choice's keys, else a ValueError naming ``name`` and them."""
+        if not isinstance(v, str) or v not in self.options:
+            raise ValueError(
+                f"{name} must be one of {_short(list(self.options), 300)} (the choice "
+                f"{self.label!r}), got {_short(v)}"
+            )
+        return v
+
     def restore(self, v) -> str:
         return v if isinstance(v, str) and v in self.options else self.value
 
@@ -814,6 +846,14 @@ class Toggle:
     def __post_init__(self):
         if not isinstance(self.value, bool):
             raise ValueError(f"{self.label}: value must be True or False, got {_short(self.value)}")
+
+    def check(self, name: str, v) -> bool:
+        """``v`` if it is True or False, else a ValueError naming ``name``."""
+        if not isinstance(v, bool):
+            raise ValueError(
+                f"{name} must be True or False (the switch {self.label!r}), got {_short(v)}"
+            )
+        return v
 
     def restore(self, v) -> bool:
         return v if isinstance(v, bool) else self.value
@@ -850,6 +890,16 @@ class TextBox:
                 f"characters, got {_short(self.value)}"
             )
 
+    def check(self, name: str, v) -> str:
+        """``v`` if it is text of at most ``max_length`` characters, else a ValueError naming
+        ``name``."""
+        if not isinstance(v, str) or len(v) > self.max_length:
+            raise ValueError(
+                f"{name} must be text of at most {self.max_length:,} characters (the box "
+                f"{self.label!r}), got {_short(v)}"
+            )
+        return v
+
     def restore(self, v) -> str:
         return v if isinstance(v, str) and len(v) <= self.max_length else self.value
 
@@ -869,6 +919,38 @@ class TextBox:
         """Empty text, hostile text and the default (last: the state 'every widget at its end'
         runs, where a notebook must still draw its charts)."""
         return ["", "A sentence <b>and</b> [a link](javascript:alert(1)).", self.value]
+
+
+def widget_args(fn: Callable) -> Callable:
+    """A part function (``part_x`` or ``synthesis``) whose arguments are its widgets' values:
+    before it runs, each argument is checked by the widget named ``<X>_<ARGUMENT>`` in the
+    part's module (``X`` the part's letter, ``S`` for the synthesis; ``Slider.check`` and the
+    others) and refused with a ValueError naming the argument and what the widget allows. So a
+    part takes exactly what a student can set, and nothing a widget cannot produce reaches the
+    cost models (a width of 2.5, a depth of 0, an unknown device key)."""
+    import functools
+    import inspect
+    import sys
+
+    sig = inspect.signature(fn)
+    letter = "S" if fn.__name__ == "synthesis" else fn.__name__.rpartition("_")[2].upper()
+    specs: dict = {}
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if not specs:  # the module's widgets, looked up once it has finished loading
+            mod = sys.modules[fn.__module__]
+            specs.update({n: getattr(mod, f"{letter}_{n.upper()}") for n in sig.parameters})
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{fn.__name__}{sig}: {e}") from None
+        bound.apply_defaults()
+        for n, v in bound.arguments.items():
+            bound.arguments[n] = specs[n].check(n, v)
+        return fn(*bound.args, **bound.kwargs)
+
+    return run
 
 
 @dataclass

@@ -30,6 +30,7 @@ from ..components import (
     fmt_flops,
     fmt_rate,
     fmt_time,
+    widget_args,
 )
 from ..vocab import LABELS, bound_phrase, op_word
 
@@ -56,7 +57,22 @@ SOURCE = Choice(
     "llama-3-8b",
     dropdown=True,
 )
-MODEL = Choice("Model", MODEL_LABELS, "llama-3-8b", dropdown=True)
+
+
+class ModelChoice(Choice):
+    """The model picker; a part's ``model`` argument also takes a pasted config's key
+    (``resolve``)."""
+
+    def check(self, name: str, v) -> str:
+        if isinstance(v, str) and v in _PASTED:
+            return v
+        try:
+            return super().check(name, v)
+        except ValueError as e:
+            raise ValueError(f"{e} (or a pasted config's key from resolve())") from None
+
+
+MODEL = ModelChoice("Model", MODEL_LABELS, "llama-3-8b", dropdown=True)
 DEVICE = Choice("Device", DEVICES, "H100", dropdown=True)
 PRECISION = Choice(
     "Precision (weights, activations and KV cache)", PRECISIONS, "fp16", dropdown=True
@@ -226,6 +242,7 @@ A_MODEL, A_DEVICE, A_PRECISION = MODEL, DEVICE, PRECISION
 CONTEXT_A = 4096  # the context the KV cache of part A is shown at (clipped to the model's)
 
 
+@widget_args
 def part_a(model: str, device: str, precision: str) -> View:
     import plotly.graph_objects as go
 
@@ -389,6 +406,7 @@ def _grouped(p) -> list[tuple[str, float, float, str, float]]:
     return sorted(out, key=lambda r: -r[4])
 
 
+@widget_args
 def part_b(model: str, device: str, precision: str, phase: str) -> View:
     m, dev = get_model(model), HW.Hardware.get(device)
     ph = phase if _causal(m) else "prefill"
@@ -521,6 +539,7 @@ C_MODEL, C_DEVICE, C_PRECISION = MODEL, DEVICE, PRECISION
 C_PROMPT = Slider("Prompt length (tokens)", 128, 8192, 2048, step=128)
 
 
+@widget_args
 def part_c(model: str, device: str, precision: str, prompt: int) -> View:
     import plotly.graph_objects as go
 
@@ -665,6 +684,7 @@ D_MODEL, D_DEVICE, D_PRECISION = MODEL, DEVICE, PRECISION
 D_BATCH = Slider("Concurrent sequences (batch)", 1, 64, 1)
 
 
+@widget_args
 def part_d(model: str, device: str, precision: str, batch: int) -> View:
     import plotly.graph_objects as go
 
@@ -829,6 +849,7 @@ def _window_note(m: M.Model, s: int) -> str:
     return f"{clause}, so past {window:,} tokens a longer context adds nothing to them."
 
 
+@widget_args
 def part_e(model: str, device: str, precision: str, context: int) -> View:
     import plotly.graph_objects as go
 

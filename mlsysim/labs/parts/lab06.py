@@ -27,6 +27,7 @@ from ..components import (
     fmt_rate,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import LABELS, bound_phrase
 
@@ -77,6 +78,7 @@ A_PRECISION = Choice(
 )
 
 
+@widget_args
 def part_a(resolution: int, units: int, precision: str) -> View:
     """Dense first layer vs a shared 3×3 / 5×5 convolution across resolutions."""
     import plotly.graph_objects as go
@@ -186,6 +188,7 @@ B_HEADS = Slider("Attention heads", 1, 64, 32)
 B_FLASH = Toggle("FlashAttention (tiled, scores never stored)", False)
 
 
+@widget_args
 def part_b(seq: int, heads: int, flash: bool) -> View:
     import plotly.graph_objects as go
 
@@ -383,6 +386,7 @@ def depth_model(depth: int):
     return M.mlp([w] * (depth + 1), bias=False, name=f"MLP {depth}×{w}")
 
 
+@widget_args
 def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
     import plotly.graph_objects as go
 
@@ -519,6 +523,7 @@ D_MODELS = {
 }
 
 
+@widget_args
 def part_d(batch: int, device: str, fused: bool) -> View:
     dev = HW.Hardware.get(device)
     precision = "fp16" if "fp16" in dev.compute.precisions else dev.compute.quoted_precision
@@ -722,6 +727,7 @@ def _joules(j: float) -> str:
     return f"{j:,.1f} J" if j >= 1 else f"{j * 1e3:,.1f} mJ"
 
 
+@widget_args
 def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
     import plotly.graph_objects as go
 

@@ -28,6 +28,7 @@ from ..components import (
     fmt_count,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import LABELS, bound_phrase, memory_name, op_word
 
@@ -116,6 +117,7 @@ def _detectors(res: int, kernel: int, channels: int) -> tuple[L.Dense, L.Conv2d]
     return dense, conv
 
 
+@widget_args
 def part_a(resolution: int, kernel: int, channels: str) -> View:
     import plotly.graph_objects as go
 
@@ -476,6 +478,7 @@ def _work(model) -> tuple[int, int]:
     return model.params, model.flops()
 
 
+@widget_args
 def part_b(family: str, device: str, int8: bool) -> View:
     import plotly.graph_objects as go
 
@@ -747,6 +750,7 @@ def _names(keys) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+@widget_args
 def part_c(device: str, precision: str, batch: int) -> View:
     import plotly.graph_objects as go
 

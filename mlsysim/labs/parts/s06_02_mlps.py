@@ -26,6 +26,7 @@ from ..components import (
     fmt_rate,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import LABELS
 
@@ -133,6 +134,7 @@ def dense(d_in: int, d_out: int) -> L.Dense:
     return L.Dense(in_features=int(d_in), out_features=int(d_out), bias=False)
 
 
+@widget_args
 def part_a(d_in: int, d_out: int, precision: str) -> View:
     import plotly.graph_objects as go
 
@@ -346,6 +348,7 @@ def crossing_batch(layer, dev, precision: str, limit: int = 1 << 20) -> int | No
     return lo
 
 
+@widget_args
 def part_b(batch: int, device: str, precision: str, width: int) -> View:
     import plotly.graph_objects as go
 
@@ -513,6 +516,7 @@ def mnist_mlp_width(hidden: int):
     return M.mlp([MNIST_INPUTS, hidden, *MLP_TAIL], bias=False)
 
 
+@widget_args
 def part_c(features: int, kernel: int, hidden: int) -> View:
     import plotly.graph_objects as go
 
@@ -662,6 +666,7 @@ ENERGY_WIDTH = 2048
 LEVEL_BYTES = {"dram": None, "sram_1mb": 1e6, "sram_32kb": 32e3, "sram_8kb": 8e3}
 
 
+@widget_args
 def part_d(batch: int, level: str, precision: str) -> View:
     import plotly.graph_objects as go
 

@@ -27,6 +27,7 @@ from ..components import (
     fmt_rate,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import LABELS, bound_phrase, memory_name, op_word
 
@@ -117,6 +118,7 @@ A_CHANNELS = Slider("Channels (C_in = C_out)", 16, 512, CHANNELS, step=16)
 A_KERNEL = Choice("Kernel", {"1": "1×1", "3": "3×3", "5": "5×5", "7": "7×7"}, "3")
 
 
+@widget_args
 def part_a(resolution: int, channels: int, kernel: str) -> View:
     """Weights stay flat while MACs, activations and the im2col buffer grow with the area."""
     import plotly.graph_objects as go
@@ -296,6 +298,7 @@ def _layers_to_cover(px: int, k: int, s: int, limit: int = 1000) -> int:
     return limit
 
 
+@widget_args
 def part_b(kernel: str, stride: str, depth: int) -> View:
     import plotly.graph_objects as go
 
@@ -475,6 +478,7 @@ def _c_out_for(target: float, k: int) -> int:
     return 100_000
 
 
+@widget_args
 def part_c(c_out: int, kernel: str) -> View:
     import plotly.graph_objects as go
 
@@ -658,6 +662,7 @@ def _t(x: float) -> str:
     return fmt_time(x) if x > 0 else "none"
 
 
+@widget_args
 def part_d(
     device: str, batch: int, fused: bool, launch: str = "device", efficiency: float = 0.5
 ) -> View:
@@ -914,6 +919,7 @@ def _dense_weights():
     return Y.dense_layer(n * n, out * out, seed=E_DENSE_SEED), (out, out)
 
 
+@widget_args
 def part_e(column: int, shift: int) -> View:
     import plotly.graph_objects as go
 
@@ -1078,6 +1084,7 @@ def _left_for_model(dev, flash_kib: int, sram_kib: int):
     )
 
 
+@widget_args
 def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int) -> View:
     import plotly.graph_objects as go
 

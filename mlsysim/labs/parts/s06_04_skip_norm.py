@@ -23,6 +23,7 @@ from ..components import (
     fmt_bytes,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import LABELS, bound_phrase, superscript
 
@@ -121,6 +122,7 @@ def _flows(depth: int, act: str, gain: float) -> tuple[G.GradientFlow, G.Gradien
     return plain, res
 
 
+@widget_args
 def part_a(depth: int, activation: str, gain: float) -> View:
     import plotly.graph_objects as go
 
@@ -316,6 +318,7 @@ def _gap_pct(batch: int, positions: int) -> float:
     return 100 * G.batchnorm_train_serve_gap(batch, positions)
 
 
+@widget_args
 def part_b(batch: int, positions: str, features: int) -> View:
     import plotly.graph_objects as go
 
@@ -547,6 +550,7 @@ def _by_group(prof) -> dict[str, float]:
     return out
 
 
+@widget_args
 def part_c(op: str, precision: str, batch: int, device: str) -> View:
     import plotly.graph_objects as go
 

@@ -25,6 +25,7 @@ from ..components import (
     fmt_count,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import bound_phrase, memory_name, superscript
 
@@ -162,6 +163,7 @@ def _rnn_profile(seq: int, batch: int, peak: str, launch: str = "device"):
     )
 
 
+@widget_args
 def part_a(seq: int, batch: int, peak: str, launch: str = "device") -> View:
     import plotly.graph_objects as go
 
@@ -329,6 +331,7 @@ def _cell(cell: str, hidden: int, inp: int, bias: bool, seq: int = 1):
     return getattr(L, CELLS[cell])(input_size=inp, hidden_size=hidden, seq_len=seq, bias=bias)
 
 
+@widget_args
 def part_b(hidden: int, d_in: int, bias: bool) -> View:
     import plotly.graph_objects as go
 
@@ -510,6 +513,7 @@ C_CELL = Choice("Cell", CELL_NAMES, "rnn")
 C_DEVICE = Choice("Device", C_DEVICES, "ArduinoNano33BLESense")
 
 
+@widget_args
 def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
     import plotly.graph_objects as go
 
@@ -787,6 +791,7 @@ def crossover(
     return hi
 
 
+@widget_args
 def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "device") -> View:
     import plotly.graph_objects as go
 
@@ -1019,6 +1024,7 @@ def _sci(x: float) -> str:
     return f"{x:.2g}" if 1e-3 <= abs(x) < 1e4 else f"{x:.1e}"
 
 
+@widget_args
 def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
     import plotly.graph_objects as go
 

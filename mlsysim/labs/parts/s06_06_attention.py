@@ -31,6 +31,7 @@ from ..components import (
     fmt_count,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import bound_phrase
 
@@ -118,6 +119,7 @@ def head_gemms(seq: int, d_head: int) -> tuple[L.Dense, L.Dense]:
     return qk, pv
 
 
+@widget_args
 def part_a(seq: int, d_head: int, precision: str) -> View:
     import plotly.graph_objects as go
 
@@ -244,6 +246,7 @@ B_HEADS = Slider("Attention heads", 1, 64, 12)
 B_LAYERS = Slider("Layers whose scores are kept (training)", 1, 96, 32)
 
 
+@widget_args
 def part_b(seq: int, heads: int, layers: int) -> View:
     import plotly.graph_objects as go
 
@@ -433,6 +436,7 @@ C_WHAT = Choice(
 )
 
 
+@widget_args
 def part_c(device: str, shape: str, what: str) -> View:
     import plotly.graph_objects as go
 
@@ -605,6 +609,7 @@ def _solve(shape: str, seq: int, flash: bool, device: str):
     return E.Engine.solve(_att(shape, seq, flash), device, precision=PRECISION)
 
 
+@widget_args
 def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
     import plotly.graph_objects as go
 
@@ -853,6 +858,7 @@ E_POSITIONS = Toggle("Add sinusoidal positional encodings to the inputs", False)
 ORDER_TOKENS, ORDER_DIM, QKV_D_MODEL = 5, 4, 768
 
 
+@widget_args
 def part_e(shift: int, positions: bool) -> View:
     import plotly.graph_objects as go
 

@@ -31,6 +31,7 @@ from ..components import (
     fmt_rate,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import LABELS, bound_phrase
 
@@ -156,6 +157,7 @@ def _prompt_for(model_key: str, prompt: int) -> tuple[int, bool]:
     return int(prompt), False
 
 
+@widget_args
 def part_a(model: str, device: str, prompt: int, launch: str) -> View:
     m = M.Models.get(model)
     dev = with_launch(HW.Hardware.get(device), launch)
@@ -381,6 +383,7 @@ def decode_bytes_split(model, dev, context: int) -> tuple[float, float]:
     return b1 - per_seq, per_seq
 
 
+@widget_args
 def part_b(batch: int, context: int, device: str) -> View:
     import plotly.graph_objects as go
 
@@ -606,6 +609,7 @@ def crossings(capacity_bytes: float) -> dict[str, int]:
     }
 
 
+@widget_args
 def part_c(context: int, flash: bool, device: str) -> View:
     import plotly.graph_objects as go
 
@@ -860,6 +864,7 @@ def max_users(kv_heads: int, device: str, context: int) -> int:
     )
 
 
+@widget_args
 def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
     import plotly.graph_objects as go
 
@@ -1132,6 +1137,7 @@ def e_model(key: str):
     return M.llama(**LLAMA70B, name="Llama-2 70B") if key == "70b" else M.Models.get(key)
 
 
+@widget_args
 def part_e(heads: str, model: str) -> View:
     import plotly.graph_objects as go
 

@@ -28,6 +28,7 @@ from ..components import (
     fmt_bytes,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import bound_phrase
 
@@ -134,6 +135,7 @@ A_DEVICE = Choice("Device", DEVICES, "A100")
 _ROW_GRID_M = [10, 20, 50, 100, 200, 500, 1000, 2000]
 
 
+@widget_args
 def part_a(rows: int, tables: int, dim: str, precision: str, device: str) -> View:
     import plotly.graph_objects as go
 
@@ -314,6 +316,7 @@ def pooling_intensity(lookups: int) -> float:
     return bag.elementwise_flops() / bag.bytes_moved(1, TABLE_PRECISION)
 
 
+@widget_args
 def part_b(batch: str, lookups: int, device: str) -> View:
     import plotly.graph_objects as go
 
@@ -484,6 +487,7 @@ def largest_keep_that_fits(precision: str, capacity_bytes: float) -> int:
     return max(fits) if fits else 0
 
 
+@widget_args
 def part_c(precision: str, keep: int, device: str) -> View:
     import plotly.graph_objects as go
 
@@ -673,6 +677,7 @@ def shard_plan(devices: int, usable_percent: float, batch: int, lookups: int) ->
     }
 
 
+@widget_args
 def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
     import plotly.graph_objects as go
 

@@ -28,6 +28,7 @@ from ..components import (
     fmt_rate,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import LABELS, bound_phrase
 
@@ -133,6 +134,7 @@ def table8_printed(key: str) -> float:
     return round_sig(flops, 2) / m.weight_bytes("fp32")
 
 
+@widget_args
 def part_a(batch: int, device: str, fused: bool) -> View:
     import plotly.graph_objects as go
 
@@ -303,6 +305,7 @@ def state_bytes(
     raise ValueError(f"state={state!r} is not one of {list(B_STATE.options)}")
 
 
+@widget_args
 def part_b(state: str, requests: int, context: int) -> View:
     import plotly.graph_objects as go
 
@@ -419,6 +422,7 @@ def weight_energy_split(key: str, precision: str, batch: int) -> tuple[float, fl
     return fetch, macs
 
 
+@widget_args
 def part_c(batch: int, precision: str, stage: str) -> View:
     import plotly.graph_objects as go
 
@@ -638,6 +642,7 @@ def camera_plan(key: str, precision: str = "int8", per_day: int = 100) -> dict:
     }
 
 
+@widget_args
 def part_d(model: str, precision: str, per_day: int) -> View:
     import plotly.graph_objects as go
 
@@ -892,6 +897,7 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
     return out
 
 
+@widget_args
 def synthesis(data: str, fps: float, util: float, power: str) -> View:
     import plotly.graph_objects as go
 

@@ -26,6 +26,7 @@ from ..components import (
     fmt_count,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import LABELS, bound_phrase
 
@@ -153,6 +154,7 @@ A_DEVICE = Choice(
 A_BATCH = Slider("Batch size", 1, 64, 1)
 
 
+@widget_args
 def part_a(device: str, batch: int) -> View:
     import plotly.graph_objects as go
 
@@ -293,6 +295,7 @@ def _seq_layers(s: int):
     return attn, lstm, block
 
 
+@widget_args
 def part_b(seq: int, device: str) -> View:
     import plotly.graph_objects as go
 
@@ -455,6 +458,7 @@ def hybrid(image: int, flash: bool = False) -> tuple[M.Model, M.Model, int]:
     return cnn, model, tokens
 
 
+@widget_args
 def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     import plotly.graph_objects as go
 
@@ -635,6 +639,7 @@ def max_users(context: int, precision: str, device: str, reserve_b: float) -> in
     return max(0, int(room // per_user))
 
 
+@widget_args
 def part_d(precision: str, users: int, context: int, device: str, reserve: float) -> View:
     import plotly.graph_objects as go
 

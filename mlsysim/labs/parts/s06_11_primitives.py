@@ -30,6 +30,7 @@ from ..components import (
     fmt_rate,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 
 energy = lazy("mlsysim.energy")
@@ -107,6 +108,7 @@ def conv(kernel: int, size: int, stride: int, channels: int) -> L.Conv2d:
     )
 
 
+@widget_args
 def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
     import plotly.graph_objects as go
 
@@ -279,6 +281,7 @@ def _run(array: int, rows: int, width: int, double: bool) -> P.SystolicRun:
     return P.systolic_gemm(P.gemm_shape(layer, rows), size=array, weight_load=not double)
 
 
+@widget_args
 def part_b(array: int, rows: int, width: int, double: bool) -> View:
     import plotly.graph_objects as go
 
@@ -471,6 +474,7 @@ def energy_per_value(key: str, level: str, precision: str) -> float:
     return energy.access_energy(cost.fetched_bytes, level).m_as("pJ") / values
 
 
+@widget_args
 def part_c(pattern: str, level: str, precision: str) -> View:
     import plotly.graph_objects as go
 
@@ -620,6 +624,7 @@ SCATTER_SIDE, SCATTER_TILE = 512, 64
 SCORE_PRECISION = "fp16"
 
 
+@widget_args
 def part_d(seq: int, batch: int, head: str) -> View:
     import plotly.graph_objects as go
 

@@ -31,6 +31,7 @@ from ..components import (
     fmt_count,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import bound_phrase
 
@@ -141,6 +142,7 @@ def _fmt_cost(cost: str, x: float) -> str:
     return fmt_time(x) if cost == "latency" else fmt_bytes(x)
 
 
+@widget_args
 def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
     import plotly.graph_objects as go
 
@@ -340,6 +342,7 @@ def weight_read_s(device: str) -> float:
     return M.Models.GPT2.weight_bytes("fp16") / HW.Hardware.get(device).memory.bandwidth.m_as("B/s")
 
 
+@widget_args
 def part_b(model: str, device: str, batch: int, fused: bool) -> View:
     import plotly.graph_objects as go
 
@@ -503,6 +506,7 @@ WHY = {
 }
 
 
+@widget_args
 def part_c(block: str, width: int, length: int, rows: int) -> View:
     import plotly.graph_objects as go
 

@@ -24,6 +24,7 @@ from ..components import (
     fmt_count,
     fmt_ratio,
     fmt_time,
+    widget_args,
 )
 from ..vocab import op_word, superscript
 
@@ -70,6 +71,7 @@ A_TOPK = Slider("Experts per token (top-k)", 1, 4, 2)
 A_PRECISION = Choice("Weight precision", PRECISIONS, "fp16")
 
 
+@widget_args
 def part_a(experts: int, topk: int, precision: str) -> View:
     import plotly.graph_objects as go
 
@@ -179,6 +181,7 @@ B_DEVICE = Choice("Device", catalogue.labels(["H100", "A100"]), "H100")
 B_PRECISION = Choice("Weight precision", PRECISIONS, "fp16")
 
 
+@widget_args
 def part_b(batch: int, device: str, precision: str) -> View:
     import plotly.graph_objects as go
 
@@ -288,6 +291,7 @@ C_CAPACITY = Slider(
 C_TOKENS = Slider("Tokens per batch", 256, 8192, 4096, step=256)
 
 
+@widget_args
 def part_c(hot: float, capacity: float, tokens: int) -> View:
     import plotly.graph_objects as go
 
@@ -390,6 +394,7 @@ D_TOPK = Slider("Experts per token (top-k)", 1, 4, 2)
 D_PRECISION = Choice("Activation precision", PRECISIONS, "fp16")
 
 
+@widget_args
 def part_d(devices: int, topk: int, precision: str) -> View:
     import plotly.graph_objects as go
 
