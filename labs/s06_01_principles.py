@@ -258,8 +258,9 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
     - The bias only pays where the data has that structure (No Free Lunch): match the family to
       the data first, then ask which resource it exhausts.
     - The families land on different sides of a device's ridge point. Convolutions reuse
-      weights and lean on compute once batched (one image at a time, launches and feature maps
-      can still bind); a decoded token streams every weight once and waits on bandwidth;
+      weights and lean on compute once batched at the chapter's FP32 (one image at a time,
+      launches and feature maps can still bind, and a faster roof such as FP16 tensor cores moves
+      the ridge beyond them); a decoded token streams every weight once and waits on bandwidth;
       embedding tables must first fit somewhere at all.
     - Capacity comes first: a model that does not fit has no side of the ridge.
     - The weight-only proxy ignores activation traffic: a compact CNN such as MobileNetV2 moves

@@ -195,10 +195,9 @@ def _(kit, mo):
                 "norms, activations. They do almost no math. Why do they take so much time?",
             ),
             mo.md(
-                "A residual add or a normalization touches every activation once and does a handful of "
-                "operations on it. Compare its arithmetic intensity with the device's ridge, time it "
-                "with the roofline engine, and see how much of ResNet-50 it costs with and without a "
-                "compiled graph."
+                "A residual add or a normalization sits between every pair of heavy layers. Compare "
+                "its arithmetic intensity with the device's ridge, time it with the roofline engine, "
+                "and see how much of ResNet-50 it costs with and without a compiled graph."
             ),
         ]
     )

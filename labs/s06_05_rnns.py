@@ -256,10 +256,9 @@ def _(kit, mo):
                 "does far more arithmetic per sequence.",
             ),
             mo.md(
-                "An RNN runs its steps in order; self-attention compares every pair of tokens but "
-                "does it in a few wide, parallel kernels. The engine times both at the same width "
-                "over a range of sequence lengths and searches for the length at which the lines "
-                "cross."
+                "An RNN runs its steps in order; self-attention compares every pair of tokens. The "
+                "engine times both at the same width over a range of sequence lengths and searches "
+                "for the length at which the lines cross."
             ),
         ]
     )

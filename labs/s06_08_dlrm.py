@@ -316,7 +316,8 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
     - **Capacity comes first.** Rows × width × bytes decides whether the tables can live on a
       device at all; the iron law only times a placement that exists.
     - **Gathers are bytes with almost no arithmetic.** A lookup copies a row; alone it pays a fixed
-      latency, in bulk it pays bandwidth, and batching does not share it the way it shares MLP weights.
+      latency (the memory's access latency, and in the engine a kernel launch), in bulk it pays
+      bandwidth, and batching does not share it the way it shares MLP weights.
     - **Shrinking costs information.** Lower precision divides bytes by a fixed factor; hashing
       merges IDs into shared rows and blurs the long tail.
     - **Moving or sharding costs bandwidth.** Host DRAM puts the rows behind PCIe; sharding needs

@@ -215,6 +215,13 @@ class Profile:
         return Q_(max(0.0, *self._overflows().values()), "B")
 
     @property
+    def overflows(self) -> dict[str, float]:
+        """Bytes over each memory the model does not fit ('memory', or 'flash' and 'sram' on a
+        microcontroller), the largest first; empty when it fits."""
+        over = {k: v for k, v in self._overflows().items() if v > 0}
+        return dict(sorted(over.items(), key=lambda kv: -kv[1]))
+
+    @property
     def limiting_memory(self) -> str:
         """Which memory is (most) exceeded or tightest: 'memory', 'flash' or 'sram'."""
         o = self._overflows()

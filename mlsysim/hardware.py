@@ -428,7 +428,8 @@ JETSON_ORIN_NX = Device(
         notes=(
             "Module: 100 TOPS INT8 sparse (GPU + 2 DLA), GPU 1024 cores / 32 tensor cores at "
             "918 MHz, 16 GB 128-bit LPDDR5 at 102.4 GB/s, 10-25 W. GPU peaks derived from "
-            "cores x clock; dense = sparse / 2."
+            "cores x clock; dense = sparse / 2. Capacity counted as 16 x 10^9 B (the part is "
+            "16 GiB, shared with the CPU and the operating system)."
         ),
     ),
 )

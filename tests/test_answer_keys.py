@@ -1744,7 +1744,7 @@ FINGERPRINTS = {
     ("s06_01_principles", "TRANSFER_C"): "dce32dd05915",
     ("s06_02_mlps", "PRED_A"): "39602a739b96",
     ("s06_02_mlps", "PRED_B"): "2222d5549347",
-    ("s06_02_mlps", "PRED_C"): "1a9677665e0b",
+    ("s06_02_mlps", "PRED_C"): "57689437b9b6",
     ("s06_02_mlps", "PRED_D"): "a76a7ed54662",
     ("s06_02_mlps", "TRANSFER_A"): "12e25b3eb7cf",
     ("s06_02_mlps", "TRANSFER_B"): "1d735ceb1325",

@@ -343,3 +343,19 @@ def test_pred_a_is_what_part_a_shows_on_the_jetson():
     assert (fit.value, fit.note) == ("no", "597.9 MB over 16.0 GB")
     assert lab.PRED_A.answer == "no" and "598 MB over" in lab.PRED_A.feedback["no"]
     assert round(2 * 128_256 * 4_096 / 1e9, 2) == 1.05
+
+
+def test_pred_a_feedback_states_which_16_gb_it_counts():
+    """Llama-3 8B in FP16 with 4,096 tokens of cache is 16.6 GB: over the Jetson's 16 GB as the
+    registry counts it (16 x 10^9 B) by 598 MB, under the module's 16 GiB by 0.6 GB, which the CPU
+    and operating system share; the feedback said '598 MB over the Jetson's 16 GB' without saying
+    which (a reviewer: the answer then rests on the unit convention)."""
+    from mlsysim.labs.components import fmt_bytes
+
+    p = lab._solve(lab.get_model("llama-3-8b"), "JetsonOrinNX", "fp16", seq_len=4096)
+    need = p.memory_footprint_bytes  # weights, KV cache and the (540 KB of) activations
+    cap = Hardware.get("JetsonOrinNX").memory.capacity.m_as("B")
+    assert cap == 16e9 < need < 16 * 2**30 and p.over.m_as("B") == need - cap
+    text = lab.PRED_A.feedback["no"]
+    assert f"{fmt_bytes(need - cap, 0)} over" in text and "16 × 10⁹ B" in text
+    assert f"leave {fmt_bytes(16 * 2**30 - need, 0)} for the CPU" in text

@@ -12,6 +12,7 @@ import pytest
 
 import mlsysim.layers as L
 from mlsysim import Engine, Hardware, Models
+from mlsysim.labs.components import fmt_time
 from mlsysim.labs.parts import lab06
 from mlsysim.units import Q_
 
@@ -198,6 +199,9 @@ def test_prediction_feedback_numbers_are_the_engines():
     assert "13.6×" in lab06.PRED_D.feedback["mobilenet"]
 
 
+SYN_ARGS = ("model", "device", "per_day", "energy")
+
+
 def test_synthesis_reconciles_the_engine_with_the_chapters_209_ms():
     """L1516: 418e6 INT8 ops / 2e9 ops/s = 209 ms for MobileNetV2 0.75x on the camera SoC. The
     engine's 219.29 ms is that arithmetic (209.07 ms: 418,139,584 ops) plus 7.20 ms of memory-
@@ -206,7 +210,20 @@ def test_synthesis_reconciles_the_engine_with_the_chapters_209_ms():
     v = lab06.synthesis("mnv2_075", "CortexA53Camera", 100, "10")
     line = v.peek[1]
     assert "418.1 MOP / 2.0 GOP/s = 209.07 ms" in line
-    assert "7.20 ms of memory-bound rows and 3.02 ms of kernel launches" in line
+    assert (
+        "209.07 ms of compute-bound rows + 7.20 ms of memory-bound rows + 3.02 ms of kernel "
+        "launches = 219.29 ms" in line
+    )
+    # where rows are memory-bound their bytes replace their arithmetic: the peek's three terms
+    # are the engine's time split and add up to its latency (it said "adds" to the arithmetic)
+    dflt = lab06.synthesis(*(getattr(lab06, f"S_{p.upper()}").value for p in SYN_ARGS))
+    prof = lab06.deployment(*(getattr(lab06, f"S_{p.upper()}").value for p in SYN_ARGS[:3]), 10.0)
+    comp, mem, launch = prof["profile"].time_split
+    assert (
+        f"{fmt_time(comp)} of compute-bound rows + {fmt_time(mem)} of memory-bound rows + "
+        f"{fmt_time(launch)} of kernel launches = {fmt_time(prof['profile'].latency_s)}"
+        in dflt.peek[1]
+    )
     d = lab06.deployment("mnv2_075", "CortexA53Camera", 100, 10.0)
     assert round(d["profile"].latency_s * 1e3, 2) == 219.29 == round(209.07 + 7.20 + 3.02, 2)
     # the power check compares the rated power with the 2 W the supply sustains, and says so

@@ -406,3 +406,28 @@ def test_part_e_says_when_the_edge_left_the_image():
     assert "the edge leaves the region the filter sees" in v.summary
     assert "invariant (Eq. 5)" not in v.summary and v.cards[0].status == "warn"
     assert "moves with it exactly" in lab.part_e(4, 1).summary
+
+
+def test_synthesis_names_every_memory_the_spotter_overflows():
+    """At the defaults (FP32, the firmware's reserves) the spotter overflows both the flash and
+    the SRAM; the verdict named only the larger (43.9 KB over in flash), hiding 19.4 KB of SRAM."""
+    from mlsysim.labs.components import fmt_bytes
+
+    args = [
+        getattr(lab, f"S_{p.upper()}").value
+        for p in ("device", "precision", "flash_reserve", "sram_reserve")
+    ]
+    v = lab.synthesis(*args)
+    left = lab._left_for_model(Hardware.get(args[0]), args[2], args[3])
+    p = Engine.solve(Models.KWS, left, precision=args[1])
+    assert list(p.overflows) == ["flash", "sram"] and not p.feasible
+    assert p.overflows["flash"] == p.weight_bytes - left.memory.flash.m_as("B")
+    assert p.overflows["sram"] == p.activation_bytes - left.memory.sram.m_as("B")
+    both = (
+        f"{fmt_bytes(p.overflows['flash'])} over its flash and "
+        f"{fmt_bytes(p.overflows['sram'])} over its SRAM"
+    )
+    assert f"does not fit: {both}" in v.summary
+    assert next(c for c in v.cards if c.label == "Verdict").note == both
+    fits = Engine.solve(Models.KWS, left, precision="int8")
+    assert fits.feasible and fits.overflows == {}

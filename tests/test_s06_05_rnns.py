@@ -365,6 +365,8 @@ def test_part_d_on_a_microcontroller_names_each_models_misfit():
         in card.note
     )
     assert f"self-attention {fmt_bytes(a.over.m_as('B'))} over its SRAM" in card.note
+    # and the flash the biases tip over (TRANSFER_D's 4.1 KB), named too
+    assert f"{fmt_bytes(r.overflows['flash'])} over its flash;" in card.note
     assert r.latency_s < a.latency_s
     assert not any(c.label.startswith("Launch cost where") for c in v.cards)
     h = lab.part_d("H100", 512, "mha", False)
@@ -383,3 +385,13 @@ def test_transfer_d_feedback_states_the_flash_overflow_the_engine_finds():
     assert over == 2 * 512 * 4  # the two bias vectors
     text = lab.TRANSFER_D.feedback["rnn"]
     assert "fill the 2 MiB flash exactly" in text and f"{fmt_bytes(over)} too many" in text
+
+
+def test_part_e_says_when_6_4_cannot_reach_the_depth_it_compares():
+    from mlsysim.labs.parts import s06_04_skip_norm
+
+    assert lab.DEEP_NET_MAX_DEPTH == s06_04_skip_norm.A_DEPTH.stop
+    note = lambda n: next(  # noqa: E731
+        c.note for c in lab.part_e(n, "tanh", 1.0, False).cards if c.label.startswith("6.4's")
+    )
+    assert "slider stops at 64 layers" in note(100) and "slider" not in note(64)

@@ -468,3 +468,15 @@ def test_teacher_forcing_costs_about_a_decode_step_per_prediction():
     m = Models.Llama7B
     per_pred = m.flops(1, 2048, "prefill") / 2048
     assert per_pred == pytest.approx(m.flops(1, 2048, "decode"), rel=0.05)
+
+
+def test_pred_d_feedback_also_counts_users_beside_6_10s_reserve():
+    """'12 users' fill 39.25 of 40 GB with nothing kept back for the runtime; 6.10 part D budgets
+    the same model with a 1 GB reserve by default, under which 11 fit (a reviewer found the two
+    lessons' methods disagreeing without a word). One rule: 6.10's max_users."""
+    from mlsysim.labs.parts import s06_10_fallacies as s610
+
+    assert lab.RUNTIME_RESERVE_B == s610.D_RESERVE.value * 1e9
+    n = s610.max_users(lab.PRED_D_CONTEXT, "fp16", lab.PRED_D_DEVICE, lab.RUNTIME_RESERVE_B)
+    fb = lab._feedback_d()["12"]
+    assert n == 11 and f"with 6.10's 1 GB reserve, {n} fit" in fb and "12 users hold" in fb

@@ -426,3 +426,8 @@ def test_transfer_d_fp32_numbers():
     assert round(pick["weights"] / 1e6, 1) == 10.5 and round(pick["screen"] / 1e6, 1) == 65.4
     fb = lab.TRANSFER_D.feedback
     assert "0.87 s" in fb["no"] and "0.41 s" in fb["no"] and "65.4 MB" in fb["memory"]
+    # the weights against the 100 MB weight allocation, the whole screen against the RAM (it
+    # compared the 65.4 MB screen, runtime included, with the weights' 100 MB)
+    assert pick["weights"] <= 100e6 and pick["screen"] <= 512e6
+    assert "10.5 MB of FP32 weights fit the 100 MB" in fb["memory"]
+    assert "65.4 MB of the 512 MB of RAM" in fb["memory"]

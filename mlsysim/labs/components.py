@@ -47,6 +47,7 @@ __all__ = [
     "unlock_requested",
     "fmt_bytes",
     "fmt_count",
+    "overflow_text",
     "fmt_time",
     "fmt_rate",
     "fmt_ratio",
@@ -233,6 +234,16 @@ def fmt_bytes(n: float, digits: int = 1, binary: bool = False) -> str:
     if n < (1024 if binary else 1000) and n == int(n):  # whole bytes: "512 B", never "512.0 B"
         return f"{int(n):,} B"
     return _scaled(n, _BIBYTES if binary else _BYTES, digits)
+
+
+def overflow_text(profile) -> str:
+    """Where an engine profile does not fit, every memory named: '43.9 KB over its flash and
+    19.4 KB over its SRAM' (a sentence naming only the largest hid the other); '' when it fits."""
+    from .vocab import memory_name
+
+    return " and ".join(
+        f"{fmt_bytes(v)} over its {memory_name(k)}" for k, v in profile.overflows.items()
+    )
 
 
 def fmt_count(n: float, digits: int = 1) -> str:

@@ -230,11 +230,14 @@ PRED_A = Prediction(
     answer="no",
     feedback={
         "exact": "The name rounds: Llama-3 8B has 8,030,261,248 parameters, 16.06 GB in FP16, already more than "
-        "16 GB before the 537 MB of KV cache at 4,096 tokens (or any runtime).",
+        "the 16 GB (16 × 10⁹ B) the registry plans with, before the 537 MB of KV cache at 4,096 tokens (or any "
+        "runtime).",
         "room": "An embedding table is a weight matrix that must be resident to be looked up, and Llama-3 keeps "
         "two (input table and an untied LM head, 2 × 128,256 × 4,096 = 1.05 billion parameters).",
         "no": "8,030,261,248 × 2 B = 16.06 GB of weights plus 537 MB of KV cache at 4,096 tokens: 598 MB over "
-        "the Jetson's 16 GB. Pick the Jetson in the device control; INT8 halves the weights.",
+        "the Jetson's 16 GB counted as 16 × 10⁹ B, the registry's planning figure. Counted as the module's "
+        "16 GiB (17.2 GB) it would leave 582 MB for the CPU and the operating system, which share that "
+        "memory. Pick the Jetson in the device control; INT8 halves the weights.",
     },
     reveals=("name rounds down", "598 MB over"),
 )

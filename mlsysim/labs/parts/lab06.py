@@ -347,28 +347,16 @@ def with_launch(dev, launch: str):
 
 
 @lru_cache(maxsize=64)
-def tenfold_launch_ns(device: str, precision: str, efficiency: float) -> int:
-    """Smallest launch cost (ns per kernel) at which 128 layers × 32 take 10× as long as 2 × 256
-    (PRED_C's threshold), found by re-solving the engine."""
-    base = HW.Hardware.get(device)
-
-    def ratio_ok(ns: int) -> bool:
-        dev = E.with_launch_cost(base, U.Q_(ns, "ns").m_as("s"))
-        deep = E.Engine.solve(
-            depth_model(128), dev, precision=precision, efficiency=efficiency
-        ).latency_s
-        flat = E.Engine.solve(
-            depth_model(2), dev, precision=precision, efficiency=efficiency
-        ).latency_s
-        return deep >= 10 * flat
-
-    lo, hi = 0, 10**6
-    if ratio_ok(lo):
-        return 0
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ratio_ok(mid) else (mid, hi)
-    return hi
+def tenfold_launch_s(device: str, precision: str, efficiency: float) -> float | None:
+    """The launch cost (seconds per kernel) at which 128 layers × 32 take exactly 10× as long as
+    2 × 256 (PRED_C's threshold; above it, longer), solved from the two profiles (each latency
+    is linear in the launch cost: engine.launch_cost_for_speedup); None if no cost gives 10×."""
+    dev = HW.Hardware.get(device)
+    deep, flat = (
+        E.Engine.solve(depth_model(d), dev, precision=precision, efficiency=efficiency)
+        for d in (128, 2)
+    )
+    return E.launch_cost_for_speedup(deep, flat, 10.0)
 
 
 #: The fixed budget: depth × width² (= MACs per example, bias-free).
@@ -437,7 +425,7 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
         )
     )
     share = p.latency_dispatch_s / p.latency_s
-    flip = tenfold_launch_ns(device, precision, float(efficiency)) * 1e-9
+    flip = tenfold_launch_s(device, precision, float(efficiency))
     cards = [
         Card("Width at this depth", f"{width_for(d)}", f"{d} × {width_for(d)}² MACs"),
         Card("FLOPs", fmt_count(p.flops), "≈ constant across depths"),
@@ -459,8 +447,10 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
         ),
         Card(
             "128 × 32 is 10× slower from",
-            f"{fmt_time(flip)} per launch",
-            "below this launch cost the gap is under 10×",
+            "no launch cost" if flip is None else f"{fmt_time(flip)} per launch",
+            "below this launch cost the gap is under 10×"
+            if flip is not None
+            else "the gap never reaches 10×",
             "warn",
         ),
     ]
@@ -472,8 +462,12 @@ def part_c(depth: int, device: str, efficiency: float, launch: str) -> View:
             if d == 2
             else f"Same FLOPs as 2 × 256, {p.latency_s / ref.latency_s:,.1f}× the time. "
         )
-        + "The verdict rests on the launch "
-        f"cost: 128 layers × 32 take 10× as long as 2 × 256 from {fmt_time(flip)} per kernel upward."
+        + (
+            "The verdict rests on the launch cost: 128 layers × 32 take 10× as long as 2 × 256 at "
+            f"{fmt_time(flip)} per kernel, longer above it."
+            if flip is not None
+            else "No launch cost makes 128 layers × 32 take 10× as long as 2 × 256 here."
+        )
     )
     peek = [
         "t = Σ_layers max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
@@ -810,7 +804,7 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
         + ("It meets every requirement." if not failed else f"It fails on {', '.join(failed)}.")
         + f" {sum(v['passed'] for v in others.values())} of {len(others)} model × device designs pass."
     )
-    _, mem, launch = p.time_split
+    comp, mem, launch = p.time_split
     peek = [
         f"latency = Engine.solve(model, device, {d['precision']}).latency = {fmt_time(p.latency_s)} "
         + (
@@ -820,8 +814,10 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
         ),
         f"arithmetic alone = ops / sustained rate = {fmt_flops(p.flops, precision=d['precision'])} / "
         f"{fmt_rate(p.sustained_flops_s, precision=d['precision'])} = {fmt_time(p.flops / p.sustained_flops_s)} "
-        "(the chapter's method: 209 ms for MobileNetV2 0.75× on the camera SoC); the engine adds "
-        f"{fmt_time(mem)} of memory-bound rows and {fmt_time(launch)} of kernel launches",
+        "(the chapter's method: 209 ms for MobileNetV2 0.75× on the camera SoC); the engine times each "
+        "row as the larger of its arithmetic and its bytes, plus its launches: "
+        f"{fmt_time(comp)} of compute-bound rows + {fmt_time(mem)} of memory-bound rows + "
+        f"{fmt_time(launch)} of kernel launches = {fmt_time(p.latency_s)}",
         f"energy/day = power × latency × triggers = {d['power_w']:g} W × {fmt_time(p.latency_s)} × {int(per_day)} = "
         f"{_joules(d['energy_day_j'])}",
         "power: the camera SoC's 200 mW is the chapter's active inference power; other devices list their TDP "
@@ -904,7 +900,7 @@ TRANSFER_D = Prediction(
         "arithmetic to run per launch (1.05 TFLOP over 174 kernels at batch 128): about 14%. Set the batch "
         "to 128.",
         "gpt2": "Batching raises decode's intensity, but each sequence still reads its own KV cache: about 2.7% "
-        "(and at 256 sequences the caches alone, 80 GB, would not fit the H100).",
+        "(and at 256 sequences the caches alone, 80.5 GB, would exceed the H100's 80 GB, counted as 80 × 10⁹ B).",
         "dlrm": "Its intensity is in fact the highest of the three (55.7 FLOP/B at batch 128), but its "
         "0.6 GFLOP are too little to outweigh its 42 launches: DLRM stays well under 1%.",
     },

@@ -28,9 +28,10 @@ from ..components import (
     fmt_count,
     fmt_ratio,
     fmt_time,
+    overflow_text,
     widget_args,
 )
-from ..vocab import LABELS, bound_phrase, memory_name, op_word
+from ..vocab import LABELS, bound_phrase, op_word
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -412,10 +413,7 @@ def table1_gap(family: str, t1, dev, precision: str) -> str | None:
     dname = device_label(dev)
     prec = precision.upper()
     if not t1.feasible:
-        return (
-            f"it does not fit on the {dname} ({fmt_bytes(t1.over.m_as('B'))} over its "
-            f"{memory_name(t1.limiting_memory)}): capacity binds before the family's own bottleneck can show"
-        )
+        return f"it does not fit on the {dname} ({overflow_text(t1)}): capacity binds before the family's own bottleneck can show"
     if family == "dlrm":
         return (
             f"its {fmt_bytes(t1.weight_bytes)} of {prec} tables fit in the {dname}'s "
@@ -556,8 +554,7 @@ def part_b(family: str, device: str, int8: bool) -> View:
         )
         fit = f"fits on the {device_label(dev)} and is {row} at batch 1 ({shares})"
     else:
-        over = prof.over.m_as("B")
-        fit = f"does not fit on the {device_label(dev)} ({fmt_bytes(over)} over its {memory_name(prof.limiting_memory)})"
+        fit = f"does not fit on the {device_label(dev)} ({overflow_text(prof)})"
     reuse = E.weight_reuse(work)
     key = LIGHTHOUSE_KEY.get(family)
     cards = [
@@ -609,7 +606,8 @@ def part_b(family: str, device: str, int8: bool) -> View:
         + (
             "Table 1's regime is this same chain, each step waiting for the last: the engine finds it "
             if family == "rnn"
-            else f"Table 1 describes the family at a larger scale: for {regime} the engine finds it "
+            else f"Table 1 describes the family at a larger scale: for {regime} in {precision.upper()} "
+            "the engine finds it "
         )
         + f"{verdict_text(t1)}"
         + (
@@ -705,7 +703,9 @@ TRANSFER_C = Prediction(
     feedback={
         "right": "The intensity does rise 4× (80 FLOP/B in FP32 → 320 OP/B in INT8), but the roof rises more: the "
         "H100's INT8 peak over the same bandwidth puts the ridge point near 591 OP/B, against about 20 FLOP/B in "
-        "FP32. Quantizing moves a model toward the memory side.",
+        "FP32. Here the INT8 roof moves the ridge further than the weights' bytes move the intensity, so "
+        "the model lands on the memory side (the FP32 ridge of 20 is the H100's plain FP32 peak; against its "
+        "FP16 tensor-core peak the ridge is already near 295).",
         "left": "320 OP/B against an INT8 ridge point of about 591 OP/B: faster arithmetic needs more reuse to stay "
         "busy. Pick INT8 in the precision control and compare the cards.",
         "same": "The operations are the same but each weight is a quarter of the bytes, so operations per byte rise "
@@ -808,7 +808,7 @@ def part_c(device: str, precision: str, batch: int) -> View:
     for k in SPECTRUM:
         p, i = engine[k], proxy[k]
         if not p.feasible:
-            note = f"does not fit: {fmt_bytes(p.over.m_as('B'))} over its {memory_name(p.limiting_memory)}"
+            note = f"does not fit: {overflow_text(p)}"
             status = "bad"
         else:
             ps, es = side(i, ridge), side(ai[k], ridge)
@@ -836,11 +836,7 @@ def part_c(device: str, precision: str, batch: int) -> View:
             "DLRM",
             "capacity first",
             f"{fmt_bytes(tables)} of {roof.upper()} tables: "
-            + (
-                "they fit"
-                if dlrm.feasible
-                else f"{fmt_bytes(dlrm.over.m_as('B'))} over its {memory_name(dlrm.limiting_memory)}"
-            ),
+            + ("they fit" if dlrm.feasible else overflow_text(dlrm)),
             "ok" if dlrm.feasible else "bad",
         )
     )

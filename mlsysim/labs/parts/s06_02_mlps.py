@@ -463,8 +463,9 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
 
 PRED_C = Prediction(
     question=(
-        "Example 6.1: which has more weights, the 784-128-64-10 MLP or a small two-convolution CNN "
-        "(32 then 64 3×3 filters, two poolings, then a dense head)?"
+        "Example 6.1 on 28×28 digits: which has more weights, the 784-128-64-10 MLP or a small "
+        "two-convolution CNN (32 then 64 3×3 filters, two 2×2 poolings, then a 128-unit dense layer on "
+        "the flattened map and a 10-way output)?"
     ),
     options={
         "mlp": "The MLP, by several times: dense layers explode",

@@ -27,6 +27,7 @@ from ..components import (
     fmt_rate,
     fmt_ratio,
     fmt_time,
+    overflow_text,
     widget_args,
 )
 from ..vocab import LABELS, bound_phrase, memory_name, op_word
@@ -588,9 +589,10 @@ PRED_D = Prediction(
         "which MobileNetV2 does not cut by 14×.",
         "3x": "Even that overstates it at batch 1 on a GPU: the launch term is nearly the same for both networks. "
         "Larger batches and a compiled graph move the ratio up, but nowhere near 14×.",
-        "1x": "About 1.2× in the roofline engine: launches dominate both, and MobileNetV2's depthwise layers "
-        "move many bytes for few FLOPs. FLOPs measure work, not time. The answer rests on the launch cost: "
-        "the part shows it as a control and where the answer flips.",
+        "1x": "About 1.2× in the roofline engine: launches dominate both (174 and 151 kernels), and a layer "
+        "with fewer FLOPs costs the same launch; MobileNetV2's depthwise layers are mostly launch time. FLOPs "
+        "measure work, not time. The answer rests on the launch cost: the part shows it as a control and "
+        "where the answer flips.",
     },
     reveals=("1.2×", "Less than 1.5×"),
 )
@@ -717,6 +719,7 @@ def part_d(
     ]
     dw_int = sum(t.flops for t in dw) / sum(t.bytes for t in dw)
     dw_share = sum(t.time for t in dw) / mob.latency_s
+    dw_launch = sum(t.t_dispatch for t in dw) / max(sum(t.time for t in dw), 1e-300)
     rconv = [t for t in res.layers if t.type == "Conv2d"]
     r_int = sum(t.flops for t in rconv) / sum(t.bytes for t in rconv)
     kern_r = sum(t.kernels for t in res.layers)
@@ -808,9 +811,11 @@ def part_d(
         verdict = (
             f"MobileNetV2 does {fmt_ratio(flop_ratio)} fewer {op}s but runs only {fmt_ratio(speedup, 2)} "
             f"faster ({fmt_time(mob.latency_s)} vs {fmt_time(res.latency_s)}). Launches take "
-            f"{fmt_time(mob.latency_dispatch_s)} of its time, and its depthwise layers run at "
-            f"{dw_int:,.1f} {per} against a {LABELS['ridge_sustained']} of {_num(ridge)}: {dw_share:.0%} of "
-            f"the time for {sum(t.flops for t in dw) / mob.flops:.0%} of the FLOPs."
+            f"{fmt_time(mob.latency_dispatch_s)} of its time. Its {len(dw)} depthwise layers take "
+            f"{dw_share:.0%} of the time for {sum(t.flops for t in dw) / mob.flops:.0%} of the FLOPs, "
+            f"{dw_launch:.0%} of that their own launches; the rest is "
+            f"{'memory' if dw_int < ridge else 'compute'}-bound ({dw_int:,.1f} {per} against a "
+            f"{LABELS['ridge_sustained']} of {_num(ridge)})."
         )
     if flip is None:
         flips = (
@@ -1109,11 +1114,7 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
     fig.add_trace(go.Bar(x=cats, y=[flash_left / 1e3, sram_left / 1e3], name="left for the model"))
     fig.update_layout(barmode="group")
 
-    verdict = (
-        "fits"
-        if p.feasible
-        else f"does not fit: {fmt_bytes(p.over.m_as('B'))} over in {memory_name(p.limiting_memory)}"
-    )
+    verdict = "fits" if p.feasible else f"does not fit: {overflow_text(p)}"
     cards = [
         Card("Parameters", fmt_count(kws.params), "the chapter's '200K'"),
         Card(
@@ -1131,9 +1132,7 @@ def synthesis(device: str, precision: str, flash_reserve: int, sram_reserve: int
         Card(
             "Verdict",
             "fits" if p.feasible else "does not fit",
-            f"tightest: {memory_name(p.limiting_memory)}"
-            if p.feasible
-            else f"{fmt_bytes(p.over.m_as('B'))} over in {memory_name(p.limiting_memory)}",
+            f"tightest: {memory_name(p.limiting_memory)}" if p.feasible else overflow_text(p),
             "ok" if p.feasible else "bad",
         ),
         Card("Latency", fmt_time(p.latency_s), f"{bound_phrase(p.bottleneck)}, batch 1"),

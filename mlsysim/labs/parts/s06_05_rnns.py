@@ -25,9 +25,10 @@ from ..components import (
     fmt_count,
     fmt_ratio,
     fmt_time,
+    overflow_text,
     widget_args,
 )
-from ..vocab import bound_phrase, memory_name, superscript
+from ..vocab import bound_phrase, superscript
 
 E = lazy("mlsysim.engine")
 G = lazy("mlsysim.gradients")
@@ -636,7 +637,8 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
         Card(
             f"Weights in {w_name}",
             fmt_bytes(weights),
-            f"{fmt_bytes(weights, binary=True)} of {fmt_bytes(w_cap, binary=True)} (binary units, as quoted)",
+            f"input width = d = {d}, biases included · {fmt_bytes(weights, binary=True)} of "
+            f"{fmt_bytes(w_cap, binary=True)} (binary units, as quoted)",
             "ok" if weights <= w_cap else "bad",
         ),
     ]
@@ -854,7 +856,7 @@ def part_d(device: str, width: int, rival: str, flash: bool, launch: str = "devi
         ),
     ]
     misfits = [
-        f"{who} {fmt_bytes(p.over.m_as('B'))} over its {memory_name(p.limiting_memory)}"
+        f"{who} {overflow_text(p)}"
         for who, p in (("RNN (every token's input and output kept)", r_ref), (rname, a_ref))
         if not p.feasible
     ]
@@ -1018,6 +1020,9 @@ E_GAIN = Slider("Gain of W_hh (it scales every direction by this)", 0.5, 2.0, 1.
 E_ADDITIVE = Toggle("Additive path around W_hh (h_t = h_(t−1) + α f(…), LSTM-like)", False)
 #: Width of the simulated state (small, so the pure-Python pass stays fast in the browser).
 E_WIDTH = 16
+#: The deepest network 6.4 part A lets a student build (its A_DEPTH slider): a depth past it is
+#: shown here but cannot be reproduced there, and the card says so.
+DEEP_NET_MAX_DEPTH = 64
 
 
 def _sci(x: float) -> str:
@@ -1078,7 +1083,12 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
         Card(
             "6.4's deep net, same depth",
             _sci(deep.first),
-            "a different matrix per layer, same activation and gain",
+            "a different matrix per layer, same activation and gain"
+            + (
+                f" (6.4's own slider stops at {DEEP_NET_MAX_DEPTH} layers)"
+                if n > DEEP_NET_MAX_DEPTH
+                else ""
+            ),
         ),
         Card(
             "Stored for BPTT",

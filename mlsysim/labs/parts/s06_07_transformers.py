@@ -774,6 +774,8 @@ SELF_CHECK_USERS, SELF_CHECK_CONTEXT = 32, 2048
 #: PRED_D's scenario: Llama-2 7B's full 4,096-token context (its max_position_embeddings), on an
 #: 80 GB H100. Part B's default (2,048 tokens) does not show it.
 PRED_D_CONTEXT, PRED_D_DEVICE = 4096, "A100_40GB"  # a device Part B does not offer
+#: The runtime reserve 6.10 part D budgets by default (its D_RESERVE), for PRED_D's feedback.
+RUNTIME_RESERVE_B = 1e9
 
 
 def _feedback_d() -> dict[str, str]:
@@ -785,14 +787,17 @@ def _feedback_d() -> dict[str, str]:
     fit = max_users(llama.config["kv_heads"], PRED_D_DEVICE, ctx)
     full, over = _serve(llama, dev, fit, ctx), _serve(llama, dev, fit + 1, ctx)
     kv_chapter = llama.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
+    from .s06_10_fallacies import max_users as users_beside_reserve  # 6.10's budget, one rule
+
+    reserved = users_beside_reserve(ctx, PRECISION, PRED_D_DEVICE, RUNTIME_RESERVE_B)
     return {
         "3": "The weights are stored once and read for every user; only the KV caches are per user. Each "
         f"{ctx:,}-token cache takes {fmt_bytes(kv1, 2)}, so {fit} users fit.",
         "12": f"Each user's cache is 32 layers × 2 × 32 heads × {ctx:,} × 128 × 2 B = {fmt_bytes(kv1, 2)}. "
         f"{fit} users hold {fmt_bytes(full.kv_cache_bytes)} of caches, {fmt_ratio(full.kv_cache_bytes / w)} "
         f"the {fmt_bytes(w)} of weights, and need {fmt_bytes(full.memory_footprint_bytes, 2)} in all; "
-        f"{fit + 1} would need {fmt_bytes(over.memory_footprint_bytes, 2)}. A weights-only budget misses "
-        "most of the memory.",
+        f"{fit + 1} would need {fmt_bytes(over.memory_footprint_bytes, 2)}. That keeps nothing back for the "
+        f"runtime: with 6.10's 1 GB reserve, {reserved} fit. A weights-only budget misses most of the memory.",
         "24": f"About 1 GB is the cache at {SELF_CHECK_CONTEXT:,} tokens ({fmt_bytes(kv_chapter, 2)}, the "
         f"chapter's example). The cache grows linearly with the context: at {ctx:,} tokens it is "
         f"{fmt_bytes(kv1, 2)}, and half as many users fit: {fit}.",
@@ -1013,7 +1018,8 @@ TRANSFER_A = Prediction(
     feedback={
         "launch": "Launch-bound is a ratio, not a law: a 7B model's weights take longer to stream than its "
         "kernels take to launch.",
-        "memory": "Its 13.2 GB of streamed weights and the KV cache take about 4.1 ms at 3.35 TB/s, more than its "
+        "memory": "At the part's 1,024-token prompt its 13.2 GB of streamed weights and the KV cache take about "
+        "4.1 ms at 3.35 TB/s, more than its "
         "2.6 ms of launches; its flip point is about 8 µs per kernel. Pick Llama-2 7B: the decode card reads "
         "memory-bound, and the flip card moves to about 8 µs.",
         "compute": "Size does not change decode's intensity: still about 1 FLOP/B, far below the ridge.",

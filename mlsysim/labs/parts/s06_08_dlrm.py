@@ -386,7 +386,8 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         Card(
             "Each gather kernel",
             bound_phrase(emb_bound),
-            "the kernel launch, a fixed cost per gather, dominates at this batch"
+            "a fixed cost per gather dominates at this batch: here its launch (the chapter's memory "
+            "access latency, a random row's wait, is not in the engine)"
             if emb_bound == "Dispatch"
             else "the bytes dominate: bandwidth-bound in aggregate",
             "warn",
@@ -425,7 +426,12 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         "MLP weight bytes / request = weights / batch; gather bytes / request = constant (no sharing)",
         f"pooling I = adds / bytes = (k−1)·d / ((k + 1)·d·4 B) = {pooling_intensity(k):.3f} FLOP/B → 1/4 as k grows",
         f"one table's gather kernel: bytes / BW = {fmt_time(emb_rows[0].t_memory)} vs a "
-        f"{fmt_time(emb_rows[0].t_dispatch)} launch: {emb_bound.lower()} wins at batch {B:,}",
+        f"{fmt_time(emb_rows[0].t_dispatch)} launch: "
+        + ("the launch wins" if emb_bound == "Dispatch" else "the bytes win")
+        + f" at batch {B:,}",
+        "bytes / BW is streaming time; a lone random row also waits on DRAM access latency (the "
+        "chapter's bound for an isolated lookup), which the engine does not model: the launch "
+        "stands in for that fixed cost",
         "the iron law times a placement; capacity decides whether that placement exists",
     ]
     return View(
@@ -559,8 +565,9 @@ def part_c(precision: str, keep: int, device: str) -> View:
             if need <= cap and kp < 100
             else "They fit."
             if need <= cap
-            else f"At this precision at most {best}% of the rows fit, so each row would serve "
-            f"{fmt_ratio(100 / best) if best else 'over 100×'} as many IDs."
+            else f"At this precision at most {best}% of the rows fit (whole percents), so each row would "
+            f"serve at least {fmt_ratio(hashed_bytes(100, precision) / cap, 2)} as many IDs (all rows' bytes "
+            "÷ the device's)."
         )
     )
     peek = [

@@ -513,8 +513,9 @@ def part_c(batch: int, precision: str, stage: str) -> View:
         f"reuse 1: {r1:,.1f}×   (FP32: 640 pJ / 4.6 pJ = 139×, Horowitz 45 nm)",
         f"dense/decode: reuse = batch = {b}  ->  {dense:,.3f}×",
         f"conv: reuse = H_out × W_out × batch = {ho} × {wo} × {b} = {hw * b:,}  ->  {cnn:,.5f}×",
-        f"GPT-2 XL per token: fetch {g_fetch / 1e9:,.3f} mJ vs MACs {g_mac / 1e9:,.3f} mJ (weights only)",
-        f"ResNet-50 per image: fetch {r_fetch / 1e9:,.3f} mJ vs MACs {r_mac / 1e9:,.3f} mJ (weights only; "
+        f"GPT-2 XL per token at a {GPT2_CONTEXT:,}-token context: fetch {g_fetch / 1e9:,.3f} mJ (the weights; "
+        f"the KV cache's reads not counted) vs MACs {g_mac / 1e9:,.3f} mJ (every MAC, attention's included)",
+        f"ResNet-50 per image: fetch {r_fetch / 1e9:,.3f} mJ (the weights) vs MACs {r_mac / 1e9:,.3f} mJ (every MAC; "
         f"its average {LABELS['weight_reuse']} is {E.weight_reuse(_lh('ResNet50')):,.0f}, far below a 56×56 layer's)",
         "energies are Horowitz's 45 nm figures; 1 pJ = 1e-12 J, 1 mJ = 1e9 pJ",
     ]
@@ -1093,8 +1094,9 @@ TRANSFER_D = Prediction(
         "2 GOP/s in INT8: 0.87 s, over the budget.",
         "no": "0.42 GFLOP ÷ 0.5 GFLOP/s ≈ 0.84 s; the engine says 0.87 s. Pick FP32: the 0.75× model fails, and "
         "only the 0.5× (0.41 s) still passes.",
-        "memory": "10.5 MB of FP32 weights with the activations and the runtime make 65.4 MB, inside the 100 MB "
-        "allocation: it fits, but takes 0.87 s.",
+        "memory": "10.5 MB of FP32 weights fit the 100 MB the scenario reserves for weights, and with the "
+        "activations and the 50 MB runtime reserve the footprint is 65.4 MB of the 512 MB of RAM: it fits, "
+        "but takes 0.87 s.",
     },
     kind="transfer",
     reveals=("0.87 s",),
