@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -285,8 +286,11 @@ def _parse_json(text: str, where: str) -> object:
         ) from None
     except RecursionError:
         raise ValueError(f"{where} is not valid JSON here: nested too deeply") from None
-    except ValueError as e:  # an integer of more than 4300 digits
-        raise ValueError(f"{where} is not valid JSON here: {e}") from None
+    except ValueError:  # Python's limit on converting a long run of digits to an integer
+        raise ValueError(
+            f"{where} holds a number of more than {sys.get_int_max_str_digits():,} digits; every "
+            "count a config.json gives is far shorter (at most 2**62)"
+        ) from None
 
 
 def _load(config) -> dict:

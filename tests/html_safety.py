@@ -25,6 +25,11 @@ HOSTILE = [
     "<svg onload=alert(7)>",
     "**bold** `code` \ud800 lone surrogate",
     '"><script>alert(8)</script>',
+    # reference definitions Python-Markdown also reads inside a list item, a quote or indented
+    # under a list (the kit defanged only those at a line's start: a hostile-input probe's find)
+    "- [r]: javascript:alert(9)\n\n[x][r]",
+    "1. [r]: javascript:alert(10)\n\n[x][r]",
+    "[x][r]\n\n- a\n\n    [r]: javascript:alert(11)",
 ]
 
 _DANGEROUS_TAGS = {

@@ -451,3 +451,62 @@ def test_counted_minus_zero_and_legend_width_named():
             charts.wrap_legend_name("a long series name that would wrap", bad)
     with pytest.raises(ValueError, match="name must be text"):
         charts.wrap_legend_name(None)
+
+
+# --------------------------------------------------------------------------------------------
+# 3. A number where text belongs, a string where a list belongs (third audit)
+# --------------------------------------------------------------------------------------------
+
+
+def _h100():
+    from mlsysim import Hardware
+
+    return Hardware.get("H100")
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda v: K.feasibility(1.0, _h100(), what=v), "what"),
+        (lambda v: K.locked_note(v), "what"),
+        (lambda v: K.until_answered([None], False, v), "what"),
+        (lambda v: K.math_peek(v, ["a"]), "title"),
+        (lambda v: K.math_peek("t", ["a"], note=v), "note"),
+        (lambda v: K.report_stem(v), "notebook"),
+        (lambda v: K.report_stem("nb", v), "student"),
+        (lambda v: K.header(v, "t", "g"), "kicker"),
+        (lambda v: K.message("s", v, "t"), "role"),
+        (lambda v: C.figure("t", v, "y"), "x_title"),
+        (lambda v: C.figure(v, "x", "y"), "title"),
+    ],
+)
+@pytest.mark.parametrize("value", [float("nan"), math.inf, None, 3, ["a"]])
+def test_text_arguments_refuse_what_is_not_text(call, name, value):
+    """Each printed 'nan', 'inf' or 'None' into the lesson, or a report file named
+    'mlsysim-report-nan-bob'; plotly's own error for a list did not name x_title."""
+    with pytest.raises(ValueError, match=rf"^{name} must be text, got "):
+        call(value)
+
+
+@pytest.mark.parametrize("devices", ["H100", 0, None, {"H100"}])
+def test_memory_lines_wants_a_list_of_devices(devices):
+    """'H100' was walked letter by letter ('H' is not a known device); 0 gave a bare TypeError."""
+    with pytest.raises(ValueError, match=r"^devices must be a list of devices"):
+        C.memory_lines(C.figure("t", "x", "y"), devices)
+    assert len(C.memory_lines(C.figure("t", "x", "y"), ["H100"]).layout.shapes) == 1
+
+
+@pytest.mark.parametrize("limit", [2.5, None, True, 0, 10**6])
+def test_short_repr_limit_is_checked(limit):
+    from mlsysim.labs.state import short_repr
+
+    with pytest.raises(ValueError, match=r"^limit must be a whole number"):
+        short_repr("x", limit=limit)
+    assert short_repr("x" * 100, limit=10) == "'xxxxxx..."
+
+
+def test_a_config_with_a_number_too_long_to_read_says_so():
+    from mlsysim import hf
+
+    with pytest.raises(ValueError, match=r"^config holds a number of more than 4,300 digits"):
+        hf.from_hf_config('{"hidden_size": ' + LONG_INT + "}")

@@ -71,6 +71,10 @@ def figure(title: str, x_title: str, y_title: str, *, log_x=False, log_y=False, 
     """An empty themed figure."""
     import plotly.graph_objects as go
 
+    for name, v in (("title", title), ("x_title", x_title), ("y_title", y_title)):
+        if not isinstance(v, str):
+            raise ValueError(f"{name} must be text, got {_short(v)}")
+
     from .style import _template
 
     _template()
@@ -185,6 +189,8 @@ def memory_lines(fig, devices: Iterable[Device], unit: str = "GB", scale: float 
     _check.real("scale", scale, 0.0, 1e30, lo_open=True)
     if not isinstance(unit, str) or unit not in _MEMORY_UNITS:
         raise ValueError(f"unit={_short(unit)} is not valid; allowed: {', '.join(_MEMORY_UNITS)}")
+    if isinstance(devices, str) or not isinstance(devices, list | tuple):
+        raise ValueError(f"devices must be a list of devices or device keys, got {_short(devices)}")
     for i, dev in enumerate(devices):
         dev = _device(dev, f"devices[{i}]")
         cap = dev.memory.capacity.m_as(unit) * scale

@@ -86,7 +86,11 @@ def _e(text) -> str:
 
 _SAFE_URL = re.compile(r"\s*(https?://|mailto:|#)", re.I)
 _LINK_OPEN = re.compile(r"\]\(")
-_REF_DEF = re.compile(r"^(\s{0,3})\[([^\]\n]*)\]:(\s*)(\S*)", re.M)
+#: A reference definition ``[label]: url``, wherever it starts: at a line's start, but also after
+#: a list marker or a quote, or indented under a list item, where Python-Markdown reads one too
+#: (``- [r]: javascript:...`` made a live link). A ``[x]:`` that is not a definition is only
+#: shown with its bracket escaped.
+_REF_DEF = re.compile(r"(?<!\\)()\[([^\]\n]*)\]:(\s*)(\S*)")
 
 
 def _md_src(text) -> str:
@@ -103,6 +107,14 @@ def _md_src(text) -> str:
         ),
         s,
     )
+
+
+def _texts(**named) -> None:
+    """A ValueError naming the first argument that is not text (a number or None would otherwise
+    be printed as 'nan' or 'None' in the lesson)."""
+    for name, v in named.items():
+        if not isinstance(v, str):
+            raise ValueError(f"{name} must be text, got {_short(v)}")
 
 
 def _md(text):
@@ -537,6 +549,7 @@ def locked_any(radios, unlocked: bool) -> bool:
 
 
 def locked_note(what: str = "this part"):
+    _texts(what=what)
     return _callout(f"Answer the prediction above to unlock {_e(what)}.", "neutral")
 
 
@@ -548,6 +561,7 @@ def until_answered(radios, unlocked: bool, what: str = "the takeaways"):
     a cell that summarises several parts (takeaways, a synthesis). Returns ``(locked, note)``:
     locked until every one of ``radios`` is answered (or the instructor unlocked the lab), with
     a note naming how many predictions that takes."""
+    _texts(what=what)
     radios = list(radios)
     if not radios:
         raise ValueError("radios must name at least one prediction, got none")
@@ -590,6 +604,7 @@ def transfer(pred: Prediction, radio, unlocked: bool = False, saved: Saved | Non
 
 
 def header(kicker: str, title: str, goal: str, badges: Iterable[str] = ()):
+    _texts(kicker=kicker, title=title, goal=goal)
     if not isinstance(badges, list | tuple):
         raise ValueError(f"badges must be a list of short texts, got {_short(badges)}")
     mo = _mo()
@@ -603,6 +618,7 @@ def header(kicker: str, title: str, goal: str, badges: Iterable[str] = ()):
 
 def message(sender: str, role: str, text: str):
     """A stakeholder message framing the part's question."""
+    _texts(sender=sender, role=role, text=text)
     mo = _mo()
     return mo.Html(
         f'<div class="ms-message"><div class="ms-from">Incoming message · {_e(sender)}, {_e(role)}</div>'
@@ -684,6 +700,7 @@ def cards(items: Sequence[Card]):
 def math_peek(title: str, lines: Sequence[str], note: str = ""):
     """An accordion with the formula and the live numbers substituted (one line each), shown
     as preformatted plain text (no markdown fence a line could break out of)."""
+    _texts(title=title, note=note)
     if not isinstance(lines, list | tuple):
         raise ValueError(f"lines must be a list of text lines, got {_short(lines)}")
     mo = _mo()
@@ -696,6 +713,7 @@ def math_peek(title: str, lines: Sequence[str], note: str = ""):
 
 def feasibility(need_bytes: float, device, what: str = "This configuration"):
     """Fits / does not fit callout against ``device.memory.capacity`` (never raises for OOM)."""
+    _texts(what=what)
     need = _finite(need_bytes, "need_bytes")
     try:
         cap = _finite(device.memory.capacity.m_as("B"), "device.memory.capacity")
@@ -1168,6 +1186,7 @@ def design_numbers(design) -> dict[str, object]:
 def report_stem(notebook: str, student: str = "") -> str:
     """A report file's name without extension: ``mlsysim-report-<notebook>[-<name>]``, ASCII
     letters, digits and ``_`` only."""
+    _texts(notebook=notebook, student=student)
     nb = re.sub(r"[^A-Za-z0-9_]+", "-", clean_text(notebook)).strip("-")[:60] or "notebook"
     who = re.sub(r"[^A-Za-z0-9]+", "-", clean_text(student)).strip("-")[:40]
     return f"mlsysim-report-{nb}" + (f"-{who}" if who else "")

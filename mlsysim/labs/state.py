@@ -90,6 +90,10 @@ def clean_text(text: object) -> str:
 def short_repr(value: object, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters, for an error message; never raises (an integer
     too long to print, ``10**5000``, is described by its size)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 4 <= limit <= 100_000:
+        raise ValueError(
+            f"limit must be a whole number in [4, 100,000], got {_check._short(limit)}"
+        )
     return clean_text(_check._short(value, limit))
 
 
