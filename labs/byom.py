@@ -142,7 +142,9 @@ def _(device, kit, lab, mo, model_key, precision, pred_a, saved, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_phase = lab.B_PHASE.widget(saved)
     mo.vstack(
         [
             mo.md("## Part B · Which layer binds, and why"),
@@ -152,22 +154,10 @@ def _(kit, mo):
                 "Our chatbot's token latency is too high. The team wants to rewrite the attention "
                 "kernel first. Before we spend a month on it: where does the time of one step go?",
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_phase = lab.B_PHASE.widget(saved)
-    return (b_phase,)
+    return (b_phase, pred_b)
 
 
 @app.cell
@@ -185,7 +175,9 @@ def _(b_phase, device, kit, lab, mo, model_key, precision, pred_b, saved, unlock
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_prompt = lab.C_PROMPT.widget(saved)
     mo.vstack(
         [
             mo.md("## Part C · Prefill vs decode"),
@@ -195,22 +187,10 @@ def _(kit, mo):
                 "The dashboard says the GPU is 100% busy while it generates text. So we are "
                 "getting everything we paid for out of it, right?",
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_prompt = lab.C_PROMPT.widget(saved)
-    return (c_prompt,)
+    return (c_prompt, pred_c)
 
 
 @app.cell
@@ -228,7 +208,9 @@ def _(c_prompt, device, kit, lab, mo, model_key, precision, pred_c, saved, unloc
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_batch = lab.D_BATCH.widget(saved)
     mo.vstack(
         [
             mo.md("## Part D · The KV cache and long context"),
@@ -238,22 +220,10 @@ def _(kit, mo):
                 "Product wants the full context window for every user. How does the memory "
                 "grow as conversations get longer?",
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_batch = lab.D_BATCH.widget(saved)
-    return (d_batch,)
+    return (d_batch, pred_d)
 
 
 @app.cell
@@ -271,7 +241,9 @@ def _(d_batch, device, kit, lab, mo, model_key, precision, pred_d, saved, unlock
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_context = lab.E_CONTEXT.widget(saved)
     mo.vstack(
         [
             mo.md("## Part E · How many users at once?"),
@@ -281,22 +253,10 @@ def _(kit, mo):
                 "We serve many conversations on one GPU by batching them. If we cap the context "
                 "per conversation, how many more fit?",
             ),
+            pred_e,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_e = lab.PRED_E.radio(saved)
-    pred_e
-    return (pred_e,)
-
-
-@app.cell
-def _(lab, saved):
-    e_context = lab.E_CONTEXT.widget(saved)
-    return (e_context,)
+    return (e_context, pred_e)
 
 
 @app.cell

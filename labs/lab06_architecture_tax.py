@@ -67,7 +67,12 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_resolution = lab.A_RESOLUTION.widget(saved)
+    a_units = lab.A_UNITS.widget(saved)
+    a_precision = lab.A_PRECISION.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · The cost of no structure"),
@@ -78,25 +83,10 @@ def _(kit, mo):
                 "next season we move to 448×448 frames and INT8 weights. What does each choice "
                 "of first layer cost us then?",
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_resolution = lab.A_RESOLUTION.widget(saved)
-    a_units = lab.A_UNITS.widget(saved)
-    a_precision = lab.A_PRECISION.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_precision, a_resolution, a_units, transfer_a
+    return (a_precision, a_resolution, a_units, pred_a, transfer_a)
 
 
 @app.cell
@@ -120,7 +110,12 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_seq = lab.B_SEQ.widget(saved)
+    b_heads = lab.B_HEADS.widget(saved)
+    b_flash = lab.B_FLASH.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · The quadratic wall"),
@@ -131,25 +126,10 @@ def _(kit, mo):
                 "Section 6.6 says the score matrix explodes. Does FlashAttention make 128K "
                 "possible on one H100, or only faster?",
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_seq = lab.B_SEQ.widget(saved)
-    b_heads = lab.B_HEADS.widget(saved)
-    b_flash = lab.B_FLASH.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_flash, b_heads, b_seq, transfer_b
+    return (b_flash, b_heads, b_seq, pred_b, transfer_b)
 
 
 @app.cell
@@ -173,7 +153,13 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_depth = lab.C_DEPTH.widget(saved)
+    c_device = lab.C_DEVICE.widget(saved)
+    c_efficiency = lab.C_EFFICIENCY.widget(saved)
+    c_launch = lab.C_LAUNCH.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · Depth vs width"),
@@ -183,26 +169,10 @@ def _(kit, mo):
                 "Two candidates do the same FLOPs, one deep and narrow, one shallow and wide. Same "
                 "FLOPs should mean same speed, so do we even need to benchmark both?",
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_depth = lab.C_DEPTH.widget(saved)
-    c_device = lab.C_DEVICE.widget(saved)
-    c_efficiency = lab.C_EFFICIENCY.widget(saved)
-    c_launch = lab.C_LAUNCH.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_depth, c_device, c_efficiency, c_launch, transfer_c
+    return (c_depth, c_device, c_efficiency, c_launch, pred_c, transfer_c)
 
 
 @app.cell
@@ -228,7 +198,12 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_batch = lab.D_BATCH.widget(saved)
+    d_device = lab.D_DEVICE.widget(saved)
+    d_fused = lab.D_FUSED.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · Workload signatures"),
@@ -238,25 +213,10 @@ def _(kit, mo):
                 "Our profiler shows very different GPU utilization for our CNNs and our transformer "
                 "at batch 1. Which one should be the busiest?",
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_batch = lab.D_BATCH.widget(saved)
-    d_device = lab.D_DEVICE.widget(saved)
-    d_fused = lab.D_FUSED.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_batch, d_device, d_fused, transfer_d
+    return (d_batch, d_device, d_fused, pred_d, transfer_d)
 
 
 @app.cell

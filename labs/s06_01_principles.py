@@ -70,7 +70,12 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_resolution = lab.A_RESOLUTION.widget(saved)
+    a_kernel = lab.A_KERNEL.widget(saved)
+    a_channels = lab.A_CHANNELS.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · Inductive bias as a parameter budget"),
@@ -87,25 +92,10 @@ def _(kit, mo):
                 "and a pattern means the same thing wherever it appears (sharing). Both assumptions "
                 "remove weights. Compare one dense detector with one shared filter."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_resolution = lab.A_RESOLUTION.widget(saved)
-    a_kernel = lab.A_KERNEL.widget(saved)
-    a_channels = lab.A_CHANNELS.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_channels, a_kernel, a_resolution, transfer_a
+    return (a_channels, a_kernel, a_resolution, pred_a, transfer_a)
 
 
 @app.cell
@@ -129,7 +119,12 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_family = lab.B_FAMILY.widget(saved)
+    b_device = lab.B_DEVICE.widget(saved)
+    b_int8 = lab.B_INT8.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · Five families, five bottlenecks"),
@@ -145,25 +140,10 @@ def _(kit, mo):
                 "lighthouse models (ResNet-50, GPT-2 XL, DLRM, MobileNetV2, KWS) by weight bytes and work "
                 "per inference, and the dashed line is the device's memory."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_family = lab.B_FAMILY.widget(saved)
-    b_device = lab.B_DEVICE.widget(saved)
-    b_int8 = lab.B_INT8.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_device, b_family, b_int8, transfer_b
+    return (b_device, b_family, b_int8, pred_b, transfer_b)
 
 
 @app.cell
@@ -188,7 +168,12 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_device = lab.C_DEVICE.widget(saved)
+    c_precision = lab.C_PRECISION.widget(saved)
+    c_batch = lab.C_BATCH.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · The intensity spectrum"),
@@ -205,25 +190,10 @@ def _(kit, mo):
                 "does. Hollow markers are the engine's fuller count, which adds activation traffic; a "
                 "✕ marks a model that does not fit the device at all, which is checked first."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_device = lab.C_DEVICE.widget(saved)
-    c_precision = lab.C_PRECISION.widget(saved)
-    c_batch = lab.C_BATCH.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_batch, c_device, c_precision, transfer_c
+    return (c_batch, c_device, c_precision, pred_c, transfer_c)
 
 
 @app.cell

@@ -68,7 +68,12 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_d_in = lab.A_D_IN.widget(saved)
+    a_d_out = lab.A_D_OUT.widget(saved)
+    a_precision = lab.A_PRECISION.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · Widening a layer"),
@@ -84,25 +89,10 @@ def _(kit, mo):
                 "biases. The dashed lines are the flash of two microcontrollers, where a deployed "
                 "model's weights live (its activations go in SRAM)."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_d_in = lab.A_D_IN.widget(saved)
-    a_d_out = lab.A_D_OUT.widget(saved)
-    a_precision = lab.A_PRECISION.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_d_in, a_d_out, a_precision, transfer_a
+    return (a_d_in, a_d_out, a_precision, pred_a, transfer_a)
 
 
 @app.cell
@@ -126,7 +116,13 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_batch = lab.B_BATCH.widget(saved)
+    b_device = lab.B_DEVICE.widget(saved)
+    b_precision = lab.B_PRECISION.widget(saved)
+    b_width = lab.B_WIDTH.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · GEMV vs GEMM"),
@@ -142,26 +138,10 @@ def _(kit, mo):
                 "places the layer on the device's roofline: the solid line is the engine's count "
                 "(weights plus activations), the dashed line the chapter's weight-only proxy."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_batch = lab.B_BATCH.widget(saved)
-    b_device = lab.B_DEVICE.widget(saved)
-    b_precision = lab.B_PRECISION.widget(saved)
-    b_width = lab.B_WIDTH.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_batch, b_device, b_precision, b_width, transfer_b
+    return (b_batch, b_device, b_precision, b_width, pred_b, transfer_b)
 
 
 @app.cell
@@ -186,7 +166,12 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_features = lab.C_FEATURES.widget(saved)
+    c_kernel = lab.C_KERNEL.widget(saved)
+    c_hidden = lab.C_HIDDEN.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · Representation vs learnability"),
@@ -201,25 +186,10 @@ def _(kit, mo):
                 "not say gradient descent will find it from finite data. A convolution's prior saves "
                 "weights per feature detector. Compare whole networks, then compare detectors."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_features = lab.C_FEATURES.widget(saved)
-    c_kernel = lab.C_KERNEL.widget(saved)
-    c_hidden = lab.C_HIDDEN.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_features, c_hidden, c_kernel, transfer_c
+    return (c_features, c_hidden, c_kernel, pred_c, transfer_c)
 
 
 @app.cell
@@ -243,7 +213,12 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_batch = lab.D_BATCH.widget(saved)
+    d_level = lab.D_LEVEL.widget(saved)
+    d_precision = lab.D_PRECISION.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · Moving a weight vs using it"),
@@ -257,25 +232,10 @@ def _(kit, mo):
                 "the multiply-accumulate that uses it. The chart sets the energy of fetching a weight "
                 "against the energy of the MACs it feeds, for each place the weights can live."
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_batch = lab.D_BATCH.widget(saved)
-    d_level = lab.D_LEVEL.widget(saved)
-    d_precision = lab.D_PRECISION.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_batch, d_level, d_precision, transfer_d
+    return (d_batch, d_level, d_precision, pred_d, transfer_d)
 
 
 @app.cell

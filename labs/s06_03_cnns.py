@@ -69,7 +69,12 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_resolution = lab.A_RESOLUTION.widget(saved)
+    a_channels = lab.A_CHANNELS.widget(saved)
+    a_kernel = lab.A_KERNEL.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · One filter, every position"),
@@ -84,25 +89,10 @@ def _(kit, mo):
                 "gives every input value its own weight to every output. Change the resolution, the "
                 "channels and the kernel, and watch which of the layer's costs move."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_resolution = lab.A_RESOLUTION.widget(saved)
-    a_channels = lab.A_CHANNELS.widget(saved)
-    a_kernel = lab.A_KERNEL.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_channels, a_kernel, a_resolution, transfer_a
+    return (a_channels, a_kernel, a_resolution, pred_a, transfer_a)
 
 
 @app.cell
@@ -126,7 +116,12 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_kernel = lab.B_KERNEL.widget(saved)
+    b_stride = lab.B_STRIDE.widget(saved)
+    b_depth = lab.B_DEPTH.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · How far a stack can see"),
@@ -140,25 +135,10 @@ def _(kit, mo):
                 "A unit's receptive field is the patch of the input that can change it. The chart "
                 "follows it through a stack of layers, with and without striding."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_kernel = lab.B_KERNEL.widget(saved)
-    b_stride = lab.B_STRIDE.widget(saved)
-    b_depth = lab.B_DEPTH.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_depth, b_kernel, b_stride, transfer_b
+    return (b_depth, b_kernel, b_stride, pred_b, transfer_b)
 
 
 @app.cell
@@ -182,7 +162,11 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_cout = lab.C_C_OUT.widget(saved)
+    c_kernel = lab.C_KERNEL.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · Splitting the convolution"),
@@ -196,24 +180,10 @@ def _(kit, mo):
                 "A depthwise-separable layer filters each input channel on its own, then mixes "
                 "channels with a pointwise layer. Compare its MACs with the standard convolution's."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_cout = lab.C_C_OUT.widget(saved)
-    c_kernel = lab.C_KERNEL.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_cout, c_kernel, transfer_c
+    return (c_cout, c_kernel, pred_c, transfer_c)
 
 
 @app.cell
@@ -237,7 +207,14 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_device = lab.D_DEVICE.widget(saved)
+    d_batch = lab.D_BATCH.widget(saved)
+    d_fused = lab.D_FUSED.widget(saved)
+    d_launch = lab.D_LAUNCH.widget(saved)
+    d_efficiency = lab.D_EFFICIENCY.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · Fewer FLOPs, how much faster?"),
@@ -252,27 +229,10 @@ def _(kit, mo):
                 "traffic, plus one launch per kernel. Compare where each network's time goes, per "
                 "device, batch size and execution mode."
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_device = lab.D_DEVICE.widget(saved)
-    d_batch = lab.D_BATCH.widget(saved)
-    d_fused = lab.D_FUSED.widget(saved)
-    d_launch = lab.D_LAUNCH.widget(saved)
-    d_efficiency = lab.D_EFFICIENCY.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_batch, d_device, d_efficiency, d_fused, d_launch, transfer_d
+    return (d_batch, d_device, d_efficiency, d_fused, d_launch, pred_d, transfer_d)
 
 
 @app.cell
@@ -302,7 +262,11 @@ def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_column = lab.E_COLUMN.widget(saved)
+    e_shift = lab.E_SHIFT.widget(saved)
+    transfer_e = lab.TRANSFER_E.radio(saved)
     mo.vstack(
         [
             mo.md("## Part E · Shift the edge"),
@@ -317,24 +281,10 @@ def _(kit, mo):
                 "filter, and a dense layer with the same number of outputs. Move the edge and compare "
                 "each layer's output with a shifted copy of its old output."
             ),
+            pred_e,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_e = lab.PRED_E.radio(saved)
-    pred_e
-    return (pred_e,)
-
-
-@app.cell
-def _(lab, saved):
-    e_column = lab.E_COLUMN.widget(saved)
-    e_shift = lab.E_SHIFT.widget(saved)
-    transfer_e = lab.TRANSFER_E.radio(saved)
-    return e_column, e_shift, transfer_e
+    return (e_column, e_shift, pred_e, transfer_e)
 
 
 @app.cell

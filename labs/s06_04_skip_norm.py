@@ -68,7 +68,12 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_depth = lab.A_DEPTH.widget(saved)
+    a_activation = lab.A_ACTIVATION.widget(saved)
+    a_gain = lab.A_GAIN.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · Gradients through depth"),
@@ -83,25 +88,10 @@ def _(kit, mo):
                 "network forward and backward and plots the size of the gradient that reaches every "
                 "layer, for a plain stack and for the same stack built from residual blocks."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_depth = lab.A_DEPTH.widget(saved)
-    a_activation = lab.A_ACTIVATION.widget(saved)
-    a_gain = lab.A_GAIN.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_activation, a_depth, a_gain, transfer_a
+    return (a_activation, a_depth, a_gain, pred_a, transfer_a)
 
 
 @app.cell
@@ -126,7 +116,12 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_batch = lab.B_BATCH.widget(saved)
+    b_positions = lab.B_POSITIONS.widget(saved)
+    b_features = lab.B_FEATURES.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · Whose statistics?"),
@@ -141,25 +136,10 @@ def _(kit, mo):
                 "values those statistics come from. In training, BatchNorm pools a channel across the "
                 "batch and the feature map; LayerNorm and RMSNorm use one token's own features."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_batch = lab.B_BATCH.widget(saved)
-    b_positions = lab.B_POSITIONS.widget(saved)
-    b_features = lab.B_FEATURES.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_batch, b_features, b_positions, transfer_b
+    return (b_batch, b_features, b_positions, pred_b, transfer_b)
 
 
 @app.cell
@@ -184,7 +164,13 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_op = lab.C_OP.widget(saved)
+    c_precision = lab.C_PRECISION.widget(saved)
+    c_batch = lab.C_BATCH.widget(saved)
+    c_device = lab.C_DEVICE.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · What the glue costs the machine"),
@@ -199,26 +185,10 @@ def _(kit, mo):
                 "its arithmetic intensity with the device's ridge, time it with the roofline engine, "
                 "and see how much of ResNet-50 it costs with and without a compiled graph."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_op = lab.C_OP.widget(saved)
-    c_precision = lab.C_PRECISION.widget(saved)
-    c_batch = lab.C_BATCH.widget(saved)
-    c_device = lab.C_DEVICE.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_batch, c_device, c_op, c_precision, transfer_c
+    return (c_batch, c_device, c_op, c_precision, pred_c, transfer_c)
 
 
 @app.cell

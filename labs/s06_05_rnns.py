@@ -68,7 +68,13 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_seq = lab.A_SEQ.widget(saved)
+    a_batch = lab.A_BATCH.widget(saved)
+    a_peak = lab.A_PEAK.widget(saved)
+    a_launch = lab.A_LAUNCH.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · The serial chain"),
@@ -84,26 +90,10 @@ def _(kit, mo):
                 "weight traffic and the kernels it launches at every step. Compare the two "
                 "accelerators, then raise the batch and watch which term grows."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_seq = lab.A_SEQ.widget(saved)
-    a_batch = lab.A_BATCH.widget(saved)
-    a_peak = lab.A_PEAK.widget(saved)
-    a_launch = lab.A_LAUNCH.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_batch, a_launch, a_peak, a_seq, transfer_a
+    return (a_batch, a_launch, a_peak, a_seq, pred_a, transfer_a)
 
 
 @app.cell
@@ -128,7 +118,12 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_hidden = lab.B_HIDDEN.widget(saved)
+    b_d_in = lab.B_D_IN.widget(saved)
+    b_bias = lab.B_BIAS.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · The work of one step"),
@@ -142,25 +137,10 @@ def _(kit, mo):
                 "An LSTM adds gates and a second state (the cell) to every step; a GRU adds gates "
                 "too. Compare their work per step with the vanilla cell's at equal sizes."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_hidden = lab.B_HIDDEN.widget(saved)
-    b_d_in = lab.B_D_IN.widget(saved)
-    b_bias = lab.B_BIAS.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_bias, b_d_in, b_hidden, transfer_b
+    return (b_bias, b_d_in, b_hidden, pred_b, transfer_b)
 
 
 @app.cell
@@ -185,7 +165,13 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_hidden = lab.C_HIDDEN.widget(saved)
+    c_seq = lab.C_SEQ.widget(saved)
+    c_cell = lab.C_CELL.widget(saved)
+    c_device = lab.C_DEVICE.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · What recurrence keeps in memory"),
@@ -200,26 +186,10 @@ def _(kit, mo):
                 "states that training through time keeps, and an attention layer's keys and values. "
                 "Compare all three with each device's on-chip memory."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_hidden = lab.C_HIDDEN.widget(saved)
-    c_seq = lab.C_SEQ.widget(saved)
-    c_cell = lab.C_CELL.widget(saved)
-    c_device = lab.C_DEVICE.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_cell, c_device, c_hidden, c_seq, transfer_c
+    return (c_cell, c_device, c_hidden, c_seq, pred_c, transfer_c)
 
 
 @app.cell
@@ -245,7 +215,14 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_device = lab.D_DEVICE.widget(saved)
+    d_width = lab.D_WIDTH.widget(saved)
+    d_rival = lab.D_RIVAL.widget(saved)
+    d_flash = lab.D_FLASH.widget(saved)
+    d_launch = lab.D_LAUNCH.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · The crossover with attention"),
@@ -260,27 +237,10 @@ def _(kit, mo):
                 "engine times both at the same width over a range of sequence lengths and searches "
                 "for the length at which the lines cross."
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_device = lab.D_DEVICE.widget(saved)
-    d_width = lab.D_WIDTH.widget(saved)
-    d_rival = lab.D_RIVAL.widget(saved)
-    d_flash = lab.D_FLASH.widget(saved)
-    d_launch = lab.D_LAUNCH.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_device, d_flash, d_launch, d_rival, d_width, transfer_d
+    return (d_device, d_flash, d_launch, d_rival, d_width, pred_d, transfer_d)
 
 
 @app.cell
@@ -310,7 +270,13 @@ def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_steps = lab.E_STEPS.widget(saved)
+    e_activation = lab.E_ACTIVATION.widget(saved)
+    e_gain = lab.E_GAIN.widget(saved)
+    e_additive = lab.E_ADDITIVE.widget(saved)
+    transfer_e = lab.TRANSFER_E.radio(saved)
     mo.vstack(
         [
             mo.md("## Part E · Gradients through time"),
@@ -326,26 +292,10 @@ def _(kit, mo):
                 "derivatives with the shared recurrent matrix W_hh. The simulation runs a real seeded "
                 "RNN forward over S inputs and backward to h_0."
             ),
+            pred_e,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_e = lab.PRED_E.radio(saved)
-    pred_e
-    return (pred_e,)
-
-
-@app.cell
-def _(lab, saved):
-    e_steps = lab.E_STEPS.widget(saved)
-    e_activation = lab.E_ACTIVATION.widget(saved)
-    e_gain = lab.E_GAIN.widget(saved)
-    e_additive = lab.E_ADDITIVE.widget(saved)
-    transfer_e = lab.TRANSFER_E.radio(saved)
-    return e_activation, e_additive, e_gain, e_steps, transfer_e
+    return (e_activation, e_additive, e_gain, e_steps, pred_e, transfer_e)
 
 
 @app.cell

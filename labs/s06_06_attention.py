@@ -69,7 +69,12 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_seq = lab.A_SEQ.widget(saved)
+    a_d_head = lab.A_D_HEAD.widget(saved)
+    a_precision = lab.A_PRECISION.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · One head's score matrix"),
@@ -84,25 +89,10 @@ def _(kit, mo):
                 "over the head dimension, scaled by one over its square root before the softmax; a "
                 "second product then weights the values."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_seq = lab.A_SEQ.widget(saved)
-    a_d_head = lab.A_D_HEAD.widget(saved)
-    a_precision = lab.A_PRECISION.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_d_head, a_precision, a_seq, transfer_a
+    return (a_d_head, a_precision, a_seq, pred_a, transfer_a)
 
 
 @app.cell
@@ -127,7 +117,12 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_seq = lab.B_SEQ.widget(saved)
+    b_heads = lab.B_HEADS.widget(saved)
+    b_layers = lab.B_LAYERS.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · Heads, layers and the context"),
@@ -141,25 +136,10 @@ def _(kit, mo):
                 "Naive training keeps every layer's attention scores for the backward pass. The chart "
                 "shows the score memory against the context and marks the chapter's worked points."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_seq = lab.B_SEQ.widget(saved)
-    b_heads = lab.B_HEADS.widget(saved)
-    b_layers = lab.B_LAYERS.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_heads, b_layers, b_seq, transfer_b
+    return (b_heads, b_layers, b_seq, pred_b, transfer_b)
 
 
 @app.cell
@@ -184,7 +164,12 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_device = lab.C_DEVICE.widget(saved)
+    c_shape = lab.C_SHAPE.widget(saved)
+    c_what = lab.C_WHAT.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · When the scores outgrow the device"),
@@ -199,25 +184,10 @@ def _(kit, mo):
                 "then bisects to the exact edge. The same search checks the chapter's Figure 14, "
                 "which does not name its device."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_device = lab.C_DEVICE.widget(saved)
-    c_shape = lab.C_SHAPE.widget(saved)
-    c_what = lab.C_WHAT.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_device, c_shape, c_what, transfer_c
+    return (c_device, c_shape, c_what, pred_c, transfer_c)
 
 
 @app.cell
@@ -243,7 +213,13 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_seq = lab.D_SEQ.widget(saved)
+    d_shape = lab.D_SHAPE.widget(saved)
+    d_device = lab.D_DEVICE.widget(saved)
+    d_flash = lab.D_FLASH.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · What FlashAttention changes"),
@@ -257,26 +233,10 @@ def _(kit, mo):
                 "The engine times the attention core two ways on one device: the textbook kernel that "
                 "writes the score matrix to memory, and FlashAttention's tiled kernel."
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_seq = lab.D_SEQ.widget(saved)
-    d_shape = lab.D_SHAPE.widget(saved)
-    d_device = lab.D_DEVICE.widget(saved)
-    d_flash = lab.D_FLASH.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_device, d_flash, d_seq, d_shape, transfer_d
+    return (d_device, d_flash, d_seq, d_shape, pred_d, transfer_d)
 
 
 @app.cell
@@ -302,7 +262,11 @@ def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_shift = lab.E_SHIFT.widget(saved)
+    e_positions = lab.E_POSITIONS.widget(saved)
+    transfer_e = lab.TRANSFER_E.radio(saved)
     mo.vstack(
         [
             mo.md("## Part E · What attention knows about order"),
@@ -317,24 +281,10 @@ def _(kit, mo):
                 "vectors: once in their original order and once rotated, then reads the second run's "
                 "outputs back token by token."
             ),
+            pred_e,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_e = lab.PRED_E.radio(saved)
-    pred_e
-    return (pred_e,)
-
-
-@app.cell
-def _(lab, saved):
-    e_shift = lab.E_SHIFT.widget(saved)
-    e_positions = lab.E_POSITIONS.widget(saved)
-    transfer_e = lab.TRANSFER_E.radio(saved)
-    return e_positions, e_shift, transfer_e
+    return (e_positions, e_shift, pred_e, transfer_e)
 
 
 @app.cell

@@ -69,7 +69,13 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_model = lab.A_MODEL.widget(saved)
+    a_device = lab.A_DEVICE.widget(saved)
+    a_prompt = lab.A_PROMPT.widget(saved)
+    a_launch = lab.A_LAUNCH.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · Two regimes, one model"),
@@ -86,26 +92,10 @@ def _(kit, mo):
                 "bytes (decimal), peaks are dense FP16, and the roof is drawn at a sustained efficiency "
                 "of one half."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_model = lab.A_MODEL.widget(saved)
-    a_device = lab.A_DEVICE.widget(saved)
-    a_prompt = lab.A_PROMPT.widget(saved)
-    a_launch = lab.A_LAUNCH.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_device, a_launch, a_model, a_prompt, transfer_a
+    return (a_device, a_launch, a_model, a_prompt, pred_a, transfer_a)
 
 
 @app.cell
@@ -131,7 +121,12 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_batch = lab.B_BATCH.widget(saved)
+    b_context = lab.B_CONTEXT.widget(saved)
+    b_device = lab.B_DEVICE.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · What batching buys"),
@@ -146,25 +141,10 @@ def _(kit, mo):
                 "splits the bytes read per generated token by where they come from as the batch grows, "
                 "for the chapter's 7B-class model."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_batch = lab.B_BATCH.widget(saved)
-    b_context = lab.B_CONTEXT.widget(saved)
-    b_device = lab.B_DEVICE.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_batch, b_context, b_device, transfer_b
+    return (b_batch, b_context, b_device, pred_b, transfer_b)
 
 
 @app.cell
@@ -188,7 +168,12 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_context = lab.C_CONTEXT.widget(saved)
+    c_flash = lab.C_FLASH.widget(saved)
+    c_device = lab.C_DEVICE.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · Three memory regimes of a long context"),
@@ -203,25 +188,10 @@ def _(kit, mo):
                 "pass, grows: the weights, the KV cache, and one layer's materialized attention scores. "
                 "Find where each one crosses the device's memory."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_context = lab.C_CONTEXT.widget(saved)
-    c_flash = lab.C_FLASH.widget(saved)
-    c_device = lab.C_DEVICE.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_context, c_device, c_flash, transfer_c
+    return (c_context, c_device, c_flash, pred_c, transfer_c)
 
 
 @app.cell
@@ -246,7 +216,13 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_users = lab.D_USERS.widget(saved)
+    d_context = lab.D_CONTEXT.widget(saved)
+    d_kv_heads = lab.D_KV_HEADS.widget(saved)
+    d_device = lab.D_DEVICE.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · Budgeting memory for many users"),
@@ -260,26 +236,10 @@ def _(kit, mo):
                 "Size the serving budget for users × context on a device, then try grouped-query "
                 "attention (GQA), which shares each key/value head among several query heads."
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_users = lab.D_USERS.widget(saved)
-    d_context = lab.D_CONTEXT.widget(saved)
-    d_kv_heads = lab.D_KV_HEADS.widget(saved)
-    d_device = lab.D_DEVICE.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_context, d_device, d_kv_heads, d_users, transfer_d
+    return (d_context, d_device, d_kv_heads, d_users, pred_d, transfer_d)
 
 
 @app.cell
@@ -304,7 +264,11 @@ def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_heads = lab.E_HEADS.widget(saved)
+    e_model = lab.E_MODEL.widget(saved)
+    transfer_e = lab.TRANSFER_E.radio(saved)
     mo.vstack(
         [
             mo.md("## Part E · Heads, masks and bytes per token"),
@@ -320,24 +284,10 @@ def _(kit, mo):
                 "heads. The cards compare one training pass, in which a causal mask lets every position "
                 "predict its next token at once (teacher forcing), with one decode step."
             ),
+            pred_e,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_e = lab.PRED_E.radio(saved)
-    pred_e
-    return (pred_e,)
-
-
-@app.cell
-def _(lab, saved):
-    e_heads = lab.E_HEADS.widget(saved)
-    e_model = lab.E_MODEL.widget(saved)
-    transfer_e = lab.TRANSFER_E.radio(saved)
-    return e_heads, e_model, transfer_e
+    return (e_heads, e_model, pred_e, transfer_e)
 
 
 @app.cell

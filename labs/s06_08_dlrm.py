@@ -67,7 +67,14 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_rows = lab.A_ROWS.widget(saved)
+    a_tables = lab.A_TABLES.widget(saved)
+    a_dim = lab.A_DIM.widget(saved)
+    a_precision = lab.A_PRECISION.widget(saved)
+    a_device = lab.A_DEVICE.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · Where the tables live"),
@@ -82,27 +89,10 @@ def _(kit, mo):
                 "wherever lookups run. Compare the tables with the device's memory. GB are decimal (a "
                 "billion bytes)."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_rows = lab.A_ROWS.widget(saved)
-    a_tables = lab.A_TABLES.widget(saved)
-    a_dim = lab.A_DIM.widget(saved)
-    a_precision = lab.A_PRECISION.widget(saved)
-    a_device = lab.A_DEVICE.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_device, a_dim, a_precision, a_rows, a_tables, transfer_a
+    return (a_device, a_dim, a_precision, a_rows, a_tables, pred_a, transfer_a)
 
 
 @app.cell
@@ -132,7 +122,12 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_batch = lab.B_BATCH.widget(saved)
+    b_lookups = lab.B_LOOKUPS.widget(saved)
+    b_device = lab.B_DEVICE.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · What a lookup costs"),
@@ -147,25 +142,10 @@ def _(kit, mo):
                 "each of its embedding tables, takes pairwise dot products, then runs a top MLP. The "
                 "engine counts each stage's bytes and FLOPs. Watch the bytes per request as the batch grows."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_batch = lab.B_BATCH.widget(saved)
-    b_lookups = lab.B_LOOKUPS.widget(saved)
-    b_device = lab.B_DEVICE.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_batch, b_device, b_lookups, transfer_b
+    return (b_batch, b_device, b_lookups, pred_b, transfer_b)
 
 
 @app.cell
@@ -190,7 +170,12 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_precision = lab.C_PRECISION.widget(saved)
+    c_keep = lab.C_KEEP.widget(saved)
+    c_device = lab.C_DEVICE.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · Shrink the tables"),
@@ -205,25 +190,10 @@ def _(kit, mo):
                 "hashing maps several IDs to one shared row, which blurs the rarely seen long tail. "
                 "Find what it takes to fit."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_precision = lab.C_PRECISION.widget(saved)
-    c_keep = lab.C_KEEP.widget(saved)
-    c_device = lab.C_DEVICE.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_device, c_keep, c_precision, transfer_c
+    return (c_device, c_keep, c_precision, pred_c, transfer_c)
 
 
 @app.cell
@@ -248,7 +218,13 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_devices = lab.D_DEVICES.widget(saved)
+    d_usable = lab.D_USABLE.widget(saved)
+    d_batch = lab.D_BATCH.widget(saved)
+    d_lookups = lab.D_LOOKUPS.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · Move or shard"),
@@ -264,26 +240,10 @@ def _(kit, mo):
                 "pooled vectors all-to-all: over NVLink among the 8 GPUs of one H100 node, over "
                 "InfiniBand between nodes. Both change which bandwidth the data term pays."
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_devices = lab.D_DEVICES.widget(saved)
-    d_usable = lab.D_USABLE.widget(saved)
-    d_batch = lab.D_BATCH.widget(saved)
-    d_lookups = lab.D_LOOKUPS.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_batch, d_devices, d_lookups, d_usable, transfer_d
+    return (d_batch, d_devices, d_lookups, d_usable, pred_d, transfer_d)
 
 
 @app.cell

@@ -68,7 +68,12 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_batch = lab.A_BATCH.widget(saved)
+    a_device = lab.A_DEVICE.widget(saved)
+    a_fused = lab.A_FUSED.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · One scale for five workloads"),
@@ -82,25 +87,10 @@ def _(kit, mo):
                 "Arithmetic intensity (FLOPs per byte) puts every family on one axis. The chapter's Table 8 "
                 "uses a quick proxy, FLOPs per byte of FP32 weights; the engine counts all traffic."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_batch = lab.A_BATCH.widget(saved)
-    a_device = lab.A_DEVICE.widget(saved)
-    a_fused = lab.A_FUSED.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_batch, a_device, a_fused, transfer_a
+    return (a_batch, a_device, a_fused, pred_a, transfer_a)
 
 
 @app.cell
@@ -125,7 +115,12 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_state = lab.B_STATE.widget(saved)
+    b_requests = lab.B_REQUESTS.widget(saved)
+    b_context = lab.B_CONTEXT.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · What each workload must hold"),
@@ -139,25 +134,10 @@ def _(kit, mo):
                 "Serving stores weights in a narrow format; training carries a gradient and two optimizer "
                 "moments per FP32 weight. Switch between the columns of the chapter's Table 10."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_state = lab.B_STATE.widget(saved)
-    b_requests = lab.B_REQUESTS.widget(saved)
-    b_context = lab.B_CONTEXT.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_context, b_requests, b_state, transfer_b
+    return (b_context, b_requests, b_state, pred_b, transfer_b)
 
 
 @app.cell
@@ -181,7 +161,12 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_batch = lab.C_BATCH.widget(saved)
+    c_precision = lab.C_PRECISION.widget(saved)
+    c_stage = lab.C_STAGE.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · Energy follows reuse"),
@@ -195,25 +180,10 @@ def _(kit, mo):
                 "Energy per operation is not a property of the arithmetic units alone: count the "
                 "energy of everything each model does per output, on one chip."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_batch = lab.C_BATCH.widget(saved)
-    c_precision = lab.C_PRECISION.widget(saved)
-    c_stage = lab.C_STAGE.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_batch, c_precision, c_stage, transfer_c
+    return (c_batch, c_precision, c_stage, pred_c, transfer_c)
 
 
 @app.cell
@@ -237,7 +207,12 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_model = lab.D_MODEL.widget(saved)
+    d_precision = lab.D_PRECISION.widget(saved)
+    d_per_day = lab.D_PER_DAY.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · The camera trap, end to end"),
@@ -252,25 +227,10 @@ def _(kit, mo):
                 "SoC: a sustained INT8 rate, an active power draw, and a slice of its RAM set aside for "
                 "weights. Compare the chapter's napkin estimate with the engine's."
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_model = lab.D_MODEL.widget(saved)
-    d_precision = lab.D_PRECISION.widget(saved)
-    d_per_day = lab.D_PER_DAY.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_model, d_per_day, d_precision, transfer_d
+    return (d_model, d_per_day, d_precision, pred_d, transfer_d)
 
 
 @app.cell

@@ -69,7 +69,11 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_device = lab.A_DEVICE.widget(saved)
+    a_batch = lab.A_BATCH.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · A newer, bigger architecture"),
@@ -80,24 +84,10 @@ def _(kit, mo):
                 "It can only get better, right?",
             ),
             mo.md("Use the engine on both candidates before anyone trains either of them."),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_device = lab.A_DEVICE.widget(saved)
-    a_batch = lab.A_BATCH.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_batch, a_device, transfer_a
+    return (a_batch, a_device, pred_a, transfer_a)
 
 
 @app.cell
@@ -121,7 +111,11 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_seq = lab.B_SEQ.widget(saved)
+    b_device = lab.B_DEVICE.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · Two candidates, one leaderboard"),
@@ -135,24 +129,10 @@ def _(kit, mo):
                 "Accuracy tables hide two costs: a recurrent model's chain of dependent steps, and a "
                 "transformer's score matrix that grows with the square of the sequence."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_seq = lab.B_SEQ.widget(saved)
-    b_device = lab.B_DEVICE.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_device, b_seq, transfer_b
+    return (b_device, b_seq, pred_b, transfer_b)
 
 
 @app.cell
@@ -176,7 +156,14 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_seq = lab.C_SEQ.widget(saved)
+    c_res = lab.C_RES.widget(saved)
+    c_batch = lab.C_BATCH.widget(saved)
+    c_device = lab.C_DEVICE.widget(saved)
+    c_flash = lab.C_FLASH.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · Training vs serving, and a CNN with attention"),
@@ -191,27 +178,10 @@ def _(kit, mo):
                 "attention is bolted onto its feature map. Prefill (the whole prompt in one pass) stands in "
                 "for training's forward pass; decode produces one token per step."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_seq = lab.C_SEQ.widget(saved)
-    c_res = lab.C_RES.widget(saved)
-    c_batch = lab.C_BATCH.widget(saved)
-    c_device = lab.C_DEVICE.widget(saved)
-    c_flash = lab.C_FLASH.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_batch, c_device, c_flash, c_res, c_seq, transfer_c
+    return (c_batch, c_device, c_flash, c_res, c_seq, pred_c, transfer_c)
 
 
 @app.cell
@@ -238,7 +208,14 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_precision = lab.D_PRECISION.widget(saved)
+    d_users = lab.D_USERS.widget(saved)
+    d_context = lab.D_CONTEXT.widget(saved)
+    d_device = lab.D_DEVICE.widget(saved)
+    d_reserve = lab.D_RESERVE.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · From the training cluster to one serving GPU"),
@@ -252,27 +229,10 @@ def _(kit, mo):
                 "Serving memory is weights plus a KV cache per conversation plus live activations plus "
                 "whatever the OS and runtime hold. Only the first term was visible on the cluster."
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_precision = lab.D_PRECISION.widget(saved)
-    d_users = lab.D_USERS.widget(saved)
-    d_context = lab.D_CONTEXT.widget(saved)
-    d_device = lab.D_DEVICE.widget(saved)
-    d_reserve = lab.D_RESERVE.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_context, d_device, d_precision, d_reserve, d_users, transfer_d
+    return (d_context, d_device, d_precision, d_reserve, d_users, pred_d, transfer_d)
 
 
 @app.cell

@@ -70,7 +70,13 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_kernel = lab.A_KERNEL.widget(saved)
+    a_size = lab.A_SIZE.widget(saved)
+    a_stride = lab.A_STRIDE.widget(saved)
+    a_channels = lab.A_CHANNELS.widget(saved)
+    transfer_a = lab.TRANSFER_A.radio(saved)
     mo.vstack(
         [
             mo.md("## Part A · im2col vs implicit GEMM"),
@@ -86,26 +92,10 @@ def _(kit, mo):
                 "runs one GEMM against the stacked filters. Implicit GEMM computes the same product but "
                 "assembles each patch tile on chip, so the patch matrix never exists in memory."
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_kernel = lab.A_KERNEL.widget(saved)
-    a_size = lab.A_SIZE.widget(saved)
-    a_stride = lab.A_STRIDE.widget(saved)
-    a_channels = lab.A_CHANNELS.widget(saved)
-    transfer_a = lab.TRANSFER_A.radio(saved)
-    return a_channels, a_kernel, a_size, a_stride, transfer_a
+    return (a_channels, a_kernel, a_size, a_stride, pred_a, transfer_a)
 
 
 @app.cell
@@ -130,7 +120,13 @@ def _(kit, lab, mo, pred_a, saved, transfer_a, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_array = lab.B_ARRAY.widget(saved)
+    b_rows = lab.B_ROWS.widget(saved)
+    b_width = lab.B_WIDTH.widget(saved)
+    b_double = lab.B_DOUBLE.widget(saved)
+    transfer_b = lab.TRANSFER_B.radio(saved)
     mo.vstack(
         [
             mo.md("## Part B · The systolic array"),
@@ -146,26 +142,10 @@ def _(kit, mo):
                 "weight-stationary design modelled here, a tile of weights is loaded into the grid and input "
                 "rows stream through it; partial sums take a few cycles to cross the grid and leave it."
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_array = lab.B_ARRAY.widget(saved)
-    b_rows = lab.B_ROWS.widget(saved)
-    b_width = lab.B_WIDTH.widget(saved)
-    b_double = lab.B_DOUBLE.widget(saved)
-    transfer_b = lab.TRANSFER_B.radio(saved)
-    return b_array, b_double, b_rows, b_width, transfer_b
+    return (b_array, b_double, b_rows, b_width, pred_b, transfer_b)
 
 
 @app.cell
@@ -190,7 +170,12 @@ def _(kit, lab, mo, pred_b, saved, transfer_b, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_pattern = lab.C_PATTERN.widget(saved)
+    c_level = lab.C_LEVEL.widget(saved)
+    c_precision = lab.C_PRECISION.widget(saved)
+    transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
             mo.md("## Part C · What a memory access costs"),
@@ -204,25 +189,10 @@ def _(kit, mo):
                 "next to the arithmetic to off-chip DRAM. Compare what programs with different access "
                 "patterns and value types pay for each value they use."
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_pattern = lab.C_PATTERN.widget(saved)
-    c_level = lab.C_LEVEL.widget(saved)
-    c_precision = lab.C_PRECISION.widget(saved)
-    transfer_c = lab.TRANSFER_C.radio(saved)
-    return c_level, c_pattern, c_precision, transfer_c
+    return (c_level, c_pattern, c_precision, pred_c, transfer_c)
 
 
 @app.cell
@@ -247,7 +217,12 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_seq = lab.D_SEQ.widget(saved)
+    d_batch = lab.D_BATCH.widget(saved)
+    d_head = lab.D_HEAD.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
             mo.md("## Part D · Broadcast, gather, reduce"),
@@ -262,25 +237,10 @@ def _(kit, mo):
                 "reduction (many values combined into one). One attention head broadcasts its queries, "
                 "gathers every key and value for each of them and reduces each score row in the softmax."
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_seq = lab.D_SEQ.widget(saved)
-    d_batch = lab.D_BATCH.widget(saved)
-    d_head = lab.D_HEAD.widget(saved)
-    transfer_d = lab.TRANSFER_D.radio(saved)
-    return d_batch, d_head, d_seq, transfer_d
+    return (d_batch, d_head, d_seq, pred_d, transfer_d)
 
 
 @app.cell

@@ -67,7 +67,12 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_cost = lab.A_COST.widget(saved)
+    a_device = lab.A_DEVICE.widget(saved)
+    a_bar = lab.A_BAR.widget(saved)
+    a_fused = lab.A_FUSED.widget(saved)
     mo.vstack(
         [
             mo.md("## Part A · The efficiency frontier"),
@@ -76,25 +81,10 @@ def _(kit, mo):
                 "ML architect, WildlifeVision",
                 "Figure 1 says the MobileNets own the accuracy-per-MAC frontier. Our service runs on an H100, one image per request. Do we just pick from that plot?",
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_cost = lab.A_COST.widget(saved)
-    a_device = lab.A_DEVICE.widget(saved)
-    a_bar = lab.A_BAR.widget(saved)
-    a_fused = lab.A_FUSED.widget(saved)
-    return a_bar, a_cost, a_device, a_fused
+    return (a_bar, a_cost, a_device, a_fused, pred_a)
 
 
 @app.cell
@@ -111,7 +101,12 @@ def _(a_bar, a_cost, a_device, a_fused, kit, lab, mo, pred_a, saved, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_model = lab.B_MODEL.widget(saved)
+    b_device = lab.B_DEVICE.widget(saved)
+    b_batch = lab.B_BATCH.widget(saved)
+    b_fused = lab.B_FUSED.widget(saved)
     mo.vstack(
         [
             mo.md("## Part B · The iron law, written out"),
@@ -120,25 +115,10 @@ def _(kit, mo):
                 "systems engineer, WildlifeVision",
                 "The chapter adds three terms: bytes over bandwidth, work over compute, and a fixed latency. The engine takes a max per layer instead. Which number should go in the capacity plan?",
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_model = lab.B_MODEL.widget(saved)
-    b_device = lab.B_DEVICE.widget(saved)
-    b_batch = lab.B_BATCH.widget(saved)
-    b_fused = lab.B_FUSED.widget(saved)
-    return b_batch, b_device, b_fused, b_model
+    return (b_batch, b_device, b_fused, b_model, pred_b)
 
 
 @app.cell
@@ -155,7 +135,12 @@ def _(b_batch, b_device, b_fused, b_model, kit, lab, mo, pred_b, saved, unlocked
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_block = lab.C_BLOCK.widget(saved)
+    c_width = lab.C_WIDTH.widget(saved)
+    c_length = lab.C_LENGTH.widget(saved)
+    c_rows = lab.C_ROWS.widget(saved)
     mo.vstack(
         [
             mo.md("## Part C · Table 7 as one calculator"),
@@ -164,25 +149,10 @@ def _(kit, mo):
                 "product manager, WildlifeVision",
                 "Table 7 fits every building block on one page. Can I size a design from those formulas, or do I need the exact counts?",
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_block = lab.C_BLOCK.widget(saved)
-    c_width = lab.C_WIDTH.widget(saved)
-    c_length = lab.C_LENGTH.widget(saved)
-    c_rows = lab.C_ROWS.widget(saved)
-    return c_block, c_length, c_rows, c_width
+    return (c_block, c_length, c_rows, c_width, pred_c)
 
 
 @app.cell

@@ -67,7 +67,11 @@ async def _(DesignLedger, kit, lab):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_a = lab.PRED_A.radio(saved)
+    a_experts = lab.A_EXPERTS.widget(saved)
+    a_topk = lab.A_TOPK.widget(saved)
+    a_precision = lab.A_PRECISION.widget(saved)
     mo.vstack(
         [
             mo.md("## Part A · What a mixture of experts holds"),
@@ -76,24 +80,10 @@ def _(kit, mo):
                 "CTO, WildlifeVision",
                 "A vendor pitches a mixture-of-experts model: 'the quality of a 47B model at the cost of a 13B one'. What do we actually have to buy to serve it?",
             ),
+            pred_a,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_a = lab.PRED_A.radio(saved)
-    pred_a
-    return (pred_a,)
-
-
-@app.cell
-def _(lab, saved):
-    a_experts = lab.A_EXPERTS.widget(saved)
-    a_topk = lab.A_TOPK.widget(saved)
-    a_precision = lab.A_PRECISION.widget(saved)
-    return a_experts, a_precision, a_topk
+    return (a_experts, a_precision, a_topk, pred_a)
 
 
 @app.cell
@@ -110,7 +100,11 @@ def _(a_experts, a_precision, a_topk, kit, lab, mo, pred_a, saved, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_b = lab.PRED_B.radio(saved)
+    b_batch = lab.B_BATCH.widget(saved)
+    b_device = lab.B_DEVICE.widget(saved)
+    b_precision = lab.B_PRECISION.widget(saved)
     mo.vstack(
         [
             mo.md("## Part B · Batching an MoE"),
@@ -119,24 +113,10 @@ def _(kit, mo):
                 "systems engineer, WildlifeVision",
                 "For dense models, batching users amortizes the weight reads. Does it work the same way for a mixture of experts?",
             ),
+            pred_b,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_b = lab.PRED_B.radio(saved)
-    pred_b
-    return (pred_b,)
-
-
-@app.cell
-def _(lab, saved):
-    b_batch = lab.B_BATCH.widget(saved)
-    b_device = lab.B_DEVICE.widget(saved)
-    b_precision = lab.B_PRECISION.widget(saved)
-    return b_batch, b_device, b_precision
+    return (b_batch, b_device, b_precision, pred_b)
 
 
 @app.cell
@@ -153,7 +133,11 @@ def _(b_batch, b_device, b_precision, kit, lab, mo, pred_b, saved, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_c = lab.PRED_C.radio(saved)
+    c_hot = lab.C_HOT.widget(saved)
+    c_capacity = lab.C_CAPACITY.widget(saved)
+    c_tokens = lab.C_TOKENS.widget(saved)
     mo.vstack(
         [
             mo.md("## Part C · When the router plays favourites"),
@@ -162,24 +146,10 @@ def _(kit, mo):
                 "product manager, WildlifeVision",
                 "The training dashboard shows one expert getting far more tokens than the rest. The total work is the same, so why is the team worried?",
             ),
+            pred_c,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_c = lab.PRED_C.radio(saved)
-    pred_c
-    return (pred_c,)
-
-
-@app.cell
-def _(lab, saved):
-    c_hot = lab.C_HOT.widget(saved)
-    c_capacity = lab.C_CAPACITY.widget(saved)
-    c_tokens = lab.C_TOKENS.widget(saved)
-    return c_capacity, c_hot, c_tokens
+    return (c_capacity, c_hot, c_tokens, pred_c)
 
 
 @app.cell
@@ -196,7 +166,11 @@ def _(c_capacity, c_hot, c_tokens, kit, lab, mo, pred_c, saved, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo):
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_devices = lab.D_DEVICES.widget(saved)
+    d_topk = lab.D_TOPK.widget(saved)
+    d_precision = lab.D_PRECISION.widget(saved)
     mo.vstack(
         [
             mo.md("## Part D · The scatter across GPUs"),
@@ -205,24 +179,10 @@ def _(kit, mo):
                 "ML architect, WildlifeVision",
                 "To fit the experts we will spread them over several GPUs. What traffic does that add, and does it get better with more GPUs?",
             ),
+            pred_d,
         ]
     )
-    return
-
-
-@app.cell
-def _(lab, saved):
-    pred_d = lab.PRED_D.radio(saved)
-    pred_d
-    return (pred_d,)
-
-
-@app.cell
-def _(lab, saved):
-    d_devices = lab.D_DEVICES.widget(saved)
-    d_topk = lab.D_TOPK.widget(saved)
-    d_precision = lab.D_PRECISION.widget(saved)
-    return d_devices, d_precision, d_topk
+    return (d_devices, d_precision, d_topk, pred_d)
 
 
 @app.cell

@@ -6,7 +6,8 @@
 What it does, and nothing else (the layout of README "How to add a notebook"):
 1. after the ledger cell, a cell ``saved = kit.saved(ledger, lab)``;
 2. every widget ``x = lab.SPEC.radio()`` / ``.widget()`` passes ``saved`` (restored on reload; a
-   prediction alone in its cell, a part's control widgets and transfer question together in one);
+   part's prediction, control widgets and transfer question together in one cell, which shows
+   the part's introduction with the question last);
 3. for every prediction cell (``PRED_X`` and any other ``Prediction`` displayed in its own cell)
    without one, the verdict ``kit.verdict(lab.PRED_X, pred_x, unlocked, saved)`` directly under
    the question: first in the part's gated cell (``mo.stop(kit.locked(pred_x, unlocked), ...)``
@@ -126,7 +127,8 @@ def wire(src: str) -> str:
             if not m.group(5):
                 t = t.replace(m.group(0), f"{m.group(1)}{var} = lab.{spec}.{kind}(saved)")
                 t = _with_args(t, [*_args(node), "saved"])
-            shown = re.search(rf"^\s*{var}\s*$", body_src, re.M)  # the cell displays the question
+            # the cell displays the question: alone, or last in its part's introduction
+            shown = re.search(rf"^\s*{var},?\s*$", body_src, re.M)
             if kind == "radio" and spec not in verdicts and shown:
                 verdict = f"kit.verdict(lab.{spec}, {var}, unlocked, saved)"
                 j = _gated_cell(cells, text, i, var)

@@ -64,11 +64,12 @@ def test_locked_state_shows_every_prediction(nb, _data_dir):
 
 
 def test_prediction_cells_are_single_ungated_definitions(nb):
-    """Every widget exists while the notebook is locked; a prediction (a radio) is alone in its
-    cell, which displays it; a part's controls and its transfer question share one cell with
-    nothing but other widgets (fewer cells: marimo pays ~10-15 ms per cell in the browser's
-    first run, so a part is five cells: intro, prediction, controls, gated result with the
-    verdict at its top, transfer)."""
+    """Every widget exists while the notebook is locked; a part's prediction (a radio), its
+    controls and its transfer question share one cell with nothing but other widgets, one
+    prediction a cell, and that cell shows the part's introduction and the question (fewer
+    cells: marimo pays for every cell before the kernel's first run, so a part is three: intro
+    with its widgets, gated result with the verdict at its top, transfer; 6.3 went 34 -> 24
+    cells and its page ~0.17 s faster to its question, six alternating loads)."""
     path, app = nb
     locked = h.run(app, path=path)
     unlocked = h.run(app, unlock=True, path=path)
@@ -78,7 +79,8 @@ def test_prediction_cells_are_single_ungated_definitions(nb):
         assert name in locked.widgets(), f"widget {name} is created behind a gate"
         cell = next(d for d in defs_by_cell if name in d)
         if name.startswith("pred_"):
-            assert cell == {name}, f"question {name} shares its cell with {sorted(cell - {name})}"
+            others = sorted(n for n in cell - {name} if n.startswith("pred_"))
+            assert not others, f"question {name} shares its cell with {others}"
         assert cell <= widgets.keys(), (
             f"widget {name} shares its cell with {sorted(cell - widgets.keys())}"
         )

@@ -57,8 +57,17 @@ def _significant(spoiler: str) -> bool:
 
 
 def _visible(outputs, skip_ids: set[str]) -> str:
-    """The text of every output except the prediction radios themselves."""
-    return h.text_of(h._render(o for o in outputs if getattr(o, "_id", None) not in skip_ids))
+    """The text of every output except the prediction radios themselves (an output of their own,
+    or inside the part's introduction, where the question cell shows it)."""
+    html_ = h._render(o for o in outputs if getattr(o, "_id", None) not in skip_ids)
+    for i in skip_ids - {None}:
+        html_ = re.sub(
+            rf"<marimo-ui-element object-id=['\"]{re.escape(str(i))}['\"].*?</marimo-ui-element>",
+            " ",
+            html_,
+            flags=re.S,
+        )
+    return h.text_of(html_)
 
 
 def _lab_for(path):
