@@ -632,26 +632,29 @@ def wrap_words(text: str, width: int, glue: str = r"(?<!\S)(\S{1,2}) (?=\S)") ->
     return "<br>".join(lines).replace("\u00a0", " ")
 
 
+#: Pixels between a reference line and its label beside it (the text sat on the dashes)
+LINE_GAP = 2
+
 #: A reference line's label, by Plotly's ``annotation_position`` names (axis y: a horizontal
 #: line; x: a vertical one), as ``add_hline``/``add_vline`` place it; so do ``charts.hline``/
 #: ``vline`` and the search.
 LINE_LABEL = {
-    ("y", "top left"): dict(x=0, xanchor="left", yanchor="bottom"),
-    ("y", "top right"): dict(x=1, xanchor="right", yanchor="bottom"),
-    ("y", "bottom left"): dict(x=0, xanchor="left", yanchor="top"),
-    ("y", "bottom right"): dict(x=1, xanchor="right", yanchor="top"),
-    ("y", "top"): dict(x=0.5, xanchor="center", yanchor="bottom"),
-    ("y", "bottom"): dict(x=0.5, xanchor="center", yanchor="top"),
+    ("y", "top left"): dict(x=0, xanchor="left", yanchor="bottom", yshift=LINE_GAP),
+    ("y", "top right"): dict(x=1, xanchor="right", yanchor="bottom", yshift=LINE_GAP),
+    ("y", "bottom left"): dict(x=0, xanchor="left", yanchor="top", yshift=-LINE_GAP),
+    ("y", "bottom right"): dict(x=1, xanchor="right", yanchor="top", yshift=-LINE_GAP),
+    ("y", "top"): dict(x=0.5, xanchor="center", yanchor="bottom", yshift=LINE_GAP),
+    ("y", "bottom"): dict(x=0.5, xanchor="center", yanchor="top", yshift=-LINE_GAP),
     ("y", "left"): dict(x=0, xanchor="right", yanchor="middle"),
     ("y", "right"): dict(x=1, xanchor="left", yanchor="middle"),
-    ("x", "top left"): dict(y=1, yanchor="top", xanchor="right"),
-    ("x", "top right"): dict(y=1, yanchor="top", xanchor="left"),
-    ("x", "bottom left"): dict(y=0, yanchor="bottom", xanchor="right"),
-    ("x", "bottom right"): dict(y=0, yanchor="bottom", xanchor="left"),
+    ("x", "top left"): dict(y=1, yanchor="top", xanchor="right", xshift=-LINE_GAP),
+    ("x", "top right"): dict(y=1, yanchor="top", xanchor="left", xshift=LINE_GAP),
+    ("x", "bottom left"): dict(y=0, yanchor="bottom", xanchor="right", xshift=-LINE_GAP),
+    ("x", "bottom right"): dict(y=0, yanchor="bottom", xanchor="left", xshift=LINE_GAP),
     ("x", "top"): dict(y=1, yanchor="bottom", xanchor="center"),
     ("x", "bottom"): dict(y=0, yanchor="top", xanchor="center"),
-    ("x", "left"): dict(y=0.5, yanchor="middle", xanchor="right"),
-    ("x", "right"): dict(y=0.5, yanchor="middle", xanchor="left"),
+    ("x", "left"): dict(y=0.5, yanchor="middle", xanchor="right", xshift=-LINE_GAP),
+    ("x", "right"): dict(y=0.5, yanchor="middle", xanchor="left", xshift=LINE_GAP),
 }
 #: The positions the search tries, in order (the first clear one wins); never where the tick
 #: labels are (left of the plot, under it)
@@ -675,8 +678,9 @@ def _line_label_options(a: dict) -> list[dict]:
         texts.append(wrap_words(flat, 24))
     if axis == "x" and n > 12:
         texts.append(wrap_words(flat, 8))
+    bare = {k: v for k, v in a.items() if k not in ("xshift", "yshift")}  # each position's own gap
     return [
-        {**a, **LINE_LABEL[axis, position], "text": txt}
+        {**bare, **LINE_LABEL[axis, position], "text": txt}
         for txt in dict.fromkeys(texts)
         for position in _CORNER_ORDER[axis]
     ]
@@ -990,6 +994,11 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
                 ann.update(
                     {k: value[k] for k in ("text", "x", "y", "xanchor", "yanchor") if k in value}
                 )
+                for k in ("xshift", "yshift"):  # the gap of the position chosen, or none
+                    if value.get(k) is not None:
+                        ann[k] = value[k]
+                    else:
+                        ann.pop(k, None)
             if "<br>" in str(value.get("text")) and value.get("xanchor") in ("left", "right"):
                 ann["align"] = value["xanchor"]  # lines flush with it
             if costs[s] and _struck(frames, drawn, fixed, boxes, slots, choice, s):
