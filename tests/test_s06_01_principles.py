@@ -186,7 +186,8 @@ def test_pred_c_mobilenetv2_falls_left_of_the_ridge_by_the_engines_count():
     assert p.arithmetic_intensity.magnitude < ridge / 5  # "under a fifth of the ridge point"
     assert lab.PRED_C.answer == "left"
     card = next(c for c in lab.part_c("H100", "fp32", 1).cards if c.label == "MobileNetV2")
-    assert card.note == "proxy: compute side; engine 3.5: memory side" and card.status == "warn"
+    assert card.note.startswith("proxy: compute side; engine 3.5: memory side · Table 8")
+    assert card.status == "warn"
     for f in lab.FAMILIES:
         v = lab.part_b(f, "H100", False)
         shown = " ".join([v.summary, *(c.value + " " + c.note for c in v.cards), *v.peek])
@@ -369,7 +370,7 @@ def test_part_c_sides_come_from_both_counts():
     cards = {c.label: c for c in lab.part_c("H100", "fp32", 1).cards}
     r = Engine.solve(Models.ResNet50, "H100", batch_size=1, precision="fp32", efficiency=1.0)
     assert r.bytes_moved == 425_995_840 and round(8_178_368_512 / 425_995_840, 1) == 19.2
-    assert cards["ResNet-50"].note == "proxy: compute side; engine 19.2: memory side"
+    assert cards["ResNet-50"].note.startswith("proxy: compute side; engine 19.2: memory side · ")
     assert cards["KWS"].note.startswith("proxy: compute side; engine 7.4: memory side")
     assert all(cards[k].status == "warn" for k in ("ResNet-50", "MobileNetV2", "KWS"))
     assert cards["GPT-2 XL"].note == "memory side by both counts (engine 0.5)"
@@ -524,3 +525,20 @@ def test_transfer_b_dispatch_feedback_numbers():
     assert round(j.latency_memory_s * 1e3) == 67
     fb = lab.TRANSFER_B.feedback["dispatch"]
     assert "about 11.6 ms" in fb and "2.9 ms" in fb and "about 67 ms" in fb
+
+
+def test_table8_notes_explain_each_gap_with_the_chapters_own_inputs():
+    """Part C's cards show mlsysim's exact proxies (ResNet-50 80.0, MobileNetV2 42.9) beside
+    Table 8's 80.2 and 42.8 (a reader found only KWS's gap explained): each note's printed value
+    is the chapter's rounded FLOPs over the exact weight bytes."""
+    from mlsysim import Models
+
+    def table8(flops, model):
+        return flops / Models.get(model).weight_bytes("fp32")
+
+    assert round(table8(8.2e9, "ResNet50"), 1) == 80.2
+    assert round(table8(600e6, "MobileNetV2"), 1) == 42.8
+    assert round(Models.ResNet50.flops(1) / Models.ResNet50.weight_bytes("fp32"), 1) == 80.0
+    cards = {c.label: c.note for c in lab.part_c("H100", "fp32", 1).cards}
+    assert cards["ResNet-50"].endswith("Table 8: 80.2, from rounded 8.2 GFLOP")
+    assert cards["MobileNetV2"].endswith("Table 8: 42.8, from rounded 600 MFLOP")

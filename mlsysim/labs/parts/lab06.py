@@ -499,8 +499,9 @@ PRED_D = Prediction(
         "the ridge. Newer is not more hardware-efficient.",
         "resnet": "Its convolutions reuse each weight across thousands of positions. All of them are launch-bound "
         "at batch 1, but ResNet-50 does the most work per launch.",
-        "mobilenet": "MobileNetV2 has 13.6× fewer FLOPs but a similar number of kernels (151 vs 174), so it spends a larger "
-        "share of its time launching: FLOPs are not speed.",
+        "mobilenet": "MobileNetV2 has 13.6× fewer FLOPs (the chapter rounds 8.2 G / 0.6 G = 13.7) but a "
+        "similar number of kernels (151 vs 174), so it spends a larger share of its time launching: FLOPs "
+        "are not speed.",
         "equal": "They differ by an order of magnitude: intensity and work per kernel set utilization.",
     },
     reveals=("ResNet-50 reaches the highest MFU", "keeps the GPU busier"),
