@@ -49,7 +49,7 @@ def _(LAB_CSS, kit, mo):
                     "about 25 minutes",
                     "intensity",
                     "workload memory",
-                    "energy and reuse",
+                    "energy per operation",
                     "the camera trap",
                     "three-phase selection",
                 ],
@@ -169,7 +169,7 @@ def _(kit, lab, mo, saved):
     transfer_c = lab.TRANSFER_C.radio(saved)
     mo.vstack(
         [
-            mo.md("## Part C · Energy follows reuse"),
+            mo.md("## Part C · Where the energy goes"),
             kit.message(
                 "Alex Torres",
                 "product manager, WildlifeVision",

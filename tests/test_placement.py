@@ -284,6 +284,8 @@ def test_reference_lines_are_the_ones_plotly_draws(axis, position):
     beside = position not in (("top", "bottom") if axis == "x" else ("left", "right"))
     away = -1 if ("left" in position if axis == "x" else "bottom" in position) else 1
     want = (away * placement.LINE_GAP, None) if axis == "x" else (None, away * placement.LINE_GAP)
+    if axis == "y" and position.endswith(" left"):  # clear of the tick labels left of the plot
+        want = (placement.TICK_GAP, want[1])
     assert gaps == [want if beside else (None, None)] * 2
 
 

@@ -416,3 +416,21 @@ def test_synthesis_numbers_are_computed_only_after_every_prediction(tmp_path):
         calls == [("KWS",)]
         and DesignLedger(tmp_path / "s.json").chapter(lab.CHAPTER).design["latency"] == "1.2 ms"
     )
+
+
+def test_report_markdown_is_inert_and_readable_as_plain_text():
+    """A student reading the .md in a text editor saw "s06\\_06\\_attention" and "2026\\-12\\-05":
+    an underscore inside a word and a dash inside a line open no markup, so they stay as typed;
+    everything that could still becomes plain text when the file is rendered."""
+    import marimo as mo
+
+    from html_safety import HOSTILE, live_markup
+
+    assert (
+        reports.md_text("s06_06_attention 2026-12-05T10:00") == "s06_06_attention 2026-12-05T10:00"
+    )
+    for payload in [*HOSTILE, "- a list\n# a heading\n---", "_em_ and __strong__", "1) x\n+ y"]:
+        rendered = mo.md(reports.md_text(payload)).text
+        assert not live_markup(rendered), payload
+        for tag in ("<li", "<h1", "<em", "<strong", "<hr", "<ol", "<ul"):
+            assert tag not in rendered, (payload, tag)

@@ -431,3 +431,21 @@ def test_transfer_d_fp32_numbers():
     assert pick["weights"] <= 100e6 and pick["screen"] <= 512e6
     assert "10.5 MB of FP32 weights fit the 100 MB" in fb["memory"]
     assert "65.4 MB of the 512 MB of RAM" in fb["memory"]
+
+
+def test_part_a_explains_a_bound_its_average_intensity_contradicts():
+    """At batch 256, compiled, ResNet-50's 143.5 FLOP/B sits below the H100's FP16 ridge (295)
+    yet the engine calls it compute-bound (a student reviewer read that as a contradiction): the
+    summary says the bound is decided layer by layer at the sustained rate, and the engine's time
+    split agrees (compute-bound rows take the largest share)."""
+    v = lab.part_a(256, "H100", True)
+    p = Engine.solve(
+        Models.ResNet50, Hardware.get("H100"), batch_size=256, precision="fp16", fused=True
+    )
+    comp, mem, launch = p.time_split
+    assert p.bottleneck == "Compute" and comp > max(mem, launch)
+    assert p.arithmetic_intensity.magnitude < p.sustained_ridge_point < p.ridge_point
+    assert "ResNet-50 is compute-bound though its average sits below that ridge" in v.summary
+    assert f"sustained ridge point (× efficiency) {p.sustained_ridge_point:,.0f}" in v.summary
+    # at batch 1 (launch-bound) there is nothing to explain
+    assert "though its average" not in lab.part_a(1, "H100", False).summary

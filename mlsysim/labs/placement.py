@@ -632,16 +632,22 @@ def wrap_words(text: str, width: int, glue: str = r"(?<!\S)(\S{1,2}) (?=\S)") ->
     return "<br>".join(lines).replace("\u00a0", " ")
 
 
-#: Pixels between a reference line and its label beside it (the text sat on the dashes)
-LINE_GAP = 2
+#: Pixels between a reference line and its label beside it (the text sat on the dashes), and
+#: between the plot's left edge and a label that starts there (it ran on from the tick label
+#: at the same height: "100 GBNVIDIA H100 SXM5 80GB")
+LINE_GAP, TICK_GAP = 2, 8
 
 #: A reference line's label, by Plotly's ``annotation_position`` names (axis y: a horizontal
 #: line; x: a vertical one), as ``add_hline``/``add_vline`` place it; so do ``charts.hline``/
 #: ``vline`` and the search.
 LINE_LABEL = {
-    ("y", "top left"): dict(x=0, xanchor="left", yanchor="bottom", yshift=LINE_GAP),
+    ("y", "top left"): dict(
+        x=0, xanchor="left", yanchor="bottom", xshift=TICK_GAP, yshift=LINE_GAP
+    ),
     ("y", "top right"): dict(x=1, xanchor="right", yanchor="bottom", yshift=LINE_GAP),
-    ("y", "bottom left"): dict(x=0, xanchor="left", yanchor="top", yshift=-LINE_GAP),
+    ("y", "bottom left"): dict(
+        x=0, xanchor="left", yanchor="top", xshift=TICK_GAP, yshift=-LINE_GAP
+    ),
     ("y", "bottom right"): dict(x=1, xanchor="right", yanchor="top", yshift=-LINE_GAP),
     ("y", "top"): dict(x=0.5, xanchor="center", yanchor="bottom", yshift=LINE_GAP),
     ("y", "bottom"): dict(x=0.5, xanchor="center", yanchor="top", yshift=-LINE_GAP),

@@ -227,14 +227,21 @@ def to_json(rep: Report) -> str:
     )
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~])")
+#: Markdown punctuation escaped wherever it stands; an underscore only where it could open or
+#: close emphasis (not inside a word: "s06_06_attention" stays readable in a text editor)
+_MD_SPECIAL = re.compile(r"([\\`*{}\[\]().|~])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+#: What makes a line a heading, list item, quote or rule only at its start ("2026-12-05" keeps
+#: its dashes)
+_MD_LINE_START = re.compile(r"^(\s*)([#+\-!=>])", re.M)
 
 
 def md_text(text: object) -> str:
-    """Any text made inert in Markdown: HTML escaped, markdown punctuation backslash-escaped,
+    """Any text made inert in Markdown: HTML escaped, markdown punctuation backslash-escaped
+    (the characters that open markup anywhere, and those that do only at a line's start there),
     line breaks kept as hard breaks."""
     s = clean_text(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    s = _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), s)
+    s = _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), s)
     return "  \n".join(s.splitlines()) if s else ""
 
 

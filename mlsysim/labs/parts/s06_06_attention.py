@@ -339,7 +339,7 @@ def part_b(seq: int, heads: int, layers: int) -> View:
     peek = [
         f"scores/layer = heads × S² × 2 B = {h} × {s:,}² × 2 = {score_b:,} B = {fmt_bytes(score_b)}",
         f"kept layers  = {n_layers} × {fmt_bytes(score_b)} = {fmt_bytes(kept)}",
-        f"2S: heads × (2S)² × 2 B = 4 × {fmt_bytes(score_b)} = {fmt_bytes(dbl.score_bytes(1, PRECISION), 2)}",
+        f"2S: heads × (2S)² × 2 B = 4 × {fmt_bytes(score_b, 2)} = {fmt_bytes(dbl.score_bytes(1, PRECISION), 2)}",
         f"FLOPs/layer  = 2 × (2 × S² × d) = {att.flops():,}  (d = heads × {HEAD_DIM} = {d:,})",
         f"Napkin 6.1: 12 × 100,000² × 2 B = {fmt_bytes(napkin.score_bytes(1, PRECISION), 0)}; × 32 layers = "
         f"{NAPKIN_LAYERS * napkin.score_bytes(1, PRECISION) / 1e9:,.0f} GB (GB = 1e9 B)",
@@ -685,7 +685,8 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
         Card(
             "Latency",
             f"{fmt_time(std.latency_s)} → {fmt_time(fl.latency_s)}",
-            f"{bound_phrase(std.bottleneck)} → {bound_phrase(fl.bottleneck)}",
+            f"{bound_phrase(std.bottleneck)} → {bound_phrase(fl.bottleneck)}, FlashAttention at its "
+            "lower bound on bytes (K and V read once)",
         ),
         Card(
             "Live memory",

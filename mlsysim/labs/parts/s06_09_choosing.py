@@ -222,6 +222,15 @@ def part_a(batch: int, device: str, fused: bool) -> View:
             for name, p in (("ResNet-50", prof["ResNet50"]), ("GPT-2 XL", prof["GPT2"]))
             if p.bottleneck.lower() == "dispatch"
         )
+        + "".join(
+            f" {name} is {bound_phrase(prof[k].bottleneck)} though its average sits "
+            f"{'below' if real[k] < ridge else 'above'} that ridge: the engine times each layer at the "
+            f"sustained rate ({LABELS['ridge_sustained']} {prof[k].sustained_ridge_point:,.0f}), and the "
+            f"largest share of its time is in layers {'above' if real[k] < ridge else 'below'} it."
+            for name, k in (("ResNet-50", "ResNet50"), ("GPT-2 XL", "GPT2"))
+            if (prof[k].bottleneck == "Compute" and real[k] < ridge)
+            or (prof[k].bottleneck == "Memory" and real[k] >= ridge)
+        )
         + " DLRM's proxy is near zero (Table 8 leaves it blank: a gather is a copy, not "
         "arithmetic); its engine number counts only the dense MLPs, and capacity binds it first."
     )
@@ -281,9 +290,9 @@ B_STATE = Choice(
     "train",
     inline=False,
 )
-B_REQUESTS = Slider("Concurrent requests (images or sequences)", 1, 64, 1)
+B_REQUESTS = Slider("Serving only: concurrent requests (images or sequences)", 1, 64, 1)
 B_CONTEXT = Slider(
-    "GPT-2 XL tokens held in the KV cache", 128, GPT2_CONTEXT, GPT2_CONTEXT, step=128
+    "Serving only: GPT-2 XL tokens held in the KV cache", 128, GPT2_CONTEXT, GPT2_CONTEXT, step=128
 )
 
 
@@ -485,7 +494,12 @@ def part_c(batch: int, precision: str, stage: str) -> View:
             f"reuse {b}",
             "bad" if dense > 1 else "ok",
         ),
-        Card(f"Conv {ho}×{wo} at this batch", fmt_ratio(cnn, 4), f"reuse {hw * b:,}", "ok"),
+        Card(  # the same bar as the dense card: the fetch costing more than the arithmetic is bad
+            f"Conv {ho}×{wo} at this batch",
+            fmt_ratio(cnn, 4),
+            f"reuse {hw * b:,}",
+            "bad" if cnn > 1 else "ok",
+        ),
         Card(
             "GPT-2 XL decode: fetch share",
             f"{g_share:.0%}",
@@ -1091,7 +1105,7 @@ TRANSFER_D = Prediction(
     answer="no",
     feedback={
         "yes": "The count is the same 0.42 G operations, but the SoC sustains 0.5 GFLOP/s in FP32 against "
-        "2 GOP/s in INT8: 0.87 s, over the budget.",
+        "2 GOP/s in INT8: about 0.84 s of arithmetic alone, 0.87 s in the engine, over the budget.",
         "no": "0.42 GFLOP ÷ 0.5 GFLOP/s ≈ 0.84 s; the engine says 0.87 s. Pick FP32: the 0.75× model fails, and "
         "only the 0.5× (0.41 s) still passes.",
         "memory": "10.5 MB of FP32 weights fit the 100 MB the scenario reserves for weights, and with the "
