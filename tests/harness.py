@@ -283,9 +283,7 @@ def chart_rule_problems(result: Run) -> list[str]:
     from mlsysim.labs import charts as charts_mod
     from mlsysim.labs import placement
     from mlsysim.labs.charts import (
-        LEGEND_ROW_PX,
         PHONE_MIN_PLOT_PX,
-        X_AXIS_PX,
         is_byte_title,
         is_count_title,
         legend_rows,
@@ -402,13 +400,17 @@ def chart_rule_problems(result: Run) -> list[str]:
                 )
         # phone width (390 px): each legend line takes a row under the x-axis title and ticks;
         # the plot keeps at least PHONE_MIN_PLOT_PX between them and the title
-        rows = legend_rows(traces)
+        # (and category names too wide for it, slanted, take more)
+        rows, slant = legend_rows(traces), charts_mod.slanted_ticks_px(traces)
         margin = placement.margins(layout)
-        bottom = max(margin["b"], X_AXIS_PX + LEGEND_ROW_PX * rows + 8)
+        xt = _title(layout.get("xaxis", {}))
+        bottom = max(margin["b"], charts_mod.phone_bottom_px(traces, str(xt).count("<br>")))
         plot_px = placement.plot_height(layout) + margin["b"] - bottom
-        if rows and plot_px < PHONE_MIN_PLOT_PX:  # without a legend the height does not change
+        # without a legend or slanted names the height does not change
+        if (rows or slant) and plot_px < PHONE_MIN_PLOT_PX:
             found.append(
-                f"chart {i}: at phone width the plot keeps {plot_px} px ({rows} legend lines)"
+                f"chart {i}: at phone width the plot keeps {plot_px:.0f} px ({rows} legend lines, "
+                f"{slant:.0f} px of slanted names)"
             )
         # a y-axis title no longer than the plot is tall (else it runs into the title)
         ytitle = _title(layout.get("yaxis", {}))

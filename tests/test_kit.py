@@ -409,3 +409,21 @@ def test_the_first_ticks_of_both_axes_do_not_meet_at_the_corner():
     lay = charts.finalize(fig).to_plotly_json()["layout"]
     assert charts._first_tick_at(lay["xaxis"]) >= charts.CORNER_X
     assert charts._first_tick_at(lay["yaxis"]) < charts.CORNER_Y
+
+
+def test_slanted_category_names_keep_the_phone_plot_tall_enough():
+    """6.9 D's five candidate names do not fit side by side on a phone, so Plotly slants them
+    and took ~50 px from a plot already short by its two-line legend: the y-axis title ran into
+    the chart title. The figure now grows by the slant; short names (6.3 C's bars) add nothing."""
+    from mlsysim.labs import charts, placement
+    from mlsysim.labs.parts import s06_09_choosing as c69
+
+    fig = charts.finalize(c69.part_d("mnv2_075", "int8", 100).figure)
+    data, layout = (fig.to_plotly_json()[k] for k in ("data", "layout"))
+    slant = charts.slanted_ticks_px(data)
+    assert slant > 30
+    xt = layout["xaxis"]["title"]["text"]
+    bottom = charts.phone_bottom_px(data, xt.count("<br>"))
+    m = placement.margins(layout)
+    assert layout["height"] - m["t"] - bottom >= charts.PHONE_MIN_PLOT_PX
+    assert charts.slanted_ticks_px([{"type": "bar", "x": ["A", "B", "C"], "y": [1, 2, 3]}]) == 0

@@ -644,19 +644,53 @@ def _layout_title(data: list[dict], layout: dict) -> None:
     rows = legend_rows(data)
     if extra_x_lines:  # a wrapped x title takes a line more under the plot
         margin["b"] = max(margin.get("b") or 0, X_AXIS_PX + LEGEND_ROW_PX * extra_x_lines + 8)
+    slant = slanted_ticks_px(data)
     if rows:
         margin["b"] = max(margin.get("b") or 0, 96)
-        # on a phone each entry gets its own row and Plotly takes the rows from the plot:
-        # make the figure tall enough to keep PHONE_MIN_PLOT_PX of plot under its title
-        bottom = max(margin["b"], X_AXIS_PX + LEGEND_ROW_PX * (rows + extra_x_lines) + 8)
+    if rows or slant:
+        # on a phone each entry gets its own row, and category names too wide for the plot are
+        # slanted, and Plotly takes both from the plot: make the figure tall enough to keep
+        # PHONE_MIN_PLOT_PX of plot under its title
+        bottom = max(margin.get("b") or 0, phone_bottom_px(data, extra_x_lines))
         need = margins(layout)["t"] + PHONE_MIN_PLOT_PX + bottom
-        layout["height"] = max(layout.get("height") or 450, need)
+        layout["height"] = max(layout.get("height") or 450, math.ceil(need))
 
 
 #: Height of one legend line, and of the x-axis title and ticks under the plot (Plotly, 12 px).
 LEGEND_ROW_PX, X_AXIS_PX = 20, 44
 #: Least plot height a chart keeps at a 390 px phone width.
 PHONE_MIN_PLOT_PX = 190
+#: The plot's width on a 390 px phone (the chart's ~354 px less the y axis), where Plotly slants
+#: category names that do not fit side by side (by 30°)
+PHONE_PLOT_PX = 270.0
+
+
+def slanted_ticks_px(traces) -> float:
+    """Height (px) that category names on the x axis take beyond one row on a phone, where
+    Plotly slants them by 30° when they do not fit side by side (6.9 D's five candidate names:
+    the plot lost ~50 px and the y-axis title ran into the chart title); 0 when they fit."""
+    names: dict[str, None] = {}
+    for t in traces:
+        t = t if isinstance(t, dict) else t.to_plotly_json()
+        if t.get("orientation") == "h":
+            continue
+        for v in t.get("x") or ():
+            if isinstance(v, str):
+                names[v] = None
+    if not names:
+        return 0.0
+    widths = [text_size(n)[0] + 6 for n in names]
+    if sum(widths) <= PHONE_PLOT_PX:
+        return 0.0
+    return max(0.0, max(widths) * 0.5 - LEGEND_ROW_PX / 2)
+
+
+def phone_bottom_px(traces, extra_x_lines: int = 0) -> float:
+    """What sits under the plot on a phone: the x-axis title and ticks, each legend line, a
+    wrapped x title's extra lines and slanted category names (one rule for the kit and the
+    harness)."""
+    rows = legend_rows(traces)
+    return X_AXIS_PX + LEGEND_ROW_PX * (rows + extra_x_lines) + 8 + slanted_ticks_px(traces)
 
 
 def legend_rows(traces) -> int:
