@@ -932,14 +932,22 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
         (failed, "fails a gate", "x"),
     ):
         if group:
+            survivors = group is passed  # few: each named on the chart; the rest on hover
             fig.add_trace(
                 go.Scatter(
                     x=[r["latency_s"] for r in group],
                     y=[r["energy_j"] for r in group],
-                    mode="markers",
+                    mode="markers+text" if survivors else "markers",
                     name=name,
+                    showlegend=True,  # even alone: what the markers mean
                     marker=dict(size=11, symbol=symbol),
                     text=[
+                        f"{r['model']} on {catalogue.short(r['device_name'])}"
+                        if survivors
+                        else f"{r['model']} on {r['device_name']} ({r['precision'].upper()})"
+                        for r in group
+                    ],
+                    hovertext=[
                         f"{r['model']} on {r['device_name']} ({r['precision'].upper()})"
                         for r in group
                     ],
