@@ -50,7 +50,7 @@ def _(LAB_CSS, kit, mo):
                     "gradient flow",
                     "residual blocks",
                     "BatchNorm vs LayerNorm",
-                    "memory-bound ops",
+                    "the cost of glue ops",
                     "kernel fusion",
                 ],
             ),
@@ -133,8 +133,8 @@ def _(kit, lab, mo, saved):
             ),
             mo.md(
                 "Every normalization subtracts a mean and divides by a spread; they differ in which "
-                "values those statistics come from. In training, BatchNorm pools a channel across the "
-                "batch and the feature map; LayerNorm and RMSNorm use one token's own features."
+                "values those statistics come from: BatchNorm pools a channel across the batch and the "
+                "feature map; LayerNorm and RMSNorm use one token's own features."
             ),
             pred_b,
         ]

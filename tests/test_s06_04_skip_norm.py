@@ -370,3 +370,14 @@ def test_synchronized_batchnorm_all_reduces_for_resnet50():
         c for c in lab.part_b(8, "196", 768).cards if c.label.startswith("BatchNorm across devices")
     )
     assert card.value == "53 all-reduces per forward pass" and "212.5 KB" in card.note
+
+
+def test_part_a_words_follow_the_numbers_at_every_depth():
+    """At 2 sigmoid layers the gradient survives, yet the summary said sigmoid's ceiling 'forces
+    the plain stack down'; at gain 0.5 the weight-gradient ratio is ~1 (both ends shrink) and its
+    card said the first layer 'moves faster'."""
+    shallow = lab.part_a(2, "sigmoid", 1.0).summary
+    assert "it survives" in shallow and "forces the plain stack down" not in shallow
+    assert "forces the plain stack down" in lab.part_a(50, "sigmoid", 1.0).summary
+    card = next(c for c in lab.part_a(64, "tanh", 0.5).cards if "layer-1 vs" in c.label)
+    assert card.note.startswith("about equal") and "faster" not in card.note

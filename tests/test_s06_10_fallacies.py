@@ -236,3 +236,26 @@ def test_part_c_names_both_ridges():
     assert "(dense peak; × 0.5 efficiency)" not in text
     assert f"{LABELS['ridge_peak']} of the NVIDIA H100 SXM5 80GB: 295 FLOP/B" in text
     assert f"{LABELS['ridge_sustained']} at η = 0.5: 148" in text
+
+
+def test_part_c_says_why_decode_is_launch_bound_against_the_chapter():
+    """The chapter calls small-batch decode memory-bound; at the default (H100, compiled) the
+    engine's 437 launches outweigh its weight and cache traffic. The summary says so and that
+    free launches give the chapter's bound (checked by re-solving at 0 s per launch)."""
+    from mlsysim import Engine, Hardware, Models
+    from mlsysim.engine import with_launch_cost
+
+    args = [
+        getattr(lab, f"C_{p.upper()}").value for p in ("seq", "res", "batch", "device", "flash")
+    ]
+    v = lab.part_c(*args)
+    kw = dict(precision="fp16", efficiency=0.5, fused=True, phase="decode", seq_len=args[0])
+    dev = Hardware.get(args[3])
+    dec = Engine.solve(Models.GPT2, dev, batch_size=lab.GPT2_BATCH, **kw)
+    free = Engine.solve(Models.GPT2, with_launch_cost(dev, 0.0), batch_size=lab.GPT2_BATCH, **kw)
+    assert dec.bottleneck == "Dispatch" and free.bottleneck == "Memory"
+    assert (
+        "with free launches, as a captured CUDA graph nearly gives, it is memory-bound" in v.summary
+    )
+    jetson = lab.part_c(args[0], args[1], args[2], "JetsonOrinNX", args[4])
+    assert "captured CUDA graph" not in jetson.summary  # memory-bound there already

@@ -195,8 +195,13 @@ def part_a(depth: int, activation: str, gain: float) -> View:
             "Plain: layer-1 vs layer-N weight gradient",
             _sci(w_ratio),
             "how much slower the first layer learns"
-            if w_ratio < 1
-            else "how much faster the first layer moves",
+            if w_ratio < 0.9
+            else "how much faster the first layer moves"
+            if w_ratio > 1.1
+            else "about equal: each is its layer's input times its gradient, and here the inputs "
+            "shrink with depth as the gradients shrink back toward layer 1"
+            if v_plain == "vanishes"
+            else "about equal",
             "bad" if not 1e-3 < w_ratio < 1e3 else "",
         ),
         Card(
@@ -219,6 +224,9 @@ def part_a(depth: int, activation: str, gain: float) -> View:
         f"{_sci(res.first)} of it arrives (it {v_res}). The bound (gain × max f′) to the power of the depth is {_sci(bound[0])}"
         + (
             ": sigmoid's 0.25 ceiling alone forces the plain stack down."
+            if activation == "sigmoid" and v_plain == "vanishes"
+            else f": sigmoid's 0.25 ceiling caps each layer's factor at ×{0.25 * g:g}, and at {n} "
+            "layers the product has not yet run down."
             if activation == "sigmoid"
             else ": ReLU lifts the derivative ceiling to 1 but zeroes about half the units, so the plain "
             "stack needs a gain near √2 (He initialization) to keep the product near 1 on average, and "
@@ -398,7 +406,8 @@ def part_b(batch: int, positions: str, features: int) -> View:
         Card(
             "Ops per element",
             f"{ops['BN']:g} / {ops['LN']:g} / {ops['RMS']:g}",
-            "BN (inference: one scale and shift) / LN / RMSNorm",
+            "BN (inference: one scale and shift; in training it computes batch statistics, like LN: "
+            "Table 4's 'higher') / LN / RMSNorm",
         ),
         Card(
             "RMSNorm vs LayerNorm, measured",

@@ -226,7 +226,7 @@ def part_a(device: str, batch: int) -> View:
     ]
     summary = (
         f"On the {device_label(dev)} at batch {b}, ViT-B/16 costs {fmt_ratio(vb.params / r50.params)} the parameters, "
-        f"{fmt_ratio(vb.flops() / r50.flops())} the FLOPs and {fmt_ratio(pv.latency_s / pr.latency_s)} the "
+        f"{fmt_ratio(vb.flops() / r50.flops())} the FLOPs and {fmt_ratio(pv.latency_s / pr.latency_s, 2)} the "
         "latency of ResNet-50. That is all the engine can say: the original ViT matched CNNs only after "
         f"pretraining on up to {JFT_IMAGES / 1e6:,.0f} M images, {JFT_IMAGES / IMAGENET_1K_IMAGES:,.0f}× "
         "ImageNet. Without that data you pay the weak prior's cost without its benefit."
@@ -458,6 +458,23 @@ def hybrid(image: int, flash: bool = False) -> tuple[M.Model, M.Model, int]:
     return cnn, model, tokens
 
 
+def _decode_note(dec, g, dev, s: int, kw: dict) -> str:
+    """Why decode is launch-bound where it is (the chapter calls small-batch decode memory-bound):
+    its launches outweigh its weight and cache traffic, and with free launches (what a captured
+    CUDA graph nearly gives) the engine finds the chapter's bound."""
+    if dec.bottleneck != "Dispatch":
+        return ""
+    free = E.Engine.solve(
+        g, E.with_launch_cost(dev, 0.0), batch_size=GPT2_BATCH, phase="decode", seq_len=s, **kw
+    )
+    kernels = sum(t.kernels for t in dec.layers)
+    return (
+        f" (its {kernels:,} kernel launches, {fmt_time(dec.latency_dispatch_s)}, outweigh its "
+        f"{fmt_time(dec.latency_memory_s)} of weight and cache traffic; with free launches, as a "
+        f"captured CUDA graph nearly gives, it is {bound_phrase(free.bottleneck)}, the chapter's case)"
+    )
+
+
 @widget_args
 def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     import plotly.graph_objects as go
@@ -527,7 +544,8 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     summary = (
         f"Same GPT-2 XL weights at batch 1: prefill of {s:,} tokens is {bound_phrase(pre.bottleneck)} at "
         f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B, decode is {bound_phrase(dec.bottleneck)} at "
-        f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B. Swapping ResNet-50's last stage for {HYBRID_BLOCKS} "
+        f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B{_decode_note(dec, g, dev, s, kw)}. Swapping ResNet-50's "
+        f"last stage for {HYBRID_BLOCKS} "
         f"attention blocks over {tokens:,} tokens (batch {b}) "
         + (
             f"turns a {bound_phrase(pc.bottleneck)} {fmt_time(pc.latency_s)} into a "
