@@ -399,10 +399,15 @@ def test_the_first_ticks_of_both_axes_do_not_meet_at_the_corner():
     from mlsysim.labs import charts
     from mlsysim.labs.parts import s06_06_attention as lab
 
-    out = charts.finalize(lab.part_a(8192, 256, "fp8").figure).to_plotly_json()["layout"]
+    corner = charts.figure("t", "Sequence length S", "MACs (log scale)", log_x=True, log_y=True)
+    corner.add_trace(go.Scatter(x=[128, 800], y=[1.6e4, 1.7e10]))  # x widened to 100..1,000
+    out = charts.finalize(corner).to_plotly_json()["layout"]
     fx, fy = charts._first_tick_at(out["xaxis"]), charts._first_tick_at(out["yaxis"])
     assert fx < charts.CORNER_X and fy == pytest.approx(charts.CORNER_Y)
     assert out["yaxis"]["tickvals"][0] == 1e4  # the tick kept, the axis started lower
+    # 6.6 A itself now starts its x axis at the nearer decade (1,000 is its first tick)
+    a66 = charts.finalize(lab.part_a(8192, 256, "fp8").figure).to_plotly_json()["layout"]
+    assert charts._first_tick_at(a66["xaxis"]) >= charts.CORNER_X
     # one axis starting clear of the corner leaves the other as the data put it
     fig = charts.figure("t", "Sequence length S", "MACs (log scale)", log_x=True, log_y=True)
     fig.add_trace(go.Scatter(x=[50, 8000], y=[1.1e4, 1e9]))
@@ -427,3 +432,16 @@ def test_slanted_category_names_keep_the_phone_plot_tall_enough():
     m = placement.margins(layout)
     assert layout["height"] - m["t"] - bottom >= charts.PHONE_MIN_PLOT_PX
     assert charts.slanted_ticks_px([{"type": "bar", "x": ["A", "B", "C"], "y": [1, 2, 3]}]) == 0
+
+
+def test_a_log_axis_short_of_two_decades_widens_at_the_nearer_end():
+    """6.10 B's curves run 128-2,048 tokens: the axis took in 100 and 10,000 to show two decade
+    ticks and left 40 % of the plot empty; widening the nearer end alone (to 100) gives the two."""
+    import math
+
+    from mlsysim.labs import charts
+    from mlsysim.labs.parts import s06_10_fallacies as lab
+
+    x = charts.finalize(lab.part_b(2048, "H100").figure).to_plotly_json()["layout"]["xaxis"]
+    assert x["tickvals"] == [100.0, 1000.0]
+    assert x["range"][0] == 2 and x["range"][1] < math.log10(2048) + 0.1

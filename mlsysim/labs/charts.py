@@ -497,7 +497,14 @@ def _format_axis(data: list[dict], layout: dict, name: str) -> None:
         else:
             return
         ks = list(range(math.ceil(lo_l - 1e-9), math.floor(hi_l + 1e-9) + 1))
-        if len(ks) < 2:  # fewer than two decades in view: widen to the decades around the data
+        if len(ks) < 2:  # fewer than two decades in view: widen to the nearer decade first
+            below, above = lo_l - math.floor(lo_l), math.ceil(hi_l) - hi_l  # (6.10 B's 128-2,048
+            if below <= above:  # tokens ran to 10,000, 40 % of the plot empty)
+                lo_l = math.floor(lo_l)
+            else:
+                hi_l = math.ceil(hi_l)
+            ks = list(range(math.ceil(lo_l - 1e-9), math.floor(hi_l + 1e-9) + 1))
+        if len(ks) < 2:  # still one: both sides
             lo_l, hi_l = min(lo_l, math.floor(lo_l)), max(hi_l, math.ceil(hi_l))
             ks = list(range(math.ceil(lo_l - 1e-9), math.floor(hi_l + 1e-9) + 1))
         step = max(1, math.ceil(len(ks) / 8))

@@ -332,12 +332,17 @@ def part_b(seq: int, device: str) -> View:
         "transformer block latency (parallel)": "block_s",
     }
     for label, key in series.items():
+        # the step count is drawn wide and pale under the LSTM's latency, which follows it
+        # exactly where launches bind (it was hidden under it on the H100)
+        wide = key == "steps"
         fig.add_trace(
             go.Scatter(
                 x=lengths,
                 y=[grid[n][key] / ref[key] for n in lengths],
                 name=label,
-                mode="lines+markers",
+                mode="lines" if wide else "lines+markers",
+                line=dict(width=8) if wide else None,
+                opacity=0.45 if wide else None,
             )
         )
     fig.add_trace(
