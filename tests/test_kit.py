@@ -445,3 +445,19 @@ def test_a_log_axis_short_of_two_decades_widens_at_the_nearer_end():
     x = charts.finalize(lab.part_b(2048, "H100").figure).to_plotly_json()["layout"]["xaxis"]
     assert x["tickvals"] == [100.0, 1000.0]
     assert x["range"][0] == 2 and x["range"][1] < math.log10(2048) + 0.1
+
+
+def test_fmt_ratio_with_significant_digits():
+    """6.9 C showed one ratio as 139x, 139.13x and 0.0444x (fixed decimals per card); with
+    sig=3 it reads the same way at every size."""
+    from mlsysim.labs.components import fmt_ratio
+
+    assert [fmt_ratio(x, sig=3) for x in (139.13, 0.5435, 0.00249, 12_345.6)] == [
+        "139×",
+        "0.543×",
+        "0.00249×",
+        "12,346×",
+    ]
+    assert fmt_ratio(13.64) == "13.6×"  # the default is unchanged
+    with pytest.raises(ValueError):
+        fmt_ratio(1.0, sig=-1)

@@ -300,9 +300,15 @@ def fmt_flops(n: float, digits: int = 1, precision: str | None = None) -> str:
     return _scaled(_finite(n, "n"), _ops_table(precision), _digits(digits))
 
 
-def fmt_ratio(x: float, digits: int = 1) -> str:
+def fmt_ratio(x: float, digits: int = 1, sig: int | None = None) -> str:
+    """'13.6×'; with ``sig``, that many significant digits whatever the size (139×, 0.544×,
+    0.00249×), for one ratio shown across orders of magnitude."""
     x = _finite(x, "x")
     digits = _digits(digits)
+    if sig is not None:
+        sig = _digits(sig)
+        if x > 0:
+            digits = min(max(0, sig - 1 - math.floor(math.log10(x))), 12)
     if x >= 1e9:
         return f"{x:.{digits}e}×"
     return f"{x:,.{digits}f}×"

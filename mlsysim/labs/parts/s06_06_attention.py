@@ -923,8 +923,12 @@ def part_e(shift: int, positions: bool) -> View:
         first = "Not rotated: both runs see the same input; move the slider to shuffle the tokens. "
     elif same:
         first = (
-            f"Rotated by {k}, every token's output is the one it had before, only moved with it (largest "
-            f"difference {run['max_diff']:.2g}, rounding). "
+            f"Rotated by {k}, every token's output is the one it had before, only moved with it (the "
+            + (
+                "outputs match exactly). "
+                if run["max_diff"] == 0
+                else f"largest difference, {run['max_diff']:.2g}, is floating-point rounding). "
+            )
         )
     else:
         first = (

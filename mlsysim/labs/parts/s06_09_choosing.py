@@ -486,17 +486,19 @@ def part_c(batch: int, precision: str, stage: str) -> View:
     r_share = r_fetch / (r_fetch + r_mac)
     cards = [
         Card(
-            "Fetch ÷ MAC at reuse 1", fmt_ratio(r1, 0), f"{precision.upper()} DRAM read vs one MAC"
+            "Fetch ÷ MAC at reuse 1",
+            fmt_ratio(r1, sig=3),
+            f"{precision.upper()} DRAM read vs one MAC",
         ),
         Card(
             "Dense / decode at this batch",
-            fmt_ratio(dense, 2),
+            fmt_ratio(dense, sig=3),
             f"reuse {b}",
             "bad" if dense > 1 else "ok",
         ),
         Card(  # the same bar as the dense card: the fetch costing more than the arithmetic is bad
             f"Conv {ho}×{wo} at this batch",
-            fmt_ratio(cnn, 4),
+            fmt_ratio(cnn, sig=3),
             f"reuse {hw * b:,}",
             "bad" if cnn > 1 else "ok",
         ),
@@ -515,8 +517,8 @@ def part_c(batch: int, precision: str, stage: str) -> View:
     ]
     summary = (
         f"Fetching one {precision.upper()} weight from DRAM costs {r1:,.0f} MACs. A dense layer or decode "
-        f"step at batch {b} uses it {b} time{'s' if b > 1 else ''} ({dense:,.2f}× the arithmetic per use); "
-        f"the {ho}×{wo} convolution uses it {hw * b:,} times ({cnn:,.4f}×). A dense layer needs batch "
+        f"step at batch {b} uses it {b} time{'s' if b > 1 else ''} ({fmt_ratio(dense, sig=3)} the arithmetic per use); "
+        f"the {ho}×{wo} convolution uses it {hw * b:,} times ({fmt_ratio(cnn, sig=3)}). A dense layer needs batch "
         f"{parity:,} just to break even. Lower precision makes the MAC cheaper faster than the fetch, so the "
         "ratio grows."
     )
@@ -738,13 +740,16 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         Card(
             "Memory screen",
             fmt_bytes(p["screen"]),
-            f"weights + {shape} + {fmt_bytes(RUNTIME_BUDGET_B, 0)}; not a fit proof",
+            f"weights + largest activation ({shape}) + {fmt_bytes(RUNTIME_BUDGET_B, 0)} OS and runtime "
+            "reserve; a screen, not a fit proof",
             "ok" if ok_mem else "bad",
         ),
         Card(
             "Energy / inference (napkin latency)",
             _joules(p["energy_j"]),
-            f"{p['power_w'] * 1e3:,.0f} mW active × napkin latency; engine latency: {_joules(p['energy_engine_j'])}",
+            f"the SoC's {p['power_w'] * 1e3:,.0f} mW while it infers "
+            f"({'inside' if p['power_w'] <= POWER_BUDGET_W else 'over'} the {POWER_BUDGET_W:g} W budget) × napkin "
+            f"latency; engine latency: {_joules(p['energy_engine_j'])}",
         ),
         Card(
             "Energy / day (napkin latency)",
