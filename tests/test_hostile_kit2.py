@@ -484,7 +484,7 @@ def _h100():
 def test_text_arguments_refuse_what_is_not_text(call, name, value):
     """Each printed 'nan', 'inf' or 'None' into the lesson, or a report file named
     'mlsysim-report-nan-bob'; plotly's own error for a list did not name x_title."""
-    with pytest.raises(ValueError, match=rf"^{name} must be text, got "):
+    with pytest.raises(ValueError, match=rf"^{name} must be a string, got "):
         call(value)
 
 

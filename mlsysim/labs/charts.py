@@ -72,8 +72,7 @@ def figure(title: str, x_title: str, y_title: str, *, log_x=False, log_y=False, 
     import plotly.graph_objects as go
 
     for name, v in (("title", title), ("x_title", x_title), ("y_title", y_title)):
-        if not isinstance(v, str):
-            raise ValueError(f"{name} must be text, got {_short(v)}")
+        _check.text(name, v)
 
     from .style import _template
 

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from types import ModuleType
 
 from .. import catalogue
+from .. import _check
 from .._check import is_finite
 from .state import clean_text
 from .state import short_repr as _short  # the value in an error message
-from .vocab import op_word
+from .vocab import memory_name, op_word
 
 __all__ = [
     "Prediction",
@@ -90,7 +91,7 @@ _LINK_OPEN = re.compile(r"\]\(")
 #: a list marker or a quote, or indented under a list item, where Python-Markdown reads one too
 #: (``- [r]: javascript:...`` made a live link). A ``[x]:`` that is not a definition is only
 #: shown with its bracket escaped.
-_REF_DEF = re.compile(r"(?<!\\)()\[([^\]\n]*)\]:(\s*)(\S*)")
+_REF_DEF = re.compile(r"(?<!\\)\[([^\]\n]*)\]:(\s*)(\S*)")
 
 
 def _md_src(text) -> str:
@@ -102,19 +103,18 @@ def _md_src(text) -> str:
     return _REF_DEF.sub(
         lambda m: (
             m.group(0)
-            if _SAFE_URL.match(m.group(4))
-            else f"{m.group(1)}\\[{m.group(2)}]:{m.group(3)}{m.group(4)}"
+            if _SAFE_URL.match(m.group(3))
+            else f"\\[{m.group(1)}]:{m.group(2)}{m.group(3)}"
         ),
         s,
     )
 
 
 def _texts(**named) -> None:
-    """A ValueError naming the first argument that is not text (a number or None would otherwise
-    be printed as 'nan' or 'None' in the lesson)."""
+    """``_check.text`` for each argument: a number or None would otherwise be printed as 'nan'
+    or 'None' in the lesson."""
     for name, v in named.items():
-        if not isinstance(v, str):
-            raise ValueError(f"{name} must be text, got {_short(v)}")
+        _check.text(name, v)
 
 
 def _md(text):
@@ -251,8 +251,6 @@ def fmt_bytes(n: float, digits: int = 1, binary: bool = False) -> str:
 def overflow_text(profile) -> str:
     """Where an engine profile does not fit, every memory named: '43.9 KB over its flash and
     19.4 KB over its SRAM' (a sentence naming only the largest hid the other); '' when it fits."""
-    from .vocab import memory_name
-
     return " and ".join(
         f"{fmt_bytes(v)} over its {memory_name(k)}" for k, v in profile.overflows.items()
     )

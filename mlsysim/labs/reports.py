@@ -232,7 +232,7 @@ def to_json(rep: Report) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*{}\[\]().|~])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 #: What makes a line a heading, list item, quote or rule only at its start ("2026-12-05" keeps
 #: its dashes)
-_MD_LINE_START = re.compile(r"^(\s*)([#+\-!=>])", re.M)
+_MD_LINE_START = re.compile(r"^(\s*)([#+\-!=])", re.M)  # (">" is HTML-escaped before)
 
 
 def md_text(text: object) -> str:

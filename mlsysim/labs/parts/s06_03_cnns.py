@@ -718,8 +718,9 @@ def part_d(
         if isinstance(r.layer, L.Conv2d) and r.layer.groups > 1
     ]
     dw_int = sum(t.flops for t in dw) / sum(t.bytes for t in dw)
-    dw_share = sum(t.time for t in dw) / mob.latency_s
-    dw_launch = sum(t.t_dispatch for t in dw) / max(sum(t.time for t in dw), 1e-300)
+    dw_time = sum(t.time for t in dw)  # > 0: every layer moves bytes
+    dw_share = dw_time / mob.latency_s
+    dw_launch = sum(t.t_dispatch for t in dw) / dw_time
     rconv = [t for t in res.layers if t.type == "Conv2d"]
     r_int = sum(t.flops for t in rconv) / sum(t.bytes for t in rconv)
     kern_r = sum(t.kernels for t in res.layers)
