@@ -20,8 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from .. import catalogue
-from .. import _check
+from .. import _check, catalogue
 from .._check import is_finite
 from .state import clean_text
 from .state import short_repr as _short  # the value in an error message
