@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Entry", "CATALOGUE", "identity", "label", "labels"]
+__all__ = ["Entry", "CATALOGUE", "RUNTIME_RESERVE_BYTES", "identity", "label", "labels"]
 
 
 class Entry(NamedTuple):
@@ -31,6 +31,12 @@ CATALOGUE: dict[str, Entry] = {
     ),
     "STM32H743": Entry("Tiny", "STMicroelectronics STM32H743 (Cortex-M7 @ 480 MHz)"),
 }
+
+#: The labs' planning reserve for the OS, the runtime and its workspace on a serving device:
+#: 1 GB (10^9 B), an assumption, not a datasheet figure (``engine.max_batch`` takes it; 6.10 D's
+#: slider starts there and 6.7 D's feedback uses it). Here, beside the device list, so a
+#: notebook's widgets can read it before the cost models load.
+RUNTIME_RESERVE_BYTES = 1e9
 
 
 def _entry(key: str) -> Entry:

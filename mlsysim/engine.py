@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import _check
+from .catalogue import RUNTIME_RESERVE_BYTES
 from .hardware import Device, Hardware
 from .layers import Layer
 from .models import Model, Row, to_frame
@@ -29,7 +30,11 @@ __all__ = [
     "Profile",
     "LayerTiming",
     "weight_only_intensity",
+    "table8_printed",
+    "round_sig",
     "weight_reuse",
+    "max_batch",
+    "RUNTIME_RESERVE_BYTES",
     "solve",
     "sweep",
 ]
@@ -541,6 +546,27 @@ def weight_only_intensity(
     return flops / float(wb)
 
 
+def round_sig(x: float, digits: int = 2) -> float:
+    """``x`` (a count or a rate, >= 0) rounded to ``digits`` significant figures (how the
+    chapter prints FLOP counts)."""
+    x = _check.real("x", x, 0.0)
+    digits = _check.integer("digits", digits, 1, 17)
+    if x == 0:
+        return 0.0
+    return round(x, digits - 1 - math.floor(math.log10(abs(x))))
+
+
+def table8_printed(model: Model) -> float:
+    """The chapter's Table 8 arithmetic for the weight-only proxy: the FP32 forward FLOPs (a
+    language model: one decoded token) rounded as printed, to two significant figures (8.2 G,
+    600 M), over the exact FP32 weight bytes. Gives Table 8's 80.2 (ResNet-50) and 42.8
+    (MobileNetV2) where the exact counts (``weight_only_intensity``) give 80.0 and 42.9."""
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be an mlsysim Model, got {type(model).__name__}")
+    flops = model.flops(1, 1, "decode") if model.is_lm else model.flops()
+    return round_sig(flops, 2) / float(model.params * bytes_per_value("fp32"))
+
+
 def weight_reuse(
     model: Model | Layer, batch: int = 1, seq_len: int | None = None, phase: str | None = None
 ) -> float:
@@ -733,6 +759,38 @@ class Engine:
 
 solve = Engine.solve
 sweep = Engine.sweep
+
+
+def max_batch(
+    model: Model | Layer,
+    hardware: Device | str,
+    precision: str = "fp16",
+    phase: str | None = None,
+    seq_len: int | None = None,
+    reserve_bytes: float = 0.0,
+) -> int:
+    """The most samples (a language model's concurrent sequences) served at once whose memory
+    footprint fits the device beside ``reserve_bytes`` kept back for the OS and runtime; 0 when
+    not even one fits. The footprint is the weights, once, plus the same activations and KV
+    cache per sample (``Profile.memory_footprint_bytes``), so the count is exact:
+    ``(capacity - reserve - weights) // per-sample bytes``. On a microcontroller the weights
+    must fit in flash and the per-sample bytes and the reserve in SRAM."""
+    reserve = _check.real("reserve_bytes", reserve_bytes, 0.0, _check.MAX_SIZE)
+    one = Engine.solve(model, hardware, 1, precision, phase=phase, seq_len=seq_len)
+    mem = one.device.memory
+    per = one.activation_bytes + one.kv_cache_bytes
+    if mem.flash is not None and mem.sram is not None:
+        if one.weight_bytes > mem.flash.m_as("B"):
+            return 0
+        room = mem.sram.m_as("B") - reserve
+    else:
+        room = one.capacity_bytes - reserve - one.weight_bytes
+    if room < per:
+        return 0
+    n = min(int(room // per), _check.MAX_BATCH) if per > 0 else _check.MAX_BATCH
+    while n > 0 and n * per > room:  # (float division's last ulp)
+        n -= 1
+    return n
 
 
 def with_launch_cost(device: Device | str, seconds: float) -> Device:

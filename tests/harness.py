@@ -86,7 +86,10 @@ class Run:
         return bool(m) and f"object-id='{m.group(1)}'" in self.html
 
     def widgets(self) -> dict[str, UIElement]:
-        return {k: v for k, v in self.defs.items() if isinstance(v, UIElement)}
+        """The run's widgets by name, in name order: the order of marimo's defs follows string
+        hashing, which changes with each process (``PYTHONHASHSEED``), and a seeded fuzz over
+        them must draw the same states in every run."""
+        return {k: v for k, v in sorted(self.defs.items()) if isinstance(v, UIElement)}
 
     def predictions(self) -> dict[str, UIElement]:
         return {k: v for k, v in self.widgets().items() if k.startswith("pred_")}

@@ -342,3 +342,60 @@ def test_launch_cost_for_speedup_and_bad_input():
             with_launch_cost("H100", bad)
     with pytest.raises(ValueError, match="speedup"):
         launch_cost_for_speedup(r, m, 0)
+
+
+# ------------------------------------------------------------- max_batch (one rule for 6.7, 6.10)
+def _largest_feasible(model, dev, precision, seq_len=None, reserve=0.0, top=1 << 16):
+    """Ground truth by search: the largest batch whose solved footprint + reserve fits."""
+    from mlsysim.engine import Engine as Eng
+
+    def fits(b):
+        p = Eng.solve(model, dev, b, precision, seq_len=seq_len)
+        if not p.feasible:
+            return False
+        mem = p.device.memory
+        if mem.flash is not None and mem.sram is not None:
+            return p.activation_bytes + p.kv_cache_bytes + reserve <= mem.sram.m_as("B")
+        return p.memory_footprint_bytes + reserve <= p.capacity_bytes
+
+    if not fits(1):
+        return 0
+    lo, hi = 1, top
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
+
+
+@pytest.mark.parametrize(
+    "model, dev, precision, seq_len, reserve",
+    [
+        (M.Models.Llama7B, "A100_40GB", "fp16", 4096, 0.0),
+        (M.Models.Llama7B, "A100_40GB", "fp16", 4096, 1e9),
+        (M.Models.Llama7B, "JetsonOrinNX", "int8", 2048, 2.5e9),
+        (M.Models.Llama7B, "JetsonOrinNX", "fp16", 32768, 0.0),  # not even one: 0
+        (M.Models.GPT2, "H100", "fp16", 1024, 0.0),
+        (M.Models.ResNet50, "A100", "fp16", None, 3e9),
+        (M.Models.KWS, "STM32H743", "int8", None, 0.0),  # SRAM-bound on a microcontroller
+        (M.Models.KWS, "STM32H743", "int8", None, 100e3),
+    ],
+)
+def test_max_batch_is_the_largest_batch_that_fits(model, dev, precision, seq_len, reserve):
+    from mlsysim.engine import max_batch
+
+    n = max_batch(model, dev, precision, seq_len=seq_len, reserve_bytes=reserve)
+    assert n == _largest_feasible(model, dev, precision, seq_len, reserve)
+    assert n >= 0
+
+
+def test_max_batch_reserve_counts_and_refuses_bad_input():
+    from mlsysim.engine import RUNTIME_RESERVE_BYTES, max_batch
+
+    llama = M.Models.Llama7B
+    free = max_batch(llama, "A100_40GB", seq_len=4096)
+    kept = max_batch(llama, "A100_40GB", seq_len=4096, reserve_bytes=RUNTIME_RESERVE_BYTES)
+    assert (free, kept) == (12, 11)  # 6.7 D's answer, and 11 beside 6.10's 1 GB reserve
+    assert max_batch(llama, "A100_40GB", seq_len=4096, reserve_bytes=40e9) == 0
+    for bad in (-1.0, math.nan, math.inf, "1e9", None):
+        with pytest.raises(ValueError, match="reserve_bytes"):
+            max_batch(llama, "A100_40GB", seq_len=4096, reserve_bytes=bad)

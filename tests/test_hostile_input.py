@@ -509,6 +509,19 @@ ROWS: dict[str, tuple] = {
         E.weight_only_intensity,
         dict(model=Models.GPT2Small, precision="fp32", batch=1, seq_len=16, phase="prefill"),
     ),
+    "engine.max_batch": (
+        E.max_batch,
+        dict(
+            model=Models.GPT2Small,
+            hardware="A100",
+            precision="fp16",
+            phase="decode",
+            seq_len=16,
+            reserve_bytes=1e9,
+        ),
+    ),
+    "engine.round_sig": (E.round_sig, dict(x=8_176_000_000.0, digits=2)),
+    "engine.table8_printed": (E.table8_printed, dict(model=Models.ResNet50)),
     # hardware
     "hardware.Provenance": (
         HW.Provenance,

@@ -6,6 +6,8 @@ digest. Every expected value is the chapter's; every computed value goes through
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from mlsysim import Engine, Hardware, Models, weight_only_intensity
@@ -542,3 +544,19 @@ def test_table8_notes_explain_each_gap_with_the_chapters_own_inputs():
     cards = {c.label: c.note for c in lab.part_c("H100", "fp32", 1).cards}
     assert cards["ResNet-50"].endswith("Table 8: 80.2, from rounded 8.2 GFLOP")
     assert cards["MobileNetV2"].endswith("Table 8: 42.8, from rounded 600 MFLOP")
+
+
+def test_table8_notes_come_from_the_engines_printed_arithmetic():
+    """6.1's notes print what engine.table8_printed computes (6.9 uses the same function): the
+    chapter's 80.2 and 42.8 come from FLOPs rounded to two figures before dividing."""
+    from mlsysim import engine
+
+    assert lab.table8_note("ResNet50") == "Table 8: 80.2, from rounded 8.2 GFLOP"
+    assert lab.table8_note("MobileNetV2") == "Table 8: 42.8, from rounded 600 MFLOP"
+    assert lab.table8_note("GPT2") is None
+    exact = engine.weight_only_intensity(Models.ResNet50)
+    assert round(exact, 1) == 80.0 and round(engine.table8_printed(Models.ResNet50), 1) == 80.2
+    assert engine.round_sig(8_176_000_000.0) == 8.2e9 and engine.round_sig(0.0123, 1) == 0.01
+    for bad in (math.nan, math.inf, -1.0):
+        with pytest.raises(ValueError, match="x"):
+            engine.round_sig(bad)

@@ -473,10 +473,11 @@ def test_teacher_forcing_costs_about_a_decode_step_per_prediction():
 def test_pred_d_feedback_also_counts_users_beside_6_10s_reserve():
     """'12 users' fill 39.25 of 40 GB with nothing kept back for the runtime; 6.10 part D budgets
     the same model with a 1 GB reserve by default, under which 11 fit (a reviewer found the two
-    lessons' methods disagreeing without a word). One rule: 6.10's max_users."""
+    lessons' methods disagreeing without a word). One rule: engine.max_batch."""
+    from mlsysim import engine
     from mlsysim.labs.parts import s06_10_fallacies as s610
 
-    assert lab.RUNTIME_RESERVE_B == s610.D_RESERVE.value * 1e9
-    n = s610.max_users(lab.PRED_D_CONTEXT, "fp16", lab.PRED_D_DEVICE, lab.RUNTIME_RESERVE_B)
+    assert engine.RUNTIME_RESERVE_BYTES == s610.D_RESERVE.value * 1e9
+    n = s610.max_users(lab.PRED_D_CONTEXT, "fp16", lab.PRED_D_DEVICE, engine.RUNTIME_RESERVE_BYTES)
     fb = lab._feedback_d()["12"]
     assert n == 11 and f"with 6.10's 1 GB reserve, {n} fit" in fb and "12 users hold" in fb

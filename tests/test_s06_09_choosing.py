@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from mlsysim import Engine, Hardware, Models, energy
+from mlsysim import Engine, Hardware, Models, energy, engine
 from mlsysim.labs.parts import s06_09_choosing as lab
 from mlsysim.models import mobilenet_v2
 
@@ -36,7 +36,7 @@ def test_table8_resnet50_size_and_flops():
     assert m.params == 25_557_032
     assert r(m.params / 1e6, 1) == 25.6
     assert r(m.weight_bytes("fp32") / MB, 1) == 102.2
-    assert lab.round_sig(m.flops()) == 8.2e9
+    assert engine.round_sig(m.flops()) == 8.2e9
 
 
 def test_table8_resnet50_intensity_80_2_uses_rounded_flops():
@@ -68,11 +68,11 @@ def test_table8_mobilenetv2_intensity_42_8():
     (601.5 M) also give 42.9: only the mixed rounding prints 42.8."""
     m = Models.MobileNetV2
     assert m.params == 3_504_872
-    assert lab.round_sig(m.flops()) == 600e6
+    assert engine.round_sig(m.flops()) == 600e6
     assert r(m.weight_bytes("fp32") / MB, 0) == 14
     assert r(lab.table8_printed("MobileNetV2"), 1) == 42.8
     assert r(lab.table8_proxy("MobileNetV2"), 1) == 42.9
-    assert r(lab.round_sig(m.flops()) / (lab.round_sig(m.params) * 4), 1) == 42.9
+    assert r(engine.round_sig(m.flops()) / (engine.round_sig(m.params) * 4), 1) == 42.9
 
 
 def test_table8_kws_intensity_preset_differs():
@@ -190,7 +190,7 @@ def test_decode_energy_dominated_by_fetch():
 def test_napkin_6_3_requirement_and_headroom():
     """30 FPS × 8.2 GFLOP = 246 GFLOP/s; 10 TFLOP/s × 50-60 % = 5-6 TFLOP/s -> 20.3× (and 24.4×
     at 60 %, which the chapter leaves out). With the exact 8.178 GFLOP: 20.4×-24.5×."""
-    flops = lab.round_sig(Models.ResNet50.flops())
+    flops = engine.round_sig(Models.ResNet50.flops())
     assert lab.NAPKIN_FPS * flops == pytest.approx(246e9)
     lo, hi = (
         lab.throughput_headroom(flops, lab.NAPKIN_FPS, lab.NAPKIN_PEAK_FLOPS, u)

@@ -532,12 +532,13 @@ class Frame:
         return found
 
 
-def _weight(what: str, owner: tuple) -> float:
+def _weight(what: str, owner: tuple, final: bool = False) -> float:
     """What a problem costs the placement: a point's label cut off at the edge little (widening
-    the axis mends it); a line label cut off more than one crossed or on a bar (a ground mends
-    those); anything else 1."""
+    the axis mends it) until the ``final`` pass, after which no axis widens (then as much as
+    anything else, so a label that fits nowhere is left out rather than cut); a line label cut
+    off more than one crossed or on a bar (a ground mends those); anything else 1."""
     if what == CUT_OFF:
-        return 0.3 if owner[0] == "point" else 1.5
+        return (1.0 if final else 0.3) if owner[0] == "point" else 1.5
     return 1.0
 
 
@@ -946,7 +947,7 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
         if parts is None:
             parts = still[id(boxes)] = [
                 (
-                    sum(_weight(what, owner) for what in f.hits(box, owner, (), *drawn[n])),
+                    sum(_weight(what, owner, last) for what in f.hits(box, owner, (), *drawn[n])),
                     any(_overlap(_inner(box), b) for b in fixed[n]),
                 )
                 for n, (f, (box, owner)) in enumerate(zip(frames, boxes, strict=True))

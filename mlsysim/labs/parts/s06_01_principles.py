@@ -738,11 +738,20 @@ def roof_precision(dev, precision: str) -> str:
 #: (the preset DS-CNN: 17.3 MFLOP / 830 KB = 20.9). Shown at Table 8's own setting (FP32, batch 1).
 #: ResNet-50's 80.2 and MobileNetV2's 42.8 round their FLOPs (8.2 GFLOP, 600 MFLOP) before
 #: dividing; the exact counts give 80.0 and 42.9.
-TABLE8_NOTE = {
-    "KWS": "Table 8: 25, from rounded 20 MFLOP / 800 KB",
-    "ResNet50": "Table 8: 80.2, from rounded 8.2 GFLOP",
-    "MobileNetV2": "Table 8: 42.8, from rounded 600 MFLOP",
-}
+def table8_note(key: str) -> str | None:
+    """Table 8's printed proxy for ``key`` and how it was rounded; None where Table 8 prints
+    mlsysim's count to its last digit."""
+    if key == "KWS":
+        return "Table 8: 25, from rounded 20 MFLOP / 800 KB"
+    if key not in ("ResNet50", "MobileNetV2"):
+        return None
+    m = M.Models.get(key)
+    flops = E.round_sig(m.flops(), 2)
+    giga = flops >= 1e9
+    rounded = f"{flops / (1e9 if giga else 1e6):g} {'GFLOP' if giga else 'MFLOP'}"
+    return f"Table 8: {E.table8_printed(m):.1f}, from rounded {rounded}"
+
+
 #: The cache a decoded GPT-2 XL token reads in the engine's count (its default context).
 DECODE_CONTEXT = 1024
 
@@ -824,8 +833,8 @@ def part_c(device: str, precision: str, batch: int) -> View:
             else:
                 note = f"proxy: {ps}; engine {ai[k]:,.1f}: {es}"
                 status = "warn"
-        if k in TABLE8_NOTE and roof == "fp32" and b == 1 and p.feasible:
-            note += f" · {TABLE8_NOTE[k]}"
+        if table8_note(k) and roof == "fp32" and b == 1 and p.feasible:
+            note += f" · {table8_note(k)}"
         cards.append(
             Card(
                 SPECTRUM[k],

@@ -176,7 +176,9 @@ def part_a(seq: int, d_head: int, precision: str) -> View:
                 y=[m[1] for m in marks],
                 name="chapter: " + "; ".join(m[2] for m in marks),
                 mode="markers",
-                marker=dict(size=10, symbol="x"),
+                marker=dict(
+                    size=17, symbol="circle-open", line=dict(width=2)
+                ),  # rings: "your setting" shows inside
             )
         )
 
@@ -297,7 +299,9 @@ def part_b(seq: int, heads: int, layers: int) -> View:
             y=[layer_bytes(n, SELF_HEADS) for n in ch],
             name="chapter, 12 heads: 402.7 MB, 1.61 GB, 240 GB",
             mode="markers",
-            marker=dict(size=10, symbol="x"),
+            marker=dict(
+                size=17, symbol="circle-open", line=dict(width=2)
+            ),  # rings: "your setting" shows inside
         )
     )
     # no device lines here: where one layer's scores meet 80 GB is Part C's question

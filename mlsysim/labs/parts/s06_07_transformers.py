@@ -774,8 +774,6 @@ SELF_CHECK_USERS, SELF_CHECK_CONTEXT = 32, 2048
 #: PRED_D's scenario: Llama-2 7B's full 4,096-token context (its max_position_embeddings), on an
 #: 80 GB H100. Part B's default (2,048 tokens) does not show it.
 PRED_D_CONTEXT, PRED_D_DEVICE = 4096, "A100_40GB"  # a device Part B does not offer
-#: The runtime reserve 6.10 part D budgets by default (its D_RESERVE), for PRED_D's feedback.
-RUNTIME_RESERVE_B = 1e9
 
 
 def _feedback_d() -> dict[str, str]:
@@ -787,9 +785,8 @@ def _feedback_d() -> dict[str, str]:
     fit = max_users(llama.config["kv_heads"], PRED_D_DEVICE, ctx)
     full, over = _serve(llama, dev, fit, ctx), _serve(llama, dev, fit + 1, ctx)
     kv_chapter = llama.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
-    from .s06_10_fallacies import max_users as users_beside_reserve  # 6.10's budget, one rule
-
-    reserved = users_beside_reserve(ctx, PRECISION, PRED_D_DEVICE, RUNTIME_RESERVE_B)
+    reserve = E.RUNTIME_RESERVE_BYTES  # 6.10 D's default reserve
+    reserved = E.max_batch(llama, dev, PRECISION, seq_len=ctx, reserve_bytes=reserve)
     return {
         "3": "The weights are stored once and read for every user; only the KV caches are per user. Each "
         f"{ctx:,}-token cache takes {fmt_bytes(kv1, 2)}, so {fit} users fit.",
@@ -797,7 +794,7 @@ def _feedback_d() -> dict[str, str]:
         f"{fit} users hold {fmt_bytes(full.kv_cache_bytes)} of caches, {fmt_ratio(full.kv_cache_bytes / w)} "
         f"the {fmt_bytes(w)} of weights, and need {fmt_bytes(full.memory_footprint_bytes, 2)} in all; "
         f"{fit + 1} would need {fmt_bytes(over.memory_footprint_bytes, 2)}. That keeps nothing back for the "
-        f"runtime: with 6.10's 1 GB reserve, {reserved} fit. A weights-only budget misses most of the memory.",
+        f"runtime: with 6.10's {fmt_bytes(reserve, 0)} reserve, {reserved} fit. A weights-only budget misses most of the memory.",
         "24": f"About 1 GB is the cache at {SELF_CHECK_CONTEXT:,} tokens ({fmt_bytes(kv_chapter, 2)}, the "
         f"chapter's example). The cache grows linearly with the context: at {ctx:,} tokens it is "
         f"{fmt_bytes(kv1, 2)}, and half as many users fit: {fit}.",
@@ -861,12 +858,7 @@ def _serve(model, dev, users: int, context: int):
 @lru_cache(maxsize=256)
 def max_users(kv_heads: int, device: str, context: int) -> int:
     """Most concurrent users whose weights + caches + activations fit (0 if not even one)."""
-    m, dev = gqa_model(kv_heads), HW.Hardware.get(device)
-    if not _serve(m, dev, 1, context).feasible:
-        return 0
-    return (
-        first_crossing(lambda u: 0 if _serve(m, dev, u, context).feasible else 1, 1, 1, 1 << 20) - 1
-    )
+    return E.max_batch(gqa_model(kv_heads), device, PRECISION, seq_len=int(context))
 
 
 @widget_args

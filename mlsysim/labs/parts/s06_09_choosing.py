@@ -70,13 +70,6 @@ def _lh(key: str) -> M.Model:
     return M.Models.get(key)
 
 
-def round_sig(x: float, digits: int = 2) -> float:
-    """``x`` rounded to ``digits`` significant figures (how the chapter prints FLOP counts)."""
-    if x == 0:
-        return 0.0
-    return round(x, digits - 1 - math.floor(math.log10(abs(x))))
-
-
 def _joules(j: float) -> str:
     return f"{j:,.2f} J" if j >= 1 else f"{j * 1e3:,.1f} mJ"
 
@@ -127,11 +120,8 @@ def table8_proxy(key: str, batch: int = 1) -> float:
 
 
 def table8_printed(key: str) -> float:
-    """Table 8's arithmetic: the FLOP count rounded as printed (two significant figures: 8.2 G,
-    600 M) over the exact FP32 weight bytes. Reproduces 80.2 (ResNet-50) and 42.8 (MobileNetV2)."""
-    m = _lh(key)
-    flops = m.flops(1, 1, "decode") if m.is_lm else m.flops()
-    return round_sig(flops, 2) / m.weight_bytes("fp32")
+    """Table 8's printed proxy (``engine.table8_printed``): 80.2 (ResNet-50), 42.8 (MobileNetV2)."""
+    return E.table8_printed(_lh(key))
 
 
 @widget_args
@@ -238,9 +228,9 @@ def part_a(batch: int, device: str, fused: bool) -> View:
     peek = [
         "proxy = FLOPs / (params × 4 B)        (weights only; FP32; GPT-2 XL per decoded token)",
         f"ResNet-50: {r50.flops():,} / ({r50.params:,} × 4) = {proxy['ResNet50']:,.2f} FLOP/B",
-        f"  Table 8: {round_sig(r50.flops()) / 1e9:g} G / {fmt_bytes(r50.weight_bytes('fp32'))} = {table8_printed('ResNet50'):,.1f}"
+        f"  Table 8: {E.round_sig(r50.flops()) / 1e9:g} G / {fmt_bytes(r50.weight_bytes('fp32'))} = {table8_printed('ResNet50'):,.1f}"
         " (FLOPs rounded as printed, params exact)",
-        f"  MobileNetV2: {round_sig(_lh('MobileNetV2').flops()) / 1e6:g} M / {_lh('MobileNetV2').weight_bytes('fp32'):,} B = "
+        f"  MobileNetV2: {E.round_sig(_lh('MobileNetV2').flops()) / 1e6:g} M / {_lh('MobileNetV2').weight_bytes('fp32'):,} B = "
         f"{table8_printed('MobileNetV2'):,.2f} (Table 8: 42.8); exact {proxy['MobileNetV2']:,.2f}; 3.5 M params give 42.9",
         f"GPT-2 XL:  {_lh('GPT2').flops(1, 1, 'decode'):,} / {_lh('GPT2').weight_bytes('fp32'):,} B = {proxy['GPT2']:,.3f}",
         f"at batch {b}: {proxy_b['ResNet50']:,.0f} for ResNet-50",
@@ -1028,9 +1018,9 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
     peek = [
         "Napkin 6.3: required = rate × FLOP/frame;  headroom = peak × utilization / required",
         f"ResNet-50 at 30 FPS: 30 × {r50 / 1e9:,.2f} GFLOP = {fmt_rate(need)}; 10 TFLOP/s × 0.5-0.6 -> {lo:,.1f}×-{hi:,.1f}×",
-        f"  chapter rounds to 8.2 GFLOP: {fmt_rate(NAPKIN_FPS * round_sig(r50))} -> "
-        f"{throughput_headroom(round_sig(r50), NAPKIN_FPS, NAPKIN_PEAK_FLOPS, NAPKIN_UTILIZATION[0]):,.1f}×-"
-        f"{throughput_headroom(round_sig(r50), NAPKIN_FPS, NAPKIN_PEAK_FLOPS, NAPKIN_UTILIZATION[1]):,.1f}× (it quotes 20.3×)",
+        f"  chapter rounds to 8.2 GFLOP: {fmt_rate(NAPKIN_FPS * E.round_sig(r50))} -> "
+        f"{throughput_headroom(E.round_sig(r50), NAPKIN_FPS, NAPKIN_PEAK_FLOPS, NAPKIN_UTILIZATION[0]):,.1f}×-"
+        f"{throughput_headroom(E.round_sig(r50), NAPKIN_FPS, NAPKIN_PEAK_FLOPS, NAPKIN_UTILIZATION[1]):,.1f}× (it quotes 20.3×)",
         f"100 GFLOP detector at 30 FPS: {fmt_rate(NAPKIN_FPS * DETECTOR_FLOP)} -> {dlo:,.2f}×-{dhi:,.2f}× (chapter quotes the low end)",
         f"your screen: rate {fps:g}/s, utilization {util:g}; memory = Engine.solve(...).feasible; latency <= 1/rate;"
         " power <= budget",

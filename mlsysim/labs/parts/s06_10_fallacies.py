@@ -630,7 +630,11 @@ D_DEVICE = Choice(
     inline=False,
 )
 D_RESERVE = Slider(
-    "OS, runtime and workspace you reserve (GB, your assumption)", 0.0, 4.0, 1.0, step=0.5
+    "OS, runtime and workspace you reserve (GB, your assumption)",
+    0.0,
+    4.0,
+    catalogue.RUNTIME_RESERVE_BYTES / 1e9,
+    step=0.5,
 )
 D_GRID = [1, 2, 4, 8, 16, 32]
 
@@ -655,11 +659,10 @@ def llm_footprint(users: int, context: int, precision: str, device: str = "Jetso
 
 
 def max_users(context: int, precision: str, device: str, reserve_b: float) -> int:
-    """Most conversations that fit beside the weights and the reserve (the footprint is linear in users)."""
-    one = llm_footprint(1, context, precision, device)
-    per_user = one["kv"] + one["act"]
-    room = HW.Hardware.get(device).memory.capacity.m_as("B") - reserve_b - one["weights"]
-    return max(0, int(room // per_user))
+    """Most conversations that fit beside the weights and the reserve (``engine.max_batch``)."""
+    return E.max_batch(
+        M.Models.Llama7B, device, precision, seq_len=int(context), reserve_bytes=reserve_b
+    )
 
 
 @widget_args

@@ -25,6 +25,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    counted,
     fact,
     feasibility,
     fmt_bytes,
@@ -566,7 +567,7 @@ def part_c(block: str, width: int, length: int, rows: int) -> View:
     ]
     summary = (
         f"{table7.BLOCKS[block]} at width {w:,} and "
-        + (f"{n:,} rows, {s:,} lookups" if block == "embedding" else f"length {s:,}")
+        + (f"{n:,} rows, {counted(s, 'lookup')}" if block == "embedding" else f"length {s:,}")
         + ": against the chapter's formula the exact "
         f"count {departs(ch.params, ex.params, 'weights')} and {departs(ch.macs, ex.macs, 'MACs')}. Why: "
         f"{WHY[block]}."
