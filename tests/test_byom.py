@@ -359,3 +359,31 @@ def test_pred_a_feedback_states_which_16_gb_it_counts():
     text = lab.PRED_A.feedback["no"]
     assert f"{fmt_bytes(need - cap, 0)} over" in text and "16 × 10⁹ B" in text
     assert f"leave {fmt_bytes(16 * 2**30 - need, 0)} for the CPU" in text
+
+
+@pytest.mark.parametrize("layers", [80, 150, 300, 1500])
+@pytest.mark.parametrize("device", ["H100", "iPhone15Pro"])
+def test_part_a_device_lines_stay_readable_for_a_model_far_past_every_device(layers, device):
+    """A 70B-shaped config at 80..1,500 layers (0.16-2.9 TB in FP16): past four times the largest
+    device every capacity line sits in the axis's first quarter, where their labels ran off the
+    edge and over each other; then only the chosen device's line is drawn, and every label reads."""
+    from mlsysim.labs import charts, placement
+
+    cfg = {
+        "model_type": "llama",
+        "hidden_size": 8192,
+        "num_attention_heads": 64,
+        "intermediate_size": 28672,
+        "num_hidden_layers": layers,
+        "vocab_size": 32000,
+    }
+    key, err = lab.resolve(lab.PASTE, json.dumps(cfg))
+    assert err is None, err
+    for precision in ("fp32", "fp16", "int8"):
+        view = lab.part_a(key, device, precision)
+        spec = charts.finalize(view.figure).to_plotly_json()
+        assert placement.label_problems(spec["data"], spec["layout"], 900.0) == []
+        lines = [a["text"] for a in spec["layout"]["annotations"]]
+        total = sum(t["x"][0] for t in spec["data"]) * 1e9
+        crowded = total > 4 * max(Hardware.get(k).memory.capacity.m_as("B") for k in lab.DEVICES)
+        assert len(lines) == (1 if crowded else len(lab.DEVICES)), lines

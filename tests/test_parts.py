@@ -19,7 +19,10 @@ import re
 import pytest
 
 import mlsysim.labs.parts as parts_pkg
+from mlsysim.labs import charts, placement
 from mlsysim.labs.components import Card, Choice, Prediction, Slider, Toggle, View
+
+import harness as h
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(parts_pkg.__path__))
 BAD = re.compile(r"\b(nan|inf|Error|None)\b")
@@ -73,6 +76,17 @@ def check_view(view: View) -> None:
         assert not BAD.search(f"{card.value} {card.note}"), card
     for text in [view.summary, *view.peek]:
         assert not BAD.search(text), text
+    # the harness's grammar rule ("1 lookups") and, on the finished chart, the label placement
+    # at the desktop width (cut off, overlapping, struck through): here on every combination of
+    # the widget grid, where the notebook tests see the states a student first meets and a few
+    # random ones
+    words = " | ".join(
+        [view.summary, *view.peek, *(f"{c.label} {c.value} {c.note}" for c in view.cards)]
+        + [str(t.name or "") for t in fig.data]
+    )
+    assert not [m.group(0) for m in h._BAD_GRAMMAR.finditer(words)], words
+    spec = charts.finalize(fig).to_plotly_json()
+    assert placement.label_problems(spec["data"], spec["layout"], placement.WIDTHS[0]) == []
 
 
 def test_parts_modules_have_a_chapter_and_predictions():

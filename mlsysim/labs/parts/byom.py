@@ -23,6 +23,7 @@ from ..components import (
     Slider,
     TextBox,
     View,
+    counted,
     fact,
     feasibility,
     fmt_bytes,
@@ -131,7 +132,7 @@ def resolve(source: str, text: str) -> tuple[str | None, str | None]:
                 inner = " ".join(line.strip() for line in str(e).splitlines()[:2])
                 return None, (
                     f"This configuration is too large to model: a {phase} pass over "
-                    f"{seq:,} tokens builds a layer past mlsysim's limits ({inner})."
+                    f"{counted(seq, 'token')} builds a layer past mlsysim's limits ({inner})."
                 )
         if len(_PASTED) > 16:
             _PASTED.clear()
@@ -263,7 +264,11 @@ def part_a(model: str, device: str, precision: str) -> View:
     for label, value in (("weights", weights), ("KV cache", kv), ("activations", act)):
         fig.add_trace(go.Bar(x=[value / 1e9], y=[_name(m)], name=label, orientation="h"))
     fig.update_layout(barmode="stack", bargap=0.45)  # room above and below for the device labels
-    for key in DEVICES:
+    # a footprint past four times the largest memory puts every device line in the axis's first
+    # quarter, too close for their labels: then only the chosen device's line is drawn
+    largest = max(HW.Hardware.get(k).memory.capacity.m_as("B") for k in DEVICES)
+    crowded = p.memory_footprint_bytes > 4 * largest
+    for key in [device] if crowded else DEVICES:
         d = HW.Hardware.get(key)
         vline(
             fig,
@@ -310,7 +315,7 @@ def part_a(model: str, device: str, precision: str) -> View:
         f"{_name(m)} holds {fmt_count(m.params)} parameters: {fmt_bytes(weights)} of "
         f"{precision.upper()} weights"
         + (
-            f", plus {fmt_bytes(kv)} of KV cache at {ctx:,} tokens. "
+            f", plus {fmt_bytes(kv)} of KV cache at {counted(ctx, 'token')}. "
             if _causal(m)
             else " (no KV cache). "
         )
@@ -324,7 +329,7 @@ def part_a(model: str, device: str, precision: str) -> View:
     peek = [
         f"weights   = params × bytes/value = {m.params:,} × {weights / m.params:g} B = {fmt_bytes(weights)}",
         # how it grows with the context is Part D's question: its formula is shown there
-        f"KV cache  = {fmt_bytes(kv)} at {ctx:,} tokens (keys and values of every layer)",
+        f"KV cache  = {fmt_bytes(kv)} at {counted(ctx, 'token')} (keys and values of every layer)",
         f"footprint = weights + KV + activations = {fmt_bytes(p.memory_footprint_bytes)} vs {fmt_bytes(cap)}",
     ]
     return View(
@@ -422,7 +427,7 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
         precision,
         EFFICIENCY,
         points=points,
-        title=f"{_name(m)} {ph}, {ctx:,} tokens: layer groups on the {device_label(dev)} roofline",
+        title=f"{_name(m)} {ph}, {counted(ctx, 'token')}: layer groups on the {device_label(dev)} roofline",
     )
     total = p.latency_s
     top = groups[0]
@@ -505,7 +510,9 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
         summary,
         "Per-layer roofline",
         peek,
-        alert=feasibility(p.memory_footprint_bytes, dev, f"{m.name} at {ctx:,} tokens, batch 1"),
+        alert=feasibility(
+            p.memory_footprint_bytes, dev, f"{m.name} at {counted(ctx, 'token')}, batch 1"
+        ),
     )
 
 
@@ -562,7 +569,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
         dec = [_solve(m, device, precision, batch=b, phase="decode", seq_len=s) for b in batches]
         curves["decode (1 token/sequence)"] = dec
     pre_b = [_solve(m, device, precision, batch=b, phase="prefill", seq_len=s) for b in batches]
-    curves[f"prefill ({s:,} tokens)"] = pre_b
+    curves[f"prefill ({counted(s, 'token')})"] = pre_b
     for name, runs in curves.items():  # only batches that fit: the rest never run
         fits = [(b, p) for b, p in zip(batches, runs, strict=True) if p.feasible]
         if not fits:
@@ -596,7 +603,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
         Card(
             "Prefill latency",
             fmt_time(pre.latency_s),
-            f"{s:,} tokens, batch 1",
+            f"{counted(s, 'token')}, batch 1",
             fact=fact("latency", pre.latency_s, phase="prefill", **ctx),
         ),
         Card(
@@ -639,7 +646,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
         )
     else:
         summary = (
-            f"{_name(m)} has no decode phase (an encoder or a classifier: no KV cache). One pass over {s:,} tokens takes "
+            f"{_name(m)} has no decode phase (an encoder or a classifier: no KV cache). One pass over {counted(s, 'token')} takes "
             f"{fmt_time(pre.latency_s)} at {pre.mfu:.0%} MFU ({bound_phrase(pre.bottleneck)})."
         )
     peek = [
@@ -733,7 +740,7 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
             ),
         ),
         Card(
-            f"KV at {top:,} tokens",
+            f"KV at {counted(top, 'token')}",
             fmt_bytes(kv_top),
             f"batch {b}",
             "bad" if weights + kv_top > cap else "ok",
@@ -749,7 +756,7 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
         Card("Weights", fmt_bytes(weights), precision.upper()),
         Card(
             "Longest context that fits",
-            f"{max_ctx:,} tokens" if max_ctx else "none",
+            f"{counted(max_ctx, 'token')}" if max_ctx else "none",
             f"longest tested length, on the {device_label(dev)}",
             "ok" if max_ctx == top else "warn" if max_ctx else "bad",
         ),
@@ -763,7 +770,7 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
         note = _window_clause(m)
         note = f"{note}, which bends the curve." if note else ""
         summary = (
-            f"Each token adds {fmt_bytes(per_token)} per sequence; at {top:,} tokens and batch {b} "
+            f"Each token adds {fmt_bytes(per_token)} per sequence; at {counted(top, 'token')} and batch {b} "
             f"the cache is {fmt_bytes(kv_top)} next to {fmt_bytes(weights)} of weights "
             f"({'over' if weights + kv_top > cap else 'within'} the {device_label(dev)}'s {fmt_bytes(cap)}).{note}"
         )
@@ -849,7 +856,7 @@ def _window_note(m: M.Model, s: int) -> str:
     clause, window = _window_clause(m), m.config.get("sliding_window")
     if not clause or s < window:
         return ""
-    return f"{clause}, so past {window:,} tokens a longer context adds nothing to them."
+    return f"{clause}, so past {counted(window, 'token')} a longer context adds nothing to them."
 
 
 @widget_args
@@ -863,7 +870,9 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
     top_b = max(2 * best, 8)
     bs = sorted({1, *[max(1, round(top_b * k / 16)) for k in range(1, 17)], max(best, 1)})
     profs = [_solve(m, device, precision, batch=b, seq_len=s) for b in bs]
-    fig = figure(f"{_name(m)}: memory vs batch at {s:,} tokens", "Batch (sequences)", "Bytes (GB)")
+    fig = figure(
+        f"{_name(m)}: memory vs batch at {counted(s, 'token')}", "Batch (sequences)", "Bytes (GB)"
+    )
     fig.add_trace(
         go.Scatter(x=bs, y=[p.weight_bytes / 1e9 for p in profs], name="weights", mode="lines")
     )
@@ -890,11 +899,16 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
         per_seq = m.kv_cache_bytes(s, 1, precision)
         tokens_s = best / at.latency_s if _causal(m) else best * s / at.latency_s
         cards = [
-            Card("Largest batch", f"{best:,} sequences", f"at {s:,} tokens each", "ok"),
+            Card(
+                "Largest batch",
+                f"{counted(best, 'sequence')}",
+                f"at {counted(s, 'token')} each",
+                "ok",
+            ),
             Card(
                 "KV per sequence",
                 fmt_bytes(per_seq),
-                f"{s:,} tokens",
+                f"{counted(s, 'token')}",
                 fact=fact(
                     "kv_cache_bytes",
                     per_seq,
@@ -908,7 +922,7 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
             else Card(
                 "Per sequence",
                 fmt_bytes((at.memory_footprint_bytes - at.weight_bytes) / best),
-                f"activations at {s:,} tokens (no KV cache)",
+                f"activations at {counted(s, 'token')} (no KV cache)",
             ),
             Card("Footprint there", fmt_bytes(at.memory_footprint_bytes), f"of {fmt_bytes(cap)}"),
             Card(
@@ -918,7 +932,7 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
             ),
         ]
         summary = (
-            f"At {s:,} tokens per sequence the {device_label(dev)} holds {best:,} sequences of {_name(m)} "
+            f"At {counted(s, 'token')} per sequence the {device_label(dev)} holds {counted(best, 'sequence')} of {_name(m)} "
             f"in {precision.upper()}: the weights take {fmt_bytes(at.weight_bytes)} once, each "
             + (
                 f"sequence adds {fmt_bytes(per_seq)} of KV cache." + _window_note(m, s)
@@ -940,12 +954,12 @@ def part_e(model: str, device: str, precision: str, context: int) -> View:
             ),
         ]
         summary = (
-            f"{_name(m)} does not fit on the {device_label(dev)} even at batch 1 and {s:,} tokens: "
+            f"{_name(m)} does not fit on the {device_label(dev)} even at batch 1 and {counted(s, 'token')}: "
             "pick a bigger device, a lower precision or a shorter context."
         )
         alert = feasibility(p1.memory_footprint_bytes, dev, f"{m.name} at batch 1")
     if s < int(context):
-        summary += f" (The context is capped at the model's {s:,} positions.)"
+        summary += f" (The context is capped at the model's {counted(s, 'position')}.)"
     peek = [
         "batch_max = largest B with weights + B × (KV/sequence + activations/sequence) ≤ capacity",
         f"capacity = {fmt_bytes(cap)}; weights = {fmt_bytes(m.weight_bytes(precision))}",
