@@ -187,8 +187,9 @@ CARET_POWER = re.compile(r"[\w)′]\^[\w({]")
 
 #: "1 tokens", "token(s)": a count's noun agrees with it (kit.counted)
 _BAD_GRAMMAR = re.compile(
-    r"(?<![\d.,])(?<![−+-] )1 (tokens|users|steps|GPUs|experts|layers|kernels|images|requests|frames|sequences"
-    r"|heads|devices|chips|rows|tables|lookups|channels|words|launches|blocks|stages)\b|\b[a-z]+\(s\)"
+    r"(?<![\d.,×])(?<![−+×-] )1 (tokens|users|steps|GPUs|experts|layers|kernels|images|requests|frames|sequences"
+    r"|heads|devices|chips|rows|tables|lookups|channels|words|launches|blocks|stages"
+    r"|weights|values|positions|conversations|tiles|waves|windows|parameters|sequences)\b|\b[a-z]+\(s\)"
     r"|\(0% (?:less|more|faster|slower)"
 )
 

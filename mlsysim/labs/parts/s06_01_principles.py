@@ -23,6 +23,7 @@ from ..components import (
     Slider,
     Toggle,
     View,
+    counted,
     fact,
     fmt_bytes,
     fmt_count,
@@ -190,8 +191,8 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
         "the saving is what it buys when images really are local."
     )
     peek = [
-        f"dense detector = H × W × C = {res} × {res} × {c} = {dense.params:,} weights",
-        f"shared filter  = K × K × C = {k} × {k} × {c} = {conv.params:,} weights",
+        f"dense detector = H × W × C = {res} × {res} × {c} = {counted(dense.params, 'weight')}",
+        f"shared filter  = K × K × C = {k} × {k} × {c} = {counted(conv.params, 'weight')}",
         f"saving         = (H·W·C) / (K²·C) = H·W / K² = {ratio:,.1f}×",
         f"reuse          = output positions ('same' padding) = {conv.weight_reuse:,} uses per weight",
         f"1,000-unit dense layer = {dense.in_features:,} × {SELF_CHECK_UNITS:,} = {layer_1000.params:,} weights (no bias)",

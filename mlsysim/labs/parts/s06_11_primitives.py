@@ -165,7 +165,7 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
         Card(
             "im2col buffer",
             fmt_bytes(buf),
-            f"{ho * wo:,} rows × {shape.k:,} values",
+            f"{counted(ho * wo, 'row')} × {counted(shape.k, 'value')}",
             "bad" if layer.im2col_expansion > 4 else "warn" if layer.im2col_expansion > 1 else "ok",
         ),
         Card(
