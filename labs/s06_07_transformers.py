@@ -20,10 +20,10 @@ async def _():
     # pydantic); elsewhere install the wheel published with the site
     if sys.platform == "emscripten" and importlib.util.find_spec("mlsysim") is None:
         import micropip
-        from js import location  # the worker script: <site>/<notebook>/assets/worker-*.js
+        from js import location  # the worker script: <site>/assets/worker-*.js
 
-        _page = str(location.href).rsplit("/assets/", 1)[0]
-        await micropip.install(f"{_page}/wheels/mlsysim-0.1.0-py3-none-any.whl")
+        _site = str(location.href).rsplit("/assets/", 1)[0]
+        await micropip.install(f"{_site}/wheels/mlsysim-0.1.0-py3-none-any.whl")
     import marimo as mo
 
     from mlsysim.labs import components as kit

@@ -7,8 +7,9 @@
 1. builds the mlsysim wheel (scripts/build_wheel.py -> wheels/mlsysim-<v>-py3-none-any.whl);
 2. exports every labs/*.py (files starting with `_` skipped) with
    `marimo export html-wasm --mode run` into <out>/<stem>/   (needs `uv` on PATH);
-3. copies the wheel next to every page: <out>/<stem>/wheels/<wheel> + wheels/mlsysim.json
-   (the install rule: see README.md, 'Install rule');
+3. keeps marimo's frontend once for every page in <out>/assets/ (``share_assets``) and the
+   wheel once in <out>/wheels/<wheel> + wheels/mlsysim.json (the install rule: see README.md,
+   'Install rule');
 4. writes <out>/index.html listing the labs in labs/README.md's order (title: first `# ` heading in an
    mo.md, else App(app_title=...), else the first heading, else the file name);
 5. with --offline-mirror: builds a local Pyodide mirror (npm pyodide@<marimo's PYODIDE_VERSION>,
@@ -72,9 +73,10 @@ def page_later(stem: str) -> list[str]:
     return [p for p in LATER.values() if p not in AT_ONCE.get(stem, ())]
 
 
-#: Each page gets its own copy of the wheel in <page>/wheels/, plus a manifest (name, version,
-#: file, sha256). The notebooks' boot cell installs <page>/wheels/<wheel>: the page URL is the
-#: web worker's URL cut at "/assets/" (relative URLs resolve against the worker, not the page).
+#: The site keeps the wheel in <out>/wheels/, plus a manifest (name, version, file, sha256).
+#: Without the offline mirror the notebooks' boot cell installs <site>/wheels/<wheel>: the site's
+#: URL is the web worker's (<site>/assets/worker-*.js, SHARED_ASSETS) cut at "/assets/"
+#: (relative URLs resolve against the worker, not the page).
 WHEEL_DIR = "wheels"
 MANIFEST = "mlsysim.json"
 
@@ -507,8 +509,8 @@ def defer_packages(page: Path, later: Sequence[str] = tuple(LATER.values())) -> 
     return keep
 
 
-def place_wheel(wheel: Path, page_dir: Path, version: str) -> None:
-    d = page_dir / WHEEL_DIR
+def place_wheel(wheel: Path, site: Path, version: str) -> None:
+    d = site / WHEEL_DIR
     d.mkdir(parents=True, exist_ok=True)
     shutil.copy2(wheel, d / wheel.name)
     manifest = {
@@ -1175,7 +1177,43 @@ def add_page(out: Path, nb: Path, name: str, prerender: bool = True) -> Path:
         defer_packages(page, page_later(name))
         point_page_at_mirror(page, f"../{MIRROR_NAME}")
     set_warm_assets(page)
+    share_assets(out, page)
     return page
+
+
+#: Every page's marimo frontend is the same set of files, each named by its content's hash: the
+#: site keeps them once in <out>/assets/ and each page links them as ../assets/, so a student
+#: who opens a second lab loads the frontend from the browser's cache (and each page is ~28 MB
+#: smaller on disk). The frontend resolves its chunks and its worker against the script that
+#: loads them, never against the page, so only index.html's links change.
+SHARED_ASSETS = "assets"
+
+
+def share_assets(out: Path, page: Path) -> int:
+    """Move ``page``'s assets/ into ``out``/assets/ and point its index.html there; a file
+    already there must be byte for byte the same (the names are content hashes: a difference
+    means pages of two marimo versions in one site). Returns how many files were new."""
+    src = page / "assets"
+    if not src.is_dir():
+        return 0
+    dest = out / SHARED_ASSETS
+    dest.mkdir(exist_ok=True)
+    new = 0
+    for f in sorted(src.iterdir()):
+        if not f.is_file():
+            raise SystemExit(f"{f}: not a file (marimo export layout changed?)")
+        target = dest / f.name
+        if target.exists():
+            if target.read_bytes() != f.read_bytes():
+                raise SystemExit(f"{f} differs from {target}, a file of the same name")
+        else:
+            shutil.copy2(f, target)
+            new += 1
+    shutil.rmtree(src)
+    idx = page / "index.html"
+    s = idx.read_text(encoding="utf-8")
+    idx.write_text(re.sub(r"""(["'(])\./assets/""", r"\1../assets/", s), encoding="utf-8")
+    return new
 
 
 def point_page_at_mirror(page: Path, rel: str) -> None:
@@ -1219,6 +1257,8 @@ def build_site(
     for child in out.iterdir():
         if child.is_dir() and child.name not in keep and (child / "index.html").exists():
             shutil.rmtree(child)
+    if (out / SHARED_ASSETS).is_dir():  # the pages are exported again: their frontend with them
+        shutil.rmtree(out / SHARED_ASSETS)
     lockfile = None
     if offline_mirror is not None:
         link = out / MIRROR_NAME
@@ -1239,7 +1279,6 @@ def build_site(
         export_notebook(nb, page, lockfile, prerender)
         if lockfile is not None:
             defer_packages(page, page_later(nb.stem))
-        place_wheel(wheel, page, version)
         labs.append((nb.stem, notebook_title(nb)))
         log(f"exported {nb.name} -> {page.relative_to(out)}/ ({time.time() - t:.1f}s)")
     if offline_mirror is not None:
@@ -1252,6 +1291,8 @@ def build_site(
             point_page_at_mirror(out / stem, f"../{MIRROR_NAME}")
     for stem, _ in labs:
         set_warm_assets(out / stem)
+        share_assets(out, out / stem)
+    place_wheel(wheel, out, version)  # <out>/wheels/: see WHEEL_DIR
     write_index(out, labs, labs_dir)
     info = {
         "out": str(out),
