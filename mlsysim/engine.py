@@ -563,6 +563,8 @@ def table8_printed(model: Model) -> float:
     (MobileNetV2) where the exact counts (``weight_only_intensity``) give 80.0 and 42.9."""
     if not isinstance(model, Model):
         raise ValueError(f"model must be an mlsysim Model, got {type(model).__name__}")
+    if model.params <= 0:
+        raise ValueError(f"model={model.name!r} has no parameters; Table 8's proxy is undefined")
     flops = model.flops(1, 1, "decode") if model.is_lm else model.flops()
     return round_sig(flops, 2) / float(model.params * bytes_per_value("fp32"))
 

@@ -1113,4 +1113,6 @@ def test_parameter_free_model_has_no_weight_intensity():
     """0 parameters: a ValueError, not a ZeroDivisionError or inf."""
     act = M.Model("act", "mlp", lambda s, p: [M.Row("relu", L.Activation(elements=8))])
     _raises_naming(lambda: E.weight_only_intensity(act), "no parameters")
+    _raises_naming(lambda: E.table8_printed(act), "no parameters")
+    assert E.max_batch(act, "H100") > 0  # nothing to hold but activations: many samples
     _raises_naming(lambda: E.weight_reuse(L.Activation(elements=8)), "no parameters")
