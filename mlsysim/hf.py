@@ -34,7 +34,11 @@ What the numbers match (the ground truth is ``tests/reference/ground_truth.json`
   includes the new token, so after the step transformers' ``cache.get_seq_length() == S``.
 - ``kv_cache_bytes(S)`` equals the bytes of transformers' ``DynamicCache`` key and value tensors
   after S tokens; a sliding-window layer keeps its last ``sliding_window - 1`` tokens and attends
-  to at most ``sliding_window`` keys when decoding.
+  to at most ``sliding_window`` keys when decoding. As in transformers' cache, a
+  ``sliding_window`` (else an ``attention_chunk_size``) in any decoder's config windows every
+  layer, a Llama's too (Qwen: only with ``use_sliding_window``), and a window of 1 keeps
+  everything. A family's aliases are read as transformers reads them (GPT-2's ``hidden_size``
+  is ``n_embd``; Mixtral's ``num_experts`` is ``num_local_experts``).
 
 A field missing from the config takes transformers' default for that class. Every field that
 changes a count is honoured (``head_dim``, ``num_key_value_heads``, ``attention_bias``,
@@ -382,6 +386,36 @@ def _unset(v, *sentinels: str) -> bool:
     return v is None or (isinstance(v, str) and v in sentinels)
 
 
+#: Other names a family's transformers config accepts for a field (its ``attribute_map``): a
+#: config.json may use either
+_ALIASES = {
+    "gpt2": {
+        "hidden_size": "n_embd",
+        "max_position_embeddings": "n_positions",
+        "num_attention_heads": "n_head",
+        "num_hidden_layers": "n_layer",
+    },
+    "mixtral": {"num_experts": "num_local_experts"},
+}
+
+
+def _resolve_aliases(raw: dict, model_type: str) -> dict:
+    """``raw`` with each alias's value under the field it names; both given and different: a
+    ValueError naming the two."""
+    out = dict(raw)
+    for alias, field in _ALIASES.get(model_type, {}).items():
+        if alias not in raw:
+            continue
+        if field in raw and raw[field] != raw[alias]:
+            raise ValueError(
+                f"config[{alias!r}]={_check._short(raw[alias], 40)} and config[{field!r}]="
+                f"{_check._short(raw[field], 40)} differ; transformers reads {alias!r} as "
+                f"{field!r}: give one"
+            )
+        out[field] = out.pop(alias)
+    return out
+
+
 def _refuse_unmodelled(raw: dict, model_type: str) -> None:
     """Fields that would change a count in transformers but are not modelled: refuse by name."""
     if _set(raw, "quantization_config"):
@@ -465,6 +499,7 @@ def from_hf_config(
         raise ValueError(
             f"config['model_type']={mt!r} is not supported; allowed: {', '.join(SUPPORTED_MODEL_TYPES)}"
         )
+    raw = _resolve_aliases(raw, mt)
     _refuse_unmodelled(raw, mt)
     arch, head = _architecture(raw, mt, bare)
     c = _Cfg(raw, mt)
@@ -520,7 +555,7 @@ def _num_labels(raw: dict) -> int:
     n = raw.get("num_labels", 2)
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FIELD:
         raise ValueError(
-            f"config['num_labels'] must be an integer in [1, 2**40], got {str(n)[:40]}"
+            f"config['num_labels'] must be an integer in [1, 2**40], got {_check._short(n, 40)}"
         )
     return n
 
@@ -596,13 +631,19 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     _check_derived(widths)
 
     labels = _num_labels(c.raw) if head == "seqcls" else 0
+    n_sliding, window = _layer_types(c, n_layers)
+    if 0 < n_sliding < n_layers:
+        raise ValueError(
+            "config['layer_types'] mixing full and sliding layers is not modelled for GPT-2"
+        )
+    window = window if n_sliding else None  # every layer windowed, or none
 
     def build(seq_len: int, phase: str) -> list[M.Row]:
         if phase == "decode" and head == "seqcls":
             _no_decode(label, arch)
         _check_len(label, seq_len, positions)
         t = 1 if phase == "decode" else seq_len
-        kv = seq_len if phase == "decode" else None
+        kv = (seq_len if window is None else min(seq_len, window)) if phase == "decode" else None
         n = t * d
         rows = _embed_rows(vocab, d, t, positions=positions)
         block = [
@@ -639,7 +680,9 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
         build,
         is_lm=True,
         default_seq_len=positions,
-        kv_elements=None if head == "seqcls" else (lambda s: per_token * s),
+        kv_elements=None
+        if head == "seqcls"
+        else (lambda s: per_token * (s if window is None else min(s, window - 1))),
         max_seq_len=positions,
         config=_summary(
             arch,
@@ -653,6 +696,8 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
             vocab_size=vocab,
             context_length=positions,
             tie_word_embeddings=tied,
+            sliding_window=window,
+            sliding_layers=n_layers if window else 0,
             flash=flash,
         ),
     )
@@ -768,13 +813,20 @@ def _layer_types(c: _Cfg, n_layers: int) -> tuple[int, int | None]:
             window = c.int("sliding_window")
         first_sliding = c.int("max_window_layers", minimum=0)
         inferred = max(0, n_layers - first_sliding) if window is not None else 0
-    elif mt in ("mistral", "phi3", "mixtral"):
-        if c.get("sliding_window") is not None:
-            window = c.int("sliding_window")
-        inferred = n_layers if window is not None else 0
     else:
-        inferred = 0
+        # transformers' cache (cache_utils.get_layer_types_and_kwargs) reads these of any
+        # config, a Llama's or a Gemma's too: a sliding_window, else an attention_chunk_size,
+        # keeps every layer's cache to that window
+        for key in ("sliding_window", "attention_chunk_size"):
+            if c.get(key) is not None:
+                window = c.int(key)
+                break
+        inferred = n_layers if window is not None else 0
     types = c.raw.get("layer_types")
+    if window == 1:
+        # a window of 1 keeps the whole cache in transformers (its slice [-window + 1:] is
+        # [-0:]) and so attends to every key: counted as full attention, as transformers runs it
+        return 0, None
     if types is None:
         return inferred, window
     if not isinstance(types, list) or len(types) != n_layers:
@@ -790,7 +842,13 @@ def _layer_types(c: _Cfg, n_layers: int) -> tuple[int, int | None]:
     n_sliding = types.count("sliding_attention")
     if n_sliding and window is None:
         raise ValueError(
-            "config['layer_types'] lists sliding_attention layers but config['sliding_window'] is not set"
+            "config['layer_types'] lists sliding_attention layers but neither config['sliding_window'] "
+            "nor config['attention_chunk_size'] is set"
+            + (
+                " (Qwen: and config['use_sliding_window'] is true)"
+                if mt in ("qwen2", "qwen3")
+                else ""
+            )
         )
     return n_sliding, window
 

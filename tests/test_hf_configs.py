@@ -268,3 +268,53 @@ def test_a_config_object_with_to_dict_is_read_like_its_dict():
             return dict(shipped_config("phi-3-mini-4k")["config"])
 
     assert M.from_hf_config(FakeConfig()).params == 3_821_079_552
+
+
+def test_a_family_alias_reads_as_its_field_and_a_conflict_is_refused_by_name():
+    """transformers' attribute_map: GPT-2's hidden_size is n_embd (and so on), Mixtral's
+    num_experts is num_local_experts. mlsysim used to drop the alias and build the default
+    768-wide GPT-2 (85.9 M parameters for a 3.7 k one)."""
+    alias = {
+        "model_type": "gpt2",
+        "hidden_size": 16,
+        "num_attention_heads": 2,
+        "num_hidden_layers": 1,
+        "max_position_embeddings": 12,
+        "vocab_size": 13,
+    }
+    canonical = {
+        "model_type": "gpt2",
+        "n_embd": 16,
+        "n_head": 2,
+        "n_layer": 1,
+        "n_positions": 12,
+        "vocab_size": 13,
+    }
+    assert M.from_hf_config(alias).params == M.from_hf_config(canonical).params == 3712
+    with pytest.raises(ValueError, match=r"config\['hidden_size'\]=16 and config\['n_embd'\]=8"):
+        M.from_hf_config({**alias, "n_embd": 8})
+    moe = {"model_type": "mixtral", "hidden_size": 32, "num_attention_heads": 4}
+    moe |= {"num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 37}
+    moe |= {"vocab_size": 97, "num_experts_per_tok": 1}
+    three = M.from_hf_config({**moe, "num_experts": 3})
+    assert three.params == M.from_hf_config({**moe, "num_local_experts": 3}).params == 34016
+
+
+def test_a_sliding_window_on_any_decoder_windows_its_cache():
+    """transformers' cache reads sliding_window (else attention_chunk_size) from any config: a
+    Llama with one keeps only the window (fixtures hf_llama_sliding_window_s12 and kin hold
+    transformers' own numbers); a window of 1 keeps everything, as transformers' slice does."""
+    base = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 32}
+    base |= {"num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2}
+    base |= {"intermediate_size": 37, "vocab_size": 97}
+    full = M.from_hf_config(base)
+    for key in ("sliding_window", "attention_chunk_size"):
+        windowed = M.from_hf_config({**base, key: 5})
+        assert windowed.kv_cache_bytes(12, precision="fp32") == 2 * 2 * 16 * 4 * 4  # 4 = 5 - 1
+        assert windowed.flops(12, phase="decode") < full.flops(12, phase="decode")
+    one = M.from_hf_config({**base, "sliding_window": 1})
+    assert one.kv_cache_bytes(12, precision="fp32") == full.kv_cache_bytes(12, precision="fp32")
+    with pytest.raises(ValueError, match=r"num_labels.*got an integer of about 5,001 digits"):
+        M.from_hf_config(
+            {**base, "architectures": ["LlamaForSequenceClassification"], "num_labels": 10**5000}
+        )

@@ -552,3 +552,21 @@ def test_a_log_axis_with_an_open_range_is_ticked_from_the_data():
     fig.update_layout(yaxis_range=[None, 5])
     ticks = charts.finalize(fig).layout.yaxis.tickvals
     assert ticks is not None and min(ticks) <= 1 and max(ticks) >= 1e4
+
+
+def test_a_label_left_on_its_own_point_covers_it():
+    """Plotly draws a point's text centred on the point when no textposition is given; the
+    placement counted only other points' markers, so it kept that place (6.9's synthesis drew
+    'Tabular MLP ... on Arduino Nano 33 BLE Sense' across its own marker). Now a label on
+    its own marker is a problem, and the placement moves it off."""
+    fig = charts.figure("t", "x (log scale)", "energy (J)", log_x=True)
+    fig.add_trace(
+        go.Scatter(x=[1e-4, 1e-2], y=[1.0, 2.0], mode="markers+text", text=["first", "second"])
+    )
+    raw = fig.to_plotly_json()
+    assert any(
+        "covers a marker" in p for p in placement.label_problems(raw["data"], raw["layout"], W)
+    )
+    done = charts.finalize(fig)
+    assert _problems(done) == []
+    assert "middle center" not in str(done.data[0].textposition)

@@ -523,7 +523,14 @@ class Frame:
         if not backed and any(_seg_hits_box(s, inner) for s in segs):
             found.append("crossed by a line")
         own = owner[1:] if owner[0] == "point" else None
-        if any((i, j) != own and _circle_hits_box(x, y, r, inner) for i, j, x, y, r in marks):
+        # another point's marker anywhere under the label; its own only when the label sits on
+        # it (Plotly's default "middle center" draws the text over the point it names)
+        if any(
+            _circle_hits_box(x, y, r, inner)
+            if (i, j) != own
+            else inner[0] < x < inner[2] and inner[1] < y < inner[3]
+            for i, j, x, y, r in marks
+        ):
             found.append("covers a marker")
         if not backed and any(_overlap(inner, b) for b in bars):
             found.append("sits on a bar")
