@@ -38,16 +38,20 @@ What the numbers match (the ground truth is ``tests/reference/ground_truth.json`
   ``sliding_window`` (else an ``attention_chunk_size``) in any decoder's config windows every
   layer, a Llama's too (Qwen: only with ``use_sliding_window``), and a window of 1 keeps
   everything. A family's aliases are read as transformers reads them (GPT-2's ``hidden_size``
-  is ``n_embd``; Mixtral's ``num_experts`` is ``num_local_experts``).
+  is ``n_embd``; Mixtral's ``num_experts`` is ``num_local_experts``). A sequence classifier
+  (``*ForSequenceClassification``) has no decode phase and ``kv_cache_bytes`` 0: it reads each
+  input in one pass and keeps nothing for the next, as a server runs it (transformers' default
+  ``use_cache=True`` would still fill a cache during that pass, which is not counted).
 
 A field missing from the config takes transformers' default for that class. Every field that
 changes a count is honoured (``head_dim``, ``num_key_value_heads``, ``attention_bias``,
 ``mlp_bias``, ``tie_word_embeddings``, ``n_inner``, ``type_vocab_size``, ``intermediate_size``,
 ``sliding_window``, ``layer_types``, ``num_local_experts``, ``num_experts_per_tok``, ...). A field
-that would change a count but is not modelled (``add_cross_attention``, a relative
-``position_embedding_type``, ``quantization_config``, ``pruned_heads``, an unknown activation)
-raises a ``ValueError`` naming it. Fields transformers does not read for the class are ignored, as
-transformers ignores them.
+that would change a count but is not modelled (``add_cross_attention``, ``quantization_config``,
+``per_layer_config``, an activation with weights of its own such as ``prelu``) raises a
+``ValueError`` naming it. Fields transformers does not read for the class are ignored, as
+transformers ignores them: transformers 5 no longer reads BERT's relative
+``position_embedding_type`` or ``pruned_heads`` (both build the plain model), nor does mlsysim.
 """
 
 from __future__ import annotations
@@ -271,6 +275,15 @@ _ACT = {
     "tanh": "tanh",
     "sigmoid": "sigmoid",
     "linear": "identity",
+    # no weights and no matmul (transformers 5.25's ACT2FN): counted as the nearest modelled
+    # kind, whose elementwise cost they share within an op or two per element
+    "gelu_python_tanh": "gelu",
+    "laplace": "gelu",
+    "relu2": "relu",
+    "leaky_relu": "relu",
+    "hardswish": "relu6",
+    "mish": "silu",
+    "sqrtsoftplus": "silu",
 }
 
 
@@ -423,19 +436,14 @@ def _refuse_unmodelled(raw: dict, model_type: str) -> None:
             "config['quantization_config'] (a quantized checkpoint) is not modelled: its packed "
             "weights change the parameter count; remove it and pick the precision instead"
         )
-    if _set(raw, "pruned_heads"):
-        raise ValueError("config['pruned_heads'] (pruned attention heads) is not modelled")
+    if _set(raw, "per_layer_config"):
+        raise ValueError(
+            "config['per_layer_config'] (sizes that differ from layer to layer) is not modelled"
+        )
     if _set(raw, "add_cross_attention"):
         raise ValueError(
             "config['add_cross_attention']=true (cross-attention layers) is not modelled by from_hf_config"
         )
-    if model_type in _ENCODERS:
-        pe = raw.get("position_embedding_type", "absolute")
-        if not isinstance(pe, str) or pe != "absolute":
-            raise ValueError(
-                f"config['position_embedding_type']={_check._short(pe, 80)} is not modelled; "
-                "allowed: 'absolute'"
-            )
 
 
 def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
@@ -542,17 +550,18 @@ def _unused_parameter_cls():
 
 
 def _num_labels(raw: dict) -> int:
-    """Classes of a *ForSequenceClassification head, as transformers derives them: the size of
-    ``id2label`` when given, else ``num_labels``, else 2."""
+    """Classes of a *ForSequenceClassification head, as transformers derives them:
+    ``num_labels`` when given (it wins over a differing ``id2label``, which transformers rebuilds
+    to match), else the size of ``id2label``, else 2."""
     labels = raw.get("id2label")
     if labels is not None and not isinstance(labels, dict):
         raise ValueError(
             f"config['id2label'] must be an object mapping class ids to names, got "
             f"{type(labels).__name__} {str(labels)[:40]}"
         )
-    if labels:
+    if labels and raw.get("num_labels") is None:
         return len(labels)
-    n = raw.get("num_labels", 2)
+    n = raw.get("num_labels") if raw.get("num_labels") is not None else 2
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FIELD:
         raise ValueError(
             f"config['num_labels'] must be an integer in [1, 2**40], got {_check._short(n, 40)}"
@@ -562,8 +571,8 @@ def _num_labels(raw: dict) -> int:
 
 def _no_decode(label: str, arch: str) -> None:
     raise ValueError(
-        f"phase='decode' applies to causal language models with a KV cache; {label} ({arch}) "
-        "has none: use phase='prefill'"
+        f"phase='decode' applies to causal language models; {label} ({arch}) classifies a whole "
+        "input in one pass: use phase='prefill'"
     )
 
 

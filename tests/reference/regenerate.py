@@ -616,6 +616,20 @@ HF_CONFIGS = {
         "vocab_size": 61,
         "sliding_window": 3,
     },
+    # both given and different: transformers keeps num_labels and rebuilds id2label to match
+    "llama_seqcls_labels_conflict": {
+        "model_type": "llama",
+        "architectures": ["LlamaForSequenceClassification"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 2,
+        "intermediate_size": 37,
+        "vocab_size": 97,
+        "pad_token_id": 0,
+        "id2label": {"0": "a", "1": "b", "2": "c"},
+        "num_labels": 5,
+    },
     "mixtral_num_experts_alias": {
         "model_type": "mixtral",
         "architectures": ["MixtralForCausalLM"],
