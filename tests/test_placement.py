@@ -570,3 +570,29 @@ def test_a_label_left_on_its_own_point_covers_it():
     done = charts.finalize(fig)
     assert _problems(done) == []
     assert "middle center" not in str(done.data[0].textposition)
+
+
+#: The two first-state charts whose line labels still meet trouble on a phone: byom A's five
+#: device lines between 8 and 80 GB on a 270 px plot, and 6.9 A's 50-character ridge label
+PHONE_KNOWN = {("byom", 0), ("s06_09_choosing", 0)}
+
+
+def test_line_labels_are_placed_for_a_phone_too():
+    """The placement solves line labels at placement.PHONE_PLOT_PX as well (half weight; point
+    labels are hidden on phones): on the states a student first meets, 63 of the 65 charts have
+    none cut off, crossed or overlapping at a phone's plot width (before: 49 of 65), and the
+    desktop width stays clean. Over every part's widget grid: 290 -> 19 of 1,168 charts."""
+    found = set()
+    for path in h.NOTEBOOKS:
+        r = h.run(h.load_app(path), unlock=True, path=path)
+        for i, (traces, layout) in enumerate(r.charts):
+            shown = [
+                {**t, "mode": t["mode"].replace("+text", "").replace("text+", "")}
+                if "text" in (t.get("mode") or "")
+                else t
+                for t in traces
+            ]
+            if placement.label_problems(shown, layout, placement.PHONE_PLOT_PX):
+                found.add((path.stem, i))
+            assert placement.label_problems(traces, layout, W) == [], (path.stem, i)
+    assert found <= PHONE_KNOWN, found - PHONE_KNOWN

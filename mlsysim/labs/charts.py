@@ -29,6 +29,7 @@ from .. import _check, catalogue
 from .._check import _short, is_finite
 from .placement import (
     LINE_LABEL,
+    PHONE_PLOT_PX,
     WIDTHS,
     Frame,
     axis_values,
@@ -666,9 +667,8 @@ def _layout_title(data: list[dict], layout: dict) -> None:
 LEGEND_ROW_PX, X_AXIS_PX = 20, 44
 #: Least plot height a chart keeps at a 390 px phone width.
 PHONE_MIN_PLOT_PX = 190
-#: The plot's width on a 390 px phone (the chart's ~354 px less the y axis), where Plotly slants
-#: category names that do not fit side by side (by 30°)
-PHONE_PLOT_PX = 270.0
+#: (placement.PHONE_PLOT_PX: the plot's width on a 390 px phone, where Plotly slants category
+#: names that do not fit side by side, by 30°)
 
 
 def slanted_ticks_px(traces) -> float:

@@ -38,6 +38,9 @@ from .state import short_repr
 #: Plot-area widths (px) labels must fit: a laptop's marimo "medium" column, and a narrow one
 #: (a half-screen window or a tablet)
 WIDTHS = (900.0, 560.0)
+#: The plot's width on a 390 px phone (the chart's ~354 px less the y axis): the line labels are
+#: placed for it too, at half the weight of the narrow width (point labels are hidden there)
+PHONE_PLOT_PX = 270.0
 #: Font size Plotly uses when neither a trace or annotation nor the layout (or its template)
 #: names one
 FONT_PX = 12.0
@@ -723,7 +726,7 @@ def place_labels(traces: list[dict], layout: dict) -> None:
         first = Frame(traces, layout, WIDTHS[0])
         if not first.ok:
             return
-        frames = [first, *(first.at(w) for w in WIDTHS[1:])]
+        frames = [first, *(first.at(w) for w in WIDTHS[1:]), first.at(PHONE_PLOT_PX)]
         for axis, (lo, hi) in first.ranges.items():
             if first.cats[axis] is None:  # a category axis keeps Plotly's own
                 layout.setdefault(f"{axis}axis", {})["range"] = [lo, hi]
@@ -773,8 +776,9 @@ JOINT_LABELS, JOINT_BUDGET = 8, 20_000
 
 
 def _at_width(n: int) -> float:
-    """What a problem at the ``n``-th width of ``WIDTHS`` costs: twice at the desktop one."""
-    return 2.0 if n == 0 else 1.0
+    """What a problem at the ``n``-th width of ``WIDTHS`` costs: twice at the desktop one, half
+    on a phone (``PHONE_PLOT_PX``, the width after them)."""
+    return 2.0 if n == 0 else 0.5 if n == len(WIDTHS) else 1.0
 
 
 def _least_total(unary, pair, total: float, picks: list[int]) -> list[int]:
@@ -928,7 +932,12 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
                 (
                     (q, txt),
                     [
-                        (f.point_label(t, j, points[n][j], q, txt), ("point", i, j))
+                        (
+                            f.point_label(t, j, points[n][j], q, txt)
+                            if n < len(WIDTHS)
+                            else _HIDDEN,  # a phone hides point labels (style.LAB_CSS)
+                            ("point", i, j),
+                        )
                         for n, f in enumerate(frames)
                     ],
                 )
@@ -953,7 +962,9 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
         parts = still.get(id(boxes))
         if parts is None:
             parts = still[id(boxes)] = [
-                (
+                (0.0, False)  # not drawn at this width (a point's label on a phone)
+                if box is _HIDDEN
+                else (
                     sum(_weight(what, owner, last) for what in f.hits(box, owner, (), *drawn[n])),
                     any(_overlap(_inner(box), b) for b in fixed[n]),
                 )
