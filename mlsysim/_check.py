@@ -435,12 +435,30 @@ def _members(ann) -> tuple[list[type], list, bool]:
     return bases, meta, optional
 
 
+def _pair_lower_bound(ann) -> int:
+    """The lower bound of a ``tuple[...]`` member's elements in a field annotation (0 if none)."""
+    args = (
+        typing.get_args(ann)
+        if typing.get_origin(ann) in (typing.Union, types.UnionType)
+        else (ann,)
+    )
+    for a in args:
+        if typing.get_origin(a) is tuple:
+            return min(
+                _lower_bound(e.__metadata__) if typing.get_origin(e) is typing.Annotated else 0
+                for e in typing.get_args(a)
+            )
+    return 0
+
+
 def _field_check(name: str, info) -> tuple | None:
     """(fast-path type, lo, hi, optional, is_pair, check) for one pydantic field, from its annotation, or
     None to leave the field to pydantic. Values of the fast-path type inside [lo, hi] (a plain
     ``int`` size, a ``bool`` flag) pass without a call."""
     bases, meta, optional = _members(info.annotation)
     lo = _lower_bound([*info.metadata, *meta])
+    if tuple in bases:  # a pair's bound is on its elements (Pair: tuple[PositiveInt, PositiveInt])
+        lo = max(lo, _pair_lower_bound(info.annotation))
     hi = MAX_LAYERS if name in _LAYER_COUNT_FIELDS else MAX_SIZE
     if bases == [bool]:
         return (bool, 0, 1, optional, False, lambda v: flag(name, v))

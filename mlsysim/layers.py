@@ -489,6 +489,12 @@ class Pool2d(Layer):
 
     @model_validator(mode="after")
     def _fits(self):
+        if self.kernel_size is None and (self.stride is not None or self.padding):
+            raise ValueError(
+                f"kernel_size=None is global pooling, which takes no stride or padding; got "
+                f"stride={self.stride!r}, padding={self.padding!r} (give a kernel_size, or leave "
+                "them out)"
+            )
         if self.kernel_size is not None:
             (kh, kw), (h, w), p = _pair(self.kernel_size), _pair(self.input_size), self.padding
             if 2 * p > min(kh, kw):  # torch's rule: a window must see at least half real input

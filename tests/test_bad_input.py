@@ -432,3 +432,41 @@ def test_checked_functions_called_from_two_threads_at_once_keep_their_arguments(
     finally:
         _check._arg_check = original
     assert out == {"first": 6.0, "second": 50.0}
+
+
+@pytest.mark.parametrize(
+    "make, field",
+    [
+        (
+            lambda: L.Conv2d(
+                in_channels=4, out_channels=4, kernel_size=3, input_size=8, stride=(1, 0)
+            ),
+            "stride",
+        ),
+        (
+            lambda: L.Conv2d(in_channels=4, out_channels=4, kernel_size=(3, 0), input_size=8),
+            "kernel_size",
+        ),
+        (
+            lambda: L.Conv2d(in_channels=4, out_channels=4, kernel_size=3, input_size=(0, 8)),
+            "input_size",
+        ),
+        (lambda: L.Pool2d(channels=4, input_size=8, kernel_size=(1, 0)), "kernel_size"),
+    ],
+)
+def test_a_pair_with_a_zero_is_one_clear_error_with_the_true_range(make, field):
+    """A (height, width) pair holding 0 gave two raw pydantic errors (stride.int, stride.tuple
+    ...1), and the message for a pair said 'in [0, 2**40]' though 0 is refused."""
+    with pytest.raises(ValueError) as e:
+        make()
+    text = str(e.value)
+    assert text.startswith("1 validation error") and text.count("Value error") == 1
+    assert f"{field} must be an integer or a pair of integers in [1, 2**40]" in text
+
+
+@pytest.mark.parametrize("extra", [{"stride": 2}, {"padding": 1}])
+def test_global_pooling_refuses_a_stride_or_padding_it_would_ignore(extra):
+    """kernel_size=None is global pooling: a stride or padding beside it was silently ignored."""
+    with pytest.raises(ValueError, match=r"kernel_size=None is global pooling.*stride=.*padding="):
+        L.Pool2d(channels=4, input_size=8, **extra)
+    assert L.Pool2d(channels=4, input_size=8).output_size == (1, 1)

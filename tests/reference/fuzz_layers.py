@@ -26,12 +26,15 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1])]
 warnings.filterwarnings("ignore")
 
-try:  # regenerate.py imports torchvision for its whole-model entries; layers do not need it
-    import torchvision  # noqa: F401
-except ImportError:
-    import types
+# regenerate.py imports torchvision and transformers for its whole-model entries; layers need
+# neither (a stand-in module where one is not installed)
+for _name in ("torchvision", "transformers"):
+    try:
+        __import__(_name)
+    except ImportError:
+        import types
 
-    sys.modules["torchvision"] = types.ModuleType("torchvision")
+        sys.modules[_name] = types.ModuleType(_name)
 
 import regenerate as R  # noqa: E402
 import test_ground_truth as G  # noqa: E402

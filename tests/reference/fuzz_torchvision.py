@@ -23,6 +23,13 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 warnings.filterwarnings("ignore")
 
+try:  # regenerate.py imports transformers for its HF entries; torchvision models do not need it
+    import transformers  # noqa: F401
+except ImportError:
+    import types
+
+    sys.modules["transformers"] = types.ModuleType("transformers")
+
 import regenerate as R  # noqa: E402
 import torch  # noqa: E402
 import torchvision  # noqa: E402
