@@ -299,6 +299,17 @@ def hf_entries(crosscheck: bool):
 #: windows, experts). Built from the raw dict exactly as a config.json would be
 #: (AutoConfig.for_model), run on CPU with real weights (MoE routing cannot run on meta).
 HF_SEQ = 12
+#: The small decoder shape several HF_CONFIGS entries share
+_SMALL = {
+    "hidden_size": 32,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "num_hidden_layers": 2,
+    "intermediate_size": 37,
+    "vocab_size": 97,
+    "pad_token_id": 0,
+}
+
 HF_CONFIGS = {
     "gpt2_ninner_untied": {
         "model_type": "gpt2",
@@ -542,17 +553,12 @@ HF_CONFIGS = {
     },
     # found by a review against transformers 5.25 (2026-12-05): its cache windows any decoder
     # whose config sets sliding_window (else attention_chunk_size), a Llama's or a GPT-2's too;
-    # a window of 1 keeps the whole cache; aliases from each config class's attribute_map
+    # a window of 1 keeps the whole cache; aliases from each config class's attribute_map;
+    # num_labels wins over a differing id2label (_SMALL: the shared small decoder shape)
     "llama_sliding_window": {
+        **_SMALL,
         "model_type": "llama",
         "architectures": ["LlamaForCausalLM"],
-        "hidden_size": 32,
-        "num_attention_heads": 4,
-        "num_key_value_heads": 2,
-        "num_hidden_layers": 2,
-        "intermediate_size": 37,
-        "vocab_size": 97,
-        "pad_token_id": 0,
         "sliding_window": 5,
     },
     "gemma_chunk_size": {
@@ -569,15 +575,9 @@ HF_CONFIGS = {
         "attention_chunk_size": 4,
     },
     "mistral_chunk_no_window": {
+        **_SMALL,
         "model_type": "mistral",
         "architectures": ["MistralForCausalLM"],
-        "hidden_size": 32,
-        "num_attention_heads": 4,
-        "num_key_value_heads": 2,
-        "num_hidden_layers": 2,
-        "intermediate_size": 37,
-        "vocab_size": 97,
-        "pad_token_id": 0,
         "sliding_window": None,
         "attention_chunk_size": 3,
     },
@@ -591,19 +591,13 @@ HF_CONFIGS = {
         "intermediate_size": 37,
         "vocab_size": 97,
         "pad_token_id": 0,
-        "layer_types": ["sliding_attention"] * 3,
+        "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention"],
         "sliding_window": 4,
     },
     "mistral_window_1": {
+        **_SMALL,
         "model_type": "mistral",
         "architectures": ["MistralForCausalLM"],
-        "hidden_size": 32,
-        "num_attention_heads": 4,
-        "num_key_value_heads": 2,
-        "num_hidden_layers": 2,
-        "intermediate_size": 37,
-        "vocab_size": 97,
-        "pad_token_id": 0,
         "sliding_window": 1,
     },
     "gpt2_aliases_window": {
@@ -616,30 +610,17 @@ HF_CONFIGS = {
         "vocab_size": 61,
         "sliding_window": 3,
     },
-    # both given and different: transformers keeps num_labels and rebuilds id2label to match
     "llama_seqcls_labels_conflict": {
+        **_SMALL,
         "model_type": "llama",
         "architectures": ["LlamaForSequenceClassification"],
-        "hidden_size": 32,
-        "num_attention_heads": 4,
-        "num_key_value_heads": 2,
-        "num_hidden_layers": 2,
-        "intermediate_size": 37,
-        "vocab_size": 97,
-        "pad_token_id": 0,
         "id2label": {"0": "a", "1": "b", "2": "c"},
         "num_labels": 5,
     },
     "mixtral_num_experts_alias": {
+        **_SMALL,
         "model_type": "mixtral",
         "architectures": ["MixtralForCausalLM"],
-        "hidden_size": 32,
-        "num_attention_heads": 4,
-        "num_key_value_heads": 2,
-        "num_hidden_layers": 2,
-        "intermediate_size": 37,
-        "vocab_size": 97,
-        "pad_token_id": 0,
         "num_experts": 3,
         "num_experts_per_tok": 1,
     },
