@@ -726,7 +726,9 @@ def place_labels(traces: list[dict], layout: dict) -> None:
         first = Frame(traces, layout, WIDTHS[0])
         if not first.ok:
             return
-        frames = [first, *(first.at(w) for w in WIDTHS[1:]), first.at(PHONE_PLOT_PX)]
+        frames = [first, *(first.at(w) for w in WIDTHS[1:])]
+        if lines:  # the phone's width matters to line labels only (point labels hidden there)
+            frames.append(first.at(PHONE_PLOT_PX))
         for axis, (lo, hi) in first.ranges.items():
             if first.cats[axis] is None:  # a category axis keeps Plotly's own
                 layout.setdefault(f"{axis}axis", {})["range"] = [lo, hi]
