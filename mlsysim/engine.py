@@ -779,14 +779,11 @@ def max_batch(
     must fit in flash and the per-sample bytes and the reserve in SRAM."""
     reserve = _check.real("reserve_bytes", reserve_bytes, 0.0, _check.MAX_SIZE)
     one = Engine.solve(model, hardware, 1, precision, phase=phase, seq_len=seq_len)
-    mem = one.device.memory
     per = one.activation_bytes + one.kv_cache_bytes
-    if mem.flash is not None and mem.sram is not None:
-        if one.weight_bytes > mem.flash.m_as("B"):
-            return 0
-        room = mem.sram.m_as("B") - reserve
-    else:
-        room = one.capacity_bytes - reserve - one.weight_bytes
+    over = one._overflows()  # at batch 1, per memory (where each kind of byte lives is its rule)
+    if over.get("flash", 0.0) > 0:  # the weights alone do not fit
+        return 0
+    room = per - over["sram" if "sram" in over else "memory"] - reserve  # for the samples
     if room < per:
         return 0
     n = min(int(room // per), _check.MAX_BATCH) if per > 0 else _check.MAX_BATCH

@@ -559,9 +559,11 @@ def _num_labels(raw: dict) -> int:
             f"config['id2label'] must be an object mapping class ids to names, got "
             f"{type(labels).__name__} {str(labels)[:40]}"
         )
-    if labels and raw.get("num_labels") is None:
-        return len(labels)
-    n = raw.get("num_labels") if raw.get("num_labels") is not None else 2
+    n = raw.get("num_labels")
+    if n is None:
+        if labels:
+            return len(labels)
+        n = 2
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FIELD:
         raise ValueError(
             f"config['num_labels'] must be an integer in [1, 2**40], got {_check._short(n, 40)}"
@@ -652,7 +654,7 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
             _no_decode(label, arch)
         _check_len(label, seq_len, positions)
         t = 1 if phase == "decode" else seq_len
-        kv = (seq_len if window is None else min(seq_len, window)) if phase == "decode" else None
+        kv = _keys_attended(seq_len, window) if phase == "decode" else None
         n = t * d
         rows = _embed_rows(vocab, d, t, positions=positions)
         block = [
@@ -689,9 +691,7 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
         build,
         is_lm=True,
         default_seq_len=positions,
-        kv_elements=None
-        if head == "seqcls"
-        else (lambda s: per_token * (s if window is None else min(s, window - 1))),
+        kv_elements=None if head == "seqcls" else (lambda s: per_token * _tokens_cached(s, window)),
         max_seq_len=positions,
         config=_summary(
             arch,
@@ -832,12 +832,16 @@ def _layer_types(c: _Cfg, n_layers: int) -> tuple[int, int | None]:
                 break
         inferred = n_layers if window is not None else 0
     types = c.raw.get("layer_types")
+    n_sliding = inferred if types is None else _sliding_layers(types, n_layers, window, mt)
     if window == 1:
         # a window of 1 keeps the whole cache in transformers (its slice [-window + 1:] is
         # [-0:]) and so attends to every key: counted as full attention, as transformers runs it
         return 0, None
-    if types is None:
-        return inferred, window
+    return n_sliding, window
+
+
+def _sliding_layers(types, n_layers: int, window: int | None, mt: str) -> int:
+    """How many layers ``config['layer_types']`` makes sliding-window layers (checked)."""
     if not isinstance(types, list) or len(types) != n_layers:
         raise ValueError(
             f"config['layer_types'] must list one entry per layer ({n_layers}), got {str(types)[:80]}"
@@ -859,7 +863,17 @@ def _layer_types(c: _Cfg, n_layers: int) -> tuple[int, int | None]:
                 else ""
             )
         )
-    return n_sliding, window
+    return n_sliding
+
+
+def _keys_attended(seq_len: int, window: int | None) -> int:
+    """Keys one decode step attends to on a layer of sliding ``window`` (None: every token)."""
+    return seq_len if window is None else min(seq_len, window)
+
+
+def _tokens_cached(seq_len: int, window: int | None) -> int:
+    """Tokens a layer's cache keeps after ``seq_len`` (transformers: the last ``window - 1``)."""
+    return seq_len if window is None else min(seq_len, window - 1)
 
 
 def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
@@ -973,7 +987,7 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
                 ("self_attn.k_norm", L.RMSNorm(normalized_shape=hd, elements=t * kv_dim), n_layers),
             ]
         if phase == "decode":
-            full_kv, slide_kv = seq_len, min(seq_len, window) if window else seq_len
+            full_kv, slide_kv = seq_len, _keys_attended(seq_len, window)
         else:
             full_kv = slide_kv = None
         if n_full and n_sliding and full_kv != slide_kv:
@@ -1058,7 +1072,7 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
         return rows
 
     def kv_elements(s: int) -> int:
-        kept = s if window is None else min(s, window - 1)
+        kept = _tokens_cached(s, window)
         return 2 * kv_dim * (n_full * s + n_sliding * kept)
 
     summary = _summary(

@@ -1207,7 +1207,7 @@ def share_assets(out: Path, page: Path) -> int:
             if target.read_bytes() != f.read_bytes():
                 raise SystemExit(f"{f} differs from {target}, a file of the same name")
         else:
-            shutil.copy2(f, target)
+            f.rename(target)  # the same file system: moved, not copied
             new += 1
     shutil.rmtree(src)
     idx = page / "index.html"

@@ -920,7 +920,7 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
         t = traces[i]
         pos = t.get("textposition") or "middle center"
         texts = t.get("text")
-        points = [f.points(t) for f in frames]
+        points = [f.points(t) for f in frames[: len(WIDTHS)]]  # (none drawn on a phone)
         for j in range(len(points[0])):
             given = _nth(pos, j, "middle center")
             text = _nth(texts, j, "")

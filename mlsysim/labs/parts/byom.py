@@ -824,23 +824,9 @@ MAX_BATCH = 1 << 20
 
 
 def largest_batch(m: M.Model, device: str, precision: str, seq_len: int) -> int:
-    """The largest batch whose footprint (weights + KV cache + activations, the engine's
-    ``Profile.feasible``) fits the device at ``seq_len``; 0 when not even one sequence fits."""
-
-    def fits(b: int) -> bool:
-        return _solve(m, device, precision, batch=b, seq_len=seq_len).feasible
-
-    if not fits(1):
-        return 0
-    lo, hi = 1, 2
-    while hi <= MAX_BATCH and fits(hi):
-        lo, hi = hi, hi * 2
-    if hi > MAX_BATCH:
-        return lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    return lo
+    """The largest batch whose footprint (weights + KV cache + activations) fits the device at
+    ``seq_len`` (``engine.max_batch``), at most ``MAX_BATCH``; 0 when not even one sequence fits."""
+    return min(E.max_batch(m, device, precision, phase=_phase(m), seq_len=seq_len), MAX_BATCH)
 
 
 def _window_clause(m: M.Model) -> str:

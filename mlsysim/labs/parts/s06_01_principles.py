@@ -734,14 +734,13 @@ def roof_precision(dev, precision: str) -> str:
     return "fp32" if "fp32" in dev.compute.precisions else dev.compute.quoted_precision
 
 
-#: Table 8's printed proxy where it differs from mlsysim's exact count by more than rounding of
-#: the last digit: KWS's 25 FLOP/B is 20 MFLOP / 800 KB, both inputs rounded to one figure
-#: (the preset DS-CNN: 17.3 MFLOP / 830 KB = 20.9). Shown at Table 8's own setting (FP32, batch 1).
-#: ResNet-50's 80.2 and MobileNetV2's 42.8 round their FLOPs (8.2 GFLOP, 600 MFLOP) before
-#: dividing; the exact counts give 80.0 and 42.9.
 def table8_note(key: str) -> str | None:
-    """Table 8's printed proxy for ``key`` and how it was rounded; None where Table 8 prints
-    mlsysim's count to its last digit."""
+    """Table 8's printed proxy for ``key`` where it differs from mlsysim's exact count by more
+    than rounding of the last digit, and how it was rounded; None elsewhere. KWS's 25 FLOP/B is
+    20 MFLOP / 800 KB, both inputs rounded to one figure (the preset DS-CNN: 17.3 MFLOP / 830 KB
+    = 20.9); ResNet-50's 80.2 and MobileNetV2's 42.8 round their FLOPs (8.2 GFLOP, 600 MFLOP)
+    before dividing (``engine.table8_printed``), where the exact counts give 80.0 and 42.9.
+    Shown at Table 8's own setting (FP32, batch 1)."""
     if key == "KWS":
         return "Table 8: 25, from rounded 20 MFLOP / 800 KB"
     if key not in ("ResNet50", "MobileNetV2"):
@@ -834,8 +833,9 @@ def part_c(device: str, precision: str, batch: int) -> View:
             else:
                 note = f"proxy: {ps}; engine {ai[k]:,.1f}: {es}"
                 status = "warn"
-        if table8_note(k) and roof == "fp32" and b == 1 and p.feasible:
-            note += f" · {table8_note(k)}"
+        t8 = table8_note(k)
+        if t8 and roof == "fp32" and b == 1 and p.feasible:
+            note += f" · {t8}"
         cards.append(
             Card(
                 SPECTRUM[k],
