@@ -349,6 +349,37 @@ def _digest(text: str) -> int:
 
 #: What each kind of question is called above its options.
 _KIND_PREFIX = {"predict": "**Predict first.**", "transfer": "**Now try a new case.**"}
+#: A recall question says so above its options: it asks what the chapter states, not a prediction.
+_RECALL_PREFIX = "**Recall from the chapter.**"
+
+#: What a question asks of the student (the question rubric, ``tests/test_rubric.py``):
+#: ``behaviour`` what a system does and why, ``regime`` which resource binds, ``direction``
+#: which way (and roughly how far) a quantity moves when one input changes, all three needing a
+#: mental model; ``estimate`` a number worked out from the stem's own figures (arithmetic, kept
+#: rare); ``retrieval`` a statement of the chapter recalled (kept rare, and labelled as recall).
+ASKS = {
+    "behaviour": "what a system does, and why",
+    "regime": "which resource binds, and what moves a workload between regimes",
+    "direction": "which way a quantity moves when one input changes",
+    "estimate": "a number worked out from the stem's own figures",
+    "retrieval": "a statement of the chapter, recalled",
+}
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """What a wrong option stands for: a short ``name`` ("time follows FLOPs") and the
+    ``belief`` behind it in one line, from the chapter's fallacies and pitfalls or a common
+    student error. The feedback of that option answers it."""
+
+    name: str
+    belief: str
+
+    def __post_init__(self):
+        for arg in ("name", "belief"):
+            v = getattr(self, arg)
+            if not isinstance(v, str) or not v.strip():
+                raise ValueError(f"{arg} must be a non-empty string, got {_short(v)}")
 
 
 class Deferred(Mapping):
@@ -394,6 +425,11 @@ class Prediction:
     correct_note: str = ""
     kind: str = "predict"
     reveals: tuple[str, ...] = ()
+    #: what the question asks of the student: a key of ``ASKS``
+    asks: str = ""
+    #: wrong option key -> the misconception it stands for (a ``Misconception`` or a
+    #: ``(name, belief)`` pair); every wrong option has one, the right one none
+    misconceptions: Mapping[str, Misconception] = field(default_factory=dict)
 
     def __post_init__(self):
         if not isinstance(self.feedback, Mapping):
@@ -419,6 +455,36 @@ class Prediction:
             raise ValueError(f"option labels must be distinct, got {labels}")
         if not _has(_KIND_PREFIX, self.kind):
             raise ValueError(f"kind={_short(self.kind)}; allowed: {', '.join(_KIND_PREFIX)}")
+        if self.asks and not _has(ASKS, self.asks):
+            raise ValueError(f"asks={_short(self.asks)}; allowed: {', '.join(ASKS)}")
+        if not isinstance(self.misconceptions, Mapping):
+            raise ValueError(
+                "misconceptions must be a mapping wrong option key -> Misconception, got "
+                f"{_short(self.misconceptions)}"
+            )
+        named = {}
+        for key, m in self.misconceptions.items():
+            if not _has(self.options, key) or key == self.answer:
+                raise ValueError(
+                    f"misconceptions names {_short(key)}, which is not a wrong option of "
+                    f"{[k for k in self.options if k != self.answer]}"
+                )
+            if isinstance(m, tuple) and len(m) == 2:
+                m = Misconception(*m)
+            if not isinstance(m, Misconception):
+                raise ValueError(
+                    f"misconceptions[{key!r}] must be a Misconception or a (name, belief) pair, "
+                    f"got {_short(m)}"
+                )
+            named[key] = m
+        object.__setattr__(self, "misconceptions", named)
+
+    @property
+    def prefix(self) -> str:
+        """What the page calls this question above its options."""
+        if self.asks == "retrieval":
+            return _RECALL_PREFIX
+        return _KIND_PREFIX[self.kind]
 
     @property
     def spoilers(self) -> tuple[str, ...]:
@@ -464,7 +530,7 @@ class Prediction:
         el = mo.ui.radio(
             options={clean_text(self.options[key]): key for key in self.display_order},
             value=clean_text(self.options[value]) if _has(self.options, value) else None,
-            label=f"{_KIND_PREFIX[self.kind]} {_md_src(self.question)}",
+            label=f"{self.prefix} {_md_src(self.question)}",
         )
         if saved is not None:
             saved.created(self, el)
@@ -482,9 +548,11 @@ class Prediction:
             body = f"<strong>Correct.</strong> {text}"
             kind = "success"
         else:
+            m = self.misconceptions.get(value)
+            named = f'<span class="ms-misconception">The trap: {_e(m.name)}.</span> ' if m else ""
             body = (
                 f"<strong>Not quite: the answer is <em>{_e(self.options[self.answer])}</em>.</strong> "
-                f"{text}"
+                f"{named}{text}"
             )
             kind = "warn"
         if first is not None and _has(self.options, first) and first != value:
@@ -513,7 +581,8 @@ def _render_md(text: str) -> str:
 def answer_key(pred: Prediction):
     """Instructor mode: the correct option and every option's feedback."""
     rows = "".join(
-        f"<li><strong>{'✓ ' if pred.is_correct(k) else ''}{_e(label)}</strong>: "
+        f"<li><strong>{'✓ ' if pred.is_correct(k) else ''}{_e(label)}</strong>"
+        f"{f' (the trap: {_e(m.name)})' if (m := pred.misconceptions.get(k)) else ''}: "
         f"{_render_md(pred.feedback[k])}</li>"
         for k in pred.display_order
         for label in (pred.options[k],)

@@ -109,3 +109,29 @@ def superscript(exponent) -> str:
             "allowed: digits, - − + ( ) and n k T t L i d"
         )
     return text.translate(_SUPERSCRIPT)
+
+
+def conditions(
+    precision: str | None = None,
+    fused: bool | None = None,
+    batch: int | None = None,
+    device: str | None = None,
+    phase: str | None = None,
+) -> str:
+    """The conditions a measured quantity depends on, in the same words on every card and in
+    every sentence of the suite (issue 32: MobileNetV2's intensity is 3.5, 7.0 or 17.5 FLOP/B by
+    precision and kernel fusion; a student meets each with its conditions named):
+    ``conditions("fp16", fused=True, batch=1, device="NVIDIA H100")`` ->
+    "FP16, compiled (fused kernels), batch 1, NVIDIA H100". Only the given ones are named."""
+    out = []
+    if precision is not None:
+        out.append(str(precision).upper())
+    if fused is not None:
+        out.append("compiled (fused kernels)" if fused else "eager (one kernel per layer)")
+    if phase is not None:
+        out.append(str(phase))
+    if batch is not None:
+        out.append(f"batch {int(batch):,}")
+    if device is not None:
+        out.append(str(device))
+    return ", ".join(out)
