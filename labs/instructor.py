@@ -111,6 +111,41 @@ def _(kit, mo, reports, summary):
             mo.Html(
                 reports.html_table(summary["completion"], ["notebook", "students", "completed"])
             ),
+            mo.callout(
+                kit.plain(
+                    "Graded from the installed answer keys; what the files claimed that the keys "
+                    "contradict, or do not know, is not counted:\n" + "\n".join(summary["flags"])
+                ),
+                kind="warn",
+            )
+            if summary["flags"]
+            else mo.md(
+                "Every verdict recomputed from the installed answer keys: no file disagreed."
+            ),
+        ]
+    )
+    return
+
+
+@app.cell(hide_code=True)
+def _(mo, reports, rows):
+    mo.vstack(
+        [
+            mo.md("## Students (first attempts, newest report per student and notebook)"),
+            mo.Html(
+                reports.html_table(
+                    sorted(rows, key=lambda r: (r["predictions_first_correct"], r["student"])),
+                    [
+                        "student",
+                        "notebook",
+                        "predictions_answered",
+                        "predictions_first_correct",
+                        "transfers_answered",
+                        "transfers_first_correct",
+                        "completed",
+                    ],
+                )
+            ),
         ]
     )
     return
@@ -148,7 +183,7 @@ def _(mo, reports, summary):
             mo.Html(
                 reports.html_table(
                     summary["misconceptions"][:12],
-                    ["notebook", "part", "label", "students", "share", "feedback"],
+                    ["notebook", "question", "label", "students", "share", "feedback"],
                 )
             ),
         ]

@@ -178,11 +178,7 @@ def build(
                 final=final,
                 final_correct=None if final is None else pred.is_correct(final),
                 changes=att.changes if att else 0,
-                misconception=(
-                    clean_text(pred.feedback.get(first, ""))
-                    if first is not None and not pred.is_correct(first)
-                    else ""
-                ),
+                misconception=misconception_of(pred, first),
             )
         )
     widgets = dict(rec.widgets) if rec else {}
@@ -329,9 +325,20 @@ def _finite_values(values: Mapping[str, Any], where: str, name: str) -> None:
             raise ReportError(f"{name}: {where}[{k[:40]!r}] is not a finite number ({v})")
 
 
+#: The largest report file read: a notebook's report is a few kB (byom's, with its config's
+#: name and hash, under 100 kB); anything far larger is refused before it is parsed.
+MAX_REPORT_BYTES = 2_000_000
+
+
 def parse(data: bytes | str, name: str = "report") -> Report:
     """A report from a ``.json`` or ``.md`` file's content; ``ReportError`` says what is wrong."""
     name = clean_text(name) if isinstance(name, str) else short_repr(name, 60)
+    if len(name) > 200:
+        name = name[:200] + "…"
+    if isinstance(data, bytes | bytearray | str) and len(data) > MAX_REPORT_BYTES:
+        raise ReportError(
+            f"{name}: {len(data):,} bytes is not a report (at most {MAX_REPORT_BYTES:,} bytes)"
+        )
     if isinstance(data, bytes | bytearray):
         try:
             data = bytes(data).decode("utf-8-sig")
@@ -388,6 +395,12 @@ def load_dir(folder: str | Path) -> tuple[list[Report], list[str]]:
         if p.suffix.lower() not in (".json", ".md") or not p.is_file():
             continue
         try:
+            size = p.stat().st_size
+            if size > MAX_REPORT_BYTES:
+                raise ReportError(
+                    f"{clean_text(p.name)}: {size:,} bytes is not a report (at most "
+                    f"{MAX_REPORT_BYTES:,} bytes)"
+                )
             reports.append(parse(p.read_bytes(), p.name))
         except ReportError as e:
             errors.append(str(e))
@@ -412,6 +425,153 @@ def latest(reports: Iterable[Report]) -> list[Report]:
 
 
 # --------------------------------------------------------------------------------------------
+# Grading: every verdict recomputed from the installed answer keys
+# --------------------------------------------------------------------------------------------
+
+
+def installed_labs() -> dict[str, Any]:
+    """Chapter -> the installed lab module (``mlsysim.labs.parts.*``): its answer keys."""
+    import importlib
+    import pkgutil
+
+    from . import parts
+
+    out = {}
+    for info in pkgutil.iter_modules(parts.__path__):
+        mod = importlib.import_module(f"{parts.__name__}.{info.name}")
+        chapter = getattr(mod, "CHAPTER", None)
+        if isinstance(chapter, str):
+            out[chapter] = mod
+    return out
+
+
+class Graded(BaseModel):
+    """A report as the class view counts it: every verdict, label, question text and the
+    completion recomputed from the installed lab's answer keys; what the file claimed that the
+    keys contradict, or that the keys do not know, is listed in ``flags`` and not counted."""
+
+    model_config = ConfigDict(frozen=True)
+    report: Report
+    known: bool  # an installed lab has this report's chapter
+    same_version: bool  # its notebook_sha256 is the installed lab module's
+    flags: tuple[str, ...] = ()
+
+
+def regrade(rep: Report, labs: Mapping[str, Any] | None = None) -> Graded:
+    """``rep`` graded against the installed answer keys (a report is a claim, not a fact).
+
+    For each answer: an unknown question key, an unknown option, or a second answer to the same
+    question is dropped and flagged; a question whose wording or options differ from the
+    installed ones (another version of the lab) is dropped and flagged; otherwise the question
+    text, options, correct option, part, kind, ``first_correct``, ``final_correct`` and the
+    misconception come from the key (a claimed verdict the key contradicts is flagged).
+    ``completed`` is recomputed: every part's prediction answered. A report of a chapter no
+    installed lab has is kept apart (``known`` false), never counted."""
+    from .components import questions
+
+    labs = installed_labs() if labs is None else labs
+    lab = labs.get(rep.chapter)
+    who = rep.student.strip() or rep.source or "a report"
+    if lab is None:
+        return Graded(
+            report=rep,
+            known=False,
+            same_version=False,
+            flags=(f"{who}: no installed lab has chapter {rep.chapter!r}; not counted",),
+        )
+    keys = questions(lab)
+    parts = [str(p) for p in getattr(lab, "PARTS", ())]
+    same = bool(rep.notebook_sha256) and rep.notebook_sha256 == notebook_sha256(lab)
+    flags: list[str] = []
+    if not same:
+        flags.append(f"{who}: made with another version of {rep.chapter}'s lab")
+    seen: set[str] = set()
+    answers = []
+    for a in rep.answers:
+        if a.key not in keys:
+            flags.append(f"{who}: unknown question {a.key!r} left out")
+            continue
+        if a.key in seen:
+            flags.append(f"{who}: question {a.key!r} answered twice; the second left out")
+            continue
+        seen.add(a.key)
+        attr, pred = keys[a.key]
+        options = {k: clean_text(v) for k, v in pred.options.items()}
+        if a.question and (
+            clean_text(pred.question) != a.question or (a.options and a.options != options)
+        ):
+            flags.append(f"{who}: question {a.key!r} differs from the installed one; left out")
+            continue
+        bad = [v for v in (a.first, a.final) if v is not None and v not in pred.options]
+        if bad:
+            flags.append(f"{who}: question {a.key!r} has an unknown option {bad[0]!r}; left out")
+            continue
+        first_ok = None if a.first is None else pred.is_correct(a.first)
+        final_ok = None if a.final is None else pred.is_correct(a.final)
+        if a.first_correct is not None and a.first_correct != first_ok:
+            flags.append(
+                f"{who}: question {a.key!r} claims a {'correct' if a.first_correct else 'wrong'} "
+                f"first answer; the key says {'correct' if first_ok else 'wrong'}"
+            )
+        if a.final_correct is not None and a.final_correct != final_ok:
+            flags.append(f"{who}: question {a.key!r} claims a final verdict the key contradicts")
+        answers.append(
+            Answer(
+                key=a.key,
+                part=_part_of(a.key, parts),
+                kind="transfer"
+                if pred.kind == "transfer" or not attr.startswith("PRED_")
+                else "prediction",
+                question=clean_text(pred.question),
+                options=options,
+                correct_option=pred.answer if a.first is not None else "",
+                first=a.first,
+                first_correct=first_ok,
+                first_at=a.first_at,
+                final=a.final,
+                final_correct=final_ok,
+                changes=max(0, int(a.changes)),
+                misconception=misconception_of(pred, a.first),
+            )
+        )
+    answered = {a.key for a in answers if a.first is not None}
+    completed = all(p in answered for p in parts)
+    if rep.completed and not completed:
+        flags.append(f"{who}: claims completion, but not every part's prediction is answered")
+    graded = rep.model_copy(update={"answers": answers, "completed": completed, "parts": parts})
+    return Graded(report=graded, known=True, same_version=same, flags=tuple(flags))
+
+
+def misconception_of(pred, option: str | None) -> str:
+    """What a wrong first answer stands for: its misconception's name and belief where the
+    question names one, else the option's feedback; empty for a right or no answer."""
+    if option is None or option not in pred.options or pred.is_correct(option):
+        return ""
+    m = getattr(pred, "misconceptions", {}).get(option)
+    if m is not None:
+        return clean_text(f"{m.name}: {m.belief}")
+    return clean_text(pred.feedback.get(option, ""))
+
+
+def grade(reports: Sequence[Report]) -> tuple[list[Report], list[str]]:
+    """The reports the class view counts (newest per student and notebook, regraded from the
+    installed keys; unknown chapters left out) and every flag raised, with a line per
+    (chapter, version) naming how many came from another version of a lab."""
+    labs = installed_labs()
+    graded = [regrade(r, labs) for r in latest(reports)]
+    flags = [f for g in graded for f in g.flags if "another version" not in f]
+    others = Counter(g.report.chapter for g in graded if g.known and not g.same_version)
+    for ch, n in sorted(others.items()):
+        flags.insert(
+            0,
+            f"{n} report{'s' if n != 1 else ''} of {ch} from another version of its lab: each "
+            "question graded against the installed key where its wording and options are "
+            "unchanged, left out where they changed",
+        )
+    return [g.report for g in graded if g.known], flags
+
+
+# --------------------------------------------------------------------------------------------
 # The class view
 # --------------------------------------------------------------------------------------------
 
@@ -422,9 +582,10 @@ def summarize(reports: Sequence[Report]) -> dict:
     Returns ``{"students", "completed", "questions": {(notebook, key): {...}}, "misconceptions":
     [...], "parts": [...]}``; every count comes from first attempts (what the student committed
     to), except ``final_correct``."""
-    reps = latest(reports)
+    reps, flags = grade(reports)  # every verdict recomputed from the installed keys
     questions: dict[tuple[str, str], dict] = {}
     wrong: Counter = Counter()
+    named: dict[tuple[str, str, str], str] = {}  # one pass: linear in the answers
     for r in reps:
         for a in r.answers:
             q = questions.setdefault(
@@ -455,24 +616,18 @@ def summarize(reports: Sequence[Report]) -> dict:
             q["final_correct"] += bool(a.final_correct)
             if not a.first_correct:
                 wrong[(r.notebook, a.key, a.first)] += 1
+                named.setdefault((r.notebook, a.key, a.first), a.misconception)
     misconceptions = []
     for (nb, key, opt), n in wrong.most_common():
         q = questions[(nb, key)]
-        fb = next(
-            (
-                a.misconception
-                for r in reps
-                if r.notebook == nb
-                for a in r.answers
-                if a.key == key and a.first == opt and a.misconception
-            ),
-            "",
-        )
+        fb = named.get((nb, key, opt), "")
         misconceptions.append(
             {
                 "notebook": nb,
                 "key": key,
                 "part": q["part"],
+                "question": f"Part {q['part']}"
+                + (" (transfer)" if q["kind"] == "transfer" else " (prediction)"),
                 "option": opt,
                 "label": q["options"].get(opt, opt),
                 "students": n,
@@ -503,6 +658,7 @@ def summarize(reports: Sequence[Report]) -> dict:
     ]
     return {
         "reports": len(reps),
+        "flags": flags,
         "completion": completion,
         "questions": questions,
         "misconceptions": misconceptions,
@@ -514,15 +670,26 @@ def class_rows(reports: Sequence[Report]) -> list[dict[str, Any]]:
     """One row per report (newest per student and notebook), the columns a grading script needs:
     per question ``<key>_first``, ``<key>_first_correct``, ``<key>_final``, ``<key>_changes``."""
     rows = []
-    for r in latest(reports):
+    for r in grade(reports)[0]:
         row: dict[str, Any] = {
             "student": r.student,
             "notebook": r.notebook,
             "chapter": r.chapter,
             "completed": r.completed,
-            "answered": sum(1 for a in r.answers if a.kind == "prediction" and a.first is not None),
             "parts": len(r.parts),
-            "first_correct": sum(1 for a in r.answers if a.first_correct),
+            # one base per column: predictions and transfers counted apart
+            "predictions_answered": sum(
+                1 for a in r.answers if a.kind == "prediction" and a.first is not None
+            ),
+            "predictions_first_correct": sum(
+                1 for a in r.answers if a.kind == "prediction" and a.first_correct
+            ),
+            "transfers_answered": sum(
+                1 for a in r.answers if a.kind == "transfer" and a.first is not None
+            ),
+            "transfers_first_correct": sum(
+                1 for a in r.answers if a.kind == "transfer" and a.first_correct
+            ),
             "generated": r.generated,
             "mlsysim_version": r.mlsysim_version,
             "notebook_sha256": r.notebook_sha256,
@@ -579,7 +746,7 @@ def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
         cols += [c for c in row if c not in cols]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols)
+    w.writerow([_cell(c) for c in cols])  # a header from a report is a cell like any other
     for row in rows:
         w.writerow([_cell(row.get(c, "")) for c in cols])
     return buf.getvalue()
@@ -705,7 +872,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2
-    reports, errors = load_dir(args.folder)
+    try:
+        reports, errors = load_dir(args.folder)
+    except OSError as e:
+        print(f"error: cannot read the folder {args.folder}: {e.strerror or e}", file=sys.stderr)
+        return 2
     for e in errors:
         print(f"skipped {e}", file=sys.stderr)
     if not reports:
@@ -715,7 +886,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as e:
+            print(f"error: cannot write {args.output}: {e.strerror or e}", file=sys.stderr)
+            return 2
     s = summarize(reports)
     print(
         f"{s['reports']} reports ({len(reports)} files, {len(errors)} skipped)"

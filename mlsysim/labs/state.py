@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import json
 import math
 import numbers
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -63,6 +65,8 @@ WASM_DIR = "/mlsysim-ledger"  # IDBFS mount point (its IndexedDB database has th
 LOCK_NAME = "mlsysim-ledger"  # Web Locks API name shared by every tab of the site
 TMP_PREFIX = ".ledger-"
 TMP_SUFFIX = ".tmp"
+#: how long a save or load waits for another process's lock before going on without saving
+LOCK_TIMEOUT_S = 5.0
 
 JSONScalar = str | int | float | bool | None
 
@@ -218,19 +222,38 @@ class DesignLedger:
 
     # ---- reading ----
     def _read_disk(self) -> LedgerData | None:
-        """The file's ledger, or None when there is none (or it was set aside, with a warning)."""
+        """The file's ledger, or None when there is none (or it was set aside, with a warning).
+        A file that cannot be read is never overwritten: it is set aside (kept beside the
+        ledger), or, when it cannot even be moved, this session stops saving and says so."""
         try:
-            raw = self.path.read_text(encoding="utf-8")
+            st = os.stat(self.path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as e:
+            return self._unreadable(e)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or a device would block or never end
+            self._set_aside(
+                "The saved progress ledger was not a regular file: it was set aside and a new "
+                "one started."
+            )
+            return self._unreadable_if_still_there()
+        try:
+            raw = self.path.read_bytes().decode("utf-8")
         except FileNotFoundError:
             return None
-        except (OSError, UnicodeDecodeError) as e:
-            self._warn(
-                f"The progress ledger could not be read ({getattr(e, 'strerror', None) or e}); "
-                "starting empty."
+        except UnicodeDecodeError:
+            self._set_aside(
+                "The saved progress ledger was not UTF-8 text: it was set aside and a new one "
+                "started."
             )
-            return None
+            return self._unreadable_if_still_there()
+        except OSError as e:
+            return self._unreadable(e)
         try:
             obj = json.loads(raw)
+            if "\\ud" in raw.lower():
+                # an escaped lone surrogate ("\ud800") would make every later save fail to encode
+                obj = json.loads(clean_text(json.dumps(obj, ensure_ascii=False)))
         except (ValueError, RecursionError):  # damaged, nested too deep, an integer too long
             self._set_aside(
                 "The saved progress ledger was corrupt: it was set aside and a new one started."
@@ -292,20 +315,42 @@ class DesignLedger:
                 + " (not a finite number); the rest was kept."
             )
 
+    def _unreadable(self, e: OSError) -> None:
+        """A ledger file this process cannot read (permissions: a root-owned file left by one
+        ``sudo`` run): set it aside if the folder allows; if not, save nothing this session
+        rather than replace what could not be read."""
+        self._set_aside(
+            f"The saved progress ledger could not be read ({e.strerror or e}): it was set aside "
+            "and a new one started."
+        )
+        return self._unreadable_if_still_there()
+
+    def _unreadable_if_still_there(self) -> None:
+        if os.path.lexists(self.path):
+            self.persistent = False
+            self._warn(
+                f"Your earlier progress is still in {self.path}, which this lab cannot read or "
+                "move: nothing is saved in this session, so that file is not overwritten. Fix "
+                "its permissions or move it, then reload."
+            )
+        return None
+
     def _set_aside(self, warning: str) -> None:
         """Keep a bad file beside the ledger (``.json.bak``, then ``.json.2.bak``, ...)."""
-        self._warn(warning)
-        if not self.path.exists():
+        if not os.path.lexists(self.path):
+            self._warn(warning)
             return
         bak = self.path.with_suffix(".json.bak")
         n = 2
-        while bak.exists():
+        while os.path.lexists(bak):
             bak = self.path.with_suffix(f".json.{n}.bak")
             n += 1
         try:
             os.replace(self.path, bak)
         except OSError as e:
-            self._warn(f"(It could not be moved aside: {e.strerror or e}.)")
+            self._warn(f"{warning} (It could not be moved aside: {e.strerror or e}.)")
+            return
+        self._warn(f"{warning} The old file is kept as {bak}.")
 
     def _refresh(self) -> None:
         """Adopt what the file holds now (the file wins over memory, chapter by chapter)."""
@@ -318,8 +363,18 @@ class DesignLedger:
 
     def load(self) -> DesignLedger:
         if not self.is_wasm:
-            with contextlib.suppress(OSError), self._file_lock():
-                self._remove_orphans()
+            # under the lock: a damaged file is set aside while no other notebook is saving
+            try:
+                with self._file_lock():
+                    self._remove_orphans()
+                    self._refresh()
+                return self
+            except OSError as e:  # no lock to be had (a stopped process holds it; read-only)
+                self._warn(
+                    f"Progress cannot be saved here ({e.strerror or e}); it is kept for this "
+                    "session only."
+                )
+                self.persistent = False
         self._refresh()
         return self
 
@@ -350,14 +405,27 @@ class DesignLedger:
             elif sys.platform != "emscripten":
                 import fcntl
 
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                deadline = time.monotonic() + LOCK_TIMEOUT_S
+                while True:  # never wait forever on a lock a stopped process holds
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() > deadline:
+                            raise TimeoutError(
+                                errno.ETIMEDOUT,
+                                f"another process has held it for over {LOCK_TIMEOUT_S:g} s",
+                            ) from None
+                        time.sleep(0.02)
             yield
         finally:
             os.close(fd)  # closing releases flock/msvcrt locks
 
     def _write(self) -> None:
-        payload = json.dumps(
-            self.data.model_dump(mode="json"), ensure_ascii=False, allow_nan=False, indent=2
+        payload = clean_text(  # never a lone surrogate: every later save would fail to encode
+            json.dumps(
+                self.data.model_dump(mode="json"), ensure_ascii=False, allow_nan=False, indent=2
+            )
         )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=TMP_PREFIX, suffix=TMP_SUFFIX)
