@@ -691,8 +691,9 @@ to a prediction. Your progress is saved in this browser.</p>
 </ol>
 <h2>For instructors</h2>
 <div class="note">
-<p><strong>Unlock every part</strong> without answering (teaching from the front of the room): add
-<code>?unlock=all</code> to a lab's address, or run <code>marimo run labs/&lt;notebook&gt;.py -- --unlock all</code>.</p>
+<p><strong>Teaching from the front of the room</strong> (every part open, with its answer key):
+see the instructor notes in the repository's <code>labs/README.md</code>. A lab opened that way says
+so in the student's report.</p>
 <p><strong>Progress and reports</strong>: each student's answers and design choices stay in their
 browser (the design ledger); the line at the end of every lab shows what is saved, and
 "Download my report" saves a report a student hands in.{class_view} See

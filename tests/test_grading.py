@@ -164,3 +164,28 @@ def test_cli_errors_are_one_line_and_status_2(tmp_path):
         assert proc.returncode == 2, proc.stderr
         assert "Traceback" not in proc.stderr
         assert proc.stderr.strip().splitlines()[-1].startswith("error: ")
+
+
+def test_student_landing_page_does_not_hand_out_the_answer_keys(tmp_path):
+    """Instructor mode (every answer key) stays in the instructor notes, not the student page."""
+    import sys
+
+    from harness import ROOT
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_site
+
+    build_site.write_index(tmp_path, [("s06_01_principles", "6.1"), ("instructor", "Class view")])
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "s06_01_principles" in page and "unlock" not in page.replace("unlocked", "")
+    assert "unlock=all" in (ROOT / "labs" / "README.md").read_text(encoding="utf-8")
+
+
+def test_a_lab_opened_unlocked_says_so(tmp_path):
+    led = DesignLedger(tmp_path / "l.json")
+    led.save(lab.CHAPTER, answers={}, required=lab.PARTS, text={"opened_unlocked": "yes"})
+    rep = reports.parse(reports.to_json(reports.build(led, lab, student="Eve")), "e.json")
+    assert rep.opened_unlocked
+    assert "instructor mode" in reports.to_markdown(rep)
+    assert any("instructor mode" in f for f in reports.regrade(rep).flags)
+    assert reports.class_rows([rep])[0]["opened_unlocked"] is True

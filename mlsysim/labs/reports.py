@@ -103,6 +103,8 @@ class Report(BaseModel):
     student: str = ""
     parts: list[str] = Field(default_factory=list)
     completed: bool = False
+    #: the lab was opened in instructor mode at some point (every answer key shown)
+    opened_unlocked: bool = False
     answers: list[Answer] = Field(default_factory=list)
     synthesis: Synthesis = Field(default_factory=Synthesis)
     widgets: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
@@ -204,6 +206,7 @@ def build(
         student=clean_text(student or (ledger.student if ledger is not None else "")),
         parts=parts,
         completed=bool(rec and rec.completed),
+        opened_unlocked=bool(rec and rec.text.get("opened_unlocked") == "yes"),
         answers=answers,
         synthesis=Synthesis(
             choices=choices, design=_finite_only(numbers), justification=clean_text(text)
@@ -245,6 +248,11 @@ def _verdict(ok: bool | None) -> str:
     return "correct" if ok else ("not correct" if ok is not None else "not answered")
 
 
+def _score(rep: Report, kind: str) -> str:
+    answered = [a for a in rep.answers if a.kind == kind and a.first is not None]
+    return f"{sum(1 for a in answered if a.first_correct)} of {len(answered)}"
+
+
 def to_markdown(rep: Report) -> str:
     """The report a person reads (every value escaped for Markdown); the JSON rides along in an
     HTML comment so the instructor's tools read this file too."""
@@ -256,11 +264,15 @@ def to_markdown(rep: Report) -> str:
         f"- Completed: {'yes' if rep.completed else 'no'} "
         f"({sum(1 for a in rep.answers if a.kind == 'prediction' and a.final)} of "
         f"{len(rep.parts)} parts answered)",
+        f"- Score: {_score(rep, 'prediction')} predictions, {_score(rep, 'transfer')} transfer "
+        "questions right at the first attempt (of those answered)",
         f"- mlsysim {m(rep.mlsysim_version)}; notebook SHA-256 {m(rep.notebook_sha256[:16])}",
-        "",
     ]
+    if rep.opened_unlocked:
+        out.append("- Opened in instructor mode at some point (every answer key was shown)")
+    out.append("")
     for a in rep.answers:
-        title = f"Part {a.part}" if a.kind == "prediction" else f"Transfer question ({m(a.key)})"
+        title = f"Part {m(a.part)}" if a.kind == "prediction" else f"Transfer question ({m(a.key)})"
         out += [f"## {title}", "", m(a.question), ""]
         if a.first is None:
             out += ["Not answered.", ""]
@@ -534,6 +546,8 @@ def regrade(rep: Report, labs: Mapping[str, Any] | None = None) -> Graded:
                 misconception=misconception_of(pred, a.first),
             )
         )
+    if rep.opened_unlocked:
+        flags.append(f"{who}: opened {rep.chapter} in instructor mode (every answer key shown)")
     answered = {a.key for a in answers if a.first is not None}
     completed = all(p in answered for p in parts)
     if rep.completed and not completed:
@@ -676,6 +690,7 @@ def class_rows(reports: Sequence[Report]) -> list[dict[str, Any]]:
             "notebook": r.notebook,
             "chapter": r.chapter,
             "completed": r.completed,
+            "opened_unlocked": r.opened_unlocked,
             "parts": len(r.parts),
             # one base per column: predictions and transfers counted apart
             "predictions_answered": sum(
