@@ -189,3 +189,14 @@ def test_a_lab_opened_unlocked_says_so(tmp_path):
     assert "instructor mode" in reports.to_markdown(rep)
     assert any("instructor mode" in f for f in reports.regrade(rep).flags)
     assert reports.class_rows([rep])[0]["opened_unlocked"] is True
+
+
+def test_markdown_report_reads_as_plain_text_and_stays_inert():
+    import markdown
+
+    assert reports.md_text("Chapter 6.3 (s1234567), 2026-12-05!") == (
+        "Chapter 6.3 (s1234567), 2026-12-05!"
+    )
+    for hostile in ("1. a list", "2) a list", "[x](javascript:alert(1))", "# title", "*em*"):
+        html_ = markdown.markdown(reports.md_text(hostile))
+        assert not any(t in html_ for t in ("<ol", "<a ", "<h1", "<em")), (hostile, html_)

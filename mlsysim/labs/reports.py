@@ -228,10 +228,13 @@ def to_json(rep: Report) -> str:
 
 #: Markdown punctuation escaped wherever it stands; an underscore only where it could open or
 #: close emphasis (not inside a word: "s06_06_attention" stays readable in a text editor)
-_MD_SPECIAL = re.compile(r"([\\`*{}\[\]().|~])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+#: (``(``, ``)``, ``.`` and ``!`` open nothing once ``[`` and ``]`` are escaped: "6.3" and
+#: "(s1234567)" stay as they are, readable in a text editor)
+_MD_SPECIAL = re.compile(r"([\\`*{}\[\]|~])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 #: What makes a line a heading, list item, quote or rule only at its start ("2026-12-05" keeps
-#: its dashes)
-_MD_LINE_START = re.compile(r"^(\s*)([#+\-!=])", re.M)  # (">" is HTML-escaped before)
+#: its dashes); "1." or "1)" there would start an ordered list
+_MD_LINE_START = re.compile(r"^(\s*)([#+\-=])", re.M)  # (">" is HTML-escaped before)
+_MD_ORDERED = re.compile(r"^(\s*\d+)([.)])", re.M)
 
 
 def md_text(text: object) -> str:
@@ -241,6 +244,7 @@ def md_text(text: object) -> str:
     s = clean_text(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), s)
     s = _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), s)
+    s = _MD_ORDERED.sub(lambda m: m.group(1) + "\\" + m.group(2), s)
     return "  \n".join(s.splitlines()) if s else ""
 
 
