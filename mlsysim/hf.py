@@ -57,6 +57,7 @@ transformers ignores them: transformers 5 no longer reads BERT's relative
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import sys
 from functools import lru_cache
@@ -310,6 +311,18 @@ def _parse_json(text: str, where: str) -> object:
         ) from None
 
 
+#: The largest config.json read (a real one is a few kB; one with 22k ImageNet labels, ~1 MB):
+#: anything larger is refused before it is read.
+MAX_CONFIG_BYTES = 4_000_000
+
+
+def _too_big(size: int, where: str) -> None:
+    if size > MAX_CONFIG_BYTES:
+        raise ValueError(
+            f"{where} is {size:,} bytes; a config.json is at most {MAX_CONFIG_BYTES:,} bytes here"
+        )
+
+
 def _load(config) -> dict:
     if isinstance(config, dict):
         return dict(config)
@@ -318,16 +331,21 @@ def _load(config) -> dict:
         if isinstance(data, dict):
             return data
     if isinstance(config, str) and config.lstrip().startswith("{"):
+        _too_big(len(config), "config")
         data = _parse_json(config, "config")
     elif isinstance(config, str | os.PathLike):
         path = Path(config)
         try:
+            if path.is_file():
+                _too_big(path.stat().st_size, f"config={_check._short(str(path))}")
             text = path.read_bytes().decode("utf-8") if path.is_file() else None
         except UnicodeDecodeError as e:
             raise ValueError(
                 f"config={_check._short(str(path))} is not UTF-8 text ({e.reason} at byte {e.start})"
             ) from None
-        except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        except (OSError, ValueError) as e:  # a name too long for the file system, a NUL byte
+            if "bytes; a config.json" in str(e):
+                raise
             text = None
         if text is None:
             raise ValueError(
@@ -357,7 +375,9 @@ class _Cfg:
 
     def int(self, key, minimum: int = 1) -> int:
         v = self.get(key)
-        if isinstance(v, float) and v.is_integer():
+        if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+            v = int(v)  # a numpy integer is an integer (README's argument rule)
+        elif isinstance(v, numbers.Real) and not isinstance(v, bool) and float(v).is_integer():
             v = int(v)
         if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= MAX_FIELD:
             raise ValueError(
@@ -368,14 +388,15 @@ class _Cfg:
     def bool(self, key) -> bool:
         v = self.get(key)
         if not isinstance(v, bool):
-            raise ValueError(f"config[{key!r}] must be true or false, got {v!r}")
+            raise ValueError(f"config[{key!r}] must be true or false, got {_check._short(v, 40)}")
         return v
 
     def act(self, key) -> str:
         v = self.get(key)
         if not isinstance(v, str) or v not in _ACT:
             raise ValueError(
-                f"config[{key!r}]={v!r} is not a modelled activation; allowed: {', '.join(sorted(_ACT))}"
+                f"config[{key!r}]={_check._short(v, 40)} is not a modelled activation; allowed: "
+                f"{', '.join(sorted(_ACT))}"
             )
         return _ACT[v]
 
@@ -498,30 +519,55 @@ def from_hf_config(
     change a count but is not modelled.
     """
     if not isinstance(bare, bool):
-        raise ValueError(f"bare must be True or False, got {bare!r}")
+        raise ValueError(f"bare must be True or False, got {_check._short(bare, 40)}")
     if not isinstance(flash, bool):
-        raise ValueError(f"flash must be True or False, got {flash!r}")
+        raise ValueError(f"flash must be True or False, got {_check._short(flash, 40)}")
+    try:
+        model = _from_hf_config(config, bare, name, flash)
+    except RecursionError:  # a value nested thousands deep (a dict given directly)
+        raise ValueError("config is nested too deeply to be a config.json") from None
+    return model
+
+
+def _countable(model: M.Model, mt: str) -> M.Model:
+    """Refused at load, not at the first count: a model that cannot be counted at its own
+    default sequence length (its config's context field) names that field."""
+    field = "n_positions" if mt == "gpt2" else "max_position_embeddings"
+    try:
+        model.flops()
+    except ValueError as e:
+        raise ValueError(
+            f"config gives a model that cannot be counted at its own default sequence length "
+            f"(config[{field!r}] = {model.default_seq_len:,}): {e}"
+        ) from None
+    return model
+
+
+def _from_hf_config(config, bare: bool, name, flash: bool) -> M.Model:
     raw = _load(config)
     mt = raw.get("model_type")
     if not isinstance(mt, str) or mt not in _DEFAULTS:
         raise ValueError(
-            f"config['model_type']={mt!r} is not supported; allowed: {', '.join(SUPPORTED_MODEL_TYPES)}"
+            f"config['model_type']={_check._short(mt, 60)} is not supported; allowed: "
+            f"{', '.join(SUPPORTED_MODEL_TYPES)}"
         )
     raw = _resolve_aliases(raw, mt)
     _refuse_unmodelled(raw, mt)
     arch, head = _architecture(raw, mt, bare)
     c = _Cfg(raw, mt)
     if name is not None and (not isinstance(name, str) or not name):
-        raise ValueError(f"name must be a non-empty string, got {name!r}")
+        raise ValueError(f"name must be a non-empty string, got {_check._short(name, 60)}")
     path_name = raw.get("_name_or_path")
     label = name or (
         path_name if isinstance(path_name, str) and path_name else f"{arch} (from config)"
     )
+    if len(label) > 200:  # a label is a name, not a payload
+        label = label[:199] + "…"
     if mt == "gpt2":
-        return _gpt2(c, arch, head, label, flash)
+        return _countable(_gpt2(c, arch, head, label, flash), mt)
     if mt in _ENCODERS:
-        return _encoder(c, arch, head, label, flash)
-    return _decoder(c, arch, head, label, flash)
+        return _countable(_encoder(c, arch, head, label, flash), mt)
+    return _countable(_decoder(c, arch, head, label, flash), mt)
 
 
 @lru_cache(maxsize=1)
@@ -564,6 +610,8 @@ def _num_labels(raw: dict) -> int:
         if labels:
             return len(labels)
         n = 2
+    if isinstance(n, numbers.Integral) and not isinstance(n, bool):
+        n = int(n)
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_FIELD:
         raise ValueError(
             f"config['num_labels'] must be an integer in [1, 2**40], got {_check._short(n, 40)}"

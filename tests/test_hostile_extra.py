@@ -211,13 +211,13 @@ def test_from_hf_config_refuses_oversized_derived_layers(config, field):
 
 
 def test_hf_model_too_wide_for_its_context_names_seq_len():
-    # each size fits a layer, but n_embd x the default context (n_positions) does not: the
-    # model builds (a shorter prompt works) and the default call names seq_len and its maximum
-    m = from_hf_config(
-        {"model_type": "gpt2", "n_embd": 2**30, "n_head": 1, "n_inner": 1, "n_positions": 2**20}
+    # each size fits a layer, but n_embd x the default context (n_positions) does not: refused
+    # at load (issue 33), naming the field, the length and the longest that can be counted
+    cfg = {"model_type": "gpt2", "n_embd": 2**30, "n_head": 1, "n_inner": 1, "n_positions": 2**20}
+    _raises_naming(
+        lambda: from_hf_config(cfg), "config['n_positions'] = 1,048,576", "allowed 1..1024"
     )
-    _raises_naming(lambda: m.flops(), "seq_len=1048576", "allowed 1..1024")
-    assert m.flops(seq_len=1024) > 0
+    assert from_hf_config({**cfg, "n_positions": 1024}).flops(seq_len=1024) > 0
 
 
 def test_width_check_keeps_every_shipped_config():
