@@ -461,3 +461,44 @@ def test_fmt_ratio_with_significant_digits():
     assert fmt_ratio(13.64) == "13.6×"  # the default is unchanged
     with pytest.raises(ValueError):
         fmt_ratio(1.0, sig=-1)
+
+
+def test_palette_has_every_color_the_textbook_lab_uses():
+    """An instructor who opens the textbook's own Lab 06 against this package finds every
+    COLORS key it reads (issue 35: Surface2 was missing)."""
+    import re
+
+    from mlsysim.labs.style import COLORS
+
+    from harness import ROOT
+
+    seed = ROOT.parent / "shared" / "seeds" / "lab06_architecture_tax_reference.py"
+    fixture = ROOT / "tests" / "fixtures"
+    sources = [p for p in [seed, *fixture.glob("seed_*.py")] if p.exists()]
+    used = {k for p in sources for k in re.findall(r"COLORS\['(\w+)'\]", p.read_text("utf-8"))}
+    assert "Surface2" in used or not sources
+    assert used <= set(COLORS), sorted(used - set(COLORS))
+    for v in COLORS.values():
+        assert re.fullmatch(r"#[0-9a-f]{6}", v)
+
+
+def test_marimo_edit_opens_ready_to_use():
+    """``marimo edit labs/<notebook>.py`` runs every cell on open (issue 35: marimo 0.25 defaults
+    to showing stale session outputs with no cell run, and the first answer's click did nothing)."""
+    from marimo._config.manager import get_default_config_manager
+
+    from harness import ROOT
+
+    for nb in ("s06_03_cnns.py", "instructor.py", "byom.py"):
+        cfg = get_default_config_manager(current_path=str(ROOT / "labs" / nb)).get_config()
+        assert cfg["runtime"]["auto_instantiate"] is True, nb
+
+
+def test_instructor_mode_shows_where_a_question_lives():
+    from mlsysim.labs.components import answer_key, question_source
+    from mlsysim.labs.parts import s06_03_cnns as lab
+
+    assert question_source(lab.PRED_B) == ("mlsysim/labs/parts/s06_03_cnns.py", "PRED_B")
+    assert question_source(lab.TRANSFER_A) == ("mlsysim/labs/parts/s06_03_cnns.py", "TRANSFER_A")
+    text = answer_key(lab.PRED_B).text
+    assert "PRED_B" in text and "s06_03_cnns.py" in text and "scripts/rebuild.sh" in text

@@ -587,11 +587,33 @@ def answer_key(pred: Prediction):
         for k in pred.display_order
         for label in (pred.options[k],)
     )
+    where = question_source(pred)
+    edit = (
+        f'<div class="ms-edit">To change this question: edit <code>{_e(where[1])}</code> in '
+        f"<code>{_e(where[0])}</code>, then run <code>bash scripts/rebuild.sh</code> (the wheel "
+        "and the browser site) and restart the kernel.</div>"
+        if where
+        else ""
+    )
     return _callout(
         f"<strong>Instructor mode: answer key.</strong> Correct: <em>{_e(pred.options[pred.answer])}</em>"
-        f'<ul class="ms-key">{rows}</ul>',
+        f'<ul class="ms-key">{rows}</ul>{edit}',
         "info",
     )
+
+
+def question_source(pred: Prediction) -> tuple[str, str] | None:
+    """(file, name) where a question lives: ``("mlsysim/labs/parts/s06_03_cnns.py", "PRED_A")``,
+    for the instructor who wants to change it; None for a question of no lab module."""
+    import sys
+
+    for modname, mod in list(sys.modules.items()):
+        if not modname.startswith("mlsysim.labs.parts.") or mod is None:
+            continue
+        for attr, value in vars(mod).items():
+            if value is pred and attr.isupper():
+                return f"mlsysim/labs/parts/{modname.rsplit('.', 1)[-1]}.py", attr
+    return None
 
 
 def unlock_requested() -> bool:

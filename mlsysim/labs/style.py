@@ -23,6 +23,7 @@ COLORS: dict[str, str] = {
     "TextMuted": "#64748b",
     "Border": "#cbd5e1",
     "Surface": "#f8fafc",
+    "Surface2": "#f1f5f9",  # a second, slightly darker surface (the seed lab's cards use it)
     # light tints of the line colours (backgrounds of callout-like boxes; the seed lab uses them)
     "BlueL": "#dbeafe",
     "RedL": "#fee2e2",
