@@ -200,3 +200,22 @@ def test_markdown_report_reads_as_plain_text_and_stays_inert():
     for hostile in ("1. a list", "2) a list", "[x](javascript:alert(1))", "# title", "*em*"):
         html_ = markdown.markdown(reports.md_text(hostile))
         assert not any(t in html_ for t in ("<ol", "<a ", "<h1", "<em")), (hostile, html_)
+
+
+def test_byom_report_names_the_pasted_config(tmp_path):
+    import hashlib
+
+    from mlsysim.labs.parts import byom
+
+    led = DesignLedger(tmp_path / "b.json")
+    text = byom.EXAMPLE
+    led.save(
+        byom.CHAPTER,
+        answers={"A": next(iter(byom.PRED_A.options))},
+        required=byom.PARTS,
+        widgets={"SOURCE": byom.PASTE, "CONFIG_TEXT": text},
+    )
+    rep = reports.build(led, byom, student="Kim")
+    md = reports.to_markdown(rep)
+    assert "CONFIG" in md and hashlib.sha256(text.encode()).hexdigest()[:16] in md
+    assert reports.parse(md, "k.md").widgets["CONFIG_TEXT"] == text

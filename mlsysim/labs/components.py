@@ -1215,7 +1215,10 @@ def student_field(saved: Saved | None = None):
     value = saved.student if saved is not None else ""
     return _mo().ui.text(
         value=value,
-        label="Your name or student ID (optional, only in your report)",
+        label=(
+            "Your name or student ID (optional): it goes into your report, and is kept on this "
+            "computer (your browser's storage on the website) to fill this field in every lab"
+        ),
         max_length=200,
         full_width=True,
     )

@@ -292,7 +292,7 @@ def to_markdown(rep: Report) -> str:
             )
         out.append(f"- Correct option: {m(a.options.get(a.correct_option, a.correct_option))}")
         if a.misconception:
-            out.append(f"- Feedback on the first answer: {m(a.misconception)}")
+            out.append(f"- Misconception behind the first answer: {m(a.misconception)}")
         out.append("")
     s = rep.synthesis
     out += ["## Synthesis", ""]
@@ -301,6 +301,13 @@ def to_markdown(rep: Report) -> str:
     if s.design:
         out += ["", "Key numbers of the design:", ""] + [
             f"- {m(k)}: {m(v)}" for k, v in s.design.items()
+        ]
+    texts = {k: v for k, v in rep.widgets.items() if isinstance(v, str) and len(v) > 120}
+    if texts:  # a pasted config.json (byom): its size and hash here, the whole text in the JSON
+        out += ["", "Texts entered (whole in the JSON below):", ""] + [
+            f"- {m(k)}: {len(v):,} characters, SHA-256 "
+            f"{hashlib.sha256(v.encode('utf-8')).hexdigest()[:16]}"
+            for k, v in texts.items()
         ]
     out += ["", "Justification:", "", m(s.justification) or "(none written)", ""]
     blob = to_json(rep).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
