@@ -137,6 +137,8 @@ def run(app, defs: Mapping | None = None, unlock: bool = False, path: Path | Non
 def with_value(widget: UIElement, value):
     """A copy of ``widget`` holding ``value`` (for ``app.run(defs=...)`` overrides)."""
     kind = type(widget).__name__
+    if kind == "form":  # a question's radio behind its commit button: the committed value
+        return with_value(widget.element, value)
     if kind == "slider":
         return mo.ui.slider(
             start=widget.start,
@@ -169,6 +171,8 @@ def with_value(widget: UIElement, value):
 def grid(widget: UIElement) -> list:
     """The values a student can reach that the harness runs: min/default/max, every option."""
     kind = type(widget).__name__
+    if kind == "form":
+        return grid(widget.element)
     if kind in ("slider", "number"):
         return sorted({widget.start, widget.value, widget.stop})
     if kind in ("radio", "dropdown"):

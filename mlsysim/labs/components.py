@@ -349,6 +349,8 @@ def _digest(text: str) -> int:
 
 #: What each kind of question is called above its options.
 _KIND_PREFIX = {"predict": "**Predict first.**", "transfer": "**Now try a new case.**"}
+#: The button that commits an answer (the first one pressed is recorded, never overwritten)
+COMMIT_LABEL = "Commit my answer"
 #: A recall question says so above its options: it asks what the chapter states, not a prediction.
 _RECALL_PREFIX = "**Recall from the chapter.**"
 
@@ -532,6 +534,14 @@ class Prediction:
             value=clean_text(self.options[value]) if _has(self.options, value) else None,
             label=f"{self.prefix} {_md_src(self.question)}",
         )
+        if not _has(self.options, value):
+            # a first answer is a deliberate commit, by mouse, keyboard or screen reader alike:
+            # arrow keys move the selection, and nothing is recorded until the button is pressed
+            el = el.form(
+                submit_button_label=COMMIT_LABEL,
+                submit_button_tooltip="Your first committed answer is the one your report keeps",
+                bordered=False,
+            )
         if saved is not None:
             saved.created(self, el)
         return el
