@@ -63,7 +63,7 @@ PRED_A = Prediction(
     options={
         "stay_grow": "Weights stay, arithmetic grows: the filter runs at every position",
         "both": "Both grow: a layer's size follows the image it reads",
-        "neither": "Neither changes: a layer's arithmetic follows its weights",
+        "neither": "Neither changes: a layer's arithmetic follows the number of its weights",
     },
     answer="stay_grow",
     feedback={

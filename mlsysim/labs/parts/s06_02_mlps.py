@@ -800,7 +800,7 @@ PRED_D = Prediction(
     ),
     options={
         "batch": "Batching 8 in FP32: one weight fetch then serves eight inferences",
-        "int8": "INT8 at batch 1: its multiply-add costs a fifteenth of FP32's",
+        "int8": "INT8 at batch 1: each multiply-add then costs a fifteenth of FP32's",
         "same": "About the same: each cuts the bytes fetched per inference",
     },
     answer="batch",
