@@ -185,10 +185,12 @@ def _(kit, lab, mo, saved):
             ),
             mo.md(
                 "The chapter's weight-only proxy divides a model's FLOPs by its weight bytes: how many "
-                "operations each fetched weight feeds. Set it against the device's ridge point "
-                "(peak ÷ bandwidth): to the left the memory bus binds, to the right the arithmetic "
-                "does. Hollow markers are the engine's fuller count, which adds activation traffic; a "
-                "✕ marks a model that does not fit the device at all, which is checked first."
+                "operations each fetched weight feeds. For one layer, the device's ridge point "
+                "(peak ÷ bandwidth) splits the regimes: to its left the memory bus binds, to its right "
+                "the arithmetic does. A model is many layers: the engine times each one, and a model's "
+                "regime is where that time goes. Hollow markers are the engine's average over the "
+                "fuller count, which adds activation traffic; a ✕ marks a model that does not fit the "
+                "device at all, which is checked first."
             ),
             pred_c,
         ]
@@ -227,15 +229,18 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
       the image area over the filter area, and each kept weight is reused at every position.
     - The bias only pays where the data has that structure (No Free Lunch): match the family to
       the data first, then ask which resource it exhausts.
-    - The families land on different sides of a device's ridge point. Convolutions reuse
+    - The families exhaust different resources on one device. Convolutions reuse
       weights and lean on compute once batched at the chapter's FP32 (one image at a time,
       launches and feature maps can still bind, and a faster roof such as FP16 tensor cores moves
       the ridge beyond them); a decoded token streams every weight once and waits on bandwidth;
       embedding tables must first fit somewhere at all.
     - Capacity comes first: a model that does not fit has no side of the ridge.
     - The weight-only proxy ignores activation traffic: a compact CNN such as MobileNetV2 moves
-      far more feature-map bytes than weight bytes and lands on the memory side. Batching raises
-      the proxy without limit, the real intensity much less.
+      far more feature-map bytes than weight bytes, and its time goes to memory-bound layers.
+      Batching raises the proxy without limit, the real intensity much less.
+    - A model's regime is where its time goes, layer by layer, not its average intensity: at
+      batch 1 in FP32 ResNet-50's average sits just left of the H100's ridge, yet most of its
+      layer time is compute-bound, and launches take most of all.
     """)
     return
 

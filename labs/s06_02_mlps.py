@@ -43,8 +43,8 @@ def _(LAB_CSS, kit, mo):
                 "Chapter 6 · Network Architectures · Section 6.2",
                 "MLPs: Dense Pattern Processing",
                 "A dense layer gives every input a weight to every output: count what that costs in "
-                "memory, in bandwidth at batch one and in energy, and compare what a prior saves for one "
-                "detector and for a whole network.",
+                "memory, in bandwidth at batch one and in energy, and weigh two MNIST classifiers "
+                "against each other, weight by weight.",
                 [
                     "4 parts",
                     "about 25 minutes",
@@ -80,14 +80,14 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Jonas Weber",
                 "ML engineer, fraud detection",
-                "We want to widen every hidden layer of our tabular model from 1,024 to 2,048 and train in "
-                "FP32 instead of FP16. How much more weight memory is that per layer?",
+                "We are moving the fraud scorer onto a card terminal's microcontroller, and the team wants "
+                "wider hidden layers. As we widen them, which of its memories do we run out of first?",
             ),
             mo.md(
                 "Dense layers assume nothing about their input, so every one of the d_in inputs gets its "
                 "own weight to every one of the d_out outputs. The chapter counts weights without "
-                "biases. The dashed lines are the flash of two microcontrollers, where a deployed "
-                "model's weights live (its activations go in SRAM)."
+                "biases. On a microcontroller a deployed model's weights live in flash and its "
+                "activations in SRAM; the dashed lines are the flash of two microcontrollers."
             ),
             pred_a,
         ]
@@ -178,13 +178,13 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Dr. Tomás Reyes",
                 "instructor, intro to deep learning",
-                "A student says convolutions are all about smaller networks. On MNIST, is the CNN really the "
-                "smaller one?",
+                "Two students built Example 6.1's digit classifiers, one an MLP, one a small CNN, and "
+                "argue over which costs more memory to store. How would you settle it?",
             ),
             mo.md(
                 "The universal approximation theorem says a wide MLP can represent the function; it does "
-                "not say gradient descent will find it from finite data. A convolution's prior saves "
-                "weights per feature detector. Compare whole networks, then compare detectors."
+                "not say gradient descent will find it from finite data. The chart counts weights two "
+                "ways: for each whole network, and for the first layer's feature detectors alone."
             ),
             pred_c,
         ]
@@ -228,9 +228,9 @@ def _(kit, lab, mo, saved):
                 "The battery budget is set by the arithmetic, right? Our layer only does four million MACs.",
             ),
             mo.md(
-                "With Horowitz's 45 nm energy table, reading a value from off-chip DRAM costs far more than "
-                "the multiply-accumulate that uses it. The chart sets the energy of fetching a weight "
-                "against the energy of the MACs it feeds, for each place the weights can live."
+                "With Horowitz's 45 nm energy table (picojoules per operation and per byte read), the "
+                "chart sets the energy of fetching a weight against the energy of the MACs it feeds, "
+                "for each place the weights can live."
             ),
             pred_d,
         ]
@@ -265,8 +265,9 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
     mo.md("""
     ## Takeaways
 
-    - Dense weights grow as d_in × d_out: doubling both widths is 4× the weights, and the
-      precision multiplies the bytes again.
+    - Dense weights grow as d_in × d_out, activations as d_in + d_out: widening a dense layer on
+      a microcontroller fills its flash long before its SRAM, and the precision multiplies the
+      bytes of both.
     - At batch one a dense layer is a GEMV that uses each fetched weight once, a few percent of
       a GPU's peak; batching turns it into a GEMM whose intensity grows with B until activation
       traffic takes over.

@@ -19,6 +19,7 @@ from ..charts import device_label, figure, out_of_memory, roofline
 from ..components import (
     Card,
     Choice,
+    Deferred,
     Prediction,
     Slider,
     Toggle,
@@ -32,7 +33,7 @@ from ..components import (
     overflow_text,
     widget_args,
 )
-from ..vocab import LABELS, bound_phrase, op_word
+from ..vocab import LABELS, bound_phrase, conditions, op_word
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -56,49 +57,80 @@ SELF_CHECK_UNITS = 1000
 
 PRED_A = Prediction(
     question=(
-        "A dense detector over a 224×224 RGB image needs about 5,575× the weights of one shared 3×3 "
-        "filter (150,528 against 27). The radiology scans are grayscale: one channel instead of three. "
-        "What happens to that saving?"
+        "Dr. Okafor's RGB scans grow from 224×224 to 448×448 pixels. What happens to one shared 3×3 "
+        "filter's weights, and to the multiply-accumulates it does per scan?"
     ),
     options={
-        "third": "It falls to a third: the dense detector loses two-thirds of its inputs",
-        "same": "It stays the same: the filter loses its channels too",
-        "triple": "It triples: the filter drops from 27 weights to 9",
+        "stay_grow": "Weights stay, arithmetic grows: the filter runs at every position",
+        "both": "Both grow: a layer's size follows the image it reads",
+        "neither": "Neither changes: a layer's arithmetic follows the number of its weights",
     },
-    answer="same",
+    answer="stay_grow",
     feedback={
-        "third": "The dense detector does shrink 3× (150,528 → 50,176 weights), but so does the filter "
-        "(27 → 9): the saving is H·W·C / (K²·C), and the channel count cancels. Still 5,575×.",
-        "same": "50,176 / 9 = 5,575×, as 150,528 / 27 was: the channel count multiplies both sides, so the "
-        "saving is H·W / K², set by the image area over the filter area. Pick Grayscale and read the "
-        "saving card.",
-        "triple": "The filter does drop to 9 weights, but the dense detector drops 3× too (to 50,176): the "
-        "channel count cancels and the saving stays 5,575×.",
+        "stay_grow": "27 weights at any image size, used at 200,704 positions instead of 50,176: 5,419,008 "
+        "MACs instead of 1,354,752. K×K×C sets the weights; K×K×C × positions sets the work. Sharing "
+        "makes weights cheap, not arithmetic.",
+        "both": "That holds for the dense detector (150,528 → 602,112 weights), not for the shared filter: "
+        "its 27 weights are K×K×C at any image size. What grows is how often they are used, 50,176 → "
+        "200,704 positions, so its MACs grow 4× (1,354,752 → 5,419,008).",
+        "neither": "In a convolution weights and work part ways: the 27 weights stay, but they are applied "
+        "at every output position, four times as many at 448 px, so the MACs grow 4× (1,354,752 → "
+        "5,419,008). Reuse, not the weight count, sets a shared filter's arithmetic.",
     },
-    reveals=("channel count cancels",),
+    reveals=("any image size", "5,419,008"),
+    asks="behaviour",
+    misconceptions={
+        "both": (
+            "a layer's size follows its input",
+            "Like a dense layer, a convolution needs more weights for a bigger image",
+        ),
+        "neither": (
+            "work follows the weight count",
+            "A layer's multiply-accumulates are proportional to its parameters",
+        ),
+    },
 )
+
+#: TRANSFER_A's case, beyond part A's controls (its filter always steps 1 pixel, and 320 px is
+#: off the slider's 28-pixel steps): a 320×320 RGB scan swept by the 3×3 filter with stride 2.
+TRANSFER_SIDE, TRANSFER_STRIDE = 320, 2
 
 TRANSFER_A = Prediction(
     question=(
-        "Keep the 3×3 RGB filter and double the image side from 224 to 448 pixels. What happens to the "
-        "saving per detector (dense weights ÷ shared weights)?"
+        "A 320×320 RGB scan is swept by the same 3×3 filter with stride 2 instead of 1: it lands on every "
+        "other pixel in each direction, and its windows still cover every pixel (this part's filter "
+        "always steps by one). Against stride 1 on the same scan, what happens to the filter's weights "
+        "and its multiply-accumulates?"
     ),
     options={
-        "same": "It stays the same: the shared filter did not change",
-        "x2": "It doubles: the image side doubled, and the saving follows it",
-        "x4": "It grows 4×: dense weights follow the image's area",
+        "fall": "Weights stay, arithmetic falls: it stops at fewer positions",
+        "same": "Neither changes: the filter still reads every pixel of the scan",
+        "both": "Both fall: a coarser sweep needs fewer weights to cover it",
     },
-    answer="x4",
+    answer="fall",
     feedback={
-        "same": "The shared filter's 27 weights stay put, but the dense detector needs a weight per input value: "
-        "448×448×3 = 602,112, four times as many. Set the slider to 448 and read the saving card.",
-        "x2": "The dense side grows with H·W, not with H: doubling the side quadruples its weights, so the saving "
-        "goes from 5,575× to 22,300×.",
-        "x4": "H·W/K²: 448²/9 = 22,300×, four times 5,575×. The higher the resolution, the more the locality "
-        "bias is worth.",
+        "fall": "160×160 = 25,600 positions instead of 102,400, so 691,200 MACs instead of 2,764,800, with "
+        "the same 27 weights: a quarter of the positions, a quarter of the arithmetic. Stride trades output "
+        "positions (and work) for resolution; the weights never see the image size or the step.",
+        "same": "Every pixel is still read, but the filter does its 27 MACs once per output position, and "
+        "stride 2 leaves 160×160 = 25,600 of them instead of 102,400: a quarter of the arithmetic "
+        "(691,200 MACs instead of 2,764,800).",
+        "both": "The filter's weights are K×K×C = 27 whatever the stride; only the number of positions "
+        "changes, 102,400 → 25,600, and with it the MACs (2,764,800 → 691,200).",
     },
     kind="transfer",
-    reveals=("22,300",),
+    reveals=("691,200", "25,600", "a quarter of the positions"),
+    asks="behaviour",
+    misconceptions={
+        "same": (
+            "work follows the pixels read",
+            "A layer's arithmetic is set by how much of its input it reads",
+        ),
+        "both": (
+            "weights follow the positions covered",
+            "A filter needs weights in proportion to the places it is applied",
+        ),
+    },
 )
 A_RESOLUTION = Slider("Image side H = W (pixels)", 28, 512, 224, step=28)
 A_KERNEL = Slider("Filter side K", 1, 11, 3, step=2)
@@ -177,6 +209,12 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
         Card("Saving per detector", fmt_ratio(ratio, 0), "dense ÷ shared"),
         Card("Uses of each filter weight", fmt_count(conv.weight_reuse), f"{res}×{res} positions"),
         Card(
+            "Filter's MACs per image",
+            fmt_count(conv.macs()),
+            f"{counted(conv.params, 'weight')} × {conv.weight_reuse:,} positions; "
+            f"dense detector {dense.macs():,}",
+        ),
+        Card(
             f"Dense layer, {SELF_CHECK_UNITS:,} units",
             fmt_count(layer_1000.params),
             "the chapter's self-check: a 1,000-unit first layer",
@@ -187,7 +225,9 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
         f"filter learns {conv.params:,} and reuses each of them at {conv.weight_reuse:,} positions: "
         f"{ratio:,.0f}× fewer weights for the same detector. The channel count cancels ({c} on both "
         "sides), so the saving is the image area over the filter area, in grayscale and "
-        "RGB alike. Locality plus sharing is the bias; "
+        "RGB alike. Weights are not work: the filter's weight count never sees the image size, but "
+        f"it runs at every position, {conv.macs():,} MACs per image against the dense detector's "
+        f"{dense.macs():,}. Locality plus sharing is the bias; "
         "the saving is what it buys when images really are local."
     )
     peek = [
@@ -195,6 +235,7 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
         f"shared filter  = K × K × C = {k} × {k} × {c} = {counted(conv.params, 'weight')}",
         f"saving         = (H·W·C) / (K²·C) = H·W / K² = {ratio:,.1f}×",
         f"reuse          = output positions ('same' padding) = {conv.weight_reuse:,} uses per weight",
+        f"filter MACs    = K × K × C × positions = {conv.params:,} × {conv.weight_reuse:,} = {conv.macs():,}",
         f"1,000-unit dense layer = {dense.in_features:,} × {SELF_CHECK_UNITS:,} = {layer_1000.params:,} weights (no bias)",
     ]
     return View(fig, cards, summary, "Weights per detector", peek)
@@ -206,50 +247,104 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
 
 PRED_B = Prediction(
     question=(
-        "True or false: because an inductive bias restricts the hypothesis space, engineers should "
-        "always pick the architecture with the strongest bias."
+        "Marco's team wants to run a CNN on its click logs: each row is one user's features (age, price, "
+        "hour, device, ...) in whatever column order the database happens to use. What does the "
+        "convolution's locality bias do for that data?"
     ),
     options={
-        "true": "True: a stronger prior always needs less data and less compute",
-        "false": "False: a built-in bias pays off only where the data has that structure",
-        "hw": "Neither: pick whichever bias the accelerator runs fastest",
+        "hurts": "It misleads: it links columns that sit side by side by accident",
+        "helps": "It helps: a stronger prior always needs less data to learn",
+        "free": "Nothing either way: a bias only removes redundant weights",
     },
-    answer="false",
+    answer="hurts",
     feedback={
-        "true": "A prior saves data only when its assumption holds (No Free Lunch). Locality is wrong for a "
-        "table whose columns have no neighbours, and it links distant words less directly than "
-        "attention does.",
-        "false": "By No Free Lunch, a bias helps only where it matches the data. Each Table-1 family pairs "
-        "one data structure with the bottleneck it exposes.",
-        "hw": "Hardware speed never rescues a mismatched bias: a fast model that cannot learn the task is "
-        "worthless. Match the bias to the data first, then check what it costs the machine.",
+        "hurts": "A bias is an assumption, and No Free Lunch says it helps only where the data has that "
+        "structure. A table's columns have no neighbours: a 3-wide filter relates age to price because "
+        "they happen to sit side by side, and needs depth to relate columns that sit far apart. Each "
+        "Table-1 family pairs one data structure with the bottleneck it exposes.",
+        "helps": "A prior saves data only when its assumption holds (No Free Lunch). On a table the locality "
+        "assumption is false: the restricted hypothesis space leaves out the cross-column functions the "
+        "task needs, so the stronger bias learns worse, not faster.",
+        "free": "Restricting the hypothesis space removes functions, not just weights: a convolution cannot "
+        "directly combine columns that sit far apart, so if the task needs them the bias costs accuracy. "
+        "That is No Free Lunch: no bias is free of assumptions.",
     },
-    reveals=("No Free Lunch",),
+    reveals=("No Free Lunch", "side by side by accident"),
+    asks="behaviour",
+    misconceptions={
+        "helps": (
+            "the strongest bias is always best",
+            "Restricting the hypothesis space always saves data and compute",
+        ),
+        "free": (
+            "a bias is free efficiency",
+            "An inductive bias removes only redundant weights, never a function the task needs",
+        ),
+    },
 )
+
+#: TRANSFER_B's case, beyond part B's controls (its rows run at batch 1): GPT-2 XL decoding 64
+#: sequences at once on the H100 in FP32, each with a 1,024-token cache.
+TRANSFER_BATCH = 64
 
 TRANSFER_B = Prediction(
     question=(
-        "On the H100 the engine calls the transformer row (GPT-2 XL, one decoded token, FP32 weights) "
-        "launch-bound: kernel launches take most of its time. Move it to the Jetson Orin NX. What "
-        "binds it there at batch 1?"
+        "On the H100 in FP32, GPT-2 XL decoding one token at batch 1 is launch-bound. Decode 64 sequences "
+        "at once instead (batch 64, each with a 1,024-token KV cache; this part decodes at batch 1 only; the "
+        "engine's listed peak and 5 µs per kernel launch). What binds it now?"
     ),
     options={
-        "dispatch": "Kernel launches, as on the H100",
-        "memory": "Memory bandwidth: every weight is streamed once per token",
-        "compute": "Compute: the Jetson's arithmetic is too slow for a 1.5-billion-parameter model",
+        "compute": "Compute: 64 tokens share each weight fetch, as in a batched GEMM",
+        "memory": "Memory bandwidth: each sequence still reads its own KV cache",
+        "dispatch": "Kernel launches: the fixed cost per token still dominates",
     },
     answer="memory",
-    feedback={
-        "dispatch": "Launches do cost more on the Jetson (about 11.6 ms in all against the H100's 2.9 ms), but "
-        "streaming 6.2 GB of FP32 weights and the KV cache over its 102 GB/s takes about 67 ms, far longer.",
-        "memory": "One token does about one MAC per weight: far too little arithmetic per byte. On the H100 the "
-        "bus is fast enough that launches take the larger share; on the Jetson the stream of weights "
-        "dominates, as the lighthouse roster's choice of GPT-2 for memory bandwidth predicts.",
-        "compute": "A decoded token does one MAC per weight, so the weights' bytes, not the arithmetic, set the "
-        "time: the Jetson's FP32 rate would finish the math in a fraction of the streaming time.",
-    },
+    feedback=Deferred(lambda: _transfer_b_feedback()),
     kind="transfer",
+    reveals=("its own KV cache",),
+    asks="regime",
+    misconceptions={
+        "compute": (
+            "batching makes decode a GEMM",
+            "At batch 64 every weight is reused 64 times, so decoding turns compute-bound",
+        ),
+        "dispatch": (
+            "launches always dominate decode",
+            "A decoded token's kernel launches outweigh its work at any batch",
+        ),
+    },
 )
+
+
+def transfer_b_profile():
+    """TRANSFER_B's case through the engine (part B's listed peak, efficiency 1.0)."""
+    return E.Engine.solve(
+        M.Models.GPT2,
+        HW.Hardware.get("H100"),
+        batch_size=TRANSFER_BATCH,
+        precision="fp32",
+        efficiency=1.0,
+    )
+
+
+def _transfer_b_feedback() -> dict[str, str]:
+    p = transfer_b_profile()
+    comp, mem, launch = p.time_split
+    kv = fmt_bytes(p.kv_cache_bytes)
+    split = (
+        f"memory-bound rows {fmt_time(mem)}, compute-bound rows {fmt_time(comp)}, launches "
+        f"{fmt_time(launch)} of {fmt_time(p.latency_s)}"
+    )
+    return {
+        "memory": f"The weights are fetched once for all 64 tokens, but each sequence reads its own 1,024-token "
+        f"cache: {kv} of KV cache per step, which batching does not share. {split}: memory-bound, and "
+        f"the average intensity stays near {p.arithmetic_intensity.magnitude:,.1f} FLOP/B.",
+        "compute": f"The weight reads are shared, but the attention rows read each sequence's own cache ({kv} "
+        f"in all), and those bytes grow with the batch as fast as the FLOPs do. {split}.",
+        "dispatch": f"The launches cost the same {fmt_time(launch)} per step whatever the batch, while the "
+        f"bytes grow with it: {split}.",
+    }
+
 
 #: Table 1 (L53-60): data type, core innovation and system bottleneck of each family.
 FAMILIES = {
@@ -435,18 +530,27 @@ def table1_gap(family: str, t1, dev, precision: str) -> str | None:
         )
     unit = per_byte(precision)
     ai, ridge = t1.arithmetic_intensity.magnitude, t1.ridge_point
+    # the regime is where the time goes; the average intensity is named only where it agrees
     if t1.bottleneck == "Memory":
-        why = f"its {ai:,.1f} {unit} fall short of the {dname}'s {prec} ridge point of {ridge:,.1f} {unit}"
-        if precision != "fp32" and "fp32" in dev.compute.precisions:
-            r32 = dev.ridge_point("fp32").magnitude
+        why = f"{mem / t1.latency_s:.0%} of its time is in memory-bound layers"
+        if ai < ridge:
             why += (
-                f", {ridge / r32:,.0f}× the FP32 one ({r32:,.1f} FLOP/B): faster arithmetic needs more "
-                "reuse to stay busy"
+                f" (its {ai:,.1f} {unit} on average fall short of the {dname}'s {prec} ridge point "
+                f"of {ridge:,.1f} {unit}"
             )
+            if precision != "fp32" and "fp32" in dev.compute.precisions:
+                r32 = dev.ridge_point("fp32").magnitude
+                why += (
+                    f", {ridge / r32:,.0f}× the FP32 one ({r32:,.1f} FLOP/B): faster arithmetic needs "
+                    "more reuse to stay busy"
+                )
+            why += ")"
         return why
-    return (
-        f"even its {ai:,.1f} {unit} clear the {dname}'s low ridge point of {ridge:,.2g} {unit}: "
-        "its arithmetic is slow next to its memory bus"
+    return f"{comp / t1.latency_s:.0%} of its time is in compute-bound layers" + (
+        f": even its {ai:,.1f} {unit} clear the {dname}'s low ridge point of {ridge:,.2g} {unit}, "
+        "so its arithmetic is slow next to its memory bus"
+        if ai >= ridge
+        else ""
     )
 
 
@@ -665,56 +769,151 @@ def part_b(family: str, device: str, int8: bool) -> View:
 # Part C: the intensity spectrum on a roofline
 # ---------------------------------------------------------------------------------------------
 
+#: PRED_C's batch: large enough that launches are a minor share on the H100.
+C_QUESTION_BATCH = 64
+
 PRED_C = Prediction(
     question=(
-        "On the H100 in FP32 at batch 1, the chapter's weight-only proxy (FLOPs per byte of weights) puts "
-        "MobileNetV2 at about twice the ridge point, on the compute side. The engine's fuller count adds "
-        "the feature maps each layer reads and writes. Where does MobileNetV2 land by that count?"
+        "On the H100 in FP32 the chapter's weight-only proxy puts ResNet-50 (80 FLOP/B) and MobileNetV2 "
+        "(43 FLOP/B) both right of the ridge point (20 FLOP/B). Serve each at batch 64 (eager, one kernel "
+        "per layer; the listed peak and 5 µs per kernel launch). Which resource does the engine find "
+        "binding each, by where its time goes?"
     ),
     options={
-        "right": "Still right of the ridge: weights are most of the bytes a model moves",
-        "further": "Further right: a compact model keeps its feature maps close at hand",
-        "left": "Far left of the ridge: its feature maps move many times its weight bytes",
+        "both_compute": "Compute-bound, both ResNet-50 and MobileNetV2",
+        "split": "ResNet-50 compute-bound, MobileNetV2 memory-bound",
+        "both_memory": "Memory-bound, both ResNet-50 and MobileNetV2",
+        "reversed": "ResNet-50 memory-bound, MobileNetV2 compute-bound",
     },
-    answer="left",
-    feedback={
-        "right": "That is the proxy's own assumption, and it fails for a compact CNN: MobileNetV2 has 14.0 MB of "
-        "FP32 weights but moves about 159 MB of feature maps per image, 11× as much. Its intensity falls from "
-        "42.9 to 3.5 FLOP/B, far left of the H100's 20.0.",
-        "further": "Adding bytes can only lower FLOPs per byte. The engine streams every layer's input and output "
-        "maps through memory; few weights do not make small maps. 42.9 → 3.5 FLOP/B, left of the ridge.",
-        "left": "About 159 MB of feature maps against 14.0 MB of weights: 3.5 FLOP/B, under a fifth of the ridge "
-        "point. Depthwise layers do little arithmetic per activation byte, so a low-FLOP model can still wait "
-        "on memory; the proxy ranks weight reuse, it does not place a model on the roofline alone.",
+    answer="split",
+    feedback=Deferred(lambda: _pred_c_feedback()),
+    reveals=("MobileNetV2 is memory-bound", "MobileNetV2 memory-bound"),
+    asks="regime",
+    misconceptions={
+        "both_compute": (
+            "the proxy is the regime",
+            "FLOPs per weight byte place a model on the roofline by themselves",
+        ),
+        "both_memory": (
+            "every CNN waits on feature maps",
+            "Activation traffic outweighs the arithmetic of any convolutional network",
+        ),
+        "reversed": (
+            "a bigger model moves more bytes",
+            "The model with more weights is the one that waits on memory",
+        ),
     },
-    reveals=("3.5 FLOP/B", "feature maps move many times"),
 )
+
+
+def c_question_profiles(efficiency: float = 1.0) -> dict:
+    """PRED_C's case through the engine: ResNet-50 and MobileNetV2 at batch 64 on
+    the H100 in FP32 (part C runs the listed peak, efficiency 1.0)."""
+    dev = HW.Hardware.get("H100")
+    return {
+        k: E.Engine.solve(
+            M.Models.get(k),
+            dev,
+            batch_size=C_QUESTION_BATCH,
+            precision="fp32",
+            efficiency=efficiency,
+        )
+        for k in ("ResNet50", "MobileNetV2")
+    }
+
+
+def _pred_c_feedback() -> dict[str, str]:
+    p = c_question_profiles()
+    r, m = p["ResNet50"], p["MobileNetV2"]
+    rs, ms = time_shares(r), time_shares(m)
+    ra, ma = r.arithmetic_intensity.magnitude, m.arithmetic_intensity.magnitude
+    return {
+        "split": f"ResNet-50 is compute-bound ({rs}): its convolutions reuse each weight and each "
+        f"activation many times, {ra:,.1f} FLOP/B on average. MobileNetV2 is memory-bound ({ms}): its "
+        f"depthwise and 1×1 layers do little arithmetic per byte of feature map, {ma:,.1f} FLOP/B. The "
+        "proxy counts weight bytes only, and MobileNetV2 moves many times its weight bytes in feature maps.",
+        "both_compute": f"The proxy leaves out the feature maps every layer reads and writes. For ResNet-50 "
+        f"they matter little ({rs}: compute-bound), but MobileNetV2 moves many times its weight bytes in "
+        f"activations: {ma:,.1f} FLOP/B, and {ms}: memory-bound.",
+        "both_memory": f"ResNet-50's 3×3 convolutions do enough arithmetic per byte of feature map to stay "
+        f"compute-bound ({rs}); it is MobileNetV2's depthwise and 1×1 layers that do too little ({ms}).",
+        "reversed": f"Size is not intensity: ResNet-50 has more weights but reuses them and its feature maps "
+        f"({rs}: compute-bound); the smaller MobileNetV2 does little arithmetic per byte it moves ({ms}: "
+        "memory-bound).",
+    }
+
+
+#: TRANSFER_C's batch, past part C's slider (1-256).
+TRANSFER_C_BATCH = 4096
 
 TRANSFER_C = Prediction(
     question=(
-        "On the same H100 at batch 1, switch the weights from FP32 to INT8 (the roof becomes the INT8 "
-        "peak). Where does ResNet-50's weight-only proxy land?"
+        "Past this part's slider, serve MobileNetV2 at batch 4,096 on the H100 in FP32 (eager, 5 µs per "
+        "kernel launch). Its weight-only proxy is then about 176,000 FLOP/B, thousands of times the "
+        "ridge point. Which resource binds it?"
     ),
     options={
-        "right": "Further right of the ridge: a quarter of the bytes per weight is 4× the intensity",
-        "left": "Left of the ridge: the INT8 roof rises further than the intensity does",
-        "same": "Where it was: the proxy counts operations per weight, which precision keeps",
+        "compute": "Compute: each fetched weight now feeds thousands of images",
+        "memory": "Memory: its feature-map bytes grow with the batch like its FLOPs",
+        "capacity": "Capacity: 4,096 images' feature maps overflow its 80 GB",
     },
-    answer="left",
-    feedback={
-        "right": "The intensity does rise 4× (80 FLOP/B in FP32 → 320 OP/B in INT8), but the roof rises more: the "
-        "H100's INT8 peak over the same bandwidth puts the ridge point near 591 OP/B, against about 20 FLOP/B in "
-        "FP32. Here the INT8 roof moves the ridge further than the weights' bytes move the intensity, so "
-        "the model lands on the memory side (the FP32 ridge of 20 is the H100's plain FP32 peak; against its "
-        "FP16 tensor-core peak the ridge is already near 295).",
-        "left": "320 OP/B against an INT8 ridge point of about 591 OP/B: faster arithmetic needs more reuse to stay "
-        "busy. Pick INT8 in the precision control and compare the cards.",
-        "same": "The operations are the same but each weight is a quarter of the bytes, so operations per byte rise "
-        "4×; and "
-        "the roof itself moves to the INT8 peak.",
-    },
+    answer="memory",
+    feedback=Deferred(lambda: _transfer_c_feedback()),
     kind="transfer",
+    reveals=("feature-map bytes grow with the batch",),
+    asks="regime",
+    misconceptions={
+        "compute": (
+            "batching always reaches the ridge",
+            "A big enough batch makes any model compute-bound, as it does a dense layer",
+        ),
+        "capacity": (
+            "a huge batch cannot fit",
+            "Thousands of images' activations must exceed a GPU's memory",
+        ),
+    },
 )
+
+
+def transfer_c_profile(efficiency: float = 1.0):
+    """TRANSFER_C's case through the engine (part C runs the listed peak, efficiency 1.0)."""
+    return E.Engine.solve(
+        M.Models.MobileNetV2,
+        HW.Hardware.get("H100"),
+        batch_size=TRANSFER_C_BATCH,
+        precision="fp32",
+        efficiency=efficiency,
+    )
+
+
+def _transfer_c_feedback() -> dict[str, str]:
+    p = transfer_c_profile()
+    proxy = E.weight_only_intensity(M.Models.MobileNetV2, "fp32", TRANSFER_C_BATCH)
+    ai = p.arithmetic_intensity.magnitude
+    fs = time_shares(p)
+    return {
+        "memory": f"The proxy grows with the batch ({proxy:,.0f} FLOP/B), but each image brings its own "
+        f"feature maps, so bytes and FLOPs grow together and the real intensity stays near {ai:,.1f} "
+        f"FLOP/B: {fs}, memory-bound. It fits: {fmt_bytes(p.memory_footprint_bytes)} of the H100's 80 GB.",
+        "compute": f"Each weight does feed 4,096 images, but weights are a sliver of the bytes: every image "
+        f"reads and writes its own feature maps. The intensity stays near {ai:,.1f} FLOP/B, far left of "
+        f"the ridge: {fs}.",
+        "capacity": f"MobileNetV2's feature maps are small per image: 4,096 of them with the weights take "
+        f"{fmt_bytes(p.memory_footprint_bytes)}, inside 80 GB. What binds is the bus: {fs}.",
+    }
+
+
+def time_shares(prof) -> str:
+    """Where a profile's time goes, in the engine's own split (``Profile.time_split``): the regime
+    follows these shares, not the average intensity."""
+    comp, mem, launch = prof.time_split
+    t = prof.latency_s
+    return (
+        f"memory-bound layers {mem / t:.0%}, compute-bound layers {comp / t:.0%}, launches "
+        f"{launch / t:.0%} of {fmt_time(t)}"
+    )
+
+
 C_DEVICE = Choice("Device", DEVICES, "H100", inline=False)
 C_PRECISION = Choice(
     "Weight precision",
@@ -756,8 +955,30 @@ def table8_note(key: str) -> str | None:
 DECODE_CONTEXT = 1024
 
 
-def side(intensity: float, ridge: float) -> str:
-    return "compute side" if intensity >= ridge else "memory side"
+def where(intensity: float, ridge: float) -> str:
+    """Where an intensity sits against the ridge point: a placement, not a regime. A whole model's
+    regime follows where its time goes (``engine_regime``), which an average can misplace."""
+    return "right of the ridge" if intensity >= ridge else "left of the ridge"
+
+
+def engine_regime(prof, ridge: float, unit: str) -> str:
+    """The engine's regime for a feasible profile, read from where its time goes
+    (``Profile.bottleneck`` and ``Profile.time_split``), with the average intensity beside it; where
+    the average sits on the other side of the ridge from most of the layer time, say why."""
+    comp, mem, launch = prof.time_split
+    t = prof.latency_s
+    ai = prof.arithmetic_intensity.magnitude
+    text = (
+        f"engine: {bound_phrase(prof.bottleneck)} (memory-bound layers {mem / t:.0%}, compute-bound "
+        f"{comp / t:.0%}, launches {launch / t:.0%}); average {ai:,.1f} {unit}"
+    )
+    if comp + mem > 0 and (ai >= ridge) != (comp >= mem):
+        heavy = "compute-bound" if comp >= mem else "memory-bound"
+        text += (
+            f", {where(ai, ridge)}, yet most layer time is {heavy}: the average mixes heavy "
+            "layers with light ones"
+        )
+    return text
 
 
 def _names(keys) -> str:
@@ -826,13 +1047,8 @@ def part_c(device: str, precision: str, batch: int) -> View:
             note = f"does not fit: {overflow_text(p)}"
             status = "bad"
         else:
-            ps, es = side(i, ridge), side(ai[k], ridge)
-            if ps == es:
-                note = f"{ps} by both counts (engine {ai[k]:,.1f})"
-                status = "ok" if ps == "compute side" else "warn"
-            else:
-                note = f"proxy: {ps}; engine {ai[k]:,.1f}: {es}"
-                status = "warn"
+            note = f"proxy {where(i, ridge)} · {engine_regime(p, ridge, unit)}"
+            status = "ok" if p.bottleneck == "Compute" else "warn"
         t8 = table8_note(k)
         if t8 and roof == "fp32" and b == 1 and p.feasible:
             note += f" · {t8}"
@@ -875,7 +1091,7 @@ def part_c(device: str, precision: str, batch: int) -> View:
         )
 
     gap = proxy["ResNet50"] / proxy["GPT2"]
-    flips = [k for k in fits if side(proxy[k], ridge) != side(ai[k], ridge)]
+    cond = conditions(roof, fused=False, batch=b, device=dname)
     summary = (
         (
             f"The {dname} lists no {precision.upper()} rate, so every number here is {roof.upper()}: its "
@@ -896,17 +1112,15 @@ def part_c(device: str, precision: str, batch: int) -> View:
         f"tables {'fit' if dlrm.feasible else 'do not fit'} on the {dname}, and that check comes before any "
         "roofline."
         + (
-            f" The engine's fuller count (weights + activations) puts ResNet-50 at {ai['ResNet50']:,.1f} {unit}: "
-            "the proxy ignores activation traffic, which grows with the batch."
+            f" The engine's fuller count (weights + activations) puts ResNet-50's average at "
+            f"{ai['ResNet50']:,.1f} {unit} ({cond}): the proxy ignores activation traffic, which grows with "
+            f"the batch. Its regime follows where its time goes: {time_shares(engine['ResNet50'])}, "
+            f"{bound_phrase(engine['ResNet50'].bottleneck)}."
             if "ResNet50" in fits
             else ""
         )
-        + (
-            f" By that count {_names(flips)} {'lands' if len(flips) == 1 else 'land'} on the other side of "
-            "the ridge from the proxy."
-            if flips
-            else ""
-        )
+        + " Each card names the regime by where the model's time goes (the engine's per-layer split), "
+        "not by its average intensity: an average mixes heavy layers with light ones."
     )
     r50, g2 = models["ResNet50"], models["GPT2"]
     peek = [

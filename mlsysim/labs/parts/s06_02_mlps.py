@@ -17,6 +17,7 @@ from ..charts import device_label, figure, roofline
 from ..components import (
     Card,
     Choice,
+    Deferred,
     Prediction,
     Slider,
     View,
@@ -54,49 +55,115 @@ DEF_WIDTH, DEF_PRECISION = 1024, "fp16"
 # Part A: width squared
 # ---------------------------------------------------------------------------------------------
 
+#: The microcontroller of PRED_A and TRANSFER_A (1 MiB flash for weights, 256 KiB SRAM for
+#: activations): the engine's fit rule, weights in flash and activations in SRAM.
+QUESTION_MCU = "ArduinoNano33BLESense"
+
 PRED_A = Prediction(
     question=(
-        "A square dense layer (1,024 inputs, 1,024 outputs, FP16 weights) is made twice as wide on "
-        "both sides and switched to FP32. Its weight memory grows…"
+        "The fraud scorer moves to an Arduino Nano 33 BLE Sense: weights in its 1 MiB of flash, a layer's "
+        "activations (its input and output) in its 256 KiB of SRAM, a quarter the size. You widen a square "
+        "INT8 hidden layer step by step. Which memory runs out first?"
     ),
     options={
-        "x2": "2×: the precision doubles the bytes; width adds activations, not weights",
-        "x4": "4×: twice the width, and twice the bytes per weight",
-        "x8": "8×: four times the weights, and twice the bytes per weight",
-        "x16": "16×: each of the three doublings squares the size",
+        "flash": "The flash: each new unit brings a weight for every other unit",
+        "sram": "The SRAM: it is four times smaller than the flash",
+        "together": "Both near one width: weights and activations grow together",
     },
-    answer="x8",
-    feedback={
-        "x2": "Every input connects to every output, so the weights are d_in × d_out: doubling both widths "
-        "gives 4× the weights (1,048,576 → 4,194,304), and FP32 doubles the bytes again: 2.1 MB → 16.8 MB.",
-        "x4": "That treats the weights as growing with the width. They grow with d_in × d_out: 2 × 2 = 4× the "
-        "weights, then 2× the bytes per weight, 8× in all (2.1 MB → 16.8 MB).",
-        "x8": "4,194,304 weights × 4 B = 16.8 MB against 1,048,576 × 2 B = 2.1 MB: 4× from the widths "
-        "(d_in × d_out), 2× from the precision.",
-        "x16": "Only the two widths multiply each other; the precision scales the bytes once: 2 × 2 × 2 = 8×, "
-        "2.1 MB → 16.8 MB.",
+    answer="flash",
+    feedback=Deferred(lambda: _pred_a_feedback()),
+    reveals=("flash runs out first", "long before its SRAM"),
+    asks="regime",
+    misconceptions={
+        "sram": (
+            "the smaller memory fills first",
+            "A memory four times smaller must run out before the larger one",
+        ),
+        "together": (
+            "weights grow like activations",
+            "A wider layer adds weights and activations in proportion",
+        ),
     },
-    reveals=("16.8 MB", "four times the weights", "width squared"),
 )
 
+
+def mcu_limit_width(precision: str = "int8", mcu_key: str = QUESTION_MCU) -> dict[str, int]:
+    """The width of a square dense layer at which each memory of the MCU first overflows (the
+    engine's fit rule): {'flash': d, 'sram': d}. Weights d² in flash, activations 2d in SRAM."""
+    mcu = HW.Hardware.get(mcu_key)
+    bpv = float(U.bytes_per_value(precision))
+    flash, sram = mcu.memory.flash.m_as("B"), mcu.memory.sram.m_as("B")
+    d_flash = int((flash / bpv) ** 0.5) + 1
+    while dense(d_flash - 1, d_flash - 1).weight_bytes(precision) > flash:
+        d_flash -= 1
+    d_sram = int(sram / (2 * bpv)) + 1
+    return {"flash": d_flash, "sram": d_sram}
+
+
+def _pred_a_feedback() -> dict[str, str]:
+    lim = mcu_limit_width()
+    f, r = lim["flash"], lim["sram"]
+    return {
+        "flash": f"The weights grow with d × d, the activations with 2 × d: the flash runs out first, at "
+        f"width {f:,} ({f:,}² weights of 1 B each pass 1 MiB), while the activations would fill the SRAM "
+        f"only at width {r:,}. A smaller memory is no constraint when what lives in it grows slowly.",
+        "sram": f"The SRAM is smaller, but it holds only the input and output, 2 × d bytes: it would fill at "
+        f"width {r:,}. The flash holds d² weights and runs out at width {f:,}.",
+        "together": f"Doubling the width doubles the activations (2 × d) but quadruples the weights (d²): "
+        f"the flash runs out at width {f:,}, the SRAM would only at {r:,}.",
+    }
+
+
+#: TRANSFER_A's layer, beyond part A's controls (it sizes dense layers only): a 3x3 convolution,
+#: 16 -> 32 channels over a 96 x 96 map ('same' padding), in INT8 on the same microcontroller.
+TRANSFER_CONV = dict(in_channels=16, out_channels=32, kernel_size=3, input_size=96, padding=1)
+
 TRANSFER_A = Prediction(
-    question="Which holds more weights: a 4,096→1,024 dense layer or a 2,048→2,048 one?",
+    question=(
+        "Same Arduino (1 MiB flash, 256 KiB SRAM), but now a 3×3 convolution, 16 → 32 channels, over a "
+        "96×96 map in INT8 ('same' padding; this part sizes dense layers only). Which memory runs out?"
+    ),
     options={
-        "wide_in": "The 4,096→1,024 layer: its input is twice as wide",
-        "square": "The 2,048→2,048 layer: square layers are the largest",
-        "same": "Neither: only the product of the two widths counts",
+        "flash": "The flash: weights are what outgrow a microcontroller",
+        "sram": "The SRAM: its feature maps dwarf its few filter weights",
+        "fits": "Neither: a layer of a few thousand weights fits anywhere",
     },
-    answer="same",
-    feedback={
-        "wide_in": "Weights are d_in × d_out: 4,096 × 1,024 and 2,048 × 2,048 are the same 4.2 million. Set the "
-        "sliders to each and compare the weights card.",
-        "square": "Only the product counts: 4,096 × 1,024 = 2,048 × 2,048. Squareness changes the shape of the "
-        "matrix, not its size.",
-        "same": "d_in × d_out is all that counts: 4,194,304 either way, 16.8 MB in FP32. Width costs "
-        "multiplicatively, whichever side it is on.",
-    },
+    answer="sram",
+    feedback=Deferred(lambda: _transfer_a_feedback()),
     kind="transfer",
+    reveals=("feature maps dwarf",),
+    asks="regime",
+    misconceptions={
+        "flash": (
+            "weights always bind on an MCU",
+            "On a microcontroller the weights are always what runs out",
+        ),
+        "fits": (
+            "few weights means small",
+            "A layer with few weights needs little memory of any kind",
+        ),
+    },
 )
+
+
+def transfer_a_profile():
+    return E.Engine.solve(L.Conv2d(**TRANSFER_CONV, bias=False), QUESTION_MCU, precision="int8")
+
+
+def _transfer_a_feedback() -> dict[str, str]:
+    p = transfer_a_profile()
+    w, act = fmt_bytes(p.weight_bytes), fmt_bytes(p.activation_bytes)
+    return {
+        "sram": f"3 × 3 × 16 × 32 = 4,608 weights ({w}) sit easily in flash, but the input map "
+        f"(96 × 96 × 16) and the output map (96 × 96 × 32) take {act} of SRAM, more than its 256 KiB. "
+        "A convolution shares its weights and pays in activations: the opposite of a dense layer.",
+        "flash": f"For a dense layer, yes; a convolution shares its weights: {w} of filters, against "
+        f"{act} of input and output maps, which overflow the 256 KiB SRAM.",
+        "fits": f"The weights are tiny ({w}), but the layer's input and output maps are not: {act}, "
+        "over the 256 KiB SRAM. Memory follows the activations here, not the weight count.",
+    }
+
+
 A_D_IN = Slider("Input width d_in", 64, 4096, 2048, step=64)
 A_D_OUT = Slider("Output width d_out", 64, 4096, 2048, step=64)
 A_PRECISION = Choice("Weight precision", PRECISIONS, "fp32")
@@ -181,6 +248,8 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         )
 
     fits = [device_label(d) for d in mcus if mcu_fit(layer, d, precision)]
+    live = layer.live_elements(1) * float(U.bytes_per_value(precision))
+    lim = mcu_limit_width(precision)
     ratio = wb / ref.weight_bytes(DEF_PRECISION)
     vs_mnist = mnist.params / layer.params
     ex = dense(len(EXAMPLE_X), len(EXAMPLE_W[0]))
@@ -203,6 +272,11 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
             "Per output neuron",
             f"{layer.in_features:,} MACs",
             f"{layer.operand_reads_per_output:,} operand reads (an input and a weight per MAC)",
+        ),
+        Card(
+            "Activations (input + output)",
+            fmt_bytes(live),
+            f"{int(d_in):,} + {int(d_out):,} values in SRAM; weights are {wb / live:,.0f}× that",
         ),
         Card(
             "Fits an MCU (weights in flash)",
@@ -230,6 +304,9 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
             if fits
             else "this layer fits neither one."
         )
+        + f" The weights grow with d_in × d_out, the activations with d_in + d_out ({fmt_bytes(live)} "
+        f"here): widening a square {precision.upper()} layer, the {device_label(mcus[0])}'s flash runs out "
+        f"first, at width {lim['flash']:,}, long before its SRAM would (at {lim['sram']:,})."
     )
     peek = [
         f"weights = d_in × d_out = {int(d_in):,} × {int(d_out):,} = {layer.params:,}",
@@ -277,30 +354,70 @@ PRED_B = Prediction(
         "a reuse it does not credit.)",
     },
     reveals=("four times the weight bytes",),
+    asks="direction",
+    misconceptions={
+        "up": (
+            "bigger layers run closer to peak",
+            "More MACs per layer keep the arithmetic units busier, whatever the reuse",
+        ),
+        "down": (
+            "more weights saturate the bus",
+            "A bigger weight matrix loads the memory bus harder relative to its work",
+        ),
+    },
 )
 
 TRANSFER_B = Prediction(
     question=(
-        "Same 2,048×2,048 layer at batch 1 on the A100, but in FP16 on the tensor cores. Compared with FP32, "
-        "does it reach a larger or a smaller share of its (FP16) peak?"
+        "Move the 2,048×2,048 batch-1 layer to the H100 and run it in INT8, weights and arithmetic (this "
+        "part offers FP32 and FP16 only). Against FP32 on the same H100, launch time aside, what happens "
+        "to the share of its (INT8) peak the roofline allows?"
     ),
     options={
-        "larger": "Larger: half the bytes per weight doubles the intensity",
-        "smaller": "Smaller: the roof rises far more than the intensity does",
-        "same": "The same: precision changes neither the FLOPs nor the reuse",
+        "larger": "Larger: a quarter of the bytes per weight is 4× the intensity",
+        "smaller": "Smaller: the INT8 roof rises far more than the intensity",
+        "same": "The same: precision changes neither the operations nor the reuse",
     },
     answer="smaller",
-    feedback={
-        "larger": "The intensity does double (1 FLOP/B), but the roof moves further: 312 TFLOP/s FP16 against 19.5 "
-        "FP32 puts the ridge point 16× further right while the intensity only doubles, so the share drops 8×, "
-        "to about 0.5%.",
-        "smaller": "1 FLOP/B against a ridge point of about 200 FLOP/B: 0.5% of the FP16 peak, against 4% of the FP32 "
-        "one. Faster arithmetic makes a batch-1 layer look worse, not better; pick FP16 and compare.",
-        "same": "FLOPs per weight stay 2, but each weight is 2 bytes instead of 4, and the peak it is measured "
-        "against is 16× higher.",
-    },
+    feedback=Deferred(lambda: _transfer_b_feedback()),
     kind="transfer",
+    reveals=("INT8 roof rises",),
+    asks="direction",
+    misconceptions={
+        "larger": (
+            "fewer bytes means closer to peak",
+            "Quantizing a memory-bound layer raises the share of peak it reaches",
+        ),
+        "same": (
+            "precision does not touch the roofline",
+            "Operations and reuse are unchanged, so the share of peak is too",
+        ),
+    },
 )
+
+
+def _transfer_b_feedback() -> dict[str, str]:
+    dev = HW.Hardware.get("H100")
+    layer = dense(2048, 2048)
+    s32, s8 = (roofline_share(layer, dev, 1, p) for p in ("fp32", "int8"))
+    r32, r8 = dev.ridge_point("fp32").magnitude, dev.ridge_point("int8").magnitude
+    t32, t8 = (
+        E.Engine.solve(layer, dev, batch_size=1, precision=p, efficiency=1.0)
+        for p in ("fp32", "int8")
+    )
+    faster = (t32.latency_s - t32.latency_dispatch_s) / (t8.latency_s - t8.latency_dispatch_s)
+    return {
+        "smaller": f"The intensity does rise about 4× (0.5 FLOP/B → about 2 OP/B), but the ridge point moves "
+        f"from {r32:,.0f} FLOP/B to {r8:,.0f} OP/B: {s8:.2%} of the INT8 peak against {s32:.1%} of the FP32 "
+        f"one. The layer still runs {faster:,.1f}× faster (a quarter of the bytes); it just uses less of "
+        "a far faster machine.",
+        "larger": f"Time does fall ({faster:,.1f}× faster: a quarter of the bytes), but the INT8 peak is "
+        f"{r8 / r32:,.0f}× the FP32 one over the same bus, so the share falls: {s32:.1%} → {s8:.2%}.",
+        "same": f"The operations are the same, but each weight is a quarter of the bytes and the peak it is "
+        f"measured against is {r8 / r32:,.0f}× higher: {s32:.1%} → {s8:.2%}.",
+    }
+
+
 B_BATCH = Slider("Batch size B", 1, 512, 1)
 B_DEVICE = Choice(
     "Device",
@@ -463,47 +580,116 @@ def part_b(batch: int, device: str, precision: str, width: int) -> View:
 
 PRED_C = Prediction(
     question=(
-        "Example 6.1 on 28×28 digits: which has more weights, the 784-128-64-10 MLP or a small "
-        "two-convolution CNN (32 then 64 3×3 filters, two 2×2 poolings, then a 128-unit dense layer on "
-        "the flattened map and a 10-way output)?"
+        "Example 6.1's two MNIST classifiers: the 784-128-64-10 MLP, and a small CNN (32 then 64 3×3 "
+        "filters, two 2×2 poolings, then a 128-unit dense layer on the flattened map and a 10-way "
+        "output). Which network holds more weights, and why?"
     ),
     options={
-        "mlp": "The MLP, by several times: dense layers explode",
-        "cnn": "The CNN, by several times",
-        "same": "About the same",
+        "mlp": "The MLP: every pixel has a weight to every first-layer unit",
+        "cnn": "The CNN: its dense layer reads every value of the final map",
+        "same": "Neither, roughly: both end in the same small dense classifier",
     },
     answer="cnn",
     feedback={
-        "mlp": "Whole-network counts follow width choices. The MLP has 109,184 weights; the CNN has 421,408, "
-        "96% of them in its dense head. The saving from locality is per detector: 25,088 vs 288.",
-        "cnn": "421,408 vs 109,184, almost all in the CNN's 3,136→128 head. Per detector the story flips: 32 "
-        "dense detectors need 25,088 weights, 32 shared 3×3 filters 288 (87× fewer).",
-        "same": "They differ by 3.9×: 421,408 (CNN) vs 109,184 (MLP). And per detector they differ by 87× the "
-        "other way. Count like with like.",
+        "mlp": "The MLP's first layer is 784 × 128 = 100,352 weights, but the CNN's dense layer reads the "
+        "flattened 7 × 7 × 64 = 3,136-value map: 3,136 × 128 = 401,408 weights on its own. The MLP has "
+        "109,184 weights; the CNN 421,408, 96% of them in its dense head. The saving from locality is per "
+        "detector: 25,088 vs 288.",
+        "cnn": "421,408 vs 109,184, almost all in the CNN's 3,136 → 128 dense layer: 64 channels at 7 × 7 is "
+        "more values than the 784 pixels. Per detector the story flips: 32 dense detectors need 25,088 "
+        "weights, 32 shared 3×3 filters 288 (87× fewer).",
+        "same": "The classifiers are alike, but what feeds them is not: the MLP's second layer reads 128 "
+        "values, the CNN's dense layer 3,136 (64 maps of 7 × 7). 421,408 (CNN) vs 109,184 (MLP), 3.9×; per "
+        "detector they differ by 87× the other way. Count like with like.",
     },
     reveals=("421,408", "109,184", "counted per detector"),
+    asks="behaviour",
+    misconceptions={
+        "mlp": (
+            "convolutions make smaller networks",
+            "A CNN always has fewer weights than an MLP on the same images",
+        ),
+        "same": (
+            "the classifier sets the size",
+            "Two networks ending in the same dense classifier hold about the same weights",
+        ),
+    },
 )
+
+#: TRANSFER_C's change, beyond part C's controls (it never changes the CNN): a third 3x3
+#: convolution (64 -> 128 filters) and a third 2x2 pooling before the dense head, 7x7 -> 3x3.
+THIRD_CONV = 128
+
+
+@lru_cache(maxsize=1)
+def mnist_cnn_three():
+    """Example 6.1's CNN with a third conv stage: conv 64 -> 128 at 7x7, pool to 3x3, FC
+    1,152 -> 128 -> 10 (no biases, as the chapter counts)."""
+    c3 = L.Conv2d(
+        in_channels=64, out_channels=THIRD_CONV, kernel_size=3, input_size=7, padding=1, bias=False
+    )
+    pool = L.Pool2d(channels=THIRD_CONV, input_size=7, kernel_size=2)
+    rows = [r for r in M.mnist_cnn().rows() if not isinstance(r.layer, L.Dense)]
+    rows = rows[: [r.name for r in rows].index("pool2") + 1]
+    rows += [
+        M.Row("conv3", c3),
+        M.Row("relu3c", L.Activation(elements=c3.output_elements)),
+        M.Row("pool3", pool),
+        M.Row("fc1", L.Dense(in_features=pool.output_elements, out_features=128, bias=False)),
+        M.Row("relu3", L.Activation(elements=128)),
+        M.Row("fc2", L.Dense(in_features=128, out_features=10, bias=False)),
+    ]
+    return M.Model("MNIST CNN (3 conv)", "cnn", lambda _s, _p: rows)
+
 
 TRANSFER_C = Prediction(
     question=(
-        "Widen the MLP's first hidden layer from 128 to 512 units (784-512-64-10), CNN unchanged. Which network "
-        "has more weights now?"
+        "Add a third stage to the CNN before its dense head: 128 more 3×3 filters, then a third 2×2 "
+        "pooling (the 7×7 map becomes 3×3; this part never changes the CNN). Does the CNN's weight count "
+        "go up or down?"
     ),
     options={
-        "mlp": "The MLP, narrowly: the wider first layer is enough to overtake",
-        "cnn": "Still the CNN, by far: convolutions always cost more weights",
-        "same": "Exactly the same: the widening just closes the gap",
+        "up": "Up: a new layer always brings weights of its own",
+        "down": "Down: the dense head now reads a much smaller map",
+        "same": "About the same: a 3×3 filter bank is tiny next to the head",
     },
-    answer="mlp",
-    feedback={
-        "mlp": "784 × 512 + 512 × 64 + 64 × 10 = 434,816 against the CNN's 421,408. Whole-network counts follow "
-        "width choices, which is why the chapter compares per detector. Set the width slider to 512.",
-        "cnn": "The CNN's size comes from its dense head, not its convolutions; a 512-wide first layer costs the MLP "
-        "784 × 512 = 401,408 weights on its own, enough to overtake it (434,816 vs 421,408).",
-        "same": "Close, but 434,816 vs 421,408: the MLP is now larger.",
-    },
+    answer="down",
+    feedback=Deferred(lambda: _transfer_c_feedback()),
     kind="transfer",
+    reveals=("241,184",),
+    asks="direction",
+    misconceptions={
+        "up": (
+            "depth always adds parameters",
+            "Adding a layer can only increase a network's weight count",
+        ),
+        "same": (
+            "only the new layer's weights change",
+            "Adding a layer leaves the rest of the network's weights as they were",
+        ),
+    },
 )
+
+
+def _transfer_c_feedback() -> dict[str, str]:
+    two, three = M.mnist_cnn(), mnist_cnn_three()
+    conv3 = next(r.layer for r in three.rows() if r.name == "conv3")
+    fc_old = next(r.layer for r in two.rows() if r.name == "fc1")
+    fc_new = next(r.layer for r in three.rows() if r.name == "fc1")
+    return {
+        "down": f"The new filters add {conv3.params:,} weights, but the pooling shrinks what the dense "
+        f"layer reads from {fc_old.in_features:,} values to {fc_new.in_features:,}: its weights fall from "
+        f"{fc_old.params:,} to {fc_new.params:,}. In all {two.params:,} → {three.params:,}: a deeper CNN "
+        "with fewer weights. A CNN's size is set mostly by where it hands over to dense layers.",
+        "up": f"The new layer does bring {conv3.params:,} weights, but the dense head shrinks far more "
+        f"({fc_old.params:,} → {fc_new.params:,}), because it now reads a 3×3×128 map instead of 7×7×64: "
+        f"{two.params:,} → {three.params:,}.",
+        "same": f"The filter bank is small ({conv3.params:,} weights), but it changes what the head reads: "
+        f"{fc_old.in_features:,} → {fc_new.in_features:,} values, so the head drops from {fc_old.params:,} "
+        f"to {fc_new.params:,} and the CNN from {two.params:,} to {three.params:,}.",
+    }
+
+
 C_FEATURES = Slider("First-layer feature detectors", 8, 128, 32, step=8)
 C_KERNEL = Slider("Filter side K", 1, 7, 3, step=2)
 C_HIDDEN = Slider("MLP first hidden width", 32, 512, 128, step=32)
@@ -574,6 +760,7 @@ def part_c(features: int, kernel: int, hidden: int) -> View:
         f"{ratio:,.1f}× fewer, each reused at {conv_det.weight_reuse:,} positions. The bias buys efficiency per "
         "feature, not a smaller network."
     )
+    wide = longer_edition_mlp()
     peek = [
         "MLP   = "
         + " + ".join(f"{r.layer.params:,}" for r in net_mlp.rows() if r.layer.params)
@@ -583,8 +770,22 @@ def part_c(features: int, kernel: int, hidden: int) -> View:
         + f" = {net_cnn.params:,} (conv1, conv2, head fc1, fc2)",
         f"dense detectors = {f} × 784 = {dense_det.params:,};  conv detectors = {f} × {k}² = {conv_det.params:,}",
         f"saving = 784 / K² = {ratio:,.1f}×",
+        f"editions: the longer edition's '20M-parameter' 3-layer MLP (e.g. 784-4,096-4,096-10: "
+        f"{wide.params:,} weights) has {wide.params / net_cnn.params:,.1f}× the CNN's weights, its '47× "
+        f"fewer'; this page counts the primary edition's Example 6.1 MLP (784-128-64-10, "
+        f"{mnist_mlp_width(MNIST_HIDDEN).params:,}), the network the chapter now compares",
     ]
     return View(fig, cards, summary, "Counting like with like", peek)
+
+
+#: The longer edition's '3-layer MNIST MLP with 20M parameters' (L208; no widths given): 784 ->
+#: 4,096 -> 4,096 -> 10 gives 20.03M without biases (the digest's reconstruction).
+LONGER_EDITION_MLP = (784, 4096, 4096, 10)
+
+
+@lru_cache(maxsize=1)
+def longer_edition_mlp():
+    return M.mlp(list(LONGER_EDITION_MLP), bias=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -593,48 +794,105 @@ def part_c(features: int, kernel: int, hidden: int) -> View:
 
 PRED_D = Prediction(
     question=(
-        "At batch 1 a dense layer fetches every FP32 weight from DRAM to use it in one multiply-accumulate, and "
-        "the fetch costs far more energy than the MAC. You batch 8 inputs through the layer. What happens to "
-        "the weight-fetch energy per inference?"
+        "Hannah's 2,048×2,048 layer runs at batch 1 with FP32 weights in off-chip DRAM. Which cuts its "
+        "energy per inference more: switching weights and arithmetic to INT8 (still batch 1), or staying in "
+        "FP32 and batching 8 inputs through the layer?"
     ),
     options={
-        "same": "Nothing: every inference still needs every weight",
-        "eight": "It falls about 8×: each fetched weight now feeds 8 MACs",
-        "up": "It rises: eight inputs move eight times the data",
+        "batch": "Batching 8 in FP32: one weight fetch then serves eight inferences",
+        "int8": "INT8 at batch 1: each multiply-add then costs a fifteenth of FP32's",
+        "same": "About the same: each cuts the bytes fetched per inference",
     },
-    answer="eight",
-    feedback={
-        "same": "Every inference needs every weight, but not its own copy of it: one fetch serves all 8 inputs, so "
-        "each inference pays an eighth of the fetch.",
-        "eight": "The weights are fetched once per batch and used B times: the fetch energy per inference falls "
-        "with B, while the MAC energy stays. Batching saves energy as well as time.",
-        "up": "The inputs and outputs grow with the batch, but they are small next to 4 million weights; the weights "
-        "themselves are fetched once per batch.",
+    answer="batch",
+    feedback=Deferred(lambda: _pred_d_feedback()),
+    reveals=("one weight fetch then serves",),
+    asks="behaviour",
+    misconceptions={
+        "int8": (
+            "energy follows the arithmetic",
+            "A layer's energy is set by the cost of its multiply-adds",
+        ),
+        "same": (
+            "any byte cut is the same cut",
+            "Quantizing and batching save the same share of the weight fetches",
+        ),
     },
-    reveals=("feeds 8 MACs",),
 )
+
+
+def layer_energy_uj(precision: str, batch: int, level: str = "dram") -> tuple[float, float]:
+    """(weight-fetch, MAC) energy per inference of the 2,048² layer in µJ: the fetch shared by the
+    batch, the MACs per example (Horowitz 45 nm; part D's card)."""
+    layer = dense(ENERGY_WIDTH, ENERGY_WIDTH)
+    move = energy.access_energy(layer.weight_bytes(precision), level).m_as("uJ") / batch
+    mac = (energy.mac_energy(precision) * layer.macs()).m_as("uJ")
+    return move, mac
+
+
+def _pred_d_feedback() -> dict[str, str]:
+    base, b8, i8 = (sum(layer_energy_uj(p, b)) for p, b in (("fp32", 1), ("fp32", 8), ("int8", 1)))
+    ratio = energy.mac_energy("fp32").m_as("pJ") / energy.mac_energy("int8").m_as("pJ")
+    return {
+        "batch": f"{base:,.0f} µJ per inference at batch 1, almost all of it fetching weights. Batching 8 "
+        f"divides the fetch by 8: {b8:,.0f} µJ. INT8 fetches a quarter of the bytes and makes each MAC "
+        f"{ratio:,.0f}× cheaper: {i8:,.0f} µJ. Movement dominates, so the lever on the fetches wins.",
+        "int8": f"The INT8 multiply-add is {ratio:,.0f}× cheaper, but the MACs were under 1% of the energy: "
+        f"the {base:,.0f} µJ at batch 1 fall only 4× with INT8 ({i8:,.0f} µJ) and 8× with a batch "
+        f"of 8 ({b8:,.0f} µJ).",
+        "same": f"Both cut the fetches per inference, by different factors: INT8 a quarter of the bytes "
+        f"({base:,.0f} → {i8:,.0f} µJ), a batch of 8 an eighth of the fetches ({b8:,.0f} µJ).",
+    }
+
+
+#: TRANSFER_D's layer, beyond part D's dense layer and batch slider: a 3x3 convolution, 64 -> 64
+#: channels over a 56 x 56 map (one of ResNet-50's), at batch 1 with FP32 weights from DRAM.
+TRANSFER_D_CONV = dict(in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=1)
 
 TRANSFER_D = Prediction(
     question=(
-        "Back at batch 1 from DRAM, switch the weights and the MAC to INT8. Does fetching a weight now cost more "
-        "or fewer multiples of the MAC that uses it?"
+        "Still batch 1, FP32 weights fetched once from DRAM, but a 3×3 convolution, 64 → 64 channels over "
+        "a 56×56 map (one of ResNet-50's; this part prices dense layers only). Which takes more of its "
+        "weights' energy: fetching them, or the MACs they feed?"
     ),
     options={
-        "fewer": "Fewer: an INT8 weight is a quarter of the bytes to fetch",
-        "more": "More: the MAC's energy shrinks faster than the fetch's",
-        "same": "The same: the fetch and the MAC shrink together",
+        "move": "Fetching: at batch 1 every fetched weight is used once",
+        "compute": "The MACs: each fetched weight feeds one at every position",
+        "fixed": "Fetching: 139× per weight is set by DRAM, not by the layer",
     },
-    answer="more",
-    feedback={
-        "fewer": "The fetch does cost a quarter as much, but the INT8 multiply-add (0.3 pJ) is about 15× cheaper "
-        "than the FP32 one (4.6 pJ), so moving a weight is a larger multiple of using it.",
-        "more": "160 pJ per INT8 byte against a 0.3 pJ MAC: about 533×, against 139× in FP32. Quantization saves "
-        "energy everywhere, but it makes data movement an even larger share. Pick INT8 and read the ratio.",
-        "same": "Energy per byte scales with the bytes, but the MAC's energy falls faster than linearly with the "
-        "bit width.",
-    },
+    answer="compute",
+    feedback=Deferred(lambda: _transfer_d_feedback()),
     kind="transfer",
+    reveals=("feeds one at every position", "0.044"),
+    asks="behaviour",
+    misconceptions={
+        "move": (
+            "batch 1 means no reuse",
+            "Without batching, each fetched weight serves one multiply-accumulate",
+        ),
+        "fixed": (
+            "the ratio is a hardware constant",
+            "Move-versus-compute energy is fixed by the memory technology alone",
+        ),
+    },
 )
+
+
+def _transfer_d_feedback() -> dict[str, str]:
+    conv = L.Conv2d(**TRANSFER_D_CONV, bias=False)
+    uses = conv.weight_reuse
+    r1 = energy.move_vs_compute("fp32", "dram", 1)
+    r = energy.move_vs_compute("fp32", "dram", uses)
+    return {
+        "compute": f"Each filter weight is used at all {uses:,} positions of the map, so one fetch feeds "
+        f"{uses:,} MACs: {r1:,.0f}× / {uses:,} = {r:.3f}, the MACs cost about {1 / r:,.0f}× the fetch. "
+        "Spatial reuse does for a convolution what batching does for a dense layer.",
+        "move": f"At batch 1 a dense weight is used once, but a filter weight is used at every output "
+        f"position: {uses:,} MACs per fetch, so the fetch is {r:.3f}× the MACs it feeds.",
+        "fixed": f"{r1:,.0f}× is the cost of one fetch against one MAC; what a layer pays depends on how many "
+        f"MACs each fetch feeds. Here {uses:,}: {r1:,.0f} / {uses:,} = {r:.3f}.",
+    }
+
+
 D_BATCH = Slider("Batch size B (reuse of each fetched weight)", 1, 256, 1)
 #: Memory levels of ``mlsysim.energy`` (Horowitz 2014), named for the sentence.
 LEVELS = {
@@ -768,5 +1026,11 @@ def part_d(batch: int, level: str, precision: str) -> View:
         if fits
         else f"per inference: not priced ({fmt_bytes(wb)} of weights > the {fmt_bytes(room)} level)",
         "weights only: activation traffic, which batching does not amortize, is left out (Horowitz 2014, 45 nm)",
+        f"editions: the longer edition's 'about 173×' divides the 640 pJ DRAM word by the FP32 multiply "
+        f"alone ({energy.OP_ENERGY_PJ['fp32_mult']:g} pJ: "
+        f"{energy.access_energy(4, 'dram').m_as('pJ') / energy.OP_ENERGY_PJ['fp32_mult']:,.0f}×); this "
+        f"page divides by the whole multiply-add ({energy.mac_energy('fp32').m_as('pJ'):g} pJ: "
+        f"{energy.move_vs_compute('fp32', 'dram', 1):,.0f}×), as the primary edition does, since each "
+        "fetched weight feeds a multiply and an add",
     ]
     return View(fig, cards, summary, "Energy per weight", peek)
