@@ -1820,7 +1820,7 @@ FINGERPRINTS = {
     ("s06_03_cnns", "PRED_B"): "eef22c8ee27a",
     ("s06_03_cnns", "PRED_C"): "d1ac748454f0",
     ("s06_03_cnns", "PRED_D"): "a8c5dbf6f5ca",
-    ("s06_03_cnns", "PRED_E"): "9a8de5f94070",
+    ("s06_03_cnns", "PRED_E"): "0cb57b569349",
     ("s06_03_cnns", "TRANSFER_A"): "06538e2a134e",
     ("s06_03_cnns", "TRANSFER_B"): "a20fbb352f69",
     ("s06_03_cnns", "TRANSFER_C"): "7364e2ff1677",

@@ -674,7 +674,7 @@ PRED_D = Prediction(
         "rows take about 26 µs of MobileNetV2's time against 60 µs of ResNet-50's. Launches dominate both, "
         "and MobileNetV2 launches fewer kernels, so it is still slightly faster.",
     },
-    reveals=("1.2×", "Launches take"),
+    reveals=("1.2×", "1.20×", "but runs only"),
     asks="regime",
     misconceptions={
         "flops": ("time follows FLOPs", "Latency is proportional to the arithmetic a model does"),
@@ -975,7 +975,7 @@ PRED_E = Prediction(
     ),
     options={
         "both": "Both shift two positions: both layers see the same shifted input",
-        "conv": "Only the conv map moves with the edge: the dense outputs change in no orderly way",
+        "conv": "The conv map follows the edge: the dense outputs change in no orderly way",
         "neither": "Neither changes: it is the same edge, only moved",
         "reversed": "The dense outputs shift, the conv map stays put: its filter is fixed",
     },
@@ -993,7 +993,7 @@ PRED_E = Prediction(
         "wherever the edge now is. The dense layer's weights are tied to fixed pixels, so its outputs "
         "do not shift.",
     },
-    reveals=("change in no orderly way",),
+    reveals=("Equivariance is what weight sharing buys",),
     asks="behaviour",
     misconceptions={
         "both": (
