@@ -870,7 +870,8 @@ def s063_te():
 
 
 def s064_b():
-    """Serving runs in eval mode with the running statistics (a definition, listed in CONCEPTUAL);
+    """Serving runs in eval mode with the running statistics, frozen there ('live' is ruled out by
+    the same definition; listed in CONCEPTUAL);
     the core's gap confirms serving differs from training at 8 x 128 tokens without collapsing
     to beta, which only a one-value training batch would do."""
     train = gradients.batchnorm_train_serve_gap(batch=8 * 128, positions=1)

@@ -346,7 +346,7 @@ def test_transfers_are_what_the_instruments_show():
     assert round(out["H100"][0], 1) == 3.1 and round(out["H100"][1], 2) == 1.02
     assert round(out["CortexA53Camera"][1], 2) == 2.98
     fb = lab.TRANSFER_D.feedback["split"]
-    assert "about 1.02× faster" in fb and "about 2.98× faster for 3.1×" in fb
+    assert "about 1.02× faster" in fb and "about 2.98× faster, close to its" in fb
     assert lab.TRANSFER_D.answer == "split" and lab.TRANSFER_D.kind == "transfer"
 
 

@@ -702,15 +702,16 @@ TRANSFER_D = Prediction(
     },
     answer="split",
     feedback={
-        "split": "The H100 is launch-bound at batch 1: the same 151 kernels at 5 µs each, so about 1.02× faster. The "
-        "camera SoC is compute-bound: its sustained 2 GOP/s sets the time, so about 2.98× faster for 3.1× "
-        "fewer operations. A width multiplier buys time only where compute binds.",
+        "split": "The H100 is bound by its launches at batch 1: the same 151 kernels at 5 µs each, so "
+        "about 1.02× faster. The camera SoC is compute-bound: its sustained 2 GOP/s sets the time, so "
+        "about 2.98× faster, close to its FLOP saving. A width multiplier buys time only where compute "
+        "binds.",
         "flops": "On the H100 the 151 launches (755 µs) dwarf the arithmetic, and halving the width leaves "
         "the kernel count unchanged: about 1.02× faster. Only the compute-bound camera SoC comes close to "
         "3× (about 2.98×).",
         "launch": "On the camera SoC a launch is 20 µs against layers that take milliseconds of arithmetic: "
-        "compute binds there, and 3.1× fewer operations give about 2.98× less time. The H100 gains only "
-        "about 1.02×.",
+        "compute binds there, and a third of the operations gives about 2.98× less time. The H100 gains "
+        "only about 1.02×.",
     },
     kind="transfer",
     reveals=("2.98×",),
@@ -721,7 +722,7 @@ TRANSFER_D = Prediction(
             "Cutting a network's FLOPs cuts its latency in proportion, on any device",
         ),
         "launch": (
-            "launch-bound everywhere",
+            "launches bind everywhere",
             "If launches dominate on a GPU, they dominate on every device",
         ),
     },
@@ -748,7 +749,7 @@ D_LAUNCH = Choice(
 D_EFFICIENCY = Slider(
     "Sustained efficiency (share of the datasheet peak)", 0.1, 1.0, 0.5, step=0.05
 )
-#: The speedup PRED_D's answer turns on ("less than 1.5x").
+#: Where PRED_D's "only slightly faster" ends: the speedup whose launch cost the part reports.
 D_THRESHOLD = 1.5
 
 

@@ -578,12 +578,12 @@ TRANSFER_C = Prediction(
     answer="bandwidth",
     feedback={
         "bandwidth": "Its time is memory time: 308 MB over 2.04 TB/s instead of 3.35 TB/s, 97.0 → 156.2 µs with "
-        "the 5 µs launch, about 1.6×. The FP32 peak, 3.4× lower, never enters: the arithmetic was never "
+        "the 5 µs launch: the bandwidth ratio. The FP32 peak, 3.4× lower, never enters: the arithmetic was never "
         "what it waited for.",
         "peak": "The add does one FLOP per 12 bytes: its arithmetic finishes long before its bytes arrive on either "
-        "GPU. The time follows the bandwidth, 97.0 → 156.2 µs (about 1.6×), not the 3.4× lower FP32 peak.",
+        "GPU. The time follows the bandwidth, 97.0 → 156.2 µs, not the 3.4× lower FP32 peak.",
         "same": "At batch 32 the add moves 308 MB, which takes 92 µs on the H100 against a 5 µs launch: it is "
-        "far from launch-bound, so a slower memory shows directly (97.0 → 156.2 µs).",
+        "far from bound by its launch, so a slower memory shows directly (97.0 → 156.2 µs).",
     },
     kind="transfer",
     reveals=("156.2 µs",),
