@@ -106,7 +106,7 @@ PRED_A = Prediction(
 TRANSFER_A = Prediction(
     question=(
         "A plain linear stack of 200 layers (Part A stops at 64) whose per-layer gain is 1.05, 5% too "
-        "large. What reaches the first layer?"
+        "large. How much of the gradient reaches the first layer?"
     ),
     options={
         "explodes": "It explodes: thousands of times the output gradient",
@@ -568,7 +568,7 @@ PRED_C = Prediction(
 TRANSFER_C = Prediction(
     question=(
         "Run the same FP32 residual add at batch 32 on an A100 instead (Part C offers no A100): about 61% "
-        "of the H100's memory bandwidth and 29% of its FP32 peak. Its time on the device…"
+        "of the H100's memory bandwidth and 29% of its FP32 peak. Its time there…"
     ),
     options={
         "bandwidth": "Grows by the bandwidth ratio: the add waits on bytes",
