@@ -42,8 +42,8 @@ def _(LAB_CSS, kit, mo):
             kit.header(
                 "Chapter 6 · Network Architectures · Section 6.3",
                 "CNNs: Weight Sharing and Its Bill",
-                "Sharing one small filter across every position makes weights cheap; predict what still "
-                "grows, how far a stack sees, and what fewer FLOPs buy in time.",
+                "Sharing one small filter across every position changes what a layer costs; predict "
+                "what grows with the image, how far a stack sees, and what fewer FLOPs buy in time.",
                 [
                     "5 parts + synthesis",
                     "about 35 minutes",
@@ -82,7 +82,7 @@ def _(kit, lab, mo, saved):
                 "Dr. Sarah Kimani",
                 "ML architect, WildlifeVision",
                 "We want to run our detector at four times the camera resolution. Will the "
-                "convolution weights still fit on chip, and what else grows?",
+                "convolution layers still fit on chip, and what will each frame cost?",
             ),
             mo.md(
                 "A convolution slides the same small filter over the whole feature map; a dense layer "

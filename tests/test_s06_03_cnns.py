@@ -15,6 +15,7 @@ from mlsysim import Engine, Hardware, Models
 from mlsysim import layers as L
 from mlsysim.engine import with_launch_cost
 from mlsysim.labs.parts import s06_03_cnns as lab
+from mlsysim.models import mobilenet_v2
 from mlsysim.units import bytes_per_value
 
 
@@ -46,7 +47,6 @@ def test_dense_equivalent_205m_and_5575x():
     dense = L.Dense(in_features=224 * 224 * 64, out_features=64, bias=False)
     assert dense.params == 205_520_896
     assert dense.params / _conv().params == pytest.approx(5575, abs=1)
-    assert lab.PRED_A.answer == "shared"
 
 
 def test_conv_macs_1_85g_and_activations_12_8mb():
@@ -92,7 +92,7 @@ def test_receptive_field_plus_two_per_layer_7x7_at_layer_3():
     """#27: 3x3 stride 1 grows the side by 2 px per layer; layer 3 sees 7x7."""
     assert [L.receptive_field(n, 3, 1) for n in range(1, 4)] == [3, 5, 7]
     assert all(L.receptive_field(n + 1, 3, 1) - L.receptive_field(n, 3, 1) == 2 for n in range(30))
-    assert lab.PRED_B.answer == "two"
+    assert lab.PRED_B.answer == "linear" and lab._layers_to_cover(100, 3, 1) == 50
 
 
 def test_receptive_field_with_stride():
@@ -174,7 +174,7 @@ def test_h100_batch1_speedup_matches_prediction_feedback():
     r = Engine.solve(Models.ResNet50, "H100", precision="fp16")
     m = Engine.solve(Models.MobileNetV2, "H100", precision="fp16")
     assert 1.1 < r.latency_s / m.latency_s < 1.3
-    assert lab.PRED_D.answer == "1x"
+    assert lab.PRED_D.answer == "launch"
     assert m.bottleneck == "Dispatch" and m.latency_dispatch_s > 0.9 * m.latency_s
     kernels = [sum(t.kernels for t in p.layers) for p in (r, m)]
     assert all(140 < k < 180 for k in kernels)
@@ -292,20 +292,38 @@ def test_receptive_field_options_say_what_they_mean():
 
 def test_transfers_are_what_the_instruments_show():
     """Each transfer's correct answer, recomputed through the core."""
-    c224, c448 = (
-        _conv(),
-        L.Conv2d(
-            in_channels=64, out_channels=64, kernel_size=3, input_size=448, padding=1, bias=False
-        ),
+    # A: stride 2 keeps the 36,864 weights and computes a quarter of the positions (112² of 224²)
+    c1 = _conv()
+    c2 = L.Conv2d(
+        in_channels=64,
+        out_channels=64,
+        kernel_size=3,
+        input_size=224,
+        stride=2,
+        padding=1,
+        bias=False,
     )
-    assert c448.params == c224.params and c448.macs() == 4 * c224.macs()
-    assert lab.TRANSFER_A.answer == "macs4"
-    # 7x7 at stride 1: the side grows by K - 1 = 6 a layer, 1 + 6n >= 100 at n = 17 (3x3: 50)
-    assert lab._layers_to_cover(100, 7, 1) == 17 and lab._layers_to_cover(100, 3, 1) == 50
-    assert L.receptive_field(16, 7, 1) == 97 and L.receptive_field(17, 7, 1) == 103
-    assert "17 layers, not 50" in lab.TRANSFER_B.feedback["same"]
-    assert lab.TRANSFER_B.answer == "third"
-    # a 1x1 conv split: the depthwise step adds one MAC per pixel and channel
+    assert c2.params == c1.params == 36_864 and c2.output_size == (112, 112)
+    assert c2.macs() == c1.macs() // 4 == 462_422_016
+    assert "462.4 M instead of 1.85 G" in lab.TRANSFER_A.feedback["quarter"]
+    assert lab.TRANSFER_A.answer == "quarter"
+    # B: dilation 1, 2, 4, 8, 16: the field grows by d(K - 1) a layer, 63x63 after five layers
+    # (striding's 1 + 2(2^5 - 1)), while padding = d keeps the 224x224 map and the 3x3 weights
+    field = 1 + sum(2 * d for d in (1, 2, 4, 8, 16))
+    assert field == 63 == L.receptive_field(5, 3, 2) and L.receptive_field(5, 3, 1) == 11
+    dil = L.Conv2d(
+        in_channels=64,
+        out_channels=64,
+        kernel_size=3,
+        input_size=224,
+        dilation=16,
+        padding=16,
+        bias=False,
+    )
+    assert dil.output_size == (224, 224) and dil.params == c1.params
+    assert "63×63 instead of 11×11" in lab.TRANSFER_B.feedback["full"]
+    assert lab.TRANSFER_B.answer == "full"
+    # C: a 1x1 conv split: the depthwise step adds one MAC per pixel and channel
     std = L.Conv2d(in_channels=64, out_channels=64, kernel_size=1, input_size=224, bias=False)
     split = L.depthwise_separable(64, 64, 1, 224)
     assert (std.macs(), split.macs()) == (205_520_896, 208_732_160)
@@ -316,10 +334,79 @@ def test_transfers_are_what_the_instruments_show():
         "208.7 M MACs against 205.5 M" in fb["more"] and "3.2 M on top of the 205.5 M" in fb["same"]
     )
     assert lab.TRANSFER_C.answer == "more"
-    r = Engine.solve(Models.ResNet50, "CortexA53Camera", precision="int8")
-    m = Engine.solve(Models.MobileNetV2, "CortexA53Camera", precision="int8")
-    assert round(r.latency_s / m.latency_s, 1) == 13.2
-    assert lab.TRANSFER_D.answer == "flops" and lab.TRANSFER_D.kind == "transfer"
+    # D: MobileNetV2 at width 0.5, 3.1x fewer FLOPs, same 151 kernels: 1.02x on the H100 (launch-
+    # bound), 2.98x on the compute-bound camera SoC
+    half = mobilenet_v2(0.5)
+    out = {}
+    for dev, prec in (("H100", "fp16"), ("CortexA53Camera", "int8")):
+        full = Engine.solve(Models.MobileNetV2, dev, precision=prec)
+        small = Engine.solve(half, dev, precision=prec)
+        assert sum(t.kernels for t in full.layers) == sum(t.kernels for t in small.layers) == 151
+        out[dev] = (full.flops / small.flops, full.latency_s / small.latency_s)
+    assert round(out["H100"][0], 1) == 3.1 and round(out["H100"][1], 2) == 1.02
+    assert round(out["CortexA53Camera"][1], 2) == 2.98
+    fb = lab.TRANSFER_D.feedback["split"]
+    assert "about 1.02× faster" in fb and "about 2.98× faster, close to its" in fb
+    assert lab.TRANSFER_D.answer == "split" and lab.TRANSFER_D.kind == "transfer"
+
+
+def test_pred_a_activations_outweigh_the_shared_weights():
+    """PRED_A (issue 32: it asked for 36,864 vs 205 million, arithmetic): at four times the
+    pixels the weights stay 147 KB and the output maps grow 12.8 -> 51.4 MB, 87x -> 348x."""
+    c448 = L.Conv2d(
+        in_channels=64, out_channels=64, kernel_size=3, input_size=448, padding=1, bias=False
+    )
+    w = _conv().weight_bytes("fp32")
+    assert c448.weight_bytes("fp32") == w == 147_456
+    a224, a448 = _conv().activation_bytes(1, "fp32"), c448.activation_bytes(1, "fp32")
+    assert (round(a224 / 1e6, 1), round(a448 / 1e6, 1)) == (12.8, 51.4)
+    assert (round(a224 / w), round(a448 / w)) == (87, 348)
+    fb = lab.PRED_A.feedback["acts"]
+    assert "12.8 MB at 224×224 and 51.4 MB at 448×448, 87× and then 348×" in fb
+    assert lab.PRED_A.answer == "acts" and lab.PRED_A.asks == "behaviour"
+    assert "36,864" not in " ".join(lab.PRED_A.options.values())
+
+
+def test_pred_d_states_the_launch_cost_and_holds_across_eager_costs():
+    """PRED_D (issue 32: it asked for a speedup figure) asks what sets the speedup, with the
+    engine's 5 us launch in the stem; from 2 to 20 us per launch the speedup stays under 1.5x and
+    launches take most of MobileNetV2's time. Its feedback's figures: 174 x 5 = 870 us of 935,
+    151 x 5 = 755 us of 781, memory-bound rows 26 vs 60 us, 51 MB of FP16 weights in ~15 us."""
+    assert "5 µs" in lab.PRED_D.question and lab.PRED_D.asks == "regime"
+    for launch in (2e-6, 5e-6, 20e-6):
+        dev = with_launch_cost("H100", launch)
+        r = Engine.solve(Models.ResNet50, dev, precision="fp16")
+        m = Engine.solve(Models.MobileNetV2, dev, precision="fp16")
+        assert r.latency_s / m.latency_s < 1.5 and m.latency_dispatch_s > 0.5 * m.latency_s
+    r = Engine.solve(Models.ResNet50, "H100", precision="fp16")
+    m = Engine.solve(Models.MobileNetV2, "H100", precision="fp16")
+    assert (round(r.latency_dispatch_s * 1e6), round(r.latency_s * 1e6)) == (870, 935)
+    assert (round(m.latency_dispatch_s * 1e6), round(m.latency_s * 1e6)) == (755, 781)
+    assert (round(m.time_split[1] * 1e6), round(r.time_split[1] * 1e6)) == (26, 60)
+    assert round(r.weight_bytes / 1e6) == 51 and round(r.weight_bytes / 3.35e12 * 1e6) == 15
+    fb = lab.PRED_D.feedback
+    assert "870 µs of ResNet-50's 935 and 755 µs of MobileNetV2's 781" in fb["launch"]
+    assert "about 26 µs" in fb["slower"] and "60 µs" in fb["slower"]
+    assert "51 MB of FP16 weights take about 15 µs" in fb["weights"]
+
+
+def test_transfers_lie_beyond_their_parts_controls():
+    """Issue 32 review: TRANSFER_A asked about 448x448 (on Part A's 32..1,024 slider), TRANSFER_B
+    about a 7x7 kernel (a Part B choice whose card printed the answer), TRANSFER_D about the camera
+    SoC (a Part D device), TRANSFER_E about column 7 and shift -2 (both on Part E's sliders). Each
+    now names a case its part's widgets cannot set."""
+    import inspect
+
+    def params(fn):
+        return set(inspect.signature(fn).parameters)
+
+    assert "stride 2" in lab.TRANSFER_A.question and "stride" not in params(lab.part_a)
+    assert "dilation" in lab.TRANSFER_B.question and "dilation" not in params(lab.part_b)
+    assert "1×1" in lab.TRANSFER_C.question and "1" not in lab.C_KERNEL.options
+    assert "width 0.5" in lab.TRANSFER_D.question and "width" not in params(lab.part_d)
+    assert "stride 2" in lab.TRANSFER_E.question and "stride" not in params(lab.part_e)
+    for p in (lab.TRANSFER_A, lab.TRANSFER_B, lab.TRANSFER_D, lab.TRANSFER_E):
+        assert "Set the" not in " ".join(p.feedback.values())
 
 
 # --------------------------------------------------------------------------------------------
@@ -378,10 +465,30 @@ def test_part_e_default_is_example_6_3():
 
 
 def test_transfer_e_border_breaks_exact_equivariance():
+    """What Part E shows at the border (column 7, shift -2): equivariance up to boundary effects."""
     v = lab.part_e(7, -2)
     card = next(c for c in v.cards if c.label == "Conv: max |f(Tx) − T f(x)|")
     assert card.value == "3" and card.status == "warn"
     assert "boundary" in v.summary
+
+
+def test_transfer_e_stride_two_breaks_equivariance_for_odd_shifts():
+    """TRANSFER_E: a stride-2 map keeps every other window of the stride-1 map [3, 0, -3, 0, 0];
+    one column right the response lands on the skipped windows ([3, -3, 0] -> [0, 0, 0]); two
+    columns right it moves one output exactly."""
+    from mlsysim import symmetry as Y
+
+    def strided(img):
+        return [row[::2] for row in Y.conv2d_valid(img, Y.EXAMPLE_KERNEL)[::2]]
+
+    x = Y.EXAMPLE_IMAGE
+    assert Y.conv2d_valid(x, Y.EXAMPLE_KERNEL)[2] == [3.0, 0.0, -3.0, 0.0, 0.0]
+    assert Y.conv2d_valid(Y.shift(x, 1), Y.EXAMPLE_KERNEL)[2] == [0.0, 3.0, 0.0, -3.0, 0.0]
+    assert strided(x)[1] == [3.0, -3.0, 0.0] and strided(Y.shift(x, 1))[1] == [0.0, 0.0, 0.0]
+    assert Y.max_abs_difference(strided(Y.shift(x, 2)), Y.shift(strided(x), 1)) == 0
+    fb = lab.TRANSFER_E.feedback["no"]
+    assert "[3, 0, −3, 0, 0] moves to [0, 3, 0, −3, 0]" in fb
+    assert "from [3, −3, 0] to [0, 0, 0]" in fb
     assert lab.TRANSFER_E.answer == "no" and lab.TRANSFER_E.kind == "transfer"
 
 

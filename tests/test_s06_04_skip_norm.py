@@ -194,12 +194,20 @@ def test_gain_0_9_over_50_layers_is_labelled_vanishing():
 
 
 def test_transfers_are_what_the_instruments_show():
-    assert G.simulate(50, 16, "linear", 1.1).first == pytest.approx(1.1**50, rel=1e-9)
+    # A: 200 layers at gain 1.05 explode (1.05^200 = 17,293); Part A's deepest, 64, survives (22.7)
+    assert G.simulate(200, 16, "linear", 1.05).first == pytest.approx(1.05**200, rel=1e-9)
+    assert round(1.05**200, -3) == 17_000 and round(1.05**64) == 23
+    assert G.flow_verdict(1.05**200) == "explodes" and G.flow_verdict(1.05**64) == "survives"
+    assert "1.05²⁰⁰ ≈ 17,000" in lab.TRANSFER_A.feedback["explodes"]
+    assert "1.05⁶⁴ ≈ 23" in lab.TRANSFER_A.feedback["explodes"]
     assert lab.TRANSFER_A.answer == "explodes"
-    cnn = G.batchnorm_train_serve_gap(2, 3136)
-    tok = G.batchnorm_train_serve_gap(64, 1)
-    assert tok > 5 * cnn and 2 * 3136 == 6272
-    assert lab.TRANSFER_B.answer == "tokens"
+    # B: 64 GPUs x 2 images of 7x7 maps, per-GPU statistics: 98 values per channel, a 12.7% gap,
+    # against 6,272 values and 1.6% for one device normalizing all 128 images
+    local, pooled = G.batchnorm_train_serve_gap(2, 49), G.batchnorm_train_serve_gap(128, 49)
+    assert (2 * 49, 128 * 49) == (98, 6272)
+    assert (round(100 * local, 1), round(100 * pooled, 1)) == (12.7, 1.6)
+    assert "about 12.7% of the signal instead of 1.6%" in lab.TRANSFER_B.feedback["larger"]
+    assert lab.TRANSFER_B.answer == "larger"
     a32 = lab.part_c("add", "fp32", 32, "H100").cards[0].value
     a256 = lab.part_c("add", "fp32", 256, "H100").cards[0].value
     assert a32 == a256 == f"{1 / 12:.3f} FLOP/B"
@@ -208,7 +216,21 @@ def test_transfers_are_what_the_instruments_show():
     t32 = lab.part_c("add", "fp32", 32, "H100").cards[1].value
     t16 = lab.part_c("add", "fp16", 32, "H100").cards[1].value
     assert (t32, t16) == ("97.02 µs", "51.01 µs")
-    assert lab.TRANSFER_C.answer == "half" and lab.TRANSFER_C.kind == "transfer"
+    # TRANSFER_C: on the A100 (2,039 GB/s, 19.5 TFLOP/s FP32) the add takes 92.02 x 3.35 / 2.039
+    # + 5 = 156.2 us, about 1.6x: the bandwidth ratio (1.64), not the FP32-peak ratio (3.4)
+    a100 = Hardware.get("A100")
+    add = lab._op("add")
+    t = {
+        d: Engine.solve(add, d, batch_size=32, precision="fp32").latency_s for d in ("H100", "A100")
+    }
+    assert (round(t["H100"] * 1e6, 1), round(t["A100"] * 1e6, 1)) == (97.0, 156.2)
+    assert round(t["A100"] / t["H100"], 1) == 1.6
+    h100 = Hardware.get("H100")
+    assert round(h100.memory.bandwidth.m_as("B/s") / a100.memory.bandwidth.m_as("B/s"), 2) == 1.64
+    assert round(h100.compute.peak("fp32") / a100.compute.peak("fp32"), 1) == 3.4
+    assert round(add.bytes_moved(32, "fp32") / 1e6) == 308
+    assert "97.0 → 156.2 µs" in lab.TRANSFER_C.feedback["bandwidth"]
+    assert lab.TRANSFER_C.answer == "bandwidth" and lab.TRANSFER_C.kind == "transfer"
     assert "at every batch" not in lab.PRED_C.options["far"]
 
 
@@ -342,6 +364,29 @@ def test_published_cifar10_resnets_match_the_chapter_and_their_architecture():
     assert "arxiv.org/abs/1512.03385" in e20.url and e20.locator == "Table 6"
     card = next(c for c in lab.part_a(50, "sigmoid", 1.0).cards if c.label.startswith("CIFAR-10"))
     assert card.value == "8.75% → 6.97%"
+
+
+def test_page_says_which_cifar10_figure_it_uses():
+    """Issue 32 review: the longer edition (L2173) gives '56-layer plain ~13.6% vs 20-layer plain
+    8.8%'; the primary edition (L571, L581) and this page give 8.8% to ResNet-20 (He et al. 2016a,
+    Table 6: 8.75%), whose plain nets appear only as curves (Fig. 6). The page says so in one line,
+    and shows no 13.6% as a plain-net error of its own."""
+    v = lab.part_a(50, "sigmoid", 1.0)
+    line = next(x for x in v.peek if x.startswith("figures:"))
+    assert "8.75% here (the chapter's 8.8%) is ResNet-20's error (Table 6)" in line
+    assert "'plain-20 8.8%, plain-56 13.6%'" in line and "quotes no plain-net error" in line
+    assert lab.LONGER_EDITION_PLAIN56_PCT == 13.6
+    rest = v.summary + " ".join(f"{c.value} {c.note}" for c in v.cards)
+    assert "13.6" not in rest and "plain-20" not in rest
+
+
+def test_pred_b_options_are_real_beliefs():
+    """Issue 32 review: 'a division by zero' was an option no student picks; it is now the belief
+    that serving keeps updating BatchNorm's statistics (a model left in training mode)."""
+    opts = " ".join(lab.PRED_B.options.values()).lower()
+    assert "division" not in opts and "zero" not in opts
+    assert "live" in lab.PRED_B.options and "frozen" in lab.PRED_B.feedback["live"]
+    assert lab.PRED_B.misconceptions["live"].name == "serving keeps updating statistics"
 
 
 def test_rmsnorm_measured_range_is_the_chapters():

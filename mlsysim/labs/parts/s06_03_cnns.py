@@ -69,50 +69,74 @@ def _conv(c_in: int, c_out: int, k: int, side: int, stride: int = 1) -> L.Conv2d
 
 PRED_A = Prediction(
     question=(
-        "A 3×3 convolution with 64 input and 64 output channels runs on a 224×224 feature map. "
-        "A dense layer maps the same flattened 224×224×64 input to 64 scalar outputs. How do their "
-        "weight counts compare?"
+        "Kimani's detector moves to a camera with four times the pixels (twice the side). For one of its "
+        "3×3 convolution layers, 64 channels in and out, how do the layer's weights and its output "
+        "activations compare at the new resolution?"
     ),
     options={
-        "equal": "The same: both are 64-to-64 channel transformations",
-        "shared": "Conv 36,864 vs dense about 205 million: the conv reuses its filters everywhere",
-        "nine": "The conv needs only 9 weights: one shared 3×3 filter",
-        "reversed": "Conv about 205 million vs dense 36,864: the conv is applied at every position",
+        "acts": "Activations far outweigh the weights: they grow with the pixels, the filters do not",
+        "weights": "The weights outweigh the activations: a layer's memory is its parameters",
+        "both": "Both grow 4× and keep their ratio: a bigger image needs a bigger layer to cover it",
     },
-    answer="shared",
+    answer="acts",
     feedback={
-        "equal": "Channel counts alone do not set the bill. The dense layer gives every one of its 64 outputs its "
-        "own weight for each of the 3.2 million input values; the conv reuses 3×3×64 weights per "
-        "filter at every position.",
-        "shared": "3×3×64×64 = 36,864 weights at any resolution, against 224²×64×64 ≈ 205.5 million. The dense "
-        "layer outputs 64 scalars, the conv 64 full feature maps, so the two are not interchangeable.",
-        "nine": "Sharing is across positions, not across channels: each of the 64 filters needs a 3×3 slice for "
-        "each of the 64 input channels, 3×3×64×64 = 36,864 weights.",
-        "reversed": "Swapped: the dense layer is the one whose weights scale with the input area (224²×64×64).",
+        "acts": "The filters hold 3×3×64×64 = 36,864 weights (147 KB in FP32) at any resolution; the output maps "
+        "hold 64 values per pixel: 12.8 MB at 224×224 and 51.4 MB at 448×448, 87× and then 348× the "
+        "weights. Sharing makes the weights cheap; it does nothing for the activations.",
+        "weights": "That holds for a dense layer, whose weights dwarf its outputs. A convolution reuses 36,864 "
+        "weights at every position, while its output keeps 64 values per pixel: 12.8 MB of FP32 "
+        "activations at 224×224 against 147 KB of weights.",
+        "both": "Sharing makes the filters independent of the image: the same 36,864 weights slide over a map "
+        "of any size. Only what is computed per position grows with the pixels: the MACs, the output maps "
+        "and an im2col buffer.",
     },
-    reveals=("205.5 million",),
+    reveals=("everything else grows with the area",),
+    asks="behaviour",
+    misconceptions={
+        "weights": (
+            "memory is parameters",
+            "A layer's memory is set by its weights, as for a dense layer or an LLM",
+        ),
+        "both": (
+            "weights grow with the input",
+            "A larger image needs more weights to cover it, as a dense layer does",
+        ),
+    },
 )
 
 TRANSFER_A = Prediction(
     question=(
-        "The same 3×3, 64→64 convolution now runs on 448×448 feature maps instead of 224×224. What "
-        "happens to its weights and to its MACs per image?"
+        "The same 3×3, 64→64 convolution on a 224×224 map now runs at stride 2 (Part A's layer always "
+        "runs at stride 1). What happens to its weights and to its MACs per image?"
     ),
     options={
-        "both4": "Both grow 4×: a bigger image needs a bigger layer to cover it",
-        "macs4": "Weights unchanged, MACs 4×: the filters visit more positions",
-        "same": "Both unchanged: the layer is the same layer, whatever its input",
+        "quarter": "Same weights, a quarter of the MACs: a quarter of the output positions",
+        "same": "Same weights, same MACs: the filter still reads every input pixel",
+        "half": "Same weights, half the MACs: the filter steps two pixels instead of one",
     },
-    answer="macs4",
+    answer="quarter",
     feedback={
-        "both4": "Sharing makes the weights independent of resolution: 36,864 at any size. Only the work and "
-        "the output maps grow with the area.",
-        "macs4": "36,864 weights either way; each is used once per output position, and 448² is 4× 224². Set "
-        "the resolution to 448 and watch the weight card stay put while the MACs quadruple.",
-        "same": "The weights stay, but the work does not: every output position costs K²·C_in·C_out MACs, and "
-        "there are four times as many positions.",
+        "quarter": "36,864 weights either way; the output map is 112×112 instead of 224×224, a quarter of the "
+        "positions, and each position costs K²·C_in·C_out MACs: 462.4 M instead of 1.85 G. The work "
+        "follows the output, not the input.",
+        "same": "A MAC happens per output position, not per input pixel: stride 2 leaves 112×112 positions out of "
+        "224×224, so the MACs fall to a quarter (462.4 M instead of 1.85 G) though every input pixel is "
+        "still read.",
+        "half": "The stride applies along both axes: the map goes from 224×224 to 112×112, a quarter of the "
+        "positions, so the MACs fall to a quarter (462.4 M), not a half.",
     },
     kind="transfer",
+    asks="direction",
+    misconceptions={
+        "same": (
+            "work follows the input",
+            "A convolution's MACs are set by how many input pixels it reads",
+        ),
+        "half": (
+            "stride acts along one axis",
+            "Stepping two pixels halves the work, as if the map shrank along one side only",
+        ),
+    },
 )
 A_RESOLUTION = Slider("Feature-map side H = W (pixels)", 32, 1024, IMAGE_PX, step=32)
 A_CHANNELS = Slider("Channels (C_in = C_out)", 16, 512, CHANNELS, step=16)
@@ -241,50 +265,77 @@ def part_a(resolution: int, channels: int, kernel: str) -> View:
 
 PRED_B = Prediction(
     question=(
-        "Stacked 3×3 convolutions, stride 1, with padding. By how much does the receptive field's side "
-        "grow with each added layer?"
+        "Stack 3×3 convolutions at stride 1, with padding. As layers are added, how does the patch of the "
+        "input that can change one unit (its receptive field) grow?"
     ),
     options={
-        "nine": "By 9 pixels per layer: the kernel's area adds up",
-        "double": "It doubles every layer (2ᴸ), like a pyramid",
-        "two": "By 2 pixels per layer: one more pixel on each side",
-        "fixed": "Not at all: it stays 3×3 because the weights are shared",
+        "linear": "Steadily, a couple of pixels per layer: seeing a whole object takes dozens of layers",
+        "double": "Geometrically, doubling each layer (2ᴸ): a handful of layers sees a whole object",
+        "fixed": "It does not grow: each unit still sees one 3×3 window of the layer below",
     },
-    answer="two",
+    answer="linear",
     feedback={
-        "nine": "Nine is the kernel's area, not the growth of its side. Each stride-1 layer adds K − 1 = 2 pixels "
-        "to the side: 3, 5, 7, …",
+        "linear": "1 + L(K − 1): 3, 5, 7, … Each stride-1 layer widens the field by K − 1 = 2 pixels, so a "
+        "100-pixel object needs 50 layers. That is why real networks stride and pool.",
         "double": "Doubling per layer needs downsampling (stride 2 or pooling) between layers: then each layer's "
-        "step doubles. At stride 1 the side grows linearly: 1 + L(K − 1).",
-        "two": "1 + L(K − 1): 3, 5, 7. Reaching a 100-pixel object this way takes 50 layers, which is why real "
-        "networks stride and pool.",
-        "fixed": "Each layer's 3×3 window looks at outputs that already summarize 3×3 windows, so the region of the "
-        "input that reaches a unit grows with depth; sharing does not stop that.",
+        "step doubles. At stride 1 the side grows linearly, 1 + L(K − 1), and 100 pixels takes 50 layers.",
+        "fixed": "Each layer's 3×3 window looks at units that already summarize 3×3 windows, so the region of the "
+        "input that reaches a unit grows with depth: 3, 5, 7, … Sharing the weights does not stop that.",
     },
     reveals=("layer 3 sees 7×7", "1 + L(K − 1)"),
+    asks="behaviour",
+    misconceptions={
+        "double": (
+            "depth doubles the view",
+            "Stacking layers builds a pyramid, so each layer doubles how far a unit sees",
+        ),
+        "fixed": (
+            "the field is the kernel",
+            "A unit sees only its own kernel's window, however deep the stack",
+        ),
+    },
 )
 
 TRANSFER_B = Prediction(
     question=(
-        "Back at stride 1, swap the 3×3 kernel for a 7×7 one. Against the 3×3 stack, how many layers does a "
-        "unit need to see a 100-pixel object?"
+        "A stack of 3×3 convolutions at stride 1 spreads its taps: dilation 1, 2, 4, 8, … doubling each layer "
+        "(Part B offers no dilation). Against an undilated stack of the same depth, what happens?"
     ),
     options={
-        "same": "About as many: depth, not kernel size, sets how far a unit sees",
-        "third": "About a third as many: each layer widens the side by K − 1 pixels",
-        "fifth": "About a fifth as many: a 7×7 window covers 49/9 of a 3×3's pixels",
+        "full": "The field grows geometrically at full map size: nine taps, spread wider",
+        "stride": "The field grows geometrically, but the map shrinks: dilation is a stride",
+        "linear": "The field still grows a couple of pixels per layer: there are still 3×3 taps",
+        "weights": "The field grows geometrically, for more weights: a wider filter has more taps",
     },
-    answer="third",
+    answer="full",
     feedback={
-        "same": "The kernel sets each layer's step: a 7×7 layer widens the field by 6 pixels, a 3×3 by 2, so "
-        "1 + 6n ≥ 100 needs 17 layers, not 50.",
-        "third": "1 + 6n ≥ 100 at n = 17, against 1 + 2n ≥ 100 at n = 50: the side grows by K − 1 per layer. "
-        "Pick 7×7 and read the layers card; each of those layers costs 49/9 of a 3×3 layer's MACs.",
-        "fifth": "A layer computes over the window's area, but the field's side grows by K − 1 per layer: 6 "
-        "pixels against 2, so about a third as many layers (17 against 50), not 9/49.",
+        "full": "Each layer widens the field by d(K − 1): 2, 4, 8, 16, … so five layers see 63×63 instead of 11×11, "
+        "while the map stays 224×224 (padding = d) and each filter keeps its 3×3 weights per channel pair. "
+        "Dilation buys striding's reach without its downsampling.",
+        "stride": "Striding skips output positions; dilation skips input taps. With padding equal to the dilation "
+        "the map stays 224×224 at every layer, and the field still reaches 63×63 after five layers.",
+        "linear": "The taps are nine, but a dilated 3×3 filter spans 2d + 1 pixels: each layer widens the field by "
+        "2d, which doubles with d. Five layers see 63×63, not 11×11.",
+        "weights": "Dilation spreads the same nine taps apart; the skipped pixels carry no weight. Params and MACs "
+        "per position are those of a plain 3×3 layer, and the field reaches 63×63 after five layers.",
     },
     kind="transfer",
-    reveals=("17 at stride 1",),
+    reveals=("without its downsampling",),
+    asks="behaviour",
+    misconceptions={
+        "stride": (
+            "dilation downsamples",
+            "Spreading a filter's taps shrinks the output map, as striding does",
+        ),
+        "linear": (
+            "the field is the tap count",
+            "A unit's field is set by how many taps a filter has, not where they sit",
+        ),
+        "weights": (
+            "a wider window needs more weights",
+            "A filter that spans more pixels must have a weight for each of them",
+        ),
+    },
 )
 B_KERNEL = Choice("Kernel", {"3": "3×3", "5": "5×5", "7": "7×7"}, "3")
 B_STRIDE = Choice("Stride of every layer", {"1": "1", "2": "2 (downsample each layer)"}, "1")
@@ -436,6 +487,21 @@ PRED_C = Prediction(
         "so the ratio rises toward K², not down.",
     },
     reveals=("never passes it", "8.9×"),
+    asks="direction",
+    misconceptions={
+        "unbounded": (
+            "savings scale with width",
+            "The wider the layer, the larger the separable split's saving, without limit",
+        ),
+        "same": (
+            "the saving is the kernel's",
+            "A separable split saves a fixed factor set by the kernel alone",
+        ),
+        "shrinks": (
+            "pointwise work takes over",
+            "The 1×1 step's C_in·C_out cost grows until it erases the saving",
+        ),
+    },
 )
 
 TRANSFER_C = Prediction(
@@ -459,6 +525,17 @@ TRANSFER_C = Prediction(
     },
     kind="transfer",
     reveals=("208.7 M",),
+    asks="direction",
+    misconceptions={
+        "save": (
+            "separable always saves",
+            "Splitting any convolution into depthwise and pointwise steps cuts its MACs",
+        ),
+        "same": (
+            "a 1×1 depthwise step is free",
+            "At K = 1 the depthwise step does no work, so the split costs nothing",
+        ),
+    },
 )
 C_C_OUT = Slider("Output channels C_out", 8, 1024, CHANNELS, step=8)
 C_KERNEL = Choice("Kernel", {"3": "3×3", "5": "5×5", "7": "7×7"}, "3")
@@ -571,53 +648,84 @@ def part_c(c_out: int, kernel: str) -> View:
 
 PRED_D = Prediction(
     question=(
-        "True or false, and by how much? 'MobileNetV2 needs roughly 14× fewer FLOPs than ResNet-50, so it "
-        "runs at least 10× faster on a data-center GPU.' At batch 1 on an H100 (eager PyTorch, FP16), "
-        "MobileNetV2 is…"
+        "MobileNetV2 does about 14× fewer FLOPs than ResNet-50. Run both at batch 1 on an H100 in eager "
+        "PyTorch (FP16, each kernel launch costing the engine's 5 µs). How much faster is MobileNetV2, "
+        "and what sets that?"
     ),
     options={
-        "14x": "About 14× faster: time follows FLOPs",
-        "10x": "At least 10× faster",
-        "3x": "About 3–5× faster",
-        "1x": "Less than 1.5× faster",
+        "flops": "Close to 14× faster: time follows the arithmetic a network does",
+        "launch": "Only slightly faster: both pay the same fixed cost per kernel launched",
+        "weights": "About 7× faster: batch-1 inference streams the weights, and it has 7× fewer",
+        "slower": "Slower: its depthwise layers are memory-bound, where ResNet-50's convs compute",
     },
-    answer="1x",
+    answer="launch",
     feedback={
-        "14x": "FLOPs are one term of the iron law. At batch 1 both networks spend most of their time launching "
-        "150-175 small kernels each (ResNet-50 174, MobileNetV2 151).",
-        "10x": "The self-check's statement is false: the speedup is bounded by launch overhead and memory traffic, "
-        "which MobileNetV2 does not cut by 14×.",
-        "3x": "Even that overstates it at batch 1 on a GPU: the launch term is nearly the same for both networks. "
-        "Larger batches and a compiled graph move the ratio up, but nowhere near 14×.",
-        "1x": "About 1.2× in the roofline engine: launches dominate both (174 and 151 kernels), and a layer "
-        "with fewer FLOPs costs the same launch; MobileNetV2's depthwise layers are mostly launch time. FLOPs "
-        "measure work, not time. The answer rests on the launch cost: the part shows it as a control and "
-        "where the answer flips.",
+        "flops": "FLOPs are one term of the iron law. At batch 1 on an H100 each layer's arithmetic takes "
+        "microseconds, while the 174 and 151 kernel launches take 870 and 755 µs: MobileNetV2 runs about "
+        "1.2× faster, not 14×.",
+        "launch": "About 1.2× in the roofline engine: launches take 870 µs of ResNet-50's 935 and 755 µs of "
+        "MobileNetV2's 781, and a layer with fewer FLOPs costs the same launch. The answer holds across "
+        "eager launch costs of 2 to 20 µs; only a near-zero cost (CUDA graphs, a compiled runtime) lifts "
+        "the speedup past 1.5×, and even then not near 14×.",
+        "weights": "Streaming weights binds an LLM decoding one token, whose weights are used once each. ResNet-50's "
+        "51 MB of FP16 weights take about 15 µs at 3.35 TB/s: the launches, not the weights, set batch-1 time "
+        "on a GPU.",
+        "slower": "Its depthwise layers are memory-bound, but their memory time is microseconds: the memory-bound "
+        "rows take about 26 µs of MobileNetV2's time against 60 µs of ResNet-50's. Launches dominate both, "
+        "and MobileNetV2 launches fewer kernels, so it is still slightly faster.",
     },
-    reveals=("1.2×", "Less than 1.5×"),
+    reveals=("1.2×", "1.20×", "but runs only"),
+    asks="regime",
+    misconceptions={
+        "flops": ("time follows FLOPs", "Latency is proportional to the arithmetic a model does"),
+        "weights": (
+            "batch-1 time is weight streaming",
+            "At batch 1 every model is bound by reading its weights, as LLM decoding is",
+        ),
+        "slower": (
+            "memory-bound layers are always slower",
+            "A network of memory-bound depthwise layers loses to one of compute-bound convs",
+        ),
+    },
 )
 
 TRANSFER_D = Prediction(
     question=(
-        "Now the chapter's camera-trap SoC (a Cortex-A53 at a sustained 2 GOP/s INT8), batch 1. How much "
-        "faster is MobileNetV2 than ResNet-50 there?"
+        "MobileNetV2 at width 0.5 (every layer's channels halved; Part D offers only the full width) does "
+        "about 3× fewer FLOPs than the full MobileNetV2 with the same layers. How much faster is it at "
+        "batch 1 on the H100, and on the camera-trap SoC?"
     ),
     options={
-        "1x": "Barely faster, as on the H100: launches dominate everywhere",
-        "flops": "Close to the FLOP ratio: compute binds here",
-        "more": "Far more than the FLOP ratio: small models fit the cache",
+        "split": "Barely faster on the H100, near 3× on the camera: the regimes differ",
+        "flops": "Close to 3× on both: the same layers, each doing fewer FLOPs",
+        "launch": "Barely faster on both: the layer count is unchanged, so launches rule",
     },
-    answer="flops",
+    answer="split",
     feedback={
-        "1x": "Launch overhead is fixed per kernel; on a chip this slow each layer's arithmetic takes "
-        "milliseconds, so the 150-odd launches are a rounding error and the FLOPs set the time.",
-        "flops": "4.11 s against 0.31 s: 13.2× for 13.6× fewer FLOPs. Where compute binds, time follows FLOPs; "
-        "the GPU result is a property of the regime, not of the model.",
-        "more": "The engine's time is FLOPs over the sustained rate on this compute-bound chip, so the speedup "
-        "can approach the FLOP ratio but not beat it.",
+        "split": "The H100 is bound by its launches at batch 1: the same 151 kernels at 5 µs each, so "
+        "about 1.02× faster. The camera SoC is compute-bound: its sustained 2 GOP/s sets the time, so "
+        "about 2.98× faster, close to its FLOP saving. A width multiplier buys time only where compute "
+        "binds.",
+        "flops": "On the H100 the 151 launches (755 µs) dwarf the arithmetic, and halving the width leaves "
+        "the kernel count unchanged: about 1.02× faster. Only the compute-bound camera SoC comes close to "
+        "3× (about 2.98×).",
+        "launch": "On the camera SoC a launch is 20 µs against layers that take milliseconds of arithmetic: "
+        "compute binds there, and a third of the operations gives about 2.98× less time. The H100 gains "
+        "only about 1.02×.",
     },
     kind="transfer",
-    reveals=("13.2×",),
+    reveals=("2.98×",),
+    asks="regime",
+    misconceptions={
+        "flops": (
+            "fewer FLOPs always pay",
+            "Cutting a network's FLOPs cuts its latency in proportion, on any device",
+        ),
+        "launch": (
+            "launches bind everywhere",
+            "If launches dominate on a GPU, they dominate on every device",
+        ),
+    },
 )
 D_DEVICES = catalogue.labels(["H100", "JetsonOrinNX", "iPhone15Pro", "CortexA53Camera"])
 D_DEVICE = Choice("Device", D_DEVICES, "H100")
@@ -641,7 +749,7 @@ D_LAUNCH = Choice(
 D_EFFICIENCY = Slider(
     "Sustained efficiency (share of the datasheet peak)", 0.1, 1.0, 0.5, step=0.05
 )
-#: The speedup PRED_D's answer turns on ("less than 1.5x").
+#: Where PRED_D's "only slightly faster" ends: the speedup whose launch cost the part reports.
 D_THRESHOLD = 1.5
 
 
@@ -868,10 +976,9 @@ PRED_E = Prediction(
     ),
     options={
         "both": "Both shift two positions: both layers see the same shifted input",
-        "conv": "The conv map follows the edge; the dense outputs change in no orderly way",
-        "neither": "Neither changes: it is the same edge",
-        "reversed": "The conv map stays put (the filter is shared); the dense outputs "
-        "shift two columns",
+        "conv": "The conv map follows the edge: the dense outputs change in no orderly way",
+        "neither": "Neither changes: it is the same edge, only moved",
+        "reversed": "The dense outputs shift, the conv map stays put: its filter is fixed",
     },
     answer="conv",
     feedback={
@@ -884,33 +991,62 @@ PRED_E = Prediction(
         "neither": "That is invariance (Eq. 5), which pooling provides later. The conv map itself keeps the edge's "
         "position: a detector must know where the edge is.",
         "reversed": "Sharing is what makes the conv move with its input: the same filter at every position responds "
-        "wherever the edge now is.",
+        "wherever the edge now is. The dense layer's weights are tied to fixed pixels, so its outputs "
+        "do not shift.",
     },
-    reveals=("change in no orderly way",),
+    reveals=("Equivariance is what weight sharing buys",),
+    asks="behaviour",
+    misconceptions={
+        "both": (
+            "every layer is equivariant",
+            "Any layer fed a shifted input produces a shifted output",
+        ),
+        "neither": (
+            "equivariance is invariance",
+            "A convolution's output ignores where a feature is, so a shift changes nothing",
+        ),
+        "reversed": (
+            "a fixed filter stays put",
+            "A filter with fixed weights responds at a fixed place, whatever the input does",
+        ),
+    },
 )
 
 TRANSFER_E = Prediction(
     question=(
-        "Put the edge at column 7, on the right border, and shift it two columns left. Does f(T x) = T f(x) "
-        "still hold exactly for the convolution?"
+        "Run the same 3×3 edge filter at stride 2 instead (a 3×3 map; Part E's filter always steps one "
+        "column), and shift the edge one column right. Does the output map shift with the edge?"
     ),
     options={
-        "yes": "Yes: a convolution is always exactly equivariant",
-        "no": "No: the original map lost part of the edge at the border",
-        "dense": "Only if the dense layer is used instead: it sees every pixel",
+        "yes": "Yes, it shifts too: any convolution is shift-equivariant",
+        "no": "No: the shift falls between the positions a stride-2 filter visits",
+        "pooled": "Only after pooling: pooling is what makes a map follow a shift",
     },
     answer="no",
     feedback={
-        "yes": "Eq. 4 holds for a stride-1 convolution up to boundary effects: a valid 5×5 map has no output for "
-        "windows that would cross the border, so a response cut off there is missing from T f(x) but present "
-        "in f(T x). Set the edge to column 7 and the shift to −2.",
-        "no": "The edge at column 7 gives only a +3 column (its −3 side would need a window past the border). After "
-        "the shift the convolution sees the whole edge and produces both columns; the shifted old map has only "
-        "one: a difference of 3. 'Up to boundary conditions' is exactly this.",
-        "dense": "The dense layer is not equivariant anywhere; the convolution is, except where windows meet the "
-        "border.",
+        "yes": "Eq. 4 holds for stride 1. A stride-2 map samples every other window, so it can only move in "
+        "whole steps of two columns: after a one-column shift the edge's +3/−3 response lands on the "
+        "windows it skips, and the middle row goes from [3, −3, 0] to [0, 0, 0].",
+        "no": "The stride-1 response [3, 0, −3, 0, 0] moves to [0, 3, 0, −3, 0]; stride 2 keeps columns 1, 3 "
+        "and 5, so the middle row goes from [3, −3, 0] to [0, 0, 0]: the edge vanished. A two-column shift "
+        "moves it one output exactly. Downsampling keeps equivariance only for shifts by multiples "
+        "of the stride.",
+        "pooled": "Pooling discards position (invariance, Eq. 5); it cannot make a map follow a shift. And here "
+        "the strided map lost the edge altogether: its middle row goes from [3, −3, 0] to [0, 0, 0].",
     },
     kind="transfer",
+    reveals=("multiples of the stride",),
+    asks="behaviour",
+    misconceptions={
+        "yes": (
+            "convolution is always equivariant",
+            "Any convolution, whatever its stride, moves its map with its input",
+        ),
+        "pooled": (
+            "pooling makes maps equivariant",
+            "Pooling is what ties a map's position to the input's",
+        ),
+    },
 )
 E_COLUMN = Slider("Edge column (1–7)", 1, 7, 3)
 E_SHIFT = Slider("Shift right by (columns; negative = left)", -4, 4, 2)

@@ -42,6 +42,10 @@ WIDTH = 16
 #: "if their average gain is even slightly below one the product vanishes exponentially
 #: (0.9^50 ~ 0.005)" (L581): the chapter's per-layer gain and depth.
 CHAPTER_GAIN, CHAPTER_DEPTH = 0.9, 50
+#: The longer edition (L2173) gives "56-layer plain ~13.6% vs 20-layer plain 8.8%"; 8.75% is
+#: ResNet-20's error in He et al. 2016 (Table 6), and plain nets appear only as curves (Fig. 6).
+#: The page uses the primary edition's attribution and names this figure only to say so.
+LONGER_EDITION_PLAIN56_PCT = 13.6
 
 
 def _sci(x: float) -> str:
@@ -82,29 +86,56 @@ PRED_A = Prediction(
         "double them. Large branches can still grow the product, which is why the branch is kept small.",
     },
     reveals=("I + ∂F/∂x",),
+    asks="behaviour",
+    misconceptions={
+        "same": (
+            "a side path leaves the product",
+            "The chain rule multiplies the same per-layer factors whatever paths are added",
+        ),
+        "zero": (
+            "shortcuts stop learning",
+            "With a shortcut the block learns nothing and collapses to the identity",
+        ),
+        "explode": (
+            "adding x doubles the signal",
+            "y = F(x) + x doubles each layer's gain, so gradients grow without bound",
+        ),
+    },
 )
 
 TRANSFER_A = Prediction(
     question=(
-        "A plain 50-layer linear stack again, but now each layer's gain is 1.1 instead of 0.9. What reaches "
-        "the first layer?"
+        "A plain linear stack of 200 layers (Part A stops at 64) whose per-layer gain is 1.05, 5% too "
+        "large. How much of the gradient reaches the first layer?"
     ),
     options={
-        "safe": "About all of it: a gain above 1 cannot vanish",
-        "explodes": "It explodes: about a hundred times the output gradient",
-        "vanishes": "It still vanishes: depth always shrinks gradients, as at a gain of 0.9",
+        "explodes": "It explodes: thousands of times the output gradient",
+        "safe": "About all of it: a 5% error per layer is harmless",
+        "vanishes": "It vanishes: a very deep plain stack always loses its gradient",
     },
     answer="explodes",
     feedback={
-        "safe": "Above 1 the product compounds the other way: 1.1⁵⁰ ≈ 117. Training then takes wild steps in the "
-        "first layers; only a gain of exactly 1 (or a residual path) keeps the product near 1.",
-        "explodes": "1.1⁵⁰ ≈ 117: a 10% error in the gain becomes two orders of magnitude over 50 layers, in "
-        "either direction. Set the activation to linear and the gain to 1.1 and compare the residual "
-        "curve.",
+        "explodes": "1.05²⁰⁰ ≈ 17,000: a 5% error compounds over 200 factors into four orders of magnitude. At "
+        "64 layers the same gain gives only 1.05⁶⁴ ≈ 23, which the chart calls surviving: depth turns a "
+        "small error into a large one.",
+        "safe": "Harmless at 64 layers (1.05⁶⁴ ≈ 23), not at 200: the factor compounds, 1.05²⁰⁰ ≈ 17,000. Only a "
+        "gain of exactly 1 (or a residual path) keeps the product near 1 at any depth.",
         "vanishes": "Depth compounds whatever the per-layer factor is: below 1 it vanishes, above 1 it explodes "
-        "(1.1⁵⁰ ≈ 117).",
+        "(1.05²⁰⁰ ≈ 17,000).",
     },
     kind="transfer",
+    reveals=("17,000",),
+    asks="direction",
+    misconceptions={
+        "safe": (
+            "close to 1 is safe",
+            "A per-layer gain a few percent off 1 does no harm at any depth",
+        ),
+        "vanishes": (
+            "depth always shrinks gradients",
+            "Deep plain stacks lose their gradient whatever each layer's gain",
+        ),
+    },
 )
 A_DEPTH = Slider("Depth (layers)", 2, 64, CHAPTER_DEPTH)
 A_ACTIVATION = Choice(
@@ -247,6 +278,11 @@ def part_a(depth: int, activation: str, gain: float) -> View:
         f"measured: CIFAR-10 ResNet-20 ({p20.value / 1e6:.2f} M params) {r20.value:g}% vs ResNet-56 "
         f"({p56.value / 1e6:.2f} M) {r56.value:g}% test error; plain 56 layers did worse than plain 20 (He et al. "
         f"2016, {r20.locator} and Fig. 6, {r20.url})",
+        f"figures:  the {r20.value:g}% here (the chapter's {r20.value:.1f}%) is ResNet-20's error "
+        f"({r20.locator}), as the primary edition attributes it; "
+        f"the longer edition's 'plain-20 {r20.value:.1f}%, plain-56 {LONGER_EDITION_PLAIN56_PCT:g}%' gives a "
+        "residual net's figure to a plain net, and the paper shows plain nets only as curves, so this page "
+        "quotes no plain-net error",
     ]
     return View(fig, cards, summary, "Chain rule through depth", peek)
 
@@ -261,10 +297,10 @@ PRED_B = Prediction(
         "128 tokens, then served one token at a time. What does each BatchNorm layer compute when serving?"
     ),
     options={
-        "ln": "The same as LayerNorm would: normalization is normalization",
-        "beta": "Statistics of the one token it sees: each value is its own mean, so every feature outputs β",
-        "divzero": "A division by zero, because one value has no variance",
-        "running": "It normalizes with the running mean and variance saved during training",
+        "ln": "What LayerNorm would compute: a normalization is a normalization",
+        "beta": "The one token's own statistics: so every feature outputs β",
+        "live": "Statistics of the tokens served so far: its averages keep updating",
+        "running": "The mean and variance saved in training: serving only reads them",
     },
     answer="running",
     feedback={
@@ -274,36 +310,67 @@ PRED_B = Prediction(
         "beta": "That would be training-mode BatchNorm on one value per channel, which PyTorch refuses ('Expected "
         "more than 1 value per channel when training'). Training sees B × S = 1,024 tokens per channel; "
         "serving runs in eval mode with the running statistics.",
-        "divzero": "Serving never computes a variance from the batch: it uses the running averages (and ε keeps "
-        "√(σ² + ε) finite anyway).",
+        "live": "In eval mode the running averages are frozen: training accumulated them, and serving only reads "
+        "them. A model left in training mode would keep updating them, and its outputs would drift with the "
+        "traffic it serves.",
         "running": "Eval mode uses the running averages, so serving computes something other than what training "
         "saw: the train/serve skew the chapter warns about, largest when each statistic came from few "
         "values. LayerNorm and RMSNorm compute the same thing in both modes, one reason sequence models "
         "use them.",
     },
     reveals=("running mean and variance saved", "running averages"),
+    asks="behaviour",
+    misconceptions={
+        "ln": (
+            "all normalizations are alike",
+            "BatchNorm and LayerNorm compute the same thing, so the choice does not matter",
+        ),
+        "beta": (
+            "serving uses the current batch",
+            "BatchNorm always normalizes with the statistics of the batch in front of it",
+        ),
+        "live": (
+            "serving keeps updating statistics",
+            "BatchNorm goes on adapting its mean and variance to the traffic it serves",
+        ),
+    },
 )
 
 TRANSFER_B = Prediction(
     question=(
-        "Which BatchNorm differs more between training and serving: a CNN stage of 56×56 feature maps at "
-        "batch 2, or a model that normalizes single tokens (one token per example) at batch 64?"
+        "A detector trains on 64 GPUs, 2 images each (a global batch of 128), with BatchNorm over 7×7 "
+        "feature maps, and each GPU computes its own statistics (Part B shows one device). Against one "
+        "device normalizing all 128 images together, its train/serve gap is…"
     ),
     options={
-        "cnn": "The CNN: batch 2 is far too small for a reliable mean and variance",
-        "tokens": "The single-token model: a larger batch, but no positions to pool",
-        "same": "Neither: the running averages make them identical",
+        "larger": "Larger: each GPU's statistics come from its own 2 images",
+        "same": "The same: data parallelism trains one batch of 128, split up",
+        "smaller": "Smaller: averaging over 64 GPUs smooths the statistics",
     },
-    answer="tokens",
+    answer="larger",
     feedback={
-        "cnn": "A statistic counts batch × H × W values: 2 × 3,136 = 6,272 for the CNN, 64 × 1 for the tokens. "
-        "Feature maps rescue small batches; single tokens do not.",
-        "tokens": "About 15% of the signal for the tokens against under 2% for the CNN: the number of values per "
-        "statistic (64 against 6,272), not the batch size, sets the gap. Try both settings on the chart.",
-        "same": "The running averages are what serving uses; training uses each batch's own statistics, which are "
-        "noisy when few values feed them. That noise is the gap.",
+        "larger": "Each GPU normalizes with 2 × 49 = 98 values per channel, not 128 × 49 = 6,272: a gap of about "
+        "12.7% of the signal instead of 1.6%. The gradients are averaged across GPUs; the forward pass's "
+        "statistics are not, unless synchronized BatchNorm pays an all-reduce per layer.",
+        "same": "The gradients are averaged across the 64 GPUs, but each forward pass normalizes with its own "
+        "GPU's 2 × 49 = 98 values: about 12.7% of the signal, against 1.6% for 6,272 values on one device.",
+        "smaller": "Nothing averages the statistics each GPU uses in its forward pass; only the gradients are "
+        "averaged. Each normalizes with 98 values: about 12.7% of the signal, against 1.6% for all 128 "
+        "images together.",
     },
     kind="transfer",
+    reveals=("forward pass's statistics are not",),
+    asks="direction",
+    misconceptions={
+        "same": (
+            "data parallelism is one batch",
+            "Splitting a batch across GPUs computes exactly what one device would",
+        ),
+        "smaller": (
+            "more GPUs smooth the statistics",
+            "Each GPU's BatchNorm statistics are averaged with the others' during training",
+        ),
+    },
 )
 B_BATCH = Slider("Batch size", 1, 64, 8)
 B_POSITIONS = Choice(
@@ -463,9 +530,9 @@ PRED_C = Prediction(
         "against the H100's FP32 ridge point?"
     ),
     options={
-        "far": "Hundreds of times below the ridge",
+        "far": "Far below it: each value is loaded once and added once",
         "near": "Near the ridge: one addition per value roughly balances the memory traffic",
-        "batch": "Below it at small batches, above it once the batch is large enough",
+        "batch": "Below it at small batches, above it at large ones: the batch adds reuse",
         "above": "Above it: an addition is the cheapest arithmetic there is, so it is compute-bound",
     },
     answer="far",
@@ -481,25 +548,56 @@ PRED_C = Prediction(
         "long before its 12 bytes arrive (0.083 FLOP/B against a ridge of 20).",
     },
     reveals=("1 FLOP per 12 bytes", "memory-bound glue", "240×", "0.083 FLOP/B"),
+    asks="regime",
+    misconceptions={
+        "near": (
+            "one op per value is balanced",
+            "An op that does one operation per value keeps compute and memory in balance",
+        ),
+        "batch": (
+            "batching always adds reuse",
+            "A larger batch raises every op's arithmetic intensity",
+        ),
+        "above": (
+            "cheap ops are compute-bound",
+            "Little arithmetic per value means the arithmetic is what the op waits for",
+        ),
+    },
 )
 
 TRANSFER_C = Prediction(
-    question="Run the same residual add on the H100 in FP16 instead of FP32. Its time on the device…",
+    question=(
+        "Run the same FP32 residual add at batch 32 on an A100 instead (Part C offers no A100): about 61% "
+        "of the H100's memory bandwidth and 29% of its FP32 peak. Its time there…"
+    ),
     options={
-        "tensor": "Drops far more than 2×: FP16 runs on the tensor cores, many times the FP32 peak",
-        "half": "About halves: half the bytes per value to move",
-        "same": "Stays the same: the add does the same number of operations",
+        "bandwidth": "Grows by the bandwidth ratio: the add waits on bytes",
+        "peak": "Grows by the FP32-peak ratio: the A100 does less arithmetic per second",
+        "same": "Stays about the same: a single add is too small for the device to matter",
     },
-    answer="half",
+    answer="bandwidth",
     feedback={
-        "tensor": "Tensor cores multiply matrices; an elementwise add never uses them, and its arithmetic was "
-        "never what it waited for. Its time is memory time, and FP16 halves the bytes: 12 → 6 per add.",
-        "half": "Its time is memory time: 12 → 6 bytes per add halves the 92.0 µs of traffic to 46.0 µs, and "
-        "the 5 µs launch stays: 97.0 → 51.0 µs. Pick FP16 in the precision control.",
-        "same": "Operations do not set a memory-bound op's time; bytes do, and FP16 halves them (97.0 → 51.0 "
-        "µs with the launch).",
+        "bandwidth": "Its time is memory time: 308 MB over 2.04 TB/s instead of 3.35 TB/s, 97.0 → 156.2 µs with "
+        "the 5 µs launch: the bandwidth ratio. The FP32 peak, 3.4× lower, never enters: the arithmetic was never "
+        "what it waited for.",
+        "peak": "The add does one FLOP per 12 bytes: its arithmetic finishes long before its bytes arrive on either "
+        "GPU. The time follows the bandwidth, 97.0 → 156.2 µs, not the 3.4× lower FP32 peak.",
+        "same": "At batch 32 the add moves 308 MB, which takes 92 µs on the H100 against a 5 µs launch: it is "
+        "far from bound by its launch, so a slower memory shows directly (97.0 → 156.2 µs).",
     },
     kind="transfer",
+    reveals=("156.2 µs",),
+    asks="regime",
+    misconceptions={
+        "peak": (
+            "every op follows the FLOP rate",
+            "A slower GPU's arithmetic slows every op by its peak ratio",
+        ),
+        "same": (
+            "small ops are free",
+            "An elementwise op is too small for the device's speed to show",
+        ),
+    },
 )
 C_OP = Choice(
     "Operation",
