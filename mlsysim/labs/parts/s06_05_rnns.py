@@ -103,7 +103,7 @@ PRED_A = Prediction(
     ),
     options={
         "10x": "About 10× at both: the latency follows the peak FLOP/s",
-        "steps": "Next to nothing at either: each step waits for the last and is mostly launches",
+        "steps": "Next to nothing at either: each step waits for the last, mostly on launches",
         "long": "Little at 1,000 but near 10× at 10,000: more steps give the chip more to do",
         "parallel": "Over 10× at both: the faster chip runs many of the steps side by side",
     },
@@ -122,7 +122,7 @@ PRED_A = Prediction(
         "parallel": "No hardware can start step t before step t-1 has produced its state: the dependency "
         "chain is part of the algorithm, not of the machine.",
     },
-    reveals=("next to nothing", "mostly launches", "1.005×"),
+    reveals=("next to nothing", "mostly on launches", "1.005×"),
     asks="regime",
     misconceptions={
         "10x": ("time follows FLOP/s", "A chip with 10× the peak runs any model about 10× faster"),
@@ -144,7 +144,7 @@ TRANSFER_A = Prediction(
     ),
     options={
         "x16": "Grows about 16×: each step does 16 times the arithmetic",
-        "x4": "Grows about 4×: the state it carries is only 4 times wider",
+        "x4": "Grows about 4×: the state it carries is only 4 times as wide as before",
         "little": "Grows by well under 2×: each step is still mostly its launches",
         "shorter": "Shrinks: wider matrix products keep the chip busier",
     },
@@ -824,7 +824,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "shrink": "Shrinks sharply: the RNN's launches now serve 64 sequences at once",
-        "grow": "Grows: attention batches well, and the RNN cannot parallelize",
+        "grow": "Grows: attention batches well, while the RNN still cannot parallelize",
         "same": "Stays about the same: both do 64 times the work",
     },
     answer="shrink",

@@ -440,7 +440,7 @@ PRED_C = Prediction(
     options={
         "far": "Grows many times over: what it still stores grows only in step with S",
         "same": "Stays about the same: every one of the S² scores is still computed",
-        "unlimited": "Has no limit any more: with the scores gone, nothing grows with S",
+        "unlimited": "Has no limit any more: with the scores gone, nothing it keeps grows with S",
         "shrinks": "Shrinks a little: each tile keeps its own copies of K and V",
     },
     answer="far",
@@ -844,7 +844,7 @@ TRANSFER_B = Prediction(
     ),
     options={
         "one": "One layer's: each layer's scores are freed once its output is out",
-        "all": "All 32 layers': each layer's scores stay until the answer is out",
+        "all": "All 32 layers': each layer's scores stay until the model's answer is out",
         "none": "None: inference computes the scores but never stores them",
     },
     answer="one",
@@ -1125,8 +1125,8 @@ TRANSFER_E = Prediction(
         "differs": "The model sees a set of token vectors: shuffled, it is the same set. Each token's "
         "output is unchanged, only moved, and their average is the same vector.",
         "slight": "A token's attention weights depend on the other tokens' keys, not on where they sit: "
-        "its neighbours in the sequence are not its neighbours in the computation. Not even rounding-"
-        "sized changes survive the average.",
+        "its neighbours in the sequence are not its neighbours in the computation. Each output is the "
+        "same, only moved, and so is their average, to rounding.",
     },
     kind="transfer",
     reveals=("pooled vector is identical",),
