@@ -1073,18 +1073,6 @@ def s066_tb():
     return "one" if stack.activation_bytes == one.activation_bytes else "?"
 
 
-def _longest_scores(cap):
-    lo, hi = 1, 1_000_000
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (
-            (mid, hi)
-            if L.Attention(d_model=768, n_heads=12, seq_len=mid).score_bytes() <= cap
-            else (lo, mid)
-        )
-    return lo
-
-
 def s066_tc():
     cap = H100.memory.capacity.m_as("B")
 
