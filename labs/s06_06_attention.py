@@ -177,7 +177,7 @@ def _(kit, lab, mo, saved):
                 "Jun Park",
                 "ML engineer, DocuLens",
                 "Which context length breaks our accelerator, exactly? Not a formula: a "
-                "number we can put in the spec.",
+                "number we can put in the spec. And does FlashAttention move it?",
             ),
             mo.md(
                 "The search doubles the context until the chosen tensors no longer fit the device, "

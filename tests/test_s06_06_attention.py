@@ -15,6 +15,7 @@ import pytest
 
 import mlsysim.layers as L
 from mlsysim import Q_, Engine, Hardware
+from mlsysim.labs.components import fmt_bytes
 from mlsysim.labs.parts import s06_06_attention as lab
 
 GB = 10**9
@@ -93,11 +94,24 @@ def test_doubling_quadruples_scores_and_flops():
     assert narrow.score_bytes() == 2 * wide.score_bytes() and narrow.macs() == wide.macs()
     assert round(narrow.score_bytes(1, "fp16") / 1e6, 1) == 805.3
     assert lab.PRED_B.answer == "mem2" and "805.3 MB" in lab.PRED_B.feedback["mem2"]
-    three = L.Attention(d_model=256, n_heads=4, seq_len=12_288)
-    assert three.score_bytes(1, "fp16") == 3 * wide.score_bytes(1, "fp16")  # "1.21 GB"
-    assert round(three.score_bytes(1, "fp16") / 1e9, 2) == 1.21  # "1.2 GB", as the card prints it
-    card = next(c for c in lab.part_b(12_288, 4, 32).cards if c.label.startswith("One layer"))
-    assert card.value == "1.2 GB" and "1.2 GB against" in lab.TRANSFER_B.feedback["three"]
+    assert "402.7 MB" not in lab.PRED_B.question  # behaviour, not arithmetic on a given number
+    assert lab.PRED_A.asks == lab.PRED_B.asks == "behaviour"
+
+
+def test_transfer_b_inference_keeps_one_layers_scores():
+    """TRANSFER_B (inference, 32 layers, 16,384 tokens): the engine's live peak of the 32-layer
+    stack is one layer's: 6.4 GB of FP16 scores, 13.0 GB with logits and probabilities, against
+    206 GB for 32 layers kept for a backward pass. (It asked for 4 heads at 12,288 tokens, which
+    Part B's sliders reach: its '1.2 GB' was on a card.)"""
+    layer = L.Attention(d_model=768, n_heads=12, seq_len=16_384)
+    one = Engine.solve(layer, "H100", precision="fp16")
+    stack = Engine.solve(L.Sequential(layers=(layer,) * 32), "H100", precision="fp16")
+    assert stack.activation_bytes == one.activation_bytes
+    fb = lab.TRANSFER_B.feedback["one"]
+    assert fmt_bytes(layer.score_bytes(1, "fp16")) == "6.4 GB" and "6.4 GB" in fb
+    assert fmt_bytes(one.activation_bytes) == "13.0 GB" and "13.0 GB" in fb
+    assert f"{32 * layer.score_bytes(1, 'fp16') / 1e9:.0f} GB" == "206 GB" and "206 GB" in fb
+    assert lab.TRANSFER_B.answer == "one"
 
 
 def test_napkin_math_100k_tokens():
@@ -129,7 +143,32 @@ def test_napkin_shape_fits_80_gb_up_to_57735_tokens():
     assert s == 57_735
     assert _scores(12, s) <= cap < _scores(12, s + 1)
     assert _card(lab.part_c("H100", "napkin", "scores"), "Longest context").value == "57,735 tokens"
-    assert lab.PRED_C.answer == "58k"
+
+
+def test_pred_c_asks_what_part_b_cannot_show():
+    """Issue 32: PRED_C asked for the longest context whose scores fit 80 GB, which Part B's
+    context slider (512..131,072 in steps of 512, a 'bad' card past 80 GB) finds in one sweep. It
+    now asks what FlashAttention does to that edge: 13,020,833 tokens, beyond any context Part B
+    can set, found by the engine's feasibility search."""
+    cap = Hardware.get("H100").memory.capacity.m_as("B")
+    flash = lab.longest_live("napkin", "H100", True)
+    assert flash == 13_020_833 > lab.B_SEQ.stop
+    assert flash / lab.longest_scores("napkin", cap) > 200
+    assert 4 * 768 * 2 == 6_144  # Q, K, V and the output per token, FP16
+    card = _card(lab.part_c("H100", "napkin", "scores"), "Same core, FlashAttention")
+    assert card.value == "13,020,833 tokens" and "(18 min)" in card.note
+    fb = lab.PRED_C.feedback["far"]
+    assert "6,144 B per token" in fb and "about 18 minutes" in fb and "over 200×" in fb
+    assert lab.PRED_C.answer == "far"
+
+
+def test_transfer_c_batch_halves_the_context():
+    cap = Hardware.get("H100").memory.capacity.m_as("B")
+    four = lab.largest_fitting(
+        lambda s: L.Attention(d_model=768, n_heads=12, seq_len=s).score_bytes(4) <= cap
+    )
+    assert four == 28_867 and "28,867 tokens against 57,735" in lab.TRANSFER_C.feedback["half"]
+    assert lab.TRANSFER_C.answer == "half"
 
 
 def test_flash_card_states_one_layer_batch_1_and_its_arithmetic_time():
@@ -206,7 +245,57 @@ def test_flash_attention_changes_bytes_not_flops(device):
     assert fl.bytes_moved * 100 < std.bytes_moved
     assert fl.memory_footprint_bytes < std.memory_footprint_bytes
     assert fl.latency_s < std.latency_s
-    assert lab.PRED_D.answer == "false_bytes"
+    # PRED_D asks what binds once the traffic is gone (it was the chapter's true/false)
+    assert std.bottleneck == "Memory" and fl.bottleneck == "Compute"
+    assert lab.PRED_D.answer == "compute" and lab.PRED_D.asks == "regime"
+
+
+def test_pred_d_numbers_and_its_efficiency_range():
+    std = Engine.solve(L.Attention(d_model=768, n_heads=12, seq_len=8192), "H100")
+    fl = Engine.solve(L.Attention(d_model=768, n_heads=12, seq_len=8192, flash=True), "H100")
+    assert round(std.bytes_moved / fl.bytes_moved) == 129  # "about 130× fewer bytes"
+    fb = lab.PRED_D.feedback["compute"]
+    assert f"{std.latency_s * 1e3:.2f} ms → {fl.latency_s * 1e3:.2f} ms" == "1.95 ms → 0.42 ms"
+    assert "1.95 ms → 0.42 ms" in fb and f"{std.latency_s / fl.latency_s:.1f}× faster" in fb
+    assert f"{std.flops / 1e9:.0f} GFLOP" in fb
+    assert round(fl.latency_memory_s * 1e6) == 15 and "15 µs" in lab.PRED_D.feedback["bytes"]
+    assert "half the peak" in lab.PRED_D.question  # the engine's efficiency 0.5, stated
+
+
+def test_transfer_d_decode_traffic_is_the_kv_cache():
+    a = L.Attention(d_model=768, n_heads=12, seq_len=1, kv_len=65_536)
+    f = L.Attention(d_model=768, n_heads=12, seq_len=1, kv_len=65_536, flash=True)
+    scores = a.score_bytes(1, "fp16")
+    assert fmt_bytes(scores) == "1.6 MB" and fmt_bytes(4 * scores) == "6.3 MB"
+    assert a.bytes_moved() - f.bytes_moved() == 4 * scores
+    assert f"{(a.bytes_moved() - f.bytes_moved()) / a.bytes_moved():.0%}" == "3%"
+    assert fmt_bytes(2 * 65_536 * 768 * 2) == "201.3 MB"
+    fb = lab.TRANSFER_D.feedback["few"]
+    assert "6.3 MB" in fb and "3% of the traffic" in fb and "207.6 MB against 201.3 MB" in fb
+    assert lab.TRANSFER_D.answer == "few"
+
+
+def test_transfer_a_sliding_window_is_linear():
+    a, b = (L.Attention(d_model=64, n_heads=1, seq_len=s, kv_len=4096) for s in (32_768, 65_536))
+    assert (a.macs() // 2, b.macs() // 2) == (32_768 * 4096 * 64, 65_536 * 4096 * 64)
+    assert f"{a.macs() / 2e9:.1f} G" == "8.6 G" and f"{b.macs() / 2e9:.1f} G" == "17.2 G"
+    assert "8.6 G MACs at 32,768 tokens and 17.2 G at 65,536" in lab.TRANSFER_A.feedback["x2"]
+    assert lab.TRANSFER_A.answer == "x2"
+
+
+def test_transfers_ask_beyond_the_controls():
+    """Issue 32: each transfer's case is one its part cannot set (the old ones were slider moves:
+    S = 1,024 and d_head = 32, 4 heads at 12,288 tokens, the iPhone in Part C's device list,
+    16,384 tokens with FlashAttention on, positional encodings with the toggle)."""
+    import inspect
+
+    params = {x: set(inspect.signature(lab.__dict__[f"part_{x}"]).parameters) for x in "abcde"}
+    assert "sliding-window" in lab.TRANSFER_A.question and "window" not in str(params["a"])
+    assert "65,536" in lab.TRANSFER_A.question and lab.A_SEQ.stop < 65_536
+    assert "inference only" in lab.TRANSFER_B.question and "(training)" in lab.B_LAYERS.label
+    assert "batch 4" in lab.TRANSFER_C.question and "batch" not in params["c"]
+    assert "decode" in lab.TRANSFER_D.question and "phase" not in params["d"]
+    assert "mean pooling" in lab.TRANSFER_E.question and "pool" not in str(params["e"])
 
 
 def test_flash_flops_still_quadratic():
@@ -266,7 +355,16 @@ def test_part_e_shows_equivariance_then_positions_breaking_it():
     plain, with_pe = lab.part_e(1, False), lab.part_e(1, True)
     assert next(c for c in plain.cards if c.label == "Verdict").value == "moved, unchanged"
     assert next(c for c in with_pe.cards if c.label == "Verdict").value == "changed"
-    assert lab.PRED_E.answer == "moves" and lab.TRANSFER_E.answer == "no"
+    assert lab.PRED_E.answer == "moves" and lab.TRANSFER_E.answer == "same"
+    # TRANSFER_E: the mean of the outputs is unchanged by any rotation, to rounding
+    from mlsysim import order
+
+    for k in (1, 2, 3, 4):
+        r = order.order_experiment(5, 4, k, False)
+        means = [
+            [sum(c) / 5 for c in zip(*r[key], strict=True)] for key in ("original", "shuffled")
+        ]
+        assert max(abs(x - y) for x, y in zip(*means, strict=True)) < 1e-12
     # rotated by 0 nothing is tested: no verdict of equivariance, with encodings or without
     for pe in (False, True):
         card = next(c for c in lab.part_e(0, pe).cards if c.label == "Verdict")

@@ -97,55 +97,80 @@ def accelerator(peak_tflops: int) -> HW.Device:
 
 PRED_A = Prediction(
     question=(
-        "A 512-wide RNN reads a 1,000-step sequence at batch 1. You move it from a 10 TFLOP/s "
-        "accelerator to a 100 TFLOP/s one with the same memory and the same kernel-launch cost. "
-        "What happens to its latency?"
+        "A 512-wide RNN reads a sequence at batch 1, and each kernel launch costs 5 µs. You move it "
+        "from a 10 TFLOP/s accelerator to a 100 TFLOP/s one with the same memory and the same launch "
+        "cost. What does the upgrade buy, at 1,000 steps and at 10,000?"
     ),
     options={
-        "10x": "About 10× faster: ten times the arithmetic",
-        "steps": "Barely faster: the 1,000 steps still run in order, each a little shorter",
-        "parallel": "The 1,000 steps can now run side by side, so it is far more than 10× faster",
-        "same": "Exactly the same: an RNN does no matrix arithmetic",
+        "10x": "About 10× at both: the latency follows the peak FLOP/s",
+        "steps": "Next to nothing at either: each step waits for the last, mostly on launches",
+        "long": "Little at 1,000 but near 10× at 10,000: more steps give the chip more to do",
+        "parallel": "Over 10× at both: the faster chip runs many of the steps side by side",
     },
     answer="steps",
     feedback={
         "10x": "Peak FLOP/s only shrinks the arithmetic inside each step. At batch 1 that arithmetic is a "
-        "sliver of each step; the step still waits for the previous state and still pays its "
-        "kernel launches, so the 1,000-step chain barely moves.",
-        "steps": "Step t needs h(t-1), so all 1,000 updates stay in order. The faster part shortens the "
-        "math inside each step, but at batch 1 each step is mostly launch overhead: the chain "
-        "sets the floor. Set the launch cost to 0 µs: on the 100 TFLOP/s part re-reading W_hh at every step "
-        "(157 µs) then binds, so 10× the peak buys only 1.33×.",
+        "sliver of each step; the step still waits for the previous state and still pays its two "
+        "kernel launches, so the chain barely moves: 1.005× at either length.",
+        "steps": "Step t needs h(t-1), so the updates stay in order, and at batch 1 each step is about 98% "
+        "launch overhead: 10× the peak buys 1.005× at 1,000 steps and at 10,000 (1.01× at 2 µs per "
+        "launch, 1.003× at 10 µs). Set the launch cost to 0 µs: on the 100 TFLOP/s part re-reading W_hh "
+        "at every step (157 µs) then binds, so 10× the peak buys only 1.33×.",
+        "long": "A longer sequence adds steps, not work per step: every step is the same 512 × 512 "
+        "product waiting for the one before, so 10,000 steps are ten times the same chain and the "
+        "speedup stays 1.005×. Only a larger batch puts more work into each step.",
         "parallel": "No hardware can start step t before step t-1 has produced its state: the dependency "
         "chain is part of the algorithm, not of the machine.",
-        "same": "Each step's work is small (d² MACs for W_hh · h, plus d·d_in for the input, which the engine "
-        "runs as one GEMM over all steps up front). It is too little at batch 1 to outweigh the launches.",
     },
-    reveals=("barely faster", "however fast the math"),
+    reveals=("next to nothing", "mostly on launches", "1.005×"),
+    asks="regime",
+    misconceptions={
+        "10x": ("time follows FLOP/s", "A chip with 10× the peak runs any model about 10× faster"),
+        "long": (
+            "a longer sequence is more parallel work",
+            "More time steps fill a wide chip the way a larger batch does",
+        ),
+        "parallel": (
+            "hardware parallelizes the chain",
+            "A faster, wider chip can run a recurrence's steps at the same time",
+        ),
+    },
 )
 
 TRANSFER_A = Prediction(
     question=(
-        "On the 10 TFLOP/s accelerator, run 64 independent sequences of 1,000 steps together (batch 64) "
-        "instead of one. The time for the whole batch…"
+        "Widen the RNN from d = 512 to d = 2,048: 16× the weights and 16× the arithmetic per step. "
+        "Still batch 1, 1,000 steps, on the 10 TFLOP/s part with 5 µs launches. Its latency…"
     ),
     options={
-        "x64": "About 64× longer: 64 times the arithmetic on the same chain",
-        "few": "A few times longer: each launch and weight read now serve 64",
-        "same": "The same: the chain length, not the batch, sets the time",
+        "x16": "Grows about 16×: each step does 16 times the arithmetic",
+        "x4": "Grows about 4×: the state it carries is only 4 times as wide as before",
+        "little": "Grows by well under 2×: each step is still mostly its launches",
+        "shorter": "Shrinks: wider matrix products keep the chip busier",
     },
-    answer="few",
+    answer="little",
     feedback={
-        "x64": "The arithmetic does grow 64×, but at batch 1 the chain was 98% launches, and those and the "
-        "weight reads are paid once per step for all 64 sequences: 23.43 ms against 10.21 ms, 2.3×.",
-        "few": "23.43 ms against 10.21 ms: 2.3× the time for 64× the sequences. The steps stay 1,000, and each "
-        "step's launches and W_hh read serve the whole batch; the larger products now make it compute-bound. "
-        "Set the batch to 64 and read the latency card.",
-        "same": "The launches do not grow, but the arithmetic grows 64× and now binds: 23.43 ms against "
-        "10.21 ms.",
+        "x16": "The arithmetic does grow 16×, but at d = 512 it was a sliver of each step: 10.21 ms "
+        "becomes 13.36 ms, 1.3×, because the two launches per step (10 µs) still dominate.",
+        "x4": "The state is d values, but the work per step is the d × d product, 16× larger; neither "
+        "sets the time here. The launches do: 10.21 ms becomes 13.36 ms, 1.3×.",
+        "little": "10.21 ms becomes 13.36 ms: 1.3× the time for 16× the arithmetic (1.7× at 2 µs per "
+        "launch, 1.2× at 10 µs). At batch 1 each step's 10 µs of launches outweighs its 2,048 × 2,048 "
+        "product, so a wider RNN costs little more time; only past d ≈ 3,500 does the arithmetic take over.",
+        "shorter": "A busier chip is not a faster answer: the wider product still takes longer than "
+        "the narrow one, and the launches stay. 10.21 ms becomes 13.36 ms.",
     },
     kind="transfer",
-    reveals=("23.43 ms",),
+    reveals=("13.36 ms",),
+    asks="direction",
+    misconceptions={
+        "x16": ("time follows FLOPs", "Latency grows in proportion to the arithmetic per step"),
+        "x4": ("work follows the state's size", "An RNN's cost per step grows with its state, d"),
+        "shorter": (
+            "higher utilization means lower latency",
+            "A larger matrix product uses the chip better, so it finishes sooner",
+        ),
+    },
 )
 A_SEQ = Slider("Sequence length S (steps)", 10, 10000, 1000, step=10)
 A_BATCH = Slider("Batch (independent sequences)", 1, 256, 1)
@@ -283,10 +308,10 @@ PRED_B = Prediction(
         "The multiply-accumulates of one time step…"
     ),
     options={
-        "same": "Stay about the same: gates are elementwise multiplications, cheap next to the matrix products",
+        "same": "Stay about the same: gates are elementwise products, cheap next to the matrix products",
         "two": "Double: the LSTM carries two states (h and the cell), so it does two of everything",
         "four": "Grow about 4×: each gate needs its own input and recurrent matrix products",
-        "steps": "Stay the same per step; an LSTM needs more steps to carry a phrase",
+        "steps": "Stay the same per step: an LSTM just needs more steps to carry a phrase",
     },
     answer="four",
     feedback={
@@ -302,25 +327,62 @@ PRED_B = Prediction(
         "inside each step: four gate products instead of one, 4× the MACs.",
     },
     reveals=("116,736", "four affine transforms", "four gate"),
+    asks="direction",
+    misconceptions={
+        "same": ("gates are free", "Gating is elementwise, so it adds almost no arithmetic"),
+        "two": (
+            "cost follows the number of states",
+            "A cell that keeps two state vectors does twice the work of one that keeps one",
+        ),
+        "steps": (
+            "gates lengthen the chain",
+            "An LSTM carries long context by taking more time steps, not more work per step",
+        ),
+    },
 )
 
 TRANSFER_B = Prediction(
-    question="Double the vanilla RNN's hidden size from 128 to 256 (input still 100). Its MACs per step…",
+    question=(
+        "Elif considers a bidirectional vanilla RNN (input 100, hidden 128): a second RNN of the same "
+        "size reads the sequence backwards, and each token's output joins the two states. Per token, "
+        "and along the sequence…"
+    ),
     options={
-        "double": "Double: the layer is twice as wide, so each step does twice the MACs",
-        "three": "Grow about 3.1×: the d × d term quadruples, the input term doubles",
-        "four": "Quadruple: every weight matrix in the cell scales with d²",
+        "both": "Twice the MACs, still S steps in a chain: the directions do not wait on each other",
+        "chain": "Twice the MACs, and 2S steps in a chain: the backward pass waits for the forward one",
+        "shared": "The same MACs and S steps: the two directions share one set of weights",
+        "four": "Four times the MACs: the joined state is 2d wide, and the d × d term quadruples",
     },
-    answer="three",
+    answer="both",
     feedback={
-        "double": "Only the input term d_in × d grows linearly; the recurrent W_hh is d × d and quadruples: "
-        "65,536 + 25,600 = 91,136 against 29,184.",
-        "three": "256² + 100 × 256 = 91,136 MACs, 3.1× the 29,184 at d = 128. The recurrent term dominates wide "
-        "cells. Set d to 256 and read the MAC card.",
-        "four": "The input projection grows with d, not d²: 100 × 256 = 25,600, twice 12,800, so the total grows "
-        "3.1×, a little less than 4×.",
+        "both": "Each direction is a full RNN with its own W_xh and W_hh: 29,184 MACs per token each, "
+        "58,368 together. Neither needs the other's states, so both chains are S steps long and can run "
+        "side by side. The catch for StreamSense: the backward direction starts from the last token, so "
+        "a bidirectional RNN cannot stream; it needs the whole sequence before its first output.",
+        "chain": "The backward direction starts from the last token and needs nothing from the forward "
+        "one: the two chains are independent, each S steps long, and can run at the same time.",
+        "shared": "torch gives each direction its own weights (weight_ih_l0_reverse, weight_hh_l0_reverse): "
+        "two sets, twice the parameters and twice the MACs per token (58,368 against 29,184).",
+        "four": "The joined 2d-wide output feeds the next layer, not this one: each direction's recurrent "
+        "product stays d × d, so the MACs double (58,368), they do not quadruple.",
     },
     kind="transfer",
+    reveals=("58,368", "do not wait on each other", "cannot stream"),
+    asks="behaviour",
+    misconceptions={
+        "chain": (
+            "the backward direction waits",
+            "A bidirectional RNN runs its backward pass after the forward one, doubling the chain",
+        ),
+        "shared": (
+            "both directions share weights",
+            "The reverse direction reuses the forward direction's matrices",
+        ),
+        "four": (
+            "the joined state widens the cell",
+            "Concatenating the two states makes this layer's recurrent product 2d × 2d",
+        ),
+    },
 )
 B_HIDDEN = Slider("Hidden size d", 16, 1024, 128, step=16)
 B_D_IN = Slider("Input size d_in", 10, 1000, 100, step=10)
@@ -462,51 +524,86 @@ def on_chip(device: str) -> dict[str, tuple[str, float]]:
 
 PRED_C = Prediction(
     question=(
-        "True or false: transformers parallelize better and model long-range context better, so "
-        "RNNs are obsolete and have no valid deployment use."
+        "On an Arduino with 256 KiB of SRAM, a 128-wide RNN and a 128-wide attention layer each "
+        "listen to a live audio stream, one token per frame, for hours. At inference, the memory each "
+        "one must keep as the stream goes on…"
     ),
     options={
-        "true": "True: attention wins on both counts, so RNNs have no niche left",
-        "false_state": "False: an RNN's fixed-size state streams forever in kilobytes",
-        "false_speed": "False: RNNs run faster than attention on GPUs, since their work is linear "
-        "in S",
+        "flat": "The RNN's stays fixed, while attention's grows by the same amount with every token",
+        "both": "Both grow with every token, since each must remember what it has heard",
+        "rnn_grows": "The RNN's grows with every step of its chain, while attention's is set by its width",
+        "quad": "The RNN's stays fixed, while attention's grows as the square of the tokens heard",
     },
-    answer="false_state",
+    answer="flat",
     feedback={
-        "true": "On a microcontroller with a few hundred KB of SRAM, a model whose memory grows with the "
-        "stream eventually cannot run; an RNN's state stays the same size at token 10 and at token "
-        "10 million.",
-        "false_state": "The inference state is O(d): 2 KB for a 512-wide FP32 state (512 B at the part's d = 128), flat in S. Attention "
-        "keeps keys and values for every past token, which outgrows on-chip memory within a "
-        "few hundred tokens on a microcontroller. (Training is another matter: BPTT keeps "
+        "flat": "The RNN folds each token into its state: 512 B (128 FP32 values) at token 10 and at token "
+        "10 million. Attention keeps a key and a value for every past token, 1 KB per token at d = 128, "
+        "so its cache fills the 256 KiB of SRAM after 256 tokens. That fixed state is the RNN's niche "
+        "wherever memory is scarce. (Training is another matter: backpropagation through time keeps "
         "every step's state, O(S·d).)",
-        "false_speed": "Right verdict, wrong reason: on a GPU the serial chain usually makes the RNN the "
-        "slower of the two (Part D). Its edge is memory, not speed.",
+        "both": "Only attention looks back at the tokens themselves. The RNN compresses everything it has "
+        "heard into a state of fixed size (512 B here): what it remembers is lossy, but it never grows.",
+        "rnn_grows": "Inference keeps only the latest state: step t overwrites h(t−1). The states of every "
+        "step are kept only for training (BPTT). Attention is the one that grows: a key and a value "
+        "per token heard.",
+        "quad": "The S × S score matrix belongs to processing a whole sequence at once. A stream adds one "
+        "query at a time: it scores one row against the cached keys, and what stays is the cache, one "
+        "key and one value per token: linear, 1 KB per token here.",
     },
-    reveals=("streams forever in kilobytes", "never grows"),
+    reveals=("flat in S", "never grows", "after 256 tokens"),
+    asks="behaviour",
+    misconceptions={
+        "both": (
+            "every model stores its history",
+            "Remembering a stream means keeping something for every token heard",
+        ),
+        "rnn_grows": (
+            "inference keeps the whole chain",
+            "An RNN keeps every step's state while it runs, as training does",
+        ),
+        "quad": (
+            "a stream stores S × S scores",
+            "Attention's memory while streaming grows as the square of the tokens heard",
+        ),
+    },
 )
 
 TRANSFER_C = Prediction(
     question=(
-        "Widen the vanilla RNN from d = 128 to d = 1,024 on the same Arduino (256 KiB of SRAM, 1 MiB of "
-        "flash). What stops fitting first?"
+        "Hana wants to fine-tune the 128-wide RNN on the device over a 100,000-token stream with "
+        "truncated backpropagation through time: gradients flow back at most 100 steps (one window), "
+        "and the state carries over from window to window. The states training must keep…"
     ),
     options={
-        "nothing": "Nothing: an RNN's memory stays flat whatever its width",
-        "state": "The state: it grows with d, and the SRAM is small",
-        "weights": "The weights: they grow with d² and outgrow the flash",
+        "window": "Are set by the window: its 100 steps, however long the stream",
+        "stream": "Still grow with the stream: BPTT keeps every step it has seen",
+        "state": "Fall to one state: the carried state is all the next window needs",
     },
-    answer="weights",
+    answer="window",
     feedback={
-        "nothing": "Flat in the stream length, not in the width: the state grows with d and the weights with "
-        "d², 8.4 MB at d = 1,024 against 1 MiB of flash.",
-        "state": "The state is d values: 4.1 KB at d = 1,024, far inside 256 KiB. The weights are d × d twice: "
-        "8.4 MB, eight times the flash.",
-        "weights": "W_hh and W_xh are d × d each: 8.4 MB at d = 1,024 (64× the 132.1 KB at 128) against 1 MiB "
-        "of flash, while the state is only 4.1 KB. Set d to 1,024 and read the weights card.",
+        "window": "Backpropagation reaches back only through the current window, so only its 100 states are "
+        "kept: 51.2 KB at 512 B each, inside the 256 KiB of SRAM, for a stream of any length. Full BPTT "
+        "over the whole stream would keep 51.2 MB. The price is learning: no gradient connects tokens "
+        "more than 100 steps apart.",
+        "stream": "BPTT keeps the states its backward pass will visit. Truncation ends that pass at the "
+        "window's start, so older states can be dropped: 100 states (51.2 KB), not 100,000 (51.2 MB).",
+        "state": "The forward pass needs only the carried state, but the backward pass through the window "
+        "multiplies one Jacobian per step, each evaluated at that step's state: all 100 must be kept "
+        "(51.2 KB), not one (512 B).",
     },
     kind="transfer",
-    reveals=("8.4 MB",),
+    reveals=("set by the window", "however long the stream"),
+    asks="behaviour",
+    misconceptions={
+        "stream": (
+            "training memory follows the data seen",
+            "Training through time keeps every step of the stream, truncated or not",
+        ),
+        "state": (
+            "training keeps what inference keeps",
+            "A backward pass needs only the state that the forward pass carries",
+        ),
+    },
 )
 C_HIDDEN = Slider("Hidden size d", 16, 1024, 128, step=16)
 C_SEQ = Slider("Stream length S (tokens)", 10, 100000, 1000, step=10)
@@ -679,51 +776,82 @@ S_MIN, S_MAX = 16, 2**22
 
 PRED_D = Prediction(
     question=(
-        "On an H100 at batch 1, a 512-wide RNN layer and a 512-wide self-attention layer (8 heads) "
-        "each process the same 4,096-token sequence. The attention layer does 10× more arithmetic. "
-        "Which finishes first?"
+        "On an H100 at batch 1, with each kernel launch costing 5 µs, a 512-wide RNN layer and a "
+        "512-wide self-attention layer (8 heads) each process the same 4,096-token sequence. The "
+        "attention layer does 10× more arithmetic. Which finishes first, and why?"
     ),
     options={
-        "rnn": "The RNN, by about 10×: it has a tenth of the work",
-        "same": "About the same",
-        "attn10": "Attention, by about 10×",
-        "attn100": "Attention, by about 100×",
+        "rnn": "The RNN, about 10× sooner: it does a tenth of the arithmetic",
+        "same": "About the same: at batch 1 both just stream their weights from memory",
+        "attn_bit": "Attention, but by under 2×: its parallel kernels only just hide its extra work",
+        "attn_far": "Attention, by well over 10×: the RNN's steps wait on their launches in order",
     },
-    answer="attn100",
+    answer="attn_far",
     feedback={
-        "rnn": "FLOPs are not time. The RNN's 4,096 steps run one after another, each paying its launches; "
-        "attention's 10× more arithmetic runs in a handful of wide, parallel kernels.",
-        "same": "The two are bound by different things: the RNN by its 4,096-step chain, attention by "
-        "moving its score matrix. They differ by two orders of magnitude.",
-        "attn10": "More than that: the RNN's chain costs about 8,200 kernel launches (41 ms), attention a few "
-        "hundred microseconds, about 110× apart.",
-        "attn100": "The chain of 4,096 steps costs about 41 ms of launches; attention's S² work is done in "
-        "parallel in about 0.4 ms. Its quadratic cost only catches up at hundreds of thousands of "
-        "tokens. The lead is a launch-cost effect: the part shows where it falls to 10×.",
+        "rnn": "FLOPs are not time. The RNN's 4,096 steps run one after another, each paying two launches "
+        "(41.6 ms in all); attention's 10× more arithmetic runs in a handful of wide, parallel kernels "
+        "(0.38 ms).",
+        "same": "Their weights are small (a 512 × 512 matrix is 0.5 MB): neither time is set by reading "
+        "them. The RNN pays 8,193 launches in order (41.6 ms); attention is bound by moving its score "
+        "matrix (0.38 ms), about 110× apart.",
+        "attn_bit": "Attention's extra work is not what is hidden: the RNN's chain is what costs. Its "
+        "8,193 launches in order take 41.6 ms against attention's 0.38 ms, about 110×; only with free "
+        "launches (0 µs) does the lead shrink below 2×.",
+        "attn_far": "The chain of 4,096 steps costs 8,193 launches in order, 41.6 ms; attention's S² work "
+        "is done in parallel in 0.38 ms: about 110× (48× at 2 µs per launch, 200× at 10 µs). Its "
+        "quadratic cost only catches up at hundreds of thousands of tokens. The lead is a launch-cost "
+        "effect: the part shows the launch cost at which it falls to 10×.",
     },
-    reveals=("by about 100×", "finally loses"),
+    reveals=("about 110×", "finally loses"),
+    asks="regime",
+    misconceptions={
+        "rnn": ("time follows FLOPs", "The model with less arithmetic finishes first"),
+        "same": (
+            "batch 1 is always weight-bound",
+            "At batch 1 every layer's time is the time to read its weights",
+        ),
+        "attn_bit": (
+            "parallelism only offsets extra work",
+            "Parallel kernels win back roughly the extra arithmetic they do, no more",
+        ),
+    },
 )
 
 TRANSFER_D = Prediction(
-    question="Run the same 4,096-token comparison on the STM32H743 microcontroller instead of the H100. Which finishes first?",
+    question=(
+        "Same H100, same 4,096 tokens, 5 µs launches, but now 64 sequences at once (batch 64) "
+        "instead of one. Attention's lead over the RNN…"
+    ),
     options={
-        "attn": "Attention: parallel beats serial on every chip, as it did on the H100",
-        "rnn": "The RNN: no parallel units hide attention's extra arithmetic",
-        "same": "About the same: a slow chip slows both models alike",
+        "shrink": "Shrinks sharply: the RNN's launches now serve 64 sequences at once",
+        "grow": "Grows: attention batches well, while the RNN still cannot parallelize",
+        "same": "Stays about the same: both do 64 times the work",
     },
-    answer="rnn",
+    answer="shrink",
     feedback={
-        "attn": "Parallelism only pays where the hardware is wide and the RNN's steps are dominated by launch overhead. A "
-        "Cortex-M7 does its arithmetic one MAC at a time, so attention's S² work costs its full time.",
-        "rnn": "On the microcontroller the engine has the RNN ahead at every length: the chain's steps are cheap "
-        "there and attention's quadratic work is not hidden by parallel units. Pick the STM32H743 and read "
-        "the crossover and fit cards. (At 4,096 tokens neither model fits the chip's memory: both keep every "
-        "token's input and output, megabytes against 1 MiB of SRAM, and at d = 512 the RNN's two 512 × 512 "
-        "weight matrices fill the 2 MiB flash exactly, so its biases are 4.1 KB too many. The times compare "
-        "the work, not a run you could deploy; Part C shows what streams in kilobytes.)",
-        "same": "The two scale differently (S against S²), so at 4,096 tokens they are far apart on any device.",
+        "shrink": "The RNN still pays 8,193 launches, once for the whole batch: 41.6 ms becomes 41.8 ms. "
+        "Attention's work and score traffic grow 64×: 0.38 ms becomes 22.0 ms. The lead falls from "
+        "about 110× to 1.9× (at 2 µs per launch the RNN even wins). The batch fills each serial step "
+        "with work that the launches no longer dwarf.",
+        "grow": "The RNN cannot parallelize along the sequence, but it can across sequences: each step's "
+        "launch now carries a 64-row product, which costs almost nothing extra (41.6 → 41.8 ms), while "
+        "attention's time grows 64× (0.38 → 22.0 ms).",
+        "same": "Both do 64× the arithmetic, but only attention's time follows it. The RNN's time is "
+        "its launches, paid once per step whatever the batch: 41.6 → 41.8 ms, against 0.38 → 22.0 ms.",
     },
     kind="transfer",
+    reveals=("22.0 ms", "41.8 ms"),
+    asks="direction",
+    misconceptions={
+        "grow": (
+            "batching favours the parallel model",
+            "A larger batch widens the gap in favour of the model that parallelizes",
+        ),
+        "same": (
+            "time follows the batch's work",
+            "Both models' times grow in proportion to the batch",
+        ),
+    },
 )
 D_DEVICE = Choice(
     "Device",
@@ -738,7 +866,7 @@ D_RIVAL = Choice(
 )
 D_FLASH = Toggle("FlashAttention in the rival (scores never stored)", False)
 D_LAUNCH = Choice("Launch cost per kernel", LAUNCH_OPTIONS, "device", inline=False)
-#: The lead PRED_D's answer turns on: "about 100x" rather than "about 10x".
+#: The lead PRED_D's answer turns on: "well over 10x" rather than "under 2x" or "about the same".
 D_THRESHOLD = 10.0
 
 
@@ -987,28 +1115,58 @@ PRED_E = Prediction(
         "step's state (O(S·d)) to evaluate that product.",
     },
     reveals=("product shrinks geometrically",),
+    asks="behaviour",
+    misconceptions={
+        "all": (
+            "an orthogonal W_hh keeps the gradient",
+            "If W_hh preserves lengths, backpropagation through it preserves the gradient",
+        ),
+        "explode": (
+            "long products always explode",
+            "Multiplying a hundred matrices always makes the result blow up",
+        ),
+        "state": (
+            "the gradient follows the state's size",
+            "A gradient is as large as the state it flows into",
+        ),
+    },
 )
 
 TRANSFER_E = Prediction(
     question=(
-        "Give the state a path around W_hh, the way an LSTM's cell state does: h_t = h_(t−1) + α·tanh(W_hh "
-        "h_(t−1) + u_t). After the same 100 steps, how much of the gradient reaches h_0?"
+        "The simulation's state has 16 units. Widen it to 64 units (W_hh still orthogonal, gain 1, tanh, "
+        "no path around W_hh). After 100 steps, how much of the gradient reaches h_0?"
     ),
     options={
-        "vanish": "Still almost nothing: tanh′ still multiplies every step",
-        "survive": "Order one or more: each step's Jacobian now has an identity term",
-        "zero": "Exactly none: the path bypasses the weights, so they get no gradient",
+        "vanish": "Still almost nothing: the loss per step comes from tanh′, not the width",
+        "survive": "Much more of it: a wider state gives the gradient more paths back",
+        "explode": "Far more than all of it: a 64 × 64 matrix amplifies more than a 16 × 16 one",
     },
-    answer="survive",
+    answer="vanish",
     feedback={
-        "vanish": "tanh′ now multiplies only the α-scaled branch; the identity term passes the gradient on "
-        "unchanged, as in 6.4's residual blocks. Toggle the additive path and compare the curves.",
-        "survive": "I + α·diag(tanh′) W_hh stays near the identity, so the product no longer decays geometrically "
-        "(it can even grow, which is why LSTMs gate the path with a forget gate below 1).",
-        "zero": "The path adds the identity to the Jacobian; the branch through W_hh still gets its own gradient.",
+        "vanish": "About 10⁻²⁰ at 64 units, against 10⁻²¹ at 16: each step still multiplies by "
+        "diag(tanh′) W_hh, and an orthogonal W_hh of any size preserves lengths, so the shrinking comes "
+        "from tanh′ alone (0.62 per step at 16 units, 0.63 at 64). Width is not what fixes vanishing; a "
+        "path around W_hh, as in an LSTM's cell state, is.",
+        "survive": "More units give more paths, but every path passes through the same diag(tanh′) W_hh "
+        "each step: the gradient still shrinks by about 0.63 per step at 64 units, to about 10⁻²⁰ after 100.",
+        "explode": "W_hh = gain × an orthogonal matrix: at gain 1 it preserves every vector's length "
+        "whatever its size. Only a gain above 1 (with an activation that does not shrink) amplifies: "
+        "here the gradient still vanishes, to about 10⁻²⁰.",
     },
     kind="transfer",
-    reveals=("lets it learn across long spans", "it survives"),
+    reveals=("not the width", "Width is not what fixes vanishing"),
+    asks="behaviour",
+    misconceptions={
+        "survive": (
+            "capacity fixes vanishing",
+            "A wider state carries more gradient back through time",
+        ),
+        "explode": (
+            "bigger matrices amplify more",
+            "A larger weight matrix multiplies a vector's length by more",
+        ),
+    },
 )
 E_STEPS = Slider("Time steps S", 5, 200, 100, step=5)
 E_ACTIVATION = Choice(
@@ -1049,7 +1207,7 @@ def part_e(steps: int, activation: str, gain: float, additive: bool) -> View:
     fig.add_trace(
         go.Scatter(x=ts, y=list(plain.grad_norms), name="plain: J_t = diag(f′) W_hh", mode="lines")
     )
-    if additive:  # shown once the toggle asks for it: TRANSFER_E asks what it does first
+    if additive:  # the path's curve, drawn when the toggle asks for it
         fig.add_trace(
             go.Scatter(
                 x=ts,

@@ -79,15 +79,15 @@ def _att(shape: str, seq: int, flash: bool = False) -> L.Attention:
 
 PRED_A = Prediction(
     question=(
-        "One attention head computes its query-key scores QKᵀ at S = 512 tokens with d_head = 64, "
-        "and stores the score matrix. Double the sequence length S, or instead double d_head: what "
-        "happens to the multiply-accumulates and to the stored scores?"
+        "One attention head at S = 512 tokens with d_head = 64 computes its query-key scores QKᵀ and "
+        "stores the S × S score matrix. Two ways to give it more reach: double the context S, or "
+        "double the head width d_head. What does each cost?"
     ),
     options={
-        "equal": "Either doubling gives 2× the MACs and 2× the stored scores",
-        "s4": "Doubling S: 4× the MACs and the scores; doubling d_head: 2× the MACs, same scores",
-        "d4": "Doubling d_head: 4× the MACs and the scores; doubling S: 2× of each",
-        "macs": "Either gives 4× the MACs; the stored scores are one number per token, so 2× at most",
+        "s4": "A longer context costs arithmetic and stored scores; a wider head, only arithmetic",
+        "d4": "A wider head costs arithmetic and stored scores; a longer context, only arithmetic",
+        "equal": "Each costs arithmetic and stored scores alike, in the same proportion",
+        "macs": "Each costs only arithmetic, since a head stores one score per token",
     },
     answer="s4",
     feedback={
@@ -95,14 +95,30 @@ PRED_A = Prediction(
         "(4× the entries, each a d_head-term dot product, so 4× the MACs). d_head only lengthens each dot "
         "product: 2× the MACs, the same S × S entries.",
         "s4": "QKᵀ is S × S dot products of d_head terms: S² × d_head MACs (16.8 M at 512 and 64), and S² "
-        "stored entries. S enters squared, d_head once and not at all in what is stored: a long context "
-        "costs memory, a wide head only arithmetic.",
+        "stored entries. Doubling S gives 4× the MACs and 4× the scores; doubling d_head 2× the MACs and "
+        "not one more score. S enters squared, d_head once and not at all in what is stored: a long "
+        "context costs memory, a wide head only arithmetic.",
         "d4": "d_head appears once in S² × d_head and not at all in the S × S score matrix; S appears twice. "
         "Doubling S is the 4× case, for the MACs and the storage alike.",
         "macs": "A score is kept for every query-key pair, not per token: S × S entries, so doubling S "
-        "quadruples them, while doubling d_head leaves them unchanged (and doubles the MACs, not 4×).",
+        "quadruples them, while doubling d_head leaves them unchanged (and doubles the MACs).",
     },
     reveals=("16,777,216", "16.8 M MACs", "S² × d_head"),
+    asks="behaviour",
+    misconceptions={
+        "d4": (
+            "the head width sets the score matrix",
+            "Wider heads store larger score matrices",
+        ),
+        "equal": (
+            "all sizes scale alike",
+            "Doubling any dimension of attention doubles everything it costs",
+        ),
+        "macs": (
+            "one score per token",
+            "Attention keeps one score per token, so its scores grow linearly with S",
+        ),
+    },
 )
 A_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
 A_D_HEAD = Slider("Head dimension d_head", 16, 256, 64, step=16)
@@ -220,14 +236,15 @@ def part_a(seq: int, d_head: int, precision: str) -> View:
 
 PRED_B = Prediction(
     question=(
-        "One layer with d_model = 768 as 12 heads of 64 keeps 402.7 MB of FP16 scores at 4,096 tokens. "
-        "Split the same 768 into 24 heads of 32 instead. The score memory and the score MACs…"
+        "One attention layer with d_model = 768 runs as 12 heads of 64 at 4,096 tokens and stores its "
+        "FP16 scores. Split the same 768 into 24 heads of 32 instead. The stored scores and the score "
+        "MACs…"
     ),
     options={
         "same": "Both stay the same: d_model, and so the work, is unchanged",
-        "mem2": "Memory doubles, MACs stay the same: every head has its own scores",
+        "mem2": "The scores double, the MACs stay: every head has its own S × S matrix",
         "both2": "Both double: twice the heads do twice the attention",
-        "half": "Memory stays, MACs halve: each dot product is half as long",
+        "half": "The scores stay, the MACs halve: each dot product is half as long",
     },
     answer="mem2",
     feedback={
@@ -242,6 +259,21 @@ PRED_B = Prediction(
         "matrices, one per head, double.",
     },
     reveals=("805.3 MB", "its own scores", "one score matrix per head", "own S × S"),
+    asks="behaviour",
+    misconceptions={
+        "same": (
+            "same width, same cost",
+            "Splitting a fixed d_model into more heads changes nothing the layer keeps",
+        ),
+        "both2": (
+            "cost follows the head count",
+            "Each head is a full attention, so twice the heads do twice the work",
+        ),
+        "half": (
+            "narrower heads do less work",
+            "Halving the head width halves the arithmetic of the whole layer",
+        ),
+    },
 )
 B_SEQ = Slider("Context S (tokens)", 512, 131072, 4096, step=512)
 B_HEADS = Slider("Attention heads", 1, 64, 12)
@@ -304,7 +336,7 @@ def part_b(seq: int, heads: int, layers: int) -> View:
             ),  # rings: "your setting" shows inside
         )
     )
-    # no device lines here: where one layer's scores meet 80 GB is Part C's question
+    # no device lines here: where one layer's scores meet a device is Part C's search
 
     h100 = HW.Hardware.get("H100").memory.capacity.m_as("B")
     kept = n_layers * score_b
@@ -401,26 +433,46 @@ def figure14_check() -> dict[str, int]:
 
 PRED_C = Prediction(
     question=(
-        "Napkin Math 6.1: at 100,000 tokens one 12-head layer's FP16 scores take 240 GB. What is the "
-        "longest context whose one-layer scores fit in an 80 GB H100?"
+        "On an 80 GB H100, one 12-head attention layer (d = 768) can keep its FP16 score matrix up to "
+        "about 58,000 tokens. Run it with FlashAttention instead, which never stores the scores. The "
+        "longest context at which its attention core fits…"
     ),
     options={
-        "33k": "About 33,000 tokens (80/240 of 100,000)",
-        "58k": "About 58,000 tokens",
-        "100k": "All 100,000: the 240 GB is split across 12 heads",
-        "10k": "About 10,000 tokens",
+        "far": "Grows many times over: what it still stores grows only in step with S",
+        "same": "Stays about the same: every one of the S² scores is still computed",
+        "unlimited": "Has no limit any more: with the scores gone, nothing it keeps grows with S",
+        "shrinks": "Shrinks a little: each tile keeps its own copies of K and V",
     },
-    answer="58k",
+    answer="far",
     feedback={
-        "33k": "That scales the context linearly with memory. Memory grows as S², so S grows as the square "
-        "root: √(80/240) × 100,000 ≈ 57,700.",
-        "58k": "Memory ∝ S², so the context that fits scales as √memory: √(80/240) × 100,000 ≈ 57,735 tokens, "
-        "which the search below finds.",
-        "100k": "All 12 heads run in the same layer at the same time and their scores are live together: the "
-        "layer needs the whole 240 GB.",
-        "10k": "Too pessimistic: a third of the memory still allows √(1/3) ≈ 58% of the context, not a tenth.",
+        "far": "Without the S × S matrices the core keeps Q, K, V and the output: 4 × S × d values, "
+        "6,144 B per token at d = 768 in FP16. The 80 GB then holds about 13 million tokens, over 200× "
+        "the 57,735 the scores allowed. Memory stops being the limit; time takes over: at that length "
+        "the S² arithmetic alone takes about 18 minutes for one layer (the FlashAttention card below).",
+        "same": "Computing a score is not keeping it: FlashAttention computes all S² of them tile by tile "
+        "in on-chip memory and discards each tile after using it. What stays grows linearly: about 13 "
+        "million tokens fit, not 58,000.",
+        "unlimited": "Q, K, V and the output are still S × d each: 6,144 B per token here. They are "
+        "linear, not gone: the 80 GB runs out near 13 million tokens.",
+        "shrinks": "The tiles live in on-chip SRAM and are reused, not kept: main memory holds one copy "
+        "of Q, K, V and the output. The context that fits grows over 200×, to about 13 million tokens.",
     },
-    reveals=("57,735", "58,000", "square root of the memory"),
+    reveals=("13 million tokens", "13,020,833", "over 200×"),
+    asks="behaviour",
+    misconceptions={
+        "same": (
+            "computing a score means storing it",
+            "Every value a kernel computes must be kept in main memory",
+        ),
+        "unlimited": (
+            "FlashAttention stores nothing",
+            "With the scores gone, attention's memory no longer depends on the context",
+        ),
+        "shrinks": (
+            "tiling costs memory",
+            "Working tile by tile keeps extra copies of the inputs in main memory",
+        ),
+    },
 )
 C_DEVICE = Choice(
     "Device",
@@ -574,26 +626,43 @@ def part_c(device: str, shape: str, what: str) -> View:
 
 PRED_D = Prediction(
     question=(
-        "True or false: IO-aware algorithms like FlashAttention reduce dense self-attention from O(S²) "
-        "to O(S) floating-point operations."
+        "At 8,192 tokens on the H100, the textbook attention core (12 heads, d = 768, FP16, kernels at "
+        "half the peak FLOP/s) writes and reads its score matrices in main memory. FlashAttention "
+        "computes the same scores tile by tile on chip and moves about 130× fewer bytes. Its time…"
     ),
     options={
-        "true": "True: tiling processes one block at a time, so the work is linear in S",
-        "false_bytes": "False: the FLOPs stay O(S²); it avoids storing the S × S scores",
-        "false_sparse": "False: it skips small scores, so it is approximate, not linear",
+        "bytes": "Falls about 130×: attention's time is set by the bytes it moves",
+        "compute": "Falls several times, no more: the same arithmetic now binds",
+        "linear": "Falls over 130×: tiling also makes the work linear in S",
+        "same": "Stays the same: the same FLOPs take the same time",
     },
-    answer="false_bytes",
+    answer="compute",
     feedback={
-        "true": "Tiling changes where the scores live, not how many are computed: every query still meets "
-        "every key, S² dot products. What drops to O(S) is the memory the kernel keeps.",
-        "false_bytes": "Exact tiled attention computes all S² scores block by block in on-chip SRAM with an "
-        "online softmax, so the FLOPs are identical. The live memory loses its S² term; the traffic "
-        "falls sharply but keeps one (K and V are re-read for every tile of queries) unless K and V "
-        "stay on chip.",
-        "false_sparse": "Right verdict, wrong mechanism: FlashAttention is exact. Sparse attention is the "
-        "family that skips scores.",
+        "bytes": "Only while memory binds. Moving 130× fewer bytes takes the memory time from 1.95 ms to "
+        "15 µs, far below the 0.42 ms the S² arithmetic needs: the kernel is 4.6× faster and now bound "
+        "by compute.",
+        "compute": "1.95 ms → 0.42 ms: 4.6× faster, not 130×. The textbook kernel was bound by moving its "
+        "scores; FlashAttention removes that traffic, and the same 206 GFLOP (the FLOPs stay O(S²)) now "
+        "set the time. Tiling moves attention from the memory roof to the compute roof; it does not "
+        "change the arithmetic.",
+        "linear": "Tiling changes where the scores live, not how many are computed: every query still meets "
+        "every key, S² dot products, 206 GFLOP here as before. The time falls 4.6×, to the compute roof.",
+        "same": "The FLOPs are the same, but the textbook kernel was not waiting on them: it was bound by "
+        "its score traffic (1.95 ms). Without that traffic it takes 0.42 ms, 4.6× less.",
     },
-    reveals=("FLOPs stay O(S²)",),
+    reveals=("FLOPs stay O(S²)", "4.6× faster", "to the compute roof"),
+    asks="regime",
+    misconceptions={
+        "bytes": (
+            "attention is always memory-bound",
+            "Attention's time falls in proportion to the bytes a kernel saves",
+        ),
+        "linear": (
+            "FlashAttention is linear",
+            "Tiled attention does O(S) arithmetic instead of O(S²)",
+        ),
+        "same": ("time follows FLOPs", "Two kernels with the same FLOPs take the same time"),
+    },
 )
 D_SEQ = Slider("Context S (tokens)", 1024, 131072, 8192, step=1024)
 D_SHAPE = Choice("Model shape", SHAPE_LABELS, "napkin", inline=False)
@@ -728,98 +797,154 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
 
 
 # ---------------------------------------------------------------------------------------------
-# Transfer questions: one unseen case per part, answered with the part's own controls
+# Transfer questions: one case per part that its controls cannot reach
 # ---------------------------------------------------------------------------------------------
 
 TRANSFER_A = Prediction(
     question=(
-        "Double the context to S = 1,024 and halve the head to d_head = 32 at once. The QKᵀ MACs and "
-        "the stored scores…"
+        "A sliding-window head (as in Mistral 7B) lets each query see only the 4,096 keys before it. "
+        "Double the context from 32,768 to 65,536 tokens. Its score MACs and stored scores…"
     ),
     options={
-        "cancel": "Both stay the same: the doubling and the halving cancel",
-        "m2s4": "MACs 2×, stored scores 4×",
-        "both2": "Both 2×",
-        "both4": "Both 4×",
+        "x2": "Double: each new token brings the same fixed window of work",
+        "x4": "Quadruple: attention always costs the context squared",
+        "same": "Stay the same: the window fixes the work",
     },
-    answer="m2s4",
+    answer="x2",
     feedback={
-        "cancel": "S enters the MACs squared and d_head once: 2² / 2 = 2×. The scores do not depend on "
-        "d_head at all: 2² = 4×.",
-        "m2s4": "S² × d_head: 4 × ½ = 2× the MACs; S² scores: 4×. Set S = 1,024 and d_head = 32 and read the "
-        "two cards.",
-        "both2": "The scores are S × S whatever d_head is: doubling S quadruples them.",
-        "both4": "Halving d_head halves each dot product: the MACs grow 2×, not 4×.",
+        "x2": "With a window W each of the S queries meets W keys: S × W scores and S × W × d_head MACs. "
+        "At d_head = 64 that is 8.6 G MACs at 32,768 tokens and 17.2 G at 65,536: linear in S. Full "
+        "attention would have gone 4×. The window buys linear cost with a limit on how far a token "
+        "sees directly.",
+        "x4": "S² comes from every query meeting every key. With a window each query meets 4,096 keys "
+        "whatever the context, so the scores are S × 4,096 and double with S (8.6 G → 17.2 G MACs).",
+        "same": "The window fixes the work per query, not the number of queries: twice the tokens, "
+        "twice the 4,096-key rows (8.6 G → 17.2 G MACs).",
     },
     kind="transfer",
+    reveals=("17.2 G", "linear in S"),
+    asks="direction",
+    misconceptions={
+        "x4": (
+            "attention is always quadratic",
+            "Any attention layer's cost grows as the square of the context",
+        ),
+        "same": (
+            "a window fixes the total",
+            "A fixed window makes the whole layer's cost independent of the context",
+        ),
+    },
 )
 
 TRANSFER_B = Prediction(
     question=(
-        "Triple the context to 12,288 tokens but keep only 4 heads of 64 instead of 12. One layer's score "
-        "memory becomes…"
+        "The same 12-head, 32-layer model now serves requests at 16,384 tokens: inference only, no "
+        "backward pass, scores still materialized. How many layers' score matrices must be in memory "
+        "at once?"
     ),
     options={
-        "same": "The same: a third of the heads cancels three times the context",
-        "three": "3× larger: the context counts squared, the heads once",
-        "nine": "9× larger: the context alone sets the score memory",
-        "third": "A third: fewer heads shrink every matrix",
+        "one": "One layer's: each layer's scores are freed once its output is out",
+        "all": "All 32 layers': each layer's scores stay until the model's answer is out",
+        "none": "None: inference computes the scores but never stores them",
     },
-    answer="three",
+    answer="one",
     feedback={
-        "same": "The context enters squared: 3² = 9× the scores per head, over a third as many heads: 3×.",
-        "three": "heads × S² × 2 B: (4/12) × 3² = 3×, 1.2 GB against 402.7 MB. Set 4 heads and 12,288 tokens "
-        "and compare the cards.",
-        "nine": "Each head keeps its own S × S matrix: with a third as many heads, 9× per head is 3× in all.",
-        "third": "A head's matrix is S × S whatever the heads: fewer heads mean fewer matrices, each 9× larger.",
+        "one": "Layers run one after another, and nothing later reads a layer's scores: at inference "
+        "they are freed as soon as that layer's output exists. The peak is one layer's: 6.4 GB of FP16 "
+        "scores (13.0 GB with logits and probabilities live together), where keeping all 32 for a "
+        "backward pass would take 206 GB.",
+        "all": "Training keeps them because the backward pass reads them again. Inference never goes "
+        "back: the engine counts the peak over layers, one layer's 13.0 GB, not 32 of them.",
+        "none": "Materialized scores are written to memory, then read by the softmax and by PV: one "
+        "layer's 6.4 GB (FP16) exists at a time. Only a fused kernel (FlashAttention) never stores them.",
     },
     kind="transfer",
-    reveals=("1.2 GB",),
+    reveals=("freed as soon as", "peak is one layer"),
+    asks="behaviour",
+    misconceptions={
+        "all": (
+            "inference keeps what training keeps",
+            "Every layer's activations stay in memory until the model's output is computed",
+        ),
+        "none": (
+            "inference stores no intermediates",
+            "Without a backward pass, a model never writes its scores to memory",
+        ),
+    },
 )
 
 TRANSFER_C = Prediction(
     question=(
-        "Move the same 12-head model from the 80 GB H100 to an 8 GB iPhone 15 Pro. The longest context "
-        "whose one-layer scores fit becomes about…"
+        "Serve 4 documents at once (batch 4) on the same 80 GB H100 with the same 12-head layer, "
+        "scores materialized. The longest context whose one-layer scores fit…"
     ),
     options={
-        "tenth": "A tenth (about 5,800 tokens)",
-        "third": "About a third (about 18,000 tokens)",
-        "same": "The same: memory does not limit context",
-        "hundredth": "A hundredth",
+        "half": "Halves: each document keeps its own S × S scores",
+        "quarter": "Falls to a quarter: four documents take four times the memory",
+        "same": "Stays the same: the scores belong to the layer, like its weights",
     },
-    answer="third",
+    answer="half",
     feedback={
-        "tenth": "That scales context with memory. Memory grows as S², so S scales as √(1/10) ≈ 0.32.",
-        "third": "√(8/80) × 57,735 ≈ 18,257 tokens: pick the iPhone in the device list and read the card.",
-        "same": "One layer's scores must fit: a tenth of the memory allows √(1/10) of the context.",
-        "hundredth": "That squares the wrong way: S² scales with memory, so S scales with its square root.",
+        "half": "Each document's queries meet its own keys: 4 × 12 × S² × 2 B must fit, so S² falls 4× "
+        "and S 2×: 28,867 tokens against 57,735. Weights are shared by the batch; scores, like every "
+        "activation, are per example.",
+        "quarter": "The memory per token does not fall 4×: the scores grow as S², so a quarter of the "
+        "memory per document allows half the context (28,867 against 57,735), not a quarter.",
+        "same": "Weights are shared by every example; scores are computed from each example's own "
+        "queries and keys, one set per document: 28,867 tokens fit, not 57,735.",
     },
     kind="transfer",
+    reveals=("28,867",),
+    asks="direction",
+    misconceptions={
+        "quarter": (
+            "the context scales with the memory",
+            "A quarter of the memory per document allows a quarter of the context",
+        ),
+        "same": (
+            "scores are shared like weights",
+            "A batch shares one score matrix, as it shares the weights",
+        ),
+    },
 )
 
 TRANSFER_D = Prediction(
     question=(
-        "With FlashAttention on, double the context from 8,192 to 16,384 tokens. The lower-bound bytes moved "
-        "and the FLOPs grow by…"
+        "During generation, each new token's query attends to 65,536 cached keys and values (decode, "
+        "batch 1, the same 12-head layer on the H100). At 8,192 tokens of prefill FlashAttention "
+        "moved about 130× fewer bytes. Here it moves…"
     ),
     options={
-        "2x4x": "2× bytes, 4× FLOPs",
-        "4x4x": "4× both",
-        "2x2x": "2× both",
-        "1x4x": "Bytes unchanged, 4× FLOPs",
+        "few": "A few percent fewer: the scores are one row, and reading K and V dominates",
+        "same": "About 130× fewer again: it still never stores the scores",
+        "more": "Far more than 130× fewer: the context is 8× longer, so the scores are 64× larger",
     },
-    answer="2x4x",
+    answer="few",
     feedback={
-        "2x4x": "Q, K, V and O are S × d each: linear. Every query still meets every key: S². Slide the context "
-        "and read both cards.",
-        "4x4x": "That is the materialized kernel: with tiling the S² scores never reach memory.",
-        "2x2x": "Tiling does not remove a single score computation: the FLOPs stay S².",
-        "1x4x": "The tensors that remain (Q, K, V, O) grow with S.",
+        "few": "One query meets 65,536 keys: its scores are 12 rows of 65,536, 1.6 MB, written and read "
+        "twice (6.3 MB of traffic), while the cached K and V are 201 MB, read once. FlashAttention saves "
+        "the 6.3 MB: 3% of the traffic (207.6 MB against 201.3 MB). Decode is bound by reading the KV "
+        "cache, which tiling does not shrink.",
+        "same": "There is no S × S matrix at decode: one new query gives one row of scores per head. The "
+        "traffic is the cached K and V (201 MB), which both kernels read: 207.6 MB against 201.3 MB.",
+        "more": "The S² growth belongs to S queries meeting S keys. At decode there is one query: the "
+        "scores grow only with the cache, and the cache itself dominates (201 MB of K and V against 6.3 MB "
+        "of score traffic).",
     },
     kind="transfer",
+    reveals=("3% of the traffic", "bound by reading the KV"),
+    asks="regime",
+    misconceptions={
+        "same": (
+            "FlashAttention always saves the same",
+            "FlashAttention cuts attention's traffic by the same factor in every phase",
+        ),
+        "more": (
+            "decode still builds S × S scores",
+            "A longer cache at decode means a quadratically larger score matrix",
+        ),
+    },
 )
-
 
 # ---------------------------------------------------------------------------------------------
 # Part E: unmasked attention has no notion of order (why transformers need positional encodings;
@@ -854,6 +979,21 @@ PRED_E = Prediction(
         "just do not depend on order.",
     },
     reveals=("permutation-equivariant", "only moved"),
+    asks="behaviour",
+    misconceptions={
+        "changes": (
+            "attention knows positions",
+            "Attention weights depend on where each token sits in the sequence",
+        ),
+        "fixed": (
+            "outputs belong to slots",
+            "Each output position keeps its value when the tokens are reordered",
+        ),
+        "same": (
+            "attention averages everything",
+            "Self-attention gives every token the same average of the sequence",
+        ),
+    },
 )
 E_SHIFT = Slider("Rotate the 5 tokens by (places)", 0, 4, 1)
 E_POSITIONS = Toggle("Add sinusoidal positional encodings to the inputs", False)
@@ -943,7 +1083,7 @@ def part_e(shift: int, positions: bool) -> View:
         first
         + "Unmasked (bidirectional, encoder) self-attention sees a set, not a sequence"
         + (
-            # said once the toggle is on: TRANSFER_E asks what positional encodings do first
+            # said once the toggle is on, where the chart shows it
             "; order enters it only through positional information: added to its inputs (sinusoidal, "
             "as here, or learned, as in GPT-2) or applied to queries and keys (rotary, as in Llama). "
             if pe
@@ -968,20 +1108,37 @@ def part_e(shift: int, positions: bool) -> View:
 
 TRANSFER_E = Prediction(
     question=(
-        "Now add sinusoidal positional encodings to the inputs and rotate the tokens by 2 places. Does each "
-        "token get back its original output?"
+        "Jun's classifier averages the five outputs of this unmasked head into one vector (mean "
+        "pooling), with no positional encodings. Shuffle the tokens, as 'dog bites man' becomes "
+        "'man bites dog'. The pooled vector…"
     ),
     options={
-        "no": "No: at a new position, a token is a different input",
-        "yes": "Yes: attention still ignores the order of its inputs",
-        "only": "Only the first token changes",
+        "same": "Is unchanged: the outputs only move, and an average ignores order",
+        "differs": "Changes: the words now mean something else to the model",
+        "slight": "Changes slightly: each token's attention shifts with its new neighbours",
     },
-    answer="no",
+    answer="same",
     feedback={
-        "no": "The encodings are added to the token vectors, so moving a token changes its input and hence its "
-        "queries, keys and values. Switch the toggle on: the change is far above rounding.",
-        "yes": "Attention itself still ignores order, but its inputs now carry it: token + position.",
-        "only": "Every rotated token lands on a different position with a different encoding: all of them change.",
+        "same": "Each output moves with its token unchanged, and a mean does not care which slot holds "
+        "what: the pooled vector is identical, to rounding. This classifier cannot tell 'dog bites man' "
+        "from 'man bites dog'. Positional encodings (or a causal mask) are what let it.",
+        "differs": "The model sees a set of token vectors: shuffled, it is the same set. Each token's "
+        "output is unchanged, only moved, and their average is the same vector.",
+        "slight": "A token's attention weights depend on the other tokens' keys, not on where they sit: "
+        "its neighbours in the sequence are not its neighbours in the computation. Each output is the "
+        "same, only moved, and so is their average, to rounding.",
     },
     kind="transfer",
+    reveals=("pooled vector is identical",),
+    asks="behaviour",
+    misconceptions={
+        "differs": (
+            "the model reads meaning from order",
+            "A sentence with another meaning always gives another representation",
+        ),
+        "slight": (
+            "neighbours shift attention",
+            "Moving a token next to other tokens changes what it attends to",
+        ),
+    },
 )
