@@ -91,7 +91,7 @@ def test_pred_d_asks_what_caps_the_batch_not_a_count():
 
     q = lab.PRED_D
     assert q.asks == "regime" and "What caps" in q.question
-    assert not any(re.search(r"\b1[0-9]\b|about \d", o) for o in q.options.values())
+    assert not any(re.search(r"\babout \d|\d+ users", o) for o in q.options.values())
 
 
 def test_pitfall_2_to_4_users_hold_2_to_4_gb():
@@ -465,7 +465,7 @@ def test_transfer_e_generation_rereads_the_weights():
         Engine.solve(m, H100, phase="decode", seq_len=s, efficiency=lab.EFFICIENCY).bytes_moved
         for s in (1, 2, 1024, 2048)
     ]
-    assert step[1] - step[0] == pytest.approx(step[3] - step[2], rel=1e-3)  # linear in S
+    assert step[1] - step[0] == pytest.approx((step[3] - step[2]) / 1024, rel=1e-3)  # linear in S
     assert gen == pytest.approx(n * (step[0] + step[3]) / 2)
     assert round(gen / 1e12, 1) == 28.2 and round(one / 1e9, 1) == 72.8
     assert "388×" in lab.TRANSFER_E.feedback["gen"]

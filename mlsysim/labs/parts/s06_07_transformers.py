@@ -1191,7 +1191,7 @@ TRANSFER_B = Prediction(
         "Going from one sequence per step to a batch of 32, the bytes read per generated token…"
     ),
     options={
-        "near32": "Fall nearly 32×: its weights dwarf its small GQA caches",
+        "near32": "Fall nearly in step with the batch: its weights dwarf its GQA caches",
         "as7b": "Fall about as far as the 7B's: each sequence reads its own cache",
         "less": "Fall less than the 7B's: a 70B model's caches are far larger",
     },

@@ -1071,11 +1071,11 @@ def _transfer_c_feedback() -> dict[str, str]:
 
 TRANSFER_C = Prediction(
     question=(
-        "Hashing keeps 14% of the rows of both self-check tables (FP32), so they fit the 80 GB A100. Per "
-        "lookup, the bytes gathered from the user table…"
+        "Hashing keeps 14% of the rows of both self-check tables (128 FP32 values per row), so they fit the "
+        "80 GB A100. Per lookup, the bytes gathered from the user table…"
     ),
     options={
-        "same": "Stay the same: each lookup still copies one full 128-value row",
+        "same": "Stay the same: each lookup still copies one whole row",
         "fall": "Fall about 7×: the table they are read from is 7× smaller",
         "cache": "Drop to almost nothing: the smaller tables now sit in cache",
     },
