@@ -1142,7 +1142,7 @@ TRANSFER_A = Prediction(
     options={
         "launch": "Launches: at batch 1 every decode step is launch-bound",
         "memory": "Memory: streaming its weights outlasts launching its kernels",
-        "compute": "Compute: a bigger model does more arithmetic per token",
+        "compute": "Compute: a bigger model does more arithmetic for every token it decodes",
     },
     answer="memory",
     feedback=Deferred(_transfer_a_feedback),
@@ -1308,7 +1308,7 @@ TRANSFER_D = Prediction(
     options={
         "little": "Falls only a little: at one user the weights are most of the bytes",
         "4x": "Falls about 4×: decode is memory-bound and its cache shrank 4×",
-        "none": "Stays the same: GQA saves memory capacity, never bandwidth",
+        "none": "Stays exactly the same: GQA saves memory capacity, never bandwidth",
     },
     answer="little",
     feedback=Deferred(_transfer_d_feedback),
@@ -1347,8 +1347,8 @@ PRED_E = Prediction(
     options={
         "32x": "Grow 32×: every head computes its own S × S scores",
         "same": "Stay the same: the heads split d, but each stores its own scores",
-        "fewer": "Fall 32×: each head is 32× narrower",
-        "same_all": "Stay the same: splitting d changes nothing the layer stores",
+        "fewer": "Fall 32×: each head works on a 32× narrower slice of d",
+        "same_all": "Stay the same: splitting d changes nothing the layer computes or stores",
     },
     answer="same",
     feedback={

@@ -960,7 +960,7 @@ TRANSFER_A = Prediction(
     options={
         "trade": "Trades capacity for compute: megabytes held, but MACs per lookup",
         "same": "Saves little: the 100M item vectors still have to be stored",
-        "faster": "Is faster as well: MACs take less time than random row reads",
+        "faster": "Is faster as well: a few MACs take less time than a random row read",
     },
     answer="trade",
     feedback=Deferred(_transfer_a_feedback),
@@ -1132,7 +1132,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "more": "Grow: twice the shards put more of each request's rows elsewhere",
-        "same": "Stay the same: the tables and the lookups have not changed",
+        "same": "Stay the same: the tables and the lookups per request have not changed",
         "less": "Fall: each smaller shard holds fewer rows to send",
     },
     answer="more",
