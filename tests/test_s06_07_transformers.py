@@ -74,12 +74,24 @@ def test_pred_d_12_users_of_4096_tokens_fit_a_40gb_a100():
     assert round(full.kv_cache_bytes / GB, 1) == 25.8
     assert round(m.weight_bytes("fp16") / GB, 1) == 13.5 and "13.5 GB" in lab.PRED_D.question
     fb = lab.PRED_D.feedback
-    assert "2.15 GB" in fb["12"] and "41.40 GB" in fb["12"] and "26.5 GB" in fb["many"]
+    assert "2.15 GB" in fb["cache"] and "41.40 GB" in fb["cache"] and "26.5 GB" in fb["none"]
     assert (
-        f"need {full.memory_footprint_bytes / GB:.2f} GB in all" in fb["12"]
+        f"{full.memory_footprint_bytes / GB:.2f} GB in all" in fb["cache"]
     )  # as 41.40: two decimals
-    assert lab.max_users(32, "A100_40GB", 2048) == 24  # "half as many": 24 at 2,048 tokens
-    assert lab.PRED_D.answer == "12"
+    assert "12 users fill the device" in fb["cache"] and "memory-bound" in fb["cache"]
+    assert full.bottleneck == "Memory"  # the compute option's claim is checked, not assumed
+    assert f"{full.arithmetic_intensity.magnitude:,.1f} FLOP/B" in fb["compute"]
+    assert lab.PRED_D.answer == "cache"
+
+
+def test_pred_d_asks_what_caps_the_batch_not_a_count():
+    """Review (issue 32) item 3: PRED_D asked 'about how many users' (arithmetic on the stem's
+    figures). It now asks which resource caps the batch; no option states a user count."""
+    import re
+
+    q = lab.PRED_D
+    assert q.asks == "regime" and "What caps" in q.question
+    assert not any(re.search(r"\babout \d|\d+ users", o) for o in q.options.values())
 
 
 def test_pitfall_2_to_4_users_hold_2_to_4_gb():
@@ -271,14 +283,19 @@ def test_figure14_scores_fill_80_gb_at_40000_not_41000():
 
 def test_figure14_scores_limit_first_then_the_cache():
     """Checkpoint 6.5: with materialized scores, one layer's scores set the limit first (40,000
-    tokens); with tiled attention the KV cache does, near 250,000 tokens on 80 GB."""
+    tokens); with tiled attention the KV cache does, near 250,000 tokens on 80 GB. PRED_C asks
+    the tiled case (issue 32: 6.6 already shows the scores filling 80 GB near 40,000)."""
     x = lab.crossings(H100.memory.capacity.m_as("B"))
     assert x["scores_fit"] < x["kv_fit"]
     assert x["kv_fit"] == 250_275
     assert lab.tiled_live_bytes(x["kv_fit"]) < x["kv_fit"] * Models.GPT2.kv_cache_bytes_per_token(
         "fp16"
     )
-    assert lab.PRED_C.answer == "scores"
+    assert lab.PRED_C.answer == "kv" and "never stores" in lab.PRED_C.question
+    fb = lab.PRED_C.feedback
+    assert "250,275" in fb["kv"] and "10,141" in fb["kv"] and "307.2 KB" in fb["kv"]
+    assert "12.8 KB per token" in fb["kv"] and "24×" in fb["kv"]  # 4 x 1,600 x 2 B, 307.2 / 12.8
+    assert "40,000 tokens" in fb["scores"]
 
 
 def test_part_c_flash_summary_separates_weights_plus_kv_from_kv_alone():
@@ -297,14 +314,15 @@ def test_part_c_flash_summary_separates_weights_plus_kv_from_kv_alone():
     )
 
 
-def test_pred_c_is_a_prefill_and_the_kv_option_names_generation():
-    """Review item 4: during decode each step scores one query against S keys (h x S scores), so
-    growth by generation is cache-limited; in one prefill pass the S x S scores fill first."""
-    q = lab.PRED_C.question
-    assert "one pass (prefill)" in q and "materialized" in q
-    assert "generation" in lab.PRED_C.feedback["kv"] and "250,000" in lab.PRED_C.feedback["kv"]
-    decode_scores = 25 * 40_000 * 2  # one query row per head at 40,000 tokens: 2 MB, not 80 GB
-    assert decode_scores == 2_000_000 < lab.score_bytes(40_000)
+def test_transfer_c_generation_is_cache_limited():
+    """Review item 4, now TRANSFER_C (a phase Part C cannot show): a decode step scores one query
+    against S keys, 25 x S x 2 B per layer (12.5 MB at 250,275 tokens, not 80 GB), so growth by
+    generation is cache-limited."""
+    q = lab.TRANSFER_C
+    assert "generation" in q.question and "materialized" in q.question and q.answer == "kv"
+    assert lab._decode_scores(250_275) == 25 * 250_275 * 2
+    assert "12.5 MB per layer at 250,275 tokens" in q.feedback["kv"]
+    assert not hasattr(lab, "C_PHASE")  # Part C has no decode control: the case is beyond it
 
 
 def test_attention_overtakes_dense_at_6d_9600_tokens():
@@ -399,42 +417,58 @@ def test_weight_bytes_have_one_name_per_quantity():
     assert "streamed weights" in lab.part_b(1, 2048, "H100").summary
 
 
-def test_transfer_b_separates_roofline_ceilings_from_cards_with_launches():
-    """Review item 17: at 1 FLOP/B the memory-bound ceiling is BW / peak: 2.04 / 312 = 0.65% (A100,
-    the registry's 2,039 GB/s; the chapter's rounded 2.0 TB/s would give 0.64%),
-    3.35 / 989.5 = 0.34% (H100). The cards' 0.48% and 0.21% add the 515 launches x 5 µs = 2.6 ms
-    to Llama-2 7B's memory time (4.27 ms on the H100, 7.02 ms on the A100)."""
-    assert round(A100.memory.bandwidth.m_as("TB/s"), 2) == 2.04
-    assert round(2.04 / 312 * 100, 2) == 0.65 and round(3.35 / 989.5 * 100, 2) == 0.34
-    m = Models.Llama7B
-    h = Engine.solve(m, H100, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY)
-    a = Engine.solve(m, A100, phase="decode", seq_len=2048, efficiency=lab.EFFICIENCY)
-    assert (round(h.mfu * 100, 2), round(a.mfu * 100, 2)) == (0.21, 0.48)
-    assert sum(t.kernels for t in h.layers) == 515
-    assert round(h.latency_dispatch_s * 1e3, 1) == 2.6 == round(515 * 5e-6 * 1e3, 1)
-    fb = lab.TRANSFER_B.feedback["higher"]
-    assert (
-        "2.04/312 = 0.65%" in fb
-        and "0.34%" in fb
-        and "0.48%" in fb
-        and "0.21%" in fb
-        and "515" in fb
-    )
+def test_transfer_b_70b_batching_divides_nearly_every_byte():
+    """TRANSFER_B (a model Part B does not offer): Llama-2 70B's cache at 2,048 tokens is
+    80 x 2 x 8 x 2,048 x 128 x 2 B = 671,088,640 B against ~137 GB of streamed weights, so batch 32
+    cuts the bytes per token 27.0x, against 9.4x for the 7B (MHA)."""
+    m = lab.big_model("70b")
+    assert m.params == 68_976_648_192
+    assert m.kv_cache_bytes(2048, 1, "fp16") == 80 * 2 * 8 * 2048 * 128 * 2
+    fb = lab.TRANSFER_B.feedback["near32"]
+    assert "671.1 MB" in fb and "27.0×" in fb and "9.4×" in fb
+    assert lab.B_MODEL == "Llama7B"  # Part B's model is fixed: the 70B is beyond its controls
 
 
 def test_transfer_a_feedback_numbers():
-    """Llama-2 7B at a 1,024-token prompt on the H100: memory term 4.11 ms (13.21 GB streamed
-    weights + 0.54 GB cache, / 3.35 TB/s), launches 515 x 5 µs = 2.57 ms, flip at ~8 µs."""
-    dec = Engine.solve(
-        Models.Llama7B, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY
-    )
-    assert (
-        round(dec.latency_memory_s * 1e3, 1) == 4.1
-        and round(dec.latency_dispatch_s * 1e3, 1) == 2.6
-    )
-    assert round(lab.launch_flip_ns("Llama7B", "H100", 1024) / 1000) == 8
-    fb = lab.TRANSFER_A.feedback["memory"]  # the right option explains it
-    assert "4.1 ms" in fb and "2.6 ms" in fb and "8 µs" in fb
+    """Llama-2 13B (HF meta-llama/Llama-2-13b-hf: 13,015,864,320 parameters) at a 1,024-token
+    context on the H100 at the stem's 5 µs: memory term 7.93 ms (26.0 GB / 3.35 TB/s), launches
+    643 x 5 µs = 3.21 ms; launches would win above ~12.3 µs. Part A offers no 13B model."""
+    m = lab.big_model("13b")
+    assert m.params == 13_015_864_320
+    assert "13b" not in lab.A_MODEL.options
+    dev = lab._launch_device(5)
+    dec = Engine.solve(m, dev, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY)
+    assert dec.bottleneck == "Memory" and sum(t.kernels for t in dec.layers) == 643
+    assert round(dec.latency_memory_s * 1e3, 2) == 7.93
+    assert round(dec.latency_dispatch_s * 1e3, 2) == 3.21
+    assert "5 µs" in lab.TRANSFER_A.question  # the launch cost is stated (issue 32 item 4)
+    fb = lab.TRANSFER_A.feedback["memory"]
+    assert "7.93 ms" in fb and "3.21 ms" in fb and "643 kernels" in fb and "12.34 µs" in fb
+
+
+def test_transfer_d_gqa_barely_speeds_batch_1_decode():
+    """TRANSFER_D (Part D shows no latency): at one user the 7B's 1.07 GB cache is a small part of
+    the ~14.3 GB a step reads, so GQA-8 speeds decode 1.12x at 5 µs per launch, 1.20x with no
+    launch cost and 1.05x at 20 µs: 'only a little' across the launch cost's range."""
+    ratios = [mha / gqa for mha, gqa in (lab._transfer_d_times(us) for us in (0, 5, 20))]
+    assert [round(r, 2) for r in ratios] == [1.2, 1.12, 1.05]
+    fb = lab.TRANSFER_D.feedback["little"]
+    assert "6.85 ms becomes 6.13 ms" in fb and "1.12×" in fb and "5 µs" in lab.TRANSFER_D.question
+
+
+def test_transfer_e_generation_rereads_the_weights():
+    """TRANSFER_E: 2,048 decode steps each stream the 7B's weights (28.2 TB in all), one
+    teacher-forced pass reads them once (72.8 GB with activations and scores): 388x."""
+    gen, one = lab.generation_vs_pass()
+    m, n = Models.Llama7B, 2048
+    step = [
+        Engine.solve(m, H100, phase="decode", seq_len=s, efficiency=lab.EFFICIENCY).bytes_moved
+        for s in (1, 2, 1024, 2048)
+    ]
+    assert step[1] - step[0] == pytest.approx((step[3] - step[2]) / 1024, rel=1e-3)  # linear in S
+    assert gen == pytest.approx(n * (step[0] + step[3]) / 2)
+    assert round(gen / 1e12, 1) == 28.2 and round(one / 1e9, 1) == 72.8
+    assert "388×" in lab.TRANSFER_E.feedback["gen"]
 
 
 def test_multi_head_attention_costs_no_extra_flops():
@@ -459,7 +493,7 @@ def test_llama2_70b_streams_about_140_gb_per_token():
     assert (
         p.bytes_moved > m.weight_bytes("fp16") and not p.feasible
     )  # more than one 80 GB H100 holds
-    assert lab.TRANSFER_E.answer == "140"
+    assert "70B × 2 B = 140 GB" in "\n".join(lab.part_e("32", "70b").peek)
 
 
 def test_teacher_forcing_costs_about_a_decode_step_per_prediction():
@@ -479,5 +513,32 @@ def test_pred_d_feedback_also_counts_users_beside_6_10s_reserve():
 
     assert engine.RUNTIME_RESERVE_BYTES == s610.D_RESERVE.value * 1e9
     n = s610.max_users(lab.PRED_D_CONTEXT, "fp16", lab.PRED_D_DEVICE, engine.RUNTIME_RESERVE_BYTES)
-    fb = lab._feedback_d()["12"]
-    assert n == 11 and f"with 6.10's 1 GB reserve, {n} fit" in fb and "12 users hold" in fb
+    fb = lab._feedback_d()["cache"]
+    assert n == 11 and f"with 6.10's 1 GB reserve, {n} fit" in fb and "12 users fill" in fb
+
+
+def test_decode_cards_name_their_conditions():
+    """Issue 32 item 5: GPT-2 XL's decode step is 3.93 ms here (eager, 581 kernels) and 3.21 ms in
+    6.10 Part C (compiled, fewer kernels); 6.1 places the token at 0.5 FLOP/B (FP32). Every card
+    with a decode latency, intensity or MFU names its conditions (vocab.conditions), and the
+    summary says in one line why other notebooks differ."""
+    from mlsysim.labs.vocab import conditions
+
+    v = lab.part_a("GPT2", "H100", 1024, "registry")
+    cond = conditions("fp16", fused=False, batch=1, device="NVIDIA H100 SXM5 80GB")
+    cards = {c.label: c for c in v.cards}
+    for label in ("Prefill intensity", "Decode intensity", "Decode MFU"):
+        assert cond in cards[label].note, label
+    assert "3.93 ms per token" in cards["Decode intensity"].note
+    assert "6.1 counts FP32 weights" in v.summary and "6.10 Part C compiles" in v.summary
+    fused = Engine.solve(
+        Models.GPT2, H100, phase="decode", seq_len=1024, efficiency=lab.EFFICIENCY, fused=True
+    )
+    assert round(fused.latency_s * 1e3, 2) == 3.21  # the other notebook's compiled step: shorter
+    v5 = lab.part_a("GPT2", "H100", 1024, "20")
+    assert "20.00 µs per launch" in {c.label: c for c in v5.cards}["Decode MFU"].note
+    b = lab.part_b(32, 2048, "H100")
+    b_cond = conditions("fp16", fused=False, batch=32, device="NVIDIA H100 SXM5 80GB")
+    assert all(b_cond in c.note for c in b.cards if c.label in ("Intensity", "MFU"))
+    e = {c.label: c for c in lab.part_e("32", "Llama7B").cards}
+    assert "FP16, batch 1" in e["Bandwidth floor per token"].note

@@ -32,7 +32,7 @@ def test_napkin_item_table_51_2_gb_is_64_percent_of_an_a100():
     cap = A100.memory.capacity.m_as("B")
     assert one / cap == pytest.approx(0.64)
     assert lab.tables_bytes((lab.NAPKIN_ROWS,) * 2, "fp32") / cap == pytest.approx(1.28)
-    assert lab.PRED_A.answer == "one"
+    assert lab.PRED_A.answer == "capacity" and lab.PRED_A.asks == "regime"
     # what the part shows for the question's two cases: one table fits, the pair does not
     for n, fits in ((1, "ok"), (2, "bad")):
         cards = {c.label: c for c in lab.part_a(100, n, "128", "fp32", "A100").cards}
@@ -44,7 +44,9 @@ def test_napkin_item_table_51_2_gb_is_64_percent_of_an_a100():
     shapes += [(512, 256), (256, 1)]
     assert dense == sum(i * o + o for i, o in shapes) == 2_342_273
     assert f"{dense * 4 / 1e6:.1f} MB" == "9.4 MB"
-    assert "9.4 MB" in lab.PRED_A.feedback["one"]
+    assert "9.4 MB" in lab.PRED_A.feedback["compute"]
+    fb = lab.PRED_A.feedback["capacity"]
+    assert "51.2 GB per table, 64%" in fb and "102.4 GB, 128% of 80 GB" in fb
 
 
 def test_billion_user_table_is_512_gb():
@@ -271,7 +273,14 @@ def test_pred_b_feedback_quotes_the_gather_shares_the_cards_show():
     fb = lab.PRED_B.feedback["same"]
     assert all(x in fb for x in ("0.3%", "23.2%", "25.1%", "57.7%", "12.8 KB"))
     assert "take over" not in fb
-    assert "assume no repeats within a batch" in lab.PRED_B.question
+    # review (issue 32) item 1: the stem no longer states the answer; the student reasons from the
+    # table size that 1,024 random IDs among 7,812,500 rows almost never repeat
+    assert "repeat" not in lab.PRED_B.question and "7.8 million rows" in lab.PRED_B.question
+    rows, b = 7_812_500, 1024
+    assert lab.LIGHTHOUSE_ROWS == rows == Models.DLRM.rows()[6].layer.num_embeddings
+    expected = b - rows * (1 - (1 - 1 / rows) ** b)  # expected lookups landing on a fetched row
+    assert lab.repeated_lookups(b, rows) == pytest.approx(expected)
+    assert round(expected, 2) == 0.07 and "about 0.07 times" in fb and "0.007%" in fb
     assert "25.6 KB with the pooled output written" in fb
 
 
@@ -299,3 +308,64 @@ def test_part_b_quotes_the_footprint_beside_the_overflow():
     # where the activations do not change the rounded total, the same number is not said twice
     one = lab.part_b("1", 1, "A100").summary
     assert "take 100.0 GB and the activations" in one and one.count("100.0 GB") == 1
+
+
+def test_transfers_are_beyond_their_parts_controls():
+    """Issue 32 item 2: each transfer's case is one its part cannot show. A: an encoder MLP (Part A
+    sizes tables only); B: 100 tables (Part B's DLRM has 25); C: bytes per lookup after hashing
+    (Part C shows capacity, and 14% is off its 5% steps); D: 40 GB A100s (Part D runs H100s)."""
+    import inspect
+
+    assert set(inspect.signature(lab.part_a).parameters) == {
+        "rows",
+        "tables",
+        "dim",
+        "precision",
+        "device",
+    }
+    assert sum(1 for r in Models.DLRM.rows() if type(r.layer).__name__ == "Embedding") == 25
+    assert lab.TRANSFER_C_KEEP % lab.C_KEEP.step != 0
+    assert lab.D_DEVICE == "H100" and lab.TRANSFER_D_DEVICE == "A100_40GB"
+
+
+def test_transfer_a_encoder_trades_capacity_for_compute():
+    """An MLP 1,024 -> 512 -> 128 has 1,024 x 512 + 512 + 512 x 128 + 128 = 590,464 weights
+    (2.36 MB FP32) against the table's 51.2 GB, but 589,824 MACs per lookup against none; on the
+    A100 it is slower at batch 1 and at 1,024."""
+    one, many = lab.encoder_vs_table(1), lab.encoder_vs_table(1024)
+    assert one["encoder_params"] == 1024 * 512 + 512 + 512 * 128 + 128 == 590_464
+    assert one["encoder_macs"] == 1024 * 512 + 512 * 128 == 589_824 and one["table_macs"] == 0
+    assert one["encoder_s"] > one["table_s"] and many["encoder_s"] > many["table_s"]
+    fb = lab.TRANSFER_A.feedback["trade"]
+    assert "2.4 MB" in fb and "589,824 MACs" in fb and "51.2 GB" in fb
+
+
+def test_transfer_b_gathers_share_rises_with_100_tables():
+    """100 tables: gathers 4 x 25.6 KB = 102.4 KB per request; the interaction's pairs grow from
+    26 x 25 / 2 = 325 to 101 x 100 / 2 = 5,050; the gathers' share rises 23.2% -> 36.3%."""
+    a, b = lab.gather_share(25), lab.gather_share(100)
+    assert b["emb"] == 4 * a["emb"] == 102_400
+    assert (round(a["share"], 3), round(b["share"], 3)) == (0.232, 0.363)
+    assert b["bottom"] == a["bottom"]
+    fb = lab.TRANSFER_B.feedback
+    assert "23.2% to 36.3%" in fb["rise"] and "325 pairs to 5,050" in fb["fall"]
+
+
+def test_transfer_c_hashing_leaves_bytes_per_lookup_alone():
+    """Hashing 10^9 user IDs into 14% of the rows leaves one 128 x 4 B = 512 B row per lookup."""
+    assert lab.hashed_gather_bytes(14) == lab.hashed_gather_bytes(100) == 512
+    assert lab.hashed_bytes(14, "fp32") <= A100.memory.capacity.m_as("B")  # the stem: they fit
+    assert "512 B" in lab.TRANSFER_C.feedback["same"]
+
+
+def test_transfer_d_40gb_shards_move_more():
+    """563.2 GB at 90%: ceil(563.2 / 72) = 8 H100s, ceil(563.2 / 36) = 16 A100s 40 GB; partial sums
+    per batch 4,096 x 2 x 512 B x (n - 1)(1 - (1 - 1/n)^8): 19.3 MB on 8, 25.4 MB on 16."""
+    assert (lab.shards_needed("H100"), lab.shards_needed("A100_40GB")) == (8, 16)
+
+    def ex(n):
+        return 4096 * 2 * 512 * (n - 1) * (1 - (1 - 1 / n) ** 8)
+
+    assert round(ex(8) / 1e6, 1) == 19.3 and round(ex(16) / 1e6, 1) == 25.4
+    fb = lab.TRANSFER_D.feedback["more"]
+    assert "25.4 MB" in fb and "19.3 MB" in fb and "16 shards instead of 8" in fb

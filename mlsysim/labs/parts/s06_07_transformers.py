@@ -33,7 +33,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, conditions
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -101,7 +101,22 @@ PRED_A = Prediction(
         "higher": "One token's activations are tiny, but every weight is still read for it: bytes are dominated by "
         "the weights, and the FLOPs per byte fall to about 1.",
     },
-    reveals=("182 FLOP/B", "183×", "matrix-vector", "single use"),
+    reveals=("182 FLOP/B", "183×", "S × S attention scores that grow with the prompt"),
+    asks="direction",
+    misconceptions={
+        "same": (
+            "intensity belongs to the model",
+            "The same weights do the same FLOPs per byte whatever the phase",
+        ),
+        "1024x": (
+            "only the weights move",
+            "Prefill's bytes are the weights alone, so its intensity is the prompt length",
+        ),
+        "higher": (
+            "less data, more intensity",
+            "Moving one token's activations instead of 1,024 raises FLOPs per byte",
+        ),
+    },
 )
 A_MODEL = Choice("Model", MODELS, "GPT2")
 A_DEVICE = Choice(
@@ -125,6 +140,15 @@ A_LAUNCH = Choice(
 )
 
 
+#: Why GPT-2 XL's decode shows other numbers in other notebooks (issue 32: one quantity, one set
+#: of conditions): 6.1 counts FP32 weights, 6.10 Part C and the chapter lab compile the graph.
+OTHER_NOTEBOOKS = (
+    "Elsewhere the same token reads differently for a stated reason: 6.1 counts FP32 weights (4 bytes "
+    "each, so 0.5 FLOP/B), and 6.10 Part C compiles the graph into fewer kernels, so its decode step is "
+    "shorter than this eager one."
+)
+
+
 def with_launch(dev, launch: str):
     """The device with its per-kernel launch cost replaced (``"registry"`` keeps the planning value)."""
     if launch == "registry":
@@ -136,7 +160,11 @@ def with_launch(dev, launch: str):
 def launch_flip_ns(model_key: str, device: str, seq: int) -> int:
     """Smallest launch cost (ns per kernel) at which the engine calls batch-1 decode launch-bound,
     found by evaluating the engine, never from a rearranged formula."""
-    m, dev = M.Models.get(model_key), HW.Hardware.get(device)
+    return flip_ns(M.Models.get(model_key), HW.Hardware.get(device), seq)
+
+
+def flip_ns(m, dev, seq: int) -> int:
+    """``launch_flip_ns`` for any model and device object."""
 
     def dispatch(ns: int) -> int:
         d = E.with_launch_cost(dev, U.Q_(ns, "ns").m_as("s"))
@@ -186,11 +214,13 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
     ratio = dec.latency_dispatch_s / dec.latency_memory_s
     tax = dev.dispatch_tax.m_as("s")
     flip = launch_flip_ns(model, device, s) * 1e-9
+    launch_note = "" if launch == "registry" else f", {fmt_time(tax)} per launch"
+    cond_dec = conditions(PRECISION, fused=False, batch=1, device=device_label(dev)) + launch_note
     cards = [
         Card(
             "Prefill intensity",
             f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B",
-            f"{bound_phrase(pre.bottleneck)} · {fmt_time(pre.latency_s)} for the prompt",
+            f"{bound_phrase(pre.bottleneck)} · {fmt_time(pre.latency_s)} for the prompt · {cond_dec}",
             "ok" if pre.bottleneck == "Compute" else "warn",
             fact=fact(
                 "intensity",
@@ -207,7 +237,7 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         Card(
             "Decode intensity",
             f"{dec.arithmetic_intensity.magnitude:,.2f} FLOP/B",
-            f"{bound_phrase(dec.bottleneck)} · {fmt_time(dec.latency_s)} per token",
+            f"{bound_phrase(dec.bottleneck)} · {fmt_time(dec.latency_s)} per token · {cond_dec}",
             "bad",
             fact=fact(
                 "intensity",
@@ -238,7 +268,7 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
             "launch-bound above this launch cost, memory-bound below",
             "warn",
         ),
-        Card("Decode MFU", f"{dec.mfu:.2%}", f"prefill reaches {pre.mfu:.1%}"),
+        Card("Decode MFU", f"{dec.mfu:.2%}", f"{cond_dec}; prefill reaches {pre.mfu:.1%}"),
     ]
     if dec.bottleneck == "Dispatch":
         verdict = (
@@ -265,6 +295,8 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         + f" The verdict rests on the launch cost: at {fmt_time(flip)} per kernel or more the launches "
         "dominate; below it the memory stream does."
         + (" GPT-2 has 1,024 learned positions, so the prompt is capped there." if capped else "")
+        + f" Every number here is for {cond_dec}."
+        + (f" {OTHER_NOTEBOOKS}" if model == "GPT2" else "")
     )
     ridge = dev.sustained_ridge_point(PRECISION, EFFICIENCY).magnitude
     peek = [
@@ -275,8 +307,7 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         f"{dec.arithmetic_intensity.magnitude:.3f} FLOP/B  (2 FLOPs per 2-byte weight = 1.0)",
         f"prefill I = {fmt_flops(pre.flops)} / {fmt_bytes(pre.bytes_moved)} = {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
         "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
-        "eager: every op is its own kernel and writes its output to memory (6.10 Part C compiles the "
-        "graph: fewer kernels, fewer bytes, so its intensity and times differ from these)",
+        "eager: every op is its own kernel and writes its output to memory",
         f"decode: {fmt_time(no_launch)} (compute/memory) + {kernels:,} × {fmt_time(tax)} = {fmt_time(dec.latency_s)}",
         f"flip: the smallest launch cost at which launches outweigh the memory term = {fmt_time(flip)} per kernel "
         f"(found by re-solving; the {HW.Hardware.get(device).name}'s planning value is "
@@ -352,6 +383,21 @@ PRED_B = Prediction(
     answer="less",
     feedback=Deferred(_feedback_b),
     reveals=("far less than 32×", "reads its own cache"),
+    asks="direction",
+    misconceptions={
+        "32x": (
+            "batching divides every byte",
+            "One step serves the whole batch, so every byte is shared by its sequences",
+        ),
+        "same": (
+            "every token rereads the weights",
+            "Each generated token needs every weight, so batching cannot save weight reads",
+        ),
+        "rise": (
+            "bytes per step are bytes per token",
+            "More bytes per step means more bytes for each generated token",
+        ),
+    },
 )
 B_BATCH = Slider("Concurrent sequences (batch)", 1, 256, 1)
 B_CONTEXT = Slider("Context per sequence (tokens)", 128, 8192, 2048, step=128)
@@ -433,6 +479,7 @@ def part_b(batch: int, context: int, device: str) -> View:
     p = _decode(m, dev, B, ctx)
     p1 = _decode(m, dev, 1, ctx)
     even = shared / kv1
+    cond = conditions(PRECISION, fused=False, batch=B, device=device_label(dev))
     cards = [
         Card(
             "Bytes per token", fmt_bytes(p.bytes_moved / B), f"batch 1: {fmt_bytes(p1.bytes_moved)}"
@@ -440,13 +487,13 @@ def part_b(batch: int, context: int, device: str) -> View:
         Card(
             "Intensity",
             f"{p.arithmetic_intensity.magnitude:,.1f} FLOP/B",
-            f"{bound_phrase(p.bottleneck)} · {LABELS['ridge_sustained']} {p.sustained_ridge_point:,.0f} at η = {EFFICIENCY:g}",
+            f"{bound_phrase(p.bottleneck)} · {cond} · {LABELS['ridge_sustained']} {p.sustained_ridge_point:,.0f} at η = {EFFICIENCY:g}",
             "bad" if p.bottleneck != "Compute" else "ok",
         ),
         Card(
             "MFU",
             f"{p.mfu:.2%}" if p.feasible else "does not run",
-            f"batch 1: {p1.mfu:.2%} of dense FP16 peak"
+            f"{cond}; batch 1: {p1.mfu:.2%} of dense FP16 peak"
             if p.feasible
             else f"needs {fmt_bytes(p.memory_footprint_bytes)} of {fmt_bytes(p.capacity_bytes)}: no rate to measure",
             "bad" if (p.mfu < 0.1 or not p.feasible) else "warn",
@@ -460,7 +507,7 @@ def part_b(batch: int, context: int, device: str) -> View:
         ),
     ]
     run = (
-        f"Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU {p.mfu:.2%}"
+        f"Intensity is {p.arithmetic_intensity.magnitude:,.1f} FLOP/B and MFU {p.mfu:.2%} ({cond})"
         if p.feasible
         else f"This batch does not run on the {device_label(dev)}: it needs {fmt_bytes(p.memory_footprint_bytes)}, so there is "
         f"no MFU to report; were memory unlimited its intensity would be {p.arithmetic_intensity.magnitude:,.1f} FLOP/B"
@@ -501,31 +548,61 @@ def part_b(batch: int, context: int, device: str) -> View:
 # Part C: three memory regimes of a long context (Figure 14)
 # ---------------------------------------------------------------------------------------------
 
+
+def _feedback_c() -> dict[str, str]:
+    m = M.Models.get(C_MODEL).shape_beyond_positions()
+    cap = HW.Hardware.get("H100").memory.capacity.m_as("B")
+    x = crossings(cap)
+    w = m.weight_bytes(PRECISION)
+    kv_tok = m.kv_cache_bytes_per_token(PRECISION)
+    live_tok = tiled_live_bytes(1024) / 1024
+    return {
+        "kv": f"Tiling removes the S × S scores, so the cache is the limit: {fmt_bytes(kv_tok)} per token, it "
+        f"passes the {fmt_bytes(w)} of weights near {x['kv_over_weights']:,} tokens and, with them, fills "
+        f"80 GB near {x['kv_fit']:,}. One layer's tiled attention keeps only Q, K, V and its output live, "
+        f"{fmt_bytes(live_tok)} per token, a {fmt_ratio(kv_tok / live_tok, 0)} smaller slope than the "
+        "cache's.",
+        "scores": "A tiled kernel computes the scores one block at a time and never stores the S × S matrix: "
+        "their arithmetic still grows as S², their memory does not. Switch tiling off and one layer's "
+        f"scores would fill 80 GB at {x['scores_fit']:,} tokens.",
+        "weights": f"The weights are {fmt_bytes(w)} whatever the prompt, under 4% of 80 GB: the flat line, "
+        "never the limit.",
+        "never": "Only the scores are gone. The KV cache keeps keys and values for every prompt token, "
+        f"{fmt_bytes(kv_tok)} each: it grows linearly and, with the weights, fills 80 GB near "
+        f"{x['kv_fit']:,} tokens.",
+    }
+
+
 PRED_C = Prediction(
     question=(
-        "A prompt of S tokens is processed in one pass (prefill) on an 80 GB accelerator, with GPT-2 "
-        "XL's shape in FP16 and attention scores materialized. As S grows, which memory fills the "
-        "device first?"
+        "GPT-2 XL's shape (FP16) prefills an ever longer prompt in one pass on an 80 GB H100, with a tiled "
+        "(FlashAttention) kernel that never stores the S × S attention scores. As the prompt grows, what "
+        "fills the device first?"
     ),
     options={
-        "weights": "The weights",
-        "kv": "The KV cache",
-        "scores": "One layer's attention scores",
-        "never": "Nothing, even at a million tokens",
+        "weights": "The weights: a 1.5 B-parameter model is most of the memory",
+        "kv": "The KV cache: it keeps keys and values for every token",
+        "scores": "The scores: tiling saves time, but they still grow as S²",
+        "never": "Nothing: with the scores gone, memory stays nearly flat",
     },
-    answer="scores",
-    feedback={
-        "weights": "The 3.1 GB of weights never grow with context: they are the flat line.",
-        "kv": "In one prefill pass the cache passes the weights near 10,000 tokens but grows only linearly "
-        "(307.2 KB per token): with the weights it fills 80 GB near 250,000 tokens, while one layer's S × S "
-        "scores fill it at 40,000. Your answer is right when the context grows by generation instead: each "
-        "decode step scores one new query against S keys (heads × S scores, not S × S), so there the cache "
-        "fills memory first.",
-        "scores": "One layer's 25 × S² × 2 B scores reach 80 GB at 40,000 tokens, long before the linear "
-        "cache, whose 307.2 KB per token would take until about 250,000.",
-        "never": "Quadratic growth catches up fast: one layer's scores alone exceed 80 GB at 40,000 tokens.",
+    answer="kv",
+    feedback=Deferred(_feedback_c),
+    reveals=("the cache is the limit", "250,275", "near 250,000"),
+    asks="behaviour",
+    misconceptions={
+        "weights": (
+            "the weights are the memory",
+            "A model's memory is its parameters; what it computes on is small beside them",
+        ),
+        "scores": (
+            "tiling only saves time",
+            "FlashAttention speeds attention up, but the S × S scores still take memory",
+        ),
+        "never": (
+            "the scores were the only growth",
+            "Once no S × S matrix is stored, nothing else grows with the context",
+        ),
     },
-    reveals=("scores fill the device first", "square of the context", "kv cache grows linearly"),
 )
 C_CONTEXT = Slider("Context length (tokens)", 1024, 262144, 16384, step=1024)
 C_FLASH = Toggle("Tiled attention (FlashAttention: scores never stored)", False)
@@ -784,40 +861,57 @@ def _feedback_d() -> dict[str, str]:
     w = llama.weight_bytes(PRECISION)
     fit = max_users(llama.config["kv_heads"], PRED_D_DEVICE, ctx)
     full, over = _serve(llama, dev, fit, ctx), _serve(llama, dev, fit + 1, ctx)
-    kv_chapter = llama.kv_cache_bytes(SELF_CHECK_CONTEXT, 1, PRECISION)
     reserve = E.RUNTIME_RESERVE_BYTES  # 6.10 D's default reserve
     reserved = E.max_batch(llama, dev, PRECISION, seq_len=ctx, reserve_bytes=reserve)
+    free = dev.memory.capacity.m_as("B") - w
     return {
-        "3": "The weights are stored once and read for every user; only the KV caches are per user. Each "
-        f"{ctx:,}-token cache takes {fmt_bytes(kv1, 2)}, so {fit} users fit.",
-        "12": f"Each user's cache is 32 layers × 2 × 32 heads × {ctx:,} × 128 × 2 B = {fmt_bytes(kv1, 2)}. "
-        f"{fit} users hold {fmt_bytes(full.kv_cache_bytes)} of caches, {fmt_ratio(full.kv_cache_bytes / w)} "
-        f"the {fmt_bytes(w)} of weights, and need {fmt_bytes(full.memory_footprint_bytes, 2)} in all; "
-        f"{fit + 1} would need {fmt_bytes(over.memory_footprint_bytes, 2)}. That keeps nothing back for the "
-        f"runtime: with 6.10's {fmt_bytes(reserve, 0)} reserve, {reserved} fit. A weights-only budget misses most of the memory.",
-        "24": f"About 1 GB is the cache at {SELF_CHECK_CONTEXT:,} tokens ({fmt_bytes(kv_chapter, 2)}, the "
-        f"chapter's example). The cache grows linearly with the context: at {ctx:,} tokens it is "
-        f"{fmt_bytes(kv1, 2)}, and half as many users fit: {fit}.",
-        "many": "That is the weights-only budget the chapter warns against. The weights leave "
-        f"{fmt_bytes(dev.memory.capacity.m_as('B') - w)}, but each user's {ctx:,}-token cache takes "
-        f"{fmt_bytes(kv1, 2)}: {fit} users fit.",
+        "cache": f"Each user's {ctx:,}-token cache is 32 layers × 2 × 32 heads × {ctx:,} × 128 × 2 B = "
+        f"{fmt_bytes(kv1, 2)}, so {fit} users fill the device: {fmt_bytes(full.kv_cache_bytes)} of caches, "
+        f"{fmt_ratio(full.kv_cache_bytes / w)} the {fmt_bytes(w)} of weights, {fmt_bytes(full.memory_footprint_bytes, 2)} "
+        f"in all; {fit + 1} would need {fmt_bytes(over.memory_footprint_bytes, 2)}. The step is still "
+        f"{bound_phrase(full.bottleneck)} there. That keeps nothing back for the runtime: with 6.10's "
+        f"{fmt_bytes(reserve, 0)} reserve, {reserved} fit.",
+        "weights": "The weights are stored once and read once per step for the whole batch (Part B); only the "
+        f"KV caches are per user. Each {ctx:,}-token cache takes {fmt_bytes(kv1, 2)}: {fit} users fit.",
+        "compute": f"A decode step does about 2 FLOPs per weight per user: at {fit} users its intensity is "
+        f"{full.arithmetic_intensity.magnitude:,.1f} FLOP/B, far below the ridge, and the step is "
+        f"{bound_phrase(full.bottleneck)}. Memory runs out long before the arithmetic does: {fit} users fit.",
+        "none": "That is the weights-only budget the chapter warns against. The weights leave "
+        f"{fmt_bytes(free)}, but each user's {ctx:,}-token cache takes {fmt_bytes(kv1, 2)}: {fit} users "
+        "fill it.",
     }
 
 
 PRED_D = Prediction(
     question=(
-        "Llama-2 7B (32 layers, 32 heads of 128, FP16) holds 13.5 GB of weights on a 40 GB A100. Every "
-        "user keeps a 4,096-token context. About how many users can it serve at once?"
+        "Llama-2 7B (32 layers, 32 heads of 128, FP16) holds 13.5 GB of weights on a 40 GB A100, and every "
+        "user keeps a 4,096-token context. Users join the batch one at a time. What caps how many it serves "
+        "at once?"
     ),
     options={
-        "3": "About 3: each user needs the weights' bytes again",
-        "12": "About 12: each user's cache takes about 2 GB",
-        "24": "About 24: each user's cache takes about 1 GB",
-        "many": "Dozens or more: the weights leave over 26 GB free",
-    },  # weights per user; the right count; the chapter's 2,048-token cache; weights-only budget
-    answer="12",
+        "cache": "Memory: each user holds a KV cache beside the shared weights",
+        "weights": "Memory: each user needs a copy of the 13.5 GB of weights",
+        "compute": "Compute: each user adds a full pass of arithmetic per step",
+        "none": "Nothing soon: the weights leave 26 GB free for dozens of users",
+    },
+    answer="cache",
     feedback=Deferred(_feedback_d),
-    reveals=("12 users", "about 2 GB"),
+    reveals=("12 users", "users fill the device"),
+    asks="regime",
+    misconceptions={
+        "weights": (
+            "weights per user",
+            "Every concurrent user needs the model's weights held again",
+        ),
+        "compute": (
+            "users cost arithmetic first",
+            "Each user adds FLOPs, so the GPU's compute runs out before its memory",
+        ),
+        "none": (
+            "a weights-only budget",
+            "The memory the weights leave free is what the users can have, at almost no cost each",
+        ),
+    },
 )
 D_USERS = Slider("Concurrent users", 1, 64, 8)
 D_CONTEXT = Slider("Context per user (tokens)", 512, 32768, 2048, step=512)
@@ -996,92 +1090,241 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
 # Transfer questions: one unseen case per part, answered with the part's own controls
 # ---------------------------------------------------------------------------------------------
 
+#: Llama-2 13B's published configuration (Touvron et al. 2023 / the HF config.json of
+#: meta-llama/Llama-2-13b-hf: hidden 5,120, 40 layers, 40 heads, FFN 13,824): 13,015,864,320
+#: parameters. A model Part A does not offer (TRANSFER_A).
+LLAMA13B = dict(d_model=5120, n_layers=40, n_heads=40, kv_heads=40, d_ff=13824)
+#: TRANSFER_A's and TRANSFER_D's stated launch cost per kernel (the H100's planning value).
+TRANSFER_LAUNCH_US = 5
+#: TRANSFER_B's case: Part B's context and batch, on a model Part B does not offer.
+TRANSFER_B_BATCH, TRANSFER_B_CONTEXT = 32, 2048
+
+
+@lru_cache(maxsize=4)
+def big_model(key: str):
+    """The two published shapes the transfers use and no part offers a control for."""
+    shapes = {"13b": (LLAMA13B, "Llama-2 13B"), "70b": (LLAMA70B, "Llama-2 70B")}
+    cfg, name = shapes[key]
+    return M.llama(**cfg, name=name)
+
+
+def _launch_device(us: float, device: str = "H100"):
+    return E.with_launch_cost(HW.Hardware.get(device), U.Q_(float(us), "us").m_as("s"))
+
+
+def _transfer_a_feedback() -> dict[str, str]:
+    m, dev = big_model("13b"), _launch_device(TRANSFER_LAUNCH_US)
+    p = E.Engine.solve(
+        m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=1024
+    )
+    kernels = sum(t.kernels for t in p.layers)
+    flip = flip_ns(m, HW.Hardware.get("H100"), 1024) * 1e-9
+    return {
+        "memory": f"Its {fmt_bytes(m.weight_bytes(PRECISION))} of weights and the cache take "
+        f"{fmt_time(p.latency_memory_s)} to stream at {dev.memory.bandwidth:~P}; its {kernels:,} kernels take "
+        f"{fmt_time(p.latency_dispatch_s)} to launch at {TRANSFER_LAUNCH_US} µs each. Weight bytes grow with "
+        "width squared times depth, launches with depth alone, so a bigger model leans further to memory: "
+        f"launches would win only above about {fmt_time(flip)} per kernel.",
+        "launch": "Launch-bound is a ratio, not a law of decode: GPT-2 XL's 3.1 GB stream faster than its "
+        f"kernels launch, but the 13B model's weights take {fmt_time(p.latency_memory_s)} to stream against "
+        f"{fmt_time(p.latency_dispatch_s)} of launches.",
+        "compute": f"Size does not change decode's intensity: {p.arithmetic_intensity.magnitude:.2f} FLOP/B, two "
+        "FLOPs per two-byte weight, far below the ridge. More arithmetic comes with as many more bytes.",
+    }
+
+
 TRANSFER_A = Prediction(
     question=(
-        "Switch the model to Llama-2 7B on the same H100 with the device's planning launch cost. Is its "
-        "batch-1 decode launch-bound like GPT-2 XL's?"
+        "Llama-2 13B (40 layers, width 5,120, FP16) decodes one token at batch 1 on the H100, each kernel "
+        f"launch costing {TRANSFER_LAUNCH_US} µs (the H100's planning value), with a 1,024-token context. "
+        "Which term sets its time per token?"
     ),
     options={
-        "launch": "Yes: decode is always launch-bound at batch 1, whatever the model",
-        "memory": "No: its weight bytes outgrow its launches, so memory binds",
-        "compute": "No: a bigger model does more arithmetic, so it is compute-bound",
+        "launch": "Launches: at batch 1 every decode step is launch-bound",
+        "memory": "Memory: streaming its weights outlasts launching its kernels",
+        "compute": "Compute: a bigger model does more arithmetic for every token it decodes",
     },
     answer="memory",
-    feedback={
-        "launch": "Launch-bound is a ratio, not a law: a 7B model's weights take longer to stream than its "
-        "kernels take to launch.",
-        "memory": "At the part's 1,024-token prompt its 13.2 GB of streamed weights and the KV cache take about "
-        "4.1 ms at 3.35 TB/s, more than its "
-        "2.6 ms of launches; its flip point is about 8 µs per kernel. Pick Llama-2 7B: the decode card reads "
-        "memory-bound, and the flip card moves to about 8 µs.",
-        "compute": "Size does not change decode's intensity: still about 1 FLOP/B, far below the ridge.",
-    },
+    feedback=Deferred(_transfer_a_feedback),
     kind="transfer",
+    reveals=("leans further to memory", "12.34 µs"),
+    asks="regime",
+    misconceptions={
+        "launch": (
+            "decode is always launch-bound",
+            "GPT-2 XL's batch-1 decode waits on launches, so every model's does",
+        ),
+        "compute": (
+            "bigger models are compute-bound",
+            "More parameters mean more arithmetic, so a larger model moves to the compute roof",
+        ),
+    },
 )
+
+
+def _transfer_b_feedback() -> dict[str, str]:
+    b, ctx, dev = TRANSFER_B_BATCH, TRANSFER_B_CONTEXT, HW.Hardware.get("H100")
+    big, small = big_model("70b"), M.Models.get(B_MODEL)
+    r_big = _decode(big, dev, 1, ctx).bytes_moved / (_decode(big, dev, b, ctx).bytes_moved / b)
+    r_small = _decode(small, dev, 1, ctx).bytes_moved / (
+        _decode(small, dev, b, ctx).bytes_moved / b
+    )
+    w_big, kv_big = decode_bytes_split(big, dev, ctx)[0], big.kv_cache_bytes(ctx, 1, PRECISION)
+    return {
+        "near32": f"It streams {fmt_bytes(w_big)} of weights per step against a {fmt_bytes(kv_big)} cache per "
+        f"sequence (8 KV heads for 64 query heads): batch {b} still leaves the weights most of each token's "
+        f"bytes, so they fall {fmt_ratio(r_big)}, against {fmt_ratio(r_small)} for the 7B (MHA, "
+        f"{fmt_bytes(small.kv_cache_bytes(ctx, 1, PRECISION), 2)} per cache). The caches win only past batch "
+        f"{w_big / kv_big:,.0f}.",
+        "as7b": "Each sequence does read its own cache, but what matters is the cache beside the weights: "
+        f"{fmt_bytes(kv_big)} against {fmt_bytes(w_big)}, so batching divides nearly every byte "
+        f"({fmt_ratio(r_big)}, not the 7B's {fmt_ratio(r_small)}).",
+        "less": f"With GQA its cache per sequence, {fmt_bytes(kv_big)}, is smaller than the 7B's "
+        f"{fmt_bytes(small.kv_cache_bytes(ctx, 1, PRECISION), 2)}, and its weights are ten times larger: "
+        f"bytes per token fall {fmt_ratio(r_big)}, more than the 7B's {fmt_ratio(r_small)}.",
+    }
+
 
 TRANSFER_B = Prediction(
     question=(
-        "Batch-1 decode on an A100 80 GB (312 TFLOP/s, 2.04 TB/s) instead of the H100 (989.5 TFLOP/s, "
-        "3.35 TB/s). Its MFU is…"
+        "Llama-2 70B (80 layers, 64 query heads sharing 8 KV heads, FP16) decodes with 2,048-token contexts. "
+        "Going from one sequence per step to a batch of 32, the bytes read per generated token…"
     ),
     options={
-        "higher": "Higher on the A100: it has more bandwidth per FLOP of peak",
-        "lower": "Lower on the A100: it is the older and slower GPU",
-        "same": "The same: the model and its intensity do not change",
+        "near32": "Fall nearly in step with the batch: its weights dwarf its GQA caches",
+        "as7b": "Fall about as far as the 7B's: each sequence reads its own cache",
+        "less": "Fall less than the 7B's: a 70B model's caches are far larger",
     },
-    answer="higher",
-    feedback={
-        "higher": "The roofline ceiling of a memory-bound MFU is bandwidth × intensity / peak: at 1 FLOP/B, "
-        "2.04/312 = 0.65% on the A100 against 3.35/989.5 = 0.34% on the H100. Pick the A100: the cards read "
-        "0.48% against 0.21%, lower than the ceilings because the step's 515 kernel launches (2.6 ms) add to "
-        "the memory time on both. A faster GPU is not a better-utilized one.",
-        "lower": "It is slower per token, but MFU divides by its smaller peak: the A100's ridge is lower, so a "
-        "bandwidth-bound workload uses a larger share of it.",
-        "same": "MFU depends on the device's balance of bandwidth to compute, which differs.",
-    },
+    answer="near32",
+    feedback=Deferred(_transfer_b_feedback),
     kind="transfer",
+    reveals=("27.0×", "weights most of each token's bytes"),
+    asks="direction",
+    misconceptions={
+        "as7b": (
+            "caches always cap batching",
+            "Batching buys the same factor for any model, because every sequence has a cache",
+        ),
+        "less": (
+            "bigger model, bigger cache",
+            "A model ten times larger keeps a cache ten times larger per sequence",
+        ),
+    },
 )
 
+
+def _decode_scores(context: int) -> int:
+    """One layer's materialized scores in one decode step: one new query against ``context`` keys."""
+    d, h = _shape()
+    return L.Attention(d_model=d, n_heads=h, seq_len=1, kv_len=int(context)).score_bytes(
+        1, PRECISION
+    )
+
+
+def _transfer_c_feedback() -> dict[str, str]:
+    x = crossings(HW.Hardware.get("H100").memory.capacity.m_as("B"))
+    s = x["kv_fit"]
+    return {
+        "kv": f"A decode step scores one query against S keys: {fmt_bytes(_decode_scores(s))} per layer at "
+        f"{s:,} tokens, a row, not a square. The cache keeps every token's keys and values and, with the "
+        f"weights, fills 80 GB near {s:,} tokens: generation is cache-limited.",
+        "scores": "Attention's work over a whole sequence grows as S², but it is spread over the steps: each "
+        f"step stores one query's row of scores, {fmt_bytes(_decode_scores(s))} per layer at {s:,} tokens. "
+        "The S × S matrix exists only when a whole prompt is processed at once.",
+        "weights": "Every step reads all the weights, but reading is bandwidth, not capacity: the 3.1 GB are "
+        f"held once and never grow. The cache does, and fills 80 GB near {s:,} tokens.",
+    }
+
+
 TRANSFER_C = Prediction(
-    question="On the 40 GB A100, with tiled attention on, what fills the device first as the context grows?",
+    question=(
+        "Now the context grows by generation: GPT-2 XL's shape (FP16, 80 GB H100, scores materialized, no "
+        "tiling) decodes token after token, each new token's query scored against every cached key. As the "
+        "context grows, what fills the device first?"
+    ),
     options={
-        "kv": "The KV cache, near 120,000 tokens",
-        "scores": "One layer's scores, near 28,000 tokens",
-        "weights": "The weights, whatever the context length",
+        "kv": "The KV cache: it keeps every past token's keys and values",
+        "scores": "The scores: attention grows with the square of the context",
+        "weights": "The weights: every step reads all of them again",
     },
     answer="kv",
-    feedback={
-        "kv": "Tiled attention never stores the scores, so the linear cache is the limit: weights + KV reach 40 GB "
-        "near 120,000 tokens. Pick the A100 40 GB and switch tiling on.",
-        "scores": "With tiling the scores never reach memory; without it they would fill 40 GB near 28,000 tokens.",
-        "weights": "3.1 GB of weights is flat and far below 40 GB.",
-    },
+    feedback=Deferred(_transfer_c_feedback),
     kind="transfer",
-    reveals=("then the KV cache is the limit",),
+    reveals=("a row, not a square", "generation is cache-limited"),
+    asks="behaviour",
+    misconceptions={
+        "scores": (
+            "decode scores are S × S",
+            "Attention is quadratic, so the scores outgrow everything in any phase",
+        ),
+        "weights": (
+            "reading is holding",
+            "What every step reads again is what fills the memory",
+        ),
+    },
 )
+
+
+def _transfer_d_times(launch_us: float, context: int = 2048) -> tuple[float, float]:
+    """Batch-1 decode time of the 7B with 32 (MHA) and 8 (GQA) KV heads, at a given launch cost."""
+    dev = _launch_device(launch_us)
+    return tuple(
+        E.Engine.solve(
+            gqa_model(k),
+            dev,
+            precision=PRECISION,
+            efficiency=EFFICIENCY,
+            phase="decode",
+            seq_len=context,
+        ).latency_s
+        for k in (32, 8)
+    )
+
+
+def _transfer_d_feedback() -> dict[str, str]:
+    dev, ctx = HW.Hardware.get("H100"), 2048
+    mha, gqa = _transfer_d_times(TRANSFER_LAUNCH_US, ctx)
+    b_mha = _serve(gqa_model(32), dev, 1, ctx).bytes_moved
+    b_gqa = _serve(gqa_model(8), dev, 1, ctx).bytes_moved
+    kv = gqa_model(32).kv_cache_bytes(ctx, 1, PRECISION)
+    return {
+        "little": f"At one user the {fmt_bytes(kv, 2)} cache is a small part of the {fmt_bytes(b_mha)} a step reads; "
+        f"GQA trims it to {fmt_bytes(kv / 4)} (and the K and V projections a little), so a step reads "
+        f"{fmt_bytes(b_gqa)}: {fmt_time(mha)} becomes {fmt_time(gqa)} per token, {fmt_ratio(mha / gqa, 2)} faster. "
+        "GQA's payoff is capacity and large batches, where the caches dominate.",
+        "4x": f"Only the cache shrinks 4×, and at one user it is {fmt_bytes(kv, 2)} of the {fmt_bytes(b_mha)} a step "
+        f"reads: {fmt_time(mha)} becomes {fmt_time(gqa)}, {fmt_ratio(mha / gqa, 2)} faster.",
+        "none": f"Fewer bytes are read: {fmt_bytes(b_gqa)} instead of {fmt_bytes(b_mha)}, so the memory-bound step "
+        f"does speed up, {fmt_time(mha)} to {fmt_time(gqa)}: a little, since the weights dominate.",
+    }
+
 
 TRANSFER_D = Prediction(
     question=(
-        "On the H100 at 2,048 tokens, MHA fits 61 users. With GQA at 8 KV heads (the 32 query heads share "
-        "8 key/value heads), about how many fit?"
+        "Llama-2 7B decodes for one user at a 2,048-token context on the H100 (FP16, "
+        f"{TRANSFER_LAUNCH_US} µs per kernel launch). GQA with 8 KV heads makes its KV cache 4× smaller. Its "
+        "time per generated token…"
     ),
     options={
-        "4x": "About 4× as many: the caches fill most of the memory",
-        "8x": "About 8× as many: keys and values each shrink 4×",
-        "less": "Fewer than 2×: the weights still fill most of it",
-        "same": "The same: GQA saves compute, not memory",
+        "little": "Falls only a little: at one user the weights are most of the bytes",
+        "4x": "Falls about 4×: decode is memory-bound and its cache shrank 4×",
+        "none": "Stays exactly the same: GQA saves memory capacity, never bandwidth",
     },
-    answer="4x",
-    feedback={
-        "4x": "Each cache is 4× smaller and the caches take most of the 80 GB, so about 4× the users: 253, "
-        "a little over 4× because GQA's narrower K and V projections also trim the weights from 13.5 to "
-        "11.9 GB. Pick 8 KV heads and read the card.",
-        "8x": "Keys and values each shrink 4×, so their sum, the cache, shrinks 4× too, not 8×: about 4× the "
-        "users (253).",
-        "less": "At 61 users the caches (65 GB) dominate, not the weights: shrinking them 4× multiplies users ~4×.",
-        "same": "GQA's purpose is the cache: fewer key/value heads, fewer bytes per token.",
-    },
+    answer="little",
+    feedback=Deferred(_transfer_d_feedback),
     kind="transfer",
+    reveals=("GQA's payoff is capacity",),
+    asks="direction",
+    misconceptions={
+        "4x": (
+            "the cache is the whole stream",
+            "A memory-bound step speeds up by whatever factor its KV cache shrinks",
+        ),
+        "none": (
+            "capacity and bandwidth are separate",
+            "Bytes saved in storage are never bytes saved in traffic",
+        ),
+    },
 )
 
 
@@ -1103,9 +1346,9 @@ PRED_E = Prediction(
     ),
     options={
         "32x": "Grow 32×: every head computes its own S × S scores",
-        "same": "Stay the same, though there are now 32 score matrices to store",
-        "fewer": "Fall 32×: each head is 32× narrower",
-        "same_all": "Stay the same, and so does everything else the layer stores",
+        "same": "Stay the same: the heads split d, but each stores its own scores",
+        "fewer": "Fall 32×: each head works on a 32× narrower slice of d",
+        "same_all": "Stay the same: splitting d changes nothing the layer computes or stores",
     },
     answer="same",
     feedback={
@@ -1119,6 +1362,21 @@ PRED_E = Prediction(
         "score memory of a single head. (A FlashAttention kernel stores none, for any head count.)",
     },
     reveals=("S² × d MACs for any h", "h × S² × d/h"),
+    asks="behaviour",
+    misconceptions={
+        "32x": (
+            "each head repeats the work",
+            "Every head computes a full attention, so h heads cost h times the FLOPs",
+        ),
+        "fewer": (
+            "narrower heads, less work",
+            "Each head works on d/h features, so the layer's arithmetic falls h-fold",
+        ),
+        "same_all": (
+            "same FLOPs, same memory",
+            "A change that leaves the arithmetic alone leaves the stored tensors alone too",
+        ),
+    },
 )
 E_HEADS = Choice(
     "Heads (d = 4,096 split across them)", {"1": "1", "8": "8", "32": "32", "64": "64"}, "32"
@@ -1132,7 +1390,7 @@ E_MODEL = Choice(
 
 @lru_cache(maxsize=4)
 def e_model(key: str):
-    return M.llama(**LLAMA70B, name="Llama-2 70B") if key == "70b" else M.Models.get(key)
+    return big_model("70b") if key == "70b" else M.Models.get(key)
 
 
 @widget_args
@@ -1217,7 +1475,8 @@ def part_e(heads: str, model: str) -> View:
         Card(
             "Bandwidth floor per token",
             fmt_time(floor),
-            f"at most {1 / floor:,.0f} tokens/s on one H100"
+            f"at most {1 / floor:,.0f} tokens/s ({conditions(PRECISION, batch=1, device=device_label(dev))}; "
+            "bytes / bandwidth, before any launch cost)"
             + ("" if dec.feasible else "; does not fit one H100"),
             "bad" if not dec.feasible else "",
         ),
@@ -1249,23 +1508,69 @@ def part_e(heads: str, model: str) -> View:
     return View(fig, cards, summary, "Heads, masks and bytes per token", peek)
 
 
+#: TRANSFER_E's text: 2,048 tokens, generated one step at a time or scored in one forward pass.
+TRANSFER_E_TOKENS = 2048
+
+
+@lru_cache(maxsize=1)
+def generation_vs_pass() -> tuple[float, float]:
+    """(bytes read generating ``TRANSFER_E_TOKENS`` tokens one decode step at a time, bytes read by
+    one teacher-forced forward pass over them), Llama-2 7B, FP16, batch 1, H100. A decode step's
+    bytes are linear in its context (weights + a cache one token longer each step), so the sum over
+    the steps is their count times the mean of the first and the last step's."""
+    m, dev, n = M.Models.Llama7B, HW.Hardware.get("H100"), TRANSFER_E_TOKENS
+
+    def step(s: int) -> float:
+        return E.Engine.solve(
+            m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="decode", seq_len=s
+        ).bytes_moved
+
+    generate = n * (step(1) + step(n)) / 2
+    one_pass = E.Engine.solve(
+        m, dev, precision=PRECISION, efficiency=EFFICIENCY, phase="prefill", seq_len=n
+    ).bytes_moved
+    return generate, one_pass
+
+
+def _transfer_e_feedback() -> dict[str, str]:
+    gen, one = generation_vs_pass()
+    w = M.Models.Llama7B.weight_bytes(PRECISION)
+    n = TRANSFER_E_TOKENS
+    return {
+        "gen": f"Each of the {n:,} steps streams every weight again, plus a growing cache: {fmt_bytes(gen)} in "
+        f"all. The teacher-forced pass reads the {fmt_bytes(w)} of weights once for all {n:,} positions and "
+        f"moves {fmt_bytes(one)} with its activations and scores: {fmt_ratio(gen / one, 0)} less. Training "
+        "sees the whole text at once; generation cannot, because each token waits for the one before.",
+        "same": f"The predictions are equal in number and nearly equal in FLOPs, but not in bytes: generation "
+        f"reads every weight {n:,} times ({fmt_bytes(gen)}), the pass once ({fmt_bytes(one)}).",
+        "pass": f"The pass moves more at once, {fmt_bytes(one)}, but only once; generation's {n:,} steps each "
+        f"read the weights again: {fmt_bytes(gen)} in all, {fmt_ratio(gen / one, 0)} more.",
+    }
+
+
 TRANSFER_E = Prediction(
     question=(
-        "Switch to the chapter's 70B model (FP16). At batch 1, roughly how many bytes must stream from memory "
-        "for each generated token?"
+        "Llama-2 7B (FP16, batch 1) generates 2,048 tokens one decode step at a time; separately, it scores "
+        "a known 2,048-token text in one teacher-forced forward pass. The bytes read from memory…"
     ),
     options={
-        "140": "About 140 GB: every weight, every token",
-        "2": "About 2 GB: one layer at a time",
-        "kv": "About 0.3 MB: only the new token's keys and values",
+        "gen": "Are far more for generation: each step reads every weight again",
+        "same": "Are about the same: both make 2,048 predictions with one model",
+        "pass": "Are more for the single pass: it moves all 2,048 tokens at once",
     },
-    answer="140",
-    feedback={
-        "140": "68,976,648,192 parameters × 2 B = 138 GB (the chapter rounds to 140 GB), plus the KV cache: more "
-        "than an 80 GB H100 holds, and at 3.35 TB/s at least 41 ms per token. Pick the 70B model.",
-        "2": "Layers run one after another, but all of them run for every token: every layer's weights are read.",
-        "kv": "That is what a token adds to the cache; producing it requires reading every weight and the whole "
-        "cache.",
-    },
+    answer="gen",
+    feedback=Deferred(_transfer_e_feedback),
     kind="transfer",
+    reveals=("reads the weights once for all",),
+    asks="direction",
+    misconceptions={
+        "same": (
+            "same predictions, same traffic",
+            "Equal numbers of predictions from the same weights move equal bytes",
+        ),
+        "pass": (
+            "bigger tensors, more traffic",
+            "Processing every token at once must move more than one token at a time",
+        ),
+    },
 )

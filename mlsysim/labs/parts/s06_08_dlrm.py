@@ -30,7 +30,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import bound_phrase
+from ..vocab import bound_phrase, conditions
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -99,30 +99,61 @@ def tables_bytes(rows: tuple[int, ...], precision: str, dim: int = EMB_DIM) -> i
 # Part A: the capacity wall
 # ---------------------------------------------------------------------------------------------
 
+
+def _feedback_a() -> dict[str, str]:
+    cap = HW.Hardware.get("A100").memory.capacity.m_as("B")
+    one = table(NAPKIN_ROWS).weight_bytes(TABLE_PRECISION)
+    mlps = M.Models.DLRM.weight_bytes(TABLE_PRECISION) - tables_bytes(
+        tuple(
+            r.layer.num_embeddings for r in M.Models.DLRM.rows() if isinstance(r.layer, L.Embedding)
+        ),
+        TABLE_PRECISION,
+    )
+    return {
+        "capacity": f"100M × 128 × 4 B = {fmt_bytes(one)} per table, {one / cap:.0%} of the device; the pair "
+        f"needs {fmt_bytes(2 * one)}, {2 * one / cap:.0%} of 80 GB. Every row must be resident wherever "
+        "lookups run, used or not, so the plan fails before speed is even asked about.",
+        "compute": f"The MLPs do nearly all the arithmetic, but they hold {fmt_bytes(mlps)}; the tables hold "
+        f"{fmt_bytes(2 * one)} and do none. Arithmetic is not what stops this plan: the tables do not fit "
+        f"({2 * one / cap:.0%} of 80 GB).",
+        "bandwidth": "Random row reads do make lookups bandwidth- and latency-bound, but only once the tables "
+        f"are in memory: here the pair ({fmt_bytes(2 * one)}) is {2 * one / cap:.0%} of the device, so there is "
+        "no speed to measure.",
+        "none": "A table's cost is the memory it occupies, not the arithmetic a lookup does: 100M rows × 128 "
+        f"values × 4 B = {fmt_bytes(one)}, and two of them need {fmt_bytes(2 * one)}, more than 80 GB.",
+    }
+
+
 PRED_A = Prediction(
     question=(
-        "The team plans an item table (100M rows of 128 FP32 values) and a user table of the same shape "
-        "on one 80 GB A100. What happens?"
+        "A recommender's item table and user table each hold 100M rows of 128 FP32 values; a lookup copies "
+        "one row and does no multiply-accumulates, and the MLPs beside them hold under 10 MB. The team "
+        "plans to serve it from one 80 GB A100. Which resource limits the plan first?"
     ),
     options={
-        "light": "Both fit with room to spare: a lookup does almost no arithmetic, so tables are light",
-        "values": "Both fit: 100M × 128 is 12.8 billion values, about 13 GB per table",
-        "one": "The item table fits, but the pair does not: each table takes most of the device",
-        "none": "Neither fits: no single GPU holds a table of 100 million rows",
+        "capacity": "Memory capacity: both tables must be resident in full",
+        "compute": "Compute: the MLPs do almost all of the model's arithmetic",
+        "bandwidth": "Memory bandwidth: every lookup is a random row read",
+        "none": "None of them: a lookup does so little work that tables are light",
     },
-    answer="one",
-    feedback={
-        "light": "A table's cost is the memory it occupies, not the arithmetic a lookup does: every row must be "
-        "resident wherever lookups run. 100M × 128 × 4 B = 51.2 GB, 64% of the device; two tables need "
-        "102.4 GB.",
-        "values": "That counts values, not bytes: each FP32 value is 4 bytes, so one table is 51.2 GB and two "
-        "are 102.4 GB, 128% of 80 GB.",
-        "one": "100M × 128 × 4 B = 51.2 GB = 64% of 80 GB. One table fits; a second of the same size brings "
-        "the pair to 128%, and the MLPs' 9.4 MB of weights cannot change that.",
-        "none": "Rows alone do not decide it: 100M rows × 128 values × 4 B = 51.2 GB, 64% of the A100, so "
-        "one table fits; the pair (102.4 GB) does not.",
+    answer="capacity",
+    feedback=Deferred(_feedback_a),
+    reveals=("102.4 GB", "128% of 80 GB"),
+    asks="regime",
+    misconceptions={
+        "compute": (
+            "cost is arithmetic",
+            "The part of the model that does the FLOPs is the part that limits it",
+        ),
+        "bandwidth": (
+            "speed before fit",
+            "Lookups are random reads, so bandwidth is the first limit, whatever the table size",
+        ),
+        "none": (
+            "no FLOPs, no cost",
+            "A layer that does almost no arithmetic costs almost nothing to serve",
+        ),
     },
-    reveals=("51.2 GB", "64%", "pair does not"),
 )
 A_ROWS = Slider("Rows per table (millions)", 10, 2000, NAPKIN_ROWS // 10**6, step=10)
 A_TABLES = Slider("Tables of this size", 1, 8, 1)
@@ -230,34 +261,67 @@ def part_a(rows: int, tables: int, dim: str, precision: str, device: str) -> Vie
 # Part B: gathers move bytes, not FLOPs; batching does not shrink them
 # ---------------------------------------------------------------------------------------------
 
-PRED_B = Prediction(
-    question=(
-        "A DLRM server batches 1,024 requests instead of 1 (IDs drawn from hundreds of millions of users "
-        "and items: assume no repeats within a batch). What happens to the embedding bytes gathered per "
-        "request?"
-    ),
-    options={
-        "fall": "They fall about 1,024× like the MLP weight reads",
-        "same": "They stay about the same",
-        "rise": "They rise: more requests collide in the tables",
-        "zero": "They drop to almost nothing once the hot rows are cached",
-    },
-    answer="same",
-    feedback={
+#: PRED_B's batch, and the rows of each of the DLRM lighthouse's 25 tables (100 GB / 25 / 512 B).
+PRED_B_BATCH, LIGHTHOUSE_ROWS = 1024, 7_812_500
+
+
+def repeated_lookups(batch: int, rows: int) -> float:
+    """Expected lookups of a batch that land on a row another request of the batch already asked
+    for (IDs uniform over ``rows``): batch - expected distinct rows."""
+    return batch - rows * (1 - (1 - 1 / rows) ** batch)
+
+
+def _feedback_b() -> dict[str, str]:
+    rep = repeated_lookups(PRED_B_BATCH, LIGHTHOUSE_ROWS)
+    share = rep / PRED_B_BATCH
+    return {
         "fall": "The MLP weights are read once per batch and shared; a gathered row belongs to one request's "
         "ID, so each request still pays its own rows.",
         "same": "Gathers do not amortize: each request reads its own rows (12.8 KB at one lookup per table, at "
-        "any batch; 25.6 KB with the pooled output written), while the MLPs' weight bytes per request fall with the batch. So the gathers' share of "
-        "the bytes grows, from 0.3% at batch 1 to 23.2% at 1,024 and 25.1% at 8,192; the MLPs' activations, "
-        "also per request, keep most of the rest. At 8 lookups per table the gathers pass half (57.7% at "
-        "1,024).",
-        "rise": "The per-request bytes are set by the lookups, not by the batch; collisions would, if anything, "
-        "let a cache help.",
-        "zero": "A cache changes where gathered rows come from, not how many each request gathers; and with no "
-        "repeats in the batch, batching gives no row to share (reuse needs requests that share rows, "
-        "Listing 9).",
+        "any batch; 25.6 KB with the pooled output written), while the MLPs' weight bytes per request fall "
+        f"with the batch. 1,024 random IDs in a table of {LIGHTHOUSE_ROWS:,} rows repeat a row about "
+        f"{rep:.2f} times ({share:.3%} of the lookups). So the gathers' share of the bytes grows, from 0.3% "
+        "at batch 1 to 23.2% at 1,024 and 25.1% at 8,192; the MLPs' activations, also per request, keep most "
+        "of the rest. At 8 lookups per table the gathers pass half (57.7% at 1,024).",
+        "some": f"Shared rows need repeated IDs, and 1,024 random IDs among {LIGHTHOUSE_ROWS:,} rows repeat one "
+        f"about {rep:.2f} times per table: {share:.3%} of the lookups. Popular items do repeat in real "
+        "traffic, but only a skewed workload makes that share large.",
+        "zero": "A cache changes where gathered rows come from, not how many each request gathers; and a cache "
+        f"helps only when rows repeat: here {share:.3%} of a batch's lookups hit a row already fetched "
+        "(reuse needs requests that share rows, Listing 9).",
+    }
+
+
+PRED_B = Prediction(
+    question=(
+        "A DLRM server (25 embedding tables of 7.8 million rows, one lookup per table) batches 1,024 "
+        "requests instead of 1. Each request's IDs are drawn at random from each table's rows. The "
+        "embedding bytes gathered per request…"
+    ),
+    options={
+        "fall": "Fall about 1,024×: one read serves the batch, as for the MLP weights",
+        "same": "Stay about the same: each request reads the rows of its own IDs",
+        "some": "Fall a few-fold: a large batch often asks for the same rows",
+        "zero": "Drop to almost nothing: the first requests leave the rows in cache",
     },
-    reveals=("each request reads its own rows", "bytes without arithmetic", "bytes, not FLOPs"),
+    answer="same",
+    feedback=Deferred(_feedback_b),
+    reveals=("each request reads its own rows", "gathers do not amortize"),
+    asks="direction",
+    misconceptions={
+        "fall": (
+            "gathers amortize like weights",
+            "Anything read once per batch is shared by the batch's requests",
+        ),
+        "some": (
+            "random IDs collide often",
+            "In a big batch many requests ask for the same rows, so reads are shared",
+        ),
+        "zero": (
+            "the cache holds the tables",
+            "After the first requests, rows are served from cache at no memory traffic",
+        ),
+    },
 )
 B_BATCH = Choice(
     "Requests per batch", {"1": "1", "64": "64", "1024": "1,024", "8192": "8,192"}, "1"
@@ -407,7 +471,8 @@ def part_b(batch: str, lookups: int, device: str) -> View:
         + ("while the MLPs' weight reads are shared: " if B > 1 else "")
         + f"the gathers are {st['emb']['bytes'] / all_bytes:.1%} of "
         f"the bytes and {'none' if not st['emb']['flops'] else format(st['emb']['flops'] / all_flops, '.1%')} of the matmul FLOPs (pooling's adds are counted apart). The engine prints "
-        f"{fmt_time(p.latency_s)} per batch, but that assumes the tables sit in HBM: "
+        f"{fmt_time(p.latency_s)} per batch ({conditions(TABLE_PRECISION, fused=False, batch=B, device=device_label(dev))}), "
+        "but that assumes the tables sit in HBM: "
         + (
             f"on one {device_label(dev)} they do not fit: tables and MLPs take {fmt_bytes(p.weight_bytes)} "
             f"and the activations {fmt_bytes(p.memory_footprint_bytes - p.weight_bytes)}"
@@ -472,6 +537,21 @@ PRED_C = Prediction(
         "table capacity.",
     },
     reveals=("at most 14% of the rows", "Hashing IDs"),
+    asks="behaviour",
+    misconceptions={
+        "int8": (
+            "quantization closes any gap",
+            "Dropping to INT8 shrinks a model enough to fit, whatever it outgrew",
+        ),
+        "fp16": (
+            "halving is enough",
+            "A free halving of the bytes is the lever to reach for first, whatever the gap",
+        ),
+        "batch": (
+            "batch sets the footprint",
+            "Serving smaller batches frees the memory the tables need",
+        ),
+    },
 )
 C_PRECISION = Choice("Table precision", PRECISIONS, "fp32")
 C_KEEP = Slider("Rows kept after hashing (% of IDs)", 5, 100, 100, step=5)
@@ -610,6 +690,21 @@ PRED_D = Prediction(
     answer="grow",
     feedback=Deferred(lambda: _feedback_d()),
     reveals=("level off", "one partial sum per lookup"),
+    asks="direction",
+    misconceptions={
+        "fall": (
+            "smaller shards, less traffic",
+            "Each GPU holds fewer rows, so less has to cross between GPUs",
+        ),
+        "zero": (
+            "lookups stay local",
+            "Each GPU looks up only its own rows, so sharding needs no exchange",
+        ),
+        "double": (
+            "traffic grows with every GPU",
+            "Each added GPU adds its own partial sums for every request, without limit",
+        ),
+    },
 )
 
 
@@ -816,94 +911,243 @@ def part_d(devices: int, usable: int, batch: str, lookups: int) -> View:
 # Transfer questions: one unseen case per part, answered with the part's own controls
 # ---------------------------------------------------------------------------------------------
 
+#: TRANSFER_A's encoder: an MLP from a 1,024-value hash code of the ID to its 128 values (in the
+#: spirit of deep hash embeddings, Kang et al. 2021); a design Part A has no control for.
+ENCODER = (1024, 512, EMB_DIM)
+
+
+def encoder_vs_table(batch: int = 1) -> dict[str, float]:
+    """Bytes held, MACs per lookup and time per batch on the 80 GB A100: the 100M-row FP32 item
+    table against the encoder MLP that computes each row instead."""
+    dev = HW.Hardware.get("A100")
+    tab, enc = table(NAPKIN_ROWS), M.mlp(list(ENCODER), name="ID encoder")
+    t_tab = E.Engine.solve(tab, dev, batch_size=batch, precision=TABLE_PRECISION)
+    t_enc = E.Engine.solve(enc, dev, batch_size=batch, precision=TABLE_PRECISION)
+    return {
+        "table_bytes": tab.weight_bytes(TABLE_PRECISION),
+        "encoder_bytes": enc.weight_bytes(TABLE_PRECISION),
+        "encoder_params": enc.params,
+        "table_macs": tab.macs(),
+        "encoder_macs": enc.flops() / 2,
+        "table_s": t_tab.latency_s,
+        "encoder_s": t_enc.latency_s,
+    }
+
+
+def _transfer_a_feedback() -> dict[str, str]:
+    one, many = encoder_vs_table(1), encoder_vs_table(1024)
+    return {
+        "trade": f"The table holds {fmt_bytes(one['table_bytes'])} and does no MACs; the encoder holds "
+        f"{fmt_bytes(one['encoder_bytes'])} but does {one['encoder_macs']:,.0f} MACs per lookup. On the A100 "
+        f"a batch of 1,024 lookups takes {fmt_time(many['encoder_s'])} through the encoder against "
+        f"{fmt_time(many['table_s'])} as gathers: capacity is bought with compute (and, in practice, some "
+        "accuracy).",
+        "same": f"The encoder's {one['encoder_params']:,} weights are all it stores: "
+        f"{fmt_bytes(one['encoder_bytes'])} against the table's {fmt_bytes(one['table_bytes'])}. It does not "
+        "keep the 100M vectors; it recomputes an approximation of each from the ID's hash code.",
+        "faster": f"A gather copies 512 bytes and does no MACs; the encoder does {one['encoder_macs']:,.0f} "
+        f"per lookup. At batch 1 it takes {fmt_time(one['encoder_s'])} against {fmt_time(one['table_s'])}, "
+        f"at 1,024 {fmt_time(many['encoder_s'])} against {fmt_time(many['table_s'])}.",
+    }
+
+
 TRANSFER_A = Prediction(
     question=(
-        "The catalogue stays at 100M rows but the embedding width halves to 64 and the table is stored in "
-        "FP16. On the 80 GB A100, the one table now takes about…"
+        "Instead of storing the 100M × 128 FP32 item table, a team computes each item's vector on demand: an "
+        "MLP (1,024 → 512 → 128, about 590,000 weights) maps a 1,024-value hash code of the item's ID to "
+        "its 128 values. Compared with the table, this design…"
     ),
     options={
-        "16": "16%: a quarter of the bytes",
-        "32": "32%: half as many bytes",
-        "64": "Still 64%: rows set the size",
-        "8": "8%: an eighth of the bytes",
+        "trade": "Trades capacity for compute: megabytes held, but MACs per lookup",
+        "same": "Saves little: the 100M item vectors still have to be stored",
+        "faster": "Is faster as well: a few MACs take less time than a random row read",
     },
-    answer="16",
-    feedback={
-        "16": "Bytes = rows × width × bytes per value: half the width and half the bytes per value = a quarter: "
-        "12.8 GB. Set the width to 64 and the precision to FP16.",
-        "32": "That halves only one factor; width and precision both halve.",
-        "64": "Rows are one of three factors: width and bytes per value multiply them.",
-        "8": "That is an eighth: only two factors of two changed.",
-    },
+    answer="trade",
+    feedback=Deferred(_transfer_a_feedback),
     kind="transfer",
+    reveals=("capacity is bought with compute",),
+    asks="behaviour",
+    misconceptions={
+        "same": (
+            "information must be stored",
+            "A model that reproduces 100M vectors must hold all of them somewhere",
+        ),
+        "faster": (
+            "gathers are always the slow part",
+            "Random row reads are so slow that replacing them with arithmetic speeds things up",
+        ),
+    },
 )
+
+#: TRANSFER_B's model: the DLRM lighthouse with four times its tables (100 of the same 7.8M rows).
+TRANSFER_B_TABLES = 100
+
+
+@lru_cache(maxsize=4)
+def dlrm_tables(n_tables: int):
+    """The DLRM lighthouse with ``n_tables`` tables of its 7.8M rows each (same MLP widths)."""
+    if n_tables == 25:
+        return M.Models.DLRM
+    return M.dlrm(
+        embedding_rows=(LIGHTHOUSE_ROWS,) * int(n_tables), name=f"DLRM, {n_tables} tables"
+    )
+
+
+def gather_share(n_tables: int, batch: int = 1024, device: str = "A100") -> dict[str, float]:
+    """Each stage's bytes per request and the gathers' share of all bytes, from the engine."""
+    st = stage_totals(_solve(dlrm_tables(n_tables), HW.Hardware.get(device), batch))
+    total = sum(v["bytes"] for v in st.values())
+    return {"share": st["emb"]["bytes"] / total, **{k: v["bytes"] / batch for k, v in st.items()}}
+
+
+def _transfer_b_feedback() -> dict[str, str]:
+    a, b = gather_share(25), gather_share(TRANSFER_B_TABLES)
+    inter = L.FeatureInteraction(num_vectors=26, dim=EMB_DIM).pairs
+    inter4 = L.FeatureInteraction(num_vectors=TRANSFER_B_TABLES + 1, dim=EMB_DIM).pairs
+    return {
+        "rise": f"The gathers grow 4× ({fmt_bytes(a['emb'])} to {fmt_bytes(b['emb'])} per request), the bottom "
+        f"MLP not at all and the top MLP {fmt_ratio(b['top'] / a['top'])}; only the interaction grows faster "
+        f"({fmt_bytes(a['interaction'])} to {fmt_bytes(b['interaction'])}), and it stays the smaller. The "
+        f"gathers' share rises from {a['share']:.1%} to {b['share']:.1%}, less than fourfold.",
+        "same": f"The bottom MLP does not grow at all ({fmt_bytes(a['bottom'])} per request either way), so "
+        f"the stages do not grow together: the gathers' share rises from {a['share']:.1%} to {b['share']:.1%}.",
+        "fall": f"The interaction does grow with the square of the vectors ({inter:,} pairs to {inter4:,}), "
+        f"but its bytes per request ({fmt_bytes(a['interaction'])} to {fmt_bytes(b['interaction'])}) stay below "
+        f"the gathers' ({fmt_bytes(b['emb'])}), and the MLP weights are shared by the batch: the gathers' share "
+        f"rises from {a['share']:.1%} to {b['share']:.1%}.",
+    }
+
 
 TRANSFER_B = Prediction(
     question=(
-        "Each request now looks up 8 IDs per table (multi-hot) instead of 1. At batch 1,024, the gathered "
-        "bytes per request…"
+        "A DLRM with 100 embedding tables instead of 25 (same rows per table, same MLP widths, one lookup "
+        "per table) serves batches of 1,024, bytes counted as in Part B. The gathers' share of the bytes "
+        "moved…"
     ),
     options={
-        "8x": "Grow 8×: every ID reads its own row",
-        "same": "Stay the same: pooling sums them",
-        "fall": "Fall: more lookups make caching work",
+        "rise": "Rises: the rows gathered grow 4×, and most of the rest less",
+        "same": "Stays about the same: every stage grows with the tables",
+        "fall": "Falls: the interaction grows with the square of the tables",
     },
-    answer="8x",
-    feedback={
-        "8x": "Every ID is its own row read; pooling adds them after they are gathered. Set lookups to 8 and read "
-        "the gathered-bytes card.",
-        "same": "Pooling reduces what leaves the table (one vector), not what is read (eight rows).",
-        "fall": "Caching helps only when requests share hot rows; the part's engine assumes every row is read.",
-    },
+    answer="rise",
+    feedback=Deferred(_transfer_b_feedback),
     kind="transfer",
+    reveals=("36.3%",),
+    asks="direction",
+    misconceptions={
+        "same": (
+            "everything scales together",
+            "Adding features grows every stage of the model in proportion",
+        ),
+        "fall": (
+            "the quadratic term always wins",
+            "Whatever grows with the square of the tables outgrows the gathers at once",
+        ),
+    },
 )
+
+#: TRANSFER_C's hashed share of the user table's rows: the FP32 largest fit on the 80 GB A100.
+TRANSFER_C_KEEP = 14
+
+
+def hashed_gather_bytes(keep_percent: int) -> int:
+    """Bytes one lookup gathers from the user table hashed into ``keep_percent`` of its rows."""
+    rows = max(1, math.ceil(USER_ROWS * keep_percent / 100))
+    return table(rows).gather_bytes_per_lookup(TABLE_PRECISION)
+
+
+def _transfer_c_feedback() -> dict[str, str]:
+    full, hashed = hashed_gather_bytes(100), hashed_gather_bytes(TRANSFER_C_KEEP)
+    return {
+        "same": f"A lookup reads one row, {fmt_bytes(hashed, 0)} with {TRANSFER_C_KEEP}% of the rows kept as "
+        f"with all of them ({fmt_bytes(full, 0)}): hashing changes how many rows exist, not how wide one is. "
+        "It shrinks the capacity, not the traffic.",
+        "fall": f"The table is about {fmt_ratio(100 / TRANSFER_C_KEEP, 0)} smaller, but a lookup still copies one "
+        f"full row of 128 FP32 values: {fmt_bytes(hashed, 0)} either way.",
+        "cache": f"The hashed tables still take tens of GB, thousands of times an on-chip cache, and random IDs "
+        f"reuse few rows; each lookup still copies {fmt_bytes(hashed, 0)} from HBM.",
+    }
+
 
 TRANSFER_C = Prediction(
     question=(
-        "Store both tables in INT8 on the 40 GB A100 instead of the 80 GB one. The most rows you can keep is "
-        "about…"
+        "Hashing keeps 14% of the rows of both self-check tables (128 FP32 values per row), so they fit the "
+        "80 GB A100. Per lookup, the bytes gathered from the user table…"
     ),
     options={
-        "56": "The same share as on 80 GB: the precision sets how many rows fit",
-        "28": "Half the share of 80 GB: the rows kept scale with the memory",
-        "100": "All of them: INT8 tables are a quarter of the FP32 bytes",
+        "same": "Stay the same: each lookup still copies one whole row",
+        "fall": "Fall about 7×: the table they are read from is 7× smaller",
+        "cache": "Drop to almost nothing: the smaller tables now sit in cache",
     },
-    answer="28",
-    feedback={
-        "56": "Precision sets the bytes per row; the memory sets how many rows those bytes allow. Half the memory "
-        "holds half the rows.",
-        "28": "40 GB / 140.8 GB of INT8 tables: 28% of the rows. Pick the 40 GB A100 and INT8 and read the "
-        "last card.",
-        "100": "A quarter of 563.2 GB is 140.8 GB, 3.5× the 40 GB card: INT8 alone does not fit.",
-    },
+    answer="same",
+    feedback=Deferred(_transfer_c_feedback),
     kind="transfer",
-    reveals=("28%",),
+    reveals=("capacity, not the traffic",),
+    asks="behaviour",
+    misconceptions={
+        "fall": (
+            "a smaller table, a smaller read",
+            "Shrinking a table shrinks what each lookup moves",
+        ),
+        "cache": (
+            "smaller means cached",
+            "A table that fits the device is small enough to be served from cache",
+        ),
+    },
 )
 
-TRANSFER_D = Prediction(
-    question=(
-        "On 2 GPUs, cut the lookups per table from 8 to 1 per request. The bytes exchanged per batch…"
-    ),
-    options={
-        "eight": "Fall about 8×: each request looks up an eighth as many rows",
-        "half": "Fall about 2×: the other GPU now holds the row only half the time",
-        "same": "Stay the same: each GPU still sends one partial sum per request and table",
-    },
-    answer="half",
-    feedback=Deferred(lambda: _transfer_d_feedback()),
-    kind="transfer",
-)
+#: TRANSFER_D's device: the 40 GB A100, which Part D (H100s only) does not offer.
+TRANSFER_D_DEVICE, TRANSFER_D_LOOKUPS, TRANSFER_D_USABLE = "A100_40GB", 8, 90
+
+
+def shards_needed(device: str, usable_percent: float = TRANSFER_D_USABLE) -> int:
+    """GPUs of ``device`` needed to hold both self-check tables (FP32) at ``usable_percent``."""
+    total = tables_bytes((ITEM_ROWS, USER_ROWS), TABLE_PRECISION)
+    usable = HW.Hardware.get(device).memory.capacity.m_as("B") * usable_percent / 100
+    return math.ceil(total / usable)
 
 
 def _transfer_d_feedback() -> dict[str, str]:
-    eight, one = (shard_plan(2, 90, 4096, k)["all_to_all"] for k in (8, 1))
+    n_h, n_a = shards_needed(D_DEVICE), shards_needed(TRANSFER_D_DEVICE)
+    b_h, b_a = (
+        shard_plan(n, TRANSFER_D_USABLE, 4096, TRANSFER_D_LOOKUPS)["all_to_all"] for n in (n_h, n_a)
+    )
     return {
-        "eight": "Traffic counts partial sums, not rows: with 8 lookups the other GPU almost surely holds some of "
-        f"a request's rows and sends one sum for all of them ({fmt_bytes(eight)} per batch). With one lookup "
-        f"it holds the row half the time: {fmt_bytes(one)}, {fmt_ratio(eight / one)} less, not 8×.",
-        "half": f"{fmt_bytes(eight)} against {fmt_bytes(one)} per 4,096-request batch: "
-        f"{fmt_ratio(eight / one)}. The other GPU sends a partial sum with chance 1 − (1/2)ᵏ: 0.996 at 8 "
-        "lookups, 0.5 at 1. Set 2 GPUs and 1 lookup and read the all-to-all card.",
-        "same": "A GPU holding none of a request's rows sends nothing: with one lookup per table the other GPU "
-        f"holds the row only half the time ({fmt_bytes(one)} against {fmt_bytes(eight)}).",
+        "more": f"Half the memory per GPU means {n_a} shards instead of {n_h}, and with more shards more of "
+        f"each request's 8 rows per table sit elsewhere: {fmt_bytes(b_a)} per 4,096-request batch against "
+        f"{fmt_bytes(b_h)}, {fmt_ratio(b_a / b_h)}. The GPU count follows capacity, and traffic follows the "
+        "GPU count.",
+        "same": f"The tables and lookups are the same, but the placement is not: {n_a} shards put more of a "
+        f"request's rows on other GPUs ({fmt_bytes(b_a)} against {fmt_bytes(b_h)} per batch).",
+        "less": f"Each shard does hold fewer rows, but a request's rows are spread over more GPUs, and each "
+        f"holding one sends a partial sum: {fmt_bytes(b_a)} against {fmt_bytes(b_h)} per batch.",
     }
+
+
+TRANSFER_D = Prediction(
+    question=(
+        "The 563.2 GB of FP32 tables are sharded row-wise over 40 GB A100s instead of 80 GB H100s, each "
+        "GPU keeping 90% of its memory for tables and using as few GPUs as hold them; 8 lookups per table "
+        "per request. The bytes exchanged between GPUs per batch…"
+    ),
+    options={
+        "more": "Grow: twice the shards put more of each request's rows elsewhere",
+        "same": "Stay the same: the tables and the lookups per request have not changed",
+        "less": "Fall: each smaller shard holds fewer rows to send",
+    },
+    answer="more",
+    feedback=Deferred(_transfer_d_feedback),
+    kind="transfer",
+    reveals=("traffic follows the GPU count",),
+    asks="direction",
+    misconceptions={
+        "same": (
+            "traffic is set by the model",
+            "Bytes exchanged depend on the tables and lookups, not on how many GPUs hold them",
+        ),
+        "less": (
+            "smaller shards send less",
+            "A GPU holding fewer rows has less to send, so the exchange shrinks",
+        ),
+    },
+)
