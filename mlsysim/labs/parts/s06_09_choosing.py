@@ -1020,19 +1020,24 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
         log_x=True,
         log_y=True,
     )
-    for group, name, symbol in (
-        (passed, "passes all four gates", "circle"),
-        (failed, "fails a gate", "x"),
+    # the most frugal survivor is named on the chart; the rest (and every failure) on hover
+    shown = [min(passed, key=lambda r: r["energy_j"])] if passed else []
+    quiet = [r for r in passed if r not in shown]
+    for group, name, symbol, legend in (
+        (shown, "passes all four gates", "circle", True),
+        (quiet, "passes all four gates", "circle", not shown),
+        (failed, "fails a gate", "x", True),
     ):
         if group:
-            survivors = group is passed  # few: each named on the chart; the rest on hover
+            survivors = group is shown
             fig.add_trace(
                 go.Scatter(
                     x=[r["latency_s"] for r in group],
                     y=[r["energy_j"] for r in group],
                     mode="markers+text" if survivors else "markers",
                     name=name,
-                    showlegend=True,  # even alone: what the markers mean
+                    legendgroup=name,
+                    showlegend=legend,  # even alone: what the markers mean
                     marker=dict(size=11, symbol=symbol),
                     text=[
                         f"{r['model']} on {catalogue.short(r['device_name'])}"
