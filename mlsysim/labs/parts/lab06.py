@@ -29,7 +29,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, conditions
 
 E = lazy("mlsysim.engine")
 energy = lazy("mlsysim.energy")
@@ -660,7 +660,8 @@ def part_d(batch: int, device: str, fused: bool) -> View:
     best_other = max(other, key=other.get)
     mode, other_mode = ("compiled", "eager") if fused else ("eager", "compiled")
     summary = (
-        f"At batch {int(batch)} on the {device_label(dev)}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
+        f"MFU at {conditions(precision, fused=bool(fused), batch=int(batch), device=device_label(dev))}: "
+        f"{D_MODELS[best].split(' (')[0]} reaches the highest "
         f"({100 * profiles[best].mfu:.2g}%). Bottlenecks: "
         + ", ".join(
             f"{D_MODELS[k].split(' (')[0]} "
@@ -934,7 +935,7 @@ TRANSFER_A = Prediction(
     ),
     options={
         "same": "Stay the same: one projection serves every patch",
-        "quad": "Quadruple: four times the pixels to connect",
+        "quad": "Quadruple: four times the pixels, each with its own weights",
         "double": "Double: twice the patches along each side",
     },
     answer="same",

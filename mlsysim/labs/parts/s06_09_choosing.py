@@ -30,7 +30,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, conditions
 
 energy = lazy("mlsysim.energy")
 E = lazy("mlsysim.engine")
@@ -239,6 +239,9 @@ def part_a(batch: int, device: str, fused: bool) -> View:
         )
         + " DLRM's proxy is near zero (Table 8 leaves it blank: a gather is a copy, not "
         "arithmetic); its engine number counts only the dense MLPs, and capacity binds it first."
+        + f" Engine figures here: {conditions(prec, fused=bool(fused), batch=b, device=device_label(dev))}"
+        f" (MobileNetV2 {real['MobileNetV2']:,.1f} FLOP/B; 6.1 showed 3.5 for it in FP32 eager mode, where "
+        "every byte is twice as large and each BN and activation re-reads its tensor)."
     )
     r50 = _lh("ResNet50")
     peek = [
@@ -413,7 +416,7 @@ PRED_C = Prediction(
         "energy goes to fetching weights?"
     ),
     options={
-        "small": "A small share: conv weights serve thousands of positions",
+        "small": "A small share: conv weights serve thousands of positions each",
         "half": "Close to half: its late layers reuse their weights least",
         "most": "Nearly all of it: at batch 1 no weight is reused",
     },
@@ -1159,7 +1162,7 @@ TRANSFER_A = Prediction(
         "Part A runs FP16 only). Its engine intensity (FLOPs per byte moved)…"
     ),
     options={
-        "double": "About doubles: every byte halves, the arithmetic does not",
+        "double": "About doubles: half the bytes, the same FLOPs",
         "same": "Stays put: intensity is a property of the model",
         "four": "Rises about fourfold: INT8 is a quarter of the bytes",
     },
@@ -1194,7 +1197,7 @@ TRANSFER_B = Prediction(
     ),
     options={
         "barely": "Falls only slightly: the FP16 caches are most of it",
-        "half": "Halves: INT8 takes half the bytes of FP16",
+        "half": "Halves: INT8 weights take half the bytes of FP16 ones",
         "quarter": "Falls to a quarter: INT8 is a quarter of the bytes",
     },
     answer="barely",
@@ -1227,7 +1230,7 @@ TRANSFER_C = Prediction(
     ),
     options={
         "small": "A small share: one fetch now feeds every prompt token",
-        "most": "Still nearly all: the same weights are fetched",
+        "most": "Still nearly all: the same weights are fetched as in decode",
         "more": "Even more: a long prompt moves more data",
     },
     answer="small",
