@@ -79,9 +79,9 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Dr. Sarah Kimani",
                 "ML architect, WildlifeVision",
-                "Our intern wants a plain fully connected first layer on the camera-trap images; "
-                "next season we move to 448×448 frames and INT8 weights. What does each choice "
-                "of first layer cost us then?",
+                "Next season we move the camera-trap model to 448×448 frames. Our first layer is a "
+                "small convolution, and convolutions share their weights, so the bigger frames "
+                "should cost us nothing there. Right?",
             ),
             pred_a,
         ]
@@ -246,7 +246,8 @@ def _(mo):
     ## Synthesis · Ship the camera trap
 
     Pick a model and a device for the chapter's wildlife camera and check it against the worked
-    example's requirements: under 500 ms per frame, about 2 W average power, 100 MB for weights
+    example's requirements: under 500 ms per frame, about 2 W average power (the device's listed
+    power while it infers, an assumed idle draw between triggers, averaged over the day), 100 MB for weights
     within the device's RAM, and a daily energy budget for inference you set yourself. Your design
     is saved to your design ledger.
     """)

@@ -80,8 +80,9 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Dr. Maya Rodriguez",
                 "CTO, WildlifeVision",
-                "Our vendor ranks ResNet-50, MobileNetV2 and GPT-2 XL by FLOPs per byte of weights. "
-                "Does that ranking survive once everything the chip moves is counted?",
+                "Our vendor says batching raises every model's FLOPs per byte in step with the batch, "
+                "since the weights are read once per batch. Does that hold once everything the chip "
+                "moves is counted?",
             ),
             mo.md(
                 "Arithmetic intensity (FLOPs per byte) puts every family on one axis. The chapter's Table 8 "
@@ -127,12 +128,13 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Ravi Patel",
                 "systems engineer, WildlifeVision",
-                "Research wants to fine-tune every lighthouse model on our single 80 GB card. "
-                "Which ones will even fit?",
+                "We sized our 80 GB serving card by each model's weights. Operations now wants 64 "
+                "requests served at once. What else does the card have to hold?",
             ),
             mo.md(
-                "Serving stores weights in a narrow format; training carries a gradient and two optimizer "
-                "moments per FP32 weight. Switch between the columns of the chapter's Table 10."
+                "Serving stores the weights once, in a narrow format, and each request brings its own state; "
+                "training carries a gradient and two optimizer moments per FP32 weight. Switch between the "
+                "columns of the chapter's Table 10."
             ),
             pred_b,
         ]
@@ -173,8 +175,8 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Alex Torres",
                 "product manager, WildlifeVision",
-                "The battery team says our chatbot burns far more energy per operation than the image "
-                "model on the very same chip. Same arithmetic units: how can that be?",
+                "The battery team budgets our image model as pure arithmetic: convolutions reuse every "
+                "weight, so fetching weights should cost next to nothing. Does it?",
             ),
             mo.md(
                 "Energy per operation is not a property of the arithmetic units alone: count the "
@@ -220,12 +222,14 @@ def _(kit, lab, mo, saved):
                 "Dr. Sarah Kimani",
                 "ML architect, WildlifeVision",
                 "Offline camera traps, solar power, 50 species, under half a second per photo. The board "
-                "is a Cortex-A53 with 512 MB. ResNet-50 is our best model: why not ship it?",
+                "is a Cortex-A53 with 512 MB. ResNet-50 is our best model: why not ship it? And what will "
+                "actually drain the battery?",
             ),
             mo.md(
                 "The chapter's worked example sizes candidates on a planning device, the registry's camera "
-                "SoC: a sustained INT8 rate, an active power draw, and a slice of its RAM set aside for "
-                "weights. Compare the chapter's napkin estimate with the engine's."
+                "SoC: a sustained INT8 rate, an active power draw (an idle draw between triggers is a stated "
+                "planning assumption), and a slice of its RAM set aside for weights. Compare the chapter's "
+                "napkin estimate with the engine's, and the day's energy with the budget."
             ),
             pred_d,
         ]
@@ -260,7 +264,8 @@ def _(mo):
 
     Phase 1 reads the data's structure and picks a family. Phase 2 screens every candidate on every
     device in the registry: does it fit in memory, can the device sustain the rate (the throughput
-    ceiling), does one inference meet the deadline, does the device fit the power budget? Phase 3 is
+    ceiling), does one inference meet the deadline, does the device's average power fit the power
+    budget (its listed power while it infers, an assumed idle draw the rest of each second)? Phase 3 is
     what no estimate can do: measure accuracy and behaviour on the target. Your choices are saved to
     your design ledger.
     """)

@@ -24,6 +24,8 @@ __all__ = [
     "mac_energy",
     "access_energy",
     "move_vs_compute",
+    "duty_cycle",
+    "average_power",
 ]
 
 #: picojoules per operation
@@ -84,6 +86,21 @@ def move_vs_compute(precision: str = "fp32", level: str = "dram", reuse: int = 1
     return float((fetch / mac_energy(precision)).m_as("")) / reuse
 
 
+def duty_cycle(busy_s: float, period_s: float) -> float:
+    """The share of a period a device is busy: ``busy_s / period_s``, at most 1 (a device busy
+    longer than the period is busy all of it). 100 inferences of 209 ms a day: 20.9 / 86,400."""
+    return min(1.0, busy_s / period_s)
+
+
+def average_power(active_w: float, idle_w: float, duty: float) -> float:
+    """Average power over a duty cycle, in W: ``active_w x duty + idle_w x (1 - duty)``.
+
+    Compare this, not a rated maximum (TDP) or an active draw alone, with an average budget
+    ("~2 W average" from solar and battery): a device that is busy a small share of the day
+    averages close to its idle draw, whatever its rating."""
+    return active_w * duty + idle_w * (1.0 - duty)
+
+
 # every argument checked by name (mlsysim._check): n_bytes finite >= 0, reuse an integer >= 1
 _check.check_module(
     globals(),
@@ -91,5 +108,11 @@ _check.check_module(
     {
         "access_energy": {"n_bytes": (0.0, 1e300)},
         "move_vs_compute": {"reuse": (1, 2**62)},
+        "duty_cycle": {"busy_s": (0.0, 1e300), "period_s": (1e-300, 1e300)},
+        "average_power": {
+            "active_w": (0.0, 1e300),
+            "idle_w": (0.0, 1e300),
+            "duty": (0.0, 1.0),
+        },
     },
 )

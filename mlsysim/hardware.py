@@ -31,6 +31,8 @@ __all__ = [
     "Device",
     "Hardware",
     "DEVICES",
+    "POWER_BASIS",
+    "IDLE_SHARE",
 ]
 
 _FROZEN = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")
@@ -233,6 +235,31 @@ class Device(_check.ValidatedCopy, BaseModel):
     def _power(cls, v, info):
         return _quantity(v, "[energy] / [time]", info.field_name)
 
+    @property
+    def power_basis(self) -> str:
+        """Which figure ``tdp`` is (``POWER_BASIS``): "TDP" (a rated maximum), "typical" (a
+        sustained envelope or typical draw) or "active" (the draw while inferring)."""
+        return POWER_BASIS.get(self.key, "TDP")
+
+    @property
+    def idle_power(self) -> Quantity:
+        """The draw between inferences: a planning assumption, ``IDLE_SHARE`` of ``tdp`` (no
+        registry device has a sourced idle figure; show it as an assumption, measure it)."""
+        return self.tdp * IDLE_SHARE
+
+    @property
+    def power_note(self) -> str:
+        """One sentence for a page: which figure ``tdp`` is and where the idle figure comes from."""
+        what = {
+            "TDP": "its TDP (a rated maximum)",
+            "typical": "its typical draw",
+            "active": "its active inference draw (the chapter's)",
+        }[self.power_basis]
+        return (
+            f"{self.name}: {_watts(self.tdp.m_as('W'))} is {what}; idle "
+            f"{_watts(self.idle_power.m_as('W'))} is a planning assumption ({IDLE_SHARE:.0%} of it)"
+        )
+
     def sustained_flops(
         self, precision: str | None = None, efficiency: float = 1.0, sparse: bool = False
     ) -> float:
@@ -278,6 +305,10 @@ class Device(_check.ValidatedCopy, BaseModel):
     __str__ = __repr__
 
 
+def _watts(w: float) -> str:
+    return f"{w:,.3g} W" if w >= 1 else f"{w * 1e3:,.3g} mW"
+
+
 def _efficiency(efficiency) -> float:
     """Efficiency (fraction of peak): a finite number in [1e-12, 1] (mlsysim._check)."""
     return _check.real("efficiency", efficiency, _check.EFFICIENCY_MIN, 1.0)
@@ -290,6 +321,25 @@ def _rate(dense, sparse=None, unit="TFLOP/s", kind="tensor") -> PeakRate:
 
 
 _D = _dt.date
+
+# --- Power: which figure ``tdp`` is, and the idle draw -------------------------------------
+#: What each device's ``tdp`` number is. A rated maximum (TDP) bounds the draw while busy; it
+#: is not an average. The camera SoC's 200 mW is the chapter's active inference draw.
+POWER_BASIS: dict[str, str] = {
+    "H100": "TDP",
+    "A100": "TDP",
+    "A100_40GB": "TDP",
+    "JetsonOrinNX": "TDP",  # the module's 25 W power mode (10-25 W)
+    "CortexA53Camera": "active",  # chapter: "~200 mW active inference"
+    "iPhone15Pro": "typical",  # a sustained SoC envelope, not a rated maximum
+    "ArduinoNano33BLESense": "typical",
+    "STM32H743": "typical",
+}
+#: Idle draw between inferences as a share of ``tdp``: a PLANNING ASSUMPTION, not a datasheet
+#: figure. No datasheet in this registry quotes an idle power for the configuration modelled
+#: here (the chapter's worked example lists "sleep current" without a number), so every page
+#: that uses it says so; measure idle on the device before relying on an average.
+IDLE_SHARE = 0.10
 
 # --- Launch/dispatch overhead -------------------------------------------------------------
 # The chapter gives no number. For discrete NVIDIA GPUs we use 5 us per kernel: NVIDIA's CUDA

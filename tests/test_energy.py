@@ -48,3 +48,32 @@ def test_negative_zero_bytes_cost_zero_not_minus_zero():
 
     e = energy.access_energy(-0.0, "dram").m_as("pJ")
     assert e == 0 and math.copysign(1.0, e) == 1.0
+
+
+def test_average_power_over_a_duty_cycle():
+    """energy.average_power: active x duty + idle x (1 - duty). The chapter's camera trap: 100
+    frames of 209 ms a day at 200 mW, 20 mW idle (an assumption) between them."""
+    duty = energy.duty_cycle(100 * 0.209, 86_400)
+    assert duty == pytest.approx(20.9 / 86_400)
+    assert energy.average_power(0.2, 0.02, duty) == pytest.approx(
+        (0.2 * 20.9 + 0.02 * (86_400 - 20.9)) / 86_400
+    )
+    assert energy.average_power(25.0, 2.5, 0.0) == 2.5  # never busy: the idle draw
+    assert energy.average_power(25.0, 2.5, 1.0) == 25.0  # always busy: the listed power
+    assert energy.duty_cycle(2.0, 1.0) == 1.0  # busy longer than the period: all of it
+    with pytest.raises(ValueError, match="duty"):
+        energy.average_power(1.0, 0.1, 1.5)
+    with pytest.raises(ValueError, match="period_s"):
+        energy.duty_cycle(1.0, 0.0)
+
+
+def test_power_basis_and_idle_are_stated():
+    """Every device says which figure its power is; idle is the stated planning share of it."""
+    from mlsysim.hardware import IDLE_SHARE, POWER_BASIS
+
+    assert set(POWER_BASIS) == set(Hardware.names())
+    assert Hardware.get("CortexA53Camera").power_basis == "active"
+    assert Hardware.get("JetsonOrinNX").power_basis == "TDP"
+    for dev in Hardware.all():
+        assert dev.idle_power.m_as("W") == pytest.approx(IDLE_SHARE * dev.tdp.m_as("W"))
+        assert "planning assumption" in dev.power_note

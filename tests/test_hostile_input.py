@@ -561,6 +561,11 @@ ROWS: dict[str, tuple] = {
         energy.move_vs_compute,
         dict(precision="fp32", level="dram", reuse=4),
     ),
+    "energy.duty_cycle": (energy.duty_cycle, dict(busy_s=20.9, period_s=86_400.0)),
+    "energy.average_power": (
+        energy.average_power,
+        dict(active_w=0.2, idle_w=0.02, duty=0.01),
+    ),
     # gradients
     "gradients.activation": (gradients.activation, dict(kind="tanh", z=0.5)),
     "gradients.derivative": (gradients.derivative, dict(kind="sigmoid", z=0.5)),

@@ -14,6 +14,7 @@ import mlsysim.layers as L
 from mlsysim import Engine, Hardware, Models
 from mlsysim.labs.components import fmt_time
 from mlsysim.labs.parts import lab06
+from mlsysim.models import mlp
 from mlsysim.units import Q_
 
 
@@ -64,16 +65,19 @@ def test_part_a_compares_like_with_like():
     view = lab06.part_a(224, 1000, "fp32")
     assert view.cards[0].value == "150.5 M"
     assert "5,575×" in view.summary
-    # PRED_A (Lab 06 asks what 6.1 has not): at 448² in INT8 the dense layer is back at ~602 MB
-    d448 = L.Dense(in_features=448 * 448 * 3, out_features=1000)
-    assert d448.weight_bytes("int8") == 448 * 448 * 3 * 1000 + 1000 == 602_113_000
-    assert (
-        L.Conv2d(
-            in_channels=3, out_channels=64, kernel_size=3, input_size=448, padding=1
-        ).weight_bytes("int8")
-        == 1792
-    )
-    assert lab06.PRED_A.answer == "cancel"
+    # PRED_A asks what the conv's weights do not show: its output map grows with the image area
+    conv = {
+        side: L.Conv2d(in_channels=3, out_channels=64, kernel_size=3, input_size=side, padding=1)
+        for side in (224, 448)
+    }
+    assert conv[224].params == conv[448].params == 1792
+    assert conv[224].activation_bytes(1, "fp32") == 224 * 224 * 64 * 4  # 12.8 MB (chapter L435)
+    assert conv[448].activation_bytes(1, "fp32") == 448 * 448 * 64 * 4  # 51.4 MB
+    assert lab06.PRED_A.answer == "quad"
+    for fb in lab06.PRED_A.feedback.values():
+        assert "12.8 MB → 51.4 MB" in fb
+    cards = {c.label: c for c in lab06.part_a(448, 1000, "fp32").cards}
+    assert cards["Conv 3×3 output map"].value == "51.4 MB"
 
 
 def test_gigabytes_are_decimal():
@@ -126,7 +130,10 @@ def test_part_d_reports_out_of_memory_instead_of_an_error_row():
 
 def test_resnet_has_the_highest_mfu_at_batch_one():
     view = lab06.part_d(1, "H100", False)
-    assert view.summary.startswith("At batch 1 on the NVIDIA H100 SXM5 80GB, ResNet-50 reaches")
+    # the conditions the MFU depends on are named (vocab.conditions, issue 32)
+    assert view.summary.startswith(
+        "MFU at FP16, eager (one kernel per layer), batch 1, NVIDIA H100 SXM5 80GB: ResNet-50 reaches"
+    )
     assert lab06.PRED_D.answer == "resnet"
 
 
@@ -194,7 +201,20 @@ def test_prediction_feedback_numbers_are_the_engines():
         for d in (128, 2)
     }
     assert k == {128: 255, 2: 3}
-    assert "255" in lab06.PRED_C.feedback["10x"] and " 3." in lab06.PRED_C.feedback["10x"]
+    assert "255 kernel launches against 3" in lab06.PRED_C.feedback["10x"]
+    # the launch cost the answer rests on is in the stem, and the verdict holds across its range
+    assert "5 µs" in lab06.PRED_C.question and "0.1 to 20 µs" in lab06.PRED_C.question
+    shallow, deep = lab06.depth_model(2), lab06.depth_model(128)
+    ratio = {}
+    for us in (0.1, 5, 20):
+        dev = lab06.with_launch(Hardware.get("H100"), str(us) if us != 5 else "5")
+        ratio[us] = (
+            Engine.solve(deep, dev, precision="fp16", efficiency=0.5).latency_s
+            / Engine.solve(shallow, dev, precision="fp16", efficiency=0.5).latency_s
+        )
+    assert all(r > 10 for r in ratio.values())
+    assert f"about {ratio[5]:.0f}×" in lab06.PRED_C.feedback["10x"]
+    assert f"about {ratio[0.1]:.0f}× at 0.1 µs" in lab06.PRED_C.feedback["10x"]
     assert round(Models.ResNet50.flops() / Models.MobileNetV2.flops(), 1) == 13.6
     assert "13.6×" in lab06.PRED_D.feedback["mobilenet"]
 
@@ -226,8 +246,12 @@ def test_synthesis_reconciles_the_engine_with_the_chapters_209_ms():
     )
     d = lab06.deployment("mnv2_075", "CortexA53Camera", 100, 10.0)
     assert round(d["profile"].latency_s * 1e3, 2) == 219.29 == round(209.07 + 7.20 + 3.02, 2)
-    # the power check compares the rated power with the 2 W the supply sustains, and says so
-    assert d["checks"]["power"] == (True, "0.2 W rated ≤ 2 W average supply")
+    # the power check compares the day's average (active while busy, assumed idle the rest) with
+    # the 2 W average the supply sustains, and says which figure the device's power is
+    assert d["checks"]["power"] == (
+        True,
+        "20 mW average (200 mW active while busy, idle assumed 10% of it) ≤ 2 W average supply",
+    )
 
 
 def test_part_b_names_both_score_copies():
@@ -239,16 +263,43 @@ def test_part_b_names_both_score_copies():
     assert "(4.3 GB) the layer holds 2.2 TB" in s
 
 
-def test_transfer_d_feedback_matches_part_d():
-    """Batch 128 on the H100 (eager, FP16): ResNet-50 14% MFU from 1,046,831,169,536 FLOPs over 174
-    kernels; GPT-2 XL 2.7% (581 launches, one cache per sequence); DLRM 0.29% although its
-    intensity, 55.7 FLOP/B, is the highest: 620,822,528 FLOPs cannot outweigh 42 launches x 5 us."""
-    cards = {c.label: c for c in lab06.part_d(128, "H100", False).cards}
-    assert cards["ResNet-50"].value == "MFU 14%" and cards["GPT-2 XL"].value == "MFU 2.7%"
-    assert cards["DLRM"].note.startswith("intensity 55.7 FLOP/B")
-    fb = lab06.TRANSFER_D.feedback
+def test_transfers_feedback_numbers():
+    """TRANSFER_A: a ViT patch projection (16x16, 768) keeps 590,592 weights at 224 and 448.
+    B: 262,144 tokens with FlashAttention, 4.3 -> 8.6 GB. C: 512 x 16 is about 339x 2 x 256 (128 x
+    32 about 85x; 1,023 kernels against 255). D: ResNet-50 at batch 1 in INT8 against the INT8
+    peak, MFU 0.89% -> 0.46% (launch-bound: the time barely moves)."""
+    for side in (224, 448):
+        c = L.Conv2d(in_channels=3, out_channels=768, kernel_size=16, stride=16, input_size=side)
+        assert c.params == 590_592
+    assert "590,592" in lab06.TRANSFER_A.feedback["same"]
+    live = {
+        s_: L.Attention(d_model=4096, n_heads=32, seq_len=s_, flash=True).live_elements(1) * 2
+        for s_ in (131_072, 262_144)
+    }
     assert (
-        "about 2.7%" in fb["gpt2"] and "55.7 FLOP/B" in fb["dlrm"] and "174 kernels" in fb["resnet"]
+        f"{live[131_072] / 1e9:.1f} GB → {live[262_144] / 1e9:.1f} GB"
+        in (lab06.TRANSFER_B.feedback["double"])
     )
-    r = Engine.solve(Models.ResNet50, Hardware.get("H100"), batch_size=128, efficiency=0.5)
-    assert sum(t.kernels for t in r.layers) == 174 and round(r.flops / 1e12, 2) == 1.05
+    h100 = Hardware.get("H100")
+    shallow = Engine.solve(lab06.depth_model(2), h100, precision="fp16", efficiency=0.5)
+    deep512 = Engine.solve(mlp([16] * 513, bias=False), h100, precision="fp16", efficiency=0.5)
+    assert sum(t.kernels for t in deep512.layers) == 1023
+    assert (
+        f"about {deep512.latency_s / shallow.latency_s:.0f}×" in lab06.TRANSFER_C.feedback["four"]
+    )
+    mfu = {
+        p: Engine.solve(Models.ResNet50, h100, precision=p, efficiency=1.0).mfu
+        for p in ("fp16", "int8")
+    }
+    assert (
+        f"{100 * mfu['fp16']:.2f}% → {100 * mfu['int8']:.2f}%" in lab06.TRANSFER_D.feedback["half"]
+    )
+
+
+def test_transfers_are_beyond_the_part_controls():
+    """Defect (review of issue 32): Lab 06 TRANSFER_A/B sat on Part A/B's sliders (4,000 units at
+    448; 64 heads). Now: a patch projection Part A does not have; 262,144 tokens, past Part B's
+    last step; 512 layers, past Part C's; INT8, which Part D does not run."""
+    assert lab06.B_SEQ.stop < 262_144 and "262,144" in lab06.TRANSFER_B.question
+    assert lab06.C_DEPTH.stop < 512 and "512 layers" in lab06.TRANSFER_C.question
+    assert "INT8" in lab06.TRANSFER_D.question

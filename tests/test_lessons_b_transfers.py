@@ -10,7 +10,7 @@ import pytest
 
 import mlsysim.layers as L
 from mlsysim import Q_, Engine, Hardware, Models, energy
-from mlsysim.labs.components import fmt_bytes, fmt_time
+from mlsysim.labs.components import fmt_time
 from mlsysim.labs.parts import (
     lab06,
     s06_06_attention,
@@ -187,5 +187,5 @@ def test_lab06_transfer_d_states_the_caches_bytes_and_the_capacity_convention():
     )
     cap = Hardware.get("H100").memory.capacity.m_as("B")
     assert cap == 80e9 < p.kv_cache_bytes < 80 * 2**30
-    text = lab06.TRANSFER_D.feedback["gpt2"]
-    assert f"the caches alone, {fmt_bytes(p.kv_cache_bytes)}" in text and "80 × 10⁹ B" in text
+    # (the batch-128 transfer that quoted this moved beyond Part D's controls, to INT8, in the
+    # issue-32 rewrite; the registry convention it relied on stays asserted here)

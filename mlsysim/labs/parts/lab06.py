@@ -29,9 +29,10 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, conditions
 
 E = lazy("mlsysim.engine")
+energy = lazy("mlsysim.energy")
 HW = lazy("mlsysim.hardware")
 L = lazy("mlsysim.layers")
 M = lazy("mlsysim.models")
@@ -48,28 +49,38 @@ DEVICES = catalogue.labels(["H100", "JetsonOrinNX", "iPhone15Pro"])
 
 PRED_A = Prediction(
     question=(
-        "Two first layers read a 224×224 RGB image: a dense layer with 1,000 units (602 MB of FP32 weights) "
-        "and a 3×3 convolution with 64 filters. You double the image side to 448 and quantize both to INT8. "
-        "Their weight memory…"
+        "Weight sharing keeps a 3×3 convolution with 64 filters at 1,792 weights whatever the image size. "
+        "Double the RGB image's side from 224 to 448 pixels (padding keeps the output map the size of the "
+        "input). The memory its output feature map takes…"
     ),
     options={
-        "both_shrink": "Both shrink 4×: INT8 is a quarter of FP32",
-        "both_grow": "Both grow 4×: four times the pixels",
-        "cancel": "The dense layer's holds at about 602 MB; the conv's falls 4×",
-        "dense_only": "The dense layer's grows 4× with the pixels; the conv's does not change",
+        "same": "Stays the same: the layer's size does not see the image",
+        "double": "Doubles: it grows with the image side",
+        "quad": "Quadruples: one value per pixel for each filter",
     },
-    answer="cancel",
+    answer="quad",
     feedback={
-        "both_shrink": "Quantization divides bytes per weight by 4, but the dense layer also gains 4× the weights: "
-        "one weight per input value, and the input has 4× the pixels.",
-        "both_grow": "A convolution's weights are shared across positions: its count does not see the image size, "
-        "so only quantization acts on it.",
-        "cancel": "Dense: 602,112 inputs × 1,000 units × 1 B ≈ 602 MB, what 224² cost in FP32. Conv: 1,792 "
-        "weights, 7.2 KB → 1.8 KB. Resolution is a lever only on the layer without weight sharing.",
-        "dense_only": "Right about resolution, but INT8 still quarters both: the dense layer lands back at "
-        "602 MB and the conv at 1.8 KB.",
+        "same": "The weights do not see the image; the output does. Each of the 64 filters writes one value "
+        "per output position, so the map grows with the area: 12.8 MB → 51.4 MB in FP32. The chapter: "
+        "weight sharing keeps the filter budget constant, although feature-map storage still grows with "
+        "image area.",
+        "double": "The map has one value per position per filter, and positions grow with the side squared: "
+        "12.8 MB → 51.4 MB in FP32, four times.",
+        "quad": "448 × 448 × 64 values: 12.8 MB → 51.4 MB in FP32, while the 1,792 weights stay put. "
+        "Sharing decouples the parameters from resolution, not the activations.",
     },
-    reveals=("back at 602 MB", "1.8 KB"),
+    reveals=("51.4 MB",),
+    asks="direction",
+    misconceptions={
+        "same": (
+            "weight sharing makes the layer size-free",
+            "A layer whose weights ignore the image size needs the same memory at any size",
+        ),
+        "double": (
+            "memory grows with the side",
+            "Doubling the image side doubles what a layer stores",
+        ),
+    },
 )
 A_RESOLUTION = Slider("Image side (pixels)", 28, 512, 224, step=28)
 A_UNITS = Slider("Hidden units in the dense layer", 100, 4000, 1000, step=100)
@@ -135,12 +146,19 @@ def part_a(resolution: int, units: int, precision: str) -> View:
         ),
         Card("Conv 3×3 params", fmt_count(conv3.params), "independent of image size", "ok"),
         Card(
+            "Conv 3×3 output map",
+            fmt_bytes(conv3.activation_bytes(1, precision)),
+            f"{res}×{res}×64 values, {precision.upper()}: grows with the image area",
+        ),
+        Card(
             "Per-detector saving", fmt_ratio(per_detector, 0), "one dense unit vs one 3×3×3 filter"
         ),
     ]
     summary = (
         f"At {res}×{res}, one dense unit needs {res * res * 3:,} weights while a 3×3 filter over "
-        f"3 channels needs 27: a {per_detector:,.0f}× saving per detector. The dense layer's "
+        f"3 channels needs 27: a {per_detector:,.0f}× saving per detector. The convolution's weights "
+        f"ignore the image size; its output map does not: {fmt_bytes(conv3.activation_bytes(1, precision))} "
+        f"at this size. The dense layer's "
         f"{fmt_bytes(weight_bytes)} of {precision.upper()} weights fit on "
         f"{', '.join(fits) if fits else 'none of the devices'}."
     )
@@ -149,6 +167,8 @@ def part_a(resolution: int, units: int, precision: str) -> View:
         f"dense bytes  = params × bytes/value  = {dense.params:,} × {per_param:g} B = {fmt_bytes(weight_bytes)}",
         f"conv params  = K² × C_in × C_out + C_out = 9 × 3 × 64 + 64 = {conv3.params:,}",
         f"per detector = (H·W·3) / (K²·3) = {res * res * 3:,} / 27 = {per_detector:,.1f}×",
+        f"conv output  = H × W × 64 × bytes/value = {res} × {res} × 64 × {per_param:g} B = "
+        f"{fmt_bytes(conv3.activation_bytes(1, precision))} (padding 1 keeps the map the input's size)",
     ]
     return View(fig, cards, summary, "Parameter count", peek)
 
@@ -182,6 +202,21 @@ PRED_B = Prediction(
         "live memory loses its S² term.",
     },
     reveals=("4.3 GB", "linear in S"),
+    asks="behaviour",
+    misconceptions={
+        "still": (
+            "computed means stored",
+            "Every score a kernel computes must sit in memory at once",
+        ),
+        "half": (
+            "tiling keeps a fraction",
+            "A tiled kernel keeps a fixed fraction of the score matrix resident",
+        ),
+        "same": (
+            "FlashAttention is only a speedup",
+            "FlashAttention changes how fast attention runs, not how much it stores",
+        ),
+    },
 )
 B_SEQ = Slider("Sequence length (tokens)", 512, 131072, 4096, step=512)
 B_HEADS = Slider("Attention heads", 1, 64, 32)
@@ -300,24 +335,45 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
 
 PRED_C = Prediction(
     question=(
-        "Two MLPs do the same FLOPs: 128 layers of width 32, and 2 layers of width 256. At batch 1 "
-        "on an H100, which is faster?"
+        "Two MLPs do the same FLOPs: 128 layers of width 32, and 2 layers of width 256. At batch 1 on an "
+        "H100, every layer is at least one kernel launch, and a launch costs a few microseconds (the "
+        "engine's planning value is 5 µs; anywhere from 0.1 to 20 µs gives the same verdict). Which is "
+        "faster?"
     ),
     options={
-        "same": "Same speed: same FLOPs",
-        "deep": "The deep one",
-        "2x": "The shallow one, by about 2×",
-        "10x": "The shallow one, by more than 10×",
+        "same": "Neither: both do exactly the same FLOPs",
+        "deep": "The deep one: narrow layers finish quickly",
+        "2x": "The shallow one, slightly: a shorter chain",
+        "10x": "The shallow one, tenfold or more: fewer launches",
     },
     answer="10x",
     feedback={
         "same": "FLOPs are one term of the iron law. Each layer is at least one kernel launch, and 255 launches "
         "(128 GEMMs and 127 activations) of a few microseconds dwarf the nanoseconds of math.",
-        "deep": "Depth adds launches and a serial chain; nothing about it is faster here.",
-        "2x": "The gap is set by the launch count (255 vs 3 kernels), not by the FLOPs: far more than 2×.",
-        "10x": "Both nets' math takes nanoseconds; the deep net pays 255 kernel launches against 3.",
+        "deep": "Narrow layers finish their math in nanoseconds, but each still pays a whole launch: depth "
+        "adds launches and a serial chain, and nothing about it is faster here.",
+        "2x": "The gap is set by the launch count (255 vs 3 kernels), not by the FLOPs: about 85× at 5 µs "
+        "per launch, and still about 67× at 0.1 µs.",
+        "10x": "Both nets' math takes nanoseconds; the deep net pays 255 kernel launches against 3: about "
+        "85× slower at 5 µs per launch, about 67× at 0.1 µs. Only a launch cost near zero (a few "
+        "nanoseconds) brings the gap under tenfold.",
     },
-    reveals=("more than 10×",),
+    reveals=("tenfold or more", "about 85×"),
+    asks="regime",
+    misconceptions={
+        "same": (
+            "time follows FLOPs",
+            "Latency is proportional to the arithmetic a model does",
+        ),
+        "deep": (
+            "narrow layers are cheap",
+            "A thin layer costs little time, so many thin layers cost little",
+        ),
+        "2x": (
+            "depth costs only a little",
+            "Extra layers add a little latency in proportion to their math",
+        ),
+    },
 )
 C_DEPTH = Slider("Depth (layers)", 2, 128, 64, step=2)
 C_DEVICE = Choice("Deployment", DEVICES, "H100")
@@ -505,6 +561,21 @@ PRED_D = Prediction(
         "equal": "They differ by an order of magnitude: intensity and work per kernel set utilization.",
     },
     reveals=("ResNet-50 reaches the highest MFU", "keeps the GPU busier"),
+    asks="behaviour",
+    misconceptions={
+        "gpt2": (
+            "newer means more efficient",
+            "A modern transformer uses the hardware better than an older CNN",
+        ),
+        "mobilenet": (
+            "fewer FLOPs, better utilization",
+            "The efficient CNN's small FLOP count makes it the best user of the GPU",
+        ),
+        "equal": (
+            "utilization is a device constant",
+            "Every model reaches about the same share of peak on one device",
+        ),
+    },
 )
 D_BATCH = Slider("Batch size", 1, 256, 1)
 D_DEVICE = Choice("Device", DEVICES, "H100")
@@ -589,7 +660,8 @@ def part_d(batch: int, device: str, fused: bool) -> View:
     best_other = max(other, key=other.get)
     mode, other_mode = ("compiled", "eager") if fused else ("eager", "compiled")
     summary = (
-        f"At batch {int(batch)} on the {device_label(dev)}, {D_MODELS[best].split(' (')[0]} reaches the highest MFU "
+        f"MFU at {conditions(precision, fused=bool(fused), batch=int(batch), device=device_label(dev))}: "
+        f"{D_MODELS[best].split(' (')[0]} reaches the highest "
         f"({100 * profiles[best].mfu:.2g}%). Bottlenecks: "
         + ", ".join(
             f"{D_MODELS[k].split(' (')[0]} "
@@ -654,11 +726,16 @@ def s_model(key: str):
     return M.mobilenet_v2(0.75) if key == "mnv2_075" else M.Models.get(key)
 
 
+SECONDS_PER_DAY = 86_400
+
+
 def deployment(model: str, device: str, per_day: int, energy_budget_j: float) -> dict:
     """One design checked against every requirement: latency (engine), weights against the
-    allocation, footprint against RAM, the device's power against the 2 W average, and inference
-    energy per day (power × engine latency × triggers) against the designer's budget. The power is
-    the registry's: the camera SoC's is the chapter's active 200 mW; other devices list their TDP."""
+    allocation, footprint against RAM, the device's average power over the day (listed power while
+    inferring, idle the rest: ``energy.average_power``) against the 2 W average, and inference
+    energy per day (power × engine latency × triggers) against the designer's budget. The listed
+    power is the registry's (``power_basis``: the camera SoC's active 200 mW, the Jetson's TDP, the
+    phone's typical envelope); idle is a planning assumption (``IDLE_SHARE`` of it)."""
     dev = HW.Hardware.get(device)
     m = s_model(model)
     precision = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
@@ -668,6 +745,11 @@ def deployment(model: str, device: str, per_day: int, energy_budget_j: float) ->
     power = dev.tdp.m_as("W")
     per_inf = p.energy_per_sample_j  # the registry's power × engine latency (batch 1)
     day = per_inf * int(per_day)
+    # like with like: the average draw over the day (busy per_day × latency at the listed power,
+    # idle the rest) against the 2 W average the panel and battery sustain
+    busy = p.latency_s * int(per_day)
+    duty = energy.duty_cycle(busy, SECONDS_PER_DAY)
+    avg = energy.average_power(power, dev.idle_power.m_as("W"), duty)
     tests = {
         "latency": (p.latency_s, LATENCY_REQ_S, fmt_time, fmt_time(LATENCY_REQ_S, 0), ""),
         "weights": (
@@ -684,12 +766,13 @@ def deployment(model: str, device: str, per_day: int, energy_budget_j: float) ->
             fmt_bytes(p.capacity_bytes, 0),
             " RAM",
         ),
-        # the registry's rated power (TDP; the camera SoC's active 200 mW) against the 2 W the
-        # solar panel and battery sustain: a module rated above it idles near or above it too
         "power": (
-            power,
+            avg,
             POWER_REQ_W,
-            lambda w: f"{w:g} W rated",
+            lambda w: (
+                f"{fmt_power(w)} average ({fmt_power(power)} {dev.power_basis} while busy, idle "
+                f"assumed {HW.IDLE_SHARE:.0%} of it)"
+            ),
             f"{POWER_REQ_W:g} W",
             " average supply",
         ),
@@ -711,6 +794,8 @@ def deployment(model: str, device: str, per_day: int, energy_budget_j: float) ->
         "precision": precision,
         "profile": p,
         "power_w": power,
+        "average_w": avg,
+        "duty": duty,
         "energy_j": per_inf,
         "energy_day_j": day,
         "checks": checks,
@@ -720,6 +805,10 @@ def deployment(model: str, device: str, per_day: int, energy_budget_j: float) ->
 
 def _joules(j: float) -> str:
     return f"{j:,.1f} J" if j >= 1 else f"{j * 1e3:,.1f} mJ"
+
+
+def fmt_power(w: float) -> str:
+    return f"{w:,.3g} W" if w >= 1 else f"{w * 1e3:,.3g} mW"
 
 
 @widget_args
@@ -794,7 +883,7 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
         Card(
             "Energy / inference",
             _joules(d["energy_j"]),
-            f"{d['power_w']:g} W × {fmt_time(p.latency_s)} ({'chapter: active' if dev.compute.is_sustained else 'TDP'})",
+            f"{d['power_w']:g} W ({dev.power_basis}) × {fmt_time(p.latency_s)}",
         )
     )
     failed = [k for k, (ok, _) in d["checks"].items() if not ok]
@@ -821,8 +910,12 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
         f"{fmt_time(launch)} of kernel launches = {fmt_time(p.latency_s)}",
         f"energy/day = power × latency × triggers = {d['power_w']:g} W × {fmt_time(p.latency_s)} × {int(per_day)} = "
         f"{_joules(d['energy_day_j'])}",
-        "power: the camera SoC's 200 mW is the chapter's active inference power; other devices list their TDP "
-        "(the chapter gives no active figure for them), an upper bound",
+        f"average power = listed power × duty + idle × (1 − duty) = {d['power_w']:g} W × {d['duty']:.3g} + "
+        f"{fmt_power(dev.idle_power.m_as('W'))} × (1 − {d['duty']:.3g}) = {fmt_power(d['average_w'])}, "
+        f"duty = {int(per_day)} × {fmt_time(p.latency_s)} / 86,400 s (energy.average_power)",
+        *[f"  {HW.Hardware.get(k).power_note}" for k in S_DEVICE.options],
+        f"idle = {HW.IDLE_SHARE:.0%} of the listed power: a planning assumption, not a datasheet figure; "
+        "measure it (with capture, storage and radio) on the device",
         f"memory: weights {fmt_bytes(p.weight_bytes)} against the 100 MB allocation; footprint = weights + peak live "
         f"activations = {fmt_bytes(p.memory_footprint_bytes)} against {fmt_bytes(p.capacity_bytes, 0)}",
         "phase 3 still ahead: accuracy on the target species, and measured latency and energy on the device",
@@ -835,75 +928,138 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 TRANSFER_A = Prediction(
-    question="Still at 448×448 in INT8, widen the dense layer from 1,000 to 4,000 units. Its weights take about…",
+    question=(
+        "A vision transformer's first layer cuts the image into 16×16 patches and maps each patch (768 "
+        "values) to 768 features with one shared projection (Part A has no such layer). Double the image "
+        "side from 224 to 448: that layer's weights…"
+    ),
     options={
-        "2.4": "2.4 GB: weights grow with inputs × units",
-        "602": "Still 602 MB: the input did not change",
-        "9.6": "9.6 GB: four times the units, at 4 bytes per weight",
-        "150": "150 MB: the units share the input, so each gets a quarter",
+        "same": "Stay the same: one projection serves every patch",
+        "quad": "Quadruple: four times the pixels, each with its own weights",
+        "double": "Double: twice the patches along each side",
     },
-    answer="2.4",
+    answer="same",
     feedback={
-        "2.4": "602,112 × 4,000 + 4,000 = 2.41 B weights × 1 B. Set 4,000 units: the conv's 1,792 weights "
-        "would not notice either change.",
-        "602": "Every unit has its own weight per input value: 4× the units, 4× the weights.",
-        "9.6": "That is FP32 (4 B per weight); the layer is in INT8.",
-        "150": "A dense unit does not share: each of the 4,000 units has its own weight for every one of the "
-        "602,112 input values. (150 MB is the 224×224 INT8 layer with 1,000 units.)",
+        "same": "590,592 weights at either size: like a convolution with a 16×16 kernel and stride 16, the "
+        "projection is shared by every patch. What grows fourfold is the number of patches, the tokens "
+        "every later layer (and attention, quadratically) must process.",
+        "quad": "That is the dense layer of Part A, one weight per input value. The patch projection sees "
+        "one patch at a time and is reused for all of them: 590,592 weights at either size.",
+        "double": "The patch count grows (14×14 → 28×28, fourfold), but the weights belong to the "
+        "projection, not to the patches: 590,592 at either size.",
     },
     kind="transfer",
+    reveals=("590,592 weights at either size",),
+    asks="behaviour",
+    misconceptions={
+        "quad": (
+            "a transformer's input layer is dense",
+            "A transformer connects every pixel to its first layer, like an MLP",
+        ),
+        "double": (
+            "weights grow with the patch count",
+            "Each patch needs its own weights, so more patches need more weights",
+        ),
+    },
 )
 
 TRANSFER_B = Prediction(
-    question="Same 131,072 tokens with FlashAttention, but 64 heads of 128 (d = 8,192). The layer's live memory is…",
+    question=(
+        "With FlashAttention on and 32 heads, double the context past the slider's end: 262,144 tokens "
+        "instead of 131,072. The layer's live memory…"
+    ),
     options={
-        "fits": "About 8.6 GB: it doubles with the width",
-        "over": "Over 80 GB: twice the heads, twice the scores",
-        "same": "The same 4.3 GB: the tiles stay the same size",
+        "double": "Doubles: Q, K, V and the output grow with S",
+        "quad": "Quadruples: attention memory grows with S²",
+        "same": "Stays put: the tiles on chip keep their size",
     },
-    answer="fits",
+    answer="double",
     feedback={
-        "fits": "Q, K, V and the output are S × d each: twice the width, twice the bytes, 8.6 GB. Set 64 heads with "
-        "FlashAttention on.",
-        "over": "More heads would multiply a stored score matrix; tiled attention stores none.",
-        "same": "The remaining tensors are S × d_model: d doubled.",
+        "double": "Four S × d tensors in FP16: 4.3 GB → 8.6 GB, on an 80 GB H100 with room to spare. "
+        "The FLOPs quadruple; the memory only doubles.",
+        "quad": "The S² term is the score matrix, and tiled attention never stores it: 4.3 → 8.6 GB. "
+        "The FLOPs, not the memory, quadruple.",
+        "same": "The tiles stay the same size, but Q, K, V and the output are S × d each: 4.3 → 8.6 GB.",
     },
     kind="transfer",
+    reveals=("Doubles: Q, K, V",),
+    asks="direction",
+    misconceptions={
+        "quad": (
+            "attention memory is always quadratic",
+            "Attention's memory grows with S² whatever the kernel",
+        ),
+        "same": (
+            "tiled attention is constant-memory",
+            "FlashAttention's memory is fixed by its tile size",
+        ),
+    },
 )
 
 TRANSFER_C = Prediction(
-    question="Run the same two MLPs on the Jetson Orin NX (20 µs per launch). Compared with the H100, the deep net's slowdown vs 2 × 256 is…",
+    question=(
+        "Go past the slider: 512 layers of width 16 (512 × 16² = 2 × 256², the same FLOPs again) on the "
+        "H100 at its planning launch cost. Against 2 × 256, its slowdown compared with 128 × 32's is…"
+    ),
     options={
-        "similar": "About the same ratio: launches dominate on both devices",
-        "gone": "Gone: the Jetson's slower compute hides the launches",
-        "larger": "Much larger: each of the deep net's launches now costs 20 µs",
+        "four": "About four times larger: four times the launches",
+        "same": "About the same: the FLOPs did not change",
+        "smaller": "Smaller: layers this narrow cost almost nothing",
     },
-    answer="similar",
+    answer="four",
     feedback={
-        "similar": "Launches dominate both nets, so the ratio is close to their kernel-count ratio on either device "
-        "(about 85× on the H100, about 82× on the Jetson). Pick the Jetson.",
-        "gone": "The math takes nanoseconds even at the Jetson's rate; launches still dominate.",
-        "larger": "Both nets pay the larger launch cost, so the ratio of their kernel counts changes little.",
+        "four": "Launches dominate, so the time is close to proportional to the kernel count: 1,023 "
+        "kernels against 255, about 339× the shallow net instead of about 85×.",
+        "same": "Equal FLOPs never set the time here: the kernel count does, and it quadruples (255 → "
+        "1,023): about 339× instead of about 85×.",
+        "smaller": "Each narrow layer's math is nanoseconds, but its launch is microseconds: four times "
+        "the layers, about four times the time (about 339× the shallow net).",
     },
     kind="transfer",
+    reveals=("339×",),
+    asks="direction",
+    misconceptions={
+        "same": (
+            "time follows FLOPs",
+            "Two nets with the same FLOPs take the same time",
+        ),
+        "smaller": (
+            "narrow layers are free",
+            "A narrow enough layer costs nothing, so depth stops mattering",
+        ),
+    },
 )
 
 TRANSFER_D = Prediction(
-    question="Raise the batch to 128 on the H100 (eager mode). Which lighthouse now reaches the highest MFU?",
+    question=(
+        "At batch 1 on the H100, run ResNet-50 in INT8 instead of FP16 (Part D runs FP16): the INT8 peak "
+        "is twice the FP16 one. Its MFU, now measured against the INT8 peak…"
+    ),
     options={
-        "resnet": "ResNet-50: each launch carries the most arithmetic",
-        "gpt2": "GPT-2 XL: batching fixes decode's low intensity",
-        "dlrm": "DLRM: its MLPs batch well and its lookups are cheap",
+        "half": "Roughly halves: the same launches, twice the peak",
+        "double": "Roughly doubles: INT8 arithmetic runs twice as fast",
+        "same": "Stays put: MFU is a property of the model",
     },
-    answer="resnet",
+    answer="half",
     feedback={
-        "resnet": "Batching amortizes launches and weights for all of them; ResNet-50 has by far the most "
-        "arithmetic to run per launch (1.05 TFLOP over 174 kernels at batch 128): about 14%. Set the batch "
-        "to 128.",
-        "gpt2": "Batching raises decode's intensity, but each sequence still reads its own KV cache: about 2.7% "
-        "(and at 256 sequences the caches alone, 80.5 GB, would exceed the H100's 80 GB, counted as 80 × 10⁹ B).",
-        "dlrm": "Its intensity is in fact the highest of the three (55.7 FLOP/B at batch 128), but its "
-        "0.6 GFLOP are too little to outweigh its 42 launches: DLRM stays well under 1%.",
+        "half": "At batch 1 ResNet-50 is launch-bound: its 174 kernels take as long in INT8 as in FP16, "
+        "so the same FLOPs over the same time against twice the peak: about 0.89% → 0.46%.",
+        "double": "Faster arithmetic only helps the term that binds. The launches bind here, so the time "
+        "barely moves and the larger peak halves the MFU: about 0.89% → 0.46%.",
+        "same": "MFU divides by the device's peak at that precision; the latency (launches) stays, the "
+        "peak doubles: about 0.89% → 0.46%.",
     },
     kind="transfer",
+    reveals=("same launches, twice the peak",),
+    asks="direction",
+    misconceptions={
+        "double": (
+            "lower precision is always faster",
+            "Halving the bytes per number halves the time, whatever binds",
+        ),
+        "same": (
+            "MFU belongs to the model",
+            "A model's utilization is fixed, whatever the precision or peak",
+        ),
+    },
 )

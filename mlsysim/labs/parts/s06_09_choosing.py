@@ -30,7 +30,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, conditions
 
 energy = lazy("mlsysim.energy")
 E = lazy("mlsysim.engine")
@@ -80,30 +80,46 @@ def _joules(j: float) -> str:
 
 PRED_A = Prediction(
     question=(
-        "Table 8 ranks the lighthouses by a proxy: FLOPs per byte of FP32 weights. The engine counts "
-        "what a compiled FP16 inference really moves at batch 1 on an H100: the weights (in FP16, half "
-        "the bytes) and every activation. Whose intensity falls furthest below its proxy?"
+        "Table 8's proxy counts only weights, so it rises in step with the batch: weights are read once per "
+        "batch. The engine also counts what each request brings with it: activations, a KV cache, gathered "
+        "embedding rows. From batch 1 to 256 (compiled FP16 inference on an H100), whose engine intensity "
+        "rises the most?"
     ),
     options={
-        "gpt2": "GPT-2 XL: its 3 GB of FP16 weights dominate everything it moves",
-        "resnet": "ResNet-50: its feature maps are the largest of the three",
-        "mobilenet": "MobileNetV2: its few weights are dwarfed by its feature maps",
-        "none": "None of them: FP16 halves the bytes, so every intensity rises",
+        "gpt2": "GPT-2 XL: decode is the workload batching was made for",
+        "resnet": "ResNet-50: it has the most arithmetic to amortize",
+        "dlrm": "DLRM: each request adds only a few embedding rows",
+        "all": "None stands out: each rises 256×, as the proxy does",
     },
-    answer="mobilenet",
+    answer="dlrm",
     feedback={
-        "gpt2": "A decode step moves almost nothing but weights, so halving them to FP16 doubles its "
-        "intensity (0.5 → 1.0 FLOP/B). The proxy fails where the weights are not the traffic.",
-        "resnet": "ResNet-50's feature maps are large, but so are its 25.6 M weights: FP16 halves those, and "
-        "the two roughly cancel (80 → 75.9 FLOP/B).",
-        "mobilenet": "MobileNetV2 has 3.5 M weights (14 MB in FP32) but its expanded blocks write and read "
-        "feature maps six times wider than their inputs: counting them takes it from 42.9 to 17.5 FLOP/B. "
-        "A weight-only proxy flatters exactly the models built to have few weights.",
-        "none": "FP16 halves every byte, but activations are new bytes the proxy never counted: GPT-2 XL's "
-        "intensity doubles (0.5 → 1.0), ResNet-50's barely moves (80 → 75.9), and MobileNetV2's falls "
-        "from 42.9 to 17.5 FLOP/B.",
+        "gpt2": "Batching does amortize decode's weights, but every sequence reads its own KV cache: GPT-2 XL "
+        "rises about 10× (1.0 → 10.1 FLOP/B) and then levels off, far short of DLRM's rise.",
+        "resnet": "ResNet-50 already reuses each filter across its feature map, and its activations grow "
+        "with the batch as fast as its FLOPs: it rises under 2× (75.9 → 143.5 FLOP/B).",
+        "dlrm": "At batch 1 DLRM's dense MLPs read every weight for one request (1.0 FLOP/B, like decode). "
+        "Batched, those weights are shared, and a request adds only a few embedding rows and small "
+        "activations: about 88× (1.0 → 89.9 FLOP/B). Table 8 leaves its intensity blank.",
+        "all": "Only the weight bytes are shared by the batch. Activations, caches and gathered rows grow "
+        "with it, so each model's intensity rises until those per-request bytes dominate: ResNet-50 "
+        "under 2×, GPT-2 XL about 10×, DLRM about 88×.",
     },
-    reveals=("17.5 FLOP/B", "42.9 to 17.5"),
+    reveals=("89.9 FLOP/B", "about 88×"),
+    asks="behaviour",
+    misconceptions={
+        "gpt2": (
+            "batching cures decode",
+            "Batching lifts decode's intensity without limit, so GPT-2 XL gains most",
+        ),
+        "resnet": (
+            "the most FLOPs gain the most",
+            "The model with the most arithmetic has the most to gain from a batch",
+        ),
+        "all": (
+            "intensity scales with the batch",
+            "Every byte a model moves is shared by the batch, as the weights are",
+        ),
+    },
 )
 A_BATCH = Slider("Batch size (images, tokens or requests)", 1, 256, 1)
 A_DEVICE = Choice(
@@ -223,6 +239,9 @@ def part_a(batch: int, device: str, fused: bool) -> View:
         )
         + " DLRM's proxy is near zero (Table 8 leaves it blank: a gather is a copy, not "
         "arithmetic); its engine number counts only the dense MLPs, and capacity binds it first."
+        + f" Engine figures here: {conditions(prec, fused=bool(fused), batch=b, device=device_label(dev))}"
+        f" (MobileNetV2 {real['MobileNetV2']:,.1f} FLOP/B; 6.1 showed 3.5 for it in FP32 eager mode, where "
+        "every byte is twice as large and each BN and activation re-reads its tensor)."
     )
     r50 = _lh("ResNet50")
     peek = [
@@ -249,25 +268,46 @@ def part_a(batch: int, device: str, fused: bool) -> View:
 
 PRED_B = Prediction(
     question=(
-        "Training state is FP32 weights + gradients + two Adam moments: 16 bytes per parameter, before "
-        "any activations. Which lighthouses fit that state on one 80 GB accelerator?"
+        "Serve each lighthouse in FP16 on one 80 GB accelerator to 64 concurrent requests (GPT-2 XL with "
+        "1,024 tokens per sequence). Besides its weights, each request holds its own state: activations, "
+        "a KV cache, gathered rows. Whose per-request state, summed over the 64, outweighs its weights?"
     ),
     options={
-        "all": "All five: if it serves on one device, it trains on one",
-        "no_dlrm": "All but DLRM",
-        "cnns": "Only the three CNNs: GPT-2 XL's 1.5 B parameters are too many",
-        "kws": "Only KWS",
+        "gpt2": "Only GPT-2 XL's: only a transformer keeps state per request",
+        "no_dlrm": "All but DLRM's: maps and caches grow with every request",
+        "none": "None: a model's weights are most of what serving holds",
+        "all": "All five: DLRM's gathered rows add up per request too",
     },
     answer="no_dlrm",
     feedback={
-        "all": "Training multiplies the FP32 weights by four. DLRM's 25 B embedding entries are 100 GB in FP32 "
-        "and 400 GB of training state: even its FP32 weights alone overflow one 80 GB device.",
-        "no_dlrm": "GPT-2 XL needs 1.56 B × 16 B ≈ 24.9 GB (the chapter rounds to 24 GB): it fits. Only DLRM "
-        "(400 GB) does not, and activations still add to every row.",
-        "cnns": "1.5 B parameters sound large, but × 16 B is about 25 GB, under a third of 80 GB.",
-        "kws": "ResNet-50's training state is only 408.9 MB and MobileNetV2's 56.1 MB: megabytes, not gigabytes.",
+        "gpt2": "The KV cache is the famous case (20.1 GB against 3.1 GB of weights), but a CNN's feature "
+        "maps are per-request state too: ResNet-50's 64 images hold 308.3 MB of live activations against "
+        "51.1 MB of weights.",
+        "none": "That is the capacity pitfall the chapter warns against: budgeting on weights alone. At 64 "
+        "requests the caches and maps outweigh the weights for four of the five (GPT-2 XL: 20.1 GB "
+        "against 3.1 GB).",
+        "no_dlrm": "ResNet-50: 308.3 MB of maps against 51.1 MB of weights; MobileNetV2 about 44× its "
+        "weights; KWS about 17×; GPT-2 XL's caches 20.1 GB against 3.1 GB. DLRM's tables (50 GB in FP16) "
+        "dwarf the few embedding rows a request gathers.",
+        "all": "A DLRM request gathers a few embedding rows, kilobytes, while its tables hold 50 GB in FP16: "
+        "its per-request state is a rounding error next to its weights.",
     },
-    reveals=("All but DLRM",),
+    reveals=("All but DLRM", "308.3 MB of maps"),
+    asks="behaviour",
+    misconceptions={
+        "gpt2": (
+            "only transformers keep per-request state",
+            "Per-request memory means a KV cache; a CNN's serving memory is its weights",
+        ),
+        "none": (
+            "budget on weights alone",
+            "Serving memory is the weights; what requests add is small",
+        ),
+        "all": (
+            "every request is heavy",
+            "Every model's per-request state outgrows its weights at high concurrency",
+        ),
+    },
 )
 B_STATE = Choice(
     "Which state",
@@ -370,27 +410,40 @@ def part_b(state: str, requests: int, context: int) -> View:
 
 PRED_C = Prediction(
     question=(
-        "On the same accelerator, why does a batch-1 MLP layer or transformer decode step spend far more "
-        "energy per useful operation than a convolution layer?"
+        "Count two energies per image at batch 1 in FP32 (Horowitz, 45 nm): fetching each weight once from "
+        "DRAM (640 pJ per 32-bit word, about 139 MACs' worth) and every multiply-accumulate. A 56×56 "
+        "convolution reuses each fetched weight 3,136 times. For ResNet-50 as a whole, what share of that "
+        "energy goes to fetching weights?"
     ),
     options={
-        "more_macs": "It performs more multiply-accumulates per weight",
-        "skip": "The convolution's locality lets it skip most of its MACs",
-        "same": "It doesn't: every family loads its weights once per batch, so energy per op is equal",
-        "reuse": "Each weight it fetches is used about once; a filter is reused at every position",
+        "small": "A small share: conv weights serve thousands of positions each",
+        "half": "Close to half: its late layers reuse their weights least",
+        "most": "Nearly all of it: at batch 1 no weight is reused",
     },
-    answer="reuse",
+    answer="half",
     feedback={
-        "more_macs": "The opposite: a dense or decode step does about one MAC per weight fetched, a convolution "
-        "thousands. The fetch, not the arithmetic, is the expensive part.",
-        "skip": "A convolution does all of its MACs (H × W × K² × C_in × C_out); it just reuses each loaded "
-        "weight for many of them.",
-        "same": "All load each weight once per batch, but the number of MACs each loaded weight feeds differs "
-        "by thousands: that divides the fetch energy.",
-        "reuse": "A 32-bit DRAM read costs about 139 FP32 MACs. At reuse 1 that fetch dominates; a 56×56 "
-        "convolution divides it by 3,136.",
+        "small": "True of a 56×56 layer, but most of ResNet-50's weights sit where the maps are small: stage "
+        "4's 7×7 maps (49 uses per weight) and the classifier (one use). Averaged over all its weights a "
+        "fetch serves about 160 MACs, so fetching is 46.5% of the energy.",
+        "half": "Most weights live in stage 4 (7×7 maps, 49 uses) and the final dense layer (one use), "
+        "so the average weight serves about 160 MACs against a fetch worth 139: fetching is 46.5% of "
+        "the weight + MAC energy. Reuse is a property of each layer, not of the family.",
+        "most": "That is a dense layer or a decode step (GPT-2 XL: 99%). A convolution still reuses each "
+        "weight at every output position, even at batch 1: about 160 MACs per weight on average here, "
+        "so 46.5% of the energy is fetching.",
     },
-    reveals=("used about once",),
+    reveals=("46.5%", "Close to half"),
+    asks="behaviour",
+    misconceptions={
+        "small": (
+            "a CNN reuses every weight thousands of times",
+            "Every convolution reuses its weights as much as an early 56×56 layer does",
+        ),
+        "most": (
+            "batch 1 means no reuse",
+            "Without a batch no weight is reused, in any layer",
+        ),
+    },
 )
 C_BATCH = Slider("Batch size (reuse of each fetched weight for a dense layer)", 1, 256, 1)
 C_PRECISION = Choice("Precision", {"fp32": "FP32", "fp16": "FP16", "int8": "INT8"}, "fp32")
@@ -534,6 +587,7 @@ def part_c(batch: int, precision: str, stage: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 CAMERA = "CortexA53Camera"
+SECONDS_PER_DAY = 86_400
 #: Scenario inputs of the worked example.
 LATENCY_TARGET_S = 0.5  # "<500 ms per detection" (Table 12, L1503)
 WEIGHT_ALLOCATION_B = 100e6  # "reserves 100 MB of the available RAM for model weights" (L1506)
@@ -542,30 +596,39 @@ POWER_BUDGET_W = 2.0  # "~2 W average (solar + battery)" (Table 12, L1502)
 
 PRED_D = Prediction(
     question=(
-        "The worked example rejects ResNet-50 for the camera trap (Cortex-A53, 2 GOPS INT8 sustained, "
-        "512 MB RAM, 100 MB for weights, <500 ms, ~2 W), deployed with INT8 weights as the example "
-        "deploys its candidates. Which budget rules it out?"
+        "The camera trap's power budget is an average: about 2 W over the day, from solar and battery. The SoC "
+        "draws about 200 mW while it classifies a frame (about a fifth of a second for the chapter's pick) and "
+        "sits idle between triggers, at a tenth of that (a planning assumption). At 100 triggers a day, most "
+        "of the SoC's daily energy goes to…"
     ),
     options={
-        "fp32": "Memory: its weights exceed the 100 MB allocation",
-        "ram": "Memory: it does not fit in 512 MB of RAM",
-        "latency": "Latency: one frame takes longer than the target",
-        "power": "Power: it draws more than the 2 W budget",
+        "idle": "Idling: the model runs for only seconds a day",
+        "infer": "Inference: classifying is the device's real work",
+        "even": "About half each: active draw is ten times idle",
     },
-    answer="latency",
+    answer="idle",
     feedback={
-        "fp32": "In FP32 they would (102.2 MB, the chapter's self-check answer for §6.9), but these are INT8 "
-        "weights: 25.6 MB, well inside 100 MB. Quantizing fixes the size; nothing fixes 8.2 G operations "
-        "at 2 G per second.",
-        "ram": "INT8 ResNet-50 weights are 25.6 MB; even FP32 is 102.2 MB, a fifth of 512 MB.",
-        "latency": "8.2 GOP ÷ 2 GOP/s ≈ 4.1 s, over 8× the 500 ms target: compute, not size, rules it out. "
-        "Its FP32 weights (102.2 MB) would also overrun the 100 MB allocation, the chapter's self-check "
-        "reason, but INT8 weights (25.6 MB, as the main text deploys them) fit: quantizing fixes the size, "
-        "not the arithmetic.",
-        "power": "The SoC draws about 200 mW whatever it runs; ResNet-50 costs more energy per frame "
-        "(longer at the same power), not more power.",
+        "idle": "100 frames of about 0.22 s are 22 s of work in 86,400: the SoC is busy 0.025% of the day. "
+        "Inference takes about 4.4 J a day; idling at 20 mW takes about 1.7 kJ, 99.7% of the total, and the "
+        "day averages 20 mW, a hundredth of the budget. Sleep current, not the model, sets the battery "
+        "life: the chapter lists it with capture, storage and peripherals.",
+        "infer": "Per second, inference draws ten times idle, but it runs 22 s a day against 86,378 s of "
+        "idling: about 4.4 J against 1.7 kJ. The model's energy is under 1% of the day's.",
+        "even": "Ten times the power for 0.025% of the time is a fortieth of the idle energy, not an equal "
+        "share: the day is 99.7% idle energy.",
     },
-    reveals=("4.1 s per frame",),
+    reveals=("99.7%", "0.025% of the day"),
+    asks="regime",
+    misconceptions={
+        "infer": (
+            "the model is the power budget",
+            "A device that exists to run a model spends its energy running it",
+        ),
+        "even": (
+            "power ratio is energy ratio",
+            "Energy splits like the power draws, whatever the time spent in each",
+        ),
+    },
 )
 D_MODEL = Choice(
     "Candidate",
@@ -646,7 +709,16 @@ def camera_plan(key: str, precision: str = "int8", per_day: int = 100) -> dict:
         "energy_engine_j": prof.energy_per_sample_j,
         "per_day_j": power * napkin_s * int(per_day),
         "power_w": power,
+        # the day as a whole: busy per_day × engine latency at the active draw, idle the rest
+        "duty": energy.duty_cycle(prof.latency_s * int(per_day), SECONDS_PER_DAY),
+        "average_w": average_draw(dev, prof.latency_s * int(per_day), SECONDS_PER_DAY),
+        "idle_w": dev.idle_power.m_as("W"),
     }
+
+
+def idle_share(plan: dict) -> float:
+    """The share of the day's energy the SoC spends idle between triggers."""
+    return plan["idle_w"] * (1 - plan["duty"]) / plan["average_w"]
 
 
 @widget_args
@@ -737,14 +809,21 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         Card(
             "Energy / inference (napkin latency)",
             _joules(p["energy_j"]),
-            f"the SoC's {p['power_w'] * 1e3:,.0f} mW while it infers "
-            f"({'inside' if p['power_w'] <= POWER_BUDGET_W else 'over'} the {POWER_BUDGET_W:g} W budget) × napkin "
-            f"latency; engine latency: {_joules(p['energy_engine_j'])}",
+            f"the SoC's {p['power_w'] * 1e3:,.0f} mW active draw × napkin latency; engine latency: "
+            f"{_joules(p['energy_engine_j'])}",
         ),
         Card(
             "Energy / day (napkin latency)",
             _joules(p["per_day_j"]),
             f"{int(per_day)} inferences, model only",
+        ),
+        Card(
+            "Average power over the day",
+            fmt_power(p["average_w"]),
+            f"busy {p['duty']:.3%} of the day at {fmt_power(p['power_w'])} (active), idle "
+            f"{fmt_power(p['idle_w'])} the rest (assumed: {HW.IDLE_SHARE:.0%} of active); "
+            f"budget {POWER_BUDGET_W:g} W average",
+            "ok" if p["average_w"] <= POWER_BUDGET_W else "bad",
         ),
     ]
     verdict = (
@@ -756,7 +835,9 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         f"{CANDIDATES[model]} in {precision.upper()}: {fmt_flops(p['flops'], 2, precision=precision)} at {fmt_rate(p['rate'], precision=precision)} "
         f"take {fmt_time(p['napkin_s'])} ({verdict}); its weights are {fmt_bytes(p['weights'])} and "
         f"{p['power_w'] * 1e3:,.0f} mW × {fmt_time(p['napkin_s'])} = {_joules(p['energy_j'])} per frame, "
-        f"{_joules(p['per_day_j'])} per day at {int(per_day)} frames. The engine adds "
+        f"{_joules(p['per_day_j'])} per day at {int(per_day)} frames. Over the whole day the SoC averages "
+        f"{fmt_power(p['average_w'])}, and idling between triggers is {idle_share(p):.1%} of its energy. "
+        "The engine adds "
         f"{fmt_time(p['engine_s'] - p['napkin_s'])} of memory-bound layers and operator dispatch."
         + (
             " KWS is an audio model: its size says nothing about species accuracy."
@@ -779,6 +860,10 @@ def part_d(model: str, precision: str, per_day: int) -> View:
         ),
         f"screen  = {fmt_bytes(p['weights'])} + {fmt_bytes(p['act_b'])} + {fmt_bytes(RUNTIME_BUDGET_B, 0)} = {fmt_bytes(p['screen'])} of {fmt_bytes(cap, 0)}",
         f"energy  = {p['power_w']:g} W × {lat_ms:,.1f} ms = {_joules(p['energy_j'])};  × {int(per_day)}/day = {_joules(p['per_day_j'])}",
+        f"average = active × duty + idle × (1 − duty) = {fmt_power(p['power_w'])} × {p['duty']:.3g} + "
+        f"{fmt_power(p['idle_w'])} × (1 − {p['duty']:.3g}) = {fmt_power(p['average_w'])} (energy.average_power; "
+        f"duty = {int(per_day)} × engine latency / 86,400 s)",
+        f"  {dev.power_note}; the chapter adds capture, sleep current, storage and peripherals",
         f"engine footprint = weights + peak live tensors (input + output) = {fmt_bytes(prof.memory_footprint_bytes)}: "
         + ("fits" if prof.feasible else "does not fit")
         + f" the {fmt_bytes(cap, 0)} (runtime, workspace and OS not included)",
@@ -865,6 +950,18 @@ def _family_model(key: str) -> M.Model:
     return M.Models.get(key)
 
 
+def average_draw(dev, busy_s: float, period_s: float) -> float:
+    """The device's average power (W) when busy ``busy_s`` of every ``period_s``: its listed power
+    (``power_basis``: TDP, typical or active) while busy, its idle draw (a planning assumption,
+    ``IDLE_SHARE`` of it) the rest: ``energy.average_power``."""
+    duty = energy.duty_cycle(busy_s, period_s)
+    return energy.average_power(dev.tdp.m_as("W"), dev.idle_power.m_as("W"), duty)
+
+
+def fmt_power(w: float) -> str:
+    return f"{w:,.3g} W" if w >= 1 else f"{w * 1e3:,.3g} mW"
+
+
 def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
     """Phase 2 over every (candidate, device) pair: memory, throughput, latency and power gates."""
     out = []
@@ -877,11 +974,14 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
             sustained = dev.sustained_flops(
                 prec, float(util)
             )  # never derates an already-sustained rate
+            # like with like: the average draw over the duty cycle (busy fps x latency of each
+            # second at the listed power, idle the rest) against the average budget
+            avg_w = average_draw(dev, fps * prof.latency_s, 1.0)
             gates = {
                 "memory": prof.feasible,
                 "throughput": throughput_headroom(flops, fps, sustained, 1.0) >= 1,
                 "latency": prof.latency_s <= 1 / fps,
-                "power": dev.tdp.m_as("W") <= power_w,
+                "power": avg_w <= power_w,
             }
             # the memory gate at this precision; would the FP32 model (the chapter's sizes) fit?
             fp32 = (
@@ -895,6 +995,7 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
                     "device": dev.key,
                     "device_name": device_label(dev),
                     "latency_s": prof.latency_s,
+                    "average_w": avg_w,
                     "gates": gates,
                     "energy_j": prof.energy_per_sample_j,
                     "precision": prec,
@@ -922,19 +1023,24 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
         log_x=True,
         log_y=True,
     )
-    for group, name, symbol in (
-        (passed, "passes all four gates", "circle"),
-        (failed, "fails a gate", "x"),
+    # the most frugal survivor is named on the chart; the rest (and every failure) on hover
+    shown = [min(passed, key=lambda r: r["energy_j"])] if passed else []
+    quiet = [r for r in passed if r not in shown]
+    for group, name, symbol, legend in (
+        (shown, "passes all four gates", "circle", True),
+        (quiet, "passes all four gates", "circle", not shown),
+        (failed, "fails a gate", "x", True),
     ):
         if group:
-            survivors = group is passed  # few: each named on the chart; the rest on hover
+            survivors = group is shown
             fig.add_trace(
                 go.Scatter(
                     x=[r["latency_s"] for r in group],
                     y=[r["energy_j"] for r in group],
                     mode="markers+text" if survivors else "markers",
                     name=name,
-                    showlegend=True,  # even alone: what the markers mean
+                    legendgroup=name,
+                    showlegend=legend,  # even alone: what the markers mean
                     marker=dict(size=11, symbol=symbol),
                     text=[
                         f"{r['model']} on {catalogue.short(r['device_name'])}"
@@ -943,7 +1049,8 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
                         for r in group
                     ],
                     hovertext=[
-                        f"{r['model']} on {r['device_name']} ({r['precision'].upper()})"
+                        f"{r['model']} on {r['device_name']} ({r['precision'].upper()}): "
+                        f"{fmt_power(r['average_w'])} average"
                         for r in group
                     ],
                 )
@@ -961,7 +1068,15 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
             f"family: {S_DATA.options[data].split(' → ')[-1]}",
         ),
         Card("Survive phase 2", f"{len(passed)}", "go to phase 3", "ok" if passed else "bad"),
-        *[Card(f"Fail {g}", f"{n}", "", "warn" if n else "") for g, n in fails.items()],
+        *[
+            Card(
+                f"Fail {g}",
+                f"{n}",
+                "average draw over the duty cycle" if g == "power" else "",
+                "warn" if n else "",
+            )
+            for g, n in fails.items()
+        ],
     ]
     if best:
         cards.append(
@@ -1023,12 +1138,16 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
         f"{throughput_headroom(E.round_sig(r50), NAPKIN_FPS, NAPKIN_PEAK_FLOPS, NAPKIN_UTILIZATION[1]):,.1f}× (it quotes 20.3×)",
         f"100 GFLOP detector at 30 FPS: {fmt_rate(NAPKIN_FPS * DETECTOR_FLOP)} -> {dlo:,.2f}×-{dhi:,.2f}× (chapter quotes the low end)",
         f"your screen: rate {fps:g}/s, utilization {util:g}; memory = Engine.solve(...).feasible; latency <= 1/rate;"
-        " power <= budget",
+        " average power <= budget",
+        "average power = listed power × duty + idle × (1 − duty), duty = rate × latency "
+        "(energy.average_power): an average compared with the average budget, not a rating",
+        f"idle = {HW.IDLE_SHARE:.0%} of the listed power: a planning assumption (no registry device has a sourced "
+        "idle figure); measure it on the device",
+        *[f"  {d.power_note}" for d in HW.Hardware.all()],
         "precision per device: INT8 where listed, else the quoted precision (dense peaks); LMs: one decoded token",
         "the utilization slider derates datasheet peaks only: the camera SoC's 2 GOPS is already sustained "
         "(its registry rate_basis), so it is used as listed",
-        "energy = power × engine latency; the camera SoC's 200 mW is the chapter's active inference power, "
-        "the other devices' power is their TDP (an upper bound)",
+        "energy per inference = listed power × engine latency (an upper bound where the figure is a TDP)",
     ]
     return View(fig, cards, summary, "Three-phase screen", peek)
 
@@ -1038,83 +1157,138 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
 # ---------------------------------------------------------------------------------------------
 
 TRANSFER_A = Prediction(
-    question="Raise the batch from 1 to 64. ResNet-50's weight-only proxy (FLOPs per byte of weights) becomes…",
+    question=(
+        "Store ResNet-50's weights and activations in INT8 instead of FP16 (compiled, batch 1, H100; "
+        "Part A runs FP16 only). Its engine intensity (FLOPs per byte moved)…"
+    ),
     options={
-        "64x": "64× larger: weights are read once per batch",
-        "same": "The same: it is a property of the model, not the batch",
-        "8x": "8× larger (√64)",
+        "double": "About doubles: half the bytes, the same FLOPs",
+        "same": "Stays put: intensity is a property of the model",
+        "four": "Rises about fourfold: INT8 is a quarter of the bytes",
     },
-    answer="64x",
+    answer="double",
     feedback={
-        "64x": "Weights are read once per batch and used by every example: the proxy scales with the batch. The "
-        "engine's all-traffic intensity grows less, because activations grow with the batch too.",
-        "same": "The proxy divides FLOPs (∝ batch) by weight bytes (fixed per batch): it scales with the batch.",
-        "8x": "Nothing here goes as a square root: FLOPs grow with the batch, weight bytes do not.",
+        "double": "The same FLOPs over half the bytes: 75.9 → 151.7 FLOP/B. The INT8 ridge doubles too, so "
+        "the side of the ridge it sits on does not change.",
+        "same": "Intensity is FLOPs over bytes moved, and the bytes depend on the precision: "
+        "75.9 → 151.7 FLOP/B.",
+        "four": "A quarter of FP32, but half of FP16: 75.9 → 151.7 FLOP/B, about twice.",
     },
     kind="transfer",
+    reveals=("151.7 FLOP/B",),
+    asks="direction",
+    misconceptions={
+        "same": (
+            "intensity is fixed by the model",
+            "Arithmetic intensity belongs to the architecture, not to the number format",
+        ),
+        "four": (
+            "INT8 is always a quarter",
+            "INT8 cuts bytes fourfold whatever format it replaces",
+        ),
+    },
 )
 
 TRANSFER_B = Prediction(
     question=(
-        "Serve GPT-2 XL in FP16 to 64 sequences of 1,024 tokens on one 80 GB accelerator. Does the state "
-        "fit?"
+        "Serve GPT-2 XL to 64 sequences of 1,024 tokens with INT8 weights; the KV cache stays FP16 (Part B "
+        "serves FP16 weights only). Counting weights and caches, the memory it needs, compared with FP16 "
+        "weights…"
     ),
     options={
-        "yes": "Yes: the KV cache is the larger share, and both fit",
-        "no": "No: 64 sequences of 1,024 tokens are too many for one device",
-        "weights": "Yes: the 3.1 GB of weights dominate the state",
+        "barely": "Falls only slightly: the FP16 caches are most of it",
+        "half": "Halves: INT8 weights take half the bytes of FP16 ones",
+        "quarter": "Falls to a quarter: INT8 is a quarter of the bytes",
     },
-    answer="yes",
+    answer="barely",
     feedback={
-        "yes": "307.2 KB per token × 1,024 × 64 = 20.1 GB of cache beside 3.1 GB of weights. Choose serving, 64 "
-        "requests: the cache is now about 6.5 times the weights.",
-        "no": "The cache is linear in users and tokens: 20.1 GB here, well inside 80 GB.",
-        "weights": "It fits, but the caches (20.1 GB) are about 6.5 times the weights (3.1 GB).",
+        "barely": "The weights halve (3.1 → 1.6 GB) but the 20.1 GB of caches do not move: 23.2 → 21.7 GB, "
+        "about 7% less. Quantizing weights is the wrong lever once the caches dominate.",
+        "half": "Only the weights halve (3.1 → 1.6 GB); the 20.1 GB of FP16 caches stay: 23.2 → 21.7 GB.",
+        "quarter": "INT8 is a quarter of FP32, half of FP16, and only the weights change: 23.2 → 21.7 GB.",
     },
     kind="transfer",
+    reveals=("21.7 GB",),
+    asks="direction",
+    misconceptions={
+        "half": (
+            "quantize the weights, halve the memory",
+            "A model's serving memory is its weights, so INT8 halves it",
+        ),
+        "quarter": (
+            "INT8 quarters everything",
+            "INT8 divides every byte of a deployment by four",
+        ),
+    },
 )
 
 TRANSFER_C = Prediction(
     question=(
-        "Pick ResNet-50's stage-4 3×3 convolution (a 7×7 output map) at batch 1, FP32. Is fetching its "
-        "weights from DRAM still cheap next to using them?"
+        "GPT-2 XL processes a 1,024-token prompt in one pass (prefill), batch 1, FP32: each weight is "
+        "fetched from DRAM once and used for every token. Part C shows decode, where fetching is nearly "
+        "all of the weight + MAC energy. In prefill, fetching is…"
     ),
     options={
-        "cheap": "Yes: convolutions always reuse each weight enough to hide the fetch",
-        "no": "No: at 49 positions per weight, the fetch still outweighs the MACs",
-        "same": "It costs the full 139×: a 7×7 map is like a dense layer",
+        "small": "A small share: one fetch now feeds every prompt token",
+        "most": "Still nearly all: the same weights are fetched as in decode",
+        "more": "Even more: a long prompt moves more data",
     },
-    answer="no",
+    answer="small",
     feedback={
-        "cheap": "Reuse is H_out × W_out: 3,136 at 56×56 but 49 at 7×7. Late stages of a CNN behave more like "
-        "dense layers; batching is what rescues them.",
-        "no": "139 / 49 ≈ 2.8: the fetch still outweighs the arithmetic. Pick stage 4, then raise the batch: "
-        "from batch 3 the fetch is cheaper than its MACs.",
-        "same": "Each fetched weight is still used 49 times, dividing the 139× by 49.",
+        "small": "Each weight now serves 1,024 multiply-accumulates instead of one, against a fetch worth "
+        "139: fetching falls from 99% to 11.0% of the weight + MAC energy. Prefill behaves like a batch, "
+        "decode like batch 1.",
+        "most": "The fetch energy is the same, but the MACs grow 1,024-fold: fetching falls to 11.0%.",
+        "more": "The weights are fetched once per pass whatever the prompt length; the tokens add MACs "
+        "(and activations), so fetching falls to 11.0% of the weight + MAC energy.",
     },
     kind="transfer",
+    reveals=("11.0%",),
+    asks="direction",
+    misconceptions={
+        "most": (
+            "transformers are always fetch-bound",
+            "A transformer spends its energy fetching weights whatever the phase",
+        ),
+        "more": (
+            "more tokens, more weight traffic",
+            "A longer input makes the model fetch its weights more",
+        ),
+    },
 )
 
 TRANSFER_D = Prediction(
     question=(
-        "Suppose the SoC had no INT8 kernels for the chapter's pick (MobileNetV2 0.75×), so it runs in FP32. "
-        "Does it still meet the 500 ms budget?"
+        "Run the chapter's pick on an iPhone 15 Pro's Neural Engine instead: its 8 W is a typical SoC "
+        "envelope, and it idles at a tenth of that between frames (a planning assumption). At 100 triggers "
+        "a day, does it meet the camera trap's ~2 W average?"
     ),
     options={
-        "yes": "Yes: FP32 changes the bytes per weight, not the operation count",
-        "no": "No: this SoC runs FP32 at a quarter of the INT8 rate",
-        "memory": "No: four times the weight bytes no longer fit",
+        "yes": "Yes: it works about a second a day and idles the rest",
+        "no_rating": "No: its 8 W envelope is four times the budget",
+        "no_energy": "No: each frame costs more energy than on the SoC",
     },
-    answer="no",
+    answer="yes",
     feedback={
-        "yes": "The count is the same 0.42 G operations, but the SoC sustains 0.5 GFLOP/s in FP32 against "
-        "2 GOP/s in INT8: about 0.84 s of arithmetic alone, 0.87 s in the engine, over the budget.",
-        "no": "0.42 GFLOP ÷ 0.5 GFLOP/s ≈ 0.84 s; the engine says 0.87 s. Pick FP32: the 0.75× model fails, and "
-        "only the 0.5× (0.41 s) still passes.",
-        "memory": "10.5 MB of FP32 weights fit the 100 MB the scenario reserves for weights, and with the "
-        "activations and the 50 MB runtime reserve the footprint is 65.4 MB of the 512 MB of RAM: it fits, "
-        "but takes 0.87 s.",
+        "yes": "About 8 ms per frame: under a second of work a day. The day averages about 0.80 W, its "
+        "assumed idle draw, under the 2 W average. (Whether a phone idles that low in a box in the field "
+        "is what phase 3 measures.)",
+        "no_rating": "8 W is what it draws while busy, a few milliseconds per frame. The budget is an "
+        "average: about 0.80 W over the day, dominated by its idle draw.",
+        "no_energy": "It does: about 66 mJ per frame against the SoC's 44 mJ. But 100 frames are 6.6 J "
+        "a day, a rounding error next to the idle draw: the day averages about 0.80 W.",
     },
     kind="transfer",
-    reveals=("0.87 s",),
+    reveals=("0.80 W",),
+    asks="behaviour",
+    misconceptions={
+        "no_rating": (
+            "a rating is an average",
+            "A device rated above an average budget cannot meet it",
+        ),
+        "no_energy": (
+            "energy per frame decides",
+            "The device that spends more per inference busts the daily budget",
+        ),
+    },
 )
