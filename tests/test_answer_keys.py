@@ -1987,7 +1987,7 @@ FINGERPRINTS = {
     ("s06_10_fallacies", "PRED_B"): "d6eab0e27d3c",
     ("s06_10_fallacies", "PRED_C"): "2261ade323f2",
     ("s06_10_fallacies", "PRED_D"): "78950c386b1a",
-    ("s06_10_fallacies", "TRANSFER_A"): "8593836bd4ba",
+    ("s06_10_fallacies", "TRANSFER_A"): "0c4906a9b0f9",
     ("s06_10_fallacies", "TRANSFER_B"): "22884333b70d",
     ("s06_10_fallacies", "TRANSFER_C"): "a7e5f946e737",
     ("s06_10_fallacies", "TRANSFER_D"): "92836b3b2c74",

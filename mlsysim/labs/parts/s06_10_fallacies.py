@@ -864,7 +864,7 @@ TRANSFER_A = Prediction(
         "relative to ResNet-50's moves…"
     ),
     options={
-        "toward": "Toward the 4.3× FLOP ratio: arithmetic is more of the time",
+        "toward": "Toward the FLOP ratio: arithmetic is more of the time there",
         "one": "Toward 1×: the dearer launches weigh on both of the models alike",
         "same": "Nowhere: the ratio belongs to the models, not the device",
     },

@@ -522,8 +522,8 @@ TRANSFER_C = Prediction(
     feedback={
         "between": "Each record uses 16 of its burst's 64 bytes: 2,560 pJ per FP32 value, 4× a stream's "
         "640 pJ and a quarter of a random scalar's 10,240 pJ. What sets the price is the share of each "
-        "fetched burst that is used, not whether the address is random. In this bytes-only model; each "
-        "random burst also pays a DRAM row activation, which the model does not count.",
+        "fetched burst that is used, not whether the address is random. (A bytes-only model: each random "
+        "burst also pays a DRAM row activation, which it does not count.)",
         "sequential": "The record is read whole, but a 16-byte record fills only a quarter of the 64-byte "
         "burst DRAM delivers: 2,560 pJ per value against a stream's 640.",
         "random": "Random addresses waste what a fetch does not use. A record uses 16 of 64 bytes, four times "
