@@ -7,6 +7,8 @@ those calls; expected values are the chapter's printed numbers, with rounding do
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
 import mlsysim.layers as L
@@ -94,7 +96,7 @@ def test_block_latency_grows_far_less_than_its_score_memory():
     b2048 = Engine.solve(lab._seq_layers(2048)[2], "H100", precision="fp16").latency_s
     assert 2.5 < b2048 / b512 < 3.5
     assert 12 * 2048 * 768**2 > 2 * 2048**2 * 768
-    assert lab.PRED_B.answer == "3x"
+    assert lab.PRED_B.answer == "under"
 
 
 def test_rnn_critical_path_is_the_sequence():
@@ -259,3 +261,153 @@ def test_part_c_says_why_decode_is_launch_bound_against_the_chapter():
     )
     jetson = lab.part_c(args[0], args[1], args[2], "JetsonOrinNX", args[4])
     assert "captured CUDA graph" not in jetson.summary  # memory-bound there already
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 32: answers checked over the launch-cost and efficiency range; transfers past the controls
+# ---------------------------------------------------------------------------------------------
+
+
+def _corners():
+    from mlsysim.engine import with_launch_cost
+
+    for lc in (2e-6, 20e-6):
+        for eff in (0.3, 0.7):
+            yield lc, eff, with_launch_cost
+
+
+def test_pred_a_ratio_range_in_the_feedback():
+    """ViT-B/16 / ResNet-50 on the Jetson (FP16, batch 1, eager) over launches of 2-20 us and
+    efficiencies of 0.3-0.7: 1.39x (20 us, 0.7) to 2.70x (2 us, 0.3), 'between 1.4x and 2.7x';
+    the old answer, '1.6×', held at 20 us and 0.5 only (2.2x at 2 us)."""
+    v, r = lab.vit(), Models.ResNet50
+    ratios = []
+    for lc, eff, wl in _corners():
+        dev = wl(JETSON, lc)
+        a, b = (Engine.solve(m, dev, precision="fp16", efficiency=eff).latency_s for m in (v, r))
+        ratios.append(a / b)
+    assert (round(min(ratios), 1), round(max(ratios), 1)) == (1.4, 2.7)
+    assert "between 1.4× and 2.7×" in lab.PRED_A.feedback["less"]
+
+
+def test_pred_b_growth_range_in_the_feedback():
+    """Block latency 512 -> 2,048 tokens over the range: 1.53x (20 us, 0.7) to 4.12x (2 us, 0.7);
+    the old '3x' option held at 5 us only."""
+    rs = []
+    for lc, eff, wl in _corners():
+        dev = wl("H100", lc)
+        t = [
+            Engine.solve(lab._seq_layers(s)[2], dev, precision="fp16", efficiency=eff).latency_s
+            for s in (512, 2048)
+        ]
+        rs.append(t[1] / t[0])
+    assert (round(min(rs), 1), round(max(rs), 1)) == (1.5, 4.1)
+    assert "between 1.5× and 4.1×" in lab.PRED_B.feedback["under"]
+
+
+def test_pred_c_hybrid_range_in_the_feedback():
+    """The hybrid over the range: memory-bound and 3.90x-5.27x the CNN (the CNN itself is
+    memory-bound at efficiency 0.7, so the answer no longer says 'compute → memory')."""
+    cnn, hyb, _ = lab.hybrid(896, False)
+    rs, cnn_bounds = [], set()
+    for lc, eff, wl in _corners():
+        dev = wl("H100", lc)
+        kw = dict(batch_size=8, precision="fp16", efficiency=eff, fused=True)
+        pc, ph = Engine.solve(cnn, dev, **kw), Engine.solve(hyb, dev, **kw)
+        assert ph.bottleneck == "Memory"
+        rs.append(ph.latency_s / pc.latency_s)
+        cnn_bounds.add(pc.bottleneck)
+    assert cnn_bounds == {"Compute", "Memory"}
+    assert (round(min(rs), 1), round(max(rs), 1)) == (3.9, 5.3)
+    assert "3.9× to 5.3× slower" in lab.PRED_C.feedback["shift"]
+    assert "compute → memory" not in " ".join(lab.PRED_C.options.values())
+
+
+def test_pred_d_more_than_doubles_at_every_reserve():
+    """Reserves 0, 1, 2 GB on the Jetson: FP16 2, 1, 0 conversations; INT8 17, 15, 13."""
+    got = [
+        (
+            lab.max_users(2048, "fp16", "JetsonOrinNX", r),
+            lab.max_users(2048, "int8", "JetsonOrinNX", r),
+        )
+        for r in (0.0, 1e9, 2e9)
+    ]
+    assert got == [(2, 17), (1, 15), (0, 13)]
+    assert "2 → 17, with 2 GB none → 13" in lab.PRED_D.feedback["many"]
+    assert lab.PRED_D.answer == "many"
+
+
+def _reachable(spec):
+    from mlsysim.labs.components import Choice, Slider
+
+    if isinstance(spec, Slider):
+        return lambda v: spec.start <= v <= spec.stop
+    assert isinstance(spec, Choice)
+    return lambda v: v in spec.options
+
+
+def test_transfers_ask_about_cases_the_controls_cannot_reach():
+    """Review: TRANSFER_A asked about the camera SoC, TRANSFER_B about 8,192 tokens, TRANSFER_C
+    about the tiled-attention toggle and TRANSFER_D about the A100 40 GB, each one control away.
+    Now: the iPhone 15 Pro (not a Part A device), 16,384 tokens (past B's slider), 64 decoding
+    sequences (GPT-2 XL runs at batch 1 in Part C, no control), 8,192-token conversations (past
+    D's slider)."""
+    assert (
+        not _reachable(lab.A_DEVICE)("iPhone15Pro") and "iPhone 15 Pro" in lab.TRANSFER_A.question
+    )
+    assert _reachable(lab.A_DEVICE)("CortexA53Camera")  # the old case
+    assert not _reachable(lab.B_SEQ)(16384) and "16,384" in lab.TRANSFER_B.question
+    assert _reachable(lab.B_SEQ)(8192)
+    assert lab.GPT2_BATCH == 1 and "64" in lab.TRANSFER_C.question
+    assert "flash" in inspect.signature(lab.part_c).parameters  # the old case was a toggle away
+    assert not _reachable(lab.D_CONTEXT)(8192) and "8,192" in lab.TRANSFER_D.question
+    assert _reachable(lab.D_DEVICE)("A100_40GB")
+
+
+def test_transfer_numbers():
+    """TRANSFER_A: 42.8 / 18.7 ms = 2.29x on the iPhone's GPU (50 us launches, 2.1 TFLOP/s) against
+    1.56x on the Jetson. TRANSFER_B: 2.31 -> 8.40 ms, 3.63x; 3.33x-3.73x over the range.
+    TRANSFER_C: 0.995 -> 9.09 FLOP/B, 64 caches of 315 MB = 20.1 GB beside 3.1 GB of weights.
+    TRANSFER_D: 30 -> 15 conversations, caches 2.1 -> 4.3 GB."""
+    phone = Hardware.get("iPhone15Pro")
+    v, r = lab.vit(), Models.ResNet50
+    a, b = (Engine.solve(m, phone, precision="fp16", efficiency=0.5).latency_s for m in (v, r))
+    assert (round(a * 1e3, 1), round(b * 1e3, 1), round(a / b, 1)) == (42.8, 18.7, 2.3)
+    assert "About 2.3× (42.8 ms against 18.7 ms)" in lab.TRANSFER_A.feedback["toward"]
+    t = {
+        s: Engine.solve(lab._seq_layers(s)[2], "H100", precision="fp16").latency_s
+        for s in (8192, 16384)
+    }
+    assert (round(t[8192] * 1e3, 2), round(t[16384] * 1e3, 1)) == (2.31, 8.4)
+    assert round(t[16384] / t[8192], 1) == 3.6
+    assert "2.31 ms → about 8.4 ms, 3.6×" in lab.TRANSFER_B.feedback["near4"]
+    kw = dict(phase="decode", seq_len=1024, precision="fp16", efficiency=0.5, fused=True)
+    p = Engine.solve(Models.GPT2, "H100", batch_size=64, **kw)
+    assert round(p.arithmetic_intensity.magnitude) == 9
+    assert (round(p.kv_cache_bytes / 1e9, 1), round(p.weight_bytes / 1e9, 1)) == (20.1, 3.1)
+    assert "(315 MB)" in lab.TRANSFER_C.feedback["x64"]
+    assert [lab.max_users(c, "fp16", "H100", 1e9) for c in (4096, 8192)] == [30, 15]
+    assert "30 → 15" in lab.TRANSFER_D.feedback["half"]
+
+
+def test_lighthouse_numbers_name_their_conditions():
+    """Issue 32 (one quantity, one set of conditions): Part A's latency and Part C's GPT-2 XL
+    intensities name precision, eager/compiled, batch and device (vocab.conditions); Part C says
+    why its prefill intensity differs from 6.7's eager one: 182 (eager) against 201 FLOP/B
+    (compiled) at 1,024 tokens on the H100."""
+    from mlsysim.labs.vocab import conditions
+
+    a = lab.part_a("JetsonOrinNX", 1)
+    cond = conditions("fp16", fused=False, batch=1, device="NVIDIA Jetson Orin NX 16GB")
+    lat = next(c for c in a.cards if c.label == "Latency ViT-B/16")
+    assert cond in lat.note and a.summary.startswith(f"At {cond},")
+    c = lab.part_c(1024, 896, 8, "H100", False)
+    gpt = conditions("fp16", fused=True, batch=1, device="NVIDIA H100 SXM5 80GB")
+    notes = {x.label: x.note for x in c.cards}
+    assert gpt in notes["Prefill"] and gpt in notes["Decode"]
+    assert "FP16, compiled (fused kernels), batch 8" in notes["CNN alone"]
+    kw = dict(batch_size=1, phase="prefill", seq_len=1024, precision="fp16", efficiency=0.5)
+    eager = Engine.solve(Models.GPT2, "H100", **kw).arithmetic_intensity.magnitude
+    fused = Engine.solve(Models.GPT2, "H100", fused=True, **kw).arithmetic_intensity.magnitude
+    assert (round(eager), round(fused)) == (182, 201)
+    assert "(182 against 201 FLOP/B here)" in " ".join(c.peek)

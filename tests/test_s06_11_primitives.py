@@ -44,7 +44,20 @@ def test_im2col_duplicates_up_to_k_squared():
     assert lab.conv(3, 56, 1, 64).im2col_expansion == 9
     valid = L.Conv2d(in_channels=1, out_channels=1, kernel_size=3, input_size=224, bias=False)
     assert 8.8 < valid.im2col_expansion < 9
-    assert lab.PRED_A.answer == "9"
+    assert lab.PRED_A.answer == "overlap"
+
+
+def test_pred_a_extra_memory_comes_from_overlap():
+    """Issue 32: PRED_A asked for the 9x (arithmetic); it now asks where the extra memory comes
+    from. Windows that tile the map (3x3, stride 3, 57x57, no padding) give exactly 1x, a
+    reordered copy; without padding the stride-1 buffer is still 8.4x; the output (C_out x H x W)
+    is 1x the input. Only the overlap makes it 9x."""
+    base = dict(in_channels=64, out_channels=64, kernel_size=3)
+    tiled = L.Conv2d(**base, input_size=57, stride=3, bias=False)
+    assert tiled.im2col_expansion == 1
+    assert round(L.Conv2d(**base, input_size=56, bias=False).im2col_expansion, 1) == 8.4
+    fb = " ".join(lab.PRED_A.feedback.values())
+    assert "8.4×" in fb and "exactly 1×" in fb and "9×" in fb
 
 
 def test_sliding_windows_26x26_on_28x28():
@@ -253,7 +266,27 @@ def test_pred_c_random_scalars_cost_16x_sequential():
     assert rnd / seq == 64 / 4
     assert (seq, rnd) == (pytest.approx(4 * 160), pytest.approx(64 * 160))
     assert lab.energy_per_value("rows", "dram", "fp32") == pytest.approx(seq)
-    assert lab.TRANSFER_C.answer == "sequential"
+
+
+def test_transfer_c_16_byte_records_sit_between():
+    """Issue 32: TRANSFER_C asked about the DLRM rows, which the pattern control offers. Now 16-byte
+    records (4 FP32 values), which no pattern offers: 64 x 160 / 4 = 2,560 pJ per value, 4x a
+    stream's 640 and a quarter of a random scalar's 10,240."""
+    c = P.access_cost("random", 4096, 16)
+    assert c.efficiency == 0.25
+    per_value = energy.access_energy(c.fetched_bytes, "dram").m_as("pJ") / (c.useful_bytes / 4)
+    assert per_value == pytest.approx(2560)
+    from mlsysim.units import bytes_per_value
+
+    items = {  # bytes per gathered item, every pattern x precision the part offers
+        vals * int(bytes_per_value(prec))
+        for _, _, _, vals, _ in lab.SCENARIOS.values()
+        for prec in lab.C_PRECISION.options
+    }
+    assert 16 not in items
+    assert lab.TRANSFER_C.answer == "between"
+    fb = lab.TRANSFER_C.feedback["between"]
+    assert "2,560 pJ" in fb and "640 pJ" in fb and "10,240 pJ" in fb
 
 
 def test_pred_c_random_gather_costs_the_same_in_int8_and_fp32():
@@ -333,7 +366,7 @@ def test_part_c_names_row_activations_the_bytes_only_model_omits():
     The text now says the model counts bytes only and names what it leaves out."""
     peek = " ".join(lab.part_c("random", "dram", "fp32").peek)
     assert "row activation" in peek and "which energy does not show" not in peek
-    tc = lab.TRANSFER_C.feedback["sequential"]
+    tc = lab.TRANSFER_C.feedback["between"]
     assert "bytes-only" in tc and "row activation" in tc and "costs latency, not energy" not in tc
     assert "prefetching affects latency, not bytes" not in " ".join(lab.PRED_C.feedback.values())
 
@@ -375,16 +408,36 @@ def test_pred_d_one_more_stage_per_doubling():
         for batch in (32, 64)
     ]
     assert stages == ["9", "9"]
+
+
+def test_transfer_d_split_row_keeps_its_depth():
+    """TRANSFER_D (sequence parallelism, which Part D does not model): 7 stages per 128-value
+    share plus 2 to combine 4 partial sums = 9 = the one-device tree over 512."""
+    assert P.reduction_stages(128) + P.reduction_stages(4) == P.reduction_stages(512) == 9
     assert lab.TRANSFER_D.answer == "same"
+    assert "7 stages on each GPU" in lab.TRANSFER_D.feedback["same"]
 
 
 def test_transfers_a_b():
-    assert lab.conv(3, 56, 2, 64).im2col_expansion == pytest.approx(9 / 4)
-    assert lab.TRANSFER_A.answer == "quarter"
-    small = lab._run(32, 1, 2048, False).utilization
-    assert small == pytest.approx(1 / (1 + 2 * 31 + 32))
-    assert small > 4 * lab._run(128, 1, 2048, False).utilization
-    assert lab.TRANSFER_B.answer == "larger"
+    """Issue 32: TRANSFER_A asked about stride 2 and TRANSFER_B about a 32x32 array, both one
+    control away. Now a dilated 3x3 (the part has no dilation): 9x, as plain, against a 5x5's 25x;
+    and a 512x512 array (past the 256 slider): 2 x 511 + 512 = 1,534 rows for half, 4.02x the
+    128x128 array's 382."""
+    import inspect
+
+    assert "dilation" not in inspect.signature(lab.part_a).parameters
+    dil = L.Conv2d(
+        in_channels=64, out_channels=64, kernel_size=3, input_size=56, padding=2, dilation=2
+    )
+    assert dil.im2col_expansion == lab.conv(3, 56, 1, 64).im2col_expansion == 9
+    assert lab.conv(5, 56, 1, 64).im2col_expansion == 25
+    assert lab.TRANSFER_A.answer == "same"
+    assert lab.B_ARRAY.stop < 512
+    assert lab._run(512, 1534, 2048, False).utilization == pytest.approx(0.5)
+    assert lab._run(128, 382, 2048, False).utilization == pytest.approx(0.5)
+    assert round(1534 / 382, 2) == 4.02
+    assert lab.TRANSFER_B.answer == "x4"
+    assert "1,534" in lab.TRANSFER_B.feedback["x4"]
 
 
 def test_at_most_one_in_three_predictions_is_arithmetic():

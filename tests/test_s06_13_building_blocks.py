@@ -53,7 +53,49 @@ def test_part_a_answer_mixtral_needs_93_gb_and_overflows_an_h100():
     assert round(c.active * 2 / 1e9) == 26
     v = lab.part_a(8, 2, "fp16")
     assert {x.label: x.value for x in v.cards}["Fits one H100"] == "no"
-    assert lab.PRED_A.answer == "all"
+
+
+def test_pred_a_top1_keeps_every_expert_resident():
+    """Issue 32: PRED_A asked for the 93 GB (arithmetic); it now asks which way memory moves when
+    top-2 becomes top-1. FLOPs per token: 12.88 B -> 7.24 B active parameters (44% fewer, 'over a
+    third'); parameters held: 46.70 B either way (93.4 GB in FP16), as the feedback says."""
+    top2, top1 = moe.mixtral_params(8, 2), moe.mixtral_params(8, 1)
+    assert top1.total == top2.total
+    assert 1 - top1.active / top2.active > 1 / 3
+    assert (round(top1.active / 1e9, 1), round(top2.active / 1e9, 1)) == (7.2, 12.9)
+    assert lab.PRED_A.answer == "same"
+    text = " ".join(lab.PRED_A.feedback.values())
+    for n in ("46.7 B", "93.4 GB", "7.2 B", "12.9 B"):
+        assert n in text
+    v = lab.part_a(8, 1, "fp16")
+    assert {x.label: x.value for x in v.cards}["Fits one H100"] == "no"
+
+
+def test_pred_c_stretch_holds_over_the_launch_and_efficiency_range():
+    """Issue 32: PRED_C's 2x assumed time proportional to load. The engine solves each expert's
+    three GEMMs (H100, FP16) at its load, 2,048 hot against 1,024 balanced assignments: 1.98x at
+    5 us and 0.5, between 1.90x and 2.0x over 2-20 us and 0.3-0.7, as the feedback says; the old
+    code's stretch (load ratio) is exactly 2 and names no launch cost."""
+    from mlsysim import Engine, Hardware
+    from mlsysim.engine import with_launch_cost
+
+    def stretch(lc, eff):
+        dev = with_launch_cost(Hardware.get("H100"), lc)
+
+        def t(n):
+            return sum(
+                Engine.solve(x, dev, batch_size=n, precision="fp16", efficiency=eff).latency_s
+                for x in M.expert_layers
+            )
+
+        return t(2048) / t(1024)
+
+    assert M.hot_loads(4096, 0.25)[0] == 2048
+    assert round(stretch(5e-6, 0.5), 2) == 1.98
+    corners = [stretch(lc, eff) for lc in (2e-6, 20e-6) for eff in (0.3, 0.7)]
+    assert round(min(corners), 2) == 1.90 and round(max(corners), 2) == 2.00
+    fb = lab.PRED_C.feedback["x2"]
+    assert "1.98×" in fb and "1.90× to 2.0×" in fb and "5 µs" in fb
 
 
 def test_experts_touched_by_a_batch():

@@ -28,7 +28,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import LABELS, bound_phrase
+from ..vocab import LABELS, bound_phrase, conditions
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -120,31 +120,49 @@ def a_model(key: str) -> M.Model:
 PRED_A = Prediction(
     question=(
         "A teammate wants to swap the ResNet-50 classifier for ViT-B/16 because 'transformers beat CNNs'. "
-        "ViT-B/16 does 4.3× ResNet-50's FLOPs per 224² image. On a Jetson Orin NX (FP16, batch 1), its "
-        "latency is about…"
+        "ViT-B/16 does 4.3× ResNet-50's FLOPs per 224² image. On a Jetson Orin NX (FP16, batch 1, eager: "
+        "one kernel per layer), its latency is…"
     ),
     options={
-        "flops": "4.3× ResNet-50's: latency follows the FLOPs",
-        "params": "3.4× ResNet-50's: latency follows the weights read",
-        "less": "1.6× ResNet-50's: fixed costs dilute the FLOP gap",
-        "faster": "0.5× ResNet-50's: attention has no sliding windows",
+        "flops": "Close to 4.3× ResNet-50's: latency follows the FLOPs",
+        "more": "Above 4.3×: attention's token-to-token traffic adds to the FLOPs",
+        "less": "Well under 4.3×: much of ResNet-50's time is not arithmetic",
+        "faster": "Below ResNet-50's: big GEMMs run at full speed, convolutions do not",
     },
     answer="less",
+    asks="direction",
+    misconceptions={
+        "flops": (
+            "time follows FLOPs",
+            "Latency is proportional to the arithmetic a model does, on any device",
+        ),
+        "more": (
+            "attention is always the expensive part",
+            "A transformer pays its FLOPs plus a quadratic memory bill at any sequence length",
+        ),
+        "faster": (
+            "transformers are free on accelerators",
+            "Matrix-multiply hardware makes a transformer faster than a CNN whatever its FLOPs",
+        ),
+    },
     feedback={
         "flops": "Only the arithmetic grows 4.3×. On the Jetson ResNet-50's 5.92 ms is mostly not arithmetic: "
-        "174 kernel launches at 20 µs (3.48 ms) and memory-bound layers (1.63 ms). ViT-B/16 pays the same "
-        "launches: 9.21 ms, 1.6×. The FLOP ratio shows through only where arithmetic dominates the time.",
-        "params": "Neither model is bound by reading its weights at batch 1 here: ResNet-50's time goes to "
-        "launches and activation traffic, ViT-B/16's to launches and large compute-bound GEMMs: 1.6×.",
+        "174 kernel launches at the engine's 20 µs (3.48 ms) and memory-bound layers (1.63 ms). ViT-B/16 pays "
+        "the same launches: 9.21 ms. The FLOP ratio shows through only where arithmetic is nearly all of the "
+        "time.",
+        "more": "At 197 tokens the score matrices are small (12 × 197² values a layer): ViT-B/16's time is its "
+        "big compute-bound GEMMs plus the same 174 launches ResNet-50 pays, 9.21 ms against 5.92 ms, well under "
+        "the FLOP ratio. Attention's square law bites at thousands of tokens (Part B), not here.",
         "less": "ResNet-50's 5.92 ms on the Jetson is 3.48 ms of kernel launches (174 × 20 µs), 1.63 ms of "
         "memory-bound layers and only 0.81 ms of compute-bound ones; ViT-B/16 pays the same launches plus "
-        "4.48 ms of compute-bound GEMMs and 1.25 ms of memory-bound layers: 9.21 ms, 1.6×. The gap depends on the device (1.05× on an H100), "
-        "and none of it says whether ViT is more accurate: that takes data and "
-        "training, which the engine does not price.",
-        "faster": "ViT-B/16 does more arithmetic, not less: removing the locality prior removes its savings. "
-        "It costs 1.6× ResNet-50's latency here.",
+        "4.48 ms of compute-bound GEMMs and 1.25 ms of memory-bound layers: 9.21 ms. With launches of 2 to "
+        "20 µs and an efficiency of 0.3 to 0.7 the ratio stays between 1.4× and 2.7×, well under 4.3× (on an "
+        "H100, where launches are nearly all of both, about 1.05×). None of it says whether ViT is more "
+        "accurate: that takes data and training, which the engine does not price.",
+        "faster": "ViT-B/16 does more arithmetic, not less, and its GEMMs already run compute-bound here: "
+        "removing the locality prior removes its savings. It takes 9.21 ms against ResNet-50's 5.92 ms.",
     },
-    reveals=("1.6× ResNet-50's", "fixed costs dilute"),
+    reveals=("Well under 4.3×", "9.21 ms"),
 )
 A_DEVICE = Choice(
     "Deployment device",
@@ -176,8 +194,9 @@ def part_a(device: str, batch: int) -> View:
             k: float(p.memory_footprint_bytes) for k, p in prof.items()
         },
     }
+    cond = conditions(prec, fused=False, batch=b, device=device_label(dev))
     fig = figure(
-        f"Cost relative to ResNet-50 on the {device_label(dev)} (batch {b}, {prec.upper()}, eager)",
+        f"Cost relative to ResNet-50 ({cond})",
         "Model",
         "× ResNet-50 (log scale)",
         log_y=True,
@@ -208,7 +227,7 @@ def part_a(device: str, batch: int) -> View:
             "Latency ViT-B/16",
             fmt_time(pv.latency_s),
             f"{bound_phrase(pv.bottleneck)}; ResNet-50 {fmt_time(pr.latency_s)}, "
-            f"{bound_phrase(pr.bottleneck)}",
+            f"{bound_phrase(pr.bottleneck)} ({cond})",
             "warn" if pv.latency_s > pr.latency_s else "ok",
         ),
         Card(
@@ -225,7 +244,7 @@ def part_a(device: str, batch: int) -> View:
         ),
     ]
     summary = (
-        f"On the {device_label(dev)} at batch {b}, ViT-B/16 costs {fmt_ratio(vb.params / r50.params)} the parameters, "
+        f"At {cond}, ViT-B/16 costs {fmt_ratio(vb.params / r50.params)} the parameters, "
         f"{fmt_ratio(vb.flops() / r50.flops())} the FLOPs and {fmt_ratio(pv.latency_s / pr.latency_s, 2)} the "
         "latency of ResNet-50. That is all the engine can say: the original ViT matched CNNs only after "
         f"pretraining on up to {JFT_IMAGES / 1e6:,.0f} M images, {JFT_IMAGES / IMAGENET_1K_IMAGES:,.0f}× "
@@ -260,28 +279,45 @@ PRED_B = Prediction(
     question=(
         "A paper reports its transformer's accuracy at 512 tokens; you will serve 2,048. Section 6.6's square "
         "law says one layer's score memory grows 16×. On an H100, a transformer block's latency (d = 768, "
-        "12 heads, materialized scores) grows by about…"
+        "12 heads, materialized scores, FP16, batch 1) grows…"
     ),
     options={
-        "16x": "16×: latency follows the S² term, just as the score memory does",
-        "3x": "About 3×: fixed kernel launches dilute the square law",
-        "4x": "4×: exactly the token ratio",
-        "same": "Not at all: the GPU processes all tokens in parallel",
+        "16x": "About 16×: latency follows the S² term, as score memory does",
+        "under": "Well under 16×: much of the block's time does not grow as S²",
+        "over": "Over 16×: the bigger score matrix spills out of on-chip memory",
+        "same": "Barely at all: the GPU processes all the tokens in parallel",
     },
-    answer="3x",
+    answer="under",
+    asks="direction",
+    misconceptions={
+        "16x": (
+            "latency follows the largest term's growth",
+            "If the score memory grows 16×, the block's time grows 16× too",
+        ),
+        "over": (
+            "spilling makes it superlinear",
+            "Past the cache, every extra byte costs more than the last",
+        ),
+        "same": (
+            "parallel hardware hides length",
+            "A GPU processes every token at once, so sequence length costs no time",
+        ),
+    },
     feedback={
         "16x": "The score traffic does grow about 15× (8 → 124 µs of memory time) and is half the block's time at "
         "2,048 tokens. But at 512 tokens 70 of the block's 97 µs are fixed kernel launches, which do not grow, "
         "and the projections and FFN grow at most 4×: 97 → 269 µs in all.",
-        "3x": "97 µs → 269 µs, about 2.8×. At 512 tokens fixed launches are 70 of the 97 µs; the score traffic "
-        "grows about 15× and is already half the block at 2,048 tokens, so the ratio climbs towards the square "
-        "law as sequences grow.",
-        "4x": "Close, but the fixed launch costs do not grow at all while the score traffic grows about 15×: "
-        "together about 2.8×.",
+        "under": "97 µs → 269 µs at the engine's 5 µs per launch. At 512 tokens fixed launches are 70 of the "
+        "97 µs and the projections and FFN grow 4×; the score traffic grows about 15× and is half the block at "
+        "2,048 tokens. With launches of 2 to 20 µs and an efficiency of 0.3 to 0.7 the growth stays between "
+        "1.5× and 4.1×, and it climbs towards the square law only as sequences grow.",
+        "over": "The scores already live in HBM at 512 tokens (12 × 512² × 2 B = 6.3 MB a layer): the engine "
+        "charges each byte the same bandwidth, so the score traffic grows 15-16×, and the rest of the block "
+        "far less: 97 → 269 µs.",
         "same": "Parallel hardware still does 4× the linear work and 16× the score work; only the fixed launch "
-        "cost stays flat.",
+        "cost stays flat: 97 → 269 µs.",
     },
-    reveals=("2.8×", "269 µs"),
+    reveals=("Well under 16×", "269 µs"),
 )
 B_SEQ = Slider("Sequence length you will serve (tokens)", 128, 8192, 2048, step=128)
 B_DEVICE = Choice("Device", catalogue.labels(["H100", "JetsonOrinNX"]), "H100")
@@ -412,24 +448,40 @@ GPT2_BATCH = 1
 PRED_C = Prediction(
     question=(
         "A team replaces ResNet-50's last stage with 3 attention blocks over its feature map (896² images: "
-        "3,136 tokens, batch 8, FP16 on an H100), expecting the CNN's cost, less the removed stage, plus the "
-        "blocks' FLOPs. Against the CNN alone, the hybrid is…"
+        "3,136 tokens, batch 8, FP16, compiled, on an H100), expecting the CNN's cost, less the removed stage, "
+        "plus the blocks' FLOPs. Against the CNN alone, the hybrid is…"
     ),
     options={
         "same": "About as fast: the blocks replace a stage of similar cost",
         "faster": "Faster: attention has no sliding windows to pay for",
-        "shift": "Several times slower, and a different term binds (compute → memory)",
-        "additive": "Slower only by the blocks' FLOPs, with the same compute-bound profile",
+        "shift": "Several times slower: its stored scores make it memory-bound",
+        "additive": "Slower by the blocks' FLOPs: it stays compute-bound",
     },
     answer="shift",
+    asks="regime",
+    misconceptions={
+        "same": (
+            "a block costs what the stage it replaces cost",
+            "Swapping one stage for blocks of similar width keeps the cost",
+        ),
+        "faster": (
+            "attention is cheaper than convolution",
+            "Without sliding windows a layer has less work to do",
+        ),
+        "additive": (
+            "patterns combine additively",
+            "A hybrid's cost is the sum of its parts' benchmarks (pitfall 4)",
+        ),
+    },
     feedback={
         "same": "Tokens grow with the image's area and scores with its square: 3,136 tokens give 16 × 3,136² "
         "scores per block, far more than the stage they replace.",
         "faster": "Attention over 3,136 tokens is 2·S²·d MACs per block; no window keeps it local.",
-        "shift": "3.40 ms compute-bound → 16.37 ms memory-bound, 4.8×: the materialized scores move more bytes "
-        "than the blocks' arithmetic can hide. Patterns do not combine additively (pitfall 4).",
+        "shift": "3.40 ms → 16.37 ms, 4.8×, and memory-bound: the materialized scores move more bytes than the "
+        "blocks' arithmetic can hide. With launches of 2 to 20 µs and an efficiency of 0.3 to 0.7 the hybrid "
+        "stays memory-bound and 3.9× to 5.3× slower. Patterns do not combine additively (pitfall 4).",
         "additive": "Adding the parts' benchmarks misses the interaction: the S² score traffic makes the hybrid "
-        "memory-bound, so its time is set by bytes, not by FLOPs.",
+        "memory-bound, so its time is set by bytes, not by FLOPs: 16.37 ms against the CNN's 3.40 ms.",
     },
     reveals=("4.8×", "16.37 ms"),
 )
@@ -520,20 +572,22 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
     pc, ph = list(profs.values())[2:]
     attn_rows = [t for t in ph.layers if t.name.startswith("attn_blocks")]
     attn_share = sum(t.time for t in attn_rows) / ph.latency_s
+    gpt = conditions(prec, fused=True, batch=GPT2_BATCH, device=device_label(dev))
+    img = conditions(prec, fused=True, batch=b, device=device_label(dev))
     cards = [
         Card(
             "Prefill",
             bound_phrase(pre.bottleneck),
-            f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B (compiled graph)",
+            f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B; GPT-2 XL, {s:,} tokens, {gpt}",
             "ok" if pre.bottleneck == "Compute" else "warn",
         ),
         Card(
             "Decode",
             bound_phrase(dec.bottleneck),
-            f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B (compiled graph)",
+            f"{dec.arithmetic_intensity.magnitude:,.1f} FLOP/B; GPT-2 XL, {s:,}-token context, {gpt}",
             "warn",
         ),
-        Card("CNN alone", bound_phrase(pc.bottleneck), f"{fmt_time(pc.latency_s)}"),
+        Card("CNN alone", bound_phrase(pc.bottleneck), f"{fmt_time(pc.latency_s)}; {img}"),
         Card(
             "CNN + attention",
             bound_phrase(ph.bottleneck),
@@ -563,6 +617,9 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
         "benchmark."
     )
     sc = L.Attention(d_model=hyb.config["d_model"], n_heads=HYBRID_HEADS, seq_len=tokens)
+    eager_ai = E.Engine.solve(
+        g, dev, batch_size=GPT2_BATCH, phase="prefill", seq_len=s, precision=prec, efficiency=0.5
+    ).arithmetic_intensity.magnitude
     peek = [
         "each layer row is charged max(FLOPs / (peak × 0.5), bytes / BW); launches are added on top",
         f"prefill: {s:,} tokens share each weight  ->  {pre.arithmetic_intensity.magnitude:,.1f} FLOP/B",
@@ -573,6 +630,9 @@ def part_c(seq: int, res: int, batch: int, device: str, flash: bool) -> View:
         f"{fmt_bytes(sc.score_bytes(b, prec) / b)} per image"
         + (" (tiled: never stored)" if flash else ""),
         "compiled graph: BN folded and activations fused, so the CNN's own convs set its regime",
+        "6.7 runs GPT-2 XL eager (one kernel per layer): activations travel between kernels there, so its "
+        f"prefill intensity is lower than this compiled one ({eager_ai:,.0f} against "
+        f"{pre.arithmetic_intensity.magnitude:,.0f} FLOP/B here)",
     ]
     facts = [
         fact("ridge_peak", dev.ridge_point(prec).magnitude, device=device, precision=prec),
@@ -597,16 +657,31 @@ CHAPTER_MODEL_GB = 8  # the self-check's vision model: "weights require only 8 G
 PRED_D = Prediction(
     question=(
         "A 7B chat model whose FP16 weights take 13.5 GB of a 16 GB Jetson Orin NX serves 2,048-token "
-        "conversations beside a 1 GB runtime reserve. Quantizing weights and KV cache to INT8 multiplies the "
-        "number of conversations that fit by about…"
+        "conversations beside a 1 GB runtime reserve. Quantizing weights and KV cache to INT8 halves every "
+        "byte. The number of conversations that fit…"
     ),
     options={
-        "2x": "2×: half the bytes per value, twice the conversations",
-        "none": "Not at all: the KV cache, not the weights, limits the conversations",
-        "many": "Far more than 2×: the room beside the weights grows several-fold",
-        "4x": "4×: INT8 is a quarter of FP32",
+        "2x": "Doubles: half the bytes per value gives twice the conversations",
+        "none": "Stays the same: the KV cache, not the weights, limits it",
+        "many": "More than doubles: freed weight bytes become room for caches",
+        "less": "Rises, but under 2×: the fixed reserve does not shrink",
     },
     answer="many",
+    asks="direction",
+    misconceptions={
+        "2x": (
+            "capacity scales with bytes per value",
+            "Halving every byte doubles whatever fits, whatever else shares the device",
+        ),
+        "none": (
+            "only the cache matters",
+            "Conversations are limited by the KV cache alone, so the weights' precision is irrelevant",
+        ),
+        "less": (
+            "fixed overheads dilute the gain",
+            "A fixed reserve keeps a memory saving from paying off in full",
+        ),
+    },
     feedback={
         "2x": "Halving every byte would double the conversations only if nothing else shared the device. The "
         "weights take most of it: halving them multiplies the leftover room several times, and each "
@@ -614,11 +689,12 @@ PRED_D = Prediction(
         "none": "The caches are quantized too (half the bytes each), and the weights they compete with shrink "
         "from 13.5 to 6.7 GB: both terms move.",
         "many": "FP16: 16 − 1 − 13.5 = 1.5 GB of room, one 1.07 GB cache. INT8: 16 − 1 − 6.7 = 8.3 GB of room "
-        "for 0.54 GB caches, 15 conversations. The fixed weight term is what a weights-only budget hides.",
-        "4x": "The baseline is FP16 (2 B), not FP32: INT8 halves the bytes. The gain is larger than 2× for "
-        "another reason: the weights stop crowding out the caches.",
+        "for 0.54 GB caches, 15 conversations. With no reserve it is 2 → 17, with 2 GB none → 13: always far more "
+        "than double. The fixed weight term is what a weights-only budget hides.",
+        "less": "The reserve is fixed, but it only shrinks the room, which the halved weights enlarge by far more: "
+        "16 − 1 − 6.7 = 8.3 GB instead of 1.5 GB, for caches half the size (1 → 15 conversations).",
     },
-    reveals=("15 conversations", "Far more than 2×"),
+    reveals=("15 conversations", "More than doubles", "freed weight bytes"),
 )
 D_PRECISION = Choice("Weights and KV cache", {"fp16": "FP16", "int8": "INT8"}, "fp16")
 D_USERS = Slider("Concurrent conversations", 1, 32, 2)
@@ -782,78 +858,145 @@ def part_d(precision: str, users: int, context: int, device: str, reserve: float
 # ---------------------------------------------------------------------------------------------
 
 TRANSFER_A = Prediction(
-    question="Deploy on the camera SoC (2 GOPS sustained) instead. ViT-B/16's latency relative to ResNet-50's is about…",
+    question=(
+        "Now deploy on an iPhone 15 Pro's GPU (not offered above): FP16 at 2.1 TFLOP/s, a seventh of the "
+        "Jetson's rate, but 50 µs per kernel launch against the Jetson's 20 µs. At batch 1, ViT-B/16's latency "
+        "relative to ResNet-50's moves…"
+    ),
     options={
-        "flops": "Near the FLOP ratio: the SoC is compute-bound",
-        "params": "Near the parameter ratio: every weight must be read",
-        "same": "About 1×: both are dominated by launches",
+        "toward": "Toward the FLOP ratio: arithmetic is more of the time there",
+        "one": "Toward 1×: the dearer launches weigh on both of the models alike",
+        "same": "Nowhere: the ratio belongs to the models, not the device",
     },
-    answer="flops",
+    answer="toward",
+    asks="regime",
+    misconceptions={
+        "one": (
+            "launch cost sets every small-batch ratio",
+            "A device with costlier launches is always more launch-bound at batch 1",
+        ),
+        "same": (
+            "cost ratios are intrinsic to models",
+            "Two models' latency ratio is a property of the models alone",
+        ),
+    },
     feedback={
-        "flops": "At 2 GOPS every model is compute-bound, so latency follows FLOPs: 17.6 s against 4.1 s. Pick the "
-        "camera SoC.",
-        "params": "Parameters set memory, not time on a compute-bound chip: latency follows the 4.3× FLOPs.",
-        "same": "Launches cost microseconds; seconds of arithmetic dominate on a 2 GOPS chip.",
+        "toward": "Both effects are real, but the slower arithmetic wins: ViT-B/16's GEMMs take tens of "
+        "milliseconds at 2.1 TFLOP/s, while 174 launches at 50 µs add 8.7 ms to each model. About 2.3× "
+        "(42.8 ms against 18.7 ms), up from the Jetson's 1.6×, and higher on the phone at every efficiency "
+        "from 0.3 to 0.7.",
+        "one": "The 174 launches do cost 8.7 ms per model, but at a seventh of the Jetson's rate ViT-B/16's "
+        "arithmetic grows by far more: the ratio rises to about 2.3× (42.8 against 18.7 ms).",
+        "same": "The ratio is set by which costs dominate on each device: 1.05× on the launch-bound H100, 1.6× "
+        "on the Jetson, about 2.3× on the phone's slower GPU, 4.3× where arithmetic is all of it.",
     },
     kind="transfer",
-    reveals=("17.6 s",),
+    reveals=("about 2.3×", "42.8 ms"),
 )
 
 TRANSFER_B = Prediction(
-    question="Now serve 8,192 tokens instead of 2,048. The transformer block's latency grows by…",
+    question=(
+        "Now double the sequence from 8,192 to 16,384 tokens (past the slider). The transformer block's "
+        "latency grows by…"
+    ),
     options={
-        "mid": "About 8.6×: the S² term now outweighs all the linear ones",
-        "4x": "4×: latency is linear in tokens, like the projections",
-        "16x": "16×: the square law now sets the whole latency",
+        "near4": "Close to 4×: the S² score traffic now sets the time",
+        "2x": "About 2×: latency is linear in tokens, like the projections",
+        "under2": "Under 2×: fixed launch costs still dilute the growth",
     },
-    answer="mid",
+    answer="near4",
+    asks="direction",
+    misconceptions={
+        "2x": (
+            "transformers are linear in length",
+            "The projections and FFN set a transformer's time at any length",
+        ),
+        "under2": (
+            "launches always dilute growth",
+            "Fixed per-kernel costs keep diluting a workload's growth at any size",
+        ),
+    },
     feedback={
-        "mid": "269 µs → 2.31 ms: the score traffic, already half the block at 2,048 tokens, grows 16× and is now "
-        "84.5% of it (1.95 ms); the linear rows and launches keep the total under 16×. (In MACs alone attention "
-        "passes the projections and FFN only at S = 6d = 4,608; stored scores make it dominate the time "
-        "sooner.) Slide to 8,192 and read the block card.",
-        "4x": "That would hold only if the linear rows set the time; the S² score traffic is already half the "
-        "block at 2,048 tokens.",
-        "16x": "The linear terms and launches are still part of the time: the growth approaches 16× only as S → ∞.",
+        "near4": "2.31 ms → about 8.4 ms, 3.6×: the score traffic, already 84.5% of the block at 8,192 tokens, "
+        "grows 4× when S doubles, and the linear rows (2×) and launches (fixed) keep the total just under 4×. "
+        "Across launches of 2 to 20 µs and an efficiency of 0.3 to 0.7 it stays between 3.3× and 3.7×.",
+        "2x": "The linear rows do grow 2×, but at 8,192 tokens the S² score traffic is already most of the "
+        "block's time, and it grows 4× when S doubles.",
+        "under2": "Launches were 70 of 97 µs at 512 tokens; at 8,192 tokens the block takes milliseconds and "
+        "the 14 launches (70 µs) are a few percent of it.",
     },
     kind="transfer",
+    reveals=("3.6×",),
 )
 
 TRANSFER_C = Prediction(
-    question="Switch the hybrid to tiled attention (scores never stored). What binds it now?",
+    question=(
+        "Serve GPT-2 XL to 64 users at once instead of one: 64 sequences decoding together, each with a "
+        "1,024-token context (FP16, compiled, H100; the part decodes one). Its arithmetic intensity, about "
+        "1 FLOP/B at batch 1, becomes…"
+    ),
     options={
-        "compute": "Compute: with no score traffic, arithmetic dominates",
-        "memory": "Still memory: attention is always memory-bound",
-        "dispatch": "Kernel launches: tiling splits the work into many small kernels",
+        "x64": "About 64 FLOP/B: every weight read now serves all 64 tokens",
+        "x9": "About 9 FLOP/B: each sequence still reads its own KV cache",
+        "same": "About 1 FLOP/B: batching adds work and bytes alike",
     },
-    answer="compute",
+    answer="x9",
+    asks="regime",
+    misconceptions={
+        "x64": (
+            "batching always amortizes decode",
+            "Batch B multiplies decode's FLOPs per byte by B, as for weights alone",
+        ),
+        "same": (
+            "batching never changes intensity",
+            "More sequences add FLOPs and bytes in the same proportion",
+        ),
+    },
     feedback={
-        "compute": "Tiling removes the S² bytes, not the S² MACs: the hybrid returns to compute-bound, about 9 ms "
-        "instead of 16 ms, still slower than the CNN. Flip the toggle.",
-        "memory": "The memory-bound rows were the materialized scores; tiling never writes them.",
-        "dispatch": "72 launches × 5 µs = 0.36 ms of the 9.1 ms (4%): a few rows at batch 8 and 3,136 tokens do "
-        "milliseconds of work each, so launches are a small share.",
+        "x64": "The weights are read once for all 64 tokens, but each sequence's 1,024-token KV cache "
+        "(315 MB) is read for its own token only: 64 caches (20 GB) outweigh the 3.1 GB of weights, and "
+        "intensity reaches about 9 FLOP/B, still far below the H100's ridge.",
+        "x9": "The 3.1 GB of weights are shared by 64 tokens, but the 64 KV caches (20 GB in all) are not: "
+        "about 9 FLOP/B, still far below the ridge, so decode stays off the compute roof. Batching shifts the "
+        "boundary; the cache caps how far (fallacy 3: measure each regime).",
+        "same": "Batching does share the weight read: intensity rises from about 1 to about 9 FLOP/B. The KV "
+        "caches, read once per sequence, are what stop it there.",
     },
     kind="transfer",
+    reveals=("About 9 FLOP/B",),
 )
 
 TRANSFER_D = Prediction(
     question=(
-        "Same FP16 7B model, 2,048-token conversations, 1 GB reserved, on an A100 40 GB. How many "
-        "conversations fit?"
+        "Same FP16 7B model on an H100 with 1 GB reserved. Conversations grow from 4,096 to 8,192 tokens "
+        "(past the slider). The number of conversations that fit…"
     ),
     options={
-        "23": "About 23",
-        "37": "About 37 (40 GB / 1.07 GB)",
-        "1": "Still about 1",
-        "40": "About 40",
+        "half": "Falls to about half: each cache doubles, the room stays",
+        "quarter": "Falls to about a quarter: attention grows with S²",
+        "same": "Barely changes: the weights set the serving memory budget",
     },
-    answer="23",
+    answer="half",
+    asks="direction",
+    misconceptions={
+        "quarter": (
+            "the KV cache grows with S²",
+            "Whatever attention stores grows with the square of the context",
+        ),
+        "same": (
+            "budget the weights only",
+            "Serving memory is the weights; context length does not change what fits (pitfall 6)",
+        ),
+    },
     feedback={
-        "23": "40 − 1 − 13.5 = 25.5 GB of room for 1.07 GB caches (plus activations): 23. Pick the A100 40 GB.",
-        "37": "That forgets the 13.5 GB of weights and the reserve sitting in the same 40 GB.",
-        "1": "The Jetson's single conversation came from its 16 GB; 40 GB leaves much more room beside the weights.",
-        "40": "That gives every gigabyte to caches and makes each one 1 GB: the weights come first.",
+        "half": "The room beside the weights stays 80 − 1 − 13.5 ≈ 65.5 GB, and each conversation's cache "
+        "grows from 2.1 to 4.3 GB: 30 → 15. The cache is linear in tokens (one K and one V per token per "
+        "layer); only the score matrix, which decode does not keep, grows with S².",
+        "quarter": "The KV cache keeps one key and one value per token per layer: linear in tokens. Doubling "
+        "the context doubles each cache and halves the count (30 → 15).",
+        "same": "On an 80 GB device the weights (13.5 GB) are the minority: the caches fill the rest, and each "
+        "one doubles with the context (30 → 15).",
     },
     kind="transfer",
+    reveals=("about half",),
 )

@@ -50,43 +50,82 @@ BUFFER_PRECISION = "fp32"
 
 PRED_A = Prediction(
     question=(
-        "A 3×3, stride-1 convolution over a 56×56 feature map ('same' padding) is lowered to one "
-        "matrix multiply with im2col. How large is the unfolded patch matrix compared with the input?"
+        "A 3×3, stride-1 convolution over a 56×56×64 feature map ('same' padding) is lowered to one "
+        "matrix multiply with im2col, and the patch matrix comes out several times the size of the input. "
+        "Where does the extra memory come from?"
     ),
     options={
-        "1": "The same size: im2col only reorders the data",
-        "3": "About 3× (the kernel side)",
-        "9": "About 9× (the kernel area)",
-        "81": "About 81×",
+        "overlap": "Overlapping windows: each pixel is copied once per window",
+        "padding": "Zero padding: the border zeros are stored with the data",
+        "output": "The output: one partial sum is kept per MAC",
+        "layout": "A second layout: the whole input is stored again in GEMM order",
     },
-    answer="9",
+    answer="overlap",
+    asks="behaviour",
+    misconceptions={
+        "padding": (
+            "padding is the overhead",
+            "The extra memory of a lowered convolution is the zeros around the border",
+        ),
+        "output": (
+            "partial sums take the memory",
+            "A GEMM keeps one intermediate value per multiply-accumulate",
+        ),
+        "layout": (
+            "im2col only reorders the data",
+            "Lowering copies the input once into a GEMM-friendly order, nothing more",
+        ),
+    },
     feedback={
-        "1": "Overlapping windows share pixels, and im2col copies each window into its own row: an interior "
-        "pixel appears in K² = 9 rows. The longer edition's self-check calls 'no extra memory' false.",
-        "3": "Each pixel lies in K windows along a row and K along a column: K × K = 9 copies, not K.",
-        "9": "Every output position gets a row of K²·C_in values, and there are as many positions as input "
-        "pixels at stride 1 with 'same' padding: 9× the input.",
-        "81": "That squares the kernel area. Each pixel is copied once per window that covers it: K² = 9.",
+        "overlap": "A 3×3 window at stride 1 overlaps its neighbours, and im2col copies every window into its "
+        "own row of K²·C_in values: an interior pixel lands in 9 rows, and the buffer is 9× the input. With "
+        "windows that do not overlap (stride 3) the same unfolding is exactly 1×: a reordered copy.",
+        "padding": "The border zeros are a thin frame: without padding the buffer is still 8.4× the input "
+        "(54×54 windows instead of 56×56). The multiple comes from the windows overlapping: each pixel is "
+        "copied into up to K² = 9 rows.",
+        "output": "A GEMM accumulates each output in a register and writes it once: the output is C_out·H·W "
+        "values, no larger than the input here. The large matrix is the input side, where each pixel is "
+        "copied once per window that covers it (9×).",
+        "layout": "A reordered copy would be 1× the input, which is what im2col gives when windows do not "
+        "overlap (stride 3). At stride 1 each pixel is copied into up to K² = 9 rows: 9×. The longer "
+        "edition's self-check calls 'no extra memory' false.",
     },
-    reveals=("9×",),
+    reveals=("copied once per window", "9×"),
 )
 
 TRANSFER_A = Prediction(
-    question="Keep the 3×3 kernel but use stride 2 on the same 56×56 map. What happens to the im2col expansion?",
+    question=(
+        "Keep the 3×3 kernel on the 56×56 map but dilate it by 2 (taps two pixels apart, 'same' padding 2; "
+        "the part has no dilation). What happens to the im2col expansion?"
+    ),
     options={
-        "same": "It stays at the kernel area: the kernel did not change",
-        "quarter": "It quarters: stride 2 leaves a quarter as many windows",
-        "half": "It halves: the window moves twice as far each step",
+        "same": "Unchanged: each window still holds 9 values per channel",
+        "grows": "It grows toward 25×: each window now spans 5×5 pixels",
+        "shrinks": "It shrinks: the spread-out windows overlap less",
     },
-    answer="quarter",
+    answer="same",
+    asks="direction",
+    misconceptions={
+        "grows": (
+            "reach is size",
+            "A window that spans more pixels stores more values",
+        ),
+        "shrinks": (
+            "spacing reduces the copies",
+            "Taps spread apart share fewer pixels, so fewer copies are made",
+        ),
+    },
     feedback={
-        "same": "Each window still holds K²·C_in values, but stride 2 leaves 28×28 windows instead of 56×56: "
-        "the buffer shrinks 4×, to K²/s² = 2.25× the input.",
-        "quarter": "28×28 windows of 9·C_in values against 56×56 input pixels: 2.25×, i.e. K²/s². Set the stride "
-        "slider to 2 and read the expansion card.",
-        "half": "Stride acts on both axes: half the windows across and half down, a quarter in all (2.25×).",
+        "same": "A row of the patch matrix holds one value per tap, K²·C_in = 9·C_in, wherever the taps "
+        "sit, and there are still 56×56 windows: 9×. Each pixel is still covered by 9 windows, at other "
+        "offsets. Dilation widens the receptive field for free in memory; a real 5×5 would cost 25×.",
+        "grows": "The window's reach grows to 5×5, but it still reads only 9 taps: each row holds 9·C_in "
+        "values, and the buffer stays 9× the input.",
+        "shrinks": "Each pixel is still tapped by 9 windows (at offsets of 2 instead of 1), and there are "
+        "still 56×56 windows of 9·C_in values: 9×.",
     },
     kind="transfer",
+    reveals=("Dilation widens the receptive field",),
 )
 A_KERNEL = Slider("Kernel side K", 1, 7, 3, step=2)
 A_SIZE = Slider("Input side H = W", 8, 224, 56, step=8)
@@ -217,12 +256,27 @@ PRED_B = Prediction(
         "share the most?"
     ),
     options={
-        "matrix": "A bigger weight matrix (8,192×8,192): more work to spread over the array",
-        "array": "A bigger array (256×256): more MAC cells working at once",
-        "rows": "More rows through each weight tile: batch the tokens",
-        "double": "Double-buffer the weights so the next tile loads while this one computes",
+        "matrix": "A bigger matrix (8,192²): more work to spread over the array",
+        "array": "A bigger array (256×256): more MAC cells at work at once",
+        "rows": "More rows per weight tile: batch the tokens",
+        "double": "Double-buffering: the next tile loads while this one computes",
     },
     answer="rows",
+    asks="behaviour",
+    misconceptions={
+        "matrix": (
+            "more work means better utilization",
+            "A bigger problem keeps a big array busier",
+        ),
+        "array": (
+            "more hardware is always faster",
+            "Adding MAC cells raises the share of them doing useful work",
+        ),
+        "double": (
+            "hide the loads and the array fills",
+            "Weight loading is the only thing keeping a systolic array idle",
+        ),
+    },
     feedback={
         "matrix": "Size is not reuse: a bigger matrix is just more tiles, each still streaming one row for 254 "
         "fill/drain and 128 load cycles. Utilization stays at 0.26%.",
@@ -235,29 +289,49 @@ PRED_B = Prediction(
         "fill/drain cycles, which only more rows per tile amortize (real arrays can also overlap one tile's "
         "drain with the next one's fill).",
     },
-    reveals=("More rows through each weight tile", "382 rows"),
+    reveals=("More rows per weight tile", "382 rows"),
 )
 
 TRANSFER_B = Prediction(
     question=(
-        "An edge NPU has a 32×32 array. On the same batch-1 GEMV (2,048×2,048), does it keep a larger or a "
-        "smaller share of its MAC slots busy than the 128×128 array?"
+        "A 512×512 array (past the slider) runs the same 2,048×2,048 weights without double-buffering. To keep "
+        "half its MAC slots busy, compared with the 128×128 array's 382 rows per tile, it needs…"
     ),
     options={
-        "smaller": "Smaller: a weaker array does worse on the same work",
-        "larger": "Larger: its fill-and-drain pipeline is many times shorter",
-        "same": "The same: one row is one row on any array",
+        "x4": "About 4× as many rows: the fill-and-drain path grows with N",
+        "x16": "About 16× as many rows: there are 16× as many cells to feed",
+        "same": "The same 382 rows: a streamed row is one useful cycle anywhere",
+        "fewer": "Fewer rows: a bigger array finishes each tile sooner",
     },
-    answer="larger",
+    answer="x4",
+    asks="direction",
+    misconceptions={
+        "x16": (
+            "overhead grows with the cell count",
+            "An N×N array's idle time grows with its N² cells",
+        ),
+        "same": (
+            "one row is one row",
+            "The rows needed to fill an array do not depend on its size",
+        ),
+        "fewer": (
+            "bigger arrays need less batching",
+            "A larger array does each tile faster, so it needs less work to stay busy",
+        ),
+    },
     feedback={
-        "smaller": "A small array finishes less work per cycle, but it wastes fewer cycles per tile: 2 × 31 fill/drain "
-        "and 32 load cycles for its one useful row, about 1.1% against 0.26%.",
-        "larger": "One useful cycle per tile against 62 + 32 overhead cycles: about 1.1%, four times the 128×128 "
-        "share. Small arrays suit small batches; big arrays need big batches. Set the array side to 32.",
-        "same": "The overhead per tile scales with the array side (2(N − 1) + N cycles), so the share of useful "
-        "cycles does too.",
+        "x4": "A tile's overhead is 2(N − 1) fill/drain plus N load cycles: 1,534 at N = 512 against 382 at "
+        "128, 4.02×. The cells grow 16×, but each streamed row also does 16× the work, so only the pipeline "
+        "length (∝ N) sets the rows needed. Big arrays need big batches.",
+        "x16": "The cells do grow 16×, but so does the useful work of each streamed row (one MAC per cell); "
+        "what the rows must amortize is the pipeline, 3N − 2 cycles: 1,534 rows against 382.",
+        "same": "One row fills one cycle on any array, but a bigger array's pipeline is longer: 2(N − 1) + N = "
+        "1,534 idle cycles per tile at N = 512, so it needs 1,534 rows for half.",
+        "fewer": "Each tile does take the same cycles per row, but its fill, drain and load grow with N: "
+        "1,534 cycles at N = 512. Half utilization needs that many rows, 4× the 128×128 array's 382.",
     },
     kind="transfer",
+    reveals=("1,534",),
 )
 B_ARRAY = Slider("Array side N (N×N MAC cells)", 8, 256, 128, step=8)
 B_ROWS = Slider("Rows streamed M (batch × tokens)", 1, 4096, 1)
@@ -386,12 +460,27 @@ PRED_C = Prediction(
         "per gathered value?"
     ),
     options={
-        "quarter": "It falls about 4×, with the bytes per value",
-        "less": "It falls, but by clearly less than 4×",
-        "same": "It does not change",
-        "more": "It rises",
+        "quarter": "About 4× less: each value is 4× fewer bytes",
+        "less": "Less, but not 4×: each access also pays a fixed overhead",
+        "same": "Unchanged: each gather still pays for a whole burst",
+        "more": "More: a smaller share of each burst is used",
     },
     answer="same",
+    asks="direction",
+    misconceptions={
+        "quarter": (
+            "smaller types are always cheaper to fetch",
+            "Energy per value follows the bytes per value, whatever the access pattern",
+        ),
+        "less": (
+            "a fixed cost per access plus bytes",
+            "Each access costs a fixed overhead plus its bytes, so fewer bytes save a little",
+        ),
+        "more": (
+            "waste raises the price",
+            "Using less of each fetch makes every value dearer",
+        ),
+    },
     feedback={
         "quarter": "That is the misconception that a smaller type is always cheaper to fetch. It holds for a "
         "sequential stream (640 → 160 pJ per value from DRAM), but a random gather pays for a whole 64-byte "
@@ -405,30 +494,43 @@ PRED_C = Prediction(
         "more": "Less of each burst is used (1.56% instead of 6.25%), but the bytes fetched per value stay at "
         "64: 10,240 pJ either way, not more.",
     },
-    reveals=("does not change", "64-byte burst", "64-byte line"),
+    reveals=("pays for a whole burst", "64-byte burst", "64-byte line"),
 )
 
 TRANSFER_C = Prediction(
     question=(
-        "DLRM gathers embedding rows at random, but each row is 128 FP32 values (512 B). Per useful value, "
-        "is that closer to a sequential stream or to random scalars?"
+        "A feature store gathers 16-byte records (4 FP32 values each, each record inside one 64-byte line; "
+        "no such pattern is offered above) at random addresses. Per useful value, its DRAM energy is…"
     ),
     options={
-        "random": "Random scalars: the addresses are random",
-        "sequential": "A sequential stream: each row fills whole lines",
-        "between": "Halfway between the two: random rows of whole lines",
+        "sequential": "Like a stream's: each record is read whole",
+        "random": "Like random scalars': the addresses are random",
+        "between": "In between: a quarter of each burst is used",
     },
-    answer="sequential",
+    answer="between",
+    asks="behaviour",
+    misconceptions={
+        "sequential": (
+            "contiguous means efficient",
+            "Reading a record whole makes a gather as cheap as a stream",
+        ),
+        "random": (
+            "randomness sets the price",
+            "Any random access costs the same per value, whatever it reads",
+        ),
+    },
     feedback={
-        "random": "What wastes energy is a line fetched for one value. A 512-byte row fills 8 whole lines, so every "
-        "fetched byte is used, as in a stream.",
-        "sequential": "8 full lines per row: 100% line use and 640 pJ per value from DRAM in this bytes-only "
-        "model, the same as a stream. Pick 'random rows' in the pattern control. Each random row also pays a "
-        "DRAM row activation (and defeats prefetching), which a stream shares across a whole DRAM row; the "
-        "model does not count it.",
-        "between": "Line use is what counts: a 512-byte row is eight complete lines, so nothing is wasted.",
+        "between": "Each record uses 16 of its burst's 64 bytes: 2,560 pJ per FP32 value, 4× a stream's "
+        "640 pJ and a quarter of a random scalar's 10,240 pJ. What sets the price is the share of each "
+        "fetched burst that is used, not whether the address is random. (A bytes-only model: each random "
+        "burst also pays a DRAM row activation, which it does not count.)",
+        "sequential": "The record is read whole, but a 16-byte record fills only a quarter of the 64-byte "
+        "burst DRAM delivers: 2,560 pJ per value against a stream's 640.",
+        "random": "Random addresses waste what a fetch does not use. A record uses 16 of 64 bytes, four times "
+        "a scalar's 4: 2,560 pJ per value against 10,240.",
     },
     kind="transfer",
+    reveals=("2,560 pJ",),
 )
 
 #: Access scenarios from the longer edition's memory-access primitives, as (label, pattern,
@@ -573,12 +675,27 @@ PRED_D = Prediction(
         "stages?"
     ),
     options={
-        "double": "It doubles, like the number of additions",
-        "one": "It grows by one stage",
-        "same": "Nothing: every addition happens in parallel anyway",
-        "four": "It quadruples, like the attention scores",
+        "double": "It doubles: twice the additions, twice the stages",
+        "one": "One more stage: each stage halves what is left",
+        "same": "Unchanged: every addition runs in parallel anyway",
+        "four": "It quadruples: the attention scores grow with S²",
     },
     answer="one",
+    asks="direction",
+    misconceptions={
+        "double": (
+            "depth follows work",
+            "A computation's critical path grows in proportion to its operations",
+        ),
+        "same": (
+            "parallel means constant time",
+            "Enough parallel hardware makes any reduction a single step",
+        ),
+        "four": (
+            "everything in attention is quadratic",
+            "Every cost of attention grows with S²",
+        ),
+    },
     feedback={
         "double": "The work doubles (511 → 1,023 adds), but the critical path is ⌈log₂ S⌉ stages: one more halving, "
         "from 9 to 10.",
@@ -588,29 +705,50 @@ PRED_D = Prediction(
         "four": "The scores per head grow with S², but each softmax row has S of them; its reduction adds one "
         "stage per doubling.",
     },
-    reveals=("grows by one stage",),
+    reveals=("One more stage",),
 )
 
 TRANSFER_D = Prediction(
     question=(
-        "Keep S = 512 but double the batch from 32 to 64 sequences. How many dependent stages does each "
-        "softmax row's tree reduction take now?"
+        "Sequence parallelism splits each softmax row's S = 512 scores over 4 GPUs (not modelled above): each "
+        "sums its 128 with a tree, then a tree combines the 4 partial sums. Against one device's tree, a row's "
+        "dependent stages…"
     ),
     options={
-        "same": "The same: more sequences add rows, not longer rows",
-        "plus_one": "One more: twice the values to reduce, so one more halving",
-        "double": "Twice as many: twice the work, so twice the stages",
+        "same": "Stay the same: splitting a row does not shorten its tree",
+        "quarter": "Fall to about a quarter: each GPU sums a quarter of the row",
+        "fewer": "Fall by two: each GPU's tree is two stages shallower",
+        "more": "Grow: the combine across GPUs adds stages on top",
     },
     answer="same",
+    asks="behaviour",
+    misconceptions={
+        "quarter": (
+            "depth divides like work",
+            "Splitting a reduction over P devices divides its critical path by P",
+        ),
+        "fewer": (
+            "the combine is free",
+            "Once each part is summed, merging the partial sums costs nothing",
+        ),
+        "more": (
+            "splitting always adds steps",
+            "Distributing a reduction adds stages on top of the single-device tree",
+        ),
+    },
     feedback={
-        "same": "Each row still sums 512 values: ⌈log₂ 512⌉ stages. The batch doubles the number of rows (and the "
-        "scores to reduce), all of which run in parallel. Move the batch slider: the stages card stays put.",
-        "plus_one": "The extra values belong to other rows, not to this one. Stages depend on the row length S, "
-        "not on how many rows there are.",
-        "double": "The total work doubles, but it is spread over twice as many independent rows; each row's "
-        "critical path is unchanged.",
+        "same": "⌈log₂ 128⌉ = 7 stages on each GPU, then ⌈log₂ 4⌉ = 2 to combine: 9, exactly ⌈log₂ 512⌉. A "
+        "tree's depth is set by how many values it reduces, however they are split; splitting spreads the "
+        "work (and adds communication latency to the last 2 stages), not the depth.",
+        "quarter": "Each GPU does a quarter of the additions, but depth is logarithmic: 7 stages for 128 values "
+        "instead of 9 for 512, and the 4 partial sums still need 2 more: 9.",
+        "fewer": "Each GPU's tree is 2 stages shallower (7 instead of 9), but the 4 partial sums must still be "
+        "combined: 2 more stages, 9 in all.",
+        "more": "The combine is the top of the same tree: 7 stages on each GPU and 2 across them make the 9 one "
+        "device would take. What it adds is communication latency per stage, not stages.",
     },
     kind="transfer",
+    reveals=("7 stages on each GPU",),
 )
 D_SEQ = Slider("Sequence length S", 128, 8192, 512, step=128)
 D_BATCH = Slider("Batch (sequences)", 1, 64, 32)

@@ -43,27 +43,38 @@ PRECISIONS = {"fp16": "FP16 (2 B)", "fp8": "FP8 (1 B)", "int8": "INT8 (1 B)"}
 
 PRED_A = Prediction(
     question=(
-        "Mixtral 8x7B routes each token to 2 of the 8 experts in every layer, so a token uses about 12.9 B "
-        "of its parameters. How much accelerator memory do its FP16 weights need to serve it?"
+        "Mixtral 8x7B routes each token to 2 of the 8 experts in every layer. Switching it to top-1 routing "
+        "(1 expert per token) cuts each token's FLOPs by over a third. The accelerator memory its weights need "
+        "to serve it…"
     ),
     options={
-        "active": "About 26 GB: only the parameters a token uses",
-        "all": "About 93 GB: every expert must be resident",
-        "one": "About 14 GB: one expert per layer, swapped in per token",
-        "half": "About 48 GB: half the experts",
+        "halves": "Shrinks with the FLOPs: memory follows the weights a token uses",
+        "same": "Barely changes: every expert must stay resident",
+        "one": "Falls to one expert per layer: only that one is loaded",
     },
-    answer="all",
-    reveals=("every expert must be resident", "capacity without compute"),
+    answer="same",
+    asks="direction",
+    misconceptions={
+        "halves": (
+            "memory follows active parameters",
+            "An MoE needs memory only for the parameters a token computes with",
+        ),
+        "one": (
+            "experts can be swapped in per token",
+            "Only the experts in use need to be in accelerator memory",
+        ),
+    },
+    reveals=("every expert must stay resident", "capacity without compute"),
     feedback={
-        "active": "That confuses FLOPs with capacity. The router picks experts per token and per layer, so "
-        "the next token may need any expert: all 46.7 B parameters stay resident, 93.4 GB in FP16, "
-        "more than one 80 GB H100.",
-        "all": "46.7 B parameters × 2 B = 93.4 GB. A token *computes* with 12.9 B of them, but any token may "
-        "pick any expert, so every expert stays resident: Mixtral does not fit one 80 GB H100 in FP16.",
-        "one": "Swapping experts in per token would stream gigabytes over PCIe for every token, and a token uses "
-        "two experts in each of the 32 layers: all of them must stay resident.",
-        "half": "There is no fixed half: each of the 32 layers routes each token afresh, so within a few tokens "
-        "every expert is needed, and all of them must be resident.",
+        "halves": "That confuses FLOPs with capacity. The router picks experts per token and per layer, so "
+        "the next token may need any expert: all 46.7 B parameters stay resident, 93.4 GB in FP16 with "
+        "top-1 or top-2 alike, while a token computes with 7.2 B instead of 12.9 B.",
+        "same": "46.7 B parameters × 2 B = 93.4 GB either way. A token computes with 7.2 B of them under "
+        "top-1 (12.9 B under top-2), but any token may pick any expert, so every expert stays resident: "
+        "Mixtral does not fit one 80 GB H100 in FP16. Gating buys compute savings, not memory.",
+        "one": "Swapping experts in per token would stream gigabytes over PCIe for every token, and the 32 "
+        "layers route each token afresh: within a few tokens every expert is needed, so all of them stay "
+        "resident (93.4 GB in FP16).",
     },
 )
 A_EXPERTS = Slider("Experts per layer (E)", 2, 64, 8)
@@ -161,9 +172,24 @@ PRED_B = Prediction(
         "two": "2: each token uses 2, and the batch shares them",
         "all": "Nearly all 8: each token picks its own 2",
         "sixty4": "64: 2 for each of the 32 tokens",
-        "four": "About 4: half the experts",
+        "four": "About 4: most picks land on experts already picked",
     },
     answer="all",
+    asks="behaviour",
+    misconceptions={
+        "two": (
+            "active parameters are what a step reads",
+            "A batched MoE step reads only the experts one token would use",
+        ),
+        "sixty4": (
+            "each token reads its own copy",
+            "Every token's expert weights are read separately, even when tokens share an expert",
+        ),
+        "four": (
+            "random picks cluster",
+            "Tokens choosing at random mostly land on the same few experts",
+        ),
+    },
     reveals=("nearly all 8", "7.999"),
     feedback={
         "two": "Each token picks its own 2; with 32 tokens the chance that an expert is picked by none of them is "
@@ -173,7 +199,8 @@ PRED_B = Prediction(
         "computes with 2 experts: its intensity grows more slowly with batch than a dense model's.",
         "sixty4": "An expert's weights are read once per step however many tokens it serves (that is batching's "
         "point); there are only 8 experts to read.",
-        "four": "Half would need each expert to be missed by all 32 tokens half the time; the chance is (6/8)³².",
+        "four": "Picks do repeat, but 64 picks over 8 experts leave an expert unpicked only with probability "
+        "(6/8)³² ≈ 10⁻⁴: about 4 would need each expert to be missed by all 32 tokens half the time.",
     },
 )
 B_BATCH = Slider("Tokens per step (batch of users)", 1, 128, 1)
@@ -261,27 +288,45 @@ def part_b(batch: int, device: str, precision: str) -> View:
 
 PRED_C = Prediction(
     question=(
-        "Eight experts run in parallel, one per GPU. The router sends 25% of a batch's assignments to one "
-        "expert instead of the balanced 12.5%, and capacity is large enough that nothing is dropped. Total "
-        "FLOPs are unchanged. How long does the layer's step take, relative to balanced routing?"
+        "Eight experts run in parallel, one per H100 (FP16, 4,096 tokens per batch, top-2). The router sends "
+        "25% of the assignments to one expert instead of the balanced 12.5%, and capacity is large enough that "
+        "nothing is dropped. Total FLOPs are unchanged. The layer's step now takes…"
     ),
     options={
-        "same": "The same: the FLOPs are the same",
-        "x2": "Twice as long",
-        "x1_25": "About 1.25× (25% on one expert)",
-        "faster": "Faster: the hot expert's weights stay in cache",
+        "same": "The same time: the total FLOPs have not changed",
+        "x2": "Nearly twice as long: the step waits for the busiest expert",
+        "x1_25": "A little longer: the other seven GPUs absorb the excess",
+        "faster": "Less time: the hot expert reuses its weights more",
     },
     answer="x2",
+    asks="behaviour",
+    misconceptions={
+        "same": (
+            "time follows total FLOPs",
+            "A parallel step costs its total work divided by the devices, however it is spread",
+        ),
+        "x1_25": (
+            "parallel work balances itself",
+            "Idle devices take over part of a busy one's load",
+        ),
+        "faster": (
+            "reuse beats load",
+            "More tokens per expert raise reuse, so a skewed batch runs faster",
+        ),
+    },
     reveals=("twice as long", "waits for the busiest"),
     feedback={
         "same": "Total FLOPs are the same, but they are not spread evenly: the step ends when the busiest expert "
         "finishes, and it has 0.25 / 0.125 = 2× the mean work. The other seven GPUs idle more than half the step.",
-        "x2": "The step waits for the busiest expert, which has 2× the balanced load (0.25 × 8): the layer takes "
-        "twice as long while seven GPUs idle for more than half of it. Capping with a capacity factor bounds the "
-        "time by dropping the overflow instead.",
-        "x1_25": "The stretch is the hot expert's load over the mean: 25% against 12.5% is 2×, not 1.25×.",
-        "faster": "Weight reuse is the same per step (each expert is read once); the hot expert simply has twice "
-        "the tokens to push through its GEMMs.",
+        "x2": "The step waits for the busiest expert, which has 2× the balanced load (0.25 × 8 = 2,048 of 8,192 "
+        "assignments against 1,024). Its GEMMs are compute-bound at that size, so its time nearly doubles: "
+        "1.98× at the engine's 5 µs launches and efficiency 0.5, 1.90× to 2.0× across launches of 2 to 20 µs "
+        "and efficiencies of 0.3 to 0.7, while seven GPUs idle for more than half of it. Capping with a "
+        "capacity factor bounds the time by dropping the overflow instead.",
+        "x1_25": "Each expert lives on its own GPU: the others cannot run the hot expert's tokens without its "
+        "weights. They finish early and wait; the step takes as long as the hot expert's 2× load.",
+        "faster": "Weight reuse is the same per step (each expert is read once), and at 2,048 tokens the hot "
+        "expert is already compute-bound: it simply has twice the tokens to push through its GEMMs.",
     },
 )
 C_HOT = Slider("Share of assignments to the hottest expert (%)", 12.5, 50, 25, step=2.5)
@@ -363,15 +408,30 @@ PRED_D = Prediction(
     question=(
         "Experts are spread over N GPUs (expert parallelism), so each token's hidden vector must travel to "
         "its top-2 experts and back: an all-to-all. Going from 2 to 8 GPUs (Mixtral's 8 experts, one per "
-        "GPU at 8), the bytes each token sends and receives per MoE layer..."
+        "GPU at 8), the bytes each token sends and receives per MoE layer…"
     ),
     options={
-        "linear": "grow about 4×, in proportion to N",
-        "less": "grow, but by less than double",
-        "same": "stay the same",
-        "shrink": "shrink to about a quarter, as 1/N",
+        "linear": "Grow about 4×: each token reaches 4× as many GPUs",
+        "less": "Grow, but by less than double: more copies leave their GPU",
+        "same": "Stay the same: each token still goes to just 2 experts",
+        "shrink": "Shrink about 4×: the traffic is spread over 4× the GPUs",
     },
     answer="less",
+    asks="direction",
+    misconceptions={
+        "linear": (
+            "more GPUs, more destinations",
+            "A token's all-to-all traffic grows with the number of GPUs",
+        ),
+        "same": (
+            "only top-k matters",
+            "The bytes a token moves depend on how many experts it uses, not on where they are",
+        ),
+        "shrink": (
+            "spreading shrinks each share",
+            "Adding GPUs divides every token's traffic among them",
+        ),
+    },
     reveals=("by less than 2×", "less than double"),
     feedback={
         "linear": "That is the misconception that more GPUs mean more destinations. A token goes to its k "
