@@ -1811,10 +1811,10 @@ CONCEPTUAL = {
 
 FINGERPRINTS = {
     ("byom", "PRED_A"): "7671327425a6",
-    ("byom", "PRED_B"): "a98a7de091d0",
-    ("byom", "PRED_C"): "af8ade8a74c0",
+    ("byom", "PRED_B"): "d0661a53fc2a",
+    ("byom", "PRED_C"): "3ff130ae00b1",
     ("byom", "PRED_D"): "4b2551f1a983",
-    ("byom", "PRED_E"): "732d2d723f9e",
+    ("byom", "PRED_E"): "3ba60aea12cf",
     ("lab06", "PRED_A"): "3b89e619580d",
     ("lab06", "PRED_B"): "158a678258ff",
     ("lab06", "PRED_C"): "7c0c326c73bd",
@@ -1915,7 +1915,7 @@ FINGERPRINTS = {
     ("s06_11_primitives", "TRANSFER_B"): "6b5093c4ab60",
     ("s06_11_primitives", "TRANSFER_C"): "4faf855efcec",
     ("s06_11_primitives", "TRANSFER_D"): "53870e4ff15b",
-    ("s06_12_tradeoffs", "PRED_A"): "81173133d15c",
+    ("s06_12_tradeoffs", "PRED_A"): "7e6ca5f63579",
     ("s06_12_tradeoffs", "PRED_B"): "51068cda45e9",
     ("s06_12_tradeoffs", "PRED_C"): "3dcd082ce70c",
     ("s06_13_building_blocks", "PRED_A"): "5d22c6915226",

@@ -375,7 +375,7 @@ PRED_B = Prediction(
         "ffn_both": "The FFNs on both: they do most of the arithmetic",
         "split": "Norms and adds on the H100, FFNs on the Jetson: the H100 waits on launches",
         "scores_both": "The attention scores on both: 512 × 512 is the quadratic part",
-        "reverse": "FFNs on the H100, norms and adds on the Jetson: its launches cost 4× more",
+        "reverse": "FFNs on the H100, norms and adds on the Jetson: the Jetson's launches cost 4× more",
     },
     answer="split",
     asks="regime",
@@ -568,7 +568,7 @@ PRED_C = Prediction(
     options={
         "same": "About the same: both amortize a similar weight read",
         "mha": "Llama-2 7B: its full heads do more arithmetic per byte",
-        "gqa": "Llama-3 8B: each sequence's cache is a quarter the size",
+        "gqa": "Llama-3 8B: a quarter of the cache per sequence",
         "neither": "Neither: a memory-bound step's MFU cannot rise",
     },
     answer="gqa",
@@ -602,7 +602,7 @@ PRED_C = Prediction(
         "shared weights, so MFU rises from about 0.2% at batch 1 to 2.71% (Llama-2 7B) and 5.25% (Llama-3 "
         "8B) at 32, still memory-bound.",
     },
-    reveals=("a quarter the size", "5.25%"),
+    reveals=("a quarter of the cache", "5.25%"),
 )
 C_MODEL, C_DEVICE, C_PRECISION = MODEL, DEVICE, PRECISION
 C_PROMPT = Slider("Prompt length (tokens)", 128, 8192, 2048, step=128)
@@ -883,7 +883,7 @@ PRED_E = Prediction(
     ),
     options={
         "phi_room": "Phi-3 mini: its smaller weights leave more room",
-        "llama": "Llama-3 8B: each of its sequences keeps a smaller cache",
+        "llama": "Llama-3 8B: each sequence keeps a smaller cache",
         "phi_cache": "Phi-3 mini: a smaller model keeps a smaller cache",
         "same": "About the same: both have 32 layers at 4,096 tokens",
     },

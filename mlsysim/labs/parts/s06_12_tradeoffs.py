@@ -78,7 +78,7 @@ PRED_A = Prediction(
         "all": "All four: latency follows multiply-accumulates",
         "camera": "Only the camera SoC: compute binds only there",
         "edge": "The three edge devices: only the H100 waits on launches",
-        "none": "None: at batch 1 launches bind every device",
+        "none": "None: launches bind every device at batch 1",
     },
     answer="camera",
     asks="regime",
