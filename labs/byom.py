@@ -113,8 +113,8 @@ def _(kit, mo):
             kit.message(
                 "Priya Nair",
                 "ML platform lead",
-                "We want to run the assistant on the edge box, a 16 GB Jetson. Llama-3 8B is an "
-                "8-billion-parameter model, so in FP16 that is 16 GB. Will it fit?",
+                "Today the assistant runs Llama-3 8B in FP16 on an H100. We want it on the edge box, a "
+                "16 GB Jetson. What do we have to cut to make it fit?",
             ),
         ]
     )
@@ -151,8 +151,9 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Luis Ortega",
                 "inference engineer",
-                "Our chatbot's token latency is too high. The team wants to rewrite the attention "
-                "kernel first. Before we spend a month on it: where does the time of one step go?",
+                "We run a BERT-base classifier over every document, on H100s in the cloud and on "
+                "Jetsons at the edge. The team wants to rewrite the FFN kernels first. Before we spend "
+                "a month on it: where does the time of one pass go on each?",
             ),
             pred_b,
         ]
@@ -184,8 +185,8 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Dana Brooks",
                 "finance partner",
-                "The dashboard says the GPU is 100% busy while it generates text. So we are "
-                "getting everything we paid for out of it, right?",
+                "We pay for the GPU by the hour and batch conversations to get our money's worth. "
+                "Does it matter whether we batch Llama-2 7B or Llama-3 8B?",
             ),
             pred_c,
         ]
@@ -217,7 +218,7 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Priya Nair",
                 "ML platform lead",
-                "Product wants the full context window for every user. How does the memory "
+                "Product wants Mistral 7B's full 32K context for every user. How does the memory "
                 "grow as conversations get longer?",
             ),
             pred_d,
@@ -250,8 +251,8 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Luis Ortega",
                 "inference engineer",
-                "We serve many conversations on one GPU by batching them. If we cap the context "
-                "per conversation, how many more fit?",
+                "Someone proposes swapping Llama-3 8B for the smaller Phi-3 mini so that one GPU "
+                "serves more conversations at once. Will it?",
             ),
             pred_e,
         ]

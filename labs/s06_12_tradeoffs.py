@@ -79,7 +79,7 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Dr. Sarah Kimani",
                 "ML architect, WildlifeVision",
-                "Figure 1 says the MobileNets own the accuracy-per-MAC frontier. Our service runs on an H100, one image per request. Do we just pick from that plot?",
+                "Figure 1 says the MobileNets own the accuracy-per-MAC frontier. We ship the same classifier to four devices, from an H100 down to the camera trap, one image per request. Do we just pick from that plot on each?",
             ),
             pred_a,
         ]
@@ -147,7 +147,7 @@ def _(kit, lab, mo, saved):
             kit.message(
                 "Alex Torres",
                 "product manager, WildlifeVision",
-                "Table 7 fits every building block on one page. Can I size a design from those formulas, or do I need the exact counts?",
+                "Table 7 fits every building block on one page, down to a decode step. Our assistant keeps long conversations: can I size it from those formulas, or do I need the exact counts?",
             ),
             pred_c,
         ]
@@ -174,15 +174,17 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
     mo.md("""
     ## Takeaways
 
-    - Fewer multiply-accumulates do not mean a sooner answer: at batch 1 on a data-center GPU a
-      small network waits on kernel launches, so the network with fewer, larger layers can win
-      while the one with fewer MACs loses. Figure 1's ordering returns where compute binds.
+    - Fewer multiply-accumulates do not mean a sooner answer: at batch 1 a small network waits on
+      kernel launches on a data-center GPU and on edge GPUs alike, so the network with fewer, larger
+      layers can win while the one with fewer MACs loses. Figure 1's ordering returns only where
+      compute binds, as on the camera trap's CPU.
     - The iron law written out adds memory, compute and launch time as if nothing overlapped;
       the whole-model roofline takes the larger total; summing each layer's larger term lands
       between the two, because a memory-bound layer cannot borrow a compute-bound layer's idle
       bandwidth.
-    - Table 7's multiply-accumulate formulas name every matmul and are exact; its weight
-      formulas leave out biases and norm scales, a share of about 1/d that rarely matters.
+    - Table 7's multiply-accumulate formulas name every matmul of a block and are exact; its weight
+      formulas leave out biases and norm scales (about 1/d). Its decode row, one MAC per weight,
+      leaves out the new token's attention over the cache, which grows with the context.
     """)
     return
 

@@ -33,7 +33,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import LABELS, bound_phrase, op_word
+from ..vocab import LABELS, bound_phrase, conditions, op_word
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -220,27 +220,46 @@ def _solve(
 
 PRED_A = Prediction(
     question=(
-        "Llama-3 8B's name promises 8 billion parameters. In FP16, with a 4,096-token context, does it "
-        "fit on a 16 GB Jetson Orin NX?"
+        "Part A opens on Llama-3 8B in FP16 on the H100: one user, a 4,096-token context, and room to "
+        "spare. To move it to a 16 GB edge box (the Jetson Orin NX), which part of its memory has to "
+        "shrink?"
     ),
     options={
-        "exact": "Yes, just: 8 billion × 2 bytes is 16 GB",
-        "room": "Yes, with room: the embedding tables are lookups, not weights to hold",
-        "no": "No: the name rounds down, and the KV cache comes on top",
+        "weights": "The weights: at batch 1 they are nearly all of it",
+        "kv": "The KV cache: a 4,096-token context is what overflows",
+        "act": "The activations: a forward pass keeps every layer's outputs",
+        "none": "None: 8 billion FP16 weights are exactly 16 GB",
     },
-    answer="no",
+    answer="weights",
+    asks="regime",
+    misconceptions={
+        "kv": (
+            "the context is what fills memory",
+            "A long context is the memory cost, so a shorter one makes a model fit",
+        ),
+        "act": (
+            "inference stores activations like training",
+            "A forward pass keeps every layer's activations, as backpropagation does",
+        ),
+        "none": (
+            "the name is the parameter count",
+            "A model's name states its parameters exactly, so 8B × 2 bytes is its footprint",
+        ),
+    },
     feedback={
-        "exact": "The name rounds: Llama-3 8B has 8,030,261,248 parameters, 16.06 GB in FP16, already more than "
-        "the 16 GB (16 × 10⁹ B) the registry plans with, before the 537 MB of KV cache at 4,096 tokens (or any "
-        "runtime).",
-        "room": "An embedding table is a weight matrix that must be resident to be looked up, and Llama-3 keeps "
-        "two (input table and an untied LM head, 2 × 128,256 × 4,096 = 1.05 billion parameters).",
-        "no": "8,030,261,248 × 2 B = 16.06 GB of weights plus 537 MB of KV cache at 4,096 tokens: 598 MB over "
-        "the Jetson's 16 GB counted as 16 × 10⁹ B, the registry's planning figure. Counted as the module's "
-        "16 GiB (17.2 GB) it would leave 582 MB for the CPU and the operating system, which share that "
-        "memory. Pick the Jetson in the device control; INT8 halves the weights.",
+        "weights": "On the H100 the footprint is 16.6 GB, and 16.1 GB of it, 97%, is the FP16 weights: the "
+        "KV cache is 536.9 MB (GQA: 8 key/value heads for 32 query heads) and the activations of one decode "
+        "step 540.7 KB. On the Jetson that is 597.9 MB over its 16 GB (16 × 10⁹ B, the registry's planning "
+        "figure). INT8 halves the weights: 8.3 GB in all, which fits. Pick the Jetson, then INT8.",
+        "kv": "At 4,096 tokens Llama-3 8B's cache is 536.9 MB, since its 32 query heads share 8 key/value "
+        "heads. Cut the context to 256 tokens and the footprint is still over 16 GB: the 16.1 GB of weights "
+        "alone do not fit.",
+        "act": "Inference keeps only the activations in flight (540.7 KB for one decode step): nothing is "
+        "stored for a backward pass. The weights, 16.1 GB, are what overflow the Jetson.",
+        "none": "The name rounds down: Llama-3 8B has 8,030,261,248 parameters, 16.1 GB in FP16, already over "
+        "the Jetson's 16 GB (16 × 10⁹ B) before the 536.9 MB of KV cache. The weights are what must shrink.",
     },
-    reveals=("name rounds down", "598 MB over"),
+    reveals=("nearly all of it", "97%"),
 )
 A_MODEL, A_DEVICE, A_PRECISION = MODEL, DEVICE, PRECISION
 CONTEXT_A = 4096  # the context the KV cache of part A is shown at (clipped to the model's)
@@ -348,29 +367,48 @@ def part_a(model: str, device: str, precision: str) -> View:
 
 PRED_B = Prediction(
     question=(
-        "A model of several billion parameters (Llama-3 8B, the default) generates one token at "
-        "batch 1 with a few thousand tokens of context: which layers take most of the step's time?"
+        "BERT-base, an encoder with no decode phase, reads one 512-token document at batch 1 in FP16 with "
+        "eager kernels, at each device's planning launch cost (5 µs per kernel on the H100, 20 µs on the "
+        "Jetson Orin NX). Which layer group takes the largest share of the pass on each device?"
     ),
     options={
-        "scores": "The attention score computation: it is the quadratic part",
-        "weights": "The weight matrices: each weight is fetched for just one multiply-add",
-        "head": "The LM head alone: the vocabulary is the largest matrix",
-        "norms": "Norms and activations: there are so many small kernels to launch",
+        "ffn_both": "The FFNs on both: they do most of the arithmetic",
+        "split": "Norms and adds on the H100, FFNs on the Jetson: the H100 waits on launches",
+        "scores_both": "The attention scores on both: 512 × 512 is the quadratic part",
+        "reverse": "FFNs on the H100, norms and adds on the Jetson: the Jetson's launches cost 4× more",
     },
-    answer="weights",
+    answer="split",
+    asks="regime",
+    misconceptions={
+        "ffn_both": (
+            "time follows FLOPs",
+            "The layers that do the most arithmetic take the most time",
+        ),
+        "scores_both": (
+            "attention's quadratic term dominates",
+            "The S × S scores are the expensive part of any transformer pass",
+        ),
+        "reverse": (
+            "a slower launch means launch-bound",
+            "A device whose launches cost more is the one that waits on launches",
+        ),
+    },
     feedback={
-        "scores": "Quadratic is the *prefill* cost (S × S scores); one new token scores S keys, "
-        "linear in S, and reads a KV cache far smaller than the weights at this context.",
-        "weights": "Decode streams every weight matrix from memory to do one multiply-add per weight: "
-        "about 1 FLOP per byte in FP16, far left of the ridge. The projections, FFN and head "
-        "hold almost all weights, so they take most of the step (about three quarters here).",
-        "head": "The LM head is one matrix among many: the FFNs of all layers together are several "
-        "times larger. It binds the same way (memory), just not most of the time.",
-        "norms": "Their many small kernels do take a visible share of the step (the table shows it), "
-        "and for a model of a billion or two parameters, such as GPT-2 XL in 6.7 Part A, launches can "
-        "take most of it. For a model of several billion, streaming the weights is the larger term.",
+        "ffn_both": "On the Jetson, yes (35% of 23.5 ms, compute-bound). On the H100 each FFN matmul over 512 "
+        "tokens finishes in microseconds, so the pass is launch-bound: every kernel costs its 5 µs whatever "
+        "it computes, and the group with the most kernels, norms, activations and adds, takes 30% of 1.27 ms.",
+        "split": "On the H100 the whole pass (1.27 ms) is launch-bound: each group's time is its kernel count "
+        "× 5 µs, and norms, activations and adds launch the most kernels (30%). The Jetson computes about 66× "
+        "slower but launches only 4× slower, so its matmuls outlast their launches: the FFNs take 35% of "
+        "23.5 ms, compute-bound. Pick BERT-base, then each device.",
+        "scores_both": "At 512 tokens the scores are a minority of the arithmetic (S = 512 against d_ff = 3,072): "
+        "they take 22% of the H100's pass, as launches, and 17% of the Jetson's, behind the FFNs and the "
+        "projections.",
+        "reverse": "A launch-bound device is one whose arithmetic is fast next to its launches. The Jetson's "
+        "launches cost 4× the H100's, but its FP16 peak is 66× lower: there the matmuls, led by the FFNs "
+        "(35%), outlast their launches, while the H100 waits on launches (norms and adds, 30%).",
     },
-    reveals=("weight matrices",),
+    reveals=("norms and adds on the H100",),
 )
 B_MODEL, B_DEVICE, B_PRECISION = MODEL, DEVICE, PRECISION
 B_PHASE = Choice(
@@ -451,7 +489,7 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
         Card(
             "Step latency",
             fmt_time(total),
-            f"{ph}, batch 1, {EFFICIENCY:.0%} of peak",
+            f"{conditions(precision, False, 1, None, ph)}, {EFFICIENCY:.0%} of peak",
             fact=fact(
                 "latency",
                 total,
@@ -491,7 +529,8 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
         ]
     )
     summary = (
-        f"**{top[0][0].upper() + top[0][1:]}** take {top[4] / total:.0%} of the {ph} step and are "
+        f"{_name(m)} ({conditions(precision, False, 1, device_label(dev), ph)}): "
+        f"**{top[0]}** take {top[4] / total:.0%} of the {ph} step and are "
         f"{bound_phrase(bound)}: {why}"
         + ("" if bound == "Dispatch" else f" ({top_i:,.1f} vs {ridge:,.0f} {op}/B)")
         + f".\n\n{table}\n\nThe engine counts matrix-product {op}s only (norms, activations and adds "
@@ -522,31 +561,56 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
 
 PRED_C = Prediction(
     question=(
-        "The same model on the same GPU: what share of the peak FLOP/s (MFU) does generating "
-        "one token at batch 1 reach, compared with processing the prompt?"
+        "Batching decode raises its MFU. On the H100 in FP16, at a 2,048-token context, compare a batch "
+        "of 32 sequences of Llama-2 7B (32 key/value heads per layer) with one of Llama-3 8B (8 key/value "
+        "heads shared by its 32 query heads). Which one's decode MFU does batching raise more?"
     ),
     options={
-        "same": "About the same: the same weights do the same math",
-        "low": "Decode is a few percent or less; prefill is many times higher",
-        "high": "Decode is higher: one token is a small, cache-friendly job",
-        "half": "Both sit near 50%, the efficiency the engine assumes",
+        "same": "About the same: both amortize a similar weight read",
+        "mha": "Llama-2 7B: its full heads do more arithmetic per byte",
+        "gqa": "Llama-3 8B: a quarter of the cache per sequence",
+        "neither": "Neither: a memory-bound step's MFU cannot rise",
     },
-    answer="low",
+    answer="gqa",
+    asks="behaviour",
+    misconceptions={
+        "same": (
+            "batching amortizes only weights",
+            "A batch shares the weight read, and nothing else a sequence reads matters",
+        ),
+        "mha": (
+            "more heads, more math per byte",
+            "Full multi-head attention does more arithmetic for each byte it reads",
+        ),
+        "neither": (
+            "memory-bound means a fixed MFU",
+            "A memory-bound step's share of peak is set by the model, whatever the batch",
+        ),
+    },
     feedback={
-        "same": "Same math per token, but prefill reuses each weight it reads across every prompt "
-        "token, while decode reads every weight for one token: a GPU-busy profile is not a "
-        "FLOP-busy one.",
-        "low": "Decode at batch 1 does about 1 FLOP per byte it moves, hundreds of times below the "
-        "ridge: the math units idle while weights stream in. Prefill reuses each weight "
-        "across the prompt and runs near the compute roof.",
-        "high": "Small is not fast here: the whole model must still be read for that one token.",
-        "half": "50% is the compute efficiency a tuned kernel reaches when it is compute-bound; a "
-        "memory-bound step never reaches the compute roof at all.",
+        "same": "The batch shares the weight read, but each sequence still reads its own KV cache every step. "
+        "Llama-2 7B's cache is 4× larger per token, so at batch 32 its caches (34.4 GB) outweigh its 13.5 GB "
+        "of weights and its MFU reaches 2.71%; Llama-3 8B's reach 5.25%.",
+        "mha": "Attention over a cache does about one multiply-add per cached value it reads, with or without "
+        "shared heads: more key/value heads mean more bytes for the same intensity. Llama-2 7B reaches 2.71% "
+        "at batch 32, Llama-3 8B 5.25%.",
+        "gqa": "At batch 1 both sit near 0.2% (0.21% and 0.23%): the weights dominate the bytes. A batch shares "
+        "the weights but not the caches, and Llama-2 7B's cache is 4× larger per token (524 KB against 131 KB), "
+        "so at batch 32 its bytes per token fall far less: 2.71% MFU against Llama-3 8B's 5.25%. Pick each "
+        "model and read the decode curve at 32.",
+        "neither": "Memory-bound still leaves room: a batch does 32 tokens of arithmetic per read of the "
+        "shared weights, so MFU rises from about 0.2% at batch 1 to 2.71% (Llama-2 7B) and 5.25% (Llama-3 "
+        "8B) at 32, still memory-bound.",
     },
-    reveals=("a few percent or less",),
+    reveals=("a quarter of the cache", "5.25%"),
 )
 C_MODEL, C_DEVICE, C_PRECISION = MODEL, DEVICE, PRECISION
 C_PROMPT = Slider("Prompt length (tokens)", 128, 8192, 2048, step=128)
+
+
+def _pct(x: float) -> str:
+    """A share of peak: two decimals below 1% (decode's 0.09% must not read as 0.1%)."""
+    return f"{x:.2%}" if x < 0.01 else f"{x:.1%}"
 
 
 @widget_args
@@ -613,6 +677,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
             fact=fact("mfu", pre.mfu, phase="prefill", **ctx),
         ),
     ]
+    where = conditions(precision, False, None, device_label(HW.Hardware.get(device)))
     if causal:
         d1 = dec[0]
         cards += [
@@ -624,7 +689,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
             ),
             Card(
                 "Decode MFU",
-                f"{d1.mfu:.1%}",
+                _pct(d1.mfu),
                 bound_phrase(d1.bottleneck),
                 "warn",
                 fact=fact("mfu", d1.mfu, phase="decode", **ctx),
@@ -632,11 +697,11 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
         ]
         fit = [(b, p) for b, p in zip(batches, dec, strict=True) if p.feasible]
         summary = (
-            f"Prefill spends {fmt_time(pre.latency_s / s)} per prompt token at {pre.mfu:.0%} MFU; "
-            f"decode spends {fmt_time(d1.latency_s)} per generated token at {d1.mfu:.1%} MFU "
+            f"{_name(m)} ({where}): prefill spends {fmt_time(pre.latency_s / s)} per prompt token at {pre.mfu:.0%} MFU; "
+            f"decode spends {fmt_time(d1.latency_s)} per generated token at {_pct(d1.mfu)} MFU "
             f"({d1.latency_s / (pre.latency_s / s):,.0f}× more time per token). "
             + (
-                f"Batching decode raises MFU to {fit[-1][1].mfu:.1%} at {fit[-1][0]} sequences, the "
+                f"Batching decode raises MFU to {_pct(fit[-1][1].mfu)} at {fit[-1][0]} sequences, the "
                 "largest batch on this chart that fits."
                 if fit and fit[-1][0] > 1
                 else "Only one sequence fits this device's memory: batching cannot raise decode's MFU here."
@@ -646,7 +711,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
         )
     else:
         summary = (
-            f"{_name(m)} has no decode phase (an encoder or a classifier: no KV cache). One pass over {counted(s, 'token')} takes "
+            f"{_name(m)} ({where}) has no decode phase (an encoder or a classifier: no KV cache). One pass over {counted(s, 'token')} takes "
             f"{fmt_time(pre.latency_s)} at {pre.mfu:.0%} MFU ({bound_phrase(pre.bottleneck)})."
         )
     peek = [
@@ -668,27 +733,44 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
 
 PRED_D = Prediction(
     question=(
-        "In a model with full attention in every layer (no sliding window), as the context it "
-        "keeps grows, its KV cache grows…"
+        "Mistral 7B (v0.1) attends over a sliding window of 4,096 tokens in every layer. Going from an "
+        "8,192- to a 32,768-token context, its KV cache per sequence…"
     ),
     options={
-        "quad": "Quadratically: attention compares every pair of tokens",
-        "linear": "Linearly: one key and one value per token per layer",
-        "const": "Not at all: the cache has a fixed size set by the model",
-        "log": "Sub-linearly: old tokens are compressed",
+        "four": "Grows about 4×: the window limits compute, not what is cached",
+        "same": "Stays the same: each layer keeps only its window",
+        "sixteen": "Grows about 16×: attention compares every pair of tokens",
+        "slow": "Grows, but slowly: old tokens are compressed, not dropped",
     },
-    answer="linear",
+    answer="same",
+    asks="direction",
+    misconceptions={
+        "four": (
+            "a window limits only compute",
+            "A sliding window saves arithmetic, but every token's keys and values are still kept",
+        ),
+        "sixteen": (
+            "the cache is quadratic",
+            "The KV cache grows with the square of the context, like the score matrix",
+        ),
+        "slow": (
+            "old tokens are compressed",
+            "Attention keeps a summary of tokens that fall out of its window",
+        ),
+    },
     feedback={
-        "quad": "The *score matrix* of a prefill is S × S; the cache stores only each token's key and "
-        "value vectors, so it is linear in S (a sliding-window layer even caps it).",
-        "linear": "Each token adds 2 × layers × kv_heads × head_dim values; doubling the context "
-        "doubles the cache, until the device runs out.",
-        "const": "Fixed-size state is a recurrent network's property; full attention keeps every token "
-        "(only sliding-window layers, as in Mistral-7B or Phi-3, stop at their window).",
-        "log": "Standard attention keeps every token's keys and values uncompressed; only a sliding "
-        "window drops old ones.",
+        "four": "A layer that never attends past its window has no use for older keys and values, so "
+        "transformers' cache drops them: at most 4,095 tokens per layer, 536.7 MB per sequence at 8K and at "
+        "32K. With full attention the 32K cache would be 4.3 GB.",
+        "same": "Each layer attends to the last 4,096 tokens only, so its cache keeps at most 4,095 (the new "
+        "token makes the window): 536.7 MB per sequence at 8,192 tokens and at 32,768. Full attention would "
+        "keep all 32,768, 4.3 GB. Pick Mistral 7B: the KV curve flattens at the window.",
+        "sixteen": "Only a prefill's score matrix is S × S; the cache stores one key and one value per token "
+        "per layer, and a sliding window caps even that: 536.7 MB at 8K and at 32K.",
+        "slow": "Nothing is summarized: a token that leaves every layer's window is dropped, so the cache "
+        "stops growing at the window (536.7 MB per sequence at 8K and 32K).",
     },
-    reveals=("one key and one value per token",),
+    reveals=("keeps only its window", "flattens at the window"),
 )
 D_MODEL, D_DEVICE, D_PRECISION = MODEL, DEVICE, PRECISION
 D_BATCH = Slider("Concurrent sequences (batch)", 1, 64, 1)
@@ -796,27 +878,45 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
 
 PRED_E = Prediction(
     question=(
-        "Your model (full attention in every layer) fits with memory to spare at some context. You "
-        "halve the context length. How many concurrent sequences can you now serve?"
+        "Phi-3 mini has under half of Llama-3 8B's parameters (3.8 against 8.0 billion). On the H100 in "
+        "FP16, with 4,096 tokens per sequence, which of the two serves more sequences at once?"
     ),
     options={
-        "same": "The same number: the weights are what fill the memory",
-        "double": "About twice as many: each sequence's KV cache halves",
-        "four": "About four times as many: attention memory is quadratic",
-        "half": "Half as many: shorter prompts need bigger batches",
+        "phi_room": "Phi-3 mini: its smaller weights leave more room",
+        "llama": "Llama-3 8B: each sequence keeps a smaller cache",
+        "phi_cache": "Phi-3 mini: a smaller model keeps a smaller cache",
+        "same": "About the same: both have 32 layers at 4,096 tokens",
     },
-    answer="double",
+    answer="llama",
+    asks="direction",
+    misconceptions={
+        "phi_room": (
+            "the weights set the batch",
+            "Whatever the weights leave free is what decides how many sequences fit",
+        ),
+        "phi_cache": (
+            "the cache scales with the model",
+            "A model with fewer parameters keeps fewer bytes of KV cache per token",
+        ),
+        "same": (
+            "layers and context set the cache",
+            "The KV cache depends on the depth and the context, not on the heads",
+        ),
+    },
     feedback={
-        "same": "The weights are a fixed cost paid once; every extra sequence pays only its own KV "
-        "cache (and activations), so the free memory divides by a per-sequence size that halved.",
-        "double": "The room left after the weights is split into per-sequence KV caches; halving the "
-        "context halves each one, so about twice as many fit (a little less where "
-        "activations grow with the batch too). A sliding-window model (Mistral-7B, Phi-3) is the "
-        "exception: past its window the cache stops growing, so halving gains nothing there.",
-        "four": "The cache is linear in context (one K and V per token), not quadratic: 2×, not 4×.",
-        "half": "Batch size is limited by memory per sequence, and that shrank.",
+        "phi_room": "Its 7.6 GB of weights do leave 8.4 GB more room than Llama-3 8B's 16.1 GB, but each "
+        "Phi-3 mini sequence keeps 804.5 MB of cache against Llama-3's 536.9 MB, so 89 fit against 118.",
+        "llama": "Phi-3 mini keeps a key and a value for each of its 32 heads (head_dim 96) per layer, Llama-3 "
+        "8B for 8 shared heads (head_dim 128): 393 KB against 131 KB per token. Even with Phi-3's "
+        "2,047-token window halving its cache, a sequence needs 804.5 MB against 536.9 MB, and the room its "
+        "smaller weights leave does not make up for it: 89 sequences against 118.",
+        "phi_cache": "The cache is set by layers × key/value heads × head_dim, not by the parameter count: "
+        "Phi-3 mini has 32 full heads per layer, Llama-3 8B shares 8, so Phi-3 keeps 3× more per token "
+        "(393 KB against 131 KB) and fits 89 sequences against 118.",
+        "same": "Depth and context are the same, but the heads are not: 32 key/value heads of 96 against 8 of "
+        "128, 3× the bytes per token. Phi-3 fits 89 sequences, Llama-3 8B 118.",
     },
-    reveals=("twice as many",),
+    reveals=("89 sequences against 118", "118"),
 )
 E_MODEL, E_DEVICE, E_PRECISION = MODEL, DEVICE, PRECISION
 E_CONTEXT = Slider("Context per sequence (tokens)", 256, 32768, 4096, step=256)

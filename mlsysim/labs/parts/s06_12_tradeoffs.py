@@ -34,7 +34,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import bound_phrase
+from ..vocab import bound_phrase, conditions
 
 acc = lazy("mlsysim.accuracy")
 E = lazy("mlsysim.engine")
@@ -68,29 +68,50 @@ def precision_for(device: str) -> str:
 
 PRED_A = Prediction(
     question=(
-        "On Figure 1, MobileNetV2 ×0.75 matches ResNet-18's ImageNet accuracy (both about 69.8% top-1) "
-        "with about 8.7× fewer multiply-accumulates. Served one image at a time on an H100, which "
-        "answers first?"
+        "On Figure 1 the cheapest model that clears a 69.5% top-1 bar is MobileNetV2 ×0.75 (0.21 GMACs, "
+        "against ResNet-18's 1.8 at the same accuracy). Rank the models instead by batch-1 latency, "
+        "eager, in the precision each device quotes, at each device's planning launch cost (5 µs per "
+        "kernel on the H100, 20 µs on the Jetson and the camera SoC, 50 µs on the iPhone). On which of "
+        "Part A's four devices is MobileNetV2 ×0.75 still the cheapest?"
     ),
     options={
-        "mnv2_8x": "MobileNetV2 ×0.75, about 8.7× sooner: latency follows MACs",
-        "mnv2_less": "MobileNetV2 ×0.75, but by less than 8.7×",
-        "resnet18": "ResNet-18",
-        "tie": "A tie: at batch 1 both wait on memory bandwidth",
+        "all": "All four: latency follows multiply-accumulates",
+        "camera": "Only the camera SoC: compute binds only there",
+        "edge": "The three edge devices: only the H100 waits on launches",
+        "none": "None: launches bind every device at batch 1",
     },
-    answer="resnet18",
-    reveals=("launch-bound", "half as many kernels"),
+    answer="camera",
+    asks="regime",
+    misconceptions={
+        "all": (
+            "time follows MACs",
+            "Latency is proportional to the multiply-accumulates a model does",
+        ),
+        "edge": (
+            "only data-center GPUs are launch-bound",
+            "An edge chip is slow enough that its arithmetic, not its launches, sets the time",
+        ),
+        "none": (
+            "launches bind every device at batch 1",
+            "Kernel launches dominate batch-1 inference whatever the chip",
+        ),
+    },
+    reveals=("compute binds only there", "only on the camera SoC"),
     feedback={
-        "mnv2_8x": "That is the chapter's Systems Perspective 6.1 misconception, FLOPs equal speed. At batch 1 "
-        "an H100 finishes each small kernel in microseconds, so time goes to launching kernels, and "
-        "MobileNetV2's 17 inverted-residual blocks launch about twice as many as ResNet-18.",
-        "mnv2_less": "Closer, but the ordering flips: the H100 is launch-bound on both networks, and MobileNetV2 "
-        "×0.75 launches about twice as many kernels as ResNet-18, so it answers later.",
-        "resnet18": "Both are launch-bound at batch 1 on an H100, and ResNet-18 launches about half as many kernels. "
-        "Switch the cost axis to published GMACs to see Figure 1 itself, or the device to the Camera-trap "
-        "SoC (a Cortex-A53): there compute binds, and Figure 1's MAC ordering comes back.",
-        "tie": "Neither is bandwidth-bound: ResNet-18's 11.7 M weights stream from HBM in a few microseconds. "
-        "The binding term is the launch overhead (L_lat), where the counts of kernels differ by about 2×.",
+        "all": "That is the chapter's Systems Perspective 6.1 misconception, FLOPs equal speed. On the H100, "
+        "the Jetson and the iPhone both networks are launch-bound, and MobileNetV2 ×0.75 launches about "
+        "twice as many kernels as ResNet-18 (its 17 inverted-residual blocks), so ResNet-18 answers first "
+        "there: 359 µs against 777 µs on the H100.",
+        "camera": "Only the camera's Cortex-A53 (2 GOPS INT8 sustained) is slow enough for compute to bind: "
+        "1.82 s against 219 ms, about Figure 1's MAC ratio. On the H100 (359 µs against 777 µs), the Jetson "
+        "(2.17 ms against 3.75 ms) and the iPhone (7.30 ms against 9.10 ms) both networks are launch-bound, "
+        "and ResNet-18 launches about half as many kernels. Switch the device and read the cheapest-model card.",
+        "edge": "The Jetson and the iPhone are slower than the H100, but their launches cost more too (20 and "
+        "50 µs): both networks stay launch-bound there, and ResNet-18, with about half the kernels, answers "
+        "first (2.17 ms against 3.75 ms on the Jetson, 7.30 ms against 9.10 ms on the iPhone).",
+        "none": "On the camera's Cortex-A53 each layer's arithmetic takes milliseconds at 2 GOPS, so the "
+        "launches are a rounding error and compute binds: MobileNetV2 ×0.75 answers in 219 ms, ResNet-18 "
+        "in 1.82 s. Launch-bound is a ratio of the device's speed to its launch cost, not a law of batch 1.",
     },
 )
 A_COST = Choice(
@@ -236,8 +257,7 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
     else:
         binds = {v[2] for k, v in engine_costs(device, bool(fused)).items()}
         where = (
-            f"On the engine's {cost} at batch 1 on the {name} ({precision_for(device).upper()}, "
-            f"{'compiled' if fused else 'eager'}), "
+            f"On the engine's {cost} ({conditions(precision_for(device), bool(fused), 1, name)}), "
             + (
                 f"every model is {bound_phrase(next(iter(binds)))}; "
                 if len(binds) == 1
@@ -274,7 +294,8 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
 
 PRED_B = Prediction(
     question=(
-        "GPT-2 XL on an H100 (FP16, batch 1, eager). For a 1,024-token prefill, the serialized iron law, "
+        "GPT-2 XL on an H100 (FP16, batch 1, eager kernels at the engine's 5 µs per launch). For a "
+        "1,024-token prefill, the serialized iron law, "
         "which adds the memory, compute and launch times, comes out about 1.6× the roofline estimate, which "
         "overlaps memory with compute perfectly (both with the launch time added). For decoding one token with 1,024 cached, how far apart are "
         "the two estimates?"
@@ -286,6 +307,21 @@ PRED_B = Prediction(
         "close": "Within 1% of each other",
     },
     answer="close",
+    asks="direction",
+    misconceptions={
+        "same": (
+            "the gap is a property of the model",
+            "How much overlap saves is fixed by the model, whatever the phase",
+        ),
+        "wider": (
+            "overlap helps memory-bound work most",
+            "The more a step waits on memory, the more overlapping it with compute saves",
+        ),
+        "closer": (
+            "decode still has compute to hide",
+            "One token's arithmetic is a sizeable share of its memory time, so overlap still saves some",
+        ),
+    },
     reveals=("within 1% of each other",),
     feedback={
         "same": "The gap is not a fixed property of the model: overlap can hide at most the smaller of the two "
@@ -299,7 +335,9 @@ PRED_B = Prediction(
         "close": "Overlap can hide at most the smaller of the two terms. One token's compute (7 µs) is under 1% "
         "of its memory time (1.03 ms), and 2.9 ms of launches come on top, so the serialized sum and the "
         "perfect overlap differ by 0.2%. The engine's per-layer max always lies between the two; it matters "
-        "when layers straddle the ridge, as in the prefill. Switch the workload to decode and compare the bars.",
+        "when layers straddle the ridge, as in the prefill. The launch cost moves the prefill's 1.6× (1.8× with "
+        "free launches, 1.3× at 20 µs) but not this: decode stays within 1% across that range. Switch the "
+        "workload to decode and compare the bars.",
     },
 )
 B_MODEL = Choice(
@@ -415,8 +453,12 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
         f"{fmt_bytes(p.memory_footprint_bytes)}, {fmt_bytes(p.over.m_as('B'))} more than its "
         f"{fmt_bytes(p.capacity_bytes)}, so it never runs; the times shown are what it would take if it fit. "
     )
+    where = conditions(
+        p.precision, bool(fused), p.batch_size, device_label(p.device), p.phase if gpt2 else None
+    )
     summary = fits + (
-        f"The serialized iron law gives {fmt_time(p.iron_law_s)}; the engine, taking each layer's larger "
+        f"{p.model_name} ({where}): the serialized iron law gives {fmt_time(p.iron_law_s)}; the engine, "
+        "taking each layer's larger "
         f"term, gives {fmt_time(p.latency_s)} ({f'{gap:.0%} less' if gap >= 0.005 else 'less than 1% less'}), and the whole-model roofline "
         f"{fmt_time(p.roofline_s)} (with the launches added, since a roofline drawing leaves them out). "
         "Launch overhead (L_lat) is "
@@ -462,31 +504,49 @@ def part_b(model: str, device: str, batch: int, fused: bool) -> View:
 
 PRED_C = Prediction(
     question=(
-        "Table 7 gives a transformer block 4Sd² + 2S²d + 2Sd·d_ff multiply-accumulates (MACs inside its "
-        "matrix products) and 4d² + 2d·d_ff weights. Against an exact count of torch's "
-        "nn.TransformerEncoderLayer, which of the two formulas is off?"
+        "Table 7 prices one decode step at about one multiply-accumulate (MAC) per weight. Take GPT-2 XL's "
+        "layout (width 1,600, 48 layers) and let the cache grow from 1 to 1,024 tokens. Against that "
+        "formula, the exact MAC count of one step…"
     ),
     options={
-        "both": "Both, by 10% or more: the formulas drop too much",
-        "macs": "The MACs: the S² attention term double-counts the score products",
-        "weights": "Only the weights, by about 1/d: the MAC formula is exact",
-        "neither": "Neither: both are exact",
+        "flat": "Stays within 1%: one MAC per weight, whatever the cache",
+        "grows": "Climbs steadily above it: the new token attends to every cached one",
+        "quad": "Climbs as the square of the cache: every pair of tokens is scored",
+        "below": "Falls below it: the cache spares the attention its MACs",
     },
-    answer="weights",
-    reveals=("MAC formula is exact",),
+    answer="grows",
+    asks="direction",
+    misconceptions={
+        "flat": (
+            "decode is one MAC per weight",
+            "A decode step's arithmetic is its weights, whatever the context",
+        ),
+        "quad": (
+            "decode rescores every pair",
+            "Each decode step recomputes attention over every pair of tokens, as a prefill does",
+        ),
+        "below": (
+            "the cache saves the attention work",
+            "Cached keys and values mean the new token's attention costs nothing",
+        ),
+    },
+    reveals=("climbs steadily", "2·S·d per layer"),
     feedback={
-        "both": "Biases and norm scales are O(d) next to O(d²) weights: about 1/d, 0.14% at d = 768 and 0.07% at "
-        "GPT-2 XL's 1,600. The MAC count is exact, because every matmul is in the formula.",
-        "macs": "2S²d is exact: S² scores of d MACs each (QKᵀ) plus S² weights times d values each (PV). Every "
-        "matrix-product MAC is in 4Sd² + 2S²d + 2Sd·d_ff; softmax and the norms are elementwise work, "
-        "counted apart.",
-        "weights": "The MAC formula names every matmul (QKVO, the two attention products, the FFN), so it is "
-        "exact; the weight formula omits biases and LayerNorm scales, 9d + d_ff values next to "
-        "12d², 13/(12d) or about 1/d: 1.7% at d = 64, 0.07% at GPT-2 XL's width of 1,600.",
-        "neither": "The weight formula leaves out 9d + d_ff biases and norm parameters: small, but not zero.",
+        "flat": "That holds for the first token only (0.16% under: the learned positions, biases and norms are "
+        "weights that do no MACs). Each new token's query meets every cached key and every cached value: 2·S·d MACs per "
+        "layer, so at 1,024 tokens the step does 9.9% more than one MAC per weight.",
+        "grows": "The new token's query is multiplied by all S cached keys, and its S scores by all S cached "
+        "values: 2·S·d MACs per layer, linear in S. From 0.16% under the formula at 1 token (the learned "
+        "positions, biases and norms do no MACs) the exact count climbs to 9.9% over at 1,024, 1.71 against "
+        "1.56 billion MACs. The decode row in the calculator shows it; slide the length.",
+        "quad": "Only the prefill scores every pair (S² per head). A decode step scores one query against S "
+        "cached keys, which is what the cache is for: 2·S·d MACs per layer, linear in S, 9.9% over the "
+        "formula at 1,024 tokens, not a multiple of it.",
+        "below": "The cache spares recomputing the old tokens' keys and values, not the new token's attention "
+        "over them: 2·S·d MACs per layer that the formula leaves out, 9.9% over it at 1,024 tokens.",
     },
 )
-C_BLOCK = Choice("Building block (Table 7 row)", table7.BLOCKS, "transformer", inline=False)
+C_BLOCK = Choice("Building block (Table 7 row)", table7.BLOCKS, "decode", inline=False)
 C_WIDTH = Slider("Width d (C_in = C_out for convolutions)", 64, 4096, 1600, step=64)
 C_LENGTH = Slider("Length: S tokens (H = W for convolutions)", 1, 4096, 512)
 C_ROWS = Slider("Embedding rows (thousands)", 1, 100_000, 1_000)
