@@ -216,7 +216,7 @@ def test_options_that_lead_with_numbers_are_shown_as_a_scale():
         {"a": "yes", "b": "no", "c": "no"},
     )
     assert pred.display_order == ("b", "c", "a")  # 0.3 MB < 2 GB < 140 GB
-    labels = list(pred.radio().options)
+    labels = list(pred.radio().element.options)  # unanswered: behind its commit button
     assert labels == ["About 0.3 MB: one token", "2 GB", "About 140 GB: every weight"]
     words = kit.Prediction(
         "a question", {k: f"option {k}" for k in "wxyz"}, "x", dict.fromkeys("wxyz", "f")

@@ -102,7 +102,9 @@ def test_report_round_trips_through_json_and_markdown(tmp_path):
     assert a["A"].first_correct == (firsts["A"] == lab.PRED_A.answer)
     assert a["A"].first_at and a["A"].changes == int(firsts["A"] != finals["A"])
     wrong = next(x for x in rep.answers if x.first_correct is False)
-    assert wrong.misconception == PREDS["ABCD".index(wrong.key)].feedback[wrong.first]
+    pred = PREDS["ABCD".index(wrong.key)]
+    m = pred.misconceptions[wrong.first]  # the misconception the wrong option stands for
+    assert wrong.misconception == f"{m.name}: {m.belief}"
     assert rep.synthesis.choices == {
         lab.S_MODEL.label: list(lab.S_MODEL.options.values())[-1],
         lab.S_DEVICE.label: list(lab.S_DEVICE.options.values())[-1],

@@ -56,6 +56,43 @@ CHROMIUM_ARGS = [
 ]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 RADIO = "[role=radio], input[type=radio]"
+#: a lab question's commit button (kit: ``components.COMMIT_LABEL``); the control page has none
+COMMIT = "Commit my answer"
+#: press the commit button of the question a radio belongs to (a marimo form around the radio:
+#: the button sits in the form element's shadow root); false when there is none
+_COMMIT_JS = """(el) => {
+  let n = el;
+  while (n && n.tagName !== 'MARIMO-FORM') {
+    const root = n.getRootNode();
+    n = n.parentElement || (root instanceof ShadowRoot ? root.host : null);
+  }
+  if (!n) return false;
+  const scope = n.shadowRoot || n;
+  const b = [...scope.querySelectorAll('button')].find((x) => x.textContent.includes(LABEL));
+  if (!b) return false;
+  b.click();
+  return true;
+}""".replace("LABEL", repr(COMMIT))
+
+
+def answer(radio) -> bool:
+    """Choose an option and commit it, as a student does (a lab's first answer is recorded only
+    when its commit button is pressed); on the control page, or for an answer already committed
+    in an earlier session (a plain radio), the click alone answers. True when a button was
+    pressed."""
+    radio.click()
+    return bool(radio.evaluate(_COMMIT_JS))
+
+
+def focused_text(page) -> str:
+    """The text of the element that has the keyboard focus, looking through shadow roots."""
+    return page.evaluate(
+        "() => { let a = document.activeElement;"
+        " while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;"
+        " return a ? (a.textContent || a.getAttribute('aria-label') || '') : ''; }"
+    )
+
+
 PLOT = ".js-plotly-plot"
 ERROR_DOM = ".marimo-error, [data-testid=error-output], .traceback"
 ERROR_TEXT = re.compile(r"Traceback \(most recent call last\)|An internal error occurred")

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import answer
 
 from mlsysim.labs import reports
 from mlsysim.labs.components import questions
@@ -81,8 +82,7 @@ def _first_option_key(stem: str) -> tuple[str, str]:
 
 
 def _answer_first_question(lp):
-    radio = lp.page.locator(RADIO).filter(visible=True).first
-    radio.click()
+    assert answer(lp.page.locator(RADIO).filter(visible=True).first), "no commit button"
     lp.page.locator(PLOT).filter(visible=True).first.wait_for(timeout=90_000)
 
 
@@ -118,8 +118,8 @@ def test_two_tabs_saving_different_chapters_lose_nothing(open_notebook):
     other.locator(RADIO).filter(visible=True).first.wait_for(timeout=120_000)
     other.wait_for_timeout(1500)
     # answer in both tabs without waiting in between: their saves overlap
-    lp.page.locator(RADIO).filter(visible=True).first.click()
-    other.locator(RADIO).filter(visible=True).first.click()
+    answer(lp.page.locator(RADIO).filter(visible=True).first)
+    answer(other.locator(RADIO).filter(visible=True).first)
     ch1, ch2 = _chapter(FIRST), _chapter(SECOND)
     both = _wait_ledger(lp.page, lambda d: {ch1, ch2} <= set(d["chapters"]), timeout_s=60)
     # a later save in the first tab (another question) must keep the second tab's chapter
@@ -130,7 +130,7 @@ def test_two_tabs_saving_different_chapters_lose_nothing(open_notebook):
     for i in range(groups.count()):
         g = groups.nth(i)
         if g.is_visible() and g.locator("[aria-checked=true]").count() == 0:
-            g.locator(RADIO).first.click()
+            answer(g.locator(RADIO).first)
             break
     after = _wait_ledger(
         lp.page,

@@ -28,13 +28,16 @@ import time
 
 import pytest
 from conftest import (
+    COMMIT,
     CONTROL,
     NOTEBOOKS,
     PLOT,
     RADIO,
     STORAGE_JS,
     TIMEOUT_S,
+    answer,
     build_site,
+    focused_text,
     ledger_entries,
 )
 
@@ -308,7 +311,9 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
 
     radio = lp.page.locator(RADIO).filter(visible=True).first
     t1 = time.time()
-    radio.click()
+    committed = answer(radio)
+    if stem != "_control" and not committed:
+        problems.append("the first question has no commit button: a click alone records it")
     try:
         lp.page.locator(PLOT).filter(visible=True).first.wait_for(timeout=60_000)
         m["chart_s"] = round(time.time() - t1, 2)
@@ -472,9 +477,19 @@ def test_phone_width(open_notebook, artifacts, metrics):
     stem = next((p.stem for p in NOTEBOOKS if p.stem == want), NOTEBOOKS[0].stem)
     lp = open_notebook(stem, viewport=PHONE)
     lp.wait_live()
-    # answered from the keyboard alone: focus the first option, select it with the space bar
+    # answered from the keyboard alone: focus the first option, select it with the space bar and
+    # move with an arrow key: nothing is recorded or unlocked until the commit button is pressed
     lp.page.locator(RADIO).filter(visible=True).first.focus()
     lp.page.keyboard.press("Space")
+    lp.page.keyboard.press("ArrowDown")
+    lp.page.wait_for_timeout(1500)
+    assert lp.page.locator(PLOT).count() == 0, "a selection unlocked the part before a commit"
+    for _ in range(6):  # Tab to the question's commit button, Enter presses it
+        lp.page.keyboard.press("Tab")
+        if COMMIT in focused_text(lp.page):
+            break
+    assert COMMIT in focused_text(lp.page), "the commit button is not reachable by keyboard"
+    lp.page.keyboard.press("Enter")
     lp.page.locator(PLOT).filter(visible=True).first.wait_for(timeout=60_000)
     lp.page.wait_for_timeout(800)
     geo = lp.page.locator(PLOT).first.evaluate("""e => {
@@ -612,7 +627,7 @@ def test_index_page(site_dir, server, browser, open_notebook, axe_js, artifacts)
     stem = order[0]
     nb = open_notebook(stem)
     nb.wait_live()
-    nb.page.locator(RADIO).filter(visible=True).first.click()
+    answer(nb.page.locator(RADIO).filter(visible=True).first)
     nb.page.locator(PLOT).filter(visible=True).first.wait_for(timeout=60_000)
     deadline = time.time() + 20
     while time.time() < deadline and not ledger_entries(nb.page.evaluate(STORAGE_JS)):

@@ -563,7 +563,7 @@ PRED_C = Prediction(
     question=(
         "Batching decode raises its MFU. On the H100 in FP16, at a 2,048-token context, compare a batch "
         "of 32 sequences of Llama-2 7B (32 key/value heads per layer) with one of Llama-3 8B (8 key/value "
-        "heads shared by its 32 query heads). Which one's decode MFU does batching raise more?"
+        "heads shared by its 32 query heads). Whose decode MFU does batching raise more?"
     ),
     options={
         "same": "About the same: both amortize a similar weight read",
@@ -879,7 +879,7 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
 PRED_E = Prediction(
     question=(
         "Phi-3 mini has under half of Llama-3 8B's parameters (3.8 against 8.0 billion). On the H100 in "
-        "FP16, with 4,096 tokens per sequence, which of the two serves more sequences at once?"
+        "FP16, with 4,096 tokens per sequence, which model serves more sequences at once?"
     ),
     options={
         "phi_room": "Phi-3 mini: its smaller weights leave more room",

@@ -70,7 +70,7 @@ PRED_A = Prediction(
         "Sharing decouples the parameters from resolution, not the activations.",
     },
     reveals=("51.4 MB",),
-    asks="direction",
+    asks="retrieval",  # 6.3 Part A taught it: the capstone asks it back, as recall
     misconceptions={
         "same": (
             "weight sharing makes the layer size-free",
@@ -202,7 +202,7 @@ PRED_B = Prediction(
         "live memory loses its S² term.",
     },
     reveals=("4.3 GB", "linear in S"),
-    asks="behaviour",
+    asks="retrieval",  # 6.6 taught FlashAttention's linear memory: recall
     misconceptions={
         "still": (
             "computed means stored",

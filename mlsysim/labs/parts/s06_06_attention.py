@@ -237,7 +237,7 @@ def part_a(seq: int, d_head: int, precision: str) -> View:
 PRED_B = Prediction(
     question=(
         "One attention layer with d_model = 768 runs as 12 heads of 64 at 4,096 tokens and stores its "
-        "FP16 scores. Split the same 768 into 24 heads of 32 instead. The stored scores and the score "
+        "FP16 scores. Split the same 768 into 24 heads of 32 instead. The score memory and the score "
         "MACs…"
     ),
     options={

@@ -84,7 +84,7 @@ PRED_A = Prediction(
     ),
     options={
         "same": "About the same: same weights, same FLOPs per weight",
-        "180x": "Much lower, but under 1,024×: prefill moves more than weights",
+        "180x": "Lower, but short of the token ratio: prefill moves more than weights",
         "1024x": "About 1,024× lower: one token per weight read instead of 1,024",
         "higher": "Higher: decode touches only one token's activations",
     },

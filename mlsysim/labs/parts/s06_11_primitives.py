@@ -253,7 +253,7 @@ PRED_B = Prediction(
     question=(
         "A 128×128 weight-stationary systolic array multiplies one token's activations (batch 1) by a "
         "2,048×2,048 weight matrix and keeps well under 1% of its MAC slots busy. Which change raises that "
-        "share the most?"
+        "share most?"
     ),
     options={
         "matrix": "A bigger matrix (8,192²): more work to spread over the array",

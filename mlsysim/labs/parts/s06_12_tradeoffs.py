@@ -304,7 +304,7 @@ PRED_B = Prediction(
         "same": "About as far apart (about 1.6×)",
         "wider": "Further apart (more than 1.6×)",
         "closer": "Closer, but still clearly apart (about 1.3×)",
-        "close": "Within 1% of each other",
+        "close": "Nearly equal, within a rounding error",
     },
     answer="close",
     asks="direction",
@@ -322,7 +322,7 @@ PRED_B = Prediction(
             "One token's arithmetic is a sizeable share of its memory time, so overlap still saves some",
         ),
     },
-    reveals=("within 1% of each other",),
+    reveals=("within a rounding error",),
     feedback={
         "same": "The gap is not a fixed property of the model: overlap can hide at most the smaller of the two "
         "terms. In the prefill, compute (7.09 ms) and memory (5.76 ms) are comparable, so overlap saves a "

@@ -290,7 +290,7 @@ PRED_C = Prediction(
     question=(
         "Eight experts run in parallel, one per H100 (FP16, 4,096 tokens per batch, top-2). The router sends "
         "25% of the assignments to one expert instead of the balanced 12.5%, and capacity is large enough that "
-        "nothing is dropped. Total FLOPs are unchanged. The layer's step now takes…"
+        "nothing is dropped. Total FLOPs are unchanged. The layer's step time becomes…"
     ),
     options={
         "same": "The same time: the total FLOPs have not changed",
