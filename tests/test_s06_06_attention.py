@@ -292,7 +292,7 @@ def test_transfers_ask_beyond_the_controls():
     params = {x: set(inspect.signature(lab.__dict__[f"part_{x}"]).parameters) for x in "abcde"}
     assert "sliding-window" in lab.TRANSFER_A.question and "window" not in str(params["a"])
     assert "65,536" in lab.TRANSFER_A.question and lab.A_SEQ.stop < 65_536
-    assert "inference only" in lab.TRANSFER_B.question and "(training)" in lab.B_LAYERS.label
+    assert "serves requests" in lab.TRANSFER_B.question and "(training)" in lab.B_LAYERS.label
     assert "batch 4" in lab.TRANSFER_C.question and "batch" not in params["c"]
     assert "decode" in lab.TRANSFER_D.question and "phase" not in params["d"]
     assert "mean pooling" in lab.TRANSFER_E.question and "pool" not in str(params["e"])

@@ -228,7 +228,7 @@ PRED_A = Prediction(
         "weights": "The weights: at batch 1 they are nearly all of it",
         "kv": "The KV cache: a 4,096-token context is what overflows",
         "act": "The activations: a forward pass keeps every layer's outputs",
-        "none": "None: 8 billion FP16 weights are exactly 16 GB",
+        "none": "None: 16 GB of FP16 weights just fits the 16 GB",
     },
     answer="weights",
     asks="regime",
@@ -242,8 +242,8 @@ PRED_A = Prediction(
             "A forward pass keeps every layer's activations, as backpropagation does",
         ),
         "none": (
-            "the name is the parameter count",
-            "A model's name states its parameters exactly, so 8B × 2 bytes is its footprint",
+            "the weights are the whole footprint",
+            "If the weights alone fit the memory, the model fits: nothing else needs room",
         ),
     },
     feedback={
@@ -733,8 +733,9 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
 
 PRED_D = Prediction(
     question=(
-        "Mistral 7B (v0.1) attends over a sliding window of 4,096 tokens in every layer. Going from an "
-        "8,192- to a 32,768-token context, its KV cache per sequence…"
+        "Mistral 7B (v0.1) attends over a sliding window of 4,096 tokens in every layer, served "
+        "with transformers' own cache. Going from an 8,192- to a 32,768-token context, its KV "
+        "cache per sequence…"
     ),
     options={
         "four": "Grows about 4×: the window limits compute, not what is cached",

@@ -335,10 +335,9 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
 
 PRED_C = Prediction(
     question=(
-        "Two MLPs do the same FLOPs: 128 layers of width 32, and 2 layers of width 256. At batch 1 on an "
-        "H100, every layer is at least one kernel launch, and a launch costs a few microseconds (the "
-        "engine's planning value is 5 µs; anywhere from 0.1 to 20 µs gives the same verdict). Which is "
-        "faster?"
+        "Two MLPs do the same FLOPs: 128 layers of width 32, and 2 layers of width 256. At "
+        "batch 1 on an H100 (eager, the engine's planning 5 µs per kernel launch; the verdict "
+        "holds anywhere from 0.1 to 20 µs), which is faster?"
     ),
     options={
         "same": "Neither: both do exactly the same FLOPs",
@@ -544,10 +543,10 @@ PRED_D = Prediction(
         "its FLOPs ÷ (latency × peak FLOP/s)), with GPT-2 XL decoding one token?"
     ),
     options={
-        "gpt2": "GPT-2 XL (a modern transformer)",
-        "resnet": "ResNet-50 (a CNN)",
-        "mobilenet": "MobileNetV2 (the efficient CNN)",
-        "equal": "All roughly equal",
+        "gpt2": "GPT-2 XL",
+        "resnet": "ResNet-50",
+        "mobilenet": "MobileNetV2",
+        "equal": "All about equal",
     },
     answer="resnet",
     feedback={
@@ -929,9 +928,10 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
 
 TRANSFER_A = Prediction(
     question=(
-        "A vision transformer's first layer cuts the image into 16×16 patches and maps each patch (768 "
-        "values) to 768 features with one shared projection (Part A has no such layer). Double the image "
-        "side from 224 to 448: that layer's weights…"
+        "A vision transformer's first layer cuts the image into 16×16 patches and maps each "
+        "patch (768 values) to 768 features with a 768→768 linear map applied to each patch "
+        "(Part A has no such layer). Double the image side from 224 to 448: that layer's "
+        "weights…"
     ),
     options={
         "same": "Stay the same: one projection serves every patch",
@@ -1037,7 +1037,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "half": "Roughly halves: the same launches, twice the peak",
-        "double": "Roughly doubles: INT8 arithmetic runs twice as fast",
+        "double": "Rises: quantized layers keep the INT8 units busier",
         "same": "Stays put: MFU is a property of the model",
     },
     answer="half",
@@ -1045,7 +1045,8 @@ TRANSFER_D = Prediction(
         "half": "At batch 1 ResNet-50 is launch-bound: its 174 kernels take as long in INT8 as in FP16, "
         "so the same FLOPs over the same time against twice the peak: about 0.89% → 0.46%.",
         "double": "Faster arithmetic only helps the term that binds. The launches bind here, so the time "
-        "barely moves and the larger peak halves the MFU: about 0.89% → 0.46%.",
+        "barely moves: the same FLOPs in the same time, divided by twice the peak, halve the MFU: about "
+        "0.89% → 0.46%. Quantizing pays where arithmetic or bytes bind, not launches.",
         "same": "MFU divides by the device's peak at that precision; the latency (launches) stays, the "
         "peak doubles: about 0.89% → 0.46%.",
     },
@@ -1055,7 +1056,7 @@ TRANSFER_D = Prediction(
     misconceptions={
         "double": (
             "lower precision is always faster",
-            "Halving the bytes per number halves the time, whatever binds",
+            "A quantized model runs faster on the INT8 units, whatever binds it, so it uses them better",
         ),
         "same": (
             "MFU belongs to the model",

@@ -247,9 +247,9 @@ def part_a(resolution: int, kernel: int, channels: str) -> View:
 
 PRED_B = Prediction(
     question=(
-        "Marco's team wants to run a CNN on its click logs: each row is one user's features (age, price, "
-        "hour, device, ...) in whatever column order the database happens to use. What does the "
-        "convolution's locality bias do for that data?"
+        "Marco's team wants to run a CNN on its click logs: each row is one user's features "
+        "(age, price, hour, device, ...). What does the convolution's locality bias do for that "
+        "data?"
     ),
     options={
         "hurts": "It misleads: it links columns that sit side by side by accident",
@@ -289,9 +289,10 @@ TRANSFER_BATCH = 64
 
 TRANSFER_B = Prediction(
     question=(
-        "On the H100 in FP32, GPT-2 XL decoding one token at batch 1 is launch-bound. Decode 64 sequences "
-        "at once instead (batch 64, each with a 1,024-token KV cache; this part decodes at batch 1 only; the "
-        "engine's listed peak and 5 µs per kernel launch). What binds it now?"
+        "On the H100 in FP32 (its CUDA cores, no TF32), GPT-2 XL decoding one token at batch 1 "
+        "is launch-bound. Decode 64 sequences at once instead (batch 64, each with a "
+        "1,024-token KV cache; this part decodes at batch 1 only; the engine's listed peak and "
+        "5 µs per kernel launch). What binds it now?"
     ),
     options={
         "compute": "Compute: 64 tokens share each weight fetch, as in a batched GEMM",
@@ -774,10 +775,11 @@ C_QUESTION_BATCH = 64
 
 PRED_C = Prediction(
     question=(
-        "On the H100 in FP32 the chapter's weight-only proxy puts ResNet-50 (80 FLOP/B) and MobileNetV2 "
-        "(43 FLOP/B) both right of the ridge point (20 FLOP/B). Serve each at batch 64 (eager, one kernel "
-        "per layer; the listed peak and 5 µs per kernel launch). Which resource does the engine find "
-        "binding each, by where its time goes?"
+        "On the H100 in FP32 (its CUDA cores, no TF32) the chapter's weight-only proxy puts "
+        "ResNet-50 (80 FLOP/B) and MobileNetV2 (43 FLOP/B) both right of the ridge point (20 "
+        "FLOP/B). Serve each at batch 64 (eager, one kernel per layer; the listed peak and 5 µs "
+        "per kernel launch). Which resource does the engine find binding each, by where its "
+        "time goes?"
     ),
     options={
         "both_compute": "Compute-bound, both ResNet-50 and MobileNetV2",

@@ -132,7 +132,7 @@ TRANSFER_A = Prediction(
     feedback=Deferred(lambda: _transfer_a_feedback()),
     kind="transfer",
     reveals=("feature maps dwarf",),
-    asks="regime",
+    asks="estimate",
     misconceptions={
         "flash": (
             "weights always bind on an MCU",
@@ -333,9 +333,10 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
 
 PRED_B = Prediction(
     question=(
-        "A 2,048×2,048 FP32 dense layer at batch 1 reaches only a few percent of an A100's peak. You double it "
-        "to 4,096×4,096, still at batch 1. What happens to the share of peak its roofline allows (launch "
-        "time aside)?"
+        "A 2,048×2,048 FP32 dense layer at batch 1, its weights streamed from HBM on every "
+        "call, reaches only a few percent of an A100's peak. You double it to 4,096×4,096, "
+        "still at batch 1. What happens to the share of peak its roofline allows (launch time "
+        "aside)?"
     ),
     options={
         "up": "It rises: four times the MACs keep the arithmetic units busier",

@@ -125,7 +125,7 @@ TRANSFER_A = Prediction(
     },
     kind="transfer",
     reveals=("17,000",),
-    asks="direction",
+    asks="estimate",
     misconceptions={
         "safe": (
             "close to 1 is safe",

@@ -139,8 +139,9 @@ PRED_A = Prediction(
 
 TRANSFER_A = Prediction(
     question=(
-        "Widen the RNN from d = 512 to d = 2,048: 16× the weights and 16× the arithmetic per step. "
-        "Still batch 1, 1,000 steps, on the 10 TFLOP/s part with 5 µs launches. Its latency…"
+        "Widen the RNN from d = 512 to d = 2,048: 16× the weights and 16× the arithmetic per "
+        "step. Still batch 1, 1,000 steps, on the 10 TFLOP/s part (FP16, the H100's 3.35 TB/s "
+        "memory) with 5 µs launches. Its latency…"
     ),
     options={
         "x16": "Grows about 16×: each step does 16 times the arithmetic",

@@ -838,9 +838,8 @@ TRANSFER_A = Prediction(
 
 TRANSFER_B = Prediction(
     question=(
-        "The same 12-head, 32-layer model now serves requests at 16,384 tokens: inference only, no "
-        "backward pass, scores still materialized. How many layers' score matrices must be in memory "
-        "at once?"
+        "The same 12-head, 32-layer model now serves requests at 16,384 tokens: scores still "
+        "materialized. How many layers' score matrices must be in memory at once?"
     ),
     options={
         "one": "One layer's: each layer's scores are freed once its output is out",
@@ -933,7 +932,7 @@ TRANSFER_D = Prediction(
     },
     kind="transfer",
     reveals=("3% of the traffic", "bound by reading the KV"),
-    asks="regime",
+    asks="estimate",
     misconceptions={
         "same": (
             "FlashAttention always saves the same",

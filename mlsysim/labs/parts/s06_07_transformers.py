@@ -1342,13 +1342,13 @@ E_D_MODEL, E_SEQ = 4096, 2048
 PRED_E = Prediction(
     question=(
         "A 4,096-wide attention layer over 2,048 tokens (materialized scores) is split into 32 heads of 128 "
-        "instead of one head of 4,096. Its attention FLOPs…"
+        "instead of one head of 4,096. Its attention FLOPs and the score memory it stores…"
     ),
     options={
-        "32x": "Grow 32×: every head computes its own S × S scores",
-        "same": "Stay the same: the heads split d, but each stores its own scores",
-        "fewer": "Fall 32×: each head works on a 32× narrower slice of d",
-        "same_all": "Stay the same: splitting d changes nothing the layer computes or stores",
+        "32x": "Both grow 32×: every head computes and stores its own S × S scores",
+        "same": "FLOPs the same, a score matrix per head: the heads split d",
+        "fewer": "FLOPs fall 32×, scores stay: each head works on a 32× narrower slice",
+        "same_all": "Both stay the same: splitting d changes nothing computed or stored",
     },
     answer="same",
     feedback={

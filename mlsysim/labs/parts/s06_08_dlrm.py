@@ -139,7 +139,7 @@ PRED_A = Prediction(
     answer="capacity",
     feedback=Deferred(_feedback_a),
     reveals=("102.4 GB", "128% of 80 GB"),
-    asks="regime",
+    asks="estimate",
     misconceptions={
         "compute": (
             "cost is arithmetic",
@@ -537,7 +537,7 @@ PRED_C = Prediction(
         "table capacity.",
     },
     reveals=("at most 14% of the rows", "Hashing IDs"),
-    asks="behaviour",
+    asks="estimate",
     misconceptions={
         "int8": (
             "quantization closes any gap",

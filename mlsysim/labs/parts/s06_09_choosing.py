@@ -80,10 +80,11 @@ def _joules(j: float) -> str:
 
 PRED_A = Prediction(
     question=(
-        "Table 8's proxy counts only weights, so it rises in step with the batch: weights are read once per "
-        "batch. The engine also counts what each request brings with it: activations, a KV cache, gathered "
-        "embedding rows. From batch 1 to 256 (compiled FP16 inference on an H100), whose engine intensity "
-        "rises the most?"
+        "Table 8's proxy counts only weights, so it rises in step with the batch: weights are "
+        "read once per batch. The engine also counts what each request brings with it: "
+        "activations, a KV cache, gathered embedding rows. From batch 1 to 256 (compiled FP16 "
+        "inference on an H100), whose engine intensity rises the most (GPT-2 XL decoding one "
+        "token with a 1,024-token cache)?"
     ),
     options={
         "gpt2": "GPT-2 XL: decode is the workload batching was made for",
@@ -604,7 +605,7 @@ PRED_D = Prediction(
     options={
         "idle": "Idling: the model runs for only seconds a day",
         "infer": "Inference: classifying is the device's real work",
-        "even": "About half each: active draw is ten times idle",
+        "even": "About half each: inference draws far more power",
     },
     answer="idle",
     feedback={
@@ -614,11 +615,11 @@ PRED_D = Prediction(
         "life: the chapter lists it with capture, storage and peripherals.",
         "infer": "Per second, inference draws ten times idle, but it runs 22 s a day against 86,378 s of "
         "idling: about 4.4 J against 1.7 kJ. The model's energy is under 1% of the day's.",
-        "even": "Ten times the power for 0.025% of the time is a fortieth of the idle energy, not an equal "
-        "share: the day is 99.7% idle energy.",
+        "even": "Ten times the power for 0.025% of the time is about a four-hundredth of the idle energy, not "
+        "an equal share: the day is 99.7% idle energy.",
     },
     reveals=("99.7%", "0.025% of the day"),
-    asks="regime",
+    asks="estimate",
     misconceptions={
         "infer": (
             "the model is the power budget",
@@ -1280,7 +1281,7 @@ TRANSFER_D = Prediction(
     },
     kind="transfer",
     reveals=("0.80 W",),
-    asks="behaviour",
+    asks="estimate",
     misconceptions={
         "no_rating": (
             "a rating is an average",

@@ -447,9 +447,10 @@ GPT2_BATCH = 1
 
 PRED_C = Prediction(
     question=(
-        "A team replaces ResNet-50's last stage with 3 attention blocks over its feature map (896² images: "
-        "3,136 tokens, batch 8, FP16, compiled, on an H100), expecting the CNN's cost, less the removed stage, "
-        "plus the blocks' FLOPs. Against the CNN alone, the hybrid is…"
+        "A team replaces ResNet-50's last stage with 3 attention blocks over its feature map "
+        "(896² images: 3,136 tokens, batch 8, FP16, compiled, scores materialized, on an H100), "
+        "expecting the CNN's cost, less the removed stage, plus the blocks' FLOPs. Against the "
+        "CNN alone, the hybrid is…"
     ),
     options={
         "same": "About as fast: the blocks replace a stage of similar cost",
@@ -941,7 +942,7 @@ TRANSFER_C = Prediction(
         "same": "About 1 FLOP/B: batching adds work and bytes alike",
     },
     answer="x9",
-    asks="regime",
+    asks="estimate",
     misconceptions={
         "x64": (
             "batching always amortizes decode",
