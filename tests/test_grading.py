@@ -219,3 +219,11 @@ def test_byom_report_names_the_pasted_config(tmp_path):
     md = reports.to_markdown(rep)
     assert "CONFIG" in md and hashlib.sha256(text.encode()).hexdigest()[:16] in md
     assert reports.parse(md, "k.md").widgets["CONFIG_TEXT"] == text
+
+
+def test_a_duplicate_student_is_flagged_and_counted_once(tmp_path):
+    old = _report(tmp_path, "Ana").model_copy(update={"generated": "2026-01-01T00:00:00+00:00"})
+    new = _report(tmp_path, "ana ").model_copy(update={"generated": "2026-02-01T00:00:00+00:00"})
+    s = reports.summarize([old, new])
+    assert s["reports"] == 1
+    assert any("2 reports of 6.3; only the newest is counted" in f for f in s["flags"])

@@ -19,10 +19,9 @@ stem (``ASSUMPTION_WORDS``) or is checked at both ends of the assumption's range
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from test_answer_keys import PREDICTIONS
+from test_option_form import IDS, REASON  # one rule for "gives a reason" across the suite
 
 from mlsysim.labs.components import ASKS, Misconception, Prediction
 
@@ -30,9 +29,7 @@ MODEL_SHARE = 0.60
 ESTIMATE_SHARE = 0.10
 RETRIEVAL_SHARE = 0.15
 LENGTH_FACTOR = 2.0
-REASON = re.compile(r":\s")
 
-IDS = [f"{m}.{n}" for m, n in sorted(PREDICTIONS)]
 PREDICTS = {ref: p for ref, p in PREDICTIONS.items() if p.kind == "predict"}
 
 
