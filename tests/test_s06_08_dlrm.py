@@ -32,7 +32,9 @@ def test_napkin_item_table_51_2_gb_is_64_percent_of_an_a100():
     cap = A100.memory.capacity.m_as("B")
     assert one / cap == pytest.approx(0.64)
     assert lab.tables_bytes((lab.NAPKIN_ROWS,) * 2, "fp32") / cap == pytest.approx(1.28)
-    assert lab.PRED_A.answer == "capacity" and lab.PRED_A.asks == "regime"
+    assert (
+        lab.PRED_A.answer == "capacity" and lab.PRED_A.asks == "estimate"
+    )  # a sum on the stem's figures
     # what the part shows for the question's two cases: one table fits, the pair does not
     for n, fits in ((1, "ok"), (2, "bad")):
         cards = {c.label: c for c in lab.part_a(100, n, "128", "fp32", "A100").cards}
