@@ -2391,7 +2391,7 @@ CONCEPTUAL = {
 
 FINGERPRINTS = {
     ("byom", "PRED_A"): "02bc394aef82",
-    ("byom", "PRED_B"): "d0661a53fc2a",
+    ("byom", "PRED_B"): "f2f3d0339f09",
     ("byom", "PRED_C"): "1785007c84db",
     ("byom", "PRED_D"): "27e6af5f0af3",
     ("byom", "PRED_E"): "2936cd988b54",

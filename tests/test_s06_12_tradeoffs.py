@@ -432,3 +432,21 @@ def test_pred_c_decode_row_departs_linearly_with_the_cache():
     for x in ("0.16%", "9.9%", "1.71 against 1.56 billion", "2·S·d"):
         assert x in fb
     assert lab.PRED_C.answer == "grows" and lab.C_BLOCK.value == "decode"
+
+
+def test_pred_a_feedback_names_each_regime_as_the_engine_splits_it():
+    """The review found the feedback calling both networks launch-bound on the iPhone, where
+    ResNet-18's time splits about evenly between launches (3.40 ms) and arithmetic (3.38 ms)."""
+    from mlsysim import Engine
+    from mlsysim import accuracy as acc
+
+    def launch_share(key, dev):
+        p = Engine.solve(acc.imagenet(key).model(), dev, batch_size=1, precision="fp16")
+        return p.latency_dispatch_s / p.latency_s  # launches' share of the latency
+
+    assert 0.4 < launch_share("ResNet18", "iPhone15Pro") < 0.6
+    assert launch_share("MobileNetV2_075", "iPhone15Pro") > 0.7
+    for dev in ("H100", "JetsonOrinNX"):
+        assert launch_share("ResNet18", dev) > 0.6 and launch_share("MobileNetV2_075", dev) > 0.6
+    text = lab.PRED_A.feedback["camera"] + lab.PRED_A.feedback["edge"]
+    assert "splits about evenly between launches and arithmetic" in text

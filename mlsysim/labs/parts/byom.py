@@ -367,15 +367,17 @@ def part_a(model: str, device: str, precision: str) -> View:
 
 PRED_B = Prediction(
     question=(
-        "BERT-base, an encoder with no decode phase, reads one 512-token document at batch 1 in FP16 with "
-        "eager kernels, at each device's planning launch cost (5 µs per kernel on the H100, 20 µs on the "
-        "Jetson Orin NX). Which layer group takes the largest share of the pass on each device?"
+        "BERT-base, an encoder with no decode phase, reads one 512-token document at batch 1 in "
+        "FP16 with eager kernels, at each device's planning launch cost (5 µs per kernel on the "
+        "H100, 20 µs on the Jetson Orin NX). Part B sorts its layers into groups: attention "
+        "projections, attention scores, FFNs, the head, embeddings, and the norms, activations "
+        "and adds. Which group takes the largest share of the pass on each device?"
     ),
     options={
         "ffn_both": "The FFNs on both: they do most of the arithmetic",
-        "split": "Norms and adds on the H100, FFNs on the Jetson: the H100 waits on launches",
+        "split": "Norms, activations and adds on the H100, FFNs on the Jetson: the H100 waits on launches",
         "scores_both": "The attention scores on both: 512 × 512 is the quadratic part",
-        "reverse": "FFNs on the H100, norms and adds on the Jetson: the Jetson's launches cost 4× more",
+        "reverse": "FFNs on the H100, norms, activations and adds on the Jetson: its launches cost 4× more",
     },
     answer="split",
     asks="regime",

@@ -103,12 +103,15 @@ PRED_A = Prediction(
         "twice as many kernels as ResNet-18 (its 17 inverted-residual blocks), so ResNet-18 answers first "
         "there: 359 µs against 777 µs on the H100.",
         "camera": "Only the camera's Cortex-A53 (2 GOPS INT8 sustained) is slow enough for compute to bind: "
-        "1.82 s against 219 ms, about Figure 1's MAC ratio. On the H100 (359 µs against 777 µs), the Jetson "
-        "(2.17 ms against 3.75 ms) and the iPhone (7.30 ms against 9.10 ms) both networks are launch-bound, "
-        "and ResNet-18 launches about half as many kernels. Switch the device and read the cheapest-model card.",
+        "1.82 s against 219 ms, about Figure 1's MAC ratio. On the H100 (359 µs against 777 µs) and the "
+        "Jetson (2.17 ms against 3.75 ms) both networks are launch-bound; on the iPhone (7.30 ms against "
+        "9.10 ms) MobileNetV2 ×0.75 is, while ResNet-18 splits about evenly between launches and arithmetic. "
+        "Either way ResNet-18 launches about half as many kernels. Switch the device and read the "
+        "cheapest-model card.",
         "edge": "The Jetson and the iPhone are slower than the H100, but their launches cost more too (20 and "
-        "50 µs): both networks stay launch-bound there, and ResNet-18, with about half the kernels, answers "
-        "first (2.17 ms against 3.75 ms on the Jetson, 7.30 ms against 9.10 ms on the iPhone).",
+        "50 µs): launches stay the larger share there (on the iPhone ResNet-18 splits about evenly between "
+        "launches and arithmetic), and ResNet-18, with about half the kernels, answers first (2.17 ms against "
+        "3.75 ms on the Jetson, 7.30 ms against 9.10 ms on the iPhone).",
         "none": "On the camera's Cortex-A53 each layer's arithmetic takes milliseconds at 2 GOPS, so the "
         "launches are a rounding error and compute binds: MobileNetV2 ×0.75 answers in 219 ms, ResNet-18 "
         "in 1.82 s. Launch-bound is a ratio of the device's speed to its launch cost, not a law of batch 1.",
