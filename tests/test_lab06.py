@@ -303,3 +303,17 @@ def test_transfers_are_beyond_the_part_controls():
     assert lab06.B_SEQ.stop < 262_144 and "262,144" in lab06.TRANSFER_B.question
     assert lab06.C_DEPTH.stop < 512 and "512 layers" in lab06.TRANSFER_C.question
     assert "INT8" in lab06.TRANSFER_D.question
+
+
+def test_capstone_chart_names_every_design_and_draws_yours_on_top():
+    """Issue 35: the nine designs were unlabelled crosses and dots and 'your design' sat under a
+    cross. Each design is named on the chart, and the student's is drawn last, named."""
+    view = lab06.synthesis("mnv2_075", "JetsonOrinNX", 100, lab06.S_ENERGY.value)
+    traces = list(view.figure.data)
+    names = [t for tr in traces[:-1] for t in (tr.text or ())]
+    expected = {
+        lab06._design_name(m, d) for m in lab06.S_MODEL.options for d in lab06.S_DEVICE.options
+    }
+    assert set(names) == expected and len(names) == 9
+    assert traces[-1].name == "your design: MNV2 0.75× · Jetson"
+    assert traces[-1].marker.size > max(tr.marker.size for tr in traces[:-1])

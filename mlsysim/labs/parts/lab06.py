@@ -810,6 +810,15 @@ def fmt_power(w: float) -> str:
     return f"{w:,.3g} W" if w >= 1 else f"{w * 1e3:,.3g} mW"
 
 
+#: Short names of the capstone's designs on its chart (the cards and sentences use full names).
+_SHORT_MODEL = {"ResNet50": "ResNet-50", "MobileNetV2": "MNV2 1.0×", "mnv2_075": "MNV2 0.75×"}
+_SHORT_DEVICE = {"CortexA53Camera": "camera", "JetsonOrinNX": "Jetson", "iPhone15Pro": "iPhone"}
+
+
+def _design_name(model: str, device: str) -> str:
+    return f"{_SHORT_MODEL.get(model, model)} · {_SHORT_DEVICE.get(device, device)}"
+
+
 @widget_args
 def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
     import plotly.graph_objects as go
@@ -833,25 +842,25 @@ def synthesis(model: str, device: str, per_day: int, energy: str) -> View:
         (True, "meets every requirement", "circle"),
         (False, "fails one or more", "x"),
     ):
-        pts = [v for v in others.values() if v["passed"] == ok]
-        if pts:
+        keys = [k for k, v in others.items() if v["passed"] == ok]
+        if keys:
             fig.add_trace(
                 go.Scatter(
-                    x=[v["profile"].latency_s for v in pts],
-                    y=[v["energy_day_j"] for v in pts],
-                    mode="markers",
+                    x=[others[k]["profile"].latency_s for k in keys],
+                    y=[others[k]["energy_day_j"] for k in keys],
+                    mode="markers+text",  # each design named on the chart (issue 35)
                     name=name,
                     marker=dict(size=11, symbol=symbol),
-                    text=[f"{v['model'].name} on {device_label(v['device'])}" for v in pts],
+                    text=[_design_name(*k) for k in keys],
                 )
             )
-    fig.add_trace(
+    fig.add_trace(  # drawn last: on top of the design it coincides with
         go.Scatter(
             x=[p.latency_s],
             y=[d["energy_day_j"]],
-            name="your design",
+            name=f"your design: {_design_name(model, device)}",
             mode="markers",
-            marker=dict(size=15, symbol="diamond-open"),
+            marker=dict(size=17, symbol="star", line=dict(width=1.5, color="#111")),
         )
     )
     vline(fig, LATENCY_REQ_S, "500 ms requirement", dash="dash", position="top left")
