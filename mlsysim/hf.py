@@ -527,10 +527,9 @@ def from_hf_config(
 
 def _checked_model(config, bare: bool, name, flash: bool, count_check: bool) -> M.Model:
     try:
-        model = _from_hf_config(config, bare, name, flash)
+        return _from_hf_config(config, bare, name, flash, count_check)
     except RecursionError:  # a value nested thousands deep (a dict given directly)
         raise ValueError("config is nested too deeply to be a config.json") from None
-    return _countable(model, _load(config).get("model_type")) if count_check else model
 
 
 def _countable(model: M.Model, mt: str) -> M.Model:
@@ -547,7 +546,7 @@ def _countable(model: M.Model, mt: str) -> M.Model:
     return model
 
 
-def _from_hf_config(config, bare: bool, name, flash: bool) -> M.Model:
+def _from_hf_config(config, bare: bool, name, flash: bool, count_check: bool) -> M.Model:
     raw = _load(config)
     mt = raw.get("model_type")
     if not isinstance(mt, str) or mt not in _DEFAULTS:
@@ -567,11 +566,9 @@ def _from_hf_config(config, bare: bool, name, flash: bool) -> M.Model:
     )
     if len(label) > 200:  # a label is a name, not a payload
         label = label[:199] + "…"
-    if mt == "gpt2":
-        return _gpt2(c, arch, head, label, flash)
-    if mt in _ENCODERS:
-        return _encoder(c, arch, head, label, flash)
-    return _decoder(c, arch, head, label, flash)
+    build = _gpt2 if mt == "gpt2" else _encoder if mt in _ENCODERS else _decoder
+    model = build(c, arch, head, label, flash)
+    return _countable(model, mt) if count_check else model
 
 
 @lru_cache(maxsize=1)
