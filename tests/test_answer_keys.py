@@ -29,7 +29,7 @@ import pytest
 import mlsysim.labs.parts as parts_pkg
 from mlsysim import Engine, Hardware, Models, energy, gradients, primitives
 from mlsysim import layers as L
-from mlsysim.engine import weight_only_intensity
+from mlsysim.engine import weight_only_intensity, with_launch_cost
 from mlsysim.labs.components import Prediction
 from mlsysim.models import mlp, mnist_cnn
 from mlsysim.units import Q_
@@ -309,20 +309,18 @@ def _accelerator(tflops: float):
 LAUNCH_RANGE_S = (2e-6, 5e-6, 10e-6)
 
 
-def _with_launch(dev, seconds):
-    from mlsysim.engine import with_launch_cost
-
-    return with_launch_cost(dev, seconds)
-
-
 def s065_a():
     """10x the peak at batch 1, 1,000 and 10,000 steps, launches at 2, 5 and 10 us."""
     speedups = []
     for tax in LAUNCH_RANGE_S:
         for s in (1000, 10_000):
             rnn = L.RNN(input_size=512, hidden_size=512, seq_len=s)
-            t10 = Engine.solve(rnn, _with_launch(_accelerator(10), tax), efficiency=0.5).latency_s
-            t100 = Engine.solve(rnn, _with_launch(_accelerator(100), tax), efficiency=0.5).latency_s
+            t10 = Engine.solve(
+                rnn, with_launch_cost(_accelerator(10), tax), efficiency=0.5
+            ).latency_s
+            t100 = Engine.solve(
+                rnn, with_launch_cost(_accelerator(100), tax), efficiency=0.5
+            ).latency_s
             speedups.append((s, t10 / t100))
     if all(x < 1.5 for _, x in speedups):
         return "steps"
@@ -370,7 +368,7 @@ def s065_d():
     assert attn.flops() / rnn.flops() == pytest.approx(10, rel=0.05)
     ratios = []
     for tax in LAUNCH_RANGE_S:
-        dev = _with_launch(H100, tax)
+        dev = with_launch_cost(H100, tax)
         r = Engine.solve(rnn, dev, efficiency=0.5)
         a = Engine.solve(attn, dev, efficiency=0.5)
         assert r.bottleneck == "Dispatch"  # the chain of launches, not the weights, sets it
@@ -1185,7 +1183,7 @@ def s065_ta():
     """d = 512 -> 2,048 at batch 1 on the 10 TFLOP/s part, launches at 2, 5 and 10 us."""
     ratios = []
     for tax in LAUNCH_RANGE_S:
-        dev = _with_launch(_accelerator(10), tax)
+        dev = with_launch_cost(_accelerator(10), tax)
         t512, t2048 = (
             Engine.solve(
                 L.RNN(input_size=d, hidden_size=d, seq_len=1000),
@@ -1244,7 +1242,7 @@ def s065_td():
     attn = L.MultiHeadAttention(d_model=512, n_heads=8, seq_len=4096)
     moves = []
     for tax in LAUNCH_RANGE_S:
-        dev = _with_launch(H100, tax)
+        dev = with_launch_cost(H100, tax)
 
         def lead(b, dev=dev):
             r = Engine.solve(rnn, dev, batch_size=b, precision="fp16", efficiency=0.5)

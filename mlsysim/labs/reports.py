@@ -585,11 +585,15 @@ def grade(reports: Sequence[Report]) -> tuple[list[Report], list[str]]:
     labs = installed_labs()
     graded = [regrade(r, labs) for r in latest(reports)]
     flags = [f for g in graded for f in g.flags if "another version" not in f]
-    named = Counter((r.student.strip().casefold(), r.chapter) for r in reports if r.student.strip())
-    shown = {(r.student.strip().casefold(), r.chapter): r.student.strip() for r in reports}
-    for (who, ch), n in sorted(named.items()):
-        if n > 1:
-            flags.append(f"{shown[who, ch]}: {n} reports of {ch}; only the newest is counted")
+    names: dict[tuple[str, str], list[str]] = {}  # one pass: each student's reports per chapter
+    for r in reports:
+        if r.student.strip():
+            names.setdefault((r.student.strip().casefold(), r.chapter), []).append(
+                r.student.strip()
+            )
+    for (_, ch), seen in sorted(names.items()):
+        if len(seen) > 1:
+            flags.append(f"{seen[-1]}: {len(seen)} reports of {ch}; only the newest is counted")
     others = Counter(g.report.chapter for g in graded if g.known and not g.same_version)
     for ch, n in sorted(others.items()):
         flags.insert(
