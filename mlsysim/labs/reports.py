@@ -51,6 +51,10 @@ __all__ = [
     "summarize",
     "class_rows",
     "to_csv",
+    "hake_gain",
+    "bootstrap_gain_ci",
+    "inventory_summary",
+    "inventory_rows",
     "design_numbers",
     "notebook_sha256",
     "main",
@@ -136,6 +140,22 @@ def _part_of(key: str, parts: Sequence[str]) -> str:
     return m.group(1) if m else ""
 
 
+def _part_in(lab, key: str, parts: Sequence[str]) -> str:
+    """The part a question key belongs to: the lab's ``PART_OF`` (the inventory: item -> concept)
+    where it names one, else by the labs' naming convention."""
+    return getattr(lab, "PART_OF", {}).get(key) or _part_of(key, parts)
+
+
+def _kind_in(lab, attr: str, pred) -> str:
+    """ "inventory" for an item of the concept inventory, "transfer" for a transfer question (or
+    any question not named ``PRED_*``), else "prediction"."""
+    if getattr(lab, "INVENTORY", None):
+        return "inventory"
+    if getattr(pred, "kind", "predict") == "transfer" or not attr.startswith("PRED_"):
+        return "transfer"
+    return "prediction"
+
+
 def _finite_only(values: Mapping[str, Any]) -> dict[str, Any]:
     out = {}
     for k, v in values.items():
@@ -167,10 +187,8 @@ def build(
         answers.append(
             Answer(
                 key=clean_text(key),
-                part=_part_of(key, parts),
-                kind="transfer"
-                if getattr(pred, "kind", "predict") == "transfer" or not attr.startswith("PRED_")
-                else "prediction",
+                part=_part_in(lab, key, parts),
+                kind=_kind_in(lab, attr, pred),
                 question=clean_text(pred.question),
                 options={k: clean_text(v) for k, v in pred.options.items()},
                 correct_option=clean_text(pred.answer) if first is not None else "",  # no spoiler
@@ -465,6 +483,10 @@ def installed_labs() -> dict[str, Any]:
         chapter = getattr(mod, "CHAPTER", None)
         if isinstance(chapter, str):
             out[chapter] = mod
+    from .inventory import FORMS  # the concept inventory's pre- and post-test
+
+    for form in FORMS.values():
+        out[form.CHAPTER] = form
     return out
 
 
@@ -541,10 +563,8 @@ def regrade(rep: Report, labs: Mapping[str, Any] | None = None) -> Graded:
         answers.append(
             Answer(
                 key=a.key,
-                part=_part_of(a.key, parts),
-                kind="transfer"
-                if pred.kind == "transfer" or not attr.startswith("PRED_")
-                else "prediction",
+                part=_part_in(lab, a.key, parts),
+                kind=_kind_in(lab, attr, pred),
                 question=clean_text(pred.question),
                 options=options,
                 correct_option=pred.answer if a.first is not None else "",
@@ -560,6 +580,8 @@ def regrade(rep: Report, labs: Mapping[str, Any] | None = None) -> Graded:
     if rep.opened_unlocked:
         flags.append(f"{who}: opened {rep.chapter} in instructor mode (every answer key shown)")
     answered = {a.key for a in answers if a.first is not None}
+    if getattr(lab, "INVENTORY", None):  # an inventory part (a concept) is answered by either item
+        answered |= {a.part for a in answers if a.first is not None}
     completed = all(p in answered for p in parts)
     if rep.completed and not completed:
         flags.append(f"{who}: claims completion, but not every part's prediction is answered")
@@ -785,6 +807,314 @@ def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
     for row in rows:
         w.writerow([_cell(row.get(c, "")) for c in cols])
     return buf.getvalue()
+
+
+# --------------------------------------------------------------------------------------------
+# The concept inventory: pre/post correct rates, Hake's normalized gain, distractor shifts
+# --------------------------------------------------------------------------------------------
+
+#: resamples of the bootstrap interval and its seed (fixed: the same class gives the same interval)
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 20260101
+BOOTSTRAP_LEVEL = 0.95
+
+
+def hake_gain(pre: float, post: float) -> float | None:
+    """Hake's normalized gain ⟨g⟩ = (post − pre) / (1 − pre) of two class-average fractions
+    correct (Hake 1998: the class gain is computed from the class means, not averaged over
+    students). ``None`` where it is undefined: a pre-test mean of 100% leaves no room to gain
+    (never NaN or inf). Both must be fractions in [0, 1]."""
+    for name, v in (("pre", pre), ("post", post)):
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1:
+            raise ValueError(f"{name} must be a fraction in [0, 1], got {short_repr(v)}")
+    if pre >= 1:
+        return None
+    return (post - pre) / (1 - pre)
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return math.fsum(xs) / len(xs)
+
+
+def bootstrap_gain_ci(
+    pairs: Sequence[tuple[float, float]],
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = BOOTSTRAP_LEVEL,
+    seed: int = BOOTSTRAP_SEED,
+) -> dict[str, Any] | None:
+    """A percentile bootstrap interval for the class gain: ``pairs`` is one (pre, post) fraction
+    correct per student; each resample draws as many students with replacement
+    (``random.Random(seed)``: deterministic, pure Python) and computes ⟨g⟩ from its means.
+    A resample whose pre mean is 100% has no gain: it is counted in ``undefined`` and left out.
+    Returns ``{"low", "high", "resamples", "undefined"}`` (nearest-rank percentiles), or ``None``
+    when there are no students or no resample has a gain."""
+    import random
+
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise ValueError(f"resamples must be a positive integer, got {short_repr(resamples)}")
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
+        raise ValueError(f"level must be a fraction in (0, 1), got {short_repr(level)}")
+    pairs = list(pairs)
+    if not pairs:
+        return None
+    rng = random.Random(seed)
+    n = len(pairs)
+    gains = []
+    for _ in range(resamples):
+        draw = [pairs[rng.randrange(n)] for _ in range(n)]
+        g = hake_gain(_mean([a for a, _ in draw]), _mean([b for _, b in draw]))
+        if g is not None:
+            gains.append(g)
+    if not gains:
+        return None
+    gains.sort()
+    m = len(gains)
+    alpha = (1 - level) / 2
+    lo = gains[min(m - 1, math.floor(alpha * m))]
+    hi = gains[max(0, math.ceil((1 - alpha) * m) - 1)]
+    return {"low": lo, "high": hi, "resamples": resamples, "undefined": resamples - m}
+
+
+def _inventory_answers(rep: Report) -> dict[str, dict[str, Any]]:
+    """Concept -> {"item", "option", "correct", "misconception"} of a graded inventory report (the
+    first committed answer of the concept's item; a misconception by its name)."""
+    from .inventory import BY_KEY, concept_of
+
+    out = {}
+    for a in rep.answers:
+        where = concept_of(a.key)
+        if where is None or a.first is None:
+            continue
+        concept, n = where
+        item = BY_KEY[concept].items[n - 1]
+        m = item.misconceptions.get(a.first)
+        out.setdefault(
+            concept,
+            {
+                "item": n,
+                "option": a.first,
+                "correct": bool(a.first_correct),
+                "misconception": m.name if m is not None and not a.first_correct else "",
+            },
+        )
+    return out
+
+
+def _seed_of(rep: Report | None) -> str:
+    if rep is None:
+        return ""
+    v = rep.synthesis.design.get("inventory_seed", "")
+    return v if isinstance(v, str) else ""
+
+
+def inventory_students(reports: Sequence[Report]) -> dict[str, Any]:
+    """The inventory's reports (graded), one pre and one post per student, matched by the name
+    or ID normalized as the seed reads it: ``{"students": {name: {"pre", "post"}}, "unnamed",
+    "flags"}``. An unnamed report cannot be matched: counted in ``unnamed``, never paired."""
+    from .inventory import POST, PRE, normalize_name
+
+    graded, flags = grade(reports)
+    students: dict[str, dict[str, Any]] = {}
+    unnamed = 0
+    for r in graded:
+        which = "pre" if r.chapter == PRE.CHAPTER else "post" if r.chapter == POST.CHAPTER else ""
+        if not which:
+            continue
+        who = normalize_name(r.student)
+        if not who:
+            unnamed += 1
+            continue
+        slot = students.setdefault(who, {"name": r.student.strip(), "pre": None, "post": None})
+        if slot[which] is None or r.generated > slot[which].generated:
+            slot[which] = r
+    inv_flags = [f for f in flags if "inventory" in f]
+    return {"students": students, "unnamed": unnamed, "flags": inv_flags}
+
+
+def _rate(xs: Sequence[bool]) -> float | None:
+    return sum(1 for x in xs if x) / len(xs) if xs else None
+
+
+def inventory_summary(
+    reports: Sequence[Report], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> dict[str, Any]:
+    """The class's learning per concept and overall.
+
+    Only students with both a pre- and a post-test report count toward a rate or a gain, and per
+    concept only those who answered it in both; a report missing its other half is counted apart
+    (``pre_only``, ``post_only``), never imputed. Per concept: ``students`` (matched),
+    ``pre_rate``, ``post_rate``, ``gain`` (Hake's ⟨g⟩ from the two class means; None where the
+    pre rate is 100%), ``ci`` (``bootstrap_gain_ci`` over the matched students), and
+    ``distractors``: each misconception's count among wrong first answers before and after.
+    ``overall``: the same from each matched student's fraction correct over the concepts they
+    answered in both tests."""
+    from .inventory import CONCEPTS
+
+    found = inventory_students(reports)
+    both = {k: v for k, v in found["students"].items() if v["pre"] and v["post"]}
+    pre_only = sorted(v["name"] for v in found["students"].values() if v["pre"] and not v["post"])
+    post_only = sorted(v["name"] for v in found["students"].values() if v["post"] and not v["pre"])
+    answers = {
+        k: (_inventory_answers(v["pre"]), _inventory_answers(v["post"])) for k, v in both.items()
+    }
+    concepts = []
+    for c in CONCEPTS:
+        pairs = [(a[c.key], b[c.key]) for a, b in answers.values() if c.key in a and c.key in b]
+        pre = _rate([p["correct"] for p, _ in pairs])
+        post = _rate([q["correct"] for _, q in pairs])
+        names = [m.name for m in c.items[0].misconceptions.values()]
+        before = Counter(p["misconception"] for p, _ in pairs if p["misconception"])
+        after = Counter(q["misconception"] for _, q in pairs if q["misconception"])
+        concepts.append(
+            {
+                "concept": c.key,
+                "title": c.title,
+                "students": len(pairs),
+                "pre_rate": pre,
+                "post_rate": post,
+                "gain": None if pre is None else hake_gain(pre, post),
+                "ci": bootstrap_gain_ci(
+                    [(float(p["correct"]), float(q["correct"])) for p, q in pairs],
+                    resamples,
+                    seed=seed,
+                ),
+                "distractors": [
+                    {
+                        "misconception": name,
+                        "pre": before[name],
+                        "post": after[name],
+                        "change": after[name] - before[name],
+                    }
+                    for name in names
+                ],
+            }
+        )
+    scores = []
+    for a, b in answers.values():
+        common = [k for k in a if k in b]
+        if common:
+            scores.append(
+                (
+                    sum(a[k]["correct"] for k in common) / len(common),
+                    sum(b[k]["correct"] for k in common) / len(common),
+                )
+            )
+    pre_mean = _mean([p for p, _ in scores]) if scores else None
+    post_mean = _mean([q for _, q in scores]) if scores else None
+    overall = {
+        "concept": "ALL",
+        "title": "Whole inventory",
+        "students": len(scores),
+        "pre_rate": pre_mean,
+        "post_rate": post_mean,
+        "gain": None if pre_mean is None else hake_gain(pre_mean, post_mean),
+        "ci": bootstrap_gain_ci(scores, resamples, seed=seed),
+    }
+    return {
+        "matched": len(both),
+        "pre_only": pre_only,
+        "post_only": post_only,
+        "unnamed": found["unnamed"],
+        "concepts": concepts,
+        "overall": overall,
+        "flags": found["flags"],
+    }
+
+
+def gain_text(row: Mapping[str, Any]) -> str:
+    """⟨g⟩ with its interval as a table shows it: "0.50 [0.20, 0.75]"; "undefined (pre = 100%)"
+    where the pre rate leaves no room; "no students" where none answered both."""
+    if not row.get("students"):
+        return "no students"
+    g = row.get("gain")
+    if g is None:
+        return "undefined (pre = 100%)"
+    ci = row.get("ci")
+    interval = f" [{ci['low']:.2f}, {ci['high']:.2f}]" if ci else ""
+    return f"{g:.2f}{interval}"
+
+
+def inventory_table(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per concept and one for the whole inventory: what the instructor's table shows."""
+    rows = []
+    for r in [*summary["concepts"], summary["overall"]]:
+        rows.append(
+            {
+                "concept": r["title"],
+                "students": r["students"],
+                "pre correct": "—" if r["pre_rate"] is None else f"{r['pre_rate']:.0%}",
+                "post correct": "—" if r["post_rate"] is None else f"{r['post_rate']:.0%}",
+                "gain ⟨g⟩ [95% CI]": gain_text(r),
+            }
+        )
+    return rows
+
+
+def distractor_table(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each misconception's wrong first answers before and after, and whether it moved."""
+    rows = []
+    for c in summary["concepts"]:
+        for d in c["distractors"]:
+            if d["pre"] == 0 and d["post"] == 0:
+                verdict = "never chosen"
+            elif d["change"] < 0:
+                verdict = "moved (fewer after)"
+            elif d["change"] > 0:
+                verdict = "grew"
+            else:
+                verdict = "stayed"
+            rows.append(
+                {
+                    "concept": c["title"],
+                    "misconception": d["misconception"],
+                    "before": d["pre"],
+                    "after": d["post"],
+                    "change": d["change"],
+                    "verdict": verdict,
+                }
+            )
+    return rows
+
+
+def inventory_rows(reports: Sequence[Report]) -> list[dict[str, Any]]:
+    """One row per student with an inventory report, for the CSV: the seed, which halves are
+    present, the score before and after over the concepts answered in both (and the student's own
+    gain, empty where undefined), and per concept the item, correctness and misconception of each
+    half. Missing halves stay empty: nothing is imputed."""
+    from .inventory import CONCEPTS
+
+    found = inventory_students(reports)
+    rows = []
+    for v in found["students"].values():
+        pre = _inventory_answers(v["pre"]) if v["pre"] else {}
+        post = _inventory_answers(v["post"]) if v["post"] else {}
+        common = [k for k in pre if k in post]
+        pre_score = sum(pre[k]["correct"] for k in common) / len(common) if common else None
+        post_score = sum(post[k]["correct"] for k in common) / len(common) if common else None
+        g = None if pre_score is None else hake_gain(pre_score, post_score)
+        row: dict[str, Any] = {
+            "student": v["name"],
+            "seed": _seed_of(v["pre"]) or _seed_of(v["post"]),
+            "has_pre": v["pre"] is not None,
+            "has_post": v["post"] is not None,
+            "pre_answered": len(pre),
+            "post_answered": len(post),
+            "concepts_in_both": len(common),
+            "pre_score": pre_score,
+            "post_score": post_score,
+            "gain": g,
+        }
+        for c in CONCEPTS:
+            for half, got in (("pre", pre), ("post", post)):
+                a = got.get(c.key)
+                row[f"{c.key}_{half}_item"] = a["item"] if a else ""
+                row[f"{c.key}_{half}_correct"] = a["correct"] if a else ""
+                row[f"{c.key}_{half}_misconception"] = a["misconception"] if a else ""
+        row["pre_file"] = v["pre"].source if v["pre"] else ""
+        row["post_file"] = v["post"].source if v["post"] else ""
+        rows.append(row)
+    rows.sort(key=lambda r: r["student"].casefold())
+    return rows
 
 
 # --------------------------------------------------------------------------------------------
