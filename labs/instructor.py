@@ -192,6 +192,60 @@ def _(mo, reports, summary):
 
 
 @app.cell(hide_code=True)
+def _(class_reports, kit, mo, reports):
+    inventory = reports.inventory_summary(class_reports)
+    inventory_rows = reports.inventory_rows(class_reports)
+    _missing = []
+    if inventory["pre_only"]:
+        _missing.append(
+            f"Pre-test only ({len(inventory['pre_only'])}): " + ", ".join(inventory["pre_only"])
+        )
+    if inventory["post_only"]:
+        _missing.append(
+            f"Post-test only ({len(inventory['post_only'])}): " + ", ".join(inventory["post_only"])
+        )
+    if inventory["unnamed"]:
+        _missing.append(f"Unnamed inventory reports (cannot be matched): {inventory['unnamed']}")
+    mo.vstack(
+        [
+            mo.md("## Learning gain (the concept inventory, before vs after the labs)"),
+            mo.md(
+                "Per concept: the share of students right before and after, and Hake's normalized "
+                "gain ⟨g⟩ = (post − pre) / (100% − pre) from the class means, with a 95% bootstrap "
+                "interval over students (2,000 resamples, fixed seed). Only students with both "
+                "reports count; the rest are listed below, never imputed."
+            ),
+            mo.Html(
+                reports.html_table(
+                    reports.inventory_table(inventory),
+                    ["concept", "students", "pre correct", "post correct", "gain ⟨g⟩ [95% CI]"],
+                )
+            ),
+            mo.callout(kit.plain("\n".join(_missing)), kind="warn") if _missing else None,
+            mo.md("### Misconceptions before and after (wrong answers of matched students)"),
+            mo.Html(
+                reports.html_table(
+                    reports.distractor_table(inventory),
+                    ["concept", "misconception", "before", "after", "change", "verdict"],
+                )
+            ),
+            mo.download(
+                data=reports.to_csv(inventory_rows).encode("utf-8"),
+                filename="inventory.csv",
+                mimetype="text/csv",
+                label="Download inventory.csv (one row per student)",
+            )
+            if inventory_rows
+            else None,
+        ]
+    ) if inventory_rows else mo.md(
+        "## Learning gain\n\nNo concept-inventory reports among the uploads "
+        "(`s06_00_inventory_pre`, `s06_14_inventory_post`)."
+    )
+    return
+
+
+@app.cell(hide_code=True)
 def _(mo, reports, rows):
     mo.vstack(
         [

@@ -208,8 +208,8 @@ def main(argv: list[str]) -> int:
     bad = 0
     for p in [Path(a) for a in argv if not a.startswith("--")]:
         src = p.read_text(encoding="utf-8")
-        if "kit.record(" not in src:
-            continue
+        if "kit.record(" not in src or "from mlsysim.labs.parts import" not in src:
+            continue  # no ledger (instructor), or laid out by hand (the concept inventory)
         out = wire(src)
         # compared as syntax trees: `ruff format` may lay the wiring out differently
         if ast.dump(ast.parse(out)) != ast.dump(ast.parse(src)):

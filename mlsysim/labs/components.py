@@ -1312,7 +1312,11 @@ def warm_up(lab, saved: Saved | None = None, delay_s: float = 0.1):
     already scheduled)."""
     import sys
 
-    if sys.platform != "emscripten" or lab.__name__ in _WARMED:
+    if (
+        sys.platform != "emscripten"
+        or lab.__name__ in _WARMED
+        or not hasattr(lab, f"part_{lab.PARTS[0].lower()}")  # no part to draw (the inventory)
+    ):
         return None
     import asyncio
 

@@ -937,3 +937,84 @@ def _form(name: str, chapter: str, doc: str) -> ModuleType:
 PRE = _form("pre", "6.0 inventory (before)", "The concept inventory, before the labs.")
 POST = _form("post", "6.14 inventory (after)", "The concept inventory, after Lab 06.")
 FORMS = {"pre": PRE, "post": POST}
+
+
+# ---------------------------------------------------------------------------------------------
+# In the notebooks
+# ---------------------------------------------------------------------------------------------
+
+
+def answered_in(ledger, form: ModuleType) -> dict[str, str]:
+    """Item key -> the committed first answer the ledger holds for ``form`` (pre or post)."""
+    rec = ledger.chapter(form.CHAPTER) if ledger is not None else None
+    if rec is None:
+        return {}
+    return {k: a.first for k, a in rec.attempts.items() if a.first is not None}
+
+
+def form_items(ledger, form: ModuleType, seed: str) -> dict[str, int]:
+    """Concept -> item number this student is asked in ``form`` (see ``pre_items``/``post_items``)."""
+    if form is PRE:
+        return pre_items(seed, answered_in(ledger, PRE))
+    return post_items(seed, answered_in(ledger, PRE), answered_in(ledger, POST))
+
+
+def radio(form: ModuleType, concept: str, items: dict[str, int], saved):
+    """The radio of ``concept``'s item in this student's form, its saved answer restored: asked
+    as a question, never with a verdict in the pre-test."""
+    return getattr(form, item_key(concept, items[concept])).radio(saved)
+
+
+def question_heading(i: int) -> str:
+    """'Question 3 of 12': a concept's title would give its answer away."""
+    return f"### Question {i} of {len(CONCEPTS)}"
+
+
+def before_after(ledger):
+    """The post-test's closing view: per concept, the student's committed answer before and after,
+    each with its verdict and feedback (the misconception named); a concept missing its pre-test
+    answer says so."""
+    import marimo as mo
+
+    from .components import _callout, _e
+
+    pre, post = answered_in(ledger, PRE), answered_in(ledger, POST)
+    blocks, before_ok, after_ok, both = [], 0, 0, 0
+    for i, c in enumerate(CONCEPTS, 1):
+        halves = []
+        for label, got in (("Before the labs", pre), ("After the labs", post)):
+            n = next((n for n in (1, 2) if got.get(item_key(c.key, n))), None)
+            if n is None:
+                halves.append(
+                    _callout(
+                        f"<strong>{_e(label)}:</strong> not answered on this computer.", "neutral"
+                    )
+                )
+                continue
+            item = c.items[n - 1]
+            body, kind = item.verdict_html(got[item_key(c.key, n)])
+            halves.append(
+                _callout(
+                    f"<strong>{_e(label)}</strong> <em>{_e(item.question)}</em><br>{body}", kind
+                )
+            )
+        p = next((pre[item_key(c.key, n)] for n in (1, 2) if item_key(c.key, n) in pre), None)
+        q = next((post[item_key(c.key, n)] for n in (1, 2) if item_key(c.key, n) in post), None)
+        if p is not None and q is not None:
+            both += 1
+            before_ok += p == c.items[0].answer
+            after_ok += q == c.items[0].answer
+        blocks.append(
+            mo.vstack([mo.md(f"### {i}. {_e(c.title)}"), mo.md(_e(c.statement)), *halves])
+        )
+    if both:
+        line = (
+            f"On the {both} concepts you answered both times: {before_ok} right before the labs, "
+            f"{after_ok} right after."
+        )
+    else:
+        line = (
+            "No pre-test answers are on this computer (taken elsewhere, or not taken): your "
+            "instructor matches the two by the name or ID in your reports."
+        )
+    return mo.vstack([mo.md("## Your before and after"), mo.md(line), *blocks])
