@@ -434,3 +434,55 @@ def test_an_inventory_report_is_graded_complete_by_either_item():
     assert {a.part for a in g.report.answers} == set(inv.PRE.PARTS)
     half = _report("Ada", "pre", {"PRIOR": "fewer"})
     assert not reports.regrade(half).report.completed
+
+
+# --------------------------------------------------------------------------------------------
+# The notebooks, headless
+# --------------------------------------------------------------------------------------------
+
+
+def test_pre_test_then_post_test_headless(tmp_path, monkeypatch):
+    """The pre-test shows its twelve questions and no verdict, feedback or answer key, even in
+    instructor mode; its answers are saved under the student's items; the post-test asks the
+    other item of each pair, and once all are answered shows the before and after with both
+    feedbacks."""
+    import harness as h
+
+    monkeypatch.setenv("MLSYSIM_DATA_DIR", str(tmp_path))
+    pre_path = h.LABS / "s06_00_inventory_pre.py"
+    post_path = h.LABS / "s06_14_inventory_post.py"
+    pre_app = h.load_app(pre_path)
+    r = h.run(pre_app, unlock=True, path=pre_path)
+    assert len(r.predictions()) == 12 and h.problems(r) == []
+    assert "Instructor mode" not in r.visible_text and not r.figures
+    w = r.widgets()
+    first = {n: h.grid(x)[0] for n, x in w.items() if n.startswith("pred_")}
+    done = h.run(pre_app, defs={n: h.with_value(w[n], v) for n, v in first.items()}, path=pre_path)
+    text = done.visible_text
+    assert h.problems(done) == []
+    assert "Correct." not in text and "Not quite" not in text and "The trap" not in text
+    from mlsysim.labs.state import DesignLedger
+
+    led = DesignLedger().load()
+    pre_keys = set(inv.answered_in(led, inv.PRE))
+    assert len(pre_keys) == 12
+    seed = inv.seed_for("")
+    assert {inv.item_key(k, n) for k, n in inv.pre_items(seed).items()} == pre_keys
+    # reload: the answers come back
+    again = h.run(pre_app, path=pre_path)
+    assert all(again.defs[n].value == v for n, v in first.items())
+    post_app = h.load_app(post_path)
+    r = h.run(post_app, path=post_path)
+    assert "Your before and after" not in r.visible_text  # locked until all twelve
+    w = r.widgets()
+    last = {n: h.grid(x)[-1] for n, x in w.items() if n.startswith("pred_")}
+    done = h.run(post_app, defs={n: h.with_value(w[n], v) for n, v in last.items()}, path=post_path)
+    assert h.problems(done) == []
+    text = done.visible_text
+    assert "Your before and after" in text and "Before the labs" in text
+    post_keys = set(inv.answered_in(DesignLedger().load(), inv.POST))
+    assert len(post_keys) == 12 and not post_keys & pre_keys
+    # the reports: the seed is in them, and they grade as complete
+    rep = reports.build(DesignLedger().load(), inv.PRE)
+    assert rep.synthesis.design["inventory_seed"] == seed
+    assert reports.regrade(rep).report.completed

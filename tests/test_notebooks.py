@@ -88,6 +88,7 @@ def test_prediction_cells_are_single_ungated_definitions(nb):
 
 def test_unlocked_runs_every_part(nb):
     path, app = nb
+    h.skip_inventory(path)
     r = h.run(app, unlock=True, path=path)
     assert h.problems(r) == []
     assert len(r.figures) >= len(r.predictions()), "an unlocked part drew no chart"
@@ -111,6 +112,7 @@ def test_labels_also_fit_a_narrow_plot_in_the_first_state(nb):
 
 def test_every_prediction_option(nb, _data_dir):
     path, app = nb
+    h.skip_inventory(path)
     preds = h.run(app, path=path).predictions()
     width = max(len(h.grid(p)) for p in preds.values())
     for k in range(width):
@@ -131,6 +133,7 @@ def test_every_prediction_option(nb, _data_dir):
 @pytest.mark.parametrize("corner", ["min", "max"])
 def test_widgets_at_extremes(nb, corner):
     path, app = nb
+    h.skip_inventory(path)
     widgets = h.run(app, unlock=True, path=path).widgets()
     defs = {}
     for name, w in widgets.items():
