@@ -63,6 +63,7 @@ def _(kit, mo, saved):
     student = kit.student_field(saved)
     mo.vstack(
         [
+            mo.md("## Your name or ID"),
             mo.md(
                 "Enter your name or student ID first: it decides which of two versions of each "
                 "question you get here (half the class gets each), and the post-test after Lab 06 gives you the other. "
@@ -84,7 +85,7 @@ def _(inv, lab, ledger, student):
 @app.cell(hide_code=True)
 def _(inv, items, lab, mo, saved):
     pred_prior = inv.radio(lab, "PRIOR", items, saved)
-    mo.vstack([mo.md(inv.question_heading(1)), pred_prior])
+    mo.vstack([mo.md("## Questions"), mo.md(inv.question_heading(1)), pred_prior])
     return (pred_prior,)
 
 

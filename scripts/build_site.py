@@ -634,6 +634,10 @@ INDEX_JS = """
 INSTRUCTOR_TOOLS = ("instructor",)
 
 
+#: the concept inventory's pre-test: first on the landing page, which says why (issue 37)
+INVENTORY_PRE = "s06_00_inventory_pre"
+
+
 def write_index(out: Path, labs: list[tuple[str, str]], labs_dir: Path | None = None) -> None:
     """The landing page: labs in labs/README.md's order, each with its goal (the README's, which
     states what a student measures, never the result) and duration, the student's progress from
@@ -660,6 +664,14 @@ def write_index(out: Path, labs: list[tuple[str, str]], labs_dir: Path | None = 
             f'<p class="lab-goal">{e(goal)}</p><span class="lab-progress"></span></li>'
         )
     lab_keys = json.dumps(keys, sort_keys=True).replace("</", "<\\/")
+    first_note = (
+        '<p class="lab-note"><strong>Start with the concept inventory</strong> (number 1): it asks '
+        "about the ideas the labs teach, so it measures what you knew before only if you take it "
+        "before any lab. It shows no answers; after the chapter lab, the closing inventory asks the "
+        "same ideas in new cases and shows your before and after.</p>"
+        if labs and labs[0][0] == INVENTORY_PRE
+        else ""
+    )
     class_view = "".join(
         f' <a href="./{html.escape(t)}/">Open the class view</a> and drop the class\'s JSON reports on it'
         " to see completion, answer distributions and first-attempt accuracy."
@@ -686,6 +698,7 @@ others reuse what it downloaded.</p>
 <h2>Take them in this order</h2>
 <p id="progress-note" class="lab-note">Each part opens after you commit
 to a prediction. Your progress is saved in this browser.</p>
+{first_note}
 <ol class="labs">
 {chr(10).join(items)}
 </ol>

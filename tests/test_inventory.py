@@ -486,3 +486,73 @@ def test_pre_test_then_post_test_headless(tmp_path, monkeypatch):
     rep = reports.build(DesignLedger().load(), inv.PRE)
     assert rep.synthesis.design["inventory_seed"] == seed
     assert reports.regrade(rep).report.completed
+
+
+def test_instructor_view_shows_gain_distractors_and_the_csv(tmp_path):
+    """Six students: four with both halves (pre all wrong, post all right: ⟨g⟩ = 1.00 on every
+    concept), one pre-test only, one post-test only (listed apart); the per-student CSV has a
+    row for each of the six."""
+    import base64
+    import csv
+    import io
+    from types import SimpleNamespace
+
+    import harness as h
+
+    reps = []
+    for i in range(4):
+        reps += [_report(f"Pair {i}", "pre", _wrong(i % 2)), _report(f"Pair {i}", "post", RIGHT)]
+    reps += [_report("Early Leaver", "pre", RIGHT), _report("Late Joiner", "post", RIGHT)]
+    uploads = SimpleNamespace(
+        value=[
+            SimpleNamespace(name=f"r{i}.json", contents=reports.to_json(r).encode())
+            for i, r in enumerate(reps)
+        ]
+    )
+    r = h.run(h.load_app(h.LABS / "instructor.py"), defs={"files": uploads})
+    assert h.problems(r) == []
+    text = r.visible_text
+    assert "Learning gain" in text and text.count("1.00 [1.00, 1.00]") == 13  # 12 + overall
+    assert "Pre-test only (1): Early Leaver" in text and "Post-test only (1): Late Joiner" in text
+    assert "moved (fewer after)" in text
+    raw = h._render(r.outputs)
+    csvs = [
+        base64.b64decode(m.group(1)).decode()
+        for m in re.finditer(r"data:text/csv;base64,([A-Za-z0-9+/=]+)", raw)
+    ]
+    inv_csv = next(c for c in csvs if "PRIOR_pre_item" in c)
+    rows = list(csv.DictReader(io.StringIO(inv_csv)))
+    assert len(rows) == 6
+    by = {row["student"]: row for row in rows}
+    assert by["Pair 0"]["gain"] == "1.0" and by["Early Leaver"]["gain"] == ""
+    assert by["Pair 1"]["seed"] == inv.seed_for("Pair 1")
+
+
+def test_the_landing_page_puts_the_pre_test_first_and_says_why(tmp_path):
+    import sys
+
+    import harness as h
+
+    sys.path.insert(0, str(h.ROOT / "scripts"))
+    import build_site
+
+    labs = [(p.stem, p.stem) for p in build_site.list_notebooks(h.LABS)]
+    assert labs[0][0] == "s06_00_inventory_pre"
+    build_site.write_index(tmp_path, labs, h.LABS)
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert page.index("./s06_00_inventory_pre/") < page.index("./s06_01_principles/")
+    assert "Start with the concept inventory" in page and "before any lab" in page
+
+
+def test_the_command_line_writes_the_inventory_csv(tmp_path, capsys):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for i, r in enumerate([_report("Ada", "pre", _wrong(0)), _report("Ada", "post", RIGHT)]):
+        (folder / f"r{i}.json").write_text(reports.to_json(r), encoding="utf-8")
+    out = tmp_path / "inventory.csv"
+    assert (
+        reports.main([str(folder), "-o", str(tmp_path / "class.csv"), "--inventory", str(out)]) == 0
+    )
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("student,seed,has_pre,has_post") and "Ada" in text
+    assert "class gain 1.00 [1.00, 1.00]" in capsys.readouterr().err

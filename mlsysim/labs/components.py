@@ -1312,11 +1312,7 @@ def warm_up(lab, saved: Saved | None = None, delay_s: float = 0.1):
     already scheduled)."""
     import sys
 
-    if (
-        sys.platform != "emscripten"
-        or lab.__name__ in _WARMED
-        or not hasattr(lab, f"part_{lab.PARTS[0].lower()}")  # no part to draw (the inventory)
-    ):
+    if sys.platform != "emscripten" or lab.__name__ in _WARMED:
         return None
     import asyncio
 
@@ -1336,6 +1332,8 @@ def warm_up(lab, saved: Saved | None = None, delay_s: float = 0.1):
             await asyncio.sleep(0.05)
         else:
             return  # the draw only warms caches: skip it
+        if not hasattr(lab, f"part_{lab.PARTS[0].lower()}"):
+            return  # nothing to draw (the concept inventory): the packages are loaded
         fn, args = first_part(lab, saved)
         show(fn(*args))
 

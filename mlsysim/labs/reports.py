@@ -682,8 +682,7 @@ def summarize(reports: Sequence[Report]) -> dict:
                 "notebook": nb,
                 "key": key,
                 "part": q["part"],
-                "question": f"Part {q['part']}"
-                + (" (transfer)" if q["kind"] == "transfer" else " (prediction)"),
+                "question": f"Part {q['part']}" + f" ({q['kind']})",
                 "option": opt,
                 "label": q["options"].get(opt, opt),
                 "students": n,
@@ -1135,7 +1134,7 @@ def _plot_text(text: object, width: int = 38) -> str:
 
 
 def question_title(q: Mapping[str, Any]) -> str:
-    what = f"Part {q['part']}" if q["kind"] == "prediction" else f"{q['key']} (transfer)"
+    what = f"Part {q['part']}" if q["kind"] == "prediction" else f"{q['key']} ({q['kind']})"
     return f"{q['notebook']} · {what}"
 
 
@@ -1233,6 +1232,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "-o", "--output", type=Path, default=None, help="CSV file to write (default: stdout)"
     )
+    ap.add_argument(
+        "--inventory",
+        type=Path,
+        default=None,
+        help="also write the concept inventory's per-student CSV (seed, items, answers, gain) here",
+    )
     args = ap.parse_args(argv)
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
@@ -1256,6 +1261,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as e:
             print(f"error: cannot write {args.output}: {e.strerror or e}", file=sys.stderr)
             return 2
+    if args.inventory is not None:
+        try:
+            args.inventory.write_text(to_csv(inventory_rows(reports)), encoding="utf-8")
+        except OSError as e:
+            print(f"error: cannot write {args.inventory}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        inv = inventory_summary(reports)
+        print(
+            f"inventory: {inv['matched']} students with both halves, {len(inv['pre_only'])} "
+            f"pre-test only, {len(inv['post_only'])} post-test only, {inv['unnamed']} unnamed; "
+            f"class gain {gain_text(inv['overall'])} -> {args.inventory}",
+            file=sys.stderr,
+        )
     s = summarize(reports)
     print(
         f"{s['reports']} reports ({len(reports)} files, {len(errors)} skipped)"
