@@ -466,6 +466,7 @@ def test_pre_test_then_post_test_headless(tmp_path, monkeypatch):
     led = DesignLedger().load()
     pre_keys = set(inv.answered_in(led, inv.PRE))
     assert len(pre_keys) == 12
+    assert led.completed(inv.PRE.CHAPTER) and led.chapter(inv.PRE.CHAPTER).answered == 12
     seed = inv.seed_for("")
     assert {inv.item_key(k, n) for k, n in inv.pre_items(seed).items()} == pre_keys
     # reload: the answers come back
@@ -486,6 +487,23 @@ def test_pre_test_then_post_test_headless(tmp_path, monkeypatch):
     rep = reports.build(DesignLedger().load(), inv.PRE)
     assert rep.synthesis.design["inventory_seed"] == seed
     assert reports.regrade(rep).report.completed
+    # the pre-test report reveals nothing either: no verdict, correct option or misconception
+    answered = [a for a in rep.answers if a.first is not None]
+    assert len(answered) == 12
+    assert all(
+        a.first_correct is None and a.correct_option == "" and a.misconception == ""
+        for a in answered
+    )
+    md = reports.to_markdown(rep)
+    shown = md.split("<!--")[0]
+    assert "Correct option" not in shown and "not correct" not in shown
+    assert "Misconception" not in shown and shown.count("## Concept") == 12
+    assert reports.parse(md).synthesis.design["inventory_seed"] == seed
+    # graded in the class view from the keys all the same
+    graded = reports.regrade(reports.parse(md)).report
+    assert sum(a.first is not None and a.first_correct is not None for a in graded.answers) == 12
+    post = reports.to_markdown(reports.build(DesignLedger().load(), inv.POST))
+    assert "Correct option" in post.split("<!--")[0]
 
 
 def test_instructor_view_shows_gain_distractors_and_the_csv(tmp_path):

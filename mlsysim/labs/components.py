@@ -1421,7 +1421,7 @@ async def record(
             chapter=lab.CHAPTER,
             design=numbers,
             answers=ans,
-            required=lab.PARTS,
+            required=getattr(lab, "REQUIRED", lab.PARTS),
             correct=correct,
             widgets=positions,
             text=text,

@@ -925,6 +925,8 @@ def _form(name: str, chapter: str, doc: str) -> ModuleType:
     mod.CHAPTER = chapter
     mod.PARTS = tuple(c.key for c in CONCEPTS)
     mod.INVENTORY = name
+    #: what the ledger requires: one item of each pair (``records.ChapterRecord``)
+    mod.REQUIRED = tuple(f"{item_key(c.key, 1)}|{item_key(c.key, 2)}" for c in CONCEPTS)
     mod.PART_OF = {}
     for c in CONCEPTS:
         for n, item in enumerate(c.items, 1):

@@ -36,14 +36,19 @@ class ChapterRecord(BaseModel):
     required: list[str] = Field(default_factory=list)
     updated: str = ""
 
+    def _has(self, part: str) -> bool:
+        """A required part is answered when its key is; ``"X_1|X_2"`` (the concept inventory: one
+        item of a pair) when either is."""
+        return any(self.answers.get(k) for k in part.split("|"))
+
     @property
     def completed(self) -> bool:
         """Computed from real answers: every required part has an answer."""
-        return bool(self.required) and all(self.answers.get(p) for p in self.required)
+        return bool(self.required) and all(self._has(p) for p in self.required)
 
     @property
     def answered(self) -> int:
-        return sum(1 for p in self.required if self.answers.get(p))
+        return sum(1 for p in self.required if self._has(p))
 
 
 class LedgerData(BaseModel):

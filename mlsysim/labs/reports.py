@@ -179,6 +179,9 @@ def build(
 
     rec = ledger.chapter(lab.CHAPTER) if ledger is not None else None
     parts = [str(p) for p in getattr(lab, "PARTS", ())]
+    #: the inventory's pre-test reveals nothing, its report included: the answers committed, no
+    #: verdict, correct option or misconception (the class view regrades them from the keys)
+    blind = getattr(lab, "INVENTORY", None) == "pre"
     answers = []
     for key, (attr, pred) in questions(lab).items():
         att = rec.attempts.get(key) if rec else None
@@ -191,14 +194,16 @@ def build(
                 kind=_kind_in(lab, attr, pred),
                 question=clean_text(pred.question),
                 options={k: clean_text(v) for k, v in pred.options.items()},
-                correct_option=clean_text(pred.answer) if first is not None else "",  # no spoiler
+                correct_option=clean_text(pred.answer)
+                if first is not None and not blind
+                else "",  # no spoiler
                 first=first,
-                first_correct=None if first is None else pred.is_correct(first),
+                first_correct=None if first is None or blind else pred.is_correct(first),
                 first_at=att.first_at if att else "",
                 final=final,
-                final_correct=None if final is None else pred.is_correct(final),
+                final_correct=None if final is None or blind else pred.is_correct(final),
                 changes=att.changes if att else 0,
-                misconception=misconception_of(pred, first),
+                misconception="" if blind else misconception_of(pred, first),
             )
         )
     widgets = dict(rec.widgets) if rec else {}
@@ -284,31 +289,48 @@ def to_markdown(rep: Report) -> str:
         f"- Student: {m(rep.student) or '(not given)'}",
         f"- Generated: {m(rep.generated)}",
         f"- Completed: {'yes' if rep.completed else 'no'} "
-        f"({sum(1 for a in rep.answers if a.kind == 'prediction' and a.final)} of "
-        f"{len(rep.parts)} parts answered)",
+        f"({len({a.part for a in rep.answers if a.kind in ('prediction', 'inventory') and a.final})}"
+        f" of {len(rep.parts)} parts answered)",
         f"- Score: {_score(rep, 'prediction')} predictions, {_score(rep, 'transfer')} transfer "
-        "questions right at the first attempt (of those answered)",
+        "questions right at the first attempt (of those answered)"
+        if not any(a.kind == "inventory" for a in rep.answers)
+        else "- Concept inventory: "
+        + (
+            "no verdicts in the pre-test report (your instructor's view grades it)"
+            if any(a.first is not None and a.first_correct is None for a in rep.answers)
+            else f"{_score(rep, 'inventory')} right"
+        ),
         f"- mlsysim {m(rep.mlsysim_version)}; notebook SHA-256 {m(rep.notebook_sha256[:16])}",
     ]
     if rep.opened_unlocked:
         out.append("- Opened in instructor mode at some point (every answer key was shown)")
     out.append("")
     for a in rep.answers:
-        title = f"Part {m(a.part)}" if a.kind == "prediction" else f"Transfer question ({m(a.key)})"
+        title = (
+            f"Part {m(a.part)}"
+            if a.kind == "prediction"
+            else f"Concept {m(a.part)} (item {m(a.key)})"
+            if a.kind == "inventory"
+            else f"Transfer question ({m(a.key)})"
+        )
+        if a.kind == "inventory" and a.first is None:
+            continue  # the other item of the pair: this student was not asked it here
         out += [f"## {title}", "", m(a.question), ""]
         if a.first is None:
             out += ["Not answered.", ""]
             continue
+        verdict = f" ({_verdict(a.first_correct)})" if a.first_correct is not None else ""
         out.append(
             f"- First answer (committed {m(a.first_at) or 'time not recorded'}): "
-            f"{m(a.options.get(a.first, a.first))} ({_verdict(a.first_correct)})"
+            f"{m(a.options.get(a.first, a.first))}{verdict}"
         )
         if a.changes or a.final != a.first:
             out.append(
                 f"- Final answer after {a.changes} change(s): {m(a.options.get(a.final or '', a.final))} "
                 f"({_verdict(a.final_correct)})"
             )
-        out.append(f"- Correct option: {m(a.options.get(a.correct_option, a.correct_option))}")
+        if a.correct_option:
+            out.append(f"- Correct option: {m(a.options.get(a.correct_option, a.correct_option))}")
         if a.misconception:
             out.append(f"- Misconception behind the first answer: {m(a.misconception)}")
         out.append("")
