@@ -12,7 +12,8 @@ Counterbalancing: which item of a pair a student meets first is decided by a see
 the name or ID they enter (``seed_for``): SHA-256 of ``"mlsysim-inventory-v1"``, a NUL byte and
 the name normalized (Unicode NFKC, case-folded, runs of whitespace made one space, trimmed); its
 first 16 hex digits are the seed, and bit ``i`` of it picks item 1 (0) or item 2 (1) of concept
-``i`` for the pre-test. Over a class each item is the pre-test item for about half the students
+``i`` for the pre-test. No name entered: the empty name's seed (one fixed form; such a report
+cannot be matched to its other half, and the class view counts it apart). Over a class each item is the pre-test item for about half the students
 (tests/test_inventory.py: balanced over 1,000 generated names), so a pair's difference in
 difficulty cancels out of the class's gain. An item the student has already answered keeps its
 place (a name typed later never swaps a committed item), and the post-test asks the *other*
@@ -625,7 +626,7 @@ ENERGY = _pair(
         },
         answer="move",
         feedback={
-            "move": "Horowitz's 45 nm table: a 32-bit DRAM read costs over a hundred times the "
+            "move": "With the chapter's 45 nm figures, a 32-bit DRAM read costs over a hundred times the "
             "FP32 multiply-add that uses it. Reuse (batching, on-chip buffers) saves energy for "
             "the same reason it saves time.",
             "compute": "The multiply-add costs a few picojoules; the DRAM read hundreds: the "
