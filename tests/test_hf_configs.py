@@ -24,6 +24,17 @@ FIXTURE = json.loads((Path(__file__).parent / "reference" / "ground_truth.json")
 HF = [e for e in FIXTURE["entries"] if e["id"].startswith("hf_")]
 DECODERS = [e for e in HF if "decode_flops" in e]
 SHIPPED = M.shipped_configs()
+ISSUE_34_DECODERS = (
+    "gpt_neox",
+    "opt",
+    "falcon",
+    "phi",
+    "gemma2",
+    "gemma3_text",
+    "qwen2_moe",
+    "qwen3_moe",
+    "deepseek_v3",
+)
 
 
 def _ids(entries):
@@ -34,7 +45,8 @@ def test_fixture_covers_every_supported_family():
     families = {e["config"]["model_type"] for e in HF}
     assert families == set(SUPPORTED_MODEL_TYPES)
     shipped_families = {shipped_config(n)["config"]["model_type"] for n in SHIPPED}
-    assert shipped_families == set(SUPPORTED_MODEL_TYPES) - {"qwen3"}
+    # issue 34's decoder families are fixtures only (no shipped config.json yet), as is qwen3
+    assert shipped_families == set(SUPPORTED_MODEL_TYPES) - {"qwen3", *ISSUE_34_DECODERS}
 
 
 @pytest.mark.parametrize("entry", DECODERS, ids=_ids(DECODERS))
@@ -196,7 +208,7 @@ BASE = {
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        ({"model_type": "t5"}, "model_type"),
+        ({"model_type": "jamba"}, "model_type"),
         ({"model_type": None}, "model_type"),
         ({"architectures": ["LlamaForTokenClassification"]}, "architectures"),
         ({"add_cross_attention": True}, "add_cross_attention"),

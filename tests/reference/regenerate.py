@@ -723,7 +723,11 @@ HF_DECODERS_2 = {
         "attention_bias": False,
         "use_parallel_residual": False,
         "tie_word_embeddings": True,
-        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
+        "rope_parameters": {
+            "rope_type": "default",
+            "rope_theta": 10000.0,
+            "partial_rotary_factor": 0.5,
+        },
     },
     "gpt_neox_bare": {
         "model_type": "gpt_neox",
@@ -873,7 +877,11 @@ HF_DECODERS_2 = {
         "vocab_size": 90,
         "qk_layernorm": True,
         "tie_word_embeddings": True,
-        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
+        "rope_parameters": {
+            "rope_type": "default",
+            "rope_theta": 10000.0,
+            "partial_rotary_factor": 0.5,
+        },
     },
     "phi_bare_headdim": {
         "model_type": "phi",
