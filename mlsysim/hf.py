@@ -2,7 +2,7 @@
 
 ``from_hf_config(config)`` reads a transformers configuration (a dict, a path to a
 ``config.json``, or its JSON text) of one of the families below and builds the model the way
-transformers 5.24 builds it, module for module:
+transformers 5.25 builds it, module for module:
 
 ======================  =====================================================================
 ``model_type``          classes (``architectures[0]``; the first is the bare model)
@@ -16,7 +16,27 @@ transformers 5.24 builds it, module for module:
 ``gemma``               GemmaModel, GemmaForCausalLM
 ``phi3``                Phi3Model, Phi3ForCausalLM (fused qkv_proj and gate_up_proj)
 ``mixtral``             MixtralModel, MixtralForCausalLM (mixture of experts)
+``gpt_neox``            GPTNeoXModel, GPTNeoXForCausalLM (Pythia: fused query_key_value,
+                        LayerNorm, biased MLP, parallel or serial residual)
+``opt``                 OPTModel, OPTForCausalLM (learned positions, ``word_embed_proj_dim``
+                        projections, pre- or post-LayerNorm)
+``falcon``              FalconModel, FalconForCausalLM (multi-query or grouped K/V of the new
+                        decoder architecture, one or two norms, parallel or serial, ALiBi)
+``phi``                 PhiModel, PhiForCausalLM (phi-1.5/phi-2: parallel attention and MLP on
+                        one LayerNorm, biases everywhere, an lm_head with a bias)
+``gemma2``              Gemma2Model, Gemma2ForCausalLM (local/global layers, 4 norms a layer,
+                        logit soft-capping)
+``gemma3_text``         Gemma3TextModel, Gemma3ForCausalLM (as Gemma 2 with q/k norms; one
+                        global layer in ``sliding_window_pattern``)
+``qwen2_moe``           Qwen2MoeModel, Qwen2MoeForCausalLM (routed + gated shared expert)
+``qwen3_moe``           Qwen3MoeModel, Qwen3MoeForCausalLM (routed experts, q/k norms)
+``deepseek_v3``         DeepseekV3Model, DeepseekV3ForCausalLM (multi-head latent attention,
+                        dense first layers, routed + shared experts)
 ======================  =====================================================================
+
+One builder counts every decoder family (``_decoder``, from a ``_Spec`` of the ways its modules
+differ: norm kind and count, fused or separate projections and their biases, gated or plain MLP,
+experts, latent attention); GPT-2 and the encoders have their own.
 
 Every family also reads ``<Prefix>ForSequenceClassification`` (``num_labels`` from ``id2label``).
 
@@ -38,18 +58,51 @@ What the numbers match (the ground truth is ``tests/reference/ground_truth.json`
   ``sliding_window`` (else an ``attention_chunk_size``) in any decoder's config windows every
   layer, a Llama's too (Qwen: only with ``use_sliding_window``), and a window of 1 keeps
   everything. A family's aliases are read as transformers reads them (GPT-2's ``hidden_size``
-  is ``n_embd``; Mixtral's ``num_experts`` is ``num_local_experts``). A sequence classifier
+  is ``n_embd``; Mixtral's ``num_experts`` is ``num_local_experts``). Gemma 2 and 3 keep
+  transformers' default ``layer_types`` (Gemma 2: every other layer local; Gemma 3: all but each
+  ``sliding_window_pattern``-th) unless the config lists them; Qwen2-MoE windows the even layers
+  below ``max_window_layers`` (with ``use_sliding_window``), Qwen3-MoE every layer. A sequence
+  classifier
   (``*ForSequenceClassification``) has no decode phase and ``kv_cache_bytes`` 0: it reads each
   input in one pass and keeps nothing for the next, as a server runs it (transformers' default
   ``use_cache=True`` would still fill a cache during that pass, which is not counted).
 
+- Mixture of experts (Mixtral, Qwen2-MoE, Qwen3-MoE, DeepSeek-V3): the router and the
+  ``num_experts_per_tok`` routed experts a token reaches, plus any shared expert (and
+  Qwen2-MoE's ``shared_expert_gate``); ``config["active_params"]`` is the count one token runs
+  through. Which layers are sparse follows ``decoder_sparse_step`` and ``mlp_only_layers``
+  (Qwen) or ``first_k_dense_replace`` (DeepSeek). DeepSeek's group-limited routing
+  (``n_group``, ``topk_group``) picks *which* experts, not how many: it changes no count.
+- DeepSeek-V3's multi-head latent attention: transformers 5.25's cache stores the compressed
+  latent, ``kv_lora_rank + qk_rope_head_dim`` values per token and layer (576 for DeepSeek-V3,
+  against 128 heads x (192 + 128) = 40,960 for the keys and values it expands to: the lesson),
+  and every step re-expands all cached latents through ``kv_b_proj``, so that projection costs
+  ``2 x S x kv_lora_rank x heads x (qk_nope_head_dim + v_head_dim)`` FLOPs per layer in one
+  decode step as well as in prefill. Q/K heads are ``qk_nope + qk_rope`` wide, V heads
+  ``v_head_dim`` (``Attention.v_head_dim``).
+- Soft-capping (Gemma 2's ``attn_logit_softcapping``, Gemma 2/3's ``final_logit_softcapping``):
+  ``tanh(x / cap) * cap`` on every score and logit is elementwise work, which FlopCounterMode
+  does not count; mlsysim adds it to ``elementwise_flops`` (and to the bytes of the score and
+  logit tensors it reads), never to ``flops``. ALiBi (Falcon ``alibi``) and partial rotary
+  (``partial_rotary_factor``, ``rotary_pct``) change no count either.
+
 A field missing from the config takes transformers' default for that class. Every field that
 changes a count is honoured (``head_dim``, ``num_key_value_heads``, ``attention_bias``,
 ``mlp_bias``, ``tie_word_embeddings``, ``n_inner``, ``type_vocab_size``, ``intermediate_size``,
-``sliding_window``, ``layer_types``, ``num_local_experts``, ``num_experts_per_tok``, ...). A field
-that would change a count but is not modelled (``add_cross_attention``, ``quantization_config``,
-``per_layer_config``, an activation with weights of its own such as ``prelu``) raises a
-``ValueError`` naming it. Fields transformers does not read for the class are ignored, as
+``sliding_window``, ``layer_types``, ``num_local_experts``, ``num_experts_per_tok``,
+``word_embed_proj_dim``, ``do_layer_norm_before``, ``enable_bias``, ``new_decoder_architecture``,
+``multi_query``, ``num_kv_heads``, ``parallel_attn``, ``num_ln_in_parallel_attn``, ``bias``,
+``qk_layernorm``, ``sliding_window_pattern``, ``moe_intermediate_size``,
+``shared_expert_intermediate_size``, ``decoder_sparse_step``, ``mlp_only_layers``, ``q_lora_rank``,
+``kv_lora_rank``, ``qk_nope_head_dim``, ``qk_rope_head_dim``, ``v_head_dim``,
+``n_shared_experts``, ``first_k_dense_replace``, ...). A field that would change a count but is
+not modelled (``add_cross_attention``, ``quantization_config``, ``per_layer_config``, an
+activation with weights of its own such as ``prelu``, Gemma 3's
+``use_bidirectional_attention``) raises a ``ValueError`` naming it, as does a combination
+transformers itself cannot run (Falcon's new architecture without ``parallel_attn``, Phi's
+``qk_layernorm`` with a ``head_dim`` apart, DeepSeek's ``num_key_value_heads`` differing from
+its heads). DeepSeek-V3's multi-token-prediction layer (``num_nextn_predict_layers``) is not
+built by transformers, nor counted here. Fields transformers does not read for the class are ignored, as
 transformers ignores them: transformers 5 no longer reads BERT's relative
 ``position_embedding_type`` or ``pruned_heads`` (both build the plain model), nor does mlsysim.
 """

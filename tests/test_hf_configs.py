@@ -333,3 +333,44 @@ def test_a_sliding_window_on_any_decoder_windows_its_cache():
         M.from_hf_config(
             {**base, "architectures": ["LlamaForSequenceClassification"], "num_labels": 10**5000}
         )
+
+
+def test_deepseek_v3_counts_and_its_compressed_cache():
+    """DeepSeek-V3 (transformers' DeepseekV3Config defaults are the released model's sizes):
+    671B parameters (DeepSeek-AI, arXiv:2412.19437, 2024-12: "671B total parameters with 37B
+    activated for each token"; transformers 5.25 on the meta device: 671,026,404,352, measured
+    2026-12-06). Its cache keeps the 512 + 64 latent per token and layer, not the 128 heads x
+    (192 + 128) keys and values attention expands it into."""
+    m = M.from_hf_config({"model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"]})
+    assert m.params == 671_026_404_352
+    assert abs(m.config["active_params"] - 37e9) <= 0.03 * 37e9
+    latent = 61 * (512 + 64) * 2  # bytes per token in bf16
+    assert m.kv_cache_bytes(1000, precision="bf16") == 1000 * latent
+    expanded = 61 * 128 * (192 + 128) * 2
+    assert expanded // latent == 71
+
+
+@pytest.mark.parametrize(
+    "config, field",
+    [
+        (
+            {"model_type": "falcon", "new_decoder_architecture": True, "parallel_attn": False},
+            "parallel_attn",
+        ),
+        (
+            {"model_type": "falcon", "multi_query": False, "num_kv_heads": 8},
+            "num_kv_heads",
+        ),
+        ({"model_type": "phi", "qk_layernorm": True, "head_dim": 48}, "qk_layernorm"),
+        (
+            {"model_type": "deepseek_v3", "num_attention_heads": 16, "num_key_value_heads": 4},
+            "num_key_value_heads",
+        ),
+        ({"model_type": "deepseek_v3", "n_group": 3}, "n_group"),
+        ({"model_type": "gemma3_text", "use_bidirectional_attention": True}, "bidirectional"),
+        ({"model_type": "qwen2_moe", "mlp_only_layers": "all"}, "mlp_only_layers"),
+    ],
+)
+def test_issue_34_decoders_refuse_what_transformers_cannot_run_by_name(config, field):
+    with pytest.raises(ValueError, match=field):
+        M.from_hf_config(config)
