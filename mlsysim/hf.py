@@ -1595,21 +1595,21 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
         elif s.norms_per_layer == 2 and not s.split_norms:
             name = "layers.final_layer_norm" if mt == "opt" else "layers.post_attention_layernorm"
             rows.append(M.Row(name, norm(d, n, s.norm_affine), n_layers))
-        if s.mlp == "plain":
-            dense_mlp = [
-                (
-                    s.mlp_names[0],
-                    L.Dense(in_features=d, out_features=ff, bias=s.mlp_bias, tokens=t),
-                ),
-                ("mlp.act", L.Activation(kind=act, elements=t * ff)),
-                (
-                    s.mlp_names[1],
-                    L.Dense(in_features=ff, out_features=d, bias=s.mlp_bias, tokens=t),
-                ),
-            ]
-        else:
-            dense_mlp = _mlp_rows("mlp", d, ff, t, act, s.mlp_bias, fused=s.mlp == "fused")
-        if n_dense:
+        if n_dense:  # built only when present: a layer's sizes are checked when it is built
+            if s.mlp == "plain":
+                dense_mlp = [
+                    (
+                        s.mlp_names[0],
+                        L.Dense(in_features=d, out_features=ff, bias=s.mlp_bias, tokens=t),
+                    ),
+                    ("mlp.act", L.Activation(kind=act, elements=t * ff)),
+                    (
+                        s.mlp_names[1],
+                        L.Dense(in_features=ff, out_features=d, bias=s.mlp_bias, tokens=t),
+                    ),
+                ]
+            else:
+                dense_mlp = _mlp_rows("mlp", d, ff, t, act, s.mlp_bias, fused=s.mlp == "fused")
             rows += [M.Row(f"layers.{k}", lay, n_dense) for k, lay in dense_mlp]
         if n_moe:
             sparse = [
