@@ -136,7 +136,7 @@ MAX_FIELD = 2**40  # the largest size a config field may take (products stay fin
 _HEADS = "=num_attention_heads"  # default: as many K/V heads as query heads
 _DERIVED = "=hidden_size/num_attention_heads"  # default: hidden_size // num_attention_heads
 
-#: transformers 5.24 config-class defaults of every field read here (a field missing from a
+#: transformers 5.25 config-class defaults of every field read here (a field missing from a
 #: config.json takes these, exactly as ``XConfig(**json)`` does).
 _DEFAULTS: dict[str, dict] = {
     "gpt2": dict(
@@ -728,7 +728,7 @@ def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
 def from_hf_config(
     config, *, bare: bool = False, name: str | None = None, flash: bool = False
 ) -> M.Model:
-    """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.24
+    """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.25
     builds it (details in the module docstring):
 
     - ``params`` = ``sum(p.numel() for p in model.parameters())`` of the class named in

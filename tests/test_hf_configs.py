@@ -1,6 +1,6 @@
 """``from_hf_config``: Hugging Face configurations counted as transformers counts them.
 
-The ground truth is ``tests/reference/ground_truth.json`` (``hf_*`` entries: transformers 5.24
+The ground truth is ``tests/reference/ground_truth.json`` (``hf_*`` entries: transformers 5.25
 models built from the raw config dict and run under ``FlopCounterMode`` on CPU; ``shipped_*``:
 parameter counts of the shipped configurations on the meta device). Params and prefill FLOPs of
 every entry are asserted in ``test_ground_truth.py``; here: decode FLOPs, the KV cache in bytes,
@@ -341,8 +341,10 @@ def test_deepseek_v3_counts_and_its_compressed_cache():
     activated for each token"; transformers 5.25 on the meta device: 671,026,404,352, measured
     2026-12-06). Its cache keeps the 512 + 64 latent per token and layer, not the 128 heads x
     (192 + 128) keys and values attention expands it into."""
-    m = M.from_hf_config({"model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"]})
-    assert m.params == 671_026_404_352
+    entry = next(e for e in FIXTURE["entries"] if e["id"] == "hfdefault_deepseek_v3")
+    m = M.from_hf_config(entry["config"])
+    assert m.params == entry["params"]  # transformers on the meta device
+    assert abs(m.params - 671e9) <= 0.001 * 671e9
     assert abs(m.config["active_params"] - 37e9) <= 0.03 * 37e9
     latent = 61 * (512 + 64) * 2  # bytes per token in bf16
     assert m.kv_cache_bytes(1000, precision="bf16") == 1000 * latent

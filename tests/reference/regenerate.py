@@ -1122,6 +1122,41 @@ def hf_decoders_2():
     hf_config_entries(HF_DECODERS_2)
 
 
+#: The class counted for each family's transformers default configuration (hfdefault_* entries)
+HF_DEFAULT_ARCH = {
+    "gpt_neox": "GPTNeoXForCausalLM",
+    "opt": "OPTForCausalLM",
+    "falcon": "FalconForCausalLM",
+    "phi": "PhiForCausalLM",
+    "gemma2": "Gemma2ForCausalLM",
+    "gemma3_text": "Gemma3ForCausalLM",
+    "qwen2_moe": "Qwen2MoeForCausalLM",
+    "qwen3_moe": "Qwen3MoeForCausalLM",
+    "deepseek_v3": "DeepseekV3ForCausalLM",
+}
+
+
+def hf_default_entries():
+    """Full-size parameter counts (meta device) of each issue-34 decoder family's transformers
+    default configuration, ``{"model_type": ...}`` and nothing else: the sizes its config class
+    ships (GPT-NeoX-20B, OPT-125m, Falcon-7B, phi-1.5, Gemma-2-2B, Qwen1.5-MoE-A2.7B,
+    DeepSeek-V3, ...), i.e. what a student pasting a bare model_type gets."""
+    print("transformers default configurations (params only, meta device):")
+    for mt, arch in HF_DEFAULT_ARCH.items():
+        raw = {"model_type": mt, "architectures": [arch]}
+        m = _hf_model(raw, META)
+        add(
+            f"hfdefault_{mt}",
+            f"transformers.{arch}(AutoConfig.for_model({mt!r})), meta device",
+            raw,
+            n_params(m),
+            None,
+            None,
+            note="params only: the family's default configuration at full size",
+        )
+        del m
+
+
 def shipped_config_entries():
     """Parameter counts (meta device) of mlsysim's shipped configurations."""
     print("shipped configs (params only, meta device):")
@@ -1375,6 +1410,7 @@ def main():
     hf_entries(crosscheck)
     hf_config_entries()
     hf_decoders_2()
+    hf_default_entries()
     shipped_config_entries()
     layer_entries()
 
