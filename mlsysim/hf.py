@@ -1361,8 +1361,9 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
                 "attention expands its latent into one key and value per query head)"
             )
     if heads % kv_heads:
+        kv_key = "num_kv_heads" if mt == "falcon" else "num_key_value_heads"
         raise ValueError(
-            f"config['num_key_value_heads']={kv_heads} must divide config['num_attention_heads']={heads}"
+            f"config[{kv_key!r}]={kv_heads} must divide config['num_attention_heads']={heads}"
         )
     act = c.act(
         "hidden_activation"
