@@ -1327,7 +1327,9 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
             heads if _unset(c.get("num_key_value_heads"), _HEADS) else c.int("num_key_value_heads")
         )
     hd_raw = c.get("head_dim") if mt not in ("gpt_neox", "opt", "falcon", "deepseek_v3") else None
-    if _unset(hd_raw, _DERIVED):
+    if mt == "deepseek_v3":
+        hd = 0  # set from qk_nope_head_dim + qk_rope_head_dim below
+    elif _unset(hd_raw, _DERIVED):
         if d % heads:
             raise ValueError(
                 f"config['num_attention_heads']={heads} must divide config['hidden_size']={d} "
@@ -1409,18 +1411,25 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     hd_field = "config['head_dim']" if hd_raw not in (_DERIVED, None) else "head_dim"
     q_what = f"config['num_attention_heads'] x {hd_field}"
     kv_what = f"config['num_key_value_heads'] x {hd_field}"
-    widths = [(q_dim, q_what), (kv_dim, kv_what), (heads * v_hd, "heads x v_head_dim")]
+    widths = [(q_dim, q_what), (kv_dim, kv_what)]
     if s.fused_qkv:
         widths.append((q_dim + 2 * kv_dim, f"{q_what} + 2 x {kv_what}"))
     if s.mla:
-        widths.append((heads * (s.mla[2] + v_hd), "heads x (qk_nope_head_dim + v_head_dim)"))
+        h_ = "config['num_attention_heads']"
+        widths = [
+            (q_dim, f"{h_} x (config['qk_nope_head_dim'] + config['qk_rope_head_dim'])"),
+            (heads * v_hd, f"{h_} x config['v_head_dim']"),
+            (
+                heads * (s.mla[2] + v_hd),
+                f"{h_} x (config['qk_nope_head_dim'] + config['v_head_dim'])",
+            ),
+        ]
     if s.mlp == "fused":
         widths.append((2 * ff, "2 x config['intermediate_size']"))
     if mt == "falcon" and c.get(ff_key) is None:
         widths.append((ff, "4 x config['hidden_size'] (config['ffn_hidden_size'] unset)"))
     _check_derived(widths)
     labels = _num_labels(c.raw) if head == "seqcls" else 0
-    norm_cls = L.RMSNorm if s.norm == "rms" else L.LayerNorm
 
     def norm(width: int, elements: int, affine: bool = True) -> L.Layer:
         if s.norm == "rms":
@@ -1539,24 +1548,13 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
                 )
                 for p, w in (("q", q_dim), ("k", kv_dim), ("v", kv_dim))
             ]
-        if s.qk_norm:
-            qn = "self_attn.q_norm" if s.qk_norm == "rms" else "self_attn.q_layernorm"
-            kn = "self_attn.k_norm" if s.qk_norm == "rms" else "self_attn.k_layernorm"
+        if s.qk_norm:  # per head: Qwen3/Gemma 3 q_norm, k_norm; Phi q_layernorm, k_layernorm
+            qk_cls, suffix = (
+                (L.RMSNorm, "norm") if s.qk_norm == "rms" else (L.LayerNorm, "layernorm")
+            )
             attn += [
-                (
-                    qn,
-                    norm_cls(normalized_shape=hd, elements=t * q_dim)
-                    if s.qk_norm == s.norm
-                    else L.RMSNorm(normalized_shape=hd, elements=t * q_dim),
-                    n_layers,
-                ),
-                (
-                    kn,
-                    norm_cls(normalized_shape=hd, elements=t * kv_dim)
-                    if s.qk_norm == s.norm
-                    else L.RMSNorm(normalized_shape=hd, elements=t * kv_dim),
-                    n_layers,
-                ),
+                (f"self_attn.{p}_{suffix}", qk_cls(normalized_shape=hd, elements=t * w), n_layers)
+                for p, w in (("q", q_dim), ("k", kv_dim))
             ]
         if phase == "decode":
             full_kv, slide_kv = seq_len, _keys_attended(seq_len, window)

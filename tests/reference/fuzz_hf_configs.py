@@ -262,6 +262,8 @@ def _new_decoder_config(rng: random.Random, mt: str, c: dict, h: int, kv: int, h
             v_head_dim=rng.choice([4, 6, 10]),
             attention_bias=coin(),
         )
+        if coin(0.3):  # MLA's head widths are fields of their own: hidden_size need not divide
+            c["hidden_size"] = rng.choice([30, 40, 44])
     return c
 
 
