@@ -216,9 +216,9 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 132 entries (39 of them issue 34's decoder
-    families: 30 small configurations, 9 full-size defaults), all rebuildable."""
-    assert len(ENTRIES) == 132
+    """Guard against a silently shrunk fixture: 136 entries (43 of them issue 34's decoder
+    families: 34 small configurations, 9 full-size defaults), all rebuildable."""
+    assert len(ENTRIES) == 136
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 
