@@ -376,3 +376,24 @@ def test_deepseek_v3_counts_and_its_compressed_cache():
 def test_issue_34_decoders_refuse_what_transformers_cannot_run_by_name(config, field):
     with pytest.raises(ValueError, match=field):
         M.from_hf_config(config)
+
+
+def test_soft_capping_is_elementwise_work_not_flops():
+    """Gemma 2's tanh soft-capping of every attention score and every logit: FlopCounterMode
+    counts no elementwise op, so FLOPs (and the fixture) are the same with and without it; the
+    tanh runs once per score (heads x S x S per layer) and once per logit (S x vocab)."""
+    entry = next(e for e in HF if e["id"] == "hf_gemma2_alternating_s12")
+    capped = M.from_hf_config(entry["config"])
+    plain = M.from_hf_config(
+        {**entry["config"], "attn_logit_softcapping": None, "final_logit_softcapping": None}
+    )
+    s, c = 12, entry["config"]
+    assert capped.flops(seq_len=s) == plain.flops(seq_len=s) == entry["flops"]
+
+    def elementwise(m):
+        return sum(r.layer.elementwise_flops() * r.count for r in m.rows(s, "prefill"))
+
+    tanh = L.Activation(kind="tanh", elements=1).elementwise_flops()
+    scores = c["num_attention_heads"] * s * s * c["num_hidden_layers"]
+    logits = s * c["vocab_size"]
+    assert elementwise(capped) - elementwise(plain) == tanh * (scores + logits)
