@@ -62,11 +62,10 @@ What the numbers match (the ground truth is ``tests/reference/ground_truth.json`
   transformers' default ``layer_types`` (Gemma 2: every other layer local; Gemma 3: all but each
   ``sliding_window_pattern``-th) unless the config lists them; Qwen2-MoE windows the even layers
   below ``max_window_layers`` (with ``use_sliding_window``), Qwen3-MoE every layer. A sequence
-  classifier
-  (``*ForSequenceClassification``) has no decode phase and ``kv_cache_bytes`` 0: it reads each
-  input in one pass and keeps nothing for the next, as a server runs it (transformers' default
-  ``use_cache=True`` would still fill a cache during that pass, which is not counted).
-
+  classifier (``*ForSequenceClassification``) has no decode phase and ``kv_cache_bytes`` 0: it
+  reads each input in one pass and keeps nothing for the next, as a server runs it
+  (transformers' default ``use_cache=True`` would still fill a cache during that pass, which is
+  not counted).
 - Mixture of experts (Mixtral, Qwen2-MoE, Qwen3-MoE, DeepSeek-V3): the router and the
   ``num_experts_per_tok`` routed experts a token reaches, plus any shared expert (and
   Qwen2-MoE's ``shared_expert_gate``); ``config["active_params"]`` is the count one token runs
@@ -82,9 +81,9 @@ What the numbers match (the ground truth is ``tests/reference/ground_truth.json`
   ``v_head_dim`` (``Attention.v_head_dim``).
 - Soft-capping (Gemma 2's ``attn_logit_softcapping``, Gemma 2/3's ``final_logit_softcapping``):
   ``tanh(x / cap) * cap`` on every score and logit is elementwise work, which FlopCounterMode
-  does not count; mlsysim adds it to ``elementwise_flops`` (and to the bytes of the score and
-  logit tensors it reads), never to ``flops``. ALiBi (Falcon ``alibi``) and partial rotary
-  (``partial_rotary_factor``, ``rotary_pct``) change no count either.
+  does not count; mlsysim adds it to ``elementwise_flops`` (and its pass over the scores and
+  logits to the bytes moved), never to ``flops`` (Gemma 3 reads no attention soft-capping).
+  ALiBi (Falcon ``alibi``) and partial rotary (``partial_rotary_factor``) change no count.
 
 A field missing from the config takes transformers' default for that class. Every field that
 changes a count is honoured (``head_dim``, ``num_key_value_heads``, ``attention_bias``,
@@ -102,8 +101,8 @@ activation with weights of its own such as ``prelu``, Gemma 3's
 transformers itself cannot run (Falcon's new architecture without ``parallel_attn``, Phi's
 ``qk_layernorm`` with a ``head_dim`` apart, DeepSeek's ``num_key_value_heads`` differing from
 its heads). DeepSeek-V3's multi-token-prediction layer (``num_nextn_predict_layers``) is not
-built by transformers, nor counted here. Fields transformers does not read for the class are ignored, as
-transformers ignores them: transformers 5 no longer reads BERT's relative
+built by transformers, nor counted here. Fields transformers does not read for the class are
+ignored, as transformers ignores them: transformers 5 no longer reads BERT's relative
 ``position_embedding_type`` or ``pruned_heads`` (both build the plain model), nor does mlsysim.
 """
 
