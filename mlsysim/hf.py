@@ -2,7 +2,7 @@
 
 ``from_hf_config(config)`` reads a transformers configuration (a dict, a path to a
 ``config.json``, or its JSON text) of one of the families below and builds the model the way
-transformers 5.24 builds it, module for module:
+transformers 5.25 builds it, module for module:
 
 ======================  =====================================================================
 ``model_type``          classes (``architectures[0]``; the first is the bare model)
@@ -16,7 +16,27 @@ transformers 5.24 builds it, module for module:
 ``gemma``               GemmaModel, GemmaForCausalLM
 ``phi3``                Phi3Model, Phi3ForCausalLM (fused qkv_proj and gate_up_proj)
 ``mixtral``             MixtralModel, MixtralForCausalLM (mixture of experts)
+``gpt_neox``            GPTNeoXModel, GPTNeoXForCausalLM (Pythia: fused query_key_value,
+                        LayerNorm, biased MLP, parallel or serial residual)
+``opt``                 OPTModel, OPTForCausalLM (learned positions, ``word_embed_proj_dim``
+                        projections, pre- or post-LayerNorm)
+``falcon``              FalconModel, FalconForCausalLM (multi-query or grouped K/V of the new
+                        decoder architecture, one or two norms, parallel or serial, ALiBi)
+``phi``                 PhiModel, PhiForCausalLM (phi-1.5/phi-2: parallel attention and MLP on
+                        one LayerNorm, biases everywhere, an lm_head with a bias)
+``gemma2``              Gemma2Model, Gemma2ForCausalLM (local/global layers, 4 norms a layer,
+                        logit soft-capping)
+``gemma3_text``         Gemma3TextModel, Gemma3ForCausalLM (as Gemma 2 with q/k norms; one
+                        global layer in ``sliding_window_pattern``)
+``qwen2_moe``           Qwen2MoeModel, Qwen2MoeForCausalLM (routed + gated shared expert)
+``qwen3_moe``           Qwen3MoeModel, Qwen3MoeForCausalLM (routed experts, q/k norms)
+``deepseek_v3``         DeepseekV3Model, DeepseekV3ForCausalLM (multi-head latent attention,
+                        dense first layers, routed + shared experts)
 ======================  =====================================================================
+
+One builder counts every decoder family (``_decoder``, from a ``_Spec`` of the ways its modules
+differ: norm kind and count, fused or separate projections and their biases, gated or plain MLP,
+experts, latent attention); GPT-2 and the encoders have their own.
 
 Every family also reads ``<Prefix>ForSequenceClassification`` (``num_labels`` from ``id2label``).
 
@@ -38,19 +58,51 @@ What the numbers match (the ground truth is ``tests/reference/ground_truth.json`
   ``sliding_window`` (else an ``attention_chunk_size``) in any decoder's config windows every
   layer, a Llama's too (Qwen: only with ``use_sliding_window``), and a window of 1 keeps
   everything. A family's aliases are read as transformers reads them (GPT-2's ``hidden_size``
-  is ``n_embd``; Mixtral's ``num_experts`` is ``num_local_experts``). A sequence classifier
-  (``*ForSequenceClassification``) has no decode phase and ``kv_cache_bytes`` 0: it reads each
-  input in one pass and keeps nothing for the next, as a server runs it (transformers' default
-  ``use_cache=True`` would still fill a cache during that pass, which is not counted).
+  is ``n_embd``; Mixtral's ``num_experts`` is ``num_local_experts``). Gemma 2 and 3 keep
+  transformers' default ``layer_types`` (Gemma 2: every other layer local; Gemma 3: all but each
+  ``sliding_window_pattern``-th) unless the config lists them; Qwen2-MoE windows the even layers
+  below ``max_window_layers`` (with ``use_sliding_window``), Qwen3-MoE every layer. A sequence
+  classifier (``*ForSequenceClassification``) has no decode phase and ``kv_cache_bytes`` 0: it
+  reads each input in one pass and keeps nothing for the next, as a server runs it
+  (transformers' default ``use_cache=True`` would still fill a cache during that pass, which is
+  not counted).
+- Mixture of experts (Mixtral, Qwen2-MoE, Qwen3-MoE, DeepSeek-V3): the router and the
+  ``num_experts_per_tok`` routed experts a token reaches, plus any shared expert (and
+  Qwen2-MoE's ``shared_expert_gate``); ``config["active_params"]`` is the count one token runs
+  through. Which layers are sparse follows ``decoder_sparse_step`` and ``mlp_only_layers``
+  (Qwen) or ``first_k_dense_replace`` (DeepSeek). DeepSeek's group-limited routing
+  (``n_group``, ``topk_group``) picks *which* experts, not how many: it changes no count.
+- DeepSeek-V3's multi-head latent attention: transformers 5.25's cache stores the compressed
+  latent, ``kv_lora_rank + qk_rope_head_dim`` values per token and layer (576 for DeepSeek-V3,
+  against 128 heads x (192 + 128) = 40,960 for the keys and values it expands to: the lesson),
+  and every step re-expands all cached latents through ``kv_b_proj``, so that projection costs
+  ``2 x S x kv_lora_rank x heads x (qk_nope_head_dim + v_head_dim)`` FLOPs per layer in one
+  decode step as well as in prefill. Q/K heads are ``qk_nope + qk_rope`` wide, V heads
+  ``v_head_dim`` (``Attention.v_head_dim``).
+- Soft-capping (Gemma 2's ``attn_logit_softcapping``, Gemma 2/3's ``final_logit_softcapping``):
+  ``tanh(x / cap) * cap`` on every score and logit is elementwise work, which FlopCounterMode
+  does not count; mlsysim adds it to ``elementwise_flops`` (and its pass over the scores and
+  logits to the bytes moved), never to ``flops`` (Gemma 3 reads no attention soft-capping).
+  ALiBi (Falcon ``alibi``) and partial rotary (``partial_rotary_factor``) change no count.
 
 A field missing from the config takes transformers' default for that class. Every field that
 changes a count is honoured (``head_dim``, ``num_key_value_heads``, ``attention_bias``,
 ``mlp_bias``, ``tie_word_embeddings``, ``n_inner``, ``type_vocab_size``, ``intermediate_size``,
-``sliding_window``, ``layer_types``, ``num_local_experts``, ``num_experts_per_tok``, ...). A field
-that would change a count but is not modelled (``add_cross_attention``, ``quantization_config``,
-``per_layer_config``, an activation with weights of its own such as ``prelu``) raises a
-``ValueError`` naming it. Fields transformers does not read for the class are ignored, as
-transformers ignores them: transformers 5 no longer reads BERT's relative
+``sliding_window``, ``layer_types``, ``num_local_experts``, ``num_experts_per_tok``,
+``word_embed_proj_dim``, ``do_layer_norm_before``, ``enable_bias``, ``new_decoder_architecture``,
+``multi_query``, ``num_kv_heads``, ``parallel_attn``, ``num_ln_in_parallel_attn``, ``bias``,
+``qk_layernorm``, ``sliding_window_pattern``, ``moe_intermediate_size``,
+``shared_expert_intermediate_size``, ``decoder_sparse_step``, ``mlp_only_layers``, ``q_lora_rank``,
+``kv_lora_rank``, ``qk_nope_head_dim``, ``qk_rope_head_dim``, ``v_head_dim``,
+``n_shared_experts``, ``first_k_dense_replace``, ...). A field that would change a count but is
+not modelled (``add_cross_attention``, ``quantization_config``, ``per_layer_config``, an
+activation with weights of its own such as ``prelu``, Gemma 3's
+``use_bidirectional_attention``) raises a ``ValueError`` naming it, as does a combination
+transformers itself cannot run (Falcon's new architecture without ``parallel_attn``, Phi's
+``qk_layernorm`` with a ``head_dim`` apart, DeepSeek's ``num_key_value_heads`` differing from
+its heads). DeepSeek-V3's multi-token-prediction layer (``num_nextn_predict_layers``) is not
+built by transformers, nor counted here. Fields transformers does not read for the class are
+ignored, as transformers ignores them: transformers 5 no longer reads BERT's relative
 ``position_embedding_type`` or ``pruned_heads`` (both build the plain model), nor does mlsysim.
 """
 
@@ -83,7 +135,7 @@ MAX_FIELD = 2**40  # the largest size a config field may take (products stay fin
 _HEADS = "=num_attention_heads"  # default: as many K/V heads as query heads
 _DERIVED = "=hidden_size/num_attention_heads"  # default: hidden_size // num_attention_heads
 
-#: transformers 5.24 config-class defaults of every field read here (a field missing from a
+#: transformers 5.25 config-class defaults of every field read here (a field missing from a
 #: config.json takes these, exactly as ``XConfig(**json)`` does).
 _DEFAULTS: dict[str, dict] = {
     "gpt2": dict(
@@ -222,6 +274,163 @@ _DEFAULTS: dict[str, dict] = {
         num_local_experts=8,
         num_experts_per_tok=2,
     ),
+    "gpt_neox": dict(
+        vocab_size=50432,
+        hidden_size=6144,
+        num_hidden_layers=44,
+        num_attention_heads=64,
+        intermediate_size=24576,
+        hidden_act="gelu",
+        max_position_embeddings=2048,
+        tie_word_embeddings=False,
+        attention_bias=True,
+    ),
+    "opt": dict(
+        vocab_size=50272,
+        hidden_size=768,
+        num_hidden_layers=12,
+        ffn_dim=3072,
+        max_position_embeddings=2048,
+        do_layer_norm_before=True,
+        _remove_final_layer_norm=False,
+        word_embed_proj_dim=None,
+        num_attention_heads=12,
+        activation_function="relu",
+        enable_bias=True,
+        layer_norm_elementwise_affine=True,
+        tie_word_embeddings=True,
+    ),
+    "falcon": dict(
+        vocab_size=65024,
+        hidden_size=4544,
+        num_hidden_layers=32,
+        num_attention_heads=71,
+        num_ln_in_parallel_attn=None,
+        num_kv_heads=None,
+        alibi=False,
+        new_decoder_architecture=False,
+        multi_query=True,
+        parallel_attn=True,
+        bias=False,
+        max_position_embeddings=2048,
+        ffn_hidden_size=None,
+        activation="gelu",
+        tie_word_embeddings=True,
+    ),
+    "phi": dict(
+        vocab_size=51200,
+        hidden_size=2048,
+        intermediate_size=8192,
+        num_hidden_layers=24,
+        num_attention_heads=32,
+        num_key_value_heads=_HEADS,
+        head_dim=_DERIVED,
+        hidden_act="gelu_new",
+        max_position_embeddings=2048,
+        tie_word_embeddings=False,
+        qk_layernorm=False,
+    ),
+    "gemma2": dict(
+        vocab_size=256000,
+        hidden_size=2304,
+        intermediate_size=9216,
+        num_hidden_layers=26,
+        num_attention_heads=8,
+        num_key_value_heads=4,
+        head_dim=256,
+        hidden_activation="gelu_pytorch_tanh",
+        max_position_embeddings=8192,
+        tie_word_embeddings=True,
+        attention_bias=False,
+        sliding_window=4096,
+        final_logit_softcapping=30.0,
+        attn_logit_softcapping=50.0,
+        use_bidirectional_attention=None,
+    ),
+    "gemma3_text": dict(
+        vocab_size=262208,
+        hidden_size=2304,
+        intermediate_size=9216,
+        num_hidden_layers=26,
+        num_attention_heads=8,
+        num_key_value_heads=4,
+        head_dim=256,
+        hidden_activation="gelu_pytorch_tanh",
+        max_position_embeddings=131072,
+        tie_word_embeddings=True,
+        attention_bias=False,
+        sliding_window=4096,
+        sliding_window_pattern=6,
+        final_logit_softcapping=None,
+        attn_logit_softcapping=None,
+        use_bidirectional_attention=False,
+    ),
+    "qwen2_moe": dict(
+        vocab_size=151936,
+        hidden_size=2048,
+        intermediate_size=5632,
+        num_hidden_layers=24,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        head_dim=_DERIVED,
+        hidden_act="silu",
+        max_position_embeddings=32768,
+        tie_word_embeddings=False,
+        use_sliding_window=False,
+        sliding_window=4096,
+        max_window_layers=28,
+        decoder_sparse_step=1,
+        moe_intermediate_size=1408,
+        shared_expert_intermediate_size=5632,
+        num_experts_per_tok=4,
+        num_experts=60,
+        mlp_only_layers=None,
+        qkv_bias=True,
+    ),
+    "qwen3_moe": dict(
+        vocab_size=151936,
+        hidden_size=2048,
+        intermediate_size=6144,
+        num_hidden_layers=24,
+        num_attention_heads=32,
+        num_key_value_heads=4,
+        head_dim=_DERIVED,
+        hidden_act="silu",
+        max_position_embeddings=32768,
+        tie_word_embeddings=False,
+        attention_bias=False,
+        use_sliding_window=False,
+        sliding_window=None,
+        decoder_sparse_step=1,
+        moe_intermediate_size=768,
+        num_experts_per_tok=8,
+        num_local_experts=128,
+        mlp_only_layers=None,
+    ),
+    "deepseek_v3": dict(
+        vocab_size=129280,
+        hidden_size=7168,
+        intermediate_size=18432,
+        moe_intermediate_size=2048,
+        num_hidden_layers=61,
+        num_attention_heads=128,
+        num_key_value_heads=128,
+        n_shared_experts=1,
+        n_routed_experts=256,
+        kv_lora_rank=512,
+        q_lora_rank=1536,
+        qk_rope_head_dim=64,
+        v_head_dim=128,
+        qk_nope_head_dim=128,
+        n_group=8,
+        topk_group=4,
+        num_experts_per_tok=8,
+        first_k_dense_replace=3,
+        hidden_act="silu",
+        max_position_embeddings=4096,
+        tie_word_embeddings=False,
+        attention_bias=False,
+    ),
 }
 
 SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
@@ -237,6 +446,15 @@ _PREFIX = {
     "gemma": "Gemma",
     "phi3": "Phi3",
     "mixtral": "Mixtral",
+    "gpt_neox": "GPTNeoX",
+    "opt": "OPT",
+    "falcon": "Falcon",
+    "phi": "Phi",
+    "gemma2": "Gemma2",
+    "gemma3_text": "Gemma3Text",
+    "qwen2_moe": "Qwen2Moe",
+    "qwen3_moe": "Qwen3Moe",
+    "deepseek_v3": "DeepseekV3",
 }
 _ENCODERS = ("bert", "roberta")
 
@@ -256,6 +474,8 @@ def _classes(model_type: str) -> dict[str, str]:
         }
     if model_type == "roberta":
         return {"RobertaModel": "bare", "RobertaForMaskedLM": "mlm", **cls}
+    if model_type == "gemma3_text":  # the causal LM of the text-only Gemma 3 is Gemma3ForCausalLM
+        return {"Gemma3TextModel": "bare", "Gemma3ForCausalLM": "lm", **cls}
     return {f"{p}Model": "bare", f"{p}ForCausalLM": "lm", **cls}
 
 
@@ -430,6 +650,9 @@ _ALIASES = {
         "num_hidden_layers": "n_layer",
     },
     "mixtral": {"num_experts": "num_local_experts"},
+    "qwen3_moe": {"num_experts": "num_local_experts"},
+    "deepseek_v3": {"num_local_experts": "n_routed_experts"},
+    "falcon": {"n_embed": "hidden_size"},
 }
 
 
@@ -460,6 +683,11 @@ def _refuse_unmodelled(raw: dict, model_type: str) -> None:
     if _set(raw, "per_layer_config"):
         raise ValueError(
             "config['per_layer_config'] (sizes that differ from layer to layer) is not modelled"
+        )
+    if model_type == "gemma3_text" and _set(raw, "use_bidirectional_attention"):
+        raise ValueError(
+            "config['use_bidirectional_attention']=true (Gemma 3 as an encoder: transformers then "
+            "halves the sliding window) is not modelled; from_hf_config reads causal decoders"
         )
     if _set(raw, "add_cross_attention"):
         raise ValueError(
@@ -499,7 +727,7 @@ def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
 def from_hf_config(
     config, *, bare: bool = False, name: str | None = None, flash: bool = False
 ) -> M.Model:
-    """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.24
+    """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.25
     builds it (details in the module docstring):
 
     - ``params`` = ``sum(p.numel() for p in model.parameters())`` of the class named in
@@ -866,11 +1094,24 @@ def _layer_types(c: _Cfg, n_layers: int) -> tuple[int, int | None]:
     (counted, never materialized per layer: a config may claim any number of layers)."""
     mt = c.mt
     window = None
-    if mt in ("qwen2", "qwen3"):
+    if mt in ("qwen2", "qwen3", "qwen2_moe", "qwen3_moe"):
         if c.bool("use_sliding_window") and c.get("sliding_window") is not None:
             window = c.int("sliding_window")
-        first_sliding = c.int("max_window_layers", minimum=0)
-        inferred = max(0, n_layers - first_sliding) if window is not None else 0
+        if window is None:
+            inferred = 0
+        elif mt == "qwen3_moe":  # every layer
+            inferred = n_layers
+        elif mt == "qwen2_moe":  # the even-numbered layers below max_window_layers
+            below = min(n_layers, c.int("max_window_layers", minimum=0))
+            inferred = (below + 1) // 2
+        else:  # the layers from max_window_layers on
+            inferred = max(0, n_layers - c.int("max_window_layers", minimum=0))
+    elif mt in ("gemma2", "gemma3_text"):
+        if c.get("sliding_window") is not None:
+            window = c.int("sliding_window")
+        # transformers' default layer_types: one global layer in every `pattern` (Gemma 2: 2)
+        pattern = 2 if mt == "gemma2" else c.int("sliding_window_pattern")
+        inferred = n_layers - n_layers // pattern
     else:
         # transformers' cache (cache_utils.get_layer_types_and_kwargs) reads these of any
         # config, a Llama's or a Gemma's too: a sliding_window, else an attention_chunk_size,
@@ -908,7 +1149,7 @@ def _sliding_layers(types, n_layers: int, window: int | None, mt: str) -> int:
             "nor config['attention_chunk_size'] is set"
             + (
                 " (Qwen: and config['use_sliding_window'] is true)"
-                if mt in ("qwen2", "qwen3")
+                if mt in ("qwen2", "qwen3", "qwen2_moe", "qwen3_moe")
                 else ""
             )
         )
@@ -925,19 +1166,169 @@ def _tokens_cached(seq_len: int, window: int | None) -> int:
     return seq_len if window is None else min(seq_len, window - 1)
 
 
+def _mlp_rows(prefix: str, d: int, ff: int, t: int, act: str, bias: bool, fused: bool = False):
+    """A gated MLP (gate, up, act x up, down) as (name, layer) pairs; ``fused``: Phi-3's single
+    gate_up_proj."""
+    up = (
+        [
+            (
+                f"{prefix}.gate_up_proj",
+                L.Dense(in_features=d, out_features=2 * ff, bias=bias, tokens=t),
+            )
+        ]
+        if fused
+        else [
+            (f"{prefix}.gate_proj", L.Dense(in_features=d, out_features=ff, bias=bias, tokens=t)),
+            (f"{prefix}.up_proj", L.Dense(in_features=d, out_features=ff, bias=bias, tokens=t)),
+        ]
+    )
+    return [
+        *up,
+        (f"{prefix}.act", L.Activation(kind=act, elements=t * ff)),
+        (f"{prefix}.mul", L.Elementwise(op="mul", elements=t * ff)),
+        (f"{prefix}.down_proj", L.Dense(in_features=ff, out_features=d, bias=bias, tokens=t)),
+    ]
+
+
+class _Spec:
+    """What a decoder family's transformers modules hold, read from its config: one builder
+    (``_decoder``) counts every family from this (the families share what their classes share;
+    each field here is one way their modules differ)."""
+
+    norm = "rms"  # "rms" (RMSNorm, weight) or "ln" (LayerNorm, weight and bias)
+    norm_affine = True  # OPT's layer_norm_elementwise_affine
+    norms_per_layer = 2  # Gemma 2/3: 4 (pre/post attention, pre/post feed-forward)
+    split_norms = False  # Falcon's new architecture: ln_attn and ln_mlp (two norms, parallel)
+    final_norm = True  # OPT: only with do_layer_norm_before
+    fused_qkv = False  # one query_key_value / qkv_proj matrix
+    qkv_bias = o_bias = mlp_bias = False
+    o_name = "self_attn.o_proj"
+    qk_norm = None  # None, "rms" (Qwen3, Gemma 3) or "ln" (Phi's qk_layernorm)
+    mlp = "gated"  # "gated" (gate/up/down), "fused" (Phi-3 gate_up_proj), "plain" (up, act, down)
+    mlp_names = ("mlp.fc1", "mlp.fc2")
+    lm_bias = False  # Phi's lm_head has a bias
+    positions = 0  # OPT: learned positions (max_position_embeddings + 2 rows)
+    embed_dim = None  # OPT: word_embed_proj_dim (project_in / project_out when it differs)
+    softcap_attn = softcap_final = False  # Gemma 2: logit soft-capping (elementwise only)
+    mla = None  # DeepSeek-V3: (q_lora_rank or None, kv_lora_rank, nope, rope, v_head_dim)
+    moe = None  # (experts, top_k, expert d_ff, shared d_ff or 0, shared gate, moe layers)
+
+
+def _spec(c: _Cfg) -> _Spec:
+    mt, s = c.mt, _Spec()
+    if mt in ("llama", "qwen3", "gemma", "gemma2", "gemma3_text", "qwen3_moe", "deepseek_v3"):
+        s.qkv_bias = s.o_bias = c.bool("attention_bias")
+    if mt == "llama":
+        s.mlp_bias = c.bool("mlp_bias")
+    if mt == "qwen2":
+        s.qkv_bias = True  # Qwen2: bias on q, k, v; none on o_proj
+    if mt == "qwen2_moe":
+        s.qkv_bias = c.bool("qkv_bias")
+    if mt in ("qwen3", "qwen3_moe", "gemma3_text"):
+        s.qk_norm = "rms"
+    if mt == "phi3":
+        s.fused_qkv, s.mlp = True, "fused"
+    if mt in ("gemma2", "gemma3_text"):
+        s.norms_per_layer = 4
+    if mt == "gemma2":
+        s.softcap_attn = c.get("attn_logit_softcapping") is not None
+    if mt in ("gemma2", "gemma3_text"):
+        s.softcap_final = c.get("final_logit_softcapping") is not None
+    if mt == "gpt_neox":
+        s.norm, s.fused_qkv, s.mlp = "ln", True, "plain"
+        s.qkv_bias = s.o_bias = c.bool("attention_bias")
+        s.mlp_bias = True
+        s.o_name, s.mlp_names = "attention.dense", ("mlp.dense_h_to_4h", "mlp.dense_4h_to_h")
+    if mt == "opt":
+        s.norm, s.mlp = "ln", "plain"
+        s.norm_affine = c.bool("layer_norm_elementwise_affine")
+        s.qkv_bias = s.o_bias = s.mlp_bias = c.bool("enable_bias")
+        s.o_name, s.mlp_names = "self_attn.out_proj", ("fc1", "fc2")
+        s.final_norm = c.bool("do_layer_norm_before") and not c.bool("_remove_final_layer_norm")
+        s.positions = c.int("max_position_embeddings") + 2
+        s.embed_dim = c.int("word_embed_proj_dim") if c.get("word_embed_proj_dim") else None
+    if mt == "falcon":
+        s.norm, s.fused_qkv, s.mlp = "ln", True, "plain"
+        s.qkv_bias = s.o_bias = s.mlp_bias = c.bool("bias")
+        s.o_name = "self_attention.dense"
+        s.mlp_names = ("mlp.dense_h_to_4h", "mlp.dense_4h_to_h")
+        new, parallel = c.bool("new_decoder_architecture"), c.bool("parallel_attn")
+        n_ln = c.get("num_ln_in_parallel_attn")
+        n_ln = 2 if n_ln is None and new else n_ln
+        if n_ln is not None and n_ln not in (1, 2):
+            raise ValueError(
+                f"config['num_ln_in_parallel_attn'] must be 1, 2 or null, got {_check._short(n_ln, 40)}"
+            )
+        if new and not parallel:
+            raise ValueError(
+                "config['new_decoder_architecture']=true needs config['parallel_attn']=true "
+                "(transformers' Falcon layer has no serial form of the new architecture)"
+            )
+        if not new and parallel and n_ln == 2:
+            raise ValueError(
+                "config['num_ln_in_parallel_attn']=2 applies to the new decoder architecture "
+                "(transformers' old-architecture Falcon layer would not run with it)"
+            )
+        s.split_norms = new and n_ln == 2
+        s.norms_per_layer = 1 if parallel and not s.split_norms else 2
+    if mt == "phi":
+        s.norm, s.mlp, s.norms_per_layer = "ln", "plain", 1
+        s.qkv_bias = s.o_bias = s.mlp_bias = s.lm_bias = True
+        s.o_name = "self_attn.dense"
+        s.qk_norm = "ln" if c.bool("qk_layernorm") else None
+    return s
+
+
+def _sparse_layers(c: _Cfg, n_layers: int) -> int:
+    """Qwen2-MoE / Qwen3-MoE: layers whose MLP is the sparse block, as transformers picks them:
+    layer i unless i is in ``mlp_only_layers``, when ``num_experts > 0`` and
+    ``(i + 1) % decoder_sparse_step == 0`` (counted, never listed per layer)."""
+    step = c.int("decoder_sparse_step")
+    only = c.get("mlp_only_layers")
+    if only is None:
+        only = []
+    if not isinstance(only, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in only
+    ):
+        raise ValueError(
+            f"config['mlp_only_layers'] must be a list of layer indices, got {_check._short(only, 60)}"
+        )
+    dense_hits = {i for i in only if 0 <= i < n_layers and (i + 1) % step == 0}
+    return n_layers // step - len(dense_hits)
+
+
 def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     mt = c.mt
+    s = _spec(c)
     d, n_layers, heads = (
         c.int("hidden_size"),
         c.int("num_hidden_layers"),
         c.int("num_attention_heads"),
     )
-    ff, vocab = c.int("intermediate_size"), c.int("vocab_size")
-    kv_heads = (
-        heads if _unset(c.get("num_key_value_heads"), _HEADS) else c.int("num_key_value_heads")
-    )
-    hd_raw = c.get("head_dim")
-    if _unset(hd_raw, _DERIVED):
+    ff_key = {"opt": "ffn_dim", "falcon": "ffn_hidden_size"}.get(mt, "intermediate_size")
+    ff = 4 * d if mt == "falcon" and c.get(ff_key) is None else c.int(ff_key)
+    vocab = c.int("vocab_size")
+    e_dim = s.embed_dim or d  # the token embedding's width (OPT's word_embed_proj_dim)
+    if mt == "falcon":
+        new, mq = c.bool("new_decoder_architecture"), c.bool("multi_query")
+        kv_cfg = heads if c.get("num_kv_heads") is None else c.int("num_kv_heads")
+        if not new and not mq and kv_cfg != heads:
+            raise ValueError(
+                f"config['num_kv_heads']={kv_cfg} must equal config['num_attention_heads']={heads} "
+                "when config['new_decoder_architecture'] and config['multi_query'] are false "
+                "(transformers' old Falcon attention has one K/V head per query head)"
+            )
+        kv_heads = kv_cfg if new or not mq else 1
+    elif mt in ("gpt_neox", "opt"):
+        kv_heads = heads
+    else:
+        kv_heads = (
+            heads if _unset(c.get("num_key_value_heads"), _HEADS) else c.int("num_key_value_heads")
+        )
+    hd_raw = c.get("head_dim") if mt not in ("gpt_neox", "opt", "falcon", "deepseek_v3") else None
+    if mt == "deepseek_v3":
+        hd = 0  # set from qk_nope_head_dim + qk_rope_head_dim below
+    elif _unset(hd_raw, _DERIVED):
         if d % heads:
             raise ValueError(
                 f"config['num_attention_heads']={heads} must divide config['hidden_size']={d} "
@@ -946,30 +1337,73 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
         hd = d // heads
     else:
         hd = c.int("head_dim")
-    if heads % kv_heads:
+    if mt in ("gemma2", "gemma3_text") and d % heads:
         raise ValueError(
-            f"config['num_key_value_heads']={kv_heads} must divide config['num_attention_heads']={heads}"
+            f"config['num_attention_heads']={heads} must divide config['hidden_size']={d} "
+            f"(transformers' {mt} config requires it)"
         )
-    act = c.act("hidden_act")
-    tied = c.bool("tie_word_embeddings")
-    # which projections carry a bias (transformers 5.24 modeling code)
-    qkv_bias = o_bias = mlp_bias = False
-    if mt in ("llama", "qwen3", "gemma"):
-        qkv_bias = o_bias = c.bool("attention_bias")
-    if mt == "llama":
-        mlp_bias = c.bool("mlp_bias")
-    if mt == "qwen2":
-        qkv_bias = True  # Qwen2: bias on q, k, v; none on o_proj
-    qk_norm = mt == "qwen3"
-    fused = mt == "phi3"
-    moe = None
-    if mt == "mixtral":
-        moe = (c.int("num_local_experts"), c.int("num_experts_per_tok"))
-        if moe[1] > moe[0]:
+    if s.qk_norm == "ln" and hd != d // heads:
+        raise ValueError(
+            f"config['qk_layernorm']=true normalizes hidden_size / num_attention_heads = "
+            f"{d // heads} features per head, but config['head_dim']={hd}: transformers' Phi "
+            "would not run; drop one of them"
+        )
+    v_hd = hd
+    if mt == "deepseek_v3":
+        q_rank = None if c.get("q_lora_rank") is None else c.int("q_lora_rank")
+        kv_rank, nope = c.int("kv_lora_rank"), c.int("qk_nope_head_dim")
+        rope, v_hd = c.int("qk_rope_head_dim"), c.int("v_head_dim")
+        s.mla = (q_rank, kv_rank, nope, rope, v_hd)
+        hd = nope + rope
+        if kv_heads != heads:
             raise ValueError(
-                f"config['num_experts_per_tok']={moe[1]} must not exceed "
-                f"config['num_local_experts']={moe[0]}"
+                f"config['num_key_value_heads']={kv_heads} must equal "
+                f"config['num_attention_heads']={heads} for deepseek_v3 (multi-head latent "
+                "attention expands its latent into one key and value per query head)"
             )
+    if heads % kv_heads:
+        kv_key = "num_kv_heads" if mt == "falcon" else "num_key_value_heads"
+        raise ValueError(
+            f"config[{kv_key!r}]={kv_heads} must divide config['num_attention_heads']={heads}"
+        )
+    act = c.act(
+        "hidden_activation"
+        if mt in ("gemma2", "gemma3_text")
+        else {"opt": "activation_function", "falcon": "activation"}.get(mt, "hidden_act")
+    )
+    tied = c.bool("tie_word_embeddings")
+    # mixture of experts: which layers, and what each sparse block holds
+    n_moe, moe, shared, shared_gate = 0, None, 0, False
+    if mt == "mixtral":
+        moe, n_moe = (c.int("num_local_experts"), c.int("num_experts_per_tok"), ff), n_layers
+    elif mt in ("qwen2_moe", "qwen3_moe"):
+        key = "num_experts" if mt == "qwen2_moe" else "num_local_experts"
+        n_exp = c.int(key, minimum=0)
+        if n_exp:
+            moe = (n_exp, c.int("num_experts_per_tok"), c.int("moe_intermediate_size"))
+            n_moe = _sparse_layers(c, n_layers)
+        if mt == "qwen2_moe":
+            shared, shared_gate = c.int("shared_expert_intermediate_size"), True
+    elif mt == "deepseek_v3":
+        n_exp, n_group = c.int("n_routed_experts"), c.int("n_group")
+        if n_exp % n_group or n_exp // n_group < 2:
+            raise ValueError(
+                f"config['n_group']={n_group} must split config['n_routed_experts']={n_exp} into "
+                "groups of at least 2 experts (transformers scores a group by its top 2)"
+            )
+        if c.int("topk_group") > n_group:
+            raise ValueError(
+                f"config['topk_group']={c.int('topk_group')} must not exceed config['n_group']={n_group}"
+            )
+        moe = (n_exp, c.int("num_experts_per_tok"), c.int("moe_intermediate_size"))
+        shared = moe[2] * c.int("n_shared_experts", minimum=0)
+        n_moe = max(0, n_layers - c.int("first_k_dense_replace", minimum=0))
+    if moe is not None and moe[1] > moe[0]:
+        raise ValueError(
+            f"config['num_experts_per_tok']={moe[1]} must not exceed the number of experts "
+            f"({moe[0]})"
+        )
+    n_dense = n_layers - n_moe
     n_sliding, window = _layer_types(c, n_layers)
     n_full = n_layers - n_sliding
     q_dim, kv_dim = heads * hd, kv_heads * hd
@@ -977,20 +1411,53 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     q_what = f"config['num_attention_heads'] x {hd_field}"
     kv_what = f"config['num_key_value_heads'] x {hd_field}"
     widths = [(q_dim, q_what), (kv_dim, kv_what)]
-    if fused:
-        widths += [
-            (q_dim + 2 * kv_dim, f"{q_what} + 2 x {kv_what}"),
-            (2 * ff, "2 x config['intermediate_size']"),
+    if s.fused_qkv:
+        widths.append((q_dim + 2 * kv_dim, f"{q_what} + 2 x {kv_what}"))
+    if s.mla:
+        h_ = "config['num_attention_heads']"
+        widths = [
+            (q_dim, f"{h_} x (config['qk_nope_head_dim'] + config['qk_rope_head_dim'])"),
+            (heads * v_hd, f"{h_} x config['v_head_dim']"),
+            (
+                heads * (s.mla[2] + v_hd),
+                f"{h_} x (config['qk_nope_head_dim'] + config['v_head_dim'])",
+            ),
         ]
+    if s.mlp == "fused":
+        widths.append((2 * ff, "2 x config['intermediate_size']"))
+    if mt == "falcon" and c.get(ff_key) is None:
+        widths.append((ff, "4 x config['hidden_size'] (config['ffn_hidden_size'] unset)"))
     _check_derived(widths)
     labels = _num_labels(c.raw) if head == "seqcls" else 0
+
+    def norm(width: int, elements: int, affine: bool = True) -> L.Layer:
+        if s.norm == "rms":
+            return L.RMSNorm(normalized_shape=width, elements=elements)
+        return L.LayerNorm(normalized_shape=width, elements=elements, elementwise_affine=affine)
 
     def build(seq_len: int, phase: str) -> list[M.Row]:
         if phase == "decode" and head == "seqcls":
             _no_decode(label, arch)
+        if s.positions:
+            _check_len(label, seq_len, s.positions - 2)
         t = 1 if phase == "decode" else seq_len
         n = t * d
-        rows = _embed_rows(vocab, d, t)
+        rows = _embed_rows(vocab, e_dim, t)
+        if s.positions:  # OPT: learned positions added after project_in
+            rows.append(
+                M.Row(
+                    "embed.positions",
+                    L.Embedding(num_embeddings=s.positions, embedding_dim=d, lookups=t),
+                )
+            )
+        if e_dim != d:
+            rows.append(
+                M.Row(
+                    "project_in", L.Dense(in_features=e_dim, out_features=d, bias=False, tokens=t)
+                )
+            )
+        if s.positions:
+            rows.append(M.Row("embed.add", L.Elementwise(elements=n)))
 
         def sdpa(kv_len):
             return L.Attention(
@@ -1001,76 +1468,154 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
                 seq_len=t,
                 kv_len=kv_len,
                 flash=flash,
+                v_head_dim=None if v_hd == hd else v_hd,
             )
 
         attn: list[tuple[str, L.Layer, int]] = []
-        if fused:
+        if s.mla:
+            q_rank, kv_rank, nope, rope, _ = s.mla
+            if q_rank is None:
+                attn.append(
+                    (
+                        "self_attn.q_proj",
+                        L.Dense(in_features=d, out_features=q_dim, bias=False, tokens=t),
+                        n_layers,
+                    )
+                )
+            else:
+                attn += [
+                    (
+                        "self_attn.q_a_proj",
+                        L.Dense(in_features=d, out_features=q_rank, bias=s.qkv_bias, tokens=t),
+                        n_layers,
+                    ),
+                    (
+                        "self_attn.q_a_layernorm",
+                        L.RMSNorm(normalized_shape=q_rank, elements=t * q_rank),
+                        n_layers,
+                    ),
+                    (
+                        "self_attn.q_b_proj",
+                        L.Dense(in_features=q_rank, out_features=q_dim, bias=False, tokens=t),
+                        n_layers,
+                    ),
+                ]
+            # the cache keeps the latent; every step expands all cached latents into K and V
+            kv_tokens = seq_len
+            attn += [
+                (
+                    "self_attn.kv_a_proj_with_mqa",
+                    L.Dense(in_features=d, out_features=kv_rank + rope, bias=s.qkv_bias, tokens=t),
+                    n_layers,
+                ),
+                (
+                    "self_attn.kv_a_layernorm",
+                    L.RMSNorm(normalized_shape=kv_rank, elements=t * kv_rank),
+                    n_layers,
+                ),
+                (
+                    "self_attn.kv_b_proj",
+                    L.Dense(
+                        in_features=kv_rank,
+                        out_features=heads * (nope + v_hd),
+                        bias=False,
+                        tokens=kv_tokens,
+                    ),
+                    n_layers,
+                ),
+            ]
+        elif s.fused_qkv:
+            name = {
+                "gpt_neox": "attention.query_key_value",
+                "falcon": "self_attention.query_key_value",
+            }.get(mt, "self_attn.qkv_proj")
             attn.append(
                 (
-                    "self_attn.qkv_proj",
-                    L.Dense(in_features=d, out_features=q_dim + 2 * kv_dim, bias=False, tokens=t),
+                    name,
+                    L.Dense(
+                        in_features=d, out_features=q_dim + 2 * kv_dim, bias=s.qkv_bias, tokens=t
+                    ),
                     n_layers,
                 )
             )
         else:
             attn += [
                 (
-                    "self_attn.q_proj",
-                    L.Dense(in_features=d, out_features=q_dim, bias=qkv_bias, tokens=t),
+                    f"self_attn.{p}_proj",
+                    L.Dense(in_features=d, out_features=w, bias=s.qkv_bias, tokens=t),
                     n_layers,
-                ),
-                (
-                    "self_attn.k_proj",
-                    L.Dense(in_features=d, out_features=kv_dim, bias=qkv_bias, tokens=t),
-                    n_layers,
-                ),
-                (
-                    "self_attn.v_proj",
-                    L.Dense(in_features=d, out_features=kv_dim, bias=qkv_bias, tokens=t),
-                    n_layers,
-                ),
+                )
+                for p, w in (("q", q_dim), ("k", kv_dim), ("v", kv_dim))
             ]
-        if qk_norm:
+        if s.qk_norm:  # per head: Qwen3/Gemma 3 q_norm, k_norm; Phi q_layernorm, k_layernorm
+            qk_cls, suffix = (
+                (L.RMSNorm, "norm") if s.qk_norm == "rms" else (L.LayerNorm, "layernorm")
+            )
             attn += [
-                ("self_attn.q_norm", L.RMSNorm(normalized_shape=hd, elements=t * q_dim), n_layers),
-                ("self_attn.k_norm", L.RMSNorm(normalized_shape=hd, elements=t * kv_dim), n_layers),
+                (f"self_attn.{p}_{suffix}", qk_cls(normalized_shape=hd, elements=t * w), n_layers)
+                for p, w in (("q", q_dim), ("k", kv_dim))
             ]
         if phase == "decode":
             full_kv, slide_kv = seq_len, _keys_attended(seq_len, window)
         else:
             full_kv = slide_kv = None
         if n_full and n_sliding and full_kv != slide_kv:
-            attn.append(("self_attn.sdpa", sdpa(full_kv), n_full))
-            attn.append(("self_attn.sdpa.sliding", sdpa(slide_kv), n_sliding))
+            groups = [
+                ("self_attn.sdpa", full_kv, n_full),
+                ("self_attn.sdpa.sliding", slide_kv, n_sliding),
+            ]
         else:
-            attn.append(("self_attn.sdpa", sdpa(slide_kv if n_sliding else full_kv), n_layers))
+            groups = [("self_attn.sdpa", slide_kv if n_sliding else full_kv, n_layers)]
+        for name, kv, cnt in groups:
+            attn.append((name, sdpa(kv), cnt))
+            if s.softcap_attn:  # tanh(scores / cap) * cap: elementwise, not in FLOPs
+                scores = heads * t * (seq_len if kv is None else kv)
+                attn.append((f"{name}.softcap", L.Activation(kind="tanh", elements=scores), cnt))
         attn.append(
             (
-                "self_attn.o_proj",
-                L.Dense(in_features=q_dim, out_features=d, bias=o_bias, tokens=t),
+                s.o_name,
+                L.Dense(in_features=heads * v_hd, out_features=d, bias=s.o_bias, tokens=t),
                 n_layers,
             )
         )
 
-        rows.append(
-            M.Row("layers.input_layernorm", L.RMSNorm(normalized_shape=d, elements=n), n_layers)
-        )
+        if s.split_norms:
+            pre = [("layers.ln_attn", norm(d, n)), ("layers.ln_mlp", norm(d, n))]
+        else:
+            pre = [("layers.input_layernorm", norm(d, n, s.norm_affine))]
+        rows += [M.Row(k, lay, n_layers) for k, lay in pre]
         rows += [M.Row(f"layers.{k}", lay, cnt) for k, lay, cnt in attn]
+        if s.norms_per_layer == 4:
+            rows.append(M.Row("layers.post_attention_layernorm", norm(d, n), n_layers))
         rows.append(M.Row("layers.attn_residual", L.ResidualAdd(elements=n), n_layers))
-        rows.append(
-            M.Row(
-                "layers.post_attention_layernorm",
-                L.RMSNorm(normalized_shape=d, elements=n),
-                n_layers,
-            )
-        )
-        if moe is not None:
-            mlp = [
+        if s.norms_per_layer == 4:
+            rows.append(M.Row("layers.pre_feedforward_layernorm", norm(d, n), n_layers))
+        elif s.norms_per_layer == 2 and not s.split_norms:
+            name = "layers.final_layer_norm" if mt == "opt" else "layers.post_attention_layernorm"
+            rows.append(M.Row(name, norm(d, n, s.norm_affine), n_layers))
+        if n_dense:  # built only when present: a layer's sizes are checked when it is built
+            if s.mlp == "plain":
+                dense_mlp = [
+                    (
+                        s.mlp_names[0],
+                        L.Dense(in_features=d, out_features=ff, bias=s.mlp_bias, tokens=t),
+                    ),
+                    ("mlp.act", L.Activation(kind=act, elements=t * ff)),
+                    (
+                        s.mlp_names[1],
+                        L.Dense(in_features=ff, out_features=d, bias=s.mlp_bias, tokens=t),
+                    ),
+                ]
+            else:
+                dense_mlp = _mlp_rows("mlp", d, ff, t, act, s.mlp_bias, fused=s.mlp == "fused")
+            rows += [M.Row(f"layers.{k}", lay, n_dense) for k, lay in dense_mlp]
+        if n_moe:
+            sparse = [
                 (
-                    "moe",
+                    "moe" if mt == "mixtral" else "mlp.experts",
                     L.MoE(
                         d_model=d,
-                        d_ff=ff,
+                        d_ff=moe[2],
                         num_experts=moe[0],
                         top_k=moe[1],
                         tokens=t,
@@ -1078,51 +1623,57 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
                     ),
                 )
             ]
-        else:
-            up = (
-                [
+            if shared:
+                name = "mlp.shared_expert" if mt == "qwen2_moe" else "mlp.shared_experts"
+                sparse += _mlp_rows(name, d, shared, t, act, False)
+            if shared_gate:
+                sparse += [
                     (
-                        "mlp.gate_up_proj",
-                        L.Dense(in_features=d, out_features=2 * ff, bias=False, tokens=t),
-                    )
-                ]
-                if fused
-                else [
-                    (
-                        "mlp.gate_proj",
-                        L.Dense(in_features=d, out_features=ff, bias=mlp_bias, tokens=t),
+                        "mlp.shared_expert_gate",
+                        L.Dense(in_features=d, out_features=1, bias=False, tokens=t),
                     ),
-                    (
-                        "mlp.up_proj",
-                        L.Dense(in_features=d, out_features=ff, bias=mlp_bias, tokens=t),
-                    ),
+                    ("mlp.shared_expert_gate.sigmoid", L.Activation(kind="sigmoid", elements=t)),
+                    ("mlp.shared_expert_gate.mul", L.Elementwise(op="mul", elements=n)),
                 ]
-            )
-            mlp = [
-                *up,
-                ("mlp.act", L.Activation(kind=act, elements=t * ff)),
-                ("mlp.mul", L.Elementwise(op="mul", elements=t * ff)),
-                ("mlp.down_proj", L.Dense(in_features=ff, out_features=d, bias=mlp_bias, tokens=t)),
-            ]
-        rows += [M.Row(f"layers.{k}", lay, n_layers) for k, lay in mlp]
+            if shared:
+                sparse.append(("mlp.shared_expert_add", L.Elementwise(elements=n)))
+            rows += [M.Row(f"layers.{k}", lay, n_moe) for k, lay in sparse]
+        if s.norms_per_layer == 4:
+            rows.append(M.Row("layers.post_feedforward_layernorm", norm(d, n), n_layers))
         rows.append(M.Row("layers.mlp_residual", L.ResidualAdd(elements=n), n_layers))
-        rows.append(M.Row("norm", L.RMSNorm(normalized_shape=d, elements=n)))
+        if s.final_norm:
+            rows.append(M.Row("norm", norm(d, n, s.norm_affine)))
+        if e_dim != d:
+            rows.append(
+                M.Row(
+                    "project_out", L.Dense(in_features=d, out_features=e_dim, bias=False, tokens=t)
+                )
+            )
         if head == "lm":
             rows.append(
                 M.Row(
                     "lm_head",
-                    L.Dense(in_features=d, out_features=vocab, bias=False, tokens=t, tied=tied),
+                    L.Dense(
+                        in_features=e_dim, out_features=vocab, bias=s.lm_bias, tokens=t, tied=tied
+                    ),
                 )
             )
+            if s.softcap_final:  # tanh(logits / cap) * cap: elementwise, not in FLOPs
+                rows.append(M.Row("lm_head.softcap", L.Activation(kind="tanh", elements=t * vocab)))
         if head == "seqcls":  # logits at every position; the last non-pad one is kept
             rows.append(
-                M.Row("score", L.Dense(in_features=d, out_features=labels, bias=False, tokens=t))
+                M.Row(
+                    "score", L.Dense(in_features=e_dim, out_features=labels, bias=False, tokens=t)
+                )
             )
         return rows
 
-    def kv_elements(s: int) -> int:
-        kept = _tokens_cached(s, window)
-        return 2 * kv_dim * (n_full * s + n_sliding * kept)
+    # what one layer's cache keeps per token: K and V of every K/V head, or MLA's latent
+    per_token = s.mla[1] + s.mla[3] if s.mla else 2 * kv_dim
+
+    def kv_elements(seq: int) -> int:
+        kept = _tokens_cached(seq, window)
+        return per_token * (n_full * seq + n_sliding * kept)
 
     summary = _summary(
         arch,
@@ -1140,20 +1691,33 @@ def _decoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
         sliding_layers=n_sliding,
         flash=flash,
     )
-    if moe is not None:
-        summary.update(num_experts=moe[0], experts_per_token=moe[1])
+    if s.mla:
+        summary.update(
+            q_lora_rank=s.mla[0],
+            kv_lora_rank=s.mla[1],
+            qk_rope_head_dim=s.mla[3],
+            v_head_dim=v_hd,
+            kv_cache_per_token_layer=per_token,
+        )
+    if moe is not None and n_moe:
+        summary.update(
+            num_experts=moe[0], experts_per_token=moe[1], moe_layers=n_moe, dense_layers=n_dense
+        )
+        if shared:
+            summary.update(shared_expert_d_ff=shared)
     model = M.Model(
         label,
-        "moe" if moe else "transformer",
+        "moe" if n_moe else "transformer",
         build,
         is_lm=True,
         default_seq_len=summary["context_length"],
         kv_elements=None if head == "seqcls" else kv_elements,
+        max_seq_len=s.positions - 2 if s.positions else None,
         config=summary,
     )
-    if moe is not None:
-        expert = L.MoE(d_model=d, d_ff=ff, num_experts=moe[0], top_k=moe[1])
-        model.config["active_params"] = model.params - n_layers * (
+    if n_moe:
+        expert = L.MoE(d_model=d, d_ff=moe[2], num_experts=moe[0], top_k=moe[1])
+        model.config["active_params"] = model.params - n_moe * (
             expert.params - expert.active_params
         )
     return model

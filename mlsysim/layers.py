@@ -752,7 +752,10 @@ class Attention(Layer):
     ``head_dim`` (default ``d_model // n_heads``) is set apart when a model's heads are wider or
     narrower than d_model / n_heads (Gemma-7B: 16 heads of 256 on d_model = 3072); the core then
     works on ``n_heads * head_dim`` features. ``kv_len`` is the number of keys each query
-    attends to (decode: the cached tokens *including* the new one).
+    attends to (decode: the cached tokens *including* the new one). ``v_head_dim`` (default
+    ``d_head``) sets the value heads apart when they are narrower or wider than the query/key
+    heads (DeepSeek-V3's multi-head latent attention: 192-wide q/k heads, 128-wide v heads); the
+    QK^T product then runs over ``d_head`` and PV over ``v_head_dim``.
     """
 
     d_model: PositiveInt
@@ -762,6 +765,7 @@ class Attention(Layer):
     kv_heads: PositiveInt | None = None
     flash: bool = False
     head_dim: PositiveInt | None = None
+    v_head_dim: PositiveInt | None = None
 
     @model_validator(mode="after")
     def _heads(self):
@@ -775,6 +779,11 @@ class Attention(Layer):
     def inner_dim(self) -> int:
         """Features of all query heads: n_heads * d_head (= d_model unless head_dim is set)."""
         return self.n_heads * self.d_head
+
+    @property
+    def d_v(self) -> int:
+        """Width of one value head (= d_head unless v_head_dim is set)."""
+        return self.v_head_dim if self.v_head_dim is not None else self.d_head
 
     @property
     def kv(self) -> int:
@@ -796,12 +805,12 @@ class Attention(Layer):
     @property
     def input_elements(self) -> int:
         q = self.seq_len * self.inner_dim
-        kv = 2 * self.kv * self.n_kv_heads * self.d_head
+        kv = self.kv * self.n_kv_heads * (self.d_head + self.d_v)
         return q + kv
 
     @property
     def output_elements(self) -> int:
-        return self.seq_len * self.inner_dim
+        return self.seq_len * self.n_heads * self.d_v
 
     @property
     def extra_elements(self) -> int:
@@ -812,7 +821,7 @@ class Attention(Layer):
         return 1 if self.flash else 3
 
     def _macs1(self) -> int:
-        return 2 * self.seq_len * self.kv * self.inner_dim
+        return self.seq_len * self.kv * self.n_heads * (self.d_head + self.d_v)
 
     def _elementwise1(self) -> int:
         return 6 * self.score_elements  # scale, max, subtract, exp, sum, divide
@@ -826,7 +835,7 @@ class Attention(Layer):
         q_tile = _check.optional_integer("q_tile", q_tile)  # query rows per tile
         passes = 1 if q_tile is None else math.ceil(self.seq_len / q_tile)
         q_and_out = 2 * self.seq_len * self.d_model
-        k_and_v = 2 * self.kv * self.n_kv_heads * self.d_head
+        k_and_v = self.kv * self.n_kv_heads * (self.d_head + self.d_v)
         return check_batch(batch) * (q_and_out + passes * k_and_v)
 
     def tiled_bytes(
@@ -838,7 +847,7 @@ class Attention(Layer):
     def live_elements(self, batch: int = 1) -> int:
         live = self.input_elements + self.output_elements
         if self.kv_len is not None:  # decode: cached K/V are counted once, as the KV cache
-            live -= 2 * self.kv * self.n_kv_heads * self.d_head
+            live -= self.kv * self.n_kv_heads * (self.d_head + self.d_v)
         if not self.flash:
             live += 2 * self.score_elements
         return check_batch(batch) * live

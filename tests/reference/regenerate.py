@@ -656,9 +656,9 @@ def _cache_bytes(cache) -> int:
     return total
 
 
-def hf_config_entries():
+def hf_config_entries(configs: dict | None = None):
     print("transformers from raw config dicts:")
-    for name, raw in HF_CONFIGS.items():
+    for name, raw in (HF_CONFIGS if configs is None else configs).items():
         torch.manual_seed(0)
         m = _hf_model(raw, CPU)
         p = n_params(m)
@@ -696,6 +696,526 @@ def hf_config_entries():
             "key/value tensor after that step",
         )
         ENTRIES[-1].update(extra)
+
+
+#: Decoder-only families added for issue 34 (gpt_neox, opt, falcon, phi, gemma2, gemma3_text,
+#: qwen2_moe, qwen3_moe, deepseek_v3): several small configurations per family, each varying the
+#: fields that change a count (biases, fused/multi-query/grouped attention, parallel blocks,
+#: partial rotary, embedding projections, sliding layers, soft-capping, shared experts, sparse
+#: steps, dense-first layers, multi-head latent attention).
+HF_DECODERS_2 = {
+    # GPT-NeoX (Pythia): fused query_key_value, biases on attention (attention_bias) and always on
+    # the MLP, LayerNorm, parallel residual, partial rotary, untied embed_out
+    "gpt_neox_parallel": {
+        **_SMALL,
+        "model_type": "gpt_neox",
+        "architectures": ["GPTNeoXForCausalLM"],
+        "num_key_value_heads": None,
+    },
+    "gpt_neox_serial_nobias_tied": {
+        "model_type": "gpt_neox",
+        "architectures": ["GPTNeoXForCausalLM"],
+        "hidden_size": 48,
+        "num_attention_heads": 6,
+        "num_hidden_layers": 3,
+        "intermediate_size": 80,
+        "vocab_size": 101,
+        "attention_bias": False,
+        "use_parallel_residual": False,
+        "tie_word_embeddings": True,
+        "rope_parameters": {
+            "rope_type": "default",
+            "rope_theta": 10000.0,
+            "partial_rotary_factor": 0.5,
+        },
+    },
+    "gpt_neox_bare": {
+        "model_type": "gpt_neox",
+        "architectures": ["GPTNeoXModel"],
+        "hidden_size": 32,
+        "num_attention_heads": 2,
+        "num_hidden_layers": 1,
+        "intermediate_size": 64,
+        "vocab_size": 70,
+    },
+    "gpt_neox_seqcls": {
+        "model_type": "gpt_neox",
+        "architectures": ["GPTNeoXForSequenceClassification"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 1,
+        "intermediate_size": 40,
+        "vocab_size": 80,
+        "num_labels": 3,
+        "pad_token_id": 0,
+    },
+    # OPT: learned positions (max_position_embeddings + 2 rows), q/k/v/out_proj and fc1/fc2 with
+    # enable_bias, word_embed_proj_dim projections, post-LN (no final norm), affine-free norms
+    "opt_prenorm": {
+        "model_type": "opt",
+        "architectures": ["OPTForCausalLM"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 2,
+        "ffn_dim": 56,
+        "vocab_size": 97,
+        "max_position_embeddings": 24,
+        "word_embed_proj_dim": 32,
+    },
+    "opt_proj_untied": {
+        "model_type": "opt",
+        "architectures": ["OPTForCausalLM"],
+        "hidden_size": 48,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 2,
+        "ffn_dim": 64,
+        "vocab_size": 90,
+        "max_position_embeddings": 16,
+        "word_embed_proj_dim": 20,
+        "tie_word_embeddings": False,
+    },
+    "opt_postln_nobias_noaffine": {
+        "model_type": "opt",
+        "architectures": ["OPTForCausalLM"],
+        "hidden_size": 32,
+        "num_attention_heads": 2,
+        "num_hidden_layers": 2,
+        "ffn_dim": 40,
+        "vocab_size": 77,
+        "max_position_embeddings": 20,
+        "word_embed_proj_dim": 32,
+        "do_layer_norm_before": False,
+        "enable_bias": False,
+        "layer_norm_elementwise_affine": False,
+    },
+    "opt_bare": {
+        "model_type": "opt",
+        "architectures": ["OPTModel"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 1,
+        "ffn_dim": 48,
+        "vocab_size": 60,
+        "max_position_embeddings": 18,
+        "word_embed_proj_dim": 16,
+    },
+    # Falcon: the 7B layout (multi_query, parallel_attn, one LayerNorm), the old MHA with biases
+    # and serial blocks, ALiBi, and the new decoder architecture (grouped K/V, two or one norms)
+    "falcon_mq_parallel": {
+        "model_type": "falcon",
+        "architectures": ["FalconForCausalLM"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 2,
+        "vocab_size": 97,
+    },
+    "falcon_mha_serial_bias_alibi": {
+        "model_type": "falcon",
+        "architectures": ["FalconForCausalLM"],
+        "hidden_size": 48,
+        "num_attention_heads": 6,
+        "num_hidden_layers": 2,
+        "vocab_size": 88,
+        "multi_query": False,
+        "parallel_attn": False,
+        "bias": True,
+        "alibi": True,
+        "ffn_hidden_size": 72,
+        "tie_word_embeddings": False,
+    },
+    "falcon_new_arch_gqa": {
+        "model_type": "falcon",
+        "architectures": ["FalconForCausalLM"],
+        "hidden_size": 64,
+        "num_attention_heads": 8,
+        "num_kv_heads": 2,
+        "num_hidden_layers": 2,
+        "vocab_size": 97,
+        "new_decoder_architecture": True,
+        "ffn_hidden_size": 100,
+    },
+    "falcon_new_arch_one_norm_bias": {
+        "model_type": "falcon",
+        "architectures": ["FalconForCausalLM"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_kv_heads": 4,
+        "num_hidden_layers": 2,
+        "vocab_size": 64,
+        "new_decoder_architecture": True,
+        "num_ln_in_parallel_attn": 1,
+        "bias": True,
+    },
+    "falcon_mq_alibi_bare": {
+        "model_type": "falcon",
+        "architectures": ["FalconModel"],
+        "hidden_size": 32,
+        "num_attention_heads": 2,
+        "num_hidden_layers": 1,
+        "vocab_size": 50,
+        "alibi": True,
+    },
+    # Phi (phi-2): q/k/v/dense with biases, parallel attention and MLP on one LayerNorm, partial
+    # rotary, an lm_head with a bias; optional qk_layernorm and grouped K/V
+    "phi_base": {
+        "model_type": "phi",
+        "architectures": ["PhiForCausalLM"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 2,
+        "intermediate_size": 64,
+        "vocab_size": 97,
+    },
+    "phi_gqa_qk_layernorm_tied": {
+        "model_type": "phi",
+        "architectures": ["PhiForCausalLM"],
+        "hidden_size": 48,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 2,
+        "intermediate_size": 72,
+        "vocab_size": 90,
+        "qk_layernorm": True,
+        "tie_word_embeddings": True,
+        "rope_parameters": {
+            "rope_type": "default",
+            "rope_theta": 10000.0,
+            "partial_rotary_factor": 0.5,
+        },
+    },
+    "phi_bare_headdim": {
+        "model_type": "phi",
+        "architectures": ["PhiModel"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
+        "head_dim": 12,
+        "num_hidden_layers": 1,
+        "intermediate_size": 40,
+        "vocab_size": 60,
+    },
+    # Gemma 2: four RMSNorms per layer, local/global layers alternating (layer_types), logit
+    # soft-capping (elementwise: not in FlopCounterMode's count), query_pre_attn_scalar
+    "gemma2_alternating": {
+        "model_type": "gemma2",
+        "architectures": ["Gemma2ForCausalLM"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "num_hidden_layers": 3,
+        "intermediate_size": 48,
+        "vocab_size": 97,
+        "sliding_window": 5,
+    },
+    "gemma2_layer_types_nocap_bias_untied": {
+        "model_type": "gemma2",
+        "architectures": ["Gemma2ForCausalLM"],
+        "hidden_size": 32,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 1,
+        "head_dim": 24,
+        "num_hidden_layers": 3,
+        "intermediate_size": 40,
+        "vocab_size": 80,
+        "sliding_window": 4,
+        "layer_types": ["full_attention", "sliding_attention", "sliding_attention"],
+        "attn_logit_softcapping": None,
+        "final_logit_softcapping": None,
+        "query_pre_attn_scalar": 10,
+        "attention_bias": True,
+        "tie_word_embeddings": False,
+    },
+    # Gemma 3 (text): q_norm/k_norm, five local layers to one global (sliding_window_pattern)
+    "gemma3_text_pattern": {
+        "model_type": "gemma3_text",
+        "architectures": ["Gemma3ForCausalLM"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
+        "head_dim": 8,
+        "num_hidden_layers": 7,
+        "intermediate_size": 48,
+        "vocab_size": 97,
+        "sliding_window": 4,
+    },
+    "gemma3_text_pattern2_bias_untied": {
+        "model_type": "gemma3_text",
+        "architectures": ["Gemma3ForCausalLM"],
+        "hidden_size": 48,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 20,
+        "num_hidden_layers": 4,
+        "intermediate_size": 64,
+        "vocab_size": 90,
+        "sliding_window": 6,
+        "sliding_window_pattern": 2,
+        "attention_bias": True,
+        "tie_word_embeddings": False,
+        "final_logit_softcapping": 30.0,
+    },
+    "gemma3_text_bare_layer_types": {
+        "model_type": "gemma3_text",
+        "architectures": ["Gemma3TextModel"],
+        "hidden_size": 32,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "num_hidden_layers": 2,
+        "intermediate_size": 40,
+        "vocab_size": 60,
+        "sliding_window": 3,
+        "layer_types": ["full_attention", "sliding_attention"],
+    },
+    # Qwen2-MoE: routed experts (moe_intermediate_size), a shared expert with its sigmoid gate,
+    # dense MLPs on mlp_only_layers and off the decoder_sparse_step, q/k/v biases (qkv_bias)
+    "qwen2_moe_shared": {
+        **_SMALL,
+        "model_type": "qwen2_moe",
+        "architectures": ["Qwen2MoeForCausalLM"],
+        "num_hidden_layers": 2,
+        "moe_intermediate_size": 16,
+        "shared_expert_intermediate_size": 24,
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+    },
+    "qwen2_moe_step2_mlp_only_nobias_tied": {
+        **_SMALL,
+        "model_type": "qwen2_moe",
+        "architectures": ["Qwen2MoeForCausalLM"],
+        "num_hidden_layers": 4,
+        "intermediate_size": 44,
+        "moe_intermediate_size": 12,
+        "shared_expert_intermediate_size": 20,
+        "num_experts": 5,
+        "num_experts_per_tok": 3,
+        "decoder_sparse_step": 2,
+        "mlp_only_layers": [3],
+        "qkv_bias": False,
+        "norm_topk_prob": True,
+        "tie_word_embeddings": True,
+    },
+    "qwen2_moe_sliding": {
+        **_SMALL,
+        "model_type": "qwen2_moe",
+        "architectures": ["Qwen2MoeForCausalLM"],
+        "num_hidden_layers": 3,
+        "moe_intermediate_size": 16,
+        "shared_expert_intermediate_size": 16,
+        "num_experts": 3,
+        "num_experts_per_tok": 1,
+        "use_sliding_window": True,
+        "sliding_window": 5,
+        "max_window_layers": 2,
+    },
+    # Qwen3-MoE: q_norm/k_norm, no shared expert, head_dim apart, num_experts alias
+    "qwen3_moe_headdim": {
+        **_SMALL,
+        "model_type": "qwen3_moe",
+        "architectures": ["Qwen3MoeForCausalLM"],
+        "head_dim": 12,
+        "moe_intermediate_size": 16,
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+    },
+    "qwen3_moe_mlp_only_bias_sliding": {
+        **_SMALL,
+        "model_type": "qwen3_moe",
+        "architectures": ["Qwen3MoeForCausalLM"],
+        "num_hidden_layers": 3,
+        "intermediate_size": 40,
+        "moe_intermediate_size": 10,
+        "num_experts": 6,
+        "num_experts_per_tok": 2,
+        "decoder_sparse_step": 1,
+        "mlp_only_layers": [0],
+        "attention_bias": True,
+        "use_sliding_window": True,
+        "sliding_window": 4,
+    },
+    "qwen3_moe_step3": {
+        **_SMALL,
+        "model_type": "qwen3_moe",
+        "architectures": ["Qwen3MoeModel"],
+        "num_hidden_layers": 3,
+        "moe_intermediate_size": 8,
+        "num_local_experts": 3,
+        "num_experts_per_tok": 3,
+        "decoder_sparse_step": 3,
+    },
+    # DeepSeek-V3: multi-head latent attention (q_lora_rank, kv_lora_rank, nope/rope/v head
+    # dims; the cache holds the compressed latent), first_k_dense_replace dense layers, routed
+    # experts with shared experts, group-limited routing (n_group, topk_group)
+    "deepseek_v3_mla_moe": {
+        "model_type": "deepseek_v3",
+        "architectures": ["DeepseekV3ForCausalLM"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "num_hidden_layers": 3,
+        "intermediate_size": 48,
+        "moe_intermediate_size": 16,
+        "n_routed_experts": 8,
+        "num_experts_per_tok": 2,
+        "n_group": 2,
+        "topk_group": 1,
+        "n_shared_experts": 1,
+        "first_k_dense_replace": 1,
+        "q_lora_rank": 12,
+        "kv_lora_rank": 10,
+        "qk_nope_head_dim": 8,
+        "qk_rope_head_dim": 4,
+        "v_head_dim": 6,
+        "vocab_size": 97,
+    },
+    "deepseek_v3_no_q_lora_bias_tied": {
+        "model_type": "deepseek_v3",
+        "architectures": ["DeepseekV3ForCausalLM"],
+        "hidden_size": 48,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 2,
+        "intermediate_size": 40,
+        "moe_intermediate_size": 12,
+        "n_routed_experts": 4,
+        "num_experts_per_tok": 3,
+        "n_group": 1,
+        "topk_group": 1,
+        "n_shared_experts": 2,
+        "first_k_dense_replace": 0,
+        "q_lora_rank": None,
+        "kv_lora_rank": 16,
+        "qk_nope_head_dim": 6,
+        "qk_rope_head_dim": 2,
+        "v_head_dim": 10,
+        "attention_bias": True,
+        "tie_word_embeddings": True,
+        "vocab_size": 80,
+    },
+    "deepseek_v3_all_dense_bare": {
+        "model_type": "deepseek_v3",
+        "architectures": ["DeepseekV3Model"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "num_hidden_layers": 2,
+        "intermediate_size": 36,
+        "moe_intermediate_size": 8,
+        "n_routed_experts": 4,
+        "num_experts_per_tok": 2,
+        "n_group": 2,
+        "topk_group": 2,
+        "first_k_dense_replace": 2,
+        "q_lora_rank": 8,
+        "kv_lora_rank": 6,
+        "qk_nope_head_dim": 4,
+        "qk_rope_head_dim": 2,
+        "v_head_dim": 4,
+        "vocab_size": 60,
+    },
+    # classifiers (the score head on OPT's word_embed_proj_dim) and Qwen2-MoE's layer_types
+    # listed (the fuzzer draws configs without architectures: their *ForCausalLM)
+    "opt_seqcls_proj": {
+        "model_type": "opt",
+        "architectures": ["OPTForSequenceClassification"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 1,
+        "ffn_dim": 40,
+        "vocab_size": 70,
+        "max_position_embeddings": 16,
+        "word_embed_proj_dim": 16,
+        "num_labels": 3,
+    },
+    "falcon_seqcls_new_arch": {
+        "model_type": "falcon",
+        "architectures": ["FalconForSequenceClassification"],
+        "hidden_size": 32,
+        "num_attention_heads": 4,
+        "num_kv_heads": 2,
+        "num_hidden_layers": 1,
+        "vocab_size": 70,
+        "new_decoder_architecture": True,
+        "pad_token_id": 0,
+    },
+    "deepseek_v3_seqcls": {
+        "model_type": "deepseek_v3",
+        "architectures": ["DeepseekV3ForSequenceClassification"],
+        "hidden_size": 30,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "num_hidden_layers": 2,
+        "intermediate_size": 40,
+        "moe_intermediate_size": 8,
+        "n_routed_experts": 4,
+        "num_experts_per_tok": 2,
+        "n_group": 2,
+        "topk_group": 1,
+        "first_k_dense_replace": 1,
+        "q_lora_rank": 6,
+        "kv_lora_rank": 8,
+        "qk_nope_head_dim": 4,
+        "qk_rope_head_dim": 2,
+        "v_head_dim": 6,
+        "vocab_size": 60,
+        "num_labels": 2,
+        "pad_token_id": 0,
+    },
+    "qwen2_moe_layer_types": {
+        **_SMALL,
+        "model_type": "qwen2_moe",
+        "architectures": ["Qwen2MoeForCausalLM"],
+        "num_hidden_layers": 3,
+        "moe_intermediate_size": 12,
+        "shared_expert_intermediate_size": 16,
+        "num_experts": 3,
+        "num_experts_per_tok": 2,
+        "use_sliding_window": True,
+        "sliding_window": 4,
+        "layer_types": ["full_attention", "sliding_attention", "sliding_attention"],
+    },
+}
+
+
+def hf_decoders_2():
+    """The ``hf_*`` entries of HF_DECODERS_2 (same protocol as ``hf_config_entries``)."""
+    hf_config_entries(HF_DECODERS_2)
+
+
+#: The class counted for each family's transformers default configuration (hfdefault_* entries)
+HF_DEFAULT_ARCH = {
+    "gpt_neox": "GPTNeoXForCausalLM",
+    "opt": "OPTForCausalLM",
+    "falcon": "FalconForCausalLM",
+    "phi": "PhiForCausalLM",
+    "gemma2": "Gemma2ForCausalLM",
+    "gemma3_text": "Gemma3ForCausalLM",
+    "qwen2_moe": "Qwen2MoeForCausalLM",
+    "qwen3_moe": "Qwen3MoeForCausalLM",
+    "deepseek_v3": "DeepseekV3ForCausalLM",
+}
+
+
+def hf_default_entries():
+    """Full-size parameter counts (meta device) of each issue-34 decoder family's transformers
+    default configuration, ``{"model_type": ...}`` and nothing else: the sizes its config class
+    ships (GPT-NeoX-20B, OPT-125m, Falcon-7B, phi-1.5, Gemma-2-2B, Qwen1.5-MoE-A2.7B,
+    DeepSeek-V3, ...), i.e. what a student pasting a bare model_type gets."""
+    print("transformers default configurations (params only, meta device):")
+    for mt, arch in HF_DEFAULT_ARCH.items():
+        raw = {"model_type": mt, "architectures": [arch]}
+        m = _hf_model(raw, META)
+        add(
+            f"hfdefault_{mt}",
+            f"transformers.{arch}(AutoConfig.for_model({mt!r})), meta device",
+            raw,
+            n_params(m),
+            None,
+            None,
+            note="params only: the family's default configuration at full size",
+        )
+        del m
 
 
 def shipped_config_entries():
@@ -950,6 +1470,8 @@ def main():
     variant_entries()
     hf_entries(crosscheck)
     hf_config_entries()
+    hf_decoders_2()
+    hf_default_entries()
     shipped_config_entries()
     layer_entries()
 
