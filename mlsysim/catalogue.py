@@ -35,7 +35,7 @@ TIERS: dict[str, str] = {
     "Desktop": "Desk & laptop",
     "Edge": "Edge",
     "Mobile": "Phone",
-    "Tiny": "Tiny (microcontrollers)",
+    "Tiny": "Tiny",
 }
 
 
