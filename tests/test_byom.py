@@ -633,3 +633,23 @@ def test_an_entered_device_survives_a_reload_and_reaches_the_report(tmp_path):
     rep = reports.build(again, lab)
     assert rep.synthesis.design["your device"].startswith("Lab card: 24 GB")
     assert "Lab card: 24 GB, 936.0 GB/s" in reports.to_markdown(rep)
+
+
+def test_notebook_runs_on_an_entered_device_and_shows_a_bad_one_as_a_callout():
+    """The page with "your own device" picked: good figures run every part; a negative memory is
+    a callout naming the field and its range, the parts wait for a fix, and nothing raises."""
+    app = h.load_app(NOTEBOOK)
+    widgets = h.run(app, unlock=True, path=NOTEBOOK).widgets()
+    good = "name: Lab card\nmemory: 24 GB\nbandwidth: 936 GB/s\nfp16: 71 TFLOP/s\n"
+    defs = {
+        "device": h.with_value(widgets["device"], lab.CUSTOM),
+        "device_spec": mo.ui.text_area(value=good, label="device"),
+    }
+    r = h.run(app, defs=defs, unlock=True, path=NOTEBOOK)
+    assert h.problems(r) == [] and len(r.figures) >= 5
+    assert "Lab card" in r.visible_text
+    defs["device_spec"] = mo.ui.text_area(value=good.replace("24 GB", "-24 GB"), label="device")
+    r = h.run(app, defs=defs, unlock=True, path=NOTEBOOK)
+    assert h.problems(r) == [] and len(r.figures) == 0
+    assert "memory must be a finite quantity in [0" in r.visible_text
+    assert "fix your device" in r.visible_text
