@@ -86,23 +86,27 @@ def _(lab, saved):
     source = lab.SOURCE.widget(saved)
     config_text = lab.CONFIG_TEXT.widget(saved)
     device = lab.DEVICE.widget(saved)
+    device_spec = lab.DEVICE_SPEC.widget(saved)
     precision = lab.PRECISION.widget(saved)
-    return config_text, device, precision, source
+    return config_text, device, device_spec, precision, source
 
 
 @app.cell
-def _(config_text, device, kit, lab, mo, precision, source):
+def _(config_text, device, device_spec, kit, lab, mo, precision, source):
     model_key, model_error = lab.resolve(source.value, config_text.value)
+    device_key, device_error = lab.resolve_device(device.value, device_spec.value)
     mo.vstack(
         [
             mo.hstack([source, device, precision], justify="start", wrap=True),
             config_text if source.value == lab.PASTE else mo.md(""),
+            device_spec if device.value == lab.CUSTOM else mo.md(""),
+            kit.error_note(ValueError(device_error)) if device_error else mo.md(""),
             kit.error_note(ValueError(model_error))
             if model_error
             else kit.cards(lab.model_cards(model_key)),
         ]
     )
-    return (model_key,)
+    return device_key, model_key
 
 
 @app.cell(hide_code=True)
@@ -129,13 +133,14 @@ def _(lab, saved):
 
 
 @app.cell
-def _(device, kit, lab, mo, model_key, precision, pred_a, saved, unlocked):
+def _(device_key, kit, lab, mo, model_key, precision, pred_a, saved, unlocked):
     mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
     mo.stop(model_key is None, kit.locked_note("Part A (fix the configuration above first)"))
+    mo.stop(device_key is None, kit.locked_note("Part A (fix your device's figures above first)"))
     mo.vstack(
         [
             kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
-            kit.show(lab.part_a(model_key, device.value, precision.value)),
+            kit.show(lab.part_a(model_key, device_key, precision.value)),
         ]
     )
     return
@@ -162,14 +167,15 @@ def _(kit, lab, mo, saved):
 
 
 @app.cell
-def _(b_phase, device, kit, lab, mo, model_key, precision, pred_b, saved, unlocked):
+def _(b_phase, device_key, kit, lab, mo, model_key, precision, pred_b, saved, unlocked):
     mo.stop(kit.locked(pred_b, unlocked), kit.locked_note("Part B"))
     mo.stop(model_key is None, kit.locked_note("Part B (fix the configuration above first)"))
+    mo.stop(device_key is None, kit.locked_note("Part B (fix your device's figures above first)"))
     mo.vstack(
         [
             kit.verdict(lab.PRED_B, pred_b, unlocked, saved),
             b_phase,
-            kit.show(lab.part_b(model_key, device.value, precision.value, b_phase.value)),
+            kit.show(lab.part_b(model_key, device_key, precision.value, b_phase.value)),
         ]
     )
     return
@@ -195,14 +201,15 @@ def _(kit, lab, mo, saved):
 
 
 @app.cell
-def _(c_prompt, device, kit, lab, mo, model_key, precision, pred_c, saved, unlocked):
+def _(c_prompt, device_key, kit, lab, mo, model_key, precision, pred_c, saved, unlocked):
     mo.stop(kit.locked(pred_c, unlocked), kit.locked_note("Part C"))
     mo.stop(model_key is None, kit.locked_note("Part C (fix the configuration above first)"))
+    mo.stop(device_key is None, kit.locked_note("Part C (fix your device's figures above first)"))
     mo.vstack(
         [
             kit.verdict(lab.PRED_C, pred_c, unlocked, saved),
             c_prompt,
-            kit.show(lab.part_c(model_key, device.value, precision.value, c_prompt.value)),
+            kit.show(lab.part_c(model_key, device_key, precision.value, c_prompt.value)),
         ]
     )
     return
@@ -228,14 +235,15 @@ def _(kit, lab, mo, saved):
 
 
 @app.cell
-def _(d_batch, device, kit, lab, mo, model_key, precision, pred_d, saved, unlocked):
+def _(d_batch, device_key, kit, lab, mo, model_key, precision, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.stop(model_key is None, kit.locked_note("Part D (fix the configuration above first)"))
+    mo.stop(device_key is None, kit.locked_note("Part D (fix your device's figures above first)"))
     mo.vstack(
         [
             kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             d_batch,
-            kit.show(lab.part_d(model_key, device.value, precision.value, d_batch.value)),
+            kit.show(lab.part_d(model_key, device_key, precision.value, d_batch.value)),
         ]
     )
     return
@@ -261,14 +269,15 @@ def _(kit, lab, mo, saved):
 
 
 @app.cell
-def _(device, e_context, kit, lab, mo, model_key, precision, pred_e, saved, unlocked):
+def _(device_key, e_context, kit, lab, mo, model_key, precision, pred_e, saved, unlocked):
     mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
     mo.stop(model_key is None, kit.locked_note("Part E (fix the configuration above first)"))
+    mo.stop(device_key is None, kit.locked_note("Part E (fix your device's figures above first)"))
     mo.vstack(
         [
             kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
             e_context,
-            kit.show(lab.part_e(model_key, device.value, precision.value, e_context.value)),
+            kit.show(lab.part_e(model_key, device_key, precision.value, e_context.value)),
         ]
     )
     return
@@ -288,6 +297,7 @@ async def _(
     config_text,
     d_batch,
     device,
+    device_spec,
     e_context,
     justification,
     kit,
@@ -310,6 +320,7 @@ async def _(
             source=source,
             config_text=config_text,
             device=device,
+            device_spec=device_spec,
             precision=precision,
             pred_a=pred_a,
             pred_b=pred_b,
@@ -324,7 +335,12 @@ async def _(
         saved=saved,
         student=student,
         justification=justification,
-        design={"model": source.value, "device": device.value, "precision": precision.value},
+        design={
+            "model": source.value,
+            "device": device.value,
+            "precision": precision.value,
+            **lab.device_design(device.value, device_spec.value),
+        },
     )
     return
 

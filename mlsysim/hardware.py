@@ -20,7 +20,7 @@ import pint
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from . import _check
-from .catalogue import identity
+from .catalogue import CATALOGUE, identity
 from .units import PRECISIONS, Q_, Quantity
 
 __all__ = [
@@ -238,7 +238,8 @@ class Device(_check.ValidatedCopy, BaseModel):
     @property
     def power_basis(self) -> str:
         """Which figure ``tdp`` is (``POWER_BASIS``): "TDP" (a rated maximum), "typical" (a
-        sustained envelope or typical draw) or "active" (the draw while inferring)."""
+        sustained envelope or typical draw), "active" (the draw while inferring), "system" (a
+        whole computer's measured maximum at the wall) or "supply" (the rated power supply)."""
         return POWER_BASIS.get(self.key, "TDP")
 
     @property
@@ -253,7 +254,9 @@ class Device(_check.ValidatedCopy, BaseModel):
         what = {
             "TDP": "its TDP (a rated maximum)",
             "typical": "its typical draw",
-            "active": "its active inference draw (the chapter's)",
+            "active": "its active inference draw",
+            "system": "the whole computer's maximum draw at the wall (vendor-measured)",
+            "supply": "its rated power supply (an upper bound, not a TDP)",
         }[self.power_basis]
         return (
             f"{self.name}: {_watts(self.tdp.m_as('W'))} is {what}; idle "
@@ -334,6 +337,41 @@ POWER_BASIS: dict[str, str] = {
     "iPhone15Pro": "typical",  # a sustained SoC envelope, not a rated maximum
     "ArduinoNano33BLESense": "typical",
     "STM32H743": "typical",
+    **dict.fromkeys(
+        [
+            "H200",
+            "B200",
+            "H100_PCIe",
+            "A100_PCIe",
+            "V100",
+            "T4",
+            "A10",
+            "L4",
+            "L40",
+            "L40S",
+            "MI300X",
+            "MI325X",
+            "Gaudi3",
+            "TPUv4",
+            "RTX5090",
+            "RTX4090",
+            "RTX4070",
+            "RTX3060",
+            "JetsonOrinNX8",
+            "JetsonAGXOrin64",
+            "JetsonAGXOrin32",
+            "JetsonOrinNano8",
+            "JetsonOrinNanoSuper",
+            "JetsonOrinNano4",
+        ],
+        "TDP",
+    ),  # fmt: skip
+    # the Mac's measured maximum at the wall (Apple's power-consumption pages): whole computer
+    **dict.fromkeys(["M1Max", "M1Ultra", "M2Max", "M2Ultra", "M4"], "system"),
+    # the rated power supply: an upper bound on the draw, not a TDP
+    "DGXSpark": "supply",
+    "RaspberryPi5": "supply",
+    "CoralEdgeTPU": "active",  # "4 TOPS using 2 watts"
 }
 #: Idle draw between inferences as a share of ``tdp``: a PLANNING ASSUMPTION, not a datasheet
 #: figure. No datasheet in this registry quotes an idle power for the configuration modelled
@@ -578,6 +616,676 @@ STM32H743 = Device(
 )
 
 
+# =============================================================================================
+# The wider registry (issue 34): datacenter, desk & laptop and edge devices, each from its
+# vendor's datasheet, spec page or whitepaper (``provenance``). Conventions as above: dense and
+# sparse apart (NVIDIA and AMD print "with sparsity" figures, 2x dense: the dense rate is half);
+# "GB" read as 10^9 B; a rate derived from cores x FLOP/clock x clock names its derivation.
+# =============================================================================================
+
+_PLANNING_TAX = {
+    "gpu": _GPU_TAX_NOTE + " Planning value for this device (not measured on it).",
+    "jetson": (
+        "20 us per kernel: the Jetson Orin NX figure (same CUDA launch path, Arm Cortex-A78AE "
+        "host); a planning assumption, measure on the device."
+    ),
+    "accel": (
+        "5 us per operator: a planning assumption (the discrete-GPU eager figure); compiled "
+        "graphs (XLA, the Gaudi graph compiler, ROCm graphs) launch less often. No vendor "
+        "publishes a per-operator launch cost; measure on the device."
+    ),
+    "apple": (
+        "50 us per Core ML / Metal dispatch: the iPhone 15 Pro planning value (Apple publishes "
+        "no figure); measure with Instruments on the device."
+    ),
+    "cpu": (
+        "20 us per operator: an interpreter-style runtime (TFLite / ONNX Runtime) on Arm cores; "
+        "a planning assumption, measure on the device."
+    ),
+    "usb": (
+        "20 us per operator: a planning assumption for an accelerator driven by a host CPU over "
+        "PCIe (TFLite delegate); measure on the device."
+    ),
+}
+
+
+def _device(
+    key, memory, precisions, quoted, tax, tdp, document, url, date, notes, tax_kind="gpu"
+) -> Device:
+    return Device(
+        **identity(key),
+        memory=memory,
+        compute=Compute(quoted_precision=quoted, precisions=precisions),
+        dispatch_tax=(tax, "us"),
+        dispatch_note=_PLANNING_TAX[tax_kind],
+        tdp=tdp,
+        provenance=Provenance(document=document, url=url, date=date, notes=notes),
+    )
+
+
+_SPARSE_NOTE = "Tensor-core rates are printed with sparsity (*); dense = one half."
+
+# --- Datacenter ----------------------------------------------------------------------------
+H200 = _device(
+    "H200",
+    Memory(capacity=(141, "GB"), bandwidth=(4.8, "TB/s"), kind="HBM3e"),
+    {
+        "fp64": _rate(67),
+        "fp32": _rate(67, kind="vector"),
+        "tf32": _rate(494.5, 989),
+        "bf16": _rate(989.5, 1979),
+        "fp16": _rate(989.5, 1979),
+        "fp8": _rate(1979, 3958),
+        "int8": _rate(1979, 3958, unit="TOP/s"),
+    },
+    "fp16",
+    5,
+    (700, "W"),
+    "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM column)",
+    "https://www.nvidia.com/en-us/data-center/h200/",
+    _D(2024, 11, 1),
+    _SPARSE_NOTE + " 141GB HBM3e at 4.8TB/s; max TDP up to 700W. Compute as the H100 SXM.",
+)
+
+B200 = _device(
+    "B200",
+    Memory(capacity=(180, "GB"), bandwidth=(8, "TB/s"), kind="HBM3e"),
+    {
+        "bf16": _rate(2.25, 4.5, unit="PFLOP/s"),
+        "fp16": _rate(2.25, 4.5, unit="PFLOP/s"),
+        "fp8": _rate(4.5, 9, unit="PFLOP/s"),
+        "int8": _rate(4.5, 9, unit="POP/s"),
+    },
+    "fp16",
+    5,
+    (1000, "W"),
+    "NVIDIA HGX B200 specifications (per GPU: the 8-GPU board's figures / 8) and NVIDIA Blackwell datasheet",
+    "https://www.nvidia.com/en-us/data-center/hgx/",
+    _D(2024, 3, 18),
+    _SPARSE_NOTE + " HGX B200: FP16/BF16 36 PF*, FP8 72 PF*, INT8 72 POPS*, 1.4 TB HBM3e at "
+    "64 TB/s for 8 GPUs = 4.5 PF*, 9 PF*, 180 GB and 8 TB/s each; up to 1,000 W per GPU. "
+    "FP64 and TF32 left out (the HGX page and the datasheet print different per-GPU values); "
+    "FP4 (not a registry precision) left out.",
+)
+
+H100_PCIE = _device(
+    "H100_PCIe",
+    Memory(capacity=(80, "GB"), bandwidth=(2, "TB/s"), kind="HBM2e"),
+    {
+        "fp64": _rate(51),
+        "fp32": _rate(51, kind="vector"),
+        "tf32": _rate(378, 756),
+        "bf16": _rate(756.5, 1513),
+        "fp16": _rate(756.5, 1513),
+        "fp8": _rate(1513, 3026),
+        "int8": _rate(1513, 3026, unit="TOP/s"),
+    },
+    "fp16",
+    5,
+    (350, "W"),
+    "NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe column)",
+    "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
+    _D(2023, 9, 1),
+    _SPARSE_NOTE + " 80GB HBM2e at 2TB/s; max TDP 300-350W (350 W listed).",
+)
+
+A100_PCIE = _device(
+    "A100_PCIe",
+    Memory(capacity=(80, "GB"), bandwidth=(1935, "GB/s"), kind="HBM2e"),
+    dict(A100.compute.precisions),
+    "fp16",
+    5,
+    (300, "W"),
+    "NVIDIA A100 Tensor Core GPU datasheet (A100 80GB PCIe column)",
+    "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+    _D(2021, 6, 1),
+    "Same compute as the SXM part; 1,935 GB/s HBM2e; max TDP 300W.",
+)
+
+V100 = _device(
+    "V100",
+    Memory(capacity=(32, "GB"), bandwidth=(900, "GB/s"), kind="HBM2"),
+    {
+        "fp64": _rate(7.8, kind="vector"),
+        "fp32": _rate(15.7, kind="vector"),
+        "fp16": _rate(125),
+    },
+    "fp16",
+    5,
+    (300, "W"),
+    "NVIDIA Tesla V100 GPU datasheet (V100 for NVLink column)",
+    "https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf",
+    _D(2020, 1, 1),
+    "Double precision 7.8 TF, single 15.7 TF, Tensor (FP16 mixed) 125 TF; 32GB HBM2 at 900GB/s; "
+    "300 W. Volta has no structured sparsity, BF16 or INT8 tensor rate.",
+)
+
+T4 = _device(
+    "T4",
+    Memory(capacity=(16, "GB"), bandwidth=(320, "GB/s"), kind="GDDR6"),
+    {
+        "fp32": _rate(8.1, kind="vector"),
+        "fp16": _rate(65),
+        "int8": _rate(130, unit="TOP/s"),
+        "int4": _rate(260, unit="TOP/s"),
+    },
+    "fp16",
+    5,
+    (70, "W"),
+    "NVIDIA T4 Tensor Core GPU datasheet",
+    "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf",
+    _D(2019, 3, 1),
+    "FP32 8.1 TF, mixed FP16/FP32 65 TF, INT8 130 TOPS, INT4 260 TOPS; 16GB GDDR6 at 320+ GB/s "
+    "(320 listed); 70 W. Turing has no structured sparsity.",
+)
+
+A10 = _device(
+    "A10",
+    Memory(capacity=(24, "GB"), bandwidth=(600, "GB/s"), kind="GDDR6"),
+    {
+        "fp32": _rate(31.2, kind="vector"),
+        "tf32": _rate(62.5, 125),
+        "bf16": _rate(125, 250),
+        "fp16": _rate(125, 250),
+        "int8": _rate(250, 500, unit="TOP/s"),
+        "int4": _rate(500, 1000, unit="TOP/s"),
+    },
+    "fp16",
+    5,
+    (150, "W"),
+    "NVIDIA A10 Tensor Core GPU datasheet",
+    "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a10/pdf/a10-datasheet.pdf",
+    _D(2021, 4, 1),
+    "Datasheet prints dense | sparse* side by side; 24GB GDDR6 at 600GB/s; max power 150W.",
+)
+
+L4 = _device(
+    "L4",
+    Memory(capacity=(24, "GB"), bandwidth=(300, "GB/s"), kind="GDDR6"),
+    {
+        "fp32": _rate(30.3, kind="vector"),
+        "tf32": _rate(60, 120),
+        "bf16": _rate(121, 242),
+        "fp16": _rate(121, 242),
+        "fp8": _rate(242.5, 485),
+        "int8": _rate(242.5, 485, unit="TOP/s"),
+    },
+    "fp16",
+    5,
+    (72, "W"),
+    "NVIDIA L4 Tensor Core GPU datasheet",
+    "https://www.nvidia.com/en-us/data-center/l4/",
+    _D(2023, 3, 21),
+    _SPARSE_NOTE + " TF32 120*, FP16/BF16 242*, FP8 485*, INT8 485* TOPS; 24GB GDDR6 at "
+    "300GB/s; max power 72W.",
+)
+
+L40 = _device(
+    "L40",
+    Memory(capacity=(48, "GB"), bandwidth=(864, "GB/s"), kind="GDDR6"),
+    {
+        "fp32": _rate(90.5, kind="vector"),
+        "tf32": _rate(90.5, 181),
+        "bf16": _rate(181, 362),
+        "fp16": _rate(181, 362),
+        "fp8": _rate(362, 724),
+        "int8": _rate(362, 724, unit="TOP/s"),
+    },
+    "fp16",
+    5,
+    (300, "W"),
+    "NVIDIA L40 GPU datasheet",
+    "https://www.nvidia.com/en-us/data-center/l40/",
+    _D(2022, 10, 1),
+    "Datasheet prints dense | sparse*; 48GB GDDR6 with ECC at 864GB/s; max power 300W.",
+)
+
+L40S = _device(
+    "L40S",
+    Memory(capacity=(48, "GB"), bandwidth=(864, "GB/s"), kind="GDDR6"),
+    {
+        "fp32": _rate(91.6, kind="vector"),
+        "tf32": _rate(183, 366),
+        "bf16": _rate(362.05, 733),
+        "fp16": _rate(362.05, 733),
+        "fp8": _rate(733, 1466),
+        "int8": _rate(733, 1466, unit="TOP/s"),
+    },
+    "fp16",
+    5,
+    (350, "W"),
+    "NVIDIA L40S GPU datasheet",
+    "https://www.nvidia.com/en-us/data-center/l40s/",
+    _D(2023, 8, 8),
+    "Datasheet prints dense | sparse*; 48GB GDDR6 with ECC at 864GB/s; max power 350W.",
+)
+
+_CDNA3 = {
+    "fp64": _rate(163.4),
+    "fp32": _rate(163.4),
+    "tf32": _rate(653.7, 1307.4),
+    "bf16": _rate(1307.4, 2614.9),
+    "fp16": _rate(1307.4, 2614.9),
+    "fp8": _rate(2614.9, 5229.8),
+    "int8": _rate(2614.9, 5229.8, unit="TOP/s"),
+}
+
+MI300X = _device(
+    "MI300X",
+    Memory(capacity=(192, "GB"), bandwidth=(5.3, "TB/s"), kind="HBM3"),
+    dict(_CDNA3),
+    "fp16",
+    5,
+    (750, "W"),
+    "AMD Instinct MI300X accelerator data sheet",
+    "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/amd-instinct-mi300x-data-sheet.pdf",
+    _D(2023, 12, 6),
+    "Peak matrix rates, dense and 'with structured sparsity' apart (FP64/FP32 matrix 163.4 TF); "
+    "192GB HBM3 at 5.3TB/s; 750W peak board power.",
+    tax_kind="accel",
+)
+
+MI325X = _device(
+    "MI325X",
+    Memory(capacity=(256, "GB"), bandwidth=(6, "TB/s"), kind="HBM3E"),
+    dict(_CDNA3),
+    "fp16",
+    5,
+    (1000, "W"),
+    "AMD Instinct MI325X accelerator data sheet",
+    "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html",
+    _D(2024, 10, 10),
+    "Same CDNA 3 compute as the MI300X (FP16 1,307.4 TF, FP8 2,614.9 TF dense); 256GB HBM3E at "
+    "6TB/s; 1,000W peak board power.",
+    tax_kind="accel",
+)
+
+GAUDI3 = _device(
+    "Gaudi3",
+    Memory(capacity=(128, "GB"), bandwidth=(3.7, "TB/s"), kind="HBM2e"),
+    {
+        "bf16": _rate(1835),
+        "fp8": _rate(1835),
+    },
+    "bf16",
+    5,
+    (900, "W"),
+    "Intel Gaudi 3 AI Accelerator white paper (HL-325L OAM)",
+    "https://www.intel.com/content/www/us/en/content-details/817486/intel-gaudi-3-ai-accelerator-white-paper.html",
+    _D(2024, 4, 9),
+    "MME (matrix engine) peaks: BF16 1,835 TF, FP8 1,835 TF, dense (no sparse rate); the vector "
+    "(TPC) BF16 rate, 28.7 TF, is not the matmul roof. 128GB HBM2e at 3.7TB/s; 900W TDP (OAM).",
+    tax_kind="accel",
+)
+
+TPU_V4 = _device(
+    "TPUv4",
+    Memory(capacity=(32, "GiB"), bandwidth=(1200, "GB/s"), kind="HBM2"),
+    {
+        "bf16": _rate(275),
+        "int8": _rate(275, unit="TOP/s"),
+    },
+    "bf16",
+    5,
+    (192, "W"),
+    "Google Cloud TPU v4 documentation (system architecture); Jouppi et al., 'TPU v4', ISCA 2023 (power)",
+    "https://cloud.google.com/tpu/docs/v4",
+    _D(2023, 4, 4),
+    "Per chip: 275 TFLOPS peak bf16 and int8, 32 GiB HBM2 at 1,200 GB/s, no sparsity; 192 W "
+    "maximum chip power (Google's ISCA 2023 paper). Cloud TPU v5e, v5p and v6e are left out: "
+    "Google publishes no per-chip power for them.",
+    tax_kind="accel",
+)
+
+# --- Desk and laptop -----------------------------------------------------------------------
+RTX5090 = _device(
+    "RTX5090",
+    Memory(capacity=(32, "GB"), bandwidth=(1792, "GB/s"), kind="GDDR7"),
+    {
+        "fp32": _rate(104.8, kind="vector"),
+        "int8": _rate(838, 1676, unit="TOP/s"),
+    },
+    "int8",
+    5,
+    (575, "W"),
+    "NVIDIA RTX Blackwell GPU architecture whitepaper (GeForce RTX 5090 column) and RTX 5090 spec page",
+    "https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf",
+    _D(2025, 1, 30),
+    "3,352 AI TOPS (FP4 with sparsity); INT8 = 1,676 TOPS* / 2 dense (half the FP4 rate). FP32 "
+    "104.8 TF (shader). 32GB GDDR7, 512-bit at 28 Gbps = 1,792 GB/s; total graphics power 575 W. "
+    "FP16 tensor left out (GeForce FP32-accumulate rates not confirmed).",
+)
+
+RTX4090 = _device(
+    "RTX4090",
+    Memory(capacity=(24, "GB"), bandwidth=(1008, "GB/s"), kind="GDDR6X"),
+    {
+        "fp32": _rate(82.6, kind="vector"),
+        "tf32": _rate(82.6, 165.2),
+        "fp16": _rate(165.2, 330.4),
+        "bf16": _rate(165.2, 330.4),
+        "fp8": _rate(330.3, 660.6),
+        "int8": _rate(660.6, 1321.2, unit="TOP/s"),
+    },
+    "fp16",
+    5,
+    (450, "W"),
+    "NVIDIA Ada GPU architecture whitepaper v2.01, appendix (GeForce RTX 4090)",
+    "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf",
+    _D(2023, 1, 1),
+    "Dense | sparse as printed; FP16/BF16/FP8 with FP32 accumulate (what PyTorch uses; GeForce "
+    "runs it at half the FP16-accumulate rate). 24GB GDDR6X at 1,008 GB/s; 450 W total "
+    "graphics power.",
+)
+
+RTX4070 = _device(
+    "RTX4070",
+    Memory(capacity=(12, "GB"), bandwidth=(504, "GB/s"), kind="GDDR6X"),
+    {
+        "fp32": _rate(29.1, kind="vector"),
+        "int8": _rate(233, 466, unit="TOP/s"),
+    },
+    "int8",
+    5,
+    (200, "W"),
+    "NVIDIA GeForce RTX 4070 family specifications",
+    "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4070-family/",
+    _D(2023, 4, 13),
+    "466 AI TOPS (INT8/FP8 with sparsity, as the Ada whitepaper's 4090 figure of 1,321); dense = "
+    "233. FP32 = 5,888 CUDA cores x 2 x 2.475 GHz boost. 12GB GDDR6X, 192-bit at 21 Gbps = "
+    "504 GB/s; 200 W total graphics power.",
+)
+
+RTX3060 = _device(
+    "RTX3060",
+    Memory(capacity=(12, "GB"), bandwidth=(360, "GB/s"), kind="GDDR6"),
+    {
+        "fp32": _rate(12.74, kind="vector"),
+    },
+    "fp32",
+    5,
+    (170, "W"),
+    "NVIDIA GeForce RTX 3060 family specifications",
+    "https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/rtx-3060-3060ti/",
+    _D(2021, 2, 25),
+    "FP32 = 3,584 CUDA cores x 2 x 1.777 GHz boost = 12.74 TF. 12GB GDDR6, 192-bit at 15 Gbps = "
+    "360 GB/s; 170 W graphics card power. Tensor-core rates left out: NVIDIA publishes none for "
+    "this card.",
+)
+
+DGX_SPARK = _device(
+    "DGXSpark",
+    Memory(capacity=(128, "GB"), bandwidth=(273, "GB/s"), kind="LPDDR5x (unified)"),
+    {
+        "fp32": _rate(31, kind="vector"),
+    },
+    "fp32",
+    20,
+    (240, "W"),
+    "NVIDIA DGX Spark product page and hardware specifications; GB10 at Hot Chips 2025 (FP32)",
+    "https://www.nvidia.com/en-us/products/workstations/dgx-spark/",
+    _D(2025, 10, 15),
+    "1 PFLOP FP4 with sparsity (FP4 is not a registry precision; NVIDIA publishes no FP16/INT8 "
+    "tensor rate); ~31 TFLOPS FP32 as NVIDIA presented at Hot Chips 2025. 128GB LPDDR5x unified "
+    "at 273 GB/s; 240 W power supply.",
+    tax_kind="jetson",
+)
+
+
+def _apple(key, cap, bw, npu_tops, gpu_tflops, power, document, url, date, notes) -> Device:
+    precisions = {"int8": _rate(npu_tops, unit="TOP/s", kind="npu")}
+    if gpu_tflops is not None:
+        precisions["fp32"] = _rate(gpu_tflops, kind="vector")
+    return _device(
+        key,
+        Memory(capacity=(cap, "GB"), bandwidth=(bw, "GB/s"), kind="LPDDR5 (unified)"),
+        precisions,
+        "int8",
+        50,
+        (power, "W"),
+        document,
+        url,
+        date,
+        notes
+        + " Neural Engine rate: Apple's 'trillion operations per second' (precision unstated; "
+        "listed as INT8 as for the A17 Pro). Power: the Mac's maximum draw at the wall, from "
+        "Apple's power-consumption support page (whole computer, not the chip).",
+        tax_kind="apple",
+    )
+
+
+M1_MAX = _apple(
+    "M1Max",
+    64,
+    400,
+    11,
+    10.4,
+    115,
+    "Apple newsroom, 'Introducing M1 Pro and M1 Max' (2021); 'Apple unleashes M1' (2020, Neural "
+    "Engine); Mac Studio power consumption (support.apple.com/102027)",
+    "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/",
+    _D(2021, 10, 18),
+    "Up to 64GB unified memory at 400GB/s; 32-core GPU 10.4 teraflops; 16-core Neural Engine "
+    "11 trillion ops/s; Mac Studio (2022) M1 Max max 115 W.",
+)
+
+M1_ULTRA = _apple(
+    "M1Ultra",
+    128,
+    800,
+    22,
+    21,
+    215,
+    "Apple newsroom, 'Apple unveils M1 Ultra' (2022); Mac Studio power consumption (support.apple.com/102027)",
+    "https://www.apple.com/newsroom/2022/03/apple-unveils-m1-ultra-the-worlds-most-powerful-chip-for-a-personal-computer/",
+    _D(2022, 3, 8),
+    "Up to 128GB unified memory at 800GB/s; 64-core GPU 21 teraflops; 32-core Neural Engine "
+    "22 trillion ops/s; Mac Studio (2022) M1 Ultra max 215 W.",
+)
+
+M2_MAX = _apple(
+    "M2Max",
+    96,
+    400,
+    15.8,
+    None,
+    145,
+    "Apple newsroom, 'Apple unveils M2 Pro and M2 Max' (2023); 'Apple unveils M2' (2022, Neural "
+    "Engine); Mac Studio power consumption (support.apple.com/102027)",
+    "https://www.apple.com/newsroom/2023/01/apple-unveils-m2-pro-and-m2-max-next-generation-chips-for-next-level-workflows/",
+    _D(2023, 1, 17),
+    "Up to 96GB unified memory at 400GB/s; 16-core Neural Engine 15.8 trillion ops/s; Mac Studio "
+    "(2023) M2 Max max 145 W. GPU FLOPS left out (Apple quotes none for it).",
+)
+
+M2_ULTRA = _apple(
+    "M2Ultra",
+    192,
+    800,
+    31.6,
+    27.2,
+    295,
+    "Apple newsroom, 'Apple introduces M2 Ultra' (2023); Mac Studio power consumption (support.apple.com/102027)",
+    "https://www.apple.com/newsroom/2023/06/apple-introduces-m2-ultra/",
+    _D(2023, 6, 5),
+    "Up to 192GB unified memory at 800GB/s; 76-core GPU 27.2 teraflops; 32-core Neural Engine "
+    "31.6 trillion ops/s; Mac Studio (2023) M2 Ultra max 295 W.",
+)
+
+M4 = _apple(
+    "M4",
+    32,
+    120,
+    38,
+    None,
+    65,
+    "Apple newsroom, 'Apple introduces M4 chip' (2024); Mac mini (2024) tech specs; Mac mini power "
+    "consumption (support.apple.com/103253)",
+    "https://www.apple.com/newsroom/2024/05/apple-introduces-m4-chip/",
+    _D(2024, 5, 7),
+    "120GB/s unified memory bandwidth; 16-core Neural Engine 38 trillion ops/s; Mac mini M4 up to "
+    "32GB, max 65 W. GPU FLOPS left out (Apple quotes none).",
+)
+
+# --- Edge ----------------------------------------------------------------------------------
+
+
+def _jetson(key, cores, tensor_cores, mhz, cap, bw, watts, document, url, date, notes) -> Device:
+    """An Orin GPU from its datasheet's counts: FP32 = cores x 2 x clock; FP16 tensor dense =
+    tensor cores x 512 FLOP/clock x clock (the Orin NX's derivation); INT8 2x; sparse 2x."""
+    ghz = mhz / 1000
+    fp16 = round(tensor_cores * 512 * ghz / 1000, 4)
+    return _device(
+        key,
+        Memory(capacity=(cap, "GB"), bandwidth=(bw, "GB/s"), kind="LPDDR5"),
+        {
+            "fp32": _rate(round(cores * 2 * ghz / 1000, 4), kind="vector"),
+            "fp16": _rate(fp16, 2 * fp16),
+            "bf16": _rate(fp16, 2 * fp16),
+            "int8": _rate(2 * fp16, 4 * fp16, unit="TOP/s"),
+        },
+        "fp16",
+        20,
+        (watts, "W"),
+        document,
+        url,
+        date,
+        notes
+        + f" GPU peaks derived: {cores} CUDA cores, {tensor_cores} tensor cores at {mhz:g} MHz; "
+        "dense = sparse / 2. The module's headline TOPS adds the DLAs (where present) and is sparse.",
+        tax_kind="jetson",
+    )
+
+
+_ORIN_DOC = "https://developer.nvidia.com/embedded/jetson-modules"
+
+JETSON_ORIN_NX8 = _jetson(
+    "JetsonOrinNX8",
+    1024,
+    32,
+    765,
+    8,
+    102.4,
+    20,
+    "NVIDIA Jetson Orin NX Series Data Sheet (DS-10712-001), Orin NX 8GB",
+    "https://developer.nvidia.com/embedded/jetson-orin-nx",
+    _D(2023, 3, 1),
+    "70 TOPS (sparse, GPU + 1 DLA); 8GB 128-bit LPDDR5 at 102.4 GB/s; 10-20 W (20 W listed).",
+)
+
+JETSON_AGX_ORIN64 = _jetson(
+    "JetsonAGXOrin64",
+    2048,
+    64,
+    1300,
+    64,
+    204.8,
+    60,
+    "NVIDIA Jetson AGX Orin Series Data Sheet (DS-10662-001), AGX Orin 64GB",
+    "https://developer.nvidia.com/embedded/jetson-agx-orin",
+    _D(2023, 3, 1),
+    "275 TOPS (sparse, GPU + 2 DLA); 64GB 256-bit LPDDR5 at 204.8 GB/s; 15-60 W (60 W listed).",
+)
+
+JETSON_AGX_ORIN32 = _jetson(
+    "JetsonAGXOrin32",
+    1792,
+    56,
+    930,
+    32,
+    204.8,
+    40,
+    "NVIDIA Jetson AGX Orin Series Data Sheet (DS-10662-001), AGX Orin 32GB",
+    "https://developer.nvidia.com/embedded/jetson-agx-orin",
+    _D(2023, 3, 1),
+    "200 TOPS (sparse, GPU + 2 DLA); 32GB 256-bit LPDDR5 at 204.8 GB/s; 15-40 W (40 W listed).",
+)
+
+JETSON_ORIN_NANO8 = _jetson(
+    "JetsonOrinNano8",
+    1024,
+    32,
+    625,
+    8,
+    68,
+    15,
+    "NVIDIA Jetson Orin Nano Series Data Sheet (DS-11105-001), Orin Nano 8GB",
+    _ORIN_DOC,
+    _D(2023, 3, 1),
+    "40 TOPS (sparse INT8, GPU only: no DLA); 8GB 128-bit LPDDR5 at 68 GB/s; 7-15 W (15 W listed).",
+)
+
+JETSON_ORIN_NANO_SUPER = _jetson(
+    "JetsonOrinNanoSuper",
+    1024,
+    32,
+    1020,
+    8,
+    102,
+    25,
+    "NVIDIA Jetson Orin Nano Super Developer Kit data sheet",
+    "https://developer.nvidia.com/embedded/learn/get-started-jetson-orin-nano-devkit",
+    _D(2024, 12, 17),
+    "The Orin Nano 8GB at its 25 W 'Super' clocks: 67 TOPS (sparse INT8); 8GB LPDDR5 at 102 GB/s.",
+)
+
+JETSON_ORIN_NANO4 = _jetson(
+    "JetsonOrinNano4",
+    512,
+    16,
+    625,
+    4,
+    34,
+    10,
+    "NVIDIA Jetson Orin Nano Series Data Sheet (DS-11105-001), Orin Nano 4GB",
+    _ORIN_DOC,
+    _D(2023, 3, 1),
+    "20 TOPS sparse / 10 dense INT8 (GPU only); 4GB 64-bit LPDDR5 at 34 GB/s; 7-10 W (10 W listed).",
+)
+
+RASPBERRY_PI5 = _device(
+    "RaspberryPi5",
+    Memory(capacity=(8, "GB"), bandwidth=(17.07, "GB/s"), kind="LPDDR4X-4267"),
+    {
+        # 4 cores x 2 128-bit FMA pipes x 4 lanes x 2 FLOP x 2.4 GHz
+        "fp32": _rate(153.6, unit="GFLOP/s", kind="cpu"),
+        # 4 cores x 2 pipes x SDOT (16 int8 MACs = 32 ops) x 2.4 GHz
+        "int8": _rate(614.4, unit="GOP/s", kind="cpu"),
+    },
+    "int8",
+    20,
+    (27, "W"),
+    "Raspberry Pi 5 product brief; Arm Cortex-A76 Software Optimization Guide (ASIMD pipes)",
+    "https://datasheets.raspberrypi.com/rpi5/raspberry-pi-5-product-brief.pdf",
+    _D(2023, 10, 1),
+    "Broadcom BCM2712, quad Cortex-A76 at 2.4 GHz, 8GB LPDDR4X-4267 (bandwidth = 32-bit x "
+    "4,267 MT/s); peaks derived from the A76's two 128-bit FP/ASIMD pipes. 27 W is the "
+    "recommended 5V/5A USB-C supply, an upper bound on the board's draw, not a TDP.",
+    tax_kind="cpu",
+)
+
+CORAL_EDGE_TPU = _device(
+    "CoralEdgeTPU",
+    Memory(
+        capacity=(8, "MiB"),
+        bandwidth=(500, "MB/s"),
+        kind="on-chip SRAM; PCIe Gen2 x1 host link",
+        sram=(8, "MiB"),
+    ),
+    {"int8": _rate(4, unit="TOP/s", kind="npu")},
+    "int8",
+    20,
+    (2, "W"),
+    "Coral Accelerator Module datasheet v1.4; Coral 'Edge TPU Compiler' documentation (on-chip SRAM)",
+    "https://coral.ai/docs/module/datasheet/",
+    _D(2020, 6, 1),
+    "4 TOPS peak INT8 using 2 W (2 TOPS per watt); INT8 only. Parameters live in roughly 8 MB of "
+    "on-chip SRAM (read as 8 MiB); a model past it streams weights from the host over PCIe Gen2 "
+    "x1 (5 GT/s, 8b/10b: 500 MB/s), the bandwidth listed.",
+    tax_kind="usb",
+)
+
+
 class _Tier:
     """A namespace of devices (``Hardware.Cloud.H100``)."""
 
@@ -602,14 +1310,38 @@ class _Tier:
         return f"Hardware.{self._name}({', '.join(self._devices)})"
 
 
+_BY_KEY: dict[str, Device] = {
+    d.key: d
+    for d in (
+        H100, A100, A100_40GB, H200, B200, H100_PCIE, A100_PCIE, V100, T4, A10, L4, L40, L40S,
+        MI300X, MI325X, GAUDI3, TPU_V4,
+        RTX5090, RTX4090, RTX4070, RTX3060, DGX_SPARK, M1_MAX, M1_ULTRA, M2_MAX, M2_ULTRA, M4,
+        JETSON_ORIN_NX, CORTEX_A53_CAMERA, JETSON_ORIN_NX8, JETSON_AGX_ORIN64, JETSON_AGX_ORIN32,
+        JETSON_ORIN_NANO8, JETSON_ORIN_NANO_SUPER, JETSON_ORIN_NANO4, RASPBERRY_PI5, CORAL_EDGE_TPU,
+        IPHONE_15_PRO,
+        NANO_33_BLE_SENSE, STM32H743,
+    )
+}  # fmt: skip
+
+
+def _tier(name: str) -> _Tier:
+    """The tier's devices, in the catalogue's order."""
+    return _Tier(name, **{k: _BY_KEY[k] for k, e in CATALOGUE.items() if e.tier == name})
+
+
 class _Registry:
-    Cloud = _Tier("Cloud", H100=H100, A100=A100, A100_40GB=A100_40GB)
-    Edge = _Tier("Edge", JetsonOrinNX=JETSON_ORIN_NX, CortexA53Camera=CORTEX_A53_CAMERA)
-    Mobile = _Tier("Mobile", iPhone15Pro=IPHONE_15_PRO)
-    Tiny = _Tier("Tiny", ArduinoNano33BLESense=NANO_33_BLE_SENSE, STM32H743=STM32H743)
+    Cloud = _tier("Cloud")
+    Desktop = _tier("Desktop")
+    Edge = _tier("Edge")
+    Mobile = _tier("Mobile")
+    Tiny = _tier("Tiny")
 
     def all(self) -> list[Device]:
-        return [d for tier in (self.Cloud, self.Edge, self.Mobile, self.Tiny) for d in tier]
+        return [
+            d
+            for tier in (self.Cloud, self.Desktop, self.Edge, self.Mobile, self.Tiny)
+            for d in tier
+        ]
 
     def names(self) -> list[str]:
         return [d.key for d in self.all()]

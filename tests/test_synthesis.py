@@ -13,6 +13,7 @@ import math
 import pytest
 
 from mlsysim import Engine, Hardware, Models
+from mlsysim.catalogue import CHAPTER_DEVICES
 from mlsysim.labs.components import fmt_bytes, fmt_time
 from mlsysim.labs.parts import lab06
 from mlsysim.labs.parts import s06_09_choosing as c69
@@ -205,7 +206,7 @@ def test_lab06_power_gate_compares_averages():
 
 
 # --------------------------------------------------------------------------------------------
-# 6.9 synthesis: every candidate of a family on every registry device
+# 6.9 synthesis: every candidate of a family on each of the chapter's eight devices
 # --------------------------------------------------------------------------------------------
 
 SCENARIOS = [
@@ -220,7 +221,8 @@ SCENARIOS = [
 @pytest.mark.parametrize("data, fps, util, power", SCENARIOS)
 def test_69_screen_gates_per_device(data, fps, util, power):
     rows = c69.screen(data, fps, util, power)
-    devices = Hardware.all()
+    # the chapter's eight devices: the screen's chart stays readable as the registry grows
+    devices = [Hardware.get(k) for k in CHAPTER_DEVICES]
     assert len(rows) == len(c69.FAMILY[data]) * len(devices)
     by_model = {}
     for r in rows:
@@ -260,7 +262,7 @@ def test_69_screen_gates_per_device(data, fps, util, power):
 def test_69_synthesis_cards_count_the_registry(data, fps, util, power):
     view = c69.synthesis(data, fps, util, f"{power:g}")
     rows = c69.screen(data, fps, util, power)
-    n_dev = len(Hardware.all())
+    n_dev = len(CHAPTER_DEVICES)
     assert _card(view, "Candidates × devices").value == str(len(c69.FAMILY[data]) * n_dev)
     passed = [r for r in rows if r["passed"]]
     assert _card(view, "Survive phase 2").value == str(len(passed))

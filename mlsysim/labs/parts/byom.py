@@ -8,6 +8,7 @@ by :func:`resolve`. Every number comes from ``mlsysim`` (``from_hf_config``, ``E
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import json
@@ -23,6 +24,7 @@ from ..components import (
     Slider,
     TextBox,
     View,
+    _callout,
     counted,
     fact,
     feasibility,
@@ -46,8 +48,18 @@ PARTS = ("A", "B", "C", "D", "E")
 SHIPPED = tuple(hf.shipped_configs())
 MODEL_LABELS = {n: hf.shipped_config(n)["source"]["model"] for n in SHIPPED}
 PASTE = "paste"
-DEVICES = catalogue.labels(["H100", "A100", "A100_40GB", "JetsonOrinNX", "iPhone15Pro"])
-PRECISIONS = {"fp16": "FP16 (2 B)", "int8": "INT8 (1 B)", "fp32": "FP32 (4 B)"}
+#: Every registry device, grouped by class (datacenter, desk & laptop, edge, phone, tiny).
+DEVICE_CLASSES = catalogue.grouped()
+DEVICES = {k: v for group in DEVICE_CLASSES.values() for k, v in group.items()}
+#: The picker's last entry: a device the student describes (``DEVICE_SPEC``).
+CUSTOM = "custom"
+CUSTOM_LABEL = "Your own device (enter its figures below)"
+PRECISIONS = {
+    "fp16": "FP16 (2 B)",
+    "bf16": "BF16 (2 B)",
+    "int8": "INT8 (1 B)",
+    "fp32": "FP32 (4 B)",
+}
 EFFICIENCY = 0.5  # the engine's default share of peak a tuned kernel sustains
 MAX_TEXT = 200_000  # characters of pasted config accepted
 
@@ -73,8 +85,240 @@ class ModelChoice(Choice):
             raise ValueError(f"{e} (or a pasted config's key from resolve())") from None
 
 
+class DeviceChoice(Choice):
+    """The device picker: registry devices grouped by class, then "your own device". A part's
+    ``device`` argument also takes an entered device's key (``resolve_device``)."""
+
+    def check(self, name: str, v) -> str:
+        if isinstance(v, str) and v in _CUSTOM:
+            return v
+        try:
+            return super().check(name, v)
+        except ValueError as e:
+            raise ValueError(f"{e} (or an entered device's key from resolve_device())") from None
+
+    def widget(self, saved=None):
+        from ..components import _mo, _restored, clean_text
+
+        klass = {k: c for c, group in DEVICE_CLASSES.items() for k in group}
+        opts = {
+            clean_text(f"{klass[k]} · {v}" if k in klass else f"Yours · {v}"): k
+            for k, v in self.options.items()
+        }
+        key = self.restore(_restored(saved, self))
+        shown = next(t for t, k in opts.items() if k == key)
+        el = _mo().ui.dropdown(options=opts, value=shown, label=self.label, searchable=True)
+        if saved is not None:
+            saved.created(self, el)
+        return el
+
+
 MODEL = ModelChoice("Model", MODEL_LABELS, "llama-3-8b", dropdown=True)
-DEVICE = Choice("Device", DEVICES, "H100", dropdown=True)
+DEVICE = DeviceChoice(
+    "Device (by class: datacenter, desk & laptop, edge, phone, tiny)",
+    {**DEVICES, CUSTOM: CUSTOM_LABEL},
+    "H100",
+    dropdown=True,
+)
+
+#: Fields of an entered device: its name, memory, bandwidth and a peak per precision.
+DEVICE_FIELDS = {
+    "name": "a name for the chart (text, at most 60 characters)",
+    "memory": "memory capacity, e.g. 24 GB",
+    "bandwidth": "memory bandwidth, e.g. 936 GB/s",
+    **{
+        p: f"{p.upper()} peak, e.g. {'100 TOP/s' if p.startswith('int') else '50 TFLOP/s'}"
+        for p in ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4")
+    },
+}
+DEVICE_EXAMPLE = (
+    "name: My GPU\n"
+    "memory: 24 GB\n"
+    "bandwidth: 936 GB/s\n"
+    "fp32: 35.6 TFLOP/s\n"
+    "fp16: 71 TFLOP/s\n"
+    "int8: 284 TOP/s\n"
+)
+DEVICE_SPEC = TextBox(
+    "Your device, one figure a line (name, memory, bandwidth, then a dense peak per precision: "
+    "fp64, fp32, tf32, fp16, bf16, fp8, int8, int4)",
+    DEVICE_EXAMPLE,
+    rows=7,
+    max_length=2_000,
+)
+_CUSTOM: dict[str, object] = {}
+
+
+def parse_device(text: str):
+    """A ``Device`` from the lines of ``DEVICE_SPEC`` ("memory: 24 GB"), validated by the
+    registry's own rules (``hardware._quantity``: a finite quantity of the right unit inside its
+    range); a ValueError names the field, what it allows and an example."""
+    import datetime as _dt
+
+    from ...hardware import Compute, Device, Memory, PeakRate, Provenance, _quantity
+
+    if not isinstance(text, str) or len(text) > DEVICE_SPEC.max_length:
+        raise ValueError(f"the device text must be at most {DEVICE_SPEC.max_length:,} characters")
+    fields: dict[str, str] = {}
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, sep, value = line.partition(":")
+        key = key.strip().lower()
+        if not sep or not value.strip():
+            raise ValueError(
+                f"line {n} ({line[:40]!r}) must read 'field: value', e.g. 'memory: 24 GB'"
+            )
+        if key not in DEVICE_FIELDS:
+            raise ValueError(
+                f"line {n}: {key[:30]!r} is not a device field; allowed: {', '.join(DEVICE_FIELDS)}"
+            )
+        if key in fields:
+            raise ValueError(f"line {n}: {key} is given twice")
+        fields[key] = value.strip()
+    for need in ("memory", "bandwidth"):
+        if need not in fields:
+            raise ValueError(f"{need} is missing: add a line '{need}: ...' ({DEVICE_FIELDS[need]})")
+    precisions = [
+        p for p in DEVICE_FIELDS if p in fields and p not in ("name", "memory", "bandwidth")
+    ]
+    if not precisions:
+        raise ValueError(
+            "no peak rate: add at least one line such as 'fp16: 50 TFLOP/s' (allowed precisions: "
+            "fp64, fp32, tf32, fp16, bf16, fp8, int8, int4)"
+        )
+
+    def q(field: str, dim: str):
+        try:
+            float(fields[field])
+        except ValueError:
+            pass
+        else:
+            raise ValueError(
+                f"{field}={fields[field][:30]!r} needs a unit: write a number and a unit "
+                f"({DEVICE_FIELDS[field]})"
+            )
+        try:
+            return _quantity(fields[field], dim, field, positive=True)
+        except ValueError as e:
+            raise ValueError(f"{e} ({DEVICE_FIELDS[field]})") from None
+
+    name = fields.get("name", "Your device")[:60].strip() or "Your device"
+    rates = {p: PeakRate(dense=q(p, "[computation] / [time]")) for p in precisions}
+    quoted = next(p for p in ("fp16", "bf16", "int8", "fp32", *precisions) if p in rates)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    return Device(
+        name=name,
+        key=f"custom:{digest}",
+        tier="Custom",
+        memory=Memory(
+            capacity=q("memory", "[information]"),
+            bandwidth=q("bandwidth", "[information] / [time]"),
+            kind="entered",
+        ),
+        compute=Compute(quoted_precision=quoted, precisions=rates),
+        dispatch_tax=(5, "us"),
+        dispatch_note="5 us per kernel: the registry's planning value for a discrete GPU.",
+        tdp=(0, "W"),
+        provenance=Provenance(
+            document="Figures entered by the student",
+            url="https://example.org/entered-by-the-student",
+            date=_dt.date.today(),
+        ),
+    )
+
+
+def resolve_device(choice: str, text: str) -> tuple[str | None, str | None]:
+    """The device key the parts take (a registry key, or an entered device's registered key),
+    or an error sentence for the student (field, allowed range, example). Never raises."""
+    if choice != CUSTOM:
+        if choice not in DEVICES:
+            return None, f"device={str(choice)[:60]!r} is not in the picker"
+        return choice, None
+    try:
+        dev = parse_device(text or "")
+    except ValueError as e:
+        return None, "Your device: " + " ".join(str(e).split())
+    if dev.key not in _CUSTOM:
+        if len(_CUSTOM) > 16:
+            _CUSTOM.clear()
+        _CUSTOM[dev.key] = dev
+    return dev.key, None
+
+
+def get_device(key: str):
+    """The device a part runs on: a registry device, an entered one (``resolve_device``), or for
+    ``CUSTOM`` itself the example in ``DEVICE_EXAMPLE``."""
+    if key in _CUSTOM:
+        return _CUSTOM[key]
+    if key == CUSTOM:
+        return _example_device()
+    return HW.Hardware.get(key)
+
+
+@lru_cache(maxsize=1)
+def _example_device():
+    return parse_device(DEVICE_EXAMPLE)
+
+
+def device_summary(key: str) -> str:
+    """One line for the report: an entered device's figures as the parts use them."""
+    dev = get_device(key)
+    peaks = ", ".join(f"{p.upper()} {r.dense:~P}" for p, r in dev.compute.precisions.items())
+    return (
+        f"{catalogue.short(dev.name)}: {dev.memory.capacity:~P}, {dev.memory.bandwidth:~P}, {peaks}"
+    )
+
+
+def device_design(choice: str, text: str) -> dict[str, str]:
+    """The report's record of an entered device (``{"your device": its figures}``), or {} for a
+    registry device or figures that do not validate (the page shows their error)."""
+    key, err = resolve_device(choice, text) if choice == CUSTOM else (None, None)
+    return {"your device": device_summary(key)} if key and not err else {}
+
+
+#: A precision a device does not list falls back to one of the same width, else to its own.
+_SAME_WIDTH = {"fp16": ("bf16",), "bf16": ("fp16",), "int8": ("fp8",)}
+
+
+def pick_precision(dev, precision: str) -> tuple[str, str | None]:
+    """``precision`` if ``dev`` lists a rate for it; else one of the same bytes a value, else the
+    device's quoted precision, with the sentence that says so (shown as a callout)."""
+    listed = dev.compute.precisions
+    if precision in listed:
+        return precision, None
+    alt = next((a for a in _SAME_WIDTH.get(precision, ()) if a in listed), None)
+    why = "the same bytes a value" if alt else "the precision its source quotes"
+    alt = alt or dev.compute.quoted_precision
+    return alt, (
+        f"The {catalogue.short(dev.name)} lists no {precision.upper()} rate (its source gives "
+        f"{', '.join(p.upper() for p in listed)}): these parts run it at {alt.upper()}, {why}."
+    )
+
+
+def _on_device(fn):
+    """A part's ``device`` key becomes the Device it names and its ``precision`` one the device
+    lists (``pick_precision``; the substitution shown above the part's own callout)."""
+
+    @functools.wraps(fn)
+    def run(model, device, precision, *rest):
+        dev = get_device(device)
+        used, note = pick_precision(dev, precision)
+        view = fn(model, dev, used, *rest)
+        if note:
+            warn = _callout(html.escape(note), "warn")
+            if view.alert is None:
+                view.alert = warn
+            else:
+                from ..components import _mo
+
+                view.alert = _mo().vstack([warn, view.alert])
+        return view
+
+    return run
+
+
 PRECISION = Choice(
     "Precision (weights, activations and KV cache)", PRECISIONS, "fp16", dropdown=True
 )
@@ -195,6 +439,15 @@ def model_cards(key: str) -> list[Card]:
     return cards
 
 
+def _fits_phrase(fits: dict[str, list[str]]) -> str:
+    """'12 of 17 datacenter, 10 of 10 desk & laptop ... devices' (the picker's classes)."""
+    n = sum(map(len, fits.values()))
+    if not n:
+        return "none of the picker's devices"
+    parts = [f"{len(keys)} of {len(DEVICE_CLASSES[k])} {k.lower()}" for k, keys in fits.items()]
+    return ", ".join(parts) + " devices"
+
+
 def _solve(
     m: M.Model,
     device: str,
@@ -266,35 +519,48 @@ CONTEXT_A = 4096  # the context the KV cache of part A is shown at (clipped to t
 
 
 @widget_args
+@_on_device
 def part_a(model: str, device: str, precision: str) -> View:
+    import math
+
     import plotly.graph_objects as go
 
-    m, dev = get_model(model), HW.Hardware.get(device)
+    m, dev = get_model(model), device
     ctx = _context(m, CONTEXT_A)
-    p = _solve(m, device, precision, seq_len=ctx)
+    p = _solve(m, dev, precision, seq_len=ctx)
     weights, kv, act = p.weight_bytes, p.kv_cache_bytes, p.activation_bytes
     cap = p.capacity_bytes
+    # bytes on a log axis: a 100 MB encoder and a 93 GB mixture of experts both read against an
+    # 8 GB phone or a 192 GB accelerator (on a linear axis scaled to 80 GB a small model's
+    # bars were a pixel wide); one row per part of the footprint, each from the axis's edge
+    rows = [("weights", weights), ("KV cache", kv), ("activations", act)]
+    rows = [(n, v) for n, v in rows if v > 0] + [("total", p.memory_footprint_bytes)]
     fig = figure(
         f"{_name(m)}: memory at batch 1, {ctx:,}-token context ({precision.upper()})",
-        "Bytes (GB)",
+        "Memory (bytes, log scale)",
         "",
+        log_x=True,
         height=300,
     )
-    for label, value in (("weights", weights), ("KV cache", kv), ("activations", act)):
-        fig.add_trace(go.Bar(x=[value / 1e9], y=[_name(m)], name=label, orientation="h"))
-    fig.update_layout(barmode="stack", bargap=0.45)  # room above and below for the device labels
-    # a footprint past four times the largest memory puts every device line in the axis's first
-    # quarter, too close for their labels: then only the chosen device's line is drawn
-    largest = max(HW.Hardware.get(k).memory.capacity.m_as("B") for k in DEVICES)
-    crowded = p.memory_footprint_bytes > 4 * largest
-    for key in [device] if crowded else DEVICES:
-        d = HW.Hardware.get(key)
-        vline(
-            fig,
-            d.memory.capacity.m_as("GB"),
-            device_label(d),
-            dash="dash" if key != device else "solid",
+    fig.add_trace(
+        go.Bar(
+            x=[v for _, v in rows],
+            y=[n for n, _ in rows],
+            orientation="h",
+            name="footprint",
+            showlegend=False,
         )
+    )
+    # one labelled line, the chosen device's capacity: the other devices' lines crowded the
+    # axis, and their labels were pushed off their lines (one sat above the plot)
+    name = device_label(dev)
+    sized = name[-1:] == "B" and any(c.isdigit() for c in name[-6:])  # "... 80GB" already says it
+    vline(fig, cap, name if sized else f"{name} ({fmt_bytes(cap)})", dash="solid")
+    values = [v for _, v in rows] + [cap]
+    lo, hi = math.log10(min(values)), math.log10(max(values))
+    # three decades left of the line: room for its label above the plot at a phone's width
+    lo = min(lo - 0.3, math.log10(cap) - 3.0)
+    fig.update_xaxes(range=[math.floor(lo), math.ceil(hi + 0.3)])
     ctx_tags = dict(model=_tag(model), precision=precision)
     active = m.config.get("active_params")
     over = p.memory_footprint_bytes - cap
@@ -325,11 +591,11 @@ def part_a(model: str, device: str, precision: str) -> View:
             "ok" if over <= 0 else "bad",
         ),
     ]
-    fits = [
-        device_label(d)
-        for d in map(HW.Hardware.get, DEVICES)
-        if p.memory_footprint_bytes <= d.memory.capacity.m_as("B")
-    ]
+    need = p.memory_footprint_bytes
+    fits = {
+        klass: [k for k in group if need <= HW.Hardware.get(k).memory.capacity.m_as("B")]
+        for klass, group in DEVICE_CLASSES.items()
+    }
     summary = (
         f"{_name(m)} holds {fmt_count(m.params)} parameters: {fmt_bytes(weights)} of "
         f"{precision.upper()} weights"
@@ -338,7 +604,7 @@ def part_a(model: str, device: str, precision: str) -> View:
             if _causal(m)
             else " (no KV cache). "
         )
-        + f"At batch 1 it fits on {', '.join(fits) if fits else 'none of these devices'}."
+        + f"At batch 1 it fits on {_fits_phrase(fits)}."
     )
     if active:
         summary += (
@@ -455,8 +721,9 @@ def _grouped(p) -> list[tuple[str, float, float, str, float]]:
 
 
 @widget_args
+@_on_device
 def part_b(model: str, device: str, precision: str, phase: str) -> View:
-    m, dev = get_model(model), HW.Hardware.get(device)
+    m, dev = get_model(model), device
     ph = phase if _causal(m) else "prefill"
     ctx = _context(m, CONTEXT_B)
     p = _solve(m, device, precision, phase=ph, seq_len=ctx)
@@ -496,7 +763,7 @@ def part_b(model: str, device: str, precision: str, phase: str) -> View:
                 "latency",
                 total,
                 model=_tag(model),
-                device=device,
+                device=device.key,
                 precision=precision,
                 batch=1,
                 phase=ph,
@@ -616,6 +883,7 @@ def _pct(x: float) -> str:
 
 
 @widget_args
+@_on_device
 def part_c(model: str, device: str, precision: str, prompt: int) -> View:
     import plotly.graph_objects as go
 
@@ -625,7 +893,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
     causal = _causal(m)
     batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
     fig = figure(
-        f"{_name(m)} on the {device_label(HW.Hardware.get(device))}: MFU vs batch",
+        f"{_name(m)} on the {device_label(device)}: MFU vs batch",
         "Batch (sequences)",
         "MFU (share of peak)",
         log_x=True,
@@ -659,7 +927,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
     out_of_memory(fig, oom, [0.0] * len(oom))
     ctx = dict(
         model=_tag(model),
-        device=device,
+        device=device.key,
         precision=precision,
         batch=1,
         seq_len=s,
@@ -679,7 +947,7 @@ def part_c(model: str, device: str, precision: str, prompt: int) -> View:
             fact=fact("mfu", pre.mfu, phase="prefill", **ctx),
         ),
     ]
-    where = conditions(precision, False, None, device_label(HW.Hardware.get(device)))
+    where = conditions(precision, False, None, device_label(device))
     if causal:
         d1 = dec[0]
         cards += [
@@ -780,10 +1048,11 @@ D_BATCH = Slider("Concurrent sequences (batch)", 1, 64, 1)
 
 
 @widget_args
+@_on_device
 def part_d(model: str, device: str, precision: str, batch: int) -> View:
     import plotly.graph_objects as go
 
-    m, dev, b = get_model(model), HW.Hardware.get(device), int(batch)
+    m, dev, b = get_model(model), device, int(batch)
     top = m.config["context_length"]
     grid = sorted({min(top, 2**k) for k in range(7, 21)})
     weights = m.weight_bytes(precision)
@@ -949,10 +1218,11 @@ def _window_note(m: M.Model, s: int) -> str:
 
 
 @widget_args
+@_on_device
 def part_e(model: str, device: str, precision: str, context: int) -> View:
     import plotly.graph_objects as go
 
-    m, dev = get_model(model), HW.Hardware.get(device)
+    m, dev = get_model(model), device
     s = _context(m, context)
     best = largest_batch(m, device, precision, s)
     cap = dev.memory.capacity.m_as("B")

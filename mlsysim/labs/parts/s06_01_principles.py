@@ -44,8 +44,8 @@ U = lazy("mlsysim.units")
 CHAPTER = "6.1"
 PARTS = ("A", "B", "C")
 
-#: Every device in the registry, labelled by tier.
-DEVICES = {key: catalogue.label(key) for key in catalogue.CATALOGUE}
+#: The chapter's eight devices (the registry holds more: the bring-your-own notebook offers them).
+DEVICES = catalogue.labels(list(catalogue.CHAPTER_DEVICES))
 
 #: Units in the dense first layer of the chapter's 6.1 self-check (L80: "roughly 150 million
 #: weights for a 1,000-unit layer").

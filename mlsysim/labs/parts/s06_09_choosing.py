@@ -969,7 +969,7 @@ def screen(data: str, fps: float, util: float, power_w: float) -> list[dict]:
     for mk in FAMILY[data]:
         m = _family_model(mk)
         flops = m.flops(1, 1, "decode") if m.is_lm else m.flops()
-        for dev in HW.Hardware.all():
+        for dev in map(HW.Hardware.get, catalogue.CHAPTER_DEVICES):
             prec = "int8" if "int8" in dev.compute.precisions else dev.compute.quoted_precision
             prof = E.Engine.solve(m, dev, precision=prec, efficiency=float(util))
             sustained = dev.sustained_flops(
@@ -1018,7 +1018,7 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
     passed = [r for r in rows if r["passed"]]
     failed = [r for r in rows if not r["passed"]]
     fig = figure(
-        "Phase 2: every candidate on every registry device",
+        "Phase 2: every candidate on each of the chapter's eight devices",
         "Latency per inference (s, log scale)",
         "Energy per inference: power × engine latency (J, log scale)",
         log_x=True,
@@ -1144,7 +1144,7 @@ def synthesis(data: str, fps: float, util: float, power: str) -> View:
         "(energy.average_power): an average compared with the average budget, not a rating",
         f"idle = {HW.IDLE_SHARE:.0%} of the listed power: a planning assumption (no registry device has a sourced "
         "idle figure); measure it on the device",
-        *[f"  {d.power_note}" for d in HW.Hardware.all()],
+        *[f"  {HW.Hardware.get(k).power_note}" for k in catalogue.CHAPTER_DEVICES],
         "precision per device: INT8 where listed, else the quoted precision (dense peaks); LMs: one decoded token",
         "the utilization slider derates datasheet peaks only: the camera SoC's 2 GOPS is already sustained "
         "(its registry rate_basis), so it is used as listed",
