@@ -111,9 +111,10 @@ MODEL_BUILDERS = {
     "resnext": (_resnet, lambda m, e: m.flops(_batch(e))),
     "wide_resnet": (_resnet, lambda m, e: m.flops(_batch(e))),
     # from_hf_config on the raw config.json dict (tests/test_hf_configs.py checks decode and cache)
+    # (kwargs: from_hf_config's add_pooling_layer / image_size; a vision model counts an image)
     "hf_": (
-        lambda e: M.from_hf_config(e["config"]),
-        lambda m, e: m.flops(_batch(e), seq_len=_seq(e)),
+        lambda e: M.from_hf_config(e["config"], **e.get("kwargs", {})),
+        lambda m, e: m.flops(_batch(e), seq_len=_seq(e)) if m.is_lm else m.flops(_batch(e)),
     ),
     "shipped_": (lambda e: M.from_shipped(e["config"]["shipped"]), None),
     "mobilenet_v2": (_mobilenet, lambda m, e: m.flops(_batch(e))),
@@ -214,8 +215,8 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 93 entries, all rebuildable."""
-    assert len(ENTRIES) == 93
+    """Guard against a silently shrunk fixture: 110 entries, all rebuildable."""
+    assert len(ENTRIES) == 110
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 
@@ -245,7 +246,7 @@ def test_attention_bmm_share_matches_fixture():
         model = MODEL_BUILDERS[kind][0](e)
         attn = sum(
             r.layer.flops(_batch(e)) * r.count
-            for r in model.rows(_seq(e))
+            for r in model.rows(_seq(e) if model.is_lm else None)
             if isinstance(r.layer, L.Attention)
         )
         assert attn == e["flops_by_op"]["bmm"], e["id"]

@@ -33,6 +33,7 @@ import torchvision
 import transformers
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
+from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "ground_truth.json"
@@ -698,6 +699,244 @@ def hf_config_entries():
         ENTRIES[-1].update(extra)
 
 
+# --------------------------------------------------------------------------- HF: more families
+#: Families added for issue 34 (``mlsysim.hf`` encoders, ``mlsysim.hf_extra``): DistilBERT,
+#: XLM-RoBERTa, a BERT / RoBERTa without its pooler (``add_pooling_layer=False``, a constructor
+#: argument: ``kwargs``), ViT and CLIP's vision tower (at the config's image size and, with
+#: ``interpolate_pos_encoding=True``, at another: ``kwargs["image_size"]``).
+_ENC = {
+    "hidden_size": 32,
+    "num_attention_heads": 4,
+    "num_hidden_layers": 2,
+    "intermediate_size": 37,
+    "vocab_size": 97,
+    "max_position_embeddings": 40,
+}
+_VIS = {
+    "hidden_size": 32,
+    "num_attention_heads": 4,
+    "num_hidden_layers": 2,
+    "intermediate_size": 37,
+}
+HF_EXTRA_CONFIGS = {
+    "distilbert_bare": (
+        {
+            "model_type": "distilbert",
+            "architectures": ["DistilBertModel"],
+            "dim": 48,
+            "n_heads": 3,
+            "n_layers": 2,
+            "hidden_dim": 50,
+            "vocab_size": 101,
+            "max_position_embeddings": 30,
+        },
+        {},
+    ),
+    "distilbert_mlm_untied": (
+        {
+            "model_type": "distilbert",
+            "architectures": ["DistilBertForMaskedLM"],
+            "dim": 32,
+            "n_heads": 4,
+            "n_layers": 3,
+            "hidden_dim": 41,
+            "vocab_size": 89,
+            "tie_word_embeddings": False,
+            "activation": "relu",
+        },
+        {},
+    ),
+    "distilbert_mlm_sinusoidal": (
+        {
+            "model_type": "distilbert",
+            "architectures": ["DistilBertForMaskedLM"],
+            "dim": 32,
+            "n_heads": 2,
+            "n_layers": 1,
+            "hidden_dim": 64,
+            "vocab_size": 77,
+            "max_position_embeddings": 20,
+            "sinusoidal_pos_embds": True,
+        },
+        {},
+    ),
+    "distilbert_seqcls_aliases": (
+        {
+            "model_type": "distilbert",
+            "architectures": ["DistilBertForSequenceClassification"],
+            "hidden_size": 32,
+            "num_attention_heads": 4,
+            "num_hidden_layers": 2,
+            "hidden_dim": 30,
+            "vocab_size": 61,
+            "num_labels": 5,
+        },
+        {},
+    ),
+    "xlm_roberta_bare": (
+        {**_ENC, "model_type": "xlm-roberta", "type_vocab_size": 1, "pad_token_id": 1},
+        {},
+    ),
+    "xlm_roberta_mlm_untied": (
+        {
+            **_ENC,
+            "model_type": "xlm-roberta",
+            "architectures": ["XLMRobertaForMaskedLM"],
+            "tie_word_embeddings": False,
+            "pad_token_id": 3,
+        },
+        {},
+    ),
+    "xlm_roberta_seqcls": (
+        {
+            **_ENC,
+            "model_type": "xlm-roberta",
+            "architectures": ["XLMRobertaForSequenceClassification"],
+            "id2label": {"0": "a", "1": "b", "2": "c"},
+        },
+        {},
+    ),
+    "bert_no_pooler": (
+        {**_ENC, "model_type": "bert", "architectures": ["BertModel"], "type_vocab_size": 3},
+        {"add_pooling_layer": False},
+    ),
+    "roberta_no_pooler": (
+        {**_ENC, "model_type": "roberta", "pad_token_id": 1},
+        {"add_pooling_layer": False},
+    ),
+    "vit_bare": (
+        {**_VIS, "model_type": "vit", "image_size": 32, "patch_size": 8},
+        {},
+    ),
+    "vit_no_pooler_noqkvbias": (
+        {
+            **_VIS,
+            "model_type": "vit",
+            "architectures": ["ViTModel"],
+            "image_size": 24,
+            "patch_size": 6,
+            "qkv_bias": False,
+            "num_channels": 1,
+        },
+        {"add_pooling_layer": False},
+    ),
+    "vit_pooler_size_rect": (
+        {
+            **_VIS,
+            "model_type": "vit",
+            "architectures": ["ViTModel"],
+            "image_size": [32, 48],
+            "patch_size": [8, 16],
+            "pooler_output_size": 20,
+            "pooler_act": "relu",
+        },
+        {},
+    ),
+    "vit_imgcls": (
+        {
+            **_VIS,
+            "model_type": "vit",
+            "architectures": ["ViTForImageClassification"],
+            "image_size": 32,
+            "patch_size": 4,
+            "num_labels": 10,
+        },
+        {},
+    ),
+    "vit_imgcls_interpolated": (
+        {
+            **_VIS,
+            "model_type": "vit",
+            "architectures": ["ViTForImageClassification"],
+            "image_size": 32,
+            "patch_size": 8,
+            "num_labels": 7,
+        },
+        {"image_size": [48, 40]},
+    ),
+    "clip_vision": (
+        {**_VIS, "model_type": "clip_vision_model", "image_size": 32, "patch_size": 8},
+        {},
+    ),
+    "clip_vision_projection": (
+        {
+            **_VIS,
+            "model_type": "clip_vision_model",
+            "architectures": ["CLIPVisionModelWithProjection"],
+            "image_size": 30,
+            "patch_size": 7,
+            "projection_dim": 24,
+            "num_channels": 2,
+        },
+        {},
+    ),
+    "clip_vision_interpolated": (
+        {**_VIS, "model_type": "clip_vision_model", "image_size": 32, "patch_size": 8},
+        {"image_size": 56},
+    ),
+}
+
+VISION = ("vit", "clip_vision_model")
+
+
+def _hf_extra_model(raw: dict, kwargs: dict, device):
+    """Like ``_hf_model``, with the bare class's constructor argument ``add_pooling_layer``."""
+    init = {k: v for k, v in kwargs.items() if k == "add_pooling_layer"}
+    if not init:
+        return _hf_model(raw, device)
+    kw = {k: v for k, v in raw.items() if k != "model_type"}
+    cfg = transformers.AutoConfig.for_model(raw["model_type"], attn_implementation="eager", **kw)
+    cls = raw.get("architectures", [MODEL_MAPPING_NAMES[raw["model_type"]]])[0]
+    with device:
+        m = getattr(transformers, cls)(cfg, **init)
+    assert m.config._attn_implementation == "eager"
+    return m.eval()
+
+
+def _hw(size, default):
+    if size is None:
+        size = default
+    return (size, size) if isinstance(size, int) else tuple(size)
+
+
+def hf_extra_entries():
+    print("transformers, more families (encoders, vision towers):")
+    for name, (raw, kwargs) in HF_EXTRA_CONFIGS.items():
+        torch.manual_seed(0)
+        m = _hf_extra_model(raw, kwargs, CPU)
+        p = n_params(m)
+        with torch.no_grad():
+            if raw["model_type"] in VISION:
+                h, w = _hw(kwargs.get("image_size"), raw["image_size"])
+                x = torch.randn(1, m.config.num_channels, h, w)
+                interp = "image_size" in kwargs
+                fl, by = count_flops(lambda: m(pixel_values=x, interpolate_pos_encoding=interp))
+                shape = [1, m.config.num_channels, h, w]
+                id_ = f"hf_{name}_{h}x{w}"
+            else:
+                s = HF_SEQ
+                ids = torch.randint(5, 50, (1, s))
+                fl, by = count_flops(lambda: m(input_ids=ids))
+                shape = [1, s]
+                id_ = f"hf_{name}_s{s}"
+        cls = type(m).__name__
+        add(
+            id_,
+            f"transformers.{cls}(config{', **kwargs' if kwargs else ''}) from "
+            "AutoConfig.for_model(**config), eager",
+            raw,
+            p,
+            fl,
+            shape,
+            by,
+            note="config is the raw config.json dict; kwargs (when present) are "
+            "mlsysim.from_hf_config's keyword arguments: add_pooling_layer is passed to the "
+            "class's constructor, image_size is the input run with interpolate_pos_encoding=True",
+        )
+        if kwargs:
+            ENTRIES[-1]["kwargs"] = kwargs
+
+
 def shipped_config_entries():
     """Parameter counts (meta device) of mlsysim's shipped configurations."""
     print("shipped configs (params only, meta device):")
@@ -950,6 +1189,7 @@ def main():
     variant_entries()
     hf_entries(crosscheck)
     hf_config_entries()
+    hf_extra_entries()
     shipped_config_entries()
     layer_entries()
 

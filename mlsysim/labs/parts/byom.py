@@ -120,6 +120,12 @@ def resolve(source: str, text: str) -> tuple[str | None, str | None]:
             model = hf.from_hf_config(raw, name=f"your config ({arch})")
         except ValueError as e:
             return None, str(e)
+        if not model.is_lm:  # a vision tower (ViT, CLIP): one image, no tokens to vary
+            return None, (
+                f"{arch} reads one image, not a sequence of tokens: this notebook's parts vary "
+                "the prompt and the generated tokens. Count it in Python with "
+                "mlsysim.from_hf_config(config) (params, flops(), the layer table)."
+            )
         # build the longest passes the parts run, so a size no layer accepts is reported here,
         # as a sentence naming the pass, and never inside a part
         passes = [(_context(model, C_PROMPT.stop), "prefill")]
