@@ -20,13 +20,18 @@ transformers 5.24 builds it, module for module:
 ``mixtral``             MixtralModel, MixtralForCausalLM (mixture of experts)
 ``vit``                 ViTModel (with pooler), ViTForImageClassification (``mlsysim.hf_extra``)
 ``clip_vision_model``   CLIPVisionModel, CLIPVisionModelWithProjection (``mlsysim.hf_extra``)
+``t5``                  T5Model, T5ForConditionalGeneration, T5EncoderModel (``mlsysim.hf_extra``)
+``bart``                BartModel, BartForConditionalGeneration (``mlsysim.hf_extra``)
 ======================  =====================================================================
 
-Every text family also reads ``<Prefix>ForSequenceClassification`` (``num_labels`` from
-``id2label``). ``add_pooling_layer=False`` (a constructor argument, not a config field) builds
+Every encoder and decoder family also reads ``<Prefix>ForSequenceClassification``
+(``num_labels`` from ``id2label``). ``add_pooling_layer=False`` (a constructor argument, not a config field) builds
 BertModel, RobertaModel, XLMRobertaModel or ViTModel without its pooler. The vision families
 (``mlsysim.hf_extra``) are image models: their counts are one image of the config's
 ``image_size`` (or ``from_hf_config``'s ``image_size=``, as ``interpolate_pos_encoding=True``).
+The encoder-decoder families (t5, bart) read S source and S target tokens at ``seq_len=S`` (or
+``source_len=`` source tokens); decode is one decoder step, and the cache holds the
+self-attention and the cross-attention keys and values (``mlsysim.hf_extra``).
 
 What the numbers match (the ground truth is ``tests/reference/ground_truth.json``):
 
@@ -278,6 +283,30 @@ _DEFAULTS: dict[str, dict] = {
         patch_size=32,
         hidden_act="quick_gelu",
     ),
+    "t5": dict(
+        vocab_size=32128,
+        d_model=512,
+        d_kv=64,
+        d_ff=2048,
+        num_layers=6,
+        num_decoder_layers=None,
+        num_heads=8,
+        relative_attention_num_buckets=32,
+        feed_forward_proj="relu",
+    ),
+    "bart": dict(
+        vocab_size=50265,
+        max_position_embeddings=1024,
+        encoder_layers=12,
+        encoder_ffn_dim=4096,
+        encoder_attention_heads=16,
+        decoder_layers=12,
+        decoder_ffn_dim=4096,
+        decoder_attention_heads=16,
+        activation_function="gelu",
+        d_model=1024,
+        tie_word_embeddings=True,
+    ),
 }
 
 SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
@@ -302,6 +331,8 @@ _ENCODERS = ("bert", "roberta", "xlm-roberta", "distilbert")
 _EXTRA = {
     "vit": {"ViTModel": "bare", "ViTForImageClassification": "imgcls"},
     "clip_vision_model": {"CLIPVisionModel": "bare", "CLIPVisionModelWithProjection": "proj"},
+    "t5": {"T5Model": "bare", "T5ForConditionalGeneration": "lm", "T5EncoderModel": "encoder"},
+    "bart": {"BartModel": "bare", "BartForConditionalGeneration": "lm"},
 }
 #: families numbering positions from ``pad_token_id + 1`` (RobertaEmbeddings)
 _ROBERTA = ("roberta", "xlm-roberta")
@@ -441,6 +472,8 @@ class _Cfg:
         self.add_pooling_layer = True
         #: from_hf_config's image_size (vision families; None: the config's)
         self.image_size = None
+        #: from_hf_config's source_len (encoder-decoder families; None: seq_len source tokens)
+        self.source_len = None
 
     def get(self, key):
         return self.raw[key] if key in self.raw else self.defaults.get(key)
@@ -502,6 +535,17 @@ _ALIASES = {
         "num_hidden_layers": "n_layer",
     },
     "mixtral": {"num_experts": "num_local_experts"},
+    "t5": {
+        "hidden_size": "d_model",
+        "num_attention_heads": "num_heads",
+        "num_hidden_layers": "num_layers",
+        "head_dim": "d_kv",
+    },
+    "bart": {
+        "num_attention_heads": "encoder_attention_heads",
+        "hidden_size": "d_model",
+        "num_hidden_layers": "encoder_layers",
+    },
     "distilbert": {
         "hidden_size": "dim",
         "num_attention_heads": "n_heads",
@@ -581,6 +625,7 @@ def from_hf_config(
     flash: bool = False,
     add_pooling_layer: bool | None = None,
     image_size: int | tuple[int, int] | None = None,
+    source_len: int | None = None,
 ) -> M.Model:
     """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.24
     builds it (details in the module docstring):
@@ -604,7 +649,9 @@ def from_hf_config(
     RobertaModel, XLMRobertaModel, ViTModel; None or True: with the pooler, transformers'
     default). ``image_size`` (vision families): count one image of that size (an int or
     (height, width)) instead of the config's, as transformers runs it with
-    ``interpolate_pos_encoding=True`` (same parameters). Raises ``ValueError`` naming the
+    ``interpolate_pos_encoding=True`` (same parameters). ``source_len`` (encoder-decoder
+    families, t5 and bart): a fixed number of source tokens the encoder reads and the decoder
+    attends to; None: as many as ``seq_len`` (see ``mlsysim.hf_extra``). Raises ``ValueError`` naming the
     field for an unsupported ``model_type`` or architecture, a bad size, or a field that would
     change a count but is not modelled.
     """
@@ -616,7 +663,11 @@ def from_hf_config(
         raise ValueError(
             f"add_pooling_layer must be True, False or None, got {_check._short(add_pooling_layer, 40)}"
         )
-    opts = {"add_pooling_layer": add_pooling_layer, "image_size": image_size}
+    opts = {
+        "add_pooling_layer": add_pooling_layer,
+        "image_size": image_size,
+        "source_len": source_len,
+    }
     return _checked_model(config, bare, name, flash, count_check=True, **opts)
 
 
@@ -655,6 +706,7 @@ def _from_hf_config(
     count_check: bool,
     add_pooling_layer: bool | None = None,
     image_size=None,
+    source_len=None,
 ) -> M.Model:
     raw = _load(config)
     mt = raw.get("model_type")
@@ -674,6 +726,13 @@ def _from_hf_config(
             f"clip_vision_model); model_type={mt!r} reads tokens: pass seq_len to its counts"
         )
     c.image_size = image_size
+    if source_len is not None:
+        if mt not in ("t5", "bart"):
+            raise ValueError(
+                f"source_len={_check._short(source_len, 40)} applies to the encoder-decoder "
+                f"families (t5, bart); model_type={mt!r} is not one"
+            )
+        c.source_len = _check.integer("source_len", source_len)
     if pooling is not None:
         if head != "bare" or mt not in _POOLING_ARG:
             raise ValueError(

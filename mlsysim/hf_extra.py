@@ -9,6 +9,33 @@ stack (``mlsysim.hf`` reads the config, checks it and dispatches here):
   ``image_size=`` argument of ``from_hf_config``: transformers' ``interpolate_pos_encoding=True``,
   which resizes the position table without a matmul and leaves the parameters as they are).
 
+- encoder-decoder transformers, ``t5`` (T5Model, T5ForConditionalGeneration, T5EncoderModel:
+  relative attention bias in the first layer of each stack, ``d_kv`` x ``num_heads`` wide
+  attention, ``feed_forward_proj`` ``relu`` or gated (``gated-gelu``: t5 v1.1, flan-t5)) and
+  ``bart`` (BartModel, BartForConditionalGeneration: learned positions with BART's offset of 2,
+  ``final_logits_bias`` a buffer, not a parameter). What the Model API's arguments mean for
+  them (the API the rest of mlsysim uses is unchanged):
+
+  * ``flops(seq_len=S)`` (prefill): one teacher-forced forward pass, the encoder over the
+    source and the decoder over S target tokens (``model(input_ids=src,
+    decoder_input_ids=tgt)``). The source is S tokens too, unless ``from_hf_config(...,
+    source_len=N)`` fixes it at N.
+  * ``flops(seq_len=S, phase="decode")``: one decoder step for the S-th target token. The
+    encoder is not run (it ran once, before the first step) and the cross-attention keys and
+    values are not re-projected (they are in the cache): the step is the decoder's
+    projections, its self-attention over S keys, its cross-attention over the source, and the
+    LM head.
+  * ``kv_cache_bytes(S)``: transformers' ``EncoderDecoderCache`` after that step: every decoder
+    layer's self-attention keys and values for S target tokens plus its cross-attention keys
+    and values for the source tokens (S, or ``source_len``).
+  * ``params``: every parameter of the class, encoder included (a decode step's rows omit the
+    encoder and the cross-attention K/V projections, which it does not read).
+
+  transformers 5.25 ties T5's LM head to its token table whatever ``tie_word_embeddings`` says
+  (T5Config forces it; ``False`` only turns off the output scaling, which is no matmul), and
+  counts it once; an untied BART keeps four vocabulary tables (``shared``, never read, the
+  encoder's, the decoder's and the LM head).
+
 Counts follow transformers 5.25 module for module (``tests/reference/ground_truth.json``,
 ``hf_*`` entries, measured by ``tests/reference/regenerate.py``).
 """
@@ -181,5 +208,288 @@ def _vision(c, arch: str, head: str, label: str, flash: bool) -> M.Model:
     )
 
 
+# --------------------------------------------------------------------------------------------
+# encoder-decoder transformers
+# --------------------------------------------------------------------------------------------
+
+
+def _t5_act(c) -> tuple[str, bool]:
+    """T5's ``feed_forward_proj``: ``"relu"`` or ``"gated-<act>"`` -> (activation, gated), as
+    T5Config reads it (``"gated-gelu"`` is gelu_new)."""
+    v = c.get("feed_forward_proj")
+    parts = v.split("-") if isinstance(v, str) else []
+    if not parts or len(parts) > 2 or (len(parts) == 2 and parts[0] != "gated"):
+        raise ValueError(
+            f"config['feed_forward_proj']={v!r} must be an activation ('relu') or 'gated-<activation>' "
+            "('gated-gelu')"
+        )
+    name = parts[-1]
+    if name not in H._ACT:
+        raise ValueError(
+            f"config['feed_forward_proj']={v!r}: {name!r} is not a modelled activation; allowed: "
+            f"{', '.join(sorted(H._ACT))}"
+        )
+    return H._ACT[name], len(parts) == 2
+
+
+def _seq2seq(c, arch: str, head: str, label: str, flash: bool) -> M.Model:
+    """T5 (T5Model, T5ForConditionalGeneration, T5EncoderModel) and BART (BartModel,
+    BartForConditionalGeneration): an encoder over the source, a decoder whose every layer
+    attends to its own tokens (causal self-attention, cached) and to the encoder's output
+    (cross-attention, whose keys and values are projected once and cached)."""
+    mt = c.mt
+    t5 = mt == "t5"
+    d, vocab = c.int("d_model"), c.int("vocab_size")
+    if t5:
+        n_enc = c.int("num_layers")
+        n_dec = n_enc if c.get("num_decoder_layers") is None else c.int("num_decoder_layers")
+        heads_e = heads_d = c.int("num_heads")
+        hd_e = hd_d = c.int("d_kv")
+        ff_e = ff_d = c.int("d_ff")
+        act, gated = _t5_act(c)
+        buckets = c.int("relative_attention_num_buckets")
+        limit = None
+        tied = True  # transformers 5.25's T5Config forces tie_word_embeddings=True
+        bias = False
+    else:
+        n_enc, n_dec = c.int("encoder_layers"), c.int("decoder_layers")
+        heads_e, heads_d = c.int("encoder_attention_heads"), c.int("decoder_attention_heads")
+        for key, h in (("encoder_attention_heads", heads_e), ("decoder_attention_heads", heads_d)):
+            if d % h:
+                raise ValueError(f"config[{key!r}]={h} must divide config['d_model']={d}")
+        hd_e, hd_d = d // heads_e, d // heads_d
+        ff_e, ff_d = c.int("encoder_ffn_dim"), c.int("decoder_ffn_dim")
+        act, gated = c.act("activation_function"), False
+        buckets = 0
+        limit = c.int("max_position_embeddings")
+        tied = c.bool("tie_word_embeddings")
+        bias = True
+    inner_e, inner_d = heads_e * hd_e, heads_d * hd_d
+    H._check_derived(
+        [
+            (inner_e, "config['num_heads'] x config['d_kv']"),
+            (inner_d, "config['num_heads'] x config['d_kv']"),
+        ]
+    )
+    src_fixed = c.source_len
+    if src_fixed is not None and limit is not None and src_fixed > limit:
+        raise ValueError(
+            f"source_len={src_fixed} exceeds {label}'s {limit} learned positions; allowed: 1..{limit}"
+        )
+    encoder_only = head == "encoder"
+    if encoder_only and src_fixed is not None:
+        raise ValueError(f"source_len applies to encoder-decoder models; {arch} is an encoder")
+    Norm = L.RMSNorm if t5 else L.LayerNorm  # T5LayerNorm: a scale, no bias, no mean
+
+    def norm(name: str, elements: int, count: int = 1) -> M.Row:
+        return M.Row(name, Norm(normalized_shape=d, elements=elements), count)
+
+    def proj(name, i, o, tokens, count):
+        return M.Row(name, L.Dense(in_features=i, out_features=o, bias=bias, tokens=tokens), count)
+
+    def ffn(prefix: str, ff: int, t: int, count: int) -> list[M.Row]:
+        if gated:  # T5DenseGatedActDense: act(wi_0 x) * wi_1 x
+            rows = [
+                proj(f"{prefix}.wi_0", d, ff, t, count),
+                proj(f"{prefix}.wi_1", d, ff, t, count),
+                M.Row(f"{prefix}.act", L.Activation(kind=act, elements=t * ff), count),
+                M.Row(f"{prefix}.mul", L.Elementwise(op="mul", elements=t * ff), count),
+            ]
+        else:
+            rows = [
+                proj(f"{prefix}.fc1", d, ff, t, count),
+                M.Row(f"{prefix}.act", L.Activation(kind=act, elements=t * ff), count),
+            ]
+        return [*rows, proj(f"{prefix}.fc2", ff, d, t, count)]
+
+    def build(seq_len: int, phase: str) -> list[M.Row]:
+        if encoder_only and phase == "decode":
+            raise ValueError(
+                f"phase='decode' applies to decoders; {label} ({arch}) is T5's encoder alone: use "
+                "phase='prefill'"
+            )
+        src = seq_len if src_fixed is None else src_fixed
+        if limit is not None:
+            H._check_len(label, seq_len, limit)
+        decode = phase == "decode"
+        t = 1 if decode else seq_len  # decoder tokens run in this pass
+        rows: list[M.Row] = []
+        n_src, n_t = src * d, t * d
+        # token tables: T5's one shared table (tied), BART's shared table (or three when untied)
+        if tied:
+            lookups = src if encoder_only else t if decode else src + t
+            rows.append(
+                M.Row("shared", L.Embedding(num_embeddings=vocab, embedding_dim=d, lookups=lookups))
+            )
+        else:  # BART untied: model.shared is a parameter the forward pass never reads
+            rows.append(M.Row("shared", H._unused_parameter_cls()(numel=vocab * d)))
+            if not decode:
+                rows.append(
+                    M.Row(
+                        "encoder.embed_tokens",
+                        L.Embedding(num_embeddings=vocab, embedding_dim=d, lookups=src),
+                    )
+                )
+            rows.append(
+                M.Row(
+                    "decoder.embed_tokens",
+                    L.Embedding(num_embeddings=vocab, embedding_dim=d, lookups=t),
+                )
+            )
+        # ---- encoder: not run by a decode step (its output is in the cross-attention cache;
+        # a model's parameters are counted from its prefill rows)
+        if not decode:
+            rows += _encoder_stack(t5, d, src, n_enc, heads_e, hd_e, limit, bias, flash, norm, proj)
+            rows += ffn("encoder.layer.ff", ff_e, src, n_enc)
+            rows.append(M.Row("encoder.layer.ff.residual", L.ResidualAdd(elements=n_src), n_enc))
+            if t5:
+                rows.append(norm("encoder.final_layer_norm", n_src))
+                rows.append(
+                    M.Row(
+                        "encoder.relative_attention_bias",
+                        L.Embedding(num_embeddings=buckets, embedding_dim=heads_e),
+                    )
+                )
+            else:
+                rows.append(norm("encoder.layer.final_layer_norm", n_src, n_enc))
+        if encoder_only:
+            return rows
+        # ---- decoder
+        kv = seq_len if decode else None
+        if not t5:
+            rows += [
+                M.Row(
+                    "decoder.embed_positions",
+                    L.Embedding(num_embeddings=limit + 2, embedding_dim=d, lookups=t),
+                ),
+                M.Row("decoder.embed_add", L.Elementwise(elements=n_t)),
+                norm("decoder.layernorm_embedding", n_t),
+            ]
+        else:
+            rows.append(
+                M.Row(
+                    "decoder.relative_attention_bias",
+                    L.Embedding(num_embeddings=buckets, embedding_dim=heads_d),
+                )
+            )
+        rows += [
+            *([norm("decoder.layer.self_attn_norm", n_t, n_dec)] if t5 else []),
+            proj("decoder.layer.self_attn.q_proj", d, inner_d, t, n_dec),
+            proj("decoder.layer.self_attn.k_proj", d, inner_d, t, n_dec),
+            proj("decoder.layer.self_attn.v_proj", d, inner_d, t, n_dec),
+            M.Row(
+                "decoder.layer.self_attn.sdpa",
+                L.Attention(
+                    d_model=d, n_heads=heads_d, head_dim=hd_d, seq_len=t, kv_len=kv, flash=flash
+                ),
+                n_dec,
+            ),
+            proj("decoder.layer.self_attn.o_proj", inner_d, d, t, n_dec),
+            M.Row("decoder.layer.self_attn.residual", L.ResidualAdd(elements=n_t), n_dec),
+            *([norm("decoder.layer.self_attn_norm", n_t, n_dec)] if not t5 else []),
+            *([norm("decoder.layer.cross_attn_norm", n_t, n_dec)] if t5 else []),
+            proj("decoder.layer.cross_attn.q_proj", d, inner_d, t, n_dec),
+        ]
+        if not decode:  # the encoder's output projected to keys and values once per
+            # sequence, by the prefill (a decode step reads them from the cross-attention cache)
+            rows += [
+                proj("decoder.layer.cross_attn.k_proj", d, inner_d, src, n_dec),
+                proj("decoder.layer.cross_attn.v_proj", d, inner_d, src, n_dec),
+            ]
+        rows += [
+            M.Row(
+                "decoder.layer.cross_attn.sdpa",
+                L.Attention(
+                    d_model=d, n_heads=heads_d, head_dim=hd_d, seq_len=t, kv_len=src, flash=flash
+                ),
+                n_dec,
+            ),
+            proj("decoder.layer.cross_attn.o_proj", inner_d, d, t, n_dec),
+            M.Row("decoder.layer.cross_attn.residual", L.ResidualAdd(elements=n_t), n_dec),
+            *([norm("decoder.layer.cross_attn_norm", n_t, n_dec)] if not t5 else []),
+            *([norm("decoder.layer.ff_norm", n_t, n_dec)] if t5 else []),
+            *ffn("decoder.layer.ff", ff_d, t, n_dec),
+            M.Row("decoder.layer.ff.residual", L.ResidualAdd(elements=n_t), n_dec),
+            *([norm("decoder.layer.final_layer_norm", n_t, n_dec)] if not t5 else []),
+        ]
+        if t5:
+            rows.append(norm("decoder.final_layer_norm", n_t))
+        if head == "lm":
+            rows.append(
+                M.Row(
+                    "lm_head",
+                    L.Dense(in_features=d, out_features=vocab, bias=False, tokens=t, tied=tied),
+                )
+            )
+        return rows
+
+    def kv_elements(s: int) -> int:
+        src = s if src_fixed is None else src_fixed
+        return 2 * inner_d * n_dec * (s + src)  # self-attention K, V + cross-attention K, V
+
+    ctx = limit if limit is not None else 512
+    return M.Model(
+        label,
+        "transformer",
+        build,
+        is_lm=True,
+        default_seq_len=ctx,
+        kv_elements=None if encoder_only else kv_elements,
+        max_seq_len=limit,
+        description=f"{arch}: encoder over the source, decoder over the target"
+        + ("" if src_fixed is None else f" ({src_fixed} source tokens)"),
+        config=H._summary(
+            arch,
+            model_type=mt,
+            d_model=d,
+            n_layers=n_enc + (0 if encoder_only else n_dec),
+            encoder_layers=n_enc,
+            decoder_layers=0 if encoder_only else n_dec,
+            n_heads=heads_d,
+            kv_heads=heads_d,
+            head_dim=hd_d,
+            d_ff=ff_d,
+            vocab_size=vocab,
+            context_length=ctx,
+            source_len=src_fixed,
+            tie_word_embeddings=tied,
+            flash=flash,
+        ),
+    )
+
+
+def _encoder_stack(t5, d, src, n_enc, heads, hd, limit, bias, flash, norm, proj) -> list[M.Row]:
+    """The encoder's embeddings and attention half of each layer over ``src`` tokens (the
+    feed-forward half is added by the caller, which knows the gating)."""
+    n = src * d
+    inner = heads * hd
+    rows = []
+    if not t5:  # BART: learned positions (offset 2) + layernorm_embedding
+        rows += [
+            M.Row(
+                "encoder.embed_positions",
+                L.Embedding(num_embeddings=limit + 2, embedding_dim=d, lookups=src),
+            ),
+            M.Row("encoder.embed_add", L.Elementwise(elements=n)),
+            norm("encoder.layernorm_embedding", n),
+        ]
+    rows += [
+        *([norm("encoder.layer.self_attn_norm", n, n_enc)] if t5 else []),
+        proj("encoder.layer.self_attn.q_proj", d, inner, src, n_enc),
+        proj("encoder.layer.self_attn.k_proj", d, inner, src, n_enc),
+        proj("encoder.layer.self_attn.v_proj", d, inner, src, n_enc),
+        M.Row(
+            "encoder.layer.self_attn.sdpa",
+            L.Attention(d_model=d, n_heads=heads, head_dim=hd, seq_len=src, flash=flash),
+            n_enc,
+        ),
+        proj("encoder.layer.self_attn.o_proj", inner, d, src, n_enc),
+        M.Row("encoder.layer.self_attn.residual", L.ResidualAdd(elements=n), n_enc),
+        *([norm("encoder.layer.self_attn_norm", n, n_enc)] if not t5 else []),
+        *([norm("encoder.layer.ff_norm", n, n_enc)] if t5 else []),
+    ]
+    return rows
+
+
 #: model_type -> builder (``hf._from_hf_config`` dispatches here)
-BUILDERS = {"vit": _vision, "clip_vision_model": _vision}
+BUILDERS = {"vit": _vision, "clip_vision_model": _vision, "t5": _seq2seq, "bart": _seq2seq}

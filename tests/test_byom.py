@@ -125,7 +125,7 @@ def test_pasted_config_counts_like_the_shipped_one():
         ("", "Paste a config.json"),
         ("{not json", "not valid JSON"),
         ("[1, 2, 3]", "JSON object"),
-        ('{"model_type": "t5"}', "model_type"),
+        ('{"model_type": "xlnet"}', "model_type"),
         ('{"model_type": "llama", "hidden_size": "big"}', "hidden_size"),
         ('{"model_type": "bert", "add_cross_attention": true}', "add_cross_attention"),
         ('{"model_type": "vit"}', "ViTModel reads one image"),

@@ -215,8 +215,8 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 110 entries, all rebuildable."""
-    assert len(ENTRIES) == 110
+    """Guard against a silently shrunk fixture: 118 entries, all rebuildable."""
+    assert len(ENTRIES) == 118
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 

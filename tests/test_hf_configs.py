@@ -30,19 +30,26 @@ def _ids(entries):
     return [e["id"] for e in entries]
 
 
+def _model(entry) -> M.Model:
+    """The entry's model: its raw config and from_hf_config's keyword arguments (``kwargs``:
+    add_pooling_layer, image_size, source_len) when the fixture was measured with them."""
+    return M.from_hf_config(entry["config"], **entry.get("kwargs", {}))
+
+
 def test_fixture_covers_every_supported_family():
     families = {e["config"]["model_type"] for e in HF}
     assert families == set(SUPPORTED_MODEL_TYPES)
     shipped_families = {shipped_config(n)["config"]["model_type"] for n in SHIPPED}
     # no shipped config (yet) of these families: their fixtures are the small hf_* entries
-    not_shipped = {"qwen3", "distilbert", "xlm-roberta", "vit", "clip_vision_model"}
+    not_shipped = {"qwen3", "distilbert", "xlm-roberta", "vit", "clip_vision_model", "t5", "bart"}
     assert shipped_families == set(SUPPORTED_MODEL_TYPES) - not_shipped
 
 
 @pytest.mark.parametrize("entry", DECODERS, ids=_ids(DECODERS))
 def test_decode_flops_match_transformers(entry):
-    """One step at seq_len=S after a prompt of S-1 tokens, FlopCounterMode on the real model."""
-    model = M.from_hf_config(entry["config"])
+    """One step at seq_len=S after a prompt of S-1 tokens, FlopCounterMode on the real model
+    (an encoder-decoder: the decoder's step; its encoder ran once, before the prompt)."""
+    model = _model(entry)
     s = entry["input_shape"][1]
     assert model.flops(seq_len=s, phase="decode") == entry["decode_flops"]
 
@@ -53,8 +60,16 @@ def test_decode_seq_len_includes_the_new_token(entry):
     and mlsysim's decode attends to S keys (at most sliding_window on a sliding layer)."""
     s = entry["input_shape"][1]
     assert entry["cache_seq_length"] == s
-    model = M.from_hf_config(entry["config"])
-    cores = [r.layer for r in model.rows(s, "decode") if isinstance(r.layer, L.Attention)]
+    model = _model(entry)
+    rows = model.rows(s, "decode")
+    cores = [r.layer for r in rows if isinstance(r.layer, L.Attention)]
+    if "cross_cache_seq_length" in entry:  # encoder-decoder: cross-attention to every source token
+        src = entry.get("kwargs", {}).get("source_len", s)
+        assert entry["cross_cache_seq_length"] == src
+        cross = [r.layer for r in rows if r.name.endswith("cross_attn.sdpa")]
+        assert [c.kv for c in cross] == [src] and cross[0].seq_len == 1
+        cores = [r.layer for r in rows if r.name.endswith("self_attn.sdpa")]
+        assert len(cores) == 1
     window = model.config.get("sliding_window")
     expected = {min(s, window) if window else s} if model.config.get("sliding_layers") else {s}
     if (
@@ -68,7 +83,7 @@ def test_decode_seq_len_includes_the_new_token(entry):
 
 @pytest.mark.parametrize("entry", DECODERS, ids=_ids(DECODERS))
 def test_kv_cache_bytes_match_transformers_cache_tensors(entry):
-    model = M.from_hf_config(entry["config"])
+    model = _model(entry)
     s = entry["input_shape"][1]
     assert model.kv_cache_bytes(s, precision="fp32") == entry["kv_cache_bytes_fp32"]
     # bytes scale with the value width and the batch exactly
@@ -198,7 +213,7 @@ BASE = {
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        ({"model_type": "t5"}, "model_type"),
+        ({"model_type": "xlnet"}, "model_type"),
         ({"model_type": None}, "model_type"),
         ({"architectures": ["LlamaForTokenClassification"]}, "architectures"),
         ({"add_cross_attention": True}, "add_cross_attention"),
@@ -411,3 +426,54 @@ def test_vision_configs_refuse_bad_fields_by_name():
         M.from_hf_config({"model_type": "vit", "image_size": [224, 224, 3]})
     with pytest.raises(ValueError, match="architectures"):
         M.from_hf_config({"model_type": "vit", "architectures": ["ViTForMaskedImageModeling"]})
+
+
+def test_encoder_decoder_prefill_decode_and_cache_conventions():
+    """t5-small (T5ForConditionalGeneration, 60,506,624 parameters; its LM head is tied to the
+    token table, as transformers 5.25 always ties it): prefill at S runs the encoder over S
+    source tokens and the decoder over S targets; a decode step runs neither the encoder nor
+    the cross-attention K/V projections; the cache holds self- plus cross-attention K/V."""
+    t5 = {"model_type": "t5", "architectures": ["T5ForConditionalGeneration"]}
+    m = M.from_hf_config(t5)
+    assert m.params == 60_506_624
+    assert M.from_hf_config({**t5, "tie_word_embeddings": False}).params == m.params
+    inner, layers = 8 * 64, 6
+    per_token = 2 * inner * layers * 2 * 2  # K and V, self + cross, 2 bytes (fp16)
+    assert m.kv_cache_bytes(100) == 100 * per_token
+    fixed = M.from_hf_config(t5, source_len=40)  # 100 target tokens, 40 source tokens
+    assert fixed.kv_cache_bytes(100) == 2 * inner * layers * (100 + 40) * 2
+    names = {r.name for r in m.rows(16, "decode")}
+    assert not any(n.startswith("encoder.") for n in names)
+    assert "decoder.layer.cross_attn.k_proj" not in names
+    assert "decoder.layer.cross_attn.k_proj" in {r.name for r in m.rows(16)}
+    # the decode step grows with the target length (self-attention) and the source length
+    assert fixed.flops(seq_len=64, phase="decode") > fixed.flops(seq_len=16, phase="decode")
+    assert M.from_hf_config(t5, source_len=80).flops(seq_len=16, phase="decode") > fixed.flops(
+        seq_len=16, phase="decode"
+    )
+    # the prefill's source is seq_len tokens unless source_len fixes it
+    assert M.from_hf_config(t5, source_len=16).flops(seq_len=16) == m.flops(seq_len=16)
+
+
+def test_bart_positions_and_refusals():
+    """bart-large (BartForConditionalGeneration): 406,291,456 parameters (final_logits_bias is
+    a buffer); 1,024 learned positions (+2 offset rows) bound seq_len and source_len."""
+    bart = {"model_type": "bart", "architectures": ["BartForConditionalGeneration"]}
+    m = M.from_hf_config(bart)
+    assert m.params == 406_291_456
+    with pytest.raises(ValueError, match="1024 learned positions"):
+        m.flops(seq_len=1025)
+    with pytest.raises(ValueError, match="source_len=2000 exceeds"):
+        M.from_hf_config(bart, source_len=2000)
+    with pytest.raises(ValueError, match="source_len=8 applies to the encoder-decoder"):
+        M.from_hf_config({"model_type": "llama"}, source_len=8)
+    with pytest.raises(ValueError, match="source_len"):
+        M.from_hf_config(bart, source_len=0)
+    with pytest.raises(ValueError, match="encoder_attention_heads"):
+        M.from_hf_config({**bart, "encoder_attention_heads": 7})
+    with pytest.raises(ValueError, match="feed_forward_proj"):
+        M.from_hf_config({"model_type": "t5", "feed_forward_proj": "gelu-gated"})
+    enc = M.from_hf_config({"model_type": "t5", "architectures": ["T5EncoderModel"]})
+    assert enc.kv_cache_bytes(10) == 0
+    with pytest.raises(ValueError, match="encoder"):
+        enc.flops(seq_len=8, phase="decode")

@@ -937,6 +937,131 @@ def hf_extra_entries():
             ENTRIES[-1]["kwargs"] = kwargs
 
 
+_T5 = {"model_type": "t5", "d_model": 32, "d_kv": 8, "num_heads": 4, "num_layers": 2, "d_ff": 37}
+_BART = {
+    "model_type": "bart",
+    "d_model": 32,
+    "encoder_layers": 2,
+    "decoder_layers": 1,
+    "encoder_attention_heads": 4,
+    "decoder_attention_heads": 2,
+    "encoder_ffn_dim": 37,
+    "decoder_ffn_dim": 29,
+    "vocab_size": 97,
+    "max_position_embeddings": 40,
+}
+HF_SEQ2SEQ_CONFIGS = {
+    "t5_lm": ({**_T5, "architectures": ["T5ForConditionalGeneration"], "vocab_size": 97}, {}),
+    "t5_bare_decoder_layers": (
+        {**_T5, "vocab_size": 83, "num_decoder_layers": 3, "relative_attention_num_buckets": 16},
+        {},
+    ),
+    # t5 v1.1 / flan-t5: gated-gelu, d_kv x heads != d_model, an "untied" head (transformers 5.25
+    # ties it anyway: T5Config forces tie_word_embeddings=True)
+    "t5_v11_gated_untied": (
+        {
+            **_T5,
+            "architectures": ["T5ForConditionalGeneration"],
+            "vocab_size": 89,
+            "d_kv": 6,
+            "num_heads": 3,
+            "feed_forward_proj": "gated-gelu",
+            "tie_word_embeddings": False,
+        },
+        {},
+    ),
+    "t5_gated_silu_source_len": (
+        {
+            **_T5,
+            "architectures": ["T5ForConditionalGeneration"],
+            "vocab_size": 71,
+            "feed_forward_proj": "gated-silu",
+            "num_decoder_layers": 1,
+        },
+        {"source_len": 7},
+    ),
+    "t5_encoder_model": ({**_T5, "architectures": ["T5EncoderModel"], "vocab_size": 61}, {}),
+    "bart_lm": ({**_BART, "architectures": ["BartForConditionalGeneration"]}, {}),
+    "bart_lm_untied_relu": (
+        {
+            **_BART,
+            "architectures": ["BartForConditionalGeneration"],
+            "tie_word_embeddings": False,
+            "activation_function": "relu",
+            "decoder_layers": 2,
+        },
+        {},
+    ),
+    "bart_bare_source_len": (
+        {**_BART, "architectures": ["BartModel"], "decoder_attention_heads": 8},
+        {"source_len": 20},
+    ),
+}
+
+
+def _enc_dec_cache_bytes(cache) -> int:
+    """Bytes of an EncoderDecoderCache: its self-attention and cross-attention key/value tensors."""
+    return _cache_bytes(cache.self_attention_cache) + _cache_bytes(cache.cross_attention_cache)
+
+
+def hf_seq2seq_entries():
+    print("transformers encoder-decoder (T5, BART):")
+    for name, (raw, kwargs) in HF_SEQ2SEQ_CONFIGS.items():
+        torch.manual_seed(0)
+        m = _hf_model(raw, CPU)
+        p = n_params(m)
+        s = HF_SEQ
+        src = kwargs.get("source_len", s)
+        src_ids = torch.randint(5, 50, (1, src))
+        tgt = torch.randint(5, 50, (1, s))
+        extra = {}
+        with torch.no_grad():
+            if type(m).__name__ == "T5EncoderModel":
+                fl, by = count_flops(lambda: m(input_ids=tgt))
+            else:
+                fl, by = count_flops(
+                    lambda: m(input_ids=src_ids, decoder_input_ids=tgt, use_cache=False)
+                )
+                # generation: the encoder once, the decoder over S-1 target tokens (filling the
+                # self- and cross-attention caches), then one step for the S-th
+                enc = m.get_encoder()(input_ids=src_ids)
+                out = m(encoder_outputs=enc, decoder_input_ids=tgt[:, : s - 1], use_cache=True)
+                cache = out.past_key_values
+                dfl, dby = count_flops(
+                    lambda: m(
+                        encoder_outputs=enc,
+                        decoder_input_ids=tgt[:, s - 1 :],
+                        past_key_values=cache,
+                        use_cache=True,
+                    )
+                )
+                extra = {
+                    "decode_flops": dfl,
+                    "decode_flops_by_op": dby,
+                    "cache_seq_length": int(cache.get_seq_length()),
+                    "cross_cache_seq_length": int(cache.cross_attention_cache.get_seq_length()),
+                    "kv_cache_bytes_fp32": _enc_dec_cache_bytes(cache),
+                    "self_kv_cache_bytes_fp32": _cache_bytes(cache.self_attention_cache),
+                }
+        add(
+            f"hf_{name}_s{s}",
+            f"transformers.{type(m).__name__} from AutoConfig.for_model(**config), eager",
+            raw,
+            p,
+            fl,
+            [1, s],
+            by,
+            note="config is the raw config.json dict; flops: one forward pass over source_len "
+            "source tokens (kwargs; else S) and S target tokens (use_cache=False); decode_*: the "
+            "encoder run once, the decoder over S-1 target tokens with the cache, then one step "
+            "for the S-th (encoder not re-run); kv_cache_bytes_fp32: every key/value tensor of the "
+            "EncoderDecoderCache (self-attention S tokens + cross-attention source_len tokens)",
+        )
+        ENTRIES[-1].update(extra)
+        if kwargs:
+            ENTRIES[-1]["kwargs"] = kwargs
+
+
 def shipped_config_entries():
     """Parameter counts (meta device) of mlsysim's shipped configurations."""
     print("shipped configs (params only, meta device):")
@@ -1190,6 +1315,7 @@ def main():
     hf_entries(crosscheck)
     hf_config_entries()
     hf_extra_entries()
+    hf_seq2seq_entries()
     shipped_config_entries()
     layer_entries()
 
