@@ -22,6 +22,7 @@ transformers 5.24 builds it, module for module:
 ``clip_vision_model``   CLIPVisionModel, CLIPVisionModelWithProjection (``mlsysim.hf_extra``)
 ``t5``                  T5Model, T5ForConditionalGeneration, T5EncoderModel (``mlsysim.hf_extra``)
 ``bart``                BartModel, BartForConditionalGeneration (``mlsysim.hf_extra``)
+``mamba``               MambaModel, MambaForCausalLM (a state-space model; ``mlsysim.hf_extra``)
 ======================  =====================================================================
 
 Every encoder and decoder family also reads ``<Prefix>ForSequenceClassification``
@@ -31,14 +32,17 @@ BertModel, RobertaModel, XLMRobertaModel or ViTModel without its pooler. The vis
 ``image_size`` (or ``from_hf_config``'s ``image_size=``, as ``interpolate_pos_encoding=True``).
 The encoder-decoder families (t5, bart) read S source and S target tokens at ``seq_len=S`` (or
 ``source_len=`` source tokens); decode is one decoder step, and the cache holds the
-self-attention and the cross-attention keys and values (``mlsysim.hf_extra``).
+self-attention and the cross-attention keys and values (``mlsysim.hf_extra``). Mamba keeps a
+fixed-size state (conv + SSM) in place of a KV cache: ``kv_cache_bytes(S)`` is that state's
+bytes, the same for every S >= 1, and a decode step costs the same at any S.
 
 What the numbers match (the ground truth is ``tests/reference/ground_truth.json``):
 
 - ``params`` equals ``sum(p.numel() for p in model.parameters())`` of **the class named in
   ``architectures``** (tied weights once); with ``bare=True``, or when ``architectures`` is
-  absent from an encoder's config, the bare model (``AutoModel``: BertModel with its pooler);
-  a decoder without ``architectures`` is its ``*ForCausalLM`` (GPT2LMHeadModel for GPT-2).
+  absent from an encoder's, a vision model's or an encoder-decoder's config, the bare model
+  (``AutoModel``: BertModel with its pooler, ViTModel, T5Model); a decoder without
+  ``architectures`` (Mamba's too) is its ``*ForCausalLM`` (GPT2LMHeadModel for GPT-2).
 - ``flops(seq_len=S)`` equals torch ``FlopCounterMode`` on one forward pass over S tokens
   (``attn_implementation="eager"``, batch 1; 2 FLOPs per MAC of every matmul). A
   mixture-of-experts layer counts its router and the ``num_experts_per_tok`` experts each token
@@ -307,6 +311,19 @@ _DEFAULTS: dict[str, dict] = {
         d_model=1024,
         tie_word_embeddings=True,
     ),
+    "mamba": dict(
+        vocab_size=50280,
+        hidden_size=768,
+        state_size=16,
+        num_hidden_layers=32,
+        expand=2,
+        conv_kernel=4,
+        use_bias=False,
+        use_conv_bias=True,
+        hidden_act="silu",
+        time_step_rank="auto",
+        tie_word_embeddings=True,
+    ),
 }
 
 SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
@@ -333,6 +350,7 @@ _EXTRA = {
     "clip_vision_model": {"CLIPVisionModel": "bare", "CLIPVisionModelWithProjection": "proj"},
     "t5": {"T5Model": "bare", "T5ForConditionalGeneration": "lm", "T5EncoderModel": "encoder"},
     "bart": {"BartModel": "bare", "BartForConditionalGeneration": "lm"},
+    "mamba": {"MambaModel": "bare", "MambaForCausalLM": "lm"},
 }
 #: families numbering positions from ``pad_token_id + 1`` (RobertaEmbeddings)
 _ROBERTA = ("roberta", "xlm-roberta")
@@ -595,8 +613,8 @@ def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
         return bare_cls, "bare"
     archs = raw.get("architectures")
     if archs is None or (isinstance(archs, list) and not archs):
-        if model_type in _ENCODERS or model_type in _EXTRA:
-            return bare_cls, "bare"
+        if model_type in _ENCODERS or (model_type in _EXTRA and model_type != "mamba"):
+            return bare_cls, "bare"  # an encoder, a vision tower, an encoder-decoder: AutoModel's
         lm = next(c for c, h in classes.items() if h == "lm")
         return lm, "lm"
     if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):

@@ -42,6 +42,8 @@ Counts follow transformers 5.25 module for module (``tests/reference/ground_trut
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import hf as H
 from ._lazy import lazy
 
@@ -491,5 +493,158 @@ def _encoder_stack(t5, d, src, n_enc, heads, hd, limit, bias, flash, norm, proj)
     return rows
 
 
+# --------------------------------------------------------------------------------------------
+# state-space models
+# --------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _scan_cls():
+    """Mamba's selective scan (built on first use: a pydantic class costs milliseconds).
+
+    Per token and channel the state of ``state_size`` values is updated elementwise
+    (``h = exp(A dt) h + dt B x``) and read out by one dot product with C: transformers' slow
+    path runs that readout as a batched matmul of ``channels x state_size`` MACs per token
+    (FlopCounterMode counts it; the discretization, the update, the ``D`` skip and the gate
+    are elementwise). Its parameters are ``A_log`` (channels x state_size) and ``D``."""
+
+    class SelectiveScan(L.Layer):
+        channels: int
+        state_size: int
+        tokens: int = 1
+
+        @property
+        def params(self) -> int:
+            return self.channels * self.state_size + self.channels
+
+        @property
+        def input_elements(self) -> int:  # x, dt, gate per channel; B and C per state
+            return self.tokens * (3 * self.channels + 2 * self.state_size)
+
+        @property
+        def output_elements(self) -> int:
+            return self.tokens * self.channels
+
+        def _macs1(self) -> int:
+            return self.tokens * self.channels * self.state_size
+
+        def _elementwise1(self) -> int:
+            # exp(A dt), dt B, (dt B) x, the state's multiply-add: 5 per state value; the D
+            # skip (2) and the gate (1) per channel
+            return self.tokens * self.channels * (5 * self.state_size + 3)
+
+    return SelectiveScan
+
+
+def _mamba(c, arch: str, head: str, label: str, flash: bool) -> M.Model:
+    """Mamba (MambaModel, MambaForCausalLM): each layer a pre-norm mixer, in_proj to 2 x
+    ``intermediate`` (x and the gate), a causal depthwise conv1d of ``conv_kernel`` taps on x,
+    x_proj to (dt rank, B, C), dt_proj, the selective scan, out_proj. There is no attention and
+    no growing cache: what a sequence keeps between steps is, per layer, the conv state
+    (``intermediate x conv_kernel``) and the SSM state (``intermediate x state_size``), the same
+    after 10 tokens as after 100,000.
+
+    - ``flops(seq_len=S)``: transformers' slow (non-CUDA) path under FlopCounterMode: the
+      projections, the conv over S + conv_kernel - 1 outputs (its causal padding, cropped after),
+      the scan's readout; the LM head.
+    - ``flops(seq_len=S, phase="decode")``: one token with the state cached, independent of S
+      (the conv reruns over its conv_kernel-long state: conv_kernel x (2 conv_kernel - 1) MACs per
+      channel).
+    - ``kv_cache_bytes(S)``: the bytes of transformers' cache (its conv and recurrent state
+      tensors) after S >= 1 tokens, at the precision asked for."""
+    d, n_layers, vocab = c.int("hidden_size"), c.int("num_hidden_layers"), c.int("vocab_size")
+    n_state, expand, k = c.int("state_size"), c.int("expand"), c.int("conv_kernel")
+    e = expand * d
+    rank_raw = c.get("time_step_rank")
+    rank = -(-d // 16) if rank_raw == "auto" else c.int("time_step_rank")
+    bias, conv_bias = c.bool("use_bias"), c.bool("use_conv_bias")
+    act = c.act("hidden_act")
+    tied = c.bool("tie_word_embeddings")
+    H._check_derived(
+        [
+            (2 * e, "2 x config['expand'] x config['hidden_size']"),
+            (rank + 2 * n_state, "config['time_step_rank'] + 2 x config['state_size']"),
+        ]
+    )
+    scan = _scan_cls()
+
+    def build(seq_len: int, phase: str) -> list[M.Row]:
+        decode = phase == "decode"
+        t = 1 if decode else seq_len
+        conv_in = k if decode else seq_len  # the cached state, or the sequence
+        n = t * d
+        rows = [M.Row("embeddings", L.Embedding(num_embeddings=vocab, embedding_dim=d, lookups=t))]
+        layer = [
+            ("norm", L.RMSNorm(normalized_shape=d, elements=n)),
+            ("mixer.in_proj", L.Dense(in_features=d, out_features=2 * e, bias=bias, tokens=t)),
+            (
+                "mixer.conv1d",
+                L.Conv2d(
+                    in_channels=e,
+                    out_channels=e,
+                    kernel_size=(1, k),
+                    input_size=(1, conv_in),
+                    padding=(0, k - 1),
+                    groups=e,
+                    bias=conv_bias,
+                ),
+            ),
+            ("mixer.conv1d.act", L.Activation(kind=act, elements=t * e)),
+            (
+                "mixer.x_proj",
+                L.Dense(in_features=e, out_features=rank + 2 * n_state, bias=False, tokens=t),
+            ),
+            ("mixer.dt_proj", L.Dense(in_features=rank, out_features=e, tokens=t)),
+            ("mixer.scan", scan(channels=e, state_size=n_state, tokens=t)),
+            ("mixer.gate_act", L.Activation(kind=act, elements=t * e)),
+            ("mixer.out_proj", L.Dense(in_features=e, out_features=d, bias=bias, tokens=t)),
+            ("residual", L.ResidualAdd(elements=n)),
+        ]
+        rows += [M.Row(f"layers.{name}", lay, n_layers) for name, lay in layer]
+        rows.append(M.Row("norm_f", L.RMSNorm(normalized_shape=d, elements=n)))
+        if head == "lm":
+            rows.append(
+                M.Row(
+                    "lm_head",
+                    L.Dense(in_features=d, out_features=vocab, bias=False, tokens=t, tied=tied),
+                )
+            )
+        return rows
+
+    def state_elements(s: int) -> int:
+        return 0 if s == 0 else n_layers * e * (k + n_state)
+
+    return M.Model(
+        label,
+        "ssm",
+        build,
+        is_lm=True,
+        default_seq_len=2048,
+        kv_elements=state_elements,
+        description=f"{arch}: a selective state-space model (no attention, a fixed-size state)",
+        config=H._summary(
+            arch,
+            model_type="mamba",
+            d_model=d,
+            n_layers=n_layers,
+            d_inner=e,
+            state_size=n_state,
+            conv_kernel=k,
+            time_step_rank=rank,
+            vocab_size=vocab,
+            context_length=2048,
+            tie_word_embeddings=tied,
+            state_elements_per_layer=e * (k + n_state),
+            flash=flash,
+        ),
+    )
+
+
 #: model_type -> builder (``hf._from_hf_config`` dispatches here)
-BUILDERS = {"vit": _vision, "clip_vision_model": _vision, "t5": _seq2seq, "bart": _seq2seq}
+BUILDERS = {
+    "vit": _vision,
+    "clip_vision_model": _vision,
+    "t5": _seq2seq,
+    "bart": _seq2seq,
+    "mamba": _mamba,
+}

@@ -22,7 +22,8 @@ from mlsysim.hf import SUPPORTED_MODEL_TYPES, shipped_config
 
 FIXTURE = json.loads((Path(__file__).parent / "reference" / "ground_truth.json").read_text())
 HF = [e for e in FIXTURE["entries"] if e["id"].startswith("hf_")]
-DECODERS = [e for e in HF if "decode_flops" in e]
+DECODERS = [e for e in HF if "kv_cache_bytes_fp32" in e]  # a decode step and a KV cache
+STATE_SPACE = [e for e in HF if "state_bytes_fp32" in e]  # Mamba: a decode step, a fixed state
 SHIPPED = M.shipped_configs()
 
 
@@ -41,7 +42,8 @@ def test_fixture_covers_every_supported_family():
     assert families == set(SUPPORTED_MODEL_TYPES)
     shipped_families = {shipped_config(n)["config"]["model_type"] for n in SHIPPED}
     # no shipped config (yet) of these families: their fixtures are the small hf_* entries
-    not_shipped = {"qwen3", "distilbert", "xlm-roberta", "vit", "clip_vision_model", "t5", "bart"}
+    not_shipped = {"qwen3", "distilbert", "xlm-roberta", "vit", "clip_vision_model"}
+    not_shipped |= {"t5", "bart", "mamba"}
     assert shipped_families == set(SUPPORTED_MODEL_TYPES) - not_shipped
 
 
@@ -477,3 +479,33 @@ def test_bart_positions_and_refusals():
     assert enc.kv_cache_bytes(10) == 0
     with pytest.raises(ValueError, match="encoder"):
         enc.flops(seq_len=8, phase="decode")
+
+
+@pytest.mark.parametrize("entry", STATE_SPACE, ids=_ids(STATE_SPACE))
+def test_state_space_decode_and_state_match_transformers(entry):
+    """Mamba on transformers' slow path: one decode step after S-1 tokens (FlopCounterMode) and
+    the bytes of the cache's conv and recurrent state tensors after it; neither grows with S."""
+    model = _model(entry)
+    s = entry["input_shape"][1]
+    assert model.flops(seq_len=s, phase="decode") == entry["decode_flops"]
+    assert model.kv_cache_bytes(s, precision="fp32") == entry["state_bytes_fp32"]
+    assert model.flops(seq_len=10 * s, phase="decode") == entry["decode_flops"]
+    assert model.kv_cache_bytes(1000 * s, precision="fp32") == entry["state_bytes_fp32"]
+    assert model.kv_cache_bytes(0) == 0
+
+
+def test_mamba_state_is_fixed_where_a_kv_cache_grows():
+    """mamba-130m (24 layers, d 768, expand 2, state 16, conv 4): 129,135,360 parameters; its
+    state is 24 x 1,536 x (4 + 16) values = 1.47 MB in fp16 at any length, where a decoder's KV
+    cache grows with every token; its prefill grows linearly in S (no S x S attention)."""
+    m = M.from_hf_config({"model_type": "mamba", "num_hidden_layers": 24})
+    assert m.params == 129_135_360 and m.config["architecture"] == "MambaForCausalLM"
+    state = 24 * 1536 * (4 + 16) * 2
+    assert m.kv_cache_bytes(1) == m.kv_cache_bytes(100_000) == state
+    # prefill FLOPs: affine in S (the conv's causal padding adds conv_kernel - 1 outputs)
+    f1, f2, f3 = (m.flops(seq_len=s) for s in (1000, 2000, 3000))
+    assert f3 - f2 == f2 - f1 > 0
+    scan = next(r.layer for r in m.rows(10) if r.name == "layers.mixer.scan")
+    assert scan.params == 1536 * 16 + 1536 and scan.flops() == 2 * 10 * 1536 * 16
+    with pytest.raises(ValueError, match="time_step_rank"):
+        M.from_hf_config({"model_type": "mamba", "time_step_rank": "big"})

@@ -1062,6 +1062,82 @@ def hf_seq2seq_entries():
             ENTRIES[-1]["kwargs"] = kwargs
 
 
+_MAMBA = {"model_type": "mamba", "hidden_size": 32, "num_hidden_layers": 2, "vocab_size": 97}
+HF_MAMBA_CONFIGS = {
+    "mamba_lm": {**_MAMBA, "architectures": ["MambaForCausalLM"], "state_size": 8},
+    "mamba_bare_biases_rank": {
+        **_MAMBA,
+        "architectures": ["MambaModel"],
+        "use_bias": True,
+        "use_conv_bias": False,
+        "time_step_rank": 5,
+        "conv_kernel": 3,
+    },
+    "mamba_lm_untied_expand3": {
+        **_MAMBA,
+        "architectures": ["MambaForCausalLM"],
+        "hidden_size": 24,
+        "num_hidden_layers": 3,
+        "expand": 3,
+        "state_size": 4,
+        "conv_kernel": 5,
+        "tie_word_embeddings": False,
+    },
+    "mamba_no_architectures": {**_MAMBA, "state_size": 6, "hidden_size": 40},
+}
+
+
+def _state_bytes(cache) -> int:
+    """Bytes of a Mamba cache: every layer's conv and recurrent (SSM) state tensors."""
+    total = 0
+    for layer in cache.layers:
+        for states in (layer.conv_states, layer.recurrent_states):
+            for t in states.values():
+                total += t.numel() * t.element_size()
+    return total
+
+
+def hf_mamba_entries():
+    """Mamba on transformers' slow (non-CUDA) path. Run with grad enabled: under no_grad the
+    FlopCounterMode module tracker trips over the mixer's kernel wrappers."""
+    print("transformers Mamba (state-space):")
+    for name, raw in HF_MAMBA_CONFIGS.items():
+        torch.manual_seed(0)
+        if raw.get("architectures"):
+            m = _hf_model(raw, CPU)
+        else:  # a decoder without architectures: its *ForCausalLM (from_hf_config's rule)
+            kw = {k: v for k, v in raw.items() if k != "model_type"}
+            cfg = transformers.AutoConfig.for_model(raw["model_type"], **kw)
+            m = transformers.AutoModelForCausalLM.from_config(cfg).eval()
+        p = n_params(m)
+        s = HF_SEQ
+        ids = torch.randint(5, 50, (1, s))
+        fl, by = count_flops(lambda: m(input_ids=ids, use_cache=False))
+        cache = m(input_ids=ids[:, : s - 1], use_cache=True).past_key_values
+        dfl, dby = count_flops(
+            lambda: m(input_ids=ids[:, s - 1 :], past_key_values=cache, use_cache=True)
+        )
+        add(
+            f"hf_{name}_s{s}",
+            f"transformers.{type(m).__name__} from AutoConfig.for_model(**config), slow path "
+            "(no CUDA kernels)",
+            raw,
+            p,
+            fl,
+            [1, s],
+            by,
+            note="config is the raw config.json dict; flops: one forward over S tokens "
+            "(use_cache=False); decode_*: one step after a prompt of S-1 tokens; "
+            "state_bytes_fp32: every conv and recurrent state tensor of the cache after that step "
+            "(fixed size: no tensor grows with S)",
+        )
+        ENTRIES[-1].update(
+            decode_flops=dfl,
+            decode_flops_by_op=dby,
+            state_bytes_fp32=_state_bytes(cache),
+        )
+
+
 def shipped_config_entries():
     """Parameter counts (meta device) of mlsysim's shipped configurations."""
     print("shipped configs (params only, meta device):")
@@ -1316,6 +1392,7 @@ def main():
     hf_config_entries()
     hf_extra_entries()
     hf_seq2seq_entries()
+    hf_mamba_entries()
     shipped_config_entries()
     layer_entries()
 
