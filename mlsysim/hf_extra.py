@@ -266,13 +266,9 @@ def _seq2seq(c, arch: str, head: str, label: str, flash: bool) -> M.Model:
         limit = c.int("max_position_embeddings")
         tied = c.bool("tie_word_embeddings")
         bias = True
-    inner_e, inner_d = heads_e * hd_e, heads_d * hd_d
-    H._check_derived(
-        [
-            (inner_e, "config['num_heads'] x config['d_kv']"),
-            (inner_d, "config['num_heads'] x config['d_kv']"),
-        ]
-    )
+    inner_d = heads_d * hd_d  # BART: d_model
+    if t5:
+        H._check_derived([(inner_d, "config['num_heads'] x config['d_kv']")])
     src_fixed = c.source_len
     if src_fixed is not None and limit is not None and src_fixed > limit:
         raise ValueError(
