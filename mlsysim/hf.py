@@ -10,6 +10,8 @@ transformers 5.25 builds it, module for module:
 ``gpt2``                GPT2Model, GPT2LMHeadModel
 ``bert``                BertModel (with pooler), BertForMaskedLM, BertForPreTraining
 ``roberta``             RobertaModel (with pooler), RobertaForMaskedLM
+``xlm-roberta``         XLMRobertaModel (with pooler), XLMRobertaForMaskedLM (RoBERTa's modules)
+``distilbert``          DistilBertModel (no pooler), DistilBertForMaskedLM
 ``llama``               LlamaModel, LlamaForCausalLM (Llama 2, Llama 3)
 ``mistral``             MistralModel, MistralForCausalLM
 ``qwen2`` / ``qwen3``   Qwen2Model, Qwen2ForCausalLM / Qwen3Model, Qwen3ForCausalLM
@@ -32,20 +34,35 @@ transformers 5.25 builds it, module for module:
 ``qwen3_moe``           Qwen3MoeModel, Qwen3MoeForCausalLM (routed experts, q/k norms)
 ``deepseek_v3``         DeepseekV3Model, DeepseekV3ForCausalLM (multi-head latent attention,
                         dense first layers, routed + shared experts)
+``vit``                 ViTModel (with pooler), ViTForImageClassification (``mlsysim.hf_extra``)
+``clip_vision_model``   CLIPVisionModel, CLIPVisionModelWithProjection (``mlsysim.hf_extra``)
+``t5``                  T5Model, T5ForConditionalGeneration, T5EncoderModel (``mlsysim.hf_extra``)
+``bart``                BartModel, BartForConditionalGeneration (``mlsysim.hf_extra``)
+``mamba``               MambaModel, MambaForCausalLM (a state-space model; ``mlsysim.hf_extra``)
 ======================  =====================================================================
 
 One builder counts every decoder family (``_decoder``, from a ``_Spec`` of the ways its modules
 differ: norm kind and count, fused or separate projections and their biases, gated or plain MLP,
 experts, latent attention); GPT-2 and the encoders have their own.
 
-Every family also reads ``<Prefix>ForSequenceClassification`` (``num_labels`` from ``id2label``).
+Every encoder and decoder family also reads ``<Prefix>ForSequenceClassification``
+(``num_labels`` from ``id2label``). ``add_pooling_layer=False`` (a constructor argument, not a config field) builds
+BertModel, RobertaModel, XLMRobertaModel or ViTModel without its pooler. The vision families
+(``mlsysim.hf_extra``) are image models: their counts are one image of the config's
+``image_size`` (or ``from_hf_config``'s ``image_size=``, as ``interpolate_pos_encoding=True``).
+The encoder-decoder families (t5, bart) read S source and S target tokens at ``seq_len=S`` (or
+``source_len=`` source tokens); decode is one decoder step, and the cache holds the
+self-attention and the cross-attention keys and values (``mlsysim.hf_extra``). Mamba keeps a
+fixed-size state (conv + SSM) in place of a KV cache: ``kv_cache_bytes(S)`` is that state's
+bytes, the same for every S >= 1, and a decode step costs the same at any S.
 
 What the numbers match (the ground truth is ``tests/reference/ground_truth.json``):
 
 - ``params`` equals ``sum(p.numel() for p in model.parameters())`` of **the class named in
   ``architectures``** (tied weights once); with ``bare=True``, or when ``architectures`` is
-  absent from an encoder's config, the bare model (``AutoModel``: BertModel with its pooler);
-  a decoder without ``architectures`` is its ``*ForCausalLM`` (GPT2LMHeadModel for GPT-2).
+  absent from an encoder's, a vision model's or an encoder-decoder's config, the bare model
+  (``AutoModel``: BertModel with its pooler, ViTModel, T5Model); a decoder without
+  ``architectures`` (Mamba's too) is its ``*ForCausalLM`` (GPT2LMHeadModel for GPT-2).
 - ``flops(seq_len=S)`` equals torch ``FlopCounterMode`` on one forward pass over S tokens
   (``attn_implementation="eager"``, batch 1; 2 FLOPs per MAC of every matmul). A
   mixture-of-experts layer counts its router and the ``num_experts_per_tok`` experts each token
@@ -174,6 +191,29 @@ _DEFAULTS: dict[str, dict] = {
         tie_word_embeddings=True,
         add_cross_attention=False,
         pad_token_id=1,
+    ),
+    "xlm-roberta": dict(
+        vocab_size=30522,
+        hidden_size=768,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=3072,
+        hidden_act="gelu",
+        max_position_embeddings=512,
+        type_vocab_size=2,
+        tie_word_embeddings=True,
+        add_cross_attention=False,
+        pad_token_id=1,
+    ),
+    "distilbert": dict(
+        vocab_size=30522,
+        dim=768,
+        n_layers=6,
+        n_heads=12,
+        hidden_dim=3072,
+        activation="gelu",
+        max_position_embeddings=512,
+        tie_word_embeddings=True,
     ),
     "llama": dict(
         vocab_size=32000,
@@ -431,6 +471,68 @@ _DEFAULTS: dict[str, dict] = {
         tie_word_embeddings=False,
         attention_bias=False,
     ),
+    # families built by mlsysim.hf_extra (not a plain encoder or decoder stack)
+    "vit": dict(
+        hidden_size=768,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=3072,
+        hidden_act="gelu",
+        image_size=224,
+        patch_size=16,
+        num_channels=3,
+        qkv_bias=True,
+        pooler_output_size=None,
+        pooler_act="tanh",
+    ),
+    "clip_vision_model": dict(
+        hidden_size=768,
+        intermediate_size=3072,
+        projection_dim=512,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        num_channels=3,
+        image_size=224,
+        patch_size=32,
+        hidden_act="quick_gelu",
+    ),
+    "t5": dict(
+        vocab_size=32128,
+        d_model=512,
+        d_kv=64,
+        d_ff=2048,
+        num_layers=6,
+        num_decoder_layers=None,
+        num_heads=8,
+        relative_attention_num_buckets=32,
+        feed_forward_proj="relu",
+    ),
+    "bart": dict(
+        vocab_size=50265,
+        max_position_embeddings=1024,
+        encoder_layers=12,
+        encoder_ffn_dim=4096,
+        encoder_attention_heads=16,
+        decoder_layers=12,
+        decoder_ffn_dim=4096,
+        decoder_attention_heads=16,
+        activation_function="gelu",
+        d_model=1024,
+        tie_word_embeddings=True,
+    ),
+    "mamba": dict(
+        vocab_size=50280,
+        hidden_size=768,
+        state_size=16,
+        num_hidden_layers=32,
+        expand=2,
+        conv_kernel=4,
+        use_bias=False,
+        use_conv_bias=True,
+        hidden_act="silu",
+        time_step_rank="auto",
+        tie_word_embeddings=True,
+    ),
 }
 
 SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
@@ -439,6 +541,8 @@ _PREFIX = {
     "gpt2": "GPT2",
     "bert": "Bert",
     "roberta": "Roberta",
+    "xlm-roberta": "XLMRoberta",
+    "distilbert": "DistilBert",
     "llama": "Llama",
     "mistral": "Mistral",
     "qwen2": "Qwen2",
@@ -456,11 +560,24 @@ _PREFIX = {
     "qwen3_moe": "Qwen3Moe",
     "deepseek_v3": "DeepseekV3",
 }
-_ENCODERS = ("bert", "roberta")
+_ENCODERS = ("bert", "roberta", "xlm-roberta", "distilbert")
+#: model_type -> its classes, for the families mlsysim.hf_extra builds (no architectures: the
+#: bare class, AutoModel's)
+_EXTRA = {
+    "vit": {"ViTModel": "bare", "ViTForImageClassification": "imgcls"},
+    "clip_vision_model": {"CLIPVisionModel": "bare", "CLIPVisionModelWithProjection": "proj"},
+    "t5": {"T5Model": "bare", "T5ForConditionalGeneration": "lm", "T5EncoderModel": "encoder"},
+    "bart": {"BartModel": "bare", "BartForConditionalGeneration": "lm"},
+    "mamba": {"MambaModel": "bare", "MambaForCausalLM": "lm"},
+}
+#: families numbering positions from ``pad_token_id + 1`` (RobertaEmbeddings)
+_ROBERTA = ("roberta", "xlm-roberta")
 
 
 def _classes(model_type: str) -> dict[str, str]:
     """Supported transformers classes of a family -> which head they carry."""
+    if model_type in _EXTRA:
+        return _EXTRA[model_type]
     p = _PREFIX[model_type]
     cls = {f"{p}ForSequenceClassification": "seqcls"}
     if model_type == "gpt2":
@@ -472,8 +589,8 @@ def _classes(model_type: str) -> dict[str, str]:
             "BertForPreTraining": "pretraining",
             **cls,
         }
-    if model_type == "roberta":
-        return {"RobertaModel": "bare", "RobertaForMaskedLM": "mlm", **cls}
+    if model_type in _ENCODERS:  # RoBERTa, XLM-RoBERTa, DistilBERT
+        return {f"{p}Model": "bare", f"{p}ForMaskedLM": "mlm", **cls}
     if model_type == "gemma3_text":  # the causal LM of the text-only Gemma 3 is Gemma3ForCausalLM
         return {"Gemma3TextModel": "bare", "Gemma3ForCausalLM": "lm", **cls}
     return {f"{p}Model": "bare", f"{p}ForCausalLM": "lm", **cls}
@@ -589,6 +706,12 @@ class _Cfg:
         self.raw = raw
         self.mt = model_type
         self.defaults = _DEFAULTS[model_type]
+        #: the bare class's constructor argument (BertModel(config, add_pooling_layer=...))
+        self.add_pooling_layer = True
+        #: from_hf_config's image_size (vision families; None: the config's)
+        self.image_size = None
+        #: from_hf_config's source_len (encoder-decoder families; None: seq_len source tokens)
+        self.source_len = None
 
     def get(self, key):
         return self.raw[key] if key in self.raw else self.defaults.get(key)
@@ -653,6 +776,22 @@ _ALIASES = {
     "qwen3_moe": {"num_experts": "num_local_experts"},
     "deepseek_v3": {"num_local_experts": "n_routed_experts"},
     "falcon": {"n_embed": "hidden_size"},
+    "t5": {
+        "hidden_size": "d_model",
+        "num_attention_heads": "num_heads",
+        "num_hidden_layers": "num_layers",
+        "head_dim": "d_kv",
+    },
+    "bart": {
+        "num_attention_heads": "encoder_attention_heads",
+        "hidden_size": "d_model",
+        "num_hidden_layers": "encoder_layers",
+    },
+    "distilbert": {
+        "hidden_size": "dim",
+        "num_attention_heads": "n_heads",
+        "num_hidden_layers": "n_layers",
+    },
 }
 
 
@@ -702,8 +841,8 @@ def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
         return bare_cls, "bare"
     archs = raw.get("architectures")
     if archs is None or (isinstance(archs, list) and not archs):
-        if model_type in _ENCODERS:
-            return bare_cls, "bare"
+        if model_type in _ENCODERS or (model_type in _EXTRA and model_type != "mamba"):
+            return bare_cls, "bare"  # an encoder, a vision tower, an encoder-decoder: AutoModel's
         lm = next(c for c, h in classes.items() if h == "lm")
         return lm, "lm"
     if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
@@ -725,7 +864,14 @@ def _architecture(raw: dict, model_type: str, bare: bool) -> tuple[str, str]:
 
 
 def from_hf_config(
-    config, *, bare: bool = False, name: str | None = None, flash: bool = False
+    config,
+    *,
+    bare: bool = False,
+    name: str | None = None,
+    flash: bool = False,
+    add_pooling_layer: bool | None = None,
+    image_size: int | tuple[int, int] | None = None,
+    source_len: int | None = None,
 ) -> M.Model:
     """Build the mlsysim model of a Hugging Face ``config.json``, counted as transformers 5.25
     builds it (details in the module docstring):
@@ -742,7 +888,16 @@ def from_hf_config(
     ``config``: a dict, a path to a ``config.json``, its JSON text, or a transformers config
     object (anything with ``to_dict()``). ``bare=True``: the bare
     model (no LM/MLM head) instead of the class in ``architectures``. ``flash``: attention
-    without materialized scores (changes bytes, not FLOPs). Raises ``ValueError`` naming the
+    without materialized scores (changes bytes, not FLOPs). ``add_pooling_layer``: the bare
+    class's constructor argument of that name, which no config.json holds
+    (``BertModel(config, add_pooling_layer=False)``, as sentence-embedding checkpoints are
+    loaded): False drops the pooler; it applies to the bare classes that take it (BertModel,
+    RobertaModel, XLMRobertaModel, ViTModel; None or True: with the pooler, transformers'
+    default). ``image_size`` (vision families): count one image of that size (an int or
+    (height, width)) instead of the config's, as transformers runs it with
+    ``interpolate_pos_encoding=True`` (same parameters). ``source_len`` (encoder-decoder
+    families, t5 and bart): a fixed number of source tokens the encoder reads and the decoder
+    attends to; None: as many as ``seq_len`` (see ``mlsysim.hf_extra``). Raises ``ValueError`` naming the
     field for an unsupported ``model_type`` or architecture, a bad size, or a field that would
     change a count but is not modelled.
     """
@@ -750,12 +905,21 @@ def from_hf_config(
         raise ValueError(f"bare must be True or False, got {_check._short(bare, 40)}")
     if not isinstance(flash, bool):
         raise ValueError(f"flash must be True or False, got {_check._short(flash, 40)}")
-    return _checked_model(config, bare, name, flash, count_check=True)
+    if add_pooling_layer is not None and not isinstance(add_pooling_layer, bool):
+        raise ValueError(
+            f"add_pooling_layer must be True, False or None, got {_check._short(add_pooling_layer, 40)}"
+        )
+    opts = {
+        "add_pooling_layer": add_pooling_layer,
+        "image_size": image_size,
+        "source_len": source_len,
+    }
+    return _checked_model(config, bare, name, flash, count_check=True, **opts)
 
 
-def _checked_model(config, bare: bool, name, flash: bool, count_check: bool) -> M.Model:
+def _checked_model(config, bare: bool, name, flash: bool, count_check: bool, **opts) -> M.Model:
     try:
-        return _from_hf_config(config, bare, name, flash, count_check)
+        return _from_hf_config(config, bare, name, flash, count_check, **opts)
     except RecursionError:  # a value nested thousands deep (a dict given directly)
         raise ValueError("config is nested too deeply to be a config.json") from None
 
@@ -763,7 +927,9 @@ def _checked_model(config, bare: bool, name, flash: bool, count_check: bool) -> 
 def _countable(model: M.Model, mt: str) -> M.Model:
     """Refused at load, not at the first count: a model that cannot be counted at its own
     default sequence length (its config's context field) names that field."""
-    field = "n_positions" if mt == "gpt2" else "max_position_embeddings"
+    field = {"gpt2": "n_positions", "vit": "image_size", "clip_vision_model": "image_size"}.get(
+        mt, "max_position_embeddings"
+    )
     try:
         model.flops()
     except ValueError as e:
@@ -774,7 +940,20 @@ def _countable(model: M.Model, mt: str) -> M.Model:
     return model
 
 
-def _from_hf_config(config, bare: bool, name, flash: bool, count_check: bool) -> M.Model:
+#: the bare classes whose constructor takes ``add_pooling_layer``
+_POOLING_ARG = ("bert", "roberta", "xlm-roberta", "vit")
+
+
+def _from_hf_config(
+    config,
+    bare: bool,
+    name,
+    flash: bool,
+    count_check: bool,
+    add_pooling_layer: bool | None = None,
+    image_size=None,
+    source_len=None,
+) -> M.Model:
     raw = _load(config)
     mt = raw.get("model_type")
     if not isinstance(mt, str) or mt not in _DEFAULTS:
@@ -786,6 +965,30 @@ def _from_hf_config(config, bare: bool, name, flash: bool, count_check: bool) ->
     _refuse_unmodelled(raw, mt)
     arch, head = _architecture(raw, mt, bare)
     c = _Cfg(raw, mt)
+    pooling = add_pooling_layer
+    if image_size is not None and mt not in ("vit", "clip_vision_model"):
+        raise ValueError(
+            f"image_size={_check._short(image_size, 40)} applies to the vision families (vit, "
+            f"clip_vision_model); model_type={mt!r} reads tokens: pass seq_len to its counts"
+        )
+    c.image_size = image_size
+    if source_len is not None:
+        if mt not in ("t5", "bart"):
+            raise ValueError(
+                f"source_len={_check._short(source_len, 40)} applies to the encoder-decoder "
+                f"families (t5, bart); model_type={mt!r} is not one"
+            )
+        c.source_len = _check.integer("source_len", source_len)
+    if pooling is not None:
+        if head != "bare" or mt not in _POOLING_ARG:
+            raise ValueError(
+                f"add_pooling_layer={pooling} is an argument of the bare BertModel, RobertaModel, "
+                f"XLMRobertaModel and ViTModel; {arch} does not take it (pass bare=True for the "
+                "bare class, or leave add_pooling_layer=None)"
+            )
+        c.add_pooling_layer = pooling
+        if not pooling:
+            arch = f"{arch} (add_pooling_layer=False)"
     if name is not None and (not isinstance(name, str) or not name):
         raise ValueError(f"name must be a non-empty string, got {_check._short(name, 60)}")
     path_name = raw.get("_name_or_path")
@@ -794,7 +997,12 @@ def _from_hf_config(config, bare: bool, name, flash: bool, count_check: bool) ->
     )
     if len(label) > 200:  # a label is a name, not a payload
         label = label[:199] + "…"
-    build = _gpt2 if mt == "gpt2" else _encoder if mt in _ENCODERS else _decoder
+    if mt in _EXTRA:
+        from .hf_extra import BUILDERS
+
+        build = BUILDERS[mt]
+    else:
+        build = _gpt2 if mt == "gpt2" else _encoder if mt in _ENCODERS else _decoder
     model = build(c, arch, head, label, flash)
     return _countable(model, mt) if count_check else model
 
@@ -989,23 +1197,36 @@ def _gpt2(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
     )
 
 
+#: DistilBERT's names for the fields BERT calls hidden_size, num_hidden_layers, ... (its config
+#: stores ``dim``, ``n_layers``, ``n_heads``, ``hidden_dim`` and ``activation``)
+_ENCODER_FIELDS = {
+    "distilbert": ("dim", "n_layers", "n_heads", "hidden_dim", "activation"),
+}
+_BERT_FIELDS = (
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "intermediate_size",
+    "hidden_act",
+)
+
+
 def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
-    d, n_layers, heads = (
-        c.int("hidden_size"),
-        c.int("num_hidden_layers"),
-        c.int("num_attention_heads"),
-    )
-    ff, vocab = c.int("intermediate_size"), c.int("vocab_size")
-    positions, types = c.int("max_position_embeddings"), c.int("type_vocab_size", minimum=0)
-    act = c.act("hidden_act")
+    """BERT, RoBERTa, XLM-RoBERTa (RoBERTa's modules under another name) and DistilBERT (BERT's
+    post-norm block without token types or pooler; its MLM head is BERT's with the bias on the
+    decoder itself and its classifier is pre_classifier + ReLU on the [CLS] vector)."""
+    names = _ENCODER_FIELDS.get(c.mt, _BERT_FIELDS)
+    d, n_layers, heads = (c.int(names[0]), c.int(names[1]), c.int(names[2]))
+    ff, vocab = c.int(names[3]), c.int("vocab_size")
+    positions = c.int("max_position_embeddings")
+    types = 0 if c.mt == "distilbert" else c.int("type_vocab_size", minimum=0)
+    act = c.act(names[4])
     tied = c.bool("tie_word_embeddings")
     if d % heads:
-        raise ValueError(
-            f"config['num_attention_heads']={heads} must divide config['hidden_size']={d}"
-        )
+        raise ValueError(f"config[{names[2]!r}]={heads} must divide config[{names[0]!r}]={d}")
     # RoBERTa numbers positions from padding_idx + 1, so padding_idx + 1 rows are never used
     limit = positions
-    if c.mt == "roberta":
+    if c.mt in _ROBERTA:
         pad = c.int("pad_token_id", minimum=0)
         limit = positions - (pad + 1)
         if limit < 1:
@@ -1016,6 +1237,10 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
                 + (f"[0, {positions - 2}]" if positions >= 2 else "[] (none is allowed)")
             )
     pooler = head in ("bare", "pretraining") or (head == "seqcls" and c.mt == "bert")
+    if c.mt == "distilbert":
+        pooler = False  # DistilBertModel has none
+    elif head == "bare":
+        pooler = c.add_pooling_layer
     labels = _num_labels(c.raw) if head == "seqcls" else 0
 
     def build(seq_len: int, phase: str) -> list[M.Row]:
@@ -1052,13 +1277,19 @@ def _encoder(c: _Cfg, arch: str, head: str, label: str, flash: bool) -> M.Model:
                     "mlm.decoder", L.Dense(in_features=d, out_features=vocab, tokens=t, tied=tied)
                 ),
             ]
-            if not tied:
+            if not tied and c.mt != "distilbert":  # BERT's separate bias, unread when untied
                 rows.append(M.Row("mlm.bias", _unused_parameter_cls()(numel=vocab)))
         if head == "pretraining":
             rows.append(M.Row("nsp", L.Dense(in_features=d, out_features=2)))
         if head == "seqcls" and c.mt == "bert":  # on the pooled [CLS] vector
             rows.append(M.Row("classifier", L.Dense(in_features=d, out_features=labels)))
-        if head == "seqcls" and c.mt == "roberta":  # dense + tanh + out_proj on the <s> token
+        if head == "seqcls" and c.mt == "distilbert":  # pre_classifier + ReLU on [CLS]
+            rows += [
+                M.Row("pre_classifier", L.Dense(in_features=d, out_features=d)),
+                M.Row("pre_classifier.relu", L.Activation(kind="relu", elements=d)),
+                M.Row("classifier", L.Dense(in_features=d, out_features=labels)),
+            ]
+        if head == "seqcls" and c.mt in _ROBERTA:  # dense + tanh + out_proj on the <s> token
             rows += [
                 M.Row("classifier.dense", L.Dense(in_features=d, out_features=d)),
                 M.Row("classifier.tanh", L.Activation(kind="tanh", elements=d)),

@@ -128,6 +128,8 @@ def test_pasted_config_counts_like_the_shipped_one():
         ('{"model_type": "jamba"}', "model_type"),
         ('{"model_type": "llama", "hidden_size": "big"}', "hidden_size"),
         ('{"model_type": "bert", "add_cross_attention": true}', "add_cross_attention"),
+        ('{"model_type": "vit"}', "ViTModel reads one image"),
+        ('{"model_type": "mamba"}', "MambaForCausalLM is a state-space model"),
     ],
 )
 def test_bad_pasted_config_is_a_sentence_in_the_notebook(text, says, tmp_path, monkeypatch):

@@ -111,9 +111,10 @@ MODEL_BUILDERS = {
     "resnext": (_resnet, lambda m, e: m.flops(_batch(e))),
     "wide_resnet": (_resnet, lambda m, e: m.flops(_batch(e))),
     # from_hf_config on the raw config.json dict (tests/test_hf_configs.py checks decode and cache)
+    # (kwargs: from_hf_config's add_pooling_layer / image_size; a vision model counts an image)
     "hf_": (
-        lambda e: M.from_hf_config(e["config"]),
-        lambda m, e: m.flops(_batch(e), seq_len=_seq(e)),
+        lambda e: M.from_hf_config(e["config"], **e.get("kwargs", {})),
+        lambda m, e: m.flops(_batch(e), seq_len=_seq(e)) if m.is_lm else m.flops(_batch(e)),
     ),
     "shipped_": (lambda e: M.from_shipped(e["config"]["shipped"]), None),
     # a bare {"model_type": ...} of issue 34's decoder families: full-size params (meta device)
@@ -216,9 +217,9 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 136 entries (43 of them issue 34's decoder
+    """Guard against a silently shrunk fixture: 165 entries (29 of them issue 34's other families; 43 of them issue 34's decoder
     families: 34 small configurations, 9 full-size defaults), all rebuildable."""
-    assert len(ENTRIES) == 136
+    assert len(ENTRIES) == 165
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 
@@ -240,7 +241,8 @@ def test_resnet_fc_flops_match_addmm_share(arch):
 
 
 def test_attention_bmm_share_matches_fixture():
-    """The QK^T and PV bmm FLOPs of each LM equal mlsysim's Attention rows."""
+    """The QK^T and PV bmm FLOPs of each LM equal mlsysim's Attention rows (Mamba: its
+    SelectiveScan rows)."""
     for e in ENTRIES:
         kind = _model_kind(e)
         if kind not in ("gpt2", "bert", "llama", "hf_") or e["flops"] is None:
@@ -248,7 +250,8 @@ def test_attention_bmm_share_matches_fixture():
         model = MODEL_BUILDERS[kind][0](e)
         attn = sum(
             r.layer.flops(_batch(e)) * r.count
-            for r in model.rows(_seq(e))
-            if isinstance(r.layer, L.Attention)
+            for r in model.rows(_seq(e) if model.is_lm else None)
+            # Mamba's scan reads its state out by a batched matmul (transformers' slow path)
+            if isinstance(r.layer, L.Attention) or type(r.layer).__name__ == "SelectiveScan"
         )
         assert attn == e["flops_by_op"]["bmm"], e["id"]

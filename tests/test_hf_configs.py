@@ -22,7 +22,8 @@ from mlsysim.hf import SUPPORTED_MODEL_TYPES, shipped_config
 
 FIXTURE = json.loads((Path(__file__).parent / "reference" / "ground_truth.json").read_text())
 HF = [e for e in FIXTURE["entries"] if e["id"].startswith("hf_")]
-DECODERS = [e for e in HF if "decode_flops" in e]
+DECODERS = [e for e in HF if "kv_cache_bytes_fp32" in e]  # a decode step and a KV cache
+STATE_SPACE = [e for e in HF if "state_bytes_fp32" in e]  # Mamba: a decode step, a fixed state
 SHIPPED = M.shipped_configs()
 ISSUE_34_DECODERS = (
     "gpt_neox",
@@ -41,18 +42,27 @@ def _ids(entries):
     return [e["id"] for e in entries]
 
 
+def _model(entry) -> M.Model:
+    """The entry's model: its raw config and from_hf_config's keyword arguments (``kwargs``:
+    add_pooling_layer, image_size, source_len) when the fixture was measured with them."""
+    return M.from_hf_config(entry["config"], **entry.get("kwargs", {}))
+
+
 def test_fixture_covers_every_supported_family():
     families = {e["config"]["model_type"] for e in HF}
     assert families == set(SUPPORTED_MODEL_TYPES)
     shipped_families = {shipped_config(n)["config"]["model_type"] for n in SHIPPED}
-    # issue 34's decoder families are fixtures only (no shipped config.json yet), as is qwen3
-    assert shipped_families == set(SUPPORTED_MODEL_TYPES) - {"qwen3", *ISSUE_34_DECODERS}
+    # no shipped config (yet) of these families: their fixtures are the small hf_* entries
+    not_shipped = {"qwen3", "distilbert", "xlm-roberta", "vit", "clip_vision_model"}
+    not_shipped |= {"t5", "bart", "mamba", *ISSUE_34_DECODERS}
+    assert shipped_families == set(SUPPORTED_MODEL_TYPES) - not_shipped
 
 
 @pytest.mark.parametrize("entry", DECODERS, ids=_ids(DECODERS))
 def test_decode_flops_match_transformers(entry):
-    """One step at seq_len=S after a prompt of S-1 tokens, FlopCounterMode on the real model."""
-    model = M.from_hf_config(entry["config"])
+    """One step at seq_len=S after a prompt of S-1 tokens, FlopCounterMode on the real model
+    (an encoder-decoder: the decoder's step; its encoder ran once, before the prompt)."""
+    model = _model(entry)
     s = entry["input_shape"][1]
     assert model.flops(seq_len=s, phase="decode") == entry["decode_flops"]
 
@@ -63,8 +73,16 @@ def test_decode_seq_len_includes_the_new_token(entry):
     and mlsysim's decode attends to S keys (at most sliding_window on a sliding layer)."""
     s = entry["input_shape"][1]
     assert entry["cache_seq_length"] == s
-    model = M.from_hf_config(entry["config"])
-    cores = [r.layer for r in model.rows(s, "decode") if isinstance(r.layer, L.Attention)]
+    model = _model(entry)
+    rows = model.rows(s, "decode")
+    cores = [r.layer for r in rows if isinstance(r.layer, L.Attention)]
+    if "cross_cache_seq_length" in entry:  # encoder-decoder: cross-attention to every source token
+        src = entry.get("kwargs", {}).get("source_len", s)
+        assert entry["cross_cache_seq_length"] == src
+        cross = [r.layer for r in rows if r.name.endswith("cross_attn.sdpa")]
+        assert [c.kv for c in cross] == [src] and cross[0].seq_len == 1
+        cores = [r.layer for r in rows if r.name.endswith("self_attn.sdpa")]
+        assert len(cores) == 1
     window = model.config.get("sliding_window")
     expected = {min(s, window) if window else s} if model.config.get("sliding_layers") else {s}
     if (
@@ -78,7 +96,7 @@ def test_decode_seq_len_includes_the_new_token(entry):
 
 @pytest.mark.parametrize("entry", DECODERS, ids=_ids(DECODERS))
 def test_kv_cache_bytes_match_transformers_cache_tensors(entry):
-    model = M.from_hf_config(entry["config"])
+    model = _model(entry)
     s = entry["input_shape"][1]
     assert model.kv_cache_bytes(s, precision="fp32") == entry["kv_cache_bytes_fp32"]
     # bytes scale with the value width and the batch exactly
@@ -209,6 +227,7 @@ BASE = {
     ("change", "named"),
     [
         ({"model_type": "jamba"}, "model_type"),
+        ({"model_type": "xlnet"}, "model_type"),
         ({"model_type": None}, "model_type"),
         ({"architectures": ["LlamaForTokenClassification"]}, "architectures"),
         ({"add_cross_attention": True}, "add_cross_attention"),
@@ -397,3 +416,172 @@ def test_soft_capping_is_elementwise_work_not_flops():
     scores = c["num_attention_heads"] * s * s * c["num_hidden_layers"]
     logits = s * c["vocab_size"]
     assert elementwise(capped) - elementwise(plain) == tanh * (scores + logits)
+
+
+def test_add_pooling_layer_false_drops_exactly_the_pooler():
+    """BertModel(config, add_pooling_layer=False) (how sentence-embedding checkpoints load) has
+    no pooler: d^2 + d fewer parameters and 2 d^2 fewer FLOPs (the pooler reads one token); the
+    fixtures hf_bert_no_pooler_s12 and hf_roberta_no_pooler_s12 hold transformers' own counts."""
+    raw = shipped_config("bert-base-uncased")["config"]
+    with_pooler = M.from_hf_config(raw, bare=True)
+    without = M.from_hf_config(raw, bare=True, add_pooling_layer=False)
+    d = 768
+    assert with_pooler.params - without.params == d * d + d
+    assert with_pooler.flops(seq_len=64) - without.flops(seq_len=64) == 2 * d * d
+    assert without.config["architecture"] == "BertModel (add_pooling_layer=False)"
+    assert M.from_hf_config(raw, bare=True, add_pooling_layer=True).params == with_pooler.params
+
+
+@pytest.mark.parametrize(
+    ("config", "kwargs", "named"),
+    [
+        # BertForMaskedLM builds its BertModel without a pooler; it takes no such argument
+        ({"model_type": "bert", "architectures": ["BertForMaskedLM"]}, {}, "BertForMaskedLM"),
+        ({"model_type": "distilbert"}, {}, "DistilBertModel"),
+        ({"model_type": "gpt2"}, {}, "GPT2LMHeadModel"),
+        ({"model_type": "bert"}, {"add_pooling_layer": "no"}, "add_pooling_layer"),
+    ],
+)
+def test_add_pooling_layer_is_refused_where_the_class_does_not_take_it(config, kwargs, named):
+    with pytest.raises(ValueError, match=named):
+        M.from_hf_config(config, **({"add_pooling_layer": False} | kwargs))
+
+
+def test_distilbert_reads_its_own_field_names_and_its_aliases():
+    """DistilBERT's config stores dim / n_layers / n_heads / hidden_dim (hidden_size and kin are
+    its attribute_map aliases); distilbert-base-uncased is 66,362,880 parameters (DistilBertModel,
+    no pooler, no token types)."""
+    base = M.from_hf_config({"model_type": "distilbert"})
+    assert base.params == 66_362_880
+    alias = {"model_type": "distilbert", "hidden_size": 64, "num_attention_heads": 4}
+    canonical = {"model_type": "distilbert", "dim": 64, "n_heads": 4}
+    assert M.from_hf_config(alias).params == M.from_hf_config(canonical).params
+    with pytest.raises(ValueError, match=r"config\['n_heads'\]=5 must divide config\['dim'\]=64"):
+        M.from_hf_config({**canonical, "n_heads": 5})
+    with pytest.raises(ValueError, match="encoder"):
+        base.flops(seq_len=8, phase="decode")
+
+
+def test_vision_tower_counts_patches_plus_a_class_token():
+    """ViT-B/16 at 224 px: 14 x 14 = 196 patches + [CLS] = 197 tokens; its patch embedding is a
+    16x16 stride-16 convolution (3 x 768 x 256 MACs per patch). ViTForImageClassification with
+    1,000 labels is 86,567,656 parameters (google/vit-base-patch16-224)."""
+    raw = {"model_type": "vit", "architectures": ["ViTForImageClassification"], "num_labels": 1000}
+    m = M.from_hf_config(raw)
+    assert m.params == 86_567_656 and not m.is_lm
+    assert m.config["tokens"] == 197
+    conv = next(r.layer for r in m.rows() if isinstance(r.layer, L.Conv2d))
+    assert conv.flops() == 2 * 196 * 768 * 3 * 16 * 16
+    # another image size: transformers' interpolate_pos_encoding; same weights, more tokens
+    big = M.from_hf_config(raw, image_size=384)
+    assert big.params == m.params and big.config["tokens"] == 24 * 24 + 1
+    assert big.flops() > 2.9 * m.flops()
+    with pytest.raises(ValueError, match="seq_len"):
+        m.flops(seq_len=197)
+
+
+@pytest.mark.parametrize(
+    ("config", "size", "named"),
+    [
+        ({"model_type": "llama"}, 224, "image_size=224 applies to the vision families"),
+        ({"model_type": "vit"}, 0, "image_size must be an integer"),
+        ({"model_type": "vit"}, (224, 224, 3), "image_size must be"),
+        ({"model_type": "vit"}, 8, "smaller than one patch"),
+        # transformers interpolates a square grid of square patches only
+        ({"model_type": "vit", "image_size": [224, 160]}, 224, "square grid"),
+        ({"model_type": "clip_vision_model"}, (224, 320), "square images only"),
+    ],
+)
+def test_image_size_argument_is_checked_by_name(config, size, named):
+    with pytest.raises(ValueError, match=named):
+        M.from_hf_config(config, image_size=size)
+
+
+def test_vision_configs_refuse_bad_fields_by_name():
+    with pytest.raises(ValueError, match="patch_size"):
+        M.from_hf_config({"model_type": "vit", "image_size": 8, "patch_size": 16})
+    with pytest.raises(ValueError, match="image_size"):
+        M.from_hf_config({"model_type": "vit", "image_size": [224, 224, 3]})
+    with pytest.raises(ValueError, match="architectures"):
+        M.from_hf_config({"model_type": "vit", "architectures": ["ViTForMaskedImageModeling"]})
+
+
+def test_encoder_decoder_prefill_decode_and_cache_conventions():
+    """t5-small (T5ForConditionalGeneration, 60,506,624 parameters; its LM head is tied to the
+    token table, as transformers 5.25 always ties it): prefill at S runs the encoder over S
+    source tokens and the decoder over S targets; a decode step runs neither the encoder nor
+    the cross-attention K/V projections; the cache holds self- plus cross-attention K/V."""
+    t5 = {"model_type": "t5", "architectures": ["T5ForConditionalGeneration"]}
+    m = M.from_hf_config(t5)
+    assert m.params == 60_506_624
+    assert M.from_hf_config({**t5, "tie_word_embeddings": False}).params == m.params
+    inner, layers = 8 * 64, 6
+    per_token = 2 * inner * layers * 2 * 2  # K and V, self + cross, 2 bytes (fp16)
+    assert m.kv_cache_bytes(100) == 100 * per_token
+    fixed = M.from_hf_config(t5, source_len=40)  # 100 target tokens, 40 source tokens
+    assert fixed.kv_cache_bytes(100) == 2 * inner * layers * (100 + 40) * 2
+    names = {r.name for r in m.rows(16, "decode")}
+    assert not any(n.startswith("encoder.") for n in names)
+    assert "decoder.layer.cross_attn.k_proj" not in names
+    assert "decoder.layer.cross_attn.k_proj" in {r.name for r in m.rows(16)}
+    # the decode step grows with the target length (self-attention) and the source length
+    assert fixed.flops(seq_len=64, phase="decode") > fixed.flops(seq_len=16, phase="decode")
+    assert M.from_hf_config(t5, source_len=80).flops(seq_len=16, phase="decode") > fixed.flops(
+        seq_len=16, phase="decode"
+    )
+    # the prefill's source is seq_len tokens unless source_len fixes it
+    assert M.from_hf_config(t5, source_len=16).flops(seq_len=16) == m.flops(seq_len=16)
+
+
+def test_bart_positions_and_refusals():
+    """bart-large (BartForConditionalGeneration): 406,291,456 parameters (final_logits_bias is
+    a buffer); 1,024 learned positions (+2 offset rows) bound seq_len and source_len."""
+    bart = {"model_type": "bart", "architectures": ["BartForConditionalGeneration"]}
+    m = M.from_hf_config(bart)
+    assert m.params == 406_291_456
+    with pytest.raises(ValueError, match="1024 learned positions"):
+        m.flops(seq_len=1025)
+    with pytest.raises(ValueError, match="source_len=2000 exceeds"):
+        M.from_hf_config(bart, source_len=2000)
+    with pytest.raises(ValueError, match="source_len=8 applies to the encoder-decoder"):
+        M.from_hf_config({"model_type": "llama"}, source_len=8)
+    with pytest.raises(ValueError, match="source_len"):
+        M.from_hf_config(bart, source_len=0)
+    with pytest.raises(ValueError, match="encoder_attention_heads"):
+        M.from_hf_config({**bart, "encoder_attention_heads": 7})
+    with pytest.raises(ValueError, match="feed_forward_proj"):
+        M.from_hf_config({"model_type": "t5", "feed_forward_proj": "gelu-gated"})
+    enc = M.from_hf_config({"model_type": "t5", "architectures": ["T5EncoderModel"]})
+    assert enc.kv_cache_bytes(10) == 0
+    with pytest.raises(ValueError, match="encoder"):
+        enc.flops(seq_len=8, phase="decode")
+
+
+@pytest.mark.parametrize("entry", STATE_SPACE, ids=_ids(STATE_SPACE))
+def test_state_space_decode_and_state_match_transformers(entry):
+    """Mamba on transformers' slow path: one decode step after S-1 tokens (FlopCounterMode) and
+    the bytes of the cache's conv and recurrent state tensors after it; neither grows with S."""
+    model = _model(entry)
+    s = entry["input_shape"][1]
+    assert model.flops(seq_len=s, phase="decode") == entry["decode_flops"]
+    assert model.kv_cache_bytes(s, precision="fp32") == entry["state_bytes_fp32"]
+    assert model.flops(seq_len=10 * s, phase="decode") == entry["decode_flops"]
+    assert model.kv_cache_bytes(1000 * s, precision="fp32") == entry["state_bytes_fp32"]
+    assert model.kv_cache_bytes(0) == 0
+
+
+def test_mamba_state_is_fixed_where_a_kv_cache_grows():
+    """mamba-130m (24 layers, d 768, expand 2, state 16, conv 4): 129,135,360 parameters; its
+    state is 24 x 1,536 x (4 + 16) values = 1.47 MB in fp16 at any length, where a decoder's KV
+    cache grows with every token; its prefill grows linearly in S (no S x S attention)."""
+    m = M.from_hf_config({"model_type": "mamba", "num_hidden_layers": 24})
+    assert m.params == 129_135_360 and m.config["architecture"] == "MambaForCausalLM"
+    state = 24 * 1536 * (4 + 16) * 2
+    assert m.kv_cache_bytes(1) == m.kv_cache_bytes(100_000) == state
+    # prefill FLOPs: affine in S (the conv's causal padding adds conv_kernel - 1 outputs)
+    f1, f2, f3 = (m.flops(seq_len=s) for s in (1000, 2000, 3000))
+    assert f3 - f2 == f2 - f1 > 0
+    scan = next(r.layer for r in m.rows(10) if r.name == "layers.mixer.scan")
+    assert scan.params == 1536 * 16 + 1536 and scan.flops() == 2 * 10 * 1536 * 16
+    with pytest.raises(ValueError, match="time_step_rank"):
+        M.from_hf_config({"model_type": "mamba", "time_step_rank": "big"})

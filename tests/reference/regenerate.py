@@ -33,6 +33,7 @@ import torchvision
 import transformers
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
+from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "ground_truth.json"
@@ -1218,6 +1219,445 @@ def hf_default_entries():
         del m
 
 
+# --------------------------------------------------------------------------- HF: more families
+#: Families added for issue 34 (``mlsysim.hf`` encoders, ``mlsysim.hf_extra``): DistilBERT,
+#: XLM-RoBERTa, a BERT / RoBERTa without its pooler (``add_pooling_layer=False``, a constructor
+#: argument: ``kwargs``), ViT and CLIP's vision tower (at the config's image size and, with
+#: ``interpolate_pos_encoding=True``, at another: ``kwargs["image_size"]``).
+_ENC = {
+    "hidden_size": 32,
+    "num_attention_heads": 4,
+    "num_hidden_layers": 2,
+    "intermediate_size": 37,
+    "vocab_size": 97,
+    "max_position_embeddings": 40,
+}
+_VIS = {
+    "hidden_size": 32,
+    "num_attention_heads": 4,
+    "num_hidden_layers": 2,
+    "intermediate_size": 37,
+}
+HF_EXTRA_CONFIGS = {
+    "distilbert_bare": (
+        {
+            "model_type": "distilbert",
+            "architectures": ["DistilBertModel"],
+            "dim": 48,
+            "n_heads": 3,
+            "n_layers": 2,
+            "hidden_dim": 50,
+            "vocab_size": 101,
+            "max_position_embeddings": 30,
+        },
+        {},
+    ),
+    "distilbert_mlm_untied": (
+        {
+            "model_type": "distilbert",
+            "architectures": ["DistilBertForMaskedLM"],
+            "dim": 32,
+            "n_heads": 4,
+            "n_layers": 3,
+            "hidden_dim": 41,
+            "vocab_size": 89,
+            "tie_word_embeddings": False,
+            "activation": "relu",
+        },
+        {},
+    ),
+    "distilbert_mlm_sinusoidal": (
+        {
+            "model_type": "distilbert",
+            "architectures": ["DistilBertForMaskedLM"],
+            "dim": 32,
+            "n_heads": 2,
+            "n_layers": 1,
+            "hidden_dim": 64,
+            "vocab_size": 77,
+            "max_position_embeddings": 20,
+            "sinusoidal_pos_embds": True,
+        },
+        {},
+    ),
+    "distilbert_seqcls_aliases": (
+        {
+            "model_type": "distilbert",
+            "architectures": ["DistilBertForSequenceClassification"],
+            "hidden_size": 32,
+            "num_attention_heads": 4,
+            "num_hidden_layers": 2,
+            "hidden_dim": 30,
+            "vocab_size": 61,
+            "num_labels": 5,
+        },
+        {},
+    ),
+    "xlm_roberta_bare": (
+        {**_ENC, "model_type": "xlm-roberta", "type_vocab_size": 1, "pad_token_id": 1},
+        {},
+    ),
+    "xlm_roberta_mlm_untied": (
+        {
+            **_ENC,
+            "model_type": "xlm-roberta",
+            "architectures": ["XLMRobertaForMaskedLM"],
+            "tie_word_embeddings": False,
+            "pad_token_id": 3,
+        },
+        {},
+    ),
+    "xlm_roberta_seqcls": (
+        {
+            **_ENC,
+            "model_type": "xlm-roberta",
+            "architectures": ["XLMRobertaForSequenceClassification"],
+            "id2label": {"0": "a", "1": "b", "2": "c"},
+        },
+        {},
+    ),
+    "bert_no_pooler": (
+        {**_ENC, "model_type": "bert", "architectures": ["BertModel"], "type_vocab_size": 3},
+        {"add_pooling_layer": False},
+    ),
+    "roberta_no_pooler": (
+        {**_ENC, "model_type": "roberta", "pad_token_id": 1},
+        {"add_pooling_layer": False},
+    ),
+    "vit_bare": (
+        {**_VIS, "model_type": "vit", "image_size": 32, "patch_size": 8},
+        {},
+    ),
+    "vit_no_pooler_noqkvbias": (
+        {
+            **_VIS,
+            "model_type": "vit",
+            "architectures": ["ViTModel"],
+            "image_size": 24,
+            "patch_size": 6,
+            "qkv_bias": False,
+            "num_channels": 1,
+        },
+        {"add_pooling_layer": False},
+    ),
+    "vit_pooler_size_rect": (
+        {
+            **_VIS,
+            "model_type": "vit",
+            "architectures": ["ViTModel"],
+            "image_size": [32, 48],
+            "patch_size": [8, 16],
+            "pooler_output_size": 20,
+            "pooler_act": "relu",
+        },
+        {},
+    ),
+    "vit_imgcls": (
+        {
+            **_VIS,
+            "model_type": "vit",
+            "architectures": ["ViTForImageClassification"],
+            "image_size": 32,
+            "patch_size": 4,
+            "num_labels": 10,
+        },
+        {},
+    ),
+    "vit_imgcls_interpolated": (
+        {
+            **_VIS,
+            "model_type": "vit",
+            "architectures": ["ViTForImageClassification"],
+            "image_size": 32,
+            "patch_size": 8,
+            "num_labels": 7,
+        },
+        {"image_size": [48, 40]},
+    ),
+    "clip_vision": (
+        {**_VIS, "model_type": "clip_vision_model", "image_size": 32, "patch_size": 8},
+        {},
+    ),
+    "clip_vision_projection": (
+        {
+            **_VIS,
+            "model_type": "clip_vision_model",
+            "architectures": ["CLIPVisionModelWithProjection"],
+            "image_size": 30,
+            "patch_size": 7,
+            "projection_dim": 24,
+            "num_channels": 2,
+        },
+        {},
+    ),
+    "clip_vision_interpolated": (
+        {**_VIS, "model_type": "clip_vision_model", "image_size": 32, "patch_size": 8},
+        {"image_size": 56},
+    ),
+}
+
+VISION = ("vit", "clip_vision_model")
+
+
+def _hf_extra_model(raw: dict, kwargs: dict, device):
+    """Like ``_hf_model``, with the bare class's constructor argument ``add_pooling_layer``."""
+    init = {k: v for k, v in kwargs.items() if k == "add_pooling_layer"}
+    if not init:
+        return _hf_model(raw, device)
+    kw = {k: v for k, v in raw.items() if k != "model_type"}
+    cfg = transformers.AutoConfig.for_model(raw["model_type"], attn_implementation="eager", **kw)
+    cls = raw.get("architectures", [MODEL_MAPPING_NAMES[raw["model_type"]]])[0]
+    with device:
+        m = getattr(transformers, cls)(cfg, **init)
+    assert m.config._attn_implementation == "eager"
+    return m.eval()
+
+
+def _hw(size, default):
+    if size is None:
+        size = default
+    return (size, size) if isinstance(size, int) else tuple(size)
+
+
+def hf_extra_entries():
+    print("transformers, more families (encoders, vision towers):")
+    for name, (raw, kwargs) in HF_EXTRA_CONFIGS.items():
+        torch.manual_seed(0)
+        m = _hf_extra_model(raw, kwargs, CPU)
+        p = n_params(m)
+        with torch.no_grad():
+            if raw["model_type"] in VISION:
+                h, w = _hw(kwargs.get("image_size"), raw["image_size"])
+                x = torch.randn(1, m.config.num_channels, h, w)
+                interp = "image_size" in kwargs
+                fl, by = count_flops(lambda: m(pixel_values=x, interpolate_pos_encoding=interp))
+                shape = [1, m.config.num_channels, h, w]
+                id_ = f"hf_{name}_{h}x{w}"
+            else:
+                s = HF_SEQ
+                ids = torch.randint(5, 50, (1, s))
+                fl, by = count_flops(lambda: m(input_ids=ids))
+                shape = [1, s]
+                id_ = f"hf_{name}_s{s}"
+        cls = type(m).__name__
+        add(
+            id_,
+            f"transformers.{cls}(config{', **kwargs' if kwargs else ''}) from "
+            "AutoConfig.for_model(**config), eager",
+            raw,
+            p,
+            fl,
+            shape,
+            by,
+            note="config is the raw config.json dict; kwargs (when present) are "
+            "mlsysim.from_hf_config's keyword arguments: add_pooling_layer is passed to the "
+            "class's constructor, image_size is the input run with interpolate_pos_encoding=True",
+        )
+        if kwargs:
+            ENTRIES[-1]["kwargs"] = kwargs
+
+
+_T5 = {"model_type": "t5", "d_model": 32, "d_kv": 8, "num_heads": 4, "num_layers": 2, "d_ff": 37}
+_BART = {
+    "model_type": "bart",
+    "d_model": 32,
+    "encoder_layers": 2,
+    "decoder_layers": 1,
+    "encoder_attention_heads": 4,
+    "decoder_attention_heads": 2,
+    "encoder_ffn_dim": 37,
+    "decoder_ffn_dim": 29,
+    "vocab_size": 97,
+    "max_position_embeddings": 40,
+}
+HF_SEQ2SEQ_CONFIGS = {
+    "t5_lm": ({**_T5, "architectures": ["T5ForConditionalGeneration"], "vocab_size": 97}, {}),
+    "t5_bare_decoder_layers": (
+        {**_T5, "vocab_size": 83, "num_decoder_layers": 3, "relative_attention_num_buckets": 16},
+        {},
+    ),
+    # t5 v1.1 / flan-t5: gated-gelu, d_kv x heads != d_model, an "untied" head (transformers 5.25
+    # ties it anyway: T5Config forces tie_word_embeddings=True)
+    "t5_v11_gated_untied": (
+        {
+            **_T5,
+            "architectures": ["T5ForConditionalGeneration"],
+            "vocab_size": 89,
+            "d_kv": 6,
+            "num_heads": 3,
+            "feed_forward_proj": "gated-gelu",
+            "tie_word_embeddings": False,
+        },
+        {},
+    ),
+    "t5_gated_silu_source_len": (
+        {
+            **_T5,
+            "architectures": ["T5ForConditionalGeneration"],
+            "vocab_size": 71,
+            "feed_forward_proj": "gated-silu",
+            "num_decoder_layers": 1,
+        },
+        {"source_len": 7},
+    ),
+    "t5_encoder_model": ({**_T5, "architectures": ["T5EncoderModel"], "vocab_size": 61}, {}),
+    "bart_lm": ({**_BART, "architectures": ["BartForConditionalGeneration"]}, {}),
+    "bart_lm_untied_relu": (
+        {
+            **_BART,
+            "architectures": ["BartForConditionalGeneration"],
+            "tie_word_embeddings": False,
+            "activation_function": "relu",
+            "decoder_layers": 2,
+        },
+        {},
+    ),
+    "bart_bare_source_len": (
+        {**_BART, "architectures": ["BartModel"], "decoder_attention_heads": 8},
+        {"source_len": 20},
+    ),
+}
+
+
+def _enc_dec_cache_bytes(cache) -> int:
+    """Bytes of an EncoderDecoderCache: its self-attention and cross-attention key/value tensors."""
+    return _cache_bytes(cache.self_attention_cache) + _cache_bytes(cache.cross_attention_cache)
+
+
+def hf_seq2seq_entries():
+    print("transformers encoder-decoder (T5, BART):")
+    for name, (raw, kwargs) in HF_SEQ2SEQ_CONFIGS.items():
+        torch.manual_seed(0)
+        m = _hf_model(raw, CPU)
+        p = n_params(m)
+        s = HF_SEQ
+        src = kwargs.get("source_len", s)
+        src_ids = torch.randint(5, 50, (1, src))
+        tgt = torch.randint(5, 50, (1, s))
+        extra = {}
+        with torch.no_grad():
+            if type(m).__name__ == "T5EncoderModel":
+                fl, by = count_flops(lambda: m(input_ids=tgt))
+            else:
+                fl, by = count_flops(
+                    lambda: m(input_ids=src_ids, decoder_input_ids=tgt, use_cache=False)
+                )
+                # generation: the encoder once, the decoder over S-1 target tokens (filling the
+                # self- and cross-attention caches), then one step for the S-th
+                enc = m.get_encoder()(input_ids=src_ids)
+                out = m(encoder_outputs=enc, decoder_input_ids=tgt[:, : s - 1], use_cache=True)
+                cache = out.past_key_values
+                dfl, dby = count_flops(
+                    lambda: m(
+                        encoder_outputs=enc,
+                        decoder_input_ids=tgt[:, s - 1 :],
+                        past_key_values=cache,
+                        use_cache=True,
+                    )
+                )
+                extra = {
+                    "decode_flops": dfl,
+                    "decode_flops_by_op": dby,
+                    "cache_seq_length": int(cache.get_seq_length()),
+                    "cross_cache_seq_length": int(cache.cross_attention_cache.get_seq_length()),
+                    "kv_cache_bytes_fp32": _enc_dec_cache_bytes(cache),
+                    "self_kv_cache_bytes_fp32": _cache_bytes(cache.self_attention_cache),
+                }
+        add(
+            f"hf_{name}_s{s}",
+            f"transformers.{type(m).__name__} from AutoConfig.for_model(**config), eager",
+            raw,
+            p,
+            fl,
+            [1, s],
+            by,
+            note="config is the raw config.json dict; flops: one forward pass over source_len "
+            "source tokens (kwargs; else S) and S target tokens (use_cache=False); decode_*: the "
+            "encoder run once, the decoder over S-1 target tokens with the cache, then one step "
+            "for the S-th (encoder not re-run); kv_cache_bytes_fp32: every key/value tensor of the "
+            "EncoderDecoderCache (self-attention S tokens + cross-attention source_len tokens)",
+        )
+        ENTRIES[-1].update(extra)
+        if kwargs:
+            ENTRIES[-1]["kwargs"] = kwargs
+
+
+_MAMBA = {"model_type": "mamba", "hidden_size": 32, "num_hidden_layers": 2, "vocab_size": 97}
+HF_MAMBA_CONFIGS = {
+    "mamba_lm": {**_MAMBA, "architectures": ["MambaForCausalLM"], "state_size": 8},
+    "mamba_bare_biases_rank": {
+        **_MAMBA,
+        "architectures": ["MambaModel"],
+        "use_bias": True,
+        "use_conv_bias": False,
+        "time_step_rank": 5,
+        "conv_kernel": 3,
+    },
+    "mamba_lm_untied_expand3": {
+        **_MAMBA,
+        "architectures": ["MambaForCausalLM"],
+        "hidden_size": 24,
+        "num_hidden_layers": 3,
+        "expand": 3,
+        "state_size": 4,
+        "conv_kernel": 5,
+        "tie_word_embeddings": False,
+    },
+    "mamba_no_architectures": {**_MAMBA, "state_size": 6, "hidden_size": 40},
+}
+
+
+def _state_bytes(cache) -> int:
+    """Bytes of a Mamba cache: every layer's conv and recurrent (SSM) state tensors."""
+    total = 0
+    for layer in cache.layers:
+        for states in (layer.conv_states, layer.recurrent_states):
+            for t in states.values():
+                total += t.numel() * t.element_size()
+    return total
+
+
+def hf_mamba_entries():
+    """Mamba on transformers' slow (non-CUDA) path. Run with grad enabled: under no_grad the
+    FlopCounterMode module tracker trips over the mixer's kernel wrappers."""
+    print("transformers Mamba (state-space):")
+    for name, raw in HF_MAMBA_CONFIGS.items():
+        torch.manual_seed(0)
+        if raw.get("architectures"):
+            m = _hf_model(raw, CPU)
+        else:  # a decoder without architectures: its *ForCausalLM (from_hf_config's rule)
+            kw = {k: v for k, v in raw.items() if k != "model_type"}
+            cfg = transformers.AutoConfig.for_model(raw["model_type"], **kw)
+            m = transformers.AutoModelForCausalLM.from_config(cfg).eval()
+        p = n_params(m)
+        s = HF_SEQ
+        ids = torch.randint(5, 50, (1, s))
+        fl, by = count_flops(lambda: m(input_ids=ids, use_cache=False))
+        cache = m(input_ids=ids[:, : s - 1], use_cache=True).past_key_values
+        dfl, dby = count_flops(
+            lambda: m(input_ids=ids[:, s - 1 :], past_key_values=cache, use_cache=True)
+        )
+        add(
+            f"hf_{name}_s{s}",
+            f"transformers.{type(m).__name__} from AutoConfig.for_model(**config), slow path "
+            "(no CUDA kernels)",
+            raw,
+            p,
+            fl,
+            [1, s],
+            by,
+            note="config is the raw config.json dict; flops: one forward over S tokens "
+            "(use_cache=False); decode_*: one step after a prompt of S-1 tokens; "
+            "state_bytes_fp32: every conv and recurrent state tensor of the cache after that step "
+            "(fixed size: no tensor grows with S)",
+        )
+        ENTRIES[-1].update(
+            decode_flops=dfl,
+            decode_flops_by_op=dby,
+            state_bytes_fp32=_state_bytes(cache),
+        )
+
+
 def shipped_config_entries():
     """Parameter counts (meta device) of mlsysim's shipped configurations."""
     print("shipped configs (params only, meta device):")
@@ -1472,6 +1912,9 @@ def main():
     hf_config_entries()
     hf_decoders_2()
     hf_default_entries()
+    hf_extra_entries()
+    hf_seq2seq_entries()
+    hf_mamba_entries()
     shipped_config_entries()
     layer_entries()
 

@@ -364,6 +364,19 @@ def resolve(source: str, text: str) -> tuple[str | None, str | None]:
             model = hf.from_hf_config(raw, name=f"your config ({arch})")
         except ValueError as e:
             return None, str(e)
+        if model.family == "ssm":  # Mamba: a fixed-size state, no per-token cache
+            return None, (
+                f"{arch} is a state-space model: it keeps a fixed-size state (conv + SSM) instead "
+                "of a KV cache that grows with every token, and this notebook's cache and batch "
+                "parts assume the growing cache. Count it in Python with "
+                "mlsysim.from_hf_config(config): kv_cache_bytes(S) is the same for every S."
+            )
+        if not model.is_lm:  # a vision tower (ViT, CLIP): one image, no tokens to vary
+            return None, (
+                f"{arch} reads one image, not a sequence of tokens: this notebook's parts vary "
+                "the prompt and the generated tokens. Count it in Python with "
+                "mlsysim.from_hf_config(config) (params, flops(), the layer table)."
+            )
         # build the longest passes the parts run, so a size no layer accepts is reported here,
         # as a sentence naming the pass, and never inside a part
         passes = [(_context(model, C_PROMPT.stop), "prefill")]
@@ -1129,9 +1142,17 @@ def part_d(model: str, device: str, precision: str, batch: int) -> View:
             f"({'over' if weights + kv_top > cap else 'within'} the {device_label(dev)}'s {fmt_bytes(cap)}).{note}"
         )
     c = m.config
+    layers = c.get("decoder_layers") or c["n_layers"]  # an encoder-decoder: the decoder's
+    pairs = 2 if "decoder_layers" in c else 1  # ... self- and cross-attention K/V per token
     kv_line = (
-        f"KV/token = 2 × layers × kv_heads × head_dim × bytes = 2 × {c['n_layers']} × {c['kv_heads']} × "
-        f"{c['head_dim']} × {per_token / max(1, 2 * c['n_layers'] * c['kv_heads'] * c['head_dim']):g} B"
+        (
+            "KV/token = 2 × layers × kv_heads × head_dim × bytes = "
+            if pairs == 1
+            else "KV/token = 2 × 2 (self, cross: a source and a target token) × decoder layers × "
+            "heads × head_dim × bytes = 2 × 2 × "
+        )
+        + f"{layers} × {c['kv_heads']} × {c['head_dim']} × "
+        f"{per_token / max(1, 2 * pairs * layers * c['kv_heads'] * c['head_dim']):g} B"
         f" = {fmt_bytes(per_token)}"
         if per_token
         else "KV/token: none (an encoder keeps no cache between passes)"
