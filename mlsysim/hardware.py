@@ -775,8 +775,9 @@ T4 = _device(
     "NVIDIA T4 Tensor Core GPU datasheet",
     "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf",
     _D(2019, 3, 1),
-    "FP32 8.1 TF, mixed FP16/FP32 65 TF, INT8 130 TOPS, INT4 260 TOPS; 16GB GDDR6 at 320+ GB/s "
-    "(320 listed); 70 W. Turing has no structured sparsity.",
+    "FP32 8.1 TF, mixed FP16/FP32 65 TF, INT8 130 TOPS, INT4 260 TOPS; 16GB GDDR6, 256-bit at "
+    "10 Gbps: 'up to 320 GBytes/s' (NVIDIA T4 board product brief, memory specifications); 70 W "
+    "maximum power limit. Turing has no structured sparsity.",
 )
 
 A10 = _device(
@@ -796,7 +797,8 @@ A10 = _device(
     "NVIDIA A10 Tensor Core GPU datasheet",
     "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a10/pdf/a10-datasheet.pdf",
     _D(2021, 4, 1),
-    "Datasheet prints dense | sparse* side by side; 24GB GDDR6 at 600GB/s; max power 150W.",
+    "Datasheet prints dense | sparse* side by side: FP32 31.2, TF32 62.5 | 125*, BF16/FP16 "
+    "125 | 250*, INT8 250 | 500*, INT4 500 | 1,000*; 24GB GDDR6 at 600GB/s; max power 150W.",
 )
 
 L4 = _device(
@@ -816,8 +818,8 @@ L4 = _device(
     "NVIDIA L4 Tensor Core GPU datasheet",
     "https://www.nvidia.com/en-us/data-center/l4/",
     _D(2023, 3, 21),
-    _SPARSE_NOTE + " TF32 120*, FP16/BF16 242*, FP8 485*, INT8 485* TOPS; 24GB GDDR6 at "
-    "300GB/s; max power 72W.",
+    _SPARSE_NOTE + " FP32 30.3 (CUDA cores, dense), TF32 120*, FP16/BF16 242*, FP8 485*, INT8 "
+    "485* TOPS; 24GB GDDR6 at 300GB/s; max power 72W.",
 )
 
 L40 = _device(
@@ -826,8 +828,8 @@ L40 = _device(
     {
         "fp32": _rate(90.5, kind="vector"),
         "tf32": _rate(90.5, 181),
-        "bf16": _rate(181, 362),
-        "fp16": _rate(181, 362),
+        "bf16": _rate(181.05, 362.1),
+        "fp16": _rate(181.05, 362.1),
         "fp8": _rate(362, 724),
         "int8": _rate(362, 724, unit="TOP/s"),
     },
@@ -837,7 +839,9 @@ L40 = _device(
     "NVIDIA L40 GPU datasheet",
     "https://www.nvidia.com/en-us/data-center/l40/",
     _D(2022, 10, 1),
-    "Datasheet prints dense | sparse*; 48GB GDDR6 with ECC at 864GB/s; max power 300W.",
+    "Datasheet prints dense | sparse*: FP32 90.5, TF32 90.5 | 181*, BF16/FP16 181.05 | 362.1*, "
+    "FP8 and INT8 362 | 724*; 48GB GDDR6 with ECC at 864GB/s; max power 300W. Checked against "
+    "the L40/L40S datasheet table as reprinted by resellers (2026-12).",
 )
 
 L40S = _device(
@@ -857,7 +861,9 @@ L40S = _device(
     "NVIDIA L40S GPU datasheet",
     "https://www.nvidia.com/en-us/data-center/l40s/",
     _D(2023, 8, 8),
-    "Datasheet prints dense | sparse*; 48GB GDDR6 with ECC at 864GB/s; max power 350W.",
+    "Datasheet prints dense | sparse*: FP32 91.6, TF32 183 | 366*, BF16/FP16 362.05 | 733*, FP8 "
+    "and INT8 733 | 1,466*; 48GB GDDR6 with ECC at 864GB/s; max power 350W. (NVIDIA's Chinese "
+    "datasheet 2907810 prints BF16/FP16 362.5 | 733*; the English page's 362.05 is kept.)",
 )
 
 _CDNA3 = {
@@ -880,8 +886,10 @@ MI300X = _device(
     "AMD Instinct MI300X accelerator data sheet",
     "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/amd-instinct-mi300x-data-sheet.pdf",
     _D(2023, 12, 6),
-    "Peak matrix rates, dense and 'with structured sparsity' apart (FP64/FP32 matrix 163.4 TF); "
-    "192GB HBM3 at 5.3TB/s; 750W peak board power.",
+    "Peak matrix rates, dense and 'with structured sparsity' apart (FP64/FP32 matrix 163.4 TF, "
+    "TF32 653.7 | 1,307.4*, FP16/BF16 1,307.4 | 2,614.9*, FP8/INT8 2,614.9 | 5,229.8*); 192GB "
+    "HBM3 at 5.3TB/s; 750W peak board power. Headline figures cross-checked against AMD's launch "
+    "coverage (~1.3 PF FP16, ~2.6 PF FP8, 192 GB, 5.3 TB/s, 750 W).",
     tax_kind="accel",
 )
 
@@ -951,9 +959,11 @@ RTX5090 = _device(
     "NVIDIA RTX Blackwell GPU architecture whitepaper (GeForce RTX 5090 column) and RTX 5090 spec page",
     "https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf",
     _D(2025, 1, 30),
-    "3,352 AI TOPS (FP4 with sparsity); INT8 = 1,676 TOPS* / 2 dense (half the FP4 rate). FP32 "
-    "104.8 TF (shader). 32GB GDDR7, 512-bit at 28 Gbps = 1,792 GB/s; total graphics power 575 W. "
-    "FP16 tensor left out (GeForce FP32-accumulate rates not confirmed).",
+    "'3,352 AI TOPS' is FP4 with sparsity: FP4 dense is half (1,676); INT8 runs at half the FP4 "
+    "rate, so INT8 is 838 dense | 1,676 sparse, the whitepaper appendix's 'Peak INT8 Tensor TOPS "
+    "838 | 1,676*'. FP32 104.8 TF (21,760 CUDA cores x 2 x 2.41 GHz). 32GB GDDR7, 512-bit at "
+    "28 Gbps = 1,792 GB/s; total graphics power 575 W. FP16/FP8 tensor left out (GeForce runs "
+    "them at half rate with FP32 accumulate; not registered here).",
 )
 
 RTX4090 = _device(
@@ -991,8 +1001,9 @@ RTX4070 = _device(
     "NVIDIA GeForce RTX 4070 family specifications",
     "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4070-family/",
     _D(2023, 4, 13),
-    "466 AI TOPS (INT8/FP8 with sparsity, as the Ada whitepaper's 4090 figure of 1,321); dense = "
-    "233. FP32 = 5,888 CUDA cores x 2 x 2.475 GHz boost. 12GB GDDR6X, 192-bit at 21 Gbps = "
+    "466 AI TOPS (NVIDIA's Ada 'AI TOPS' are INT8/FP8 with sparsity: the Ada whitepaper's 4090 "
+    "figure 1,321.2 is its INT8 sparse rate); dense = 233. FP32 derived: 5,888 CUDA cores x 2 x "
+    "2.475 GHz boost = 29.1 TF (NVIDIA: '29 shader TFLOPS'). 12GB GDDR6X, 192-bit at 21 Gbps = "
     "504 GB/s; 200 W total graphics power.",
 )
 
@@ -1000,7 +1011,7 @@ RTX3060 = _device(
     "RTX3060",
     Memory(capacity=(12, "GB"), bandwidth=(360, "GB/s"), kind="GDDR6"),
     {
-        "fp32": _rate(12.74, kind="vector"),
+        "fp32": _rate(12.76, kind="vector"),
     },
     "fp32",
     5,
@@ -1008,9 +1019,9 @@ RTX3060 = _device(
     "NVIDIA GeForce RTX 3060 family specifications",
     "https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/rtx-3060-3060ti/",
     _D(2021, 2, 25),
-    "FP32 = 3,584 CUDA cores x 2 x 1.777 GHz boost = 12.74 TF. 12GB GDDR6, 192-bit at 15 Gbps = "
-    "360 GB/s; 170 W graphics card power. Tensor-core rates left out: NVIDIA publishes none for "
-    "this card.",
+    "FP32 derived: 3,584 CUDA cores x 2 x 1.78 GHz (NVIDIA's boost clock) = 12.76 TF (NVIDIA: "
+    "'13 shader TFLOPS'). 12GB GDDR6, 192-bit at 15 Gbps = 360 GB/s; 170 W graphics card power. "
+    "Tensor-core rates left out: NVIDIA publishes none for this card.",
 )
 
 DGX_SPARK = _device(
@@ -1065,8 +1076,11 @@ M1_MAX = _apple(
     "Engine); Mac Studio power consumption (support.apple.com/102027)",
     "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/",
     _D(2021, 10, 18),
-    "Up to 64GB unified memory at 400GB/s; 32-core GPU 10.4 teraflops; 16-core Neural Engine "
-    "11 trillion ops/s; Mac Studio (2022) M1 Max max 115 W.",
+    "Up to 64GB unified memory at 400GB/s (newsroom); 32-core GPU 10.4 teraflops (Apple's "
+    "October 2021 event, as reported); 16-core Neural Engine: the newsroom gives no rate, 11 "
+    "trillion ops/s is the figure Apple gave for M1's 16-core Neural Engine (Nov 2020), carried "
+    "over. Power: Mac Studio (2022) M1 Max max 115 W, measured on the 10-core CPU / 32-core GPU / "
+    "32GB configuration.",
 )
 
 M1_ULTRA = _apple(
@@ -1080,7 +1094,8 @@ M1_ULTRA = _apple(
     "https://www.apple.com/newsroom/2022/03/apple-unveils-m1-ultra-the-worlds-most-powerful-chip-for-a-personal-computer/",
     _D(2022, 3, 8),
     "Up to 128GB unified memory at 800GB/s; 64-core GPU 21 teraflops; 32-core Neural Engine "
-    "22 trillion ops/s; Mac Studio (2022) M1 Ultra max 215 W.",
+    "22 trillion ops/s; Mac Studio (2022) M1 Ultra max 215 W, measured on the 20-core CPU / "
+    "48-core GPU / 64GB configuration.",
 )
 
 M2_MAX = _apple(
@@ -1095,7 +1110,8 @@ M2_MAX = _apple(
     "https://www.apple.com/newsroom/2023/01/apple-unveils-m2-pro-and-m2-max-next-generation-chips-for-next-level-workflows/",
     _D(2023, 1, 17),
     "Up to 96GB unified memory at 400GB/s; 16-core Neural Engine 15.8 trillion ops/s; Mac Studio "
-    "(2023) M2 Max max 145 W. GPU FLOPS left out (Apple quotes none for it).",
+    "(2023) M2 Max max 145 W, measured on the 12-core CPU / 30-core GPU / 32GB configuration. GPU "
+    "FLOPS left out (Apple quotes none for it).",
 )
 
 M2_ULTRA = _apple(
@@ -1123,8 +1139,10 @@ M4 = _apple(
     "consumption (support.apple.com/103253)",
     "https://www.apple.com/newsroom/2024/05/apple-introduces-m4-chip/",
     _D(2024, 5, 7),
-    "120GB/s unified memory bandwidth; 16-core Neural Engine 38 trillion ops/s; Mac mini M4 up to "
-    "32GB, max 65 W. GPU FLOPS left out (Apple quotes none).",
+    "120GB/s unified memory bandwidth; 16-core Neural Engine 38 trillion ops/s (newsroom); Mac mini "
+    "M4 up to 32GB. Power: 65 W is Apple's maximum for the Mac mini (2024) M4, as ServeTheHome's "
+    "review reports it ('Apple says we should be able to hit 65W'; it measured 40-45 W). GPU "
+    "FLOPS left out (Apple quotes none).",
 )
 
 # --- Edge ----------------------------------------------------------------------------------
@@ -1165,12 +1183,14 @@ JETSON_ORIN_NX8 = _jetson(
     32,
     765,
     8,
-    102.4,
+    102,
     20,
-    "NVIDIA Jetson Orin NX Series Data Sheet (DS-10712-001), Orin NX 8GB",
+    "NVIDIA Jetson Orin NX Series Data Sheet (DS-10712-001 v1.0), Orin NX 8GB",
     "https://developer.nvidia.com/embedded/jetson-orin-nx",
     _D(2023, 3, 1),
-    "70 TOPS (sparse, GPU + 1 DLA); 8GB 128-bit LPDDR5 at 102.4 GB/s; 10-20 W (20 W listed).",
+    "70 TOPS (sparse: GPU 50 + one DLA at 610 MHz, 20); GPU maximum operating frequency 765 MHz; "
+    "8GB LPDDR5, 'theoretical peak memory bandwidth of 102 GB/s' as the datasheet prints it for "
+    "the series (3200 MHz on a 128-bit bus is 102.4); power modes 10 | 15 | 20 W (20 W listed).",
 )
 
 JETSON_AGX_ORIN64 = _jetson(
@@ -1181,24 +1201,27 @@ JETSON_AGX_ORIN64 = _jetson(
     64,
     204.8,
     60,
-    "NVIDIA Jetson AGX Orin Series Data Sheet (DS-10662-001), AGX Orin 64GB",
+    "NVIDIA Jetson AGX Orin Series Modules Data Sheet (DS-10662-001 v1.8), AGX Orin 64GB",
     "https://developer.nvidia.com/embedded/jetson-agx-orin",
     _D(2023, 3, 1),
-    "275 TOPS (sparse, GPU + 2 DLA); 64GB 256-bit LPDDR5 at 204.8 GB/s; 15-60 W (60 W listed).",
+    "275 TOPS (sparse: GPU 170 + 2 DLA 105); GPU maximum operating frequency 1.3 GHz; 64GB "
+    "256-bit LPDDR5, up to 204.8 GB/s; 15 | 30 | 50 W modes and up to 60 W (60 W listed).",
 )
 
 JETSON_AGX_ORIN32 = _jetson(
     "JetsonAGXOrin32",
     1792,
     56,
-    930,
+    939,
     32,
     204.8,
     40,
-    "NVIDIA Jetson AGX Orin Series Data Sheet (DS-10662-001), AGX Orin 32GB",
+    "NVIDIA Jetson AGX Orin Series Modules Data Sheet (DS-10662-001 v1.8), AGX Orin 32GB",
     "https://developer.nvidia.com/embedded/jetson-agx-orin",
     _D(2023, 3, 1),
-    "200 TOPS (sparse, GPU + 2 DLA); 32GB 256-bit LPDDR5 at 204.8 GB/s; 15-40 W (40 W listed).",
+    "200 TOPS (sparse, GPU + 2 DLA); the datasheet's GPU block: 1792 CUDA cores, 56 tensor cores, "
+    "'108 Sparse TOPS', 'Maximum Operating Frequency: 939 MHz' (56 x 512 x 4 x 0.939 GHz = "
+    "107.7); 32GB 256-bit LPDDR5, up to 204.8 GB/s; 15 | 30 | 40 W modes (40 W listed).",
 )
 
 JETSON_ORIN_NANO8 = _jetson(
@@ -1212,7 +1235,8 @@ JETSON_ORIN_NANO8 = _jetson(
     "NVIDIA Jetson Orin Nano Series Data Sheet (DS-11105-001), Orin Nano 8GB",
     _ORIN_DOC,
     _D(2023, 3, 1),
-    "40 TOPS (sparse INT8, GPU only: no DLA); 8GB 128-bit LPDDR5 at 68 GB/s; 7-15 W (15 W listed).",
+    "Up to 40 (sparse) / 20 (dense) INT8 TOPS, GPU only (no DLA); GPU maximum operating frequency "
+    "625 MHz; 8GB 128-bit LPDDR5, theoretical peak 68 GB/s; 7 | 15 W modes (15 W listed).",
 )
 
 JETSON_ORIN_NANO_SUPER = _jetson(
@@ -1226,7 +1250,9 @@ JETSON_ORIN_NANO_SUPER = _jetson(
     "NVIDIA Jetson Orin Nano Super Developer Kit data sheet",
     "https://developer.nvidia.com/embedded/learn/get-started-jetson-orin-nano-devkit",
     _D(2024, 12, 17),
-    "The Orin Nano 8GB at its 25 W 'Super' clocks: 67 TOPS (sparse INT8); 8GB LPDDR5 at 102 GB/s.",
+    "The Orin Nano 8GB at its 25 W 'Super' clocks (JetPack 6.1+): 'up to 67 INT8 TOPS' (sparse) "
+    "and 'up to 102 GB/s' (Jetson Orin Nano developer kit user guide); GPU at 1020 MHz (32 x 512 "
+    "x 4 x 1.02 GHz = 66.8 sparse TOPS).",
 )
 
 JETSON_ORIN_NANO4 = _jetson(
@@ -1240,7 +1266,8 @@ JETSON_ORIN_NANO4 = _jetson(
     "NVIDIA Jetson Orin Nano Series Data Sheet (DS-11105-001), Orin Nano 4GB",
     _ORIN_DOC,
     _D(2023, 3, 1),
-    "20 TOPS sparse / 10 dense INT8 (GPU only); 4GB 64-bit LPDDR5 at 34 GB/s; 7-10 W (10 W listed).",
+    "Up to 20 (sparse) / 10 (dense) INT8 TOPS, GPU only; GPU maximum operating frequency 625 MHz; "
+    "4GB 64-bit LPDDR5, theoretical peak 34 GB/s; 7 | 10 W modes (10 W listed).",
 )
 
 RASPBERRY_PI5 = _device(
@@ -1254,13 +1281,16 @@ RASPBERRY_PI5 = _device(
     },
     "int8",
     20,
-    (27, "W"),
+    (25, "W"),
     "Raspberry Pi 5 product brief; Arm Cortex-A76 Software Optimization Guide (ASIMD pipes)",
     "https://datasheets.raspberrypi.com/rpi5/raspberry-pi-5-product-brief.pdf",
     _D(2023, 10, 1),
-    "Broadcom BCM2712, quad Cortex-A76 at 2.4 GHz, 8GB LPDDR4X-4267 (bandwidth = 32-bit x "
-    "4,267 MT/s); peaks derived from the A76's two 128-bit FP/ASIMD pipes. 27 W is the "
-    "recommended 5V/5A USB-C supply, an upper bound on the board's draw, not a TDP.",
+    "Broadcom BCM2712, quad Cortex-A76 at 2.4 GHz, 8GB LPDDR4X-4267 on a 32-bit bus (bandwidth "
+    "derived: 4 B x 4,267 MT/s = 17.07 GB/s; the brief prints none). Peaks derived, not vendor "
+    "figures: FP32 = 4 cores x 2 128-bit FMA pipes x 4 lanes x 2 FLOP x 2.4 GHz; INT8 = 4 cores x "
+    "2 pipes x SDOT (16 MACs = 32 ops) x 2.4 GHz. Power: the brief's '5V/5A DC power via USB-C' "
+    "input, 25 W, an upper bound on the board's draw, not a TDP (the official supply is sold as "
+    "'27W': 5.1 V x 5 A plus USB-PD profiles the Pi 5 does not draw on).",
     tax_kind="cpu",
 )
 
@@ -1279,7 +1309,8 @@ CORAL_EDGE_TPU = _device(
     "Coral Accelerator Module datasheet v1.4; Coral 'Edge TPU Compiler' documentation (on-chip SRAM)",
     "https://coral.ai/docs/module/datasheet/",
     _D(2020, 6, 1),
-    "4 TOPS peak INT8 using 2 W (2 TOPS per watt); INT8 only. Parameters live in roughly 8 MB of "
+    "'4 TOPS peak performance (int8)', '2 TOPS per watt', 'PCIe Gen2 x1 or USB 2.0 interface' "
+    "(datasheet v1.4 features); INT8 only. Parameters live in roughly 8 MB of "
     "on-chip SRAM (read as 8 MiB); a model past it streams weights from the host over PCIe Gen2 "
     "x1 (5 GT/s, 8b/10b: 500 MB/s), the bandwidth listed.",
     tax_kind="usb",

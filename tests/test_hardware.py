@@ -131,33 +131,44 @@ _WIDER = [
     ("V100", "peak:fp16", 125, "TFLOP/s", "Tensor 125 TF"),
     ("V100", "peak:fp32", 15.7, "TFLOP/s", "single precision 15.7 TF"),
     ("V100", "tdp", 300, "W", "300 W"),
+    ("V100", "peak:fp64", 7.8, "TFLOP/s", "double precision 7.8 TF"),
     ("T4", "memory.bandwidth", 320, "GB/s", "320+ GB/s"),
     ("T4", "peak:fp16", 65, "TFLOP/s", "mixed precision 65 TF"),
     ("T4", "peak:int8", 130, "TOP/s", "INT8 130 TOPS"),
     ("T4", "peak:int4", 260, "TOP/s", "INT4 260 TOPS"),
     ("T4", "tdp", 70, "W", "70 W"),
+    ("T4", "peak:fp32", 8.1, "TFLOP/s", "single precision 8.1 TF"),
+    ("T4", "memory.capacity", 16, "GB", "16 GB GDDR6"),
     ("A10", "memory.bandwidth", 600, "GB/s", "600GB/s"),
     ("A10", "peak:fp16", 125, "TFLOP/s", "FP16 125 | 250* TF"),
     ("A10", "sparse:int8", 500, "TOP/s", "INT8 500* TOPS"),
     ("A10", "tdp", 150, "W", "150W"),
+    ("A10", "peak:fp32", 31.2, "TFLOP/s", "FP32 31.2 TF"),
+    ("A10", "peak:int8", 250, "TOP/s", "INT8 250 | 500* TOPS"),
     ("L4", "memory.capacity", 24, "GB", "24GB GDDR6"),
     ("L4", "memory.bandwidth", 300, "GB/s", "300GB/s"),
     ("L4", "peak:fp16", 121, "TFLOP/s", "FP16 242 TF* / 2"),
     ("L4", "peak:fp8", 242.5, "TFLOP/s", "FP8 485 TF* / 2"),
     ("L4", "peak:fp32", 30.3, "TFLOP/s", "FP32 30.3 TF"),
     ("L4", "tdp", 72, "W", "72W"),
-    ("L40", "peak:fp16", 181, "TFLOP/s", "FP16 181 | 362* TF"),
+    ("L4", "sparse:int8", 485, "TOP/s", "INT8 485* TOPS"),
+    ("L4", "sparse:tf32", 120, "TFLOP/s", "TF32 120* TF"),
+    ("L40", "peak:fp16", 181.05, "TFLOP/s", "FP16 181.05 | 362.1* TF"),
+    ("L40", "sparse:bf16", 362.1, "TFLOP/s", "BF16 362.1* TF"),
+    ("L40", "peak:int8", 362, "TOP/s", "INT8 362 | 724* TOPS"),
     ("L40", "memory.bandwidth", 864, "GB/s", "864GB/s"),
     ("L40", "tdp", 300, "W", "300W"),
     ("L40S", "peak:fp16", 362.05, "TFLOP/s", "FP16 362.05 | 733* TF"),
     ("L40S", "peak:fp8", 733, "TFLOP/s", "FP8 733 | 1,466* TF"),
     ("L40S", "peak:fp32", 91.6, "TFLOP/s", "FP32 91.6 TF"),
     ("L40S", "tdp", 350, "W", "350W"),
+    ("L40S", "sparse:int8", 1466, "TOP/s", "INT8 733 | 1,466* TOPS"),
     ("MI300X", "memory.capacity", 192, "GB", "192GB HBM3"),
     ("MI300X", "memory.bandwidth", 5.3, "TB/s", "5.3TB/s"),
     ("MI300X", "peak:fp16", 1307.4, "TFLOP/s", "FP16 1,307.4 TF"),
     ("MI300X", "sparse:fp8", 5229.8, "TFLOP/s", "FP8 with sparsity 5,229.8 TF"),
     ("MI300X", "tdp", 750, "W", "750W"),
+    ("MI300X", "peak:int8", 2614.9, "TOP/s", "INT8 2,614.9 TOPS"),
     ("MI325X", "memory.capacity", 256, "GB", "256GB HBM3E"),
     ("MI325X", "memory.bandwidth", 6, "TB/s", "6TB/s"),
     ("MI325X", "peak:fp8", 2614.9, "TFLOP/s", "FP8 2,614.9 TF"),
@@ -174,7 +185,8 @@ _WIDER = [
     ("TPUv4", "tdp", 192, "W", "192 W max"),
     ("RTX5090", "memory.capacity", 32, "GB", "32GB GDDR7"),
     ("RTX5090", "memory.bandwidth", 1792, "GB/s", "1,792 GB/s"),
-    ("RTX5090", "sparse:int8", 1676, "TOP/s", "3,352 AI TOPS (FP4*) / 2"),
+    ("RTX5090", "sparse:int8", 1676, "TOP/s", "INT8 838 | 1,676* (3,352 FP4* / 2)"),
+    ("RTX5090", "peak:int8", 838, "TOP/s", "INT8 838 dense (3,352 FP4* / 4)"),
     ("RTX5090", "peak:fp32", 104.8, "TFLOP/s", "104.8 shader TF"),
     ("RTX5090", "tdp", 575, "W", "575 W"),
     ("RTX4090", "memory.bandwidth", 1008, "GB/s", "1,008 GB/s"),
@@ -185,9 +197,11 @@ _WIDER = [
     ("RTX4070", "memory.capacity", 12, "GB", "12GB GDDR6X"),
     ("RTX4070", "memory.bandwidth", 504, "GB/s", "192-bit x 21 Gbps"),
     ("RTX4070", "sparse:int8", 466, "TOP/s", "466 AI TOPS"),
+    ("RTX4070", "peak:fp32", 29.1, "TFLOP/s", "5,888 cores x 2 x 2.475 GHz"),
     ("RTX4070", "tdp", 200, "W", "200 W"),
     ("RTX3060", "memory.bandwidth", 360, "GB/s", "192-bit x 15 Gbps"),
-    ("RTX3060", "peak:fp32", 12.74, "TFLOP/s", "3,584 cores x 2 x 1.777 GHz"),
+    ("RTX3060", "peak:fp32", 12.76, "TFLOP/s", "3,584 cores x 2 x 1.78 GHz"),
+    ("RTX3060", "memory.capacity", 12, "GB", "12GB GDDR6"),
     ("RTX3060", "tdp", 170, "W", "170 W"),
     ("DGXSpark", "memory.capacity", 128, "GB", "128GB LPDDR5x"),
     ("DGXSpark", "memory.bandwidth", 273, "GB/s", "273 GB/s"),
@@ -197,6 +211,7 @@ _WIDER = [
     ("M1Max", "peak:fp32", 10.4, "TFLOP/s", "10.4 teraflops"),
     ("M1Max", "peak:int8", 11, "TOP/s", "11 trillion operations per second"),
     ("M1Max", "tdp", 115, "W", "Mac Studio max 115 W"),
+    ("M1Max", "memory.capacity", 64, "GB", "up to 64GB"),
     ("M1Ultra", "memory.bandwidth", 800, "GB/s", "800GB/s"),
     ("M1Ultra", "peak:fp32", 21, "TFLOP/s", "21 teraflops"),
     ("M1Ultra", "peak:int8", 22, "TOP/s", "22 trillion operations per second"),
@@ -212,13 +227,14 @@ _WIDER = [
     ("M4", "peak:int8", 38, "TOP/s", "38 trillion operations per second"),
     ("M4", "tdp", 65, "W", "Mac mini max 65 W"),
     ("JetsonOrinNX8", "peak:fp16", 12.5338, "TFLOP/s", "32 tensor cores x 512 x 765 MHz"),
-    ("JetsonOrinNX8", "memory.bandwidth", 102.4, "GB/s", "102.4 GB/s"),
+    ("JetsonOrinNX8", "memory.bandwidth", 102, "GB/s", "'peak memory bandwidth of 102 GB/s'"),
     ("JetsonOrinNX8", "tdp", 20, "W", "10-20 W"),
     ("JetsonAGXOrin64", "peak:fp32", 5.3248, "TFLOP/s", "2048 cores x 2 x 1.3 GHz"),
     ("JetsonAGXOrin64", "sparse:int8", 170.3936, "TOP/s", "GPU 170 sparse TOPS"),
     ("JetsonAGXOrin64", "memory.bandwidth", 204.8, "GB/s", "204.8 GB/s"),
     ("JetsonAGXOrin64", "tdp", 60, "W", "15-60 W"),
-    ("JetsonAGXOrin32", "peak:fp16", 26.665, "TFLOP/s", "56 tensor cores x 512 x 930 MHz"),
+    ("JetsonAGXOrin32", "peak:fp16", 26.923, "TFLOP/s", "56 tensor cores x 512 x 939 MHz"),
+    ("JetsonAGXOrin32", "memory.bandwidth", 204.8, "GB/s", "up to 204.8 GB/s"),
     ("JetsonAGXOrin32", "tdp", 40, "W", "15-40 W"),
     ("JetsonOrinNano8", "sparse:int8", 40.96, "TOP/s", "40 TOPS (sparse)"),
     ("JetsonOrinNano8", "memory.bandwidth", 68, "GB/s", "68 GB/s"),
@@ -232,7 +248,8 @@ _WIDER = [
     ("RaspberryPi5", "memory.capacity", 8, "GB", "8GB LPDDR4X"),
     ("RaspberryPi5", "memory.bandwidth", 17.07, "GB/s", "32-bit x 4,267 MT/s"),
     ("RaspberryPi5", "peak:fp32", 153.6, "GFLOP/s", "4 cores x 16 FLOP x 2.4 GHz"),
-    ("RaspberryPi5", "tdp", 27, "W", "5V/5A supply"),
+    ("RaspberryPi5", "tdp", 25, "W", "5V/5A DC input = 25 W"),
+    ("RaspberryPi5", "peak:int8", 614.4, "GOP/s", "4 cores x 2 pipes x 32 ops x 2.4 GHz"),
     ("CoralEdgeTPU", "peak:int8", 4, "TOP/s", "4 TOPS (int8)"),
     ("CoralEdgeTPU", "memory.capacity", 8, "MiB", "roughly 8 MB SRAM"),
     ("CoralEdgeTPU", "memory.bandwidth", 500, "MB/s", "PCIe Gen2 x1"),
@@ -277,6 +294,28 @@ def test_dispatch_tax_and_note(dev, tax_us):
 )
 def test_derived_peaks_match_derivation(derived, stored):
     assert stored.m_as("FLOP/s") == pytest.approx(derived, rel=2e-3)
+
+
+@pytest.mark.parametrize(
+    "key,gpu_sparse_tops",
+    [
+        # GPU-only sparse INT8 TOPS as the Jetson data sheets print them (module headline minus
+        # the DLAs): AGX Orin 64GB "170 Sparse TOPS", AGX Orin 32GB "108 Sparse TOPS", Orin NX 8GB
+        # 70 - 20 (one DLA), Orin Nano 8GB/4GB 40/20 (no DLA), Orin Nano Super 67
+        ("JetsonAGXOrin64", 170),
+        ("JetsonAGXOrin32", 108),
+        ("JetsonOrinNX8", 50),
+        ("JetsonOrinNano8", 40),
+        ("JetsonOrinNano4", 20),
+        ("JetsonOrinNanoSuper", 67),
+    ],
+)
+def test_jetson_gpu_peaks_match_the_datasheet_gpu_tops(key, gpu_sparse_tops):
+    """The Jetson GPU peaks are derived (tensor cores x 512 FLOP/clk x clock); the derivation must
+    land on the GPU-only sparse INT8 TOPS each data sheet prints, to its rounding (the Orin Nano
+    data sheet prints 32 x 512 x 4 x 0.625 GHz = 40.96 as "40": within 2.5%)."""
+    rate = Hardware.get(key).compute.peak("int8", sparse=True).m_as("TOP/s")
+    assert rate == pytest.approx(gpu_sparse_tops, rel=0.025)
 
 
 @pytest.mark.parametrize(
