@@ -37,6 +37,8 @@ __all__ = [
     "ResidualAdd",
     "Elementwise",
     "Pool2d",
+    "AdaptiveAvgPool2d",
+    "Scale",
     "Embedding",
     "RNN",
     "LSTM",
@@ -439,11 +441,25 @@ class RMSNorm(_Elementwise):
         return 4 * self.elements
 
 
-_ACT_OPS = {"relu": 1, "relu6": 2, "sigmoid": 4, "tanh": 4, "gelu": 8, "silu": 5, "identity": 0}
+_ACT_OPS = {
+    "relu": 1,
+    "relu6": 2,
+    "sigmoid": 4,
+    "tanh": 4,
+    "gelu": 8,
+    "silu": 5,
+    "identity": 0,
+    # MobileNetV3's piecewise-linear approximations: hardsigmoid = relu6(x + 3) / 6 (4 ops),
+    # hardswish = x * hardsigmoid(x) (5 ops)
+    "hardsigmoid": 4,
+    "hardswish": 5,
+}
 
 
 class Activation(_Elementwise):
-    kind: Literal["relu", "relu6", "sigmoid", "tanh", "gelu", "silu", "identity"] = "relu"
+    kind: Literal[
+        "relu", "relu6", "sigmoid", "tanh", "gelu", "silu", "identity", "hardsigmoid", "hardswish"
+    ] = "relu"
 
     def _elementwise1(self) -> int:
         return _ACT_OPS[self.kind] * self.elements
@@ -458,6 +474,21 @@ class Elementwise(_Elementwise):
     @property
     def input_elements(self) -> int:
         return 2 * self.elements
+
+    def _elementwise1(self) -> int:
+        return self.elements
+
+
+class Scale(_Elementwise):
+    """A learned per-channel scale ``y = gamma * x`` over ``elements`` values of ``channels``
+    channels (ConvNeXt's layer scale, Swin v2's logit scale): ``channels`` params, 1 multiply
+    per element, no MACs."""
+
+    channels: PositiveInt
+
+    @property
+    def params(self) -> int:
+        return self.channels
 
     def _elementwise1(self) -> int:
         return self.elements
@@ -534,6 +565,45 @@ class Pool2d(Layer):
             return self.input_elements
         kh, kw = _pair(self.kernel_size)
         return self.output_elements * kh * kw
+
+
+def _adaptive_windows(n: int, out: int) -> int:
+    """Summed window lengths of torch's adaptive pooling of ``n`` values to ``out``: window i
+    spans floor(i n / out) .. ceil((i + 1) n / out)."""
+    return sum(-(-(i + 1) * n // out) - (i * n // out) for i in range(out))
+
+
+class AdaptiveAvgPool2d(Layer):
+    """torch ``nn.AdaptiveAvgPool2d``: ``channels`` maps of ``input_size`` averaged to a fixed
+    ``output_size`` (windows of floor/ceil bounds; an input smaller than the output repeats
+    values). No params and no MACs (FlopCounterMode counts none): AlexNet's 6x6 and VGG's 7x7
+    pools make the classifier's size independent of the image size."""
+
+    channels: PositiveInt
+    input_size: Pair
+    output_size: Pair
+
+    @field_validator("input_size", "output_size")
+    @classmethod
+    def _positive(cls, v, info):
+        for x in _pair(v):
+            if x < 1:
+                raise ValueError(f"{info.field_name} must be >= 1, got {v!r}")
+        return v
+
+    @property
+    def input_elements(self) -> int:
+        h, w = _pair(self.input_size)
+        return self.channels * h * w
+
+    @property
+    def output_elements(self) -> int:
+        oh, ow = _pair(self.output_size)
+        return self.channels * oh * ow
+
+    def _elementwise1(self) -> int:
+        (h, w), (oh, ow) = _pair(self.input_size), _pair(self.output_size)
+        return self.channels * _adaptive_windows(h, oh) * _adaptive_windows(w, ow)
 
 
 # --------------------------------------------------------------------------------------------
