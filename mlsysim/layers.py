@@ -39,6 +39,8 @@ __all__ = [
     "Pool2d",
     "AdaptiveAvgPool2d",
     "Scale",
+    "TrainingOnly",
+    "OncePerPass",
     "Embedding",
     "RNN",
     "LSTM",
@@ -565,6 +567,70 @@ class Pool2d(Layer):
             return self.input_elements
         kh, kw = _pair(self.kernel_size)
         return self.output_elements * kh * kw
+
+
+class TrainingOnly(Layer):
+    """A part a model holds but runs only in training (Inception v3's auxiliary classifier): its
+    ``params`` count (they are in ``model.parameters()``), nothing else does: no MACs, no weight
+    reads, no activations and no kernels in an inference pass."""
+
+    layer: Layer
+
+    @property
+    def params(self) -> int:
+        return self.layer.params
+
+    @property
+    def weight_elements(self) -> int:
+        return 0
+
+    @property
+    def kernels(self) -> int:
+        return 0
+
+
+class OncePerPass(Layer):
+    """A computation that runs once per forward pass whatever the batch, because its input is a
+    constant of the model (Swin v2's relative-position MLP over the fixed window coordinates):
+    its counts are ``layer``'s at batch 1 for every batch."""
+
+    layer: Layer
+
+    @property
+    def params(self) -> int:
+        return self.layer.params
+
+    @property
+    def weight_elements(self) -> int:
+        return self.layer.weight_elements
+
+    @property
+    def output_elements(self) -> int:
+        return self.layer.output_elements
+
+    @property
+    def kernels(self) -> int:
+        return self.layer.kernels
+
+    def macs(self, batch: int = 1) -> int:
+        check_batch(batch)
+        return self.layer.macs(1)
+
+    def elementwise_flops(self, batch: int = 1) -> int:
+        check_batch(batch)
+        return self.layer.elementwise_flops(1)
+
+    def traffic_elements(self, batch: int = 1) -> int:
+        check_batch(batch)
+        return self.layer.traffic_elements(1)
+
+    def live_elements(self, batch: int = 1) -> int:
+        check_batch(batch)
+        return self.layer.live_elements(1)
+
+    def activation_bytes(self, batch: int = 1, precision: str = "fp16") -> int:
+        check_batch(batch)
+        return self.layer.activation_bytes(1, precision)
 
 
 def _adaptive_windows(n: int, out: int) -> int:

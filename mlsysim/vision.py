@@ -29,6 +29,9 @@ __all__ = [
     "convnext",
     "efficientnet",
     "mobilenet_v3",
+    "swin",
+    "regnet",
+    "inception_v3",
 ]
 
 
@@ -544,6 +547,349 @@ def mobilenet_v3(
     )
 
 
+# --------------------------------------------------------------------------------------------
+# Swin Transformer (v1 and v2)
+# --------------------------------------------------------------------------------------------
+
+#: torchvision swin_*: (embed dim, blocks per stage, heads per stage); v1 windows 7x7, v2 8x8
+_SWIN = {
+    "t": (96, (2, 2, 6, 2), (3, 6, 12, 24)),
+    "s": (96, (2, 2, 18, 2), (3, 6, 12, 24)),
+    "b": (128, (2, 2, 18, 2), (4, 8, 16, 32)),
+}
+
+
+def _window_attention(dim: int, heads: int, hw: tuple[int, int], w: int, v2: bool) -> list[Row]:
+    """torchvision ``ShiftedWindowAttention`` (``V2``) on an ``hw`` map of ``dim`` channels: the
+    map is padded to whole ``w`` x ``w`` windows, a packed Q/K/V projection and an output
+    projection run on every padded token, attention runs inside each window. v1 adds a learned
+    relative-position bias gathered from a (2w-1)^2 x heads table; v2 computes it every pass with
+    a 2 -> 512 -> heads MLP over the (2w-1)^2 relative coordinates, and scales its cosine
+    attention logits by a learned per-head ``logit_scale`` (shifting windows moves no FLOP)."""
+    wins = math.ceil(hw[0] / w) * math.ceil(hw[1] / w)
+    t = w * w
+    rel = (2 * w - 1) ** 2
+    rows = [Row("qkv", L.Dense(in_features=dim, out_features=3 * dim, tokens=wins * t))]
+    if v2:
+        cpb = L.Sequential(
+            name="cpb_mlp",
+            layers=(
+                L.Dense(in_features=2, out_features=512, tokens=rel),
+                L.Activation(elements=rel * 512),
+                L.Dense(in_features=512, out_features=heads, bias=False, tokens=rel),
+            ),
+        )
+        rows += [
+            Row("cpb_mlp", L.OncePerPass(layer=cpb)),  # same coordinates for every image
+            Row("logit_scale", L.Scale(channels=heads, elements=wins * heads * t * t)),
+        ]
+    else:
+        rows.append(
+            Row(
+                "relative_position_bias_table",
+                L.Embedding(num_embeddings=rel, embedding_dim=heads, lookups=t * t),
+            )
+        )
+    rows += [
+        Row("core", L.Attention(d_model=dim, n_heads=heads, seq_len=t), wins),
+        Row("proj", L.Dense(in_features=dim, out_features=dim, tokens=wins * t)),
+    ]
+    return rows
+
+
+def swin(
+    variant: Literal["t", "s", "b"] = "t",
+    v2: bool = False,
+    input_size: int | tuple[int, int] = 224,
+    num_classes: int = 1000,
+) -> Model:
+    """torchvision ``swin_t/s/b`` and (``v2=True``) ``swin_v2_t/s/b``: a 4x4 stride-4 patch
+    embedding and LayerNorm, four stages of Swin blocks (window attention, 7x7 windows in v1 and
+    8x8 in v2, alternately shifted; MLP 4x wide with GELU; pre-norm in v1, post-norm in v2),
+    patch merging between stages (2x2 neighbours concatenated to 4C, LayerNorm and a bias-free
+    Linear 4C -> 2C; v2 normalizes after the Linear), final LayerNorm, global pool, linear head.
+    Maps that are not whole windows are padded (the padded tokens are projected too).
+    ``input_size``: int or (height, width), >= 32."""
+    hw = _image(input_size, 32)
+    embed, depths, heads = _SWIN[variant]
+    w = 8 if v2 else 7
+    net = _CNN(3, hw)
+    net.conv_bn("features.0.proj", embed, 4, stride=4, padding=0, bn=False, act=None)
+
+    def norm(name: str, c: int, tokens: int) -> Row:
+        return Row(name, L.LayerNorm(normalized_shape=c, elements=c * tokens))
+
+    net.rows.append(norm("features.0.norm", embed, net.hw[0] * net.hw[1]))
+    for stage, (blocks, h) in enumerate(zip(depths, heads, strict=True)):
+        dim = embed * 2**stage
+        tokens = net.hw[0] * net.hw[1]
+        n = dim * tokens
+        attn = [
+            Row(f"attn.{r.name}", r.layer, r.count)
+            for r in _window_attention(dim, h, net.hw, w, v2)
+        ]
+        block = [
+            norm("norm1", dim, tokens),
+            *attn,
+            Row("attn_residual", L.ResidualAdd(elements=n)),
+            norm("norm2", dim, tokens),
+            Row("mlp.fc1", L.Dense(in_features=dim, out_features=4 * dim, tokens=tokens)),
+            Row("mlp.gelu", L.Activation(kind="gelu", elements=4 * n)),
+            Row("mlp.fc2", L.Dense(in_features=4 * dim, out_features=dim, tokens=tokens)),
+            Row("mlp_residual", L.ResidualAdd(elements=n)),
+        ]
+        net.rows += _block(block, f"stage{stage + 1}", blocks)
+        if stage < len(depths) - 1:
+            net.hw = (math.ceil(net.hw[0] / 2), math.ceil(net.hw[1] / 2))
+            merged = net.hw[0] * net.hw[1]
+            reduction = Row(
+                f"merge{stage + 1}.reduction",
+                L.Dense(in_features=4 * dim, out_features=2 * dim, bias=False, tokens=merged),
+            )
+            if v2:
+                net.rows += [reduction, norm(f"merge{stage + 1}.norm", 2 * dim, merged)]
+            else:
+                net.rows += [norm(f"merge{stage + 1}.norm", 4 * dim, merged), reduction]
+            net.c = 2 * dim
+        else:
+            net.c = dim
+    net.rows.append(norm("norm", net.c, net.hw[0] * net.hw[1]))
+    net.pool("avgpool", kind="avg")
+    net.fc("head", num_classes)
+    label = f"Swin{'-V2' if v2 else ''}-{variant.upper()}"
+    return _model(
+        label,
+        "transformer",
+        net.rows,
+        f"torchvision swin_{'v2_' if v2 else ''}{variant}, {_size_label(hw)} input",
+        {"variant": variant, "v2": v2, "input_size": input_size, "num_classes": num_classes},
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# RegNet
+# --------------------------------------------------------------------------------------------
+
+#: torchvision regnet_*: blocks, widths and group widths per stage, as
+#: ``BlockParams.from_init_params`` quantizes them (bottleneck ratio 1, stride 2 per stage);
+#: Y models add squeeze-and-excitation (ratio 0.25 of the block's input width)
+_REGNET = {
+    "y_400mf": ((1, 3, 6, 6), (48, 104, 208, 440), (8, 8, 8, 8)),
+    "y_800mf": ((1, 3, 8, 2), (64, 144, 320, 784), (16, 16, 16, 16)),
+    "y_1_6gf": ((2, 6, 17, 2), (48, 120, 336, 888), (24, 24, 24, 24)),
+    "y_3_2gf": ((2, 5, 13, 1), (72, 216, 576, 1512), (24, 24, 24, 24)),
+    "y_8gf": ((2, 4, 10, 1), (224, 448, 896, 2016), (56, 56, 56, 56)),
+    "y_16gf": ((2, 4, 11, 1), (224, 448, 1232, 3024), (112, 112, 112, 112)),
+    "y_32gf": ((2, 5, 12, 1), (232, 696, 1392, 3712), (232, 232, 232, 232)),
+    "y_128gf": ((2, 7, 17, 1), (528, 1056, 2904, 7392), (264, 264, 264, 264)),
+    "x_400mf": ((1, 2, 7, 12), (32, 64, 160, 400), (16, 16, 16, 16)),
+    "x_800mf": ((1, 3, 7, 5), (64, 128, 288, 672), (16, 16, 16, 16)),
+    "x_1_6gf": ((2, 4, 10, 2), (72, 168, 408, 912), (24, 24, 24, 24)),
+    "x_3_2gf": ((2, 6, 15, 2), (96, 192, 432, 1008), (48, 48, 48, 48)),
+    "x_8gf": ((2, 5, 15, 1), (80, 240, 720, 1920), (80, 120, 120, 120)),
+    "x_16gf": ((2, 6, 13, 1), (256, 512, 896, 2048), (128, 128, 128, 128)),
+    "x_32gf": ((2, 7, 13, 1), (336, 672, 1344, 2520), (168, 168, 168, 168)),
+}
+
+
+def regnet(
+    variant: Literal[
+        "y_400mf",
+        "y_800mf",
+        "y_1_6gf",
+        "y_3_2gf",
+        "y_8gf",
+        "y_16gf",
+        "y_32gf",
+        "y_128gf",
+        "x_400mf",
+        "x_800mf",
+        "x_1_6gf",
+        "x_3_2gf",
+        "x_8gf",
+        "x_16gf",
+        "x_32gf",
+    ] = "y_400mf",
+    input_size: int | tuple[int, int] = 224,
+    num_classes: int = 1000,
+) -> Model:
+    """torchvision ``regnet_x_*`` / ``regnet_y_*``: a 3x3 stride-2 stem (32 channels), four stages
+    of residual bottleneck blocks (1x1, grouped 3x3 with groups = width / group width, for Y a
+    squeeze-and-excitation to ``round(0.25 * block input width)`` channels, 1x1; a strided 1x1
+    projection where the shape changes; BatchNorm and ReLU), global pool, linear head.
+    ``input_size``: int or (height, width), >= 32."""
+    hw = _image(input_size, 32)
+    depths, widths, group_widths = _REGNET[variant]
+    se = variant[0] == "y"
+    net = _CNN(3, hw)
+    net.conv_bn("stem", 32, 3, stride=2)
+    for stage, (n, width, gw) in enumerate(zip(depths, widths, group_widths, strict=True), 1):
+        for i in range(n):
+            name, stride = f"trunk_output.block{stage}.{i}", 2 if i == 0 else 1
+            c_in, hw_in = net.c, net.hw
+            if c_in != width or stride != 1:
+                net.conv_bn(f"{name}.proj", width, 1, stride=stride, act=None)
+                net.c, net.hw = c_in, hw_in
+            net.conv_bn(f"{name}.f.a", width, 1)
+            net.conv_bn(f"{name}.f.b", width, 3, stride=stride, groups=width // gw)
+            if se:
+                _squeeze_excite(net, f"{name}.f.se", int(round(0.25 * c_in)), "relu", "sigmoid")
+            net.conv_bn(f"{name}.f.c", width, 1, act=None)
+            net.add(name, act="relu")
+    net.pool("avgpool", kind="avg")
+    net.fc("fc", num_classes)
+    label = f"RegNet{variant[0].upper()}-{variant[2:].upper().replace('_', '.')}"
+    return _model(
+        label,
+        "cnn",
+        net.rows,
+        f"torchvision regnet_{variant}, {_size_label(hw)} input",
+        {"variant": variant, "input_size": input_size, "num_classes": num_classes},
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Inception v3
+# --------------------------------------------------------------------------------------------
+
+
+class _Branches:
+    """Parallel branches of an Inception module: each starts from the module's input and
+    appends its rows to one list; the outputs are concatenated along channels."""
+
+    def __init__(self, net: _CNN, name: str):
+        self.net, self.name = net, name
+        self.c, self.hw = net.c, net.hw
+        self.out: list[tuple[int, tuple[int, int]]] = []
+
+    def branch(self, label: str, convs, pool: str | None = None) -> None:
+        """``convs``: (out, kernel, stride, padding) of BasicConv2d (conv without bias, BN,
+        ReLU) layers one after another; ``pool``: an "avg" 3x3/1 (before the convs) or a "max"
+        3x3/2 pool."""
+        net = self.net
+        net.c, net.hw = self.c, self.hw
+        if pool == "avg":
+            net.pool(f"{self.name}.{label}.avgpool", k=3, stride=1, padding=1, kind="avg")
+        elif pool == "max":
+            net.pool(f"{self.name}.{label}.maxpool", k=3, stride=2)
+        for i, (out, k, stride, pad) in enumerate(convs):
+            net.conv_bn(f"{self.name}.{label}.{i + 1}", out, k, stride=stride, padding=pad)
+        self.out.append((net.c, net.hw))
+
+    def concat(self) -> None:
+        sizes = {hw for _, hw in self.out}
+        assert len(sizes) == 1, sizes
+        self.net.c, self.net.hw = sum(c for c, _ in self.out), sizes.pop()
+
+
+def _inception_a(net: _CNN, name: str, pool_features: int) -> None:
+    b = _Branches(net, name)
+    b.branch("branch1x1", [(64, 1, 1, 0)])
+    b.branch("branch5x5", [(48, 1, 1, 0), (64, 5, 1, 2)])
+    b.branch("branch3x3dbl", [(64, 1, 1, 0), (96, 3, 1, 1), (96, 3, 1, 1)])
+    b.branch("branch_pool", [(pool_features, 1, 1, 0)], pool="avg")
+    b.concat()
+
+
+def _inception_c(net: _CNN, name: str, c7: int) -> None:
+    b = _Branches(net, name)
+    row, col = ((1, 7), 1, (0, 3)), ((7, 1), 1, (3, 0))
+    b.branch("branch1x1", [(192, 1, 1, 0)])
+    b.branch("branch7x7", [(c7, 1, 1, 0), (c7, *row), (192, *col)])
+    b.branch("branch7x7dbl", [(c7, 1, 1, 0), (c7, *col), (c7, *row), (c7, *col), (192, *row)])
+    b.branch("branch_pool", [(192, 1, 1, 0)], pool="avg")
+    b.concat()
+
+
+def _inception_e(net: _CNN, name: str) -> None:
+    b = _Branches(net, name)
+    b.branch("branch1x1", [(320, 1, 1, 0)])
+    b.branch("branch3x3_1", [(384, 1, 1, 0)])
+    mid = b.out.pop()
+    for label in ("branch3x3_2a", "branch3x3_2b"):
+        net.c, net.hw = mid
+        kernel, pad = ((1, 3), (0, 1)) if label.endswith("a") else ((3, 1), (1, 0))
+        net.conv_bn(f"{name}.{label}", 384, kernel, padding=pad)
+        b.out.append((net.c, net.hw))
+    b.branch("branch3x3dbl_1", [(448, 1, 1, 0), (384, 3, 1, 1)])
+    mid = b.out.pop()
+    for label in ("branch3x3dbl_3a", "branch3x3dbl_3b"):
+        net.c, net.hw = mid
+        kernel, pad = ((1, 3), (0, 1)) if label.endswith("a") else ((3, 1), (1, 0))
+        net.conv_bn(f"{name}.{label}", 384, kernel, padding=pad)
+        b.out.append((net.c, net.hw))
+    b.branch("branch_pool", [(192, 1, 1, 0)], pool="avg")
+    b.concat()
+
+
+def inception_v3(
+    input_size: int | tuple[int, int] = 299,
+    num_classes: int = 1000,
+    aux_logits: bool = True,
+) -> Model:
+    """torchvision ``inception_v3(weights=None, init_weights=False)`` in eval mode: the stem of
+    BasicConv2d (bias-free conv, BatchNorm, ReLU) and max pools, Mixed_5b-5d (InceptionA),
+    6a (B, a grid reduction), 6b-6e (C, factorized 1x7 / 7x1 convolutions), 7a (D), 7b-7c (E),
+    global pool, linear head; ``transform_input`` (off without weights) moves no FLOP.
+    ``aux_logits=True`` (torchvision's default) holds the auxiliary classifier's 3,326,696
+    params (at 1000 classes) but runs it only in training: its params count, its FLOPs do not.
+    ``input_size``: int or (height, width), >= 75 (torchvision's minimum)."""
+    hw = _image(input_size, 75)
+    net = _CNN(3, hw)
+    for name, out, k, stride, pad in (
+        ("Conv2d_1a_3x3", 32, 3, 2, 0),
+        ("Conv2d_2a_3x3", 32, 3, 1, 0),
+        ("Conv2d_2b_3x3", 64, 3, 1, 1),
+        ("maxpool1", 0, 3, 2, 0),
+        ("Conv2d_3b_1x1", 80, 1, 1, 0),
+        ("Conv2d_4a_3x3", 192, 3, 1, 0),
+        ("maxpool2", 0, 3, 2, 0),
+    ):
+        if out:
+            net.conv_bn(name, out, k, stride=stride, padding=pad)
+        else:
+            net.pool(name, k=k, stride=stride)
+    for name, pf in (("Mixed_5b", 32), ("Mixed_5c", 64), ("Mixed_5d", 64)):
+        _inception_a(net, name, pf)
+    b = _Branches(net, "Mixed_6a")
+    b.branch("branch3x3", [(384, 3, 2, 0)])
+    b.branch("branch3x3dbl", [(64, 1, 1, 0), (96, 3, 1, 1), (96, 3, 2, 0)])
+    b.branch("branch_pool", [], pool="max")
+    b.concat()
+    for name, c7 in (("Mixed_6b", 128), ("Mixed_6c", 160), ("Mixed_6d", 160), ("Mixed_6e", 192)):
+        _inception_c(net, name, c7)
+    if aux_logits:  # held, run only in training: built at the 299x299 geometry for its params
+        aux = _CNN(768, 5)
+        aux.conv_bn("conv0", 128, 1, padding=0)
+        aux.conv_bn("conv1", 768, 5, padding=0)
+        aux.fc("fc", num_classes)
+        net.rows.append(
+            Row(
+                "AuxLogits",
+                L.TrainingOnly(
+                    layer=L.Sequential(name="AuxLogits", layers=tuple(r.layer for r in aux.rows))
+                ),
+            )
+        )
+    b = _Branches(net, "Mixed_7a")
+    b.branch("branch3x3", [(192, 1, 1, 0), (320, 3, 2, 0)])
+    row, col = ((1, 7), 1, (0, 3)), ((7, 1), 1, (3, 0))
+    b.branch("branch7x7x3", [(192, 1, 1, 0), (192, *row), (192, *col), (192, 3, 2, 0)])
+    b.branch("branch_pool", [], pool="max")
+    b.concat()
+    _inception_e(net, "Mixed_7b")
+    _inception_e(net, "Mixed_7c")
+    net.pool("avgpool", kind="avg")
+    net.fc("fc", num_classes)
+    return _model(
+        "Inception v3",
+        "cnn",
+        net.rows,
+        f"torchvision inception_v3 (aux_logits={aux_logits}), {_size_label(hw)} input",
+        {"input_size": input_size, "num_classes": num_classes, "aux_logits": aux_logits},
+    )
+
+
 _check.check_module(
     globals(),
     __all__,
@@ -554,5 +900,8 @@ _check.check_module(
         "convnext": {"input_size": (32, _check.MAX_SIZE)},
         "efficientnet": {"input_size": (32, _check.MAX_SIZE)},
         "mobilenet_v3": {"width_mult": (0.1, 2.0), "input_size": (32, _check.MAX_SIZE)},
+        "swin": {"input_size": (32, _check.MAX_SIZE)},
+        "regnet": {"input_size": (32, _check.MAX_SIZE)},
+        "inception_v3": {"input_size": (75, _check.MAX_SIZE)},
     },
 )
