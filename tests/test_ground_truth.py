@@ -105,6 +105,35 @@ def _llama(e):
     )
 
 
+def _vision(e):
+    """torchvision's constructor names, read independently of mlsysim.vision's own tables."""
+    from mlsysim import vision as V
+
+    arch, kw = e["config"]["arch"], e["config"]["kwargs"]
+    size, classes = _image(e), e["config"]["num_classes"]
+    if arch == "alexnet":
+        return V.alexnet(size, classes)
+    if arch.startswith("vgg"):
+        return V.vgg(int(arch[3:5]), arch.endswith("_bn"), size, classes)
+    if arch.startswith("vit_"):
+        assert kw.get("image_size", 224) == e["input_shape"][2] == e["input_shape"][3]
+        return V.vit(arch[4:], kw.get("image_size", 224), classes)
+    if arch.startswith("convnext_"):
+        return V.convnext(arch[9:], size, classes)
+    if arch.startswith("efficientnet_"):
+        return V.efficientnet(arch[13:], size, classes)
+    if arch.startswith("mobilenet_v3_"):
+        return V.mobilenet_v3(arch[13:], kw.get("width_mult", 1.0), size, classes)
+    if arch.startswith("swin_"):
+        v2 = arch.startswith("swin_v2_")
+        return V.swin(arch[-1], v2, size, classes)
+    if arch.startswith("regnet_"):
+        return V.regnet(arch[7:], size, classes)
+    if arch == "inception_v3":
+        return V.inception_v3(size, classes, kw.get("aux_logits", True))
+    raise AssertionError(f"no mlsysim builder for torchvision {arch!r}")
+
+
 # Whole models: (builder, flops(model, entry)).
 MODEL_BUILDERS = {
     "resnet": (_resnet, lambda m, e: m.flops(_batch(e))),
@@ -120,6 +149,8 @@ MODEL_BUILDERS = {
     "gpt2": (_gpt2, lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
     "bert": (_bert, lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
     "llama": (_llama, lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
+    # mlsysim.vision: AlexNet, VGG, ViT, ConvNeXt, EfficientNet, MobileNetV3, Swin, RegNet, Inception
+    "tv_": (_vision, lambda m, e: m.flops(_batch(e))),
 }
 
 
@@ -214,8 +245,10 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 93 entries, all rebuildable."""
-    assert len(ENTRIES) == 93
+    """Guard against a silently shrunk fixture: 162 entries (69 of them mlsysim.vision's
+    torchvision families), all rebuildable."""
+    assert len(ENTRIES) == 162
+    assert sum(e["id"].startswith("tv_") for e in ENTRIES) == 69
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 
@@ -223,6 +256,26 @@ def test_fixture_flops_by_op_sums_to_total():
     for e in ENTRIES:
         if e["flops"] is not None:
             assert sum(e["flops_by_op"].values()) == e["flops"], e["id"]
+
+
+def test_vision_fixture_covers_each_family_beyond_its_defaults():
+    """Each torchvision family is fixed at its default and at another input size and class
+    count; Inception v3's auxiliary head counts params only (it runs in training)."""
+    from mlsysim import vision as V
+
+    tv = [e for e in ENTRIES if e["id"].startswith("tv_")]
+    fams = ("alexnet", "vgg", "vit_", "convnext", "efficientnet_b", "efficientnet_v2")
+    fams += ("mobilenet_v3", "swin_v1", "swin_v2", "regnet", "inception")
+    for fam in fams:
+        arch = lambda e: e["config"]["arch"].replace("swin_", "swin_v1_").replace("v1_v2", "v2")  # noqa: E731
+        mine = [e for e in tv if arch(e).startswith(fam)]
+        assert any(e["config"]["num_classes"] == 1000 for e in mine), fam
+        assert any(e["config"]["num_classes"] != 1000 for e in mine), fam
+        assert len({tuple(e["input_shape"][2:]) for e in mine}) >= 2, fam
+    with_aux = next(e for e in tv if e["id"] == "tv_inception_v3")
+    without = V.inception_v3(299, 1000, aux_logits=False)
+    assert with_aux["params"] - without.params == 3_326_696
+    assert with_aux["flops"] == without.flops()
 
 
 @pytest.mark.parametrize("arch", ["resnet50"])
