@@ -750,6 +750,7 @@ ROWS.update(
         "accuracy.imagenet": (ACC.imagenet, dict(key="ResNet50")),
         "accuracy.language": (ACC.language, dict(key="GPT2Small_LAMBADA")),
         "accuracy.zoo_entries": (ACC.zoo_entries, {}),
+        "accuracy.exact_entries": (ACC.exact_entries, {}),
         "accuracy.pareto_front": (ACC.pareto_front, dict(items=_ZOO, cost=_gmacs, value=_top1)),
         "accuracy.cheapest_meeting": (
             ACC.cheapest_meeting,
