@@ -302,3 +302,21 @@ def test_attention_bmm_share_matches_fixture():
             if isinstance(r.layer, L.Attention)
         )
         assert attn == e["flops_by_op"]["bmm"], e["id"]
+
+
+def test_vision_conv_and_attention_shares_match_fixture():
+    """Per aten op, not just in total: every torchvision zoo entry's convolution FLOPs are
+    mlsysim.vision's Conv2d rows, and its bmm FLOPs (ViT's SDPA, Swin's window attention) its
+    Attention rows; the rest (addmm/mm) are its Dense rows."""
+    for e in ENTRIES:
+        if not e["id"].startswith("tv_"):
+            continue
+        model, b, by = _vision(e), _batch(e), e["flops_by_op"]
+
+        def share(cls, model=model, b=b):
+            return sum(r.layer.flops(b) * r.count for r in model.rows() if type(r.layer) is cls)
+
+        assert share(L.Conv2d) == by.get("convolution", 0), e["id"]
+        assert share(L.Attention) == by.get("bmm", 0), e["id"]
+        rest = by.get("addmm", 0) + by.get("mm", 0)
+        assert model.flops(b) - share(L.Conv2d) - share(L.Attention) == rest, e["id"]
