@@ -113,21 +113,22 @@ def one(rng: random.Random):
         ours = M.resnet(
             depth, input_size=size, num_classes=classes, groups=groups, width_per_group=wpg
         )
-        tv = torchvision.models.ResNet(
-            torchvision.models.resnet.Bottleneck
-            if depth >= 50
-            else torchvision.models.resnet.BasicBlock,
-            {
-                18: [2, 2, 2, 2],
-                34: [3, 4, 6, 3],
-                50: [3, 4, 6, 3],
-                101: [3, 4, 23, 3],
-                152: [3, 8, 36, 3],
-            }[depth],
-            num_classes=classes,
-            groups=groups,
-            width_per_group=wpg,
-        )
+        with torch.device("meta"):  # shapes only: a wide ResNeXt's real weights take GBs
+            tv = torchvision.models.ResNet(
+                torchvision.models.resnet.Bottleneck
+                if depth >= 50
+                else torchvision.models.resnet.BasicBlock,
+                {
+                    18: [2, 2, 2, 2],
+                    34: [3, 4, 6, 3],
+                    50: [3, 4, 6, 3],
+                    101: [3, 4, 23, 3],
+                    152: [3, 8, 36, 3],
+                }[depth],
+                num_classes=classes,
+                groups=groups,
+                width_per_group=wpg,
+            )
     else:
         wm = round(rng.uniform(0.1, 2.0), 3)
         desc = f"mobilenet_v2 width_mult={wm} {hw} classes={classes} batch={batch}"

@@ -34,6 +34,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
+from ..style import COLORS
 from ..vocab import bound_phrase, conditions
 
 acc = lazy("mlsysim.accuracy")
@@ -240,7 +241,13 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
                 x=[exact_gmacs(k) for k in exact],
                 y=[_top1(k) for k in exact],
                 mode="markers",
-                marker={"size": 15, "symbol": "circle-open", "color": "#111"},
+                # mid-grey: legible on the light and the dark page
+                marker={
+                    "size": 15,
+                    "symbol": "circle-open",
+                    "color": COLORS["GreyLine"],
+                    "line": {"width": 2},
+                },
                 name="mlsysim exact count",
                 hovertext=[
                     f"{acc.imagenet(k).name}: published {f(k):,.3f} GMACs, mlsysim "
