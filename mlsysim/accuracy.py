@@ -11,8 +11,8 @@ with two names: ``ResNet50`` and ``ResNet50_V2``). All records are pydantic mode
   the *published* operation count in GMACs; for the zoo models ``entry.model()`` builds the same
   network in mlsysim, whose exact MAC count agrees with the published one (tests assert it).
   ``entry.exact_model()`` builds every network mlsysim has a builder for (``exact_entries()``:
-  the zoo's and, through ``mlsysim.vision``, Figure 1's AlexNet, VGG-16, Inception v3,
-  MobileNetV3, EfficientNet, ConvNeXt, Swin and ViT; not GoogLeNet), so Figure 1 can set the
+  the zoo's and, through ``mlsysim.vision``, Figure 1's AlexNet, VGG-16, GoogLeNet, Inception
+  v3, MobileNetV3, EfficientNet, ConvNeXt, Swin and ViT: every entry), so Figure 1 can set the
   exact count beside the published one.
 * ``LANGUAGE``: one published benchmark per zoo language model (GPT-2 small and XL: zero-shot
   LAMBADA and WikiText-103; BERT-base: GLUE; Llama-2 7B: MMLU).
@@ -97,6 +97,7 @@ class ImageNetResult(BaseModel):
                 "convnext",
                 "swin",
                 "vit",
+                "googlenet",
             ],
             str | int | None,
         ]
@@ -115,8 +116,10 @@ class ImageNetResult(BaseModel):
         from . import vision
 
         builder, arg = self.vision
-        size = {"image_size" if builder == "vit" else "input_size": self.resolution}
-        return getattr(vision, builder)(*(() if arg is None else (arg,)), **size)
+        kw = {"image_size" if builder == "vit" else "input_size": self.resolution}
+        if builder == "googlenet":  # torchvision's GoogLeNet weights drop the auxiliary heads
+            kw["aux_logits"] = False  # (Inception v3's keep theirs)
+        return getattr(vision, builder)(*(() if arg is None else (arg,)), **kw)
 
     def model(self) -> Model:
         """The same network built by mlsysim (zoo entries only)."""
@@ -273,6 +276,7 @@ _ENTRIES = [
         89.53,
         1.498,
         6_624_904,
+        vision=("googlenet", None),
     ),
     _tv(
         "InceptionV3",

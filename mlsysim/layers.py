@@ -511,6 +511,9 @@ class Pool2d(Layer):
     stride: Pair | None = None
     padding: int = Field(default=0, ge=0)
     kind: Literal["max", "avg"] = "max"
+    #: torch's ``ceil_mode``: a last, partial window where the stride leaves input uncovered
+    #: (GoogLeNet's pools), never one that starts in the right padding
+    ceil_mode: bool = False
 
     @field_validator("input_size", "kernel_size", "stride")
     @classmethod
@@ -550,7 +553,14 @@ class Pool2d(Layer):
         (kh, kw) = _pair(self.kernel_size)
         (sh, sw) = _pair(self.stride if self.stride is not None else self.kernel_size)
         p = self.padding
-        return ((h + 2 * p - kh) // sh + 1, (w + 2 * p - kw) // sw + 1)
+        if not self.ceil_mode:
+            return ((h + 2 * p - kh) // sh + 1, (w + 2 * p - kw) // sw + 1)
+
+        def ceil(n: int, k: int, s: int) -> int:
+            out = -(-(n + 2 * p - k) // s) + 1
+            return out - 1 if (out - 1) * s >= n + p else out
+
+        return (ceil(h, kh, sh), ceil(w, kw, sw))
 
     @property
     def input_elements(self) -> int:

@@ -1,5 +1,5 @@
 """torchvision's image classifiers, layer by layer: AlexNet, VGG, ViT, ConvNeXt, EfficientNet
-(B0-B7, V2), MobileNetV3, Swin (v1, v2), RegNet and Inception v3.
+(B0-B7, V2), MobileNetV3, Swin (v1, v2), RegNet, Inception v3 and GoogLeNet.
 
 Each builder assembles ``mlsysim.layers`` rows exactly as the torchvision 0.29 module runs them
 in eval mode (``weights=None``), so ``params`` equals ``sum(p.numel() for p in
@@ -32,6 +32,7 @@ __all__ = [
     "swin",
     "regnet",
     "inception_v3",
+    "googlenet",
 ]
 
 
@@ -890,6 +891,96 @@ def inception_v3(
     )
 
 
+# --------------------------------------------------------------------------------------------
+# GoogLeNet (Inception v1)
+# --------------------------------------------------------------------------------------------
+
+#: torchvision GoogLeNet's Inception modules: (1x1, 3x3 reduce, 3x3, "5x5" reduce, "5x5", pool
+#: projection); torchvision's "5x5" branch is a 3x3 convolution (a known slip it keeps)
+_GOOGLENET = {
+    "inception3a": (64, 96, 128, 16, 32, 32),
+    "inception3b": (128, 128, 192, 32, 96, 64),
+    "inception4a": (192, 96, 208, 16, 48, 64),
+    "inception4b": (160, 112, 224, 24, 64, 64),
+    "inception4c": (128, 128, 256, 24, 64, 64),
+    "inception4d": (112, 144, 288, 32, 64, 64),
+    "inception4e": (256, 160, 320, 32, 128, 128),
+    "inception5a": (256, 160, 320, 32, 128, 128),
+    "inception5b": (384, 192, 384, 48, 128, 128),
+}
+
+
+def _ceil_pool(net: _CNN, name: str, k: int, stride: int, padding: int = 0) -> None:
+    p = L.Pool2d(
+        channels=net.c,
+        input_size=net.hw,
+        kernel_size=k,
+        stride=stride,
+        padding=padding,
+        ceil_mode=True,
+    )
+    net.rows.append(Row(name, p))
+    net.hw = p.output_size
+
+
+def _googlenet_aux(c_in: int, num_classes: int) -> L.TrainingOnly:
+    """An auxiliary classifier (training only): adaptive pool to 4x4, BasicConv2d 1x1 to 128,
+    Linear 2048 -> 1024, ReLU, Linear 1024 -> classes."""
+    layers = (
+        L.Conv2d(in_channels=c_in, out_channels=128, kernel_size=1, input_size=4, bias=False),
+        L.BatchNorm2d(num_features=128, elements=128 * 16),
+        L.Dense(in_features=2048, out_features=1024),
+        L.Dense(in_features=1024, out_features=num_classes),
+    )
+    return L.TrainingOnly(layer=L.Sequential(name="aux", layers=layers))
+
+
+def googlenet(
+    input_size: int | tuple[int, int] = 224,
+    num_classes: int = 1000,
+    aux_logits: bool = True,
+) -> Model:
+    """torchvision ``googlenet(weights=None, init_weights=False)`` in eval mode: BasicConv2d stem
+    (7x7/2, 1x1, 3x3; bias-free conv, BatchNorm, ReLU) and ceil-mode max pools, nine Inception
+    modules (1x1 | 1x1 -> 3x3 | 1x1 -> 3x3 | 3x3/1 max pool -> 1x1, concatenated), global pool,
+    linear head. ``aux_logits=True`` (torchvision's default without weights; its ImageNet
+    weights drop them) holds two auxiliary classifiers that run only in training: their params
+    count, their FLOPs do not. ``input_size``: int or (height, width), >= 32."""
+    hw = _image(input_size, 32)
+    net = _CNN(3, hw)
+    net.conv_bn("conv1", 64, 7, stride=2, padding=3)
+    _ceil_pool(net, "maxpool1", 3, 2)
+    net.conv_bn("conv2", 64, 1, padding=0)
+    net.conv_bn("conv3", 192, 3, padding=1)
+    _ceil_pool(net, "maxpool2", 3, 2)
+    for name, (c1, r3, c3, r5, c5, pp) in _GOOGLENET.items():
+        if name == "inception4a":
+            _ceil_pool(net, "maxpool3", 3, 2)
+        elif name == "inception5a":
+            _ceil_pool(net, "maxpool4", 2, 2)
+        b = _Branches(net, name)
+        b.branch("branch1", [(c1, 1, 1, 0)])
+        b.branch("branch2", [(r3, 1, 1, 0), (c3, 3, 1, 1)])
+        b.branch("branch3", [(r5, 1, 1, 0), (c5, 3, 1, 1)])
+        net.c, net.hw = b.c, b.hw
+        _ceil_pool(net, f"{name}.branch4.maxpool", 3, 1, padding=1)
+        net.conv_bn(f"{name}.branch4.1", pp, 1, padding=0)
+        b.out.append((net.c, net.hw))
+        b.concat()
+        if aux_logits and name in ("inception4a", "inception4d"):
+            aux = "aux1" if name == "inception4a" else "aux2"
+            net.rows.append(Row(aux, _googlenet_aux(net.c, num_classes)))
+    net.pool("avgpool", kind="avg")
+    net.fc("fc", num_classes)
+    return _model(
+        "GoogLeNet",
+        "cnn",
+        net.rows,
+        f"torchvision googlenet (aux_logits={aux_logits}), {_size_label(hw)} input",
+        {"input_size": input_size, "num_classes": num_classes, "aux_logits": aux_logits},
+    )
+
+
 _check.check_module(
     globals(),
     __all__,
@@ -903,5 +994,6 @@ _check.check_module(
         "swin": {"input_size": (32, _check.MAX_SIZE)},
         "regnet": {"input_size": (32, _check.MAX_SIZE)},
         "inception_v3": {"input_size": (75, _check.MAX_SIZE)},
+        "googlenet": {"input_size": (32, _check.MAX_SIZE)},
     },
 )

@@ -131,6 +131,8 @@ def _vision(e):
         return V.regnet(arch[7:], size, classes)
     if arch == "inception_v3":
         return V.inception_v3(size, classes, kw.get("aux_logits", True))
+    if arch == "googlenet":
+        return V.googlenet(size, classes, kw.get("aux_logits", True))
     raise AssertionError(f"no mlsysim builder for torchvision {arch!r}")
 
 
@@ -245,10 +247,10 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 162 entries (69 of them mlsysim.vision's
+    """Guard against a silently shrunk fixture: 165 entries (72 of them mlsysim.vision's
     torchvision families), all rebuildable."""
-    assert len(ENTRIES) == 162
-    assert sum(e["id"].startswith("tv_") for e in ENTRIES) == 69
+    assert len(ENTRIES) == 165
+    assert sum(e["id"].startswith("tv_") for e in ENTRIES) == 72
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 
@@ -260,12 +262,13 @@ def test_fixture_flops_by_op_sums_to_total():
 
 def test_vision_fixture_covers_each_family_beyond_its_defaults():
     """Each torchvision family is fixed at its default and at another input size and class
-    count; Inception v3's auxiliary head counts params only (it runs in training)."""
+    count; Inception v3's and GoogLeNet's auxiliary heads count params only (they run in
+    training)."""
     from mlsysim import vision as V
 
     tv = [e for e in ENTRIES if e["id"].startswith("tv_")]
     fams = ("alexnet", "vgg", "vit_", "convnext", "efficientnet_b", "efficientnet_v2")
-    fams += ("mobilenet_v3", "swin_v1", "swin_v2", "regnet", "inception")
+    fams += ("mobilenet_v3", "swin_v1", "swin_v2", "regnet", "inception", "googlenet")
     for fam in fams:
         arch = lambda e: e["config"]["arch"].replace("swin_", "swin_v1_").replace("v1_v2", "v2")  # noqa: E731
         mine = [e for e in tv if arch(e).startswith(fam)]
@@ -276,6 +279,9 @@ def test_vision_fixture_covers_each_family_beyond_its_defaults():
     without = V.inception_v3(299, 1000, aux_logits=False)
     assert with_aux["params"] - without.params == 3_326_696
     assert with_aux["flops"] == without.flops()
+    g = {e["id"]: e for e in tv if e["id"] in ("tv_googlenet", "tv_googlenet_noaux")}
+    assert g["tv_googlenet"]["params"] - g["tv_googlenet_noaux"]["params"] == 6_379_984
+    assert g["tv_googlenet"]["flops"] == g["tv_googlenet_noaux"]["flops"]
 
 
 @pytest.mark.parametrize("arch", ["resnet50"])

@@ -443,6 +443,10 @@ ROWS: dict[str, tuple] = {
         V.inception_v3,
         dict(input_size=(75, 90), num_classes=10, aux_logits=True),
     ),
+    "vision.googlenet": (
+        V.googlenet,
+        dict(input_size=(40, 50), num_classes=10, aux_logits=False),
+    ),
     "models.kws_dscnn": (
         M.kws_dscnn,
         dict(channels=16, ds_layers=2, input_size=(49, 10), num_classes=12),

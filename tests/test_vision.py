@@ -115,3 +115,17 @@ def test_rows_name_torchvision_modules():
     assert "encoder.layers.self_attention.sdpa" in names and names[-1] == "heads.head"
     rows = {r.name: r for r in V.vit("b_16").rows()}
     assert rows["encoder.layers.self_attention.sdpa"].count == 12
+
+
+def test_ceil_mode_pool_is_torchs():
+    """GoogLeNet's pools round up: 112 -> 56 (3/2), 7 -> 4 (2/2), but a window never starts in
+    the right padding (torch drops it): 5 with 2/3 and padding 1 gives 2, not 3."""
+
+    def out(n, k, s, p=0):
+        return L.Pool2d(
+            channels=1, input_size=n, kernel_size=k, stride=s, padding=p, ceil_mode=True
+        ).output_size[0]
+
+    assert (out(112, 3, 2), out(7, 2, 2), out(14, 3, 1, 1), out(5, 2, 3, 1)) == (56, 4, 14, 2)
+    assert L.Pool2d(channels=1, input_size=7, kernel_size=2, stride=2).output_size == (3, 3)
+    assert V.googlenet(aux_logits=False).params == 6_624_904

@@ -4,8 +4,8 @@ family against torchvision on random configurations that are *not* in the fixtur
 depth (and ResNeXt / wide ``groups`` x ``width_per_group`` on the bottleneck depths),
 MobileNetV2 at random ``width_mult`` in [0.1, 2.0]; AlexNet, VGG-11...19 with and without BN,
 ViT (every variant, image sizes that are multiples of its patch), ConvNeXt, EfficientNet B0-B7
-and V2, MobileNetV3 (random ``width_mult``), Swin v1/v2, every RegNet, Inception v3 (with and
-without the auxiliary head); random rectangular inputs from 32 (63 for AlexNet, 75 for
+and V2, MobileNetV3 (random ``width_mult``), Swin v1/v2, every RegNet, Inception v3 and
+GoogLeNet (with and without the auxiliary heads); random rectangular inputs from 32 (63 for AlexNet, 75 for
 Inception) to 320 pixels, random class counts and batches.
 
 Params and FlopCounterMode FLOPs are measured on the ``meta`` device (shapes only) with
@@ -52,7 +52,18 @@ def _size(rng: random.Random, least: int):
 def vision_case(rng: random.Random):
     """(description, mlsysim model, torchvision model, input hw) of one random vision family."""
     fam = rng.choice(
-        ["alexnet", "vgg", "vit", "convnext", "effnet", "mnv3", "swin", "regnet", "inception"]
+        [
+            "alexnet",
+            "vgg",
+            "vit",
+            "convnext",
+            "effnet",
+            "mnv3",
+            "swin",
+            "regnet",
+            "inception",
+            "googlenet",
+        ]
     )
     classes = rng.randint(1, 2000)
     kw: dict = {"num_classes": classes}
@@ -85,6 +96,10 @@ def vision_case(rng: random.Random):
         elif fam == "regnet":
             variant = rng.choice(list(V._REGNET))
             ours, arch = V.regnet(variant, size, classes), f"regnet_{variant}"
+        elif fam == "googlenet":
+            aux = rng.random() < 0.5
+            ours, arch = V.googlenet(size, classes, aux), "googlenet"
+            kw["aux_logits"] = aux
         else:
             aux = rng.random() < 0.5
             ours, arch = V.inception_v3(size, classes, aux), "inception_v3"

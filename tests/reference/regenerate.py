@@ -839,14 +839,17 @@ ZOO = [
         [1, 3, 120, 200],
     ),
     ("tv_inception_v3_r75_c10", "inception_v3", {"num_classes": 10}, [1, 3, 75, 75]),
+    ("tv_googlenet", "googlenet", {}, [1, 3, 224, 224]),
+    ("tv_googlenet_noaux", "googlenet", {"aux_logits": False}, [1, 3, 224, 224]),
+    ("tv_googlenet_h97_w150_c10_b2", "googlenet", {"num_classes": 10}, [2, 3, 97, 150]),
 ]
 
 
 def tv_zoo_model(arch, **kw):
     """torchvision ``arch(weights=None, **kw)`` on the meta device, in eval mode. RegNet's
     ``BlockParams.from_init_params`` quantizes widths with real tensors (``.tolist()``), so it
-    runs on the CPU; Inception v3 is built with ``init_weights=False`` (its scipy-era init is
-    slow and changes no count)."""
+    runs on the CPU; Inception v3 and GoogLeNet are built with ``init_weights=False`` (their
+    scipy-era init is slow and changes no count)."""
     import torchvision.models.regnet as regnet
 
     orig = regnet.BlockParams.from_init_params.__func__
@@ -855,7 +858,7 @@ def tv_zoo_model(arch, **kw):
         with torch.device("cpu"):
             return orig(cls, *a, **k)
 
-    if arch == "inception_v3":
+    if arch in ("inception_v3", "googlenet"):
         kw = {"init_weights": False, **kw}
     regnet.BlockParams.from_init_params = classmethod(on_cpu)
     try:
@@ -868,7 +871,7 @@ def tv_zoo_model(arch, **kw):
 
 def torchvision_zoo():
     """AlexNet, VGG (±BN), ViT, ConvNeXt, EfficientNet B0-B7 / V2, MobileNetV3, Swin v1/v2,
-    RegNet X/Y and Inception v3 (mlsysim.vision), whole models on the meta device."""
+    RegNet X/Y, Inception v3 and GoogLeNet (mlsysim.vision), whole models on the meta device."""
     print("torchvision zoo:")
     for id_, arch, kw, shape in ZOO:
         m = tv_zoo_model(arch, **kw)
@@ -883,8 +886,8 @@ def torchvision_zoo():
             fl,
             shape,
             by,
-            note="eval mode: Inception v3's AuxLogits hold params but run only in training"
-            if arch == "inception_v3" and kw.get("aux_logits", True)
+            note="eval mode: the auxiliary classifiers hold params but run only in training"
+            if arch in ("inception_v3", "googlenet") and kw.get("aux_logits", True)
             else None,
         )
         del m
@@ -1087,6 +1090,7 @@ EXPECTED = {
     "tv_vit_b_16": (86_567_656, None),
     "tv_inception_v3": (27_161_264, None),
     "tv_swin_v2_b": (87_930_848, None),
+    "tv_googlenet_noaux": (6_624_904, None),
 }
 
 

@@ -340,7 +340,8 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
         f"Figure 1 x-axis: published GMACs; ResNet-50 {e50.published_gmacs} = mlsysim's "
         f"{e50.model().macs():,} MACs / 1e9",
         "rings (Figure 1 axis): entry.exact_model().macs() / 1e9, every network mlsysim builds "
-        "(mlsysim.vision: AlexNet, VGG, Inception, MobileNetV3, EfficientNet, ConvNeXt, Swin, ViT)",
+        "(mlsysim.vision: AlexNet, VGG, GoogLeNet, Inception, MobileNetV3, EfficientNet, ConvNeXt, "
+        "Swin, ViT)",
         f"engine axis: Engine.solve(model, {device!r}, batch_size=1, precision={precision_for(device)!r}, fused={bool(fused)})",
         "latency = Σ_layers max(FLOPs/(peak·η), bytes/BW) + kernels × dispatch tax",
         f"top-1 sources: {e50.weights} ({e50.source.url}); MobileNetV2 widths: TF-slim checkpoint table",
