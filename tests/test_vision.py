@@ -129,3 +129,14 @@ def test_ceil_mode_pool_is_torchs():
     assert (out(112, 3, 2), out(7, 2, 2), out(14, 3, 1, 1), out(5, 2, 3, 1)) == (56, 4, 14, 2)
     assert L.Pool2d(channels=1, input_size=7, kernel_size=2, stride=2).output_size == (3, 3)
     assert V.googlenet(aux_logits=False).params == 6_624_904
+
+
+def test_engine_charges_swin_v2s_position_mlp_per_image_as_documented():
+    """The engine is linear in the batch: at batch 4 it counts the once-per-pass MLP four times
+    (OncePerPass's docstring says so); at batch 1 it agrees with the model exactly."""
+    from mlsysim import Engine
+
+    m = V.swin("t", v2=True)
+    cpb = sum(r.layer.flops() * r.count for r in m.rows() if isinstance(r.layer, L.OncePerPass))
+    assert Engine.solve(m, "H100", batch_size=1).flops == m.flops(1)
+    assert Engine.solve(m, "H100", batch_size=4).flops == m.flops(4) + 3 * cpb
