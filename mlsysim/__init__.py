@@ -31,7 +31,7 @@ _FROM = {
     "bytes_per_value": "units",
     "ureg": "units",
 }
-_SUBMODULES = ("energy", "layers", "models")
+_SUBMODULES = ("energy", "layers", "models", "vision")
 
 __all__ = [
     "DEVICES",
@@ -49,6 +49,7 @@ __all__ = [
     "solve",
     "sweep",
     "ureg",
+    "vision",
     "weight_only_intensity",
     "weight_reuse",
     "__version__",
@@ -70,7 +71,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from . import energy, layers, models
+    from . import energy, layers, models, vision
     from .engine import Engine, Profile, solve, sweep, weight_only_intensity, weight_reuse
     from .hardware import DEVICES, Device, Hardware
     from .models import Model, Models

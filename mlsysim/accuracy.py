@@ -10,6 +10,10 @@ with two names: ``ResNet50`` and ``ResNet50_V2``). All records are pydantic mode
   Figure 1 names (AlexNet, VGG, Inception, EfficientNet, ViT, Swin, ConvNeXt). Each also carries
   the *published* operation count in GMACs; for the zoo models ``entry.model()`` builds the same
   network in mlsysim, whose exact MAC count agrees with the published one (tests assert it).
+  ``entry.exact_model()`` builds every network mlsysim has a builder for (``exact_entries()``:
+  the zoo's and, through ``mlsysim.vision``, Figure 1's AlexNet, VGG-16, GoogLeNet, Inception
+  v3, MobileNetV3, EfficientNet, ConvNeXt, Swin and ViT: every entry), so Figure 1 can set the
+  exact count beside the published one.
 * ``LANGUAGE``: one published benchmark per zoo language model (GPT-2 small and XL: zero-shot
   LAMBADA and WikiText-103; BERT-base: GLUE; Llama-2 7B: MMLU).
 * ``pareto_front`` and ``cheapest_meeting``: the frontier of Figure 1 and the selection rule of
@@ -42,6 +46,7 @@ __all__ = [
     "imagenet",
     "language",
     "zoo_entries",
+    "exact_entries",
     "pareto_front",
     "cheapest_meeting",
 ]
@@ -79,6 +84,42 @@ class ImageNetResult(BaseModel):
     published_params: int = Field(gt=0)
     source: Source
     zoo: tuple[Literal["resnet", "mobilenet_v2"], float] | None = None
+    #: the ``mlsysim.vision`` builder and its first argument (the variant) of a network outside
+    #: the zoo, built at ``resolution``
+    vision: (
+        tuple[
+            Literal[
+                "alexnet",
+                "vgg",
+                "inception_v3",
+                "mobilenet_v3",
+                "efficientnet",
+                "convnext",
+                "swin",
+                "vit",
+                "googlenet",
+            ],
+            str | int | None,
+        ]
+        | None
+    ) = None
+
+    def exact_model(self) -> Model:
+        """The same network built by mlsysim at ``resolution``: a zoo entry's ``model()``, or
+        its ``mlsysim.vision`` builder (``exact_entries()`` lists the keys that have one)."""
+        if self.zoo is not None:
+            return self.model()
+        if self.vision is None:
+            raise ValueError(
+                f"{self.key} has no mlsysim builder; allowed: {', '.join(exact_entries())}"
+            )
+        from . import vision
+
+        builder, arg = self.vision
+        kw = {"image_size" if builder == "vit" else "input_size": self.resolution}
+        if builder == "googlenet":  # torchvision's GoogLeNet weights drop the auxiliary heads
+            kw["aux_logits"] = False  # (Inception v3's keep theirs)
+        return getattr(vision, builder)(*(() if arg is None else (arg,)), **kw)
 
     def model(self) -> Model:
         """The same network built by mlsysim (zoo entries only)."""
@@ -153,7 +194,20 @@ _LLAMA2 = Source(
 )
 
 
-def _tv(key, name, family, weights, top1, top5, gmacs, params, zoo=None, resolution=224, notes=""):
+def _tv(
+    key,
+    name,
+    family,
+    weights,
+    top1,
+    top5,
+    gmacs,
+    params,
+    zoo=None,
+    resolution=224,
+    notes="",
+    vision=None,
+):
     src = _TV if not notes else _TV.model_copy(update={"notes": f"{_TV.notes}; {notes}"})
     return ImageNetResult(
         key=key,
@@ -167,6 +221,7 @@ def _tv(key, name, family, weights, top1, top5, gmacs, params, zoo=None, resolut
         published_params=params,
         source=src,
         zoo=zoo,
+        vision=vision,
     )
 
 
@@ -199,6 +254,7 @@ _ENTRIES = [
         0.714,
         61_100_840,
         notes="torchvision's retrained single model; the 2012 paper's single-model top-1 error was 40.7%",
+        vision=("alexnet", None),
     ),
     _tv(
         "VGG16",
@@ -209,6 +265,7 @@ _ENTRIES = [
         90.382,
         15.47,
         138_357_544,
+        vision=("vgg", 16),
     ),
     _tv(
         "GoogLeNet",
@@ -219,6 +276,7 @@ _ENTRIES = [
         89.53,
         1.498,
         6_624_904,
+        vision=("googlenet", None),
     ),
     _tv(
         "InceptionV3",
@@ -231,6 +289,7 @@ _ENTRIES = [
         27_161_264,
         resolution=299,
         notes="299-px crop",
+        vision=("inception_v3", None),
     ),
     # dense CNNs (blue): the zoo's ResNets
     _tv(
@@ -326,6 +385,7 @@ _ENTRIES = [
         91.34,
         0.217,
         5_483_032,
+        vision=("mobilenet_v3", "large"),
     ),
     # EfficientNet class (violet)
     _tv(
@@ -337,6 +397,7 @@ _ENTRIES = [
         93.532,
         0.386,
         5_288_548,
+        vision=("efficientnet", "b0"),
     ),
     # modern CNN (orange)
     _tv(
@@ -348,6 +409,7 @@ _ENTRIES = [
         96.146,
         4.456,
         28_589_128,
+        vision=("convnext", "tiny"),
     ),
     # transformers (red)
     _tv(
@@ -359,6 +421,7 @@ _ENTRIES = [
         95.776,
         4.491,
         28_288_354,
+        vision=("swin", "t"),
     ),
     _tv(
         "ViTB16",
@@ -370,6 +433,7 @@ _ENTRIES = [
         17.564,
         86_567_656,
         notes="trained on ImageNet-1k only, 224 px",
+        vision=("vit", "b_16"),
     ),
     _tv(
         "ViTB16_SWAG384",
@@ -383,6 +447,7 @@ _ENTRIES = [
         resolution=384,
         notes="pretrained on 3.6 B weakly labelled Instagram images (SWAG), fine-tuned at 384 px: more data, "
         "not a different architecture",
+        vision=("vit", "b_16"),
     ),
 ]
 
@@ -481,8 +546,15 @@ def language(key: str) -> LanguageResult:
 
 
 def zoo_entries() -> list[str]:
-    """Keys of the ImageNet results whose network mlsysim builds (so the engine can cost them)."""
+    """Keys of the ImageNet results of the zoo's ResNets and MobileNetV2 widths (the roster the
+    lessons' engine axes cost)."""
     return [k for k, e in IMAGENET.items() if e.zoo is not None]
+
+
+def exact_entries() -> list[str]:
+    """Keys of every ImageNet result whose network mlsysim builds (``entry.exact_model()``):
+    the zoo's and Figure 1's other networks through ``mlsysim.vision``."""
+    return [k for k, e in IMAGENET.items() if e.zoo is not None or e.vision is not None]
 
 
 #: Most items ``pareto_front`` and ``cheapest_meeting`` rank (each is scored by a function).

@@ -37,6 +37,10 @@ __all__ = [
     "ResidualAdd",
     "Elementwise",
     "Pool2d",
+    "AdaptiveAvgPool2d",
+    "Scale",
+    "TrainingOnly",
+    "OncePerPass",
     "Embedding",
     "RNN",
     "LSTM",
@@ -439,11 +443,25 @@ class RMSNorm(_Elementwise):
         return 4 * self.elements
 
 
-_ACT_OPS = {"relu": 1, "relu6": 2, "sigmoid": 4, "tanh": 4, "gelu": 8, "silu": 5, "identity": 0}
+_ACT_OPS = {
+    "relu": 1,
+    "relu6": 2,
+    "sigmoid": 4,
+    "tanh": 4,
+    "gelu": 8,
+    "silu": 5,
+    "identity": 0,
+    # MobileNetV3's piecewise-linear approximations: hardsigmoid = relu6(x + 3) / 6 (4 ops),
+    # hardswish = x * hardsigmoid(x) (5 ops)
+    "hardsigmoid": 4,
+    "hardswish": 5,
+}
 
 
 class Activation(_Elementwise):
-    kind: Literal["relu", "relu6", "sigmoid", "tanh", "gelu", "silu", "identity"] = "relu"
+    kind: Literal[
+        "relu", "relu6", "sigmoid", "tanh", "gelu", "silu", "identity", "hardsigmoid", "hardswish"
+    ] = "relu"
 
     def _elementwise1(self) -> int:
         return _ACT_OPS[self.kind] * self.elements
@@ -458,6 +476,21 @@ class Elementwise(_Elementwise):
     @property
     def input_elements(self) -> int:
         return 2 * self.elements
+
+    def _elementwise1(self) -> int:
+        return self.elements
+
+
+class Scale(_Elementwise):
+    """A learned per-channel scale ``y = gamma * x`` over ``elements`` values of ``channels``
+    channels (ConvNeXt's layer scale, Swin v2's logit scale): ``channels`` params, 1 multiply
+    per element, no MACs."""
+
+    channels: PositiveInt
+
+    @property
+    def params(self) -> int:
+        return self.channels
 
     def _elementwise1(self) -> int:
         return self.elements
@@ -478,6 +511,9 @@ class Pool2d(Layer):
     stride: Pair | None = None
     padding: int = Field(default=0, ge=0)
     kind: Literal["max", "avg"] = "max"
+    #: torch's ``ceil_mode``: a last, partial window where the stride leaves input uncovered
+    #: (GoogLeNet's pools), never one that starts in the right padding
+    ceil_mode: bool = False
 
     @field_validator("input_size", "kernel_size", "stride")
     @classmethod
@@ -517,7 +553,14 @@ class Pool2d(Layer):
         (kh, kw) = _pair(self.kernel_size)
         (sh, sw) = _pair(self.stride if self.stride is not None else self.kernel_size)
         p = self.padding
-        return ((h + 2 * p - kh) // sh + 1, (w + 2 * p - kw) // sw + 1)
+        if not self.ceil_mode:
+            return ((h + 2 * p - kh) // sh + 1, (w + 2 * p - kw) // sw + 1)
+
+        def ceil(n: int, k: int, s: int) -> int:
+            out = -(-(n + 2 * p - k) // s) + 1
+            return out - 1 if (out - 1) * s >= n + p else out
+
+        return (ceil(h, kh, sh), ceil(w, kw, sw))
 
     @property
     def input_elements(self) -> int:
@@ -534,6 +577,112 @@ class Pool2d(Layer):
             return self.input_elements
         kh, kw = _pair(self.kernel_size)
         return self.output_elements * kh * kw
+
+
+class TrainingOnly(Layer):
+    """A part a model holds but runs only in training (Inception v3's auxiliary classifier): its
+    ``params`` count (they are in ``model.parameters()``), nothing else does: no MACs, no weight
+    reads, no activations and no kernels in an inference pass."""
+
+    layer: Layer
+
+    @property
+    def params(self) -> int:
+        return self.layer.params
+
+    @property
+    def weight_elements(self) -> int:
+        return 0
+
+    @property
+    def kernels(self) -> int:
+        return 0
+
+
+class OncePerPass(Layer):
+    """A computation that runs once per forward pass whatever the batch, because its input is a
+    constant of the model (Swin v2's relative-position MLP over the fixed window coordinates):
+    its counts are ``layer``'s at batch 1 for every batch. ``Model.flops(batch)`` is exact (torch's
+    count); ``Engine.solve`` models every row's FLOPs as linear in the batch, so at batch B its
+    FLOPs and compute time charge this row B times (Swin v2: under 0.4% of the model's FLOPs per
+    extra image); its bytes (read once, as weights) are exact."""
+
+    layer: Layer
+
+    @property
+    def params(self) -> int:
+        return self.layer.params
+
+    @property
+    def weight_elements(self) -> int:
+        return self.layer.weight_elements
+
+    @property
+    def output_elements(self) -> int:
+        return self.layer.output_elements
+
+    @property
+    def kernels(self) -> int:
+        return self.layer.kernels
+
+    def macs(self, batch: int = 1) -> int:
+        check_batch(batch)
+        return self.layer.macs(1)
+
+    def elementwise_flops(self, batch: int = 1) -> int:
+        check_batch(batch)
+        return self.layer.elementwise_flops(1)
+
+    def traffic_elements(self, batch: int = 1) -> int:
+        check_batch(batch)
+        return self.layer.traffic_elements(1)
+
+    def live_elements(self, batch: int = 1) -> int:
+        check_batch(batch)
+        return self.layer.live_elements(1)
+
+    def activation_bytes(self, batch: int = 1, precision: str = "fp16") -> int:
+        check_batch(batch)
+        return self.layer.activation_bytes(1, precision)
+
+
+def _adaptive_windows(n: int, out: int) -> int:
+    """Summed window lengths of torch's adaptive pooling of ``n`` values to ``out``: window i
+    spans floor(i n / out) .. ceil((i + 1) n / out)."""
+    return sum(-(-(i + 1) * n // out) - (i * n // out) for i in range(out))
+
+
+class AdaptiveAvgPool2d(Layer):
+    """torch ``nn.AdaptiveAvgPool2d``: ``channels`` maps of ``input_size`` averaged to a fixed
+    ``output_size`` (windows of floor/ceil bounds; an input smaller than the output repeats
+    values). No params and no MACs (FlopCounterMode counts none): AlexNet's 6x6 and VGG's 7x7
+    pools make the classifier's size independent of the image size."""
+
+    channels: PositiveInt
+    input_size: Pair
+    output_size: Pair
+
+    @field_validator("input_size", "output_size")
+    @classmethod
+    def _positive(cls, v, info):
+        for x in _pair(v):
+            if x < 1:
+                raise ValueError(f"{info.field_name} must be >= 1, got {v!r}")
+        return v
+
+    @property
+    def input_elements(self) -> int:
+        h, w = _pair(self.input_size)
+        return self.channels * h * w
+
+    @property
+    def output_elements(self) -> int:
+        oh, ow = _pair(self.output_size)
+        return self.channels * oh * ow
+
+    def _elementwise1(self) -> int:
+        (h, w), (oh, ow) = _pair(self.input_size), _pair(self.output_size)
+        return self.channels * _adaptive_windows(h, oh) * _adaptive_windows(w, ow)
 
 
 # --------------------------------------------------------------------------------------------

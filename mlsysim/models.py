@@ -918,13 +918,33 @@ _PRESETS: dict[str, Callable[[], Model]] = {
     "KWS": lambda: kws_dscnn(),
     "MNISTMLP": lambda: mnist_mlp(),
     "MNISTCNN": lambda: mnist_cnn(),
+    # the other networks of the chapter's Figure 1 (mlsysim.vision, imported on first use)
+    "AlexNet": lambda: _vision("alexnet"),
+    "VGG16": lambda: _vision("vgg", 16),
+    "InceptionV3": lambda: _vision("inception_v3"),
+    "MobileNetV3L": lambda: _vision("mobilenet_v3", "large"),
+    "EfficientNetB0": lambda: _vision("efficientnet", "b0"),
+    "RegNetY400MF": lambda: _vision("regnet", "y_400mf"),
+    "ConvNeXtT": lambda: _vision("convnext", "tiny"),
+    "ViTB16": lambda: _vision("vit", "b_16"),
+    "SwinT": lambda: _vision("swin", "t"),
 }
+
+
+def _vision(builder: str, *args) -> Model:
+    from . import vision
+
+    return getattr(vision, builder)(*args)
 
 
 class _Models:
     """Preset models, built on first access: ``Models.ResNet50``, ``Models.GPT2`` (the chapter's
     GPT-2 XL lighthouse), ``Models.GPT2Small``, ``Models.BERTBase``, ``Models.MobileNetV2``,
-    ``Models.DLRM``, ``Models.KWS``, ``Models.Llama7B``, ``Models.MNISTMLP``, ``Models.MNISTCNN``."""
+    ``Models.DLRM``, ``Models.KWS``, ``Models.Llama7B``, ``Models.MNISTMLP``, ``Models.MNISTCNN``,
+    and one network of each other family in the chapter's Figure 1 at torchvision's defaults
+    (``Models.AlexNet``, ``VGG16``, ``InceptionV3``, ``MobileNetV3L``, ``EfficientNetB0``,
+    ``RegNetY400MF``, ``ConvNeXtT``, ``ViTB16``, ``SwinT``; every size and variant through
+    ``mlsysim.vision``)."""
 
     def __init__(self):
         self._built: dict[str, Model] = {}

@@ -182,3 +182,41 @@ def test_figure1_claims():
     assert {"MobileNetV2_035", "MobileNetV2_05", "MobileNetV2_075"} <= set(front)
     older = [k for k in A.IMAGENET if k not in ("MobileNetV3L", "EfficientNetB0")]
     assert "MobileNetV2" in A.pareto_front(older, gm, top)
+
+
+@pytest.mark.parametrize(
+    "key", [k for k in A.exact_entries() if A.IMAGENET[k].weights.startswith("torchvision")]
+)
+def test_every_buildable_figure1_network_matches_its_published_cost(key):
+    """Figure 1's networks that mlsysim builds (the zoo and mlsysim.vision's AlexNet, VGG-16,
+    GoogLeNet, Inception v3, MobileNetV3-L, EfficientNet-B0, ConvNeXt-T, Swin-T, ViT-B/16 at
+    224 and 384):
+    the exact MAC count rounds to torchvision's published '_ops' (3 decimals of GMACs), and the
+    params equal its 'num_params' (Inception v3's include the auxiliary head)."""
+    e = A.imagenet(key)
+    m = e.exact_model()
+    assert abs(m.macs() / 1e9 - e.published_gmacs) <= 0.0005
+    assert m.params == e.published_params
+
+
+def test_exact_entries_are_the_zoo_and_figure1s_vision_networks():
+    exact = set(A.exact_entries())
+    assert set(A.zoo_entries()) < exact
+    assert exact - set(A.zoo_entries()) == {
+        "AlexNet",
+        "VGG16",
+        "InceptionV3",
+        "MobileNetV3L",
+        "EfficientNetB0",
+        "ConvNeXtT",
+        "SwinT",
+        "ViTB16",
+        "ViTB16_SWAG384",
+        "GoogLeNet",
+    }
+    assert set(A.IMAGENET) == exact  # every point of Figure 1 is built
+    # GoogLeNet's published weights carry no auxiliary heads; Inception v3's carry theirs
+    assert A.imagenet("GoogLeNet").exact_model().params == 6_624_904
+    # the 384-px ViT holds a longer position table: 24 x 24 + 1 tokens instead of 14 x 14 + 1
+    vit224, vit384 = (A.imagenet(k).exact_model() for k in ("ViTB16", "ViTB16_SWAG384"))
+    assert vit384.params - vit224.params == (577 - 197) * 768

@@ -158,8 +158,8 @@ BAD: list[Bad] = [
         "quoted_precision",
     ),
     Bad("sparse_unavailable", lambda: _solve(precision="fp32", sparse=True), "sparse"),
-    Bad("device_h200", lambda: Hardware.get("H200"), "H200"),
-    Bad("device_h200_solve", lambda: _solve(dev="H200"), "hardware"),
+    Bad("device_h200", lambda: Hardware.get("H900"), "H900"),
+    Bad("device_h200_solve", lambda: _solve(dev="H900"), "hardware"),
     Bad("preset_get", lambda: Models.get("GPT5"), "GPT5"),
     Bad("preset_attr", lambda: Models.GPT5, "model"),
     Bad("resnet_depth", lambda: M.resnet(49), "depth"),
@@ -269,7 +269,7 @@ def test_bad_ids_unique():
 
 def test_unknown_names_list_allowed_values():
     with pytest.raises(ValueError, match="allowed: H100, A100"):
-        Hardware.get("H200")
+        Hardware.get("H900")
     with pytest.raises(ValueError, match="allowed: ResNet50"):
         Models.get("GPT5")
     with pytest.raises(ValueError, match="allowed: fp64, fp32"):

@@ -105,6 +105,37 @@ def _llama(e):
     )
 
 
+def _vision(e):
+    """torchvision's constructor names, read independently of mlsysim.vision's own tables."""
+    from mlsysim import vision as V
+
+    arch, kw = e["config"]["arch"], e["config"]["kwargs"]
+    size, classes = _image(e), e["config"]["num_classes"]
+    if arch == "alexnet":
+        return V.alexnet(size, classes)
+    if arch.startswith("vgg"):
+        return V.vgg(int(arch[3:5]), arch.endswith("_bn"), size, classes)
+    if arch.startswith("vit_"):
+        assert kw.get("image_size", 224) == e["input_shape"][2] == e["input_shape"][3]
+        return V.vit(arch[4:], kw.get("image_size", 224), classes)
+    if arch.startswith("convnext_"):
+        return V.convnext(arch[9:], size, classes)
+    if arch.startswith("efficientnet_"):
+        return V.efficientnet(arch[13:], size, classes)
+    if arch.startswith("mobilenet_v3_"):
+        return V.mobilenet_v3(arch[13:], kw.get("width_mult", 1.0), size, classes)
+    if arch.startswith("swin_"):
+        v2 = arch.startswith("swin_v2_")
+        return V.swin(arch[-1], v2, size, classes)
+    if arch.startswith("regnet_"):
+        return V.regnet(arch[7:], size, classes)
+    if arch == "inception_v3":
+        return V.inception_v3(size, classes, kw.get("aux_logits", True))
+    if arch == "googlenet":
+        return V.googlenet(size, classes, kw.get("aux_logits", True))
+    raise AssertionError(f"no mlsysim builder for torchvision {arch!r}")
+
+
 # Whole models: (builder, flops(model, entry)).
 MODEL_BUILDERS = {
     "resnet": (_resnet, lambda m, e: m.flops(_batch(e))),
@@ -123,6 +154,8 @@ MODEL_BUILDERS = {
     "gpt2": (_gpt2, lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
     "bert": (_bert, lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
     "llama": (_llama, lambda m, e: m.flops(_batch(e), seq_len=_seq(e))),
+    # mlsysim.vision: AlexNet, VGG, ViT, ConvNeXt, EfficientNet, MobileNetV3, Swin, RegNet, Inception
+    "tv_": (_vision, lambda m, e: m.flops(_batch(e))),
 }
 
 
@@ -217,9 +250,10 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 165 entries (29 of them issue 34's other families; 43 of them issue 34's decoder
-    families: 34 small configurations, 9 full-size defaults), all rebuildable."""
-    assert len(ENTRIES) == 165
+    """Guard against a silently shrunk fixture: 237 entries (72 of them mlsysim.vision's
+    torchvision families; 72 of them issue 34's Hugging Face families), all rebuildable."""
+    assert len(ENTRIES) == 237
+    assert sum(e["id"].startswith("tv_") for e in ENTRIES) == 72
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 
@@ -227,6 +261,30 @@ def test_fixture_flops_by_op_sums_to_total():
     for e in ENTRIES:
         if e["flops"] is not None:
             assert sum(e["flops_by_op"].values()) == e["flops"], e["id"]
+
+
+def test_vision_fixture_covers_each_family_beyond_its_defaults():
+    """Each torchvision family is fixed at its default and at another input size and class
+    count; Inception v3's and GoogLeNet's auxiliary heads count params only (they run in
+    training)."""
+    from mlsysim import vision as V
+
+    tv = [e for e in ENTRIES if e["id"].startswith("tv_")]
+    fams = ("alexnet", "vgg", "vit_", "convnext", "efficientnet_b", "efficientnet_v2")
+    fams += ("mobilenet_v3", "swin_v1", "swin_v2", "regnet", "inception", "googlenet")
+    for fam in fams:
+        arch = lambda e: e["config"]["arch"].replace("swin_", "swin_v1_").replace("v1_v2", "v2")  # noqa: E731
+        mine = [e for e in tv if arch(e).startswith(fam)]
+        assert any(e["config"]["num_classes"] == 1000 for e in mine), fam
+        assert any(e["config"]["num_classes"] != 1000 for e in mine), fam
+        assert len({tuple(e["input_shape"][2:]) for e in mine}) >= 2, fam
+    with_aux = next(e for e in tv if e["id"] == "tv_inception_v3")
+    without = V.inception_v3(299, 1000, aux_logits=False)
+    assert with_aux["params"] - without.params == 3_326_696
+    assert with_aux["flops"] == without.flops()
+    g = {e["id"]: e for e in tv if e["id"] in ("tv_googlenet", "tv_googlenet_noaux")}
+    assert g["tv_googlenet"]["params"] - g["tv_googlenet_noaux"]["params"] == 6_379_984
+    assert g["tv_googlenet"]["flops"] == g["tv_googlenet_noaux"]["flops"]
 
 
 @pytest.mark.parametrize("arch", ["resnet50"])
@@ -255,3 +313,21 @@ def test_attention_bmm_share_matches_fixture():
             if isinstance(r.layer, L.Attention) or type(r.layer).__name__ == "SelectiveScan"
         )
         assert attn == e["flops_by_op"]["bmm"], e["id"]
+
+
+def test_vision_conv_and_attention_shares_match_fixture():
+    """Per aten op, not just in total: every torchvision zoo entry's convolution FLOPs are
+    mlsysim.vision's Conv2d rows, and its bmm FLOPs (ViT's SDPA, Swin's window attention) its
+    Attention rows; the rest (addmm/mm) are its Dense rows."""
+    for e in ENTRIES:
+        if not e["id"].startswith("tv_"):
+            continue
+        model, b, by = _vision(e), _batch(e), e["flops_by_op"]
+
+        def share(cls, model=model, b=b):
+            return sum(r.layer.flops(b) * r.count for r in model.rows() if type(r.layer) is cls)
+
+        assert share(L.Conv2d) == by.get("convolution", 0), e["id"]
+        assert share(L.Attention) == by.get("bmm", 0), e["id"]
+        rest = by.get("addmm", 0) + by.get("mm", 0)
+        assert model.flops(b) - share(L.Conv2d) - share(L.Attention) == rest, e["id"]

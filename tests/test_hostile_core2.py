@@ -126,8 +126,8 @@ def test_moe_devices_named_with_range(bad):
 
 
 def test_moe_weight_read_s_names_device():
-    with pytest.raises(ValueError, match=r"device='H200' is not a known device; allowed: H100"):
-        MIX.weight_read_s(1, "H200")
+    with pytest.raises(ValueError, match=r"device='H900' is not a known device; allowed: H100"):
+        MIX.weight_read_s(1, "H900")
     with pytest.raises(ValueError, match=r"device must be a Device or a device key, got 3"):
         MIX.weight_read_s(1, 3)
     broken = _mem(bandwidth=Q_(0, "B/s"))

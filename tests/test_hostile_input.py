@@ -30,6 +30,7 @@ from mlsysim import engine as E
 from mlsysim import hardware as HW
 from mlsysim import layers as L
 from mlsysim import models as M
+from mlsysim import vision as V
 
 np = pytest.importorskip("numpy")
 
@@ -204,7 +205,7 @@ SHARED = [
     ("phase", "train"),
     ("sparse", "no"),
     ("fused", None),
-    ("hardware", "H200"),
+    ("hardware", "H900"),
     ("hardware", 3),
 ]
 
@@ -303,6 +304,19 @@ ROWS: dict[str, tuple] = {
     "layers.Pool2d": (
         L.Pool2d,
         dict(channels=4, input_size=8, kernel_size=2, stride=2, padding=0, kind="avg"),
+    ),
+    "layers.AdaptiveAvgPool2d": (
+        L.AdaptiveAvgPool2d,
+        dict(channels=4, input_size=(13, 9), output_size=6),
+    ),
+    "layers.Scale": (L.Scale, dict(channels=4, elements=64)),
+    "layers.TrainingOnly": (
+        L.TrainingOnly,
+        dict(layer=L.Dense(in_features=8, out_features=4)),
+    ),
+    "layers.OncePerPass": (
+        L.OncePerPass,
+        dict(layer=L.Dense(in_features=2, out_features=8, tokens=9)),
     ),
     "layers.Embedding": (
         L.Embedding,
@@ -414,6 +428,25 @@ ROWS: dict[str, tuple] = {
     "models.mnist_cnn": (M.mnist_cnn, dict(bias=False)),
     "models.resnet": (M.resnet, dict(depth=18, input_size=64, num_classes=10)),
     "models.mobilenet_v2": (M.mobilenet_v2, dict(width_mult=0.5, input_size=64, num_classes=10)),
+    "vision.alexnet": (V.alexnet, dict(input_size=(63, 80), num_classes=10)),
+    "vision.vgg": (V.vgg, dict(depth=11, batch_norm=True, input_size=32, num_classes=10)),
+    "vision.vit": (V.vit, dict(variant="b_32", image_size=64, num_classes=10)),
+    "vision.convnext": (V.convnext, dict(variant="tiny", input_size=32, num_classes=10)),
+    "vision.efficientnet": (V.efficientnet, dict(variant="v2_s", input_size=40, num_classes=10)),
+    "vision.mobilenet_v3": (
+        V.mobilenet_v3,
+        dict(variant="small", width_mult=0.5, input_size=40, num_classes=10),
+    ),
+    "vision.swin": (V.swin, dict(variant="t", v2=True, input_size=40, num_classes=10)),
+    "vision.regnet": (V.regnet, dict(variant="x_400mf", input_size=40, num_classes=10)),
+    "vision.inception_v3": (
+        V.inception_v3,
+        dict(input_size=(75, 90), num_classes=10, aux_logits=True),
+    ),
+    "vision.googlenet": (
+        V.googlenet,
+        dict(input_size=(40, 50), num_classes=10, aux_logits=False),
+    ),
     "models.kws_dscnn": (
         M.kws_dscnn,
         dict(channels=16, ds_layers=2, input_size=(49, 10), num_classes=12),
@@ -689,6 +722,7 @@ ROWS.update(
         "catalogue.identity": (CAT.identity, dict(key="H100")),
         "catalogue.label": (CAT.label, dict(key="JetsonOrinNX")),
         "catalogue.labels": (CAT.labels, dict(keys=["H100", "JetsonOrinNX"])),
+        "catalogue.grouped": (CAT.grouped, dict(keys=["H100", "JetsonOrinNX"])),
         "table7.chapter": (
             T7.chapter,
             dict(block="dense", width=64, length=16, rows=1, precision="fp16"),
@@ -721,6 +755,7 @@ ROWS.update(
         "accuracy.imagenet": (ACC.imagenet, dict(key="ResNet50")),
         "accuracy.language": (ACC.language, dict(key="GPT2Small_LAMBADA")),
         "accuracy.zoo_entries": (ACC.zoo_entries, {}),
+        "accuracy.exact_entries": (ACC.exact_entries, {}),
         "accuracy.pareto_front": (ACC.pareto_front, dict(items=_ZOO, cost=_gmacs, value=_top1)),
         "accuracy.cheapest_meeting": (
             ACC.cheapest_meeting,

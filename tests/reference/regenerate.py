@@ -1700,6 +1700,159 @@ def variant_entries():
         )
 
 
+# --------------------------------------------------------------------------- torchvision zoo
+#: The families mlsysim.vision builds, each at its default size and at least one other input
+#: size, class count (and batch): (id, arch, constructor kwargs, input shape)
+ZOO = [
+    ("tv_alexnet", "alexnet", {}, [1, 3, 224, 224]),
+    ("tv_alexnet_h100_w300_c10_b2", "alexnet", {"num_classes": 10}, [2, 3, 100, 300]),
+    *(
+        (f"tv_{a}", a, {}, [1, 3, 224, 224])
+        for a in [
+            "vgg11",
+            "vgg11_bn",
+            "vgg13",
+            "vgg13_bn",
+            "vgg16",
+            "vgg16_bn",
+            "vgg19",
+            "vgg19_bn",
+        ]
+    ),
+    ("tv_vgg16_bn_h64_w96_c7", "vgg16_bn", {"num_classes": 7}, [1, 3, 64, 96]),
+    *(
+        (f"tv_{a}", a, {}, [1, 3, 224, 224])
+        for a in ["vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32", "vit_h_14"]
+    ),
+    (
+        "tv_vit_b_16_i384_c10_b2",
+        "vit_b_16",
+        {"image_size": 384, "num_classes": 10},
+        [2, 3, 384, 384],
+    ),
+    ("tv_vit_l_32_i160_c5", "vit_l_32", {"image_size": 160, "num_classes": 5}, [1, 3, 160, 160]),
+    *(
+        (f"tv_{a}", a, {}, [1, 3, 224, 224])
+        for a in ["convnext_tiny", "convnext_small", "convnext_base", "convnext_large"]
+    ),
+    ("tv_convnext_tiny_h97_w161_c5", "convnext_tiny", {"num_classes": 5}, [1, 3, 97, 161]),
+    *((f"tv_efficientnet_b{i}", f"efficientnet_b{i}", {}, [1, 3, 224, 224]) for i in range(8)),
+    ("tv_efficientnet_b3_h150_w97_c10", "efficientnet_b3", {"num_classes": 10}, [1, 3, 150, 97]),
+    ("tv_efficientnet_b4_r380", "efficientnet_b4", {}, [1, 3, 380, 380]),
+    *(
+        (f"tv_{a}", a, {}, [1, 3, 224, 224])
+        for a in ["efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l"]
+    ),
+    (
+        "tv_efficientnet_v2_s_r384_c100_b2",
+        "efficientnet_v2_s",
+        {"num_classes": 100},
+        [2, 3, 384, 384],
+    ),
+    ("tv_mobilenet_v3_large", "mobilenet_v3_large", {}, [1, 3, 224, 224]),
+    ("tv_mobilenet_v3_small", "mobilenet_v3_small", {}, [1, 3, 224, 224]),
+    (
+        "tv_mobilenet_v3_small_w0.75_h64_w200_c17_b2",
+        "mobilenet_v3_small",
+        {"width_mult": 0.75, "num_classes": 17},
+        [2, 3, 64, 200],
+    ),
+    (
+        "tv_mobilenet_v3_large_w1.37_r97_c17",
+        "mobilenet_v3_large",
+        {"width_mult": 1.37, "num_classes": 17},
+        [1, 3, 97, 97],
+    ),
+    *(
+        (f"tv_{a}", a, {}, [1, 3, 224, 224])
+        for a in ["swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s", "swin_v2_b"]
+    ),
+    ("tv_swin_b_h100_w170_c10", "swin_b", {"num_classes": 10}, [1, 3, 100, 170]),
+    ("tv_swin_v2_s_r97_c5_b2", "swin_v2_s", {"num_classes": 5}, [2, 3, 97, 97]),
+    *(
+        (f"tv_regnet_{v}", f"regnet_{v}", {}, [1, 3, 224, 224])
+        for v in [
+            "y_400mf",
+            "y_800mf",
+            "y_1_6gf",
+            "y_3_2gf",
+            "y_8gf",
+            "y_16gf",
+            "y_32gf",
+            "y_128gf",
+            "x_400mf",
+            "x_800mf",
+            "x_1_6gf",
+            "x_3_2gf",
+            "x_8gf",
+            "x_16gf",
+            "x_32gf",
+        ]
+    ),
+    ("tv_regnet_y_400mf_h97_w150_c3", "regnet_y_400mf", {"num_classes": 3}, [1, 3, 97, 150]),
+    ("tv_regnet_x_8gf_r160_c10", "regnet_x_8gf", {"num_classes": 10}, [1, 3, 160, 160]),
+    ("tv_inception_v3", "inception_v3", {}, [1, 3, 299, 299]),
+    (
+        "tv_inception_v3_noaux_h120_w200_c10",
+        "inception_v3",
+        {"aux_logits": False, "num_classes": 10},
+        [1, 3, 120, 200],
+    ),
+    ("tv_inception_v3_r75_c10", "inception_v3", {"num_classes": 10}, [1, 3, 75, 75]),
+    ("tv_googlenet", "googlenet", {}, [1, 3, 224, 224]),
+    ("tv_googlenet_noaux", "googlenet", {"aux_logits": False}, [1, 3, 224, 224]),
+    ("tv_googlenet_h97_w150_c10_b2", "googlenet", {"num_classes": 10}, [2, 3, 97, 150]),
+]
+
+
+def tv_zoo_model(arch, **kw):
+    """torchvision ``arch(weights=None, **kw)`` on the meta device, in eval mode. RegNet's
+    ``BlockParams.from_init_params`` quantizes widths with real tensors (``.tolist()``), so it
+    runs on the CPU; Inception v3 and GoogLeNet are built with ``init_weights=False`` (their
+    scipy-era init is slow and changes no count)."""
+    import torchvision.models.regnet as regnet
+
+    orig = regnet.BlockParams.from_init_params.__func__
+
+    def on_cpu(cls, *a, **k):
+        with torch.device("cpu"):
+            return orig(cls, *a, **k)
+
+    if arch in ("inception_v3", "googlenet"):
+        kw = {"init_weights": False, **kw}
+    regnet.BlockParams.from_init_params = classmethod(on_cpu)
+    try:
+        with META:
+            m = getattr(torchvision.models, arch)(weights=None, **kw)
+    finally:
+        regnet.BlockParams.from_init_params = classmethod(orig)
+    return m.eval()
+
+
+def torchvision_zoo():
+    """AlexNet, VGG (±BN), ViT, ConvNeXt, EfficientNet B0-B7 / V2, MobileNetV3, Swin v1/v2,
+    RegNet X/Y, Inception v3 and GoogLeNet (mlsysim.vision), whole models on the meta device."""
+    print("torchvision zoo:")
+    for id_, arch, kw, shape in ZOO:
+        m = tv_zoo_model(arch, **kw)
+        fl, by = tv_flops(m, shape, META)
+        add(
+            id_,
+            f"torchvision.models.{arch}(weights=None"
+            + "".join(f", {k}={v!r}" for k, v in kw.items())
+            + ")",
+            {"arch": arch, "num_classes": kw.get("num_classes", 1000), "kwargs": kw},
+            n_params(m),
+            fl,
+            shape,
+            by,
+            note="eval mode: the auxiliary classifiers hold params but run only in training"
+            if arch in ("inception_v3", "googlenet") and kw.get("aux_logits", True)
+            else None,
+        )
+        del m
+
+
 # --------------------------------------------------------------------------- single layers
 def layer_entry(id_, cls, kwargs, input_shape, make_call=None, flops=True, note=None):
     torch.manual_seed(0)
@@ -1892,6 +2045,12 @@ EXPECTED = {
     "mobilenet_v2": (3_504_872, None),
     "gpt2_small_s128": (124_439_808, None),
     "bert_base_s128": (109_482_240, None),
+    # torchvision's own weights metadata ('num_params', '_ops' in GMACs rounded to 3 decimals)
+    "tv_vgg16": (138_357_544, None),
+    "tv_vit_b_16": (86_567_656, None),
+    "tv_inception_v3": (27_161_264, None),
+    "tv_swin_v2_b": (87_930_848, None),
+    "tv_googlenet_noaux": (6_624_904, None),
 }
 
 
@@ -1908,6 +2067,7 @@ def main():
         assert (n_params(mr), flr) == (e["params"], e["flops"]), (n_params(mr), flr, e)
         CROSSCHECKED.append("resnet18")
     variant_entries()
+    torchvision_zoo()
     hf_entries(crosscheck)
     hf_config_entries()
     hf_decoders_2()
