@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import json
 import math
 import pkgutil
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 from test_option_form import REASON
@@ -19,6 +22,8 @@ from mlsysim import layers as L
 from mlsysim.labs import inventory as inv
 from mlsysim.labs import reports
 from mlsysim.labs.components import _NUMBER, ASKS, Prediction
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ITEMS = {
     inv.item_key(c.key, n): (c, item) for c in inv.CONCEPTS for n, item in enumerate(c.items, 1)
@@ -526,6 +531,14 @@ def test_pre_test_then_post_test_headless(tmp_path, monkeypatch):
     text = done.visible_text
     assert h.problems(done) == []
     assert "Correct." not in text and "Not quite" not in text and "The trap" not in text
+    # nor any item's feedback or misconception, rendered anywhere on the page after answering
+    for c in inv.CONCEPTS:
+        for item in c.items:
+            for fb in item.feedback.values():
+                assert fb[:40] not in text, fb
+            for m in item.misconceptions.values():
+                assert m.name not in text and m.belief not in text, m.name
+        assert c.statement[:40] not in text, c.key
     from mlsysim.labs.state import DesignLedger
 
     led = DesignLedger().load()
@@ -558,6 +571,10 @@ def test_pre_test_then_post_test_headless(tmp_path, monkeypatch):
     assert all(
         a.first_correct is None and a.correct_option == "" and a.misconception == ""
         for a in answered
+    )
+    js = reports.to_json(rep)
+    assert '"correct_option": ""' in js and all(
+        f'"correct_option": "{x}"' not in js for x in {c.items[0].answer for c in inv.CONCEPTS}
     )
     md = reports.to_markdown(rep)
     shown = md.split("<!--")[0]
@@ -625,6 +642,52 @@ def test_the_landing_page_puts_the_pre_test_first_and_says_why(tmp_path):
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert page.index("./s06_00_inventory_pre/") < page.index("./s06_01_principles/")
     assert "Start with the concept inventory" in page and "before any lab" in page
+    # the progress line reads the inventory's ledger records too (counted in questions)
+    keys = json.loads(page.split('id="lab-keys">', 1)[1].split("</script>", 1)[0])
+    for stem, form in (("s06_00_inventory_pre", inv.PRE), ("s06_14_inventory_post", inv.POST)):
+        assert keys[stem] == {"chapter": form.CHAPTER, "parts": 12, "unit": "questions"}
+
+
+def test_the_landing_page_counts_either_item_of_a_pair():
+    """The landing page's progress line (build_site.PROGRESS_JS, run under node): a required
+    part "X_1|X_2" counts when either item is answered; a lab's parts count as before."""
+    import subprocess
+    import sys
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the browser tests run this line in a page)")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_site
+
+    req = list(inv.PRE.REQUIRED)
+    cases = [
+        ({"required": req, "answers": {}}, {"parts": 12, "unit": "questions"}),
+        (
+            {"required": req, "answers": {"PRIOR_2": "x", "REGIME_1": "y", "X_1": "z"}},
+            {"parts": 12},
+        ),
+        (
+            {
+                "required": req,
+                "answers": {
+                    inv.item_key(c.key, 1 + i % 2): "a" for i, c in enumerate(inv.CONCEPTS)
+                },
+            },
+            {"parts": 12, "unit": "questions"},
+        ),
+        ({"required": ["A", "B", "C"], "answers": {"A": "x", "B": "y"}}, {"parts": 3}),
+    ]
+    script = build_site.PROGRESS_JS + "".join(
+        f"console.log(progressText({json.dumps(rec)}, {json.dumps(k)}));\n" for rec, k in cases
+    )
+    out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [
+        "In progress: 0 / 12 questions answered",
+        "In progress: 2 / 12 parts answered",
+        "Completed: 12 / 12 questions",
+        "In progress: 2 / 3 parts answered",
+    ]
 
 
 def test_the_command_line_writes_the_inventory_csv(tmp_path, capsys):
