@@ -369,8 +369,8 @@ KVCACHE = _pair(
     },
     dict(
         question=(
-            "A Llama-7B service doubles both its context length and its number of concurrent "
-            "users. How does its total KV cache change?"
+            "A Llama-2 7B service doubles both its context length and its number of concurrent "
+            "users. How does the total KV cache change?"
         ),
         options={
             "product": "It grows 4-fold: users and tokens both double",
@@ -679,8 +679,8 @@ DEVICE = _pair(
     },
     dict(
         question=(
-            "A team moves Llama-7B in FP16 from an H100 server to an iPhone 15 Pro. What stops it "
-            "first?"
+            "A team moves Llama-2 7B in FP16 from an H100 server onto an iPhone 15 Pro. What stops "
+            "it first?"
         ),
         options={
             "memory": "Memory capacity: its weights do not fit the phone",
