@@ -562,7 +562,7 @@ EMBEDDING = _pair(
         options={
             "bandwidth": "Memory bandwidth: each lookup reads a row and does no arithmetic",
             "compute": "Arithmetic: a table this large means heavy computation",
-            "free": "Nothing: the table fits in memory, so reads cost nothing",
+            "free": "Nothing much: a table in memory makes lookups nearly free",
         },
         answer="bandwidth",
         feedback={
@@ -584,7 +584,7 @@ EMBEDDING = _pair(
         options={
             "bandwidth": "Memory bandwidth: a lookup is a read with no arithmetic",
             "compute": "Arithmetic: so many parameters need heavy computation",
-            "free": "Nothing: once the table is in memory, reads are free",
+            "free": "Nothing much: in-memory reads are nearly free",
         },
         answer="bandwidth",
         feedback={
