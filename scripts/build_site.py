@@ -543,13 +543,21 @@ def lab_map(labs_dir: Path) -> dict[str, dict]:
 
 def lab_progress_key(nb: Path) -> dict | None:
     """The ledger chapter key and part count of a notebook (its parts module's CHAPTER and
-    PARTS), so the landing page can show progress without any answer."""
-    m = re.search(r"from mlsysim\.labs\.parts import (\w+) as lab", nb.read_text(encoding="utf-8"))
-    if not m:
+    PARTS), so the landing page can show progress without any answer. The concept inventory's
+    notebooks (``lab = inv.PRE`` / ``inv.POST``) count questions: one of each concept's pair."""
+    text = nb.read_text(encoding="utf-8")
+    m = re.search(r"from mlsysim\.labs\.parts import (\w+) as lab", text)
+    form = re.search(r"^\s*lab = inv\.(PRE|POST)\s*$", text, re.M)
+    if not form or "from mlsysim.labs import inventory as inv" not in text:
+        form = None
+    if not m and not form:
         return None
     import importlib
 
     sys.path.insert(0, str(ROOT))
+    if form:
+        mod = importlib.import_module("mlsysim.labs.inventory").FORMS[form.group(1).lower()]
+        return {"chapter": str(mod.CHAPTER), "parts": len(mod.REQUIRED), "unit": "questions"}
     mod = importlib.import_module(f"mlsysim.labs.parts.{m.group(1)}")
     return {"chapter": str(mod.CHAPTER), "parts": len(mod.PARTS)}
 
@@ -586,10 +594,26 @@ code { font-size: .9em; }
   .lab-meta { grid-column: 2; text-align: left; } .lab-goal, .lab-progress { grid-column: 1 / 3; } }
 """
 
+# the progress line of one lab card from its ledger record: counts only, never an answer. A
+# required part "X_1|X_2" (the concept inventory: either item of a pair) counts when either is
+# answered (tests/test_inventory.py runs this function under node)
+PROGRESS_JS = """
+function progressText(rec, k) {
+  const req = (rec.required && rec.required.length) || k.parts;
+  const answered = (p) => String(p).split('|').some((q) => rec.answers && rec.answers[q]);
+  const done = (rec.required || []).filter(answered).length;
+  const unit = k.unit || 'parts';
+  return done >= req ? `Completed: ${done} / ${req} ${unit}`
+                     : `In progress: ${done} / ${req} ${unit} answered`;
+}
+"""
+
 # reads the design ledger the labs keep in IndexedDB (marimo's Pyodide mounts IDBFS at
 # /mlsysim-ledger: database "/mlsysim-ledger", store FILE_DATA, the JSON file's bytes in
 # `contents`) and shows, per lab, how many parts are answered: counts only, never an answer
-INDEX_JS = """
+INDEX_JS = (
+    PROGRESS_JS
+    + """
 (async () => {
   const labs = JSON.parse(document.getElementById('lab-keys').textContent);
   if (!window.indexedDB) return;
@@ -618,16 +642,14 @@ INDEX_JS = """
   for (const card of document.querySelectorAll('.lab-card')) {
     const k = labs[card.dataset.stem]; if (!k) continue;
     const rec = chapters[k.chapter]; if (!rec) continue;
-    const req = (rec.required && rec.required.length) || k.parts;
-    const done = (rec.required || []).filter(p => rec.answers && rec.answers[p]).length;
-    card.querySelector('.lab-progress').textContent =
-      done >= req ? `Completed: ${done} / ${req} parts` : `In progress: ${done} / ${req} parts answered`;
+    card.querySelector('.lab-progress').textContent = progressText(rec, k);
     any = true;
   }
   if (any) document.getElementById('progress-note').textContent =
     'Your progress on this browser (from your design ledger):';
 })();
 """
+)
 
 
 #: Notebooks for instructors, not students: linked from the index's instructor note, not numbered.

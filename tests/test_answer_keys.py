@@ -4,7 +4,10 @@ For each prediction (``PRED_*`` and ``TRANSFER_*``) in ``mlsysim/labs/parts/*.py
 below computes the quantity the question asks about through mlsysim (layers, models, engine,
 hardware registry, energy, primitives, gradients, symmetry, order, moe, table7, shipped HF
 configs) and returns the option that quantity implies; the test asserts it is the option marked
-correct. Predictions are looked up by module and name:
+correct. Predictions are looked up by module and name; the concept inventory's items
+(``mlsysim/labs/inventory.py``) are listed as module ``inventory`` under their report keys
+(``PRIOR_1``), their answers derived in ``tests/test_inventory.py`` (``_derived``), and fingerprinted
+here like the labs' questions:
 
 - a prediction with no entry in ``KEYS`` fails ``test_every_prediction_has_a_key``;
 - a prediction whose question or options changed fails ``test_prediction_unchanged`` (its
@@ -19,6 +22,7 @@ the question into ``FINGERPRINTS``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import math
@@ -30,6 +34,7 @@ import mlsysim.labs.parts as parts_pkg
 from mlsysim import Engine, Hardware, Models, energy, gradients, primitives
 from mlsysim import layers as L
 from mlsysim.engine import weight_only_intensity, with_launch_cost
+from mlsysim.labs import inventory
 from mlsysim.labs.components import Prediction
 from mlsysim.models import mlp, mnist_cnn
 from mlsysim.units import Q_
@@ -44,8 +49,15 @@ def _predictions() -> dict[tuple[str, str], Prediction]:
         for name, obj in vars(mod).items():
             if isinstance(obj, Prediction):
                 out[(info.name, name)] = obj
+    # the concept inventory's items (mlsysim/labs/inventory.py), keyed like its reports
+    for c in inventory.CONCEPTS:
+        for n, item in enumerate(c.items, 1):
+            out[(INVENTORY, inventory.item_key(c.key, n))] = item
     return out
 
+
+#: the module name under which the concept inventory's items are listed here
+INVENTORY = "inventory"
 
 PREDICTIONS = _predictions()
 
@@ -2374,6 +2386,31 @@ KEYS = {
     ("s06_13_building_blocks", "PRED_D"): s0613_d,
 }
 
+
+@functools.cache
+def _inventory_keys() -> dict[str, str]:
+    """The inventory's answers, each derived from the core in tests/test_inventory.py."""
+    from test_inventory import _derived
+
+    return _derived()
+
+
+def _inventory_key(key: str):
+    def derive() -> str:
+        return _inventory_keys()[key]
+
+    derive.__name__ = f"inventory_{key.lower()}"
+    return derive
+
+
+KEYS.update(
+    {
+        (INVENTORY, inventory.item_key(c.key, n)): _inventory_key(inventory.item_key(c.key, n))
+        for c in inventory.CONCEPTS
+        for n in (1, 2)
+    }
+)
+
 #: Keys whose answer is conceptual (no quantity in the core decides it), each with why; listed so
 #: that the lead sees them. Their key is still asserted.
 CONCEPTUAL = {
@@ -2393,6 +2430,30 @@ FINGERPRINTS = {
     ("byom", "PRED_C"): "1785007c84db",
     ("byom", "PRED_D"): "27e6af5f0af3",
     ("byom", "PRED_E"): "2936cd988b54",
+    ("inventory", "ATTENTION_1"): "58989c0786e6",
+    ("inventory", "ATTENTION_2"): "900de800eadc",
+    ("inventory", "BATCHING_1"): "afb94a9a66cc",
+    ("inventory", "BATCHING_2"): "13629df056e1",
+    ("inventory", "DEVICE_1"): "69fbec544a53",
+    ("inventory", "DEVICE_2"): "2365869cc61e",
+    ("inventory", "EMBEDDING_1"): "c0ed438236c9",
+    ("inventory", "EMBEDDING_2"): "df54a06aeb07",
+    ("inventory", "ENERGY_1"): "877cf6c34e75",
+    ("inventory", "ENERGY_2"): "7bb09091d4d3",
+    ("inventory", "FLOPS_1"): "b2f72e60adbd",
+    ("inventory", "FLOPS_2"): "e37ae4f90e4d",
+    ("inventory", "KVCACHE_1"): "5219f30fce56",
+    ("inventory", "KVCACHE_2"): "83db08c4bd6b",
+    ("inventory", "LAUNCH_1"): "d2f074d993ce",
+    ("inventory", "LAUNCH_2"): "f8d77a7a019f",
+    ("inventory", "PRIOR_1"): "e2bb5638dab6",
+    ("inventory", "PRIOR_2"): "61fe128f9ab3",
+    ("inventory", "RECURRENCE_1"): "3e0331bb811a",
+    ("inventory", "RECURRENCE_2"): "443cea4759ae",
+    ("inventory", "REGIME_1"): "e1ebdde010e7",
+    ("inventory", "REGIME_2"): "7fe3af97e4b0",
+    ("inventory", "WIDTH_1"): "cdc4369b901e",
+    ("inventory", "WIDTH_2"): "3ed953800da6",
     ("lab06", "PRED_A"): "34da4ac71658",
     ("lab06", "PRED_B"): "158a678258ff",
     ("lab06", "PRED_C"): "e323beb4e94b",
@@ -2518,10 +2579,16 @@ def test_conceptual_keys_are_listed_keys():
 def test_prediction_unchanged(ref):
     assert ref in PREDICTIONS, f"{ref} no longer exists"
     fp = fingerprint(PREDICTIONS[ref])
+    where = (
+        "its entry in _derived() in tests/test_inventory.py"
+        if ref[0] == INVENTORY
+        else "its key function in tests/test_answer_keys.py"
+    )
     assert fp == FINGERPRINTS.get(ref), (
-        f"{ref[0]}.{ref[1]} changed (its question or options): check that its key function in "
-        f"tests/test_answer_keys.py still derives the right option (it is the test "
-        f"test_answer_key_matches_the_core[{ref[0]}.{ref[1]}]), then set this line in "
+        f"{ref[0]}.{ref[1]} changed (its question or options): check that {where} still "
+        f"derives the right option for the new wording (it is the test "
+        f"test_answer_key_matches_the_core[{ref[0]}.{ref[1]}]), then run "
+        f"`python tests/test_answer_keys.py` (it prints every fingerprint) and set this line in "
         f"FINGERPRINTS:\n    {ref!r}: {fp!r},"
     )
 

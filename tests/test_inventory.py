@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import json
 import math
 import pkgutil
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 from test_option_form import REASON
@@ -19,6 +22,8 @@ from mlsysim import layers as L
 from mlsysim.labs import inventory as inv
 from mlsysim.labs import reports
 from mlsysim.labs.components import _NUMBER, ASKS, Prediction
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ITEMS = {
     inv.item_key(c.key, n): (c, item) for c in inv.CONCEPTS for n, item in enumerate(c.items, 1)
@@ -65,12 +70,74 @@ def test_items_follow_the_rubric(key):
 
 
 # --------------------------------------------------------------------------------------------
+# No surface cue: a student who has not read the chapter cannot tell the right option by its
+# length or its place, and the two items of a pair offer the same cues (comparable difficulty)
+# --------------------------------------------------------------------------------------------
+
+
+def _longer(p: Prediction) -> int:
+    """How many options are strictly longer than the right one (0: it is the longest or ties)."""
+    n = len(p.options[p.answer])
+    return sum(len(v) > n for v in p.options.values())
+
+
+def _place(p: Prediction) -> int:
+    """Where the right option is shown (0: first)."""
+    return p.display_order.index(p.answer)
+
+
+def _near_third(counts: dict[int, int], total: int) -> bool:
+    return all(abs(counts.get(r, 0) - total / 3) <= 2 for r in range(3))
+
+
+def test_the_right_option_is_not_told_by_its_length():
+    """'Pick the longest' (or the shortest, or the middle one) does no better than chance: over the
+    24 items the right option is the longest, the middle and the shortest about a third of the
+    time each (the first draft's was the longest in 19 of 24)."""
+    assert all(len(p.options) == 3 for _, p in ITEMS.values())
+    counts = {}
+    for _, p in ITEMS.values():
+        counts[_longer(p)] = counts.get(_longer(p), 0) + 1
+    assert _near_third(counts, len(ITEMS)), counts
+
+
+def test_the_right_option_is_not_told_by_its_place():
+    """'Pick the first' (second, third) does no better than chance on every student's form: the
+    right option's place is balanced over the concepts, and a pair shares it (below)."""
+    counts = {}
+    for c in inv.CONCEPTS:
+        counts[_place(c.items[0])] = counts.get(_place(c.items[0]), 0) + 1
+    assert _near_third(counts, len(inv.CONCEPTS)), counts
+    for name in NAMES[:50]:
+        form = inv.pre_items(inv.seed_for(name))
+        firsts = sum(_place(c.items[form[c.key] - 1]) == 0 for c in inv.CONCEPTS)
+        assert firsts == counts.get(0, 0)
+
+
+@pytest.mark.parametrize("c", inv.CONCEPTS, ids=lambda c: c.key)
+def test_a_pair_offers_the_same_cues(c):
+    """Whichever item a student meets first, the right option has the same rank by length and the
+    same place: the pair differs in scenario, not in what a guess by form would score."""
+    a, b = c.items
+    assert _longer(a) == _longer(b), (a.options, b.options)
+    assert _place(a) == _place(b), (a.display_order, b.display_order)
+
+
+# --------------------------------------------------------------------------------------------
 # Each answer derived from the core (the inventory's answer-key test)
 # --------------------------------------------------------------------------------------------
 
 
 def _dense(w):
     return L.Dense(in_features=w, out_features=w, bias=False)
+
+
+def _within_context(name: str, seq: int) -> None:
+    """A stem's context must be one the named model takes (BERT-Base: 512 positions, GPT-2:
+    1,024; Llama-2 7B: 4,096, its default): an item must not ask about an impossible deployment."""
+    m = Models.get(name)
+    limit = m.max_seq_len or m.default_seq_len
+    assert seq <= limit, f"{name} takes at most {limit} tokens, an item states {seq}"
 
 
 def _lm_kv(name, seq, users):
@@ -102,19 +169,22 @@ def _derived() -> dict[str, str]:
     p1, p32 = S(lm, "H100", 1, "fp16"), S(lm, "H100", 32, "fp16")
     same_weights = p1.weight_bytes == p32.weight_bytes
     out["BATCHING_2"] = "weights" if same_weights and kv32 == 32 * kv1 else "everything"
-    # ATTENTION: the score matrix of one layer
-    for key, (d, h, s0, s1, want) in {
-        "ATTENTION_1": (768, 12, 384, 768, 4),
-        "ATTENTION_2": (768, 12, 2048, 8192, 16),
+    # ATTENTION: the score matrix of one layer, at contexts the named model was trained for
+    for key, (name, d, h, s0, s1, want) in {
+        "ATTENTION_1": ("BERTBase", 768, 12, 256, 512, 4),
+        "ATTENTION_2": ("Llama7B", 4096, 32, 1024, 4096, 16),
     }.items():
+        _within_context(name, s1)
         a = L.Attention(d_model=d, n_heads=h, seq_len=s0).score_bytes()
         b = L.Attention(d_model=d, n_heads=h, seq_len=s1).score_bytes()
         out[key] = "square" if b / a == want else "linear"
     # KVCACHE
     r1 = _lm_kv("Llama7B", 4096, 16) / _lm_kv("Llama7B", 2048, 8)
     out["KVCACHE_1"] = {4: "product", 2: "one", 1: "fixed"}[r1]
-    r2 = _lm_kv("GPT2XL", 512, 32) / _lm_kv("GPT2XL", 1024, 8)
-    out["KVCACHE_2"] = {2: "product", 4: "one", 1: "fixed"}[r2]
+    _within_context("Llama7B", 4096)
+    r2 = _lm_kv("GPT2XL", 768, 24) / _lm_kv("GPT2XL", 256, 8)
+    _within_context("GPT2XL", 768)
+    out["KVCACHE_2"] = {9: "product", 3: "one", 1: "fixed"}[r2]
     # FLOPS: the speedup against the FLOP ratio the stem states
     r, m = S(Models.get("ResNet50"), "A100", 1), S(Models.get("KWS"), "A100", 1)
     assert round(r.flops / m.flops, -1) == 470
@@ -461,6 +531,14 @@ def test_pre_test_then_post_test_headless(tmp_path, monkeypatch):
     text = done.visible_text
     assert h.problems(done) == []
     assert "Correct." not in text and "Not quite" not in text and "The trap" not in text
+    # nor any item's feedback or misconception, rendered anywhere on the page after answering
+    for c in inv.CONCEPTS:
+        for item in c.items:
+            for fb in item.feedback.values():
+                assert fb[:40] not in text, fb
+            for m in item.misconceptions.values():
+                assert m.name not in text and m.belief not in text, m.name
+        assert c.statement[:40] not in text, c.key
     from mlsysim.labs.state import DesignLedger
 
     led = DesignLedger().load()
@@ -493,6 +571,10 @@ def test_pre_test_then_post_test_headless(tmp_path, monkeypatch):
     assert all(
         a.first_correct is None and a.correct_option == "" and a.misconception == ""
         for a in answered
+    )
+    js = reports.to_json(rep)
+    assert '"correct_option": ""' in js and all(
+        f'"correct_option": "{x}"' not in js for x in {c.items[0].answer for c in inv.CONCEPTS}
     )
     md = reports.to_markdown(rep)
     shown = md.split("<!--")[0]
@@ -560,6 +642,52 @@ def test_the_landing_page_puts_the_pre_test_first_and_says_why(tmp_path):
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert page.index("./s06_00_inventory_pre/") < page.index("./s06_01_principles/")
     assert "Start with the concept inventory" in page and "before any lab" in page
+    # the progress line reads the inventory's ledger records too (counted in questions)
+    keys = json.loads(page.split('id="lab-keys">', 1)[1].split("</script>", 1)[0])
+    for stem, form in (("s06_00_inventory_pre", inv.PRE), ("s06_14_inventory_post", inv.POST)):
+        assert keys[stem] == {"chapter": form.CHAPTER, "parts": 12, "unit": "questions"}
+
+
+def test_the_landing_page_counts_either_item_of_a_pair():
+    """The landing page's progress line (build_site.PROGRESS_JS, run under node): a required
+    part "X_1|X_2" counts when either item is answered; a lab's parts count as before."""
+    import subprocess
+    import sys
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the browser tests run this line in a page)")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_site
+
+    req = list(inv.PRE.REQUIRED)
+    cases = [
+        ({"required": req, "answers": {}}, {"parts": 12, "unit": "questions"}),
+        (
+            {"required": req, "answers": {"PRIOR_2": "x", "REGIME_1": "y", "X_1": "z"}},
+            {"parts": 12},
+        ),
+        (
+            {
+                "required": req,
+                "answers": {
+                    inv.item_key(c.key, 1 + i % 2): "a" for i, c in enumerate(inv.CONCEPTS)
+                },
+            },
+            {"parts": 12, "unit": "questions"},
+        ),
+        ({"required": ["A", "B", "C"], "answers": {"A": "x", "B": "y"}}, {"parts": 3}),
+    ]
+    script = build_site.PROGRESS_JS + "".join(
+        f"console.log(progressText({json.dumps(rec)}, {json.dumps(k)}));\n" for rec, k in cases
+    )
+    out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [
+        "In progress: 0 / 12 questions answered",
+        "In progress: 2 / 12 parts answered",
+        "Completed: 12 / 12 questions",
+        "In progress: 2 / 3 parts answered",
+    ]
 
 
 def test_the_command_line_writes_the_inventory_csv(tmp_path, capsys):

@@ -119,13 +119,13 @@ PRIOR = _pair(
     },
     dict(
         question=(
-            "A layer maps a 32×32 single-channel image to 16 feature maps of 32×32. You replace "
-            "its dense weights with a 3×3 convolution with 16 filters. What happens to the "
+            "A layer maps a 32×32 single-channel image to 16 feature maps of 32×32. You swap "
+            "its dense weights for a 3×3 convolution with 16 filters. What happens to the "
             "number of weights?"
         ),
         options={
-            "fewer": "It falls by orders of magnitude: one small filter is reused everywhere",
-            "same": "It stays about the same: the output has the same size",
+            "fewer": "It falls by orders of magnitude: one filter is reused",
+            "same": "It stays about the same: the output keeps the same size",
             "more": "It grows: the filter needs weights at every position it visits",
         },
         answer="fewer",
@@ -147,7 +147,7 @@ PRIOR = _pair(
             "What happens to the number of weights?"
         ),
         options={
-            "fewer": "It falls by orders of magnitude: the filter is shared across positions",
+            "fewer": "It falls by orders of magnitude: the filter is shared",
             "same": "It stays about the same: the feature maps keep their size",
             "more": "It grows: every position the filter visits needs its weights",
         },
@@ -161,7 +161,7 @@ PRIOR = _pair(
             "more": "A convolution reuses one filter at every position (weight sharing); what "
             "grows with the positions is its arithmetic, not its weights.",
         },
-        reveals=("shared across positions",),
+        reveals=("the filter is shared",),
     ),
 )
 
@@ -209,7 +209,7 @@ REGIME = _pair(
             "Which resource sets its time?"
         ),
         options={
-            "memory": "Memory bandwidth: every weight is fetched for a single use",
+            "memory": "Memory bandwidth: every weight is fetched to be used once",
             "compute": "Arithmetic: sixty-seven million multiply-adds dominate",
             "balanced": "Neither: the GPU's memory keeps pace with its arithmetic",
         },
@@ -223,7 +223,7 @@ REGIME = _pair(
             "balanced": "The A100 is balanced only for work near its ridge point; at batch one "
             "the projection sits two orders of magnitude below it, bandwidth-bound.",
         },
-        reveals=("fetched for a single use",),
+        reveals=("fetched to be used once",),
     ),
 )
 
@@ -245,13 +245,14 @@ BATCHING = _pair(
     },
     dict(
         question=(
-            "An image classifier on an A100 goes from serving requests one at a time to "
-            "batches of 64. Which cost per request falls about 64-fold?"
+            "An image classifier on an A100 moves from serving requests one at a time to "
+            "batches of 64. Per request, what happens to its weight traffic and its activation "
+            "memory?"
         ),
         options={
-            "weights": "Weight traffic: one read of each weight serves the whole batch",
-            "everything": "Activation memory: the batch shares its feature maps",
-            "nothing": "None: every request still does all of its own work",
+            "weights": "Weight traffic falls about 64-fold: activations stay per image",
+            "everything": "Both fall about 64-fold: the batch shares weights and feature maps",
+            "nothing": "Neither changes: each request does all its own work",
         },
         answer="weights",
         feedback={
@@ -263,17 +264,18 @@ BATCHING = _pair(
             "nothing": "The arithmetic per request is unchanged, but the weights are read once "
             "per batch instead of once per request: that traffic falls 64-fold.",
         },
-        reveals=("one read of each weight serves",),
+        reveals=("activations stay per image",),
     ),
     dict(
         question=(
             "A chat model's server on an H100 decodes for 32 users in one batch instead of one "
-            "user at a time. Which cost per generated token falls about 32-fold?"
+            "user at a time. What happens to the weight reads per generated token, and to each "
+            "user's KV cache?"
         ),
         options={
-            "weights": "Weight reads: the model's weights are read once per step for all",
-            "everything": "The KV cache: the users in a batch share one cache",
-            "nothing": "None: each user's token still needs the whole model",
+            "weights": "Weight reads fall about 32-fold: each user keeps their own cache",
+            "everything": "Both fall about 32-fold: the users share the weights and one cache",
+            "nothing": "Neither changes: each token still needs the whole model",
         },
         answer="weights",
         feedback={
@@ -285,7 +287,7 @@ BATCHING = _pair(
             "nothing": "Each token still needs the whole model's arithmetic, but the weights are "
             "read once for the 32 tokens of a step: that traffic falls 32-fold.",
         },
-        reveals=("read once per step for all",),
+        reveals=("each user keeps their own cache",),
     ),
 )
 
@@ -307,11 +309,11 @@ ATTENTION = _pair(
     },
     dict(
         question=(
-            "BERT-Base's context goes from 384 to 768 tokens. How does the memory of one "
+            "BERT-Base's input grows from 256 to 512 tokens. How does the memory of one "
             "layer's attention score matrix change?"
         ),
         options={
-            "square": "It grows 4-fold: every token is scored against every token",
+            "square": "It grows 4-fold: it scores every pair of tokens",
             "linear": "It doubles: there are twice as many tokens to score",
             "fixed": "It stays the same: the heads and width did not change",
         },
@@ -324,15 +326,15 @@ ATTENTION = _pair(
             "fixed": "The width fixes the projections' weights; the score matrix is S × S per head "
             "and grows with the context, fourfold here.",
         },
-        reveals=("scored against every token",),
+        reveals=("scores every pair of tokens",),
     ),
     dict(
         question=(
-            "A GPT-2 deployment raises its context from 2,048 to 8,192 tokens. How does the "
-            "memory of one layer's attention score matrix change?"
+            "A Llama-2 7B deployment raises its context from 1,024 to 4,096 tokens. How does "
+            "the memory of one layer's attention score matrix change?"
         ),
         options={
-            "square": "It grows 16-fold: each token is scored against all the others",
+            "square": "It grows 16-fold: it scores every pair of tokens",
             "linear": "It grows 4-fold: four times as many tokens to score",
             "fixed": "It stays the same: the model's width did not change",
         },
@@ -345,7 +347,7 @@ ATTENTION = _pair(
             "fixed": "The width sets the weights; the scores are S × S per head and grow with the "
             "square of the context.",
         },
-        reveals=("scored against all the others",),
+        reveals=("scores every pair of tokens",),
     ),
 )
 
@@ -367,11 +369,11 @@ KVCACHE = _pair(
     },
     dict(
         question=(
-            "A Llama-7B service doubles both its context length and its number of concurrent "
-            "users. How does its total KV cache change?"
+            "A Llama-2 7B service doubles both its context length and its number of concurrent "
+            "users. How does the total KV cache change?"
         ),
         options={
-            "product": "It grows 4-fold: every user caches every token of their context",
+            "product": "It grows 4-fold: users and tokens both double",
             "one": "It doubles: the cache follows the longer context",
             "fixed": "It stays the same: the cache is sized by the model",
         },
@@ -385,27 +387,28 @@ KVCACHE = _pair(
             "fixed": "The weights are fixed by the model; the cache is written by the load, one "
             "entry per token per user, and grows fourfold here.",
         },
-        reveals=("every user caches every token",),
+        reveals=("users and tokens both double",),
     ),
     dict(
         question=(
-            "A GPT-2 XL service quadruples its concurrent users and halves its context length. "
-            "How does its total KV cache change?"
+            "A GPT-2 XL chat service now keeps three times as many conversations open, each "
+            "three times as long. How does its total KV cache change?"
         ),
         options={
-            "product": "It doubles: users times context is what is cached",
-            "one": "It grows 4-fold: the cache follows the number of users",
+            "product": "It grows 9-fold: users and tokens both triple",
+            "one": "It triples: the cache follows the longer context",
             "fixed": "It stays the same: the cache belongs to the model",
         },
         answer="product",
         feedback={
-            "product": "Four times the users, each caching half the tokens: 4 × ½ = 2 times the "
-            "keys and values.",
-            "one": "The users quadruple but each caches half as many tokens: the product doubles.",
+            "product": "Three times the conversations, each caching three times the tokens: "
+            "3 × 3 = 9 times the keys and values.",
+            "one": "The context triples and so does the number of users: the cache follows their "
+            "product, ninefold.",
             "fixed": "The cache is filled by the load, one entry per token per user per layer: "
-            "4 × ½ = 2 times as large.",
+            "3 × 3 = 9 times as large.",
         },
-        reveals=("users times context",),
+        reveals=("users and tokens both triple",),
     ),
 )
 
@@ -428,13 +431,12 @@ FLOPS = _pair(
     dict(
         question=(
             "A keyword-spotting DS-CNN needs about 470× fewer FLOPs than ResNet-50. Served at "
-            "batch one on an A100 in eager PyTorch (each kernel launch costs microseconds), how "
-            "much faster is it?"
+            "batch one on an A100 in eager PyTorch, how much faster is it?"
         ),
         options={
-            "less": "Far less than 470×: its small layers are not limited by FLOPs",
+            "less": "Far less than 470×: FLOPs do not set its time",
             "proportional": "About 470×: latency follows the FLOP count",
-            "more": "More than 470×: it also moves far fewer bytes",
+            "more": "More than 470×: it also reads far fewer bytes from memory",
         },
         answer="less",
         feedback={
@@ -446,18 +448,18 @@ FLOPS = _pair(
             "more": "Its bytes shrink less than its FLOPs (depthwise layers do little arithmetic "
             "per byte), and its launches shrink far less still.",
         },
-        reveals=("not limited by FLOPs",),
+        reveals=("FLOPs do not set its time",),
     ),
     dict(
         question=(
-            "On a Jetson Orin NX at batch one, a 3×3 convolution with 256 channels on a 14×14 "
-            "map is replaced by its depthwise separable version, about 9× fewer FLOPs. How "
+            "On a Jetson Orin NX at batch one in eager PyTorch, a 3×3 convolution with 256 "
+            "channels on a 14×14 map is replaced by its depthwise separable version, about 9× fewer FLOPs. How "
             "much faster does the layer run?"
         ),
         options={
-            "less": "Far less than 9×: its time is not set by its FLOPs",
+            "less": "Far less than 9×: FLOPs do not set its time",
             "proportional": "About 9×: the time follows the FLOP count",
-            "more": "More than 9×: it also reads far fewer bytes",
+            "more": "More than 9×: it also reads far fewer bytes from memory",
         },
         answer="less",
         feedback={
@@ -469,7 +471,7 @@ FLOPS = _pair(
             "more": "The split adds a kernel launch and its bytes fall less than its FLOPs: the "
             "gain is below 9×, not above.",
         },
-        reveals=("not set by its FLOPs",),
+        reveals=("FLOPs do not set its time",),
     ),
 )
 
@@ -491,9 +493,8 @@ LAUNCH = _pair(
     },
     dict(
         question=(
-            "A keyword-spotting CNN (several million multiply-adds) runs at batch one "
-            "on an H100 in eager PyTorch, about 5 µs per kernel launch. What takes most of its "
-            "time?"
+            "A keyword-spotting CNN (several million multiply-adds) runs at batch one on an "
+            "H100 in eager PyTorch. What takes most of its time?"
         ),
         options={
             "launch": "Launching kernels: each costs more than the layer's work",
@@ -514,8 +515,8 @@ LAUNCH = _pair(
     ),
     dict(
         question=(
-            "Example 6.1's small MNIST CNN classifies one digit at a time on an A100 (eager "
-            "PyTorch, roughly 5 µs to launch each kernel). Where does most of its time go?"
+            "A small two-convolution CNN classifies MNIST digits one at a time on an A100 in "
+            "eager PyTorch. Where does most of its time go?"
         ),
         options={
             "launch": "Launching kernels: each launch outlasts the layer's work",
@@ -556,12 +557,12 @@ EMBEDDING = _pair(
         question=(
             "A recommender's 10-million-row FP32 embedding table (64 values a row) sits in an "
             "A100's memory; each request pools 26 lookups, 4,096 requests a batch. Which "
-            "resource sets the lookups' time?"
+            "resource sets the time of the lookups?"
         ),
         options={
             "bandwidth": "Memory bandwidth: each lookup reads a row and does no arithmetic",
             "compute": "Arithmetic: a table this large means heavy computation",
-            "free": "Nothing: the table fits in memory, so reads cost nothing",
+            "free": "Nothing much: a table in memory makes lookups nearly free",
         },
         answer="bandwidth",
         feedback={
@@ -583,7 +584,7 @@ EMBEDDING = _pair(
         options={
             "bandwidth": "Memory bandwidth: a lookup is a read with no arithmetic",
             "compute": "Arithmetic: so many parameters need heavy computation",
-            "free": "Nothing: once the table is in memory, reads are free",
+            "free": "Nothing much: in-memory reads are nearly free",
         },
         answer="bandwidth",
         feedback={
@@ -616,8 +617,8 @@ ENERGY = _pair(
     },
     dict(
         question=(
-            "On a 45 nm chip, an FP32 multiply-add uses a weight read from off-chip DRAM. "
-            "Which costs more energy?"
+            "On a 45 nm chip, an FP32 multiply-add uses a weight read from DRAM. Which costs "
+            "more energy: the read or the multiply-add?"
         ),
         options={
             "move": "The DRAM read, by far: moving data dominates",
@@ -642,7 +643,7 @@ ENERGY = _pair(
             "For one weight, which costs more energy: its DRAM read or its INT8 multiply-add?"
         ),
         options={
-            "move": "The DRAM read, by far: data movement dominates energy",
+            "move": "The DRAM read, by far: data movement dominates",
             "compute": "The multiply-add: the arithmetic costs the energy",
             "equal": "About the same: one read, one operation",
         },
@@ -656,7 +657,7 @@ ENERGY = _pair(
             "equal": "Off-chip reads cost far more than on-chip arithmetic: hundreds of INT8 "
             "multiply-adds per byte read.",
         },
-        reveals=("data movement dominates energy",),
+        reveals=("data movement dominates",),
     ),
 )
 
@@ -678,7 +679,8 @@ DEVICE = _pair(
     },
     dict(
         question=(
-            "A team moves Llama-7B in FP16 from an H100 to an iPhone 15 Pro. What stops it first?"
+            "A team moves Llama-2 7B in FP16 from an H100 server onto an iPhone 15 Pro. What stops "
+            "it first?"
         ),
         options={
             "memory": "Memory capacity: its weights do not fit the phone",
@@ -738,12 +740,12 @@ WIDTH = _pair(
     },
     dict(
         question=(
-            "Every hidden layer of a 1,024-wide MLP is made twice as wide (inputs and outputs "
-            "of the hidden layers). How do those layers' weights change?"
+            "Every hidden layer of a 1,024-wide MLP is made twice as wide (the hidden layers' "
+            "inputs and outputs). How do those layers' weights change?"
         ),
         options={
-            "square": "They grow 4-fold: each layer's inputs and outputs both double",
-            "linear": "They double: twice the width, twice the weights",
+            "square": "They grow 4-fold: inputs and outputs both double",
+            "linear": "They double: twice the width means twice the weights",
             "depth": "Barely: the number of layers is unchanged",
         },
         answer="square",
@@ -816,7 +818,7 @@ RECURRENCE = _pair(
     ),
     dict(
         question=(
-            "A GRU (512 hidden units) transcribes audio at batch one on an A100; clips grow "
+            "A GRU (512 hidden units) reads audio at batch one on an A100; clips grow "
             "from 100 to 400 frames. How does its latency change?"
         ),
         options={
