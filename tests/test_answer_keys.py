@@ -980,6 +980,32 @@ def s062_td():
     return "compute" if ratio < 1 else "move"
 
 
+def s062_e():
+    """Sawtooth 4 -> 8 teeth (3 -> 4 foldings), both networks built and checked exactly."""
+    from mlsysim import expressivity as X
+
+    a, b = X.compare(3), X.compare(4)
+    assert a.shallow_error == b.shallow_error == a.deep_error == b.deep_error == 0
+    shallow, deep = b.shallow.units / a.shallow.units, b.deep.units - a.deep.units
+    if shallow == 2 and deep == 2:
+        return "split"
+    if shallow == 2 and b.deep.units / a.deep.units == 2:
+        return "both"
+    return "flat"
+
+
+def s062_te():
+    """20 foldings: the formulas the built networks obey (checked up to 8 foldings in the part)."""
+    from mlsysim import expressivity as X
+
+    shallow, deep = X.units_needed(20)
+    assert (shallow, deep) == (1_048_576, 40)
+    assert X.compare(8).shallow.units == X.units_needed(8)[0]
+    if deep < 100 and shallow > 1e6:
+        return "deep"
+    return "close" if deep > 1e5 else "wide"
+
+
 # --------------------------------------------------------------------------------------------
 # 6.3 (rewritten) and transfers
 # --------------------------------------------------------------------------------------------
@@ -2287,6 +2313,8 @@ KEYS = {
     ("s06_02_mlps", "TRANSFER_B"): s062_tb,
     ("s06_02_mlps", "TRANSFER_C"): s062_tc,
     ("s06_02_mlps", "TRANSFER_D"): s062_td,
+    ("s06_02_mlps", "PRED_E"): s062_e,
+    ("s06_02_mlps", "TRANSFER_E"): s062_te,
     ("s06_03_cnns", "PRED_A"): s063_a,
     ("s06_03_cnns", "PRED_B"): s063_b,
     ("s06_03_cnns", "PRED_C"): s063_c,
@@ -2411,10 +2439,12 @@ FINGERPRINTS = {
     ("s06_02_mlps", "PRED_B"): "e06fe49b184c",
     ("s06_02_mlps", "PRED_C"): "ac6f4840fc99",
     ("s06_02_mlps", "PRED_D"): "5b567ca57459",
+    ("s06_02_mlps", "PRED_E"): "21c027c41bef",
     ("s06_02_mlps", "TRANSFER_A"): "c7bc1a31e433",
     ("s06_02_mlps", "TRANSFER_B"): "6b1603d122bc",
     ("s06_02_mlps", "TRANSFER_C"): "1e29ee7a0b7b",
     ("s06_02_mlps", "TRANSFER_D"): "9c454ec5aded",
+    ("s06_02_mlps", "TRANSFER_E"): "e188f3ef6ffd",
     ("s06_03_cnns", "PRED_A"): "fe80bd08ec70",
     ("s06_03_cnns", "PRED_B"): "eef22c8ee27a",
     ("s06_03_cnns", "PRED_C"): "d1ac748454f0",

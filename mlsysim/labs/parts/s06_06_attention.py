@@ -377,10 +377,29 @@ def part_b(seq: int, heads: int, layers: int) -> View:
         f"kept layers  = {n_layers} × {fmt_bytes(score_b)} = {fmt_bytes(kept)}",
         f"2S: heads × (2S)² × 2 B = 4 × {fmt_bytes(score_b, 2)} = {fmt_bytes(dbl.score_bytes(1, PRECISION), 2)}",
         f"FLOPs/layer  = 2 × (2 × S² × d) = {att.flops():,}  (d = heads × {HEAD_DIM} = {d:,})",
+        "context growth: product windows went from 2K tokens past 128K toward 1M in a few years; one "
+        "12-head layer's FP16 scores at "
+        + ", ".join(f"{n:,} tokens: {fmt_bytes(_scores(n))}" for n in CONTEXT_GROWTH),
+        f"Example 6.4: BERT-base learned {BERT_POSITIONS} positions; at {BERT_LONG:,} tokens its 12 heads' "
+        f"scores are {_scores(BERT_LONG) / _scores(BERT_POSITIONS):.0f}× the {BERT_POSITIONS}-token figure "
+        f"({fmt_bytes(_scores(BERT_POSITIONS))} → {fmt_bytes(_scores(BERT_LONG))} per layer)",
         f"Napkin 6.1: 12 × 100,000² × 2 B = {fmt_bytes(napkin.score_bytes(1, PRECISION), 0)}; × 32 layers = "
         f"{NAPKIN_LAYERS * napkin.score_bytes(1, PRECISION) / 1e9:,.0f} GB (GB = 1e9 B)",
     ]
     return View(fig, cards, summary, "Quadratic growth", peek)
+
+
+#: context windows the chapter names (2K at launch, 128K, the 1M-token range; L1075)
+CONTEXT_GROWTH = (2_048, 131_072, 1_000_000)
+#: Example 6.4 (L1083): BERT's 512 learned positions against a 4,096-token input
+BERT_POSITIONS, BERT_LONG = 512, 4_096
+
+
+def _scores(seq: int) -> int:
+    """FP16 score bytes of one 12-head, d = 768 attention layer at ``seq`` tokens."""
+    return L.Attention(
+        d_model=NAPKIN_HEADS * HEAD_DIM, n_heads=NAPKIN_HEADS, seq_len=seq
+    ).score_bytes(1, PRECISION)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1000,6 +1019,8 @@ E_POSITIONS = Toggle("Add sinusoidal positional encodings to the inputs", False)
 #: Sizes of the order experiment (small on purpose: pure Python, in the browser) and the model
 #: width whose fused QKV projection the part counts (GPT-2 small / BERT-base, the chapter's 768).
 ORDER_TOKENS, ORDER_DIM, QKV_D_MODEL = 5, 4, 768
+#: Figure 11's fused QKV projection runs on a 6-token sequence
+FIG11_TOKENS = 6
 
 
 @widget_args
@@ -1026,6 +1047,7 @@ def part_e(shift: int, positions: bool) -> View:
     fig.update_layout(barmode="group")
 
     fused = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL)
+    fig11 = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL, tokens=FIG11_TOKENS)
     # the chapter's "3 × d² parameters per layer" (L855) counts the weights; the biases apart
     fused_weights = L.Dense(
         in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL, bias=False
@@ -1101,6 +1123,8 @@ def part_e(shift: int, positions: bool) -> View:
         "W_Q = W_K would make the scores symmetric (i → j scores as j → i); separate projections allow asymmetry",
         f"fused QKV = d × 3d weights + 3d biases = {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} + {3 * QKV_D_MODEL:,} = "
         f"{fused.params:,} (torch nn.MultiheadAttention's in_proj_weight is 3d × d)",
+        f"Figure 11: {FIG11_TOKENS} tokens, ({FIG11_TOKENS} × {QKV_D_MODEL}) · ({QKV_D_MODEL} × {3 * QKV_D_MODEL:,}) = "
+        f"{fig11.macs():,} MACs ({fmt_count(fig11.macs())}) for Q, K and V in one GEMM",
     ]
     return View(fig, cards, summary, "Order and projections", peek)
 

@@ -42,6 +42,9 @@ M = lazy("mlsysim.models")
 order = lazy("mlsysim.order")
 U = lazy("mlsysim.units")
 
+#: the 6.7 self-check's hypothetical accelerator: the A100's FP16 peak over 2.0 TB/s (L1846)
+SELF_CHECK_BW = 2.0
+
 CHAPTER = "6.7"
 PARTS = ("A", "B", "C", "D", "E")
 
@@ -299,6 +302,7 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         + (f" {OTHER_NOTEBOOKS}" if model == "GPT2" else "")
     )
     ridge = dev.sustained_ridge_point(PRECISION, EFFICIENCY).magnitude
+    a100 = HW.Hardware.get("A100")
     peek = [
         f"{LABELS['ridge_sustained']} = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / "
         f"{dev.memory.bandwidth:~P} = {ridge:,.0f} FLOP/B  ({LABELS['ridge_peak']}: "
@@ -313,6 +317,10 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         f"(found by re-solving; the {HW.Hardware.get(device).name}'s planning value is "
         f"{fmt_time(HW.Hardware.get(device).dispatch_tax.m_as('s'))})",
         f"achieved decode rate = {fmt_rate(dec.flops / dec.latency_s)} of {fmt_rate(dec.peak_flops_s)} dense peak",
+        f"the chapter's self-check accelerator: {a100.compute.peak(PRECISION):~P} / {SELF_CHECK_BW:.1f} TB/s = "
+        f"{(a100.compute.peak(PRECISION) / U.Q_(SELF_CHECK_BW, 'TB/s')).m_as('FLOP/B'):,.0f} FLOP/B "
+        f"(ridge point (peak); the registry's {a100.name}, at {a100.memory.bandwidth.m_as('TB/s'):.2f} TB/s: "
+        f"{a100.ridge_point(PRECISION).magnitude:,.0f})",
     ]
     facts = [
         fact(
