@@ -306,7 +306,9 @@ def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
 
 @app.cell(hide_code=True)
 def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways"))
+    mo.stop(
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+    )
     mo.md("""
     ## Takeaways
 

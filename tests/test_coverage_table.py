@@ -28,9 +28,7 @@ COVERAGE = (ROOT / "labs" / "COVERAGE.md").read_text(encoding="utf-8")
 README = (ROOT / "labs" / "README.md").read_text(encoding="utf-8")
 
 STATUS = r"taught|mentioned: .+|not taught: .+"
-ROW = re.compile(
-    rf"^\| (\d+) \| (.+?) \| (P|L|P, L) \| (.+?) \| (.+?) \| (.+?) \| ({STATUS}) \|$"
-)
+ROW = re.compile(rf"^\| (\d+) \| (.+?) \| (P|L|P, L) \| (.+?) \| (.+?) \| (.+?) \| ({STATUS}) \|$")
 SECTION = re.compile(r"^\| \| \*\*(.+?)\*\* \| \| \| \| \| \|$")
 SEEN = re.compile(r'^`(s06_\d\d|lab06) ([A-ES]) (\{[^}]*\}|[A-Z][A-Z0-9_]*) "([^"`]+)"`$')
 
@@ -103,9 +101,9 @@ def _value(spec, name: str, raw: str):
         v = float(raw)
         v = int(v) if v.is_integer() and isinstance(spec.step, int) else v
         steps = (v - spec.start) / spec.step
-        assert spec.start <= v <= spec.stop and math.isclose(
-            steps, round(steps), abs_tol=1e-9
-        ), f"{name}={raw}: no slider position gives it ({spec.start}..{spec.stop} by {spec.step})"
+        assert spec.start <= v <= spec.stop and math.isclose(steps, round(steps), abs_tol=1e-9), (
+            f"{name}={raw}: no slider position gives it ({spec.start}..{spec.stop} by {spec.step})"
+        )
         return v
     if isinstance(spec, Choice):
         assert raw in spec.options, f"{name}={raw}: not an option ({', '.join(spec.options)})"
@@ -174,7 +172,13 @@ def test_summary_recomputed_from_the_rows():
     for sec in dict.fromkeys(r[0] for r in ROWS):
         st = [r[7] for r in ROWS if r[0] == sec]
         t, m = st.count("taught"), sum(s.startswith("mentioned") for s in st)
-        expect[sec] = (str(len(st)), str(t), f"{100 * t / len(st):.1f}%", str(m), str(len(st) - t - m))
+        expect[sec] = (
+            str(len(st)),
+            str(t),
+            f"{100 * t / len(st):.1f}%",
+            str(m),
+            str(len(st) - t - m),
+        )
         tot, taught, men = tot + len(st), taught + t, men + m
     cov, readme = _summary(COVERAGE), _summary(README)
     for sec, vals in expect.items():

@@ -231,8 +231,12 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
         f"{fmt_count(layer.macs())} MACs either way; implicit GEMM gathers the patches into on-chip tiles "
         "and never writes the buffer."
     )
-    fig5 = P.gemm_shape(L.Conv2d(in_channels=2, out_channels=1, kernel_size=2, input_size=3, bias=False))
-    lst3 = L.Conv2d(in_channels=1, out_channels=1, kernel_size=3, input_size=28, padding=1, bias=False)
+    fig5 = P.gemm_shape(
+        L.Conv2d(in_channels=2, out_channels=1, kernel_size=2, input_size=3, bias=False)
+    )
+    lst3 = L.Conv2d(
+        in_channels=1, out_channels=1, kernel_size=3, input_size=28, padding=1, bias=False
+    )
     ho3, wo3 = lst3.output_size
     peek = [
         f"windows     = (H + 2p − K) / s + 1 = ({s} + {2 * (k // 2)} − {k}) / {st} + 1 = {ho}",
