@@ -1006,6 +1006,30 @@ def s062_te():
     return "close" if deep > 1e5 else "wide"
 
 
+def s066_f():
+    """The match 3 -> 100 tokens back in part F's 128-token sequence, 7-token window."""
+    from mlsysim import routing
+
+    near, far = routing.read(128, 3, 7), routing.read(128, 100, 7)
+    att_holds = far.attention == pytest.approx(near.attention)
+    win_lost = near.windowed > 0.5 and far.windowed == far.fixed == 0
+    if att_holds and win_lost:
+        return "content"
+    return "both" if far.attention < near.attention else "neither"
+
+
+def s066_tf():
+    """A fixed-length summary gives every step the same mixture (a filter's fixed weights over all
+    40 words); attention's weights follow each step's query: the word a step needs can take most
+    of them."""
+    from mlsysim import routing
+
+    words = 40
+    fixed_share = routing.read(words + 1, words, words + 1).fixed  # 1/(n+1) to every word
+    attention = routing.read(words + 1, 20, words + 1).attention
+    return "attention" if attention > 0.5 > fixed_share else "summary"
+
+
 # --------------------------------------------------------------------------------------------
 # 6.3 (rewritten) and transfers
 # --------------------------------------------------------------------------------------------
@@ -2351,6 +2375,8 @@ KEYS = {
     ("s06_06_attention", "TRANSFER_C"): s066_tc,
     ("s06_06_attention", "TRANSFER_D"): s066_td,
     ("s06_06_attention", "TRANSFER_E"): s066_te,
+    ("s06_06_attention", "PRED_F"): s066_f,
+    ("s06_06_attention", "TRANSFER_F"): s066_tf,
     ("s06_07_transformers", "PRED_A"): s067_a,
     ("s06_07_transformers", "PRED_B"): s067_b,
     ("s06_07_transformers", "PRED_C"): s067_c,
@@ -2476,11 +2502,13 @@ FINGERPRINTS = {
     ("s06_06_attention", "PRED_C"): "b82afa9cdfac",
     ("s06_06_attention", "PRED_D"): "8c0215d625bd",
     ("s06_06_attention", "PRED_E"): "b1ac6bcda283",
+    ("s06_06_attention", "PRED_F"): "5326e313c22b",
     ("s06_06_attention", "TRANSFER_A"): "0cb9a82ef383",
     ("s06_06_attention", "TRANSFER_B"): "27ea0c7ef842",
     ("s06_06_attention", "TRANSFER_C"): "7f755785730f",
     ("s06_06_attention", "TRANSFER_D"): "684099ba348d",
     ("s06_06_attention", "TRANSFER_E"): "986ffb507d5e",
+    ("s06_06_attention", "TRANSFER_F"): "2067a75ee2c4",
     ("s06_07_transformers", "PRED_A"): "a857a7c208db",
     ("s06_07_transformers", "PRED_B"): "d485add60cfc",
     ("s06_07_transformers", "PRED_C"): "86444e9722c9",

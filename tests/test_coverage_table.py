@@ -30,7 +30,7 @@ README = (ROOT / "labs" / "README.md").read_text(encoding="utf-8")
 STATUS = r"taught|mentioned: .+|not taught: .+"
 ROW = re.compile(rf"^\| (\d+) \| (.+?) \| (P|L|P, L) \| (.+?) \| (.+?) \| (.+?) \| ({STATUS}) \|$")
 SECTION = re.compile(r"^\| \| \*\*(.+?)\*\* \| \| \| \| \| \|$")
-SEEN = re.compile(r'^`(s06_\d\d|lab06) ([A-ES]) (\{[^}]*\}|[A-Z][A-Z0-9_]*) "([^"`]+)"`$')
+SEEN = re.compile(r'^`(s06_\d\d|lab06) ([A-HS]) (\{[^}]*\}|[A-Z][A-Z0-9_]*) "([^"`]+)"`$')
 
 
 def _rows():
