@@ -270,7 +270,7 @@ def _(kit, lab, mo, saved):
             mo.md("## Part E · Wide or deep: what universal approximation leaves out"),
             kit.message(
                 "Ravi Patel",
-                "systems engineer",
+                "systems engineer, WildlifeVision",
                 "One hidden layer can approximate any continuous function, so why does anyone stack layers?",
             ),
             mo.md(

@@ -319,7 +319,7 @@ def _(kit, lab, mo, saved):
             mo.md("## Part F · Routing by content: where attention came from"),
             kit.message(
                 "Jun Park",
-                "NLP engineer",
+                "ML engineer",
                 "Before transformers, attention was added to translation models that read through a window or a single summary. What did it fix?",
             ),
             mo.md(
