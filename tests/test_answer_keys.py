@@ -1030,6 +1030,39 @@ def s066_tf():
     return "attention" if attention > 0.5 > fixed_share else "summary"
 
 
+def s067_f():
+    """GPT-2 XL prefill of 1,024 tokens, FP16, eager, H100: the residual adds' and LayerNorms' share
+    of the time against their share of the FLOPs (engine rows grouped by mlsysim.anatomy)."""
+    from mlsysim import anatomy
+
+    p = Engine.solve(
+        Models.GPT2, "H100", precision="fp16", efficiency=0.5, phase="prefill", seq_len=1024
+    )
+    s = anatomy.shares(p)
+    flops = s["residual"].flops + s["norm"].flops
+    time = s["residual"].time_s + s["norm"].time_s
+    if time > 0.5:
+        return "most"
+    return "more" if time > flops + 0.02 else "same"
+
+
+def s067_tf():
+    """The same share at a 128-token prompt against 1,024."""
+    from mlsysim import anatomy
+
+    def glue(seq):
+        p = Engine.solve(
+            Models.GPT2, "H100", precision="fp16", efficiency=0.5, phase="prefill", seq_len=seq
+        )
+        s = anatomy.shares(p)
+        return s["residual"].time_s + s["norm"].time_s
+
+    short, long = glue(128), glue(1024)
+    if short == pytest.approx(long, rel=0.1):
+        return "same"
+    return "grows" if short > long else "shrinks"
+
+
 # --------------------------------------------------------------------------------------------
 # 6.3 (rewritten) and transfers
 # --------------------------------------------------------------------------------------------
@@ -2387,6 +2420,8 @@ KEYS = {
     ("s06_07_transformers", "TRANSFER_C"): s067_tc,
     ("s06_07_transformers", "TRANSFER_D"): s067_td,
     ("s06_07_transformers", "TRANSFER_E"): s067_te,
+    ("s06_07_transformers", "PRED_F"): s067_f,
+    ("s06_07_transformers", "TRANSFER_F"): s067_tf,
     ("s06_08_dlrm", "PRED_A"): s068_a,
     ("s06_08_dlrm", "PRED_B"): s068_b,
     ("s06_08_dlrm", "PRED_C"): s068_c,
@@ -2514,11 +2549,13 @@ FINGERPRINTS = {
     ("s06_07_transformers", "PRED_C"): "86444e9722c9",
     ("s06_07_transformers", "PRED_D"): "ca0c62a77c8d",
     ("s06_07_transformers", "PRED_E"): "b1233bedb491",
+    ("s06_07_transformers", "PRED_F"): "4b09ce20b86c",
     ("s06_07_transformers", "TRANSFER_A"): "e06df4b3e311",
     ("s06_07_transformers", "TRANSFER_B"): "f2e56e9368d8",
     ("s06_07_transformers", "TRANSFER_C"): "9c784216a45b",
     ("s06_07_transformers", "TRANSFER_D"): "986b1b71889b",
     ("s06_07_transformers", "TRANSFER_E"): "0ca61c8235ce",
+    ("s06_07_transformers", "TRANSFER_F"): "cc38d20ce37d",
     ("s06_08_dlrm", "PRED_A"): "bc3390f171b6",
     ("s06_08_dlrm", "PRED_B"): "0f22d973d744",
     ("s06_08_dlrm", "PRED_C"): "3a3636c303a0",
