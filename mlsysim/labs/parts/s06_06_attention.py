@@ -1181,9 +1181,9 @@ PRED_F = Prediction(
         "weight one attention layer puts on it, and to the weight of a 7-token window?"
     ),
     options={
-        "content": "Attention's holds, the window's drops to zero: attention routes by content",
+        "content": "Attention's holds, the window's drops to zero: routing by content",
         "both": "Both fall with distance: a far token always counts for less",
-        "neither": "Both hold: a trained layer reaches whichever token it needs",
+        "neither": "Both hold: a trained layer reaches whichever earlier token it needs",
     },
     answer="content",
     feedback={

@@ -1600,9 +1600,9 @@ PRED_F = Prediction(
         "adds and norms do essentially none of the FLOPs. Their share of the pass's time is…"
     ),
     options={
-        "more": "Larger than their FLOP share: they move every activation through memory",
+        "more": "Larger than their FLOP share: they move activations, not FLOPs",
         "same": "About none as well: a pass's time follows its FLOPs",
-        "most": "Most of it: elementwise kernels are the slow part of a block",
+        "most": "Most of it: elementwise kernels are the slow part of every block",
     },
     answer="more",
     feedback={
