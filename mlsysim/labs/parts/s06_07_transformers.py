@@ -1616,7 +1616,7 @@ PRED_F = Prediction(
         "most": "They take 10.7% of the time: real, but attention (48%) and the feed-forward MLP (39%) still "
         "dominate a 1,024-token prefill, where the matrix multiplies are compute-bound.",
     },
-    reveals=("10.7%", "8.2% of the bytes"),
+    reveals=("10.7% of the time", "8.2% of the bytes"),
     asks="behaviour",
     misconceptions={
         "same": (
