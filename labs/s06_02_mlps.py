@@ -44,14 +44,15 @@ def _(LAB_CSS, kit, mo):
                 "MLPs: Dense Pattern Processing",
                 "A dense layer gives every input a weight to every output: count what that costs in "
                 "memory, in bandwidth at batch one and in energy, and weigh two MNIST classifiers "
-                "against each other, weight by weight.",
+                "against each other, weight by weight; then see what universal approximation does and does not promise.",
                 [
-                    "4 parts",
-                    "about 25 minutes",
+                    "5 parts",
+                    "about 30 minutes",
                     "d_in × d_out",
                     "GEMV vs GEMM",
                     "MNIST MLP vs CNN",
                     "move vs compute energy",
+                    "width vs depth",
                 ],
             ),
         ]
@@ -260,8 +261,54 @@ def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_depth = lab.E_DEPTH.widget(saved)
+    transfer_e = lab.TRANSFER_E.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part E · Wide or deep: what universal approximation leaves out"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "One hidden layer can approximate any continuous function, so why does anyone stack layers?",
+            ),
+            mo.md(
+                "The target is a sawtooth: the tent map folded onto itself again and again, each folding "
+                "doubling the teeth. Both networks below are built by hand to reproduce it exactly, and "
+                "checked at every kink."
+            ),
+            pred_e,
+        ]
+    )
+    return (e_depth, pred_e, transfer_e)
+
+
+@app.cell
+def _(e_depth, kit, lab, mo, pred_e, saved, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
+            e_depth,
+            kit.show(lab.part_e(e_depth.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked))
+    kit.transfer(lab.TRANSFER_E, transfer_e, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+    mo.stop(
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+    )
     mo.md("""
     ## Takeaways
 
@@ -275,6 +322,9 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
       the small CNN, yet each convolutional detector needs 87× fewer than a dense one.
     - Fetching a weight from DRAM costs about 139× the MAC that uses it; reuse (batching,
       on-chip storage) cuts energy for the same reason it cuts time.
+    - Universal approximation promises that a wide enough layer exists, not that it is small:
+      a sawtooth costs one hidden layer a unit per kink, while a deep net pays two units per
+      folding. Depth composes; that is why networks stack layers.
     """)
     return
 
@@ -301,6 +351,7 @@ async def _(
     d_batch,
     d_level,
     d_precision,
+    e_depth,
     justification,
     kit,
     lab,
@@ -309,12 +360,14 @@ async def _(
     pred_b,
     pred_c,
     pred_d,
+    pred_e,
     saved,
     student,
     transfer_a,
     transfer_b,
     transfer_c,
     transfer_d,
+    transfer_e,
 ):
     await kit.record(
         ledger,
@@ -341,6 +394,9 @@ async def _(
             d_level=d_level,
             d_precision=d_precision,
             transfer_d=transfer_d,
+            pred_e=pred_e,
+            e_depth=e_depth,
+            transfer_e=transfer_e,
         ),
         saved=saved,
         student=student,

@@ -44,15 +44,16 @@ def _(LAB_CSS, kit, mo):
                 "Attention: the quadratic score matrix",
                 "Count what attention's score matrix costs in MACs and bytes, predict what happens "
                 "when the context doubles, find the context at which it outgrows a device, and see "
-                "what FlashAttention removes and what it keeps; then ask what attention knows about word order.",
+                "what FlashAttention removes and what it keeps; then ask what attention knows about word order, and what routing by content does that a window cannot.",
                 [
-                    "5 parts",
-                    "about 25 minutes",
+                    "6 parts",
+                    "about 30 minutes",
                     "score GEMM",
                     "context growth",
                     "device fit",
                     "FlashAttention",
                     "order",
+                    "routing by content",
                 ],
             ),
         ]
@@ -308,9 +309,56 @@ def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+def _(kit, lab, mo, saved):
+    pred_f = lab.PRED_F.radio(saved)
+    f_distance = lab.F_DISTANCE.widget(saved)
+    f_window = lab.F_WINDOW.widget(saved)
+    transfer_f = lab.TRANSFER_F.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part F · Routing by content: where attention came from"),
+            kit.message(
+                "Jun Park",
+                "ML engineer",
+                "Before transformers, attention was added to translation models that read through a window or a single summary. What did it fix?",
+            ),
+            mo.md(
+                "One query token must fetch the one earlier token whose key matches it. Three readers "
+                "weight the earlier tokens: attention over every token, the same attention over a short "
+                "window, and a fixed filter (a convolution's window, weights set by position)."
+            ),
+            pred_f,
+        ]
+    )
+    return (f_distance, f_window, pred_f, transfer_f)
+
+
+@app.cell
+def _(f_distance, f_window, kit, lab, mo, pred_f, saved, unlocked):
+    mo.stop(kit.locked(pred_f, unlocked), kit.locked_note("Part F"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_F, pred_f, unlocked, saved),
+            mo.hstack([f_distance, f_window], justify="start", wrap=True),
+            kit.show(lab.part_f(f_distance.value, f_window.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_f, saved, transfer_f, unlocked):
+    mo.stop(kit.locked(pred_f, unlocked))
+    kit.transfer(lab.TRANSFER_F, transfer_f, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, unlocked):
     mo.stop(
-        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+        *kit.until_answered(
+            [pred_a, pred_b, pred_c, pred_d, pred_e, pred_f], unlocked, "the takeaways"
+        )
     )
     mo.md("""
 ## Takeaways
@@ -320,6 +368,7 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
 - The context that fits a device grows only as the square root of its memory, and the unit matters: GB and GiB move the edge.
 - FlashAttention removes the stored scores and their traffic, not the arithmetic; its Q + K + V + O traffic is a lower bound that holds only while K and V stay on chip.
 - Unmasked (bidirectional, encoder) self-attention is blind to order: shuffle the tokens and their outputs shuffle with them. Positional encodings added to the inputs make order matter; in a decoder the causal mask already breaks the symmetry.
+- Attention routes by content: a token's weight comes from how well its key matches the query, so a match 100 tokens back counts as much as one 3 back, where a fixed window sees nothing beyond its width. That is what Bahdanau's attention gave translation, paid for with a score per earlier token.
 """)
     return
 
@@ -348,6 +397,8 @@ async def _(
     d_shape,
     e_positions,
     e_shift,
+    f_distance,
+    f_window,
     justification,
     kit,
     lab,
@@ -357,6 +408,7 @@ async def _(
     pred_c,
     pred_d,
     pred_e,
+    pred_f,
     saved,
     student,
     transfer_a,
@@ -364,6 +416,7 @@ async def _(
     transfer_c,
     transfer_d,
     transfer_e,
+    transfer_f,
 ):
     await kit.record(
         ledger,
@@ -394,6 +447,10 @@ async def _(
             e_shift=e_shift,
             e_positions=e_positions,
             transfer_e=transfer_e,
+            pred_f=pred_f,
+            f_distance=f_distance,
+            f_window=f_window,
+            transfer_f=transfer_f,
         ),
         saved=saved,
         student=student,

@@ -44,15 +44,16 @@ def _(LAB_CSS, kit, mo):
                 "Transformers: Prefill, Decode and the KV Cache",
                 "One transformer runs in two regimes, prompt prefill and token-by-token decode: find "
                 "what binds each, what batching buys, when the KV cache outgrows the weights, and what "
-                "heads, masks and a 70B model cost.",
+                "heads, masks and a 70B model cost, and where one pass's time goes, block by block.",
                 [
-                    "5 parts",
-                    "about 30 minutes",
+                    "6 parts",
+                    "about 35 minutes",
                     "prefill vs decode",
                     "batching",
                     "KV cache",
                     "grouped-query attention",
                     "heads and masks",
+                    "the block's building blocks",
                 ],
             ),
         ]
@@ -311,9 +312,57 @@ def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+def _(kit, lab, mo, saved):
+    pred_f = lab.PRED_F.radio(saved)
+    f_phase = lab.F_PHASE.widget(saved)
+    f_fused = lab.F_FUSED.widget(saved)
+    transfer_f = lab.TRANSFER_F.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part F · The block's building blocks on one forward pass"),
+            kit.message(
+                "Omar Farouk",
+                "training lead",
+                "A transformer block is attention, a feed-forward MLP, two residual adds and two "
+                "norms. The adds and norms are trivial arithmetic: can we leave them out of the "
+                "time budget?",
+            ),
+            mo.md(
+                "The engine times GPT-2 XL layer by layer; this part groups its rows by the block "
+                "each belongs to and sets their shares of the FLOPs, the bytes and the time side by side."
+            ),
+            pred_f,
+        ]
+    )
+    return (f_fused, f_phase, pred_f, transfer_f)
+
+
+@app.cell
+def _(f_fused, f_phase, kit, lab, mo, pred_f, saved, unlocked):
+    mo.stop(kit.locked(pred_f, unlocked), kit.locked_note("Part F"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_F, pred_f, unlocked, saved),
+            mo.hstack([f_phase, f_fused], justify="start", wrap=True),
+            kit.show(lab.part_f(f_phase.value, f_fused.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_f, saved, transfer_f, unlocked):
+    mo.stop(kit.locked(pred_f, unlocked))
+    kit.transfer(lab.TRANSFER_F, transfer_f, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, unlocked):
     mo.stop(
-        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+        *kit.until_answered(
+            [pred_a, pred_b, pred_c, pred_d, pred_e, pred_f], unlocked, "the takeaways"
+        )
     )
     mo.md("""
     ## Takeaways
@@ -330,6 +379,9 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
     - **Heads split the work.** More heads cost no extra FLOPs (4 × S² × d for any head count) but
       more stored score matrices; a causal mask lets one training pass predict every position,
       while generation reads every weight for each token.
+    - **The block is four building blocks.** Attention and the feed-forward MLP do the FLOPs; the
+      residual adds and norms do almost none yet take a tenth of a prefill's time, more for short
+      passes and decode, because they move every activation and launch their own kernels.
     """)
     return
 
@@ -359,6 +411,8 @@ async def _(
     d_users,
     e_heads,
     e_model,
+    f_fused,
+    f_phase,
     justification,
     kit,
     lab,
@@ -368,6 +422,7 @@ async def _(
     pred_c,
     pred_d,
     pred_e,
+    pred_f,
     saved,
     student,
     transfer_a,
@@ -375,6 +430,7 @@ async def _(
     transfer_c,
     transfer_d,
     transfer_e,
+    transfer_f,
 ):
     await kit.record(
         ledger,
@@ -406,6 +462,10 @@ async def _(
             e_heads=e_heads,
             e_model=e_model,
             transfer_e=transfer_e,
+            pred_f=pred_f,
+            f_phase=f_phase,
+            f_fused=f_fused,
+            transfer_f=transfer_f,
         ),
         saved=saved,
         student=student,

@@ -992,6 +992,89 @@ def s062_td():
     return "compute" if ratio < 1 else "move"
 
 
+def s062_e():
+    """Sawtooth 4 -> 8 teeth (3 -> 4 foldings), both networks built and checked exactly."""
+    from mlsysim import expressivity as X
+
+    a, b = X.compare(3), X.compare(4)
+    assert a.shallow_error == b.shallow_error == a.deep_error == b.deep_error == 0
+    shallow, deep = b.shallow.units / a.shallow.units, b.deep.units - a.deep.units
+    if shallow == 2 and deep == 2:
+        return "split"
+    if shallow == 2 and b.deep.units / a.deep.units == 2:
+        return "both"
+    return "flat"
+
+
+def s062_te():
+    """20 foldings: the formulas the built networks obey (checked up to 8 foldings in the part)."""
+    from mlsysim import expressivity as X
+
+    shallow, deep = X.units_needed(20)
+    assert (shallow, deep) == (1_048_576, 40)
+    assert X.compare(8).shallow.units == X.units_needed(8)[0]
+    if deep < 100 and shallow > 1e6:
+        return "deep"
+    return "close" if deep > 1e5 else "wide"
+
+
+def s066_f():
+    """The match 3 -> 100 tokens back in part F's 128-token sequence, 7-token window."""
+    from mlsysim import routing
+
+    near, far = routing.read(128, 3, 7), routing.read(128, 100, 7)
+    att_holds = far.attention == pytest.approx(near.attention)
+    win_lost = near.windowed > 0.5 and far.windowed == far.fixed == 0
+    if att_holds and win_lost:
+        return "content"
+    return "both" if far.attention < near.attention else "neither"
+
+
+def s066_tf():
+    """A fixed-length summary gives every step the same mixture (a filter's fixed weights over all
+    40 words); attention's weights follow each step's query: the word a step needs can take most
+    of them."""
+    from mlsysim import routing
+
+    words = 40
+    fixed_share = routing.read(words + 1, words, words + 1).fixed  # 1/(n+1) to every word
+    attention = routing.read(words + 1, 20, words + 1).attention
+    return "attention" if attention > 0.5 > fixed_share else "summary"
+
+
+def s067_f():
+    """GPT-2 XL prefill of 1,024 tokens, FP16, eager, H100: the residual adds' and LayerNorms' share
+    of the time against their share of the FLOPs (engine rows grouped by mlsysim.anatomy)."""
+    from mlsysim import anatomy
+
+    p = Engine.solve(
+        Models.GPT2, "H100", precision="fp16", efficiency=0.5, phase="prefill", seq_len=1024
+    )
+    s = anatomy.shares(p)
+    flops = s["residual"].flops + s["norm"].flops
+    time = s["residual"].time_s + s["norm"].time_s
+    if time > 0.5:
+        return "most"
+    return "more" if time > flops + 0.02 else "same"
+
+
+def s067_tf():
+    """The same share at a 128-token prompt against 1,024."""
+    from mlsysim import anatomy
+
+    def glue(seq):
+        p = Engine.solve(
+            Models.GPT2, "H100", precision="fp16", efficiency=0.5, phase="prefill", seq_len=seq
+        )
+        s = anatomy.shares(p)
+        return s["residual"].time_s + s["norm"].time_s
+
+    short, long = glue(128), glue(1024)
+    if short == pytest.approx(long, rel=0.1):
+        return "same"
+    return "grows" if short > long else "shrinks"
+
+
 # --------------------------------------------------------------------------------------------
 # 6.3 (rewritten) and transfers
 # --------------------------------------------------------------------------------------------
@@ -2299,6 +2382,8 @@ KEYS = {
     ("s06_02_mlps", "TRANSFER_B"): s062_tb,
     ("s06_02_mlps", "TRANSFER_C"): s062_tc,
     ("s06_02_mlps", "TRANSFER_D"): s062_td,
+    ("s06_02_mlps", "PRED_E"): s062_e,
+    ("s06_02_mlps", "TRANSFER_E"): s062_te,
     ("s06_03_cnns", "PRED_A"): s063_a,
     ("s06_03_cnns", "PRED_B"): s063_b,
     ("s06_03_cnns", "PRED_C"): s063_c,
@@ -2335,6 +2420,8 @@ KEYS = {
     ("s06_06_attention", "TRANSFER_C"): s066_tc,
     ("s06_06_attention", "TRANSFER_D"): s066_td,
     ("s06_06_attention", "TRANSFER_E"): s066_te,
+    ("s06_06_attention", "PRED_F"): s066_f,
+    ("s06_06_attention", "TRANSFER_F"): s066_tf,
     ("s06_07_transformers", "PRED_A"): s067_a,
     ("s06_07_transformers", "PRED_B"): s067_b,
     ("s06_07_transformers", "PRED_C"): s067_c,
@@ -2345,6 +2432,8 @@ KEYS = {
     ("s06_07_transformers", "TRANSFER_C"): s067_tc,
     ("s06_07_transformers", "TRANSFER_D"): s067_td,
     ("s06_07_transformers", "TRANSFER_E"): s067_te,
+    ("s06_07_transformers", "PRED_F"): s067_f,
+    ("s06_07_transformers", "TRANSFER_F"): s067_tf,
     ("s06_08_dlrm", "PRED_A"): s068_a,
     ("s06_08_dlrm", "PRED_B"): s068_b,
     ("s06_08_dlrm", "PRED_C"): s068_c,
@@ -2472,10 +2561,12 @@ FINGERPRINTS = {
     ("s06_02_mlps", "PRED_B"): "e06fe49b184c",
     ("s06_02_mlps", "PRED_C"): "ac6f4840fc99",
     ("s06_02_mlps", "PRED_D"): "5b567ca57459",
+    ("s06_02_mlps", "PRED_E"): "21c027c41bef",
     ("s06_02_mlps", "TRANSFER_A"): "c7bc1a31e433",
     ("s06_02_mlps", "TRANSFER_B"): "6b1603d122bc",
     ("s06_02_mlps", "TRANSFER_C"): "1e29ee7a0b7b",
     ("s06_02_mlps", "TRANSFER_D"): "9c454ec5aded",
+    ("s06_02_mlps", "TRANSFER_E"): "e188f3ef6ffd",
     ("s06_03_cnns", "PRED_A"): "fe80bd08ec70",
     ("s06_03_cnns", "PRED_B"): "eef22c8ee27a",
     ("s06_03_cnns", "PRED_C"): "d1ac748454f0",
@@ -2507,21 +2598,25 @@ FINGERPRINTS = {
     ("s06_06_attention", "PRED_C"): "b82afa9cdfac",
     ("s06_06_attention", "PRED_D"): "8c0215d625bd",
     ("s06_06_attention", "PRED_E"): "b1ac6bcda283",
+    ("s06_06_attention", "PRED_F"): "3e234b2dd37e",
     ("s06_06_attention", "TRANSFER_A"): "0cb9a82ef383",
     ("s06_06_attention", "TRANSFER_B"): "27ea0c7ef842",
     ("s06_06_attention", "TRANSFER_C"): "7f755785730f",
     ("s06_06_attention", "TRANSFER_D"): "684099ba348d",
     ("s06_06_attention", "TRANSFER_E"): "986ffb507d5e",
+    ("s06_06_attention", "TRANSFER_F"): "2067a75ee2c4",
     ("s06_07_transformers", "PRED_A"): "a857a7c208db",
     ("s06_07_transformers", "PRED_B"): "d485add60cfc",
     ("s06_07_transformers", "PRED_C"): "86444e9722c9",
     ("s06_07_transformers", "PRED_D"): "ca0c62a77c8d",
     ("s06_07_transformers", "PRED_E"): "b1233bedb491",
+    ("s06_07_transformers", "PRED_F"): "8a0770abca03",
     ("s06_07_transformers", "TRANSFER_A"): "e06df4b3e311",
     ("s06_07_transformers", "TRANSFER_B"): "f2e56e9368d8",
     ("s06_07_transformers", "TRANSFER_C"): "9c784216a45b",
     ("s06_07_transformers", "TRANSFER_D"): "986b1b71889b",
     ("s06_07_transformers", "TRANSFER_E"): "0ca61c8235ce",
+    ("s06_07_transformers", "TRANSFER_F"): "cc38d20ce37d",
     ("s06_08_dlrm", "PRED_A"): "bc3390f171b6",
     ("s06_08_dlrm", "PRED_B"): "0f22d973d744",
     ("s06_08_dlrm", "PRED_C"): "3a3636c303a0",

@@ -404,3 +404,73 @@ def test_part_d_dram_still_prices_the_layer():
     card = next(c for c in v.cards if c.label == "2,048² layer, per inference")
     assert card.value == f"{4_194_304 * 4 * 160e-6 + 4_194_304 * 4.6e-6:,.2f} µJ" == "2,703.65 µJ"
     assert card.note == "99% moving weights"
+
+
+# ---- Part E: universal approximation, width vs depth ---------------------------------------------
+
+
+@pytest.mark.parametrize("depth", range(1, 9))
+def test_both_networks_reproduce_the_sawtooth_exactly(depth):
+    """Each network is built by hand, evaluated at every kink and midpoint (dyadic, so exact) and
+    its linear pieces counted there: 2^depth pieces, the target's."""
+    from mlsysim import expressivity as X
+
+    c = X.compare(depth)
+    assert c.shallow_error == 0 and c.deep_error == 0
+    assert c.pieces == c.shallow_pieces == c.deep_pieces == 2**depth
+    assert (c.shallow.units, c.deep.units) == X.units_needed(depth) == (2**depth, 2 * depth)
+    assert c.shallow.params == 3 * 2**depth + 1 and c.deep.params == 6 * depth + 1
+
+
+def test_a_layer_of_n_relus_makes_at_most_n_plus_1_pieces():
+    """The floor the part quotes: one hidden layer of n units on one input, whatever its weights,
+    is piecewise linear with at most n + 1 pieces (a seeded random net with dyadic weights, so the
+    arithmetic is exact, checked on a fine grid)."""
+    import random
+
+    from mlsysim import expressivity as X
+
+    rng = random.Random(36)
+    for n in (1, 3, 7, 15):
+        net = X.ReluNet(
+            (
+                (
+                    tuple((rng.choice([-2, -1.5, -1, -0.5, 0.5, 1, 1.5, 2]),) for _ in range(n)),
+                    tuple(rng.randint(-64, 64) / 64 for _ in range(n)),
+                ),
+            ),
+            tuple(rng.randint(-16, 16) / 8 for _ in range(n)),
+            0.0,
+        )
+        xs = [k / 4096 for k in range(4097)]
+        assert X.linear_pieces([net(x) for x in xs], xs) <= n + 1
+
+
+def test_part_e_default_and_the_question():
+    v = lab.part_e(3)
+    values = {c.label: c.value for c in v.cards}
+    assert values["Sawtooth"] == "4 teeth"
+    assert values["One hidden layer"] == "8 units"
+    assert values["Deep, 2 units per layer"] == "6 units"
+    assert values["Checked on the built networks"] == "exact"
+    v4 = lab.part_e(4)
+    assert {c.label: c.value for c in v4.cards}["One hidden layer"] == "16 units"
+    assert "8 → 16" in lab.PRED_E.feedback["split"] and "6 → 8" in lab.PRED_E.feedback["split"]
+    assert lab.PRED_E.question.count("4 teeth") == 1 and lab.E_DEPTH.value == lab.E_QUESTION_DEPTH
+
+
+def test_part_e_transfer_figures():
+    from mlsysim import expressivity as X
+
+    assert X.units_needed(lab.E_TRANSFER_DEPTH) == (1_048_576, 40)
+    assert 2 ** (lab.E_TRANSFER_DEPTH - 1) == 524_288
+    assert 3 * 2**20 + 1 == 3_145_729 and 6 * 20 + 1 == 121
+    assert lab.E_TRANSFER_DEPTH > lab.E_DEPTH.stop
+
+
+def test_expressivity_rejects_bad_depths():
+    from mlsysim import expressivity as X
+
+    for bad in (0, -1, 13, 2.5, True):
+        with pytest.raises(ValueError, match="depth"):
+            X.compare(bad)

@@ -448,3 +448,53 @@ def test_part_d_peek_formulas_give_the_bytes_they_print():
     reread = (2 * s * d + -(-s // lab.Q_TILE) * 2 * s * d) * 2
     assert lab._att("napkin", s, True).tiled_bytes(1, lab.PRECISION, lab.Q_TILE) == reread
     assert "× 2Sd) × 2 B" in peek and f"{reread / 1e9:.1f} GB" in peek
+
+
+# ---- Part F: routing by content vs a fixed window -----------------------------------------------
+
+
+def test_attention_weight_on_the_match_does_not_depend_on_distance():
+    """exp(8) / (exp(8) + 127) on the match at every distance in a 128-token sequence."""
+    import math
+
+    from mlsysim import routing
+
+    expect = math.exp(8) / (math.exp(8) + 127)
+    for d in (1, 3, 6, 7, 50, 100, 127):
+        r = routing.read(128, d, 7)
+        assert r.attention == pytest.approx(expect, rel=1e-12)
+    assert round(expect, 2) == 0.96
+
+
+def test_a_window_sees_the_match_only_inside_its_width():
+    from mlsysim import routing
+
+    inside, edge, outside = (routing.read(128, d, 7) for d in (6, 7, 100))
+    assert inside.windowed > 0.99 and inside.fixed == pytest.approx(1 / 7)
+    assert edge.windowed == edge.fixed == 0 and edge.window_layers == 2
+    assert outside.windowed == outside.fixed == 0 and outside.window_layers == 17
+    assert outside.scores_attention == 128 and outside.scores_window == 7
+
+
+def test_routing_rejects_bad_input():
+    from mlsysim import routing
+
+    for kwargs in (
+        dict(seq_len=1, distance=1, window=2),
+        dict(seq_len=128, distance=128, window=7),
+        dict(seq_len=128, distance=0, window=7),
+        dict(seq_len=128, distance=3, window=1),
+        dict(seq_len=128, distance=3, window=129),
+    ):
+        with pytest.raises(ValueError):
+            routing.read(**kwargs)
+
+
+def test_part_f_views_match_the_question():
+    near, far = lab.part_f(3, "7"), lab.part_f(100, "7")
+    n = {c.label: c.value for c in near.cards}
+    f = {c.label: c.value for c in far.cards}
+    assert n["Attention"] == f["Attention"] == "96%"
+    assert n["Window of 7, fixed filter"] == "14%" and f["Window of 7, by content"] == "0%"
+    assert f["Stacked windows to reach it"] == "17 layers"
+    assert "17 layers" in lab.PRED_F.feedback["content"] and "96%" in lab.PRED_F.feedback["content"]

@@ -542,3 +542,45 @@ def test_decode_cards_name_their_conditions():
     assert all(b_cond in c.note for c in b.cards if c.label in ("Intensity", "MFU"))
     e = {c.label: c for c in lab.part_e("32", "Llama7B").cards}
     assert "FP16, batch 1" in e["Bandwidth floor per token"].note
+
+
+# ---- Part F: the block's building blocks on one forward pass -------------------------------------
+
+
+def test_block_shares_cover_every_row_and_sum_to_one():
+    from mlsysim import anatomy
+
+    p = Engine.solve(
+        Models.GPT2, "H100", precision="fp16", efficiency=0.5, phase="prefill", seq_len=1024
+    )
+    s = anatomy.shares(p)
+    for what in ("flops", "bytes", "time_s"):
+        assert sum(getattr(v, what) for v in s.values()) == pytest.approx(1.0)
+    groups = {r.name: anatomy.block_of(r.name, r.type) for r in p.layers}
+    assert groups["h.attn.sdpa"] == groups["h.attn.c_attn"] == "attention"
+    assert groups["h.mlp.c_fc"] == groups["h.mlp.act"] == "ffn"
+    assert groups["h.ln_1"] == groups["ln_f"] == "norm"
+    assert groups["h.attn_residual"] == groups["h.mlp_residual"] == "residual"
+    assert groups["embed.positions"] == "embed" and groups["lm_head"] == "head"
+
+
+def test_glue_takes_time_without_flops_and_more_for_short_passes():
+    """PRED_F and TRANSFER_F: 0% of the FLOPs, 8.2% of the bytes, 10.7% of the time at 1,024
+    tokens; 24.9% of the time at 128."""
+    f, b, t = lab.glue_share("prefill", False)
+    assert f == 0 and round(100 * b, 1) == 8.2 and round(100 * t, 1) == 10.7
+    assert round(100 * lab.glue_share("prefill", False, 128)[2], 1) == 24.9
+    for key in ("more", "same", "most"):
+        assert "10.7%" in lab.PRED_F.feedback[key]
+    assert "24.9%" in lab.TRANSFER_F.feedback["grows"]
+    v = lab.part_f("prefill", False)
+    assert {c.label: c.value for c in v.cards}["Residual adds + LayerNorms"] == "10.7% of the time"
+
+
+def test_block_shares_reject_an_empty_profile():
+    from types import SimpleNamespace
+
+    from mlsysim import anatomy
+
+    with pytest.raises(ValueError, match="no FLOPs"):
+        anatomy.shares(SimpleNamespace(layers=(), model_name="empty"))

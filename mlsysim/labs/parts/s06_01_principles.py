@@ -376,6 +376,16 @@ FAMILIES = {
     ),
 }
 
+#: The computation each family performs (6.1's second of four questions: data pattern, computation,
+#: mapping to hardware, bottleneck; L76).
+FAMILY_COMPUTATION = {
+    "mlp": "dense matrix products, every input times every weight",
+    "cnn": "sliding-window filters, lowered to matrix products (im2col or implicit GEMM)",
+    "rnn": "one small matrix product per step, the steps in order",
+    "transformer": "projection and feed-forward matrix products plus S² attention scores",
+    "dlrm": "embedding-row gathers feeding small MLPs",
+}
+
 #: What each family's bias buys (or costs), for the sentence: dense connectivity assumes nothing
 #: and so buys no efficiency; attention buys flexibility (any token to any token) at quadratic
 #: score cost; locality, recurrence and table lookups each buy efficiency on matching data.
@@ -748,6 +758,9 @@ def part_b(family: str, device: str, int8: bool) -> View:
         f"{LABELS['weight_reuse']} = {flops // 2:,} / {params:,} = {reuse:,.3g} (one use = one MAC)",
         "t = Σ_rows max(FLOPs / peak, bytes / BW) + kernels × launch cost; the largest term names the regime",
         f"device {'flash' if dev.memory.flash is not None else 'memory'}: {cap:~P}; fit is checked before any roofline",
+        f"the four questions, for the {name} on the {device_label(dev)}: data pattern: {data.lower()}; "
+        f"computation: {FAMILY_COMPUTATION[family]}; mapping to hardware: {reuse:,.3g} uses per weight "
+        f"at batch 1; bottleneck: {row} here, {verdict_text(t1)} at Table 1's scale",
     ]
     facts = (
         [

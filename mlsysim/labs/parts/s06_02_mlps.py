@@ -21,6 +21,7 @@ from ..components import (
     Prediction,
     Slider,
     View,
+    counted,
     fact,
     fmt_bytes,
     fmt_count,
@@ -36,10 +37,11 @@ E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
 L = lazy("mlsysim.layers")
 M = lazy("mlsysim.models")
+X = lazy("mlsysim.expressivity")
 U = lazy("mlsysim.units")
 
 CHAPTER = "6.2"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 PRECISIONS = {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}
 
@@ -313,7 +315,8 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         f"bytes   = weights × bytes/value = {fmt_bytes(wb)} ({precision})",
         f"MACs    = weights × batch (each weight used once per example) = {layer.macs():,} at batch 1",
         f"MNIST   = {MNIST_INPUTS} × {MNIST_HIDDEN} = {mnist.macs():,} MACs = {mnist.flops():,} FLOPs (1 MAC = 2 FLOPs); "
-        f"per neuron {mnist.in_features} MACs, {mnist.operand_reads_per_output:,} operand reads",
+        f"per neuron {mnist.in_features} MACs, {mnist.operand_reads_per_output:,} operand reads; "
+        f"working set {fmt_bytes(mnist.weight_bytes('fp32'))} of FP32 weights (a layer this size fits on-chip SRAM)",
         "Example 6.2: h = ["
         + ", ".join(f"{v:g}" for v in EXAMPLE_X)
         + "] × W (4×3)  →  z = ["
@@ -762,6 +765,7 @@ def part_c(features: int, kernel: int, hidden: int) -> View:
         "feature, not a smaller network."
     )
     wide = longer_edition_mlp()
+    uat = L.Dense(in_features=UAT_SIDE * UAT_SIDE * 3, out_features=UAT_UNITS, bias=False)
     peek = [
         "MLP   = "
         + " + ".join(f"{r.layer.params:,}" for r in net_mlp.rows() if r.layer.params)
@@ -775,8 +779,15 @@ def part_c(features: int, kernel: int, hidden: int) -> View:
         f"{wide.params:,} weights) has {wide.params / net_cnn.params:,.1f}× the CNN's weights, its '47× "
         f"fewer'; this page counts the primary edition's Example 6.1 MLP (784-128-64-10, "
         f"{mnist_mlp_width(MNIST_HIDDEN).params:,}), the network the chapter now compares",
+        f"UAT self-check: one hidden layer of {UAT_UNITS:,} units on a {UAT_SIDE}×{UAT_SIDE}×3 image = "
+        f"{UAT_SIDE * UAT_SIDE * 3:,} × {UAT_UNITS:,} = {uat.params:,} weights ({fmt_count(uat.params)}): "
+        "the theorem says such a layer can represent the function, not that finite data can fit its weights",
     ]
     return View(fig, cards, summary, "Counting like with like", peek)
+
+
+#: the 6.2 self-check (L154): a one-hidden-layer MLP on 256×256×3 images with 4,096 units
+UAT_SIDE, UAT_UNITS = 256, 4096
 
 
 #: The longer edition's '3-layer MNIST MLP with 20M parameters' (L208; no widths given): 784 ->
@@ -1035,3 +1046,177 @@ def part_d(batch: int, level: str, precision: str) -> View:
         "fetched weight feeds a multiply and an add",
     ]
     return View(fig, cards, summary, "Energy per weight", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: universal approximation, width vs depth
+# ---------------------------------------------------------------------------------------------
+
+#: the sawtooth the question starts from (4 teeth) and the one it asks about (8)
+E_QUESTION_DEPTH = 3
+
+PRED_E = Prediction(
+    question=(
+        "Ravi wants an MLP that reproduces a sawtooth exactly, a tent shape repeated along [0, 1]. "
+        "Going from 4 teeth to 8, how do the hidden ReLU units change for a network with one hidden "
+        "layer, and for a deep network of two units per layer?"
+    ),
+    options={
+        "split": "One layer doubles, the deep net adds two: depth composes teeth",
+        "both": "Both double: twice the teeth takes twice the units in any network",
+        "flat": "Neither grows much: one hidden layer is universal, so width is cheap",
+    },
+    answer="split",
+    feedback={
+        "split": "8 → 16 units in one layer (a unit per kink: the floor is 15), 6 → 8 in the deep net. Each "
+        "deep layer folds [0, 1] onto itself and doubles the teeth for two more units; a single layer can "
+        "only add one kink per unit. Universal approximation promises the wide layer exists, not that it is "
+        "small.",
+        "both": "The one-layer net doubles (8 → 16 units, a unit per kink), but the deep net adds one layer "
+        "of two units (6 → 8): each layer folds the input onto itself and doubles the teeth. Depth builds "
+        "the function by composition; its cost grows with the number of foldings, not the teeth.",
+        "flat": "The theorem says a wide enough layer exists; here 'wide enough' is a unit per kink, 8 → 16 "
+        "units, doubling with every doubling of the teeth (the floor is 15: n ReLU units on one input make "
+        "at most n + 1 linear pieces). Only the deep net stays small (6 → 8).",
+    },
+    reveals=("adds one layer of two units", "a unit per kink"),
+    asks="behaviour",
+    misconceptions={
+        "both": (
+            "units follow the function's complexity",
+            "Any network needs units in proportion to the features of the function it represents",
+        ),
+        "flat": (
+            "universal means small",
+            "The universal approximation theorem guarantees a small one-hidden-layer network",
+        ),
+    },
+)
+
+#: TRANSFER_E's sawtooth, beyond the part's slider (it stops at 8 foldings)
+E_TRANSFER_DEPTH = 20
+
+TRANSFER_E = Prediction(
+    question=(
+        "The same sawtooth folded 20 times has 524,288 teeth, far past this part's slider. Built "
+        "exactly, how do the two networks compare?"
+    ),
+    options={
+        "deep": "Deep: 40 units; one layer: over a million, one per kink",
+        "close": "Both need about a million units: the teeth set the units",
+        "wide": "One layer: about 40 units; the deep net needs more layers",
+    },
+    answer="deep",
+    feedback={
+        "deep": "One hidden layer needs a unit per kink: 2²⁰ = 1,048,576 units (the floor is one fewer), "
+        "about 3.1 million parameters. Twenty layers of two units do it with 40 units and 121 parameters. The "
+        "gap doubles with every folding: depth buys exponentially more pieces per unit.",
+        "close": "Only the one-layer network pays per tooth: 1,048,576 units. The deep one pays per folding, "
+        "two units each: 40 units, 121 parameters.",
+        "wide": "Forty units in one layer make at most 41 linear pieces; the sawtooth has 1,048,576. The "
+        "deep net is the small one (40 units), the one-layer net needs 1,048,576.",
+    },
+    kind="transfer",
+    reveals=("1,048,576 units", "121 parameters"),
+    asks="behaviour",
+    misconceptions={
+        "close": (
+            "any network pays per tooth",
+            "A network's size is set by the function's detail, whatever its depth",
+        ),
+        "wide": (
+            "one layer is always the compact one",
+            "A single wide layer is the most economical way to represent a function",
+        ),
+    },
+)
+
+E_DEPTH = Slider("Foldings of the tent map (the sawtooth's depth)", 1, 8, 3)
+#: the chart's range of foldings (the counts beyond the slider come from the formulas alone)
+E_CHART_DEPTHS = range(1, 17)
+
+
+@lru_cache(maxsize=16)
+def _compare(depth: int):
+    return X.compare(depth)
+
+
+@widget_args
+def part_e(depth: int) -> View:
+    import plotly.graph_objects as go
+
+    n = int(depth)
+    cmp = _compare(n)
+    sh, dp = cmp.shallow, cmp.deep
+    fig = figure(
+        "Hidden ReLU units to build the sawtooth exactly",
+        "Teeth of the sawtooth (log scale)",
+        "Hidden units (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    teeth = [2 ** (d - 1) for d in E_CHART_DEPTHS]
+    units = [X.units_needed(d) for d in E_CHART_DEPTHS]
+    fig.add_trace(
+        go.Scatter(x=teeth, y=[u[0] for u in units], name="one hidden layer (a unit per kink)")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=teeth, y=[u[1] for u in units], name="deep, 2 units per layer (a layer per folding)"
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[cmp.teeth, cmp.teeth],
+            y=[sh.units, dp.units],
+            name="your sawtooth (built and checked)",
+            mode="markers",
+            marker=dict(size=12, symbol="diamond"),
+        )
+    )
+    exact = cmp.shallow_error == 0 and cmp.deep_error == 0
+    cards = [
+        Card(
+            "Sawtooth",
+            f"{counted(cmp.teeth, 'tooth', 'teeth')}",
+            f"{cmp.pieces:,} linear pieces, {counted(n, 'folding')}",
+        ),
+        Card(
+            "One hidden layer",
+            f"{sh.units:,} units",
+            f"{sh.params:,} parameters; the floor is {cmp.shallow_lower_bound:,} (n units make ≤ n + 1 pieces)",
+            "warn" if sh.units > 4 * dp.units else "",
+        ),
+        Card(
+            "Deep, 2 units per layer",
+            f"{dp.units:,} units",
+            f"{counted(dp.depth, 'layer')}, {dp.params:,} parameters",
+            "ok",
+        ),
+        Card("Width ÷ depth", fmt_ratio(sh.params / dp.params, 1), "parameters, one layer ÷ deep"),
+        Card(
+            "Checked on the built networks",
+            "exact" if exact else f"max error {max(cmp.shallow_error, cmp.deep_error):.2g}",
+            f"{cmp.shallow_pieces:,} and {cmp.deep_pieces:,} pieces at every kink and midpoint",
+            "ok" if exact else "bad",
+        ),
+    ]
+    summary = (
+        f"A sawtooth with {counted(cmp.teeth, 'tooth', 'teeth')} has {cmp.pieces:,} linear pieces. One hidden "
+        f"layer builds it with {sh.units:,} ReLU units ({sh.params:,} parameters), a unit per kink; a deep net "
+        f"builds it with {counted(dp.depth, 'layer')} of 2 units ({dp.units} units, {dp.params} parameters), each layer "
+        "folding [0, 1] onto itself and doubling the teeth. Both are exact here. Universal approximation "
+        "guarantees that the wide layer exists, and nothing about its size: each folding doubles the one-layer "
+        "network and adds two units to the deep one. Depth lets later layers reuse what earlier ones built, "
+        "the hierarchy the other families build into their structure."
+    )
+    peek = [
+        "tent t(x) = 1 − |2x − 1| = 2·relu(x) − 4·relu(x − ½) on [0, 1];  sawtooth = t composed L times",
+        f"L = {n}: 2ᴸ⁻¹ = {cmp.teeth:,} teeth, 2ᴸ = {cmp.pieces:,} linear pieces",
+        f"one layer: f(x) = Σ_k c_k relu(x − k/2ᴸ), k = 0 … {cmp.pieces - 1}: {sh.units:,} units, "
+        f"3 × {sh.units:,} + 1 = {sh.params:,} parameters; floor 2ᴸ − 1 = {cmp.shallow_lower_bound:,}",
+        f"deep: L layers × 2 units = {dp.units}; parameters 4 + 6(L − 1) + 3 = {dp.params}",
+        "checked: both networks evaluated at every kink and midpoint (exact in floating point); "
+        "Telgarsky 2016, 'Benefits of depth in neural networks'",
+    ]
+    return View(fig, cards, summary, "Width vs depth", peek)

@@ -1184,6 +1184,12 @@ def part_e(column: int, shift: int) -> View:
         f"max |f(Tx) − T f(x)|: conv {err_conv:g}, dense {err_dense:.3f} (dense weights seeded, uniform in [−1, 1])",
         f"global average of ReLU(f): {pooled_x:g} → {pooled_tx:g}",
     ]
+    if pooled_x == pooled_tx and not gone:
+        peek.append(
+            f"no free lunch: the pooled {pooled_x:g} is the same with the edge at column {col} or {col + dx}, "
+            "which helps a classifier that should ignore the shift and defeats a task that must say where "
+            "the edge is (localization): the bias that helps one task hurts another"
+        )
     return View(fig, cards, summary, "Equivariance and invariance", peek)
 
 

@@ -41,7 +41,7 @@ L = lazy("mlsysim.layers")
 U = lazy("mlsysim.units")
 
 CHAPTER = "6.6"
-PARTS = ("A", "B", "C", "D", "E")
+PARTS = ("A", "B", "C", "D", "E", "F")
 
 #: Scores are stored in FP16 throughout the chapter's examples (L825, L938, L965, L1113).
 PRECISION = "fp16"
@@ -377,10 +377,29 @@ def part_b(seq: int, heads: int, layers: int) -> View:
         f"kept layers  = {n_layers} × {fmt_bytes(score_b)} = {fmt_bytes(kept)}",
         f"2S: heads × (2S)² × 2 B = 4 × {fmt_bytes(score_b, 2)} = {fmt_bytes(dbl.score_bytes(1, PRECISION), 2)}",
         f"FLOPs/layer  = 2 × (2 × S² × d) = {att.flops():,}  (d = heads × {HEAD_DIM} = {d:,})",
+        "context growth: product windows went from 2K tokens past 128K toward 1M in a few years; one "
+        "12-head layer's FP16 scores at "
+        + ", ".join(f"{n:,} tokens: {fmt_bytes(_scores(n))}" for n in CONTEXT_GROWTH),
+        f"Example 6.4: BERT-base learned {BERT_POSITIONS} positions; at {BERT_LONG:,} tokens its 12 heads' "
+        f"scores are {_scores(BERT_LONG) / _scores(BERT_POSITIONS):.0f}× the {BERT_POSITIONS}-token figure "
+        f"({fmt_bytes(_scores(BERT_POSITIONS))} → {fmt_bytes(_scores(BERT_LONG))} per layer)",
         f"Napkin 6.1: 12 × 100,000² × 2 B = {fmt_bytes(napkin.score_bytes(1, PRECISION), 0)}; × 32 layers = "
         f"{NAPKIN_LAYERS * napkin.score_bytes(1, PRECISION) / 1e9:,.0f} GB (GB = 1e9 B)",
     ]
     return View(fig, cards, summary, "Quadratic growth", peek)
+
+
+#: context windows the chapter names (2K at launch, 128K, the 1M-token range; L1075)
+CONTEXT_GROWTH = (2_048, 131_072, 1_000_000)
+#: Example 6.4 (L1083): BERT's 512 learned positions against a 4,096-token input
+BERT_POSITIONS, BERT_LONG = 512, 4_096
+
+
+def _scores(seq: int) -> int:
+    """FP16 score bytes of one 12-head, d = 768 attention layer at ``seq`` tokens."""
+    return L.Attention(
+        d_model=NAPKIN_HEADS * HEAD_DIM, n_heads=NAPKIN_HEADS, seq_len=seq
+    ).score_bytes(1, PRECISION)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1000,6 +1019,8 @@ E_POSITIONS = Toggle("Add sinusoidal positional encodings to the inputs", False)
 #: Sizes of the order experiment (small on purpose: pure Python, in the browser) and the model
 #: width whose fused QKV projection the part counts (GPT-2 small / BERT-base, the chapter's 768).
 ORDER_TOKENS, ORDER_DIM, QKV_D_MODEL = 5, 4, 768
+#: Figure 11's fused QKV projection runs on a 6-token sequence
+FIG11_TOKENS = 6
 
 
 @widget_args
@@ -1026,6 +1047,7 @@ def part_e(shift: int, positions: bool) -> View:
     fig.update_layout(barmode="group")
 
     fused = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL)
+    fig11 = L.Dense(in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL, tokens=FIG11_TOKENS)
     # the chapter's "3 × d² parameters per layer" (L855) counts the weights; the biases apart
     fused_weights = L.Dense(
         in_features=QKV_D_MODEL, out_features=3 * QKV_D_MODEL, bias=False
@@ -1101,6 +1123,8 @@ def part_e(shift: int, positions: bool) -> View:
         "W_Q = W_K would make the scores symmetric (i → j scores as j → i); separate projections allow asymmetry",
         f"fused QKV = d × 3d weights + 3d biases = {QKV_D_MODEL} × {3 * QKV_D_MODEL:,} + {3 * QKV_D_MODEL:,} = "
         f"{fused.params:,} (torch nn.MultiheadAttention's in_proj_weight is 3d × d)",
+        f"Figure 11: {FIG11_TOKENS} tokens, ({FIG11_TOKENS} × {QKV_D_MODEL}) · ({QKV_D_MODEL} × {3 * QKV_D_MODEL:,}) = "
+        f"{fig11.macs():,} MACs ({fmt_count(fig11.macs())}) for Q, K and V in one GEMM",
     ]
     return View(fig, cards, summary, "Order and projections", peek)
 
@@ -1141,3 +1165,191 @@ TRANSFER_E = Prediction(
         ),
     },
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# Part F: routing by content (Bahdanau) vs a fixed window
+# ---------------------------------------------------------------------------------------------
+
+#: the sequence part F reads: the query is its last token
+F_SEQ = 128
+
+PRED_F = Prediction(
+    question=(
+        "In 'The trophy did not fit in the suitcase because it was too big', the token 'it' must fetch "
+        "the noun it refers to. Move that noun from 3 tokens back to 100 tokens back. What happens to the "
+        "weight one attention layer puts on it, and to the weight of a 7-token window?"
+    ),
+    options={
+        "content": "Attention's holds, the window's drops to zero: routing by content",
+        "both": "Both fall with distance: a far token always counts for less",
+        "neither": "Both hold: a trained layer reaches whichever earlier token it needs",
+    },
+    answer="content",
+    feedback={
+        "content": "Attention scores every earlier token by how well its key matches the query, so the noun "
+        "gets the same weight at any distance (96% here). A fixed window only sees its last 7 tokens: at "
+        "100 tokens back it gives the noun nothing, and a stack of windows needs 17 layers before any "
+        "output depends on it. That is what Bahdanau's attention gave translation: read by content, not by "
+        "place.",
+        "both": "Only the window loses it: at 100 tokens back the noun is outside its 7 positions and gets "
+        "nothing. Attention's weight does not depend on distance at all: it comes from the match between "
+        "the query and the noun's key, the same 96% at 3 or 100 tokens back.",
+        "neither": "Training sets what a window does with the tokens it sees, not which tokens those are: a "
+        "7-token window cannot see 100 tokens back, however it is trained (17 stacked layers first). "
+        "Attention holds its 96% because its weights come from content.",
+    },
+    reveals=("17 layers", "same weight at any distance"),
+    asks="behaviour",
+    misconceptions={
+        "both": (
+            "attention fades with distance",
+            "Like a recurrence or a window, attention weights distant tokens less",
+        ),
+        "neither": (
+            "training picks what a layer can see",
+            "A trained layer can reach any token, whatever its connectivity",
+        ),
+    },
+)
+
+TRANSFER_F = Prediction(
+    question=(
+        "A translation model reads a 40-word sentence. Instead of a window, the decoder gets one fixed-length "
+        "summary vector of the whole sentence (the encoder-decoder design before attention). Which reader "
+        "can give one source word nearly all of its weight at the step that translates it?"
+    ),
+    options={
+        "attention": "Attention: its weights are recomputed from each step's query",
+        "summary": "The summary: it already holds every word, so it needs no weights",
+        "equal": "Neither does better: both read the same 40 words in the end",
+    },
+    answer="attention",
+    feedback={
+        "attention": "Attention recomputes its weights at every output step from that step's query, so the "
+        "word being translated can take most of the weight (96% for a sharp match among 128 tokens in part "
+        "F), while the fixed summary is the same vector at every step, squeezed from all 40 words. That "
+        "fixed-length bottleneck is what Bahdanau's attention removed.",
+        "summary": "The summary holds every word squeezed into one vector, the same at every step: no step "
+        "can give its word more weight than another. Attention recomputes the weights from each step's "
+        "query, so each step reads the word it needs.",
+        "equal": "Both see 40 words, but only attention chooses among them per step: its weights come from "
+        "the current query. The fixed summary gives every step the same mixture.",
+    },
+    kind="transfer",
+    reveals=("recomputes its weights at every output step",),
+    asks="behaviour",
+    misconceptions={
+        "summary": (
+            "a summary keeps everything",
+            "A fixed-length vector of a sentence holds every word as well as the words themselves",
+        ),
+        "equal": (
+            "seeing is reading",
+            "Any reader that has seen all the words can use any one of them equally well",
+        ),
+    },
+)
+
+F_DISTANCE = Slider("Tokens between 'it' and the noun it needs", 1, F_SEQ - 1, 3)
+F_WINDOW = Choice("Window (tokens it sees, itself included)", {"3": "3", "7": "7", "15": "15"}, "7")
+#: the distances the chart samples (every one is read exactly; the curves are flat or step)
+F_CHART = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 15, 16, 20, 24, 32, 40, 48, 64, 80, 96, 112, 127)
+
+
+@lru_cache(maxsize=8)
+def _routing_curves(window: int) -> tuple[tuple[float, ...], ...]:
+    from ... import routing
+
+    rows = [routing.read(F_SEQ, d, window) for d in F_CHART]
+    return tuple(tuple(getattr(r, k) for r in rows) for k in ("attention", "windowed", "fixed"))
+
+
+@widget_args
+def part_f(distance: int, window: str) -> View:
+    import plotly.graph_objects as go
+
+    from ... import routing
+
+    d, w = int(distance), int(window)
+    r = routing.read(F_SEQ, d, w)
+    att, win, fixed = _routing_curves(w)
+    fig = figure(
+        f"Weight on the matching token, {F_SEQ}-token sequence, {w}-token window",
+        "Tokens back to the match",
+        "Weight on the match",
+        log_x=True,
+    )
+    fig.add_trace(
+        go.Scatter(x=list(F_CHART), y=list(att), name="attention (by content, every token)")
+    )
+    fig.add_trace(
+        go.Scatter(x=list(F_CHART), y=list(win), name=f"windowed attention (by content, last {w})")
+    )
+    fig.add_trace(
+        go.Scatter(x=list(F_CHART), y=list(fixed), name=f"fixed filter (by position, last {w})")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[d, d, d],
+            y=[r.attention, r.windowed, r.fixed],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=12, symbol="diamond"),
+        )
+    )
+    fig.update_yaxes(range=[-0.05, 1.05], tickformat=".0%")
+    inside = r.windowed > 0
+    cards = [
+        Card("Attention", f"{r.attention:.0%}", f"of its output from the match, {d} back", "ok"),
+        Card(
+            f"Window of {w}, by content",
+            f"{r.windowed:.0%}",
+            "the match is inside the window"
+            if inside
+            else "the match is outside: it sees nothing of it",
+            "ok" if inside else "bad",
+        ),
+        Card(
+            f"Window of {w}, fixed filter",
+            f"{r.fixed:.0%}",
+            f"1/{w} to each position, whatever it holds" if inside else "outside the window",
+            "warn" if inside else "bad",
+        ),
+        Card(
+            "Stacked windows to reach it",
+            counted(r.window_layers, "layer"),
+            f"each reaches {w - 1} tokens further back; attention: 1 layer",
+        ),
+        Card(
+            "Scores per query",
+            f"{r.scores_attention:,} vs {r.scores_window}",
+            "attention vs window: content routing pays S per query, S² per sequence",
+        ),
+    ]
+    summary = (
+        f"The noun sits {counted(d, 'token')} before 'it'. Attention puts {r.attention:.0%} of its weight on "
+        f"it at any distance: the weight comes from how well the noun's key matches the query, not from where "
+        f"the noun is. A {w}-token window "
+        + (
+            f"sees it: by content it puts {r.windowed:.0%} on it, as a fixed filter it gives it 1/{w} "
+            f"({r.fixed:.0%}), the same share as every other position, because a filter's weights are set "
+            "by position."
+            if inside
+            else f"does not see it at all (0%), whatever it learned; {counted(r.window_layers, 'layer')} of "
+            "stacked windows would be needed before any output depends on it."
+        )
+        + f" The price of reading by content is a score for every earlier token: {F_SEQ:,} per query here, "
+        "S² per sequence. Bahdanau's attention gave translation this: each output step reads the source "
+        "words it needs, instead of one fixed-length summary."
+    )
+    peek = [
+        f"keys: one-hot token IDs; query = {routing.SHARPNESS:g} × the noun's key; score_j = q · k_j",
+        f"attention: softmax over all {F_SEQ} positions → exp({routing.SHARPNESS:g}) / (exp({routing.SHARPNESS:g}) + "
+        f"{F_SEQ - 1}) = {r.attention:.4f} on the noun, at any distance",
+        f"windowed: softmax over the last {w} positions; fixed filter: 1/{w} on each of them",
+        f"stacked windows: ⌈distance / (window − 1)⌉ = ⌈{d} / {w - 1}⌉ = {r.window_layers}",
+        "Bahdanau, Cho and Bengio 2015: the decoder weights every encoder state by its match with the "
+        "decoder's state, instead of one fixed-length vector",
+    ]
+    return View(fig, cards, summary, "Routing by content", peek)

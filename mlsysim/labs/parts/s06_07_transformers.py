@@ -42,8 +42,11 @@ M = lazy("mlsysim.models")
 order = lazy("mlsysim.order")
 U = lazy("mlsysim.units")
 
+#: the 6.7 self-check's hypothetical accelerator: the A100's FP16 peak over 2.0 TB/s (L1846)
+SELF_CHECK_BW = 2.0
+
 CHAPTER = "6.7"
-PARTS = ("A", "B", "C", "D", "E")
+PARTS = ("A", "B", "C", "D", "E", "F")
 
 #: Every part runs in FP16, the precision of the chapter's decode and KV-cache numbers (L1097, L1105).
 PRECISION = "fp16"
@@ -299,6 +302,7 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         + (f" {OTHER_NOTEBOOKS}" if model == "GPT2" else "")
     )
     ridge = dev.sustained_ridge_point(PRECISION, EFFICIENCY).magnitude
+    a100 = HW.Hardware.get("A100")
     peek = [
         f"{LABELS['ridge_sustained']} = peak × η / BW = {dev.compute.peak(PRECISION):~P} × {EFFICIENCY:g} / "
         f"{dev.memory.bandwidth:~P} = {ridge:,.0f} FLOP/B  ({LABELS['ridge_peak']}: "
@@ -313,6 +317,10 @@ def part_a(model: str, device: str, prompt: int, launch: str) -> View:
         f"(found by re-solving; the {HW.Hardware.get(device).name}'s planning value is "
         f"{fmt_time(HW.Hardware.get(device).dispatch_tax.m_as('s'))})",
         f"achieved decode rate = {fmt_rate(dec.flops / dec.latency_s)} of {fmt_rate(dec.peak_flops_s)} dense peak",
+        f"the chapter's self-check accelerator: {a100.compute.peak(PRECISION):~P} / {SELF_CHECK_BW:.1f} TB/s = "
+        f"{(a100.compute.peak(PRECISION) / U.Q_(SELF_CHECK_BW, 'TB/s')).m_as('FLOP/B'):,.0f} FLOP/B "
+        f"(ridge point (peak); the registry's {a100.name}, at {a100.memory.bandwidth.m_as('TB/s'):.2f} TB/s: "
+        f"{a100.ridge_point(PRECISION).magnitude:,.0f})",
     ]
     facts = [
         fact(
@@ -1574,3 +1582,180 @@ TRANSFER_E = Prediction(
         ),
     },
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# Part F: the block's building blocks on one forward pass
+# ---------------------------------------------------------------------------------------------
+
+#: part F's model, device and prompt (GPT-2 XL's 1,024 learned positions)
+F_MODEL, F_DEVICE, F_PROMPT = "GPT2", "H100", 1024
+#: TRANSFER_F's shorter prompt, off the part's controls (its prompt is fixed at 1,024)
+F_TRANSFER_PROMPT = 128
+
+PRED_F = Prediction(
+    question=(
+        "One GPT-2 XL forward pass over a 1,024-token prompt runs, in each of its 48 blocks, attention, a "
+        "feed-forward MLP, two residual adds and two LayerNorms (FP16, one kernel per layer, H100). The "
+        "adds and norms do essentially none of the FLOPs. Their share of the pass's time is…"
+    ),
+    options={
+        "more": "Larger than their FLOP share: they move activations, not FLOPs",
+        "same": "About none as well: a pass's time follows its FLOPs",
+        "most": "Most of it: elementwise kernels are the slow part of every block",
+    },
+    answer="more",
+    feedback={
+        "more": "0% of the FLOPs but 8.2% of the bytes and 10.7% of the time: each add and norm reads and "
+        "writes a whole 1,024 × 1,600 activation and launches its own kernel, for a handful of operations per "
+        "value. Attention and the feed-forward MLP still take most of the time (48% and 39%), but the glue "
+        "is not free.",
+        "same": "Time follows bytes and launches as well as FLOPs: the adds and norms do no matrix multiplies "
+        "but read and write every activation (8.2% of the bytes) and launch 4 kernels per block, 10.7% of "
+        "the time.",
+        "most": "They take 10.7% of the time: real, but attention (48%) and the feed-forward MLP (39%) still "
+        "dominate a 1,024-token prefill, where the matrix multiplies are compute-bound.",
+    },
+    reveals=("10.7% of the time", "8.2% of the bytes"),
+    asks="behaviour",
+    misconceptions={
+        "same": (
+            "time follows FLOPs",
+            "An operation that does no matrix multiplies costs no time",
+        ),
+        "most": (
+            "elementwise ops dominate",
+            "The cheap elementwise kernels are where a transformer block spends its time",
+        ),
+    },
+)
+
+TRANSFER_F = Prediction(
+    question=(
+        "Same model and device, one kernel per layer, but a 128-token prompt instead of 1,024. The residual "
+        "adds and LayerNorms' share of the prefill's time…"
+    ),
+    options={
+        "grows": "Grows: each small kernel still pays a fixed launch",
+        "shrinks": "Shrinks: fewer tokens leave the glue less to move",
+        "same": "Stays put: the block's recipe does not change",
+    },
+    answer="grows",
+    feedback={
+        "grows": "10.7% at 1,024 tokens, 24.9% of the time at 128 tokens: the launches of the 4 glue kernels per block cost the "
+        "same at any prompt length, while the matrix multiplies shrink with it. Short passes are where "
+        "fusion (or a captured graph) pays most.",
+        "shrinks": "The glue moves less, but every kernel still pays its launch, and the matrix multiplies "
+        "shrink faster: the adds and norms go from 10.7% of the time at 1,024 tokens to 24.9% at 128.",
+        "same": "The recipe is the same, the proportions are not: launches are a fixed cost per kernel, so "
+        "at 128 tokens the glue takes 24.9% of the time against 10.7% at 1,024.",
+    },
+    kind="transfer",
+    reveals=("24.9% of the time at 128 tokens",),
+    asks="direction",
+    misconceptions={
+        "shrinks": (
+            "glue scales with the tokens",
+            "The elementwise kernels' cost shrinks in proportion to the work, like the matmuls'",
+        ),
+        "same": (
+            "shares are fixed by the architecture",
+            "Each building block's share of the time is a property of the block, not of the input",
+        ),
+    },
+)
+
+F_PHASE = Choice(
+    "Pass",
+    {"prefill": "Prefill: the 1,024-token prompt", "decode": "Decode: one token after 1,024"},
+    "prefill",
+)
+F_FUSED = Toggle("Compiled graph (fused kernels)", False)
+
+
+def glue_share(phase: str, fused: bool, seq: int = F_PROMPT) -> tuple[float, float, float]:
+    """(FLOPs, bytes, time) share of the residual adds and LayerNorms in one GPT-2 XL pass."""
+    s = _block_shares(phase, bool(fused), int(seq))
+    return tuple(s["residual"][i] + s["norm"][i] for i in range(3))
+
+
+@lru_cache(maxsize=16)
+def _block_shares(phase: str, fused: bool, seq: int) -> dict[str, tuple[float, float, float]]:
+    from ... import anatomy
+
+    prof = E.Engine.solve(
+        M.Models.get(F_MODEL),
+        HW.Hardware.get(F_DEVICE),
+        precision=PRECISION,
+        efficiency=EFFICIENCY,
+        phase=phase,
+        seq_len=seq,
+        fused=fused,
+    )
+    return {k: (v.flops, v.bytes, v.time_s) for k, v in anatomy.shares(prof).items()}
+
+
+@widget_args
+def part_f(phase: str, fused: bool) -> View:
+    import plotly.graph_objects as go
+
+    from ... import anatomy
+
+    fu = bool(fused)
+    s = _block_shares(phase, fu, F_PROMPT)
+    names = {
+        "embed": "embeddings",
+        "norm": "LayerNorms",
+        "attention": "attention",
+        "residual": "residual adds",
+        "ffn": "feed-forward",
+        "head": "output head",
+    }
+    keys = list(anatomy.BLOCKS)
+    cond = conditions(PRECISION, fu, 1, device=HW.Hardware.get(F_DEVICE).name)
+    fig = figure(
+        f"GPT-2 XL, one {'prefill of 1,024 tokens' if phase == 'prefill' else 'decoded token'}: "
+        "each building block's share",
+        "Building block",
+        "Share of the pass (%)",
+    )
+    for i, what in enumerate(("FLOPs", "bytes moved", "time")):
+        fig.add_trace(
+            go.Bar(x=[names[k] for k in keys], y=[100 * s[k][i] for k in keys], name=what)
+        )
+    fig.update_yaxes(range=[0, 100], ticksuffix="%")
+    fig.update_layout(barmode="group")
+    g = glue_share(phase, fu)
+    cards = [
+        Card(
+            names[k],
+            f"{100 * s[k][2]:.1f}% of the time",
+            f"{100 * s[k][0]:.1f}% of the FLOPs, {100 * s[k][1]:.1f}% of the bytes",
+        )
+        for k in ("attention", "ffn", "residual", "norm")
+    ] + [
+        Card(
+            "Residual adds + LayerNorms",
+            f"{100 * g[2]:.1f}% of the time",
+            f"{100 * g[0]:.1f}% of the FLOPs: memory traffic and launches, not arithmetic",
+            "warn" if g[2] > 0.05 else "ok",
+        )
+    ]
+    summary = (
+        f"One GPT-2 XL {'prefill over 1,024 tokens' if phase == 'prefill' else 'decode step at a 1,024-token context'} "
+        f"({cond}) passes through the chapter's building blocks in every layer: attention takes "
+        f"{100 * s['attention'][2]:.0f}% of the time and the feed-forward MLP {100 * s['ffn'][2]:.0f}%, "
+        f"together nearly all the FLOPs; the residual adds and LayerNorms do {100 * g[0]:.1f}% of the FLOPs "
+        f"but take {100 * g[2]:.1f}% of the time, moving {100 * g[1]:.1f}% of the bytes and launching their "
+        "own kernels. Positions enter once, at the embeddings. The same four blocks (attention, feed-forward, "
+        "residual, normalization) make up a vision transformer or a speech model: what changes is what the "
+        "tokens are."
+    )
+    peek = [
+        "rows of the engine's table grouped by block: h.attn.* attention (QKV, scores, output projection), "
+        "h.mlp.* feed-forward (two projections + GELU), ResidualAdd, LayerNorm, embed.* (tokens + positions), "
+        "lm_head",
+        "share = Σ over the block's rows / Σ over all rows, for FLOPs, bytes and time (mlsysim.anatomy)",
+        "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
+    ]
+    return View(fig, cards, summary, "One forward pass, block by block", peek)

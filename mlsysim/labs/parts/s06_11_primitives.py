@@ -231,6 +231,13 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
         f"{fmt_count(layer.macs())} MACs either way; implicit GEMM gathers the patches into on-chip tiles "
         "and never writes the buffer."
     )
+    fig5 = P.gemm_shape(
+        L.Conv2d(in_channels=2, out_channels=1, kernel_size=2, input_size=3, bias=False)
+    )
+    lst3 = L.Conv2d(
+        in_channels=1, out_channels=1, kernel_size=3, input_size=28, padding=1, bias=False
+    )
+    ho3, wo3 = lst3.output_size
     peek = [
         f"windows     = (H + 2p − K) / s + 1 = ({s} + {2 * (k // 2)} − {k}) / {st} + 1 = {ho}",
         f"im2col      = H_out·W_out × K²·C_in = {ho * wo:,} × {shape.k:,} = {layer.im2col_elements:,} values",
@@ -238,6 +245,9 @@ def part_a(kernel: int, size: int, stride: int, channels: int) -> View:
         f"{layer.im2col_expansion:,.3f}×",
         f"MACs        = M × K × N = {shape.m:,} × {shape.k:,} × {shape.n:,} = {layer.macs():,} (same for both lowerings)",
         "toy cases (no padding): 3×3 input, 2×2 filter → 16/9; 28×28 input, 3×3 window → 26×26 windows",
+        f"Figure 5: two 3×3 maps, 2×2 filter → a {fig5.m}×{fig5.k} patch matrix times a {fig5.k}×{fig5.n} "
+        f"filter column ({fig5.macs} MACs, as direct convolution); Listing 3: 3×3 on a padded 28×28 map = "
+        f"{lst3.macs() // (ho3 * wo3)} MACs × {ho3 * wo3:,} positions = {lst3.macs():,} per channel pair",
         f"Winograd F(2×2, {k}×{k}): m²r² = 4 × {k * k} = {direct} direct vs (m + r − 1)² = {wino} multiplies "
         f"= {direct / wino:.2f}× fewer",
         "Table 13, sliding window: specialized datapaths · data-layout optimization · challenge: stride handling",
