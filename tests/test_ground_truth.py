@@ -214,8 +214,8 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 93 entries, all rebuildable."""
-    assert len(ENTRIES) == 93
+    """Guard against a silently shrunk fixture: 196 entries, all rebuildable."""
+    assert len(ENTRIES) == 196
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 
 
