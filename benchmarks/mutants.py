@@ -916,6 +916,125 @@ MUTANTS: list[Mutant] = [
         ENERGY,
         "serial chain off by one",
     ),
+    # ------------------------------------------------------------------ issue 38: one per class
+    # two paths to one number disagree (tests/test_differential.py)
+    M(
+        "r2-sweep-mfu-rate",
+        EN,
+        'out["mfu"] += [x / (t * peak) if t else 0.0 for x, t in zip(fl, lat, strict=True)]',
+        'out["mfu"] += [x / (t * rate) if t else 0.0 for x, t in zip(fl, lat, strict=True)]',
+        ["test_differential"] + ENGINE,
+        "sweep's MFU over the derated rate (solve's over the peak)",
+    ),
+    M(
+        "r2-sweep-bytes-ratio",
+        EN,
+        "nb, db = bpv.numerator, bpv.denominator",
+        "nb, db = bpv.denominator, bpv.numerator",
+        ["test_differential"] + ENGINE,
+        "sweep's bytes per value inverted (solve's right)",
+    ),
+    # a boundary (max_batch to the byte)
+    M(
+        "r2-maxbatch-exact-fit",
+        EN,
+        "while n > 0 and n * per > room:",
+        "while n > 0 and n * per >= room:",
+        ["test_differential"] + ENGINE,
+        "a batch that fits to the byte refused",
+    ),
+    M(
+        "r2-maxbatch-one-fits",
+        EN,
+        "    if room < per:\n        return 0",
+        "    if room <= per:\n        return 0",
+        ["test_differential"] + ENGINE,
+        "exactly one sample's room counted as none",
+    ),
+    # a config field read from another key (tests/test_hf_configs.py: one field at a time)
+    M(
+        "r2-hf-mlp-bias-key",
+        "mlsysim/hf.py",
+        'mlp_bias = c.bool("mlp_bias")',
+        'mlp_bias = c.bool("attention_bias")',
+        ["test_hf_configs", "test_ground_truth"],
+        "Llama's mlp_bias read from attention_bias",
+    ),
+    M(
+        "r2-hf-gemma-bias",
+        "mlsysim/hf.py",
+        'if mt in ("llama", "qwen3", "gemma"):',
+        'if mt in ("llama", "qwen3"):',
+        ["test_hf_configs", "test_ground_truth"],
+        "Gemma's attention_bias not read",
+    ),
+    M(
+        "r2-hf-window-layers-key",
+        "mlsysim/hf.py",
+        'first_sliding = c.int("max_window_layers", minimum=0)',
+        'first_sliding = c.int("num_key_value_heads", minimum=0)',
+        ["test_hf_configs", "test_ground_truth"],
+        "Qwen's max_window_layers read from num_key_value_heads",
+    ),
+    # escaping weakened (tests/test_escaping_properties.py)
+    M(
+        "r2-escape-no-quote",
+        KT,
+        "return html.escape(clean_text(text), quote=True)",
+        "return html.escape(clean_text(text), quote=False)",
+        ["test_escaping_properties", "test_escaping"],
+        "quotes left raw in attribute values",
+    ),
+    M(
+        "r2-link-safe-anywhere",
+        KT,
+        'lambda m: "](" if _SAFE_URL.match(s, m.end()) else "]\\\\(", s)',
+        'lambda m: "](" if _SAFE_URL.search(s, m.end()) else "]\\\\(", s)',
+        ["test_escaping_properties", "test_escaping"],
+        "a link kept when a safe URL appears anywhere after it",
+    ),
+    # a placement threshold (tests/test_placement_thresholds.py)
+    M(
+        "r2-markers-threshold",
+        "mlsysim/labs/placement.py",
+        'if len(t.get("x") or ()) < 20 else "lines"',
+        'if len(t.get("x") or ()) <= 20 else "lines"',
+        ["test_placement_thresholds", "test_placement"],
+        "default markers drawn at 20 points too",
+    ),
+    M(
+        "r2-text-alt-table",
+        "mlsysim/labs/charts.py",
+        "and len(xs) <= 8:",
+        "and len(xs) < 8:",
+        ["test_placement_thresholds", "test_labels"],
+        "eight categories read as a range",
+    ),
+    # ledger and report semantics (tests/test_ledger_report_rules.py)
+    M(
+        "r2-ledger-required-stored",
+        ST,
+        "required=self.required or rec.required",
+        "required=rec.required or self.required",
+        ["test_ledger_report_rules", "test_ledger"],
+        "a merge keeps the stored required list",
+    ),
+    M(
+        "r2-report-key-unanswered",
+        "mlsysim/labs/reports.py",
+        'correct_option=clean_text(pred.answer) if first is not None else "",  # no spoiler',
+        "correct_option=clean_text(pred.answer),  # no spoiler",
+        ["test_ledger_report_rules", "test_grading", "test_report_files"],
+        "the answer key written for an unanswered question",
+    ),
+    M(
+        "r2-csv-first-correct-final",
+        "mlsysim/labs/reports.py",
+        '1 for a in r.answers if a.kind == "prediction" and a.first_correct',
+        '1 for a in r.answers if a.kind == "prediction" and a.final_correct',
+        ["test_ledger_report_rules", "test_grading", "test_report_files"],
+        "predictions_first_correct counts final answers",
+    ),
 ]
 
 #: Written after the first run's survivors had been answered with new tests, and run without
