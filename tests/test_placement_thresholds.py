@@ -241,3 +241,71 @@ def test_line_label_wrappings_by_length(n):
         assert all(t.count("<br>") >= 1 for t in horizontal[1:])
         if n >= 48:  # the two wrappings are told apart
             assert placement.wrap_words(text, 24) != halves
+
+
+# --------------------------------------------------------------------------------------------
+# The text alternative reads the first 8 series and the first 6 marked lines
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [8, 9])
+def test_text_alternative_reads_the_first_8_series(n):
+    fig = go.Figure([go.Scatter(x=[1.0], y=[float(i)], name=f"series{i}") for i in range(n)])
+    alt = charts.text_alternative(fig)
+    assert all(f"series{i}: {i} at 1." in alt for i in range(8))
+    assert "series8" not in alt
+
+
+@pytest.mark.parametrize("n", [6, 7])
+def test_text_alternative_reads_the_first_6_marked_lines(n):
+    fig = go.Figure(go.Scatter(x=[1.0, 2.0], y=[1.0, 2.0]))
+    for i in range(n):
+        fig.add_annotation(text=f"mark{i}", x=1, y=1, showarrow=False)
+    alt = charts.text_alternative(fig)
+    assert [f"Marked: mark{i}." in alt for i in range(n)] == [True] * 6 + [False] * (n - 6)
+
+
+# --------------------------------------------------------------------------------------------
+# Names and titles wrapped only past their width
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [30, 31])
+def test_a_legend_name_is_wrapped_only_past_30_characters(n):
+    name = ("abcd " * 10)[: n - 1] + "z"
+    assert len(name) == n
+    out = charts.wrap_legend_name(name)
+    assert ("<br>" in out) is (n == 31)
+    assert out.replace("<br>", " ") == name
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_y_title_is_wrapped_only_past_the_room_the_plot_has(extra):
+    fig = charts.figure("t", "x", "y", height=380)
+    fig.add_trace(go.Scatter(x=[1.0, 2.0], y=[1.0, 2.0]))
+    room = charts.y_title_room(charts.finalize(fig).layout)  # the plot as finalize draws it
+    title = ("word " * 100)[: room + extra - 1] + "z"
+    assert len(title) == room + extra
+    fig.update_layout(yaxis_title=title)
+    text = charts.finalize(fig).layout.yaxis.title.text
+    assert ("<br>" in text) is (extra == 1)
+
+
+# --------------------------------------------------------------------------------------------
+# A log axis shows at least two decades
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lo, hi, ticks",
+    [
+        (2.0, 8.0, [1.0, 10.0]),  # inside one decade: widened to both ends
+        (2.0, 30.0, [1.0, 10.0]),  # one decade (10) in view: widened down, the nearer end
+        (5.0, 80.0, [10.0, 100.0]),  # one decade (10) in view: widened up, the nearer end
+        (1.0, 10.0, [1.0, 10.0]),  # two decades in view (the padding keeps both): left as it is
+    ],
+)
+def test_a_log_axis_is_widened_to_two_decades(lo, hi, ticks):
+    fig = charts.figure("t", "x", "time (s)", log_y=True)
+    fig.add_trace(go.Scatter(x=[0, 1], y=[lo, hi]))
+    assert list(charts.finalize(fig).layout.yaxis.tickvals) == ticks
