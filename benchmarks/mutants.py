@@ -237,8 +237,8 @@ MUTANTS: list[Mutant] = [
     M(
         "layers-rnn-kernels",
         LY,
-        "return self.num_layers * self.directions * (1 + 2 * self.seq_len)",
-        "return self.num_layers * self.directions * (1 + self.seq_len)",
+        "return self.num_layers * self.directions * (gemm + 2 * self.seq_len)",
+        "return self.num_layers * self.directions * (gemm + self.seq_len)",
         LAYERS,
         "one kernel per step, not two",
     ),
@@ -422,8 +422,8 @@ MUTANTS: list[Mutant] = [
     M(
         "models-gpt2-positions",
         MO,
-        "        positions=context_length,",
-        "        positions=context_length - 1,",
+        "        positions=max_position,",
+        "        positions=max_position - 1,",
         MODELS,
         "one learned position short (off-by-one)",
     ),
@@ -462,8 +462,8 @@ MUTANTS: list[Mutant] = [
     M(
         "models-kv-batch",
         MO,
-        "return batch * seq_len * self._kv_per_token(precision)",
-        "return seq_len * self._kv_per_token(precision)",
+        "return batch * seq_len * per_token",
+        "return seq_len * per_token",
         MODELS + ["test_answer_keys"],
         "batch forgotten in the KV cache",
     ),
@@ -699,8 +699,8 @@ MUTANTS: list[Mutant] = [
     M(
         "ledger-none-answers",
         ST,
-        "for k, v in (answers or {}).items() if v is not None}",
-        "for k, v in (answers or {}).items()}",
+        "            if v is not None\n        }\n\n    def _make_update",
+        "        }\n\n    def _make_update",
         LEDGER,
         "unanswered parts stored as 'None'",
     ),
@@ -732,8 +732,8 @@ MUTANTS: list[Mutant] = [
     M(
         "kit-feasibility-device",
         KT,
-        "f\"{fmt_bytes(need - cap)} more than the {_e(device.name)}'s",
-        "f\"{fmt_bytes(need - cap)} more than the {device.name}'s",
+        "f\"{fmt_bytes(need - cap)} more than the {_e(catalogue.short(device.name))}'s",
+        "f\"{fmt_bytes(need - cap)} more than the {catalogue.short(device.name)}'s",
         KIT,
         "OOM callout stops escaping the device name",
     ),
@@ -757,8 +757,8 @@ MUTANTS: list[Mutant] = [
     M(
         "kit-share",
         KT,
-        "        share = need / cap\n",
-        "        share = cap / need\n",
+        'share = f"{need / cap:.1%} of"',
+        'share = f"{cap / need:.1%} of"',
         KIT,
         "fit share inverted",
     ),
@@ -806,8 +806,8 @@ MUTANTS: list[Mutant] = [
     M(
         "69-pred-a",
         P + "s06_09_choosing.py",
-        'answer="160x",',
-        'answer="60x",',
+        'answer="dlrm",',
+        'answer="all",',
         part("s06_09_choosing"),
         "wrong option marked",
     ),
@@ -822,7 +822,7 @@ MUTANTS: list[Mutant] = [
     M(
         "69-power-gate",
         P + "s06_09_choosing.py",
-        '"power": dev.tdp.m_as("W") <= power_w,',
+        '"power": avg_w <= power_w,',
         '"power": 2.0 <= power_w,',
         part("s06_09_choosing"),
         "power gate hard-codes the camera budget",
@@ -838,24 +838,24 @@ MUTANTS: list[Mutant] = [
     M(
         "65-pred-d",
         P + "s06_05_rnns.py",
-        'answer="attn100",',
-        'answer="attn10",',
+        'answer="attn_far",',
+        'answer="attn_bit",',
         part("s06_05_rnns"),
         "wrong option marked",
     ),
     M(
         "66-pred-c",
         P + "s06_06_attention.py",
-        'answer="58k",',
-        'answer="33k",',
+        'answer="far",',
+        'answer="unlimited",',
         part("s06_06_attention"),
         "wrong option marked (the linear misconception)",
     ),
     M(
         "62-pred-b",
         P + "s06_02_mlps.py",
-        '        "down": "It falls: the bigger matrix no longer fits in cache",\n    },\n    answer="same",\n    feedback={\n        "up": "Size is not reuse. At batch 1 every weight is fetched to feed one MAC, whatever the layer\'s size: "',
-        '        "down": "It falls: the bigger matrix no longer fits in cache",\n    },\n    answer="up",\n    feedback={\n        "up": "Size is not reuse. At batch 1 every weight is fetched to feed one MAC, whatever the layer\'s size: "',
+        '    },\n    answer="same",\n    feedback={\n        "up": "Size is not reuse.',
+        '    },\n    answer="up",\n    feedback={\n        "up": "Size is not reuse.',
         part("s06_02_mlps"),
         "wrong option marked (more MACs, busier ALUs)",
     ),
@@ -878,8 +878,8 @@ MUTANTS: list[Mutant] = [
     M(
         "67-pred-c",
         P + "s06_07_transformers.py",
-        'answer="scores",',
-        'answer="kv",',
+        '    answer="kv",\n    feedback=Deferred(_feedback_c),',
+        '    answer="scores",\n    feedback=Deferred(_feedback_c),',
         part("s06_07_transformers"),
         "wrong option marked",
     ),
@@ -915,6 +915,125 @@ MUTANTS: list[Mutant] = [
         "return math.ceil(math.log2(n)) if tree else n",
         ENERGY,
         "serial chain off by one",
+    ),
+    # ------------------------------------------------------------------ issue 38: one per class
+    # two paths to one number disagree (tests/test_differential.py)
+    M(
+        "r2-sweep-mfu-rate",
+        EN,
+        'out["mfu"] += [x / (t * peak) if t else 0.0 for x, t in zip(fl, lat, strict=True)]',
+        'out["mfu"] += [x / (t * rate) if t else 0.0 for x, t in zip(fl, lat, strict=True)]',
+        ["test_differential"] + ENGINE,
+        "sweep's MFU over the derated rate (solve's over the peak)",
+    ),
+    M(
+        "r2-sweep-bytes-ratio",
+        EN,
+        "nb, db = bpv.numerator, bpv.denominator",
+        "nb, db = bpv.denominator, bpv.numerator",
+        ["test_differential"] + ENGINE,
+        "sweep's bytes per value inverted (solve's right)",
+    ),
+    # a boundary (max_batch to the byte)
+    M(
+        "r2-maxbatch-exact-fit",
+        EN,
+        "while n > 0 and n * per > room:",
+        "while n > 0 and n * per >= room:",
+        ["test_differential"] + ENGINE,
+        "a batch that fits to the byte refused",
+    ),
+    M(
+        "r2-maxbatch-one-fits",
+        EN,
+        "    if room < per:\n        return 0",
+        "    if room <= per:\n        return 0",
+        ["test_differential"] + ENGINE,
+        "exactly one sample's room counted as none",
+    ),
+    # a config field read from another key (tests/test_hf_configs.py: one field at a time)
+    M(
+        "r2-hf-mlp-bias-key",
+        "mlsysim/hf.py",
+        'mlp_bias = c.bool("mlp_bias")',
+        'mlp_bias = c.bool("attention_bias")',
+        ["test_hf_configs", "test_ground_truth"],
+        "Llama's mlp_bias read from attention_bias",
+    ),
+    M(
+        "r2-hf-gemma-bias",
+        "mlsysim/hf.py",
+        'if mt in ("llama", "qwen3", "gemma"):',
+        'if mt in ("llama", "qwen3"):',
+        ["test_hf_configs", "test_ground_truth"],
+        "Gemma's attention_bias not read",
+    ),
+    M(
+        "r2-hf-window-layers-key",
+        "mlsysim/hf.py",
+        'first_sliding = c.int("max_window_layers", minimum=0)',
+        'first_sliding = c.int("num_key_value_heads", minimum=0)',
+        ["test_hf_configs", "test_ground_truth"],
+        "Qwen's max_window_layers read from num_key_value_heads",
+    ),
+    # escaping weakened (tests/test_escaping_properties.py)
+    M(
+        "r2-escape-no-quote",
+        KT,
+        "return html.escape(clean_text(text), quote=True)",
+        "return html.escape(clean_text(text), quote=False)",
+        ["test_escaping_properties", "test_escaping"],
+        "quotes left raw in attribute values",
+    ),
+    M(
+        "r2-link-safe-anywhere",
+        KT,
+        'lambda m: "](" if _SAFE_URL.match(s, m.end()) else "]\\\\(", s)',
+        'lambda m: "](" if _SAFE_URL.search(s, m.end()) else "]\\\\(", s)',
+        ["test_escaping_properties", "test_escaping"],
+        "a link kept when a safe URL appears anywhere after it",
+    ),
+    # a placement threshold (tests/test_placement_thresholds.py)
+    M(
+        "r2-markers-threshold",
+        "mlsysim/labs/placement.py",
+        'if len(t.get("x") or ()) < 20 else "lines"',
+        'if len(t.get("x") or ()) <= 20 else "lines"',
+        ["test_placement_thresholds", "test_placement"],
+        "default markers drawn at 20 points too",
+    ),
+    M(
+        "r2-text-alt-table",
+        "mlsysim/labs/charts.py",
+        "and len(xs) <= 8:",
+        "and len(xs) < 8:",
+        ["test_placement_thresholds", "test_labels"],
+        "eight categories read as a range",
+    ),
+    # ledger and report semantics (tests/test_ledger_report_rules.py)
+    M(
+        "r2-ledger-required-stored",
+        ST,
+        "required=self.required or rec.required",
+        "required=rec.required or self.required",
+        ["test_ledger_report_rules", "test_ledger"],
+        "a merge keeps the stored required list",
+    ),
+    M(
+        "r2-report-key-unanswered",
+        "mlsysim/labs/reports.py",
+        'correct_option=clean_text(pred.answer) if first is not None else "",  # no spoiler',
+        "correct_option=clean_text(pred.answer),  # no spoiler",
+        ["test_ledger_report_rules", "test_grading", "test_report_files"],
+        "the answer key written for an unanswered question",
+    ),
+    M(
+        "r2-csv-first-correct-final",
+        "mlsysim/labs/reports.py",
+        '1 for a in r.answers if a.kind == "prediction" and a.first_correct',
+        '1 for a in r.answers if a.kind == "prediction" and a.final_correct',
+        ["test_ledger_report_rules", "test_grading", "test_report_files"],
+        "predictions_first_correct counts final answers",
     ),
 ]
 
@@ -1020,7 +1139,7 @@ HELD_OUT: list[Mutant] = [
     ),
     M(
         "ho-ledger-done",
-        ST,
+        "mlsysim/labs/records.py",
         "return sum(1 for p in self.required if self.answers.get(p))",
         "return len(self.answers)",
         LEDGER,
@@ -1048,13 +1167,16 @@ def _apply(text: str, m: Mutant) -> str:
     return out
 
 
-def check() -> list[str]:
+def check(chosen: list[Mutant] | None = None) -> list[str]:
+    """What is wrong with the table: duplicate ids (all mutants), and for ``chosen`` (default:
+    all) an edit that does not apply or a test file that does not exist."""
     problems = []
     ids = set()
     for m in MUTANTS + HELD_OUT:
         if m.id in ids:
             problems.append(f"duplicate id {m.id}")
         ids.add(m.id)
+    for m in MUTANTS + HELD_OUT if chosen is None else chosen:
         try:
             _apply((ROOT / m.file).read_text(encoding="utf-8"), m)
         except (ValueError, SyntaxError) as e:
@@ -1140,15 +1262,16 @@ def main(argv=None) -> int:
     if args.tree is not None:
         SRC = args.tree.resolve()
 
-    problems = check()
+    prefixes = tuple(args.only.split(","))
+    chosen = [m for m in (HELD_OUT if args.held_out else MUTANTS) if m.id.startswith(prefixes)]
+    # --only checks the mutants it picks (a stale mutant elsewhere does not block a subset)
+    problems = check(None if args.check or not args.only else chosen)
     if problems:
         print("\n".join(problems))
         return 2
     if args.check:
         print(f"{len(MUTANTS)} mutants and {len(HELD_OUT)} held-out mutants apply cleanly")
         return 0
-    prefixes = tuple(args.only.split(","))
-    chosen = [m for m in (HELD_OUT if args.held_out else MUTANTS) if m.id.startswith(prefixes)]
     if SRC != ROOT:
         applies = [
             m for m in chosen if (SRC / m.file).read_text(encoding="utf-8").count(m.old) == 1

@@ -250,9 +250,9 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 237 entries (72 of them mlsysim.vision's
+    """Guard against a silently shrunk fixture: 340 entries (103 of them issue 38's one-field pairs; 72 of them mlsysim.vision's
     torchvision families; 72 of them issue 34's Hugging Face families), all rebuildable."""
-    assert len(ENTRIES) == 237
+    assert len(ENTRIES) == 340
     assert sum(e["id"].startswith("tv_") for e in ENTRIES) == 72
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 

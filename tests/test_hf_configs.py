@@ -585,3 +585,78 @@ def test_mamba_state_is_fixed_where_a_kv_cache_grows():
     assert scan.params == 1536 * 16 + 1536 and scan.flops() == 2 * 10 * 1536 * 16
     with pytest.raises(ValueError, match="time_step_rank"):
         M.from_hf_config({"model_type": "mamba", "time_step_rank": "big"})
+
+
+# --------------------------------------------------------------------------------------------
+# One field at a time (issue 38): per family, a base config and one variant per count-changing
+# field, only that field different (tests/reference/regenerate.py: hf_field_pairs)
+# --------------------------------------------------------------------------------------------
+
+PAIRS = [e for e in HF if "field_pair" in e]
+BY_ID = {e["id"]: e for e in HF}
+_SIZES = {"hidden_size", "num_hidden_layers", "intermediate_size", "vocab_size"}
+_DECODER = _SIZES | {"num_attention_heads", "num_key_value_heads", "head_dim"}
+_DECODER |= {"tie_word_embeddings", "sliding_window"}
+#: every field from_hf_config reads that changes a count, per family (a field added to the
+#: reader without a pair of its own fails here)
+FIELDS = {
+    "gpt2": {"n_embd", "n_layer", "n_inner", "vocab_size", "n_positions"}
+    | {"tie_word_embeddings", "sliding_window"},
+    "bert": _SIZES | {"max_position_embeddings", "type_vocab_size", "tie_word_embeddings"},
+    "roberta": _SIZES | {"max_position_embeddings", "type_vocab_size", "tie_word_embeddings"},
+    "llama": _DECODER | {"attention_bias", "mlp_bias", "attention_chunk_size"},
+    "mistral": _DECODER,
+    "qwen2": _DECODER | {"use_sliding_window", "max_window_layers"},
+    "qwen3": _DECODER - {"sliding_window"} | {"attention_bias", "use_sliding_window"},
+    "gemma": _DECODER | {"attention_bias"},
+    "phi3": _DECODER,
+    "mixtral": _DECODER | {"num_local_experts", "num_experts_per_tok"},
+}
+
+
+def _truth(e) -> tuple:
+    return (e["params"], e["flops"], e.get("decode_flops"), e.get("kv_cache_bytes_fp32"))
+
+
+def _counted(e) -> tuple:
+    m = M.from_hf_config(e["config"])
+    s = e["input_shape"][1]
+    if "decode_flops" not in e:
+        return (m.params, m.flops(seq_len=s), None, None)
+    return (
+        m.params,
+        m.flops(seq_len=s),
+        m.flops(seq_len=s, phase="decode"),
+        m.kv_cache_bytes(s, precision="fp32"),
+    )
+
+
+def test_every_family_has_a_pair_for_every_count_changing_field():
+    got: dict[str, set] = {}
+    for e in PAIRS:
+        got.setdefault(e["field_pair"]["family"], set()).add(e["field_pair"]["field"])
+    assert got == FIELDS
+    # issue 34's families (decoders, encoders, vision, encoder-decoder, Mamba) are covered by
+    # their own fixtures, each varying several fields; one-field pairs for them are still to do
+    newer = {*ISSUE_34_DECODERS, "distilbert", "xlm-roberta", "vit", "clip_vision_model"}
+    newer |= {"t5", "bart", "mamba"}
+    assert set(got) == set(SUPPORTED_MODEL_TYPES) - newer
+
+
+@pytest.mark.parametrize("entry", PAIRS, ids=_ids(PAIRS))
+def test_a_field_changed_alone_changes_the_count_as_transformers_does(entry):
+    """The variant differs from its base in that one field only, transformers counts another
+    number for it (params, prefill or decode FLOPs, or the cache), and mlsysim counts both
+    exactly: a field read from another key, or not read, counts the base's number or another."""
+    pair = entry["field_pair"]
+    base = BY_ID[pair["base"]]
+    diff = {
+        k
+        for k in set(base["config"]) | set(entry["config"])
+        if base["config"].get(k, "absent") != entry["config"].get(k, "absent")
+    }
+    assert diff == {pair["field"]}
+    assert entry["config"][pair["field"]] == pair["value"]
+    assert _truth(entry) != _truth(base)
+    assert _counted(base) == _truth(base)
+    assert _counted(entry) == _truth(entry)

@@ -1658,6 +1658,219 @@ def hf_mamba_entries():
         )
 
 
+# --------------------------------------------------------------------------- one field at a time
+#: A base config per family and, per field from_hf_config reads that changes a count, the value a
+#: variant gives it (only that field differs from the base). The base's sizes are pairwise
+#: different (hidden 24, heads 4, KV heads 2, layers 3, MLP 40, vocab 101) and each flag has a
+#: variant of its own, so a field read from another field's key counts another number on one
+#: side of a pair (issue 38).
+_FIELD_BASE = {
+    "hidden_size": 24,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "num_hidden_layers": 3,
+    "intermediate_size": 40,
+    "vocab_size": 101,
+    "max_position_embeddings": 64,
+    "pad_token_id": 0,
+}
+
+
+_FIELD_SIZES = {
+    "hidden_size": 32,  # (RoPE needs an even head_dim: 32 / 4)
+    "num_hidden_layers": 2,
+    "intermediate_size": 44,
+    "vocab_size": 89,
+}
+
+
+_FIELD_DECODER = {
+    **_FIELD_SIZES,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "head_dim": 10,
+    "tie_word_embeddings": True,
+}
+
+
+HF_FIELD_PAIRS = {
+    "gpt2": (
+        {
+            "model_type": "gpt2",
+            "architectures": ["GPT2LMHeadModel"],
+            "n_embd": 24,
+            "n_layer": 3,
+            "n_head": 4,
+            "vocab_size": 101,
+            "n_positions": 64,
+        },
+        {
+            "n_embd": 28,
+            "n_layer": 2,
+            "n_inner": 40,
+            "vocab_size": 89,
+            "n_positions": 32,
+            "tie_word_embeddings": False,
+            "sliding_window": 5,
+        },
+    ),
+    "bert": (
+        {
+            **{k: v for k, v in _FIELD_BASE.items() if k != "num_key_value_heads"},
+            "model_type": "bert",
+            "architectures": ["BertForMaskedLM"],
+        },
+        {
+            **_FIELD_SIZES,
+            "max_position_embeddings": 32,
+            "type_vocab_size": 3,
+            "tie_word_embeddings": False,
+        },
+    ),
+    "roberta": (
+        {
+            **{k: v for k, v in _FIELD_BASE.items() if k != "num_key_value_heads"},
+            "model_type": "roberta",
+            "architectures": ["RobertaForMaskedLM"],
+            "pad_token_id": 1,
+        },
+        {
+            **_FIELD_SIZES,
+            "max_position_embeddings": 32,
+            "type_vocab_size": 1,
+            "tie_word_embeddings": False,
+        },
+    ),
+    "llama": (
+        {**_FIELD_BASE, "model_type": "llama", "architectures": ["LlamaForCausalLM"]},
+        {
+            **_FIELD_DECODER,
+            "attention_bias": True,
+            "mlp_bias": True,
+            "sliding_window": 5,
+            "attention_chunk_size": 7,
+        },
+    ),
+    "mistral": (
+        {**_FIELD_BASE, "model_type": "mistral", "architectures": ["MistralForCausalLM"]},
+        {**_FIELD_DECODER, "sliding_window": 5},
+    ),
+    "qwen2": (
+        {
+            **_FIELD_BASE,
+            "model_type": "qwen2",
+            "architectures": ["Qwen2ForCausalLM"],
+            "use_sliding_window": True,
+            "sliding_window": 5,
+            "max_window_layers": 1,
+        },
+        {
+            **_FIELD_DECODER,
+            "use_sliding_window": False,
+            "sliding_window": 7,
+            "max_window_layers": 2,
+        },
+    ),
+    "qwen3": (
+        {
+            **_FIELD_BASE,
+            "model_type": "qwen3",
+            "architectures": ["Qwen3ForCausalLM"],
+            "head_dim": 10,
+            "sliding_window": 5,
+            "max_window_layers": 1,
+        },
+        {**_FIELD_DECODER, "head_dim": 6, "attention_bias": True, "use_sliding_window": True},
+    ),
+    "gemma": (
+        {
+            **_FIELD_BASE,
+            "model_type": "gemma",
+            "architectures": ["GemmaForCausalLM"],
+            "head_dim": 10,
+        },
+        {
+            **_FIELD_DECODER,
+            "head_dim": 6,
+            "tie_word_embeddings": False,
+            "attention_bias": True,
+            "sliding_window": 5,
+        },
+    ),
+    "phi3": (
+        {**_FIELD_BASE, "model_type": "phi3", "architectures": ["Phi3ForCausalLM"]},
+        {**_FIELD_DECODER, "sliding_window": 5},
+    ),
+    "mixtral": (
+        {
+            **_FIELD_BASE,
+            "model_type": "mixtral",
+            "architectures": ["MixtralForCausalLM"],
+            "num_local_experts": 4,
+            "num_experts_per_tok": 2,
+        },
+        {**_FIELD_DECODER, "num_local_experts": 3, "num_experts_per_tok": 1, "sliding_window": 5},
+    ),
+}
+
+
+def hf_field_pairs(pairs=None):
+    """``hf_field_<family>_base_s12`` and ``hf_field_<family>_<field>_s12``: the base config
+    of each family and one variant per field (only that field differs), measured like
+    ``hf_config_entries`` (params, prefill FLOPs, decode FLOPs, the cache's bytes). Each variant
+    carries ``field_pair`` = {family, field, value, base}."""
+    print("transformers, one field changed at a time:")
+    s = HF_SEQ
+    for family, (base, fields) in (pairs or HF_FIELD_PAIRS).items():
+        for field, value in [(None, None), *fields.items()]:
+            raw = dict(base) if field is None else {**base, field: value}
+            torch.manual_seed(0)
+            m = _hf_model(raw, CPU)
+            ids = torch.randint(5, 50, (1, s))
+            extra = {}
+            with torch.no_grad():
+                if _is_encoder(m):
+                    fl, by = count_flops(lambda m=m, ids=ids: m(input_ids=ids))
+                else:
+                    fl, by = count_flops(lambda m=m, ids=ids: m(input_ids=ids, use_cache=False))
+                    out = m(input_ids=ids[:, : s - 1], use_cache=True)
+                    cache = out.past_key_values
+                    dfl, dby = count_flops(
+                        lambda m=m, ids=ids, cache=cache: m(
+                            input_ids=ids[:, s - 1 :], past_key_values=cache, use_cache=True
+                        )
+                    )
+                    extra = {
+                        "decode_flops": dfl,
+                        "decode_flops_by_op": dby,
+                        "cache_seq_length": int(cache.get_seq_length()),
+                        "kv_cache_bytes_fp32": _cache_bytes(cache),
+                    }
+            name = "base" if field is None else field
+            add(
+                f"hf_field_{family}_{name}_s{s}",
+                f"transformers.{raw['architectures'][0]} from AutoConfig.for_model(**config), "
+                f"eager; transformers {transformers.__version__}, torch {torch.__version__}",
+                raw,
+                n_params(m),
+                fl,
+                [1, s],
+                by,
+                note=f"the {family} base config"
+                + ("" if field is None else f" with only {field} = {value!r} changed")
+                + "; decode_* and kv_cache_bytes_fp32 as in the other hf_* entries",
+            )
+            ENTRIES[-1].update(extra)
+            if field is not None:
+                ENTRIES[-1]["field_pair"] = {
+                    "family": family,
+                    "field": field,
+                    "value": value,
+                    "base": f"hf_field_{family}_base_s{s}",
+                }
+            del m
+
+
 def shipped_config_entries():
     """Parameter counts (meta device) of mlsysim's shipped configurations."""
     print("shipped configs (params only, meta device):")
@@ -2075,6 +2288,7 @@ def main():
     hf_extra_entries()
     hf_seq2seq_entries()
     hf_mamba_entries()
+    hf_field_pairs()
     shipped_config_entries()
     layer_entries()
 
