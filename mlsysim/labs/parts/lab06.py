@@ -273,16 +273,27 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
     devs = [HW.Hardware.Cloud.H100, HW.Hardware.Edge.JetsonOrinNX]
     memory_lines(fig, devs, unit="B")
 
-    score_b = core.score_bytes(1, "fp16")
+    materialized = L.Attention(d_model=d_model, n_heads=h, seq_len=s)
+    score_b = materialized.score_bytes(1, "fp16")
+    held_b = materialized.held_score_bytes(1, "fp16")  # logits + probabilities, one number
     live_b = live(s)
     h100 = HW.Hardware.Cloud.H100.memory.capacity.m_as("B")
     status = "bad" if live_b > h100 else "ok"
+    ctx = dict(seq_len=s, heads=h, precision="fp16")
     cards = [
         Card(
-            "Score matrix",
+            LABELS["score_bytes"].capitalize(),
             fmt_bytes(score_b),
             f"{h} × {s:,}² × 2 B",
             "bad" if score_b > h100 else "warn",
+            fact=fact("score_bytes", score_b, **ctx),
+        ),
+        Card(
+            LABELS["held_score_bytes"].capitalize(),
+            fmt_bytes(held_b),
+            "unless tiled: FlashAttention holds none" + (" (on)" if flash else ""),
+            "bad" if held_b > h100 else "warn",
+            fact=fact("held_score_bytes", held_b, **ctx),
         ),
         Card(
             "Live memory this layer",
@@ -316,7 +327,8 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
             f"{fmt_bytes(live_b)}, while the FLOPs ({fmt_flops(core.flops())}) do not change."
             if flash
             else f"and they must all be live at once: the logits and the probabilities are one such "
-            f"matrix each, so with Q, K, V and the output ({fmt_bytes(live_b - 2 * score_b)}) the "
+            f"matrix each ({fmt_bytes(held_b)}), so with Q, K, V and the output "
+            f"({fmt_bytes(live_b - held_b)}) the "
             f"layer holds {fmt_bytes(live_b)}."
         )
     )
