@@ -1024,6 +1024,7 @@ TRANSFER_C = Prediction(
     ),
     options={
         "four": "About four times larger: four times the launches",
+        "some": "Larger, but well under 4×: part of each layer's time is arithmetic",
         "same": "About the same: the FLOPs did not change",
         "smaller": "Smaller: layers this narrow cost almost nothing",
     },
@@ -1031,6 +1032,9 @@ TRANSFER_C = Prediction(
     feedback={
         "four": "Launches dominate, so the time is close to proportional to the kernel count: 1,023 "
         "kernels against 255, about 339× the shallow net instead of about 85×.",
+        "some": "The arithmetic of a width-16 layer takes nanoseconds against a launch of microseconds, so "
+        "almost none of the time is arithmetic: four times the kernels (255 → 1,023) is about four times "
+        "the time, about 339× the shallow net instead of about 85×.",
         "same": "Equal FLOPs never set the time here: the kernel count does, and it quadruples (255 → "
         "1,023): about 339× instead of about 85×.",
         "smaller": "Each narrow layer's math is nanoseconds, but its launch is microseconds: four times "
@@ -1040,6 +1044,10 @@ TRANSFER_C = Prediction(
     reveals=("339×",),
     asks="direction",
     misconceptions={
+        "some": (
+            "narrow layers still compute",
+            "Part of a narrow layer's time is its arithmetic, so launches explain only part of it",
+        ),
         "same": (
             "time follows FLOPs",
             "Two nets with the same FLOPs take the same time",
@@ -1058,6 +1066,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "half": "Roughly halves: the same launches, twice the peak",
+        "some": "Falls, but far less than half: INT8 also halves the bytes",
         "double": "Rises: quantized layers keep the INT8 units busier",
         "same": "Stays put: MFU is a property of the model",
     },
@@ -1065,6 +1074,9 @@ TRANSFER_D = Prediction(
     feedback={
         "half": "At batch 1 ResNet-50 is launch-bound: its 174 kernels take as long in INT8 as in FP16, "
         "so the same FLOPs over the same time against twice the peak: about 0.89% → 0.46%.",
+        "some": "Half the bytes shorten only the memory term, and at batch 1 the launches bind: the 174 "
+        "kernels take as long in INT8 as in FP16, so the latency barely moves and the MFU falls with the "
+        "doubled peak, about 0.89% → 0.46%.",
         "double": "Faster arithmetic only helps the term that binds. The launches bind here, so the time "
         "barely moves: the same FLOPs in the same time, divided by twice the peak, halve the MFU: about "
         "0.89% → 0.46%. Quantizing pays where arithmetic or bytes bind, not launches.",
@@ -1075,6 +1087,10 @@ TRANSFER_D = Prediction(
     reveals=("same launches, twice the peak",),
     asks="direction",
     misconceptions={
+        "some": (
+            "fewer bytes always speed a model",
+            "Halving the bytes moved shortens the time, whatever binds it",
+        ),
         "double": (
             "lower precision is always faster",
             "A quantized model runs faster on the INT8 units, whatever binds it, so it uses them better",
