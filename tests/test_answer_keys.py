@@ -847,25 +847,23 @@ def lab06_td():
 
 
 def s061_ta():
-    """A 320x320 RGB scan, 3x3 filter, stride 2 against stride 1 (both 'same' padding)."""
+    """One 3x3 filter over a 320x320 map, 'same' padding: 64 input channels against RGB's 3."""
 
-    def conv(stride):
+    def conv(channels):
         return L.Conv2d(
-            in_channels=3,
+            in_channels=channels,
             out_channels=1,
             kernel_size=3,
             input_size=320,
             padding=1,
-            stride=stride,
             bias=False,
         )
 
-    one, two = conv(1), conv(2)
-    if two.params == one.params and two.macs() < one.macs():
-        return "fall"
-    if two.params == one.params and two.macs() == one.macs():
-        return "same"
-    return "both" if two.params < one.params else "none of the options"
+    rgb, deep = conv(3), conv(64)
+    grow_w, grow_m = deep.params > rgb.params, deep.macs() > rgb.macs()
+    if grow_w and grow_m:
+        return "both"
+    return "weights" if grow_w else "macs" if grow_m else "neither"
 
 
 def s061_tb():
@@ -2429,7 +2427,7 @@ FINGERPRINTS = {
     ("s06_01_principles", "PRED_A"): "2b99617d1bea",
     ("s06_01_principles", "PRED_B"): "ec85a0686ba7",
     ("s06_01_principles", "PRED_C"): "4e79206c42b9",
-    ("s06_01_principles", "TRANSFER_A"): "e1b11c1d997a",
+    ("s06_01_principles", "TRANSFER_A"): "5a136ef1733b",
     ("s06_01_principles", "TRANSFER_B"): "fb9eb731f46a",
     ("s06_01_principles", "TRANSFER_C"): "909beaf2877f",
     ("s06_02_mlps", "PRED_A"): "15ab09801721",
