@@ -948,8 +948,23 @@ class Attention(Layer):
         return self.n_heads * self.seq_len * self.kv
 
     def score_bytes(self, batch: int = 1, precision: str = "fp16") -> int:
-        """Bytes of the materialized score matrix for one layer (all heads)."""
+        """Bytes of ONE copy of the score matrix for one layer (all heads): heads x S x kv_len
+        values, the chapter's figure (12 heads x 4,096² x 2 B = 402.7 MB). What a materialized
+        layer holds live is ``SCORE_COPIES`` such copies: ``held_score_bytes``."""
         return math.ceil(check_batch(batch) * self.score_elements * bytes_per_value(precision))
+
+    #: Copies of the S x kv_len scores a materialized (unfused) layer holds live at once: the
+    #: logits (Q K^T) and the softmax probabilities. One number, used by ``live_elements``, the
+    #: engine's feasibility and every notebook that states score memory.
+    SCORE_COPIES: ClassVar[int] = 2
+
+    def held_score_bytes(self, batch: int = 1, precision: str = "fp16") -> int:
+        """Score bytes this layer holds live: ``SCORE_COPIES`` x ``score_bytes`` (logits and
+        probabilities) when materialized, 0 with ``flash`` (tiles live on chip only)."""
+        if self.flash:
+            check_batch(batch)
+            return 0
+        return self.SCORE_COPIES * self.score_bytes(batch, precision)
 
     @property
     def input_elements(self) -> int:
@@ -998,7 +1013,7 @@ class Attention(Layer):
         if self.kv_len is not None:  # decode: cached K/V are counted once, as the KV cache
             live -= self.kv * self.n_kv_heads * (self.d_head + self.d_v)
         if not self.flash:
-            live += 2 * self.score_elements
+            live += self.SCORE_COPIES * self.score_elements
         return check_batch(batch) * live
 
 

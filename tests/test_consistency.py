@@ -92,6 +92,13 @@ def _recompute(f: Fact) -> float | None:
         if q == "ridge_sustained":
             return dev.sustained_ridge_point(prec, eff).m_as("FLOP/B")
         return dev.sustained_flops(prec, eff)
+    if q in ("score_bytes", "held_score_bytes"):  # one layer's attention scores, all heads
+        from mlsysim import layers as L
+
+        att = L.Attention(
+            d_model=int(c["heads"]), n_heads=int(c["heads"]), seq_len=int(c["seq_len"])
+        )
+        return getattr(att, q)(1, c["precision"])
     if not model_ok:
         return None
     model = Models.get(c["model"])
@@ -175,3 +182,28 @@ def test_registry_gpt2_is_the_shipped_config(key, shipped, device):
         b = Engine.solve(hub, dev, batch_size=batch, precision="fp16", phase=phase, seq_len=512)
         assert (a.latency_s, a.flops, a.bytes_moved) == (b.latency_s, b.flops, b.bytes_moved)
         assert a.memory_footprint_bytes == b.memory_footprint_bytes
+
+
+@pytest.mark.parametrize("seq,heads", [(4096, 12), (16384, 32), (131072, 32)])
+def test_score_memory_is_one_number_in_lab06_and_6_6(seq, heads):
+    """Lab 06 Part B and 6.6 Part B show the attention scores under the same names and the same
+    convention (one copy; held = logits + probabilities, Attention.SCORE_COPIES): at the same
+    context and heads both pages show the same two values, and held is twice one copy."""
+    from mlsysim.labs.parts import lab06, s06_06_attention
+
+    shown = {}
+    for page, view in (
+        ("lab06", lab06.part_b(seq, heads, False)),
+        ("6.6", s06_06_attention.part_b(seq, heads, 32)),
+    ):
+        got = {f.quantity: (f.key, f.value) for f in view.all_facts()}
+        assert {"score_bytes", "held_score_bytes"} <= set(got), (page, sorted(got))
+        shown[page] = {q: got[q] for q in ("score_bytes", "held_score_bytes")}
+        labels = {c.label for c in view.cards}
+        from mlsysim.labs.vocab import LABELS
+
+        for q in ("score_bytes", "held_score_bytes"):
+            assert LABELS[q].capitalize() in labels, (page, labels)
+    assert shown["lab06"] == shown["6.6"]
+    one, held = shown["6.6"]["score_bytes"][1], shown["6.6"]["held_score_bytes"][1]
+    assert one == heads * seq * seq * 2 and held == 2 * one

@@ -333,35 +333,25 @@ def test_pred_a_filter_weights_stay_and_its_macs_grow():
     assert card.value == "5.4 M"
 
 
-def test_transfer_a_is_beyond_part_a_and_stride_quarters_the_work():
-    """TRANSFER_A: a 320x320 RGB scan, 3x3 filter, stride 2: 160² = 25,600 positions against
-    320² = 102,400, so 691,200 MACs against 2,764,800, with the same 27 weights. Part A's slider
-    steps by 28 px (320 is not on it) and its filter always steps by 1; the old transfer asked
-    about 448 px, which the slider reaches."""
+def test_transfer_a_is_beyond_part_a_and_channels_grow_weights_and_macs():
+    """TRANSFER_A (review: the stride-2 transfer repeated 6.1 A and 6.3 TA): one 3x3 filter over a
+    320x320 map of 64 channels against the RGB scan: 27 -> 576 weights, 320² = 102,400
+    positions either way, 2,764,800 -> 58,982,400 MACs, both 21.3x. Part A's input is grayscale or
+    RGB and its slider steps by 28 px (320 is not on it)."""
     sides = range(
         int(lab.A_RESOLUTION.start), int(lab.A_RESOLUTION.stop) + 1, int(lab.A_RESOLUTION.step)
     )
-    assert 448 in sides and lab.TRANSFER_SIDE not in sides
-    assert "448" not in lab.TRANSFER_A.question
-    one, two = (
-        L.Conv2d(
-            in_channels=3,
-            out_channels=1,
-            kernel_size=3,
-            input_size=320,
-            padding=1,
-            stride=s,
-            bias=False,
-        )
-        for s in (1, lab.TRANSFER_STRIDE)
-    )
-    assert one.params == two.params == 27
-    assert (one.weight_reuse, two.weight_reuse) == (102_400, 25_600)
-    assert (one.macs(), two.macs()) == (2_764_800, 691_200)
-    assert lab.TRANSFER_A.answer == "fall"
+    assert lab.TRANSFER_SIDE not in sides
+    assert str(lab.TRANSFER_CHANNELS) not in lab.A_CHANNELS.options
+    rgb, deep = lab.transfer_a_filters()
+    assert (rgb.params, deep.params) == (27, 576)
+    assert rgb.weight_reuse == deep.weight_reuse == 102_400
+    assert (rgb.macs(), deep.macs()) == (2_764_800, 58_982_400)
+    assert deep.macs() / rgb.macs() == deep.params / rgb.params
+    assert lab.TRANSFER_A.answer == "both" and lab.TRANSFER_A.kind == "transfer"
     assert not any("slider" in t for t in lab.TRANSFER_A.feedback.values())
-    fb = " ".join(lab.TRANSFER_A.feedback.values())
-    assert all(n in fb for n in ("25,600", "102,400", "691,200", "2,764,800"))
+    fb = lab.TRANSFER_A.feedback["both"]
+    assert all(n in fb for n in ("27 → 576", "2,764,800 → 58,982,400", "102,400"))
 
 
 def test_transfer_b_batched_decode_is_memory_bound():

@@ -350,21 +350,24 @@ def test_transfers_are_what_the_instruments_show():
     assert lab.TRANSFER_D.answer == "split" and lab.TRANSFER_D.kind == "transfer"
 
 
-def test_pred_a_activations_outweigh_the_shared_weights():
-    """PRED_A (issue 32: it asked for 36,864 vs 205 million, arithmetic): at four times the
-    pixels the weights stay 147 KB and the output maps grow 12.8 -> 51.4 MB, 87x -> 348x."""
+def test_pred_a_macs_and_activations_grow_in_step():
+    """PRED_A (review: 6.1 A, 6.3 A and Lab 06 A all asked weights against activations) asks how
+    MACs and output activations change at four times the pixels: both 4x, 576 MACs per output
+    value at any size (1.85 G -> 7.40 G MACs, 12.8 -> 51.4 MB FP32); the weights stay 147 KB."""
     c448 = L.Conv2d(
         in_channels=64, out_channels=64, kernel_size=3, input_size=448, padding=1, bias=False
     )
-    w = _conv().weight_bytes("fp32")
-    assert c448.weight_bytes("fp32") == w == 147_456
-    a224, a448 = _conv().activation_bytes(1, "fp32"), c448.activation_bytes(1, "fp32")
-    assert (round(a224 / 1e6, 1), round(a448 / 1e6, 1)) == (12.8, 51.4)
-    assert (round(a224 / w), round(a448 / w)) == (87, 348)
-    fb = lab.PRED_A.feedback["acts"]
-    assert "12.8 MB at 224×224 and 51.4 MB at 448×448, 87× and then 348×" in fb
-    assert lab.PRED_A.answer == "acts" and lab.PRED_A.asks == "behaviour"
-    assert "36,864" not in " ".join(lab.PRED_A.options.values())
+    c224 = _conv()
+    assert c448.weight_bytes("fp32") == c224.weight_bytes("fp32") == 147_456
+    assert c224.macs() // c224.output_elements == c448.macs() // c448.output_elements == 576
+    assert c448.macs() == 4 * c224.macs() and c224.macs() == 1_849_688_064
+    a224, a448 = c224.activation_bytes(1, "fp32"), c448.activation_bytes(1, "fp32")
+    assert (round(a224 / 1e6, 1), round(a448 / 1e6, 1)) == (12.8, 51.4) and a448 == 4 * a224
+    fb = lab.PRED_A.feedback["step"]
+    assert "576 MACs" in fb and "12.8 MB to 51.4 MB" in fb
+    assert lab.PRED_A.answer == "step" and lab.PRED_A.asks == "behaviour"
+    # a different facet from 6.1 A (weights against MACs) and Lab 06 A (the output map's memory)
+    assert "weights" not in lab.PRED_A.question
 
 
 def test_pred_d_states_the_launch_cost_and_holds_across_eager_costs():

@@ -77,7 +77,7 @@ def test_self_check_4096_and_8192_tokens_12_heads():
     assert round(32 * _scores(12, 4096) / GB, 1) == 12.9
     assert round(32 * _scores(12, 8192) / GB, 1) == 51.5
     view = lab.part_b(4096, 12, 32)
-    assert _card(view, "One layer").value == "402.7 MB"
+    assert _card(view, "Score matrix, one copy").value == "402.7 MB"
     assert _card(view, "32 layers").value == "12.9 GB"
     assert _card(view, "At 8,192").value == "1.61 GB"
 

@@ -342,15 +342,22 @@ def test_transfer_a_encoder_trades_capacity_for_compute():
     assert "2.4 MB" in fb and "589,824 MACs" in fb and "51.2 GB" in fb
 
 
-def test_transfer_b_gathers_share_rises_with_100_tables():
-    """100 tables: gathers 4 x 25.6 KB = 102.4 KB per request; the interaction's pairs grow from
-    26 x 25 / 2 = 325 to 101 x 100 / 2 = 5,050; the gathers' share rises 23.2% -> 36.3%."""
+def test_transfer_b_only_the_bottom_mlp_stays_with_100_tables():
+    """100 tables: the bottom MLP (13 dense features) stays at 14.5 KB per request; gathers
+    4 x 25.6 KB = 102.4 KB; the interaction's pairs grow from 26 x 25 / 2 = 325 to
+    101 x 100 / 2 = 5,050; the top MLP grows too; the gathers' share rises 23.2% -> 36.3%. The
+    answer needs no byte count: which stages a table feeds."""
     a, b = lab.gather_share(25), lab.gather_share(100)
     assert b["emb"] == 4 * a["emb"] == 102_400
-    assert (round(a["share"], 3), round(b["share"], 3)) == (0.232, 0.363)
     assert b["bottom"] == a["bottom"]
+    assert all(b[k] > 1.5 * a[k] for k in ("emb", "interaction", "top"))
+    assert (round(a["share"], 3), round(b["share"], 3)) == (0.232, 0.363)
     fb = lab.TRANSFER_B.feedback
-    assert "23.2% to 36.3%" in fb["rise"] and "325 pairs to 5,050" in fb["fall"]
+    assert lab.TRANSFER_B.answer == "bottom"
+    assert "325 pairs to 5,050" in fb["bottom"] and "23.2% to 36.3%" in fb["bottom"]
+    assert "14.5 KB" in fb["none"]
+    # nothing in the stem or options needs an engine byte count
+    assert "bytes counted" not in lab.TRANSFER_B.question
 
 
 def test_transfer_c_hashing_leaves_bytes_per_lookup_alone():

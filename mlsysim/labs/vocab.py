@@ -38,6 +38,14 @@ QUANTITIES = MappingProxyType(
         "kv_cache_bytes": ("KV-cache memory", "Model.kv_cache_bytes", "B"),
         "footprint": ("memory footprint", "Profile.memory_footprint_bytes", "B"),
         "energy": ("energy per inference", "energy", "J"),
+        # attention scores, one layer, all heads: one copy is the chapter's figure; a materialized
+        # layer holds two (logits and probabilities) live at once (Attention.SCORE_COPIES)
+        "score_bytes": ("score matrix, one copy", "Attention.score_bytes", "B"),
+        "held_score_bytes": (
+            "scores held live (logits + probabilities)",
+            "Attention.held_score_bytes",
+            "B",
+        ),
     }
 )
 

@@ -273,16 +273,27 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
     devs = [HW.Hardware.Cloud.H100, HW.Hardware.Edge.JetsonOrinNX]
     memory_lines(fig, devs, unit="B")
 
-    score_b = core.score_bytes(1, "fp16")
+    materialized = L.Attention(d_model=d_model, n_heads=h, seq_len=s)
+    score_b = materialized.score_bytes(1, "fp16")
+    held_b = materialized.held_score_bytes(1, "fp16")  # logits + probabilities, one number
     live_b = live(s)
     h100 = HW.Hardware.Cloud.H100.memory.capacity.m_as("B")
     status = "bad" if live_b > h100 else "ok"
+    ctx = dict(seq_len=s, heads=h, precision="fp16")
     cards = [
         Card(
-            "Score matrix",
+            LABELS["score_bytes"].capitalize(),
             fmt_bytes(score_b),
             f"{h} × {s:,}² × 2 B",
             "bad" if score_b > h100 else "warn",
+            fact=fact("score_bytes", score_b, **ctx),
+        ),
+        Card(
+            LABELS["held_score_bytes"].capitalize(),
+            fmt_bytes(held_b),
+            "unless tiled: FlashAttention holds none" + (" (on)" if flash else ""),
+            "bad" if held_b > h100 else "warn",
+            fact=fact("held_score_bytes", held_b, **ctx),
         ),
         Card(
             "Live memory this layer",
@@ -316,7 +327,8 @@ def part_b(seq: int, heads: int, flash: bool) -> View:
             f"{fmt_bytes(live_b)}, while the FLOPs ({fmt_flops(core.flops())}) do not change."
             if flash
             else f"and they must all be live at once: the logits and the probabilities are one such "
-            f"matrix each, so with Q, K, V and the output ({fmt_bytes(live_b - 2 * score_b)}) the "
+            f"matrix each ({fmt_bytes(held_b)}), so with Q, K, V and the output "
+            f"({fmt_bytes(live_b - held_b)}) the "
             f"layer holds {fmt_bytes(live_b)}."
         )
     )
@@ -1012,6 +1024,7 @@ TRANSFER_C = Prediction(
     ),
     options={
         "four": "About four times larger: four times the launches",
+        "some": "Larger, but well under 4×: part of each layer's time is arithmetic",
         "same": "About the same: the FLOPs did not change",
         "smaller": "Smaller: layers this narrow cost almost nothing",
     },
@@ -1019,6 +1032,9 @@ TRANSFER_C = Prediction(
     feedback={
         "four": "Launches dominate, so the time is close to proportional to the kernel count: 1,023 "
         "kernels against 255, about 339× the shallow net instead of about 85×.",
+        "some": "The arithmetic of a width-16 layer takes nanoseconds against a launch of microseconds, so "
+        "almost none of the time is arithmetic: four times the kernels (255 → 1,023) is about four times "
+        "the time, about 339× the shallow net instead of about 85×.",
         "same": "Equal FLOPs never set the time here: the kernel count does, and it quadruples (255 → "
         "1,023): about 339× instead of about 85×.",
         "smaller": "Each narrow layer's math is nanoseconds, but its launch is microseconds: four times "
@@ -1028,6 +1044,10 @@ TRANSFER_C = Prediction(
     reveals=("339×",),
     asks="direction",
     misconceptions={
+        "some": (
+            "narrow layers still compute",
+            "Part of a narrow layer's time is its arithmetic, so launches explain only part of it",
+        ),
         "same": (
             "time follows FLOPs",
             "Two nets with the same FLOPs take the same time",
@@ -1046,6 +1066,7 @@ TRANSFER_D = Prediction(
     ),
     options={
         "half": "Roughly halves: the same launches, twice the peak",
+        "some": "Falls, but far less than half: INT8 also halves the bytes",
         "double": "Rises: quantized layers keep the INT8 units busier",
         "same": "Stays put: MFU is a property of the model",
     },
@@ -1053,6 +1074,9 @@ TRANSFER_D = Prediction(
     feedback={
         "half": "At batch 1 ResNet-50 is launch-bound: its 174 kernels take as long in INT8 as in FP16, "
         "so the same FLOPs over the same time against twice the peak: about 0.89% → 0.46%.",
+        "some": "Half the bytes shorten only the memory term, and at batch 1 the launches bind: the 174 "
+        "kernels take as long in INT8 as in FP16, so the latency barely moves and the MFU falls with the "
+        "doubled peak, about 0.89% → 0.46%.",
         "double": "Faster arithmetic only helps the term that binds. The launches bind here, so the time "
         "barely moves: the same FLOPs in the same time, divided by twice the peak, halve the MFU: about "
         "0.89% → 0.46%. Quantizing pays where arithmetic or bytes bind, not launches.",
@@ -1063,6 +1087,10 @@ TRANSFER_D = Prediction(
     reveals=("same launches, twice the peak",),
     asks="direction",
     misconceptions={
+        "some": (
+            "fewer bytes always speed a model",
+            "Halving the bytes moved shortens the time, whatever binds it",
+        ),
         "double": (
             "lower precision is always faster",
             "A quantized model runs faster on the INT8 units, whatever binds it, so it uses them better",

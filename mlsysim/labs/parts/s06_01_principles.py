@@ -91,44 +91,74 @@ PRED_A = Prediction(
     },
 )
 
-#: TRANSFER_A's case, beyond part A's controls (its filter always steps 1 pixel, and 320 px is
-#: off the slider's 28-pixel steps): a 320×320 RGB scan swept by the 3×3 filter with stride 2.
-TRANSFER_SIDE, TRANSFER_STRIDE = 320, 2
+#: TRANSFER_A's case, beyond part A's controls (its input is grayscale or RGB, and 320 px is off
+#: the slider's 28-pixel steps): the same 3×3 filter shape over a 64-channel feature map.
+TRANSFER_SIDE, TRANSFER_CHANNELS = 320, 64
+
+
+def transfer_a_filters() -> tuple[L.Conv2d, L.Conv2d]:
+    """One 3×3 filter ('same' padding) over the 320×320 scan: RGB, then 64 channels."""
+    return tuple(
+        L.Conv2d(
+            in_channels=c,
+            out_channels=1,
+            kernel_size=3,
+            input_size=TRANSFER_SIDE,
+            padding=1,
+            bias=False,
+        )
+        for c in (3, TRANSFER_CHANNELS)
+    )
+
+
+def _transfer_a_feedback() -> dict[str, str]:
+    rgb, deep = transfer_a_filters()
+    w = f"{rgb.params:,} → {deep.params:,} weights"
+    m = f"{rgb.macs():,} → {deep.macs():,} MACs"
+    pos = f"{rgb.weight_reuse:,}"
+    return {
+        "both": f"A filter spans every input channel: K×K×C weights, {w}. Each of the {pos} positions then "
+        f"does one multiply-accumulate per weight, so the MACs grow in step, {m}, about "
+        f"{deep.params / rgb.params:.0f}×. Weight sharing frees the filter from the image's size, not from "
+        "its depth.",
+        "macs": f"Sharing frees the weights from the image's height and width, not from its channels: each "
+        f"position reads all of them, so the filter holds K×K×C values, {w}, and the MACs follow ({m}).",
+        "weights": f"The filter visits the same {pos} positions, but at each one it now does one MAC per "
+        f"weight, {deep.params:,} instead of {rgb.params:,}: {m}. Positions times weights is the work.",
+        "neither": f"The map keeps its {TRANSFER_SIDE}×{TRANSFER_SIDE} positions, but each reads "
+        f"{TRANSFER_CHANNELS} channels instead of 3: {w}, {m}.",
+    }
+
 
 TRANSFER_A = Prediction(
     question=(
-        "A 320×320 RGB scan is swept by the same 3×3 filter with stride 2 instead of 1: it lands on every "
-        "other pixel in each direction, and its windows still cover every pixel (this part's filter "
-        "always steps by one). Against stride 1 on the same scan, what happens to the filter's weights "
-        "and its multiply-accumulates?"
+        "The same 3×3 filter shape now runs deeper in the network, over a 320×320 feature map of 64 "
+        "channels instead of the RGB scan's 3 (this part's input is grayscale or RGB). Against the RGB "
+        "scan at the same size, what happens to one filter's weights and its multiply-accumulates?"
     ),
     options={
-        "fall": "Weights stay, arithmetic falls: it stops at fewer positions",
-        "same": "Neither changes: the filter still reads every pixel of the scan",
-        "both": "Both fall: a coarser sweep needs fewer weights to cover it",
+        "both": "Both grow, in step: every position reads every channel",
+        "macs": "Only the MACs grow: a shared filter's weights never see the input",
+        "weights": "Only the weights grow: the filter visits the same positions",
+        "neither": "Neither changes: the map keeps the same number of pixels",
     },
-    answer="fall",
-    feedback={
-        "fall": "160×160 = 25,600 positions instead of 102,400, so 691,200 MACs instead of 2,764,800, with "
-        "the same 27 weights: a quarter of the positions, a quarter of the arithmetic. Stride trades output "
-        "positions (and work) for resolution; the weights never see the image size or the step.",
-        "same": "Every pixel is still read, but the filter does its 27 MACs once per output position, and "
-        "stride 2 leaves 160×160 = 25,600 of them instead of 102,400: a quarter of the arithmetic "
-        "(691,200 MACs instead of 2,764,800).",
-        "both": "The filter's weights are K×K×C = 27 whatever the stride; only the number of positions "
-        "changes, 102,400 → 25,600, and with it the MACs (2,764,800 → 691,200).",
-    },
+    answer="both",
+    feedback=Deferred(_transfer_a_feedback),
     kind="transfer",
-    reveals=("691,200", "25,600", "a quarter of the positions"),
+    reveals=("every position reads every channel", "58,982,400"),
     asks="behaviour",
     misconceptions={
-        "same": (
-            "work follows the pixels read",
-            "A layer's arithmetic is set by how much of its input it reads",
+        "macs": (
+            "a shared filter ignores its input",
+            "Weight sharing makes a filter's size independent of everything about its input",
         ),
-        "both": (
-            "weights follow the positions covered",
-            "A filter needs weights in proportion to the places it is applied",
+        "weights": (
+            "work follows positions only",
+            "A filter's arithmetic is set by how many positions it visits",
+        ),
+        "neither": (
+            "a layer's cost follows the pixels",
+            "A layer's weights and work are set by the image's height and width alone",
         ),
     },
 )

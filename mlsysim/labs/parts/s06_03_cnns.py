@@ -16,6 +16,7 @@ from ..charts import device_label, figure, time_unit
 from ..components import (
     Card,
     Choice,
+    Deferred,
     Prediction,
     Slider,
     Toggle,
@@ -67,39 +68,56 @@ def _conv(c_in: int, c_out: int, k: int, side: int, stride: int = 1) -> L.Conv2d
 # Part A: weight sharing, and what still grows with resolution
 # ---------------------------------------------------------------------------------------------
 
+
+def _pred_a_feedback() -> dict[str, str]:
+    small, big = _conv(CHANNELS, CHANNELS, 3, IMAGE_PX), _conv(CHANNELS, CHANNELS, 3, 2 * IMAGE_PX)
+    per = small.macs() // small.output_elements
+    ma, mb = fmt_count(small.macs()), fmt_count(big.macs())
+    aa, ab = (
+        fmt_bytes(small.activation_bytes(1, "fp32")),
+        fmt_bytes(big.activation_bytes(1, "fp32")),
+    )
+    return {
+        "step": f"Each output value is one dot product over a 3×3×64 patch: {per} MACs wherever it sits, at any "
+        f"resolution. Four times the pixels is four times the output values, so both grow 4×: {ma} to {mb} "
+        f"MACs, {aa} to {ab} of FP32 output maps. Only the weights (36,864) stay put.",
+        "macs": f"The filter does not widen with the image: each output still sums the same 3×3×64 patch, {per} "
+        f"MACs. More pixels means more outputs, not dearer ones: both grow 4× ({ma} to {mb} MACs).",
+        "acts": "The filters stay, but they run at every output position: four times the positions is four "
+        f"times the MACs ({ma} to {mb}), in step with the output maps ({aa} to {ab}).",
+        "maps": "Padding keeps each output map the size of its input, so the maps grow with the pixels: "
+        f"{aa} to {ab} in FP32, 4×, in step with the MACs ({ma} to {mb}).",
+    }
+
+
 PRED_A = Prediction(
     question=(
         "Kimani's detector moves to a camera with four times the pixels (twice the side). For one of its "
-        "3×3 convolution layers, 64 channels in and out, how do the layer's weights and its output "
-        "activations compare at the new resolution?"
+        "3×3 convolution layers, 64 channels in and out ('same' padding), how do the layer's MACs and its "
+        "output activations change at the new resolution?"
     ),
     options={
-        "acts": "Activations far outweigh the weights: they grow with the pixels, the filters do not",
-        "weights": "The weights outweigh the activations: a layer's memory is its parameters",
-        "both": "Both grow 4× and keep their ratio: a bigger image needs a bigger layer to cover it",
+        "step": "Both grow 4×, in step: every output value costs the same MACs",
+        "macs": "The MACs grow faster than the activations: each output sums a wider patch",
+        "acts": "The activations grow 4×, the MACs stay: the same filters do the same work",
+        "maps": "The MACs grow 4×, the activations stay: each filter still yields one map",
     },
-    answer="acts",
-    feedback={
-        "acts": "The filters hold 3×3×64×64 = 36,864 weights (147 KB in FP32) at any resolution; the output maps "
-        "hold 64 values per pixel: 12.8 MB at 224×224 and 51.4 MB at 448×448, 87× and then 348× the "
-        "weights. Sharing makes the weights cheap; it does nothing for the activations.",
-        "weights": "That holds for a dense layer, whose weights dwarf its outputs. A convolution reuses 36,864 "
-        "weights at every position, while its output keeps 64 values per pixel: 12.8 MB of FP32 "
-        "activations at 224×224 against 147 KB of weights.",
-        "both": "Sharing makes the filters independent of the image: the same 36,864 weights slide over a map "
-        "of any size. Only what is computed per position grows with the pixels: the MACs, the output maps "
-        "and an im2col buffer.",
-    },
-    reveals=("everything else grows with the area",),
+    answer="step",
+    feedback=Deferred(_pred_a_feedback),
+    reveals=("costs the same MACs", "wherever it sits"),
     asks="behaviour",
     misconceptions={
-        "weights": (
-            "memory is parameters",
-            "A layer's memory is set by its weights, as for a dense layer or an LLM",
+        "macs": (
+            "the filter widens with the image",
+            "A larger image makes every output value sum over a larger patch",
         ),
-        "both": (
-            "weights grow with the input",
-            "A larger image needs more weights to cover it, as a dense layer does",
+        "acts": (
+            "arithmetic follows the weights",
+            "A layer with the same weights does the same arithmetic at any image size",
+        ),
+        "maps": (
+            "a feature map is a fixed-size output",
+            "Each filter produces one output of fixed size, whatever the input's size",
         ),
     },
 )

@@ -526,26 +526,32 @@ def part_b(batch: int, positions: str, features: int) -> View:
 
 PRED_C = Prediction(
     question=(
-        "An unfused FP32 residual add y = F(x) + x runs on an H100 at batch 32. Where does it sit "
-        "against the H100's FP32 ridge point?"
+        "An unfused FP32 residual add y = F(x) + x runs at batch 32 on an H100 and on a Jetson Orin NX, "
+        "whose memory bandwidth is about 3% of the H100's. Where does it sit against each device's FP32 "
+        "ridge point?"
     ),
     options={
-        "far": "Far below it: each value is loaded once and added once",
-        "near": "Near the ridge: one addition per value roughly balances the memory traffic",
-        "batch": "Below it at small batches, above it at large ones: the batch adds reuse",
-        "above": "Above it: an addition is the cheapest arithmetic there is, so it is compute-bound",
+        "far": "Far below both: each value is loaded once and added once",
+        "near": "Near both ridges: one addition per value roughly balances the memory traffic",
+        "batch": "Below both at small batches, above at large ones: the batch adds reuse",
+        "split": "Far below the H100's, near the Jetson's: a slow chip's ridge is low",
+        "above": "Above both: an addition is the cheapest arithmetic there is, so it is compute-bound",
     },
     answer="far",
     feedback={
         "far": "Two 4-byte loads and one 4-byte store per FLOP: 1/12 ≈ 0.083 FLOP/B, about 240× below the "
-        "H100's FP32 ridge of 20 FLOP/B, so the add runs at memory speed. Nothing is reused, so no batch "
-        "moves it.",
+        "H100's FP32 ridge of 20 FLOP/B and 220× below the Jetson's 18.4, so the add runs at memory speed "
+        "on both. Nothing is reused, so no batch moves it.",
         "near": "One addition per value is 1 FLOP per 12 bytes (two 4-byte loads, one store): 0.083 FLOP/B, "
-        "against a ridge of 20. Balance needs each byte used about 20 times; an add uses it once.",
+        "against ridges of 20 (H100) and 18.4 (Jetson). Balance needs each byte used about 20 times; an add "
+        "uses it once.",
         "batch": "A batch adds values, not reuse: every value is still loaded once and added once, so the "
         "intensity stays 1/12 FLOP/B at any batch. Batching lifts layers whose weights are shared.",
+        "split": "A ridge is a ratio, peak over bandwidth, and the Jetson's peak is as far below the H100's "
+        "as its bandwidth: its FP32 ridge is 18.4 FLOP/B against the H100's 20. The add's 0.083 FLOP/B is "
+        "about 220× below it: the same regime on both chips.",
         "above": "Cheap arithmetic makes an op memory-bound, not compute-bound: the add finishes its FLOP "
-        "long before its 12 bytes arrive (0.083 FLOP/B against a ridge of 20).",
+        "long before its 12 bytes arrive (0.083 FLOP/B against ridges of 20 and 18.4).",
     },
     reveals=("1 FLOP per 12 bytes", "memory-bound glue", "240×", "0.083 FLOP/B"),
     asks="regime",
@@ -557,6 +563,10 @@ PRED_C = Prediction(
         "batch": (
             "batching always adds reuse",
             "A larger batch raises every op's arithmetic intensity",
+        ),
+        "split": (
+            "a slow chip has a low ridge",
+            "A device with little bandwidth and compute puts every op near its ridge",
         ),
         "above": (
             "cheap ops are compute-bound",
@@ -571,8 +581,8 @@ TRANSFER_C = Prediction(
         "of the H100's memory bandwidth and 29% of its FP32 peak. Its time there…"
     ),
     options={
-        "bandwidth": "Grows by the bandwidth ratio: the add waits on bytes",
-        "peak": "Grows by the FP32-peak ratio: the A100 does less arithmetic per second",
+        "bandwidth": "Grows by the bandwidth ratio: it waits on bytes on both GPUs",
+        "peak": "Grows by the FP32-peak ratio: on the A100 it waits on arithmetic",
         "same": "Stays about the same: a single add is too small for the device to matter",
     },
     answer="bandwidth",

@@ -26,6 +26,7 @@ from ..components import (
     Toggle,
     View,
     counted,
+    fact,
     feasibility,
     fmt_bytes,
     fmt_count,
@@ -33,7 +34,7 @@ from ..components import (
     fmt_time,
     widget_args,
 )
-from ..vocab import bound_phrase
+from ..vocab import LABELS, bound_phrase
 
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
@@ -340,12 +341,22 @@ def part_b(seq: int, heads: int, layers: int) -> View:
 
     h100 = HW.Hardware.get("H100").memory.capacity.m_as("B")
     kept = n_layers * score_b
+    held_b = att.held_score_bytes(1, PRECISION)  # logits + probabilities, one number
+    ctx = dict(seq_len=s, heads=h, precision=PRECISION)
     cards = [
         Card(
-            "One layer's scores",
+            LABELS["score_bytes"].capitalize(),
             fmt_bytes(score_b),
-            f"{h} × {s:,}² × 2 B",
+            f"one layer: {h} × {s:,}² × 2 B",
             "bad" if score_b > h100 else "",
+            fact=fact("score_bytes", score_b, **ctx),
+        ),
+        Card(
+            LABELS["held_score_bytes"].capitalize(),
+            fmt_bytes(held_b),
+            f"one layer at inference: {att.SCORE_COPIES} copies",
+            "bad" if held_b > h100 else "",
+            fact=fact("held_score_bytes", held_b, **ctx),
         ),
         Card(
             f"{counted(n_layers, 'layer')} kept",

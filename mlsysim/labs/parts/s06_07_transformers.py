@@ -1127,30 +1127,47 @@ def _transfer_a_feedback() -> dict[str, str]:
     )
     kernels = sum(t.kernels for t in p.layers)
     flip = flip_ns(m, HW.Hardware.get("H100"), 1024) * 1e-9
+    a100 = E.Engine.solve(
+        m,
+        _launch_device(TRANSFER_LAUNCH_US, "A100"),
+        precision=PRECISION,
+        efficiency=EFFICIENCY,
+        phase="decode",
+        seq_len=1024,
+    )
+    on_a100 = (
+        f"On the A100 the same stream takes {fmt_time(a100.latency_memory_s)} against the same "
+        f"{fmt_time(a100.latency_dispatch_s)} of launches."
+    )
     return {
         "memory": f"Its {fmt_bytes(m.weight_bytes(PRECISION))} of weights and the cache take "
         f"{fmt_time(p.latency_memory_s)} to stream at {dev.memory.bandwidth:~P}; its {kernels:,} kernels take "
         f"{fmt_time(p.latency_dispatch_s)} to launch at {TRANSFER_LAUNCH_US} µs each. Weight bytes grow with "
         "width squared times depth, launches with depth alone, so a bigger model leans further to memory: "
-        f"launches would win only above about {fmt_time(flip)} per kernel.",
+        f"launches would win only above about {fmt_time(flip)} per kernel. " + on_a100,
         "launch": "Launch-bound is a ratio, not a law of decode: GPT-2 XL's 3.1 GB stream faster than its "
         f"kernels launch, but the 13B model's weights take {fmt_time(p.latency_memory_s)} to stream against "
         f"{fmt_time(p.latency_dispatch_s)} of launches.",
         "compute": f"Size does not change decode's intensity: {p.arithmetic_intensity.magnitude:.2f} FLOP/B, two "
         "FLOPs per two-byte weight, far below the ridge. More arithmetic comes with as many more bytes.",
+        "split": f"A faster memory shortens the stream but leaves it the longer term: on the H100 the weights "
+        f"take {fmt_time(p.latency_memory_s)} against {fmt_time(p.latency_dispatch_s)} of launches. "
+        + on_a100
+        + " Memory binds on both.",
     }
 
 
 TRANSFER_A = Prediction(
     question=(
-        "Llama-2 13B (40 layers, width 5,120, FP16) decodes one token at batch 1 on the H100, each kernel "
-        f"launch costing {TRANSFER_LAUNCH_US} µs (the H100's planning value), with a 1,024-token context. "
-        "Which term sets its time per token?"
+        "Llama-2 13B (40 layers, width 5,120, FP16) decodes one token at batch 1 with a 1,024-token "
+        f"context, on the H100 and on the A100, each kernel launch costing {TRANSFER_LAUNCH_US} µs (the "
+        "H100's planning value) on both. Which term sets its time per token on each?"
     ),
     options={
-        "launch": "Launches: at batch 1 every decode step is launch-bound",
-        "memory": "Memory: streaming its weights outlasts launching its kernels",
-        "compute": "Compute: a bigger model does more arithmetic for every token it decodes",
+        "launch": "Launches on both: at batch 1 every decode step is launch-bound",
+        "memory": "Memory on both: streaming its weights outlasts launching its kernels",
+        "compute": "Compute on both: a bigger model does more arithmetic for every token",
+        "split": "Launches on the H100, memory on the A100: the H100 streams faster",
     },
     answer="memory",
     feedback=Deferred(_transfer_a_feedback),
@@ -1165,6 +1182,10 @@ TRANSFER_A = Prediction(
         "compute": (
             "bigger models are compute-bound",
             "More parameters mean more arithmetic, so a larger model moves to the compute roof",
+        ),
+        "split": (
+            "a faster memory makes launches bind",
+            "On the device with the faster memory, the stream shrinks below the launches",
         ),
     },
 )
@@ -1273,9 +1294,11 @@ TRANSFER_C = Prediction(
 )
 
 
-def _transfer_d_times(launch_us: float, context: int = 2048) -> tuple[float, float]:
+def _transfer_d_times(
+    launch_us: float, context: int = 2048, device: str = "H100"
+) -> tuple[float, float]:
     """Batch-1 decode time of the 7B with 32 (MHA) and 8 (GQA) KV heads, at a given launch cost."""
-    dev = _launch_device(launch_us)
+    dev = _launch_device(launch_us, device)
     return tuple(
         E.Engine.solve(
             gqa_model(k),
@@ -1292,6 +1315,11 @@ def _transfer_d_times(launch_us: float, context: int = 2048) -> tuple[float, flo
 def _transfer_d_feedback() -> dict[str, str]:
     dev, ctx = HW.Hardware.get("H100"), 2048
     mha, gqa = _transfer_d_times(TRANSFER_LAUNCH_US, ctx)
+    mha_a, gqa_a = _transfer_d_times(TRANSFER_LAUNCH_US, ctx, "A100")
+    on_a100 = (
+        f"On the A100 {fmt_time(mha_a)} becomes {fmt_time(gqa_a)}, {fmt_ratio(mha_a / gqa_a, 2)} faster: a "
+        "slower memory stretches every byte alike, so the cache's share of the bytes is the same."
+    )
     b_mha = _serve(gqa_model(32), dev, 1, ctx).bytes_moved
     b_gqa = _serve(gqa_model(8), dev, 1, ctx).bytes_moved
     kv = gqa_model(32).kv_cache_bytes(ctx, 1, PRECISION)
@@ -1299,7 +1327,9 @@ def _transfer_d_feedback() -> dict[str, str]:
         "little": f"At one user the {fmt_bytes(kv, 2)} cache is a small part of the {fmt_bytes(b_mha)} a step reads; "
         f"GQA trims it to {fmt_bytes(kv / 4)} (and the K and V projections a little), so a step reads "
         f"{fmt_bytes(b_gqa)}: {fmt_time(mha)} becomes {fmt_time(gqa)} per token, {fmt_ratio(mha / gqa, 2)} faster. "
-        "GQA's payoff is capacity and large batches, where the caches dominate.",
+        "GQA's payoff is capacity and large batches, where the caches dominate. " + on_a100,
+        "split": f"On the H100 {fmt_time(mha)} becomes {fmt_time(gqa)}, {fmt_ratio(mha / gqa, 2)} faster. "
+        + on_a100,
         "4x": f"Only the cache shrinks 4×, and at one user it is {fmt_bytes(kv, 2)} of the {fmt_bytes(b_mha)} a step "
         f"reads: {fmt_time(mha)} becomes {fmt_time(gqa)}, {fmt_ratio(mha / gqa, 2)} faster.",
         "none": f"Fewer bytes are read: {fmt_bytes(b_gqa)} instead of {fmt_bytes(b_mha)}, so the memory-bound step "
@@ -1309,14 +1339,15 @@ def _transfer_d_feedback() -> dict[str, str]:
 
 TRANSFER_D = Prediction(
     question=(
-        "Llama-2 7B decodes for one user at a 2,048-token context on the H100 (FP16, "
-        f"{TRANSFER_LAUNCH_US} µs per kernel launch). GQA with 8 KV heads makes its KV cache 4× smaller. Its "
-        "time per generated token…"
+        "Llama-2 7B decodes for one user at a 2,048-token context, on the H100 and on the A100 (FP16, "
+        f"{TRANSFER_LAUNCH_US} µs per kernel launch on both). GQA with 8 KV heads makes its KV cache 4× "
+        "smaller. Its time per generated token…"
     ),
     options={
-        "little": "Falls only a little: at one user the weights are most of the bytes",
-        "4x": "Falls about 4×: decode is memory-bound and its cache shrank 4×",
+        "little": "Falls only a little on both: at one user the weights are most of the bytes",
+        "4x": "Falls about 4× on both: decode is memory-bound and its cache shrank 4×",
         "none": "Stays exactly the same: GQA saves memory capacity, never bandwidth",
+        "split": "A little on the H100, near 4× on the A100: a slower memory makes the cache count",
     },
     answer="little",
     feedback=Deferred(_transfer_d_feedback),
@@ -1331,6 +1362,10 @@ TRANSFER_D = Prediction(
         "none": (
             "capacity and bandwidth are separate",
             "Bytes saved in storage are never bytes saved in traffic",
+        ),
+        "split": (
+            "a slower memory weighs the cache more",
+            "On a device with less bandwidth, the KV cache is a larger part of each step's time",
         ),
     },
 )

@@ -1005,43 +1005,54 @@ def _transfer_b_feedback() -> dict[str, str]:
     inter = L.FeatureInteraction(num_vectors=26, dim=EMB_DIM).pairs
     inter4 = L.FeatureInteraction(num_vectors=TRANSFER_B_TABLES + 1, dim=EMB_DIM).pairs
     return {
-        "rise": f"The gathers grow 4× ({fmt_bytes(a['emb'])} to {fmt_bytes(b['emb'])} per request), the bottom "
-        f"MLP not at all and the top MLP {fmt_ratio(b['top'] / a['top'])}; only the interaction grows faster "
-        f"({fmt_bytes(a['interaction'])} to {fmt_bytes(b['interaction'])}), and it stays the smaller. The "
-        f"gathers' share rises from {a['share']:.1%} to {b['share']:.1%}, less than fourfold.",
-        "same": f"The bottom MLP does not grow at all ({fmt_bytes(a['bottom'])} per request either way), so "
-        f"the stages do not grow together: the gathers' share rises from {a['share']:.1%} to {b['share']:.1%}.",
-        "fall": f"The interaction does grow with the square of the vectors ({inter:,} pairs to {inter4:,}), "
-        f"but its bytes per request ({fmt_bytes(a['interaction'])} to {fmt_bytes(b['interaction'])}) stay below "
-        f"the gathers' ({fmt_bytes(b['emb'])}), and the MLP weights are shared by the batch: the gathers' share "
-        f"rises from {a['share']:.1%} to {b['share']:.1%}.",
+        "bottom": f"The bottom MLP sees only the 13 dense features, never a table: {fmt_bytes(a['bottom'])} per "
+        f"request with 25 tables or 100. Everything downstream of the tables grows: the gathers 4× "
+        f"({fmt_bytes(a['emb'])} to {fmt_bytes(b['emb'])}), the interaction with the pairs of vectors "
+        f"({inter:,} pairs to {inter4:,}; {fmt_bytes(a['interaction'])} to {fmt_bytes(b['interaction'])}) and the "
+        f"top MLP, whose input holds those pairs ({fmt_ratio(b['top'] / a['top'])}). The gathers' share of the "
+        f"bytes rises from {a['share']:.1%} to {b['share']:.1%}.",
+        "gathers": "A gathered row belongs to one request's ID, so a batch shares almost none of them (Part B): "
+        f"one row per table per request, four times the tables, four times the rows ({fmt_bytes(a['emb'])} to "
+        f"{fmt_bytes(b['emb'])} per request). The stage that does not grow is the bottom MLP, which reads only "
+        "the dense features.",
+        "inter": "The interaction has no weights, but it takes a dot product of every pair of vectors: 26 "
+        f"vectors make {inter:,} pairs, 101 make {inter4:,}, so its bytes per request grow from "
+        f"{fmt_bytes(a['interaction'])} to {fmt_bytes(b['interaction'])}. The bottom MLP, which reads only the "
+        "dense features, is the stage that stays put.",
+        "none": "The tables feed the gathers, the interaction and the top MLP, and those grow; the bottom MLP "
+        f"reads only the 13 dense features and stays at {fmt_bytes(a['bottom'])} per request.",
     }
 
 
 TRANSFER_B = Prediction(
     question=(
-        "A DLRM with 100 embedding tables instead of 25 (same rows per table, same MLP widths, one lookup "
-        "per table) serves batches of 1,024, bytes counted as in Part B. The gathers' share of the bytes "
-        "moved…"
+        "A DLRM with 100 embedding tables instead of 25 (same rows per table, same MLP widths, same 13 "
+        "dense features, one lookup per table) serves batches of 1,024. Which stage's bytes per request "
+        "do not grow?"
     ),
     options={
-        "rise": "Rises: the rows gathered grow 4×, and most of the rest less",
-        "same": "Stays about the same: every stage grows with the tables",
-        "fall": "Falls: the interaction grows with the square of the tables",
+        "bottom": "The bottom MLP: no table feeds into it",
+        "gathers": "The gathers: the batch of 1,024 shares the rows",
+        "inter": "The interaction: it has no weights to grow",
+        "none": "None: more tables grow every stage of the model",
     },
-    answer="rise",
+    answer="bottom",
     feedback=Deferred(_transfer_b_feedback),
     kind="transfer",
-    reveals=("36.3%",),
-    asks="direction",
+    reveals=("no table feeds into it",),
+    asks="behaviour",
     misconceptions={
-        "same": (
+        "gathers": (
+            "a batch shares gathered rows",
+            "Requests in a batch share the embedding rows they read, as they share MLP weights",
+        ),
+        "inter": (
+            "no weights, no growth",
+            "A layer without weights costs the same whatever it is fed",
+        ),
+        "none": (
             "everything scales together",
             "Adding features grows every stage of the model in proportion",
-        ),
-        "fall": (
-            "the quadratic term always wins",
-            "Whatever grows with the square of the tables outgrows the gathers at once",
         ),
     },
 )
