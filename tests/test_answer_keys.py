@@ -2556,7 +2556,7 @@ FINGERPRINTS = {
     ("inventory", "FLOPS_2"): "e37ae4f90e4d",
     ("inventory", "KVCACHE_1"): "5219f30fce56",
     ("inventory", "KVCACHE_2"): "83db08c4bd6b",
-    ("inventory", "LAUNCH_1"): "d2f074d993ce",
+    ("inventory", "LAUNCH_1"): "880c561634a1",
     ("inventory", "LAUNCH_2"): "f8d77a7a019f",
     ("inventory", "PRIOR_1"): "e2bb5638dab6",
     ("inventory", "PRIOR_2"): "61fe128f9ab3",

@@ -498,7 +498,7 @@ LAUNCH = _pair(
         ),
         options={
             "launch": "Launching kernels: each costs more than the layer's work",
-            "compute": "Arithmetic: convolutions are compute-heavy",
+            "compute": "Arithmetic: its convolutions do many multiply-adds",
             "memory": "Memory traffic: its weights stream from HBM",
         },
         answer="launch",
