@@ -1009,6 +1009,30 @@ MUTANTS: list[Mutant] = [
         ["test_hf_configs", "test_ground_truth"],
         "ViT's pooler_output_size not read",
     ),
+    M(
+        "r3-hf-deepseek-shared",
+        "mlsysim/hf.py",
+        'shared = moe[2] * c.int("n_shared_experts", minimum=0)',
+        "shared = moe[2]",
+        ["test_hf_configs", "test_ground_truth"],
+        "DeepSeek-V3's n_shared_experts not read (one shared expert)",
+    ),
+    M(
+        "r3-hf-sparse-step",
+        "mlsysim/hf.py",
+        'step = c.int("decoder_sparse_step")',
+        "step = 1",
+        ["test_hf_configs", "test_ground_truth"],
+        "Qwen-MoE's decoder_sparse_step not read",
+    ),
+    M(
+        "r3-hf-opt-affine",
+        "mlsysim/hf.py",
+        's.norm_affine = c.bool("layer_norm_elementwise_affine")',
+        "s.norm_affine = True",
+        ["test_hf_configs", "test_ground_truth"],
+        "OPT's layer_norm_elementwise_affine not read",
+    ),
     # escaping weakened (tests/test_escaping_properties.py)
     M(
         "r2-escape-no-quote",
