@@ -250,9 +250,10 @@ def test_flops_match_torch(entry):
 
 
 def test_fixture_covers_every_family():
-    """Guard against a silently shrunk fixture: 340 entries (103 of them issue 38's one-field pairs; 72 of them mlsysim.vision's
+    """Guard against a silently shrunk fixture: 525 entries (288 of them issue 38's one-field pairs; 72 of them mlsysim.vision's
     torchvision families; 72 of them issue 34's Hugging Face families), all rebuildable."""
-    assert len(ENTRIES) == 340
+    assert len(ENTRIES) == 525
+    assert sum("field_pair" in e for e in ENTRIES) == 288 - 27  # less the 27 bases
     assert sum(e["id"].startswith("tv_") for e in ENTRIES) == 72
     assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
 

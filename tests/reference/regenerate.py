@@ -646,7 +646,7 @@ def _hf_model(raw: dict, device):
 
 
 def _is_encoder(m) -> bool:
-    return m.config.model_type in ("bert", "roberta")
+    return m.config.model_type in ("bert", "roberta", "xlm-roberta", "distilbert")
 
 
 def _cache_bytes(cache) -> int:
@@ -1419,9 +1419,9 @@ def _hw(size, default):
     return (size, size) if isinstance(size, int) else tuple(size)
 
 
-def hf_extra_entries():
+def hf_extra_entries(configs: dict | None = None):
     print("transformers, more families (encoders, vision towers):")
-    for name, (raw, kwargs) in HF_EXTRA_CONFIGS.items():
+    for name, (raw, kwargs) in (HF_EXTRA_CONFIGS if configs is None else configs).items():
         torch.manual_seed(0)
         m = _hf_extra_model(raw, kwargs, CPU)
         p = n_params(m)
@@ -1524,9 +1524,9 @@ def _enc_dec_cache_bytes(cache) -> int:
     return _cache_bytes(cache.self_attention_cache) + _cache_bytes(cache.cross_attention_cache)
 
 
-def hf_seq2seq_entries():
+def hf_seq2seq_entries(configs: dict | None = None):
     print("transformers encoder-decoder (T5, BART):")
-    for name, (raw, kwargs) in HF_SEQ2SEQ_CONFIGS.items():
+    for name, (raw, kwargs) in (HF_SEQ2SEQ_CONFIGS if configs is None else configs).items():
         torch.manual_seed(0)
         m = _hf_model(raw, CPU)
         p = n_params(m)
@@ -1617,11 +1617,11 @@ def _state_bytes(cache) -> int:
     return total
 
 
-def hf_mamba_entries():
+def hf_mamba_entries(configs: dict | None = None):
     """Mamba on transformers' slow (non-CUDA) path. Run with grad enabled: under no_grad the
     FlopCounterMode module tracker trips over the mixer's kernel wrappers."""
     print("transformers Mamba (state-space):")
-    for name, raw in HF_MAMBA_CONFIGS.items():
+    for name, raw in (HF_MAMBA_CONFIGS if configs is None else configs).items():
         torch.manual_seed(0)
         if raw.get("architectures"):
             m = _hf_model(raw, CPU)
@@ -1814,6 +1814,390 @@ HF_FIELD_PAIRS = {
 }
 
 
+#: issue 34's families (their fields from mlsysim/hf.py _spec / _decoder / _encoder): a field
+#: that changes no count in transformers (a head count with head_dim derived, ALiBi, partial
+#: rotary, soft-capping, expert grouping) has no pair; one a base makes dead (Falcon's
+#: num_kv_heads and num_ln_in_parallel_attn need the new architecture, multi_query the old) is
+#: varied where the base makes it live
+_NO_KV = {k: v for k, v in _FIELD_BASE.items() if k != "num_key_value_heads"}
+HF_FIELD_PAIRS_34 = {
+    "gpt_neox": (
+        {**_NO_KV, "model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"]},
+        {**_FIELD_SIZES, "tie_word_embeddings": True, "attention_bias": False, "sliding_window": 5},
+    ),
+    "opt": (
+        {
+            **_NO_KV,
+            "model_type": "opt",
+            "architectures": ["OPTForCausalLM"],
+            "ffn_dim": 40,
+            "word_embed_proj_dim": 24,
+        },
+        {
+            **{k: v for k, v in _FIELD_SIZES.items() if k != "intermediate_size"},
+            "hidden_size": 28,
+            "ffn_dim": 44,
+            "max_position_embeddings": 32,
+            "word_embed_proj_dim": 16,
+            "enable_bias": False,
+            "layer_norm_elementwise_affine": False,
+            "do_layer_norm_before": False,
+            "_remove_final_layer_norm": True,
+            "tie_word_embeddings": False,
+            "sliding_window": 5,
+        },
+    ),
+    "falcon": (
+        {
+            **{k: v for k, v in _NO_KV.items() if k != "intermediate_size"},
+            "model_type": "falcon",
+            "architectures": ["FalconForCausalLM"],
+        },
+        {
+            **{k: v for k, v in _FIELD_SIZES.items() if k != "intermediate_size"},
+            "num_attention_heads": 2,
+            "ffn_hidden_size": 44,
+            "multi_query": False,
+            "parallel_attn": False,
+            "new_decoder_architecture": True,
+            "bias": True,
+            "tie_word_embeddings": False,
+            "sliding_window": 5,
+        },
+    ),
+    "falcon_new": (
+        {
+            **{k: v for k, v in _FIELD_BASE.items() if k != "intermediate_size"},
+            "model_type": "falcon",
+            "architectures": ["FalconForCausalLM"],
+            "new_decoder_architecture": True,
+            "num_kv_heads": 2,
+        },
+        {"num_kv_heads": 1, "num_ln_in_parallel_attn": 1},
+    ),
+    "phi": (
+        {
+            **_FIELD_BASE,
+            "hidden_size": 32,
+            "model_type": "phi",
+            "architectures": ["PhiForCausalLM"],
+        },
+        {
+            **{k: v for k, v in _FIELD_SIZES.items() if k != "hidden_size"},
+            "hidden_size": 48,
+            "num_attention_heads": 2,
+            "num_key_value_heads": 1,
+            "head_dim": 12,
+            "tie_word_embeddings": True,
+            "qk_layernorm": True,
+            "sliding_window": 5,
+        },
+    ),
+    "gemma2": (
+        {
+            **_FIELD_BASE,
+            "model_type": "gemma2",
+            "architectures": ["Gemma2ForCausalLM"],
+            "head_dim": 10,
+            "sliding_window": 5,
+        },
+        {
+            **_FIELD_DECODER,
+            "head_dim": 6,
+            "tie_word_embeddings": False,
+            "attention_bias": True,
+            "sliding_window": 7,
+        },
+    ),
+    "gemma3_text": (
+        {
+            **_FIELD_BASE,
+            "model_type": "gemma3_text",
+            "architectures": ["Gemma3ForCausalLM"],
+            "head_dim": 10,
+            "sliding_window": 5,
+        },
+        {
+            **_FIELD_DECODER,
+            "head_dim": 6,
+            "tie_word_embeddings": False,
+            "attention_bias": True,
+            "sliding_window": 7,
+            "sliding_window_pattern": 2,
+        },
+    ),
+    "qwen2_moe": (
+        {
+            **_FIELD_BASE,
+            "model_type": "qwen2_moe",
+            "architectures": ["Qwen2MoeForCausalLM"],
+            "num_experts": 4,
+            "num_experts_per_tok": 2,
+            "moe_intermediate_size": 16,
+            "shared_expert_intermediate_size": 20,
+            "mlp_only_layers": [1],
+            "use_sliding_window": True,
+            "sliding_window": 5,
+            "max_window_layers": 1,
+        },
+        {
+            **_FIELD_DECODER,
+            "num_experts": 3,
+            "num_experts_per_tok": 1,
+            "moe_intermediate_size": 12,
+            "shared_expert_intermediate_size": 28,
+            "mlp_only_layers": [],
+            "decoder_sparse_step": 2,
+            "qkv_bias": False,
+            "use_sliding_window": False,
+            "sliding_window": 7,
+            "max_window_layers": 3,
+        },
+    ),
+    "qwen3_moe": (
+        {
+            **_FIELD_BASE,
+            "model_type": "qwen3_moe",
+            "architectures": ["Qwen3MoeForCausalLM"],
+            "head_dim": 10,
+            "num_experts": 4,
+            "num_experts_per_tok": 2,
+            "moe_intermediate_size": 16,
+            "mlp_only_layers": [1],
+            "use_sliding_window": True,
+            "sliding_window": 5,
+        },
+        {
+            **_FIELD_DECODER,
+            "head_dim": 6,
+            "attention_bias": True,
+            "num_experts": 3,
+            "num_experts_per_tok": 1,
+            "moe_intermediate_size": 12,
+            "mlp_only_layers": [],
+            "decoder_sparse_step": 2,
+            "use_sliding_window": False,
+            "sliding_window": 7,
+        },
+    ),
+    "deepseek_v3": (
+        {
+            **{k: v for k, v in _FIELD_BASE.items() if k != "num_key_value_heads"},
+            "num_key_value_heads": 4,
+            "model_type": "deepseek_v3",
+            "architectures": ["DeepseekV3ForCausalLM"],
+            "moe_intermediate_size": 16,
+            "n_routed_experts": 8,
+            "num_experts_per_tok": 2,
+            "n_group": 2,
+            "topk_group": 1,
+            "n_shared_experts": 1,
+            "first_k_dense_replace": 1,
+            "q_lora_rank": 12,
+            "kv_lora_rank": 10,
+            "qk_nope_head_dim": 8,
+            "qk_rope_head_dim": 4,
+            "v_head_dim": 6,
+        },
+        {
+            **_FIELD_SIZES,
+            "moe_intermediate_size": 12,
+            "n_routed_experts": 4,
+            "num_experts_per_tok": 1,
+            "n_shared_experts": 2,
+            "first_k_dense_replace": 2,
+            "q_lora_rank": None,
+            "kv_lora_rank": 14,
+            "qk_nope_head_dim": 6,
+            "qk_rope_head_dim": 2,
+            "v_head_dim": 10,
+            "tie_word_embeddings": True,
+            "attention_bias": True,
+        },
+    ),
+    "distilbert": (
+        {
+            "model_type": "distilbert",
+            "architectures": ["DistilBertForMaskedLM"],
+            "dim": 24,
+            "n_heads": 4,
+            "n_layers": 3,
+            "hidden_dim": 40,
+            "vocab_size": 101,
+            "max_position_embeddings": 64,
+            "pad_token_id": 0,
+        },
+        {
+            "dim": 32,
+            "n_layers": 2,
+            "hidden_dim": 44,
+            "vocab_size": 89,
+            "max_position_embeddings": 32,
+            "tie_word_embeddings": False,
+        },
+    ),
+    "xlm-roberta": (
+        {
+            **_NO_KV,
+            "model_type": "xlm-roberta",
+            "architectures": ["XLMRobertaForMaskedLM"],
+            "pad_token_id": 1,
+        },
+        {
+            **_FIELD_SIZES,
+            "max_position_embeddings": 32,
+            "type_vocab_size": 1,
+            "tie_word_embeddings": False,
+        },
+    ),
+}
+HF_FIELD_PAIRS_34_OTHER = {
+    "vit": (
+        {
+            "model_type": "vit",
+            "architectures": ["ViTModel"],
+            "hidden_size": 24,
+            "num_attention_heads": 4,
+            "num_hidden_layers": 3,
+            "intermediate_size": 40,
+            "image_size": 24,
+            "patch_size": 6,
+            "num_channels": 3,
+        },
+        {
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "intermediate_size": 44,
+            "image_size": 30,
+            "patch_size": 4,
+            "num_channels": 2,
+            "qkv_bias": False,
+            "pooler_output_size": 20,
+        },
+    ),
+    "clip_vision_model": (
+        {
+            "model_type": "clip_vision_model",
+            "architectures": ["CLIPVisionModelWithProjection"],
+            "hidden_size": 24,
+            "num_attention_heads": 4,
+            "num_hidden_layers": 3,
+            "intermediate_size": 40,
+            "image_size": 24,
+            "patch_size": 6,
+            "num_channels": 3,
+            "projection_dim": 16,
+        },
+        {
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "intermediate_size": 44,
+            "image_size": 30,
+            "patch_size": 4,
+            "num_channels": 2,
+            "projection_dim": 20,
+        },
+    ),
+    "t5": (
+        {
+            "model_type": "t5",
+            "architectures": ["T5ForConditionalGeneration"],
+            "d_model": 24,
+            "d_kv": 6,
+            "num_heads": 4,
+            "num_layers": 2,
+            "d_ff": 40,
+            "vocab_size": 101,
+            "relative_attention_num_buckets": 8,
+        },
+        {
+            "d_model": 32,
+            "d_kv": 8,
+            "num_heads": 3,
+            "num_layers": 3,
+            "num_decoder_layers": 1,
+            "d_ff": 44,
+            "vocab_size": 89,
+            "relative_attention_num_buckets": 16,
+            "feed_forward_proj": "gated-gelu",
+        },
+    ),
+    "bart": (
+        {
+            "model_type": "bart",
+            "architectures": ["BartForConditionalGeneration"],
+            "d_model": 24,
+            "encoder_layers": 2,
+            "decoder_layers": 3,
+            "encoder_attention_heads": 4,
+            "decoder_attention_heads": 2,
+            "encoder_ffn_dim": 40,
+            "decoder_ffn_dim": 36,
+            "vocab_size": 101,
+            "max_position_embeddings": 64,
+        },
+        {
+            "d_model": 32,
+            "encoder_layers": 1,
+            "decoder_layers": 2,
+            "encoder_ffn_dim": 44,
+            "decoder_ffn_dim": 28,
+            "vocab_size": 89,
+            "max_position_embeddings": 32,
+            "tie_word_embeddings": False,
+        },
+    ),
+    "mamba": (
+        {
+            "model_type": "mamba",
+            "architectures": ["MambaForCausalLM"],
+            "hidden_size": 24,
+            "num_hidden_layers": 3,
+            "vocab_size": 101,
+            "state_size": 8,
+        },
+        {
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "vocab_size": 89,
+            "state_size": 6,
+            "expand": 3,
+            "conv_kernel": 3,
+            "time_step_rank": 5,
+            "use_bias": True,
+            "use_conv_bias": False,
+            "tie_word_embeddings": False,
+        },
+    ),
+}
+HF_FIELD_PAIRS = {**HF_FIELD_PAIRS, **HF_FIELD_PAIRS_34, **HF_FIELD_PAIRS_34_OTHER}
+
+
+def _field_pairs_other(family: str, base: dict, fields: dict) -> None:
+    """Vision towers, encoder-decoders and Mamba: each config measured as its family's own
+    fixtures are (hf_extra_entries: an image; hf_seq2seq_entries: source and target tokens, the
+    encoder-decoder cache; hf_mamba_entries: the conv and SSM state)."""
+    mt = base["model_type"]
+    base_id = None
+    for field, value in [(None, None), *fields.items()]:
+        raw = dict(base) if field is None else {**base, field: value}
+        name = f"field_{family}_{'base' if field is None else field}"
+        if mt in VISION:
+            hf_extra_entries({name: (raw, {})})
+        elif mt == "mamba":
+            hf_mamba_entries({name: raw})
+        else:
+            hf_seq2seq_entries({name: (raw, {})})
+        e = ENTRIES[-1]
+        e["note"] += f"; the {family} base config" + (
+            "" if field is None else f" with only {field} = {value!r} changed"
+        )
+        if field is None:
+            base_id = e["id"]
+        else:
+            e["field_pair"] = {"family": mt, "field": field, "value": value, "base": base_id}
+
+
 def hf_field_pairs(pairs=None):
     """``hf_field_<family>_base_s12`` and ``hf_field_<family>_<field>_s12``: the base config
     of each family and one variant per field (only that field differs), measured like
@@ -1822,6 +2206,9 @@ def hf_field_pairs(pairs=None):
     print("transformers, one field changed at a time:")
     s = HF_SEQ
     for family, (base, fields) in (pairs or HF_FIELD_PAIRS).items():
+        if base["model_type"] in (*VISION, "t5", "bart", "mamba"):
+            _field_pairs_other(family, base, fields)
+            continue
         for field, value in [(None, None), *fields.items()]:
             raw = dict(base) if field is None else {**base, field: value}
             torch.manual_seed(0)
@@ -1863,7 +2250,7 @@ def hf_field_pairs(pairs=None):
             ENTRIES[-1].update(extra)
             if field is not None:
                 ENTRIES[-1]["field_pair"] = {
-                    "family": family,
+                    "family": raw["model_type"],
                     "field": field,
                     "value": value,
                     "base": f"hf_field_{family}_base_s{s}",
