@@ -261,8 +261,8 @@ MUTANTS: list[Mutant] = [
     M(
         "layers-attn-gqa-kv",
         LY,
-        "        kv = 2 * self.kv * self.n_kv_heads * self.d_head\n",
-        "        kv = 2 * self.kv * self.n_heads * self.d_head\n",
+        "        kv = self.kv * self.n_kv_heads * (self.d_head + self.d_v)\n",
+        "        kv = self.kv * self.n_heads * (self.d_head + self.d_v)\n",
         LAYERS,
         "GQA reads the K/V of every query head",
     ),
@@ -600,8 +600,8 @@ MUTANTS: list[Mutant] = [
     M(
         "hw-h100-sparse-as-dense",
         HW,
-        '"fp16": _rate(989.5, 1979),',
-        '"fp16": _rate(1979, 1979),',
+        '"fp16": _rate(989.5, 1979),\n            "fp8": _rate(1979, 3958),\n            "int8": _rate(1979, 3958, unit="TOP/s"),\n        },\n    ),\n    dispatch_tax=(5, "us"),',
+        '"fp16": _rate(1979, 1979),\n            "fp8": _rate(1979, 3958),\n            "int8": _rate(1979, 3958, unit="TOP/s"),\n        },\n    ),\n    dispatch_tax=(5, "us"),',
         HARDWARE,
         "sparse rate copied into dense",
     ),
@@ -1079,8 +1079,8 @@ MUTANTS: list[Mutant] = [
     M(
         "r2-report-key-unanswered",
         "mlsysim/labs/reports.py",
-        'correct_option=clean_text(pred.answer) if first is not None else "",  # no spoiler',
-        "correct_option=clean_text(pred.answer),  # no spoiler",
+        "correct_option=clean_text(pred.answer)\n                if first is not None and not blind\n",
+        "correct_option=clean_text(pred.answer)\n                if not blind\n",
         ["test_ledger_report_rules", "test_grading", "test_report_files"],
         "the answer key written for an unanswered question",
     ),
@@ -1124,8 +1124,8 @@ HELD_OUT: list[Mutant] = [
     M(
         "ho-attn-macs-half",
         LY,
-        "return 2 * self.seq_len * self.kv * self.inner_dim",
-        "return self.seq_len * self.kv * self.inner_dim",
+        "return self.seq_len * self.kv * self.n_heads * (self.d_head + self.d_v)",
+        "return self.seq_len * self.kv * self.n_heads * self.d_head",
         LAYERS,
         "PV product forgotten",
     ),
@@ -1197,7 +1197,7 @@ HELD_OUT: list[Mutant] = [
     M(
         "ho-ledger-done",
         "mlsysim/labs/records.py",
-        "return sum(1 for p in self.required if self.answers.get(p))",
+        "return sum(1 for p in self.required if self._has(p))",
         "return len(self.answers)",
         LEDGER,
         "progress counts answers to parts not required",
