@@ -34,6 +34,7 @@ from .placement import (
     PHONE_PLOT_PX,
     WIDTHS,
     Frame,
+    _flat,
     axis_values,
     finite_number,
     margins,
@@ -61,6 +62,7 @@ __all__ = [
     "figure",
     "place_line_labels",
     "phone_variant",
+    "title_lines_needed",
     "finalize",
     "text_alternative",
     "device_label",
@@ -606,6 +608,8 @@ def _style_reference_lines(data: list[dict], layout: dict) -> None:
 #: The widest line (px) a chart title (15 px) and an x-axis title (centred under the plot,
 #: right of the y axis) may take on a 390 px phone, where the chart is ~354 px wide.
 PHONE_TITLE_PX, PHONE_X_TITLE_PX, TITLE_FONT_PX = 330.0, 240.0, 15.0
+#: The widest line (px) of an x-axis title on the desktop figure (a plot ``WIDTHS[1]`` wide)
+DESKTOP_X_TITLE_PX = 520.0
 #: The widest line (px) of a chart title on the desktop figure: the chart in a half-screen
 #: window or on a tablet (the plot ``placement.WIDTHS[1]`` wide, the chart ~640 px) holds it
 DESKTOP_TITLE_PX = 600.0
@@ -634,19 +638,24 @@ def _wrap_px(text: str, max_px: float, font: float = TITLE_FONT_PX) -> str:
     return wrapped
 
 
-def _layout_title(data: list[dict], layout: dict) -> None:
+def _layout_title(data: list[dict], layout: dict) -> dict:
+    """Titles on their lines and the margins and height for them, on the desktop figure; returns
+    what the phone variant draws differently (``title``, ``margin_t``, ``x_title``)."""
     margin = layout.setdefault("margin", {})
     xaxis = layout.setdefault("xaxis", {})
     xt = _text(xaxis.get("title"))
     extra_x_lines = 0
+    phone_title: dict = {}
     if xt:
         wrapped = _wrap_px(xt, PHONE_X_TITLE_PX)
-        extra_x_lines = wrapped.count("<br>")
-        if wrapped != xt:
-            title = xaxis["title"] if isinstance(xaxis["title"], dict) else {}
-            xaxis["title"] = {**title, "text": wrapped}
+        extra_x_lines = wrapped.count("<br>")  # (the bottom margin is sized for the phone's)
+        desk = _wrap_px(_flat(xt), DESKTOP_X_TITLE_PX)
+        title = xaxis["title"] if isinstance(xaxis["title"], dict) else {}
+        if desk != xt:
+            xaxis["title"] = {**title, "text": desk}
+        if wrapped != desk:
+            phone_title["x_title"] = wrapped
     t = _text(layout.get("title"))
-    phone_title = None
     if t:
         title = layout["title"] if isinstance(layout["title"], dict) else {}
         title.update(x=0, xanchor="left", y=1, yanchor="top", yref="container")
@@ -654,7 +663,7 @@ def _layout_title(data: list[dict], layout: dict) -> None:
         # the phone's title first: the figure's height is sized for it (the desktop's title,
         # on fewer lines, leaves its plot taller)
         _set_title(layout, title, _wrap_px(humanize(t), PHONE_TITLE_PX))
-        phone_title = (copy.deepcopy(layout["title"]), layout["margin"]["t"])
+        phone_title.update(title=copy.deepcopy(layout["title"]), margin_t=layout["margin"]["t"])
     layout.setdefault("legend", {}).update(
         orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"
     )
@@ -671,10 +680,24 @@ def _layout_title(data: list[dict], layout: dict) -> None:
         bottom = max(margin.get("b") or 0, phone_bottom_px(data, extra_x_lines))
         need = margins(layout)["t"] + PHONE_MIN_PLOT_PX + bottom
         layout["height"] = max(layout.get("height") or 450, math.ceil(need))
-    if t:
+    if t:  # a break the figure's code wrote is for a phone: the desktop's lines are its own
         title = copy.deepcopy(layout["title"])
-        _set_title(layout, title, _wrap_px(humanize(t), DESKTOP_TITLE_PX))
+        _set_title(layout, title, _wrap_px(_flat(humanize(t)), DESKTOP_TITLE_PX))
     return phone_title
+
+
+def title_lines_needed(text: str, max_px: float = DESKTOP_TITLE_PX) -> int:
+    """The fewest lines ``text`` (its words, however broken) takes with no line wider than
+    ``max_px`` at the title's font: words added to a line while it fits (the harness checks a
+    desktop title against it)."""
+    lines, line = 1, ""
+    for word in _flat(str(text or "")).split():
+        trial = f"{line} {word}" if line else word
+        if line and text_size(trial, TITLE_FONT_PX)[0] > max_px:
+            lines, line = lines + 1, word
+        else:
+            line = trial
+    return lines
 
 
 def _set_title(layout: dict, title: dict, text: str) -> None:
@@ -941,8 +964,12 @@ def _phone_patch(data: list[dict], layout: dict, before: dict, phone_title) -> d
     for axis in ("xaxis", "yaxis"):  # placed again: the ranges as the figure's code gave them
         if (before["layout"].get(axis) or {}).get("range") is None:
             (lay.get(axis) or {}).pop("range", None)
-    if phone_title is not None:
-        lay["title"], lay["margin"] = phone_title[0], {**layout["margin"], "t": phone_title[1]}
+    if "title" in phone_title:
+        lay["title"] = phone_title["title"]
+        lay["margin"] = {**layout["margin"], "t": phone_title["margin_t"]}
+    if "x_title" in phone_title:
+        title = lay["xaxis"]["title"] if isinstance(lay["xaxis"].get("title"), dict) else {}
+        lay["xaxis"]["title"] = {**title, "text": phone_title["x_title"]}
     place_labels(traces, lay, (PHONE_LABEL_PX,))
     _pin_ranges(traces, lay)
     patch: dict = {"layout": {}, "data": {}}
