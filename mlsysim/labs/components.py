@@ -1302,7 +1302,18 @@ def report_stem(notebook: str, student: str = "") -> str:
 _WARMED: set[str] = set()
 
 
-def warm_up(lab, saved: Saved | None = None, delay_s: float = 0.1):
+#: How long after the notebook's first run the warm-up starts (s). Loading plotly, pint and
+#: pydantic holds the Python worker for most of a second on a quiet 2-core laptop and for
+#: seconds on a busy one (unpacking, pydantic-core's wasm library), and a click in that time is
+#: answered only after it: with the warm-up 0.1 s after the first run (before the page's boot
+#: script even lets the widgets go, 0.3 s after it) a student who answered the moment the
+#: question went live waited 4-7 s for the verdict (issue 35). Started later, such an answer
+#: finds the worker free: its verdict (a cell of its own) shows at once and its chart cell loads
+#: the packages itself (``browser.LoadOnImport``); a student who reads first finds them loaded.
+WARM_UP_DELAY_S = 2.0
+
+
+def warm_up(lab, saved: Saved | None = None, delay_s: float = WARM_UP_DELAY_S):
     """In the browser only, once per lab: shortly after the notebook's first run, load the
     packages the page left for later (plotly, pint, pydantic: ``browser.preload``) and draw the
     first part once, unseen, so that the student's first answer finds them, the core and the
