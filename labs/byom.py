@@ -130,13 +130,13 @@ def _(lab, saved):
 
 @app.cell
 def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved, locked="Part A")
     return
 
 
 @app.cell
 def _(device, kit, lab, mo, model_key, precision, pred_a, saved, unlocked):
-    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.stop(kit.locked(pred_a, unlocked))
     mo.stop(model_key is None, kit.locked_note("Part A (fix the configuration above first)"))
     mo.vstack(
         [

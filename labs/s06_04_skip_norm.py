@@ -96,13 +96,13 @@ def _(kit, lab, mo, saved):
 
 @app.cell
 def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved, locked="Part A")
     return
 
 
 @app.cell
 def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, saved, unlocked):
-    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.stop(kit.locked(pred_a, unlocked))
     mo.vstack(
         [
             mo.hstack([a_depth, a_gain], justify="start", wrap=True),

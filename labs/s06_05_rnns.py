@@ -98,13 +98,13 @@ def _(kit, lab, mo, saved):
 
 @app.cell
 def _(kit, lab, pred_a, saved, unlocked):
-    kit.verdict(lab.PRED_A, pred_a, unlocked, saved)
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved, locked="Part A")
     return
 
 
 @app.cell
 def _(a_batch, a_launch, a_peak, a_seq, kit, lab, mo, pred_a, saved, unlocked):
-    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.stop(kit.locked(pred_a, unlocked))
     mo.vstack(
         [
             mo.hstack([a_seq, a_batch], justify="start", wrap=True),

@@ -535,3 +535,18 @@ def test_instructor_mode_shows_where_a_question_lives():
     assert question_source(lab.TRANSFER_A) == ("mlsysim/labs/parts/s06_03_cnns.py", "TRANSFER_A")
     text = answer_key(lab.PRED_B).text
     assert "PRED_B" in text and "s06_03_cnns.py" in text and "scripts/rebuild.sh" in text
+
+
+def test_a_verdict_in_a_cell_of_its_own_shows_the_locked_note_until_answered():
+    """The first prediction's verdict cell (issue 35) shows the part's locked note while the
+    question is unanswered, the verdict once it is, the answer key in instructor mode."""
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_03_cnns as lab
+
+    assert kit.verdict(lab.PRED_A, None) is None
+    note = kit.verdict(lab.PRED_A, None, locked="Part A").text
+    assert "unlock Part A" in note
+    answered = kit.verdict(lab.PRED_A, lab.PRED_A.answer, locked="Part A").text
+    assert "Correct." in answered and "unlock" not in answered
+    key = kit.verdict(lab.PRED_A, None, unlocked=True, locked="Part A").text
+    assert "unlock Part A" not in key

@@ -475,7 +475,8 @@ def test_wiring_writes_the_cells_the_labs_have(nb_path):
     )
     own = re.compile(
         r"@app\.cell\ndef _\(kit, lab, pred_\w+, saved, unlocked\):\n"
-        r"    kit\.verdict\(lab\.PRED_\w+, pred_\w+, unlocked, saved\)\n    return\n\n\n"
+        r"    kit\.verdict\(lab\.PRED_\w+, pred_\w+, unlocked, saved, locked=\"Part \w\"\)\n"
+        r"    return\n\n\n"
     )
     stripped, n_own = own.subn("", src)
     stripped, n_verdicts = verdict.subn("", stripped)
@@ -485,5 +486,8 @@ def test_wiring_writes_the_cells_the_labs_have(nb_path):
     # first chart, which waits for plotly and the first part's first run in the browser
     assert src.count("@app.cell\ndef _(kit, lab, pred_") == 1
     assert "@app.cell\ndef _(kit, lab, pred_a, saved, unlocked):\n    kit.verdict(" in src
+    # the locked note is that cell's, not the gated cell's (else it stays, dimmed, under the
+    # verdict while the first chart is drawn)
+    assert 'locked="Part A")' in src and 'kit.locked_note("Part A")' not in src
     out = _wire_ledger().wire(stripped)
     assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(src))

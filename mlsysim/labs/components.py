@@ -679,14 +679,25 @@ def until_answered(radios, unlocked: bool, what: str = "the takeaways"):
     return locked_any(radios, unlocked), note
 
 
-def verdict(pred: Prediction, radio, unlocked: bool = False, saved: Saved | None = None):
-    """The verdict, directly under the prediction (first in the part's gated cell): correct, or
-    the misconception named (with the committed first answer when the student has since changed
-    it); in instructor mode the answer key; nothing while unanswered."""
+def verdict(
+    pred: Prediction,
+    radio,
+    unlocked: bool = False,
+    saved: Saved | None = None,
+    locked: str | None = None,
+):
+    """The verdict, directly under the prediction (first in the part's gated cell, or in a cell
+    of its own for a notebook's first prediction): correct, or the misconception named (with the
+    committed first answer when the student has since changed it); in instructor mode the answer
+    key; while unanswered nothing, or with ``locked`` (a cell of its own: "Part A") the locked
+    note for it, which the part's gated cell then leaves out (it would stay on the page, dimmed,
+    while that cell draws the first chart after the verdict)."""
     value = getattr(radio, "value", radio)
     first = saved.first_for(pred) if saved is not None else None
     if value is None:
-        return answer_key(pred) if unlocked else None
+        if unlocked:
+            return answer_key(pred)
+        return locked_note(locked) if locked is not None else None
     items = [pred.respond(value, unlocked, first=first if first is not None else value)]
     if unlocked:
         items.append(answer_key(pred))
