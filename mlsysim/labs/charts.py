@@ -678,6 +678,8 @@ def _layout_title(data: list[dict], layout: dict) -> dict:
         # slanted, and Plotly takes both from the plot: make the figure tall enough to keep
         # PHONE_MIN_PLOT_PX of plot under its title
         bottom = max(margin.get("b") or 0, phone_bottom_px(data, extra_x_lines))
+        # (the phone variant's labels are placed above that much: Plotly takes it from the plot)
+        phone_title["margin_b"] = math.ceil(bottom)
         need = margins(layout)["t"] + PHONE_MIN_PLOT_PX + bottom
         layout["height"] = max(layout.get("height") or 450, math.ceil(need))
     if t:  # a break the figure's code wrote is for a phone: the desktop's lines are its own
@@ -964,9 +966,12 @@ def _phone_patch(data: list[dict], layout: dict, before: dict, phone_title) -> d
     for axis in ("xaxis", "yaxis"):  # placed again: the ranges as the figure's code gave them
         if (before["layout"].get(axis) or {}).get("range") is None:
             (lay.get(axis) or {}).pop("range", None)
+    lay["margin"] = dict(layout.get("margin") or {})
     if "title" in phone_title:
         lay["title"] = phone_title["title"]
-        lay["margin"] = {**layout["margin"], "t": phone_title["margin_t"]}
+        lay["margin"]["t"] = phone_title["margin_t"]
+    if "margin_b" in phone_title:  # the legend one entry per row under a phone's plot
+        lay["margin"]["b"] = max(lay["margin"].get("b") or 0, phone_title["margin_b"])
     if "x_title" in phone_title:
         title = lay["xaxis"]["title"] if isinstance(lay["xaxis"].get("title"), dict) else {}
         lay["xaxis"]["title"] = {**title, "text": phone_title["x_title"]}

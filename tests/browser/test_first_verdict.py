@@ -114,5 +114,6 @@ def test_first_verdict_against_the_control(browser, server, metrics, artifacts):
             ),
             "within_goal": statistics.median(diffs) <= GOAL_S,
         }
+    out["ok"] = all(v["within_goal"] for v in out["labs"].values())
     print(out)
     assert all(len(p) == PAIRS for p in rows.values())
