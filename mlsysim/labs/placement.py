@@ -38,8 +38,9 @@ from .state import short_repr
 #: Plot-area widths (px) labels must fit: a laptop's marimo "medium" column, and a narrow one
 #: (a half-screen window or a tablet)
 WIDTHS = (900.0, 560.0)
-#: The plot's width on a 390 px phone (the chart's ~354 px less the y axis): the line labels are
-#: placed for it too, at half the weight of the narrow width (point labels are hidden there)
+#: The plot's width on a 390 px phone (the chart's ~354 px less the y axis; slanted category
+#: names, ``charts.slanted_ticks_px``). A phone draws the figure's phone variant, its labels
+#: placed for ``PHONE_LABEL_PX`` (``charts.phone_variant``)
 PHONE_PLOT_PX = 270.0
 #: The plot width (px) a figure's phone variant places its labels for: a 360 px phone's, the
 #: narrowest common one (a label placed for a narrower plot fits a wider one: the points move
