@@ -64,6 +64,7 @@ def first_feedback(browser, server, stem: str) -> dict:
                 early = lp.page.evaluate(FEEDBACK_JS, pattern)
                 assert early is None, f"{stem}: feedback text on the page before the click"
                 clicked = lp.page.evaluate("() => performance.now() / 1000")
+                live = lp.marks().get("live")  # the kernel's first run over
                 answer(radio)
                 break
             lp.page.wait_for_timeout(POLL_MS)
@@ -80,6 +81,7 @@ def first_feedback(browser, server, stem: str) -> dict:
             "click_s": round(clicked, 2),
             "feedback_s": round(seen, 2),
             "click_to_feedback_s": round(seen - clicked, 2),
+            "live_s": live,
         }
     finally:
         lp.close()
