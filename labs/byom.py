@@ -133,13 +133,18 @@ def _(lab, saved):
 
 
 @app.cell
-def _(device_key, kit, lab, mo, model_key, precision, pred_a, saved, unlocked):
-    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved, locked="Part A")
+    return
+
+
+@app.cell
+def _(device_key, kit, lab, mo, model_key, precision, pred_a, unlocked):
+    mo.stop(kit.locked(pred_a, unlocked))
     mo.stop(model_key is None, kit.locked_note("Part A (fix the configuration above first)"))
     mo.stop(device_key is None, kit.locked_note("Part A (fix your device's figures above first)"))
     mo.vstack(
         [
-            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             kit.show(lab.part_a(model_key, device_key, precision.value)),
         ]
     )

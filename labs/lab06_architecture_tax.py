@@ -90,11 +90,16 @@ def _(kit, lab, mo, saved):
 
 
 @app.cell
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved, locked="Part A")
+    return
+
+
+@app.cell
 def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, saved, unlocked):
-    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.stop(kit.locked(pred_a, unlocked))
     mo.vstack(
         [
-            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_resolution, a_units, a_precision], justify="start", wrap=True),
             kit.show(lab.part_a(a_resolution.value, a_units.value, a_precision.value)),
         ]

@@ -95,11 +95,16 @@ def _(kit, lab, mo, saved):
 
 
 @app.cell
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved, locked="Part A")
+    return
+
+
+@app.cell
 def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, saved, unlocked):
-    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.stop(kit.locked(pred_a, unlocked))
     mo.vstack(
         [
-            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_depth, a_gain], justify="start", wrap=True),
             a_activation,
             kit.show(lab.part_a(a_depth.value, a_activation.value, a_gain.value)),

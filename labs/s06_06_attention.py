@@ -97,11 +97,16 @@ def _(kit, lab, mo, saved):
 
 
 @app.cell
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved, locked="Part A")
+    return
+
+
+@app.cell
 def _(a_d_head, a_precision, a_seq, kit, lab, mo, pred_a, saved, unlocked):
-    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.stop(kit.locked(pred_a, unlocked))
     mo.vstack(
         [
-            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_seq, a_d_head], justify="start", wrap=True),
             a_precision,
             kit.show(lab.part_a(a_seq.value, a_d_head.value, a_precision.value)),

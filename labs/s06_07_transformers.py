@@ -100,11 +100,16 @@ def _(kit, lab, mo, saved):
 
 
 @app.cell
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved, locked="Part A")
+    return
+
+
+@app.cell
 def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, saved, unlocked):
-    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.stop(kit.locked(pred_a, unlocked))
     mo.vstack(
         [
-            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             a_model,
             mo.hstack([a_device, a_prompt], justify="start", wrap=True),
             a_launch,

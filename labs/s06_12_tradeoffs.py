@@ -88,11 +88,16 @@ def _(kit, lab, mo, saved):
 
 
 @app.cell
+def _(kit, lab, pred_a, saved, unlocked):
+    kit.verdict(lab.PRED_A, pred_a, unlocked, saved, locked="Part A")
+    return
+
+
+@app.cell
 def _(a_bar, a_cost, a_device, a_fused, kit, lab, mo, pred_a, saved, unlocked):
-    mo.stop(kit.locked(pred_a, unlocked), kit.locked_note("Part A"))
+    mo.stop(kit.locked(pred_a, unlocked))
     mo.vstack(
         [
-            kit.verdict(lab.PRED_A, pred_a, unlocked, saved),
             mo.hstack([a_cost, a_device, a_bar, a_fused], justify="start", wrap=True),
             kit.show(lab.part_a(a_cost.value, a_device.value, a_bar.value, a_fused.value)),
         ]

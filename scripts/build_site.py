@@ -376,7 +376,42 @@ read on; the questions become active in a few seconds.</div>
     if (gd && known.height && gd.style.height !== `${known.height}px`) gd.style.height = `${known.height}px`;
   });
   window.addEventListener('resize', sizeCharts, true);
-  const theme = () => { adopt('marimo-plotly', sheet); adopt('marimo-radio', radios); sizeCharts(); };
+  // a figure's phone variant (mlsysim.labs.charts.phone_variant: a patch kept in its
+  // layout.meta, the same keys replaced whole) drawn on a page at most 640 px wide
+  // (charts.PHONE_VIEWPORT_PX): Plotly has no layout per width and marimo draws the figure it is
+  // given, so the kit puts both in the figure and the page, which knows its width, picks one
+  const PHONE = window.matchMedia('(max-width: 640px)');
+  const variants = new WeakMap();  // element -> {own: the figure the kernel sent, phone: its variant}
+  const pickVariant = (el) => {
+    const fig = el.getAttribute('data-figure');
+    if (!fig) return;
+    let v = variants.get(el);
+    if (!v || (fig !== v.own && fig !== v.phone)) {  // a new figure from the kernel
+      let spec = null;
+      try { spec = JSON.parse(fig); } catch (e) { return; }
+      const patch = spec && spec.layout && spec.layout.meta && spec.layout.meta['mlsysim-phone'];
+      let phone = null;
+      if (patch) {
+        Object.assign(spec.layout, patch.layout || {});
+        for (const [i, keys] of Object.entries(patch.data || {})) {
+          if (spec.data && spec.data[+i]) Object.assign(spec.data[+i], keys);
+        }
+        phone = JSON.stringify(spec);
+      }
+      v = {own: fig, phone};
+      variants.set(el, v);
+    }
+    const want = v.phone && PHONE.matches ? v.phone : v.own;
+    if (fig !== want) el.setAttribute('data-figure', want);
+  };
+  const pickVariants = () => document.querySelectorAll('marimo-plotly').forEach(pickVariant);
+  PHONE.addEventListener('change', pickVariants);
+  new MutationObserver((recs) => recs.forEach((r) => {
+    if (r.target.tagName === 'MARIMO-PLOTLY') pickVariant(r.target);
+  })).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-figure']});
+  const theme = () => {
+    pickVariants(); adopt('marimo-plotly', sheet); adopt('marimo-radio', radios); sizeCharts();
+  };
   const obs = new MutationObserver(() => {
     theme();
     if (document.querySelector(BUSY)) { seen = true; clearTimeout(quiet); quiet = null; }

@@ -12,7 +12,12 @@ What it does, and nothing else (the layout of README "How to add a notebook"):
    without one, the verdict ``kit.verdict(lab.PRED_X, pred_x, unlocked, saved)`` directly under
    the question: first in the part's gated cell (``mo.stop(kit.locked(pred_x, unlocked), ...)``
    then ``mo.vstack([...])``; one cell fewer, and marimo pays ~10-15 ms a cell in the browser's
-   first run), else a cell of its own after the question;
+   first run), else a cell of its own after the question. The notebook's first prediction
+   always gets a cell of its own: its gated cell draws the first chart, which in the browser
+   waits for plotly, pint and pydantic (loaded after the first run) and the first part's first
+   run, and a cell's output shows only when the whole cell is done: a student who answered the
+   moment the question went live waited seconds for the verdict (issue 35); that cell shows
+   the part's locked note too (``locked="Part A"``), and the gated cell's ``mo.stop`` has none;
    the gated cell no longer passes ``lab.PRED_X.respond(...)`` to ``kit.show``;
 4. before the record cell, one cell with the justification and name/ID fields; the record
    cell passes every widget to ``kit.record`` by name (answers, transfer answers, positions),
@@ -106,6 +111,9 @@ def wire(src: str) -> str:
     has_saved = "kit.saved(ledger, lab)" in whole
     widget_vars: list[tuple[str, str, str]] = []  # (var, spec, kind)
     verdicts = set(re.findall(r"kit\.verdict\(lab\.(\w+),", whole))
+    first_pred = next(
+        (m.group(3) for m in WIDGET.finditer(src) if m.group(3).startswith("PRED_")), None
+    )
     new: dict[int, str] = {}
     for i, (_, _, node) in enumerate(cells):
         t = text[i]
@@ -131,7 +139,12 @@ def wire(src: str) -> str:
             shown = re.search(rf"^\s*{var},?\s*$", body_src, re.M)
             if kind == "radio" and spec not in verdicts and shown:
                 verdict = f"kit.verdict(lab.{spec}, {var}, unlocked, saved)"
-                j = _gated_cell(cells, text, i, var)
+                j = _gated_cell(cells, text, i, var) if spec != first_pred else None
+                if j is None and spec == first_pred and re.fullmatch(r"PRED_[A-Z]", spec):
+                    # its cell of its own shows the locked note too (the gated cell has none)
+                    verdict = (
+                        f'kit.verdict(lab.{spec}, {var}, unlocked, saved, locked="Part {spec[-1]}")'
+                    )
                 if j is not None:  # the top of the part's gated cell: one cell fewer
                     text[j] = _with_args(
                         _prepend_item(text[j], cells[j], verdict),

@@ -295,6 +295,10 @@ def _effective(layout: dict, axis_name: str, prop: str):
     return v
 
 
+#: The most lines a reference line's label may take on the desktop figure
+MAX_LABEL_LINES = 4
+
+
 def chart_rule_problems(result: Run) -> list[str]:
     """The chart rules the kit enforces (mlsysim/labs/charts.py), checked on every chart a run
     shows: decade-only log ticks, byte units on byte axes, k/M/B only on count axes, neutral
@@ -446,6 +450,39 @@ def chart_rule_problems(result: Run) -> list[str]:
         found += [
             f"chart {i}: {p}" for p in placement.label_problems(traces, layout, placement.WIDTHS[0])
         ]
+        # what a phone draws (the figure's phone variant, swapped in by the site at 640 px and
+        # under): no label over another, and each point's label clear of trouble, at a phone's
+        # plot width (a line's label may have no clear place among several lines on 240 px:
+        # byom A's device lines in some states; the browser test reads the real page)
+        phone = charts_mod.phone_variant({"data": traces, "layout": layout})
+        point_texts = {
+            f"label {placement._plain(x)[:50]!r} "
+            for t in phone["data"]
+            if "text" in str(t.get("mode") or "")
+            for x in (t.get("text") if isinstance(t.get("text"), list) else [t.get("text")])
+            if x
+        }
+        found += [
+            f"chart {i} on a phone: {p}"
+            for p in placement.label_problems(
+                phone["data"], phone["layout"], placement.PHONE_LABEL_PX
+            )
+            if "overlaps another label" in p or any(p.startswith(x) for x in point_texts)
+        ]
+        # a desktop title on no more lines than the chart's width needs (issue 35: "Llama-3-8B:
+        # memory at batch / 1, 4,096-token context (FP16)" wrapped at ~30 characters on a wide
+        # chart), and a line's label on at most MAX_LABEL_LINES (6.7 A's ridge label took seven)
+        title = str(_title(layout) or "")
+        if title and title.count("<br>") + 1 > charts_mod.title_lines_needed(title):
+            found.append(
+                f"chart {i}: title on {title.count('<br>') + 1} lines where "
+                f"{charts_mod.title_lines_needed(title)} fit: {title!r}"
+            )
+        for a in layout.get("annotations") or ():
+            if str(a.get("text") or "").count("<br>") + 1 > MAX_LABEL_LINES:
+                found.append(
+                    f"chart {i}: label on more than {MAX_LABEL_LINES} lines: {a['text']!r}"
+                )
         # human device names
         texts = [str(_title(layout)), *(str(_title(layout.get(n, {}))) for n in ("xaxis", "yaxis"))]
         for t in traces:

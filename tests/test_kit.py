@@ -377,18 +377,51 @@ def test_titles_are_wrapped_to_fit_a_phone_by_width_not_characters():
     )
     fig.add_trace(go.Scatter(x=[1, 10], y=[1, 2], name="a"))
     fig.add_trace(go.Scatter(x=[1, 10], y=[2, 3], name="b"))
-    out = charts.finalize(fig).to_plotly_json()["layout"]
+    spec = charts.finalize(fig).to_plotly_json()
+    out = charts.phone_variant(spec)["layout"]  # what a phone draws
     title, xtitle = out["title"]["text"], out["xaxis"]["title"]["text"]
     assert title == "Embedding tables vs device memory<br>(1 table × 128 values per row)"
     assert xtitle == "Rows per table<br>(millions, log scale)"  # broken before its "("
     for line in title.split("<br>"):
         assert placement.text_size(line, 15)[0] <= charts.PHONE_TITLE_PX
+    # the desktop figure keeps the width it has: one line (it wrapped at ~30 characters on a
+    # 900 px chart), and a plot taller by the line it saves
+    desk = spec["layout"]
+    assert (
+        desk["title"]["text"] == "Embedding tables vs device memory (1 table × 128 values per row)"
+    )
+    assert desk["margin"]["t"] == out["margin"]["t"] - 21 and desk["height"] == out["height"]
     assert placement.text_size("Rows per table (millions, log scale)", 15)[0] > 240
     assert charts._wrap_px("Short title", 330) == "Short title"
     eta = charts._wrap_px(
         "GPT-2 XL on the NVIDIA H100 SXM5 80GB: two regimes (FP16, eager, roof at η = 0.5)", 330
     )
     assert "η = 0.5" in eta.replace("<br>", "\n")  # a one-character word stays with the next
+
+
+def test_a_wide_chart_title_uses_the_width_it_has():
+    """Issue 35: "Llama-3-8B: memory at batch / 1, 4,096-token context (FP16)" wrapped at ~30
+    characters on a desktop chart. The desktop figure wraps at DESKTOP_TITLE_PX (a chart in a
+    half-screen window still holds it); the phone variant at PHONE_TITLE_PX."""
+    import plotly.graph_objects as go
+
+    from mlsysim.labs import charts, placement
+
+    text = "Llama-3-8B: memory at batch 1, 4,096-token context (FP16)"
+    fig = charts.figure(text, "Context (tokens)", "Memory (GB)")
+    fig.add_trace(go.Scatter(x=[1, 2], y=[1, 2], name="a"))
+    fig.add_trace(go.Scatter(x=[1, 2], y=[2, 3], name="b"))
+    spec = charts.finalize(fig).to_plotly_json()
+    assert spec["layout"]["title"]["text"] == text
+    phone = charts.phone_variant(spec)["layout"]["title"]["text"]
+    assert "<br>" in phone and phone.replace("<br>", " ") == text
+    long = "word " * 40
+    wrapped = charts.finalize(charts.figure(long, "x", "y")).layout.title.text
+    lines = wrapped.split("<br>")
+    assert len(lines) > 1
+    for line in lines:
+        assert placement.text_size(line, 15)[0] <= charts.DESKTOP_TITLE_PX
+    assert placement.text_size(lines[0] + " word", 15)[0] > charts.DESKTOP_TITLE_PX - 60
 
 
 def test_the_first_ticks_of_both_axes_do_not_meet_at_the_corner():
@@ -502,3 +535,18 @@ def test_instructor_mode_shows_where_a_question_lives():
     assert question_source(lab.TRANSFER_A) == ("mlsysim/labs/parts/s06_03_cnns.py", "TRANSFER_A")
     text = answer_key(lab.PRED_B).text
     assert "PRED_B" in text and "s06_03_cnns.py" in text and "scripts/rebuild.sh" in text
+
+
+def test_a_verdict_in_a_cell_of_its_own_shows_the_locked_note_until_answered():
+    """The first prediction's verdict cell (issue 35) shows the part's locked note while the
+    question is unanswered, the verdict once it is, the answer key in instructor mode."""
+    from mlsysim.labs import components as kit
+    from mlsysim.labs.parts import s06_03_cnns as lab
+
+    assert kit.verdict(lab.PRED_A, None) is None
+    note = kit.verdict(lab.PRED_A, None, locked="Part A").text
+    assert "unlock Part A" in note
+    answered = kit.verdict(lab.PRED_A, lab.PRED_A.answer, locked="Part A").text
+    assert "Correct." in answered and "unlock" not in answered
+    key = kit.verdict(lab.PRED_A, None, unlocked=True, locked="Part A").text
+    assert "unlock Part A" not in key

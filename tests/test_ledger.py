@@ -462,7 +462,8 @@ def _wire_ledger():
 def test_wiring_writes_the_cells_the_labs_have(nb_path):
     """``scripts/wire_ledger.py`` on a notebook stripped of its verdicts and of its answer-field
     cell writes them back exactly as the labs lay them out: each verdict first in its part's
-    gated cell (not a cell of its own: every cell costs the browser's first run), the
+    gated cell (not a cell of its own: every cell costs the browser's first run) but the first
+    prediction's, in a cell of its own (shown before the first chart is drawn), the
     justification and name fields in one cell."""
     h.skip_inventory(nb_path)
     src = nb_path.read_text(encoding="utf-8")
@@ -474,9 +475,21 @@ def test_wiring_writes_the_cells_the_labs_have(nb_path):
         r"\(lab, saved\)\n    student = kit\.student_field\(saved\)\n    return justification, "
         r"student\n\n\n"
     )
-    stripped, n_verdicts = verdict.subn("", src)
+    own = re.compile(
+        r"@app\.cell\ndef _\(kit, lab, pred_\w+, saved, unlocked\):\n"
+        r"    kit\.verdict\(lab\.PRED_\w+, pred_\w+, unlocked, saved, locked=\"Part \w\"\)\n"
+        r"    return\n\n\n"
+    )
+    stripped, n_own = own.subn("", src)
+    stripped, n_verdicts = verdict.subn("", stripped)
     stripped, n_fields = fields.subn("", stripped)
-    assert n_verdicts == src.count("kit.verdict(lab.PRED_") > 0 and n_fields == 1
-    assert "@app.cell\ndef _(kit, lab, pred_" not in src  # no verdict cell of its own
+    assert n_own == 1 and n_verdicts + n_own == src.count("kit.verdict(lab.PRED_") and n_fields == 1
+    # no verdict cell of its own but the first prediction's: its gated cell draws the page's
+    # first chart, which waits for plotly and the first part's first run in the browser
+    assert src.count("@app.cell\ndef _(kit, lab, pred_") == 1
+    assert "@app.cell\ndef _(kit, lab, pred_a, saved, unlocked):\n    kit.verdict(" in src
+    # the locked note is that cell's, not the gated cell's (else it stays, dimmed, under the
+    # verdict while the first chart is drawn)
+    assert 'locked="Part A")' in src and 'kit.locked_note("Part A")' not in src
     out = _wire_ledger().wire(stripped)
     assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(src))

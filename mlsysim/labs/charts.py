@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import array
 import base64
+import copy
 import math
 import numbers
 import re
@@ -29,9 +30,11 @@ from .. import _check, catalogue
 from .._check import _short, is_finite
 from .placement import (
     LINE_LABEL,
+    PHONE_LABEL_PX,
     PHONE_PLOT_PX,
     WIDTHS,
     Frame,
+    _flat,
     axis_values,
     finite_number,
     margins,
@@ -58,6 +61,8 @@ __all__ = [
     "roofline",
     "figure",
     "place_line_labels",
+    "phone_variant",
+    "title_lines_needed",
     "finalize",
     "text_alternative",
     "device_label",
@@ -603,6 +608,16 @@ def _style_reference_lines(data: list[dict], layout: dict) -> None:
 #: The widest line (px) a chart title (15 px) and an x-axis title (centred under the plot,
 #: right of the y axis) may take on a 390 px phone, where the chart is ~354 px wide.
 PHONE_TITLE_PX, PHONE_X_TITLE_PX, TITLE_FONT_PX = 330.0, 240.0, 15.0
+#: The widest line (px) of an x-axis title on the desktop figure (a plot ``WIDTHS[1]`` wide)
+DESKTOP_X_TITLE_PX = 520.0
+#: The widest line (px) of a chart title on the desktop figure: the chart in a half-screen
+#: window or on a tablet (the plot ``placement.WIDTHS[1]`` wide, the chart ~640 px) holds it
+DESKTOP_TITLE_PX = 600.0
+#: A page at most this wide (CSS px) draws each figure's phone variant (``phone_variant``):
+#: the site's boot script swaps it in (scripts/build_site.py), as ``style.LAB_CSS``'s phone rules
+PHONE_VIEWPORT_PX = 640
+#: Where in a finished figure's ``layout.meta`` its phone variant is kept
+PHONE_KEY = "mlsysim-phone"
 
 
 def _wrap_px(text: str, max_px: float, font: float = TITLE_FONT_PX) -> str:
@@ -614,7 +629,7 @@ def _wrap_px(text: str, max_px: float, font: float = TITLE_FONT_PX) -> str:
     head, paren, tail = text.rpartition(" (")  # "Latency (s,<br>log scale)": break before "("
     if head and all(text_size(x, font)[0] <= max_px for x in (head, paren[1:] + tail)):
         return f"{head}<br>{paren[1:]}{tail}"
-    for width in range(min(len(text), 60), 9, -1):
+    for width in range(min(len(text), 100), 9, -1):
         # a word of one or two characters stays with the next ("η = 0.5"), a number with its
         # unit ("16 B/param")
         wrapped = wrap_words(text, width, r"((?<!\S)\S{1,2}|\d(?= [A-Za-zµ%×])) (?=\S)")
@@ -623,28 +638,32 @@ def _wrap_px(text: str, max_px: float, font: float = TITLE_FONT_PX) -> str:
     return wrapped
 
 
-def _layout_title(data: list[dict], layout: dict) -> None:
+def _layout_title(data: list[dict], layout: dict) -> dict:
+    """Titles on their lines and the margins and height for them, on the desktop figure; returns
+    what the phone variant draws differently (``title``, ``margin_t``, ``x_title``)."""
     margin = layout.setdefault("margin", {})
     xaxis = layout.setdefault("xaxis", {})
     xt = _text(xaxis.get("title"))
     extra_x_lines = 0
+    phone_title: dict = {}
     if xt:
         wrapped = _wrap_px(xt, PHONE_X_TITLE_PX)
-        extra_x_lines = wrapped.count("<br>")
-        if wrapped != xt:
-            title = xaxis["title"] if isinstance(xaxis["title"], dict) else {}
-            xaxis["title"] = {**title, "text": wrapped}
+        extra_x_lines = wrapped.count("<br>")  # (the bottom margin is sized for the phone's)
+        desk = _wrap_px(_flat(xt), DESKTOP_X_TITLE_PX)
+        title = xaxis["title"] if isinstance(xaxis["title"], dict) else {}
+        if desk != xt:
+            xaxis["title"] = {**title, "text": desk}
+        if wrapped != desk:
+            phone_title["x_title"] = wrapped
     t = _text(layout.get("title"))
     if t:
-        text = _wrap_px(humanize(t), PHONE_TITLE_PX)
-        n = text.count("<br>") + 1
-        # plotly anchors a multi-line title by its first line: pad the extra lines
         title = layout["title"] if isinstance(layout["title"], dict) else {}
-        title.update(text=text, x=0, xanchor="left", y=1, yanchor="top", yref="container")
-        title["pad"] = {**title.get("pad", {}), "t": 10 + 19 * (n - 1), "l": 4}
+        title.update(x=0, xanchor="left", y=1, yanchor="top", yref="container")
         title["font"] = {**title.get("font", {}), "size": 15}
-        layout["title"] = title
-        margin["t"] = 34 + 21 * n
+        # the phone's title first: the figure's height is sized for it (the desktop's title,
+        # on fewer lines, leaves its plot taller)
+        _set_title(layout, title, _wrap_px(humanize(t), PHONE_TITLE_PX))
+        phone_title.update(title=copy.deepcopy(layout["title"]), margin_t=layout["margin"]["t"])
     layout.setdefault("legend", {}).update(
         orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"
     )
@@ -659,8 +678,38 @@ def _layout_title(data: list[dict], layout: dict) -> None:
         # slanted, and Plotly takes both from the plot: make the figure tall enough to keep
         # PHONE_MIN_PLOT_PX of plot under its title
         bottom = max(margin.get("b") or 0, phone_bottom_px(data, extra_x_lines))
+        # (the phone variant's labels are placed above that much: Plotly takes it from the plot)
+        phone_title["margin_b"] = math.ceil(bottom)
         need = margins(layout)["t"] + PHONE_MIN_PLOT_PX + bottom
         layout["height"] = max(layout.get("height") or 450, math.ceil(need))
+    if t:  # a break the figure's code wrote is for a phone: the desktop's lines are its own
+        title = copy.deepcopy(layout["title"])
+        _set_title(layout, title, _wrap_px(_flat(humanize(t)), DESKTOP_TITLE_PX))
+    return phone_title
+
+
+def title_lines_needed(text: str, max_px: float = DESKTOP_TITLE_PX) -> int:
+    """The fewest lines ``text`` (its words, however broken) takes with no line wider than
+    ``max_px`` at the title's font: words added to a line while it fits (the harness checks a
+    desktop title against it)."""
+    lines, line = 1, ""
+    for word in _flat(str(text or "")).split():
+        trial = f"{line} {word}" if line else word
+        if line and text_size(trial, TITLE_FONT_PX)[0] > max_px:
+            lines, line = lines + 1, word
+        else:
+            line = trial
+    return lines
+
+
+def _set_title(layout: dict, title: dict, text: str) -> None:
+    """``title`` (a dict) with ``text`` on its lines as the layout's, and the top margin for
+    them (plotly anchors a multi-line title by its first line: the extra lines are padded)."""
+    n = text.count("<br>") + 1
+    title["text"] = text
+    title["pad"] = {**title.get("pad", {}), "t": 10 + 19 * (n - 1), "l": 4}
+    layout["title"] = title
+    layout.setdefault("margin", {})["t"] = 34 + 21 * n
 
 
 #: Height of one legend line, and of the x-axis title and ticks under the plot (Plotly, 12 px).
@@ -873,14 +922,85 @@ def finalize(fig):
         if isinstance(title, dict) and title.get("text"):
             title["text"] = humanize(title["text"])
     _style_reference_lines(data, layout)
-    _layout_title(data, layout)
+    phone_title = _layout_title(data, layout)
     present = {k for k in layout if re.fullmatch(r"[xy]axis\d*", k)}
     for name in sorted(present | {"xaxis", "yaxis"}):  # the placement may set either's range
         _format_axis(data, layout, name)
     _clear_corner(layout)
     _log_line_labels(layout)
     _fit_axis_title(layout)
+    texty = [i for i, t in enumerate(data) if "text" in str(t.get("mode") or "")]
+    before = {
+        "data": {i: {k: copy.deepcopy(data[i].get(k)) for k in _LABEL_KEYS} for i in texty},
+        "layout": {k: copy.deepcopy(layout.get(k)) for k in ("annotations", "xaxis", "yaxis")},
+    }
     place_labels(data, layout)
     _pin_ranges(data, layout)
+    phone = _phone_patch(data, layout, before, phone_title)
     layout["meta"] = {**(meta if isinstance(meta, dict) else {}), _DONE: True}
+    if phone:
+        layout["meta"][PHONE_KEY] = phone
     return go.Figure(spec, _validate=False)
+
+
+#: What the label placement changes on a trace
+_LABEL_KEYS = ("text", "textposition", "hovertext")
+
+
+def _phone_patch(data: list[dict], layout: dict, before: dict, phone_title) -> dict | None:
+    """The figure's phone variant as a patch of its JSON (``phone_variant`` applies it): the
+    title on the phone's lines, and every label placed again for a phone's plot
+    (``placement.PHONE_LABEL_PX``) from where the figure's own code put it (a point's label
+    left out where it has no clear place: the legend, hover and a tap still name the point).
+    None when it would be the figure as it is."""
+    traces = list(data)
+    for i, keys in before["data"].items():
+        traces[i] = {**data[i], **{k: v for k, v in keys.items() if v is not None}}
+        for k, v in keys.items():
+            if v is None:
+                traces[i].pop(k, None)
+    lay = {**layout, **{k: v for k, v in before["layout"].items() if v is not None}}
+    lay = {
+        k: copy.deepcopy(v) if k in ("annotations", "xaxis", "yaxis") else v for k, v in lay.items()
+    }
+    for axis in ("xaxis", "yaxis"):  # placed again: the ranges as the figure's code gave them
+        if (before["layout"].get(axis) or {}).get("range") is None:
+            (lay.get(axis) or {}).pop("range", None)
+    lay["margin"] = dict(layout.get("margin") or {})
+    if "title" in phone_title:
+        lay["title"] = phone_title["title"]
+        lay["margin"]["t"] = phone_title["margin_t"]
+    if "margin_b" in phone_title:  # the legend one entry per row under a phone's plot
+        lay["margin"]["b"] = max(lay["margin"].get("b") or 0, phone_title["margin_b"])
+    if "x_title" in phone_title:
+        title = lay["xaxis"]["title"] if isinstance(lay["xaxis"].get("title"), dict) else {}
+        lay["xaxis"]["title"] = {**title, "text": phone_title["x_title"]}
+    place_labels(traces, lay, (PHONE_LABEL_PX,))
+    _pin_ranges(traces, lay)
+    patch: dict = {"layout": {}, "data": {}}
+    for k in ("title", "margin", "annotations", "xaxis", "yaxis"):
+        if lay.get(k) != layout.get(k):
+            patch["layout"][k] = lay.get(k)
+    for i in before["data"]:
+        keys = {k: traces[i].get(k) for k in _LABEL_KEYS if traces[i].get(k) != data[i].get(k)}
+        if keys:
+            patch["data"][str(i)] = keys
+    return patch if patch["layout"] or patch["data"] else None
+
+
+def phone_variant(spec: dict) -> dict:
+    """A finished figure's JSON (``finalize(fig).to_plotly_json()``) as a phone draws it: its
+    phone patch (``layout.meta``) applied, as the site's boot script does in the browser at a
+    page width of ``PHONE_VIEWPORT_PX`` or less (one rule: the same keys replaced whole)."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("layout"), dict):
+        raise ValueError(f"spec must be a figure's JSON (data and layout), got {_short(spec)}")
+    layout = dict(spec["layout"])
+    data = list(spec.get("data") or ())
+    meta = layout.get("meta")
+    patch = meta.get(PHONE_KEY) if isinstance(meta, dict) else None
+    if not patch:
+        return {**spec, "data": data, "layout": layout}
+    layout.update(copy.deepcopy(patch.get("layout") or {}))
+    for i, keys in (patch.get("data") or {}).items():
+        data[int(i)] = {**data[int(i)], **copy.deepcopy(keys)}
+    return {**spec, "data": data, "layout": layout}

@@ -679,14 +679,25 @@ def until_answered(radios, unlocked: bool, what: str = "the takeaways"):
     return locked_any(radios, unlocked), note
 
 
-def verdict(pred: Prediction, radio, unlocked: bool = False, saved: Saved | None = None):
-    """The verdict, directly under the prediction (first in the part's gated cell): correct, or
-    the misconception named (with the committed first answer when the student has since changed
-    it); in instructor mode the answer key; nothing while unanswered."""
+def verdict(
+    pred: Prediction,
+    radio,
+    unlocked: bool = False,
+    saved: Saved | None = None,
+    locked: str | None = None,
+):
+    """The verdict, directly under the prediction (first in the part's gated cell, or in a cell
+    of its own for a notebook's first prediction): correct, or the misconception named (with the
+    committed first answer when the student has since changed it); in instructor mode the answer
+    key; while unanswered nothing, or with ``locked`` (a cell of its own: "Part A") the locked
+    note for it, which the part's gated cell then leaves out (it would stay on the page, dimmed,
+    while that cell draws the first chart after the verdict)."""
     value = getattr(radio, "value", radio)
     first = saved.first_for(pred) if saved is not None else None
     if value is None:
-        return answer_key(pred) if unlocked else None
+        if unlocked:
+            return answer_key(pred)
+        return locked_note(locked) if locked is not None else None
     items = [pred.respond(value, unlocked, first=first if first is not None else value)]
     if unlocked:
         items.append(answer_key(pred))
@@ -1302,7 +1313,21 @@ def report_stem(notebook: str, student: str = "") -> str:
 _WARMED: set[str] = set()
 
 
-def warm_up(lab, saved: Saved | None = None, delay_s: float = 0.1):
+#: How long after the notebook's first run the warm-up starts (s). Loading plotly, pint and
+#: pydantic holds the Python worker for most of a second on a quiet 2-core laptop and for
+#: seconds on a busy one (unpacking, pydantic-core's wasm library), and a click in that time is
+#: answered only after it: with the warm-up 0.1 s after the first run (before the page's boot
+#: script even lets the widgets go, 0.3 s after it) a student who answered the moment the
+#: question went live waited 4-7 s for the verdict (issue 35). Started later, such an answer
+#: finds the worker free: its verdict (a cell of its own) shows at once and its chart cell loads
+#: the packages itself (``browser.LoadOnImport``); a student who reads first finds them loaded.
+#: At 2 s, on a busy 2-core machine, an answer given at once (the browser test's, polling every
+#: 250 ms) still fell into the warm-up in some loads: 4 s leaves that margin, and a student
+#: reads a question for longer than that.
+WARM_UP_DELAY_S = 4.0
+
+
+def warm_up(lab, saved: Saved | None = None, delay_s: float = WARM_UP_DELAY_S):
     """In the browser only, once per lab: shortly after the notebook's first run, load the
     packages the page left for later (plotly, pint, pydantic: ``browser.preload``) and draw the
     first part once, unseen, so that the student's first answer finds them, the core and the

@@ -38,9 +38,16 @@ from .state import short_repr
 #: Plot-area widths (px) labels must fit: a laptop's marimo "medium" column, and a narrow one
 #: (a half-screen window or a tablet)
 WIDTHS = (900.0, 560.0)
-#: The plot's width on a 390 px phone (the chart's ~354 px less the y axis): the line labels are
-#: placed for it too, at half the weight of the narrow width (point labels are hidden there)
+#: The plot's width on a 390 px phone (the chart's ~354 px less the y axis; slanted category
+#: names, ``charts.slanted_ticks_px``). A phone draws the figure's phone variant, its labels
+#: placed for ``PHONE_LABEL_PX`` (``charts.phone_variant``)
 PHONE_PLOT_PX = 270.0
+#: The plot width (px) a figure's phone variant places its labels for: a 360 px phone's, the
+#: narrowest common one (a label placed for a narrower plot fits a wider one: the points move
+#: apart and away from the edges, the labels keep their size); on a 390 px phone the plot was
+#: 263 px wide in Chromium, not 270, with 6.12 A's log-axis ticks, and a label placed for 270
+#: ran 20 px past its edge
+PHONE_LABEL_PX = 240.0
 #: Font size Plotly uses when neither a trace or annotation nor the layout (or its template)
 #: names one
 FONT_PX = 12.0
@@ -693,6 +700,8 @@ def _line_label_options(a: dict) -> list[dict]:
         texts.append(wrap_words(flat, max(12, n // 2 + 1)))
     if n > 48:  # or three of 24 characters
         texts.append(wrap_words(flat, 24))
+    if axis == "x" and n > 24:  # beside a vertical line: a column of about 16 characters
+        texts.append(wrap_words(flat, 16))
     if axis == "x" and n > 12:
         texts.append(wrap_words(flat, 8))
     bare = {k: v for k, v in a.items() if k not in ("xshift", "yshift")}  # each position's own gap
@@ -703,13 +712,17 @@ def _line_label_options(a: dict) -> list[dict]:
     ]
 
 
-def place_labels(traces: list[dict], layout: dict) -> None:
+def place_labels(traces: list[dict], layout: dict, widths: Sequence[float] = WIDTHS) -> None:
     """Move each point label and each reference-line label of a figure (its ``traces`` and
     ``layout`` as JSON, changed in place) to the first position with no problem at every width
-    of ``WIDTHS``; a label with no such position keeps the one with fewest. Reference-line
-    labels go first (highest line first), then the points' labels in trace order. The axes get
-    the ranges the placement assumed (the data's extent, padded), widened where a point's label
-    would otherwise be cut off at the edge."""
+    of ``widths`` (plot widths, px: ``WIDTHS`` for the desktop figure; ``(PHONE_LABEL_PX,)`` for
+    its phone variant, ``charts.finalize``); a label with no such position keeps the one with
+    fewest. Reference-line labels go first (highest line first), then the points' labels in
+    trace order. The axes get the ranges the placement assumed (the data's extent, padded),
+    widened where a point's label would otherwise be cut off at the edge."""
+    widths = tuple(float(w) for w in widths)
+    if not widths or not all(finite_number(w) and 50 <= w <= MAX_PX for w in widths):
+        raise ValueError(f"widths must be plot widths in px in [50, {MAX_PX:,.0f}], got {widths}")
     texty = [i for i, t in enumerate(traces) if "text" in _mode(t)]
     lines = [
         k
@@ -723,16 +736,16 @@ def place_labels(traces: list[dict], layout: dict) -> None:
     if not texty and not lines:
         return
     for attempt in range(3):
-        first = Frame(traces, layout, WIDTHS[0])
+        first = Frame(traces, layout, widths[0])
         if not first.ok:
             return
-        frames = [first, *(first.at(w) for w in WIDTHS[1:])]
-        if lines:  # the phone's width matters to line labels only (point labels hidden there)
-            frames.append(first.at(PHONE_PLOT_PX))
+        frames = [first, *(first.at(w) for w in widths[1:])]
+        # (a phone draws the figure's phone variant, placed on its own: charts.finalize)
+        weights = [_at_width(n, len(widths)) for n in range(len(widths))]
         for axis, (lo, hi) in first.ranges.items():
             if first.cats[axis] is None:  # a category axis keeps Plotly's own
                 layout.setdefault(f"{axis}axis", {})["range"] = [lo, hi]
-        over = _place_once(traces, layout, frames, texty, lines, last=attempt == 2)
+        over = _place_once(traces, layout, frames, weights, texty, lines, last=attempt == 2)
         if not _widen(over) or attempt == 2:
             return
         for axis, (below, above) in over.items():
@@ -777,10 +790,10 @@ def _struck(frames, drawn, fixed, boxes, slots, choice, s: int) -> bool:
 JOINT_LABELS, JOINT_BUDGET = 8, 20_000
 
 
-def _at_width(n: int) -> float:
-    """What a problem at the ``n``-th width of ``WIDTHS`` costs: twice at the desktop one, half
-    on a phone (``PHONE_PLOT_PX``, the width after them)."""
-    return 2.0 if n == 0 else 0.5 if n == len(WIDTHS) else 1.0
+def _at_width(n: int, count: int = len(WIDTHS)) -> float:
+    """What a problem at the ``n``-th of ``count`` widths costs: twice at the first (the
+    desktop one, or the only one), half on a phone (``PHONE_PLOT_PX``, the width after them)."""
+    return 2.0 if n == 0 else 0.5 if n >= count else 1.0
 
 
 def _least_total(unary, pair, total: float, picks: list[int]) -> list[int]:
@@ -808,7 +821,7 @@ def _least_total(unary, pair, total: float, picks: list[int]) -> list[int]:
     return best[1]
 
 
-def _search_jointly(slots, choice: list[int], costs: list[float], cost, n_frames: int) -> None:
+def _search_jointly(slots, choice: list[int], costs: list[float], cost, weights) -> None:
     """Each label left with a problem is placed again jointly with every label in its way
     (``_least_total``: its own problems among the labels outside the group, plus each overlap
     inside it), which one label moving alone cannot do when each of its places runs into
@@ -822,6 +835,7 @@ def _search_jointly(slots, choice: list[int], costs: list[float], cost, n_frames
             [boxes(r)[n][0] for r in range(len(slots)) if r not in skip] for n in range(n_frames)
         ]
 
+    n_frames = len(weights)
     for s in range(len(slots)):
         if not costs[s]:
             continue
@@ -844,7 +858,7 @@ def _search_jointly(slots, choice: list[int], costs: list[float], cost, n_frames
                 [
                     2
                     * sum(
-                        _at_width(n)
+                        weights[n]
                         for n in range(n_frames)
                         if _overlap(_inner(ca[1][n][0]), cb[1][n][0])
                     )
@@ -894,7 +908,9 @@ def _widen(over: dict[str, list[float]]) -> bool:
     return any(v > 0 for sides in over.values() for v in sides)
 
 
-def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, list[float]]:
+def _place_once(
+    traces, layout, frames, weights, texty, lines, last: bool
+) -> dict[str, list[float]]:
     """One placement pass: each label takes, in turn, its first position with no problem given
     the labels placed before it (else its least bad); then, twice, each label is placed again
     given all the others; then, in the ``last`` pass or one that widens no axis, labels still
@@ -920,7 +936,10 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
         t = traces[i]
         pos = t.get("textposition") or "middle center"
         texts = t.get("text")
-        points = [f.points(t) for f in frames[: len(WIDTHS)]]  # (none drawn on a phone)
+        # (a point's label is placed at the figure's own widths, not at the phone's: the
+        # phone variant places them again)
+        n_points = sum(1 for w in weights if w >= 1)
+        points = [f.points(t) for f in frames[:n_points]]
         for j in range(len(points[0])):
             given = _nth(pos, j, "middle center")
             text = _nth(texts, j, "")
@@ -936,8 +955,8 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
                     [
                         (
                             f.point_label(t, j, points[n][j], q, txt)
-                            if n < len(WIDTHS)
-                            else _HIDDEN,  # a phone hides point labels (style.LAB_CSS)
+                            if n < n_points
+                            else _HIDDEN,  # (the phone variant has its own)
                             ("point", i, j),
                         )
                         for n, f in enumerate(frames)
@@ -976,7 +995,7 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
         for n, ((own, on_fixed), (box, owner)) in enumerate(zip(parts, boxes, strict=True)):
             if on_fixed or any(_overlap(_inner(box), b) for b in others[n]):
                 own += _weight("overlaps another label", owner)
-            total += own * _at_width(n)
+            total += own * weights[n]
         return total
 
     def best_of(cands, others) -> tuple[int, int]:
@@ -1009,7 +1028,7 @@ def _place_once(traces, layout, frames, texty, lines, last: bool) -> dict[str, l
             break
     over = _overshoot(slots, choice, costs, frames, traces)
     if last or not _widen(over):  # (a pass that widens an axis is followed by another)
-        _search_jointly(slots, choice, costs, cost, len(frames))
+        _search_jointly(slots, choice, costs, cost, weights)
         over = _overshoot(slots, choice, costs, frames, traces)
 
     positions: dict[int, dict[int, str]] = {}

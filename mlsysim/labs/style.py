@@ -73,9 +73,6 @@ LAB_CSS = Css(
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 @media (max-width: 640px) {
   .js-plotly-plot .modebar-container { display: none !important; }
-  /* point labels are placed for a plot of 560 px and wider (placement.WIDTHS); on a phone
-     the legend and a tap on the point name it */
-  .js-plotly-plot .scatterlayer .textpoint { display: none !important; }
   a[href="https://github.com/marimo-team/marimo"] { display: none !important; }
   /* marimo's notebook menu is fixed at the top right, over the text scrolling under it: on a
      phone it stays at the top of the page (beside the header card) and scrolls away */
