@@ -247,6 +247,26 @@ def test_part_d_names_its_ridge_points():
     assert round(989.5e12 / 3.35e12) == 295 and "ridge point (peak) = 295" in peek
 
 
+def test_part_d_shows_resnet50_macs_by_kernel_class():
+    """Table 2 says 3×3 convolutions are '≈48% of MACs' (ResNet v1). torchvision's v1.5 has
+    1,849,688,064 of 4,089,184,256 MACs in 3×3 convs (45.2%) and 2,119,434,240 in 1×1 (51.8%);
+    the 7×7 stem 118,013,952; the classifier 2,048,000. Part D's MathPeek shows the breakdown."""
+    from mlsysim.models import conv_macs_by_kernel
+
+    by = conv_macs_by_kernel(Models.ResNet50)
+    assert by == {
+        "7×7": 118_013_952,
+        "1×1": 2_119_434_240,
+        "3×3": 1_849_688_064,
+        "other": 2_048_000,
+    }
+    assert sum(by.values()) == Models.ResNet50.macs() == 4_089_184_256
+    peek = " ".join(lab.part_d("H100", 1, False).peek)
+    assert "1×1 51.8%, 3×3 45.2%, 7×7 2.9%" in peek and "ResNet v1" in peek
+    with pytest.raises(ValueError, match="model must be a Model"):
+        conv_macs_by_kernel("ResNet50")
+
+
 @pytest.mark.parametrize("device", list(lab.D_DEVICES))
 def test_no_zero_nanosecond_terms_and_no_registry_keys(device):
     """Issue 10 #11: '0.00 ns compute' (a term with no rows) and CamelCase registry keys."""

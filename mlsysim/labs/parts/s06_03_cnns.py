@@ -945,6 +945,10 @@ def part_d(
     summary = (
         f"On the {device_label(dev)} at batch {B}: {verdict} {flips} Sustained rate: {rate_note}."
     )
+    by_kernel = dict(
+        sorted(M.conv_macs_by_kernel(M.Models.ResNet50).items(), key=lambda kv: -kv[1])
+    )
+    total = sum(by_kernel.values())
     peek = [
         f"t = Σ_rows max({op}s / sustained rate, bytes / BW) + kernels × launch cost",
         f"sustained rate = {rate_note}; BW = {dev.memory.bandwidth:~P}; "
@@ -956,6 +960,9 @@ def part_d(
         f"flip: (r_R + k_R t) / (r_M + k_M t) = {D_THRESHOLD:g}  →  t = "
         + ("none ≥ 0" if flip is None else f"{flip * 1e6:,.3f} µs"),
         f"FLOPs ratio {res.flops:,.0f} / {mob.flops:,.0f} = {flop_ratio:.2f} (the chapter rounds 8.2 G / 0.6 G = 13.7)",
+        "ResNet-50 v1.5 MACs by kernel: "
+        + ", ".join(f"{k} {100 * v / total:.1f}%" for k, v in by_kernel.items())
+        + " (Table 2's '3×3 convs ≈48%' is ResNet v1; v1.5 moves the stride onto the 3×3)",
     ]
     facts = [
         fact("ridge_peak", res.ridge_point, device=device, precision=prec),
