@@ -36,6 +36,7 @@ __all__ = [
     "mnist_cnn",
     "resnet",
     "mobilenet_v2",
+    "mobilenet_v1",
     "kws_dscnn",
     "gpt2",
     "bert",
@@ -584,6 +585,39 @@ def mobilenet_v2(
     )
 
 
+def mobilenet_v1(
+    width_mult: float = 1.0, input_size: int | tuple[int, int] = 224, num_classes: int = 1000
+) -> Model:
+    """MobileNetV1 (Howard et al. 2017, Table 1): a 3×3 stride-2 stem of 32 channels, 13
+    depthwise-separable blocks (3×3 depthwise, then 1×1 pointwise, each with BatchNorm and ReLU),
+    global average pooling and a 1,024 → ``num_classes`` classifier. Channels are ``int(c ×
+    width_mult)`` as in the paper. At width 1.0 and 224²: 4,231,976 parameters (BatchNorm scale
+    and shift included; the paper's Table 8 says 4.2 million) and 568.7 M MACs (the paper's 569
+    million mult-adds; the chapter's 1,138 MFLOP is twice that). torchvision ships no MobileNetV1,
+    so the check is the paper's table."""
+    if not (0.1 <= width_mult <= 2.0):
+        raise ValueError(f"width_mult must be in [0.1, 2.0], got {width_mult!r}")
+    hw = _image_size(input_size)
+    _check.integer("num_classes", num_classes)
+    blocks = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)]
+    blocks += [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
+    net = _CNN(3, hw)
+    net.conv_bn("stem", int(32 * width_mult), 3, stride=2)
+    for i, (c, stride) in enumerate(blocks, start=1):
+        net.conv_bn(f"block{i}.dw", net.c, 3, stride=stride, groups=net.c)
+        net.conv_bn(f"block{i}.pw", int(c * width_mult), 1)
+    net.pool("avgpool", k=net.hw, stride=net.hw, kind="avg")
+    net.fc("fc", num_classes)
+    label = "MobileNetV1" if width_mult == 1.0 else f"MobileNetV1-{width_mult:g}"
+    return Model(
+        label,
+        "cnn",
+        _fixed(net.rows),
+        description=f"MobileNetV1 (Howard et al. 2017), {_size_label(hw)} input",
+        config={"width_mult": width_mult, "input_size": input_size, "num_classes": num_classes},
+    )
+
+
 def kws_dscnn(
     channels: int = 216,
     ds_layers: int = 4,
@@ -1005,6 +1039,7 @@ LIGHTHOUSES = ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS")
 _BUILDER_RANGES: dict[str, dict[str, tuple]] = {
     "resnet": {"input_size": (32, _check.MAX_SIZE)},
     "mobilenet_v2": {"width_mult": (0.1, 2.0), "input_size": (32, _check.MAX_SIZE)},
+    "mobilenet_v1": {"width_mult": (0.1, 2.0), "input_size": (32, _check.MAX_SIZE)},
 }
 
 
