@@ -299,6 +299,36 @@ def conv_macs_by_kernel(model: Model) -> dict[str, int]:
     return out
 
 
+def _harmonic(n: int, s: float) -> float:
+    """Generalized harmonic number H(n, s) = Σ_{k=1..n} k^-s: exact to 10,000 terms, then the
+    Euler-Maclaurin tail (integral, end-point and first-derivative terms; error below 1e-12
+    relative at these sizes)."""
+    import math
+
+    m = min(n, 10_000)
+    head = math.fsum(k**-s for k in range(1, m + 1))
+    if n == m:
+        return head
+    integral = math.log(n / m) if s == 1 else (n ** (1 - s) - m ** (1 - s)) / (1 - s)
+    ends = (n**-s - m**-s) / 2
+    slope = (-s * n ** (-s - 1) + s * m ** (-s - 1)) / 12
+    return head + integral + ends + slope
+
+
+def zipf_hot_share(rows: int, hot: int, exponent: float = 1.0) -> float:
+    """The share of embedding lookups that land on the ``hot`` most popular of ``rows`` rows when
+    row popularity follows a Zipf law with ``exponent`` (the k-th most popular row is looked up
+    in proportion to k^-exponent): H(hot, s) / H(rows, s). Section 6.8: popular rows cache well
+    while the long tail defeats prefetching. The exponent is an assumption, not a measurement:
+    the engine's own lookups are uniform (share = hot / rows)."""
+    n = _check.integer("rows", rows, 1, 10**12)
+    k = _check.integer("hot", hot, 0, n)
+    s = _check.real("exponent", exponent, 0.0, 3.0)
+    if k == 0:
+        return 0.0
+    return min(1.0, _harmonic(k, s) / _harmonic(n, s))
+
+
 def to_frame(records: list[dict]):
     """A DataFrame where pandas is installed (desktop), the plain records where it is not."""
     try:
