@@ -891,6 +891,18 @@ def _check_heads(layer):
     return layer
 
 
+def attention_interactions(seq_len: int, window: int | None = None) -> int:
+    """Query-key pairs a causal attention pattern actually needs over ``seq_len`` tokens: query i
+    (1-based) sees min(i, window) keys, S(S+1)/2 for full causal attention. Sparse attention
+    (a sliding window) cuts these interactions; tiling (FlashAttention) only cuts what is stored,
+    and a dense kernel computes all S² scores before the mask (the ``Attention`` convention)."""
+    s = _check.integer("seq_len", seq_len)
+    w = s if window is None else _check.integer("window", window)
+    if w >= s:
+        return s * (s + 1) // 2
+    return w * (w + 1) // 2 + (s - w) * w
+
+
 class Attention(Layer):
     """Scaled dot-product attention core: softmax(Q K^T / sqrt(d_head)) V.
 
