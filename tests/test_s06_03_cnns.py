@@ -558,3 +558,25 @@ def test_synthesis_names_every_memory_the_spotter_overflows():
     assert next(c for c in v.cards if c.label == "Verdict").note == both
     fits = Engine.solve(Models.KWS, left, precision="int8")
     assert fits.feasible and fits.overflows == {}
+
+
+def test_part_a_shows_the_same_sharing_rule_in_1d_and_3d():
+    """Row 46: convolution is not vision-only. Weights = Π kernel x C_in x C_out in any number of
+    dimensions, MACs = output positions x weights; for 2-D it is Conv2d's count. At Part A's
+    defaults (224², 64 channels, K = 3): 1-D over 50,176 samples 3 x 64 x 64 = 12,288 weights and
+    616,562,688 MACs; 3-D over 16 frames of 224² 27 x 64 x 64 = 110,592 weights and
+    88,785,027,072 MACs (16 x 224² x 110,592)."""
+    w2, m2 = L.conv_nd_counts((3, 3), 64, 64, (224, 224))
+    conv = L.Conv2d(
+        in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False
+    )
+    assert (w2, m2) == (conv.params, conv.macs())
+    assert L.conv_nd_counts((3,), 64, 64, (50_176,)) == (12_288, 616_562_688)
+    assert L.conv_nd_counts((3, 3, 3), 64, 64, (16, 224, 224)) == (110_592, 88_785_027_072)
+    with pytest.raises(ValueError, match="same length"):
+        L.conv_nd_counts((3, 3), 64, 64, (224,))
+    with pytest.raises(ValueError, match="kernel"):
+        L.conv_nd_counts((0,), 64, 64, (10,))
+    peek = " ".join(lab.part_a(224, 64, "3").peek)
+    assert "1-D (audio, 50,176 samples, K = 3) 12,288 weights" in peek
+    assert "3-D (video, 16 frames of 224×224, 3×3×3) 110,592 weights" in peek

@@ -141,6 +141,8 @@ TRANSFER_A = Prediction(
 A_RESOLUTION = Slider("Feature-map side H = W (pixels)", 32, 1024, IMAGE_PX, step=32)
 A_CHANNELS = Slider("Channels (C_in = C_out)", 16, 512, CHANNELS, step=16)
 A_KERNEL = Choice("Kernel", {"1": "1×1", "3": "3×3", "5": "5×5", "7": "7×7"}, "3")
+#: Part A's 3-D example: a 16-frame clip, 'same' padding in time and space (stride 1).
+VIDEO_FRAMES = 16
 
 
 @widget_args
@@ -204,6 +206,8 @@ def part_a(resolution: int, channels: int, kernel: str) -> View:
     )
 
     toy = L.Conv2d(in_channels=1, out_channels=1, kernel_size=2, input_size=3, bias=False)
+    w1, m1 = L.conv_nd_counts((k,), c, c, (res * res,))
+    w3, m3 = L.conv_nd_counts((k, k, k), c, c, (VIDEO_FRAMES, res, res))
     ratio = dense.params / conv.params
     im2col_bytes = conv.im2col_elements * b32
     cards = [
@@ -255,6 +259,9 @@ def part_a(resolution: int, channels: int, kernel: str) -> View:
         f"the input (→ K² = {k * k} for large stride-1 maps)",
         f"chapter toy  = 3×3 input, 2×2 filter: {toy.im2col_elements} / {toy.input_elements} = "
         f"{toy.im2col_expansion:.3f}× (borders keep it below K² = 4)",
+        f"not vision-only, same rule in any dimension: 1-D (audio, {res * res:,} samples, K = {k}) "
+        f"{w1:,} weights, {m1:,} MACs; 3-D (video, {VIDEO_FRAMES} frames of {res}×{res}, {k}×{k}×{k}) "
+        f"{w3:,} weights, {m3:,} MACs",
     ]
     return View(fig, cards, summary, "Weight sharing and im2col", peek)
 
