@@ -299,6 +299,22 @@ def conv_macs_by_kernel(model: Model) -> dict[str, int]:
     return out
 
 
+def rows_share(model: Model, *parts: str, seq_len: int | None = None) -> tuple[float, float]:
+    """(share of parameters, share of MACs per forward pass) of the rows whose name contains any
+    of ``parts`` (``"mlp."``: a GPT-2 block's FFN MLP; ``"bottom."``, ``"top."``: DLRM's MLP
+    towers). Section 6.2: MLPs are not too simple; every transformer block holds one."""
+    _check.instance("model", model, Model)
+    if not parts or not all(isinstance(p, str) and p for p in parts):
+        raise ValueError(f"parts must be one or more non-empty strings, got {parts!r}")
+    rows = model.rows(seq_len)
+    chosen = [r for r in rows if any(p in r.name for p in parts)]
+    if not chosen:
+        raise ValueError(f"no row of {model.name} has a name containing any of {list(parts)}")
+    params = sum(r.count * r.layer.params for r in chosen)
+    macs = sum(r.count * r.layer.macs() for r in chosen)
+    return params / model.params, macs / model.macs(seq_len=seq_len)
+
+
 def _harmonic(n: int, s: float) -> float:
     """Generalized harmonic number H(n, s) = Σ_{k=1..n} k^-s: exact to 10,000 terms, then the
     Euler-Maclaurin tail (integral, end-point and first-derivative terms; error below 1e-12
