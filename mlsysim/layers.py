@@ -891,6 +891,39 @@ def _check_heads(layer):
     return layer
 
 
+def conv_nd_counts(
+    kernel: tuple[int, ...], c_in: int, c_out: int, output: tuple[int, ...]
+) -> tuple[int, int]:
+    """(weights, MACs) of a convolution in any number of dimensions, no bias, no groups: 1-D
+    over audio or a time series, 2-D over images or spectrograms, 3-D over video or volumes.
+    weights = Π kernel × C_in × C_out (no input size anywhere); MACs = Π output × weights. For two
+    dimensions this is ``Conv2d``'s count (section 6.3: convolution is not vision-only)."""
+    import math
+
+    if not isinstance(kernel, tuple) or not isinstance(output, tuple) or len(kernel) != len(output):
+        raise ValueError(
+            f"kernel and output must be tuples of the same length, got {kernel!r} and {output!r}"
+        )
+    if not kernel:
+        raise ValueError("kernel must have at least one dimension, got ()")
+    ks = [_check.integer(f"kernel[{i}]", k) for i, k in enumerate(kernel)]
+    outs = [_check.integer(f"output[{i}]", o) for i, o in enumerate(output)]
+    weights = math.prod(ks) * _check.integer("c_in", c_in) * _check.integer("c_out", c_out)
+    return weights, math.prod(outs) * weights
+
+
+def attention_interactions(seq_len: int, window: int | None = None) -> int:
+    """Query-key pairs a causal attention pattern actually needs over ``seq_len`` tokens: query i
+    (1-based) sees min(i, window) keys, S(S+1)/2 for full causal attention. Sparse attention
+    (a sliding window) cuts these interactions; tiling (FlashAttention) only cuts what is stored,
+    and a dense kernel computes all S² scores before the mask (the ``Attention`` convention)."""
+    s = _check.integer("seq_len", seq_len)
+    w = s if window is None else _check.integer("window", window)
+    if w >= s:
+        return s * (s + 1) // 2
+    return w * (w + 1) // 2 + (s - w) * w
+
+
 class Attention(Layer):
     """Scaled dot-product attention core: softmax(Q K^T / sqrt(d_head)) V.
 

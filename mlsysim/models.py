@@ -36,6 +36,7 @@ __all__ = [
     "mnist_cnn",
     "resnet",
     "mobilenet_v2",
+    "mobilenet_v1",
     "kws_dscnn",
     "gpt2",
     "bert",
@@ -277,6 +278,71 @@ def batchnorm_sync(model: Model) -> tuple[int, int]:
     _check.instance("model", model, Model)
     rows = [r for r in model.rows() if isinstance(r.layer, BatchNorm2d)]
     return sum(r.count for r in rows), sum(r.count * r.layer.sync_values for r in rows)
+
+
+def conv_macs_by_kernel(model: Model) -> dict[str, int]:
+    """MACs per forward pass (batch 1) by convolution kernel class, ``{"1×1": ..., "3×3": ...}``,
+    plus ``"other"`` for every row that is not a convolution (the classifier, pooling, norms).
+    The values sum to ``model.macs()``. Table 2's "3×3 convolutions ≈48% of MACs" is ResNet v1;
+    torchvision's ResNet-50 v1.5 (stride on the 3×3) gives 45.2%, its 1×1 convolutions 51.8%."""
+    from .layers import Conv2d, _pair
+
+    _check.instance("model", model, Model)
+    out: dict[str, int] = {}
+    for r in model.rows():
+        if isinstance(r.layer, Conv2d):
+            kh, kw = _pair(r.layer.kernel_size)
+            key = f"{kh}×{kw}"
+        else:
+            key = "other"
+        out[key] = out.get(key, 0) + r.count * r.layer.macs()
+    return out
+
+
+def rows_share(model: Model, *parts: str, seq_len: int | None = None) -> tuple[float, float]:
+    """(share of parameters, share of MACs per forward pass) of the rows whose name contains any
+    of ``parts`` (``"mlp."``: a GPT-2 block's FFN MLP; ``"bottom."``, ``"top."``: DLRM's MLP
+    towers). Section 6.2: MLPs are not too simple; every transformer block holds one."""
+    _check.instance("model", model, Model)
+    if not parts or not all(isinstance(p, str) and p for p in parts):
+        raise ValueError(f"parts must be one or more non-empty strings, got {parts!r}")
+    rows = model.rows(seq_len)
+    chosen = [r for r in rows if any(p in r.name for p in parts)]
+    if not chosen:
+        raise ValueError(f"no row of {model.name} has a name containing any of {list(parts)}")
+    params = sum(r.count * r.layer.params for r in chosen)
+    macs = sum(r.count * r.layer.macs() for r in chosen)
+    return params / model.params, macs / model.macs(seq_len=seq_len)
+
+
+def _harmonic(n: int, s: float) -> float:
+    """Generalized harmonic number H(n, s) = Σ_{k=1..n} k^-s: exact to 10,000 terms, then the
+    Euler-Maclaurin tail (integral, end-point and first-derivative terms; error below 1e-12
+    relative at these sizes)."""
+    import math
+
+    m = min(n, 10_000)
+    head = math.fsum(k**-s for k in range(1, m + 1))
+    if n == m:
+        return head
+    integral = math.log(n / m) if s == 1 else (n ** (1 - s) - m ** (1 - s)) / (1 - s)
+    ends = (n**-s - m**-s) / 2
+    slope = (-s * n ** (-s - 1) + s * m ** (-s - 1)) / 12
+    return head + integral + ends + slope
+
+
+def zipf_hot_share(rows: int, hot: int, exponent: float = 1.0) -> float:
+    """The share of embedding lookups that land on the ``hot`` most popular of ``rows`` rows when
+    row popularity follows a Zipf law with ``exponent`` (the k-th most popular row is looked up
+    in proportion to k^-exponent): H(hot, s) / H(rows, s). Section 6.8: popular rows cache well
+    while the long tail defeats prefetching. The exponent is an assumption, not a measurement:
+    the engine's own lookups are uniform (share = hot / rows)."""
+    n = _check.integer("rows", rows, 1, 10**12)
+    k = _check.integer("hot", hot, 0, n)
+    s = _check.real("exponent", exponent, 0.0, 3.0)
+    if k == 0:
+        return 0.0
+    return min(1.0, _harmonic(k, s) / _harmonic(n, s))
 
 
 def to_frame(records: list[dict]):
@@ -561,6 +627,39 @@ def mobilenet_v2(
         "cnn",
         _fixed(net.rows),
         description=f"torchvision mobilenet_v2(width_mult={width_mult}), {_size_label(hw)}",
+        config={"width_mult": width_mult, "input_size": input_size, "num_classes": num_classes},
+    )
+
+
+def mobilenet_v1(
+    width_mult: float = 1.0, input_size: int | tuple[int, int] = 224, num_classes: int = 1000
+) -> Model:
+    """MobileNetV1 (Howard et al. 2017, Table 1): a 3×3 stride-2 stem of 32 channels, 13
+    depthwise-separable blocks (3×3 depthwise, then 1×1 pointwise, each with BatchNorm and ReLU),
+    global average pooling and a 1,024 → ``num_classes`` classifier. Channels are ``int(c ×
+    width_mult)`` as in the paper. At width 1.0 and 224²: 4,231,976 parameters (BatchNorm scale
+    and shift included; the paper's Table 8 says 4.2 million) and 568.7 M MACs (the paper's 569
+    million mult-adds; the chapter's 1,138 MFLOP is twice that). torchvision ships no MobileNetV1,
+    so the check is the paper's table."""
+    if not (0.1 <= width_mult <= 2.0):
+        raise ValueError(f"width_mult must be in [0.1, 2.0], got {width_mult!r}")
+    hw = _image_size(input_size)
+    _check.integer("num_classes", num_classes)
+    blocks = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)]
+    blocks += [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
+    net = _CNN(3, hw)
+    net.conv_bn("stem", int(32 * width_mult), 3, stride=2)
+    for i, (c, stride) in enumerate(blocks, start=1):
+        net.conv_bn(f"block{i}.dw", net.c, 3, stride=stride, groups=net.c)
+        net.conv_bn(f"block{i}.pw", int(c * width_mult), 1)
+    net.pool("avgpool", k=net.hw, stride=net.hw, kind="avg")
+    net.fc("fc", num_classes)
+    label = "MobileNetV1" if width_mult == 1.0 else f"MobileNetV1-{width_mult:g}"
+    return Model(
+        label,
+        "cnn",
+        _fixed(net.rows),
+        description=f"MobileNetV1 (Howard et al. 2017), {_size_label(hw)} input",
         config={"width_mult": width_mult, "input_size": input_size, "num_classes": num_classes},
     )
 
@@ -986,6 +1085,7 @@ LIGHTHOUSES = ("ResNet50", "GPT2", "DLRM", "MobileNetV2", "KWS")
 _BUILDER_RANGES: dict[str, dict[str, tuple]] = {
     "resnet": {"input_size": (32, _check.MAX_SIZE)},
     "mobilenet_v2": {"width_mult": (0.1, 2.0), "input_size": (32, _check.MAX_SIZE)},
+    "mobilenet_v1": {"width_mult": (0.1, 2.0), "input_size": (32, _check.MAX_SIZE)},
 }
 
 

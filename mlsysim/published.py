@@ -12,7 +12,13 @@ from dataclasses import dataclass
 
 from . import _check
 
-__all__ = ["Published", "RESNET_CIFAR10", "RMSNORM_RUNTIME_REDUCTION_PCT", "BATCHNORM_FEWER_STEPS"]
+__all__ = [
+    "Published",
+    "RESNET_CIFAR10",
+    "RMSNORM_RUNTIME_REDUCTION_PCT",
+    "BATCHNORM_FEWER_STEPS",
+    "ALEXNET_ILSVRC2012_TOP5",
+]
 
 
 @dataclass(frozen=True)
@@ -91,4 +97,36 @@ BATCHNORM_FEWER_STEPS = Published(
     "abstract",
     "https://arxiv.org/abs/1502.03167",
     2015,
+)
+
+_KSH2012 = (
+    "Krizhevsky, Sutskever and Hinton, 'ImageNet Classification with Deep Convolutional Neural "
+    "Networks', NeurIPS 2012"
+)
+_KSH2012_URL = (
+    "https://papers.nips.cc/paper/2012/hash/c399862d3b9d6b76c8436e924a68c45b-Abstract.html"
+)
+
+#: ILSVRC-2012 top-5 test error (Krizhevsky et al. 2012, abstract and Table 2): the winning entry
+#: (an ensemble of seven CNNs, two of them pre-trained on the Fall 2011 release) against the
+#: second-best entry. The chapter (section 6.1): "15.3% ... compared to 26.2%".
+ALEXNET_ILSVRC2012_TOP5 = (
+    Published(
+        15.3,
+        "%",
+        "AlexNet ensemble top-5 test error, ILSVRC-2012",
+        _KSH2012,
+        "abstract, Table 2",
+        _KSH2012_URL,
+        2012,
+    ),
+    Published(
+        26.2,
+        "%",
+        "second-best entry top-5 test error, ILSVRC-2012",
+        _KSH2012,
+        "abstract, Table 2",
+        _KSH2012_URL,
+        2012,
+    ),
 )

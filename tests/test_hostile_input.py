@@ -428,6 +428,7 @@ ROWS: dict[str, tuple] = {
     "models.mnist_cnn": (M.mnist_cnn, dict(bias=False)),
     "models.resnet": (M.resnet, dict(depth=18, input_size=64, num_classes=10)),
     "models.mobilenet_v2": (M.mobilenet_v2, dict(width_mult=0.5, input_size=64, num_classes=10)),
+    "models.mobilenet_v1": (M.mobilenet_v1, dict(width_mult=0.5, input_size=64, num_classes=10)),
     "vision.alexnet": (V.alexnet, dict(input_size=(63, 80), num_classes=10)),
     "vision.vgg": (V.vgg, dict(depth=11, batch_norm=True, input_size=32, num_classes=10)),
     "vision.vit": (V.vit, dict(variant="b_32", image_size=64, num_classes=10)),

@@ -474,3 +474,22 @@ def test_expressivity_rejects_bad_depths():
     for bad in (0, -1, 13, 2.5, True):
         with pytest.raises(ValueError, match="depth"):
             X.compare(bad)
+
+
+def test_part_a_shows_mlps_inside_transformers_and_dlrm():
+    """Row 29: MLPs are not too simple. GPT-2 XL's 48 FFN MLPs hold 48 x (1,600 x 6,400 x 2 +
+    6,400 + 1,600) = 983,424,000 of its parameters (63.1%); DLRM's bottom and top towers do 96.4%
+    of its MACs with under 0.01% of its parameters (the embedding tables hold the rest)."""
+    from mlsysim import models as M
+
+    ffn_p, ffn_m, tow_p, tow_m = lab.mlp_shares()
+    assert ffn_p == 48 * (1600 * 6400 * 2 + 6400 + 1600) / M.Models.GPT2.params
+    assert round(100 * ffn_p, 1) == 63.1 and round(100 * ffn_m, 1) == 57.4
+    assert round(100 * tow_m, 1) == 96.4 and tow_p < 1e-4
+    with pytest.raises(ValueError, match="no row"):
+        M.rows_share(M.Models.GPT2, "nonexistent.")
+    with pytest.raises(ValueError, match="parts"):
+        M.rows_share(M.Models.GPT2)
+    peek = " ".join(lab.part_a(1024, 1024, "fp16").peek)
+    assert "GPT-2 XL's FFN MLPs hold 63.1% of its parameters" in peek
+    assert "DLRM's bottom and top MLP towers do 96.4% of its MACs" in peek

@@ -247,6 +247,26 @@ def test_part_d_names_its_ridge_points():
     assert round(989.5e12 / 3.35e12) == 295 and "ridge point (peak) = 295" in peek
 
 
+def test_part_d_shows_resnet50_macs_by_kernel_class():
+    """Table 2 says 3×3 convolutions are '≈48% of MACs' (ResNet v1). torchvision's v1.5 has
+    1,849,688,064 of 4,089,184,256 MACs in 3×3 convs (45.2%) and 2,119,434,240 in 1×1 (51.8%);
+    the 7×7 stem 118,013,952; the classifier 2,048,000. Part D's MathPeek shows the breakdown."""
+    from mlsysim.models import conv_macs_by_kernel
+
+    by = conv_macs_by_kernel(Models.ResNet50)
+    assert by == {
+        "7×7": 118_013_952,
+        "1×1": 2_119_434_240,
+        "3×3": 1_849_688_064,
+        "other": 2_048_000,
+    }
+    assert sum(by.values()) == Models.ResNet50.macs() == 4_089_184_256
+    peek = " ".join(lab.part_d("H100", 1, False).peek)
+    assert "1×1 51.8%, 3×3 45.2%, 7×7 2.9%" in peek and "ResNet v1" in peek
+    with pytest.raises(ValueError, match="model must be a Model"):
+        conv_macs_by_kernel("ResNet50")
+
+
 @pytest.mark.parametrize("device", list(lab.D_DEVICES))
 def test_no_zero_nanosecond_terms_and_no_registry_keys(device):
     """Issue 10 #11: '0.00 ns compute' (a term with no rows) and CamelCase registry keys."""
@@ -541,3 +561,25 @@ def test_synthesis_names_every_memory_the_spotter_overflows():
     assert next(c for c in v.cards if c.label == "Verdict").note == both
     fits = Engine.solve(Models.KWS, left, precision="int8")
     assert fits.feasible and fits.overflows == {}
+
+
+def test_part_a_shows_the_same_sharing_rule_in_1d_and_3d():
+    """Row 46: convolution is not vision-only. Weights = Π kernel x C_in x C_out in any number of
+    dimensions, MACs = output positions x weights; for 2-D it is Conv2d's count. At Part A's
+    defaults (224², 64 channels, K = 3): 1-D over 50,176 samples 3 x 64 x 64 = 12,288 weights and
+    616,562,688 MACs; 3-D over 16 frames of 224² 27 x 64 x 64 = 110,592 weights and
+    88,785,027,072 MACs (16 x 224² x 110,592)."""
+    w2, m2 = L.conv_nd_counts((3, 3), 64, 64, (224, 224))
+    conv = L.Conv2d(
+        in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False
+    )
+    assert (w2, m2) == (conv.params, conv.macs())
+    assert L.conv_nd_counts((3,), 64, 64, (50_176,)) == (12_288, 616_562_688)
+    assert L.conv_nd_counts((3, 3, 3), 64, 64, (16, 224, 224)) == (110_592, 88_785_027_072)
+    with pytest.raises(ValueError, match="same length"):
+        L.conv_nd_counts((3, 3), 64, 64, (224,))
+    with pytest.raises(ValueError, match="kernel"):
+        L.conv_nd_counts((0,), 64, 64, (10,))
+    peek = " ".join(lab.part_a(224, 64, "3").peek)
+    assert "1-D (audio, 50,176 samples, K = 3) 12,288 weights" in peek
+    assert "3-D (video, 16 frames of 224×224, 3×3×3) 110,592 weights" in peek

@@ -483,3 +483,17 @@ def test_part_e_says_when_6_4_cannot_reach_the_depth_it_compares():
         c.note for c in lab.part_e(n, "tanh", 1.0, False).cards if c.label.startswith("6.4's")
     )
     assert "slider stops at 64 layers" in note(100) and "slider" not in note(64)
+
+
+def test_part_c_shows_a_state_space_models_fixed_state_at_lm_scale():
+    """Row 72: Mamba revives recurrence for its fixed decode state. mamba-130m keeps 24 layers x
+    1,536 channels x (4 conv taps + 16 state values) x 2 B = 1,474,560 B at any length; GPT-2 small
+    (the same width, 768) caches 12 layers x 2 x 768 x 2 B = 36,864 B per token, equal at 40 tokens
+    and larger from token 41."""
+    ssm, per_token, after = lab.state_space_vs_kv()
+    assert ssm == 24 * 1536 * (4 + 16) * 2 == 1_474_560
+    assert per_token == 12 * 2 * 768 * 2 == 36_864
+    assert after == 41 and 40 * per_token == ssm
+    peek = " ".join(lab.part_c(128, 1000, "rnn", list(lab.C_DEVICES)[0]).peek)
+    assert "decodes from 1.5 MB of state (FP16) at any S" in peek
+    assert "36.9 MB at S = 1,000, and exceeds that state from token 41" in peek

@@ -498,3 +498,20 @@ def test_part_f_views_match_the_question():
     assert n["Window of 7, fixed filter"] == "14%" and f["Window of 7, by content"] == "0%"
     assert f["Stacked windows to reach it"] == "17 layers"
     assert "17 layers" in lab.PRED_F.feedback["content"] and "96%" in lab.PRED_F.feedback["content"]
+
+
+def test_part_d_contrasts_sparse_attention_with_tiling():
+    """Row 86: sparse attention cuts the interactions computed, where tiling cuts storage. A
+    causal window of 4,096 keys over 8,192 tokens needs 4,096 x 4,097 / 2 + 4,096 x 4,096 =
+    25,167,872 query-key pairs, 37.5% of the 67,108,864 scores a dense kernel (tiled or not)
+    computes; full causal attention needs S(S+1)/2."""
+    from mlsysim.layers import attention_interactions
+
+    assert lab.SPARSE_WINDOW == 4096
+    assert attention_interactions(8192, 4096) == 4096 * 4097 // 2 + 4096 * 4096 == 25_167_872
+    assert attention_interactions(8192) == attention_interactions(8192, 9000) == 8192 * 8193 // 2
+    assert attention_interactions(5, 1) == 5
+    with pytest.raises(ValueError, match="window"):
+        attention_interactions(8, 0)
+    peek = " ".join(lab.part_d(8192, "napkin", "H100", False).peek)
+    assert "needs 25,167,872 query-key pairs at S = 8,192, 37.5% of the S² = 67,108,864" in peek

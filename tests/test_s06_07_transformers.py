@@ -584,3 +584,24 @@ def test_block_shares_reject_an_empty_profile():
 
     with pytest.raises(ValueError, match="no FLOPs"):
         anatomy.shares(SimpleNamespace(layers=(), model_name="empty"))
+
+
+def test_part_d_compares_an_encoder_decoder_cache_with_a_decoder_only():
+    """Figure 12 (row 106): 512 source -> 512 target tokens, FP16. BART-large caches 12 decoder
+    layers x 2 (K, V) x 1,024 x (512 self + 512 cross) x 2 B = 50,331,648 B; GPT-2 Medium, with the
+    source as its prompt, 24 layers x 2 x 1,024 x 1,024 tokens x 2 B = 100,663,296 B. A BART decode
+    step skips the encoder and the cached cross-attention K/V projections."""
+    ed = lab.encoder_decoder_vs_decoder_only()
+    bart, gpt = ed["BART-large"], ed["GPT-2 Medium"]
+    assert bart[0] == 12 * 2 * 1024 * (512 + 512) * 2 == 50_331_648
+    assert gpt[0] == 24 * 2 * 1024 * 1024 * 2 == 100_663_296
+    assert bart[2] == 406_291_456 and gpt[2] == gpt[1] == 354_823_168
+    # not run by a decode step: the encoder's 12 layers, its embedding LayerNorm and its 1,026
+    # learned positions (the token table is shared with the decoder), and the cross-attention K/V
+    encoder = 12 * (4 * (1024 * 1024 + 1024) + 2 * 1024 * 4096 + 4096 + 1024 + 2 * 2 * 1024)
+    encoder += 2 * 1024 + 1026 * 1024
+    cross_kv = 12 * 2 * (1024 * 1024 + 1024)
+    assert bart[2] - bart[1] == encoder + cross_kv == 177_397_760
+    peek = " ".join(lab.part_d(8, 2048, "32", "H100").peek)
+    assert "BART-large (12 encoder + 12 decoder layers, d 1,024) caches 50.3 MB" in peek
+    assert "caches 100.7 MB" in peek

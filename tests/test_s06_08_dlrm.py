@@ -378,3 +378,28 @@ def test_transfer_d_40gb_shards_move_more():
     assert round(ex(8) / 1e6, 1) == 19.3 and round(ex(16) / 1e6, 1) == 25.4
     fb = lab.TRANSFER_D.feedback["more"]
     assert "25.4 MB" in fb and "19.3 MB" in fb and "16 shards instead of 8" in fb
+
+
+def test_zipf_hot_share_and_part_a_shows_popularity_skew():
+    """Row 120: popular rows cache, the long tail defeats prefetching. Under Zipf(1) the hottest
+    k of n rows take H(k)/H(n) of lookups: for n = 100 M and k = 1 M that is (ln 1e6 + γ + 1/2e6)
+    / (ln 1e8 + γ + 1/2e8) = 75.8%, against 1% for the engine's uniform lookups."""
+    import math
+
+    from mlsysim.models import zipf_hot_share
+
+    g = 0.5772156649015329
+    expect = (math.log(1e6) + g + 0.5e-6) / (math.log(1e8) + g + 0.5e-8)
+    assert zipf_hot_share(10**8, 10**6) == pytest.approx(expect, rel=1e-9)
+    assert round(100 * expect, 1) == 75.8
+    assert zipf_hot_share(10**8, 10**6, 0.0) == pytest.approx(0.01)  # uniform
+    assert zipf_hot_share(1000, 10) == pytest.approx(
+        math.fsum(1 / k for k in range(1, 11)) / math.fsum(1 / k for k in range(1, 1001))
+    )
+    assert zipf_hot_share(5, 0) == 0.0 and zipf_hot_share(5, 5) == 1.0
+    with pytest.raises(ValueError, match="hot"):
+        zipf_hot_share(5, 6)
+    with pytest.raises(ValueError, match="exponent"):
+        zipf_hot_share(5, 1, -1.0)
+    peek = " ".join(lab.part_a(100, 1, "128", "fp32", "A100").peek)
+    assert "the hottest 1% (512.0 MB) take 75.8% of lookups, uniform lookups 1.0%" in peek

@@ -450,3 +450,21 @@ def test_pred_a_feedback_names_each_regime_as_the_engine_splits_it():
         assert launch_share("ResNet18", dev) > 0.6 and launch_share("MobileNetV2_075", dev) > 0.6
     text = lab.PRED_A.feedback["camera"] + lab.PRED_A.feedback["edge"]
     assert "splits about evenly between launches and arithmetic" in text
+
+
+def test_part_a_names_alexnets_2012_result_beside_its_cost():
+    """Row 9: AlexNet's 2012 entry (an ensemble of seven CNNs) won ILSVRC-2012 at 15.3% top-5
+    error against 26.2% for the runner-up (Krizhevsky et al. 2012, abstract). The peek puts it
+    beside the exact single model's 714,188,480 MACs (torchvision's 0.714 GMACs) and its
+    retrained 56.5% top-1, so the two are not confused."""
+    from mlsysim.published import ALEXNET_ILSVRC2012_TOP5
+
+    won, second = ALEXNET_ILSVRC2012_TOP5
+    assert (won.value, second.value, won.year) == (15.3, 26.2, 2012)
+    alex = A.imagenet("AlexNet")
+    assert alex.exact_model().macs() == 714_188_480
+    assert round(alex.exact_model().macs() / 1e9, 3) == alex.published_gmacs
+    peek = " ".join(lab.part_a("gmacs", "H100", 69.5, False).peek)
+    assert "714,188,480 MACs" in peek and "single model 56.5% top-1" in peek
+    assert "won ILSVRC-2012 at 15.3% top-5 error against 26.2% for the runner-up" in peek
+    assert won.url in peek

@@ -203,6 +203,19 @@ def dense(d_in: int, d_out: int) -> L.Dense:
     return L.Dense(in_features=int(d_in), out_features=int(d_out), bias=False)
 
 
+#: Part A's MathPeek: the context at which GPT-2 XL's FFN share of MACs is quoted (its full window).
+MLP_SHARE_TOKENS = 1024
+
+
+@lru_cache(maxsize=1)
+def mlp_shares() -> tuple[float, float, float, float]:
+    """(GPT-2 XL FFN params share, its MACs share at ``MLP_SHARE_TOKENS``, DLRM towers' params
+    share, their MACs share)."""
+    ffn = M.rows_share(M.Models.GPT2, "mlp.", seq_len=MLP_SHARE_TOKENS)
+    towers = M.rows_share(M.Models.DLRM, "bottom.", "top.")
+    return (*ffn, *towers)
+
+
 @widget_args
 def part_a(d_in: int, d_out: int, precision: str) -> View:
     import plotly.graph_objects as go
@@ -310,6 +323,7 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         f"here): widening a square {precision.upper()} layer, the {device_label(mcus[0])}'s flash runs out "
         f"first, at width {lim['flash']:,}, long before its SRAM would (at {lim['sram']:,})."
     )
+    ffn_p, ffn_m, tow_p, tow_m = mlp_shares()
     peek = [
         f"weights = d_in × d_out = {int(d_in):,} × {int(d_out):,} = {layer.params:,}",
         f"bytes   = weights × bytes/value = {fmt_bytes(wb)} ({precision})",
@@ -326,6 +340,9 @@ def part_a(d_in: int, d_out: int, precision: str) -> View:
         + "]",
         f"            every one of the {ex.out_features} neurons reads all {ex.in_features} inputs: "
         f"{ex.macs()} MACs, {ex.operand_reads_per_output} operand reads per neuron",
+        f"MLPs are not too simple: GPT-2 XL's FFN MLPs hold {ffn_p:.1%} of its parameters and do {ffn_m:.1%} "
+        f"of its MACs at {MLP_SHARE_TOKENS:,} tokens; DLRM's bottom and top MLP towers do {tow_m:.1%} of its "
+        f"MACs with {tow_p:.3%} of its parameters",
     ]
     return View(fig, cards, summary, "Dense layer size", peek)
 

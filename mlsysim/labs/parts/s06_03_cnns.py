@@ -159,6 +159,8 @@ TRANSFER_A = Prediction(
 A_RESOLUTION = Slider("Feature-map side H = W (pixels)", 32, 1024, IMAGE_PX, step=32)
 A_CHANNELS = Slider("Channels (C_in = C_out)", 16, 512, CHANNELS, step=16)
 A_KERNEL = Choice("Kernel", {"1": "1×1", "3": "3×3", "5": "5×5", "7": "7×7"}, "3")
+#: Part A's 3-D example: a 16-frame clip, 'same' padding in time and space (stride 1).
+VIDEO_FRAMES = 16
 
 
 @widget_args
@@ -222,6 +224,8 @@ def part_a(resolution: int, channels: int, kernel: str) -> View:
     )
 
     toy = L.Conv2d(in_channels=1, out_channels=1, kernel_size=2, input_size=3, bias=False)
+    w1, m1 = L.conv_nd_counts((k,), c, c, (res * res,))
+    w3, m3 = L.conv_nd_counts((k, k, k), c, c, (VIDEO_FRAMES, res, res))
     ratio = dense.params / conv.params
     im2col_bytes = conv.im2col_elements * b32
     cards = [
@@ -273,6 +277,9 @@ def part_a(resolution: int, channels: int, kernel: str) -> View:
         f"the input (→ K² = {k * k} for large stride-1 maps)",
         f"chapter toy  = 3×3 input, 2×2 filter: {toy.im2col_elements} / {toy.input_elements} = "
         f"{toy.im2col_expansion:.3f}× (borders keep it below K² = 4)",
+        f"not vision-only, same rule in any dimension: 1-D (audio, {res * res:,} samples, K = {k}) "
+        f"{w1:,} weights, {m1:,} MACs; 3-D (video, {VIDEO_FRAMES} frames of {res}×{res}, {k}×{k}×{k}) "
+        f"{w3:,} weights, {m3:,} MACs",
     ]
     return View(fig, cards, summary, "Weight sharing and im2col", peek)
 
@@ -963,6 +970,10 @@ def part_d(
     summary = (
         f"On the {device_label(dev)} at batch {B}: {verdict} {flips} Sustained rate: {rate_note}."
     )
+    by_kernel = dict(
+        sorted(M.conv_macs_by_kernel(M.Models.ResNet50).items(), key=lambda kv: -kv[1])
+    )
+    total = sum(by_kernel.values())
     peek = [
         f"t = Σ_rows max({op}s / sustained rate, bytes / BW) + kernels × launch cost",
         f"sustained rate = {rate_note}; BW = {dev.memory.bandwidth:~P}; "
@@ -974,6 +985,9 @@ def part_d(
         f"flip: (r_R + k_R t) / (r_M + k_M t) = {D_THRESHOLD:g}  →  t = "
         + ("none ≥ 0" if flip is None else f"{flip * 1e6:,.3f} µs"),
         f"FLOPs ratio {res.flops:,.0f} / {mob.flops:,.0f} = {flop_ratio:.2f} (the chapter rounds 8.2 G / 0.6 G = 13.7)",
+        "ResNet-50 v1.5 MACs by kernel: "
+        + ", ".join(f"{k} {100 * v / total:.1f}%" for k, v in by_kernel.items())
+        + " (Table 2's '3×3 convs ≈48%' is ResNet v1; v1.5 moves the stride onto the 3×3)",
     ]
     facts = [
         fact("ridge_peak", res.ridge_point, device=device, precision=prec),

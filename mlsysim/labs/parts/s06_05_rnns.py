@@ -34,6 +34,7 @@ E = lazy("mlsysim.engine")
 G = lazy("mlsysim.gradients")
 HW = lazy("mlsysim.hardware")
 L = lazy("mlsysim.layers")
+M = lazy("mlsysim.models")
 U = lazy("mlsysim.units")
 
 CHAPTER = "6.5"
@@ -612,6 +613,19 @@ C_CELL = Choice("Cell", CELL_NAMES, "rnn")
 C_DEVICE = Choice("Device", C_DEVICES, "ArduinoNano33BLESense")
 
 
+@lru_cache(maxsize=1)
+def state_space_vs_kv() -> tuple[int, int, int]:
+    """A state-space model keeps an RNN's fixed state at language-model scale (section 6.5: Mamba
+    revives recurrence for its fixed decode state). (mamba-130m's decode state in FP16, bytes:
+    24 layers × 1,536 channels × (4 conv taps + 16 state values) × 2 B; GPT-2 small's KV cache per
+    token in FP16, the same width 768; the first token count at which that cache exceeds the
+    state.) mamba-130m's shape is transformers' MambaConfig defaults with 24 layers."""
+    mamba = M.from_hf_config({"model_type": "mamba", "num_hidden_layers": 24})
+    state = mamba.kv_cache_bytes(1, 1, "fp16")
+    per_token = M.Models.GPT2Small.kv_cache_bytes_per_token("fp16")
+    return state, per_token, state // per_token + 1
+
+
 @widget_args
 def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
     import plotly.graph_objects as go
@@ -755,12 +769,16 @@ def part_c(hidden: int, seq: int, cell: str, device: str) -> View:
         )
     )
     state_terms = "2 × d (h and c)" if cell == "lstm" else "d"
+    ssm, gpt_tok, after = state_space_vs_kv()
     peek = [
         f"state = {state_terms} × 4 B = {layer.state_elements:,} × 4 B = {state:,} B  (independent of S)",
         f"BPTT  = S × state = {s:,} × {state:,} B = {fmt_bytes(bptt)}",
         f"KV    = S × 2 × d × 4 B = {s:,} × {kv_tok:,} B = {fmt_bytes(kv)}",
         f"KV tokens that fit = {kv_name} / per-token = {kv_cap:,.0f} B / {kv_tok:,} B = {kv_tokens:,}",
         "GPU on-chip sizes are whitepaper constants (the registry lists SRAM only for MCUs); GB = 1e9 B, KiB = 1,024 B",
+        f"at language-model scale: mamba-130m (a state-space model, 24 layers, d 768) decodes from "
+        f"{fmt_bytes(ssm)} of state (FP16) at any S; GPT-2 small (d 768) caches {fmt_bytes(gpt_tok)} per "
+        f"token, {fmt_bytes(gpt_tok * s)} at S = {s:,}, and exceeds that state from token {after:,}",
     ]
     return View(fig, cards, summary, "State vs stored context", peek)
 

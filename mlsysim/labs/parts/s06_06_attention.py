@@ -695,6 +695,9 @@ PRED_D = Prediction(
     },
 )
 D_SEQ = Slider("Context S (tokens)", 1024, 131072, 8192, step=1024)
+#: Mistral 7B's sliding window (Jiang et al. 2023, 'Mistral 7B', section 2: W = 4096; the
+#: ``sliding_window`` of mistralai/Mistral-7B-v0.1's config.json, shipped in mlsysim/configs).
+SPARSE_WINDOW = 4096
 D_SHAPE = Choice("Model shape", SHAPE_LABELS, "napkin", inline=False)
 D_DEVICE = Choice(
     "Device",
@@ -817,6 +820,10 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
         f"(fp16, dense), η = {std.efficiency:g}, BW = {dev.memory.bandwidth:~P}",
         f"kernels: {_att(shape, s).kernels} (QKᵀ, softmax, PV) materialized vs {_att(shape, s, True).kernels} fused; "
         "GB = 1e9 B",
+        f"sparse attention cuts the interactions, tiling the storage: a causal sliding window of "
+        f"{SPARSE_WINDOW:,} keys (Mistral 7B's) needs {L.attention_interactions(s, SPARSE_WINDOW):,} query-key "
+        f"pairs at S = {s:,}, {L.attention_interactions(s, SPARSE_WINDOW) / s**2:.1%} of the S² = {s**2:,} "
+        "scores a dense kernel computes, FlashAttention included",
     ]
     alert = feasibility(
         mine.memory_footprint_bytes,

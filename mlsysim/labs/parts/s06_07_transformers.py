@@ -27,6 +27,7 @@ from ..components import (
     fact,
     feasibility,
     fmt_bytes,
+    fmt_count,
     fmt_flops,
     fmt_rate,
     fmt_ratio,
@@ -963,6 +964,35 @@ def max_users(kv_heads: int, device: str, context: int) -> int:
     return E.max_batch(gqa_model(kv_heads), device, PRECISION, seq_len=int(context))
 
 
+#: The encoder-decoder comparison in Part D's MathPeek (Figure 12): a translation of
+#: ``SEQ2SEQ_TOKENS`` source tokens into as many target tokens.
+SEQ2SEQ_TOKENS = 512
+
+
+@lru_cache(maxsize=1)
+def encoder_decoder_vs_decoder_only() -> dict[str, tuple[int, int, int]]:
+    """Figure 12's two towers on one task, FP16: (KV-cache bytes after the last target token,
+    parameters a decode step reads, all parameters). BART-large (``BartForConditionalGeneration``
+    with transformers' defaults, the facebook/bart-large shape: 12 encoder + 12 decoder layers,
+    d 1,024) caches its 12 decoder layers' self-attention K/V for the targets and cross-attention
+    K/V for the source; GPT-2 Medium (24 decoder layers, d 1,024) reads the source as a prompt and
+    caches all 24 layers' K/V over source + target. A decode step of BART runs only its decoder
+    (no encoder, no cross-attention K/V projections: they are cached)."""
+    n = SEQ2SEQ_TOKENS
+    bart = M.from_hf_config(
+        {"model_type": "bart", "architectures": ["BartForConditionalGeneration"]}, source_len=n
+    )
+    gpt = M.from_shipped("gpt2-medium")
+
+    def step(model, s: int) -> int:
+        return sum(r.count * r.layer.params for r in model.rows(s, "decode"))
+
+    return {
+        "BART-large": (bart.kv_cache_bytes(n, 1, PRECISION), step(bart, n), bart.params),
+        "GPT-2 Medium": (gpt.kv_cache_bytes(2 * n, 1, PRECISION), step(gpt, 2 * n), gpt.params),
+    }
+
+
 @widget_args
 def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
     import plotly.graph_objects as go
@@ -1073,12 +1103,18 @@ def part_d(users: int, context: int, kv_heads: str, device: str) -> View:
         )
         + f"{counted(fit, 'user')} fit at this context."
     )
+    bart, gpt = encoder_decoder_vs_decoder_only().values()
     peek = [
         "KV = users × layers × 2 (K, V) × kv_heads × S × d_head × 2 B",
         f"   = {u} × {cfg['n_layers']} × 2 × {k} × {ctx:,} × {d_head} × 2 B = {fmt_bytes(p.kv_cache_bytes)}",
         f"need = weights + KV + activations = {fmt_bytes(p.weight_bytes)} + {fmt_bytes(p.kv_cache_bytes)} + "
         f"{fmt_bytes(p.activation_bytes)} = {fmt_bytes(p.memory_footprint_bytes)}",
         f"GQA: cache × kv_heads / n_heads = × {k}/{heads}; the K and V projections shrink with it",
+        f"encoder-decoder vs decoder-only (Figure 12), {SEQ2SEQ_TOKENS} source → {SEQ2SEQ_TOKENS} target tokens: "
+        f"BART-large (12 encoder + 12 decoder layers, d 1,024) caches {fmt_bytes(bart[0])} (decoder self-attention "
+        f"K/V + cross-attention K/V of the source) and a decode step runs layers holding {fmt_count(bart[1])} of "
+        f"its {fmt_count(bart[2])} parameters; GPT-2 Medium (24 decoder layers, d 1,024) takes the source as its "
+        f"prompt, caches {fmt_bytes(gpt[0])} and a step runs all {fmt_count(gpt[1])}",
     ]
     return View(
         fig,

@@ -637,6 +637,7 @@ D_MODEL = Choice(
         "mnv2_075": "MobileNetV2 0.75× (the chapter's pick)",
         "mnv2_100": "MobileNetV2 1.0×",
         "mnv2_050": "MobileNetV2 0.5×",
+        "mnv1_100": "MobileNetV1 1.0× (the chapter's other candidate)",
         "resnet50": "ResNet-50",
         "kws": "KWS DS-CNN (audio: wrong task)",
     },
@@ -654,6 +655,7 @@ CANDIDATES = {
     "mnv2_075": "MobileNetV2-0.75",
     "mnv2_100": "MobileNetV2",
     "mnv2_050": "MobileNetV2-0.5",
+    "mnv1_100": "MobileNetV1",
     "resnet50": "ResNet-50",
     "kws": "KWS",
 }
@@ -667,6 +669,8 @@ def candidate(key: str) -> M.Model:
         return M.mobilenet_v2(1.0)
     if key == "mnv2_050":
         return M.mobilenet_v2(0.5)
+    if key == "mnv1_100":
+        return M.mobilenet_v1(1.0)
     if key == "resnet50":
         return M.resnet(50)
     if key == "kws":
@@ -715,6 +719,25 @@ def camera_plan(key: str, precision: str = "int8", per_day: int = 100) -> dict:
         "average_w": average_draw(dev, prof.latency_s * int(per_day), SECONDS_PER_DAY),
         "idle_w": dev.idle_power.m_as("W"),
     }
+
+
+def passes_screens(plan: dict) -> bool:
+    """Table 12's three screens: napkin latency, the weight allocation, and the memory screen."""
+    cap = plan["device"].memory.capacity.m_as("B")
+    return (
+        plan["napkin_s"] <= LATENCY_TARGET_S
+        and plan["weights"] <= WEIGHT_ALLOCATION_B
+        and plan["screen"] <= cap
+    )
+
+
+def scale_down(precision: str = "int8", per_day: int = 100) -> str | None:
+    """Figure 17's loop: a failed constraint sends the design back for a smaller model. The
+    candidate key with the most FLOPs (the most capacity) among the image models that pass every
+    screen, or None when none does (the KWS audio model is not a candidate for species)."""
+    plans = {k: camera_plan(k, precision, per_day) for k in D_MODEL.options if k != "kws"}
+    ok = [k for k, p in plans.items() if passes_screens(p)]
+    return max(ok, key=lambda k: plans[k]["flops"]) if ok else None
 
 
 def idle_share(plan: dict) -> float:
@@ -845,6 +868,17 @@ def part_d(model: str, precision: str, per_day: int) -> View:
             if model == "kws"
             else ""
         )
+        + (
+            ""
+            if model == "kws" or passes_screens(p)
+            else " Figure 17 sends a failed constraint back for a smaller or compressed model: "
+            + (
+                f"the largest candidate here that passes every screen is {CANDIDATES[fallback]} "
+                f"({fmt_time(plans[fallback]['napkin_s'])} per frame)."
+                if (fallback := scale_down(precision, per_day))
+                else "no candidate here passes every screen."
+            )
+        )
     )
     lat_ms = p["napkin_s"] * 1e3
     peek = [
@@ -857,6 +891,14 @@ def part_d(model: str, precision: str, per_day: int) -> View:
             " (the chapter's 112×112×72 skips make_divisible: 0.75 × 16 = 12 rounds up to 16 channels, "
             "so the expansion is 6 × 16 = 96)"
             if model == "mnv2_075"
+            else ""
+        )
+        + (
+            f" · MobileNetV1: {p['model'].params:,} parameters (the chapter's 4.2 M) and "
+            f"{p['flops']:,} FLOPs = 2 × {p['model'].macs():,} MACs (Howard et al. 2017: 569 million "
+            "mult-adds; the chapter's 1,138 MFLOP is 2 × 569). The chapter calls it viable; at its own 2 GOPS the "
+            "napkin latency misses the 500 ms target"
+            if model == "mnv1_100"
             else ""
         ),
         f"screen  = {fmt_bytes(p['weights'])} + {fmt_bytes(p['act_b'])} + {fmt_bytes(RUNTIME_BUDGET_B, 0)} = {fmt_bytes(p['screen'])} of {fmt_bytes(cap, 0)}",

@@ -38,6 +38,7 @@ from ..style import COLORS
 from ..vocab import bound_phrase, conditions
 
 acc = lazy("mlsysim.accuracy")
+pub = lazy("mlsysim.published")
 E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
 M = lazy("mlsysim.models")
@@ -343,7 +344,8 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
             else "and the machine decides which cost binds, so the front can move when the device changes."
         )
     )
-    e50 = acc.imagenet("ResNet50")
+    e50, ealex = acc.imagenet("ResNet50"), acc.imagenet("AlexNet")
+    won, second = pub.ALEXNET_ILSVRC2012_TOP5
     peek = [
         "front = models no other model beats on both axes (lower cost AND higher top-1)",
         "choice = argmin cost  subject to  top-1 >= bar      (the cheapest such model is always on the front)",
@@ -355,6 +357,10 @@ def part_a(cost: str, device: str, bar: float, fused: bool) -> View:
         f"engine axis: Engine.solve(model, {device!r}, batch_size=1, precision={precision_for(device)!r}, fused={bool(fused)})",
         "latency = Σ_layers max(FLOPs/(peak·η), bytes/BW) + kernels × dispatch tax",
         f"top-1 sources: {e50.weights} ({e50.source.url}); MobileNetV2 widths: TF-slim checkpoint table",
+        f"AlexNet, Figure 1's 2012 point: {ealex.exact_model().macs():,} MACs, torchvision's retrained single "
+        f"model {ealex.top1:.1f}% top-1; the 2012 entry, an ensemble of seven CNNs, won ILSVRC-2012 "
+        f"at {won.value:g}% top-5 error against {second.value:g}% for the runner-up ({won.citation}, "
+        f"{won.url})",
     ]
     return View(fig, cards, summary, "Pareto front and selection rule", peek)
 
