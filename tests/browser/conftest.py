@@ -112,6 +112,10 @@ NOTEBOOKS = [
     if p.name != "instructor.py"
 ]
 
+#: the concept inventory (issue 37): questions only, no chart to draw (the pre-test reveals
+#: nothing), so no chart after the first answer, no warm-up chart and no chart at phone width
+INVENTORY = {"s06_00_inventory_pre", "s06_14_inventory_post"}
+
 # Marks in page time (ms since navigation start), kept by a MutationObserver from the first byte:
 # header (the lab's h1 shown), content (header + the first part's h2 shown, in document order),
 # busy (marimo marks outputs stale/loading while the kernel runs the notebook), live (no output

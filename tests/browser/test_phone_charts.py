@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import NOTEBOOKS
+from conftest import INVENTORY, NOTEBOOKS
 
 from mlsysim.labs import charts, placement
 
@@ -27,7 +27,8 @@ pytestmark = pytest.mark.browser
 
 PHONE = (390, 844)
 _WANT = {s for s in os.environ.get("MLSYSIM_PHONE_LABS", "").split(",") if s.strip()}
-LABS = [p for p in NOTEBOOKS if not _WANT or p.stem in _WANT]
+#: every lab with charts (the inventory pages have none: questions only)
+LABS = [p for p in NOTEBOOKS if p.stem not in INVENTORY and (not _WANT or p.stem in _WANT)]
 
 #: The marimo-plotly hosts in document order, each with the part heading (h2) above it and
 #: whether Plotly has drawn it

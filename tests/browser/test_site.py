@@ -30,6 +30,7 @@ import pytest
 from conftest import (
     COMMIT,
     CONTROL,
+    INVENTORY,
     NOTEBOOKS,
     PLOT,
     RADIO,
@@ -244,11 +245,6 @@ def _timed_load(open_notebook, stem: str, problems: list | None = None) -> tuple
     finally:
         page.close()
     return live, busy
-
-
-#: the concept inventory (issue 37): questions only, no chart to draw (the pre-test reveals
-#: nothing), so no chart after the first answer and no warm-up chart
-INVENTORY = {"s06_00_inventory_pre", "s06_14_inventory_post"}
 
 
 class _NoChart(Exception):
