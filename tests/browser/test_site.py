@@ -642,8 +642,9 @@ def test_index_page(site_dir, server, browser, open_notebook, axe_js, artifacts)
     finally:
         lp.close()
 
-    # progress: answer one lab's first question, then open the index in the same context
-    stem = order[0]
+    # progress: answer one lab's first question, then open the index in the same context (the
+    # first lab with a chart: the inventory's pre-test shows none after an answer)
+    stem = next(s for s in order if s not in INVENTORY)
     nb = open_notebook(stem)
     nb.wait_live()
     answer(nb.page.locator(RADIO).filter(visible=True).first)
