@@ -455,6 +455,13 @@ def chart_rule_problems(result: Run) -> list[str]:
         # plot width (a line's label may have no clear place among several lines on 240 px:
         # byom A's device lines in some states; the browser test reads the real page)
         phone = charts_mod.phone_variant({"data": traces, "layout": layout})
+        # the same on a phone's shorter plot (Lab 06's synthesis: its y title ran into the title)
+        ytitle = _title(phone["layout"].get("yaxis", {}))
+        room = y_title_room(phone["layout"])
+        if any(len(line) > room for line in str(ytitle or "").split("<br>")):
+            found.append(
+                f"chart {i} on a phone: y-axis title {ytitle!r} longer than the plot ({room} characters)"
+            )
         point_texts = {
             f"label {placement._plain(x)[:50]!r} "
             for t in phone["data"]

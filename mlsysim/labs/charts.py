@@ -574,6 +574,19 @@ def _fit_axis_title(layout: dict) -> None:
     yaxis["title"] = {**yaxis["title"], "text": wrap_words(title, max(half, room), r"(\d) (?=\S)")}
 
 
+def _fit_phone_y_title(layout: dict) -> None:
+    """The y-axis title on a phone's shorter plot (its title and legend take more lines): each of
+    its lines no longer than the plot is tall, or it runs into the chart's title."""
+    yaxis = layout.get("yaxis") or {}
+    title = _text(yaxis.get("title"))
+    if not title:
+        return
+    room = y_title_room(layout)
+    if max(len(line) for line in title.split("<br>")) <= room:
+        return
+    yaxis["title"] = {**yaxis["title"], "text": wrap_words(_flat(title), room, r"(\d) (?=\S)")}
+
+
 def _decimals(step: float) -> int:
     for d in range(0, 4):
         if abs(round(step, d) - step) < 1e-9 * max(1.0, step):
@@ -975,6 +988,7 @@ def _phone_patch(data: list[dict], layout: dict, before: dict, phone_title) -> d
     if "x_title" in phone_title:
         title = lay["xaxis"]["title"] if isinstance(lay["xaxis"].get("title"), dict) else {}
         lay["xaxis"]["title"] = {**title, "text": phone_title["x_title"]}
+    _fit_phone_y_title(lay)
     place_labels(traces, lay, (PHONE_LABEL_PX,))
     _pin_ranges(traces, lay)
     patch: dict = {"layout": {}, "data": {}}
