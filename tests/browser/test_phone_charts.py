@@ -8,7 +8,8 @@ drawn is its phone variant (``charts.phone_variant``, swapped in by the site's b
 from the rendered SVG, no label (a point's text, a line's annotation) overlaps another label or
 runs past the plot area (a point's text anywhere outside it, Plotly clips it there; a line's
 annotation left of it, under it, more than ``placement.ABOVE_PLOT_PX`` above it or past the
-figure's right edge). A label may cover its own marker: only label against label is checked.
+figure's right edge), and the y-axis title does not run into the chart's title. A label may cover
+its own marker: only label against label is checked.
 
     MLSYSIM_PHONE_LABS=s06_07_transformers,s06_12_tradeoffs pytest -m browser \
         tests/browser/test_phone_charts.py          # a few labs (default: every one)
@@ -68,7 +69,10 @@ LABELS_JS = """(el) => {
   const area = gd.querySelector('.nsewdrag') || gd.querySelector('.bglayer .bg');
   const meta = (gd.layout && gd.layout.meta) || {};
   const phone = meta['mlsysim-phone'] || null;
+  const box = (sel) => { const e = gd.querySelector(sel);
+    return e && e.textContent.trim() ? R(e) : null; };
   return {area: area ? R(area) : null, fig: R(gd.querySelector('.main-svg')), labels,
+          titleBox: box('.g-gtitle text'), yTitleBox: box('.g-ytitle text'),
           title: gd.layout && gd.layout.title && gd.layout.title.text,
           phoneTitle: phone && phone.layout && phone.layout.title ? phone.layout.title.text : null,
           hasPhone: !!phone};
@@ -86,6 +90,9 @@ def label_problems(g: dict) -> list[str]:
     """What the DOM shows wrong with one chart's labels (``LABELS_JS``'s result)."""
     out = []
     area, fig, labels = g["area"], g["fig"], g["labels"]
+    # the y-axis title runs along the plot's height: too long, it runs into the chart's title
+    if g.get("titleBox") and g.get("yTitleBox") and overlap(g["titleBox"], g["yTitleBox"]):
+        out.append(f"the y-axis title {g['yTitleBox']} runs into the title {g['titleBox']}")
     for k, a in enumerate(labels):
         for b in labels[k + 1 :]:
             if overlap(a["box"], b["box"]):
