@@ -1576,7 +1576,8 @@ def part_e(species: int, clock: float) -> View:
         f"{fmt_time(fr.compute_s)} + memory {fmt_time(fr.memory_s)} + dispatch {fmt_time(fr.dispatch_s)}",
         "assumed to scale with the clock: the INT8 rate (ops per cycle fixed) and the per-operator "
         "dispatch time; not the DRAM bandwidth (its own clock)",
-        f"active power × clock (dynamic CMOS power αCV²f at a fixed voltage, leakage ignored): "
+        f"active power × clock (dynamic CMOS power αCV²f at a fixed voltage, leakage ignored; Weste "
+        f"and Harris, CMOS VLSI Design, 4th ed., §5.1; with DVFS it falls faster): "
         f"{fmt_power(fr.power_w)}; energy = power × latency = {_joules(fr.energy_j)} a frame",
         f"clock fraction range accepted: {deployment.MIN_CLOCK:g} to 1",
     ]
