@@ -45,12 +45,13 @@ def _(LAB_CSS, kit, mo):
                 "Put five workloads on one scale (intensity, bytes, energy), then let the budgets of a real "
                 "device pick the architecture.",
                 [
-                    "4 parts + synthesis",
-                    "about 25 minutes",
+                    "5 parts + synthesis",
+                    "about 30 minutes",
                     "intensity",
                     "workload memory",
                     "energy per operation",
                     "the camera trap",
+                    "risks in the field",
                     "three-phase selection",
                 ],
             ),
@@ -263,6 +264,52 @@ def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
 
 
 @app.cell(hide_code=True)
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_species = lab.E_SPECIES.widget(saved)
+    e_clock = lab.E_CLOCK.widget(saved)
+    transfer_e = lab.TRANSFER_E.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part E · Risks in the field"),
+            kit.message(
+                "Dr. Sarah Kimani",
+                "ML architect, WildlifeVision",
+                "The cameras are out. Two things keep me up at night: the rangers keep finding species we "
+                "never trained for, and the enclosures bake in the afternoon sun.",
+            ),
+            mo.md(
+                "The chapter's risk table pairs each field risk with a mitigation: new species call for an "
+                "expanded or retrained output head, installed on a service visit; heat calls for a heatsink "
+                "and fewer inferences when it is hot. What does each one cost the deployed model?"
+            ),
+            pred_e,
+        ]
+    )
+    return (e_clock, e_species, pred_e, transfer_e)
+
+
+@app.cell
+def _(e_clock, e_species, kit, lab, mo, pred_e, saved, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
+            mo.hstack([e_species, e_clock], justify="start", wrap=True),
+            kit.show(lab.part_e(e_species.value, e_clock.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked))
+    kit.transfer(lab.TRANSFER_E, transfer_e, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
 def _(mo):
     mo.md("""
     ## Synthesis · Three phases, one decision
@@ -287,8 +334,12 @@ def _(lab, saved):
 
 
 @app.cell
-def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_util, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the synthesis"))
+def _(
+    kit, lab, mo, pred_a, pred_b, pred_c, pred_d, pred_e, s_data, s_fps, s_power, s_util, unlocked
+):
+    mo.stop(
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the synthesis")
+    )
     mo.vstack(
         [
             mo.hstack([s_data, mo.vstack([s_fps, s_util, s_power])], justify="start", wrap=True),
@@ -299,8 +350,10 @@ def _(kit, lab, mo, pred_a, pred_b, pred_c, pred_d, s_data, s_fps, s_power, s_ut
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+    mo.stop(
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+    )
     mo.md("""
     **Takeaways**
 
@@ -310,6 +363,10 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
       four FP32 copies, and per-request state (feature maps, KV cache) grows on top.
     - A napkin estimate (operations ÷ sustained rate) screens candidates; the engine adds memory-bound
       layers and per-operator dispatch; only the target device qualifies them.
+    - Field risks have costs the engine can count: a new species is one more row of the output layer
+      (1,281 parameters for MobileNetV2 0.75×), so the update is a retrained head, not a new network;
+      a throttled clock stretches each frame against the deadline, and fewer triggers cut the day's
+      energy, not a frame's time.
     """)
     return
 
@@ -335,6 +392,8 @@ async def _(
     d_model,
     d_per_day,
     d_precision,
+    e_clock,
+    e_species,
     justification,
     kit,
     lab,
@@ -343,6 +402,7 @@ async def _(
     pred_b,
     pred_c,
     pred_d,
+    pred_e,
     s_data,
     s_fps,
     s_power,
@@ -353,6 +413,7 @@ async def _(
     transfer_b,
     transfer_c,
     transfer_d,
+    transfer_e,
 ):
     await kit.record(
         ledger,
@@ -378,6 +439,10 @@ async def _(
             d_precision=d_precision,
             d_per_day=d_per_day,
             transfer_d=transfer_d,
+            pred_e=pred_e,
+            e_species=e_species,
+            e_clock=e_clock,
+            transfer_e=transfer_e,
             s_data=s_data,
             s_fps=s_fps,
             s_util=s_util,

@@ -1808,6 +1808,45 @@ def s069_td():
     return out.pop()
 
 
+def s069_e():
+    """50 -> 70 species on MobileNetV2 0.75x (torchvision: last_channel 1,280 at width < 1):
+    the two models differ only in the classifier, by 1,281 parameters per species, recounted
+    here from the layer list without mlsysim.deployment."""
+    from mlsysim import models as M
+
+    shipped, updated = M.mobilenet_v2(0.75, num_classes=50), M.mobilenet_v2(0.75, num_classes=70)
+    diff = [
+        (a.name, a.layer.params, b.layer.params)
+        for a, b in zip(shipped.rows(), updated.rows(), strict=True)
+        if a.layer.params != b.layer.params
+    ]
+    if not diff:
+        return "same"
+    if [d[0] for d in diff] != ["classifier"]:
+        return "whole"
+    growth = updated.params / shipped.params - 1
+    assert updated.params - shipped.params == 20 * (1280 + 1) == 25_620
+    assert f"{growth:.1%}" == "1.8%"
+    return "head" if growth < 0.1 else "grows"
+
+
+def s069_te():
+    """MobileNetV2 1.0x at half the camera SoC's clock: the compute alone (FLOPs over half of
+    2 GOPS) is over 500 ms, whatever the memory time (bandwidth kept, or halved too); the trigger
+    rate does not enter a frame's time."""
+    from mlsysim import models as M
+
+    m = M.mobilenet_v2(1.0)
+    cam = Hardware.get("CortexA53Camera")
+    full = Engine.solve(m, cam, precision="int8", efficiency=1.0)
+    compute_half = m.flops() / (cam.compute.peak("int8").m_as("FLOP/s") * 0.5)
+    assert f"{full.latency_s:.2f}" == "0.31"
+    memory = full.latency_s - full.latency_compute_s - full.latency_dispatch_s
+    halves = (compute_half + memory + 2 * full.latency_dispatch_s, compute_half + 2 * memory)
+    assert f"{halves[0]:.2f}" == "0.62"  # the feedback's figure: memory time kept
+    return "miss" if min(compute_half, *halves) > 0.5 else "meets"
+
+
 # --------------------------------------------------------------------------------------------
 # 6.10 (rewritten) and transfers
 # --------------------------------------------------------------------------------------------
@@ -2473,6 +2512,8 @@ KEYS = {
     ("s06_09_choosing", "TRANSFER_B"): s069_tb,
     ("s06_09_choosing", "TRANSFER_C"): s069_tc,
     ("s06_09_choosing", "TRANSFER_D"): s069_td,
+    ("s06_09_choosing", "PRED_E"): s069_e,
+    ("s06_09_choosing", "TRANSFER_E"): s069_te,
     ("s06_10_fallacies", "PRED_A"): s0610_a,
     ("s06_10_fallacies", "PRED_B"): s0610_b,
     ("s06_10_fallacies", "PRED_C"): s0610_c,
@@ -2652,10 +2693,12 @@ FINGERPRINTS = {
     ("s06_09_choosing", "PRED_B"): "7d551a6cace6",
     ("s06_09_choosing", "PRED_C"): "d92abb45f706",
     ("s06_09_choosing", "PRED_D"): "9a193fcd2fa1",
+    ("s06_09_choosing", "PRED_E"): "43494b9d1a8b",
     ("s06_09_choosing", "TRANSFER_A"): "0bd10835f0b6",
     ("s06_09_choosing", "TRANSFER_B"): "a5a8f336a684",
     ("s06_09_choosing", "TRANSFER_C"): "8ebbf0855087",
     ("s06_09_choosing", "TRANSFER_D"): "cfba87a1a4e8",
+    ("s06_09_choosing", "TRANSFER_E"): "2efeca7a8c73",
     ("s06_10_fallacies", "PRED_A"): "56488964cdb9",
     ("s06_10_fallacies", "PRED_B"): "d6eab0e27d3c",
     ("s06_10_fallacies", "PRED_C"): "bfdaa6cdcac1",

@@ -260,6 +260,7 @@ _MODULES = _core_modules()
 
 # Result records: returned by the API, never constructed by callers (no row needed).
 RESULTS = {
+    "HeadUpdate",
     "Profile",
     "LayerTiming",
     "GradientFlow",
@@ -666,6 +667,7 @@ if hasattr(L, "MoE"):
 # and the accuracy tables.
 from mlsysim import accuracy as ACC  # noqa: E402
 from mlsysim import catalogue as CAT  # noqa: E402
+from mlsysim import deployment as DEP  # noqa: E402
 from mlsysim import moe as MOE  # noqa: E402
 from mlsysim import order as ORD  # noqa: E402
 from mlsysim import published as PUB  # noqa: E402
@@ -752,6 +754,28 @@ ROWS.update(
         "accuracy.Source": (
             ACC.Source,
             dict(document="doc", url="https://x.org", date="2024-01-01", notes=""),
+        ),
+        "deployment.head_update": (
+            DEP.head_update,
+            dict(
+                build=lambda n: M.mobilenet_v2(0.5, input_size=32, num_classes=n),
+                classes_before=10,
+                classes_after=12,
+                precision="int8",
+            ),
+        ),
+        "deployment.throttle": (
+            DEP.throttle,
+            dict(device=Hardware.get("CortexA53Camera"), clock_fraction=0.5),
+        ),
+        "deployment.throttled_frame": (
+            DEP.throttled_frame,
+            dict(
+                model=Models.KWS,
+                device=Hardware.get("CortexA53Camera"),
+                precision="int8",
+                clock_fraction=0.5,
+            ),
         ),
         "accuracy.imagenet": (ACC.imagenet, dict(key="ResNet50")),
         "accuracy.language": (ACC.language, dict(key="GPT2Small_LAMBADA")),

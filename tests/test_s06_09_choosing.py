@@ -552,3 +552,141 @@ def test_a_failed_screen_proposes_the_largest_candidate_that_passes():
     )
     assert "Figure 17" not in lab.part_d("mnv2_075", "int8", 100).summary
     assert "Figure 17" not in lab.part_d("kws", "int8", 100).summary
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: risks in the field (Table 13): new species after deployment, thermal throttling
+# ---------------------------------------------------------------------------------------------
+
+
+def _torchvision_mnv2_075():
+    """torchvision's MobileNetV2 0.75x at 1,000 classes (tests/reference/ground_truth.json)."""
+    import json
+    from pathlib import Path
+
+    fixture = json.loads((Path(__file__).parent / "reference" / "ground_truth.json").read_text())
+    (entry,) = [e for e in fixture["entries"] if e["id"] == "mobilenet_v2_w0.75"]
+    assert entry["config"]["num_classes"] == 1000
+    return entry
+
+
+def test_a_new_species_adds_one_head_row_as_in_torchvision():
+    """torchvision's classifier is the one addmm: 2 x last_channel x 1,000 FLOPs, so last_channel
+    is 1,280 at width 0.75 (it is not scaled down below width 1). Its parameter count at n
+    classes is then the fixture's minus (1,280 + 1) x (1,000 - n); the deployment module, built
+    on the model zoo, agrees at 50 and 70 species."""
+    from mlsysim import deployment
+
+    tv = _torchvision_mnv2_075()
+    last_channel = tv["flops_by_op"]["addmm"] // (2 * 1000)
+    assert last_channel == 1280
+
+    def tv_params(n: int) -> int:
+        return tv["params"] - (last_channel + 1) * (1000 - n)
+
+    u = deployment.head_update(lambda n: mobilenet_v2(0.75, num_classes=n), 50, 70, "int8")
+    assert u.model_params_before == tv_params(50) == 1_419_474
+    assert u.model_params_after == tv_params(70) == 1_445_094
+    assert u.in_features == last_channel and u.per_class == 1281
+    assert u.head_params_before == 64_050 and u.head_params_after == 89_670
+    assert u.added_params == 25_620 and u.backbone_params == 1_355_424
+    assert u.update_bytes == 89_670 and u.model_bytes == 1_445_094  # INT8: 1 B a parameter
+    assert f"{u.model_growth:.1%}" == "1.8%" and f"{u.update_share:.1%}" == "6.2%"
+    assert u.class_growth == pytest.approx(0.4)
+    # FP32 quadruples the bytes, not the parameters
+    f32 = deployment.head_update(lambda n: mobilenet_v2(0.75, num_classes=n), 50, 70, "fp32")
+    assert f32.update_bytes == 4 * 89_670 and f32.added_params == 25_620
+
+
+@pytest.mark.parametrize("species", [50, 60, 120, 300, 500])
+def test_the_backbone_does_not_depend_on_the_species_count(species):
+    u = lab.species_update(species)
+    tv = _torchvision_mnv2_075()
+    backbone = tv["params"] - 1281 * 1000
+    assert u.backbone_params == backbone == 1_355_424
+    assert u.added_params == 1281 * (species - 50)
+    # growth is far below the rise in species: the head is a few percent of the model
+    assert u.model_growth == pytest.approx(1281 * (species - 50) / 1_419_474)
+    if species > 50:
+        assert u.model_growth < u.class_growth / 4
+
+
+def test_head_update_refuses_a_change_beyond_the_head_and_bad_counts():
+    from mlsysim import deployment
+
+    with pytest.raises(ValueError, match="more than the head"):
+        deployment.head_update(
+            lambda n: mobilenet_v2(0.5 if n == 70 else 0.75, num_classes=n), 50, 70
+        )
+    for bad in (0, -3, 100_001, 2.5, float("nan")):
+        with pytest.raises(ValueError, match="classes_after"):
+            deployment.head_update(lambda n: mobilenet_v2(0.75, num_classes=n), 50, bad)
+
+
+@pytest.mark.parametrize("clock", [1.0, 0.75, 0.5, 0.25])
+def test_throttled_frame_scales_compute_and_dispatch_not_memory(clock):
+    """Recomputed without the engine's throttle: compute = FLOPs / (2 GOPS x f), dispatch =
+    operators x 20 us / f, memory time unchanged; energy = 200 mW x f x latency."""
+    from mlsysim import deployment
+
+    m = mobilenet_v2(0.75, num_classes=70)
+    full = Engine.solve(m, CAMERA, precision="int8", efficiency=1.0)
+    fr = deployment.throttled_frame(m, CAMERA, "int8", clock)
+    ops = full.latency_dispatch_s / 20e-6
+    assert fr.compute_s == pytest.approx(m.flops() / (2e9 * clock), rel=1e-9)
+    assert fr.dispatch_s == pytest.approx(ops * 20e-6 / clock, rel=1e-9)
+    memory = full.latency_s - full.latency_compute_s - full.latency_dispatch_s
+    assert fr.memory_s == pytest.approx(memory, rel=1e-9, abs=1e-12)
+    assert fr.latency_s == pytest.approx(fr.compute_s + fr.dispatch_s + memory, rel=1e-9)
+    assert fr.power_w == pytest.approx(0.2 * clock)
+    assert fr.energy_j == pytest.approx(0.2 * clock * fr.latency_s)
+    # throttling costs time, not energy (under the dynamic-power assumption): within 3%
+    assert fr.energy_j == pytest.approx(0.2 * full.latency_s, rel=0.03)
+
+
+def test_throttle_keeps_bandwidth_and_the_registry_device():
+    from mlsysim import deployment
+
+    hot = deployment.throttle(CAMERA, 0.5)
+    assert hot.compute.peak("int8").m_as("GOP/s") == pytest.approx(1.0)
+    assert hot.compute.peak("fp32").m_as("GFLOP/s") == pytest.approx(0.25)
+    assert hot.memory.bandwidth == CAMERA.memory.bandwidth
+    assert hot.dispatch_tax.m_as("us") == pytest.approx(40)
+    assert hot.key == CAMERA.key and hot.power_basis == "active"
+    assert deployment.throttle(CAMERA, 1.0) is CAMERA
+    assert CAMERA.compute.peak("int8").m_as("GOP/s") == 2  # the registry is untouched
+    for bad in (0.05, 0, 1.01, -0.5, float("inf")):
+        with pytest.raises(ValueError, match="clock_fraction"):
+            deployment.throttle(CAMERA, bad)
+
+
+def test_the_pick_meets_500_ms_down_to_45_percent_of_its_clock():
+    """70 species: 0.476 s at 45% of the clock, 0.534 s at 40%; napkin (the chapter's 209 ms
+    over the clock) crosses at 41.8%, the engine's extra memory and dispatch time at about 44%."""
+    at45, at40 = lab.throttled(0.45, 70), lab.throttled(0.40, 70)
+    assert at45.latency_s == pytest.approx(0.4759, abs=5e-4) and at45.latency_s < 0.5
+    assert at40.latency_s == pytest.approx(0.5345, abs=5e-4) and at40.latency_s > 0.5
+    v = lab.part_e(70, 0.4)
+    assert "over the 500 ms target (it meets it down to about 45% of the clock)" in v.summary
+    cards = {c.label: c for c in v.cards}
+    assert cards["Frame at 40% clock"].value == "534.45 ms"
+    assert "within the 500 ms target" in lab.part_e(70, 1.0).summary
+
+
+def test_part_e_views_match_the_question():
+    v = lab.part_e(70, 1.0)
+    cards = {c.label: c.value for c in v.cards}
+    assert cards["Update to install"] == "89.7 KB"
+    assert cards["Backbone"] == "1,355,424"
+    assert cards["Model growth"] == "+1.8%"
+    assert cards["Inference energy / day (engine latency)"] == "4.36 J"
+    assert "adds 25,620 parameters (+1.8%) for a +40% rise in species" in v.summary
+    fb = lab.PRED_E.feedback
+    for text in ("25,620 parameters", "1,355,424", "89,670 parameters", "89.7 KB", "6.2%", "1.8%"):
+        assert text in fb["head"], text
+    assert "1,281 parameters" in fb["grows"] and "40%" in fb["grows"]
+    # the transfer's case is beyond the part's controls: MobileNetV2 1.0x, half clock
+    half = lab.throttled(0.5, key="mnv2_100")
+    full = lab.throttled(1.0, key="mnv2_100")
+    assert f"{full.latency_s:.2f} s" == "0.31 s" and f"{half.latency_s:.2f} s" == "0.62 s"
+    assert all("0.31 s → 0.62 s" in t or "0.62 s" in t for t in lab.TRANSFER_E.feedback.values())

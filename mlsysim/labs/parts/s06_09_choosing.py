@@ -40,7 +40,7 @@ M = lazy("mlsysim.models")
 U = lazy("mlsysim.units")
 
 CHAPTER = "6.9"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: Display names of the chapter's five lighthouses (Table 8 order: L1329-L1333).
 LIGHTHOUSE_NAMES = {
@@ -1335,3 +1335,250 @@ TRANSFER_D = Prediction(
         ),
     },
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: risks in the field (Table 13): new species after deployment, and thermal throttling
+# ---------------------------------------------------------------------------------------------
+
+#: the camera ships classifying 50 species ("90%+ on 50 species", Table 12)
+SHIPPED_SPECIES = 50
+#: the chapter's trigger rate ("100 inferences/day")
+E_PER_DAY = 100
+#: the pick's width multiplier (MobileNetV2 0.75x, INT8)
+E_WIDTH = 0.75
+E_PRECISION = "int8"
+
+PRED_E = Prediction(
+    question=(
+        "The camera trap shipped classifying 50 species with MobileNetV2 0.75× in INT8. A year on, the "
+        "rangers want 20 more species (70 in all), installed on a service visit: the camera has no "
+        "network. Compared with the model that shipped, what must the update change?"
+    ),
+    options={
+        "head": "Only the output layer: the learned features serve every species",
+        "whole": "Every weight in the network: all of it is retrained for 70",
+        "grows": "The whole model, 40% larger: one share of it per species",
+        "same": "No weights at all: a species is a new label for the output",
+    },
+    answer="head",
+    feedback={
+        "head": "Each species is one row of the output layer: 1,280 weights (one per feature the backbone "
+        "computes) and a bias. 20 species add 25,620 parameters; the backbone's 1,355,424 are untouched, "
+        "because edges, textures and body parts serve any species. The visit installs the retrained head, "
+        "89,670 parameters (89.7 KB in INT8, 6.2% of the model), and the model grows only 1.8%. If the new "
+        "species look unlike anything in the training data, deeper layers may need fine-tuning too: "
+        "accuracy on the new species decides.",
+        "whole": "Only the head depends on the species count. The backbone's 1,355,424 parameters compute "
+        "features (edges, textures, body parts) that any species can use, so the update is the new head: "
+        "89,670 parameters, 6.2% of the model. Retraining more is an option when accuracy needs it, not a "
+        "consequence of adding classes.",
+        "grows": "Species rise 40%, the model only 1.8%: each species adds one row of the output layer, "
+        "1,281 parameters (25,620 for 20), while the 1,355,424-parameter backbone does not depend on the "
+        "species count at all.",
+        "same": "The output layer scores each species with its own 1,280 weights and a bias: a species "
+        "without them has no score. 20 species are 25,620 new parameters to train and install, on a "
+        "service visit since the camera is offline.",
+    },
+    reveals=("25,620 parameters", "model grows only 1.8%"),
+    asks="behaviour",
+    misconceptions={
+        "whole": (
+            "a new class means a new network",
+            "Adding classes requires retraining and re-shipping every weight of the network",
+        ),
+        "grows": (
+            "size scales with the classes",
+            "A classifier's size grows in proportion to the number of classes it knows",
+        ),
+        "same": (
+            "classes are labels, not weights",
+            "A class is a name attached to the output; adding one changes no parameters",
+        ),
+    },
+)
+
+TRANSFER_E = Prediction(
+    question=(
+        "On summer afternoons the sun heats the enclosure and the governor holds the SoC at half its "
+        "clock, whatever the camera does. The rangers run MobileNetV2 1.0× instead of the pick (0.31 s a "
+        "frame at full clock in Part D's engine). Does a frame meet the 500 ms target, and what does "
+        "halving the triggers per day do to a frame's time?"
+    ),
+    options={
+        "miss": "Misses it: fewer triggers cut the day's energy, not a frame's time",
+        "meets": "Meets it: a 0.31 s frame has the headroom to absorb half the clock",
+        "fewer": "Misses it: halving the triggers brings each frame back under target",
+    },
+    answer="miss",
+    feedback={
+        "miss": "At half clock the core runs 1 GOPS instead of 2 and only the memory time stays: 0.31 s → "
+        "0.62 s, over the 500 ms target. The triggers per day set how many frames run (the day's energy "
+        "and heat), not how long one takes. While the sun holds the clock, a heatsink (a higher "
+        "sustained clock) or a smaller model is what gets a frame back under 500 ms.",
+        "meets": "0.31 s is 1.6× under the target, and halving the clock doubles the compute time: 0.62 s, "
+        "over 500 ms. A margin at full clock must cover the throttle; here it needed 2×.",
+        "fewer": "A frame's time is its operations over the rate at the clock it runs at: 0.62 s at half "
+        "clock, however many triggers a day. Fewer triggers cut the day's energy and heat, not one "
+        "frame's latency while the sun holds the clock.",
+    },
+    kind="transfer",
+    reveals=("0.62 s",),
+    asks="behaviour",
+    misconceptions={
+        "meets": (
+            "full-clock margin covers throttling",
+            "A design that meets its target at full clock keeps meeting it when throttled",
+        ),
+        "fewer": (
+            "the trigger rate sets a frame's time",
+            "Running fewer inferences a day makes each inference faster",
+        ),
+    },
+)
+
+E_SPECIES = Slider(
+    "Species the camera classifies after the update (shipped: 50)", 50, 500, 70, step=10
+)
+E_CLOCK = Slider(
+    "Sustained clock in the hot enclosure (share of full clock)", 0.25, 1.0, 1.0, step=0.05
+)
+#: the clock fractions the chart samples
+E_GRID = tuple(x / 100 for x in range(25, 101, 5))
+
+
+def _mnv2(width: float):
+    return lambda n: M.mobilenet_v2(width, num_classes=n)
+
+
+@lru_cache(maxsize=64)
+def species_update(species: int):
+    """``deployment.head_update`` from the shipped 50 species to ``species`` (MobileNetV2 0.75x)."""
+    from ... import deployment
+
+    return deployment.head_update(_mnv2(E_WIDTH), SHIPPED_SPECIES, int(species), E_PRECISION)
+
+
+@lru_cache(maxsize=64)
+def _species_model(species: int) -> M.Model:
+    return M.mobilenet_v2(E_WIDTH, num_classes=int(species))
+
+
+def throttled(clock: float, species: int = SHIPPED_SPECIES, key: str | None = None):
+    """One frame on the camera SoC at ``clock`` of its clock (``deployment.throttled_frame``): the
+    pick at ``species`` classes, or a Part D candidate by ``key``."""
+    from ... import deployment
+
+    model = candidate(key) if key else _species_model(int(species))
+    return deployment.throttled_frame(
+        model, HW.Hardware.get(CAMERA), E_PRECISION, round(float(clock), 4)
+    )
+
+
+@widget_args
+def part_e(species: int, clock: float) -> View:
+    import plotly.graph_objects as go
+
+    from ... import deployment
+
+    n, f = int(species), float(clock)
+    u = species_update(n)
+    fr = throttled(f, n)
+    full = throttled(1.0, n)
+    curve = [throttled(x, n).latency_s for x in E_GRID]
+    fig = figure(
+        f"Latency per frame vs sustained clock, MobileNetV2 0.75× ({n} species, INT8)",
+        "Sustained clock (share of full clock)",
+        "Seconds per frame (engine)",
+    )
+    fig.add_trace(go.Scatter(x=list(E_GRID), y=curve, name="engine latency per frame"))
+    fig.add_trace(
+        go.Scatter(
+            x=[f],
+            y=[fr.latency_s],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=12, symbol="diamond"),
+        )
+    )
+    hline(
+        fig,
+        LATENCY_TARGET_S,
+        f"{fmt_time(LATENCY_TARGET_S, 0)} target",
+        dash="dash",
+        position="top right",
+    )
+    fig.update_xaxes(tickformat=".0%")
+    ok = fr.latency_s <= LATENCY_TARGET_S
+    # the lowest clock on the grid that still meets the target
+    floor = next((x for x in E_GRID if throttled(x, n).latency_s <= LATENCY_TARGET_S), None)
+    day = fr.energy_j * E_PER_DAY
+    cards = [
+        Card(
+            "Update to install",
+            fmt_bytes(u.update_bytes),
+            f"the retrained head: {u.head_params_after:,} parameters, "
+            f"{u.per_class:,} per species ({u.in_features:,} weights + a bias), INT8",
+        ),
+        Card(
+            "Backbone",
+            f"{u.backbone_params:,}",
+            "parameters unchanged: the same features serve every species",
+            "ok",
+        ),
+        Card(
+            "Model growth",
+            f"{u.model_growth:+.1%}",
+            f"species {u.class_growth:+.0%} ({SHIPPED_SPECIES} → {n}); the head is "
+            f"{u.update_share:.1%} of the model; a full re-ship: {fmt_bytes(u.model_bytes)}",
+        ),
+        Card(
+            f"Frame at {f:.0%} clock",
+            fmt_time(fr.latency_s),
+            f"target {fmt_time(LATENCY_TARGET_S, 0)}; full clock {fmt_time(full.latency_s)}",
+            "ok" if ok else "bad",
+        ),
+        Card(
+            "Inference energy / day (engine latency)",
+            _joules(day),
+            f"{E_PER_DAY} frames × {_joules(fr.energy_j)} at {fmt_power(fr.power_w)}, model only "
+            "(active draw assumed to scale with the clock)",
+        ),
+    ]
+    summary = (
+        f"Going from {SHIPPED_SPECIES} to {n} species adds {counted(u.added_params, 'parameter')} "
+        f"({u.model_growth:+.1%}) for a {u.class_growth:+.0%} rise in species: only the output layer grows, "
+        f"{u.per_class:,} parameters per species, and the service visit installs a retrained head of "
+        f"{fmt_bytes(u.update_bytes)} while the backbone's {u.backbone_params:,} parameters stay. "
+        f"Held at {f:.0%} of its clock the SoC takes {fmt_time(fr.latency_s)} a frame, "
+        + (
+            f"within the {fmt_time(LATENCY_TARGET_S, 0)} target"
+            if ok
+            else f"over the {fmt_time(LATENCY_TARGET_S, 0)} target"
+        )
+        + (
+            f" (it meets it down to about {floor:.0%} of the clock)"
+            if floor is not None and floor > E_GRID[0]
+            else ""
+        )
+        + f". The day's inference energy stays about {_joules(day)}: the active draw is assumed to fall "
+        "with the clock as the time grows, so throttling costs time, not energy. A heatsink raises the "
+        "sustained clock; fewer triggers cut the day's energy and heat, not a frame's time."
+    )
+    peek = [
+        f"head = (last_channel + 1) × species = ({u.in_features:,} + 1) × {n} = {u.head_params_after:,} "
+        "(torchvision MobileNetV2 keeps last_channel = 1,280 for width ≤ 1)",
+        f"backbone = model − head = {u.model_params_after:,} − {u.head_params_after:,} = "
+        f"{u.backbone_params:,} (the same at every species count)",
+        f"growth = {u.model_params_after:,} / {u.model_params_before:,} − 1 = {u.model_growth:.2%}; "
+        f"the head adds 2 × {u.in_features:,} FLOPs per species per frame",
+        f"throttled frame = Engine.solve on deployment.throttle(camera SoC, {f:g}): compute "
+        f"{fmt_time(fr.compute_s)} + memory {fmt_time(fr.memory_s)} + dispatch {fmt_time(fr.dispatch_s)}",
+        "assumed to scale with the clock: the INT8 rate (ops per cycle fixed) and the per-operator "
+        "dispatch time; not the DRAM bandwidth (its own clock)",
+        f"active power × clock (dynamic CMOS power αCV²f at a fixed voltage, leakage ignored; Weste "
+        f"and Harris, CMOS VLSI Design, 4th ed., §5.1; with DVFS it falls faster): "
+        f"{fmt_power(fr.power_w)}; energy = power × latency = {_joules(fr.energy_j)} a frame",
+        f"clock fraction range accepted: {deployment.MIN_CLOCK:g} to 1",
+    ]
+    return View(fig, cards, summary, "Risks in the field", peek)
