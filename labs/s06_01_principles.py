@@ -46,14 +46,15 @@ def _(LAB_CSS, kit, mo):
                 "Architectural Principles",
                 "An architecture's inductive bias sets how many weights it learns, how often it reuses "
                 "them and which resource runs out first: price each bias, then place the lighthouses "
-                "against a real device's ridge point.",
+                "against a real device's ridge point; then order the families by the strength of their prior.",
                 [
-                    "3 parts",
-                    "about 25 minutes",
+                    "4 parts",
+                    "about 35 minutes",
                     "inductive bias",
                     "Table 1 families",
                     "lighthouse roster",
                     "intensity spectrum",
+                    "hierarchy of priors",
                 ],
             ),
         ]
@@ -225,8 +226,59 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c], unlocked, "the takeaways"))
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_length = lab.D_LENGTH.widget(saved)
+    d_distance = lab.D_DISTANCE.widget(saved)
+    d_kernel = lab.D_KERNEL.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part D · The hierarchy of priors"),
+            kit.message(
+                "Kwame Boateng",
+                "sequence-modelling lead",
+                "Section 6.9 ranks the families by how much they assume. Before we pick one for a "
+                "sequence task, what does a stronger prior buy, and what does it take away?",
+            ),
+            mo.md(
+                "Give the four families the same input, a sequence of positions with 64 features "
+                "each, and one layer each that maps it to the same shape: a convolution along the "
+                "positions, an Elman RNN, one self-attention layer, and one dense layer over the whole "
+                "sequence. The engine counts the weights each must learn (no biases) and the pairs of "
+                "positions each can relate, and asks whether one layer links the two positions the "
+                "task depends on."
+            ),
+            pred_d,
+        ]
+    )
+    return (d_distance, d_kernel, d_length, pred_d, transfer_d)
+
+
+@app.cell
+def _(d_distance, d_kernel, d_length, kit, lab, mo, pred_d, saved, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
+            mo.hstack([d_length, d_kernel], justify="start", wrap=True),
+            d_distance,
+            kit.show(lab.part_d(d_length.value, d_distance.value, d_kernel.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    kit.transfer(lab.TRANSFER_D, transfer_d, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
     mo.md("""
     ## Takeaways
 
@@ -246,6 +298,11 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
     - A model's regime is where its time goes, layer by layer, not its average intensity: at
       batch 1 in FP32 ResNet-50's average sits just left of the H100's ridge, yet most of its
       layer time is compute-bound, and launches take most of all.
+    - The families run from CNNs through RNNs and attention to MLPs by the strength of their
+      prior. Sharing weights across positions collapses the count, but among the sharing families
+      what orders the prior is what one layer can relate: a convolution only its neighbours, an
+      RNN only the past, attention every pair. A strong prior saves data and arithmetic on a matching task and excludes
+      what a mismatched one needs.
     """)
     return
 
@@ -268,6 +325,9 @@ async def _(
     c_batch,
     c_device,
     c_precision,
+    d_distance,
+    d_kernel,
+    d_length,
     justification,
     kit,
     lab,
@@ -275,11 +335,13 @@ async def _(
     pred_a,
     pred_b,
     pred_c,
+    pred_d,
     saved,
     student,
     transfer_a,
     transfer_b,
     transfer_c,
+    transfer_d,
 ):
     await kit.record(
         ledger,
@@ -300,6 +362,11 @@ async def _(
             c_precision=c_precision,
             c_batch=c_batch,
             transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_length=d_length,
+            d_distance=d_distance,
+            d_kernel=d_kernel,
+            transfer_d=transfer_d,
         ),
         saved=saved,
         student=student,

@@ -909,6 +909,37 @@ def s061_tc():
     return answers.pop()
 
 
+def s061_d():
+    """256 positions x 64 features, a 3-wide CNN, the pair 50 apart: along the prior's order
+    (MLP -> attention -> RNN -> CNN) the weights collapse once positions share them and the
+    share of pairs one layer relates falls until the CNN cannot relate the pair."""
+    from mlsysim import priors
+
+    cnn, rnn, att, mlp = priors.compare(256, 64, 3, 50)
+    weights_collapse = mlp.weights > 1000 * max(cnn.weights, rnn.weights, att.weights)
+    reach_shrinks = mlp.reach == att.reach > rnn.reach > cnn.reach
+    if weights_collapse and reach_shrinks and not cnn.relates and rnn.relates:
+        assert min((cnn, rnn, att), key=lambda r: r.weights) is not att  # not "newest"
+        return "shrink"
+    if weights_collapse:
+        return "free"
+    return "more"
+
+
+def s061_td():
+    """256 -> 8,192 positions: only the MLP's weights change (with the square of the length)."""
+    from mlsysim import priors
+
+    short, long = priors.compare(256, 64, 3, 1), priors.compare(8192, 64, 3, 1)
+    grown = {a.family for a, b in zip(short, long, strict=True) if b.weights > a.weights}
+    if grown == {"mlp"}:
+        assert long[3].weights == 32**2 * short[3].weights
+        return "mlp"
+    if not grown:
+        return "none"
+    return "attention" if grown == {"mlp", "attention"} else "all"
+
+
 # --------------------------------------------------------------------------------------------
 # 6.2 (rewritten) and transfers
 # --------------------------------------------------------------------------------------------
@@ -2436,6 +2467,8 @@ KEYS = {
     ("s06_01_principles", "TRANSFER_A"): s061_ta,
     ("s06_01_principles", "TRANSFER_B"): s061_tb,
     ("s06_01_principles", "TRANSFER_C"): s061_tc,
+    ("s06_01_principles", "PRED_D"): s061_d,
+    ("s06_01_principles", "TRANSFER_D"): s061_td,
     ("s06_02_mlps", "PRED_A"): s062_a,
     ("s06_02_mlps", "PRED_B"): s062_b,
     ("s06_02_mlps", "PRED_C"): s062_c,
@@ -2618,9 +2651,11 @@ FINGERPRINTS = {
     ("s06_01_principles", "PRED_A"): "2b99617d1bea",
     ("s06_01_principles", "PRED_B"): "ec85a0686ba7",
     ("s06_01_principles", "PRED_C"): "4e79206c42b9",
+    ("s06_01_principles", "PRED_D"): "679974beaa36",
     ("s06_01_principles", "TRANSFER_A"): "5a136ef1733b",
     ("s06_01_principles", "TRANSFER_B"): "fb9eb731f46a",
     ("s06_01_principles", "TRANSFER_C"): "909beaf2877f",
+    ("s06_01_principles", "TRANSFER_D"): "974fac5b1b77",
     ("s06_02_mlps", "PRED_A"): "15ab09801721",
     ("s06_02_mlps", "PRED_B"): "e06fe49b184c",
     ("s06_02_mlps", "PRED_C"): "ac6f4840fc99",

@@ -269,6 +269,7 @@ RESULTS = {
     "AttentionMovement",
     "Row",
     "Entry",
+    "Prior",
 }
 # Not mlsysim's: pint's registry and quantity class, re-exported for convenience.
 FOREIGN = {"Q_", "Quantity", "ureg"}
@@ -670,6 +671,7 @@ from mlsysim import catalogue as CAT  # noqa: E402
 from mlsysim import deployment as DEP  # noqa: E402
 from mlsysim import moe as MOE  # noqa: E402
 from mlsysim import order as ORD  # noqa: E402
+from mlsysim import priors as PRI  # noqa: E402
 from mlsysim import published as PUB  # noqa: E402
 from mlsysim import symmetry as SYM  # noqa: E402
 from mlsysim import table7 as T7  # noqa: E402
@@ -786,6 +788,8 @@ ROWS.update(
             ACC.cheapest_meeting,
             dict(items=_ZOO, bar=70.0, cost=_gmacs, value=_top1),
         ),
+        "priors.layer": (PRI.layer, dict(family="cnn", seq_len=16, features=4, kernel=3)),
+        "priors.compare": (PRI.compare, dict(seq_len=16, features=4, kernel=3, distance=1)),
         "symmetry.edge_image": (SYM.edge_image, dict(size=7, column=2)),
         "symmetry.conv2d_valid": (SYM.conv2d_valid, dict(image=_IMG, kernel=_M2)),
         "symmetry.shift": (SYM.shift, dict(image=_IMG, dx=1, dy=0)),

@@ -6,7 +6,9 @@ digest. Every expected value is the chapter's; every computed value goes through
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -630,3 +632,106 @@ def test_table8_notes_come_from_the_engines_printed_arithmetic():
     for bad in (math.nan, math.inf, -1.0):
         with pytest.raises(ValueError, match="x"):
             engine.round_sig(bad)
+
+
+# ---- Part D: the hierarchy of priors (section 6.9.4; Definition 6.1) --------------------------
+
+PRIORS_GT = json.loads(
+    (Path(__file__).parent / "reference" / "priors.json").read_text(encoding="utf-8")
+)
+
+
+@pytest.mark.parametrize(
+    "case", PRIORS_GT["params"], ids=lambda c: f"n{c['seq_len']}c{c['features']}k{c['kernel']}"
+)
+def test_prior_weights_match_torch(case):
+    """Each family's layer counts exactly the parameters torch's own layer holds
+    (tests/reference/regenerate_priors.py: Conv1d, RNN, MultiheadAttention, Linear, no biases),
+    and the formulas the part prints: K·c², 2c², 4c², (n·c)²."""
+    from mlsysim import priors
+
+    n, c, k = case["seq_len"], case["features"], case["kernel"]
+    got = {r.family: r.weights for r in priors.compare(n, c, k, 1)}
+    assert got == {f: case[f] for f in priors.FAMILIES}
+    assert got == {"cnn": k * c * c, "rnn": 2 * c * c, "attention": 4 * c * c, "mlp": (n * c) ** 2}
+
+
+@pytest.mark.parametrize("case", PRIORS_GT["pairs"], ids=lambda c: f"n{c['seq_len']}k{c['kernel']}")
+def test_prior_reach_matches_the_jacobian_of_the_real_layer(case):
+    """The pairs one layer relates, against the nonzero blocks of torch's Jacobian: the CNN only
+    within ±K//2, the RNN the past and itself, attention and the MLP every pair."""
+    from mlsysim import priors
+
+    n, k = case["seq_len"], case["kernel"]
+    got = {r.family: r.pairs for r in priors.compare(n, 4, k, 1)}
+    assert got == {f: case[f] for f in priors.FAMILIES}
+    h = k // 2
+    assert got["cnn"] == n * k - h * (h + 1) and got["rnn"] == n * (n + 1) // 2
+
+
+def test_the_far_pair_is_out_of_the_cnns_reach_only():
+    from mlsysim import priors
+
+    cnn, rnn, att, mlp = priors.compare(256, 64, 3, 50)
+    assert [r.relates for r in (cnn, rnn, att, mlp)] == [False, True, True, True]
+    assert cnn.layers_needed == 50 and rnn.hops == 50 and att.hops == mlp.hops == 1
+    assert cnn.reach == pytest.approx(766 / 65536) and rnn.reach == pytest.approx(32896 / 65536)
+    assert att.reach == mlp.reach == 1.0
+    assert mlp.examples_to_pin == 16_384 and cnn.examples_to_pin == att.examples_to_pin == 1
+    # inside the window the CNN relates the pair: 7-wide reaches 3 positions
+    near = priors.compare(256, 64, 7, 3)[0]
+    assert near.relates and near.layers_needed == 1
+    assert not priors.compare(256, 64, 7, 4)[0].relates
+    assert priors.compare(256, 64, 7, 50)[0].layers_needed == math.ceil(50 / 3)
+
+
+def test_priors_refuse_bad_input():
+    from mlsysim import priors
+
+    for name, kwargs in (
+        ("seq_len", dict(seq_len=1, features=64, kernel=3, distance=1)),
+        ("kernel", dict(seq_len=64, features=64, kernel=4, distance=1)),
+        ("kernel", dict(seq_len=64, features=64, kernel=1, distance=1)),
+        ("features", dict(seq_len=64, features=0, kernel=3, distance=1)),
+        ("distance", dict(seq_len=64, features=64, kernel=3, distance=64)),
+        ("distance", dict(seq_len=64, features=64, kernel=3, distance=0)),
+    ):
+        with pytest.raises(ValueError, match=name):
+            priors.compare(**kwargs)
+    with pytest.raises(ValueError, match="family"):
+        priors.layer("gnn", 64, 64)
+
+
+def test_part_d_views_match_the_question():
+    v = lab.part_d("256", 50, "3")
+    cards = {c.label: c for c in v.cards}
+    assert cards["CNN"].value == "12,288 weights" and cards["CNN"].status == "bad"
+    assert "50 layers needed" in cards["CNN"].note and "1.2% of the pairs" in cards["CNN"].note
+    assert cards["RNN"].value == "8,192 weights" and "50.2% of the pairs" in cards["RNN"].note
+    assert cards["Attention"].value == "16,384 weights"
+    assert cards["MLP"].value == "268,435,456 weights"
+    assert "outside the CNN's window" in v.summary and "the RNN learns the fewest here" in v.summary
+    fb = lab.PRED_D.feedback
+    assert "268,435,456 to 16,384 weights (16,384× fewer)" in fb["shrink"]
+    assert "out of the CNN's reach until 50 layers are stacked" in fb["shrink"]
+    inside = lab.part_d("256", 3, "7")
+    assert "inside the CNN's window" in inside.summary
+    assert {c.label: c.status for c in inside.cards}["CNN"] == "ok"
+
+
+def test_part_d_chart_places_each_family_at_its_reach_and_weights():
+    v = lab.part_d("1024", 10, "5")
+    pts = {t.text[0]: (t.x[0], t.y[0]) for t in v.figure.data}
+    assert pts["CNN"] == (pytest.approx((1024 * 5 - 6) / 1024**2), 5 * 64 * 64)
+    assert pts["RNN"] == (pytest.approx(1025 / 2048), 2 * 64 * 64)
+    assert pts["Attention"] == (1.0, 4 * 64 * 64) and pts["MLP"] == (1.0, (1024 * 64) ** 2)
+
+
+def test_transfer_d_feedback_numbers():
+    fb = lab.TRANSFER_D.feedback["mlp"]
+    assert "268,435,456 → 274,877,906,944 weights, 1,024× for a sequence 32 times as long" in fb
+    assert "CNN 12,288, RNN 8,192, attention 16,384" in fb
+    from mlsysim import layers
+
+    mha = layers.MultiHeadAttention(d_model=64, n_heads=1, seq_len=8192, bias=False)
+    assert f"{mha.macs():,}" in fb

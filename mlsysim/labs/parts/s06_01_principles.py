@@ -42,7 +42,7 @@ M = lazy("mlsysim.models")
 U = lazy("mlsysim.units")
 
 CHAPTER = "6.1"
-PARTS = ("A", "B", "C")
+PARTS = ("A", "B", "C", "D")
 
 #: The chapter's eight devices (the registry holds more: the bring-your-own notebook offers them).
 DEVICES = catalogue.labels(list(catalogue.CHAPTER_DEVICES))
@@ -1180,3 +1180,252 @@ def part_c(device: str, precision: str, batch: int) -> View:
         "activations ≤ SRAM); a model that does not fit has no side of the ridge",
     ]
     return View(fig, cards, summary, "Intensity against the ridge", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: the inductive-bias hierarchy (section 6.9.4's order, counted on one layer)
+# ---------------------------------------------------------------------------------------------
+
+#: Features per position, the same for every family (the part varies length, distance, kernel).
+PRIOR_FEATURES = 64
+#: PRED_D's case: the part's defaults.
+PRIOR_CASE = dict(seq_len=256, kernel=3, distance=50)
+
+
+def hierarchy(seq_len: int, kernel: int, distance: int):
+    """One layer of each family on ``seq_len`` positions × PRIOR_FEATURES features, strongest prior
+    first (``mlsysim.priors``)."""
+    from ... import priors
+
+    return priors.compare(int(seq_len), PRIOR_FEATURES, int(kernel), int(distance))
+
+
+def _pred_d_feedback() -> dict[str, str]:
+    cnn, rnn, att, mlp = hierarchy(**PRIOR_CASE)
+    c = PRIOR_FEATURES
+    drop = f"{mlp.weights:,} to {att.weights:,} weights ({mlp.weights // att.weights:,}× fewer)"
+    reach = (
+        f"attention and the MLP relate all {att.total_pairs:,} position pairs, the RNN only the past "
+        f"({rnn.reach:.0%}), the CNN only its neighbours ({cnn.reach:.1%})"
+    )
+    return {
+        "shrink": f"From the MLP to attention the count falls from {drop}: attention computes how "
+        f"positions mix from their content, with the same 4 × {c}² weights at every position. The RNN "
+        f"({rnn.weights:,}) and the 3-wide CNN ({cnn.weights:,}) also stay near {c}² at any length, so "
+        f"among the sharing families the weights do not set the order; what one layer can relate does: "
+        f"{reach}. The pair {cnn.distance} apart is out of the CNN's reach until {cnn.layers_needed} "
+        "layers are stacked. A strong prior excludes useful solutions as readily as useless ones.",
+        "free": f"The weights do collapse ({drop}), but the strongest prior also excludes what the task "
+        f"needs: a 3-wide CNN relates only {cnn.reach:.1%} of the position pairs, and the two positions "
+        f"{cnn.distance} apart are not among them until {cnn.layers_needed} layers are stacked. A prior "
+        "cannot tell useful solutions from useless ones; it removes both.",
+        "more": f"A prior is a constraint, and constraints remove weights: the MLP, with no prior, learns "
+        f"{mlp.weights:,}; the sharing families learn {rnn.weights:,} to {att.weights:,}, because one "
+        "set of weights serves every position. What grows with the prior is what the layer cannot "
+        f"express: the CNN relates {cnn.reach:.1%} of the position pairs.",
+        "newest": f"Attention keeps full reach ({att.reach:.0%} of the pairs) because it assumes the "
+        f"least about where the relevant positions are; its {att.weights:,} weights are more than the "
+        f"RNN's {rnn.weights:,} or the 3-wide CNN's {cnn.weights:,}. Its prior is weaker than theirs, "
+        "not stronger: the chapter orders CNN, RNN, attention, MLP, by what each assumes, not by age.",
+    }
+
+
+PRED_D = Prediction(
+    question=(
+        "A task's answer depends on two positions 50 apart in a sequence of 256 positions × 64 "
+        "features. One layer of each family (an MLP, self-attention, an RNN, a CNN with a 3-wide "
+        "kernel) maps the sequence to the same shape. As the family's prior gets stronger, what happens "
+        "to the weights it must learn and to what one layer can relate?"
+    ),
+    options={
+        "shrink": "Weights collapse and reach shrinks: the strongest cannot join the pair",
+        "free": "Weights collapse and reach holds: a prior drops only useless weights",
+        "more": "Weights grow and reach holds: each assumption takes more weights to encode",
+        "newest": "Attention needs fewest weights, reaches all: the newest is strongest",
+    },
+    answer="shrink",
+    feedback=Deferred(_pred_d_feedback),
+    reveals=("out of the CNN's reach",),
+    asks="behaviour",
+    misconceptions={
+        "free": (
+            "a stronger prior is always better",
+            "A stronger prior removes only weights the task never needs, so it costs nothing",
+        ),
+        "more": (
+            "more weights means a stronger prior",
+            "Each assumption an architecture encodes needs weights to hold it",
+        ),
+        "newest": (
+            "the newest family has the strongest prior",
+            "Attention, the most recent family, must assume the most and learn the least",
+        ),
+    },
+)
+
+#: TRANSFER_D's length, past part D's choices (64 to 1,024 positions).
+TRANSFER_D_SEQ = 8192
+
+
+def _transfer_d_feedback() -> dict[str, str]:
+    short = hierarchy(PRIOR_CASE["seq_len"], 3, 1)
+    long = hierarchy(TRANSFER_D_SEQ, 3, 1)
+    s_cnn, s_rnn, s_att, s_mlp = short
+    cnn, rnn, att, mlp = long
+    grow = f"{s_mlp.weights:,} → {mlp.weights:,}"
+    same = f"CNN {cnn.weights:,}, RNN {rnn.weights:,}, attention {att.weights:,}"
+    return {
+        "mlp": f"The MLP gives every input value its own weight to every output value: {grow} weights, "
+        f"{mlp.weights // s_mlp.weights:,}× for a sequence 32 times as long. The others share one set of weights "
+        f"across positions and keep it ({same}). Attention's pairs cost arithmetic, not weights: its "
+        f"MACs grow {s_att.macs:,} → {att.macs:,}, its weights not at all.",
+        "all": f"Only a layer that gives each position its own weights grows with the length: the MLP, "
+        f"{grow}. Shared weights are reused at every new position: {same}, at 256 or 8,192 positions.",
+        "attention": f"Attention computes its position-to-position weights from content at run time; what "
+        f"it learns is the Q, K, V and O projections, {att.weights:,} at any length. Its pairs cost MACs "
+        f"({s_att.macs:,} → {att.macs:,}). Only the MLP's learned weights grow: {grow}.",
+        "none": f"That holds for the sharing families ({same}), not for the MLP: a dense layer over the "
+        f"whole sequence has a weight per input value per output value, {grow}, "
+        f"{mlp.weights // s_mlp.weights:,}× for a sequence 32 times as long.",
+    }
+
+
+TRANSFER_D = Prediction(
+    question=(
+        "Past this part's lengths, the sequence grows from 256 to 8,192 positions, still 64 features "
+        "each, and each family's layer still maps it to the same shape. What happens to the weights "
+        "each layer must learn?"
+    ),
+    options={
+        "mlp": "Only the MLP's grow: the others reuse one set at every position",
+        "all": "All four grow: every new position needs weights of its own",
+        "attention": "The MLP's and attention's grow: relating every pair costs weights",
+        "none": "None grow: a layer's weights follow its features, never its length",
+    },
+    answer="mlp",
+    feedback=Deferred(_transfer_d_feedback),
+    kind="transfer",
+    reveals=("the others reuse one set",),
+    asks="behaviour",
+    misconceptions={
+        "all": (
+            "every position needs its own weights",
+            "Each position added to the input adds weights to every family's layer",
+        ),
+        "attention": (
+            "reach costs weights",
+            "A layer that relates every pair of positions must learn a weight for each pair",
+        ),
+        "none": (
+            "weights never depend on length",
+            "A layer's weight count is fixed by its feature width, even a dense layer's",
+        ),
+    },
+)
+
+D_LENGTH = Choice("Sequence length (positions)", {"64": "64", "256": "256", "1024": "1,024"}, "256")
+D_DISTANCE = Slider("Positions between the two that matter", 1, 63, 50)
+D_KERNEL = Choice("CNN kernel width", {"3": "3", "5": "5", "7": "7"}, "3")
+
+
+@widget_args
+def part_d(length: str, distance: int, kernel: str) -> View:
+    import plotly.graph_objects as go
+
+    n, d, k = int(length), int(distance), int(kernel)
+    rows = hierarchy(n, k, d)
+    cnn, rnn, att, mlp = rows
+    c = PRIOR_FEATURES
+    fig = figure(
+        f"Weights against reach: one layer on {n:,} positions × {c} features",
+        "Share of position pairs one layer relates (log scale)",
+        "Weights to learn (log scale)",
+        log_x=True,
+        log_y=True,
+    )
+    place = {
+        "cnn": "top center",
+        "rnn": "top center",
+        "attention": "bottom left",
+        "mlp": "bottom left",
+    }
+    for r in rows:
+        fig.add_trace(
+            go.Scatter(
+                x=[r.reach],
+                y=[r.weights],
+                mode="markers+text",
+                name=r.name + (" (cannot relate the pair)" if not r.relates else ""),
+                text=[r.name],
+                textposition=place[r.family],
+                marker=dict(size=13, symbol="circle" if r.relates else "x"),
+            )
+        )
+
+    def pair_note(r) -> str:
+        if not r.relates:
+            return f"the pair {d} apart: out of one layer's reach ({counted(r.layers_needed, 'layer')} needed)"
+        if r.family == "rnn":
+            return f"the pair {d} apart: carried {counted(d, 'step')} through one {c}-value state"
+        return f"the pair {d} apart: read directly, one step"
+
+    formula = {
+        "cnn": f"K × c² = {k} × {c}²",
+        "rnn": f"2c² (W_ih, W_hh) = 2 × {c}²",
+        "attention": f"4c² (Q, K, V, O) = 4 × {c}²",
+        "mlp": f"(n·c)² = ({n:,} × {c})²",
+    }
+    what = {
+        "cnn": f"relates {cnn.reach:.1%} of the pairs: its {k} neighbours",
+        "rnn": f"relates {rnn.reach:.1%} of the pairs: only the past",
+        "attention": "relates every pair, weighted by content",
+        "mlp": "relates every pair, a weight for each",
+    }
+    cards = [
+        Card(
+            r.name,
+            counted(r.weights, "weight"),
+            f"{formula[r.family]}; {what[r.family]}; {pair_note(r)}",
+            "bad" if not r.relates else "warn" if r.family == "mlp" else "ok",
+        )
+        for r in rows
+    ]
+    cards.append(
+        Card(
+            "Examples before data can pin the weights",
+            f"{mlp.examples_to_pin:,} vs {att.examples_to_pin:,}",
+            f"MLP vs attention: weights ÷ ({n:,} × {c}) output values per example (a counting bound)",
+        )
+    )
+    fewest = min(rows, key=lambda r: r.weights)
+    summary = (
+        f"One layer of each family maps {n:,} positions × {c} features to the same shape. The MLP assumes "
+        f"nothing and learns {mlp.weights:,} weights; the three families that share weights across "
+        f"positions learn {fewest.weights:,} to {max(cnn.weights, att.weights):,}, whatever the length. "
+        f"Among those three the weights do not set the order (the {fewest.name} learns the fewest here); "
+        f"what each one excludes does. Attention relates every pair of positions, the RNN only an "
+        f"earlier position to a later one ({rnn.reach:.1%} of the pairs), the CNN only positions within "
+        f"{k // 2} of each other ({cnn.reach:.1%}). "
+        + (
+            f"The two positions {d} apart are outside the CNN's window: no weight of that layer links "
+            f"them, whatever it learns, and {counted(cnn.layers_needed, 'stacked layer')} would be "
+            "needed before they meet."
+            if not cnn.relates
+            else f"The two positions {d} apart sit inside the CNN's window, so here its prior costs "
+            "nothing: the task matches it."
+        )
+        + " The fewer weights a prior leaves, the fewer examples can pin them down; the more it "
+        "excludes, the more a task that needs the excluded pairs loses."
+    )
+    peek = [
+        f"CNN: K × c × c = {k} × {c} × {c} = {cnn.weights:,} weights; pairs within ±{k // 2}: "
+        f"Σ (n − |o|) over |o| ≤ {k // 2} = {cnn.pairs:,} of {cnn.total_pairs:,}",
+        f"RNN: (c + c) × c = {rnn.weights:,} weights; pairs with input ≤ output: n(n + 1)/2 = {rnn.pairs:,}",
+        f"attention: 4 × c × c = {att.weights:,} weights; every pair: n² = {att.pairs:,}; "
+        f"MACs {att.macs:,} (the n² scores are computed, not learned)",
+        f"MLP: (n·c) × (n·c) = {mlp.weights:,} weights; every pair: n² = {mlp.pairs:,}",
+        f"stacked CNN layers to link positions {d} apart: ⌈{d} / {k // 2}⌉ = {cnn.layers_needed}",
+        f"examples to pin the weights ≥ weights / (n·c): MLP {mlp.weights:,} / {n * c:,} = "
+        f"{mlp.examples_to_pin:,}",
+    ]
+    return View(fig, cards, summary, "The hierarchy of priors", peek)
