@@ -156,28 +156,30 @@ _NETFLIX_BLOG_URL = (
 )
 _LEADERBOARD = "Netflix Prize leaderboard (final standings, September 2009)"
 _LEADERBOARD_URL = "https://www.netflixprize.com/leaderboard.html"
+_RULES = "Netflix Prize rules (2006)"
+_RULES_URL = "https://www.netflixprize.com/rules.html"
 
-#: Cinematch, the baseline every Prize entry was scored against (Bennett and Lanning 2007):
-#: RMSE 0.9514 on the quiz set and 0.9525 on the test set. The Grand Prize asked for 10% below
-#: the test-set figure.
+#: Cinematch, the baseline every Prize entry was scored against: RMSE 0.9514 on the quiz set
+#: (the leaderboard's reference line) and 0.9525 on the test set (the rules: the Grand Prize asked
+#: for 10% below it).
 NETFLIX_CINEMATCH_RMSE = {
     "quiz": Published(
         0.9514,
         "RMSE",
         "Cinematch RMSE, quiz set",
-        _BENNETT2007,
-        "section 2",
-        _BENNETT2007_URL,
-        2007,
+        _LEADERBOARD,
+        "Cinematch score on the quiz subset",
+        _LEADERBOARD_URL,
+        2009,
     ),
     "test": Published(
         0.9525,
         "RMSE",
         "Cinematch RMSE, test set",
-        _BENNETT2007,
-        "section 2",
-        _BENNETT2007_URL,
-        2007,
+        _RULES,
+        "the Grand Prize's 10% target on the test subset",
+        _RULES_URL,
+        2006,
     ),
 }
 
@@ -189,15 +191,27 @@ NETFLIX_DATASET = {
         "ratings",
         "Netflix Prize training ratings",
         _BENNETT2007,
-        "section 2",
+        "the data set's description",
         _BENNETT2007_URL,
         2007,
     ),
     "users": Published(
-        480_189, "users", "Netflix Prize users", _BENNETT2007, "section 2", _BENNETT2007_URL, 2007
+        480_189,
+        "users",
+        "Netflix Prize users",
+        _BENNETT2007,
+        "the data set's description",
+        _BENNETT2007_URL,
+        2007,
     ),
     "movies": Published(
-        17_770, "movies", "Netflix Prize movies", _BENNETT2007, "section 2", _BENNETT2007_URL, 2007
+        17_770,
+        "movies",
+        "Netflix Prize movies",
+        _BENNETT2007,
+        "the data set's description",
+        _BENNETT2007_URL,
+        2007,
     ),
 }
 
@@ -210,7 +224,7 @@ NETFLIX_PROGRESS_PRIZE_2007 = {
         "%",
         "2007 Progress Prize improvement over Cinematch",
         _NETFLIX_BLOG,
-        "'The Netflix Prize' section",
+        "opening section, on the Netflix Prize",
         _NETFLIX_BLOG_URL,
         2012,
     ),
@@ -219,7 +233,7 @@ NETFLIX_PROGRESS_PRIZE_2007 = {
         "algorithms",
         "models blended for the 2007 Progress Prize",
         _NETFLIX_BLOG,
-        "'The Netflix Prize' section",
+        "opening section, on the Netflix Prize",
         _NETFLIX_BLOG_URL,
         2012,
     ),
@@ -235,7 +249,7 @@ NETFLIX_ADOPTED = {
         "RMSE",
         "matrix factorization (SVD) alone",
         _NETFLIX_BLOG,
-        "'The Netflix Prize' section",
+        "opening section, on the Netflix Prize",
         _NETFLIX_BLOG_URL,
         2012,
     ),
@@ -244,7 +258,7 @@ NETFLIX_ADOPTED = {
         "RMSE",
         "Restricted Boltzmann Machine alone",
         _NETFLIX_BLOG,
-        "'The Netflix Prize' section",
+        "opening section, on the Netflix Prize",
         _NETFLIX_BLOG_URL,
         2012,
     ),
@@ -253,7 +267,7 @@ NETFLIX_ADOPTED = {
         "RMSE",
         "linear blend of SVD and RBM (put into production)",
         _NETFLIX_BLOG,
-        "'The Netflix Prize' section",
+        "opening section, on the Netflix Prize",
         _NETFLIX_BLOG_URL,
         2012,
     ),

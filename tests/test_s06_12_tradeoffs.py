@@ -499,7 +499,7 @@ def test_netflix_published_figures_agree_with_their_stated_improvements():
         *pub.NETFLIX_ADOPTED.values(),
         *grand.values(),
     ]:
-        assert entry.url.startswith("https://") and 2007 <= entry.year <= 2012
+        assert entry.url.startswith("https://") and 2006 <= entry.year <= 2012
 
 
 def test_ensemble_cost_is_the_sum_of_its_members_recounted_with_embedding_layers():
