@@ -42,15 +42,16 @@ def _(LAB_CSS, kit, mo):
             kit.header(
                 "Chapter 6 · Network Architectures · Trade-offs",
                 "Accuracy, the Iron Law and Table 7",
-                "Put published accuracy beside cost, write the iron law out on the chapter's numbers, and "
-                "check every Table 7 formula against an exact count.",
+                "Put published accuracy beside cost, write the iron law out on the chapter's numbers, "
+                "check every Table 7 formula against an exact count, and price the ensemble Netflix did not ship.",
                 [
-                    "3 parts",
-                    "about 25 minutes",
+                    "4 parts",
+                    "about 30 minutes",
                     "Figure 1 frontier",
                     "D·A·M",
                     "iron law",
                     "Table 7",
+                    "ensemble cost",
                 ],
             ),
         ]
@@ -174,8 +175,45 @@ def _(c_block, c_length, c_rows, c_width, kit, lab, mo, pred_c, saved, unlocked)
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c], unlocked, "the takeaways"))
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_factors = lab.D_FACTORS.widget(saved)
+    d_members = lab.D_MEMBERS.widget(saved)
+    mo.vstack(
+        [
+            mo.md("## Part D · The ensemble Netflix did not ship"),
+            kit.message(
+                "Maya Chen",
+                "recommendations lead, a streaming service",
+                "The 2007 Progress Prize blend beat our baseline with 107 models, and the team handed over the code. Do we serve all of it?",
+            ),
+            mo.md(
+                "War Story 6.1: Netflix paid $1M in 2009 for a 10% gain in accuracy and did not deploy "
+                "it. The accuracy of each blend is published; its serving cost is the sum of its "
+                "members' costs, every one run for every prediction."
+            ),
+            pred_d,
+        ]
+    )
+    return (d_factors, d_members, pred_d)
+
+
+@app.cell
+def _(d_factors, d_members, kit, lab, mo, pred_d, saved, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
+            mo.hstack([d_factors, d_members], justify="start", wrap=True),
+            kit.show(lab.part_d(d_factors.value, d_members.value)),
+        ]
+    )
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
     mo.md("""
     ## Takeaways
 
@@ -190,6 +228,10 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
     - Table 7's multiply-accumulate formulas name every matmul of a block and are exact; its weight
       formulas leave out biases and norm scales (about 1/d). Its decode row, one MAC per weight,
       leaves out the new token's attention over the cache, which grows with the context.
+    - An ensemble's accuracy is front-loaded and its cost is not: every member runs for every
+      prediction, so serving cost grows with the member count while the last members add a
+      fraction of a point. Netflix shipped two models of the 107-model blend and none of the
+      Grand Prize's: model selection tests predictive fit and machine cost.
     """)
     return
 
@@ -215,6 +257,8 @@ async def _(
     c_length,
     c_rows,
     c_width,
+    d_factors,
+    d_members,
     justification,
     kit,
     lab,
@@ -222,6 +266,7 @@ async def _(
     pred_a,
     pred_b,
     pred_c,
+    pred_d,
     saved,
     student,
 ):
@@ -244,6 +289,9 @@ async def _(
             c_width=c_width,
             c_length=c_length,
             c_rows=c_rows,
+            pred_d=pred_d,
+            d_factors=d_factors,
+            d_members=d_members,
         ),
         saved=saved,
         student=student,

@@ -2366,6 +2366,35 @@ def s0612_c():
     return "grows" if step2 / step1 < 1.1 else "quad"
 
 
+def s0612_d():
+    """War Story 6.1: accuracy (published, % below Cinematch's quiz-set RMSE) against serving cost
+    (members priced alike, each a matrix factorization, plus a blend weight): where is the gain
+    per unit of cost?"""
+    from mlsysim import ensemble
+    from mlsysim import published as pub
+
+    base = pub.NETFLIX_CINEMATCH_RMSE["quiz"].value
+    svd = (base - pub.NETFLIX_ADOPTED["svd"].value) / base
+    pair = (base - pub.NETFLIX_ADOPTED["blend"].value) / base
+    blend107 = pub.NETFLIX_PROGRESS_PRIZE_2007["improvement_pct"].value / 100
+    assert pub.NETFLIX_PROGRESS_PRIZE_2007["algorithms"].value == 107
+    f = 50
+    cost = {n: ensemble.serve(n, f).macs for n in (1, 2, 107)}
+    # hand count: n dot products + n blend weights (none for one model)
+    assert cost == {1: f, 2: 2 * f + 2, 107: 107 * f + 107}
+    if cost[107] == cost[2]:
+        return "free"
+    second = (pair - svd) / (cost[2] - cost[1])
+    rest = (blend107 - pair) / (cost[107] - cost[2])
+    if rest > second:
+        return "back"
+    if rest > 0.5 * second:
+        return "even"
+    # "for about a point" and "53x": the tail's points and the cost ratio
+    assert round((blend107 - pair) * 100) == 1 and round(cost[107] / cost[2]) in (53, 54)
+    return "front"
+
+
 # --------------------------------------------------------------------------------------------
 # 6.13
 # --------------------------------------------------------------------------------------------
@@ -2566,6 +2595,7 @@ KEYS = {
     ("s06_12_tradeoffs", "PRED_A"): s0612_a,
     ("s06_12_tradeoffs", "PRED_B"): s0612_b,
     ("s06_12_tradeoffs", "PRED_C"): s0612_c,
+    ("s06_12_tradeoffs", "PRED_D"): s0612_d,
     ("s06_13_building_blocks", "PRED_A"): s0613_a,
     ("s06_13_building_blocks", "PRED_B"): s0613_b,
     ("s06_13_building_blocks", "PRED_C"): s0613_c,
@@ -2753,6 +2783,7 @@ FINGERPRINTS = {
     ("s06_12_tradeoffs", "PRED_A"): "7e6ca5f63579",
     ("s06_12_tradeoffs", "PRED_B"): "d61107a65f3b",
     ("s06_12_tradeoffs", "PRED_C"): "3dcd082ce70c",
+    ("s06_12_tradeoffs", "PRED_D"): "a73d8dc8cc0e",
     ("s06_13_building_blocks", "PRED_A"): "e0174442ded2",
     ("s06_13_building_blocks", "PRED_B"): "25f20989b176",
     ("s06_13_building_blocks", "PRED_C"): "afa6ff13e7b0",

@@ -835,9 +835,22 @@ RESULTS |= {
 }
 ALIASES_OF_TYPES = {"Matrix", "Grid"}
 
+# War Story 6.1: the serving cost of a blend (mlsysim.ensemble)
+from mlsysim import ensemble as ENS  # noqa: E402
+
+ROWS.update(
+    {
+        "ensemble.serve": (ENS.serve, dict(members=2, factors=50)),
+        "ensemble.improvement_pct": (ENS.improvement_pct, dict(rmse=0.88, baseline=0.9514)),
+        "ensemble.stages": (ENS.stages, {}),
+    }
+)
+RESULTS |= {"Serving", "Stage"}
+
 # Arguments whose result may legitimately be negative (an activation of a negative input).
 SIGNED = {
     "gradients.activation",
+    "ensemble.improvement_pct",  # an RMSE above the baseline is a negative improvement
     "symmetry.conv2d_valid",
     "symmetry.shift",
     "symmetry.dense_layer",

@@ -5,7 +5,9 @@ published accuracies of ``mlsysim.accuracy`` against a cost the student picks (p
 or the engine's batch-1 latency or memory on a device), the Pareto front, and the cheapest model
 that clears an accuracy bar. Part B writes out the serialized iron law on the chapter's numbers
 and sets the engine's per-layer max(compute, memory) + launches beside it. Part C evaluates any
-row of Table 7 (``mlsysim.table7``) beside the exact count from the layer models.
+row of Table 7 (``mlsysim.table7``) beside the exact count from the layer models. Part D is War
+Story 6.1: the Netflix Prize's published accuracy against the serving cost of its blends
+(``mlsysim.ensemble``), the shipped pair against the prize-winning blend.
 
 Every number comes from ``mlsysim``; this module picks inputs, draws and writes the sentence.
 ``tests/test_s06_12_tradeoffs.py`` asserts the chapter's numbers these parts reproduce.
@@ -17,10 +19,11 @@ from functools import cache, lru_cache
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import device_label, figure, hline, time_unit
+from ..charts import device_label, figure, hline, time_unit, vline
 from ..components import (
     Card,
     Choice,
+    Deferred,
     Prediction,
     Slider,
     Toggle,
@@ -43,9 +46,10 @@ E = lazy("mlsysim.engine")
 HW = lazy("mlsysim.hardware")
 M = lazy("mlsysim.models")
 table7 = lazy("mlsysim.table7")
+ens = lazy("mlsysim.ensemble")
 
 CHAPTER = "6.12"
-PARTS = ("A", "B", "C")
+PARTS = ("A", "B", "C", "D")
 
 DEVICES = catalogue.labels(["H100", "JetsonOrinNX", "iPhone15Pro", "CortexA53Camera"])
 #: The Pareto front's line: a grey that reads on the light and the dark page (at least 3:1)
@@ -730,3 +734,192 @@ def part_c(block: str, width: int, length: int, rows: int) -> View:
         "exact counts from mlsysim.layers (torch's parameter convention); 1 MAC = 2 FLOPs",
     ]
     return View(fig, cards, summary, "Table 7 formula vs exact", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part D: War Story 6.1, the ensemble Netflix did not ship
+# ---------------------------------------------------------------------------------------------
+
+#: factors per member the question prices (any value gives the same ratios)
+D_FACTORS_DEFAULT = 50
+
+
+def netflix(factors: int = D_FACTORS_DEFAULT) -> dict:
+    """The Prize's points with their serving cost: improvement over Cinematch (quiz set) and
+    per-prediction MACs of each blend, and the marginal gains between them."""
+    st = {s.key: s for s in ens.stages()}
+    base = pub.NETFLIX_CINEMATCH_RMSE["quiz"].value
+    gain = {k: ens.improvement_pct(s.rmse, base) for k, s in st.items()}
+    cost = {k: ens.serve(s.members, factors).macs for k, s in st.items()}
+    second = (gain["pair"] - gain["svd"]) / (cost["pair"] - cost["svd"])
+    rest = (gain["progress"] - gain["pair"]) / (cost["progress"] - cost["pair"])
+    return {
+        "stages": st,
+        "gain": gain,
+        "cost": cost,
+        "rest_members": st["progress"].members - st["pair"].members,
+        "cost_ratio": cost["progress"] / cost["pair"],
+        "pair_share": gain["pair"] / gain["progress"],
+        "per_mac_ratio": second / rest,
+    }
+
+
+def _pred_d_feedback() -> dict[str, str]:
+    n = netflix()
+    g, r = n["gain"], n["cost_ratio"]
+    tail = g["progress"] - g["pair"]
+    pair = (
+        f"the pair Netflix shipped is {g['pair']:.2f}% better than Cinematch; the 107-model blend "
+        f"{g['progress']:.2f}%: the other {n['rest_members']} models add {tail:.2f} points for "
+        f"{fmt_ratio(r)} the serving cost per prediction."
+    )
+    cap = pair[0].upper() + pair[1:]
+    return {
+        "front": f"{cap} The SVD alone took {g['svd']:.2f} points, the RBM {g['pair'] - g['svd']:.2f} "
+        f"more; per MAC the second model bought {n['per_mac_ratio']:.0f}× the accuracy the last "
+        f"{n['rest_members']} did. The Grand Prize's hundreds of models reached 10.06% (test set), "
+        "and Netflix judged that gain not worth the engineering effort.",
+        "even": f"Cost grows with the member count, accuracy does not: {pair} Per MAC the second "
+        f"model bought {n['per_mac_ratio']:.0f}× the accuracy the last {n['rest_members']} did.",
+        "free": "Training is paid once, serving on every prediction: each member runs for every "
+        f"(user, movie) pair scored. {cap} Netflix put two of the 107 into production.",
+        "back": "A leaderboard gain is an offline metric; the cost is paid in production. The last "
+        f"models buy the least: {pair} Netflix measured the Grand Prize's further gains offline and "
+        "did not ship them.",
+    }
+
+
+PRED_D = Prediction(
+    question=(
+        "Netflix shipped two of the 107 models blended for the 2007 Progress Prize: matrix "
+        "factorization (SVD) alone is 6.3% better than its old Cinematch, SVD blended with an RBM "
+        "7.5%. Price every member as one matrix factorization of the same size, plus one blend "
+        "weight each, run for every prediction. Across the 107-model blend, how is the accuracy "
+        "gained per unit of serving cost spread?"
+    ),
+    options={
+        "front": "Front-loaded: the other 105 models multiply the pair's cost by 53× for about a point",
+        "even": "Even: cost and accuracy grow together, each model buying as much as the second did",
+        "free": "Free after training: serving the 107 models costs what serving the shipped pair does",
+        "back": "Back-loaded: the last models fix the hardest errors, so they buy the most per unit",
+    },
+    answer="front",
+    asks="behaviour",
+    misconceptions={
+        "even": (
+            "cost grows like the gain",
+            "Each added member buys about as much accuracy as it adds serving cost",
+        ),
+        "free": (
+            "accuracy gains are free once trained",
+            "An ensemble's cost is paid in training; serving it costs what one model does",
+        ),
+        "back": (
+            "a leaderboard win ships",
+            "The members that won the leaderboard are the most valuable ones to serve",
+        ),
+    },
+    reveals=("front-loaded", "take most of the gain", "points for"),
+    feedback=Deferred(_pred_d_feedback),
+)
+D_FACTORS = Slider("Latent factors per member", 10, 500, D_FACTORS_DEFAULT, step=10)
+D_MEMBERS = Slider("Members in the blend you price", 1, 1000, 107)
+
+
+@widget_args
+def part_d(factors: int, members: int) -> View:
+    import plotly.graph_objects as go
+
+    f, m = int(factors), int(members)
+    n = netflix(f)
+    st, g, c = n["stages"], n["gain"], n["cost"]
+    mine = ens.serve(m, f)
+    quiz = pub.NETFLIX_CINEMATCH_RMSE["quiz"].value
+    grand = pub.NETFLIX_GRAND_PRIZE_2009
+    fig = figure(
+        "Netflix Prize: error against serving cost",
+        "MACs per prediction (log scale)",
+        "RMSE (lower is better)",
+        log_x=True,
+        height=420,
+    )
+    path = ["svd", "pair", "progress"]
+    fig.add_trace(
+        go.Scatter(
+            x=[c[k] for k in path],
+            y=[st[k].rmse for k in path],
+            mode="lines",
+            line={"dash": "dash", "color": PARETO_COLOR, "width": 2},
+            name="Pareto front",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[c[k] for k in st],
+            y=[st[k].rmse for k in st],
+            mode="markers+text",
+            text=[f"{s.name} ({s.members})" for s in st.values()],
+            textposition=["top right", "bottom right", "top right", "top center"],
+            marker={"size": 11, "color": COLORS["BlueLine"]},
+            name="published blend (members)",
+        )
+    )
+    hline(fig, quiz, f"Cinematch {quiz:.4f} (quiz set)", dash="dot", position="top left")
+    hline(
+        fig,
+        grand["rmse"].value,
+        f"Grand Prize {grand['rmse'].value:.4f}: hundreds of models (test set)",
+        dash="dot",
+        position="bottom left",
+    )
+    vline(fig, mine.macs, f"your blend: {counted(m, 'member')}", position="top right")
+    tail = g["progress"] - g["pair"]
+    cards = [
+        Card(
+            "The shipped pair",
+            f"{g['pair']:.2f}%",
+            f"of the 107-model blend's {g['progress']:.2f}% ({n['pair_share']:.0%}), at {c['pair']:,} MACs",
+            "ok",
+        ),
+        Card(
+            f"The other {n['rest_members']} models",
+            f"+{tail:.2f} points",
+            f"for {fmt_ratio(n['cost_ratio'])} the serving cost ({c['progress']:,} MACs)",
+            "bad",
+        ),
+        Card(
+            "Gain per MAC",
+            f"{n['per_mac_ratio']:.0f}×",
+            f"the second model's, against each of the last {n['rest_members']}",
+        ),
+        Card(
+            f"Your blend: {counted(m, 'member')}",
+            f"{mine.macs:,} MACs",
+            f"reads {fmt_bytes(mine.bytes_read)} per prediction; keeps "
+            f"{fmt_bytes(mine.resident_bytes)} resident ({mine.precision.upper()})",
+        ),
+    ]
+    summary = (
+        f"Against Cinematch's {quiz:.4f} on the quiz set, the SVD alone is {g['svd']:.2f}% better and "
+        f"the SVD + RBM pair Netflix shipped {g['pair']:.2f}%: the first two models take "
+        f"{g['pair']:.2f} of the {g['progress']:.2f} points the 107-model blend won. The other "
+        f"{n['rest_members']} models add {tail:.2f} points for {fmt_ratio(n['cost_ratio'])} the "
+        f"serving cost per prediction ({c['pair']:,} against {c['progress']:,} MACs at {f} factors a "
+        f"member). The Grand Prize's hundreds of models reached {grand['improvement_pct'].value:.2f}% "
+        "on the test set; Netflix measured the gain and judged it not worth the engineering effort to "
+        "serve it. A leaderboard scores accuracy alone; the machine pays for every member."
+    )
+    pp = pub.NETFLIX_PROGRESS_PRIZE_2007
+    peek = [
+        "member: a matrix factorization; one prediction = user row · movie row",
+        f"  MACs = n·f + n (blend, n > 1) = {m}·{f} + {m if m > 1 else 0} = {mine.macs:,}",
+        f"  bytes read = (2·n·f + n) × 4 B = {mine.bytes_read:,} B;  resident = n·(users + movies)·f × 4 B",
+        f"  users {pub.NETFLIX_DATASET['users'].value:,}, movies {pub.NETFLIX_DATASET['movies'].value:,} "
+        "(Bennett and Lanning 2007)",
+        "improvement = (RMSE_Cinematch − RMSE) / RMSE_Cinematch",
+        f"  107-model RMSE = {quiz} × (1 − {pp['improvement_pct'].value}%) = {st['progress'].rmse:.4f} (derived)",
+        f"sources: {pub.NETFLIX_ADOPTED['svd'].source}; {grand['rmse'].source}",
+        "convention: every member priced alike; real members (RBM, neighbourhood models) differ,"
+        " but the cost ratio between two blends is their member ratio whatever f is",
+    ]
+    return View(fig, cards, summary, "Serving cost of a blend", peek)
