@@ -353,7 +353,12 @@ def test_part_e_views_show_the_transfer_and_the_regime():
     assert {c.label: c.value for c in q.cards}["GPT-2 XL prefill"] == "1.000×"
     # on a T4 too the decode gains most; the chart spans decades, so its time axis is logarithmic
     assert "GPT-2 XL decode gains most" in lab.part_e("int8_gemm", "T4").summary
-    assert v.figure.layout.yaxis.type == "log"
+    from mlsysim.labs.charts import finalize
+
+    fig = finalize(v.figure)
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.title.text == "Time per pass (ms)"
+    assert fig.layout.yaxis.tickvals == (0.1, 1.0, 10.0, 100.0)  # decades: 104 us to 101 ms
+    assert [round(y, 3) for y in fig.data[0].y] == [1.587, 1.043, 100.732, 14.378, 0.226, 0.104]
 
 
 def test_blockopt_bad_input_names_the_argument():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, hline, memory_lines
+from ..charts import figure, hline, memory_lines, time_unit
 from ..components import (
     Card,
     Choice,
@@ -570,15 +570,18 @@ def part_e(optimization: str, device: str) -> View:
     gains = [blockopt.gain(c, optimization, device) for c in blockopt.CASES]
     name, block = blockopt.OPTIMIZATIONS[optimization]
     dev = HW.Hardware.get(device)
+    factor, unit = time_unit([g.before.latency_s for g in gains])
     fig = figure(
         f"One pass of each lighthouse before and after: {name} ({dev.name}, FP16, batch 1)",
         "Lighthouse",
-        "Time per pass (s)",
+        f"Time per pass ({unit})",
         log_y=True,
     )
     labels = [g.label for g in gains]
-    fig.add_trace(go.Bar(x=labels, y=[g.before.latency_s for g in gains], name="before"))
-    fig.add_trace(go.Bar(x=labels, y=[g.after.latency_s for g in gains], name=f"with {name}"))
+    fig.add_trace(go.Bar(x=labels, y=[g.before.latency_s * factor for g in gains], name="before"))
+    fig.add_trace(
+        go.Bar(x=labels, y=[g.after.latency_s * factor for g in gains], name=f"with {name}")
+    )
     fig.update_layout(barmode="group")
     best = max(gains, key=lambda g: g.speedup)
     none = [g.label for g in gains if g.rewritten == 0]
