@@ -8,7 +8,7 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="medium", app_title="6.13 Building blocks: gating and mixture of experts")
+app = marimo.App(width="medium", app_title="6.13 Building blocks: gating, MoE, what transfers")
 
 
 @app.cell
@@ -43,14 +43,15 @@ def _(LAB_CSS, kit, mo):
                 "Chapter 6 · Network Architectures · Shared building blocks",
                 "Gating and Mixture of Experts",
                 "Gating routes each token to a few experts: see what that does to parameters, FLOPs, batching, "
-                "load balance and the traffic between GPUs.",
+                "load balance and the traffic between GPUs; then carry one block's optimization across the families.",
                 [
-                    "4 parts",
-                    "about 20 minutes",
+                    "5 parts",
+                    "about 25 minutes",
                     "capacity vs compute",
                     "batching",
                     "load imbalance",
                     "all-to-all",
+                    "optimizations that transfer",
                 ],
             ),
         ]
@@ -204,8 +205,42 @@ def _(d_devices, d_precision, d_topk, kit, lab, mo, pred_d, saved, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_optimization = lab.E_OPTIMIZATION.widget(saved)
+    e_device = lab.E_DEVICE.widget(saved)
+    mo.vstack(
+        [
+            mo.md("## Part E · One block's optimization, every family"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "Our LLM team has a faster kernel for the residual adds. We also run vision, recommendation and keyword-spotting models: is it worth porting to them?",
+            ),
+            pred_e,
+        ]
+    )
+    return (e_device, e_optimization, pred_e)
+
+
+@app.cell
+def _(e_device, e_optimization, kit, lab, mo, pred_e, saved, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
+            mo.hstack([e_optimization, e_device], justify="start", wrap=True),
+            kit.show(lab.part_e(e_optimization.value, e_device.value)),
+        ]
+    )
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+    mo.stop(
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+    )
     mo.md("""
     ## Takeaways
 
@@ -217,6 +252,9 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
       capacity cap, drops tokens, which is why training adds a load-balancing loss.
     - Spreading experts over GPUs turns routing into all-to-all traffic: each token's k copies
       leave and return, so the traffic per token levels off as GPUs are added instead of vanishing.
+    - The building blocks repeat across families, and so do their costs: an optimization of one
+      block (a fused residual add, INT8 weights in every GEMM) reaches every model that has the
+      block and none that lacks it, and its gain follows each model's bottleneck.
     """)
     return
 
@@ -242,6 +280,8 @@ async def _(
     d_devices,
     d_precision,
     d_topk,
+    e_device,
+    e_optimization,
     justification,
     kit,
     lab,
@@ -250,6 +290,7 @@ async def _(
     pred_b,
     pred_c,
     pred_d,
+    pred_e,
     saved,
     student,
 ):
@@ -273,6 +314,9 @@ async def _(
             d_devices=d_devices,
             d_topk=d_topk,
             d_precision=d_precision,
+            pred_e=pred_e,
+            e_optimization=e_optimization,
+            e_device=e_device,
         ),
         saved=saved,
         student=student,

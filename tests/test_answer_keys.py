@@ -2476,6 +2476,43 @@ def s0613_d():
     return "linear" if b[-1] / b[0] > 3 else "less"
 
 
+def s0613_e():
+    """A residual add fused into its producer, on each lighthouse pass on the L4 (FP16, batch 1),
+    at both ends of the launch-cost and efficiency ranges. By hand from the rows: each add moved
+    3n values and launched once; in the epilogue it reads its skip input (n values) and launches
+    nothing, so the pass saves exactly count x (2n x 2 B / BW + launch); FLOPs are unchanged."""
+    from mlsysim import Models, blockopt
+    from mlsysim.engine import with_launch_cost
+
+    keys = set()
+    for lc, eff in CORNERS:
+        dev = with_launch_cost("L4", lc)
+        bw = dev.memory.bandwidth.m_as("B/s")
+        gained = {}
+        for case, (_label, key, phase, seq) in blockopt.CASES.items():
+            m = Models.get(key)
+            kw = {"phase": phase, "seq_len": seq} if m.is_lm else {}
+            before = Engine.solve(m, dev, precision="fp16", efficiency=eff, **kw)
+            after = Engine.solve(
+                blockopt.optimized(m, "fuse_add"), dev, precision="fp16", efficiency=eff, **kw
+            )
+            rows = m.rows(seq, phase) if m.is_lm else m.rows()
+            adds = [r for r in rows if type(r.layer).__name__ == "ResidualAdd"]
+            by_hand = sum(r.count * (2 * r.layer.elements * 2 / bw + lc) for r in adds)
+            assert before.latency_s - after.latency_s == pytest.approx(by_hand, rel=1e-9, abs=1e-15)
+            assert after.flops == before.flops
+            gained[case] = before.latency_s / after.latency_s > 1 + 1e-9
+            assert gained[case] == bool(adds)
+        if all(gained.values()):
+            keys.add("flops")
+        elif [c for c, g in gained.items() if g] == ["gpt2_prefill", "gpt2_decode"]:
+            keys.add("tied")
+        elif gained["resnet50"] and gained["mobilenetv2"] and not gained["dlrm"]:
+            keys.add("block")
+    assert len(keys) == 1, keys
+    return keys.pop()
+
+
 KEYS = {
     ("lab06", "PRED_A"): lab06_a,
     ("lab06", "PRED_B"): lab06_b,
@@ -2600,6 +2637,7 @@ KEYS = {
     ("s06_13_building_blocks", "PRED_B"): s0613_b,
     ("s06_13_building_blocks", "PRED_C"): s0613_c,
     ("s06_13_building_blocks", "PRED_D"): s0613_d,
+    ("s06_13_building_blocks", "PRED_E"): s0613_e,
 }
 
 
@@ -2788,6 +2826,7 @@ FINGERPRINTS = {
     ("s06_13_building_blocks", "PRED_B"): "25f20989b176",
     ("s06_13_building_blocks", "PRED_C"): "afa6ff13e7b0",
     ("s06_13_building_blocks", "PRED_D"): "ca193b346a47",
+    ("s06_13_building_blocks", "PRED_E"): "02fa0ceac519",
 }
 
 

@@ -667,6 +667,7 @@ if hasattr(L, "MoE"):
 # Modules merged with the lessons branches: the chapter's tables, the toy experiments of 6.2/6.5
 # and the accuracy tables.
 from mlsysim import accuracy as ACC  # noqa: E402
+from mlsysim import blockopt as BO  # noqa: E402
 from mlsysim import catalogue as CAT  # noqa: E402
 from mlsysim import deployment as DEP  # noqa: E402
 from mlsysim import moe as MOE  # noqa: E402
@@ -741,6 +742,17 @@ ROWS.update(
             dict(d_model=16, d_ff=32, n_experts=4, top_k=2, ffn="swiglu"),
         ),
         "moe.mixtral_params": (MOE.mixtral_params, dict(n_experts=8, top_k=2)),
+        "blockopt.AddInEpilogue": (BO.AddInEpilogue, dict(elements=64)),
+        "blockopt.Int8Weights": (
+            BO.Int8Weights,
+            dict(inner=L.Dense(in_features=8, out_features=4)),
+        ),
+        "blockopt.rewritten": (BO.rewritten, dict(model=Models.KWS, optimization="int8_gemm")),
+        "blockopt.optimized": (BO.optimized, dict(model=Models.KWS, optimization="fuse_add")),
+        "blockopt.gain": (
+            BO.gain,
+            dict(case="kws", optimization="int8_gemm", device="L4", efficiency=0.5),
+        ),
         "published.Published": (
             PUB.Published,
             dict(
@@ -829,6 +841,7 @@ RESULTS |= {
     "BPTTFlow",
     "Counts",
     "MixtralCounts",
+    "Gain",
     "TileScatter",
     "ImageNetResult",
     "LanguageResult",

@@ -44,6 +44,7 @@ CONTRAST = {
     ("s06_07_transformers", "TRANSFER_D"): ({"split"}, {"little", "4x", "none"}),
     ("s06_09_choosing", "PRED_B"): ({"gpt2", "no_dlrm"}, {"none", "all"}),
     ("s06_12_tradeoffs", "PRED_A"): ({"camera", "edge"}, {"all", "none"}),
+    ("s06_13_building_blocks", "PRED_E"): ({"block", "tied"}, {"flops"}),
 }
 
 #: (module, name) -> (extreme option keys: the full scaling or none, qualified-middle option keys)

@@ -234,3 +234,163 @@ def test_part_a_clamps_top_k_and_says_so():
     default = lab.part_a(8, 2, "fp16")
     assert "Gating buys capacity without FLOPs (3.6× the parameters" in default.summary
     assert round(moe.mixtral_params().total / moe.mixtral_params().active, 1) == 3.6
+
+
+# ---- Part E: one block's optimization across the lighthouses (mlsysim.blockopt) -----------------
+
+
+def _passes(key: str):
+    """(model, rows, solve kwargs) of one lighthouse pass of blockopt.CASES."""
+    from mlsysim import Models, blockopt
+
+    _label, name, phase, seq = blockopt.CASES[key]
+    m = Models.get(name)
+    rows = m.rows(seq, phase) if m.is_lm else m.rows()
+    return m, rows, ({"phase": phase, "seq_len": seq} if m.is_lm else {})
+
+
+def test_blocks_each_lighthouse_has():
+    """Residual adds: ResNet-50's 16 bottleneck blocks (3 + 4 + 6 + 3), MobileNetV2's 10
+    stride-1 inverted residuals with equal widths (torchvision's use_res_connect), GPT-2 XL's
+    2 x 48; DLRM and the KWS DS-CNN have none. GEMM layers: ResNet-50's 53 convolutions + fc,
+    GPT-2 XL's 4 x 48 projections + the LM head."""
+    from mlsysim import Models, blockopt
+
+    adds = {k: blockopt.rewritten(_passes(k)[0], "fuse_add") for k in blockopt.CASES}
+    assert adds == {
+        "resnet50": 3 + 4 + 6 + 3,
+        "mobilenetv2": 10,
+        "gpt2_prefill": 2 * 48,
+        "gpt2_decode": 2 * 48,
+        "dlrm": 0,
+        "kws": 0,
+    }
+    assert blockopt.rewritten(Models.ResNet50, "int8_gemm") == 53 + 1
+    assert blockopt.rewritten(Models.GPT2, "int8_gemm") == 4 * 48 + 1
+    assert blockopt.rewritten(Models.DLRM, "int8_gemm") == 3 + 5
+
+
+def test_fused_add_transfers_to_every_model_with_a_skip_connection():
+    """By hand from the rows (L4, FP16, batch 1, eager): an add of n values moved 3n values and
+    launched once; in its producer's epilogue it reads the skip input only (n values) and
+    launches nothing, so a pass saves exactly count x (2n x 2 B / BW + 5 us) and no FLOP. Every
+    model with an add gains, by an amount that follows its bottleneck (ResNet-50 1.107x,
+    launch-bound; the compute-bound prefill 1.026x); DLRM and the KWS DS-CNN not at all."""
+    from mlsysim import Engine, Hardware, blockopt
+
+    dev = Hardware.get("L4")
+    bw, tax = dev.memory.bandwidth.m_as("B/s"), dev.dispatch_tax.m_as("s")
+    assert tax == pytest.approx(5e-6)
+    speedups = {}
+    for key in blockopt.CASES:
+        m, rows, kw = _passes(key)
+        before = Engine.solve(m, "L4", precision="fp16", **kw)
+        g = blockopt.gain(key, "fuse_add", "L4")
+        assert g.before.latency_s == before.latency_s
+        by_hand = sum(
+            r.count * (2 * r.layer.elements * 2 / bw + tax)
+            for r in rows
+            if type(r.layer).__name__ == "ResidualAdd"
+        )
+        assert g.before.latency_s - g.after.latency_s == pytest.approx(by_hand, rel=1e-9, abs=0)
+        assert g.after.flops == g.before.flops
+        speedups[key] = round(g.speedup, 3)
+    assert speedups == {
+        "resnet50": 1.107,
+        "mobilenetv2": 1.053,
+        "gpt2_prefill": 1.026,
+        "gpt2_decode": 1.035,
+        "dlrm": 1.0,
+        "kws": 1.0,
+    }
+    assert lab.PRED_E.answer == "block"
+    text = " ".join(lab.PRED_E.feedback.values())
+    for s in ("1.107×", "1.053×", "1.026×", "1.035×", "1.000×", "16 adds", "96"):
+        assert s in text
+
+
+def test_int8_weights_gain_follows_the_regime():
+    """Weight-only INT8 in every Dense and Conv2d row: each such row's weight read falls from w to
+    ceil(w / 2) FP16 values. Recomputed row by row from the engine's per-row terms: the
+    bandwidth-bound GPT-2 XL decode gains 1.564x on the L4 (short of 2x: the KV cache,
+    activations and launches stay), the compute-bound prefill exactly nothing, the launch-bound
+    CNNs, DLRM and KWS a few percent at most."""
+    from mlsysim import Hardware, blockopt
+
+    bw = Hardware.get("L4").memory.bandwidth.m_as("B/s")
+    speedups = {}
+    for key in blockopt.CASES:
+        _m, rows, _kw = _passes(key)
+        g = blockopt.gain(key, "int8_gemm", "L4")
+        after = 0.0
+        for r, t in zip(rows, g.before.layers, strict=True):
+            assert t.name == r.name
+            if type(r.layer).__name__ in ("Dense", "Conv2d"):
+                w = r.layer.weight_elements
+                saved = (w - math.ceil(w / 2)) * r.count * 2 / bw
+                after += max(t.t_compute, t.t_memory - saved) + t.t_dispatch
+            else:
+                after += t.time
+        assert g.after.latency_s == pytest.approx(after, rel=1e-9)
+        assert g.after.flops == g.before.flops
+        speedups[key] = g.speedup
+    assert round(speedups["gpt2_decode"], 3) == 1.564 < 2
+    assert speedups["gpt2_prefill"] == 1.0
+    assert max(v for k, v in speedups.items() if k != "gpt2_decode") < 1.06
+    assert min(speedups.values()) >= 1.0
+
+
+def test_part_e_views_show_the_transfer_and_the_regime():
+    v = lab.part_e(lab.E_OPTIMIZATION.value, lab.E_DEVICE.value)
+    cards = {c.label: c for c in v.cards}
+    assert cards["DLRM"].value == "1.000×" and "has no such layer" in cards["DLRM"].note
+    assert cards["ResNet-50"].value == "1.107×" and "16 layers rewritten" in cards["ResNet-50"].note
+    assert "it reaches every model that has one" in v.summary
+    assert "DLRM and KWS DS-CNN have none" in v.summary
+    assert "No model does fewer FLOPs (every FLOP count is unchanged)" in v.summary
+    q = lab.part_e("int8_gemm", "L4")
+    assert "GPT-2 XL decode gains most, 1.564×" in q.summary
+    assert {c.label: c.value for c in q.cards}["GPT-2 XL prefill"] == "1.000×"
+    # on a T4 too the decode gains most; the chart spans decades, so its time axis is logarithmic
+    assert "GPT-2 XL decode gains most" in lab.part_e("int8_gemm", "T4").summary
+    from mlsysim.labs.charts import finalize
+
+    fig = finalize(v.figure)
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.title.text == "Time per pass (ms)"
+    assert fig.layout.yaxis.tickvals == (0.1, 1.0, 10.0, 100.0)  # decades: 104 us to 101 ms
+    assert [round(y, 3) for y in fig.data[0].y] == [1.587, 1.043, 100.732, 14.378, 0.226, 0.104]
+
+
+def test_blockopt_bad_input_names_the_argument():
+    from mlsysim import Models, blockopt
+
+    with pytest.raises(ValueError, match="optimization='prune'.*fuse_add, int8_gemm"):
+        blockopt.gain("resnet50", "prune")
+    with pytest.raises(ValueError, match="case='bert'"):
+        blockopt.gain("bert", "fuse_add")
+    with pytest.raises(ValueError, match="model"):
+        blockopt.optimized("ResNet50", "fuse_add")
+    with pytest.raises(ValueError, match="hardware|device"):
+        blockopt.gain("resnet50", "fuse_add", "no-such-device")
+    # the original model is untouched
+    assert blockopt.rewritten(Models.ResNet50, "fuse_add") == 16
+
+
+def test_fused_add_is_the_engines_own_epilogue_add():
+    """blockopt's fused add is the add of the engine's compiled graph (Engine.solve(fused=True)),
+    applied to the skip connections alone: on GPT-2 XL prefill and ResNet-50 every residual-add
+    row moves the same bytes, launches the same kernels (none) and keeps its FLOPs; every other
+    row of the rewritten model is the eager row."""
+    from mlsysim import Engine, Models, blockopt
+
+    for m, kw in ((Models.GPT2, {"phase": "prefill", "seq_len": 1024}), (Models.ResNet50, {})):
+        eager = Engine.solve(m, "L4", **kw).layers
+        compiled = Engine.solve(m, "L4", fused=True, **kw).layers
+        rewritten = Engine.solve(blockopt.optimized(m, "fuse_add"), "L4", **kw).layers
+        assert len(eager) == len(compiled) == len(rewritten)
+        n_adds = 0
+        for e, c, r in zip(eager, compiled, rewritten, strict=True):
+            ref = c if e.type == "ResidualAdd" else e
+            n_adds += e.type == "ResidualAdd"
+            assert (r.bytes, r.kernels, r.flops) == (ref.bytes, ref.kernels, ref.flops), e.name
+        assert n_adds > 0
