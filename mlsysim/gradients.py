@@ -45,6 +45,12 @@ __all__ = [
     "flow_verdict",
     "BPTTFlow",
     "bptt",
+    "SKIP_FORMS",
+    "SkipPath",
+    "skip_path",
+    "gate_carry",
+    "highway_bias_for",
+    "skip_weights",
 ]
 
 ACTIVATIONS = ("sigmoid", "tanh", "relu", "linear")
@@ -550,12 +556,130 @@ def batchnorm_train_serve_gap(
     return math.sqrt(diff2 / serve2) if serve2 > 0 else 0.0
 
 
+# --------------------------------------------------------------------------------------------
+# What rides on the skip path: pre-activation, post-activation and highway blocks
+# --------------------------------------------------------------------------------------------
+
+#: The three skip paths of section 6.4 (Figure 7) and 6.9 (Highway Networks)::
+#:
+#:     preact:   y = F(x) + x                          (He et al. 2016b; the ReLU inside F)
+#:     postact:  y = ReLU(F(x) + x)                    (He et al. 2016a, the original block)
+#:     highway:  y = H(x) T(x) + x (1 - T(x)),  T = sigmoid(W_T x + b_T)   (Srivastava 2015)
+SKIP_FORMS = ("preact", "postact", "highway")
+#: Deepest stack ``skip_path`` follows.
+MAX_SKIP_DEPTH = 1000
+#: Gate biases ``skip_path`` accepts (sigmoid(10) = 0.99995: practically always open).
+GATE_BIAS_RANGE = (-10.0, 10.0)
+
+
+def _check_fraction(name: str, v, lo_open: bool = True) -> float:
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, int | float)
+        or not math.isfinite(v)
+        or not (0 < v <= 1 if lo_open else 0 <= v <= 1)
+    ):
+        raise ValueError(f"{name} must be a number in (0, 1], got {v!r}")
+    return float(v)
+
+
+def _check_bias(v) -> float:
+    lo, hi = GATE_BIAS_RANGE
+    if isinstance(v, bool) or not isinstance(v, int | float) or not (lo <= v <= hi):
+        raise ValueError(f"gate_bias must be a number in [{lo:g}, {hi:g}], got {v!r}")
+    return float(v)
+
+
+def gate_carry(gate_bias: float) -> float:
+    """The share a highway gate carries along its identity path, 1 - T = 1 - sigmoid(b_T), with
+    the gate at its bias (W_T x ~ 0, as at initialization): sigmoid(-2) = 0.119, so a bias of
+    -2 carries 0.881 per layer."""
+    return 1.0 - _sigmoid(_check_bias(gate_bias))
+
+
+@dataclass(frozen=True)
+class SkipPath:
+    """The gradient that reaches the first block along the skip path alone (the branches F and
+    H left out), as a factor on one unit's gradient at the output.
+
+    ``per_block`` is the factor one block puts on the skip path: 1 for the pre-activation
+    identity; the expected share of units whose sum F(x) + x is positive, ``active_fraction``,
+    for the post-activation ReLU (ReLU' is 1 there, 0 elsewhere; the blocks' active sets taken
+    as independent draws); 1 - T for a highway gate at its bias. ``factors[k]`` is the factor
+    after ``k + 1`` blocks, ``per_block ** (k + 1)``."""
+
+    form: str
+    depth: int
+    per_block: float
+    factors: tuple[float, ...]
+
+    @property
+    def first(self) -> float:
+        """The factor through all ``depth`` blocks."""
+        return self.factors[-1]
+
+
+def skip_path(
+    form: str, depth: int, active_fraction: float = 0.9, gate_bias: float = -2.0
+) -> SkipPath:
+    """The skip path's factor through 1..``depth`` blocks of one of ``SKIP_FORMS``.
+
+    ``active_fraction`` (postact only): the share of units whose sum F(x) + x is positive in a
+    block, in (0, 1]. ``gate_bias`` (highway only): b_T in [-10, 10]. A factor below the
+    smallest float is returned as 0.0, never as a negative or NaN."""
+    if not isinstance(form, str) or form not in SKIP_FORMS:
+        raise ValueError(f"form={form!r} is not known; allowed: {', '.join(SKIP_FORMS)}")
+    _check_int("depth", depth, 1, MAX_SKIP_DEPTH)
+    p = _check_fraction("active_fraction", active_fraction)
+    carry = gate_carry(gate_bias)
+    per = {"preact": 1.0, "postact": p, "highway": carry}[form]
+    log_per = math.log(per) if per > 0 else -math.inf
+    factors = tuple(
+        math.exp(k * log_per) if k * log_per > -745 else 0.0 for k in range(1, depth + 1)
+    )
+    return SkipPath(form, depth, per, factors)
+
+
+def highway_bias_for(carry: float, depth: int) -> float:
+    """The gate bias b_T whose carry (1 - sigmoid(b_T)) ** depth equals ``carry`` (in (0, 1)):
+    the per-layer carry must be carry ** (1 / depth), so T = 1 - carry ** (1 / depth) and
+    b_T = ln(T / (1 - T)). Far on the sigmoid's negative side T ~ e^b, so doubling the depth
+    halves T and lowers the bias by about ln 2."""
+    if (
+        isinstance(carry, bool)
+        or not isinstance(carry, int | float)
+        or not math.isfinite(carry)
+        or not 0 < carry < 1
+    ):
+        raise ValueError(f"carry must be a number in (0, 1), got {carry!r}")
+    _check_int("depth", depth, 1, MAX_SKIP_DEPTH)
+    t = -math.expm1(math.log(carry) / depth)  # 1 - carry ** (1 / depth), without cancellation
+    return math.log(t) - math.log1p(-t)
+
+
+def skip_weights(form: str, width: int) -> int:
+    """Weights a block's skip path adds to a width-``width`` layer: none for an identity add
+    (pre- or post-activation); a highway gate's W_T (width x width) and b_T (width), as many as
+    the layer's own dense transform H: the layer's weights double."""
+    if not isinstance(form, str) or form not in SKIP_FORMS:
+        raise ValueError(f"form={form!r} is not known; allowed: {', '.join(SKIP_FORMS)}")
+    _check_int("width", width, 1, 1 << 20)
+    if form != "highway":
+        return 0
+    from .layers import Dense
+
+    return Dense(in_features=width, out_features=width).weight_elements
+
+
 # every argument checked by name (mlsysim._check): z finite, sizes integers in their ranges
 _check.check_module(
     globals(),
     __all__,
     {
         "simulate": {"depth": (1, MAX_DEPTH), "width": (2, MAX_WIDTH), "seed": (0, 2**31 - 1)},
+        "skip_path": {"depth": (1, MAX_SKIP_DEPTH)},
+        "highway_bias_for": {"depth": (1, MAX_SKIP_DEPTH)},
+        "skip_weights": {"width": (1, 1 << 20)},
         "batchnorm_train_serve_gap": {
             "batch": (1, 1 << 20),
             "positions": (1, 1 << 17),
