@@ -43,8 +43,8 @@ def _(LAB_CSS, kit, mo):
                 "Chapter 6 · Network Architectures · Section 6.4",
                 "Skip Connections and Normalization",
                 "Watch gradients vanish and explode in a real deep network, see what the identity path and "
-                "each normalization fix, count what the glue they add to every block costs, and see why "
-                "the skip path must carry nothing: no ReLU, no gate.",
+                "each normalization fix, count what the glue they add to every block costs, and follow "
+                "the gradient along three kinds of skip path.",
                 [
                     "4 parts",
                     "about 30 minutes",

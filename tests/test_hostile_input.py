@@ -708,6 +708,13 @@ ROWS.update(
                 seed=0,
             ),
         ),
+        "gradients.skip_path": (
+            gradients.skip_path,
+            dict(form="highway", depth=8, active_fraction=0.9, gate_bias=-2.0),
+        ),
+        "gradients.gate_carry": (gradients.gate_carry, dict(gate_bias=-2.0)),
+        "gradients.highway_bias_for": (gradients.highway_bias_for, dict(carry=0.1, depth=8)),
+        "gradients.skip_weights": (gradients.skip_weights, dict(form="highway", width=8)),
         "primitives.winograd_multiplications": (
             primitives.winograd_multiplications,
             dict(m=2, r=3),
@@ -799,6 +806,7 @@ ROWS.update(
 # Records returned by the new API (not constructed by callers), and type aliases.
 RESULTS |= {
     "BPTTFlow",
+    "SkipPath",
     "Counts",
     "MixtralCounts",
     "TileScatter",
@@ -810,6 +818,7 @@ ALIASES_OF_TYPES = {"Matrix", "Grid"}
 # Arguments whose result may legitimately be negative (an activation of a negative input).
 SIGNED = {
     "gradients.activation",
+    "gradients.highway_bias_for",
     "symmetry.conv2d_valid",
     "symmetry.shift",
     "symmetry.dense_layer",

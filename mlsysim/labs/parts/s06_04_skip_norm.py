@@ -866,14 +866,14 @@ TRANSFER_D = Prediction(
     },
     answer="ln2",
     feedback={
-        "ln2": "The carry per layer must rise from 0.1^(1/100) = 0.9772 to 0.1^(1/200) = 0.9886, so T halves "
-        "(2.3% → 1.1%). Far on the sigmoid's negative side T ≈ e^b, so halving T lowers b by ln 2 ≈ 0.69: "
+        "ln2": "The carry per layer must rise from the 100th root of 0.1, 0.9772, to its 200th root, 0.9886, so T halves "
+        "(2.3% → 1.1%). Far on the sigmoid's negative side T ≈ eᵇ, so halving T lowers b by ln 2 ≈ 0.69: "
         "−3.76 → −4.46. Every doubling asks the same again, and the gate never reaches the identity that a "
         "residual add gives for free.",
         "same": "The bias sets a per-layer carry, and the network's share is that carry to the power of the "
         "depth: −3.8 keeps 10% over 100 layers but 0.9772²⁰⁰ ≈ 1% over 200. Keeping 10% needs T halved, "
         "a bias of −4.46.",
-        "double": "The bias acts through a sigmoid: far on its negative side T ≈ e^b, so halving T costs only "
+        "double": "The bias acts through a sigmoid: far on its negative side T ≈ eᵇ, so halving T costs only "
         "ln 2 ≈ 0.69 of bias, −3.76 → −4.46. A bias of −7.5 would close the gate far more than needed "
         "(T ≈ 0.05%), keeping about 90% over 200 layers.",
     },
@@ -944,7 +944,12 @@ def part_d(depth: int, bias: float, active: float) -> View:
             mode="lines",
         )
     )
-    vline(fig, n, f"{n} blocks", position="top left" if n > top / 2 else "top right")
+    vline(
+        fig,
+        n,
+        f"{n} block{'s' if n != 1 else ''}",
+        position="top left" if n > top / 2 else "top right",
+    )
 
     at = n - 1
     f_pre, f_post, f_hw = pre.factors[at], post.factors[at], hw.factors[at]
@@ -988,10 +993,12 @@ def part_d(depth: int, bias: float, active: float) -> View:
     peek = [
         "pre-activation:  y = F(x) + x            ∂y/∂x = ∂F/∂x + I          skip path: I",
         "post-activation: y = ReLU(F(x) + x)      skip path: diag(1[F(x) + x > 0])",
-        f"   expected share of a unit's skip path after L blocks: p^L = {p:.2f}^{n} = {f_post:.3g} "
+        f"   expected share of a unit's skip path after L blocks: pᴸ = {p:.2f}{superscript(n)} = {f_post:.3g} "
         "(p = units with a positive sum, blocks independent)",
+        "   (real blocks' active sets are correlated, which slows the fall, but a unit blocked in any "
+        "one block has lost its skip path; p = 1 is the only way to keep it)",
         "highway: y = H(x)·T(x) + x·(1 − T(x)),  T = σ(W_T x + b_T)   skip path: diag(1 − T)",
-        f"   gate at its bias (W_T x ≈ 0 at initialization): (1 − σ({bs}))^{n} = {carry:.4f}^{n} = {f_hw:.3g}",
+        f"   gate at its bias (W_T x ≈ 0 at initialization): (1 − σ({bs})){superscript(n)} = {carry:.4f}{superscript(n)} = {f_hw:.3g}",
         f"gate weights: W_T ({d} × {d}) + b_T ({d}) = {gate_w:,} per layer, equal to H's; residual add: 0",
     ]
     return View(fig, cards, summary, "What rides on the skip path", peek)
