@@ -224,7 +224,6 @@ def _(kit, lab, mo, saved):
     pred_d = lab.PRED_D.radio(saved)
     d_depth = lab.D_DEPTH.widget(saved)
     d_bias = lab.D_BIAS.widget(saved)
-    d_active = lab.D_ACTIVE.widget(saved)
     transfer_d = lab.TRANSFER_D.radio(saved)
     mo.vstack(
         [
@@ -244,18 +243,17 @@ def _(kit, lab, mo, saved):
             pred_d,
         ]
     )
-    return (d_active, d_bias, d_depth, pred_d, transfer_d)
+    return (d_bias, d_depth, pred_d, transfer_d)
 
 
 @app.cell
-def _(d_active, d_bias, d_depth, kit, lab, mo, pred_d, saved, unlocked):
+def _(d_bias, d_depth, kit, lab, mo, pred_d, saved, unlocked):
     mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
     mo.vstack(
         [
             kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
             mo.hstack([d_depth, d_bias], justify="start", wrap=True),
-            d_active,
-            kit.show(lab.part_d(d_depth.value, d_bias.value, d_active.value)),
+            kit.show(lab.part_d(d_depth.value, d_bias.value)),
         ]
     )
     return
@@ -309,7 +307,6 @@ async def _(
     c_device,
     c_op,
     c_precision,
-    d_active,
     d_bias,
     d_depth,
     justification,
@@ -350,7 +347,6 @@ async def _(
             pred_d=pred_d,
             d_depth=d_depth,
             d_bias=d_bias,
-            d_active=d_active,
             transfer_d=transfer_d,
         ),
         saved=saved,

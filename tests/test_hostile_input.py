@@ -710,7 +710,7 @@ ROWS.update(
         ),
         "gradients.skip_path": (
             gradients.skip_path,
-            dict(form="highway", depth=8, active_fraction=0.9, gate_bias=-2.0),
+            dict(form="highway", depth=8, gate_bias=-2.0),
         ),
         "gradients.gate_carry": (gradients.gate_carry, dict(gate_bias=-2.0)),
         "gradients.highway_bias_for": (gradients.highway_bias_for, dict(carry=0.1, depth=8)),
