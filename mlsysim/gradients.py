@@ -22,6 +22,11 @@ at the output, ``dL/dh_depth``, is a seeded random unit vector; ``grad_norms[i]`
 Chapter anchors (section 6.4.1): sigmoid's derivative peaks at 0.25, so with ``gain=1`` a plain
 sigmoid stack attenuates by at most ``0.25**k`` over ``k`` layers; a plain stack with per-layer
 gain 0.9 keeps ``0.9**50 ~ 0.005`` of the gradient after 50 layers; a gain of 1.5 explodes.
+
+``skip_path`` follows only the skip path of three block forms (Figure 7's pre- and
+post-activation blocks, section 6.9's highway layer): the identity keeps 1 at any depth, a
+highway gate at its bias ``(1 - sigmoid(b))**L``, and the original block's ReLU after the add
+the share of units still open, measured in PyTorch (``POSTACT_SKIP_SHARE``).
 """
 
 from __future__ import annotations

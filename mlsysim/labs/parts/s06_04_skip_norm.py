@@ -908,6 +908,11 @@ def _share(x: float) -> str:
     return f"{x:.1e}" if x > 0 else "0 (below the smallest float)"
 
 
+def _skip_status(x: float) -> str:
+    """Whole: ok; vanished (below 1%): bad; anything lost on the way: warn."""
+    return "ok" if x == 1 else "bad" if G.flow_verdict(x) == "vanishes" else "warn"
+
+
 @widget_args
 def part_d(depth: int, bias: float) -> View:
     import plotly.graph_objects as go
@@ -970,13 +975,13 @@ def part_d(depth: int, bias: float) -> View:
             _share(f_post),
             f"units still open after {n} block{'s' if n != 1 else ''}; {1 - active:.0%} of the sums "
             f"are negative in block {n}, and a closed unit never reopens",
-            _verdict(f_post)[1] if f_post < 0.5 else "warn",
+            _skip_status(f_post),
         ),
         Card(
             "Highway carry path",
             _share(f_hw),
             f"(1 − σ({bs})){superscript(n)} = {carry:.3f}{superscript(n)}",
-            _verdict(f_hw)[1],
+            _skip_status(f_hw),
         ),
         Card(
             f"Skip weights per {d}-unit layer",
