@@ -43,15 +43,17 @@ def _(LAB_CSS, kit, mo):
                 "Chapter 6 · Network Architectures · Section 6.4",
                 "Skip Connections and Normalization",
                 "Watch gradients vanish and explode in a real deep network, see what the identity path and "
-                "each normalization fix, and count what the glue they add to every block costs.",
+                "each normalization fix, count what the glue they add to every block costs, and follow "
+                "the gradient along three kinds of skip path.",
                 [
-                    "3 parts",
-                    "about 25 minutes",
+                    "4 parts",
+                    "about 30 minutes",
                     "gradient flow",
                     "residual blocks",
                     "BatchNorm vs LayerNorm",
                     "the cost of glue ops",
                     "kernel fusion",
+                    "pre-activation and highway blocks",
                 ],
             ),
         ]
@@ -218,8 +220,55 @@ def _(kit, lab, mo, pred_c, saved, transfer_c, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c], unlocked, "the takeaways"))
+def _(kit, lab, mo, saved):
+    pred_d = lab.PRED_D.radio(saved)
+    d_depth = lab.D_DEPTH.widget(saved)
+    d_bias = lab.D_BIAS.widget(saved)
+    transfer_d = lab.TRANSFER_D.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part D · What rides on the skip path"),
+            kit.message(
+                "Dr. Sarah Kimani",
+                "ML architect, WildlifeVision",
+                "Our backbone uses the original ResNet block, with a ReLU after the add, and a colleague "
+                "suggests gated highway layers instead. Does it matter what sits on the shortcut?",
+            ),
+            mo.md(
+                "Part A followed the whole gradient. Here follow only the part that travels the skip "
+                "path, block by block, back to the first block, for three blocks: the identity add of a "
+                "pre-activation block, the original block's add followed by a ReLU, and a highway "
+                "layer's learned carry gate."
+            ),
+            pred_d,
+        ]
+    )
+    return (d_bias, d_depth, pred_d, transfer_d)
+
+
+@app.cell
+def _(d_bias, d_depth, kit, lab, mo, pred_d, saved, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked), kit.locked_note("Part D"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_D, pred_d, unlocked, saved),
+            mo.hstack([d_depth, d_bias], justify="start", wrap=True),
+            kit.show(lab.part_d(d_depth.value, d_bias.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
+    mo.stop(kit.locked(pred_d, unlocked))
+    kit.transfer(lab.TRANSFER_D, transfer_d, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
+    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
     mo.md("""
     ## Takeaways
 
@@ -231,6 +280,10 @@ def _(kit, mo, pred_a, pred_b, pred_c, unlocked):
       LayerNorm and RMSNorm depend only on the token, which is why sequence models use them.
     - Adds and norms are memory-bound and pay a launch each; compilers fold and fuse them into the
       neighbouring convolutions, while the skip input still has to stay in memory.
+    - Only an empty skip path is the identity: a ReLU after the add or a highway gate multiplies it
+      by a factor below one in every block, and depth compounds that factor like a plain layer's
+      gain. Pre-activation blocks move the ReLU inside F; the residual add also needs no gate
+      weights, where a highway layer doubles its own.
     """)
     return
 
@@ -254,6 +307,8 @@ async def _(
     c_device,
     c_op,
     c_precision,
+    d_bias,
+    d_depth,
     justification,
     kit,
     lab,
@@ -261,11 +316,13 @@ async def _(
     pred_a,
     pred_b,
     pred_c,
+    pred_d,
     saved,
     student,
     transfer_a,
     transfer_b,
     transfer_c,
+    transfer_d,
 ):
     await kit.record(
         ledger,
@@ -287,6 +344,10 @@ async def _(
             c_batch=c_batch,
             c_device=c_device,
             transfer_c=transfer_c,
+            pred_d=pred_d,
+            d_depth=d_depth,
+            d_bias=d_bias,
+            transfer_d=transfer_d,
         ),
         saved=saved,
         student=student,

@@ -22,6 +22,11 @@ at the output, ``dL/dh_depth``, is a seeded random unit vector; ``grad_norms[i]`
 Chapter anchors (section 6.4.1): sigmoid's derivative peaks at 0.25, so with ``gain=1`` a plain
 sigmoid stack attenuates by at most ``0.25**k`` over ``k`` layers; a plain stack with per-layer
 gain 0.9 keeps ``0.9**50 ~ 0.005`` of the gradient after 50 layers; a gain of 1.5 explodes.
+
+``skip_path`` follows only the skip path of three block forms (Figure 7's pre- and
+post-activation blocks, section 6.9's highway layer): the identity keeps 1 at any depth, a
+highway gate at its bias ``(1 - sigmoid(b))**L``, and the original block's ReLU after the add
+the share of units still open, measured in PyTorch (``POSTACT_SKIP_SHARE``).
 """
 
 from __future__ import annotations
@@ -45,6 +50,14 @@ __all__ = [
     "flow_verdict",
     "BPTTFlow",
     "bptt",
+    "SKIP_FORMS",
+    "POSTACT_SKIP_SHARE",
+    "POSTACT_ACTIVE",
+    "SkipPath",
+    "skip_path",
+    "gate_carry",
+    "highway_bias_for",
+    "skip_weights",
 ]
 
 ACTIVATIONS = ("sigmoid", "tanh", "relu", "linear")
@@ -550,12 +563,175 @@ def batchnorm_train_serve_gap(
     return math.sqrt(diff2 / serve2) if serve2 > 0 else 0.0
 
 
+# --------------------------------------------------------------------------------------------
+# What rides on the skip path: pre-activation, post-activation and highway blocks
+# --------------------------------------------------------------------------------------------
+
+#: The three skip paths of section 6.4 (Figure 7) and 6.9 (Highway Networks)::
+#:
+#:     preact:   y = F(x) + x                          (He et al. 2016b; the ReLU inside F)
+#:     postact:  y = ReLU(F(x) + x)                    (He et al. 2016a, the original block)
+#:     highway:  y = H(x) T(x) + x (1 - T(x)),  T = sigmoid(W_T x + b_T)   (Srivastava 2015)
+SKIP_FORMS = ("preact", "postact", "highway")
+#: Gate biases ``skip_path`` accepts (sigmoid(10) = 0.99995: practically always open).
+GATE_BIAS_RANGE = (-10.0, 10.0)
+#: Deepest stack ``highway_bias_for`` solves for.
+MAX_HIGHWAY_DEPTH = 1000
+
+#: The original post-activation block, measured: the share of the output gradient that reaches
+#: block 1 along the skip path alone after L = 1, 2, ... 200 blocks (index L - 1). The skip path's
+#: Jacobian through one block is diag(1[F(x) + x > 0]), so the share is the mean over (example,
+#: unit) of the product of the first L masks. Network: y = ReLU(x + BN(W2 ReLU(BN(W1 x)))),
+#: width 256, batch 256, BatchNorm in training mode, PyTorch's default initialization, seed 0;
+#: measured with torch 2.14.1 on 2026-12-06 by tests/reference/skip_paths.py (autograd checks
+#: the share at depths 1, 10, 50 and 200); tests/test_s06_04_skip_norm.py holds this table to
+#: that fixture. Independent draws of a fixed active share p would give p ** L; here a unit
+#: whose x is large and positive stays open block after block, so the share falls more slowly,
+#: but a unit closed once never reopens.
+# fmt: off
+POSTACT_SKIP_SHARE: tuple[float, ...] = (
+    0.5009, 0.4028, 0.3481, 0.3117, 0.2856, 0.2641, 0.2468, 0.2322, 0.2205, 0.21, 0.2009,
+    0.1937, 0.1865, 0.1799, 0.1739, 0.1686, 0.1642, 0.16, 0.1555, 0.1521, 0.149, 0.1457, 0.1426,
+    0.14, 0.1372, 0.1346, 0.132, 0.1296, 0.1277, 0.1258, 0.1242, 0.1219, 0.1203, 0.1186, 0.1171,
+    0.1158, 0.1144, 0.113, 0.1118, 0.1105, 0.1091, 0.1079, 0.1068, 0.1054, 0.1041, 0.1031,
+    0.102, 0.1009, 0.1, 0.09914, 0.09824, 0.09726, 0.09622, 0.09532, 0.09464, 0.09389, 0.09317,
+    0.09247, 0.09154, 0.09067, 0.08974, 0.08904, 0.08804, 0.08734, 0.08675, 0.08611, 0.08549,
+    0.08485, 0.08415, 0.08351, 0.08292, 0.08238, 0.08189, 0.08116, 0.08067, 0.08025, 0.0798,
+    0.07921, 0.0789, 0.07846, 0.0779, 0.07739, 0.07704, 0.07674, 0.0761, 0.07568, 0.07542,
+    0.07513, 0.07466, 0.07422, 0.07388, 0.07343, 0.0731, 0.07281, 0.07253, 0.07207, 0.07176,
+    0.07155, 0.07129, 0.07091, 0.07077, 0.0704, 0.06998, 0.06961, 0.06935, 0.06905, 0.06874,
+    0.06844, 0.06815, 0.06776, 0.0676, 0.06721, 0.06686, 0.06653, 0.06625, 0.06602, 0.06578,
+    0.06552, 0.06522, 0.06485, 0.06459, 0.06436, 0.06404, 0.0638, 0.06351, 0.06329, 0.06299,
+    0.06268, 0.06242, 0.06213, 0.06192, 0.06174, 0.06155, 0.06122, 0.06104, 0.06065, 0.06038,
+    0.06013, 0.05995, 0.05968, 0.05954, 0.05928, 0.05913, 0.0589, 0.05879, 0.05856, 0.05835,
+    0.05821, 0.058, 0.05765, 0.05753, 0.05733, 0.05714, 0.0569, 0.05669, 0.0565, 0.05637,
+    0.05624, 0.05612, 0.05585, 0.05565, 0.05542, 0.05519, 0.05502, 0.05479, 0.05455, 0.0544,
+    0.05421, 0.05406, 0.05386, 0.05376, 0.05362, 0.05351, 0.0533, 0.05321, 0.05305, 0.05298,
+    0.05284, 0.05283, 0.05269, 0.05258, 0.05243, 0.05226, 0.05212, 0.05205, 0.05196, 0.05182,
+    0.05171, 0.05159, 0.05138, 0.05121, 0.05101, 0.05093, 0.05077, 0.05066, 0.05051, 0.05032,
+    0.05014, 0.04999, 0.04988
+)
+# fmt: on
+#: Share of sums F(x) + x that are positive in block L (index L - 1), same network.
+# fmt: off
+POSTACT_ACTIVE: tuple[float, ...] = (
+    0.5009, 0.6533, 0.7075, 0.7415, 0.7657, 0.7818, 0.7972, 0.8119, 0.8224, 0.8302, 0.8388,
+    0.8421, 0.8494, 0.8554, 0.8615, 0.8645, 0.8699, 0.8685, 0.8735, 0.8777, 0.88, 0.8822,
+    0.8855, 0.8887, 0.8905, 0.8922, 0.8943, 0.8957, 0.8991, 0.8999, 0.902, 0.9019, 0.9041,
+    0.9051, 0.9068, 0.9093, 0.9075, 0.9091, 0.9118, 0.912, 0.9127, 0.9148, 0.9184, 0.9182,
+    0.9181, 0.9188, 0.9203, 0.921, 0.9217, 0.9228, 0.9223, 0.9247, 0.9233, 0.9242, 0.9241,
+    0.9265, 0.9272, 0.9292, 0.928, 0.9294, 0.9294, 0.9282, 0.9309, 0.9315, 0.9311, 0.9336,
+    0.9313, 0.9319, 0.9325, 0.9325, 0.9334, 0.9351, 0.9356, 0.9358, 0.9358, 0.9361, 0.9358,
+    0.9359, 0.9376, 0.9398, 0.9391, 0.9387, 0.9386, 0.9396, 0.9387, 0.9396, 0.9407, 0.9418,
+    0.9412, 0.9419, 0.9431, 0.9452, 0.943, 0.9432, 0.9433, 0.9434, 0.9445, 0.9444, 0.9448,
+    0.9443, 0.9455, 0.9458, 0.9449, 0.9453, 0.9457, 0.9453, 0.9455, 0.9468, 0.9466, 0.948,
+    0.9469, 0.9485, 0.9495, 0.949, 0.9504, 0.9485, 0.9485, 0.9489, 0.9483, 0.9499, 0.9488,
+    0.9496, 0.9487, 0.9502, 0.9503, 0.9509, 0.9502, 0.9489, 0.9488, 0.95, 0.9501, 0.9524,
+    0.9528, 0.9517, 0.9521, 0.9514, 0.9512, 0.9526, 0.953, 0.9542, 0.9553, 0.9536, 0.9543,
+    0.9553, 0.9556, 0.9541, 0.9541, 0.955, 0.9543, 0.9553, 0.9543, 0.9561, 0.956, 0.9556,
+    0.9559, 0.9561, 0.9572, 0.957, 0.9546, 0.9558, 0.9557, 0.9563, 0.9567, 0.9571, 0.9562,
+    0.9556, 0.9557, 0.956, 0.9574, 0.9583, 0.957, 0.9566, 0.9567, 0.9575, 0.9568, 0.957, 0.9573,
+    0.9576, 0.9586, 0.9575, 0.9597, 0.9586, 0.9588, 0.9586, 0.9586, 0.9586, 0.9588, 0.9589,
+    0.958, 0.9592, 0.9582, 0.9587, 0.9582, 0.9594, 0.9596, 0.959, 0.9585, 0.9604, 0.9591, 0.9596
+)
+# fmt: on
+#: Deepest stack ``skip_path`` follows (the measured post-activation table's depth).
+MAX_SKIP_DEPTH = 200
+
+
+def _check_bias(v) -> float:
+    lo, hi = GATE_BIAS_RANGE
+    if isinstance(v, bool) or not isinstance(v, int | float) or not (lo <= v <= hi):
+        raise ValueError(f"gate_bias must be a number in [{lo:g}, {hi:g}], got {v!r}")
+    return float(v)
+
+
+def gate_carry(gate_bias: float) -> float:
+    """The share a highway gate carries along its identity path, 1 - T = 1 - sigmoid(b_T), with
+    the gate at its bias (W_T x ~ 0, as at initialization): sigmoid(-2) = 0.119, so a bias of
+    -2 carries 0.881 per layer."""
+    return 1.0 - _sigmoid(_check_bias(gate_bias))
+
+
+@dataclass(frozen=True)
+class SkipPath:
+    """The share of the output gradient that reaches the first block along the skip path alone
+    (the branches F and H left out), through 1..``depth`` blocks: ``factors[k]`` after ``k + 1``
+    blocks. Pre-activation: exactly 1 (the path's Jacobian is I). Post-activation: the measured
+    ``POSTACT_SKIP_SHARE``. Highway: (1 - T) ** L with the gate at its bias."""
+
+    form: str
+    depth: int
+    factors: tuple[float, ...]
+
+    @property
+    def first(self) -> float:
+        """The share through all ``depth`` blocks."""
+        return self.factors[-1]
+
+    @property
+    def per_block(self) -> float:
+        """Geometric-mean factor per block: first ** (1 / depth)."""
+        return self.first ** (1.0 / self.depth) if self.first > 0 else 0.0
+
+
+def skip_path(form: str, depth: int, gate_bias: float = -2.0) -> SkipPath:
+    """The skip path's share through 1..``depth`` blocks (``depth`` in [1, 200]) of one of
+    ``SKIP_FORMS``; ``gate_bias`` (highway only) is b_T in [-10, 10]. A share below the smallest
+    float is returned as 0.0, never as a negative or NaN."""
+    if not isinstance(form, str) or form not in SKIP_FORMS:
+        raise ValueError(f"form={form!r} is not known; allowed: {', '.join(SKIP_FORMS)}")
+    _check_int("depth", depth, 1, MAX_SKIP_DEPTH)
+    carry = gate_carry(gate_bias)
+    if form == "preact":
+        return SkipPath(form, depth, (1.0,) * depth)
+    if form == "postact":
+        return SkipPath(form, depth, POSTACT_SKIP_SHARE[:depth])
+    log_c = math.log(carry) if carry > 0 else -math.inf
+    factors = tuple(math.exp(k * log_c) if k * log_c > -745 else 0.0 for k in range(1, depth + 1))
+    return SkipPath(form, depth, factors)
+
+
+def highway_bias_for(carry: float, depth: int) -> float:
+    """The gate bias b_T whose carry (1 - sigmoid(b_T)) ** depth equals ``carry`` (in (0, 1)):
+    the per-layer carry must be carry ** (1 / depth), so T = 1 - carry ** (1 / depth) and
+    b_T = ln(T / (1 - T)). Far on the sigmoid's negative side T ~ e^b, so doubling the depth
+    halves T and lowers the bias by about ln 2."""
+    if (
+        isinstance(carry, bool)
+        or not isinstance(carry, int | float)
+        or not math.isfinite(carry)
+        or not 0 < carry < 1
+    ):
+        raise ValueError(f"carry must be a number in (0, 1), got {carry!r}")
+    _check_int("depth", depth, 1, MAX_HIGHWAY_DEPTH)
+    t = -math.expm1(math.log(carry) / depth)  # 1 - carry ** (1 / depth), without cancellation
+    return math.log(t) - math.log1p(-t)
+
+
+def skip_weights(form: str, width: int) -> int:
+    """Weights a block's skip path adds to a width-``width`` layer: none for an identity add
+    (pre- or post-activation); a highway gate's W_T (width x width) and b_T (width), as many as
+    the layer's own dense transform H: the layer's weights double."""
+    if not isinstance(form, str) or form not in SKIP_FORMS:
+        raise ValueError(f"form={form!r} is not known; allowed: {', '.join(SKIP_FORMS)}")
+    _check_int("width", width, 1, 1 << 20)
+    if form != "highway":
+        return 0
+    from .layers import Dense
+
+    return Dense(in_features=width, out_features=width).weight_elements
+
+
 # every argument checked by name (mlsysim._check): z finite, sizes integers in their ranges
 _check.check_module(
     globals(),
     __all__,
     {
         "simulate": {"depth": (1, MAX_DEPTH), "width": (2, MAX_WIDTH), "seed": (0, 2**31 - 1)},
+        "skip_path": {"depth": (1, MAX_SKIP_DEPTH)},
+        "highway_bias_for": {"depth": (1, MAX_HIGHWAY_DEPTH)},
+        "skip_weights": {"width": (1, 1 << 20)},
         "batchnorm_train_serve_gap": {
             "batch": (1, 1 << 20),
             "positions": (1, 1 << 17),

@@ -1299,6 +1299,31 @@ def s064_tc():
     return nearest({"bandwidth": bw, "peak": peak}, r, within=1.2)
 
 
+def s064_d():
+    """The skip path alone, 10 -> 200 blocks: identity (pre-activation), ReLU after the add (the
+    measured post-activation network), a highway gate at bias -2."""
+    from mlsysim import gradients as G
+
+    kept = {
+        form: [G.skip_path(form, n, gate_bias=-2.0).first for n in (10, 200)]
+        for form in G.SKIP_FORMS
+    }
+    whole = {f for f, (a, b) in kept.items() if b == pytest.approx(a, rel=1e-9) and b > 0.5}
+    if whole == set(G.SKIP_FORMS):
+        return "any"
+    if whole == {"preact"} and all(kept[f][1] < kept[f][0] / 2 for f in ("postact", "highway")):
+        return "identity"
+    return "gate" if "highway" in whole else "relu"
+
+
+def s064_td():
+    """The gate bias that keeps 10% over 200 highway layers, against the one for 100."""
+    from mlsysim import gradients as G
+
+    b100, b200 = -G.highway_bias_for(0.1, 100), -G.highway_bias_for(0.1, 200)  # magnitudes
+    return nearest({"ln2": b100 + math.log(2), "same": b100, "double": 2 * b100}, b200, within=1.05)
+
+
 # --------------------------------------------------------------------------------------------
 # 6.5 new prediction and transfers
 # --------------------------------------------------------------------------------------------
@@ -2561,6 +2586,8 @@ KEYS = {
     ("s06_04_skip_norm", "TRANSFER_A"): s064_ta,
     ("s06_04_skip_norm", "TRANSFER_B"): s064_tb,
     ("s06_04_skip_norm", "TRANSFER_C"): s064_tc,
+    ("s06_04_skip_norm", "PRED_D"): s064_d,
+    ("s06_04_skip_norm", "TRANSFER_D"): s064_td,
     ("s06_05_rnns", "PRED_A"): s065_a,
     ("s06_05_rnns", "PRED_B"): s065_b,
     ("s06_05_rnns", "PRED_C"): s065_c,
@@ -2747,9 +2774,11 @@ FINGERPRINTS = {
     ("s06_04_skip_norm", "PRED_A"): "24b5b5f66030",
     ("s06_04_skip_norm", "PRED_B"): "0396d067095d",
     ("s06_04_skip_norm", "PRED_C"): "6ceea9083d0e",
+    ("s06_04_skip_norm", "PRED_D"): "aab9b78f8469",
     ("s06_04_skip_norm", "TRANSFER_A"): "c3a79723f655",
     ("s06_04_skip_norm", "TRANSFER_B"): "1f1ade4e7230",
     ("s06_04_skip_norm", "TRANSFER_C"): "9d3183fba350",
+    ("s06_04_skip_norm", "TRANSFER_D"): "c719b0f30208",
     ("s06_05_rnns", "PRED_A"): "6f33dd32f9af",
     ("s06_05_rnns", "PRED_B"): "da10bf3ba1b9",
     ("s06_05_rnns", "PRED_C"): "a36e3382dc57",

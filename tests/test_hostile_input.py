@@ -713,6 +713,13 @@ ROWS.update(
                 seed=0,
             ),
         ),
+        "gradients.skip_path": (
+            gradients.skip_path,
+            dict(form="highway", depth=8, gate_bias=-2.0),
+        ),
+        "gradients.gate_carry": (gradients.gate_carry, dict(gate_bias=-2.0)),
+        "gradients.highway_bias_for": (gradients.highway_bias_for, dict(carry=0.1, depth=8)),
+        "gradients.skip_weights": (gradients.skip_weights, dict(form="highway", width=8)),
         "primitives.winograd_multiplications": (
             primitives.winograd_multiplications,
             dict(m=2, r=3),
@@ -839,6 +846,7 @@ ROWS.update(
 # Records returned by the new API (not constructed by callers), and type aliases.
 RESULTS |= {
     "BPTTFlow",
+    "SkipPath",
     "Counts",
     "MixtralCounts",
     "Gain",
@@ -864,6 +872,7 @@ RESULTS |= {"Serving", "Stage"}
 SIGNED = {
     "gradients.activation",
     "ensemble.improvement_pct",  # an RMSE above the baseline is a negative improvement
+    "gradients.highway_bias_for",
     "symmetry.conv2d_valid",
     "symmetry.shift",
     "symmetry.dense_layer",

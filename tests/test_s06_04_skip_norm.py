@@ -7,7 +7,9 @@ digest's section 3a.
 from __future__ import annotations
 
 import itertools
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -426,3 +428,125 @@ def test_part_a_words_follow_the_numbers_at_every_depth():
     assert "forces the plain stack down" in lab.part_a(50, "sigmoid", 1.0).summary
     card = next(c for c in lab.part_a(64, "tanh", 0.5).cards if "layer-1 vs" in c.label)
     assert card.note.startswith("about equal") and "faster" not in card.note
+
+
+# --------------------------------------------------------------------------------------------
+# Part D: what rides on the skip path (Figure 7 L575; Highway Networks L1414)
+# --------------------------------------------------------------------------------------------
+
+
+def test_pre_activation_skip_path_is_the_identity_at_every_depth():
+    """y = F(x) + x: the skip path's Jacobian is I, so the path alone delivers exactly 1."""
+    pre = G.skip_path("preact", 200)
+    assert pre.per_block == 1.0 and set(pre.factors) == {1.0} and len(pre.factors) == 200
+
+
+SKIP_FIXTURE = Path(__file__).parent / "reference" / "skip_paths.json"
+
+
+def test_post_activation_share_is_the_measured_one():
+    """y = ReLU(F(x) + x): a unit's skip path survives a block only where the sum is positive.
+    mlsysim's table is the fixture's (PyTorch, tests/reference/skip_paths.py), whose autograd
+    pass with the branches detached gives the same share as the product of the masks."""
+    ref = json.loads(SKIP_FIXTURE.read_text(encoding="utf-8"))
+    post = ref["postact"]
+    assert list(G.POSTACT_SKIP_SHARE) == post["share"] and len(post["share"]) == 200
+    assert list(G.POSTACT_ACTIVE) == post["active"]
+    for depth, grad in post["autograd"].items():
+        assert post["share"][int(depth) - 1] == pytest.approx(grad, rel=1e-3)
+    # the gate and the identity, backpropagated by torch (float32)
+    hw, pre = ref["highway"], ref["preact"]
+    want = G.skip_path("highway", hw["depth"], gate_bias=hw["bias"]).first
+    assert hw["min"] == pytest.approx(want, rel=1e-5) and hw["max"] == pytest.approx(want, rel=1e-5)
+    assert pre["min"] == pre["max"] == G.skip_path("preact", pre["depth"]).first == 1.0
+
+
+def test_post_activation_relu_closes_the_skip_path_for_good():
+    """Half the sums are negative in block 1; later blocks close fewer (x >= 0 after a ReLU), but
+    the share of open units only falls: 50% -> 21% (10 blocks) -> 9.9% (50) -> 5.0% (200)."""
+    post = G.skip_path("postact", 200)
+    assert [round(post.factors[i - 1], 3) for i in (1, 10, 50, 200)] == [0.501, 0.21, 0.099, 0.05]
+    assert all(a >= b for a, b in itertools.pairwise(post.factors))
+    assert G.POSTACT_ACTIVE[0] == pytest.approx(0.5, abs=0.01)
+    assert round(1 - G.POSTACT_ACTIVE[199], 2) == 0.04
+    # slower than a fixed per-block factor at the same active share: 0.96^200 would be 0.03%
+    assert post.first > 100 * G.POSTACT_ACTIVE[199] ** 200
+    fb = lab.PRED_D.feedback
+    assert "21% of units" in fb["relu"] and "5.0% after 200" in fb["relu"] and "4%" in fb["relu"]
+
+
+def test_highway_carry_gate_compounds_and_doubles_the_weights():
+    """T = sigmoid(-2) = 0.1192, carry 0.8808 per layer: 0.18% after 50, 9.4e-12 after 200; the
+    gate's W_T (d x d) and b_T (d) equal the layer's own transform H."""
+    t = 1 / (1 + math.exp(2))
+    assert t == pytest.approx(0.119203, abs=1e-6)
+    assert G.gate_carry(-2.0) == pytest.approx(1 - t, rel=1e-15)
+    hw = G.skip_path("highway", 200, gate_bias=-2.0)
+    assert hw.factors[49] == pytest.approx((1 - t) ** 50, rel=1e-12)
+    assert round(hw.factors[49] * 100, 2) == 0.18
+    assert hw.factors[199] == pytest.approx(9.444e-12, rel=1e-3)
+    assert G.skip_path("highway", 50, gate_bias=0.0).first == pytest.approx(0.5**50)
+    assert G.skip_weights("highway", 512) == 512 * 512 + 512 == 262_656
+    assert G.skip_weights("highway", 512) == L.Dense(in_features=512, out_features=512).params
+    assert G.skip_weights("preact", 512) == G.skip_weights("postact", 512) == 0
+
+
+def test_highway_bias_for_a_kept_share_falls_by_ln2_per_doubling():
+    """(1 - sigmoid(b))**n = 0.1: b = -3.76 at n = 100, -4.46 at n = 200."""
+    b100, b200 = G.highway_bias_for(0.1, 100), G.highway_bias_for(0.1, 200)
+    assert b100 == pytest.approx(-3.7596, abs=1e-4) and b200 == pytest.approx(-4.4585, abs=1e-4)
+    assert G.skip_path("highway", 100, gate_bias=b100).first == pytest.approx(0.1, rel=1e-9)
+    assert b100 - b200 == pytest.approx(math.log(2), abs=0.01)
+    # the transfer's numbers
+    fb = lab.TRANSFER_D.feedback
+    assert "−3.76 → −4.46" in fb["ln2"] and "0.9772" in fb["ln2"] and "0.9886" in fb["ln2"]
+    assert f"{0.1 ** (1 / 100):.4f}" == "0.9772" and f"{0.1 ** (1 / 200):.4f}" == "0.9886"
+    # -3.8 over 200 layers keeps 1%; T halves, 2.3% -> 1.1%; twice the bias keeps about 90%
+    assert G.skip_path("highway", 200, gate_bias=b100).first == pytest.approx(0.01, rel=1e-9)
+    t100, t200 = 1 - G.gate_carry(b100), 1 - G.gate_carry(b200)
+    assert (round(t100 * 100, 1), round(t200 * 100, 1)) == (2.3, 1.1)
+    assert "2.3% → 1.1%" in fb["ln2"] and "about 90%" in fb["double"] and "0.05%" in fb["double"]
+    assert round(1 - G.gate_carry(2 * b100), 4) == 0.0005
+    assert G.skip_path("highway", 200, gate_bias=2 * b100).first == pytest.approx(0.897, abs=5e-4)
+
+
+def test_skip_path_rejects_bad_input():
+    for kwargs in (
+        dict(form="gated", depth=5),
+        dict(form="preact", depth=0),
+        dict(form="postact", depth=201),
+        dict(form="highway", depth=5, gate_bias=11.0),
+        dict(form="highway", depth=5, gate_bias=float("nan")),
+    ):
+        with pytest.raises(ValueError):
+            G.skip_path(**kwargs)
+    for args in ((0.0, 10), (1.0, 10), (0.5, 0), (0.5, 1001)):
+        with pytest.raises(ValueError):
+            G.highway_bias_for(*args)
+    with pytest.raises(ValueError):
+        G.skip_weights("highway", 0)
+    # far past the smallest float: 0.0, never negative or NaN
+    assert G.skip_path("highway", 200, gate_bias=-10.0).first > 0
+    assert G.skip_path("highway", 200, gate_bias=10.0).first == 0.0
+
+
+def test_part_d_views_match_the_question():
+    v = lab.part_d(50, -2.0)
+    cards = {c.label: c.value for c in v.cards}
+    assert cards["Pre-activation skip path"] == "100%"
+    assert cards["Post-activation skip path"] == "9.9%"
+    assert cards["Highway carry path"] == "0.18%"
+    assert cards["Skip weights per 512-unit layer"] == "+262,656 / 0"
+    assert "0.18% through highway gates that carry 0.881 per layer" in v.summary
+    deep = {c.label: c.value for c in lab.part_d(200, -2.0).cards}
+    assert deep["Highway carry path"] == "9.4e-12" and deep["Pre-activation skip path"] == "100%"
+    assert deep["Post-activation skip path"] == "5.0%"
+    assert {c.label: c.value for c in lab.part_d(10, -2.0).cards}[
+        "Post-activation skip path"
+    ] == "21%"
+    # the chart: three curves over 1..200 blocks on a log axis
+    assert [len(t.x) for t in v.figure.data] == [200, 200, 200]
+    assert v.figure.layout.yaxis.type == "log"
+    # the feedback quotes what the page computes
+    fb = lab.PRED_D.feedback
+    assert "0.18%" in fb["identity"] and "9.4 × 10⁻¹²" in fb["gate"] and "5.0%" in fb["any"]
