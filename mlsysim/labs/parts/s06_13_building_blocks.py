@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ... import catalogue
 from ..._lazy import lazy
-from ..charts import figure, hline, memory_lines, time_unit
+from ..charts import device_label, figure, hline, memory_lines, time_unit
 from ..components import (
     Card,
     Choice,
@@ -572,7 +572,7 @@ def part_e(optimization: str, device: str) -> View:
     dev = HW.Hardware.get(device)
     factor, unit = time_unit([g.before.latency_s for g in gains])
     fig = figure(
-        f"One pass of each lighthouse before and after: {name} ({dev.name}, FP16, batch 1)",
+        f"One pass of each lighthouse before and after: {name} ({device_label(dev)}, FP16, batch 1)",
         "Lighthouse",
         f"Time per pass ({unit})",
         log_y=True,
@@ -603,7 +603,7 @@ def part_e(optimization: str, device: str) -> View:
     if optimization == "fuse_add":
         summary = (
             f"The fused add is a rewrite of the skip-connection block, so it reaches every model that has "
-            f"one: best {best.label} at {fmt_ratio(best.speedup, 3)} on the {dev.name}. "
+            f"one: best {best.label} at {fmt_ratio(best.speedup, 3)} on the {device_label(dev)}. "
             + (f"{' and '.join(none)} have none: {fmt_ratio(1.0, 3)}. " if none else "")
             + "No model does fewer FLOPs"
             + (" (every FLOP count is unchanged)" if same_flops else "")
@@ -614,7 +614,7 @@ def part_e(optimization: str, device: str) -> View:
         summary = (
             f"INT8 weights reach every model, since every family has dense projections or convolutions, "
             f"but the gain follows the regime: {best.label} gains most, {fmt_ratio(best.speedup, 3)} on the "
-            f"{dev.name}, well short of 2× because activations, the KV cache and the launches are not "
+            f"{device_label(dev)}, well short of 2× because activations, the KV cache and the launches are not "
             "halved; a compute-bound pass gains nothing (FP16 arithmetic is unchanged), and a launch-bound "
             "one little. Halving the weight bytes speeds up only the time that weight bytes take."
         )
