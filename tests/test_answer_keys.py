@@ -1065,6 +1065,29 @@ def s067_f():
     return "more" if time > flops + 0.02 else "same"
 
 
+def s067_g():
+    """One ViT-B/16 block against one BERT-base block at 197 tokens (mlsysim.anatomy over the
+    two models' rows): weights and MACs."""
+    from mlsysim import anatomy
+
+    v, t = anatomy.block_total(Models.ViTB16), anatomy.block_total(Models.BERTBase, 197)
+    if (v.params, v.macs) == (t.params, t.macs):
+        return "same"
+    return "image" if v.macs > t.macs else "text"
+
+
+def s067_tg():
+    """A block of BERT-base's shape over 1,500 speech frames against 512 word pieces."""
+    from mlsysim import anatomy
+
+    speech = anatomy.encoder_block(768, 12, 3072, 1500)
+    text = anatomy.block_total(Models.BERTBase, 512)
+    ratio = speech.macs / text.macs
+    if ratio == pytest.approx(1500 / 512, rel=0.01):
+        return "ratio"
+    return "more" if ratio > 1500 / 512 else "same"
+
+
 def s067_tf():
     """The same share at a 128-token prompt against 1,024."""
     from mlsysim import anatomy
@@ -2456,7 +2479,9 @@ KEYS = {
     ("s06_07_transformers", "TRANSFER_D"): s067_td,
     ("s06_07_transformers", "TRANSFER_E"): s067_te,
     ("s06_07_transformers", "PRED_F"): s067_f,
+    ("s06_07_transformers", "PRED_G"): s067_g,
     ("s06_07_transformers", "TRANSFER_F"): s067_tf,
+    ("s06_07_transformers", "TRANSFER_G"): s067_tg,
     ("s06_08_dlrm", "PRED_A"): s068_a,
     ("s06_08_dlrm", "PRED_B"): s068_b,
     ("s06_08_dlrm", "PRED_C"): s068_c,
@@ -2634,12 +2659,14 @@ FINGERPRINTS = {
     ("s06_07_transformers", "PRED_D"): "ca0c62a77c8d",
     ("s06_07_transformers", "PRED_E"): "b1233bedb491",
     ("s06_07_transformers", "PRED_F"): "8a0770abca03",
+    ("s06_07_transformers", "PRED_G"): "248016d85d86",
     ("s06_07_transformers", "TRANSFER_A"): "6685d69e5f25",
     ("s06_07_transformers", "TRANSFER_B"): "f2e56e9368d8",
     ("s06_07_transformers", "TRANSFER_C"): "9c784216a45b",
     ("s06_07_transformers", "TRANSFER_D"): "8627227759a5",
     ("s06_07_transformers", "TRANSFER_E"): "0ca61c8235ce",
     ("s06_07_transformers", "TRANSFER_F"): "cc38d20ce37d",
+    ("s06_07_transformers", "TRANSFER_G"): "316c52db3f8a",
     ("s06_08_dlrm", "PRED_A"): "bc3390f171b6",
     ("s06_08_dlrm", "PRED_B"): "0f22d973d744",
     ("s06_08_dlrm", "PRED_C"): "3a3636c303a0",
