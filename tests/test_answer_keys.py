@@ -1705,6 +1705,32 @@ def s068_d():
     return "grow"
 
 
+def s068_e():
+    """A dense unit's output w·ID + b for items 1,000, 1,001 and 7, at several weights: the
+    ratio of the distances is fixed (forced), or it varies with w (learned); one-hot codes are
+    the equidistant ones."""
+    from mlsysim import embedding
+
+    ratios = {
+        round(embedding.id_as_number(1000, 1001, 7, w).ratio, 6) for w in (-3.0, 0.02, 1.0, 50.0)
+    }
+    if len(ratios) > 1:
+        return "learned"
+    return "forced" if ratios.pop() > 10 else "equal"
+
+
+def s068_te():
+    """Bytes one lookup and one one-hot product read at 10^9 rows against 10^8."""
+    from mlsysim import embedding
+
+    small, big = embedding.cost(10**8), embedding.cost(10**9)
+    lookup_grows = big.lookup_bytes > small.lookup_bytes
+    product_grows = big.product_bytes > 5 * small.product_bytes
+    if product_grows and not lookup_grows:
+        return "flat"
+    return "both" if product_grows else "neither"
+
+
 def s068_ta():
     """The 100M x 128 FP32 item table against an MLP 1,024 -> 512 -> 128 computing each row:
     bytes held, MACs per lookup, and time per lookup batch on the A100 (engine)."""
@@ -2486,10 +2512,12 @@ KEYS = {
     ("s06_08_dlrm", "PRED_B"): s068_b,
     ("s06_08_dlrm", "PRED_C"): s068_c,
     ("s06_08_dlrm", "PRED_D"): s068_d,
+    ("s06_08_dlrm", "PRED_E"): s068_e,
     ("s06_08_dlrm", "TRANSFER_A"): s068_ta,
     ("s06_08_dlrm", "TRANSFER_B"): s068_tb,
     ("s06_08_dlrm", "TRANSFER_C"): s068_tc,
     ("s06_08_dlrm", "TRANSFER_D"): s068_td,
+    ("s06_08_dlrm", "TRANSFER_E"): s068_te,
     ("s06_09_choosing", "PRED_A"): s069_a,
     ("s06_09_choosing", "PRED_B"): s069_b,
     ("s06_09_choosing", "PRED_C"): s069_c,
@@ -2671,10 +2699,12 @@ FINGERPRINTS = {
     ("s06_08_dlrm", "PRED_B"): "0f22d973d744",
     ("s06_08_dlrm", "PRED_C"): "3a3636c303a0",
     ("s06_08_dlrm", "PRED_D"): "aa038032a306",
+    ("s06_08_dlrm", "PRED_E"): "dec42bf92c23",
     ("s06_08_dlrm", "TRANSFER_A"): "be220e77e090",
     ("s06_08_dlrm", "TRANSFER_B"): "35a7da152536",
     ("s06_08_dlrm", "TRANSFER_C"): "64a91c069542",
     ("s06_08_dlrm", "TRANSFER_D"): "485d9010d6a8",
+    ("s06_08_dlrm", "TRANSFER_E"): "c280314ee6dc",
     ("s06_09_choosing", "PRED_A"): "4b960d515db3",
     ("s06_09_choosing", "PRED_B"): "7d551a6cace6",
     ("s06_09_choosing", "PRED_C"): "d92abb45f706",
