@@ -284,7 +284,7 @@ def _(kit, lab, mo, saved):
         [
             mo.md("## Part E · What an ID is"),
             kit.message(
-                "Sam Okafor",
+                "Sam Adeyemi",
                 "ML engineer",
                 "The tables are the whole problem. Item IDs are integers already: why not feed "
                 "the ID straight into the MLP as one more input feature?",

@@ -1025,6 +1025,30 @@ def s062_te():
     return "close" if deep > 1e5 else "wide"
 
 
+def s062_f():
+    """16 samples of the 3-period wave: the error between them at 64 and 1,024 units, and with 32
+    samples at 64 units (mlsysim.learnability)."""
+    from mlsysim import learnability
+
+    narrow = learnability.fit(16, 64).off_sample_error
+    wide = learnability.fit(16, 1024).off_sample_error
+    more = learnability.fit(32, 64).off_sample_error
+    width_gain, data_gain = narrow - wide, narrow - more
+    if width_gain > 2 * data_gain:
+        return "width"
+    return "samples" if data_gain > 2 * width_gain else "both"
+
+
+def s062_tf():
+    """6 samples, a million units: exact on the samples? close between them?"""
+    from mlsysim import learnability
+
+    f = learnability.fit(6, 10**6)
+    if f.sample_error > 1e-6:
+        return "rough"
+    return "close" if f.off_sample_error < 0.1 else "miss"
+
+
 def s066_f():
     """The match 3 -> 100 tokens back in part F's 128-token sequence, 7-token window."""
     from mlsysim import routing
@@ -2456,6 +2480,8 @@ KEYS = {
     ("s06_02_mlps", "TRANSFER_D"): s062_td,
     ("s06_02_mlps", "PRED_E"): s062_e,
     ("s06_02_mlps", "TRANSFER_E"): s062_te,
+    ("s06_02_mlps", "PRED_F"): s062_f,
+    ("s06_02_mlps", "TRANSFER_F"): s062_tf,
     ("s06_03_cnns", "PRED_A"): s063_a,
     ("s06_03_cnns", "PRED_B"): s063_b,
     ("s06_03_cnns", "PRED_C"): s063_c,
@@ -2638,11 +2664,13 @@ FINGERPRINTS = {
     ("s06_02_mlps", "PRED_C"): "ac6f4840fc99",
     ("s06_02_mlps", "PRED_D"): "5b567ca57459",
     ("s06_02_mlps", "PRED_E"): "21c027c41bef",
+    ("s06_02_mlps", "PRED_F"): "30071f3297c8",
     ("s06_02_mlps", "TRANSFER_A"): "c7bc1a31e433",
     ("s06_02_mlps", "TRANSFER_B"): "6b1603d122bc",
     ("s06_02_mlps", "TRANSFER_C"): "1e29ee7a0b7b",
     ("s06_02_mlps", "TRANSFER_D"): "9c454ec5aded",
     ("s06_02_mlps", "TRANSFER_E"): "e188f3ef6ffd",
+    ("s06_02_mlps", "TRANSFER_F"): "4897c6c4e0e3",
     ("s06_03_cnns", "PRED_A"): "7fb2f25f0432",
     ("s06_03_cnns", "PRED_B"): "eef22c8ee27a",
     ("s06_03_cnns", "PRED_C"): "d1ac748454f0",
