@@ -44,15 +44,16 @@ def _(LAB_CSS, kit, mo):
                 "MLPs: Dense Pattern Processing",
                 "A dense layer gives every input a weight to every output: count what that costs in "
                 "memory, in bandwidth at batch one and in energy, and weigh two MNIST classifiers "
-                "against each other, weight by weight; then see what universal approximation does and does not promise.",
+                "against each other, weight by weight; then see what universal approximation does and does not promise, and what data adds that width cannot.",
                 [
-                    "5 parts",
-                    "about 30 minutes",
+                    "6 parts",
+                    "about 35 minutes",
                     "d_in × d_out",
                     "GEMV vs GEMM",
                     "MNIST MLP vs CNN",
                     "move vs compute energy",
                     "width vs depth",
+                    "width vs samples",
                 ],
             ),
         ]
@@ -310,9 +311,56 @@ def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+def _(kit, lab, mo, saved):
+    pred_f = lab.PRED_F.radio(saved)
+    f_samples = lab.F_SAMPLES.widget(saved)
+    transfer_f = lab.TRANSFER_F.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part F · Representing is not learning"),
+            kit.message(
+                "Ravi Patel",
+                "systems engineer, WildlifeVision",
+                "If one wide layer can represent anything, can we make our model learn better just by "
+                "making it wider, with the data we have?",
+            ),
+            mo.md(
+                "A small experiment the engine runs exactly: one hidden layer of ReLU units, its first "
+                "layer fixed on a grid, its output weights fitted to evenly spaced samples of a wave "
+                "with 3 periods; the error is measured on the samples and between them."
+            ),
+            pred_f,
+        ]
+    )
+    return (f_samples, pred_f, transfer_f)
+
+
+@app.cell
+def _(f_samples, kit, lab, mo, pred_f, saved, unlocked):
+    mo.stop(kit.locked(pred_f, unlocked), kit.locked_note("Part F"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_F, pred_f, unlocked, saved),
+            f_samples,
+            kit.show(lab.part_f(f_samples.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_f, saved, transfer_f, unlocked):
+    mo.stop(kit.locked(pred_f, unlocked))
+    kit.transfer(lab.TRANSFER_F, transfer_f, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, unlocked):
     mo.stop(
-        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+        *kit.until_answered(
+            [pred_a, pred_b, pred_c, pred_d, pred_e, pred_f], unlocked, "the takeaways"
+        )
     )
     mo.md("""
     ## Takeaways
@@ -330,6 +378,9 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
     - Universal approximation promises that a wide enough layer exists, not that it is small:
       a sawtooth costs one hidden layer a unit per kink, while a deep net pays two units per
       folding. Depth composes; that is why networks stack layers.
+    - Representing is not learning: once a wide layer fits every sample, more width leaves its
+      error between the samples where it was, and more samples lower it. The theorem is about
+      existence; the data and the fitting decide what is learned.
     """)
     return
 
@@ -357,6 +408,7 @@ async def _(
     d_level,
     d_precision,
     e_depth,
+    f_samples,
     justification,
     kit,
     lab,
@@ -366,6 +418,7 @@ async def _(
     pred_c,
     pred_d,
     pred_e,
+    pred_f,
     saved,
     student,
     transfer_a,
@@ -373,6 +426,7 @@ async def _(
     transfer_c,
     transfer_d,
     transfer_e,
+    transfer_f,
 ):
     await kit.record(
         ledger,
@@ -402,6 +456,9 @@ async def _(
             pred_e=pred_e,
             e_depth=e_depth,
             transfer_e=transfer_e,
+            pred_f=pred_f,
+            f_samples=f_samples,
+            transfer_f=transfer_f,
         ),
         saved=saved,
         student=student,

@@ -44,16 +44,18 @@ def _(LAB_CSS, kit, mo):
                 "Transformers: Prefill, Decode and the KV Cache",
                 "One transformer runs in two regimes, prompt prefill and token-by-token decode: find "
                 "what binds each, what batching buys, when the KV cache outgrows the weights, and what "
-                "heads, masks and a 70B model cost, and where one pass's time goes, block by block.",
+                "heads, masks and a 70B model cost, where one pass's time goes, block by block, and what "
+                "changes when the tokens are image patches instead of words.",
                 [
-                    "6 parts",
-                    "about 35 minutes",
+                    "7 parts",
+                    "about 40 minutes",
                     "prefill vs decode",
                     "batching",
                     "KV cache",
                     "grouped-query attention",
                     "heads and masks",
                     "the block's building blocks",
+                    "one block, any modality",
                 ],
             ),
         ]
@@ -363,10 +365,55 @@ def _(kit, lab, mo, pred_f, saved, transfer_f, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, unlocked):
+def _(kit, lab, mo, saved):
+    pred_g = lab.PRED_G.radio(saved)
+    g_vit = lab.G_VIT.widget(saved)
+    transfer_g = lab.TRANSFER_G.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part G · One block, any modality"),
+            kit.message(
+                "Lena Vogel",
+                "vision engineer",
+                "Our text team runs BERT-base; we are moving to a vision transformer of the same "
+                "width. Should we budget more compute per block for images?",
+            ),
+            mo.md(
+                "The engine builds torchvision's ViT-B and HuggingFace's BERT-base layer by layer; "
+                "this part takes one encoder block of each at the same token count, and each "
+                "model's front end, the layers that turn the input into tokens."
+            ),
+            pred_g,
+        ]
+    )
+    return (g_vit, pred_g, transfer_g)
+
+
+@app.cell
+def _(g_vit, kit, lab, mo, pred_g, saved, unlocked):
+    mo.stop(kit.locked(pred_g, unlocked), kit.locked_note("Part G"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_G, pred_g, unlocked, saved),
+            g_vit,
+            kit.show(lab.part_g(g_vit.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_g, saved, transfer_g, unlocked):
+    mo.stop(kit.locked(pred_g, unlocked))
+    kit.transfer(lab.TRANSFER_G, transfer_g, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, pred_g, unlocked):
     mo.stop(
         *kit.until_answered(
-            [pred_a, pred_b, pred_c, pred_d, pred_e, pred_f], unlocked, "the takeaways"
+            [pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, pred_g], unlocked, "the takeaways"
         )
     )
     mo.md("""
@@ -387,6 +434,9 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, unlocked):
     - **The block is four building blocks.** Attention and the feed-forward MLP do the FLOPs; the
       residual adds and norms do almost none yet take a tenth of a prefill's time, more for short
       passes and decode, because they move every activation and launch their own kernels.
+    - **The block is portable.** A block sees a token count and a width, not a modality: a
+      ViT-B/16 block and a BERT-base block at 197 tokens are the same weights and FLOPs. Images,
+      text and speech differ in the front end that makes the tokens, and in how many tokens it makes.
     """)
     return
 
@@ -418,6 +468,7 @@ async def _(
     e_model,
     f_fused,
     f_phase,
+    g_vit,
     justification,
     kit,
     lab,
@@ -428,6 +479,7 @@ async def _(
     pred_d,
     pred_e,
     pred_f,
+    pred_g,
     saved,
     student,
     transfer_a,
@@ -436,6 +488,7 @@ async def _(
     transfer_d,
     transfer_e,
     transfer_f,
+    transfer_g,
 ):
     await kit.record(
         ledger,
@@ -471,6 +524,9 @@ async def _(
             f_phase=f_phase,
             f_fused=f_fused,
             transfer_f=transfer_f,
+            pred_g=pred_g,
+            g_vit=g_vit,
+            transfer_g=transfer_g,
         ),
         saved=saved,
         student=student,

@@ -43,14 +43,16 @@ def _(LAB_CSS, kit, mo):
                 "Chapter 6 · Network Architectures · Section 6.8",
                 "Sparse Architectures: DLRM and Embedding Tables",
                 "A recommender's embedding tables must fit somewhere before any FLOP matters: size them "
-                "against device memory, measure what a lookup costs, and price the ways out.",
+                "against device memory, measure what a lookup costs, price the ways out, and see why "
+                "an ID goes through a table at all.",
                 [
-                    "4 parts",
-                    "about 20 minutes",
+                    "5 parts",
+                    "about 25 minutes",
                     "table sizes",
                     "embedding gathers",
                     "shrink",
                     "move or shard",
+                    "what an ID is",
                 ],
             ),
         ]
@@ -273,8 +275,56 @@ def _(kit, lab, mo, pred_d, saved, transfer_d, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_toy = lab.E_TOY.widget(saved)
+    e_weight = lab.E_WEIGHT.widget(saved)
+    transfer_e = lab.TRANSFER_E.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part E · What an ID is"),
+            kit.message(
+                "Sam Adeyemi",
+                "ML engineer",
+                "The tables are the whole problem. Item IDs are integers already: why not feed "
+                "the ID straight into the MLP as one more input feature?",
+            ),
+            mo.md(
+                "The engine takes three ways to hand a model an item: its ID as one number, its "
+                "one-hot vector times the table, and a lookup of the table's row; it measures the "
+                "first on three items and the other two on a small table and at 100M rows."
+            ),
+            pred_e,
+        ]
+    )
+    return (e_toy, e_weight, pred_e, transfer_e)
+
+
+@app.cell
+def _(e_toy, e_weight, kit, lab, mo, pred_e, saved, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
+            mo.hstack([e_toy, e_weight], justify="start", wrap=True),
+            kit.show(lab.part_e(e_toy.value, e_weight.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked))
+    kit.transfer(lab.TRANSFER_E, transfer_e, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+    mo.stop(
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+    )
     mo.md("""
     ## Takeaways
 
@@ -288,6 +338,9 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
     - **Moving or sharding costs bandwidth.** Host DRAM puts the rows behind PCIe; sharding needs
       enough GPUs (rounded up) and an all-to-all exchange every batch, over NVLink inside an
       8-GPU node and over the much slower InfiniBand beyond it.
+    - **An ID is a row index, not a quantity.** Fed as a number it forces a geometry (item 1,000
+      next to 1,001, far from 7) that no training undoes; a table gives every ID a free row. The
+      lookup is the one-hot vector times the table, done as a copy of one row.
     """)
     return
 
@@ -316,6 +369,8 @@ async def _(
     d_devices,
     d_lookups,
     d_usable,
+    e_toy,
+    e_weight,
     justification,
     kit,
     lab,
@@ -324,12 +379,14 @@ async def _(
     pred_b,
     pred_c,
     pred_d,
+    pred_e,
     saved,
     student,
     transfer_a,
     transfer_b,
     transfer_c,
     transfer_d,
+    transfer_e,
 ):
     await kit.record(
         ledger,
@@ -358,6 +415,10 @@ async def _(
             d_batch=d_batch,
             d_lookups=d_lookups,
             transfer_d=transfer_d,
+            pred_e=pred_e,
+            e_toy=e_toy,
+            e_weight=e_weight,
+            transfer_e=transfer_e,
         ),
         saved=saved,
         student=student,

@@ -1056,6 +1056,30 @@ def s062_te():
     return "close" if deep > 1e5 else "wide"
 
 
+def s062_f():
+    """16 samples of the 3-period wave: the error between them at 64 and 1,024 units, and with 32
+    samples at 64 units (mlsysim.learnability)."""
+    from mlsysim import learnability
+
+    narrow = learnability.fit(16, 64).off_sample_error
+    wide = learnability.fit(16, 1024).off_sample_error
+    more = learnability.fit(32, 64).off_sample_error
+    width_gain, data_gain = narrow - wide, narrow - more
+    if width_gain > 2 * data_gain:
+        return "width"
+    return "samples" if data_gain > 2 * width_gain else "both"
+
+
+def s062_tf():
+    """6 samples, a million units: exact on the samples? close between them?"""
+    from mlsysim import learnability
+
+    f = learnability.fit(6, 10**6)
+    if f.sample_error > 1e-6:
+        return "rough"
+    return "close" if f.off_sample_error < 0.1 else "miss"
+
+
 def s066_f():
     """The match 3 -> 100 tokens back in part F's 128-token sequence, 7-token window."""
     from mlsysim import routing
@@ -1094,6 +1118,29 @@ def s067_f():
     if time > 0.5:
         return "most"
     return "more" if time > flops + 0.02 else "same"
+
+
+def s067_g():
+    """One ViT-B/16 block against one BERT-base block at 197 tokens (mlsysim.anatomy over the
+    two models' rows): weights and MACs."""
+    from mlsysim import anatomy
+
+    v, t = anatomy.block_total(Models.ViTB16), anatomy.block_total(Models.BERTBase, 197)
+    if (v.params, v.macs) == (t.params, t.macs):
+        return "same"
+    return "image" if v.macs > t.macs else "text"
+
+
+def s067_tg():
+    """A block of BERT-base's shape over 1,500 speech frames against 512 word pieces."""
+    from mlsysim import anatomy
+
+    speech = anatomy.encoder_block(768, 12, 3072, 1500)
+    text = anatomy.block_total(Models.BERTBase, 512)
+    ratio = speech.macs / text.macs
+    if ratio == pytest.approx(1500 / 512, rel=0.01):
+        return "ratio"
+    return "more" if ratio > 1500 / 512 else "same"
 
 
 def s067_tf():
@@ -1736,6 +1783,32 @@ def s068_d():
         return "double"
     assert b16 < 8 * pooled  # bounded by one partial sum per lookup
     return "grow"
+
+
+def s068_e():
+    """A dense unit's output w·ID + b for items 1,000, 1,001 and 7, at several weights: the
+    ratio of the distances is fixed (forced), or it varies with w (learned); one-hot codes are
+    the equidistant ones."""
+    from mlsysim import embedding
+
+    ratios = {
+        round(embedding.id_as_number(1000, 1001, 7, w).ratio, 6) for w in (-3.0, 0.02, 1.0, 50.0)
+    }
+    if len(ratios) > 1:
+        return "learned"
+    return "forced" if ratios.pop() > 10 else "equal"
+
+
+def s068_te():
+    """Bytes one lookup and one one-hot product read at 10^9 rows against 10^8."""
+    from mlsysim import embedding
+
+    small, big = embedding.cost(10**8), embedding.cost(10**9)
+    lookup_grows = big.lookup_bytes > small.lookup_bytes
+    product_grows = big.product_bytes > 5 * small.product_bytes
+    if product_grows and not lookup_grows:
+        return "flat"
+    return "both" if product_grows else "neither"
 
 
 def s068_ta():
@@ -2570,6 +2643,8 @@ KEYS = {
     ("s06_02_mlps", "TRANSFER_D"): s062_td,
     ("s06_02_mlps", "PRED_E"): s062_e,
     ("s06_02_mlps", "TRANSFER_E"): s062_te,
+    ("s06_02_mlps", "PRED_F"): s062_f,
+    ("s06_02_mlps", "TRANSFER_F"): s062_tf,
     ("s06_03_cnns", "PRED_A"): s063_a,
     ("s06_03_cnns", "PRED_B"): s063_b,
     ("s06_03_cnns", "PRED_C"): s063_c,
@@ -2621,15 +2696,19 @@ KEYS = {
     ("s06_07_transformers", "TRANSFER_D"): s067_td,
     ("s06_07_transformers", "TRANSFER_E"): s067_te,
     ("s06_07_transformers", "PRED_F"): s067_f,
+    ("s06_07_transformers", "PRED_G"): s067_g,
     ("s06_07_transformers", "TRANSFER_F"): s067_tf,
+    ("s06_07_transformers", "TRANSFER_G"): s067_tg,
     ("s06_08_dlrm", "PRED_A"): s068_a,
     ("s06_08_dlrm", "PRED_B"): s068_b,
     ("s06_08_dlrm", "PRED_C"): s068_c,
     ("s06_08_dlrm", "PRED_D"): s068_d,
+    ("s06_08_dlrm", "PRED_E"): s068_e,
     ("s06_08_dlrm", "TRANSFER_A"): s068_ta,
     ("s06_08_dlrm", "TRANSFER_B"): s068_tb,
     ("s06_08_dlrm", "TRANSFER_C"): s068_tc,
     ("s06_08_dlrm", "TRANSFER_D"): s068_td,
+    ("s06_08_dlrm", "TRANSFER_E"): s068_te,
     ("s06_09_choosing", "PRED_A"): s069_a,
     ("s06_09_choosing", "PRED_B"): s069_b,
     ("s06_09_choosing", "PRED_C"): s069_c,
@@ -2756,11 +2835,13 @@ FINGERPRINTS = {
     ("s06_02_mlps", "PRED_C"): "ac6f4840fc99",
     ("s06_02_mlps", "PRED_D"): "5b567ca57459",
     ("s06_02_mlps", "PRED_E"): "21c027c41bef",
+    ("s06_02_mlps", "PRED_F"): "30071f3297c8",
     ("s06_02_mlps", "TRANSFER_A"): "c7bc1a31e433",
     ("s06_02_mlps", "TRANSFER_B"): "6b1603d122bc",
     ("s06_02_mlps", "TRANSFER_C"): "1e29ee7a0b7b",
     ("s06_02_mlps", "TRANSFER_D"): "9c454ec5aded",
     ("s06_02_mlps", "TRANSFER_E"): "e188f3ef6ffd",
+    ("s06_02_mlps", "TRANSFER_F"): "4897c6c4e0e3",
     ("s06_03_cnns", "PRED_A"): "7fb2f25f0432",
     ("s06_03_cnns", "PRED_B"): "eef22c8ee27a",
     ("s06_03_cnns", "PRED_C"): "d1ac748454f0",
@@ -2807,20 +2888,24 @@ FINGERPRINTS = {
     ("s06_07_transformers", "PRED_D"): "ca0c62a77c8d",
     ("s06_07_transformers", "PRED_E"): "b1233bedb491",
     ("s06_07_transformers", "PRED_F"): "8a0770abca03",
+    ("s06_07_transformers", "PRED_G"): "248016d85d86",
     ("s06_07_transformers", "TRANSFER_A"): "6685d69e5f25",
     ("s06_07_transformers", "TRANSFER_B"): "f2e56e9368d8",
     ("s06_07_transformers", "TRANSFER_C"): "9c784216a45b",
     ("s06_07_transformers", "TRANSFER_D"): "8627227759a5",
     ("s06_07_transformers", "TRANSFER_E"): "0ca61c8235ce",
     ("s06_07_transformers", "TRANSFER_F"): "cc38d20ce37d",
+    ("s06_07_transformers", "TRANSFER_G"): "316c52db3f8a",
     ("s06_08_dlrm", "PRED_A"): "bc3390f171b6",
     ("s06_08_dlrm", "PRED_B"): "0f22d973d744",
     ("s06_08_dlrm", "PRED_C"): "3a3636c303a0",
     ("s06_08_dlrm", "PRED_D"): "aa038032a306",
+    ("s06_08_dlrm", "PRED_E"): "dec42bf92c23",
     ("s06_08_dlrm", "TRANSFER_A"): "be220e77e090",
     ("s06_08_dlrm", "TRANSFER_B"): "35a7da152536",
     ("s06_08_dlrm", "TRANSFER_C"): "64a91c069542",
     ("s06_08_dlrm", "TRANSFER_D"): "485d9010d6a8",
+    ("s06_08_dlrm", "TRANSFER_E"): "c280314ee6dc",
     ("s06_09_choosing", "PRED_A"): "4b960d515db3",
     ("s06_09_choosing", "PRED_B"): "7d551a6cace6",
     ("s06_09_choosing", "PRED_C"): "d92abb45f706",

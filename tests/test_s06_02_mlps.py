@@ -493,3 +493,95 @@ def test_part_a_shows_mlps_inside_transformers_and_dlrm():
     peek = " ".join(lab.part_a(1024, 1024, "fp16").peek)
     assert "GPT-2 XL's FFN MLPs hold 63.1% of its parameters" in peek
     assert "DLRM's bottom and top MLP towers do 96.4% of its MACs" in peek
+
+
+# ---- Part F: representing is not learning (width against samples) -------------------------------
+
+
+def _min_norm_fit_numpy(samples, width):
+    """Ground truth, independent of mlsysim.learnability's closed form and elimination: the
+    explicit feature matrix (constant + relu(x − k/W)/√W) and numpy's pseudo-inverse, which gives
+    the least-squares fit below N weights and the least-norm exact fit from N on."""
+    np = pytest.importorskip("numpy")
+    from mlsysim import learnability as LN
+
+    def feats(x):
+        k = np.arange(width) / width
+        relu = np.maximum(0.0, x[:, None] - k[None, :]) / np.sqrt(width)
+        return np.hstack([np.ones((len(x), 1)), relu])
+
+    xs = (np.arange(samples) + 0.5) / samples
+    ts = (np.arange(LN.TEST_POINTS) + 0.5) / LN.TEST_POINTS
+    f = lambda x: np.sin(2 * np.pi * LN.CYCLES * x)  # noqa: E731
+    w = np.linalg.pinv(feats(xs)) @ f(xs)
+    rms = lambda x: float(np.sqrt(np.mean((feats(x) @ w - f(x)) ** 2)))  # noqa: E731
+    return rms(xs), rms(ts)
+
+
+@pytest.mark.parametrize(
+    "samples,width", [(8, 2), (8, 7), (8, 64), (16, 4), (16, 16), (16, 64), (16, 1024), (32, 64)]
+)
+def test_learnability_fit_matches_a_pseudo_inverse(samples, width):
+    from mlsysim import learnability as LN
+
+    fit = LN.fit(samples, width)
+    on, off = _min_norm_fit_numpy(samples, width)
+    assert fit.sample_error == pytest.approx(on, abs=1e-9)
+    assert fit.off_sample_error == pytest.approx(off, rel=1e-6)
+    assert fit.interpolates == (width + 1 >= samples)
+
+
+def test_width_past_the_samples_does_not_lower_the_error_samples_do():
+    """PRED_F: 16 samples: 4.8% between them at 64 units, 4.7% at 1,024 (0 on them at both);
+    32 samples at 64 units: 1.3%. TRANSFER_F: 6 samples, a million units: 0 on the samples,
+    53% between (the wave's own RMS is 71%)."""
+    import math
+
+    from mlsysim import learnability as LN
+
+    narrow, wide, more = LN.fit(16, 64), LN.fit(16, 1024), LN.fit(32, 64)
+    assert narrow.sample_error == wide.sample_error == more.sample_error == 0
+    assert (lab._pct(narrow.off_sample_error), lab._pct(wide.off_sample_error)) == ("4.8%", "4.7%")
+    assert lab._pct(more.off_sample_error) == "1.3%"
+    assert abs(wide.off_sample_error - narrow.off_sample_error) < 0.1 * narrow.off_sample_error
+    assert more.off_sample_error < narrow.off_sample_error / 3
+    # widening further changes nothing: the least-norm fit converges as W grows
+    assert LN.fit(16, 10**6).off_sample_error == pytest.approx(wide.off_sample_error, rel=0.02)
+    # below the samples, width does help (the layer cannot fit them yet)
+    assert LN.fit(16, 4).sample_error > 0.5 and LN.fit(16, 4).off_sample_error > 0.5
+    t = LN.fit(6, 10**6)
+    assert t.sample_error == 0 and f"{100 * t.off_sample_error:.0f}%" == "53%"
+    assert f"{100 * math.sqrt(0.5):.0f}%" == "71%"
+    for key in lab.PRED_F.options:
+        assert "4.7%" in lab.PRED_F.feedback[key] and "1.3%" in lab.PRED_F.feedback[key]
+    for key in lab.TRANSFER_F.options:
+        assert "53%" in lab.TRANSFER_F.feedback[key]
+    v = lab.part_f("16")
+    cards = {c.label: c.value for c in v.cards}
+    assert (
+        cards["Between them, 64 units"] == "4.8%" and cards["Between them, 1,024 units"] == "4.7%"
+    )
+    assert cards["Between them, 32 samples"] == "1.3%" and cards["On the samples"] == "0.0%"
+    assert "Universal approximation is an existence result" in v.summary
+
+
+def test_learnability_kernel_is_the_sum_over_units():
+    """The closed-form kernel equals the explicit sum over the W units, at and between knots."""
+    from mlsysim import learnability as LN
+
+    for w in (1, 3, 8, 64):
+        for x in (0.0, 0.125, 0.3, 0.5, 0.97):
+            ys = [0.0, 0.125, 0.31, 0.5, 0.999]
+            explicit = [
+                1.0 + sum(max(0.0, x - k / w) * max(0.0, y - k / w) for k in range(w)) / w
+                for y in ys
+            ]
+            assert LN._kernel_row(x, ys, w) == pytest.approx(explicit, rel=1e-12, abs=1e-15)
+
+
+def test_learnability_rejects_bad_input():
+    from mlsysim import learnability as LN
+
+    for args in ((1, 8), (65, 8), (16, 0), (16, 2**21), (16.5, 8), (True, 8)):
+        with pytest.raises(ValueError):
+            LN.fit(*args)

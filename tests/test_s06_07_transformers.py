@@ -605,3 +605,95 @@ def test_part_d_compares_an_encoder_decoder_cache_with_a_decoder_only():
     peek = " ".join(lab.part_d(8, 2048, "32", "H100").peek)
     assert "BART-large (12 encoder + 12 decoder layers, d 1,024) caches 50.3 MB" in peek
     assert "caches 100.7 MB" in peek
+
+
+# ---- Part G: one block, any modality ------------------------------------------------------------
+
+
+def _block_by_hand(s, d=768, d_ff=3072):
+    """One encoder block: 4 projections 4·S·d² + scores and weighted sum 2·S²·d + MLP 2·S·d·d_ff
+    MACs; weights 4(d² + d) + 2·d·d_ff + d_ff + d + two norms × 2d."""
+    macs = 4 * s * d * d + 2 * s * s * d + 2 * s * d * d_ff
+    params = 4 * (d * d + d) + 2 * d * d_ff + d_ff + d + 2 * 2 * d
+    return params, macs
+
+
+def test_a_vit_block_and_a_bert_block_at_197_tokens_are_the_same():
+    """PRED_G: 196 patches + the class token = 197 tokens; both blocks 7,087,872 weights and
+    1,453,954,560 MACs (2.9 GFLOP); the front ends differ (ViT: patch conv + class token + 197
+    positions, 742,656 weights, 115,605,504 MACs; BERT: tables + LayerNorm, 23,837,184 weights, 0)."""
+    from mlsysim import anatomy
+
+    vit, bert = Models.ViTB16, Models.BERTBase
+    vb, tb = anatomy.block_total(vit), anatomy.block_total(bert, 197)
+    assert (vb.params, vb.macs) == (tb.params, tb.macs) == _block_by_hand(197)
+    assert vb.params == 7_087_872 and vb.flops == 2_907_909_120
+    assert anatomy.one_block(vit) == anatomy.one_block(bert, 197)
+    vf, tf = anatomy.front_end(vit), anatomy.front_end(bert, 197)
+    assert vf.macs == 196 * 3 * 16 * 16 * 768 == 115_605_504
+    assert vf.params == (3 * 16 * 16 + 1) * 768 + 768 + 197 * 768 == 742_656
+    assert tf.macs == 0 and tf.params == (30522 + 512 + 2) * 768 + 2 * 768 == 23_837_184
+    # the whole model is its front end + 12 blocks + what follows them (ViT: final LayerNorm and
+    # the 1,000-class head; BERT: the pooler); the totals are checked against torchvision and
+    # HuggingFace elsewhere
+    assert vit.params == vf.params + 12 * vb.params + 2 * 768 + 769 * 1000 == 86_567_656
+    assert bert.params == tf.params + 12 * tb.params + 768 * 768 + 768 == 109_482_240
+    assert vit.macs() == vf.macs + 12 * vb.macs + 768 * 1000
+    assert bert.macs(seq_len=197) == 12 * tb.macs + 768 * 768
+    v = lab.part_g("b_16")
+    c = {x.label: (x.value, x.note) for x in v.cards}
+    assert (
+        c["One ViT-B/16 block"]
+        == c["One BERT-base block"]
+        == (
+            "2.9 GFLOP",
+            "7,087,872 weights, 197 tokens of width 768",
+        )
+    )
+    assert c["BERT-base front end"][0] == "no FLOPs" and "23,837,184" in c["BERT-base front end"][1]
+    assert "the same to the last weight and MAC" in v.summary
+    for key in PRED_G_KEYS:
+        assert "7,087,872 weights" in lab.PRED_G.feedback[key]
+
+
+PRED_G_KEYS = ("same", "image", "text")
+
+
+def test_part_g_at_50_tokens_keeps_the_blocks_equal():
+    """ViT-B/32: 49 patches + class = 50 tokens; 357,734,400 MACs per block for both."""
+    from mlsysim import anatomy
+
+    p = lab.portable("b_32")
+    assert p["tokens"] == 50 and p["vit_block"] == p["text_block"]
+    assert anatomy.block_total(Models.BERTBase, 50).macs == _block_by_hand(50)[1] == 357_734_400
+    assert p["vit_front"].macs == 49 * 3 * 32 * 32 * 768 == 115_605_504
+    assert "715.5 MFLOP" in lab.part_g("b_32").summary
+
+
+def test_speech_block_grows_faster_than_its_tokens():
+    """TRANSFER_G: 1,500 frames vs 512 tokens, blocks of BERT-base's shape: 3.5× the MACs
+    (14,072,832,000 vs 4,026,531,840) for 2.93× the tokens, same 7,087,872 weights."""
+    speech, text = lab.speech_vs_text()
+    assert (speech.params, speech.macs) == _block_by_hand(1500) == (7_087_872, 14_072_832_000)
+    assert (text.params, text.macs) == _block_by_hand(512)
+    assert round(speech.macs / text.macs, 1) == 3.5 and 1500 / 512 < 2.95
+    assert f"{speech.flops / 1e9:.1f}" == "28.1" and f"{text.flops / 1e9:.1f}" == "8.1"
+    for key in ("more", "ratio", "same"):
+        assert "28.1" in lab.TRANSFER_G.feedback[key] and "3.5×" in lab.TRANSFER_G.feedback[key]
+
+
+def test_portability_helpers_reject_bad_input():
+    from mlsysim import anatomy
+
+    with pytest.raises(ValueError, match="n_heads"):
+        anatomy.encoder_block(768, 7, 3072, 10)
+    with pytest.raises(ValueError, match="tokens"):
+        anatomy.encoder_block(768, 12, 3072, 0)
+    with pytest.raises(ValueError, match="no repeated block"):
+        anatomy.one_block(Models.AlexNet)
+    with pytest.raises(ValueError, match="model must be"):
+        anatomy.front_end("BERT-base")
+    with pytest.raises(ValueError, match="seq_len"):
+        anatomy.block_total(Models.BERTBase, 0)
+    with pytest.raises(ValueError, match="seq_len"):
+        anatomy.one_block(Models.ViTB16, 197)

@@ -403,3 +403,82 @@ def test_zipf_hot_share_and_part_a_shows_popularity_skew():
         zipf_hot_share(5, 1, -1.0)
     peek = " ".join(lab.part_a(100, 1, "128", "fp32", "A100").peek)
     assert "the hottest 1% (512.0 MB) take 75.8% of lookups, uniform lookups 1.0%" in peek
+
+
+# ---- Part E: IDs have no geometry; a lookup is a one-hot product ---------------------------------
+
+
+def test_one_hot_times_the_table_is_the_row():
+    """On the 8 × 4 toy table, for every ID: the product, value by value, equals the row; the
+    product does 32 MACs. Any two one-hot vectors are √2 apart."""
+    import math
+
+    from mlsysim import embedding
+
+    table = embedding.toy_table()
+    assert len(set(table)) == 8 and all(-4 <= v <= 4 for row in table for v in row)
+    for i in range(8):
+        eq = embedding.equivalence(i)
+        assert eq.equal and eq.product == table[i] and eq.macs == 32
+        assert sum(eq.one_hot) == 1 and eq.one_hot[i] == 1
+    assert embedding.one_hot_distance(0, 1) == embedding.one_hot_distance(3, 60) == math.sqrt(2)
+    v = lab.part_e(3, "0.5")
+    c = {x.label: x for x in v.cards}
+    assert c["One-hot × table, item 3"].value == str(table[3]) == "(2, 1, 0, -1)"
+    assert "the same values" in c["One-hot × table, item 3"].note
+
+
+def test_a_lookup_copies_a_row_where_the_product_reads_the_table():
+    """100M × 128 FP32: the one-hot product does 12.8 G MACs and reads 51.2 GB of table + 400 MB of
+    one-hot vector; the lookup reads 512 B and does none. TRANSFER_E: 10^9 rows -> 516 GB read
+    by the product, the lookup still 512 B."""
+    from mlsysim import embedding
+
+    c = embedding.cost(10**8)
+    assert c.product_macs == 10**8 * 128 == 12_800_000_000
+    assert c.product_bytes == 10**8 * 128 * 4 + 10**8 * 4 == 51_600_000_000
+    assert c.lookup_macs == 0 and c.lookup_bytes == 128 * 4 == 512
+    big = embedding.cost(10**9)
+    assert big.lookup_bytes == c.lookup_bytes and big.product_bytes == 10 * c.product_bytes
+    assert big.product_macs == 128 * 10**9
+    cards = {x.label: x.value for x in lab.part_e(0, "4").cards}
+    assert cards["The product's work (100M × 128, FP32)"] == "12.8 billion MACs"
+    assert cards["The lookup's work"] == "512 B"
+    for key in ("flat", "both", "neither"):
+        assert "516.0 GB" in lab.TRANSFER_E.feedback[key]
+
+
+def test_an_id_fed_as_a_number_is_993_times_nearer_its_numeric_neighbour():
+    """PRED_E: w·ID + b puts item 1,000 |w| from 1,001 and 993·|w| from 7, for every w ≠ 0, b."""
+    from mlsysim import embedding
+
+    for w in (-1.5, 0.01, 0.5, 4.0, 1e-5, -123.0):
+        for b in (0.0, 2.5, -7.0):
+            n = embedding.id_as_number(1000, 1001, 7, w, b)
+            assert n.ratio == pytest.approx(993, rel=1e-9)
+            assert abs(n.out_near - n.out_item) == pytest.approx(abs(w))
+    for w in lab.E_WEIGHT.options:
+        v = lab.part_e(3, w)
+        assert {x.label: x.value for x in v.cards}["ID as a number"] == "993× nearer 1,001 than 7"
+    assert "lands 0.5 from 1,001 and 496.5 from 7" in lab.part_e(3, "0.5").summary
+    for key in ("forced", "learned", "equal"):
+        assert "993×" in lab.PRED_E.feedback[key]
+
+
+def test_embedding_helpers_reject_bad_input():
+    from mlsysim import embedding
+
+    for call in (
+        lambda: embedding.one_hot(8, 8),
+        lambda: embedding.equivalence(-1),
+        lambda: embedding.toy_table(0, 4),
+        lambda: embedding.toy_table(8, 65),
+        lambda: embedding.cost(0),
+        lambda: embedding.cost(10, precision="fp7"),
+        lambda: embedding.id_as_number(1000, 1000, 7),
+        lambda: embedding.id_as_number(weight=0.0),
+        lambda: embedding.id_as_number(weight=float("nan")),
+        lambda: embedding.id_as_number(bias=float("inf")),
+    ):
+        with pytest.raises(ValueError):
+            call()

@@ -38,10 +38,11 @@ HW = lazy("mlsysim.hardware")
 L = lazy("mlsysim.layers")
 M = lazy("mlsysim.models")
 X = lazy("mlsysim.expressivity")
+LN = lazy("mlsysim.learnability")
 U = lazy("mlsysim.units")
 
 CHAPTER = "6.2"
-PARTS = ("A", "B", "C", "D", "E")
+PARTS = ("A", "B", "C", "D", "E", "F")
 
 PRECISIONS = {"fp32": "FP32 (4 B)", "fp16": "FP16 (2 B)", "int8": "INT8 (1 B)"}
 
@@ -1237,3 +1238,181 @@ def part_e(depth: int) -> View:
         "Telgarsky 2016, 'Benefits of depth in neural networks'",
     ]
     return View(fig, cards, summary, "Width vs depth", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part F: representing is not learning: width against samples
+# ---------------------------------------------------------------------------------------------
+
+#: PRED_F's case: 16 samples, the layer widened from 64 to 1,024 units, or the samples doubled
+F_Q_SAMPLES, F_Q_NARROW, F_Q_WIDE = 16, 64, 1024
+#: TRANSFER_F's case, off the part's controls: 6 samples of the 3-period wave, a million units
+F_T_SAMPLES, F_T_WIDTH = 6, 1_000_000
+#: the widths the chart fits
+F_WIDTHS = (2, 4, 8, 16, 32, 64, 256, 1024)
+
+PRED_F = Prediction(
+    question=(
+        "One hidden layer of ReLU units is fitted to 16 evenly spaced samples of a wave with 3 periods on "
+        "[0, 1] (its output weights only, the least-norm fit). At 64 units it already passes through every "
+        "sample. Which lowers its error between the samples more: widening it to 1,024 units, or doubling "
+        "the samples at 64 units?"
+    ),
+    options={
+        "samples": "More samples: the wide layer fits its samples already, width adds no data",
+        "width": "More width: the theorem says more units approximate any function better",
+        "both": "About the same: units and samples both add what the fit was missing",
+    },
+    answer="samples",
+    feedback={
+        "samples": "Between the samples the error is 4.8% of the wave's height at 64 units and 4.7% at 1,024: "
+        "every sample is already fitted, and the extra units only choose among curves that pass through "
+        "them. Doubling the samples to 32 takes it to 1.3%. The theorem says a wide enough layer can "
+        "represent the wave; what it learns is decided by the data it sees.",
+        "width": "The theorem promises that some wide layer represents the wave, not that fitting finite "
+        "data finds it: from 64 to 1,024 units the error between the samples goes from 4.8% to 4.7% of the "
+        "wave's height, while 32 samples at 64 units bring it to 1.3%.",
+        "both": "Once the layer passes through every sample, width no longer helps: 4.8% at 64 units, 4.7% "
+        "at 1,024. Doubling the samples does: 1.3% at 64 units. Units add ways to fit; samples add "
+        "information.",
+    },
+    reveals=("4.7% at 1,024",),
+    asks="behaviour",
+    misconceptions={
+        "width": (
+            "more width always helps",
+            "The universal approximation theorem means a wider layer learns any function better",
+        ),
+        "both": (
+            "units and samples are interchangeable",
+            "Width and data each add capacity to a fit, so either lowers the error about as much",
+        ),
+    },
+)
+
+TRANSFER_F = Prediction(
+    question=(
+        "The same 3-period wave with only 6 samples (2 per period), and a layer of a million units fitted "
+        "the same way. What does it learn?"
+    ),
+    options={
+        "miss": "Exact on the samples, wrong between: 6 points cannot pin down 3 periods",
+        "close": "Close everywhere: a million units are plenty, as the theorem says",
+        "rough": "Not even exact on the samples: a million weights cannot be fitted to 6",
+    },
+    answer="miss",
+    feedback={
+        "miss": "It passes through all 6 samples and misses the wave between them by 53% of its height (the "
+        "wave's own RMS is 71%): it has learned almost nothing. 6 points fit many curves; the least-norm "
+        "one is smooth, not the wave. More units cannot add what the samples do not say.",
+        "close": "A million units can represent the wave, but 6 samples do not determine it: the fit passes "
+        "through all 6 and misses by 53% of the wave's height between them.",
+        "rough": "More weights than samples make an exact fit easy, not impossible: the error on the 6 "
+        "samples is 0. Between them it is 53% of the wave's height.",
+    },
+    kind="transfer",
+    reveals=("53% of",),
+    asks="behaviour",
+    misconceptions={
+        "close": (
+            "more width always helps",
+            "The universal approximation theorem means a wide enough layer learns the function",
+        ),
+        "rough": (
+            "too many weights cannot be fitted",
+            "A layer with more weights than samples cannot be fitted to them",
+        ),
+    },
+)
+
+F_SAMPLES = Choice(
+    "Samples of the wave",
+    {"8": "8", "12": "12", "16": "16", "24": "24", "32": "32"},
+    "16",
+)
+
+
+def _pct(e: float) -> str:
+    return f"{100 * e:.1f}%" if e >= 0.01 or e == 0 else f"{100 * e:.2f}%"
+
+
+@widget_args
+def part_f(samples: str) -> View:
+    import plotly.graph_objects as go
+
+    n = int(samples)
+    fits = [LN.fit(n, w) for w in F_WIDTHS]
+    narrow, wide = LN.fit(n, F_Q_NARROW), LN.fit(n, F_Q_WIDE)
+    more = LN.fit(min(2 * n, LN.MAX_SAMPLES), F_Q_NARROW)
+    fig = figure(
+        f"A one-hidden-layer ReLU fit to {n} samples of a {LN.CYCLES}-period wave",
+        "Hidden units (log scale)",
+        "RMS error (% of the wave's height)",
+        log_x=True,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=list(F_WIDTHS),
+            y=[100 * f.off_sample_error for f in fits],
+            name="between the samples",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(x=list(F_WIDTHS), y=[100 * f.sample_error for f in fits], name="on the samples")
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[F_Q_NARROW],
+            y=[100 * more.off_sample_error],
+            name=f"between, {2 * n} samples, {F_Q_NARROW} units",
+            mode="markers",
+            marker=dict(size=12, symbol="diamond"),
+        )
+    )
+    fig.update_yaxes(rangemode="tozero")
+    cards = [
+        Card(
+            "On the samples",
+            _pct(wide.sample_error),
+            f"from {n - 1} units on (with the constant, a weight per sample) it passes through all {n}",
+            "ok",
+        ),
+        Card(
+            f"Between them, {F_Q_NARROW} units",
+            _pct(narrow.off_sample_error),
+            f"RMS over {LN.TEST_POINTS} points across [0, 1]",
+        ),
+        Card(
+            f"Between them, {F_Q_WIDE:,} units",
+            _pct(wide.off_sample_error),
+            f"{F_Q_WIDE // F_Q_NARROW}× the units: the error barely moves",
+            "warn",
+        ),
+        Card(
+            f"Between them, {2 * n} samples",
+            _pct(more.off_sample_error),
+            f"at {F_Q_NARROW} units: twice the data",
+            "ok",
+        ),
+    ]
+    summary = (
+        f"With {n} samples the layer passes through every one of them from {n - 1} units on (with the "
+        "constant unit, a weight per sample). From there, "
+        f"more width does not teach it the wave: between the samples it is off by "
+        f"{_pct(narrow.off_sample_error)} of the wave's height at {F_Q_NARROW} units and "
+        f"{_pct(wide.off_sample_error)} at {F_Q_WIDE:,}. Twice the samples at {F_Q_NARROW} units: "
+        f"{_pct(more.off_sample_error)}. Universal approximation is an existence result: a wide enough "
+        "layer can represent the wave, but which function a fit finds is decided by the samples it sees "
+        "and by how it is fitted."
+    )
+    peek = [
+        f"target sin(2π·{LN.CYCLES}·x); samples at x_i = (i + ½)/{n}; error RMS over "
+        f"{LN.TEST_POINTS} points (j + ½)/{LN.TEST_POINTS}",
+        "layer: a constant unit + W units relu(x − k/W)/√W, k = 0 … W − 1 (fixed, as random features); "
+        "only the output weights are fitted",
+        "W + 1 ≤ N: least squares; W + 1 > N: the least-norm exact fit, through "
+        "K(x, y) = 1 + (1/W) Σ_k relu(x − k/W) relu(y − k/W), summed in closed form",
+        "Cybenko 1989, Hornik et al. 1989: one hidden layer, wide enough, represents any continuous "
+        "function on a bounded interval; the theorem says nothing of the samples needed to find it",
+    ]
+    return View(fig, cards, summary, "Representing is not learning", peek)

@@ -47,7 +47,7 @@ U = lazy("mlsysim.units")
 SELF_CHECK_BW = 2.0
 
 CHAPTER = "6.7"
-PARTS = ("A", "B", "C", "D", "E", "F")
+PARTS = ("A", "B", "C", "D", "E", "F", "G")
 
 #: Every part runs in FP16, the precision of the chapter's decode and KV-cache numbers (L1097, L1105).
 PRECISION = "fp16"
@@ -1818,9 +1818,7 @@ def part_f(phase: str, fused: bool) -> View:
         f"{100 * s['attention'][2]:.0f}% of the time and the feed-forward MLP {100 * s['ffn'][2]:.0f}%, "
         f"together nearly all the FLOPs; the residual adds and LayerNorms do {100 * g[0]:.1f}% of the FLOPs "
         f"but take {100 * g[2]:.1f}% of the time, moving {100 * g[1]:.1f}% of the bytes and launching their "
-        "own kernels. Positions enter once, at the embeddings. The same four blocks (attention, feed-forward, "
-        "residual, normalization) make up a vision transformer or a speech model: what changes is what the "
-        "tokens are."
+        "own kernels. Positions enter once, at the embeddings."
     )
     peek = [
         "rows of the engine's table grouped by block: h.attn.* attention (QKV, scores, output projection), "
@@ -1830,3 +1828,201 @@ def part_f(phase: str, fused: bool) -> View:
         "t = Σ_rows max(FLOPs / (peak × η), bytes / BW) + kernels × dispatch_tax",
     ]
     return View(fig, cards, summary, "One forward pass, block by block", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part G: portable building blocks: one block for text, images and speech
+# ---------------------------------------------------------------------------------------------
+
+#: the text encoder part G sets beside each ViT, at the ViT's token count
+G_TEXT = "BERTBase"
+#: TRANSFER_G: a speech encoder's 1,500 frames (Whisper: 30 s of audio) against BERT-base's 512
+#: tokens, both in blocks of BERT-base's shape (width 768, 12 heads, MLP 3,072)
+G_SPEECH_FRAMES, G_TEXT_TOKENS = 1500, 512
+G_SHAPE = (768, 12, 3072)
+
+PRED_G = Prediction(
+    question=(
+        "ViT-B/16 cuts a 224 × 224 image into 196 patches of 16 × 16 pixels and adds a class token: 197 "
+        "tokens of width 768. BERT-base reads 197 word pieces, also of width 768, in blocks with 12 heads "
+        "and a 3,072-wide MLP. One ViT encoder block against one BERT block, in FLOPs and weights:"
+    ),
+    options={
+        "same": "The same: a block sees a token count and a width, not what the tokens were",
+        "image": "The ViT block costs more: a patch holds 768 pixel values, a word one discrete ID",
+        "text": "The BERT block costs more: its 30,522-word vocabulary enlarges every block",
+    },
+    answer="same",
+    feedback={
+        "same": "Identical to the last weight and MAC: 7,087,872 weights and 2.9 GFLOP per block for both, "
+        "because a block takes 197 vectors of width 768 and never learns where they came from. The modality "
+        "lives in the front end: ViT's patch embedding is a 16 × 16, stride-16 convolution (742,656 weights, "
+        "231.2 MFLOP), BERT's a table lookup (23.8 M weights, no FLOPs).",
+        "image": "Once a patch is embedded it is a vector of 768 numbers, and so is a word piece once it is "
+        "looked up: both blocks do 2.9 GFLOP with 7,087,872 weights. The pixels cost something only in ViT's "
+        "front end, the patch convolution (231.2 MFLOP, once per image, not per block).",
+        "text": "The vocabulary lives in BERT's front end, its 23.8 M-weight token table, looked up once per "
+        "input; no block sees it. Each block holds 7,087,872 weights and does 2.9 GFLOP, the same as a "
+        "ViT block at 197 tokens.",
+    },
+    reveals=("7,087,872 weights", "to the last weight and MAC"),
+    asks="behaviour",
+    misconceptions={
+        "image": (
+            "images cost more per block",
+            "Pixels are richer than discrete word tokens, so an image model's blocks do more work",
+        ),
+        "text": (
+            "the vocabulary is in every block",
+            "A language model's vocabulary size sets the size of each of its transformer blocks",
+        ),
+    },
+)
+
+TRANSFER_G = Prediction(
+    question=(
+        f"A speech encoder turns 30 s of audio into {G_SPEECH_FRAMES:,} frame tokens (Whisper's encoder) and "
+        "runs blocks of BERT-base's shape on them: width 768, 12 heads, MLP 3,072. Against one BERT-base "
+        f"block over {G_TEXT_TOKENS} word pieces, one of its blocks costs…"
+    ),
+    options={
+        "more": "More than the 2.9× token ratio: scores grow with the tokens squared",
+        "ratio": "Exactly the 2.9× token ratio: every layer's cost is a cost per token",
+        "same": "The same: a block of the same shape holds the same weights and work",
+    },
+    answer="more",
+    feedback={
+        "more": "3.5× BERT's block (28.1 against 8.1 GFLOP) for 2.9× the tokens: the projections and the MLP "
+        "grow with the token count, the score and weighted-sum products with its square. The weights are the "
+        "same 7,087,872: the block sees only how many tokens there are and how wide, not that they were "
+        "sound.",
+        "ratio": "The projections and the MLP are per token, but the scores compare every token with every "
+        "other: 3.5× BERT's block (28.1 against 8.1 GFLOP) for 2.9× the tokens.",
+        "same": "The weights are the same 7,087,872, but the work follows the token count: 28.1 GFLOP per "
+        "block for 1,500 frames against 8.1 GFLOP for 512 word pieces, 3.5×.",
+    },
+    kind="transfer",
+    reveals=("3.5× BERT's block",),
+    asks="direction",
+    misconceptions={
+        "ratio": (
+            "cost per token is fixed",
+            "A transformer block's cost grows in proportion to its tokens, attention included",
+        ),
+        "same": (
+            "a block's cost is its weights",
+            "Blocks with the same weights cost the same, whatever the number of tokens",
+        ),
+    },
+)
+
+G_VIT = Choice(
+    "Vision transformer (224 × 224 image)",
+    {
+        "b_16": "ViT-B/16: 16 × 16 patches, 197 tokens",
+        "b_32": "ViT-B/32: 32 × 32 patches, 50 tokens",
+    },
+    "b_16",
+)
+
+
+@lru_cache(maxsize=4)
+def portable(variant: str) -> dict:
+    """One ViT-B block and one BERT-base block at the ViT's token count, by building block, and
+    each model's front end (mlsysim.anatomy over the two models' rows)."""
+    from ... import anatomy, vision
+
+    vit = vision.vit(variant)
+    tokens = int(vit.config["image_size"]) // vision._VIT[variant][0]
+    tokens = tokens * tokens + 1
+    text = M.Models.get(G_TEXT)
+    return {
+        "tokens": tokens,
+        "vit": vit.name,
+        "vit_block": anatomy.one_block(vit),
+        "text_block": anatomy.one_block(text, tokens),
+        "vit_front": anatomy.front_end(vit),
+        "text_front": anatomy.front_end(text, tokens),
+    }
+
+
+def speech_vs_text() -> tuple[object, object]:
+    """TRANSFER_G: one block of BERT-base's shape over the speech frames and over the text tokens."""
+    from ... import anatomy
+
+    return (
+        anatomy.encoder_block(*G_SHAPE, G_SPEECH_FRAMES),
+        anatomy.block_total(M.Models.get(G_TEXT), G_TEXT_TOKENS),
+    )
+
+
+@widget_args
+def part_g(vit: str) -> View:
+    import plotly.graph_objects as go
+
+    p = portable(vit)
+    s = p["tokens"]
+    vb, tb = p["vit_block"], p["text_block"]
+    vf, tf = p["vit_front"], p["text_front"]
+    vsum = (sum(c.params for c in vb.values()), sum(c.flops for c in vb.values()))
+    tsum = (sum(c.params for c in tb.values()), sum(c.flops for c in tb.values()))
+    patch = vit.split("_")[1]
+    groups = ("attention", "feed-forward MLP", "front end (once per input)")
+    fig = figure(
+        f"{p['vit']} and BERT-base at {s} tokens: FLOPs of one block's parts and of the front end",
+        "Where the work is",
+        "GFLOP per input",
+    )
+    for name, block, front in (
+        (f"{p['vit']} (image patches)", vb, vf),
+        ("BERT-base (word pieces)", tb, tf),
+    ):
+        y = [block["attention"].flops / 1e9, block["ffn"].flops / 1e9, front.flops / 1e9]
+        fig.add_trace(go.Bar(x=list(groups), y=y, name=name))
+    fig.update_layout(barmode="group")
+    same = vsum == tsum
+    cards = [
+        Card(
+            f"One {p['vit']} block",
+            fmt_flops(vsum[1]),
+            f"{vsum[0]:,} weights, {s} tokens of width 768",
+        ),
+        Card(
+            "One BERT-base block",
+            fmt_flops(tsum[1]),
+            f"{tsum[0]:,} weights, {s} tokens of width 768",
+            "ok" if same else "warn",
+        ),
+        Card(
+            f"{p['vit']} front end",
+            fmt_flops(vf.flops),
+            f"{vf.params:,} weights: a {patch} × {patch}, stride-{patch} convolution cuts the patches",
+        ),
+        Card(
+            "BERT-base front end",
+            fmt_flops(tf.flops) if tf.flops else "no FLOPs",
+            f"{tf.params:,} weights: a table lookup copies one row per token",
+        ),
+    ]
+    summary = (
+        f"At {s} tokens of width 768 one {p['vit']} block and one BERT-base block are "
+        + (
+            "the same to the last weight and MAC"
+            if same
+            else f"different ({fmt_flops(vsum[1])} against {fmt_flops(tsum[1])})"
+        )
+        + f": {vsum[0]:,} weights and {fmt_flops(vsum[1])} each, because a block sees a token count and "
+        "a width, not what the tokens were. The modality lives in the front end, run once per input: "
+        f"{p['vit']}'s patch convolution does {fmt_flops(vf.flops)} with {vf.params:,} weights, BERT's "
+        f"token table does no arithmetic but holds {tf.params:,} weights. That is why one block serves "
+        "text, images and speech: swap the front end, keep the blocks."
+    )
+    peek = [
+        "one block (pre-LN or post-LN alike): 4 projections 4·S·d² + scores and weighted sum 2·S²·d + "
+        "MLP 2·S·d·d_ff MACs; weights 4(d² + d) + 2·d·d_ff + d_ff + d + 2 norms × 2d",
+        f"S = {s}, d = 768, d_ff = 3,072: {vsum[1] // 2:,} MACs = {fmt_flops(vsum[1])} (1 MAC = 2 FLOPs)",
+        f"ViT front end: conv 3·{patch}²·768 MACs per patch × {s - 1} patches; class token; {s} "
+        "learned positions",
+        "BERT front end: 30,522 × 768 word table, 512 positions, 2 segment rows, LayerNorm: lookups, no MACs",
+    ]
+    return View(fig, cards, summary, "One block, two modalities", peek)

@@ -26,6 +26,7 @@ from ..components import (
     counted,
     feasibility,
     fmt_bytes,
+    fmt_count,
     fmt_ratio,
     fmt_time,
     widget_args,
@@ -39,7 +40,7 @@ M = lazy("mlsysim.models")
 U = lazy("mlsysim.units")
 
 CHAPTER = "6.8"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 #: Embedding width of every table in the chapter's examples (L1188: "such as 128 elements").
 EMB_DIM = 128
@@ -1166,3 +1167,179 @@ TRANSFER_D = Prediction(
         ),
     },
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: IDs have no geometry; a lookup is a one-hot product that copies one row
+# ---------------------------------------------------------------------------------------------
+
+#: the three items of PRED_E: an item, its numeric neighbour, and an item far away in number
+ITEM_ID, NEAR_ID, FAR_ID = 1000, 1001, 7
+#: TRANSFER_E's table: the self-check's 10^9 users (L1190), against Napkin Math 6.2's 10^8 items
+E_TRANSFER_ROWS = USER_ROWS
+
+PRED_E = Prediction(
+    question=(
+        "Item IDs run from 0 to 99,999,999. To save the 100M × 128 table, a teammate feeds each item's ID to "
+        "the first dense layer as one number. Whatever that layer learns, where does its output put items "
+        "1,000, 1,001 and 7 relative to each other?"
+    ),
+    options={
+        "forced": "Fixed: 1,000 next to 1,001 and far from 7, whatever weight it learns",
+        "learned": "Wherever training decides: it learns which of the items are alike",
+        "equal": "Equally far apart: distinct IDs, like distinct one-hot vectors",
+    },
+    answer="forced",
+    feedback={
+        "forced": "A dense unit computes w·ID + b, so item 1,000 lands |w| from 1,001 and 993·|w| from 7: 993× "
+        "nearer, whatever w and b training picks. The order of the IDs is an accident of numbering. A table "
+        "gives each ID its own row of 128 free values instead: the one-hot vector times the table is exactly "
+        "that row, and the lookup copies it without a multiply.",
+        "learned": "Training picks w and b, not the geometry: the layer's output w·ID + b puts 1,000 993× nearer "
+        "1,001 than 7 for every w. Only a table, one free row per ID, lets training put item 7 beside item "
+        "1,000 when users treat them alike.",
+        "equal": "One-hot vectors are equidistant (√2 apart for any two IDs), but one number is not: w·ID + b "
+        "puts 1,000 993× nearer 1,001 than 7. That is why IDs go through a table: the one-hot code times the "
+        "table is a learned row.",
+    },
+    reveals=("993×",),
+    asks="behaviour",
+    misconceptions={
+        "learned": (
+            "feed the ID as a number",
+            "A network learns what any input encoding means, so a numeric ID works as well as a table",
+        ),
+        "equal": (
+            "a number is a neutral code",
+            "An ID carries no order or distance, whatever form it is fed in",
+        ),
+    },
+)
+
+TRANSFER_E = Prediction(
+    question=(
+        "The self-check's user table is ten times larger: 10⁹ users × 128 FP32 values. Against the 100M-row "
+        "item table, how much does one user's lookup read, and one user's one-hot vector times the table?"
+    ),
+    options={
+        "flat": "Lookup unchanged, product ten times more: the product reads every row",
+        "both": "Both ten times more: a lookup is that product, run by the library",
+        "neither": "Both the same as before: the product skips the one-hot zeros",
+    },
+    answer="flat",
+    feedback={
+        "flat": "A lookup reads one row, 512 B, however many rows the table holds; the one-hot product reads "
+        "every row, 516.0 GB at 10⁹ rows against 51.6 GB at 10⁸, and does 128.0 billion multiply-"
+        "accumulates, all but 128 of them by zero. Same result, a billion times the bytes: that is why "
+        "frameworks gather.",
+        "both": "The lookup gives the product's result without doing the product: it reads one row, 512 B, at "
+        "any table size. The one-hot product reads all 516.0 GB of the 10⁹-row table.",
+        "neither": "A dense product multiplies every row by its one-hot entry, zeros included: 516.0 GB read "
+        "and 128.0 billion multiply-accumulates at 10⁹ rows. Only the lookup stays at one row, 512 B.",
+    },
+    kind="transfer",
+    reveals=("516.0 GB",),
+    asks="direction",
+    misconceptions={
+        "both": (
+            "a lookup does a matrix multiply's work",
+            "An embedding lookup costs what the one-hot matrix product it equals costs",
+        ),
+        "neither": (
+            "multiplying by zero is free",
+            "A dense matrix product skips the zero entries of its input",
+        ),
+    },
+)
+
+E_TOY = Slider("Item ID in the 8-row toy table", 0, 7, 3)
+E_WEIGHT = Choice(
+    "Weight the first layer learned for the numeric ID",
+    {"-1.5": "−1.5", "0.01": "0.01", "0.5": "0.5", "4": "4"},
+    "0.5",
+)
+
+
+@widget_args
+def part_e(toy: int, weight: str) -> View:
+    import plotly.graph_objects as go
+
+    from ... import embedding
+
+    eq = embedding.equivalence(int(toy))
+    num = embedding.id_as_number(ITEM_ID, NEAR_ID, FAR_ID, float(weight))
+    hot = embedding.one_hot_distance(0, 1)
+    shown = weight.replace("-", "−")
+    c = embedding.cost(NAPKIN_ROWS, EMB_DIM, TABLE_PRECISION)
+    fig = figure(
+        f"How far item {ITEM_ID:,} sits from two others, by how the ID is fed",
+        "Distance from item 1,000",
+        "Distance (log)",
+        log_y=True,
+    )
+    x = [f"to item {NEAR_ID:,}", f"to item {FAR_ID}"]
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=[abs(num.out_near - num.out_item), abs(num.out_far - num.out_item)],
+            name=f"ID as a number (first layer, w = {shown})",
+        )
+    )
+    fig.add_trace(go.Bar(x=x, y=[hot, hot], name="one-hot vectors (before the table)"))
+    fig.update_layout(barmode="group")
+    vec = "".join(str(v) for v in eq.one_hot)
+    cards = [
+        Card(
+            f"One-hot × table, item {eq.index}",
+            str(eq.product),
+            f"row {eq.index} of the 8 × 4 toy table is {eq.row}: "
+            + ("the same values" if eq.equal else "different"),
+            "ok" if eq.equal else "bad",
+        ),
+        Card(
+            "The product's work (100M × 128, FP32)",
+            f"{fmt_count(c.product_macs)} MACs",
+            f"reads {fmt_bytes(c.product_bytes)}: the whole table and the one-hot vector; all but "
+            f"{EMB_DIM} MACs multiply by zero",
+            "bad",
+        ),
+        Card(
+            "The lookup's work",
+            fmt_bytes(c.lookup_bytes),
+            f"one row copied, {c.lookup_macs} MACs: the product's result without the product",
+            "ok",
+        ),
+        Card(
+            "ID as a number",
+            f"{num.ratio:,.0f}× nearer {NEAR_ID:,} than {FAR_ID}",
+            f"w·ID + b with w = {shown}: the same for every w ≠ 0 and every b",
+            "warn",
+        ),
+        Card(
+            "One-hot codes",
+            f"√2 = {hot:.3f} apart",
+            "any two IDs: no ID is nearer another until the table's rows are learned",
+        ),
+    ]
+    summary = (
+        f"An ID is a row index, not a quantity. Fed as a number, it reaches the first layer as w·ID + b: "
+        f"with w = {shown}, item {ITEM_ID:,} lands {abs(num.out_near - num.out_item):,g} from {NEAR_ID:,} and "
+        f"{abs(num.out_far - num.out_item):,g} from "
+        f"{FAR_ID}, {num.ratio:,.0f}× nearer, and no weight changes that ratio. Fed as a one-hot vector, "
+        f"every ID is √2 from every other, and the one-hot vector of item {eq.index} times the table is row "
+        f"{eq.index} exactly, {eq.product}, so the table's rows are free to learn which items are alike. "
+        f"A lookup gives that row without the product: {fmt_bytes(c.lookup_bytes)} copied and no MACs, "
+        f"where the product at 100M rows does {fmt_count(c.product_macs)} MACs over "
+        f"{fmt_bytes(c.product_bytes)}."
+    )
+    peek = [
+        f"one-hot(item {eq.index}) = [{vec}]; one-hot · T = Σ_k one-hot_k · T[k] = T[{eq.index}] "
+        f"({eq.macs} MACs on the toy table, {len(eq.row)} of them by 1)",
+        f"product: Dense({NAPKIN_ROWS:,} → {EMB_DIM}, no bias): rows × dim = {c.product_macs:,} MACs; reads "
+        f"rows × dim × 4 B + rows × 4 B = {c.product_bytes:,} B",
+        f"lookup: Embedding gather of one row: dim × 4 B = {c.lookup_bytes} B, 0 MACs",
+        f"ID as a number: |w·{FAR_ID} − w·{ITEM_ID:,}| / |w·{NEAR_ID:,} − w·{ITEM_ID:,}| = "
+        f"{abs(FAR_ID - ITEM_ID)} / {abs(NEAR_ID - ITEM_ID)}",
+        "one-hot distance: ‖e_i − e_j‖ = √(1² + 1²) = √2 for any i ≠ j",
+    ]
+    return View(fig, cards, summary, "An ID is a row index", peek)
