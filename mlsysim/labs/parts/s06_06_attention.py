@@ -676,7 +676,7 @@ PRED_D = Prediction(
         "scores; FlashAttention removes that traffic, and the same 206 GFLOP (the FLOPs stay O(S²)) now "
         "set the time. Tiling moves attention from the memory roof to the compute roof; it does not "
         "change the arithmetic. That is why FlashAttention's authors measured a few times, 2–4×, in "
-        "whole training runs on A100s, not the hundredfold cut in bytes.",
+        "whole training runs on the authors' GPUs, not the hundredfold cut in bytes.",
         "linear": "Tiling changes where the scores live, not how many are computed: every query still meets "
         "every key, S² dot products, 206 GFLOP here as before. The time falls 4.6×, to the compute roof.",
         "same": "The FLOPs are the same, but the textbook kernel was not waiting on them: it was bound by "
@@ -833,14 +833,14 @@ def part_d(seq: int, shape: str, device: str, flash: bool) -> View:
         Card(
             "Measured (Dao et al. 2022)",
             f"{sp_lo:g}–{sp_hi:g}× faster, {ls_lo:g}–{ls_hi:g}× longer sequences",
-            f"whole training runs on A100s; the attention core alone here: "
+            f"whole training runs on the authors' GPUs; the attention core alone here: "
             f"{fmt_ratio(std.latency_s / fl.latency_s)} faster, "
             f"{fmt_ratio(std.memory_footprint_bytes / fl.memory_footprint_bytes)} less live memory",
         )
     )
     peek.append(
         f"measured: {sp_lo:g}–{sp_hi:g}× wall-clock and {ls_lo:g}–{ls_hi:g}× longer training sequences "
-        f"({PUB.FLASHATTENTION_SPEEDUP.citation}, {PUB.FLASHATTENTION_SPEEDUP.url})"
+        f"(Dao et al. {PUB.FLASHATTENTION_SPEEDUP.year}, {PUB.FLASHATTENTION_SPEEDUP.url})"
     )
     alert = feasibility(
         mine.memory_footprint_bytes,

@@ -868,7 +868,7 @@ def part_d(factors: int, members: int) -> View:
     hline(
         fig,
         grand["rmse"].value,
-        f"Grand Prize {grand['rmse'].value:.4f}: hundreds of models (test set)",
+        f"Grand Prize {grand['rmse'].value:.4f} (test set)",
         dash="dot",
         position="bottom left",
     )
