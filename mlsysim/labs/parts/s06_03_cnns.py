@@ -1436,7 +1436,7 @@ def part_f(rotation: str, layer: str) -> View:
         f"{plain.output_elements} for the plain conv, 4× each."
     )
     peek = [
-        "plain: f(x) = W ⋆ x;   p4: f(x)_r = rot^r(W) ⋆ x, r = 0..3 (one learned W)",
+        "plain: f(x) = W ⋆ x;   p4: map r = (W turned r quarter turns) ⋆ x, r = 0..3 (one learned W)",
         "rotation equivariance: f(Rx) = R·P f(x), R turns each map, P moves channel r to r + 1",
         f"strongest response per map, upright: {', '.join(f'{v:g}' for v in peaks_x)};  "
         f"turned: {', '.join(f'{v:g}' for v in peaks_rx)}",
