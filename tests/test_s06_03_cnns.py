@@ -601,7 +601,7 @@ def test_part_f_p4_maps_turn_and_cycle_exactly():
     cards = {c.label: c for c in v.cards}
     assert cards["max |f(Rx) − R·P f(x)|"].value == "0"
     assert cards["max |f(Rx) − R·P f(x)|"].status == "ok"
-    assert cards["Strongest response"].note == "filter at 0° → filter at 90°"
+    assert cards["Strongest response"].note == "0° filter → 90° filter"
     assert "one place round the orientation cycle" in v.summary
     peaks = [tr.y for tr in v.figure.data]
     assert [list(p) for p in peaks] == [[3, 0, 0, 0], [0, 3, 0, 0]]

@@ -1342,7 +1342,7 @@ def part_f(rotation: str, layer: str) -> View:
         f_x, f_rx = Y.p4_conv2d_valid(x, k), Y.p4_conv2d_valid(rx, k)
         expected = Y.p4_rotate(f_x, turns)
         err = max(Y.max_abs_difference(a, b) for a, b in zip(f_rx, expected, strict=True))
-        names = [f"filter at {o}" for o in ORIENTATIONS]
+        names = [f"{o} filter" for o in ORIENTATIONS]
     else:
         f_x, f_rx = [Y.conv2d_valid(x, k)], [Y.conv2d_valid(rx, k)]
         expected = [Y.rot90(f_x[0], turns)]
