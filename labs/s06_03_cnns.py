@@ -43,13 +43,15 @@ def _(LAB_CSS, kit, mo):
                 "Chapter 6 · Network Architectures · Section 6.3",
                 "CNNs: Weight Sharing and Its Bill",
                 "Sharing one small filter across every position changes what a layer costs; predict "
-                "what grows with the image, how far a stack sees, and what fewer FLOPs buy in time.",
+                "what grows with the image, how far a stack sees, what fewer FLOPs buy in time, and "
+                "what a turned image does to a filter's map.",
                 [
-                    "5 parts + synthesis",
-                    "about 35 minutes",
+                    "6 parts + synthesis",
+                    "about 40 minutes",
                     "weight sharing",
                     "receptive field",
                     "equivariance",
+                    "rotations",
                     "depthwise separable",
                     "FLOPs vs speed",
                     "microcontrollers",
@@ -313,6 +315,54 @@ def _(kit, lab, mo, pred_e, saved, transfer_e, unlocked):
 
 
 @app.cell(hide_code=True)
+def _(kit, lab, mo, saved):
+    pred_f = lab.PRED_F.radio(saved)
+    f_rotation = lab.F_ROTATION.widget(saved)
+    f_layer = lab.F_LAYER.widget(saved)
+    transfer_f = lab.TRANSFER_F.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part F · Turn the edge"),
+            kit.message(
+                "Dr. Lena Okafor",
+                "radiology ML lead",
+                "A slide of tissue has no up or down: the scanner can put it in at any angle. "
+                "Our convolutions follow a shifted lesion; do they follow a turned one?",
+            ),
+            mo.md(
+                "The chapter names group-equivariant CNNs (Cohen and Welling 2016) for satellite and "
+                "medical imagery, where orientation does not decide meaning. The smallest case, the "
+                "p4 layer, applies each learned filter in its four 90° rotations. Turn a 7×7 image with a vertical "
+                "step edge and compare a plain 3×3 edge filter's map and the p4 layer's four maps "
+                "with turned copies of the old ones."
+            ),
+            pred_f,
+        ]
+    )
+    return (f_layer, f_rotation, pred_f, transfer_f)
+
+
+@app.cell
+def _(f_layer, f_rotation, kit, lab, mo, pred_f, saved, unlocked):
+    mo.stop(kit.locked(pred_f, unlocked), kit.locked_note("Part F"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_F, pred_f, unlocked, saved),
+            mo.hstack([f_rotation, f_layer], justify="start", wrap=True),
+            kit.show(lab.part_f(f_rotation.value, f_layer.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_f, saved, transfer_f, unlocked):
+    mo.stop(kit.locked(pred_f, unlocked))
+    kit.transfer(lab.TRANSFER_F, transfer_f, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
 def _(mo):
     mo.md("""
     ## Synthesis · Put the keyword spotter on a microcontroller
@@ -344,6 +394,7 @@ def _(
     pred_c,
     pred_d,
     pred_e,
+    pred_f,
     s_device,
     s_flash_reserve,
     s_precision,
@@ -351,7 +402,9 @@ def _(
     unlocked,
 ):
     mo.stop(
-        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the synthesis")
+        *kit.until_answered(
+            [pred_a, pred_b, pred_c, pred_d, pred_e, pred_f], unlocked, "the synthesis"
+        )
     )
     mo.vstack(
         [
@@ -368,15 +421,20 @@ def _(
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, unlocked):
     mo.stop(
-        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+        *kit.until_answered(
+            [pred_a, pred_b, pred_c, pred_d, pred_e, pred_f], unlocked, "the takeaways"
+        )
     )
     mo.md("""
     ## Takeaways
 
     - Sharing one filter makes a convolution translation equivariant: shift the input and its map
       shifts with it (up to the border); pooling over positions then gives invariance.
+    - It is not equivariant to rotations: a group convolution (p4) runs each filter in its four
+      rotations, so a turned input turns its maps and moves them round the orientation channels,
+      with the same learned weights and 4× the MACs and output maps.
     - Weight sharing makes a convolution's weights independent of resolution; its MACs, output
       maps and any im2col buffer still grow with the image area.
     - Receptive fields grow linearly with stride-one depth; downsampling buys reach with a coarser map.
@@ -411,6 +469,8 @@ async def _(
     d_launch,
     e_column,
     e_shift,
+    f_layer,
+    f_rotation,
     justification,
     kit,
     lab,
@@ -420,6 +480,7 @@ async def _(
     pred_c,
     pred_d,
     pred_e,
+    pred_f,
     s_device,
     s_flash_reserve,
     s_precision,
@@ -431,6 +492,7 @@ async def _(
     transfer_c,
     transfer_d,
     transfer_e,
+    transfer_f,
 ):
     await kit.record(
         ledger,
@@ -461,6 +523,10 @@ async def _(
             e_column=e_column,
             e_shift=e_shift,
             transfer_e=transfer_e,
+            pred_f=pred_f,
+            f_rotation=f_rotation,
+            f_layer=f_layer,
+            transfer_f=transfer_f,
             s_device=s_device,
             s_precision=s_precision,
             s_flash_reserve=s_flash_reserve,

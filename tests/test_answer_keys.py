@@ -1296,6 +1296,41 @@ def s063_te():
     return "yes" if moved else "no"
 
 
+def s063_f():
+    """Turn the step-edge image 90° and compare the p4 maps with turned copies, in place and
+    moved one orientation channel on."""
+    from mlsysim import symmetry as Y
+
+    x, k = Y.step_image(7, 3), Y.EXAMPLE_KERNEL
+    before, after = Y.p4_conv2d_valid(x, k), Y.p4_conv2d_valid(Y.rot90(x, 1), k)
+
+    def err(a, b):
+        return max(Y.max_abs_difference(p, q) for p, q in zip(a, b, strict=True))
+
+    if err(after, before) == 0:
+        return "same"
+    if err(after, [Y.rot90(m, 1) for m in before]) == 0:
+        return "turn"
+    if err(after, Y.p4_rotate(before, 1)) == 0:
+        return "cycle"
+    return "learned"
+
+
+def s063_tf():
+    """Part A's 64 -> 64 3x3 layer at 224 as a p4 lifting layer: learned weights, MACs, maps."""
+    from mlsysim import symmetry as Y
+
+    plain = L.Conv2d(
+        in_channels=64, out_channels=64, kernel_size=3, input_size=224, padding=1, bias=False
+    )
+    run = Y.p4_layer(plain)
+    assert run.macs() == 4 * plain.macs() and run.output_elements == 4 * plain.output_elements
+    learned = plain.params  # the rotated copies are the same numbers
+    if run.macs() == plain.macs():
+        return "free"
+    return "weights" if learned == run.params else "four"
+
+
 # --------------------------------------------------------------------------------------------
 # 6.4 (rewritten) and transfers
 # --------------------------------------------------------------------------------------------
@@ -2650,11 +2685,13 @@ KEYS = {
     ("s06_03_cnns", "PRED_C"): s063_c,
     ("s06_03_cnns", "PRED_D"): s063_d,
     ("s06_03_cnns", "PRED_E"): s063_e,
+    ("s06_03_cnns", "PRED_F"): s063_f,
     ("s06_03_cnns", "TRANSFER_A"): s063_ta,
     ("s06_03_cnns", "TRANSFER_B"): s063_tb,
     ("s06_03_cnns", "TRANSFER_C"): s063_tc,
     ("s06_03_cnns", "TRANSFER_D"): s063_td,
     ("s06_03_cnns", "TRANSFER_E"): s063_te,
+    ("s06_03_cnns", "TRANSFER_F"): s063_tf,
     ("s06_04_skip_norm", "PRED_A"): s064_a,
     ("s06_04_skip_norm", "PRED_B"): s064_b,
     ("s06_04_skip_norm", "PRED_C"): s064_c,
@@ -2847,11 +2884,13 @@ FINGERPRINTS = {
     ("s06_03_cnns", "PRED_C"): "d1ac748454f0",
     ("s06_03_cnns", "PRED_D"): "a8c5dbf6f5ca",
     ("s06_03_cnns", "PRED_E"): "0cb57b569349",
+    ("s06_03_cnns", "PRED_F"): "a28f683140c0",
     ("s06_03_cnns", "TRANSFER_A"): "06538e2a134e",
     ("s06_03_cnns", "TRANSFER_B"): "a20fbb352f69",
     ("s06_03_cnns", "TRANSFER_C"): "7364e2ff1677",
     ("s06_03_cnns", "TRANSFER_D"): "7cce7c1395eb",
     ("s06_03_cnns", "TRANSFER_E"): "06d4fdb6f781",
+    ("s06_03_cnns", "TRANSFER_F"): "7d19bbf75c58",
     ("s06_04_skip_norm", "PRED_A"): "24b5b5f66030",
     ("s06_04_skip_norm", "PRED_B"): "0396d067095d",
     ("s06_04_skip_norm", "PRED_C"): "6ceea9083d0e",

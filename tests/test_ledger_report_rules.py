@@ -252,7 +252,7 @@ def test_markdown_scores_count_each_kind_on_its_own_base(tmp_path):
     )
     md = reports.to_markdown(_report(led))
     assert "- Score: 2 of 3 predictions, 1 of 4 transfer questions" in md
-    assert "- Completed: no (3 of 5 parts answered)" in md
+    assert f"- Completed: no (3 of {len(lab.PARTS)} parts answered)" in md
 
 
 # --------------------------------------------------------------------------------------------
@@ -304,7 +304,7 @@ def test_csv_columns_count_first_attempts_of_their_own_kind(tmp_path):
         )
     }
     assert got == {
-        "parts": 5,
+        "parts": len(lab.PARTS),
         "predictions_answered": 3,
         "predictions_first_correct": 2,
         "transfers_answered": 4,
@@ -330,7 +330,7 @@ def test_csv_columns_count_first_attempts_of_their_own_kind(tmp_path):
     assert row["D_first"] == "" and row["D_changes"] == 0
     # the same numbers in the CSV text the class view downloads
     parsed = list(csv.DictReader(io.StringIO(reports.to_csv([row]))))[0]
-    assert [parsed[k] for k in got] == ["5", "3", "2", "4", "1", "False"]
+    assert [parsed[k] for k in got] == [str(len(lab.PARTS)), "3", "2", "4", "1", "False"]
 
 
 def test_summary_accuracy_is_over_the_students_who_answered(tmp_path):
@@ -370,19 +370,20 @@ def test_summary_accuracy_is_over_the_students_who_answered(tmp_path):
     assert s["completion"] == [{"notebook": "s06_03_cnns", "students": 3, "completed": 0}]
 
 
-@pytest.mark.parametrize("answered", [4, 5])
-def test_completed_means_every_part_s_prediction_answered(tmp_path, answered):
-    """Both sides of completion: all five parts' predictions answered (no transfer needed) is
-    complete; four parts and every transfer is not."""
+@pytest.mark.parametrize("missing", [1, 0])
+def test_completed_means_every_part_s_prediction_answered(tmp_path, missing):
+    """Both sides of completion: every part's prediction answered (no transfer needed) is
+    complete; all but one part and every transfer is not."""
     led = DesignLedger(tmp_path / "l.json")
-    ans = {k: _wrong(k) for k in list(PRED)[:answered]}
-    if answered == 4:
+    assert len(PRED) == len(lab.PARTS)
+    ans = {k: _wrong(k) for k in list(PRED)[: len(PRED) - missing]}
+    if missing:
         ans.update({k: _right(k) for k in TRANSFER})
     _save(led, ans)
     rep = _report(led)
-    assert rep.completed is (answered == 5)
-    assert reports.class_rows([rep])[0]["completed"] is (answered == 5)
-    assert reports.summarize([rep])["completion"][0]["completed"] == (answered == 5)
+    assert rep.completed is (missing == 0)
+    assert reports.class_rows([rep])[0]["completed"] is (missing == 0)
+    assert reports.summarize([rep])["completion"][0]["completed"] == (missing == 0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -399,7 +400,10 @@ def test_the_newest_report_of_a_student_is_the_one_counted(tmp_path, newest_firs
     given = [new, old] if newest_first else [old, new]
     rows = reports.class_rows(given)
     assert len(rows) == 1
-    assert (rows[0]["predictions_answered"], rows[0]["predictions_first_correct"]) == (5, 5)
+    assert (rows[0]["predictions_answered"], rows[0]["predictions_first_correct"]) == (
+        len(PRED),
+        len(PRED),
+    )
     assert rows[0]["transfers_answered"] == 0 and rows[0]["completed"] is True
     flags = reports.summarize(given)["flags"]
     assert sum("2 reports of 6.3; only the newest is counted" in f for f in flags) == 1

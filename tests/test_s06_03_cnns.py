@@ -583,3 +583,77 @@ def test_part_a_shows_the_same_sharing_rule_in_1d_and_3d():
     peek = " ".join(lab.part_a(224, 64, "3").peek)
     assert "1-D (audio, 50,176 samples, K = 3) 12,288 weights" in peek
     assert "3-D (video, 16 frames of 224×224, 3×3×3) 110,592 weights" in peek
+
+
+# --------------------------------------------------------------------------------------------
+# Part F: rotations, a plain conv vs a p4 group convolution (L363, Cohen & Welling 2016)
+# --------------------------------------------------------------------------------------------
+
+
+def test_part_f_p4_maps_turn_and_cycle_exactly():
+    """Default (p4, 90°): the four maps of the turned step edge are the turned maps moved one
+    orientation channel on, exactly (max |f(Rx) - R·P f(x)| = 0); the response moves from the
+    0° filter's channel to the 90° filter's. At 180° and 270° it moves two and three places."""
+    from mlsysim import symmetry as Y
+
+    assert (lab.F_ROTATION.value, lab.F_LAYER.value) == ("90", "p4")
+    v = lab.part_f("90", "p4")
+    cards = {c.label: c for c in v.cards}
+    assert cards["max |f(Rx) − R·P f(x)|"].value == "0"
+    assert cards["max |f(Rx) − R·P f(x)|"].status == "ok"
+    assert cards["Strongest response"].note == "0° filter → 90° filter"
+    assert "one place round the orientation cycle" in v.summary
+    peaks = [tr.y for tr in v.figure.data]
+    assert [list(p) for p in peaks] == [[3, 0, 0, 0], [0, 3, 0, 0]]
+    for turns, deg in ((2, "180"), (3, "270")):
+        fig = lab.part_f(deg, "p4").figure
+        assert list(fig.data[1].y) == [3 if r == turns else 0 for r in range(4)]
+    # the same thing, from the module: exact equality with turned, cycled maps
+    x = Y.step_image(7, lab.F_EDGE_COLUMN)
+    fx = Y.p4_conv2d_valid(x, Y.EXAMPLE_KERNEL)
+    for k in range(4):
+        assert Y.p4_conv2d_valid(Y.rot90(x, k), Y.EXAMPLE_KERNEL) == Y.p4_rotate(fx, k)
+    assert lab.PRED_F.answer == "cycle"
+
+
+def test_part_f_plain_conv_is_not_rotation_equivariant():
+    """A plain vertical-edge filter on the turned step edge: 90° and 270° give an all-zero map
+    (the edge is horizontal; max difference from the turned map 3), 180° the turned map with its
+    sign flipped (difference 6); unturned, trivially equal."""
+    diffs = {}
+    for deg in ("0", "90", "180", "270"):
+        v = lab.part_f(deg, "plain")
+        diffs[deg] = next(c for c in v.cards if c.label == "max |f(Rx) − R f(x)|").value
+    assert diffs == {"0": "0", "90": "3", "180": "6", "270": "3"}
+    assert "it detects nothing" in lab.part_f("90", "plain").summary
+    assert "sign flipped" in lab.part_f("180", "plain").summary
+    assert "equivariant to shifts, not to rotations" in lab.part_f("270", "plain").summary
+
+
+def test_part_f_costs_same_weights_four_times_the_macs():
+    """The p4 layer keeps the 9 learned weights and runs 4x the MACs (900 vs 225) and 4x the output
+    values (100 vs 25) on the 7x7 image, counted by layers.Conv2d through symmetry.p4_layer."""
+    p4 = {c.label: c for c in lab.part_f("90", "p4").cards}
+    plain = {c.label: c for c in lab.part_f("90", "plain").cards}
+    assert p4["Learned weights"].value == plain["Learned weights"].value == "9"
+    assert p4["MACs · output values (7×7 image)"].value == "900 · 100"
+    assert plain["MACs · output values (7×7 image)"].value == "225 · 25"
+    assert "900 MACs and 100 output values against 225 and 25" in lab.part_f("0", "p4").summary
+
+
+def test_transfer_f_part_a_layer_as_p4():
+    """TRANSFER_F: Part A's layer as a p4 lifting layer: 36,864 learned weights, 4 x 1.85 G =
+    7.40 G MACs, 256 output maps (12.8 MB -> 51.4 MB FP32), none of it shown in Part F's view."""
+    from mlsysim import symmetry as Y
+
+    plain, run = _conv(), Y.p4_layer(_conv())
+    assert plain.params == 36_864
+    assert run.macs() == 4 * 1_849_688_064 == 7_398_752_256
+    assert run.out_channels == 256 and run.output_elements == 4 * plain.output_elements
+    assert run.activation_bytes(1, "fp32") / 1e6 == pytest.approx(51.4, abs=0.05)
+    fb = lab.TRANSFER_F.feedback["four"]
+    assert "7.40 G MACs" in fb and "12.8 MB → 51.4 MB" in fb and "36,864" in fb
+    view = lab.part_f("90", "p4")
+    text = view.summary + " ".join(view.peek) + " ".join(f"{c.value} {c.note}" for c in view.cards)
+    assert "7.4" not in text and "36,864" not in text
+    assert lab.TRANSFER_F.answer == "four" and lab.TRANSFER_F.kind == "transfer"

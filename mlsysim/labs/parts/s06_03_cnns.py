@@ -41,7 +41,7 @@ Y = lazy("mlsysim.symmetry")
 U = lazy("mlsysim.units")
 
 CHAPTER = "6.3"
-PARTS = ("A", "B", "C", "D", "E")
+PARTS = ("A", "B", "C", "D", "E", "F")
 
 #: ImageNet input side used by the chapter's worked conv layer (L435, L443).
 IMAGE_PX = 224
@@ -1223,6 +1223,233 @@ def part_e(column: int, shift: int) -> View:
             "the edge is (localization): the bias that helps one task hurts another"
         )
     return View(fig, cards, summary, "Equivariance and invariance", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part F: turn the image: a plain conv vs a p4 group convolution (Cohen & Welling 2016)
+# ---------------------------------------------------------------------------------------------
+
+PRED_F = Prediction(
+    question=(
+        "A p4 layer (Cohen & Welling 2016) runs one learned 3×3 vertical-edge filter in its four "
+        "90° rotations, giving four orientation maps of a 7×7 image with a vertical step edge. "
+        "Turn the image 90° counterclockwise. What happens to the four maps?"
+    ),
+    options={
+        "turn": "Each map turns 90° and stays in its own channel, as any convolution's map turns with its input",
+        "same": "The four maps stay as they were, since the layer already holds every orientation of the filter",
+        "cycle": "Each map turns 90° and every response moves on to the next orientation channel",
+        "learned": "No map follows the turn, which would take four filters learned separately, 4× the weights",
+    },
+    answer="cycle",
+    feedback={
+        "turn": "A plain convolution does not turn with its input: the turned image meets the same "
+        "upright filter, and the vertical-edge filter gives 0 on the now horizontal edge. What turns "
+        "is the p4 layer's set of maps, and the response moves channel: the edge now lines up with "
+        "the filter turned 90°.",
+        "same": "That would be invariance (f(Rx) = f(x)). The p4 layer is equivariant: its four maps "
+        "come out turned, and the response moves from the 0° filter's channel to the 90° filter's, "
+        "so the layer still knows how the edge is oriented and where it is.",
+        "cycle": "f(Rx) = R·P f(x) exactly: every map turns 90° and the orientation channels move one "
+        "place round the cycle (P), with max |f(Rx) − R·P f(x)| = 0. A plain 3×3 filter's map is "
+        "not a turned copy (it goes to 0: the turned edge is one it does not detect). Rotations form "
+        "a group of four, and the channels carry it: Eq. 4 for rotations, not only shifts.",
+        "learned": "The four rotated filters are the same 9 numbers turned, not new parameters: "
+        "turning the input turns what each copy sees onto the next copy, so the maps follow the "
+        "turn exactly with one learned filter. What grows 4× is the work: 4× the MACs and 4× the "
+        "output maps.",
+    },
+    reveals=("one place round the cycle",),
+    asks="behaviour",
+    misconceptions={
+        "turn": (
+            "convolution is equivariant to every symmetry",
+            "A convolution's map turns with a turned input as it shifts with a shifted one",
+        ),
+        "same": (
+            "equivariance is rotation invariance",
+            "A layer with every orientation gives the same output for a rotated input",
+        ),
+        "learned": (
+            "rotation equivariance needs 4× the learned weights",
+            "Each orientation needs its own learned filter, so equivariance costs 4× the weights",
+        ),
+    },
+)
+
+TRANSFER_F = Prediction(
+    question=(
+        "Make Part A's layer (64 filters of 3×3×64 on a 224×224 map: 36,864 weights, 1.85 G MACs) "
+        "a p4 lifting layer: each of its 64 filters applied in its four rotations. What does it cost?"
+    ),
+    options={
+        "four": "The same 36,864 learned weights, with 4× the MACs and 4× the output maps",
+        "weights": "4× the learned weights, 4× the MACs and 4× the output maps, one filter per rotation",
+        "free": "The same weights, MACs and output maps, since the rotated filters are copies",
+    },
+    answer="four",
+    feedback={
+        "four": "The rotated copies are the same numbers, so the learned weights stay 36,864; but each "
+        "copy runs at every position: 4 × 1.85 G = 7.40 G MACs and 256 output maps instead of 64 "
+        "(12.8 MB → 51.4 MB FP32). Equivariance to a larger group is paid for in compute and "
+        "activations, and needs a rotated-filter kernel the hardware or library must provide.",
+        "weights": "Only the executed copies grow 4×: the gradient of the four copies flows into one "
+        "set of 36,864 learned numbers. The MACs (7.40 G) and output maps (256 channels) do grow 4×.",
+        "free": "Copies share storage, not work: each rotated filter is applied at every position, so "
+        "the MACs go from 1.85 G to 7.40 G and the output from 64 maps to 256.",
+    },
+    kind="transfer",
+    reveals=("7.40 G MACs",),
+    asks="behaviour",
+    misconceptions={
+        "weights": (
+            "rotation copies are new parameters",
+            "A filter applied in four rotations has four times the weights to learn",
+        ),
+        "free": (
+            "shared weights mean shared compute",
+            "A copy of a weight costs nothing to run again",
+        ),
+    },
+)
+F_ROTATION = Choice(
+    "Turn the image by", {"0": "0°", "90": "90°", "180": "180°", "270": "270°"}, "90"
+)
+F_LAYER = Choice(
+    "Layer",
+    {"plain": "Plain conv (one filter)", "p4": "p4 group conv (the filter in 4 rotations)"},
+    "p4",
+)
+#: The step edge of Part F: dark columns 1-3, bright columns 4-7 of a 7x7 image.
+F_EDGE_COLUMN = 3
+ORIENTATIONS = ("0°", "90°", "180°", "270°")
+
+
+def _peak(fmap) -> float:
+    return max(max(r) for r in fmap)
+
+
+@widget_args
+def part_f(rotation: str, layer: str) -> View:
+    import plotly.graph_objects as go
+
+    turns = int(rotation) // 90
+    p4 = layer == "p4"
+    x = Y.step_image(len(Y.EXAMPLE_IMAGE), F_EDGE_COLUMN)
+    rx = Y.rot90(x, turns)
+    k = Y.EXAMPLE_KERNEL
+    if p4:
+        f_x, f_rx = Y.p4_conv2d_valid(x, k), Y.p4_conv2d_valid(rx, k)
+        expected = Y.p4_rotate(f_x, turns)
+        err = max(Y.max_abs_difference(a, b) for a, b in zip(f_rx, expected, strict=True))
+        names = [f"{o} filter" for o in ORIENTATIONS]
+    else:
+        f_x, f_rx = [Y.conv2d_valid(x, k)], [Y.conv2d_valid(rx, k)]
+        expected = [Y.rot90(f_x[0], turns)]
+        err = Y.max_abs_difference(f_rx[0], expected[0])
+        names = ["the one filter"]
+    peaks_x, peaks_rx = [_peak(m) for m in f_x], [_peak(m) for m in f_rx]
+
+    fig = figure(
+        f"Strongest response of each output map, image turned {turns * 90}°",
+        "Output map",
+        "Strongest response (max over positions)",
+        height=340,
+    )
+    fig.add_trace(go.Bar(x=names, y=peaks_x, name="upright image"))
+    fig.add_trace(go.Bar(x=names, y=peaks_rx, name=f"image turned {turns * 90}°"))
+    fig.update_layout(barmode="group")
+
+    plain = _conv_valid(1, 1)
+    run = Y.p4_layer(plain) if p4 else plain
+    silent = all(v == 0 for m in f_rx for r in m for v in r)
+    negated = (
+        not p4
+        and turns
+        and all(
+            a == -b
+            for ra, rb in zip(f_rx[0], expected[0], strict=True)
+            for a, b in zip(ra, rb, strict=True)
+        )
+    )
+    eq_label = "max |f(Rx) − R·P f(x)|" if p4 else "max |f(Rx) − R f(x)|"
+    cards = [
+        Card(
+            eq_label,
+            f"{err:g}",
+            "exact: Eq. 4 for rotations"
+            if err == 0 and turns
+            else "no turn: trivially equal"
+            if err == 0
+            else "not a turned copy",
+            "ok" if err == 0 else "bad",
+        ),
+        Card(
+            "Strongest response",
+            f"{max(peaks_x):g} → {max(peaks_rx):g}",
+            f"{names[peaks_x.index(max(peaks_x))]} → "
+            + (f"{names[peaks_rx.index(max(peaks_rx))]}" if max(peaks_rx) > 0 else "none"),
+            "ok" if max(peaks_rx) == max(peaks_x) else "warn",
+        ),
+        Card(
+            "Learned weights",
+            f"{plain.params:,}",
+            "one 3×3 filter" + (", run in 4 rotations" if p4 else ""),
+        ),
+        Card(
+            "MACs · output values (7×7 image)",
+            f"{run.macs():,} · {run.output_elements:,}",
+            f"4× a plain conv's {plain.macs():,} · {plain.output_elements:,}"
+            if p4
+            else "the plain conv: one map",
+        ),
+    ]
+    if turns == 0:
+        behaviour = "Unturned, every map equals itself: pick a turn to test Eq. 4 for rotations."
+    elif p4:
+        behaviour = (
+            f"Turning the image {turns * 90}° turns all four maps and moves every response "
+            f"{('one place', 'two places', 'three places')[turns - 1]} round the orientation "
+            f"cycle: the edge the {names[0]} found now lights up the channel of the "
+            f"{names[turns]}, and "
+            f"max |f(Rx) − R·P f(x)| = {err:g}, exactly, with the same {plain.params} learned weights."
+        )
+    else:
+        behaviour = (
+            f"Turned {turns * 90}°, the edge meets the same upright filter, and "
+            + (
+                "it detects nothing (the vertical-edge filter gives 0 on a horizontal edge): the map "
+                "is all zeros, not a turned copy of the old one"
+                if silent
+                else "the edge now runs from bright to dark: the map is the turned copy with its sign "
+                "flipped, and its strongest response is 0"
+                if negated
+                else "the map is not a turned copy of the old one"
+            )
+            + f" (max |f(Rx) − R f(x)| = {err:g}). "
+            "A plain convolution is equivariant to shifts, not to rotations."
+        )
+    summary = (
+        behaviour
+        + f" The p4 layer pays for its symmetry in work, not weights: {Y.p4_layer(plain).macs():,} MACs "
+        f"and {Y.p4_layer(plain).output_elements} output values against {plain.macs()} and "
+        f"{plain.output_elements} for the plain conv, 4× each."
+    )
+    peek = [
+        "plain: f(x) = W ⋆ x;   p4: map r = (W turned r quarter turns) ⋆ x, r = 0..3 (one learned W)",
+        "rotation equivariance: f(Rx) = R·P f(x), R turns each map, P moves channel r to r + 1",
+        f"strongest response per map, upright: {', '.join(f'{v:g}' for v in peaks_x)};  "
+        f"turned: {', '.join(f'{v:g}' for v in peaks_rx)}",
+        f"MACs = H_out · W_out · C_out · K² · C_in: plain {plain.macs():,}, p4 "
+        f"{Y.p4_layer(plain).macs():,} (C_out 1 → 4); learned weights {plain.params} in both",
+    ]
+    return View(fig, cards, summary, "Rotation equivariance", peek)
+
+
+def _conv_valid(c_in: int, c_out: int) -> L.Conv2d:
+    """Part F's 3x3 filter on the 7x7 image, unpadded ('valid', a 5x5 map), weights only."""
+    n = len(Y.EXAMPLE_IMAGE)
+    return L.Conv2d(in_channels=c_in, out_channels=c_out, kernel_size=3, input_size=n, bias=False)
 
 
 # ---------------------------------------------------------------------------------------------
