@@ -223,7 +223,7 @@ def _(kit, lab, mo, saved):
         [
             mo.md("## Part E · The hardware of 2012: AlexNet on two GTX 580s"),
             kit.message(
-                "Dev Okafor",
+                "Ines Carvalho",
                 "research engineer, 2012",
                 "We have a rack of 8-core Xeons and a budget for two gaming cards. Which do we train the ImageNet network on?",
             ),
