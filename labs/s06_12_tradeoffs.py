@@ -43,15 +43,17 @@ def _(LAB_CSS, kit, mo):
                 "Chapter 6 · Network Architectures · Trade-offs",
                 "Accuracy, the Iron Law and Table 7",
                 "Put published accuracy beside cost, write the iron law out on the chapter's numbers, "
-                "check every Table 7 formula against an exact count, and price the ensemble Netflix did not ship.",
+                "check every Table 7 formula against an exact count, price the ensemble Netflix did not ship, "
+                "and AlexNet's training on the hardware of 2012.",
                 [
-                    "4 parts",
-                    "about 30 minutes",
+                    "5 parts",
+                    "about 35 minutes",
                     "Figure 1 frontier",
                     "D·A·M",
                     "iron law",
                     "Table 7",
                     "ensemble cost",
+                    "2012 hardware",
                 ],
             ),
         ]
@@ -212,8 +214,49 @@ def _(d_factors, d_members, kit, lab, mo, pred_d, saved, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
-    mo.stop(*kit.until_answered([pred_a, pred_b, pred_c, pred_d], unlocked, "the takeaways"))
+def _(kit, lab, mo, saved):
+    pred_e = lab.PRED_E.radio(saved)
+    e_efficiency = lab.E_EFFICIENCY.widget(saved)
+    e_epochs = lab.E_EPOCHS.widget(saved)
+    e_batch = lab.E_BATCH.widget(saved)
+    mo.vstack(
+        [
+            mo.md("## Part E · The hardware of 2012: AlexNet on two GTX 580s"),
+            kit.message(
+                "Ines Carvalho",
+                "research engineer, 2012",
+                "We have a rack of 8-core Xeons and a budget for two gaming cards. Which do we train the ImageNet network on?",
+            ),
+            mo.md(
+                "The chapter (longer edition): the building blocks were shaped by the hardware of "
+                "their time. LeNet-5 trained on CPUs with networks of megabytes; AlexNet trained its "
+                "60-million-parameter network on two GTX 580 GPUs. Price the paper's schedule on "
+                "each chip's datasheet."
+            ),
+            pred_e,
+        ]
+    )
+    return (e_batch, e_efficiency, e_epochs, pred_e)
+
+
+@app.cell
+def _(e_batch, e_efficiency, e_epochs, kit, lab, mo, pred_e, saved, unlocked):
+    mo.stop(kit.locked(pred_e, unlocked), kit.locked_note("Part E"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_E, pred_e, unlocked, saved),
+            mo.hstack([e_efficiency, e_epochs, e_batch], justify="start", wrap=True),
+            kit.show(lab.part_e(e_efficiency.value, e_epochs.value, e_batch.value)),
+        ]
+    )
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, unlocked):
+    mo.stop(
+        *kit.until_answered([pred_a, pred_b, pred_c, pred_d, pred_e], unlocked, "the takeaways")
+    )
     mo.md("""
     ## Takeaways
 
@@ -232,6 +275,10 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, unlocked):
       prediction, so serving cost grows with the member count while the last members add a
       fraction of a point. Netflix shipped two models of the 107-model blend and none of the
       Grand Prize's: model selection tests predictive fit and machine cost.
+    - The hardware of a period shapes what trains: AlexNet's 4.6 × 10¹⁷ FLOPs took five to six
+      days on two GTX 580s and would have taken weeks on a 2012 server CPU (8.5× the time at the
+      same fraction of peak). The GPUs won on arithmetic rate; their 3 GB was the limit, not the
+      advantage, and the paper split the network across two cards to grow past it.
     """)
     return
 
@@ -259,6 +306,9 @@ async def _(
     c_width,
     d_factors,
     d_members,
+    e_batch,
+    e_efficiency,
+    e_epochs,
     justification,
     kit,
     lab,
@@ -267,6 +317,7 @@ async def _(
     pred_b,
     pred_c,
     pred_d,
+    pred_e,
     saved,
     student,
 ):
@@ -292,6 +343,10 @@ async def _(
             pred_d=pred_d,
             d_factors=d_factors,
             d_members=d_members,
+            pred_e=pred_e,
+            e_efficiency=e_efficiency,
+            e_epochs=e_epochs,
+            e_batch=e_batch,
         ),
         saved=saved,
         student=student,

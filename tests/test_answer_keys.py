@@ -2528,6 +2528,35 @@ def s0612_d():
     return "front"
 
 
+def s0612_e():
+    """AlexNet's training (3 x forward FLOPs x 1.2 M images x 90 epochs, FP32) on two GTX 580s
+    against an 8-core Xeon E5-2690 at the same fraction of peak: what made the GPUs the choice?"""
+    from mlsysim import history, vision
+
+    m = vision.alexnet()
+    # datasheets: 512 cores x 1.544 GHz x 2 (FMA); 8 cores x 2.9 GHz x 16 FLOP/cycle (AVX)
+    gpu, cpu = 512 * 1.544e9 * 2, 8 * 2.9e9 * 16
+    assert history.GTX580.compute.peak_flops.m_as("FLOP/s") == pytest.approx(gpu, rel=1e-4)
+    assert history.XEON_E5_2690.compute.peak_flops.m_as("FLOP/s") == pytest.approx(cpu)
+    work = 3 * m.flops() * 1_200_000 * 90
+    ratio = (work / cpu) / (work / (2 * gpu))
+    # capacity: the CPU side addresses far more than the card's 3 GB
+    if history.GTX580.memory.capacity > history.XEON_E5_2690.memory.capacity:
+        return "memory"
+    if ratio < 2:
+        return "close"
+    # bandwidth: AlexNet at batch 128 is compute-bound on both chips by the engine's roofline
+    from mlsysim.engine import Engine
+
+    for dev in (history.GTX580, history.XEON_E5_2690):
+        p = Engine.solve(m, dev, batch_size=128, precision="fp32", efficiency=0.3)
+        if p.bottleneck != "Compute":
+            return "bandwidth"
+    # "about 8x faster, days against weeks": at 30% of peak, 5.6 days against 48
+    assert 8 <= ratio < 9 and work / (2 * gpu * 0.3) < 7 * 86400 < work / (cpu * 0.3)
+    return "rate"
+
+
 # --------------------------------------------------------------------------------------------
 # 6.13
 # --------------------------------------------------------------------------------------------
@@ -2776,6 +2805,7 @@ KEYS = {
     ("s06_12_tradeoffs", "PRED_B"): s0612_b,
     ("s06_12_tradeoffs", "PRED_C"): s0612_c,
     ("s06_12_tradeoffs", "PRED_D"): s0612_d,
+    ("s06_12_tradeoffs", "PRED_E"): s0612_e,
     ("s06_13_building_blocks", "PRED_A"): s0613_a,
     ("s06_13_building_blocks", "PRED_B"): s0613_b,
     ("s06_13_building_blocks", "PRED_C"): s0613_c,
@@ -2975,6 +3005,7 @@ FINGERPRINTS = {
     ("s06_12_tradeoffs", "PRED_B"): "d61107a65f3b",
     ("s06_12_tradeoffs", "PRED_C"): "3dcd082ce70c",
     ("s06_12_tradeoffs", "PRED_D"): "a73d8dc8cc0e",
+    ("s06_12_tradeoffs", "PRED_E"): "91917c410af1",
     ("s06_13_building_blocks", "PRED_A"): "e0174442ded2",
     ("s06_13_building_blocks", "PRED_B"): "25f20989b176",
     ("s06_13_building_blocks", "PRED_C"): "afa6ff13e7b0",

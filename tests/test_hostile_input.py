@@ -876,6 +876,32 @@ ROWS.update(
 )
 RESULTS |= {"Serving", "Stage"}
 
+# The hardware of 2012: AlexNet's training work and state (mlsysim.history)
+from mlsysim import history as HIST  # noqa: E402
+
+_ALEXNET = V.alexnet()
+ROWS.update(
+    {
+        "history.training_flops": (
+            HIST.training_flops,
+            dict(model=_ALEXNET, images=1_200_000, epochs=90),
+        ),
+        "history.training_seconds": (
+            HIST.training_seconds,
+            dict(flops=10**17, device=HIST.GTX580, efficiency=0.3, count=2),
+        ),
+        "history.implied_efficiency": (
+            HIST.implied_efficiency,
+            dict(flops=10**17, device=HIST.GTX580, seconds=86_400.0, count=2),
+        ),
+        "history.training_state": (
+            HIST.training_state,
+            dict(model=_ALEXNET, batch=128, precision="fp32"),
+        ),
+    }
+)
+RESULTS |= {"TrainingState"}
+
 # Arguments whose result may legitimately be negative (an activation of a negative input).
 SIGNED = {
     "gradients.activation",

@@ -574,3 +574,109 @@ def test_part_d_chart_rmse_against_log_cost_with_the_chosen_blend_marked():
     ys = {round(s.y0, 4) for s in fig.layout.shapes if s.y0 == s.y1}
     assert {0.9514, 0.8567} <= ys
     assert v.cards[3].value == "30,300 MACs"
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: the hardware of 2012 (longer edition L1234): AlexNet on two GTX 580s, not a CPU
+# ---------------------------------------------------------------------------------------------
+
+
+def test_historical_devices_match_their_datasheets_and_stay_out_of_the_catalogue():
+    """GTX 580: 512 cores x 1,544 MHz x 2 (FMA) = 1,581.1 GFLOP/s FP32, 384-bit GDDR5 at 4,008
+    MT/s = 192.4 GB/s, the paper's 3 GB card. Xeon E5-2690: 8 x 2.9 GHz x 16 FLOP/cycle (one
+    8-wide AVX add + one 8-wide multiply) = 371.2 GFLOP/s, 4 x DDR3-1600 = 51.2 GB/s."""
+    from mlsysim import catalogue, history
+
+    gtx, cpu = history.GTX580, history.XEON_E5_2690
+    assert gtx.compute.peak_flops.m_as("GFLOP/s") == pytest.approx(512 * 1.544 * 2, abs=0.05)
+    assert gtx.memory.bandwidth.m_as("GB/s") == pytest.approx(384 / 8 * 4.008, abs=0.05)
+    assert gtx.memory.capacity.m_as("GB") == 3
+    assert cpu.compute.peak_flops.m_as("GFLOP/s") == pytest.approx(8 * 2.9 * 16)
+    assert cpu.memory.bandwidth.m_as("GB/s") == pytest.approx(4 * 1600e6 * 8 / 1e9)
+    for dev, year in ((gtx, 2010), (cpu, 2012)):
+        assert dev.provenance.url.startswith("https://") and dev.provenance.date.year == year
+        assert dev.key not in Hardware.names() and dev.key not in catalogue.CATALOGUE
+    assert gtx.provenance.notes.count("1,581.1") == 1 and "371.2" in cpu.provenance.notes
+
+
+def test_alexnet_training_work_and_days_recomputed():
+    """3 x 1,428,376,960 FLOPs x 1.2 M images x 90 epochs = 4.628 x 10^17 FLOPs: 14.43 days on
+    the Xeon at peak, 3.39 on one GTX 580, 1.69 on two, 1.92 hours on an H100 (FP32 67 TFLOP/s);
+    the paper's 5-6 days on two cards are 28-34% of their peak."""
+    from mlsysim import history, vision
+
+    m = vision.alexnet()
+    assert m.flops() == 2 * 714_188_480
+    work = history.training_flops(m, 1_200_000, 90)
+    assert work == 3 * 1_428_376_960 * 1_200_000 * 90 == 462_794_135_040_000_000
+    t = lab.alexnet_training(90)
+    assert t["work"] == work
+    days = {k: round(v, 2) for k, v in t["peak_days"].items()}
+    assert days == {"cpu": 14.43, "gtx1": 3.39, "gtx2": 1.69, "h100": 0.08}
+    assert work / 67e12 / 3600 == pytest.approx(1.92, abs=0.01)
+    assert t["cpu_over_pair"] == pytest.approx(2 * 1581.1 / 371.2)
+    assert tuple(round(e, 2) for e in t["paper_eff"]) == (0.28, 0.34)
+    # at 30% of peak: the pair 5.6 days, inside the paper's five to six; the Xeon 48 days
+    assert 5 < t["peak_days"]["gtx2"] / 0.3 < 6 and round(t["peak_days"]["cpu"] / 0.3) == 48
+    # the engine's roofline agrees the work is compute-bound at batch 128 on both chips
+    assert lab.alexnet_bound("GTX580", 128) == lab.alexnet_bound("XeonE5_2690", 128) == "Compute"
+
+
+def test_alexnet_training_state_against_the_3gb_card():
+    """FP32 SGD with momentum: 3 x 61,100,840 x 4 B = 733.2 MB, plus the input and every layer's
+    output stored at batch 128 (1,235,432 values per image x 128 x 4 B = 632.5 MB): 1.37 GB, 46%
+    of 3 GB. Batch 512 passes the card (3.26 GB)."""
+    from mlsysim import history, vision
+
+    m = vision.alexnet()
+    rows = m.rows()
+    per_image = 3 * 224 * 224 + sum(r.layer.output_elements for r in rows)
+    assert per_image == 1_235_432
+    st = history.training_state(m, 128)
+    assert (st.weights, st.gradients, st.momentum) == (244_403_360,) * 3
+    assert st.activations == per_image * 128 * 4 == 632_541_184
+    assert st.total == 1_365_751_264
+    assert history.training_state(m, 512).total > 3e9 > history.training_state(m, 384).total
+
+
+@pytest.mark.parametrize(
+    "call,arg",
+    [
+        (lambda h, m: h.training_flops(m, 0, 90), "images"),
+        (lambda h, m: h.training_flops(m, 1000, 0), "epochs"),
+        (lambda h, m: h.training_flops("alexnet", 1000, 1), "model"),
+        (lambda h, m: h.training_state(m, 0), "batch"),
+        (lambda h, m: h.training_seconds(10, "GTX580"), "device"),
+        (lambda h, m: h.training_seconds(10, h.GTX580, efficiency=0), "efficiency"),
+        (lambda h, m: h.implied_efficiency(10, h.GTX580, -1.0), "seconds"),
+    ],
+)
+def test_history_refuses_bad_input_naming_the_argument(call, arg):
+    from mlsysim import history, vision
+
+    with pytest.raises(ValueError, match=arg):
+        call(history, vision.alexnet())
+
+
+def test_part_e_gpus_won_on_rate_and_the_state_fits_one_card_by_this_count():
+    v = lab.part_e(30, 90, 128)
+    assert (
+        "the 2012 Xeon takes 48.1 days, one GTX 580 11.3 days, the paper's two 5.6 days"
+        in v.summary
+    )
+    assert "an H100 in FP32 6.4 hours" in v.summary
+    assert "8.5× the CPU's for the pair" in v.summary and "28%–34% of their peak" in v.summary
+    assert "1.37 GB, 46% of one 3 GB card" in v.summary
+    assert v.cards[3].status == "ok" and v.cards[0].value == "4.63 × 10¹⁷ FLOP"
+    big = lab.part_e(30, 90, 512)
+    assert big.cards[3].status == "bad" and "3.26 GB, 109% of one 3 GB card" in big.summary
+
+
+def test_part_e_chart_days_on_a_log_axis_with_the_papers_days_marked():
+    v = lab.part_e(50, 180, 128)
+    fig = v.figure
+    assert fig.layout.yaxis.type == "log"
+    peak, at = fig.data
+    assert [round(y, 2) for y in peak.y] == [28.86, 6.78, 3.39, 0.16]  # 180 epochs: twice 90
+    assert [round(y, 2) for y in at.y] == [round(2 * y, 2) for y in peak.y]
+    assert {round(s.y0, 2) for s in fig.layout.shapes if s.y0 == s.y1} == {5.5}

@@ -7,7 +7,9 @@ that clears an accuracy bar. Part B writes out the serialized iron law on the ch
 and sets the engine's per-layer max(compute, memory) + launches beside it. Part C evaluates any
 row of Table 7 (``mlsysim.table7``) beside the exact count from the layer models. Part D is War
 Story 6.1: the Netflix Prize's published accuracy against the serving cost of its blends
-(``mlsysim.ensemble``), the shipped pair against the prize-winning blend.
+(``mlsysim.ensemble``), the shipped pair against the prize-winning blend. Part E (longer
+edition) prices AlexNet's training on the hardware of 2012 (``mlsysim.history``): the work, the
+days on a Xeon, one and two GTX 580s and an H100, and the training state against a 3 GB card.
 
 Every number comes from ``mlsysim``; this module picks inputs, draws and writes the sentence.
 ``tests/test_s06_12_tradeoffs.py`` asserts the chapter's numbers these parts reproduce.
@@ -47,9 +49,10 @@ HW = lazy("mlsysim.hardware")
 M = lazy("mlsysim.models")
 table7 = lazy("mlsysim.table7")
 ens = lazy("mlsysim.ensemble")
+hist = lazy("mlsysim.history")
 
 CHAPTER = "6.12"
-PARTS = ("A", "B", "C", "D")
+PARTS = ("A", "B", "C", "D", "E")
 
 DEVICES = catalogue.labels(["H100", "JetsonOrinNX", "iPhone15Pro", "CortexA53Camera"])
 #: The Pareto front's line: a grey that reads on the light and the dark page (at least 3:1)
@@ -923,3 +926,242 @@ def part_d(factors: int, members: int) -> View:
         " but the cost ratio between two blends is their member ratio whatever f is",
     ]
     return View(fig, cards, summary, "Serving cost of a blend", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part E: the hardware of 2012 (longer edition): AlexNet on two GTX 580s, not on a CPU
+# ---------------------------------------------------------------------------------------------
+
+#: one day, in seconds
+DAY = 86_400
+
+
+@cache
+def alexnet_training(epochs: int = 90) -> dict:
+    """AlexNet's training on the paper's schedule priced on the 2012 chips and an H100 (FP32):
+    the work, the days at full peak on each, and the fraction of the pair's peak the paper's
+    five to six days imply."""
+    model = M.Models.AlexNet
+    sch = hist.ALEXNET_SCHEDULE
+    images = int(sch["images"].value)
+    work = hist.training_flops(model, images, int(epochs))
+    h100 = HW.Hardware.Cloud.H100
+    rigs = {
+        "cpu": (hist.XEON_E5_2690, 1),
+        "gtx1": (hist.GTX580, 1),
+        "gtx2": (hist.GTX580, 2),
+        "h100": (h100, 1),
+    }
+    peak_days = {k: hist.training_seconds(work, d, 1.0, n) / DAY for k, (d, n) in rigs.items()}
+    lo, hi = sch["days"].value
+    paper_eff = tuple(
+        hist.implied_efficiency(hist.training_flops(model, images, 90), hist.GTX580, x * DAY, 2)
+        for x in (hi, lo)
+    )
+    return {
+        "model": model,
+        "work": work,
+        "forward": model.flops(),
+        "rigs": rigs,
+        "peak_days": peak_days,
+        "paper_eff": paper_eff,
+        "cpu_over_pair": peak_days["cpu"] / peak_days["gtx2"],
+    }
+
+
+@cache
+def alexnet_bound(device_key: str, batch: int) -> str:
+    """The engine's binding term for AlexNet's forward pass at ``batch`` (FP32, 30% of peak)."""
+    dev = hist.DEVICES[device_key]
+    return E.Engine.solve(
+        M.Models.AlexNet, dev, batch_size=int(batch), precision="fp32", efficiency=0.3
+    ).bottleneck
+
+
+def _pred_e_feedback() -> dict[str, str]:
+    t = alexnet_training(90)
+    pd, r = t["peak_days"], t["cpu_over_pair"]
+    at = 0.3
+    st = hist.training_state(t["model"], 128)
+    cpu, gtx = hist.XEON_E5_2690, hist.GTX580
+    bw = gtx.memory.bandwidth.m_as("GB/s") / cpu.memory.bandwidth.m_as("GB/s")
+    common = (
+        f"At 30% of peak on each chip the pair takes {pd['gtx2'] / at:.1f} days and the Xeon "
+        f"{pd['cpu'] / at:.0f} days: {r:.1f}× the time."
+    )
+    return {
+        "rate": f"{common} The work is {sci(t['work'])} FLOPs; two GTX 580s offer "
+        f"{2 * gtx.compute.peak_flops.m_as('GFLOP/s'):,.0f} GFLOP/s against the Xeon's "
+        f"{cpu.compute.peak_flops.m_as('GFLOP/s'):,.1f}, and the paper's five to six days mean "
+        f"{t['paper_eff'][0]:.0%}–{t['paper_eff'][1]:.0%} of the pair's peak.",
+        "memory": f"A GTX 580 held 3 GB; the Xeon could address up to 750 GB. Capacity was the GPU's "
+        f"limit, not its advantage: AlexNet's training state at batch 128 (weights, gradients, "
+        f"momentum, stored activations) is {fmt_bytes(st.total)} by this count, and the paper split "
+        f"the network over two cards because 3 GB bounded the size it could train. {common}",
+        "close": f"A server CPU of 2012 peaked at {cpu.compute.peak_flops.m_as('GFLOP/s'):,.1f} GFLOP/s "
+        f"(8 cores × 2.9 GHz × 16 FLOP with AVX), one GTX 580 at "
+        f"{gtx.compute.peak_flops.m_as('GFLOP/s'):,.0f}. {common} Weeks, not days, for every "
+        "experiment.",
+        "bandwidth": f"At batch 128 each weight serves 128 images a step: the engine puts AlexNet "
+        f"{bound_phrase(alexnet_bound('GTX580', 128))} on the GTX 580 and on the Xeon alike. The "
+        f"bandwidth ratio ({bw:.1f}×) is not what sets the time; the FLOP/s ratio is. {common}",
+    }
+
+
+PRED_E = Prediction(
+    question=(
+        "AlexNet trained for 90 epochs over 1.2 million images on two 3 GB GTX 580s, in five to "
+        "six days (Krizhevsky et al. 2012). Count its training as forward + backward, about 3× "
+        "the forward FLOPs, in FP32, and run it at the same fraction of peak on each chip. What "
+        "made the GPUs the 2012 choice over a server CPU (an 8-core Xeon E5-2690 with AVX)?"
+    ),
+    options={
+        "rate": "Arithmetic rate: the pair does the same work about 8× faster, days against weeks",
+        "memory": "Memory capacity: the cards held a training state that the CPU's memory could not",
+        "close": "Convenience: the CPU would have been only somewhat slower, within about 2×",
+        "bandwidth": "Bandwidth: training streams the weights, so the 192 GB/s memory decides it",
+    },
+    answer="rate",
+    asks="regime",
+    misconceptions={
+        "memory": (
+            "the GPU's advantage was memory capacity",
+            "GPUs won deep learning because they hold more than a CPU's memory",
+        ),
+        "close": (
+            "a CPU would have been only somewhat slower",
+            "A multi-core CPU with vector units is within a small factor of a GPU",
+        ),
+        "bandwidth": (
+            "training is memory-bound",
+            "Training time is set by how fast the weights stream from memory",
+        ),
+    },
+    reveals=("days against weeks", "arithmetic rate"),
+    feedback=Deferred(_pred_e_feedback),
+)
+E_EFFICIENCY = Slider("Fraction of peak reached (%)", 5, 100, 30, step=5)
+E_EPOCHS = Slider("Epochs over 1.2 M images", 10, 200, 90, step=10)
+E_BATCH = Slider("Batch size (training state)", 16, 1024, 128, step=16)
+
+E_NAMES = {
+    "cpu": "Xeon E5-2690 (2012 CPU)",
+    "gtx1": "1× GTX 580",
+    "gtx2": "2× GTX 580 (the paper)",
+    "h100": "H100 (FP32, no tensor cores)",
+}
+
+
+def sci(x: float) -> str:
+    """'4.63 × 10¹⁷': a large count with three significant digits."""
+    m, e = f"{x:.2e}".split("e")
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return f"{m} × 10{str(int(e)).translate(sup)}"
+
+
+@widget_args
+def part_e(efficiency: float, epochs: int, batch: int) -> View:
+    import plotly.graph_objects as go
+
+    eff, ep, b = float(efficiency) / 100, int(epochs), int(batch)
+    t = alexnet_training(ep)
+    pd = t["peak_days"]
+    days = {k: v / eff for k, v in pd.items()}
+    keys = list(E_NAMES)
+    fig = figure(
+        f"AlexNet's training ({ep} epochs, FP32): days on each chip",
+        "Chip",
+        "Training time (days, log scale)",
+        log_y=True,
+        height=420,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=[E_NAMES[k] for k in keys],
+            y=[pd[k] for k in keys],
+            name="at full peak",
+            marker={"color": COLORS["GreyLine"]},
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=[E_NAMES[k] for k in keys],
+            y=[days[k] for k in keys],
+            name=f"at {eff:.0%} of peak",
+            marker={"color": COLORS["BlueLine"]},
+        )
+    )
+    fig.update_layout(barmode="group")
+    lo, hi = hist.ALEXNET_SCHEDULE["days"].value
+    hline(fig, (lo + hi) / 2, "paper: 5–6 days on two GTX 580s (90 epochs)", dash="dot")
+
+    gtx, cpu = hist.GTX580, hist.XEON_E5_2690
+    st = hist.training_state(t["model"], b)
+    cap = gtx.memory.capacity.m_as("B")
+    share = st.total / cap
+    fits = st.total <= cap
+
+    def when(d: float) -> str:
+        return f"{d:,.1f} days" if d >= 1 else f"{d * 24:,.1f} hours"
+
+    cards = [
+        Card(
+            "Training work",
+            f"{sci(t['work'])} FLOP",
+            f"3 × {t['forward'] / 1e9:.2f} GFLOP per image × 1.2 M images × {ep} epochs",
+        ),
+        Card(
+            "2012: CPU against the GPU pair",
+            when(days["cpu"]) + " vs " + when(days["gtx2"]),
+            f"{t['cpu_over_pair']:.1f}× the time at {eff:.0%} of peak on each",
+            "bad",
+        ),
+        Card(
+            "The paper's 5–6 days imply",
+            f"{t['paper_eff'][0]:.0%}–{t['paper_eff'][1]:.0%}",
+            "of the two cards' FP32 peak (90 epochs)",
+        ),
+        Card(
+            f"Training state on one 3 GB card (batch {b:,})",
+            fmt_bytes(st.total, 2),
+            f"{share:.0%} of 3 GB: weights, gradients, momentum {fmt_bytes(3 * st.weights, 2)} + "
+            f"stored activations {fmt_bytes(st.activations, 2)}",
+            "ok" if fits else "bad",
+        ),
+    ]
+    room = (
+        f"By this count (a lower bound: no convolution workspace, no dropout masks) the state at "
+        f"batch {b:,} is {fmt_bytes(st.total, 2)}, {share:.0%} of one 3 GB card"
+        + (
+            ", so the network as published fits one card; the paper split it because 3 GB "
+            "'limits the maximum size of the networks that can be trained on it', and the second "
+            "card also halved the time."
+            if fits
+            else ": more than one card holds, which is the limit the paper split the network to pass."
+        )
+    )
+    summary = (
+        f"AlexNet's {ep}-epoch training is {sci(t['work'])} FLOPs. At {eff:.0%} of peak "
+        f"the 2012 Xeon takes {when(days['cpu'])}, one GTX 580 {when(days['gtx1'])}, the paper's two "
+        f"{when(days['gtx2'])} and an H100 in FP32 {when(days['h100'])}: the GPUs won on arithmetic "
+        f"rate, {t['cpu_over_pair']:.1f}× the CPU's for the pair. The paper reports five to six days "
+        f"on two GTX 580s, {t['paper_eff'][0]:.0%}–{t['paper_eff'][1]:.0%} of their peak. " + room
+    )
+    sch = hist.ALEXNET_SCHEDULE
+    peek = [
+        "work = 3 × forward FLOPs per image × images × epochs  (backward ≈ 2 × forward)",
+        f"  forward: torchvision AlexNet, {t['forward']:,} FLOPs per 224² image (1 MAC = 2 FLOPs)",
+        f"  = 3 × {t['forward']:,} × 1,200,000 × {ep} = {t['work']:,} FLOPs",
+        "days = work / (chips × FP32 peak × fraction of peak) / 86,400 (perfect scaling)",
+        f"GTX 580: 512 cores × 1.544 GHz × 2 = {gtx.compute.peak_flops.m_as('GFLOP/s'):,.1f} GFLOP/s, "
+        f"{gtx.memory.bandwidth.m_as('GB/s')} GB/s; {gtx.provenance.document}, "
+        f"{gtx.provenance.date:%Y-%m-%d}",
+        f"Xeon E5-2690: 8 × 2.9 GHz × 16 FLOP (AVX) = {cpu.compute.peak_flops.m_as('GFLOP/s'):,.1f} "
+        f"GFLOP/s, {cpu.memory.bandwidth.m_as('GB/s')} GB/s; {cpu.provenance.document}, "
+        f"{cpu.provenance.date:%Y-%m-%d}",
+        f"engine, forward at batch {b:,} (FP32, 30%): {bound_phrase(alexnet_bound('GTX580', b))} on "
+        f"the GTX 580, {bound_phrase(alexnet_bound('XeonE5_2690', b))} on the Xeon",
+        f"state = 3 × {t['model'].params:,} weights × 4 B + (input + every layer's output) × batch × 4 B",
+        f"source: {sch['days'].citation} ({sch['days'].year}); {sch['days'].url}",
+    ]
+    return View(fig, cards, summary, "AlexNet on the hardware of 2012", peek)
