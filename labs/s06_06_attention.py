@@ -44,16 +44,17 @@ def _(LAB_CSS, kit, mo):
                 "Attention: the quadratic score matrix",
                 "Count what attention's score matrix costs in MACs and bytes, predict what happens "
                 "when the context doubles, find the context at which it outgrows a device, and see "
-                "what FlashAttention removes and what it keeps; then ask what attention knows about word order, and what routing by content does that a window cannot.",
+                "what FlashAttention removes and what it keeps; then ask what attention knows about word order, and what routing by content does that a window cannot; last, what pruning redundant heads saves in time.",
                 [
-                    "6 parts",
-                    "about 30 minutes",
+                    "7 parts",
+                    "about 35 minutes",
                     "score GEMM",
                     "context growth",
                     "device fit",
                     "FlashAttention",
                     "order",
                     "routing by content",
+                    "head pruning",
                 ],
             ),
         ]
@@ -359,10 +360,56 @@ def _(kit, lab, mo, pred_f, saved, transfer_f, unlocked):
 
 
 @app.cell(hide_code=True)
-def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, unlocked):
+def _(kit, lab, mo, saved):
+    pred_g = lab.PRED_G.radio(saved)
+    g_pruned = lab.G_PRUNED.widget(saved)
+    g_seq = lab.G_SEQ.widget(saved)
+    g_device = lab.G_DEVICE.widget(saved)
+    transfer_g = lab.TRANSFER_G.radio(saved)
+    mo.vstack(
+        [
+            mo.md("## Part G · Redundant heads: what pruning them saves"),
+            kit.message(
+                "Priya Nair",
+                "Inference engineer",
+                "A paper says we can delete many of BERT's attention heads and keep the accuracy. How much faster does that make our encoder?",
+            ),
+            mo.md(
+                "Pruning removes whole heads from every layer: the kept heads keep their width, and "
+                "whatever a removed head computed is never computed. The engine times the encoder "
+                "before and after, on the device you pick."
+            ),
+            pred_g,
+        ]
+    )
+    return (g_device, g_pruned, g_seq, pred_g, transfer_g)
+
+
+@app.cell
+def _(g_device, g_pruned, g_seq, kit, lab, mo, pred_g, saved, unlocked):
+    mo.stop(kit.locked(pred_g, unlocked), kit.locked_note("Part G"))
+    mo.vstack(
+        [
+            kit.verdict(lab.PRED_G, pred_g, unlocked, saved),
+            mo.hstack([g_pruned, g_seq, g_device], justify="start", wrap=True),
+            kit.show(lab.part_g(g_pruned.value, g_seq.value, g_device.value)),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(kit, lab, mo, pred_g, saved, transfer_g, unlocked):
+    mo.stop(kit.locked(pred_g, unlocked))
+    kit.transfer(lab.TRANSFER_G, transfer_g, unlocked, saved)
+    return
+
+
+@app.cell(hide_code=True)
+def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, pred_g, unlocked):
     mo.stop(
         *kit.until_answered(
-            [pred_a, pred_b, pred_c, pred_d, pred_e, pred_f], unlocked, "the takeaways"
+            [pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, pred_g], unlocked, "the takeaways"
         )
     )
     mo.md("""
@@ -374,6 +421,7 @@ def _(kit, mo, pred_a, pred_b, pred_c, pred_d, pred_e, pred_f, unlocked):
 - FlashAttention removes the stored scores and their traffic, not the arithmetic; its Q + K + V + O traffic is a lower bound that holds only while K and V stay on chip.
 - Unmasked (bidirectional, encoder) self-attention is blind to order: shuffle the tokens and their outputs shuffle with them. Positional encodings added to the inputs make order matter; in a decoder the causal mask already breaks the symmetry.
 - Attention routes by content: a token's weight comes from how well its key matches the query, so a match 100 tokens back counts as much as one 3 back, where a fixed window sees nothing beyond its width. That is what Bahdanau's attention gave translation, paid for with a score per earlier token.
+- Many heads are redundant and can be pruned with little loss, but pruning a share of the heads saves a smaller share of the time: the feed-forward network, norms and kernel launches stay. The saving grows with the context, as the S² score work grows, and attention itself cannot go: most heads must remain.
 """)
     return
 
@@ -404,6 +452,9 @@ async def _(
     e_shift,
     f_distance,
     f_window,
+    g_device,
+    g_pruned,
+    g_seq,
     justification,
     kit,
     lab,
@@ -414,6 +465,7 @@ async def _(
     pred_d,
     pred_e,
     pred_f,
+    pred_g,
     saved,
     student,
     transfer_a,
@@ -422,6 +474,7 @@ async def _(
     transfer_d,
     transfer_e,
     transfer_f,
+    transfer_g,
 ):
     await kit.record(
         ledger,
@@ -456,6 +509,11 @@ async def _(
             f_distance=f_distance,
             f_window=f_window,
             transfer_f=transfer_f,
+            pred_g=pred_g,
+            g_pruned=g_pruned,
+            g_seq=g_seq,
+            g_device=g_device,
+            transfer_g=transfer_g,
         ),
         saved=saved,
         student=student,

@@ -1269,6 +1269,9 @@ class TransformerBlock(Sequential):
     ``bias=False`` means what it means in torch's ``nn.TransformerEncoderLayer(bias=False)``:
     no bias in any Linear *and* none in the LayerNorms (gamma only).
     ``kv_len`` (decode) counts the cached tokens including the new one.
+    ``head_dim`` (as in :class:`MultiHeadAttention`) sets the heads' width apart from
+    d_model / n_heads: a block whose heads were pruned keeps its 64-wide heads, fewer of them
+    (HF ``prune_heads``: Q/K/V lose the pruned heads' output columns, O their input rows).
     """
 
     name: str = "block"
@@ -1283,6 +1286,7 @@ class TransformerBlock(Sequential):
     bias: bool | None = None
     flash: bool = False
     activation: Literal["gelu", "relu", "silu"] | None = None
+    head_dim: PositiveInt | None = None
 
     @field_validator("layers")
     @classmethod
@@ -1291,6 +1295,11 @@ class TransformerBlock(Sequential):
 
     @model_validator(mode="after")
     def _heads(self):
+        if self.head_dim is not None:
+            _check.product(
+                {"n_heads": self.n_heads, "head_dim": self.head_dim},
+                "the query projection's width: its out_features",
+            )
         _check.product(
             {"seq_len": self.seq_len, "d_model": self.d_model},
             "the elements of the block's residual adds and norms",
@@ -1312,6 +1321,7 @@ class TransformerBlock(Sequential):
             kv_len=self.kv_len,
             bias=bias,
             flash=self.flash,
+            head_dim=self.head_dim,
         )
 
     def children(self) -> list[tuple[str, Layer]]:

@@ -25,6 +25,7 @@ __all__ = [
     "NETFLIX_PROGRESS_PRIZE_2007",
     "NETFLIX_ADOPTED",
     "NETFLIX_GRAND_PRIZE_2009",
+    "HEAD_PRUNING",
 ]
 
 
@@ -325,5 +326,39 @@ NETFLIX_GRAND_PRIZE_2009 = {
         "BellKor's Pragmatic Chaos",
         _LEADERBOARD_URL,
         2009,
+    ),
+}
+
+_MICHEL2019 = "Michel, Levy and Neubig, 'Are Sixteen Heads Really Better than One?', NeurIPS 2019"
+_MICHEL2019_URL = "https://arxiv.org/abs/1905.10650"
+
+#: Head redundancy (Michel et al. 2019), BERT-base fine-tuned on MNLI, heads removed at test time
+#: without retraining. The abstract: "a large percentage of attention heads can be removed at test
+#: time without significantly impacting performance ... some layers can even be reduced to a single
+#: head"; the introduction: the majority of heads must remain to avoid a catastrophic drop.
+#: ``prunable_pct``: the share of BERT's heads pruned (greedily, by importance, across the whole
+#: network) before accuracy drops noticeably (section 4, Figure 3: about 20% for the WMT model,
+#: 40% for BERT). ``speedup_pct``: the measured inference speed-up (examples per second) with 50%
+#: of BERT's heads pruned, at batch size 64, the largest of the batch sizes measured (section 4.3,
+#: Table 4; smaller at smaller batches).
+HEAD_PRUNING = {
+    "prunable_pct": Published(
+        40.0,
+        "%",
+        "share of BERT's heads pruned (whole network, by importance) before accuracy drops "
+        "noticeably, MNLI",
+        _MICHEL2019,
+        "section 4.2, Figure 3",
+        _MICHEL2019_URL,
+        2019,
+    ),
+    "speedup_pct": Published(
+        17.5,
+        "%",
+        "inference speed-up, 50% of BERT's heads pruned, batch size 64, measured",
+        _MICHEL2019,
+        "section 4.3, Table 4",
+        _MICHEL2019_URL,
+        2019,
     ),
 }

@@ -1104,6 +1104,30 @@ def s066_tf():
     return "attention" if attention > 0.5 > fixed_share else "summary"
 
 
+def s066_g():
+    """5 of 12 heads pruned (42%), H100, batch 1: the time saved at 512 and 2,048 tokens."""
+    from mlsysim import pruning
+
+    short, long = pruning.prune_heads(5, 512, "H100"), pruning.prune_heads(5, 2048, "H100")
+    if short.time_saved == 0 and long.time_saved == 0:
+        return "none"
+    if abs(short.time_saved - 5 / 12) < 0.05 and abs(long.time_saved - 5 / 12) < 0.05:
+        return "proportional"
+    return "less" if short.time_saved < 5 / 12 / 2 and long.time_saved > short.time_saved else "?"
+
+
+def s066_tg():
+    """Attention cannot go (the paper: most heads must remain), and it is not the whole cost
+    (the FFN and the rest are about half the time at 512 tokens on the H100)."""
+    from mlsysim import pruning
+    from mlsysim.published import HEAD_PRUNING
+
+    r = pruning.prune_heads(11, 512, "H100")
+    if r.attention_share > 0.9:
+        return "free"
+    return "keep" if HEAD_PRUNING["prunable_pct"].value < 50 else "drop"
+
+
 def s067_f():
     """GPT-2 XL prefill of 1,024 tokens, FP16, eager, H100: the residual adds' and LayerNorms' share
     of the time against their share of the FLOPs (engine rows grouped by mlsysim.anatomy)."""
@@ -2751,6 +2775,8 @@ KEYS = {
     ("s06_06_attention", "TRANSFER_E"): s066_te,
     ("s06_06_attention", "PRED_F"): s066_f,
     ("s06_06_attention", "TRANSFER_F"): s066_tf,
+    ("s06_06_attention", "PRED_G"): s066_g,
+    ("s06_06_attention", "TRANSFER_G"): s066_tg,
     ("s06_07_transformers", "PRED_A"): s067_a,
     ("s06_07_transformers", "PRED_B"): s067_b,
     ("s06_07_transformers", "PRED_C"): s067_c,
@@ -2945,12 +2971,14 @@ FINGERPRINTS = {
     ("s06_06_attention", "PRED_D"): "8c0215d625bd",
     ("s06_06_attention", "PRED_E"): "b1ac6bcda283",
     ("s06_06_attention", "PRED_F"): "3e234b2dd37e",
+    ("s06_06_attention", "PRED_G"): "d365028e0880",
     ("s06_06_attention", "TRANSFER_A"): "0cb9a82ef383",
     ("s06_06_attention", "TRANSFER_B"): "27ea0c7ef842",
     ("s06_06_attention", "TRANSFER_C"): "7f755785730f",
     ("s06_06_attention", "TRANSFER_D"): "684099ba348d",
     ("s06_06_attention", "TRANSFER_E"): "986ffb507d5e",
     ("s06_06_attention", "TRANSFER_F"): "2067a75ee2c4",
+    ("s06_06_attention", "TRANSFER_G"): "e7c8e8033735",
     ("s06_07_transformers", "PRED_A"): "a857a7c208db",
     ("s06_07_transformers", "PRED_B"): "d485add60cfc",
     ("s06_07_transformers", "PRED_C"): "86444e9722c9",

@@ -388,6 +388,7 @@ ROWS: dict[str, tuple] = {
             bias=None,
             flash=True,
             activation="silu",
+            head_dim=4,
             name="block",
             layers=(),
         ),
@@ -901,6 +902,23 @@ ROWS.update(
     }
 )
 RESULTS |= {"TrainingState"}
+
+# 6.7 head redundancy: what pruning heads saves in time (mlsysim.pruning)
+from mlsysim import pruning as PRU  # noqa: E402
+
+ROWS.update(
+    {
+        "pruning.prune_heads": (
+            PRU.prune_heads,
+            dict(heads_pruned=5, seq_len=64, device="H100", precision="fp16"),
+        ),
+        "pruning.pruned_encoder": (
+            PRU.pruned_encoder,
+            dict(heads_pruned=1, seq_len=8, d_model=16, n_heads=4, d_ff=32, n_layers=2),
+        ),
+    }
+)
+RESULTS |= {"HeadPruning"}
 
 # Arguments whose result may legitimately be negative (an activation of a negative input).
 SIGNED = {

@@ -541,3 +541,89 @@ def test_part_d_contrasts_sparse_attention_with_tiling():
         attention_interactions(8, 0)
     peek = " ".join(lab.part_d(8192, "napkin", "H100", False).peek)
     assert "needs 25,167,872 query-key pairs at S = 8,192, 37.5% of the S² = 67,108,864" in peek
+
+
+# ---- Part G: head redundancy, and what pruning heads saves ----------------------------------------
+
+
+def test_pruned_block_matches_hf_prune_heads_shapes():
+    """HF ``prune_heads`` on a BertLayer with 5 of 12 heads removed leaves Q/K/V of 768 -> 448
+    (with bias), O of 448 -> 768 (with its 768 bias), the FFN and both LayerNorms as they were."""
+    from mlsysim import layers as L
+    from mlsysim import pruning
+
+    block = pruning.pruned_encoder(5, 128).layers[0]
+    full = L.TransformerBlock(d_model=768, n_heads=12, d_ff=3072, seq_len=128)
+    qkv = 3 * (768 * 448 + 448)
+    o = 448 * 768 + 768
+    ffn = 768 * 3072 + 3072 + 3072 * 768 + 768
+    norms = 2 * 2 * 768
+    assert block.attn.params == qkv + o
+    assert block.params == qkv + o + ffn + norms
+    assert full.params - block.params == 4 * 5 * 64 * 768 + 3 * 5 * 64
+    # the FFN is two thirds of a block's weights (biases aside)
+    assert 2 * 768 * 3072 / (4 * 768 * 768 + 2 * 768 * 3072) == pytest.approx(2 / 3)
+
+
+def test_pruned_heads_cut_their_share_of_the_attention_flops_only():
+    """FLOPs per block: projections 2·S·(4·d·h·64) and scores/PV 2·2·S²·h·64, FFN 2·2·S·d·d_ff."""
+    from mlsysim import pruning
+
+    s = 512
+    r = pruning.prune_heads(5, s, "H100")
+
+    def macs(h):
+        return s * 4 * 768 * h * 64 + 2 * s * s * h * 64 + 2 * s * 768 * 3072
+
+    removed = macs(12) - macs(7)
+    assert r.full_flops - r.pruned_flops == 12 * 2 * removed
+    assert r.flops_saved < 5 / 12
+
+
+def test_time_saved_is_far_below_the_share_pruned_and_grows_with_s():
+    from mlsysim import pruning
+
+    saved = {s: pruning.prune_heads(5, s, "H100").time_saved for s in (128, 512, 2048, 4096)}
+    assert round(saved[512], 3) == 0.057 and round(saved[2048], 2) == 0.22
+    assert saved[128] < saved[512] < saved[2048] < saved[4096] < 5 / 12
+    # recomputed: the pruned encoder's time from the engine directly
+    from mlsysim.engine import Engine
+
+    full = Engine.solve(pruning.pruned_encoder(0, 512), "H100").latency_s
+    pr = Engine.solve(pruning.pruned_encoder(5, 512), "H100").latency_s
+    assert saved[512] == pytest.approx(1 - pr / full, rel=1e-12)
+    # none pruned, nothing saved; more pruned, more saved
+    assert pruning.prune_heads(0, 512, "H100").time_saved == 0
+    curve = [pruning.prune_heads(p, 2048, "iPhone15Pro").time_saved for p in range(10)]
+    assert curve == sorted(curve) and curve[-1] < 0.75
+
+
+def test_pruning_rejects_bad_input():
+    from mlsysim import pruning
+
+    for kwargs in (
+        dict(heads_pruned=12, seq_len=512),
+        dict(heads_pruned=-1, seq_len=512),
+        dict(heads_pruned=5, seq_len=0),
+        dict(heads_pruned=5, seq_len=512, device="nope"),
+        dict(heads_pruned=5, seq_len=512, precision="fp7"),
+    ):
+        with pytest.raises(ValueError):
+            pruning.prune_heads(**kwargs)
+    with pytest.raises(ValueError, match="n_heads"):
+        pruning.pruned_encoder(0, 8, d_model=100, n_heads=12)
+
+
+def test_part_g_views_match_the_question():
+    from mlsysim.published import HEAD_PRUNING
+
+    short, long = lab.part_g(5, "512", "H100"), lab.part_g(5, "2048", "H100")
+    a = {c.label: c.value for c in short.cards}
+    b = {c.label: c.value for c in long.cards}
+    assert a["Heads pruned"] == b["Heads pruned"] == "42%"
+    assert a["Time saved"] == "5.7%" and b["Time saved"] == "22.2%"
+    fb = lab.PRED_G.feedback["less"]
+    assert "5.7%" in fb and "22%" in fb
+    assert "17.5% more examples per second" in short.summary
+    assert HEAD_PRUNING["speedup_pct"].url == "https://arxiv.org/abs/1905.10650"
+    assert HEAD_PRUNING["prunable_pct"].year == 2019

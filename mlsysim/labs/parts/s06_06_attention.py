@@ -43,7 +43,7 @@ U = lazy("mlsysim.units")
 PUB = lazy("mlsysim.published")
 
 CHAPTER = "6.6"
-PARTS = ("A", "B", "C", "D", "E", "F")
+PARTS = ("A", "B", "C", "D", "E", "F", "G")
 
 #: Scores are stored in FP16 throughout the chapter's examples (L825, L938, L965, L1113).
 PRECISION = "fp16"
@@ -1388,3 +1388,189 @@ def part_f(distance: int, window: str) -> View:
         "decoder's state, instead of one fixed-length vector",
     ]
     return View(fig, cards, summary, "Routing by content", peek)
+
+
+# ---------------------------------------------------------------------------------------------
+# Part G: head redundancy, and what pruning heads saves in time (section 6.7)
+# ---------------------------------------------------------------------------------------------
+
+#: the question's case: 5 of BERT-base's 12 heads pruned in every layer, H100, batch 1
+G_Q_PRUNED, G_Q_SHORT, G_Q_LONG = 5, 512, 2048
+#: the input lengths the chart draws, one line each
+G_CHART_SEQS = (128, 512, 2048, 4096)
+G_BERT_HEADS = 12
+
+PRED_G = Prediction(
+    question=(
+        "A BERT-base encoder (12 layers of 12 heads, d = 768, d_ff = 3,072) has 5 of each layer's 12 "
+        "heads pruned (42%), with little loss in accuracy. On an H100 at batch 1, how much less time "
+        "does one input take, at 512 tokens and at 2,048 tokens?"
+    ),
+    options={
+        "less": "Far less than 42% at 512 tokens, more at 2,048: only part of the work shrinks",
+        "proportional": "About 42% at both lengths: the time falls in step with the heads",
+        "none": "No less at either length: pruning frees the heads' weights, not time",
+    },
+    answer="less",
+    feedback={
+        "less": "The pruned heads take only their share of the Q/K/V/O projections and of the score and "
+        "P·V work with them. The feed-forward network (two thirds of a block's weights), the norms, the "
+        "residual adds and every kernel launch stay. At 512 tokens the H100 saves 5.7%; at 2,048 tokens, "
+        "where the S² score work is a larger share of the time, 22%.",
+        "proportional": "Only the attention sub-layer loses 42% of its heads' work; the feed-forward "
+        "network (two thirds of a block's weights), the norms and the kernel launches do not change. The "
+        "H100 saves 5.7% at 512 tokens and 22% at 2,048, where scores (growing as S²) weigh more.",
+        "none": "A pruned head is gone, not masked: its Q, K and V columns, its rows of the output "
+        "projection and its S × S scores are never computed, so time falls too: 5.7% at 512 tokens on "
+        "the H100 and 22% at 2,048, where the score work (S²) is a larger share.",
+    },
+    reveals=("5.7%", "22%"),
+    asks="behaviour",
+    misconceptions={
+        "proportional": (
+            "time goes with the heads",
+            "Pruning a fraction of the heads makes the model that fraction faster",
+        ),
+        "none": (
+            "pruning saves memory, not time",
+            "Pruned heads free their weights but the model runs as long as before",
+        ),
+    },
+)
+
+TRANSFER_G = Prediction(
+    question=(
+        "Michel, Levy and Neubig cut many of BERT's layers down to one head with little loss. A colleague "
+        "concludes that attention is unnecessary and proposes an encoder of feed-forward networks alone. "
+        "What do the paper and part G say?"
+    ),
+    options={
+        "keep": "Keep attention: one head still mixes the tokens, and most heads must stay in all",
+        "drop": "Drop it: heads that can be removed show attention does no useful work at all",
+        "free": "Drop it: attention is nearly all of the time, so the rest costs next to nothing",
+    },
+    answer="keep",
+    feedback={
+        "keep": "Redundant heads are copies of one another, not proof that attention is idle: the head "
+        "that stays is the only path by which one token reads another, and the paper found that the "
+        "majority of heads must remain across the network (about 40% of BERT's can go) before accuracy "
+        "collapses. Part G shows the cost side: the feed-forward network is half or more of the time "
+        "at 512 tokens, so even an encoder without attention would not be free.",
+        "drop": "Redundancy among heads means several heads learned overlapping patterns; removing "
+        "them all removes the only way a token reads the others. The paper found that the majority of "
+        "heads must remain network-wide (about 40% of BERT's can go) to avoid a sharp drop in accuracy.",
+        "free": "At 512 tokens on the H100 the attention sub-layers are about half of the encoder's "
+        "time; the feed-forward network, norms and launches are the rest, and they stay. And the paper "
+        "found the majority of heads must remain: attention cannot go.",
+    },
+    kind="transfer",
+    reveals=("majority of heads must remain",),
+    asks="behaviour",
+    misconceptions={
+        "drop": (
+            "redundant heads mean attention is unnecessary",
+            "If many heads can be pruned, attention itself does no useful work",
+        ),
+        "free": (
+            "attention is the whole cost",
+            "A transformer's time is almost all attention, so the rest of the block is free",
+        ),
+    },
+)
+
+G_PRUNED = Slider("Heads pruned per layer (of 12)", 0, 9, 5)
+G_SEQ = Choice("Input length S (tokens)", {str(s): f"{s:,}" for s in G_CHART_SEQS}, str(G_Q_SHORT))
+G_DEVICE = Choice(
+    "Device",
+    catalogue.labels(["H100", "A100_40GB", "JetsonOrinNX", "iPhone15Pro"]),
+    "H100",
+    inline=False,
+)
+
+
+@lru_cache(maxsize=64)
+def _pruning_curve(seq: int, device: str) -> tuple[float, ...]:
+    from ... import pruning
+
+    return tuple(pruning.prune_heads(p, seq, device).time_saved for p in range(G_PRUNED.stop + 1))
+
+
+@widget_args
+def part_g(pruned: int, seq: str, device: str) -> View:
+    import plotly.graph_objects as go
+
+    from ... import pruning
+
+    p, s = int(pruned), int(seq)
+    r = pruning.prune_heads(p, s, device)
+    pub = PUB.HEAD_PRUNING
+    fig = figure(
+        f"Time saved by pruning heads, BERT-base shape, {device_label(device)}, batch 1",
+        "Heads pruned per layer",
+        "Time saved",
+    )
+    xs = [k / G_BERT_HEADS for k in range(G_PRUNED.stop + 1)]
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=xs,
+            name="if time fell with the heads",
+            mode="lines",
+            line=dict(dash="dash"),
+        )
+    )
+    for seq_len in G_CHART_SEQS:
+        fig.add_trace(
+            go.Scatter(x=xs, y=list(_pruning_curve(seq_len, device)), name=f"S = {seq_len:,}")
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[r.fraction_pruned],
+            y=[r.time_saved],
+            name="your setting",
+            mode="markers",
+            marker=dict(size=12, symbol="diamond"),
+        )
+    )
+    fig.update_xaxes(tickformat=".0%")
+    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    kept = G_BERT_HEADS - p
+    cards = [
+        Card("Heads pruned", f"{r.fraction_pruned:.0%}", f"{p} of 12 per layer; {kept} kept"),
+        Card(
+            "Time saved",
+            f"{r.time_saved:.1%}",
+            f"{fmt_time(r.full_s)} → {fmt_time(r.pruned_s)} per input",
+            "ok" if r.time_saved > 0.5 * r.fraction_pruned else "warn",
+        ),
+        Card(
+            "Attention's share of the time",
+            f"{r.attention_share:.0%}",
+            "Q/K/V/O projections + scores, unpruned; the rest is FFN, norms, adds",
+        ),
+        Card("Weights removed", f"{r.params_saved:.1%}", "of the 12 blocks' weights"),
+        Card("FLOPs removed", f"{r.flops_saved:.1%}", f"at {s:,} tokens"),
+    ]
+    summary = (
+        f"Pruning {p} of every layer's 12 heads ({r.fraction_pruned:.0%}) saves {r.time_saved:.1%} of the "
+        f"encoder's time at {s:,} tokens on the {device_label(device)}: the pruned heads take their share "
+        "of the Q/K/V/O projections and of the score and P·V work with them, while the feed-forward "
+        f"network, the norms, the residual adds and every kernel launch stay. Attention is "
+        f"{r.attention_share:.0%} of the unpruned time here; the saving grows with S because the scores "
+        "grow as S². Whether the heads can go is the paper's measurement, not the engine's: Michel, Levy "
+        f"and Neubig pruned about {pub['prunable_pct'].value:.0f}% of BERT's heads before accuracy "
+        f"dropped noticeably, and measured {pub['speedup_pct'].value:g}% more examples per second with "
+        "half of them gone (batch 64)."
+    )
+    block = pruning.pruned_encoder(p, s).layers[0]
+    attn_w = block.attn.params
+    peek = [
+        f"kept heads keep their width: {kept} × 64 = {kept * 64} features in Q/K/V, O reads them back",
+        f"one block's weights: attention {attn_w:,} + FFN 2 × 768 × 3,072 + biases = {block.params:,}",
+        f"scores and P·V: 2 × S² × ({kept} × 64) MACs per block = {2 * s * s * kept * 64:,}",
+        f"time: Engine.solve on 12 such blocks, batch 1, fp16; saved = 1 − {fmt_time(r.pruned_s)} / "
+        f"{fmt_time(r.full_s)}",
+        f"{pub['speedup_pct'].citation}: {pub['speedup_pct'].what} = {pub['speedup_pct'].value:g}%",
+        f"{pub['prunable_pct'].citation}: {pub['prunable_pct'].what} ≈ {pub['prunable_pct'].value:g}%",
+    ]
+    return View(fig, cards, summary, "Pruning heads", peek)
