@@ -370,8 +370,8 @@ def _(kit, lab, mo, saved):
         [
             mo.md("## Part G · Redundant heads: what pruning them saves"),
             kit.message(
-                "Priya Nair",
-                "Inference engineer",
+                "Luis Ortega",
+                "inference engineer",
                 "A paper says we can delete many of BERT's attention heads and keep the accuracy. How much faster does that make our encoder?",
             ),
             mo.md(

@@ -622,8 +622,9 @@ def test_part_g_views_match_the_question():
     b = {c.label: c.value for c in long.cards}
     assert a["Heads pruned"] == b["Heads pruned"] == "42%"
     assert a["Time saved"] == "5.7%" and b["Time saved"] == "22.2%"
-    fb = lab.PRED_G.feedback["less"]
-    assert "5.7%" in fb and "22%" in fb
+    assert a["Weights removed"] == b["Weights removed"] == "13.9%"
+    fb = lab.PRED_G.feedback["time"]
+    assert "13.9%" in fb and "22%" in fb and "5.7%" in fb
     assert "17.5% more examples per second" in short.summary
     assert HEAD_PRUNING["speedup_pct"].url == "https://arxiv.org/abs/1905.10650"
     assert HEAD_PRUNING["prunable_pct"].year == 2019

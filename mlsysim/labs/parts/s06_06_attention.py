@@ -1394,8 +1394,8 @@ def part_f(distance: int, window: str) -> View:
 # Part G: head redundancy, and what pruning heads saves in time (section 6.7)
 # ---------------------------------------------------------------------------------------------
 
-#: the question's case: 5 of BERT-base's 12 heads pruned in every layer, H100, batch 1
-G_Q_PRUNED, G_Q_SHORT, G_Q_LONG = 5, 512, 2048
+#: the question's input length (5 of BERT-base's 12 heads pruned in every layer, H100, batch 1)
+G_Q_LONG = 2048
 #: the input lengths the chart draws, one line each
 G_CHART_SEQS = (128, 512, 2048, 4096)
 G_BERT_HEADS = 12
@@ -1403,37 +1403,38 @@ G_BERT_HEADS = 12
 PRED_G = Prediction(
     question=(
         "A BERT-base encoder (12 layers of 12 heads, d = 768, d_ff = 3,072) has 5 of each layer's 12 "
-        "heads pruned (42%), with little loss in accuracy. On an H100 at batch 1, how much less time "
-        "does one input take, at 512 tokens and at 2,048 tokens?"
+        "heads pruned (42%), with little loss in accuracy. On an H100 at batch 1 with 2,048-token "
+        "inputs, which shrinks by the larger share: the encoder's weights or its time per input?"
     ),
     options={
-        "less": "Far less than 42% at 512 tokens, more at 2,048: only part of the work shrinks",
-        "proportional": "About 42% at both lengths: the time falls in step with the heads",
-        "none": "No less at either length: pruning frees the heads' weights, not time",
+        "time": "The time: the pruned heads' S × S score work goes too, and it has no weights",
+        "weights": "The weights: pruned heads free memory, and the time per input barely moves",
+        "same": "Neither: both fall by the 42% of the heads that were pruned",
     },
-    answer="less",
+    answer="time",
     feedback={
-        "less": "The pruned heads take only their share of the Q/K/V/O projections and of the score and "
-        "P·V work with them. The feed-forward network (two thirds of a block's weights), the norms, the "
-        "residual adds and every kernel launch stay. At 512 tokens the H100 saves 5.7%; at 2,048 tokens, "
-        "where the S² score work is a larger share of the time, 22%.",
-        "proportional": "Only the attention sub-layer loses 42% of its heads' work; the feed-forward "
-        "network (two thirds of a block's weights), the norms and the kernel launches do not change. The "
-        "H100 saves 5.7% at 512 tokens and 22% at 2,048, where scores (growing as S²) weigh more.",
-        "none": "A pruned head is gone, not masked: its Q, K and V columns, its rows of the output "
-        "projection and its S × S scores are never computed, so time falls too: 5.7% at 512 tokens on "
-        "the H100 and 22% at 2,048, where the score work (S²) is a larger share.",
+        "time": "The weights fall 13.9% (only Q/K/V/O lose columns; the feed-forward network, two thirds "
+        "of a block's weights, stays) while the time falls 22%: at 2,048 tokens the S × S scores and "
+        "the P·V product, which carry no weights, are a large share of the work, and each pruned head "
+        "takes its share of them. At 512 tokens the order flips (5.7% of the time): the scores weigh "
+        "less there and kernel launches do not shrink. Neither comes near 42%.",
+        "weights": "A pruned head is gone, not masked: its Q, K and V columns, its rows of the output "
+        "projection and its S × S scores are never computed. At 2,048 tokens that saves 22% of the time, "
+        "more than the 13.9% of the weights, because the score work has no weights at all.",
+        "same": "Only the attention sub-layer loses 42% of its heads' work. The feed-forward network "
+        "(two thirds of a block's weights), the norms and the kernel launches stay: the weights fall "
+        "13.9% and the time 22% at 2,048 tokens, 5.7% at 512, where the S² scores weigh less.",
     },
-    reveals=("5.7%", "22%"),
+    reveals=("13.9%", "22%"),
     asks="behaviour",
     misconceptions={
-        "proportional": (
-            "time goes with the heads",
-            "Pruning a fraction of the heads makes the model that fraction faster",
-        ),
-        "none": (
+        "weights": (
             "pruning saves memory, not time",
             "Pruned heads free their weights but the model runs as long as before",
+        ),
+        "same": (
+            "time goes with the heads",
+            "Pruning a fraction of the heads makes the model that fraction smaller and faster",
         ),
     },
 )
@@ -1459,7 +1460,7 @@ TRANSFER_G = Prediction(
         "drop": "Redundancy among heads means several heads learned overlapping patterns; removing "
         "them all removes the only way a token reads the others. The paper found that the majority of "
         "heads must remain network-wide (about 40% of BERT's can go) to avoid a sharp drop in accuracy.",
-        "free": "At 512 tokens on the H100 the attention sub-layers are about half of the encoder's "
+        "free": "At 512 tokens on the H100 the attention sub-layers take 50% of the encoder's "
         "time; the feed-forward network, norms and launches are the rest, and they stay. And the paper "
         "found the majority of heads must remain: attention cannot go.",
     },
@@ -1479,7 +1480,7 @@ TRANSFER_G = Prediction(
 )
 
 G_PRUNED = Slider("Heads pruned per layer (of 12)", 0, 9, 5)
-G_SEQ = Choice("Input length S (tokens)", {str(s): f"{s:,}" for s in G_CHART_SEQS}, str(G_Q_SHORT))
+G_SEQ = Choice("Input length S (tokens)", {str(s): f"{s:,}" for s in G_CHART_SEQS}, str(G_Q_LONG))
 G_DEVICE = Choice(
     "Device",
     catalogue.labels(["H100", "A100_40GB", "JetsonOrinNX", "iPhone15Pro"]),
