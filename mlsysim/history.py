@@ -23,9 +23,9 @@ import datetime as _dt
 from dataclasses import dataclass
 
 from . import _check
-from .hardware import Compute, Device, Memory, PeakRate, Provenance
+from .hardware import _GPU_TAX_NOTE, Compute, Device, Memory, Provenance, _rate
 from .published import Published
-from .units import Q_, bytes_per_value
+from .units import bytes_per_value
 
 __all__ = [
     "GTX580",
@@ -47,10 +47,7 @@ MAX_IMAGES = 10**12
 #: forward + backward ≈ 3 × forward (backward: gradients for the inputs and for the weights)
 TRAIN_MULTIPLIER = 3
 
-_GPU_TAX = (
-    "5 us per kernel: the discrete-GPU planning value, applied to a 2010 card (CUDA 4 era); "
-    "not measured on it."
-)
+_GPU_TAX = _GPU_TAX_NOTE + " Applied to a 2010 card (CUDA 4 era); not measured on it."
 
 #: NVIDIA GeForce GTX 580 (Fermi GF110, November 2010): 512 CUDA cores at a 1,544 MHz shader
 #: clock, one fused multiply-add (2 FLOPs) per core per clock: 512 × 1.544 GHz × 2 = 1,581.1
@@ -64,8 +61,8 @@ GTX580 = Device(
     compute=Compute(
         quoted_precision="fp32",
         precisions={
-            "fp32": PeakRate(dense=Q_(1581.1, "GFLOP/s"), unit_kind="vector"),
-            "fp64": PeakRate(dense=Q_(197.6, "GFLOP/s"), unit_kind="vector"),
+            "fp32": _rate(1581.1, unit="GFLOP/s", kind="vector"),
+            "fp64": _rate(197.6, unit="GFLOP/s", kind="vector"),
         },
     ),
     dispatch_tax=(5, "us"),
@@ -92,8 +89,8 @@ XEON_E5_2690 = Device(
     compute=Compute(
         quoted_precision="fp32",
         precisions={
-            "fp32": PeakRate(dense=Q_(371.2, "GFLOP/s"), unit_kind="cpu"),
-            "fp64": PeakRate(dense=Q_(185.6, "GFLOP/s"), unit_kind="cpu"),
+            "fp32": _rate(371.2, unit="GFLOP/s", kind="cpu"),
+            "fp64": _rate(185.6, unit="GFLOP/s", kind="cpu"),
         },
     ),
     dispatch_tax=(20, "us"),
