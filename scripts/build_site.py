@@ -282,6 +282,15 @@ read on; the questions become active in a few seconds.</div>
   root.classList.add('ms-booting');
   const BUSY = '.marimo-output-stale, .marimo-output-loading, .running-app-icon';
   let seen = false, quiet = null;
+  // the Python worker is told when the student can answer (kit.warm_up starts its package loads
+  // that long after, never while the page is still drawing the first run: on a busy machine
+  // the page goes live seconds after the kernel's first run, and an answer given at once fell
+  // into the warm-up); marimo ignores messages without its transport id
+  const workers = [];
+  if (window.Worker) {
+    const W = window.Worker;
+    window.Worker = class extends W { constructor(...a) { super(...a); workers.push(this); } };
+  }
   // once the first run is over, while the student reads: load the chart code marimo would load
   // on the first chart (its Plotly chunk, and the MathJax script its plugin waits for), from the
   // same URLs, so the first answer does not wait for them (data-warm-*: set by build_site.py)
@@ -343,8 +352,22 @@ read on; the questions become active in a few seconds.</div>
     if (finished) return;
     finished = true;
     root.classList.remove('ms-booting'); line.hidden = true; obs.disconnect();
-    setTimeout(warm, 50);
+    workers.forEach((w) => { try { w.postMessage({mlsysim: 'live'}); } catch (e) { /* gone */ } });
+    // the chart code is loaded a while after the question goes live, not at once: parsing it
+    // (4.6 MB) holds the page's thread, and a student who answers at once would wait for it
+    // before the click even reaches Python (issue 35); the first click or key before then puts
+    // it off once more, so that the verdict is drawn first
+    let timer = setTimeout(warmOnce, WARM_AFTER_LIVE_MS);
+    const putOff = () => {
+      ['pointerdown', 'keydown'].forEach((t) => document.removeEventListener(t, putOff, true));
+      if (warmed) return;
+      clearTimeout(timer); timer = setTimeout(warmOnce, WARM_AFTER_ANSWER_MS);
+    };
+    ['pointerdown', 'keydown'].forEach((t) => document.addEventListener(t, putOff, true));
   };
+  const WARM_AFTER_LIVE_MS = 2500, WARM_AFTER_ANSWER_MS = 1500;
+  let warmed = false;
+  const warmOnce = () => { if (!warmed) { warmed = true; warm(); } };
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(":host-context(.dark) .main-svg :is(.xtick, .ytick, .g-xtitle, .g-ytitle, " +
     ".legendtext, .annotation-text, .textpoint) text, :host-context(.dark) .main-svg " +

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import pkgutil
+import re
 import sys
 from pathlib import Path
 
@@ -76,15 +77,21 @@ def test_warm_up_does_nothing_outside_the_browser():
     assert kit.warm_up(_lab("s06_02_mlps")) is None
 
 
-def test_warm_up_draws_the_first_part_once_in_the_browser(monkeypatch):
-    lab = _lab("s06_03_cnns")
-    drawn = []
+def _run_warm_up(monkeypatch, lab, during=None):
+    """Run ``kit.warm_up`` as the browser would (``sys.platform`` emscripten, the package loads
+    faked); ``during(loaded)`` runs after the first package's load. Returns what happened, in
+    order: ``("load", packages)``, ``("answer", ...)``, a drawn ``View``."""
+    events = []
     monkeypatch.setattr(sys, "platform", "emscripten")
     monkeypatch.setattr(kit, "_WARMED", set())
-    monkeypatch.setattr(kit, "show", lambda view, feedback=None: drawn.append(view))
+    monkeypatch.setattr(kit, "_ANSWERED", False)
+    monkeypatch.setattr(kit, "show", lambda view, feedback=None: events.append(view))
 
     async def preload(packages=None):  # the browser's package load, before the unseen draw
-        drawn.append("preloaded")
+        events.append(("load", tuple(packages)))
+        if during is not None and len(events) == 1:
+            # an answer arrives while the first package loads: its cells are queued on the loop
+            asyncio.get_event_loop().call_soon(during, events)
 
     monkeypatch.setattr(browser, "preload", preload)
     loop = asyncio.new_event_loop()
@@ -93,14 +100,39 @@ def test_warm_up_draws_the_first_part_once_in_the_browser(monkeypatch):
         handle = kit.warm_up(lab, delay_s=0.01)
         assert handle is not None
         assert kit.warm_up(lab) is None  # once per lab
-        assert drawn == []  # scheduled, not run inside the calling cell
-        loop.run_until_complete(asyncio.sleep(0.05))
+        assert events == []  # scheduled, not run inside the calling cell
+        loop.run_until_complete(asyncio.sleep(0.5))
     finally:
         loop.close()
         asyncio.set_event_loop(None)
-    assert drawn[0] == "preloaded" and len(drawn) == 2 and isinstance(drawn[1], View)
+    return events
+
+
+def test_warm_up_draws_the_first_part_once_in_the_browser(monkeypatch):
+    lab = _lab("s06_03_cnns")
+    events = _run_warm_up(monkeypatch, lab)
+    # one package at a time (an answer waits for one load at most), then the unseen draw
+    assert events[:3] == [("load", ("pint",)), ("load", ("plotly",)), ("load", ("pydantic",))]
+    assert len(events) == 4 and isinstance(events[3], View)
     fn, args = kit.first_part(lab)
-    assert drawn[1].summary == fn(*args).summary
+    assert events[3].summary == fn(*args).summary
+
+
+def test_an_answer_during_the_warm_up_runs_before_the_next_load_and_skips_the_draw(monkeypatch):
+    """The first answer's verdict is not held behind the warm-up (issue 35): its cells run in
+    the pause after the package being loaded, and its own chart cell draws the part."""
+    lab = _lab("s06_03_cnns")
+
+    def answer(events):
+        events.append(("answer", kit.verdict(lab.PRED_A, "step") is not None))
+
+    events = _run_warm_up(monkeypatch, lab, during=answer)
+    assert events == [
+        ("load", ("pint",)),
+        ("answer", True),
+        ("load", ("plotly",)),
+        ("load", ("pydantic",)),
+    ]  # no unseen draw after an answer
 
 
 def _page(tmp_path, js: str, boot: bool = True) -> Path:
@@ -138,7 +170,17 @@ def test_no_preload_without_marimos_plotly_chunk(tmp_path):
 def test_boot_script_preloads_only_after_the_first_run():
     js = build_site.BOOT_HTML
     done = js[js.index("const done = () =>") :]
-    assert "setTimeout(warm" in done[: done.index("};")]
+    assert "setTimeout(warmOnce, WARM_AFTER_LIVE_MS)" in done[: done.index("\n  };")]
+    # not at once (issue 35): parsing the chart code holds the page's thread, and an answer
+    # given the moment the question goes live waited for it; the first click puts it off once
+    after = {
+        k: int(re.search(rf"{k} = (\d+)", js).group(1))
+        for k in ("WARM_AFTER_LIVE_MS", "WARM_AFTER_ANSWER_MS")
+    }
+    assert after["WARM_AFTER_LIVE_MS"] >= 2000 and 1000 <= after["WARM_AFTER_ANSWER_MS"] <= 3000
+    assert "removeEventListener(t, putOff, true)" in done  # put off once, never again
+    # and the Python worker hears when the page is live (kit.warm_up counts its delay from it)
+    assert "w.postMessage({mlsysim: 'live'})" in done
     # the MathJax script is marked the way marimo's loader reads it, so it is not loaded twice
     assert "dataset.status = 'ready'" in js and "script[src=" in js
 
@@ -185,3 +227,47 @@ def test_boot_script_draws_an_unseen_chart_after_the_chart_code_loads():
     # once: the 180 s fallback timer must not start a second warm-up after the first run's end
     done = js[js.index("const done = () =>") :]
     assert done.index("if (finished) return;") < done.index("setTimeout(warm")
+
+
+def test_warm_up_counts_its_delay_from_the_page_going_live(monkeypatch):
+    """In the browser the warm-up waits for the boot script's message that the question is live
+    (``browser.page_live``), then ``delay_s``: on a busy machine the page shows the first run
+    seconds after the kernel ends it, and an answer given at once fell into the warm-up."""
+    lab = _lab("s06_03_cnns")
+    monkeypatch.setattr(browser, "_PAGE", {"listening": True, "live": False})
+    events = []
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setattr(kit, "_WARMED", set())
+    monkeypatch.setattr(kit, "_ANSWERED", False)
+    monkeypatch.setattr(kit, "show", lambda view, feedback=None: events.append("drawn"))
+
+    async def preload(packages=None):
+        events.append(packages[0])
+
+    monkeypatch.setattr(browser, "preload", preload)
+
+    class Message:  # what the worker's message event carries: {mlsysim: "live"}
+        class data:
+            mlsysim = "live"
+
+    try:
+        assert kit.warm_up(lab, delay_s=0.05) is not None
+        loop.run_until_complete(asyncio.sleep(0.4))
+        assert events == []  # the page is not live yet: nothing loaded
+        browser._on_message(Message())
+        assert browser._PAGE["live"]
+        loop.run_until_complete(asyncio.sleep(0.5))
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+    assert events == ["pint", "plotly", "pydantic", "drawn"]
+
+
+def test_page_live_returns_at_once_where_nothing_listens(monkeypatch):
+    monkeypatch.setattr(browser, "_PAGE", {"listening": False, "live": False})
+    assert asyncio.run(browser.page_live(timeout_s=5)) is False
+    assert browser.listen_for_page_live() is False  # no Pyodide worker here
+    browser._on_message(object())  # any other message: not live
+    assert browser._PAGE["live"] is False

@@ -162,10 +162,58 @@ async def preload(packages=None) -> None:
         await pyodide_js.loadPackage(to_js(missing))
 
 
+#: the message the site's boot script posts to the Python worker when the page's first question
+#: is live for the student (``{mlsysim: "live"}``, ``scripts/build_site.py``'s ``BOOT_HTML``)
+LIVE_MESSAGE = "live"
+#: whether this worker listens for it, and whether it came
+_PAGE = {"listening": False, "live": False}
+
+
+def _on_message(event) -> None:
+    if getattr(getattr(event, "data", None), "mlsysim", None) == LIVE_MESSAGE:
+        _PAGE["live"] = True
+
+
+def listen_for_page_live() -> bool:
+    """In Pyodide's worker: note when the boot script says the page is live. False where there is
+    no worker to listen on (outside the browser)."""
+    if _PAGE["listening"]:
+        return True
+    try:
+        import js
+        from pyodide.ffi import create_proxy
+    except ImportError:
+        return False
+    if not hasattr(js, "addEventListener"):  # Pyodide outside a worker (Node): no page to hear
+        return False
+    js.addEventListener("message", create_proxy(_on_message))
+    _PAGE["listening"] = True
+    return True
+
+
+def page_listening() -> bool:
+    """Whether this worker hears the page's live message (the delay counts from it)."""
+    return _PAGE["listening"]
+
+
+async def page_live(timeout_s: float = 60.0, poll_s: float = 0.1) -> bool:
+    """Wait until the page's first question is live for the student (the boot script's message),
+    at most ``timeout_s`` (a page without the boot script); at once where nothing listens."""
+    import asyncio
+
+    waited = 0.0
+    while _PAGE["listening"] and not _PAGE["live"] and waited < timeout_s:
+        await asyncio.sleep(poll_s)
+        waited += poll_s
+    return _PAGE["live"]
+
+
 def install() -> LoadOnImport | None:
-    """Put a :class:`LoadOnImport` finder first on ``sys.meta_path``, in Pyodide only (once)."""
+    """Put a :class:`LoadOnImport` finder first on ``sys.meta_path``, in Pyodide only (once), and
+    listen for the page's live message (:func:`page_live`)."""
     if sys.platform != "emscripten":
         return None
+    listen_for_page_live()
     for finder in sys.meta_path:
         if isinstance(finder, LoadOnImport):
             return finder

@@ -388,16 +388,36 @@ class Deferred(Mapping):
     """A read-only mapping made the first time it is read. Feedback whose numbers come from the
     core is written ``feedback=Deferred(lambda: {...})``, so defining a question (a notebook's
     first run) computes nothing and imports no cost model; the student sees the numbers only
-    after answering."""
+    after answering.
 
-    def __init__(self, make: Callable[[], Mapping]):
+    A notebook's first prediction is answered before the page has loaded pint and pydantic
+    (``mlsysim.labs.browser``): made then, its feedback would load them, between the click and
+    the verdict (~1-2 s in the browser, issue 35). Its feedback names ``precomputed=`` a key of
+    ``mlsysim.labs.precomputed.FEEDBACK``, the same texts made from the core by
+    ``python scripts/precompute_feedback.py``; tests/test_precomputed_feedback.py fails when
+    they differ from what the core makes now."""
+
+    def __init__(self, make: Callable[[], Mapping], precomputed: str | None = None):
         self._make = make
         self._data: dict | None = None
+        #: the key of this feedback in ``mlsysim.labs.precomputed.FEEDBACK`` (a notebook's first
+        #: prediction: ``"s06_03_cnns.PRED_A"``), whose texts are read instead of made
+        self.precomputed = precomputed
 
     def _resolved(self) -> dict:
         if self._data is None:
-            self._data = dict(self._make())
+            made = None
+            if self.precomputed is not None:
+                from . import precomputed
+
+                made = precomputed.FEEDBACK.get(self.precomputed)
+            self._data = dict(self._make() if made is None else made)
         return self._data
+
+    def make(self) -> dict:
+        """The feedback made from the core now, never the precomputed copy (for the test that
+        the copy is current)."""
+        return dict(self._make())
 
     def __getitem__(self, key):
         return self._resolved()[key]
@@ -692,12 +712,14 @@ def verdict(
     key; while unanswered nothing, or with ``locked`` (a cell of its own: "Part A") the locked
     note for it, which the part's gated cell then leaves out (it would stay on the page, dimmed,
     while that cell draws the first chart after the verdict)."""
+    global _ANSWERED
     value = getattr(radio, "value", radio)
     first = saved.first_for(pred) if saved is not None else None
     if value is None:
         if unlocked:
             return answer_key(pred)
         return locked_note(locked) if locked is not None else None
+    _ANSWERED = True
     items = [pred.respond(value, unlocked, first=first if first is not None else value)]
     if unlocked:
         items.append(answer_key(pred))
@@ -1323,8 +1345,16 @@ _WARMED: set[str] = set()
 #: the packages itself (``browser.LoadOnImport``); a student who reads first finds them loaded.
 #: At 2 s, on a busy 2-core machine, an answer given at once (the browser test's, polling every
 #: 250 ms) still fell into the warm-up in some loads: 4 s leaves that margin, and a student
-#: reads a question for longer than that.
+#: reads a question for longer than that. Counted from when the page shows the question live
+#: (the site's boot script tells the worker: ``browser.page_live``), not from the kernel's first
+#: run: under load the page goes live seconds after that run, and the 4 s had passed before the
+#: student could click (measured: the commit's request waited 16 s for the worker).
 WARM_UP_DELAY_S = 4.0
+#: the warm-up's pause after loading each package, in which an answer already given runs first
+WARM_UP_STEP_S = 0.05
+#: a prediction has been answered on this page (``verdict``): the warm-up draws nothing more,
+#: since the answer's chart cell draws the part itself
+_ANSWERED = False
 
 
 def warm_up(lab, saved: Saved | None = None, delay_s: float = WARM_UP_DELAY_S):
@@ -1348,7 +1378,20 @@ def warm_up(lab, saved: Saved | None = None, delay_s: float = WARM_UP_DELAY_S):
     async def _draw():
         from .. import _lazy
 
-        await browser.preload()
+        # counted from when the student can answer, not from the kernel's first run: on a busy
+        # machine the page shows that run seconds later, and an answer given at once would
+        # fall into the warm-up (issue 35)
+        if await browser.page_live():
+            await asyncio.sleep(delay_s)
+        # one package at a time, with a pause after each: the worker runs Python and unpacks
+        # wheels on one thread, so an answer given while the warm-up loads waits at most for
+        # one package (it used to wait for all three and the draw: 1-5 s); the answer's cells
+        # are queued on the same event loop and run in the pause
+        for package in sorted(set(browser.LATER.values())):
+            await browser.preload([package])
+            await asyncio.sleep(WARM_UP_STEP_S)
+        if _ANSWERED:
+            return  # the packages are loaded; the answer's own chart cell draws the part
         # a cell may be half-way through importing the core, paused while a package loads (a
         # reload restoring an unlocked part, an early answer): let it finish before touching it
         for _ in range(1200):
@@ -1359,6 +1402,8 @@ def warm_up(lab, saved: Saved | None = None, delay_s: float = WARM_UP_DELAY_S):
             return  # the draw only warms caches: skip it
         if not hasattr(lab, f"part_{lab.PARTS[0].lower()}"):
             return  # nothing to draw (the concept inventory): the packages are loaded
+        if _ANSWERED:
+            return
         fn, args = first_part(lab, saved)
         show(fn(*args))
 
@@ -1373,7 +1418,7 @@ def warm_up(lab, saved: Saved | None = None, delay_s: float = WARM_UP_DELAY_S):
         task.add_done_callback(_TASKS.discard)
         task.add_done_callback(_report)
 
-    return asyncio.get_event_loop().call_later(delay_s, _start)
+    return asyncio.get_event_loop().call_later(0 if browser.page_listening() else delay_s, _start)
 
 
 #: warm-up tasks under way (the event loop keeps only weak references to tasks)

@@ -12,6 +12,9 @@ every load reaching its feedback: the machine's load moves the numbers (README's
 
     MLSYSIM_VERDICT_LABS=s06_03_cnns MLSYSIM_VERDICT_PAIRS=5 pytest -m browser \
         tests/browser/test_first_verdict.py
+
+A lab may name its own control page, ``<lab>@<control>`` (both pages in the site): to measure a
+site before and after a change in one run, the old pages copied in beside the new ones (README).
 """
 
 from __future__ import annotations
@@ -60,11 +63,13 @@ def first_feedback(browser, server, stem: str) -> dict:
         clicked = None
         for _ in range(int(TIMEOUT_S * 1000 / POLL_MS)):
             if radio.count() and radio.is_visible() and lp.page.evaluate(READY_JS):
-                pattern = CONTROL_ECHO if stem == CONTROL else VERDICT
+                pattern = CONTROL_ECHO if stem.startswith(CONTROL) else VERDICT
                 early = lp.page.evaluate(FEEDBACK_JS, pattern)
                 assert early is None, f"{stem}: feedback text on the page before the click"
                 clicked = lp.page.evaluate("() => performance.now() / 1000")
-                live = lp.marks().get("live")  # the kernel's first run over
+                marks = lp.marks()
+                live = marks.get("live")  # the kernel's first run over
+                busy = marks.get("busy")  # the kernel's first busy mark (its boot over)
                 answer(radio)
                 break
             lp.page.wait_for_timeout(POLL_MS)
@@ -82,6 +87,7 @@ def first_feedback(browser, server, stem: str) -> dict:
             "feedback_s": round(seen, 2),
             "click_to_feedback_s": round(seen - clicked, 2),
             "live_s": live,
+            "busy_s": busy,
         }
     finally:
         lp.close()
@@ -90,13 +96,15 @@ def first_feedback(browser, server, stem: str) -> dict:
 def test_first_verdict_against_the_control(browser, server, metrics, artifacts):
     out: dict = {"goal_s": GOAL_S, "pairs": PAIRS, "labs": {}}
     metrics["_first_verdict"] = out
-    rows: dict[str, list] = {stem: [] for stem in LABS}
-    first_feedback(browser, server, CONTROL)  # the server's and the browser's first load
+    rows: dict[str, list] = {entry: [] for entry in LABS}
+    for control in dict.fromkeys(e.partition("@")[2] or CONTROL for e in LABS):
+        first_feedback(browser, server, control)  # the server's and the browser's first load
     for _ in range(PAIRS):
-        for stem in LABS:
-            ctl = first_feedback(browser, server, CONTROL)
+        for entry in LABS:
+            stem, _, control = entry.partition("@")
+            ctl = first_feedback(browser, server, control or CONTROL)
             lab = first_feedback(browser, server, stem)
-            rows[stem].append((ctl, lab))
+            rows[entry].append((ctl, lab))
             # (written as it goes: a long run cut short keeps its pairs)
             (artifacts / "first-verdict-pairs.json").write_text(json.dumps(rows, indent=1))
     for stem, pairs in rows.items():

@@ -74,7 +74,7 @@ PRED_A = Prediction(
         "together": "Both near one width: weights and activations grow together",
     },
     answer="flash",
-    feedback=Deferred(lambda: _pred_a_feedback()),
+    feedback=Deferred(lambda: _pred_a_feedback(), precomputed="s06_02_mlps.PRED_A"),
     reveals=("flash runs out first", "long before its SRAM"),
     asks="regime",
     misconceptions={

@@ -103,7 +103,7 @@ PRED_A = Prediction(
         "maps": "The MACs grow 4×, the activations stay: each filter still yields one map",
     },
     answer="step",
-    feedback=Deferred(_pred_a_feedback),
+    feedback=Deferred(_pred_a_feedback, precomputed="s06_03_cnns.PRED_A"),
     reveals=("costs the same MACs", "wherever it sits"),
     asks="behaviour",
     misconceptions={

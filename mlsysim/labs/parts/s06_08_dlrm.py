@@ -138,7 +138,7 @@ PRED_A = Prediction(
         "none": "None of them: a lookup does so little work that tables are light",
     },
     answer="capacity",
-    feedback=Deferred(_feedback_a),
+    feedback=Deferred(_feedback_a, precomputed="s06_08_dlrm.PRED_A"),
     reveals=("102.4 GB", "128% of 80 GB"),
     asks="estimate",
     misconceptions={
