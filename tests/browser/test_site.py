@@ -350,11 +350,16 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
             problems.append("the pre-test showed a verdict after the first answer")
     except PWTimeout:
         problems.append("no Plotly chart appeared within 60 s of answering the first question")
-    # the unseen warm-up chart (build_site.BOOT_HTML) was drawn, then removed
-    warm = lp.page.evaluate(
-        """() => [performance.getEntriesByName('mlsysim:warm-chart').length,
+    # the unseen warm-up chart (build_site.BOOT_HTML) was drawn, then removed: it starts a while
+    # after the question went live or the first click (WARM_AFTER_*_MS), so a page answered at
+    # once (the concept inventory's, which draws no chart) may still be drawing it: wait for it
+    warm_js = """() => [performance.getEntriesByName('mlsysim:warm-chart').length,
                   document.querySelectorAll('body > div[inert][aria-hidden="true"]').length]"""
-    )
+    warm = lp.page.evaluate(warm_js)
+    deadline = time.time() + 15
+    while warm[1] and time.time() < deadline:
+        lp.page.wait_for_timeout(250)
+        warm = lp.page.evaluate(warm_js)
     m["warm_chart_drawn"] = bool(warm[0])
     if stem != "_control" and stem not in INVENTORY and not warm[0]:
         problems.append("the warm-up chart was never drawn (no 'mlsysim:warm-chart' mark)")
