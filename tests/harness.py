@@ -426,10 +426,11 @@ def chart_rule_problems(result: Run) -> list[str]:
         # phone width (390 px): each legend line takes a row under the x-axis title and ticks;
         # the plot keeps at least PHONE_MIN_PLOT_PX between them and the title
         # (and category names too wide for it, slanted, take more)
-        rows, slant = legend_rows(traces), charts_mod.slanted_ticks_px(traces)
+        font = placement.font_px(layout)
+        rows, slant = legend_rows(traces), charts_mod.slanted_ticks_px(traces, font)
         margin = placement.margins(layout)
         xt = _title(layout.get("xaxis", {}))
-        bottom = max(margin["b"], charts_mod.phone_bottom_px(traces, str(xt).count("<br>")))
+        bottom = max(margin["b"], charts_mod.phone_bottom_px(traces, str(xt).count("<br>"), font))
         plot_px = placement.plot_height(layout) + margin["b"] - bottom
         # without a legend or slanted names the height does not change
         if (rows or slant) and plot_px < PHONE_MIN_PLOT_PX:

@@ -126,3 +126,74 @@ def test_the_harness_catches_a_title_wrapped_for_a_phone_and_a_seven_line_label(
     done.add_annotation(text=ridge, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
     found = h.chart_rule_problems(_shown(done))
     assert any(f"label on more than {h.MAX_LABEL_LINES} lines" in p for p in found), found
+
+
+# --------------------------------------------------------------------------------------------
+# Category names on a phone's x axis: the phone variant sets their angle and lines itself
+# (Plotly's own choice, guessed at, left 6.10 C's plot ~80 px tall and its y-axis title in the
+# chart's title, and 6.12 E's likewise: both found by tests/browser/test_phone_charts.py)
+
+
+def _phone(fig) -> dict:
+    return charts.phone_variant(charts.finalize(fig).to_plotly_json())["layout"]
+
+
+def _bars(names: list[str]):
+    fig = charts.figure("Bars", "Thing", "Value")
+    fig.add_bar(x=names, y=list(range(1, len(names) + 1)))
+    return fig
+
+
+def test_phone_category_names_that_fit_are_left_alone():
+    lay = _phone(_bars(["A", "B", "C"]))
+    assert charts.phone_category_ticks([{"type": "bar", "x": ["A", "B", "C"]}]) is None
+    assert "tickangle" not in lay["xaxis"] and "ticktext" not in lay["xaxis"]
+
+
+def test_phone_category_names_wrap_into_their_slots():
+    names = ["Xeon E5-2690 (2012 CPU)", "1× GTX 580", "2× GTX 580 (the paper)", "H100 (FP32)"]
+    ticks = charts.phone_category_ticks([{"type": "bar", "x": names}], 13.0)
+    assert ticks["tickangle"] == 0 and ticks["tickvals"] == names
+    slot = charts.PHONE_PLOT_PX / len(names) - charts.TICK_GAP_PX
+    for name, text in zip(names, ticks["ticktext"], strict=True):
+        lines = text.split("<br>")
+        assert " ".join(lines) == name  # every word kept, in order
+        assert all(charts.text_size(x, 13.0)[0] <= slot for x in lines)
+        assert 1 <= len(lines) <= charts.PHONE_TICK_LINES
+    assert "<br>" in ticks["ticktext"][0]
+
+
+def test_phone_category_names_too_long_to_wrap_are_slanted_or_upright():
+    one_line = [f"MobileNetV2-{k}" for k in ("0.35", "0.50", "0.75", "1.00", "1.40")]
+    assert charts.phone_category_ticks([{"type": "bar", "x": one_line}]) == {
+        "tickangle": charts.PHONE_TICK_SLANT
+    }
+    # two-line names slanted ran into each other: upright
+    two_line = [f"{n}<br>12.11 ms" for n in one_line]
+    assert charts.phone_category_ticks([{"type": "bar", "x": two_line}]) == {"tickangle": 90}
+    # upright names take their width under the plot, slanted ones less
+    up = charts.slanted_ticks_px([{"type": "bar", "x": two_line}])
+    slant = charts.slanted_ticks_px([{"type": "bar", "x": one_line}])
+    widest = max(charts.text_size(n)[0] for n in one_line)
+    assert up == pytest.approx(widest - charts.text_size("x")[1])
+    assert 0 < slant < up
+
+
+@pytest.mark.parametrize(("stem", "part"), [("s06_10_fallacies", "c"), ("s06_12_tradeoffs", "e")])
+def test_phone_plot_keeps_its_height_and_the_y_title_fits(stem, part):
+    """The two charts whose y-axis title met the title at phone width: the phone variant names
+    its tick angle, keeps PHONE_MIN_PLOT_PX of plot, and its y title fits along it."""
+    import importlib
+    import inspect
+
+    mod = importlib.import_module(f"mlsysim.labs.parts.{stem}")
+    fn = getattr(mod, f"part_{part}")
+    args = [
+        getattr(mod, f"{part.upper()}_{n.upper()}").restore(None)
+        for n in inspect.signature(fn).parameters
+    ]
+    lay = _phone(fn(*args).figure)
+    assert lay["xaxis"]["tickangle"] in (0, charts.PHONE_TICK_SLANT, 90)
+    assert charts.plot_height(lay) >= charts.PHONE_MIN_PLOT_PX
+    room = charts.y_title_room(lay)
+    assert max(len(x) for x in lay["yaxis"]["title"]["text"].split("<br>")) <= room

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from .. import _check, catalogue
 from .._check import _short, is_finite
 from .placement import (
+    FONT_PX,
     LINE_LABEL,
     PHONE_LABEL_PX,
     PHONE_PLOT_PX,
@@ -37,6 +38,7 @@ from .placement import (
     _flat,
     axis_values,
     finite_number,
+    font_px,
     margins,
     place_labels,
     plot_height,
@@ -683,14 +685,15 @@ def _layout_title(data: list[dict], layout: dict) -> dict:
     rows = legend_rows(data)
     if extra_x_lines:  # a wrapped x title takes a line more under the plot
         margin["b"] = max(margin.get("b") or 0, X_AXIS_PX + LEGEND_ROW_PX * extra_x_lines + 8)
-    slant = slanted_ticks_px(data)
+    font = font_px(layout)
+    slant = slanted_ticks_px(data, font)
     if rows:
         margin["b"] = max(margin.get("b") or 0, 96)
     if rows or slant:
         # on a phone each entry gets its own row, and category names too wide for the plot are
         # slanted, and Plotly takes both from the plot: make the figure tall enough to keep
         # PHONE_MIN_PLOT_PX of plot under its title
-        bottom = max(margin.get("b") or 0, phone_bottom_px(data, extra_x_lines))
+        bottom = max(margin.get("b") or 0, phone_bottom_px(data, extra_x_lines, font))
         # (the phone variant's labels are placed above that much: Plotly takes it from the plot)
         phone_title["margin_b"] = math.ceil(bottom)
         need = margins(layout)["t"] + PHONE_MIN_PLOT_PX + bottom
@@ -729,14 +732,19 @@ def _set_title(layout: dict, title: dict, text: str) -> None:
 LEGEND_ROW_PX, X_AXIS_PX = 20, 44
 #: Least plot height a chart keeps at a 390 px phone width.
 PHONE_MIN_PLOT_PX = 190
-#: (placement.PHONE_PLOT_PX: the plot's width on a 390 px phone, where Plotly slants category
-#: names that do not fit side by side, by 30°)
+#: On a phone, category names on the x axis that do not fit side by side (in
+#: ``placement.PHONE_PLOT_PX``) are each broken into lines as wide as their slot, at most this
+#: many; where one cannot be (a word wider than its slot, or more lines), all are slanted by
+#: ``PHONE_TICK_SLANT`` degrees where slanted names clear each other, else turned upright. The
+#: phone variant sets the angle itself: left to Plotly, names were slanted or turned upright by
+#: rules the kit could only guess, and a guess short by ~120 px left 6.10 C's plot 80 px tall
+#: with its y-axis title in the chart's title.
+PHONE_TICK_LINES, PHONE_TICK_SLANT = 5, 30
+#: px between two category names side by side
+TICK_GAP_PX = 6.0
 
 
-def slanted_ticks_px(traces) -> float:
-    """Height (px) that category names on the x axis take beyond one row on a phone, where
-    Plotly slants them by 30° when they do not fit side by side (6.9 D's five candidate names:
-    the plot lost ~50 px and the y-axis title ran into the chart title); 0 when they fit."""
+def _category_names(traces) -> list[str]:
     names: dict[str, None] = {}
     for t in traces:
         t = t if isinstance(t, dict) else t.to_plotly_json()
@@ -745,20 +753,67 @@ def slanted_ticks_px(traces) -> float:
         for v in t.get("x") or ():
             if isinstance(v, str):
                 names[v] = None
-    if not names:
-        return 0.0
-    widths = [text_size(n)[0] + 6 for n in names]
-    if sum(widths) <= PHONE_PLOT_PX:
-        return 0.0
-    return max(0.0, max(widths) * 0.5 - LEGEND_ROW_PX / 2)
+    return list(names)
 
 
-def phone_bottom_px(traces, extra_x_lines: int = 0) -> float:
+def phone_category_ticks(traces, font: float = FONT_PX) -> dict | None:
+    """How a phone draws the x axis's category names (at ``font`` px: the figure's,
+    ``placement.font_px``) that do not fit side by side: each broken into lines no wider than
+    its slot (``{"tickvals", "ticktext", "tickangle": 0}``), or, where one cannot be, slanted
+    (one-line names) or upright (``{"tickangle": ...}``); None when they fit as they are."""
+    names = _category_names(traces)
+
+    def size(text):
+        return text_size(text, font)
+
+    if not names or sum(size(n)[0] + TICK_GAP_PX for n in names) <= PHONE_PLOT_PX:
+        return None
+    slot = PHONE_PLOT_PX / len(names) - TICK_GAP_PX
+    wrapped = []
+    for name in names:
+        lines: list[str] = []
+        for part in name.split("<br>"):
+            line = ""
+            for word in _flat(part).split():
+                trial = f"{line} {word}" if line else word
+                if line and size(trial)[0] > slot:
+                    lines.append(line)
+                    line = word
+                else:
+                    line = trial
+            lines.append(line)
+        if len(lines) > PHONE_TICK_LINES or any(size(x)[0] > slot for x in lines):
+            # slanted one-line names are (slot + gap) x sin(angle) apart across their line
+            # (names of several lines, slanted, ran into each other and past the plot's right)
+            one_line = all("<br>" not in n for n in names)
+            apart = (slot + TICK_GAP_PX) * math.sin(math.radians(PHONE_TICK_SLANT))
+            slant = one_line and apart >= size(names[0])[1] + 2
+            return {"tickangle": PHONE_TICK_SLANT if slant else 90}
+        wrapped.append("<br>".join(lines))
+    return {"tickvals": names, "ticktext": wrapped, "tickangle": 0}
+
+
+def slanted_ticks_px(traces, font: float = FONT_PX) -> float:
+    """Height (px) that the x axis's category names take on a phone beyond one line (as
+    ``phone_category_ticks`` draws them at ``font`` px: their extra lines, or slanted or
+    upright, their extent); 0 when they fit side by side."""
+    ticks = phone_category_ticks(traces, font)
+    if ticks is None:
+        return 0.0
+    one = text_size("x", font)[1]
+    if ticks["tickangle"]:
+        a = math.radians(ticks["tickangle"])
+        sizes = [text_size(n, font) for n in _category_names(traces)]
+        return max(w * math.sin(a) + h * math.cos(a) for w, h in sizes) - one
+    return max(text_size(t, font)[1] for t in ticks["ticktext"]) - one
+
+
+def phone_bottom_px(traces, extra_x_lines: int = 0, font: float = FONT_PX) -> float:
     """What sits under the plot on a phone: the x-axis title and ticks, each legend line, a
     wrapped x title's extra lines and slanted category names (one rule for the kit and the
     harness)."""
     rows = legend_rows(traces)
-    return X_AXIS_PX + LEGEND_ROW_PX * (rows + extra_x_lines) + 8 + slanted_ticks_px(traces)
+    return X_AXIS_PX + LEGEND_ROW_PX * (rows + extra_x_lines) + 8 + slanted_ticks_px(traces, font)
 
 
 def legend_rows(traces) -> int:
@@ -988,6 +1043,10 @@ def _phone_patch(data: list[dict], layout: dict, before: dict, phone_title) -> d
     if "x_title" in phone_title:
         title = lay["xaxis"]["title"] if isinstance(lay["xaxis"].get("title"), dict) else {}
         lay["xaxis"]["title"] = {**title, "text": phone_title["x_title"]}
+    ticks = phone_category_ticks(traces, font_px(lay))
+    x_own = lay.get("xaxis") or {}
+    if ticks and not any(k in x_own for k in ("ticktext", "tickangle")):
+        lay["xaxis"] = {**x_own, **ticks}
     _fit_phone_y_title(lay)
     place_labels(traces, lay, (PHONE_LABEL_PX,))
     _pin_ranges(traces, lay)

@@ -78,10 +78,6 @@ LABELS_JS = """(el) => {
           hasPhone: !!phone};
 }"""
 
-#: Charts whose y-axis title still runs into the title at phone width (found by this check on
-#: 2026-12-06; issue 35 left open for them): the kit's estimate of the phone's plot height is
-#: taller than the plot Plotly draws there. Any other chart that does it fails.
-KNOWN_Y_TITLE = {"s06_10_fallacies": "Part C", "s06_12_tradeoffs": "Part E"}
 
 #: px of slack for rounding (text boxes are measured to the glyph's ascent and descent)
 SLACK = 1.5
@@ -156,11 +152,7 @@ def test_every_parts_first_chart_at_phone_width(nb, open_notebook, artifacts, me
             continue
         if g["hasPhone"] and g["phoneTitle"] is not None and g["title"] != g["phoneTitle"]:
             problems.append(f"{part}: drawn with its desktop title, not its phone variant's")
-        problems += [
-            f"{part}: {p}"
-            for p in label_problems(g)
-            if not (part.startswith(KNOWN_Y_TITLE.get(stem, "\0")) and "y-axis title" in p)
-        ]
+        problems += [f"{part}: {p}" for p in label_problems(g)]
     metrics.setdefault("_phone_charts", {})[stem] = {
         "charts": len(first),
         "screenshots": shots,
