@@ -104,3 +104,17 @@ def test_the_labs_whose_first_feedback_needs_the_core_are_precomputed():
         precomputed.FEEDBACK
     )
     assert len(LABS) >= 14
+
+
+def test_the_instructors_rebuild_remakes_the_copy_before_the_wheel():
+    """An instructor who rewords a first prediction's feedback runs scripts/rebuild.sh (the
+    command the instructor view names): it must remake the copy before packing the wheel, or
+    the browser would show the old text."""
+    lines = [
+        line.strip()
+        for line in (ROOT / "scripts" / "rebuild.sh").read_text().splitlines()
+        if line.startswith("python ")
+    ]
+    assert lines.index("python scripts/precompute_feedback.py") < lines.index(
+        "python scripts/build_wheel.py"
+    )
