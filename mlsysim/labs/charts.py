@@ -704,18 +704,25 @@ def _layout_title(data: list[dict], layout: dict) -> dict:
     return phone_title
 
 
+def _greedy_lines(text: str, max_px: float, font: float) -> list[str]:
+    """``text``'s words (however broken) on lines no wider than ``max_px`` at ``font`` px, each
+    word added to a line while it fits (a word wider than that alone keeps its own line)."""
+    lines, line = [], ""
+    for word in _flat(str(text or "")).split():
+        trial = f"{line} {word}" if line else word
+        if line and text_size(trial, font)[0] > max_px:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return [*lines, line]
+
+
 def title_lines_needed(text: str, max_px: float = DESKTOP_TITLE_PX) -> int:
     """The fewest lines ``text`` (its words, however broken) takes with no line wider than
     ``max_px`` at the title's font: words added to a line while it fits (the harness checks a
     desktop title against it)."""
-    lines, line = 1, ""
-    for word in _flat(str(text or "")).split():
-        trial = f"{line} {word}" if line else word
-        if line and text_size(trial, TITLE_FONT_PX)[0] > max_px:
-            lines, line = lines + 1, word
-        else:
-            line = trial
-    return lines
+    return len(_greedy_lines(text, max_px, TITLE_FONT_PX))
 
 
 def _set_title(layout: dict, title: dict, text: str) -> None:
@@ -771,17 +778,7 @@ def phone_category_ticks(traces, font: float = FONT_PX) -> dict | None:
     slot = PHONE_PLOT_PX / len(names) - TICK_GAP_PX
     wrapped = []
     for name in names:
-        lines: list[str] = []
-        for part in name.split("<br>"):
-            line = ""
-            for word in _flat(part).split():
-                trial = f"{line} {word}" if line else word
-                if line and size(trial)[0] > slot:
-                    lines.append(line)
-                    line = word
-                else:
-                    line = trial
-            lines.append(line)
+        lines = [x for part in name.split("<br>") for x in _greedy_lines(part, slot, font)]
         if len(lines) > PHONE_TICK_LINES or any(size(x)[0] > slot for x in lines):
             # slanted one-line names are (slot + gap) x sin(angle) apart across their line
             # (names of several lines, slanted, ran into each other and past the plot's right)

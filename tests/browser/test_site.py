@@ -252,6 +252,17 @@ class _NoChart(Exception):
     """An inventory page: no chart to wait for."""
 
 
+def _polled(lp, read, done, timeout_s: float, poll_ms: int = 250):
+    """``read()`` again every ``poll_ms`` until ``done`` of it or ``timeout_s`` has passed;
+    returns the last value read."""
+    value = read()
+    deadline = time.time() + timeout_s
+    while not done(value) and time.time() < deadline:
+        lp.page.wait_for_timeout(poll_ms)
+        value = read()
+    return value
+
+
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, artifacts, axe_js):
     from playwright.sync_api import TimeoutError as PWTimeout
@@ -355,11 +366,7 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
     # once (the concept inventory's, which draws no chart) may still be drawing it: wait for it
     warm_js = """() => [performance.getEntriesByName('mlsysim:warm-chart').length,
                   document.querySelectorAll('body > div[inert][aria-hidden="true"]').length]"""
-    warm = lp.page.evaluate(warm_js)
-    deadline = time.time() + 15
-    while warm[1] and time.time() < deadline:
-        lp.page.wait_for_timeout(250)
-        warm = lp.page.evaluate(warm_js)
+    warm = _polled(lp, lambda: lp.page.evaluate(warm_js), lambda w: not w[1], 15)
     m["warm_chart_drawn"] = bool(warm[0])
     if stem != "_control" and stem not in INVENTORY and not warm[0]:
         problems.append("the warm-up chart was never drawn (no 'mlsysim:warm-chart' mark)")
@@ -376,11 +383,12 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
     assert {"plotly", "pint", "pydantic", "pydantic_core"} <= later
     # the warm-up starts kit.WARM_UP_DELAY_S after the question went live: a page answered
     # sooner (the concept inventory's, which draws no chart) is given that long and a margin
-    preload_at = lp.mark_at(browser.PRELOAD_MARK)
-    deadline = time.time() + kit.WARM_UP_DELAY_S + 15
-    while preload_at is None and time.time() < deadline:
-        lp.page.wait_for_timeout(250)
-        preload_at = lp.mark_at(browser.PRELOAD_MARK)
+    preload_at = _polled(
+        lp,
+        lambda: lp.mark_at(browser.PRELOAD_MARK),
+        lambda at: at is not None,
+        kit.WARM_UP_DELAY_S + 15,
+    )
     if preload_at is None:
         problems.append(f"the warm-up never ran (no {browser.PRELOAD_MARK!r} mark in a worker)")
         preload_at = float("inf")
@@ -406,13 +414,9 @@ def test_notebook_in_browser(nb, site_dir, open_notebook, control, metrics, arti
     m["failed_installs"] = lp.failed_installs()
     problems += [f"failed install: {t}" for t in m["failed_installs"]]
 
-    entries: list[str] = []
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        entries = ledger_entries(lp.page.evaluate(STORAGE_JS))
-        if entries:
-            break
-        lp.page.wait_for_timeout(500)
+    entries = _polled(
+        lp, lambda: ledger_entries(lp.page.evaluate(STORAGE_JS)), bool, 20, poll_ms=500
+    )
     if not entries:
         problems.append("no ledger after answering (no IndexedDB record starting with 'mlsysim')")
     problems += lp.python_errors()
