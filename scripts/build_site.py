@@ -41,7 +41,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -289,11 +289,16 @@ read on; the questions become active in a few seconds.</div>
   const workers = [];
   if (window.Worker) {
     const W = window.Worker;
-    window.Worker = class extends W { constructor(...a) { super(...a); workers.push(this); } };
+    window.Worker = class extends W {
+      constructor(...a) { super(...a); workers.push(this); setTimeout(warmOnce, WARM_AT_BOOT_MS); }
+    };
   }
-  // once the first run is over, while the student reads: load the chart code marimo would load
-  // on the first chart (its Plotly chunk, and the MathJax script its plugin waits for), from the
-  // same URLs, so the first answer does not wait for them (data-warm-*: set by build_site.py)
+  // while Python boots in its worker (seconds of work on another thread, the page's own thread
+  // all but idle): load the chart code marimo would load on the first chart (its Plotly chunk,
+  // and the MathJax script its plugin waits for), from the same URLs, so the first answer does
+  // not wait for them (data-warm-*: set by build_site.py). Loaded after the question went live
+  // instead, it held the page's thread just when an answer given at once came back: that
+  // answer's chart showed 2.8-3.5 s after its verdict, 1.3-2.1 s with the load at boot (issue 35)
   const warm = () => {
     const w = line.dataset;
     if (w.warmScript && !document.querySelector(`script[src="${w.warmScript}"]`)) {
@@ -353,10 +358,11 @@ read on; the questions become active in a few seconds.</div>
     finished = true;
     root.classList.remove('ms-booting'); line.hidden = true; obs.disconnect();
     workers.forEach((w) => { try { w.postMessage({mlsysim: 'live'}); } catch (e) { /* gone */ } });
-    // the chart code is loaded a while after the question goes live, not at once: parsing it
-    // (4.6 MB) holds the page's thread, and a student who answers at once would wait for it
-    // before the click even reaches Python (issue 35); the first click or key before then puts
-    // it off once more, so that the verdict is drawn first
+    // the chart code is loaded at boot (above); should it not be by now (no worker seen), a
+    // while after the question goes live, not at once: parsing it (4.6 MB) holds the page's
+    // thread, and a student who answers at once would wait for it before the click even reaches
+    // Python (issue 35); the first click or key before then puts it off once more, so that the
+    // verdict is drawn first
     let timer = setTimeout(warmOnce, WARM_AFTER_LIVE_MS);
     const putOff = () => {
       ['pointerdown', 'keydown'].forEach((t) => document.removeEventListener(t, putOff, true));
@@ -365,7 +371,7 @@ read on; the questions become active in a few seconds.</div>
     };
     ['pointerdown', 'keydown'].forEach((t) => document.addEventListener(t, putOff, true));
   };
-  const WARM_AFTER_LIVE_MS = 2500, WARM_AFTER_ANSWER_MS = 1500;
+  const WARM_AFTER_LIVE_MS = 2500, WARM_AFTER_ANSWER_MS = 500, WARM_AT_BOOT_MS = 500;
   let warmed = false;
   const warmOnce = () => { if (!warmed) { warmed = true; warm(); } };
   const sheet = new CSSStyleSheet();
@@ -1043,20 +1049,61 @@ SLIM = {
     "plotly": (
         "plotly/labextension/",
         "plotly/package_data/plotly.min.js",
+        "plotly/package_data/widgetbundle.js",  # go.FigureWidget's Jupyter bundle (5 MB)
         "plotly/package_data/datasets/",
         ".data/data/",
     ),
 }
+#: plotly's classes for trace types no lab draws are dropped too (``plotly/graph_objs/<type>/``
+#: and ``_<type>.py``; the lab kit draws only ``mlsysim.labs.style.TRACE_TYPES``, a unit test
+#: checks its source): ~1,100 of the wheel's ~1,500 files, which Pyodide unpacked one by one
+#: when a page loaded plotly (0.85 s of a 2-core laptop's worker, while a student who answered
+#: at once waited for the chart: issue 35). ``plotly.graph_objects`` imports those classes
+#: lazily, on first use, so a figure of the kept types never asks for them.
+GRAPH_OBJS = "plotly/graph_objs/"
+
+
+#: the modules and folders of ``plotly/graph_objs/`` that are not trace types
+NOT_TRACES = frozenset({"layout", "figure", "figurewidget", "frame", "deprecations", "__pycache__"})
+
+
+def _unused_trace_file(name: str, kept: Collection[str]) -> bool:
+    """``name`` (a path in plotly's wheel) belongs to a trace type not in ``kept``."""
+    if not name.startswith(GRAPH_OBJS):
+        return False
+    rest = name[len(GRAPH_OBJS) :]
+    head, sep, _ = rest.partition("/")
+    if sep:  # plotly/graph_objs/<type>/...
+        kind = head
+    elif rest.startswith("_") and not rest.startswith("__") and rest.endswith(".py"):
+        kind = rest[1:-3]  # plotly/graph_objs/_<type>.py
+    else:
+        return False
+    return kind not in NOT_TRACES and kind not in kept
+
+
+def _drawn_trace_types() -> frozenset[str]:
+    """The trace types the lab kit draws (``mlsysim.labs.style.TRACE_TYPES``)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from mlsysim.labs.style import TRACE_TYPES
+    finally:
+        sys.path.remove(str(ROOT))
+    return frozenset(TRACE_TYPES)
 
 
 def slim_wheel(src: Path, dst: Path) -> bool:
     """Copy ``src`` to ``dst`` without the files ``SLIM`` lists for its project (RECORD updated);
     False (nothing written) for a wheel with nothing to drop."""
-    drop = SLIM.get(_project(src.name))
+    project = _project(src.name)
+    drop = SLIM.get(project)
     if not drop:
         return False
+    kept = _drawn_trace_types() if project == "plotly" else None
 
     def dropped(name: str) -> bool:
+        if kept is not None and _unused_trace_file(name, kept):
+            return True
         return any(name.startswith(d) or (d.startswith(".") and d in name) for d in drop)
 
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
@@ -1112,6 +1159,14 @@ PAGE_BYTECODE = frozenset(
     }
 )
 PAGE_MODULES = Path(__file__).resolve().with_name("page_modules.txt")
+#: The standard library modules a page imports (zip-relative paths in Pyodide's
+#: ``python_stdlib.zip``, recorded by ``scripts/trace_page_modules.py``): Pyodide's npm package
+#: ships that zip with sources only, so every page compiled each of them on every load (the
+#: boot, then pint's, pydantic's and plotly's imports after the first answer: ~7 ms a module on
+#: a 2-core laptop, 66 modules for ``import pint`` alone). Their bytecode goes beside them in
+#: the mirror's copy of the zip; bytecode for all 560 would add 4.5 MB to every page.
+PAGE_STDLIB = Path(__file__).resolve().with_name("page_stdlib.txt")
+STDLIB_ZIP = "python_stdlib.zip"
 
 
 def _node() -> str | None:
@@ -1162,7 +1217,8 @@ def add_bytecode(core: Path, wheels: Sequence[Path], cache: Path, only: Path | N
         for w, hit in todo:
             shutil.copy2(w, hit)
     what = " (the files a page imports)" if only is not None else ""
-    log(f"bytecode for Pyodide's Python in {len(wheels)} wheels{what} ({len(todo)} compiled now)")
+    names = ", ".join(w.name for w in wheels) if len(wheels) == 1 else f"{len(wheels)} wheels"
+    log(f"bytecode for Pyodide's Python in {names}{what} ({len(todo)} compiled now)")
     return len(wheels)
 
 
@@ -1179,6 +1235,8 @@ def build_mirror(mirror: Path, cache: Path, extra_wheels: Sequence[Path] = ()) -
     pyo.mkdir(parents=True)
     for f in PYODIDE_CORE_FILES:
         shutil.copy2(core / f, pyo / f)
+    if PAGE_STDLIB.is_file():
+        add_bytecode(core, [pyo / STDLIB_ZIP], cache / f"bytecode-{version}", PAGE_STDLIB)
     base_lock = json.loads((core / "pyodide-lock.json").read_text())
     metas = {}
     wheels = [*sorted(wheel_dir.glob("*.whl")), *extra_wheels]

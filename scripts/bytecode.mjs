@@ -1,6 +1,7 @@
 // node scripts/bytecode.mjs <pyodide dir> <bytecode.py> <only.txt|-> <in.whl> <out.whl> [<in.whl> <out.whl> ...]
 // Runs scripts/bytecode.py inside Pyodide, so each out.whl carries the bytecode of the Python
-// the browser runs (see that file), for every .py file or only those only.txt lists ("-": all). Prints one line per wheel: "<out.whl> <pycs added>".
+// the browser runs (see that file), for every .py file or only those only.txt lists ("-": all);
+// an input named python_stdlib.zip gets its pycs the way zipimport reads them. Prints one line per wheel: "<out.whl> <pycs added>".
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,8 +14,10 @@ py.runPython(fs.readFileSync(script, "utf8"), { globals: ns });
 const addBytecode = ns.get("add_bytecode_file");
 if (only !== "-") py.FS.writeFile("/tmp/only.txt", fs.readFileSync(only));
 for (let i = 0; i < pairs.length; i += 2) {
-  py.FS.writeFile("/tmp/in.whl", fs.readFileSync(pairs[i]));
-  const n = only === "-" ? addBytecode("/tmp/in.whl", "/tmp/out.whl") : addBytecode("/tmp/in.whl", "/tmp/out.whl", "/tmp/only.txt");
+  const src = `/tmp/in-${path.basename(pairs[i])}`; // its name kept: python_stdlib.zip is done its own way
+  py.FS.writeFile(src, fs.readFileSync(pairs[i]));
+  const n = only === "-" ? addBytecode(src, "/tmp/out.whl") : addBytecode(src, "/tmp/out.whl", "/tmp/only.txt");
+  py.FS.unlink(src);
   fs.writeFileSync(pairs[i + 1], py.FS.readFile("/tmp/out.whl"));
   console.log(`${pairs[i + 1]} ${n}`);
 }

@@ -44,10 +44,25 @@ def pyc_name(py_name: str, tag: str | None = None) -> str:
     return f"{head}/__pycache__/{stem}.{tag}.pyc" if head else f"__pycache__/{stem}.{tag}.pyc"
 
 
-def add_bytecode(src: bytes, only: Collection[str] | None = None) -> tuple[bytes, int]:
+def stdlib_zip_path() -> str:
+    """Where the running Python's standard library zip is mounted (Pyodide:
+    ``/lib/python314.zip``): the file name its bytecode's tracebacks point into."""
+    return f"/lib/python{sys.version_info[0]}{sys.version_info[1]}.zip"
+
+
+def add_bytecode(
+    src: bytes, only: Collection[str] | None = None, *, stdlib: bool = False
+) -> tuple[bytes, int]:
     """The wheel ``src`` with a pyc for each of its ``.py`` files (those in ``only``, when given);
     returns (wheel, pycs added). A file that does not compile under this Python keeps its source
-    only."""
+    only.
+
+    ``stdlib=True``: ``src`` is Pyodide's standard library zip (``python_stdlib.zip``, imported
+    straight from the zip by ``zipimport``, which looks for ``mod.pyc`` beside ``mod.py``, before
+    it, and has no ``__pycache__``): each pyc goes there, compiled under the file name the zip
+    is mounted at, so a traceback still shows the source line. Pyodide's npm package ships the
+    zip with sources only, and every page compiled each standard module it imports (~7 ms each
+    on a 2-core laptop; ``import pint`` alone compiled 66 of them, 0.5 s)."""
     out = io.BytesIO()
     added: list[str] = []
     with zipfile.ZipFile(io.BytesIO(src)) as zin:
@@ -64,11 +79,12 @@ def add_bytecode(src: bytes, only: Collection[str] | None = None) -> tuple[bytes
                     continue
                 if only is not None and name not in only:
                     continue
-                target = pyc_name(name)
+                target = name + "c" if stdlib else pyc_name(name)
                 if target in names:
                     continue
+                where = f"{stdlib_zip_path()}/{name}" if stdlib else name
                 try:
-                    code = compile(data, name, "exec", dont_inherit=True)
+                    code = compile(data, where, "exec", dont_inherit=True)
                 except (SyntaxError, ValueError):
                     continue
                 pyc = bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False))
@@ -89,9 +105,11 @@ def read_list(path: str) -> frozenset[str]:
 
 
 def add_bytecode_file(src: str, dst: str, only_file: str | None = None) -> int:
+    """``add_bytecode`` from file to file; a ``python_stdlib.zip`` is done the standard
+    library's way (``stdlib=True``)."""
     only = read_list(only_file) if only_file else None
     with open(src, "rb") as f:
-        data, n = add_bytecode(f.read(), only)
+        data, n = add_bytecode(f.read(), only, stdlib=src.endswith("python_stdlib.zip"))
     with open(dst, "wb") as f:
         f.write(data)
     return n

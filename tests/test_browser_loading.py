@@ -188,6 +188,55 @@ def test_bytecode_only_for_the_listed_files():
     assert pycs == {f"demo/__pycache__/__init__.{tag}.pyc", f"demo/__pycache__/used.{tag}.pyc"}
 
 
+def test_stdlib_zip_bytecode_goes_where_zipimport_reads_it(tmp_path):
+    """Pyodide's ``python_stdlib.zip`` (sources only in its npm package) gets ``mod.pyc`` beside
+    ``mod.py`` for the listed modules, the place ``zipimport`` looks first; the importer runs that
+    bytecode (the source changed under it is not what runs), and a traceback names the file
+    where the zip is mounted."""
+    src = _wheel(
+        {
+            "stdmod.py": "def f():\n    return 1\n",
+            "stdpkg/__init__.py": "X = 'pkg'\n",
+            "unlisted.py": "Y = 2\n",
+        }
+    )
+    out, added = bytecode.add_bytecode(
+        src, frozenset({"stdmod.py", "stdpkg/__init__.py"}), stdlib=True
+    )
+    assert added == 2
+    with zipfile.ZipFile(io.BytesIO(out)) as z:
+        names = set(z.namelist())
+        assert {"stdmod.pyc", "stdpkg/__init__.pyc", "stdmod.py", "unlisted.py"} <= names
+        assert "unlisted.pyc" not in names and not any("__pycache__" in n for n in names)
+        code = __import__("marshal").loads(z.read("stdmod.pyc")[16:])
+    assert code.co_filename == f"{bytecode.stdlib_zip_path()}/stdmod.py"
+    # a zip whose source says 2 but whose bytecode says 1: zipimport runs the bytecode
+    with zipfile.ZipFile(io.BytesIO(out)) as zin:
+        entries = {n: zin.read(n) for n in zin.namelist()}
+    entries["stdmod.py"] = b"def f():\n    return 2\n"
+    archive = tmp_path / "python_stdlib.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for n, data in entries.items():
+            z.writestr(n, data)
+    sys.path.insert(0, str(archive))
+    try:
+        mod = importlib.import_module("stdmod")
+        assert mod.f() == 1 and mod.__file__.endswith("stdmod.pyc")
+    finally:
+        sys.path.remove(str(archive))
+        sys.modules.pop("stdmod", None)
+
+
+def test_page_stdlib_list_names_standard_modules():
+    """The recorded list of standard modules a page imports (scripts/trace_page_modules.py) is
+    sorted and unique, zip-relative ``.py`` paths, and has what every page imports."""
+    lines = build_site.PAGE_STDLIB.read_text(encoding="utf-8").splitlines()
+    assert lines == sorted(set(lines)) and len(lines) > 100
+    assert all(ln.endswith(".py") and not ln.startswith("/") for ln in lines)
+    assert {"json/__init__.py", "fractions.py", "dataclasses.py"} <= set(lines)
+    assert not any(ln.split("/", 1)[0] in {"marimo", "plotly", "mlsysim", "pint"} for ln in lines)
+
+
 def test_page_modules_list_names_files_of_the_pinned_marimo():
     """The recorded list is sorted and unique, names only files of the PAGE_BYTECODE wheels, and
     its marimo files exist in the marimo installed here (the version the site pins): a marimo
@@ -333,3 +382,101 @@ def test_loading_names_a_module_whose_code_is_running_and_never_runs_one(tmp_pat
     assert mod.SEEN == {"lazyprobe.mod"} and mod.VALUE == 7
     assert _lazy.loading("lazyprobe") == set()
     assert type(other).__name__ == "_LazyModule"
+
+
+#: run in a fresh interpreter against the slim plotly: every part of every lab at its widgets'
+#: starting positions, each figure to JSON as marimo sends it (``pio.to_json``)
+_DRAW_ALL = r"""
+import importlib, inspect, json, pkgutil, sys
+import plotly, plotly.io as pio
+import mlsysim.labs.parts as parts
+from mlsysim.labs import style
+
+assert plotly.__file__.startswith(sys.argv[1]), plotly.__file__
+style._template()
+drawn, skipped = 0, []
+for info in pkgutil.iter_modules(parts.__path__):
+    lab = importlib.import_module(f"mlsysim.labs.parts.{info.name}")
+    for letter in getattr(lab, "PARTS", ()):
+        fn = getattr(lab, f"part_{letter.lower()}", None)
+        if fn is None:
+            continue
+        specs = [getattr(lab, f"{letter}_{p.upper()}", None) for p in inspect.signature(fn).parameters]
+        if any(s is None or not hasattr(s, "restore") for s in specs):
+            skipped.append(f"{info.name}.{letter}")
+            continue
+        view = fn(*(s.restore(None) for s in specs))
+        fig = getattr(view, "figure", None)
+        if fig is not None:
+            json.loads(pio.to_json(fig))
+            drawn += 1
+print(json.dumps({"drawn": drawn, "skipped": skipped}))
+"""
+
+
+def test_the_mirrors_slim_plotly_draws_every_part(tmp_path):
+    """The mirror's plotly, without the trace types no lab draws (``build_site.SLIM``,
+    ``_unused_trace_file``: ~1,100 of its files, issue 35), still draws every lab's parts: a copy of
+    the installed plotly with those files left out, in a fresh interpreter, draws each part at its
+    widgets' starting positions and turns the figure into the JSON marimo sends the page."""
+    import subprocess
+
+    import plotly
+
+    kept = build_site._drawn_trace_types()
+    assert kept == {"scatter", "bar"}
+    site = Path(plotly.__file__).resolve().parent.parent
+    left_out = 0
+    for top in ("plotly", "_plotly_utils"):
+        for f in (site / top).rglob("*"):
+            rel = f.relative_to(site).as_posix()
+            if not f.is_file() or "__pycache__" in rel:
+                continue
+            if build_site._unused_trace_file(rel, kept) or any(
+                rel.startswith(d) for d in build_site.SLIM["plotly"]
+            ):
+                left_out += 1
+                continue
+            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / rel).write_bytes(f.read_bytes())
+    assert left_out > 1000
+    assert not (tmp_path / "plotly/graph_objs/heatmap").exists()
+    assert (tmp_path / "plotly/graph_objs/scatter/marker").is_dir()
+    out = subprocess.run(
+        [sys.executable, "-c", _DRAW_ALL, str(tmp_path)],
+        env={**__import__("os").environ, "PYTHONPATH": f"{tmp_path}:{ROOT}"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = __import__("json").loads(out.stdout.strip().splitlines()[-1])
+    assert result["drawn"] >= 60, result
+
+
+def test_unused_trace_files_are_only_other_trace_types():
+    kept = {"scatter", "bar"}
+    drop = build_site._unused_trace_file
+    assert drop("plotly/graph_objs/heatmap/_colorbar.py", kept)
+    assert drop("plotly/graph_objs/_heatmap.py", kept)
+    for name in (
+        "plotly/graph_objs/__init__.py",
+        "plotly/graph_objs/_figure.py",
+        "plotly/graph_objs/_layout.py",
+        "plotly/graph_objs/_deprecations.py",
+        "plotly/graph_objs/layout/_xaxis.py",
+        "plotly/graph_objs/scatter/_marker.py",
+        "plotly/graph_objs/_bar.py",
+        "plotly/graph_objs/graph_objs.py",
+        "plotly/validators/_validators.json",
+        "plotly/io/_json.py",
+    ):
+        assert not drop(name, kept), name
+
+
+def test_the_first_deferred_import_loads_the_other_deferred_packages_with_it():
+    """A chart cell's ``import plotly`` loads pint and pydantic in the same call (the core
+    imports them next), never one already loaded, and the asked-for package first."""
+    assert browser.together("plotly", lambda p: False) == ["plotly", "pint", "pydantic"]
+    assert browser.together("pydantic", lambda p: p == "pint") == ["pydantic", "plotly"]
+    assert browser.together("pint", lambda p: True) == ["pint"]

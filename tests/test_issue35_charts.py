@@ -197,3 +197,45 @@ def test_phone_plot_keeps_its_height_and_the_y_title_fits(stem, part):
     assert charts.plot_height(lay) >= charts.PHONE_MIN_PLOT_PX
     room = charts.y_title_room(lay)
     assert max(len(x) for x in lay["yaxis"]["title"]["text"].split("<br>")) <= room
+
+
+def test_the_lab_template_keeps_plotly_white_for_every_trace_type_drawn():
+    """The lab template is built from plotly_white's layout and its defaults for the trace types
+    the package draws only (``style.TRACE_TYPES``: validating all 24 types' defaults cost 0.8 s
+    of the first chart in the browser, issue 35). Every ``go.<Trace>`` in mlsysim's source is one
+    of them, and for each the defaults are plotly_white's; so is every layout default the lab
+    template does not set itself."""
+    from pathlib import Path
+
+    import plotly.io as pio
+
+    from mlsysim.labs import style
+
+    src = Path(style.__file__).resolve().parents[1]
+    drawn = {
+        m.lower()
+        for f in src.rglob("*.py")
+        for m in re.findall(r"\bgo\.([A-Z][A-Za-z]+)\(", f.read_text(encoding="utf-8"))
+    } - {"figure"}
+    assert drawn == set(style.TRACE_TYPES), drawn
+    t = style._template().to_plotly_json()
+    white = pio.templates["plotly_white"].to_plotly_json()
+    assert set(t["data"]) == set(style.TRACE_TYPES)
+    for kind in style.TRACE_TYPES:
+        assert t["data"][kind] == white["data"][kind], kind
+    own = {
+        "paper_bgcolor",
+        "plot_bgcolor",
+        "font",
+        "margin",
+        "legend",
+        "colorway",
+        "xaxis",
+        "yaxis",
+    }
+    for key, value in white["layout"].items():
+        if key not in own:
+            assert t["layout"][key] == value, key
+    # the keys the lab sets keep plotly_white's other settings (an update, not a replacement)
+    assert t["layout"]["xaxis"]["ticks"] == white["layout"]["xaxis"]["ticks"]
+    assert t["layout"]["font"]["size"] == 13 and t["layout"]["colorway"] == list(style.SERIES)

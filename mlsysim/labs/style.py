@@ -117,6 +117,28 @@ LAB_CSS = Css(
 
 _TEMPLATE = None
 
+#: The trace types the labs draw (``go.Scatter``, ``go.Bar``): the template keeps Plotly's
+#: ``plotly_white`` defaults for these only (a test checks every ``go.X`` in the package is one)
+TRACE_TYPES = ("scatter", "bar")
+
+
+def _base_template() -> dict:
+    """Plotly's ``plotly_white`` template, read from plotly's own file: its layout and its
+    defaults for ``TRACE_TYPES``. ``pio.templates["plotly_white"]`` validates its defaults for
+    all 24 trace types, importing each type's classes: in Pyodide that was 0.8 s of the first
+    chart after a student's first answer (issue 35), for trace types no lab draws."""
+    import json
+    import pkgutil
+
+    raw = pkgutil.get_data("plotly", "package_data/templates/plotly_white.json")
+    if raw is None:  # a plotly that keeps its templates elsewhere: its own registry
+        import plotly.io as pio
+
+        return pio.templates["plotly_white"].to_plotly_json()
+    base = json.loads(raw)
+    data = base.get("data", {})
+    return {"layout": base["layout"], "data": {k: data[k] for k in TRACE_TYPES if k in data}}
+
 
 def _template():
     """The lab template, built once (re-validating plotly_white per chart cost ~15 ms)."""
@@ -132,7 +154,7 @@ def _template():
             exponentformat="power",
             automargin=True,
         )
-        t = go.layout.Template(pio.templates["plotly_white"])
+        t = go.layout.Template(_base_template())
         t.layout.update(
             paper_bgcolor="rgba(0,0,0,0)",
             plot_bgcolor="rgba(0,0,0,0)",

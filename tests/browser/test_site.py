@@ -164,7 +164,8 @@ def test_pins_equal_what_the_mirror_serves(site_dir):
 
 def test_first_run_loads_compiled_wheels_and_no_plotly(site_dir):
     """The wheels a page loads (mlsysim first; pint, pydantic and theirs after the question)
-    carry bytecode for the page's Python (no module compiled in the browser); pint, pydantic and
+    carry bytecode for the page's Python (no module compiled in the browser), and so do the
+    standard modules a page imports (``scripts/page_stdlib.txt``); pint, pydantic and
     plotly are neither page pins nor dependencies Pyodide loads with mlsysim (they load after)."""
     import zipfile
 
@@ -188,6 +189,18 @@ def test_first_run_loads_compiled_wheels_and_no_plotly(site_dir):
         assert py and not missing, f"{pkg['file_name']}: no bytecode for {missing[:5]}"
         compiled.add(build_site._project(pkg["file_name"]))
     assert compiled == build_site.BYTECODE
+    # the standard modules a page imports: bytecode beside each in the mirror's stdlib zip
+    with zipfile.ZipFile(mirror / build_site.STDLIB_ZIP) as z:
+        names = set(z.namelist())
+    listed = build_site.PAGE_STDLIB.read_text(encoding="utf-8").split()
+    missing = [n for n in listed if n in names and n + "c" not in names]
+    assert len(listed) > 100 and not missing, f"no bytecode for {missing[:5]}"
+    # plotly without the trace types no lab draws (build_site._unused_trace_file)
+    plotly = next(p["file_name"] for p in lock["packages"].values() if p["name"] == "plotly")
+    with zipfile.ZipFile(mirror / plotly) as z:
+        names = set(z.namelist())
+    assert "plotly/graph_objs/_scatter.py" in names and "plotly/graph_objs/_bar.py" in names
+    assert not any(n.startswith("plotly/graph_objs/heatmap/") for n in names)
     for nb in NOTEBOOKS:
         pins = build_site.page_pins(site_dir / nb.stem)
         assert not set(pins) & set(build_site.page_later(nb.stem)), nb.stem
