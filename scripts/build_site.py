@@ -289,12 +289,10 @@ read on; the questions become active in a few seconds.</div>
   const workers = [];
   if (window.Worker) {
     const W = window.Worker;
-    window.Worker = class extends W {
-      constructor(...a) { super(...a); workers.push(this); setTimeout(warmOnce, WARM_AT_BOOT_MS); }
-    };
+    window.Worker = class extends W { constructor(...a) { super(...a); workers.push(this); } };
   }
   // while Python boots in its worker (seconds of work on another thread, the page's own thread
-  // all but idle): load the chart code marimo would load on the first chart (its Plotly chunk,
+  // all but idle), once the lab's pre-rendered header is on the screen: load the chart code marimo would load on the first chart (its Plotly chunk,
   // and the MathJax script its plugin waits for), from the same URLs, so the first answer does
   // not wait for them (data-warm-*: set by build_site.py). Loaded after the question went live
   // instead, it held the page's thread just when an answer given at once came back: that
@@ -358,7 +356,7 @@ read on; the questions become active in a few seconds.</div>
     finished = true;
     root.classList.remove('ms-booting'); line.hidden = true; obs.disconnect();
     workers.forEach((w) => { try { w.postMessage({mlsysim: 'live'}); } catch (e) { /* gone */ } });
-    // the chart code is loaded at boot (above); should it not be by now (no worker seen), a
+    // the chart code is loaded at boot (above); should it not be by now (no header seen), a
     // while after the question goes live, not at once: parsing it (4.6 MB) holds the page's
     // thread, and a student who answers at once would wait for it before the click even reaches
     // Python (issue 35); the first click or key before then puts it off once more, so that the
@@ -441,8 +439,18 @@ read on; the questions become active in a few seconds.</div>
   const theme = () => {
     pickVariants(); adopt('marimo-plotly', sheet); adopt('marimo-radio', radios); sizeCharts();
   };
+  // the chart code's load at boot starts once the page shows the lab's header (the pre-rendered
+  // h1) and marimo has started its worker: started with the worker, it held the page's thread
+  // before the first paint, and the header showed seconds late on a busy machine
+  let bootWarm = null;
+  const warmAtBoot = () => {
+    if (warmed || bootWarm !== null || !workers.length) return;
+    const h1 = document.querySelector('.output-area h1');
+    if (h1 && h1.getClientRects().length) bootWarm = setTimeout(warmOnce, WARM_AT_BOOT_MS);
+  };
   const obs = new MutationObserver(() => {
     theme();
+    warmAtBoot();
     if (document.querySelector(BUSY)) { seen = true; clearTimeout(quiet); quiet = null; }
     else if (seen && quiet === null) quiet = setTimeout(done, 300);
   });
