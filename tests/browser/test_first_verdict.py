@@ -67,10 +67,19 @@ CHART_JS = """(sel) => {
 READY_JS = "() => !document.documentElement.classList.contains('ms-booting')"
 
 
-def first_feedback(browser, server, stem: str) -> dict:
-    """One load of ``stem``: seconds since navigation to the click and to the feedback."""
+def _seen_at(lp, js: str, arg: str, missing: str) -> float:
+    """Seconds since navigation when ``js(arg)`` first gives a time (polled every 50 ms, at
+    most 60 s; else an AssertionError saying ``missing``)."""
     from playwright.sync_api import TimeoutError as PWTimeout
 
+    try:
+        return lp.page.wait_for_function(js, arg=arg, polling=50, timeout=60_000).json_value()
+    except PWTimeout as e:
+        raise AssertionError(missing) from e
+
+
+def first_feedback(browser, server, stem: str) -> dict:
+    """One load of ``stem``: seconds since navigation to the click and to the feedback."""
     lp = LabPage(browser, server, stem).goto()
     try:
         radio = lp.page.locator(RADIO).filter(visible=True).first
@@ -88,20 +97,10 @@ def first_feedback(browser, server, stem: str) -> dict:
                 break
             lp.page.wait_for_timeout(POLL_MS)
         assert clicked is not None, f"{stem}: the first option never became clickable"
-        try:
-            seen = lp.page.wait_for_function(
-                FEEDBACK_JS, arg=pattern, polling=50, timeout=60_000
-            ).json_value()
-        except PWTimeout as e:
-            raise AssertionError(f"{stem}: no feedback within 60 s of the click") from e
+        seen = _seen_at(lp, FEEDBACK_JS, pattern, f"{stem}: no feedback within 60 s of the click")
         chart = None
         if not stem.startswith(CONTROL):  # the part's chart, after the verdict
-            try:
-                chart = lp.page.wait_for_function(
-                    CHART_JS, arg=PLOT, polling=50, timeout=60_000
-                ).json_value()
-            except PWTimeout as e:
-                raise AssertionError(f"{stem}: no chart within 60 s of the verdict") from e
+            chart = _seen_at(lp, CHART_JS, PLOT, f"{stem}: no chart within 60 s of the verdict")
         errors = lp.python_errors()
         assert not errors, f"{stem}: {errors}"
         return {
