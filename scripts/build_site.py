@@ -292,9 +292,10 @@ read on; the questions become active in a few seconds.</div>
     window.Worker = class extends W { constructor(...a) { super(...a); workers.push(this); } };
   }
   // while Python boots in its worker (seconds of work on another thread, the page's own thread
-  // all but idle), once the lab's pre-rendered header is on the screen: load the chart code marimo would load on the first chart (its Plotly chunk,
-  // and the MathJax script its plugin waits for), from the same URLs, so the first answer does
-  // not wait for them (data-warm-*: set by build_site.py). Loaded after the question went live
+  // all but idle), once the lab's pre-rendered header is on the screen (warmAtBoot, below): load
+  // the chart code marimo would load on the first chart (its Plotly chunk, and the MathJax
+  // script its plugin waits for), from the same URLs, so the first answer does not wait for them
+  // (data-warm-*: set by build_site.py). Loaded after the question went live
   // instead, it held the page's thread just when an answer given at once came back: that
   // answer's chart showed 2.8-3.5 s after its verdict, 1.3-2.1 s with the load at boot (issue 35)
   const warm = () => {
