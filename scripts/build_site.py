@@ -287,9 +287,23 @@ read on; the questions become active in a few seconds.</div>
   // the page goes live seconds after the kernel's first run, and an answer given at once fell
   // into the warm-up); marimo ignores messages without its transport id
   const workers = [];
+  // the kernel's first run is over when its worker says so (marimo's "completed-run" message,
+  // KERNEL_MESSAGE and RUN_DONE in build_site.py, checked against the export): the outputs'
+  // busy marks alone missed it when the page's thread was busy for the whole run (two tabs
+  // booting on a loaded machine): the page drew the finished run in one go, no busy mark was
+  // ever seen, and the questions stayed inactive until the 180 s fallback
+  let ran = false;
+  const heard = (ev) => {
+    const d = ev.data && ev.data.data, m = d && d.id === 'kernelMessage' && d.payload && d.payload.message;
+    if (!ran && typeof m === 'string' && m.startsWith('{"op": "completed-run"')) {
+      ran = true; setTimeout(settle, 100);
+    }
+  };
   if (window.Worker) {
     const W = window.Worker;
-    window.Worker = class extends W { constructor(...a) { super(...a); workers.push(this); } };
+    window.Worker = class extends W {
+      constructor(...a) { super(...a); workers.push(this); this.addEventListener('message', heard); }
+    };
   }
   // while Python boots in its worker (seconds of work on another thread, the page's own thread
   // all but idle), once the lab's pre-rendered header is on the screen (warmAtBoot, below): load
@@ -449,12 +463,11 @@ read on; the questions become active in a few seconds.</div>
     const h1 = document.querySelector('.output-area h1');
     if (h1 && h1.getClientRects().length) bootWarm = setTimeout(warmOnce, WARM_AT_BOOT_MS);
   };
-  const obs = new MutationObserver(() => {
-    theme();
-    warmAtBoot();
+  function settle() {
     if (document.querySelector(BUSY)) { seen = true; clearTimeout(quiet); quiet = null; }
-    else if (seen && quiet === null) quiet = setTimeout(done, 300);
-  });
+    else if ((seen || ran) && quiet === null) quiet = setTimeout(done, 300);
+  }
+  const obs = new MutationObserver(() => { theme(); warmAtBoot(); settle(); });
   obs.observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ['class']});
   new MutationObserver(theme).observe(document, {subtree: true, childList: true});
   setTimeout(done, 180000);  // never hold the page for good
@@ -469,6 +482,33 @@ read on; the questions become active in a few seconds.</div>
 #: mirror rewrite).
 PLOT_CHUNK = re.compile(r"`\./(Plot-[A-Za-z0-9_-]+\.js)`")
 MATHJAX_SRC = re.compile(r"`([^`\s]*mathjax[^`\s]*\.js)`")
+
+
+#: What the boot script listens for on marimo's worker to know the kernel's first run is over:
+#: the worker wraps each kernel message as ``{id: "kernelMessage", payload: {message: <JSON
+#: text>}}``, and the run's end is the op ``completed-run``. Both are marimo internals, so the
+#: build checks the exported frontend still uses them (``check_run_signal``).
+KERNEL_MESSAGE = "kernelMessage"
+RUN_DONE = "completed-run"
+
+
+def check_run_signal(page: Path) -> None:
+    """Fail the build if the page's marimo frontend no longer names the worker message and the
+    kernel op the boot script waits for (a marimo upgrade that renamed them would leave every
+    question inactive until the boot script's 180 s fallback)."""
+    names = {KERNEL_MESSAGE: False, RUN_DONE: False}
+    for js in sorted((page / "assets").glob("*.js")):
+        text = js.read_text(encoding="utf-8", errors="surrogateescape")
+        for name in names:
+            names[name] = names[name] or f"`{name}`" in text
+        if all(names.values()):
+            break
+    missing = [n for n, ok in names.items() if not ok]
+    if missing:
+        raise SystemExit(f"{page}: marimo's frontend no longer names {missing} (marimo changed?)")
+    boot = (page / "index.html").read_text(encoding="utf-8")
+    if BOOT_MARK in boot and any(n not in boot for n in names):
+        raise SystemExit(f"{page}: the boot script does not listen for {list(names)}")
 
 
 def set_warm_assets(page: Path) -> dict[str, str]:
@@ -1337,6 +1377,7 @@ def add_page(out: Path, nb: Path, name: str, prerender: bool = True) -> Path:
     if lock.is_file():
         defer_packages(page, page_later(name))
         point_page_at_mirror(page, f"../{MIRROR_NAME}")
+    check_run_signal(page)
     set_warm_assets(page)
     share_assets(out, page)
     return page
@@ -1451,6 +1492,7 @@ def build_site(
         for stem, _ in labs:
             point_page_at_mirror(out / stem, f"../{MIRROR_NAME}")
     for stem, _ in labs:
+        check_run_signal(out / stem)
         set_warm_assets(out / stem)
         share_assets(out, out / stem)
     place_wheel(wheel, out, version)  # <out>/wheels/: see WHEEL_DIR

@@ -167,6 +167,22 @@ def test_no_preload_without_marimos_plotly_chunk(tmp_path):
     assert "data-warm" not in (page / "index.html").read_text()
 
 
+def test_build_checks_the_run_signal_the_boot_script_waits_for(tmp_path):
+    """The boot script activates the questions on the worker's ``kernelMessage`` whose op is
+    ``completed-run`` (marimo internals): the build fails where the frontend names neither."""
+    worker = f"this.rpc.addMessageListener(`{build_site.KERNEL_MESSAGE}`,({{message:e}})=>{{}})"
+    ok = _page(tmp_path / "a", f"{worker};case`{build_site.RUN_DONE}`:x(!0);")
+    build_site.add_boot_line(ok)
+    build_site.check_run_signal(ok)  # no error
+    with pytest.raises(SystemExit, match="completed-run"):
+        build_site.check_run_signal(_page(tmp_path / "b", f"{worker};case`done-run`:x(!0);"))
+    boot = build_site.BOOT_HTML
+    assert f"d.id === '{build_site.KERNEL_MESSAGE}'" in boot
+    assert f"""m.startsWith('{{"op": "{build_site.RUN_DONE}"')""" in boot
+    settle = boot[boot.index("function settle()") :]
+    assert "(seen || ran)" in settle[: settle.index("\n  }")]
+
+
 def test_boot_script_preloads_the_chart_code_while_python_boots():
     js = build_site.BOOT_HTML
     done = js[js.index("const done = () =>") :]

@@ -116,13 +116,20 @@ NOTEBOOKS = [
 #: nothing), so no chart after the first answer, no warm-up chart and no chart at phone width
 INVENTORY = {"s06_00_inventory_pre", "s06_14_inventory_post"}
 
+#: what marimo marks while the kernel runs: an output stale or loading, the app's running icon
+BUSY = ".marimo-output-stale, .marimo-output-loading, .running-app-icon"
+
 # Marks in page time (ms since navigation start), kept by a MutationObserver from the first byte:
 # header (the lab's h1 shown), content (header + the first part's h2 shown, in document order),
-# busy (marimo marks outputs stale/loading while the kernel runs the notebook), live (no output
-# busy any more after the kernel's first run: widgets answer from then on).
-MARKS_JS = """(() => {
-  const M = window.__mlsysim = {header: null, content: null, order: null, busy: null, live: null};
-  const BUSY = '.marimo-output-stale, .marimo-output-loading, .running-app-icon';
+# busy (marimo marks outputs stale/loading while the kernel runs the notebook), ran (the kernel's
+# worker said its first run completed), live (no output busy any more after the kernel's first
+# run: widgets answer from then on).
+MARKS_JS = (
+    """(() => {
+  const M = window.__mlsysim = {header: null, content: null, order: null, busy: null, ran: null, live: null};
+  const BUSY = '"""
+    + BUSY
+    + """';
   const shown = (e) => e && e.getClientRects().length > 0 && e.textContent.trim().length > 0;
   function check() {
     const now = performance.now();
@@ -136,12 +143,26 @@ MARKS_JS = """(() => {
       }
     }
     if (document.querySelector(BUSY)) { if (M.busy === null) M.busy = now; M.live = null; }
-    else if (M.busy !== null && M.live === null) M.live = now;
+    else if ((M.busy !== null || M.ran !== null) && M.live === null) M.live = now;
+  }
+  // the kernel's own word that its first run is over (build_site.KERNEL_MESSAGE / RUN_DONE):
+  // with the page's thread busy for the whole run, the finished run is drawn in one go and no
+  // busy mark is ever seen; live then counts from the message (checked once the page drew it)
+  if (window.Worker) {
+    const W = window.Worker;
+    window.Worker = class extends W { constructor(...a) { super(...a);
+      this.addEventListener('message', (ev) => {
+        const d = ev.data && ev.data.data, m = d && d.id === 'kernelMessage' && d.payload && d.payload.message;
+        if (M.ran === null && typeof m === 'string' && m.startsWith('{"op": "completed-run"')) {
+          M.ran = performance.now(); setTimeout(check, 100);
+        }
+      }); } };
   }
   const start = () => new MutationObserver(check).observe(document, {subtree: true, childList: true,
     attributes: true, attributeFilter: ['class']});
   if (document.documentElement) start(); else document.addEventListener('readystatechange', start, {once: true});
 })();"""
+)
 
 # A hash of every drawn Plotly chart's traces, titles and annotations, looked up through open
 # shadow roots (marimo draws each chart inside one); null while no chart is drawn.
@@ -367,6 +388,7 @@ class LabPage:
         color_scheme: str = "light",
         viewport: tuple[int, int] = (1280, 900),
         query: str = "",
+        init_js: str = "",
     ):
         base, self._served = server
         self.stem = stem
@@ -381,6 +403,8 @@ class LabPage:
         )
         self.ctx.route("**/*", self._route)
         self.ctx.add_init_script(MARKS_JS)
+        if init_js:  # a test's own script, run before the page's (after the marks)
+            self.ctx.add_init_script(init_js)
         self.page = self.ctx.new_page()
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on(
@@ -434,7 +458,8 @@ class LabPage:
             self.page.wait_for_timeout(100)
         raise AssertionError(
             f"{self.stem}: the kernel never finished its first run within "
-            f"{timeout_s:.0f}s; errors: {self.python_errors()}"
+            f"{timeout_s:.0f}s; marks: {self.marks()}; busy outputs: "
+            f"{self.page.locator(BUSY).count()}; errors: {self.python_errors()}"
         )
 
     def mark_at(self, name: str) -> float | None:
@@ -538,7 +563,7 @@ class LabPage:
 
 @pytest.fixture
 def open_notebook(browser, server):
-    """``open_notebook(stem, color_scheme=, viewport=, query=)`` -> a navigated LabPage."""
+    """``open_notebook(stem, color_scheme=, viewport=, query=, init_js=)`` -> a navigated LabPage."""
     opened: list[LabPage] = []
 
     def _open(stem: str, **kw) -> LabPage:

@@ -246,6 +246,34 @@ def test_control_page(control):
     assert not control["failed_installs"], control["failed_installs"]
 
 
+#: holds the page's thread for ``ms`` once marimo's worker says the notebook is initialized:
+#: the kernel's whole first run happens meanwhile, and the page then draws the finished run in
+#: one go, never showing an output busy (what a loaded machine with two labs booting did)
+HOLD_PAGE_JS = """(() => { const W = window.Worker;
+  window.Worker = class extends W { constructor(...a) { super(...a);
+    this.addEventListener('message', (ev) => { const d = ev.data && ev.data.data;
+      if (d && d.id === 'initialized') { const t = performance.now();
+        while (performance.now() - t < %d) { /* the page's thread held */ } } }); } }; })();"""
+
+
+def test_questions_go_live_when_the_page_never_sees_the_run(open_notebook):
+    """The boot script activates the questions on the kernel's own completed-run message, not
+    only on having seen an output busy: with the page's thread held through the first run, no
+    busy mark ever shows, and the questions stayed inactive until its 180 s fallback."""
+    from test_first_verdict import CONTROL_ECHO, FEEDBACK_JS
+
+    lp = open_notebook(CONTROL, init_js=HOLD_PAGE_JS % 6000)
+    live = lp.wait_live(timeout_s=60)
+    marks = lp.marks()
+    assert marks["busy"] is None, f"an output showed busy: the run was not hidden ({marks})"
+    assert marks["ran"] is not None and live >= marks["ran"], marks
+    booting = "() => document.documentElement.classList.contains('ms-booting')"
+    lp.page.wait_for_function(f"() => !({booting})()", timeout=5_000)
+    assert lp.page.locator("#ms-boot").is_hidden()
+    answer(lp.page.locator(RADIO).filter(visible=True).first)
+    lp.page.wait_for_function(f"() => ({FEEDBACK_JS})({CONTROL_ECHO!r}) !== null", timeout=30_000)
+
+
 def _timed_load(open_notebook, stem: str, problems: list | None = None) -> tuple:
     """Load ``stem`` once for timing only: (seconds to live, seconds to the kernel's first busy
     mark); its Python errors and requests outside the origin go into ``problems``."""
