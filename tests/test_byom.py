@@ -511,6 +511,8 @@ def test_part_a_memory_reads_for_any_model_on_any_device(layers, device):
         lines = [a["text"] for a in spec["layout"]["annotations"]]
         shown = lines[0].replace("<br>", " ") if len(lines) == 1 else lines
         assert charts.device_label(Hardware.get(device)) in shown, lines
+        on_phone = [a["text"].replace("<br>", " ") for a in phone["layout"]["annotations"]]
+        assert on_phone == [shown], on_phone  # the line keeps its name at 240 px
         ax = spec["layout"]["xaxis"]
         assert ax["type"] == "log"
         lo, hi = ax["range"]
@@ -582,6 +584,29 @@ def test_an_entered_device_is_validated_by_the_registry_rules(text, needle):
     that names the field and its allowed range or unit, shown as a callout, never raised."""
     key, err = lab.resolve_device(lab.CUSTOM, text)
     assert key is None and err.startswith("Your device: ") and needle in err, err
+
+
+@pytest.mark.parametrize("model", ["gpt2", "mixtral-8x7b-v0.1"])
+def test_part_a_names_every_pickable_device_on_a_phone(model):
+    """The chosen device's line keeps its label, whole and clear of the bars, in the 240 px plot
+    a phone draws, for each of the picker's devices (a line's label with no clear place is left to
+    the legend and hover, and this line is in neither: unnamed, it would be a bare stroke)."""
+    from mlsysim.labs import charts, placement
+
+    devices = [k for group in lab.DEVICE_CLASSES.values() for k in group]
+    assert len(devices) == len(set(devices)) >= 40
+    for device in devices:
+        spec = charts.finalize(lab.part_a(model, device, "fp16").figure).to_plotly_json()
+        phone = charts.phone_variant(spec)
+        problems = placement.label_problems(
+            phone["data"], phone["layout"], placement.PHONE_LABEL_PX
+        )
+        assert problems == [], (device, problems)
+        named = [a["text"].replace("<br>", " ") for a in phone["layout"]["annotations"]]
+        assert len(named) == 1 and charts.device_label(Hardware.get(device)) in named[0], (
+            device,
+            named,
+        )
 
 
 def test_an_entered_device_runs_every_part_and_reaches_the_report():
