@@ -145,7 +145,7 @@ def _(device_key, kit, lab, mo, model_key, precision, pred_a, unlocked):
     mo.stop(device_key is None, kit.locked_note("Part A (fix your device's figures above first)"))
     mo.vstack(
         [
-            kit.show(lab.part_a(model_key, device_key, precision.value)),
+            kit.show_part(lab.part_a, model_key, device_key, precision.value),
         ]
     )
     return

@@ -101,7 +101,7 @@ def _(a_precision, a_resolution, a_units, kit, lab, mo, pred_a, saved, unlocked)
     mo.vstack(
         [
             mo.hstack([a_resolution, a_units, a_precision], justify="start", wrap=True),
-            kit.show(lab.part_a(a_resolution.value, a_units.value, a_precision.value)),
+            kit.show_part(lab.part_a, a_resolution.value, a_units.value, a_precision.value),
         ]
     )
     return

@@ -111,7 +111,7 @@ def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, saved, unlocked)
     mo.vstack(
         [
             mo.hstack([a_resolution, a_kernel, a_channels], justify="start", wrap=True),
-            kit.show(lab.part_a(a_resolution.value, a_kernel.value, a_channels.value)),
+            kit.show_part(lab.part_a, a_resolution.value, a_kernel.value, a_channels.value),
         ]
     )
     return

@@ -109,7 +109,7 @@ def _(a_d_in, a_d_out, a_precision, kit, lab, mo, pred_a, saved, unlocked):
     mo.vstack(
         [
             mo.hstack([a_d_in, a_d_out, a_precision], justify="start", wrap=True),
-            kit.show(lab.part_a(a_d_in.value, a_d_out.value, a_precision.value)),
+            kit.show_part(lab.part_a, a_d_in.value, a_d_out.value, a_precision.value),
         ]
     )
     return

@@ -109,7 +109,7 @@ def _(a_channels, a_kernel, a_resolution, kit, lab, mo, pred_a, saved, unlocked)
     mo.vstack(
         [
             mo.hstack([a_resolution, a_channels, a_kernel], justify="start", wrap=True),
-            kit.show(lab.part_a(a_resolution.value, a_channels.value, a_kernel.value)),
+            kit.show_part(lab.part_a, a_resolution.value, a_channels.value, a_kernel.value),
         ]
     )
     return

@@ -109,7 +109,7 @@ def _(a_activation, a_depth, a_gain, kit, lab, mo, pred_a, saved, unlocked):
         [
             mo.hstack([a_depth, a_gain], justify="start", wrap=True),
             a_activation,
-            kit.show(lab.part_a(a_depth.value, a_activation.value, a_gain.value)),
+            kit.show_part(lab.part_a, a_depth.value, a_activation.value, a_gain.value),
         ]
     )
     return

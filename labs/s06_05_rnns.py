@@ -109,7 +109,7 @@ def _(a_batch, a_launch, a_peak, a_seq, kit, lab, mo, pred_a, saved, unlocked):
         [
             mo.hstack([a_seq, a_batch], justify="start", wrap=True),
             mo.hstack([a_peak, a_launch], justify="start", wrap=True),
-            kit.show(lab.part_a(a_seq.value, a_batch.value, a_peak.value, a_launch.value)),
+            kit.show_part(lab.part_a, a_seq.value, a_batch.value, a_peak.value, a_launch.value),
         ]
     )
     return

@@ -110,7 +110,7 @@ def _(a_d_head, a_precision, a_seq, kit, lab, mo, pred_a, saved, unlocked):
         [
             mo.hstack([a_seq, a_d_head], justify="start", wrap=True),
             a_precision,
-            kit.show(lab.part_a(a_seq.value, a_d_head.value, a_precision.value)),
+            kit.show_part(lab.part_a, a_seq.value, a_d_head.value, a_precision.value),
         ]
     )
     return

@@ -115,7 +115,9 @@ def _(a_device, a_launch, a_model, a_prompt, kit, lab, mo, pred_a, saved, unlock
             a_model,
             mo.hstack([a_device, a_prompt], justify="start", wrap=True),
             a_launch,
-            kit.show(lab.part_a(a_model.value, a_device.value, a_prompt.value, a_launch.value)),
+            kit.show_part(
+                lab.part_a, a_model.value, a_device.value, a_prompt.value, a_launch.value
+            ),
         ]
     )
     return

@@ -111,10 +111,13 @@ def _(a_device, a_dim, a_precision, a_rows, a_tables, kit, lab, mo, pred_a, save
             mo.hstack([a_rows, a_tables], justify="start", wrap=True),
             mo.hstack([a_dim, a_precision], justify="start", wrap=True),
             a_device,
-            kit.show(
-                lab.part_a(
-                    a_rows.value, a_tables.value, a_dim.value, a_precision.value, a_device.value
-                )
+            kit.show_part(
+                lab.part_a,
+                a_rows.value,
+                a_tables.value,
+                a_dim.value,
+                a_precision.value,
+                a_device.value,
             ),
         ]
     )

@@ -108,7 +108,7 @@ def _(a_batch, a_device, a_fused, kit, lab, mo, pred_a, saved, unlocked):
         [
             mo.hstack([a_batch, a_fused], justify="start", wrap=True),
             a_device,
-            kit.show(lab.part_a(a_batch.value, a_device.value, a_fused.value)),
+            kit.show_part(lab.part_a, a_batch.value, a_device.value, a_fused.value),
         ]
     )
     return

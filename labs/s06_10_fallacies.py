@@ -102,7 +102,7 @@ def _(a_batch, a_device, kit, lab, mo, pred_a, saved, unlocked):
     mo.vstack(
         [
             mo.hstack([a_device, a_batch], justify="start", wrap=True),
-            kit.show(lab.part_a(a_device.value, a_batch.value)),
+            kit.show_part(lab.part_a, a_device.value, a_batch.value),
         ]
     )
     return

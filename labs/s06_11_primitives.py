@@ -111,7 +111,9 @@ def _(a_channels, a_kernel, a_size, a_stride, kit, lab, mo, pred_a, saved, unloc
         [
             mo.hstack([a_kernel, a_size], justify="start", wrap=True),
             mo.hstack([a_stride, a_channels], justify="start", wrap=True),
-            kit.show(lab.part_a(a_kernel.value, a_size.value, a_stride.value, a_channels.value)),
+            kit.show_part(
+                lab.part_a, a_kernel.value, a_size.value, a_stride.value, a_channels.value
+            ),
         ]
     )
     return

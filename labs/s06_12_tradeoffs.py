@@ -102,7 +102,7 @@ def _(a_bar, a_cost, a_device, a_fused, kit, lab, mo, pred_a, saved, unlocked):
     mo.vstack(
         [
             mo.hstack([a_cost, a_device, a_bar, a_fused], justify="start", wrap=True),
-            kit.show(lab.part_a(a_cost.value, a_device.value, a_bar.value, a_fused.value)),
+            kit.show_part(lab.part_a, a_cost.value, a_device.value, a_bar.value, a_fused.value),
         ]
     )
     return

@@ -99,7 +99,7 @@ def _(a_experts, a_precision, a_topk, kit, lab, mo, pred_a, saved, unlocked):
     mo.vstack(
         [
             mo.hstack([a_experts, a_topk, a_precision], justify="start", wrap=True),
-            kit.show(lab.part_a(a_experts.value, a_topk.value, a_precision.value)),
+            kit.show_part(lab.part_a, a_experts.value, a_topk.value, a_precision.value),
         ]
     )
     return

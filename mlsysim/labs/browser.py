@@ -203,6 +203,12 @@ def listen_for_page_live() -> bool:
     return True
 
 
+def page_is_live() -> bool:
+    """Whether the boot script has said the page's first question is live (False before, and
+    where nothing listens)."""
+    return _PAGE["live"]
+
+
 def page_listening() -> bool:
     """Whether this worker hears the page's live message (the delay counts from it)."""
     return _PAGE["listening"]

@@ -1163,6 +1163,63 @@ def show(view: View, feedback=None):
     return mo.vstack(items)
 
 
+def view_key(part) -> str:
+    """``<lab module>.<part function>``: the name a part's precomputed view is kept under."""
+    return f"{part.__module__.rpartition('.')[2]}.{part.__name__}"
+
+
+def args_key(args: Sequence) -> str:
+    """A part's arguments as one comparable text: a number by its value (a slider may give
+    ``224`` or ``224.0``), a flag and a text as they are."""
+
+    def one(v):
+        v = _value(v)
+        if isinstance(v, numbers.Real) and not isinstance(v, bool):
+            return float(v)
+        return v
+
+    return repr([one(v) for v in args])
+
+
+def precomputed_view(part, args: Sequence) -> str | None:
+    """The HTML that ``show(part(*args))`` gives in a running notebook, read from
+    ``mlsysim.labs.first_views`` when these are the arguments it was made for (a lab's first
+    part at its widgets' starting positions), else None."""
+    from .first_views import VIEWS
+
+    hit = VIEWS.get(view_key(part))
+    return hit[1] if hit is not None and hit[0] == args_key(args) else None
+
+
+def show_part(part, *args):
+    """``show(part(*args))``, for the part a student's first answer unlocks. In the browser, at
+    the arguments its view was precomputed for (``python scripts/precompute_views.py``), the
+    view is that HTML: the first answer's chart then needs none of plotly, pint and pydantic,
+    which the page loads after the first question (loading and importing them held an answer
+    given at once ~1.3 s in Pyodide, issue 35). Elsewhere, and at any other position, the part
+    is drawn from the core; tests/test_first_views.py checks the two are the same."""
+    import sys
+
+    if sys.platform == "emscripten":
+        html_text = precomputed_view(part, args)
+        if html_text is not None:
+            from . import browser
+
+            if browser.page_is_live():  # an answer's run, not the first run of a reload
+                import time
+
+                time.sleep(FIRST_VIEW_AFTER_VERDICT_S)
+            return _mo().Html(html_text)
+    return show(part(*args))
+
+
+#: How long the first answer's precomputed view waits after its verdict (s), in the browser: sent
+#: at once it reached the page with the verdict, and the page drew both in one go, Plotly's first
+#: draw of a chart holding the verdict's text off the screen with it (the verdict showed 0.4-1.2 s
+#: after the click instead of ~0.2 s). The worker waits; the page paints the verdict meanwhile.
+FIRST_VIEW_AFTER_VERDICT_S = 0.3
+
+
 # --------------------------------------------------------------------------------------------
 # The ledger in a notebook: restore on reload, record answers, the student's report
 # --------------------------------------------------------------------------------------------
