@@ -71,17 +71,22 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str]) -> int:
-    text = render()
+def write_or_check(out: Path, text: str, argv: list[str], script: str) -> int:
+    """Write ``text`` to ``out``, or with ``--check`` in ``argv`` only compare (exit status 1,
+    naming ``script`` to run, when they differ)."""
     if "--check" in argv:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        current = out.read_text(encoding="utf-8") if out.exists() else ""
         if current != text:
-            print(f"{OUT.relative_to(ROOT)} is stale: run python scripts/precompute_feedback.py")
+            print(f"{out.relative_to(ROOT)} is stale: run python scripts/{script}")
             return 1
         return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out.relative_to(ROOT)}")
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return write_or_check(OUT, render(), argv, "precompute_feedback.py")
 
 
 if __name__ == "__main__":

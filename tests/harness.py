@@ -49,6 +49,24 @@ _UNICODE_ESC = re.compile(r"\\u([0-9a-fA-F]{4})")
 _NEWPLOT = re.compile(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*")
 
 
+def fresh_python(code: str, *argv: str):
+    """Run ``code`` in a fresh interpreter with the repository first on its path (what a page has
+    imported is exactly what the code imports); returns the JSON its last printed line holds."""
+    import os
+    import subprocess
+
+    res = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
 def load_app(path: Path):
     name = f"_nb_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)

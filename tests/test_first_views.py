@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -139,35 +137,11 @@ print(json.dumps([sorted(new & set(json.loads(sys.argv[2]))), len(html_text or "
 def test_first_view_imports_no_later_package(key):
     """In a fresh interpreter after what a notebook's first run imports: the first part's view at
     its starting positions is found without importing plotly, pint or pydantic."""
-    res = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _FIRST_CHART,
-            key.partition(".")[0],
-            json.dumps(sorted(browser.LATER)),
-        ],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
+    imported, size = h.fresh_python(
+        _FIRST_CHART, key.partition(".")[0], json.dumps(sorted(browser.LATER))
     )
-    assert res.returncode == 0, res.stderr[-3000:]
-    imported, size = json.loads(res.stdout.strip().splitlines()[-1])
     assert imported == [], f"{key}: the first view imports {imported}"
     assert size == len(first_views.VIEWS[key][1])
-
-
-def test_the_instructors_rebuild_remakes_the_views_before_the_wheel():
-    lines = [
-        line.strip()
-        for line in (ROOT / "scripts" / "rebuild.sh").read_text().splitlines()
-        if line.startswith("python ")
-    ]
-    assert lines.index("python scripts/precompute_views.py") < lines.index(
-        "python scripts/build_wheel.py"
-    )
 
 
 def test_the_first_views_module_is_in_the_wheel_package():

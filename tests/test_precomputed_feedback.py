@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import pkgutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -23,6 +21,8 @@ import pytest
 import mlsysim.labs.parts as parts
 from mlsysim.labs import browser, precomputed
 from mlsysim.labs.components import Deferred, Prediction
+
+import harness as h
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -81,16 +81,7 @@ def test_first_verdict_imports_no_later_package(stem):
     pred = getattr(lab, f"PRED_{lab.PARTS[0]}", None)
     if not isinstance(pred, Prediction):
         pytest.skip(f"{stem} has no first prediction")
-    res = subprocess.run(
-        [sys.executable, "-c", _FIRST_VERDICT, stem, json.dumps(sorted(browser.LATER))],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
-    imported, shown = json.loads(res.stdout.strip().splitlines()[-1])
+    imported, shown = h.fresh_python(_FIRST_VERDICT, stem, json.dumps(sorted(browser.LATER)))
     assert imported == [], f"{stem}: the first verdict imports {imported}"
     assert len(shown) == len(pred.options)
     assert sum("Correct." in s for s in shown) == 1
@@ -115,6 +106,7 @@ def test_the_instructors_rebuild_remakes_the_copy_before_the_wheel():
         for line in (ROOT / "scripts" / "rebuild.sh").read_text().splitlines()
         if line.startswith("python ")
     ]
-    assert lines.index("python scripts/precompute_feedback.py") < lines.index(
-        "python scripts/build_wheel.py"
-    )
+    wheel = lines.index("python scripts/build_wheel.py")
+    # the copies of the first verdicts' feedback and of the first parts' views
+    assert lines.index("python scripts/precompute_feedback.py") < wheel
+    assert lines.index("python scripts/precompute_views.py") < wheel
