@@ -38,7 +38,8 @@ VIEWS: dict[str, tuple[str, str]] = {
 def notebook_formatting() -> None:
     """Format figures as a running notebook does (marimo's ``<marimo-plotly>`` element), not as
     a script outside one (plotly's own HTML in an iframe): marimo registers its plotly formatter
-    that way only inside a kernel."""
+    that way only inside a kernel. For the rest of this process: run it in a process of its own
+    (this script; tests/test_first_views.py starts a fresh interpreter)."""
     import marimo._output.formatters.plotly_formatters as plotly_formatters
     from marimo._output.formatters.formatters import register_formatters
 
