@@ -85,6 +85,7 @@ def _run_warm_up(monkeypatch, lab, during=None):
     monkeypatch.setattr(sys, "platform", "emscripten")
     monkeypatch.setattr(kit, "_WARMED", set())
     monkeypatch.setattr(kit, "_ANSWERED", False)
+    monkeypatch.setattr(kit, "_COPY_SHOWN", False)
     monkeypatch.setattr(kit, "show", lambda view, feedback=None: events.append(view))
 
     async def preload(packages=None):  # the browser's package load, before the unseen draw
@@ -133,6 +134,32 @@ def test_an_answer_during_the_warm_up_runs_before_the_next_load_and_skips_the_dr
         ("load", ("plotly",)),
         ("load", ("pydantic",)),
     ]  # no unseen draw after an answer
+
+
+def test_an_answer_shown_from_the_copy_still_gets_the_unseen_draw(monkeypatch):
+    """An answer whose chart was the precomputed first view (``kit.show_part``) drew nothing from
+    the core: the warm-up still draws the part once after loading the packages, or the first
+    slider step would pay for the cold draw (~0.7 s in Pyodide)."""
+    from mlsysim.labs import first_views
+
+    lab = _lab("s06_03_cnns")
+    fn, args = kit.first_part(lab)
+
+    def answer(events):
+        events.append(("answer", kit.verdict(lab.PRED_A, "step") is not None))
+        copy = kit.show_part(fn, *args).text == first_views.VIEWS["s06_03_cnns.part_a"][1]
+        events.append(("copy", copy))
+
+    events = _run_warm_up(monkeypatch, lab, during=answer)
+    assert events[:5] == [
+        ("load", ("pint",)),
+        ("answer", True),
+        ("copy", True),
+        ("load", ("plotly",)),
+        ("load", ("pydantic",)),
+    ]
+    assert len(events) == 6 and isinstance(events[5], View)
+    assert events[5].summary == fn(*args).summary
 
 
 def _page(tmp_path, js: str, boot: bool = True) -> Path:

@@ -1200,10 +1200,13 @@ def show_part(part, *args):
     is drawn from the core; tests/test_first_views.py checks the two are the same."""
     import sys
 
+    global _COPY_SHOWN
     if sys.platform == "emscripten":
         html_text = precomputed_view(part, args)
         if html_text is not None:
             from . import browser
+
+            _COPY_SHOWN = True
 
             if browser.page_is_live():  # an answer's run, not the first run of a reload
                 import time
@@ -1412,6 +1415,10 @@ WARM_UP_STEP_S = 0.05
 #: a prediction has been answered on this page (``verdict``): the warm-up draws nothing more,
 #: since the answer's chart cell draws the part itself
 _ANSWERED = False
+#: ... unless that chart was the precomputed copy (``show_part``): then nothing has drawn the
+#: part from the core yet, and the warm-up still draws it once, unseen, so that the first
+#: slider step does not pay for it (the answer's chart no longer warms the caches)
+_COPY_SHOWN = False
 
 
 def warm_up(lab, saved: Saved | None = None, delay_s: float = WARM_UP_DELAY_S):
@@ -1447,8 +1454,8 @@ def warm_up(lab, saved: Saved | None = None, delay_s: float = WARM_UP_DELAY_S):
         for package in sorted(set(browser.LATER.values())):
             await browser.preload([package])
             await asyncio.sleep(WARM_UP_STEP_S)
-        if _ANSWERED:
-            return  # the packages are loaded; the answer's own chart cell draws the part
+        if _ANSWERED and not _COPY_SHOWN:
+            return  # the packages are loaded; the answer's own chart cell drew the part
         # a cell may be half-way through importing the core, paused while a package loads (a
         # reload restoring an unlocked part, an early answer): let it finish before touching it
         for _ in range(1200):
@@ -1459,7 +1466,7 @@ def warm_up(lab, saved: Saved | None = None, delay_s: float = WARM_UP_DELAY_S):
             return  # the draw only warms caches: skip it
         if not hasattr(lab, f"part_{lab.PARTS[0].lower()}"):
             return  # nothing to draw (the concept inventory): the packages are loaded
-        if _ANSWERED:
+        if _ANSWERED and not _COPY_SHOWN:
             return
         fn, args = first_part(lab, saved)
         show(fn(*args))
