@@ -1206,9 +1206,10 @@ def show_part(part, *args):
         if html_text is not None:
             from . import browser
 
-            _COPY_SHOWN = True
-
-            if browser.page_is_live():  # an answer's run, not the first run of a reload
+            first, _COPY_SHOWN = not _COPY_SHOWN, True
+            # an answer's run (not the first run of a reload), once: a slider moved back to the
+            # starting position later shows the copy at once
+            if first and browser.page_is_live():
                 import time
 
                 time.sleep(FIRST_VIEW_AFTER_VERDICT_S)
