@@ -86,6 +86,7 @@ def _run_warm_up(monkeypatch, lab, during=None):
     monkeypatch.setattr(kit, "_WARMED", set())
     monkeypatch.setattr(kit, "_ANSWERED", False)
     monkeypatch.setattr(kit, "_COPY_SHOWN", False)
+    monkeypatch.setattr(kit, "_HURRY", {"now": False, "event": None})
     monkeypatch.setattr(kit, "show", lambda view, feedback=None: events.append(view))
 
     async def preload(packages=None):  # the browser's package load, before the unseen draw
@@ -160,6 +161,58 @@ def test_an_answer_shown_from_the_copy_still_gets_the_unseen_draw(monkeypatch):
     ]
     assert len(events) == 6 and isinstance(events[5], View)
     assert events[5].summary == fn(*args).summary
+
+
+def test_the_first_answer_shown_from_the_copy_starts_the_warm_up_at_once(monkeypatch):
+    """Once the first answer's verdict and precomputed chart are out, the worker is idle: the
+    warm-up loads the packages and draws the part then, not ``WARM_UP_DELAY_S`` after the page
+    went live, so the student's first slider step finds them (it took 0.5-1.2 s cold)."""
+    lab = _lab("s06_03_cnns")
+    fn, args = kit.first_part(lab)
+    monkeypatch.setattr(browser, "_PAGE", {"listening": True, "live": True})
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setattr(kit, "_WARMED", set())
+    monkeypatch.setattr(kit, "_ANSWERED", False)
+    monkeypatch.setattr(kit, "_COPY_SHOWN", False)
+    monkeypatch.setattr(kit, "_HURRY", {"now": False, "event": None})
+    monkeypatch.setattr(kit, "FIRST_VIEW_AFTER_VERDICT_S", 0.0)
+    events = []
+    monkeypatch.setattr(kit, "show", lambda view, feedback=None: events.append("drawn"))
+
+    async def preload(packages=None):
+        events.append(packages[0])
+
+    monkeypatch.setattr(browser, "preload", preload)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        assert kit.warm_up(lab, delay_s=60.0) is not None
+        loop.run_until_complete(asyncio.sleep(0.3))
+        assert events == [] and kit._HURRY["event"] is not None  # waiting out its delay
+        assert kit.verdict(lab.PRED_A, "step") is not None  # the first answer, judged
+        assert kit.show_part(fn, *args).text.startswith("<")  # its chart: the copy
+        assert events == []  # nothing runs inside the answer's cell
+        loop.run_until_complete(asyncio.sleep(0.3))
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+    assert events == ["pint", "plotly", "pydantic", "drawn"]
+    assert kit._HURRY == {"now": True, "event": None}
+
+
+def test_a_position_not_precomputed_leaves_the_warm_up_delay_alone(monkeypatch):
+    """Only the copy hurries the warm-up: a part drawn from the core (another position) has
+    loaded the packages itself."""
+    lab = _lab("s06_03_cnns")
+    fn, args = kit.first_part(lab)
+    other = [args[0] + 1, *args[1:]] if isinstance(args[0], int) else None
+    monkeypatch.setattr(browser, "_PAGE", {"listening": True, "live": True})
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setattr(kit, "_HURRY", {"now": False, "event": None})
+    monkeypatch.setattr(kit, "show", lambda view, feedback=None: view)
+    monkeypatch.setattr(kit, "precomputed_view", lambda part, a: None)
+    kit.show_part(fn, *(other or args))
+    assert kit._HURRY["now"] is False
 
 
 def _page(tmp_path, js: str, boot: bool = True) -> Path:

@@ -226,12 +226,65 @@ async def page_live(timeout_s: float = 60.0, poll_s: float = 0.1) -> bool:
     return _PAGE["live"]
 
 
+def renderer_versions() -> dict[str, str]:
+    """The versions of the packages that decide how marimo renders markdown, as they run here."""
+    import marimo
+    import markdown
+    import pymdownx
+
+    return {
+        "marimo": marimo.__version__,
+        "markdown": markdown.__version__,
+        "pymdown-extensions": pymdownx.__version__,
+    }
+
+
+class CachedMarkdown:
+    """marimo's markdown renderer behind a table of texts already rendered by it (``html``:
+    ``mlsysim.labs.markdown_cache.HTML``): a text in the table is answered from it, any other is
+    rendered as before. ``hits`` and ``misses`` count the calls."""
+
+    def __init__(self, render: Callable[[str], str], html: dict[str, str]):
+        self.render, self.html = render, html
+        self.hits = self.misses = 0
+
+    def __call__(self, text: str) -> str:
+        found = self.html.get(text) if isinstance(text, str) else None
+        if found is None:
+            self.misses += 1
+            return self.render(text)
+        self.hits += 1
+        return found
+
+
+def cache_markdown(md=None, cache=None) -> CachedMarkdown | None:
+    """Answer the texts a lab's first run renders from ``mlsysim.labs.markdown_cache`` instead of
+    rendering each (~3 ms a text in Pyodide: 40-70 texts before a lab's first question). Only
+    where the running marimo, Markdown and pymdown-extensions are the versions the table was made
+    with (else the HTML could differ from what this page would render), and once. ``md`` is
+    marimo's ``marimo._output.md`` module and ``cache`` the table's module (tests pass others).
+    Returns the renderer put in place, or ``None`` where the table does not apply."""
+    if md is None:
+        from marimo._output import md
+    if cache is None:
+        from . import markdown_cache as cache
+    current = getattr(md, "_render_markdown", None)
+    if isinstance(current, CachedMarkdown):
+        return current
+    if current is None or renderer_versions() != cache.VERSIONS:
+        return None
+    md._render_markdown = CachedMarkdown(current, cache.HTML)
+    return md._render_markdown
+
+
 def install() -> LoadOnImport | None:
-    """Put a :class:`LoadOnImport` finder first on ``sys.meta_path``, in Pyodide only (once), and
-    listen for the page's live message (:func:`page_live`)."""
+    """Put a :class:`LoadOnImport` finder first on ``sys.meta_path``, in Pyodide only (once),
+    listen for the page's live message (:func:`page_live`) and answer already rendered markdown
+    from its table (:func:`cache_markdown`)."""
     if sys.platform != "emscripten":
         return None
     listen_for_page_live()
+    cache_markdown()
     for finder in sys.meta_path:
         if isinstance(finder, LoadOnImport):
             return finder
