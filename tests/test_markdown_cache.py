@@ -90,6 +90,20 @@ def test_cache_markdown_stays_out_where_a_version_differs(package):
     assert md._render_markdown is original
 
 
+def test_without_marimo_nothing_is_put_in_place_and_nothing_fails(monkeypatch):
+    """mlsysim imported in Pyodide without marimo (the browser test's Node run of the deferred
+    packages, a plain Pyodide console): ``mlsysim.labs`` must still import. It failed there with
+    ModuleNotFoundError when the table was first put in place."""
+    for name in ("marimo._output.md", "marimo._output", "pymdownx"):
+        monkeypatch.setitem(sys.modules, name, None)  # an import of it raises ImportError
+    assert browser.renderer_versions() is None
+    assert browser.cache_markdown() is None
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setattr(browser, "listen_for_page_live", lambda: False)
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    assert isinstance(browser.install(), browser.LoadOnImport)
+
+
 def test_outside_pyodide_marimo_renders_every_text_itself():
     from marimo._output import md
 

@@ -226,11 +226,15 @@ async def page_live(timeout_s: float = 60.0, poll_s: float = 0.1) -> bool:
     return _PAGE["live"]
 
 
-def renderer_versions() -> dict[str, str]:
-    """The versions of the packages that decide how marimo renders markdown, as they run here."""
-    import marimo
-    import markdown
-    import pymdownx
+def renderer_versions() -> dict[str, str] | None:
+    """The versions of the packages that decide how marimo renders markdown, as they run here
+    (``None`` where one of them is not installed: Python running mlsysim without marimo)."""
+    try:
+        import marimo
+        import markdown
+        import pymdownx
+    except ImportError:
+        return None
 
     return {
         "marimo": marimo.__version__,
@@ -263,9 +267,14 @@ def cache_markdown(md=None, cache=None) -> CachedMarkdown | None:
     where the running marimo, Markdown and pymdown-extensions are the versions the table was made
     with (else the HTML could differ from what this page would render), and once. ``md`` is
     marimo's ``marimo._output.md`` module and ``cache`` the table's module (tests pass others).
-    Returns the renderer put in place, or ``None`` where the table does not apply."""
+    Returns the renderer put in place, or ``None`` where the table does not apply (also where
+    marimo is not there: mlsysim imported in Pyodide without it, as the browser test's Node run
+    does)."""
     if md is None:
-        from marimo._output import md
+        try:
+            from marimo._output import md
+        except ImportError:
+            return None
     if cache is None:
         from . import markdown_cache as cache
     current = getattr(md, "_render_markdown", None)
