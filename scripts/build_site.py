@@ -8,8 +8,8 @@
 2. exports every labs/*.py (files starting with `_` skipped) with
    `marimo export html-wasm --mode run` into <out>/<stem>/   (needs `uv` on PATH);
 3. keeps marimo's frontend once for every page in <out>/assets/ (``share_assets``) and the
-   wheel once in <out>/wheels/<wheel> + wheels/mlsysim.json (the install rule: see README.md,
-   'Install rule');
+   wheel once in <out>/wheels/<wheel> + wheels/mlsysim.json (the install rule: see docs/browser-site.md,
+   'The install rule');
 4. writes <out>/index.html listing the labs in labs/README.md's order (title: first `# ` heading in an
    mo.md, else App(app_title=...), else the first heading, else the file name);
 5. with --offline-mirror: builds a local Pyodide mirror (npm pyodide@<marimo's PYODIDE_VERSION>,
