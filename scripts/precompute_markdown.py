@@ -84,6 +84,10 @@ def versions() -> dict[str, str]:
     from mlsysim.labs.browser import renderer_versions
 
     have = renderer_versions()
+    if have is None:
+        raise SystemExit(
+            'marimo, Markdown and pymdown-extensions must be installed: pip install -e ".[dev]"'
+        )
     pins = dict(w.split("==") for w in build_site.WASM_WHEELS)
     want = {**have, **{p: pins[p] for p in PACKAGES if p != "marimo"}}
     if have != want:
